@@ -1,0 +1,163 @@
+"""The engine: decide what can match, parse that once with libcst, walk once, collect findings.
+
+The flake8 plugin and the CLI are thin layers over ``lint_source``. Nothing here raises for bad
+input: a file that cannot be analysed gets one TPL900 finding that names the reason.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Collection, Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from .catalog import CATALOG
+from .facts import ModuleFacts
+from .findings import Edit, Finding, Fix, RuleFix
+from .names import ImportTable, text_mentions_torch_import
+from .rules import RULES
+from .segments import Unit, split_units
+from .walker import Context, walk
+
+ANALYSIS_FAILED = "TPL900"
+# Bigger files are almost always generated code; libcst would take minutes on them.
+MAX_FILE_BYTES = 8 * 1024 * 1024
+
+
+def default_codes() -> List[str]:
+    return [code for code, entry in CATALOG.items() if entry.default_on]
+
+
+def analysis_failed(reason: str) -> Finding:
+    return Finding(ANALYSIS_FAILED, 1, 0, f"could not analyse this file: {reason}")
+
+
+def lint_source(
+    source: str,
+    filename: str = "<string>",
+    tree: Optional[ast.Module] = None,
+    codes: Optional[Collection[str]] = None,
+    lines: Optional[Sequence[str]] = None,
+) -> List[Finding]:
+    """All findings of the rules in ``codes`` (default: the rules on by default) for one file."""
+    try:
+        return _lint(source, tree, set(default_codes() if codes is None else codes), lines)
+    except RecursionError:
+        return [analysis_failed("the code is nested too deeply for the parser (recursion limit)")]
+    except MemoryError:
+        return [analysis_failed("out of memory while parsing")]
+    except Exception as error:  # never abort the host (flake8, pre-commit, CI) for one file
+        return [analysis_failed(f"internal error {type(error).__name__}: {error} (please report it)")]
+
+
+def _lint(source: str, tree, codes, lines) -> List[Finding]:
+    if not text_mentions_torch_import(source):
+        return []  # the common case for non-torch files: one substring search
+    if len(source) > MAX_FILE_BYTES:
+        return [analysis_failed(f"file larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")]
+    if "\x00" in source:
+        return [analysis_failed("the file contains NUL bytes")]
+    if tree is None:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError as error:
+            return [analysis_failed(f"syntax error at line {error.lineno}: {error.msg}")]
+    table = ImportTable.from_ast(tree)
+    if not table.imports_torch:
+        return []
+    rule_classes = [RULES[code] for code in sorted(codes) if code in RULES]
+    if not rule_classes:
+        return []
+    if lines is None:
+        lines = source.splitlines(keepends=True)
+    facts = ModuleFacts(tree, table)
+    findings: List[Finding] = []
+    failures: List[str] = []
+    for unit in split_units(tree):
+        text = unit.text(lines)
+        candidates = [rule for rule in rule_classes if rule.may_match(text)]
+        if candidates:
+            findings.extend(_lint_unit(unit, lines, candidates, table, facts, failures))
+    if failures:
+        findings.append(analysis_failed("; ".join(failures[:3])))
+    return _dedupe(findings)
+
+
+def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures: List[str]) -> List[Finding]:
+    code, line_offset = unit.parse_source(lines)
+    try:
+        module = cst.parse_module(code)
+    except cst.ParserSyntaxError as error:
+        failures.append(f"libcst cannot parse lines {unit.start}-{unit.end}: {str(error).splitlines()[0]}")
+        return []
+    raw: list = []
+    ctx = Context(table, facts)
+    rules = [rule_class(ctx, raw) for rule_class in rule_classes]
+    walk(module, ctx, rules)
+    if not raw:
+        return []
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    result = []
+    for rule_code, node, message, rule_fix in raw:
+        where = positions[node]
+        fix = _to_fix(module, code, line_offset, rule_fix) if rule_fix is not None else None
+        result.append(
+            Finding(
+                rule_code,
+                where.start.line + line_offset,
+                where.start.column,
+                message,
+                where.end.line + line_offset,
+                where.end.column,
+                fix,
+            )
+        )
+    return result
+
+
+class _Replacer(cst.CSTTransformer):
+    def __init__(self, replacements: Dict[int, cst.CSTNode]):
+        super().__init__()
+        self.replacements = replacements
+
+    def on_leave(self, original_node, updated_node):
+        return self.replacements.get(id(original_node), updated_node)
+
+
+def _to_fix(module: cst.Module, code: str, line_offset: int, rule_fix: RuleFix) -> Optional[Fix]:
+    """Turn node replacements into one minimal text edit in file coordinates."""
+    new_code = module.visit(_Replacer({id(old): new for old, new in rule_fix.replacements})).code
+    if new_code == code:
+        return None
+    start = 0
+    limit = min(len(code), len(new_code))
+    while start < limit and code[start] == new_code[start]:
+        start += 1
+    end_old, end_new = len(code), len(new_code)
+    while end_old > start and end_new > start and code[end_old - 1] == new_code[end_new - 1]:
+        end_old -= 1
+        end_new -= 1
+
+    def position(offset: int) -> Tuple[int, int]:
+        line = code.count("\n", 0, offset) + 1
+        col = offset - (code.rfind("\n", 0, offset) + 1)
+        return line + line_offset, col
+
+    line, col = position(start)
+    end_line, end_col = position(end_old)
+    edit = Edit(line, col, end_line, end_col, new_code[start:end_new])
+    return Fix(rule_fix.applicability, rule_fix.description, (edit,))
+
+
+def _dedupe(findings: List[Finding]) -> List[Finding]:
+    """``x.cpu().numpy()`` is one sync site: one finding per code and position."""
+    seen = set()
+    unique = []
+    for finding in sorted(findings, key=lambda f: (f.line, f.col, f.code)):
+        key = (finding.code, finding.line, finding.col)
+        if key not in seen:
+            seen.add(key)
+            unique.append(finding)
+    return unique

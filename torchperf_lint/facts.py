@@ -1,0 +1,137 @@
+"""Module-level facts some rules need ("does this module build BatchNorm?").
+
+They are about the whole file, while libcst parses only the units that can match; so they are read
+from the ``ast`` tree flake8 already has, in one pass, and only the first time a rule asks.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from .names import ImportTable, canonical, dotted_name_ast, is_torch_name
+
+_BATCHNORM = frozenset(
+    "torch.nn." + n for n in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d",
+                              "LazyBatchNorm2d", "LazyBatchNorm3d", "SyncBatchNorm")
+)
+_LOADERS = frozenset(("torch.utils.data.DataLoader",))
+_SCALERS = frozenset(("torch.amp.GradScaler", "torch.cuda.amp.GradScaler", "torch.cpu.amp.GradScaler"))
+_AUTOCASTS = frozenset(("torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast"))
+_ACCELERATORS = ("cuda", "xpu", "mps", "hpu", "npu")
+
+
+class _Collector(ast.NodeVisitor):
+    def __init__(self, facts: "ModuleFacts"):
+        self.facts = facts
+        self._in_isinstance = 0
+
+    def _qualname(self, node: ast.AST) -> Optional[str]:
+        return canonical(self.facts.table.resolve(dotted_name_ast(node)))
+
+    def visit_Call(self, node: ast.Call) -> None:
+        facts = self.facts
+        func = node.func
+        qual = self._qualname(func)
+        if isinstance(func, ast.Name) and func.id in ("isinstance", "issubclass"):
+            return  # a type test is not a use
+        attr = func.attr if isinstance(func, ast.Attribute) else None
+        if attr == "convert_sync_batchnorm":
+            facts.converts_syncbn = True
+        elif attr == "set_epoch":
+            facts.calls_set_epoch = True
+        elif attr == "update" and isinstance(func.value, (ast.Name, ast.Attribute)):
+            if "scaler" in (dotted_name_ast(func.value) or "").lower():
+                facts.calls_scaler_update = True
+        elif attr == "cuda":
+            facts.moves_to_cuda = True
+        elif attr == "to":
+            for arg in list(node.args[:1]) + [k.value for k in node.keywords if k.arg == "device"]:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    if arg.value.startswith(_ACCELERATORS):
+                        facts.moves_to_cuda = True
+                elif arg is not None:
+                    facts.moves_to_variable_device = True
+        if qual in _LOADERS or (qual is None and isinstance(func, ast.Name) and func.id == "DataLoader"):
+            for kw in node.keywords:
+                if kw.arg == "pin_memory" and isinstance(kw.value, ast.Constant) and kw.value.value is True:
+                    facts.pins_loader = True
+        if qual in _SCALERS:
+            facts.has_grad_scaler = True
+        if qual == "torch.device" or qual == "torch.cuda.is_available":
+            if qual == "torch.cuda.is_available" or any(
+                isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith(_ACCELERATORS)
+                for a in node.args
+            ):
+                facts.mentions_accelerator = True
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        self._reference(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if not self._reference(node):
+            self.generic_visit(node)
+
+    def _reference(self, node: ast.AST) -> bool:
+        qual = self._qualname(node)
+        if qual is None:
+            return False
+        facts = self.facts
+        if qual in _BATCHNORM:
+            facts.builds_batchnorm = True
+        elif qual in _SCALERS:
+            facts.has_grad_scaler = True
+        elif qual in _AUTOCASTS:
+            facts.has_autocast = True
+        return is_torch_name(qual)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str) and node.value.startswith(_ACCELERATORS):
+            self.facts.mentions_accelerator = True
+
+    # Annotations are never uses.
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+
+    def visit_arg(self, node: ast.arg) -> None:
+        return None
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        for child in (*node.decorator_list, *node.args.defaults, *node.args.kw_defaults, *node.body):
+            if child is not None:
+                self.visit(child)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+
+class ModuleFacts:
+    """Computed on first access of any fact."""
+
+    _FIELDS = (
+        "builds_batchnorm", "converts_syncbn", "calls_set_epoch", "pins_loader", "moves_to_cuda",
+        "moves_to_variable_device", "mentions_accelerator", "has_grad_scaler", "has_autocast",
+        "calls_scaler_update",
+    )
+
+    def __init__(self, tree: ast.Module, table: ImportTable):
+        self._tree = tree
+        self.table = table
+        self._done = False
+
+    def __getattr__(self, name: str):
+        # Only reached for facts not computed yet.
+        if name in ModuleFacts._FIELDS and not self.__dict__.get("_done"):
+            for field in ModuleFacts._FIELDS:
+                setattr(self, field, False)
+            _Collector(self).visit(self._tree)
+            self._done = True
+            return getattr(self, name)
+        raise AttributeError(name)
+
+    @property
+    def moves_data_to_cuda(self) -> bool:
+        """Batches reach a CUDA device: ``.cuda()``, ``.to("cuda")``, or ``.to(device)`` in a
+        module that names an accelerator (``torch.device("cuda")``, ``torch.cuda.is_available()``)."""
+        return self.moves_to_cuda or (self.moves_to_variable_device and self.mentions_accelerator)

@@ -1,0 +1,51 @@
+"""What the engine reports: findings, and fixes as text edits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List, Optional, Tuple
+
+import libcst as cst
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text from (line, col) to (end_line, end_col) with ``content``.
+    Lines are 1-based, columns 0-based, as in the findings."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    content: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    applicability: str  # catalog.SAFE or catalog.UNSAFE
+    description: str
+    edits: Tuple[Edit, ...]
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    line: int  # 1-based
+    col: int  # 0-based, as flake8 expects
+    message: str
+    end_line: int = 0
+    end_col: int = 0
+    fix: Optional[Fix] = None
+
+    @property
+    def text(self) -> str:
+        return f"{self.code} {self.message}"
+
+
+@dataclass
+class RuleFix:
+    """What a rule proposes: replace nodes of the unit's tree (applied by the engine)."""
+
+    applicability: str
+    description: str
+    replacements: List[Tuple[cst.CSTNode, cst.CSTNode]] = field(default_factory=list)

@@ -1,0 +1,48 @@
+"""The flake8 adapter: a thin layer over the engine.
+
+Importing this module must stay cheap (flake8 imports every plugin at start-up): the engine and
+libcst are imported on the first file that mentions torch.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, List, Tuple, Type
+
+from . import __version__
+from .catalog import CATALOG, OPT_IN_CODES
+
+
+class Plugin:
+    name = "torchperf-lint"
+    version = __version__
+
+    # Opt-in rules run only when a user selects them by code (TPL305, TPL503).
+    opt_in_selected: frozenset = frozenset()
+
+    def __init__(self, tree: ast.AST, lines: List[str], filename: str):
+        self.tree = tree
+        self.lines = lines
+        self.filename = filename
+
+    @classmethod
+    def add_options(cls, option_manager) -> None:
+        # flake8-bugbear's way for opinionated checks. flake8 drops the default ignore list when a
+        # user sets ``ignore=``, so parse_options also filters: an explicit ``ignore`` must not turn
+        # opt-in rules on.
+        option_manager.extend_default_ignore(sorted(OPT_IN_CODES))
+
+    @classmethod
+    def parse_options(cls, options) -> None:
+        chosen = [*(getattr(options, "select", None) or ()), *(getattr(options, "extend_select", None) or ())]
+        cls.opt_in_selected = frozenset(code for code in OPT_IN_CODES if code in chosen)
+
+    def run(self) -> Iterator[Tuple[int, int, str, Type["Plugin"]]]:
+        source = "".join(self.lines)
+        if "torch" not in source:
+            return  # the engine would say the same; skip even importing it
+        from .engine import lint_source
+
+        codes = [c for c, entry in CATALOG.items() if entry.default_on or c in self.opt_in_selected]
+        for finding in lint_source(source, self.filename, self.tree, codes, self.lines):
+            yield finding.line, finding.col, finding.text, type(self)

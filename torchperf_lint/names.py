@@ -1,0 +1,171 @@
+"""Resolving local names to the torch objects they stand for.
+
+The module-level import table is built from the ``ast`` tree (flake8 has already parsed it, so this
+costs one pass over the top-level statements). Names bound inside functions are tracked by the
+libcst walk (see ``walker.Frame``). A module-level definition that shadows an imported name removes
+the torch meaning: ``class DataParallel: ...`` is the project's own class, not torch's.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Dict, Iterable, Optional
+
+# A cheap text test run before anything is parsed: does the file import torch at all?
+_IMPORTS_TORCH = re.compile(r"^[ \t]*(?:from[ \t]+torch\b|import[ \t]+(?:[\w. \t]+,[ \t]*)*torch\b)", re.M)
+
+
+def text_mentions_torch_import(source: str) -> bool:
+    return "torch" in source and _IMPORTS_TORCH.search(source) is not None
+
+
+def is_torch_name(qualname: Optional[str]) -> bool:
+    return qualname is not None and (qualname == "torch" or qualname.startswith("torch."))
+
+
+def bind_import(table: Dict[str, Optional[str]], node: ast.AST) -> None:
+    """Record what the names an import statement binds stand for."""
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.asname:
+                table[alias.asname] = alias.name
+            else:
+                # ``import torch.nn`` binds ``torch`` (to the package).
+                top = alias.name.split(".")[0]
+                table[top] = top
+    elif isinstance(node, ast.ImportFrom):
+        if node.level or not node.module:
+            for alias in node.names:  # relative imports are the project's own code
+                table[alias.asname or alias.name] = None
+            return
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            table[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+
+
+def _bound_names(target: ast.AST) -> Iterable[str]:
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _bound_names(element)
+    elif isinstance(target, ast.Starred):
+        yield from _bound_names(target.value)
+
+
+def dotted_name_ast(node: ast.AST) -> Optional[str]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+class ImportTable:
+    """Module-level names and the qualified names they resolve to (None: not an import)."""
+
+    def __init__(self, bindings: Dict[str, Optional[str]], imports_torch: bool, instances=None):
+        self.bindings = bindings
+        self.imports_torch = imports_torch
+        # Module-level objects made by a torch class: ``criterion = nn.MSELoss()`` -> torch.nn.MSELoss
+        self.instances: Dict[str, str] = instances or {}
+
+    @classmethod
+    def from_ast(cls, tree: ast.Module) -> "ImportTable":
+        bindings: Dict[str, Optional[str]] = {}
+        instances: Dict[str, str] = {}
+        imports_torch = False
+        # Only module-level statements, including those in top-level if/try/with blocks
+        # (``try: import torch except ImportError: ...``); function-local imports are frames'.
+        pending = list(tree.body)
+        while pending:
+            stmt = pending.pop(0)
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                bind_import(bindings, stmt)
+                modules = [a.name for a in stmt.names] if isinstance(stmt, ast.Import) else [stmt.module or ""]
+                if not getattr(stmt, "level", 0) and any(m == "torch" or m.startswith("torch.") for m in modules):
+                    imports_torch = True
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bindings[stmt.name] = None
+            elif isinstance(stmt, ast.Assign):
+                alias_of = dotted_name_ast(stmt.value)
+                resolved = _resolve_dotted(bindings, alias_of) if alias_of else None
+                made_by = None
+                if isinstance(stmt.value, ast.Call):
+                    func = dotted_name_ast(stmt.value.func)
+                    made_by = _resolve_dotted(bindings, func) if func else None
+                    if not (is_torch_name(made_by) and made_by.rsplit(".", 1)[-1][:1].isupper()):
+                        made_by = None
+                for target in stmt.targets:
+                    for name in _bound_names(target):
+                        # ``DP = torch.nn.DataParallel`` keeps the torch meaning; anything else shadows.
+                        bindings[name] = resolved if is_torch_name(resolved) else None
+                        if made_by:
+                            instances[name] = made_by
+            elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) and isinstance(stmt.target, ast.Name):
+                if not isinstance(stmt, ast.AnnAssign) or stmt.value is not None:
+                    bindings[stmt.target.id] = None
+            elif isinstance(stmt, ast.If):
+                pending[0:0] = stmt.body + stmt.orelse
+            elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+                handlers = [s for h in stmt.handlers for s in h.body]
+                pending[0:0] = stmt.body + handlers + stmt.orelse + stmt.finalbody
+            elif isinstance(stmt, ast.With):
+                pending[0:0] = stmt.body
+        if not imports_torch:
+            # Imports inside functions count too ("never imports torch" is about the whole file).
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import) and any(
+                    a.name == "torch" or a.name.startswith("torch.") for a in node.names
+                ):
+                    imports_torch = True
+                    break
+                if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "torch":
+                    imports_torch = True
+                    break
+        return cls(bindings, imports_torch, instances)
+
+    def resolve(self, dotted: Optional[str]) -> Optional[str]:
+        return _resolve_dotted(self.bindings, dotted) if dotted else None
+
+
+def _resolve_dotted(bindings: Dict[str, Optional[str]], dotted: str) -> Optional[str]:
+    head, _, rest = dotted.partition(".")
+    base = bindings.get(head)
+    if base is None:
+        return None
+    return f"{base}.{rest}" if rest else base
+
+
+# Some torch objects are reachable under several paths; rules compare canonical names.
+_CANONICAL = {
+    "torch.nn.parallel.DataParallel": "torch.nn.DataParallel",
+    "torch.nn.parallel.data_parallel.DataParallel": "torch.nn.DataParallel",
+    "torch.nn.parallel.DistributedDataParallel": "torch.nn.parallel.DistributedDataParallel",
+    "torch.nn.parallel.distributed.DistributedDataParallel": "torch.nn.parallel.DistributedDataParallel",
+    "torch.nn.DistributedDataParallel": "torch.nn.parallel.DistributedDataParallel",
+    "torch.utils.data.dataloader.DataLoader": "torch.utils.data.DataLoader",
+    "torch.utils.data.distributed.DistributedSampler": "torch.utils.data.DistributedSampler",
+    "torch.backends.cudnn": "torch.backends.cudnn",
+    "torch.amp.autocast_mode.autocast": "torch.amp.autocast",
+    "torch.autocast": "torch.amp.autocast",
+    "torch.amp.grad_scaler.GradScaler": "torch.amp.GradScaler",
+    "torch.cuda.amp.autocast_mode.autocast": "torch.cuda.amp.autocast",
+    "torch.cuda.amp.grad_scaler.GradScaler": "torch.cuda.amp.GradScaler",
+    "torch.nn.utils.clip_grad.clip_grad_norm_": "torch.nn.utils.clip_grad_norm_",
+    "torch.nn.utils.clip_grad.clip_grad_value_": "torch.nn.utils.clip_grad_value_",
+    "torch.nn.modules.batchnorm.BatchNorm1d": "torch.nn.BatchNorm1d",
+    "torch.nn.modules.batchnorm.BatchNorm2d": "torch.nn.BatchNorm2d",
+    "torch.nn.modules.batchnorm.BatchNorm3d": "torch.nn.BatchNorm3d",
+}
+
+
+def canonical(qualname: Optional[str]) -> Optional[str]:
+    if qualname is None:
+        return None
+    return _CANONICAL.get(qualname, qualname)

@@ -1,0 +1,38 @@
+"""The rule registry: one module per rule, each defining one ``Rule`` subclass.
+
+The catalog (codes, names, defaults) is ``torchperf_lint.catalog``; this registry maps each code to
+the class that detects it. The flake8 plugin, the CLI and the docs generator all read it.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Type
+
+from ..walker import Rule
+from . import (
+    tpl101_cpu_then_device,
+    tpl102_host_sync_in_loop,
+    tpl103_empty_cache_in_loop,
+    tpl104_blocking_copy,
+    tpl201_data_parallel,
+    tpl202_ddp_without_syncbn,
+    tpl203_sampler_shuffle_conflict,
+    tpl204_missing_set_epoch,
+    tpl205_find_unused_parameters,
+    tpl206_legacy_launcher,
+)
+
+_MODULES = (
+    tpl101_cpu_then_device,
+    tpl102_host_sync_in_loop,
+    tpl103_empty_cache_in_loop,
+    tpl104_blocking_copy,
+    tpl201_data_parallel,
+    tpl202_ddp_without_syncbn,
+    tpl203_sampler_shuffle_conflict,
+    tpl204_missing_set_epoch,
+    tpl205_find_unused_parameters,
+    tpl206_legacy_launcher,
+)
+
+RULES: Dict[str, Type[Rule]] = {module.RULE.code: module.RULE for module in _MODULES}

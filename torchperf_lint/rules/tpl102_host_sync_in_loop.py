@@ -1,0 +1,171 @@
+"""TPL102 host-sync-in-loop: a device-to-host synchronisation in every step of a loop."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..syntax import is_model_call, last_identifier, method_call, _MODEL_WORD
+from ..walker import Rule
+
+SYNC_METHODS = frozenset(("item", "cpu", "numpy", "tolist", "nonzero"))
+SYNC_FUNCTIONS = frozenset(("torch.cuda.synchronize", "torch.nonzero"))
+CONVERSIONS = frozenset(("float", "int", "bool"))
+
+
+class HostSyncInLoop(Rule):
+    code = "TPL102"
+    message = (
+        "{what} waits for the device in every iteration; keep values on the device "
+        "(`total += loss.detach()`) and sync once after the loop or every N steps "
+        "(runtime_guard: sync report)"
+    )
+    prefilter = (
+        r"\b(?:for|while)\b",
+        r"\.(?:item|cpu|numpy|tolist|nonzero)\(|synchronize\(|torch\.nonzero"
+        r"|(?:\b(?:float|int|bool|print)\(|\bif\b|\bwhile\b)[\s\S]*(?:torch|backward|loss)"
+        r"|(?:torch|backward|loss)[\s\S]*(?:\b(?:float|int|bool|print)\(|\bif\b|\bwhile\b)",
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        ctx = self.ctx
+        found = method_call(node)
+        if found is not None and found[1] in SYNC_METHODS:
+            receiver, name = found
+            if ctx.is_numpy(receiver):
+                return
+            if name == "cpu" and _is_model(receiver):
+                return  # moving a model, not reading a value
+            self._report_in_step(node, f"`.{name}()`")
+            return
+        qual = ctx.qualname(node.func)
+        if qual in SYNC_FUNCTIONS:
+            self._report_in_step(node, f"`{qual}()`")
+            return
+        if isinstance(node.func, cst.Name) and ctx.is_builtin(node.func.value):
+            name = node.func.value
+            args = [a for a in node.args if a.keyword is None and not a.star]
+            if name in CONVERSIONS and len(args) == 1 and ctx.is_tensor(args[0].value):
+                self._report_in_step(node, f"`{name}()` of a tensor")
+            elif name == "print" and any(ctx.is_tensor(a.value) for a in args):
+                self._report_in_step(node, "printing a tensor")
+
+    def visit_If(self, node: cst.If) -> None:
+        if _truth_tests_tensor(node.test, self.ctx):
+            self._report_in_step(node.test, "testing a tensor's truth")
+
+    def visit_While(self, node: cst.While) -> None:
+        if _truth_tests_tensor(node.test, self.ctx):
+            self._report_in_step(node.test, "testing a tensor's truth")
+
+    def _report_in_step(self, node: cst.CSTNode, what: str) -> None:
+        ctx = self.ctx
+        loop = ctx.step_loop()
+        if loop is None or ctx.under_interval_check(loop) or ctx.leaves_loop(loop):
+            return
+        self.report(node, self.message.format(what=what))
+
+
+def _truth_tests_tensor(test: cst.BaseExpression, ctx) -> bool:
+    """``if t:``, ``if not t:``, ``if a and t:`` all call ``bool()`` on the tensor."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _truth_tests_tensor(test.expression, ctx)
+    if isinstance(test, cst.BooleanOperation):
+        return _truth_tests_tensor(test.left, ctx) or _truth_tests_tensor(test.right, ctx)
+    return ctx.is_tensor(test)
+
+
+def _is_model(expr: cst.BaseExpression) -> bool:
+    name = last_identifier(expr)
+    return name is not None and _MODEL_WORD.search(name) is not None
+
+
+RULE = HostSyncInLoop
+RULE.VALID = (
+    """
+import torch
+def train(model, loader, optimizer, epochs):
+    for epoch in range(epochs):
+        running = torch.zeros((), device="cuda")
+        for step, (x, y) in enumerate(loader):
+            loss = model(x, y)
+            loss.backward()
+            optimizer.step()
+            running += loss.detach()
+            if step % 100 == 0:
+                print(f"step {step}: {loss.item():.4f}")   # every N steps: the remedy
+        print("epoch", epoch, running.item())             # once per epoch
+    return running.cpu()                                  # after the loop
+""",
+    """
+import numpy as np
+import torch
+for name, value in config.items():                # dict.items(), not Tensor.item()
+    print(name, value)
+for row in np.arange(10):
+    values = np.ones(3)
+    print(values.tolist())                        # numpy, not a tensor
+    print(torch.cuda.memory_reserved())           # allocator query, no sync
+""",
+    """
+import torch
+for step, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y)
+    if step >= max_steps:                          # leaves the loop: runs once
+        print(f"stopping at {loss.item()}")
+        break
+    loss.backward()
+""",
+)
+RULE.INVALID = (
+    """
+import torch
+def train(model, loader, optimizer, criterion):
+    total = 0.0
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x.cuda()), y.cuda())
+        loss.backward()
+        optimizer.step()
+        total += loss.item()  # TPL102
+        preds = model(x).argmax(1).cpu().numpy()  # TPL102
+        torch.cuda.synchronize()  # TPL102
+        print(loss)  # TPL102
+        if not torch.isfinite(loss):  # TPL102
+            break
+    return total
+""",
+    """
+import torch
+criterion = torch.nn.MSELoss()
+for step, batch in enumerate(loader):
+    loss = criterion(net(batch), batch)
+    loss.backward()
+    if (step + 1) % accum == 0:
+        opt.step()
+        print(float(loss))  # TPL102
+""",
+)
+RULE.WHY = """\
+CUDA kernels run asynchronously: the Python loop only queues work, and stays ahead of the GPU.
+`.item()`, `.cpu()`, `.numpy()`, `.tolist()`, `float(t)`, `if t:`, `print(t)` and `.nonzero()` need the
+value on the host, so the CPU waits until every queued kernel has finished and the copy is done.
+Once per step, the GPU idles while Python prepares the next step, and the pipeline never fills."""
+RULE.EXAMPLE = """\
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward(); optimizer.step()
+    total += loss.item()"""
+RULE.USE_INSTEAD = """\
+total = torch.zeros((), device=device)
+for step, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y)
+    loss.backward(); optimizer.step()
+    total += loss.detach()
+    if step % log_every == 0:
+        print(loss.item())
+print(total.item())"""
+RULE.FIX_NOTE = "No autofix: where to accumulate and how often to log is the author's choice."
+RULE.REFERENCES = (
+    "https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html#avoid-unnecessary-cpu-gpu-synchronization",
+    "https://pytorch.org/docs/stable/generated/torch.cuda.set_sync_debug_mode.html",
+)

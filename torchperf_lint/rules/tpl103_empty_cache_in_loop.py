@@ -1,0 +1,84 @@
+"""TPL103 empty-cache-in-loop: ``torch.cuda.empty_cache()`` called in every iteration."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..walker import Rule
+
+
+class EmptyCacheInLoop(Rule):
+    code = "TPL103"
+    message = (
+        "`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be "
+        "re-allocated with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)"
+    )
+    prefilter = (r"empty_cache", r"\b(?:for|while)\b")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        ctx = self.ctx
+        if ctx.qualname(node.func) != "torch.cuda.empty_cache":
+            return
+        loop = ctx.innermost_loop()
+        # Recovering from out-of-memory in an ``except`` is its documented use; a branch that
+        # leaves the loop runs it once.
+        if loop is None or ctx.in_except_handler(loop) or ctx.leaves_loop(loop):
+            return
+        self.report(node)
+
+
+RULE = EmptyCacheInLoop
+RULE.VALID = (
+    """
+import torch
+def evaluate(model, loader):
+    for batch in loader:
+        try:
+            model(batch)
+        except torch.cuda.OutOfMemoryError:
+            torch.cuda.empty_cache()          # recovery: its documented use
+    torch.cuda.empty_cache()                  # once, after the loop
+""",
+    """
+import torch
+for trial in trials:
+    if trial.failed:
+        torch.cuda.empty_cache()
+        break
+    run(trial)
+""",
+    """
+class cuda:
+    @staticmethod
+    def empty_cache():
+        pass
+for i in range(3):
+    cuda.empty_cache()                        # no torch in this file at all
+""",
+)
+RULE.INVALID = (
+    """
+import torch
+for epoch in range(epochs):
+    for x, y in loader:
+        loss = model(x).sum()
+        loss.backward()
+        torch.cuda.empty_cache()  # TPL103
+""",
+    """
+from torch import cuda
+step = 0
+while step < total:
+    step += 1
+    cuda.empty_cache()  # TPL103
+""",
+)
+RULE.WHY = """\
+PyTorch keeps freed blocks in a caching allocator so the next step reuses them without calling
+`cudaMalloc`/`cudaFree`, which synchronise the device. `empty_cache()` hands the cache back to the
+driver; the next iteration allocates the same blocks again, synchronously. It does not make more
+memory available to your own tensors, only to other processes."""
+RULE.EXAMPLE = "for x, y in loader:\n    train_step(x, y)\n    torch.cuda.empty_cache()"
+RULE.USE_INSTEAD = "for x, y in loader:\n    train_step(x, y)"
+RULE.FIX_NOTE = "No autofix: removing a call is left to the author."
+RULE.REFERENCES = ("https://pytorch.org/docs/stable/notes/cuda.html#memory-management",)

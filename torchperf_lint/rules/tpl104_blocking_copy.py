@@ -1,0 +1,104 @@
+"""TPL104 blocking-copy: a batch copied from pinned memory without ``non_blocking=True``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..catalog import SAFE
+from ..edits import add_keyword
+from ..findings import RuleFix
+from ..syntax import has_splat, is_false, keyword, last_identifier, method_call, move_target, _MODEL_WORD
+from ..walker import Rule
+
+
+class BlockingCopy(Rule):
+    code = "TPL104"
+    message = (
+        "the batch is copied to the device synchronously although its DataLoader pins memory; "
+        "add `non_blocking=True` so the copy overlaps with compute"
+    )
+    prefilter = (r"pin_memory", r"\.(?:to|cuda)\(", r"\b(?:for|while)\b")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        ctx = self.ctx
+        found = method_call(node)
+        if found is None or found[1] not in ("to", "cuda") or has_splat(node):
+            return
+        flag = keyword(node, "non_blocking")
+        if flag is not None and not is_false(flag.value):
+            return  # True, or a value we cannot see
+        receiver = found[0]
+        if isinstance(receiver, cst.Call) or _is_model_like(receiver, ctx):
+            return  # a freshly made tensor (TPL101's case) or a model move
+        if move_target(node, ctx) != "accelerator" or ctx.step_loop() is None:
+            return
+        if not ctx.facts.pins_loader:
+            return
+        fix = None
+        if flag is None:
+            fix = RuleFix(SAFE, "add non_blocking=True", [(node, add_keyword(node, "non_blocking", cst.Name("True")))])
+        self.report(node, fix=fix)
+
+
+def _is_model_like(expr: cst.BaseExpression, ctx) -> bool:
+    name = last_identifier(expr)
+    if name is None:
+        return False
+    if name == "self" or _MODEL_WORD.search(name) or "criterion" in name or "loss_fn" in name:
+        return True
+    return ctx.torch_instance(expr) is not None
+
+
+RULE = BlockingCopy
+RULE.VALID = (
+    """
+import torch
+from torch.utils.data import DataLoader
+loader = DataLoader(ds, batch_size=64, num_workers=4, pin_memory=True)
+model = model.to("cuda")                      # model move, outside the loop
+for x, y in loader:
+    x = x.to("cuda", non_blocking=True)
+    y = y.cuda(non_blocking=True)
+    model.to("cuda")                          # a model move, not a batch
+""",
+    """
+import torch
+from torch.utils.data import DataLoader
+loader = DataLoader(ds, batch_size=64, num_workers=4)   # not pinned: nothing to overlap
+for x, y in loader:
+    x = x.to("cuda")
+""",
+)
+RULE.INVALID = (
+    """
+import torch
+from torch.utils.data import DataLoader
+device = torch.device("cuda")
+loader = DataLoader(ds, batch_size=64, num_workers=4, pin_memory=True)
+for x, y in loader:
+    x, y = x.to(device), y.cuda()  # TPL104
+    loss = model(x).sum()
+    loss.backward()
+""",
+)
+RULE.FIXES = (
+    (
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds, num_workers=2, pin_memory=True)\n"
+        "for x in loader:\n    x = x.to(device)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds, num_workers=2, pin_memory=True)\n"
+        "for x in loader:\n    x = x.to(device, non_blocking=True)\n",
+    ),
+)
+RULE.WHY = """\
+A copy from pageable memory is synchronous. `pin_memory=True` makes the loader hand out page-locked
+batches, which the GPU can read by DMA while it computes, but only if the copy is asked for with
+`non_blocking=True`; without it the host still waits for every copy, and pinning bought nothing."""
+RULE.EXAMPLE = "for x, y in loader:  # DataLoader(..., pin_memory=True)\n    x, y = x.to(device), y.to(device)"
+RULE.USE_INSTEAD = "for x, y in loader:\n    x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)"
+RULE.FIX_NOTE = "Safe: the copy is ordered on the current stream before any kernel that reads it."
+RULE.REFERENCES = (
+    "https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html",
+    "https://pytorch.org/docs/stable/notes/cuda.html#use-pinned-memory-buffers",
+)

@@ -1,0 +1,65 @@
+"""TPL204 missing-set-epoch: a DistributedSampler whose epoch is never set."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..syntax import is_false, keyword
+from ..walker import Rule
+
+SAMPLER = "torch.utils.data.DistributedSampler"
+
+
+class MissingSetEpoch(Rule):
+    code = "TPL204"
+    message = (
+        "nothing in this module calls `.set_epoch()`, so this `DistributedSampler` shuffles every "
+        "epoch in the same order; call `sampler.set_epoch(epoch)` at the start of each epoch "
+        "(runtime_guard: automatic set_epoch)"
+    )
+    prefilter = (r"DistributedSampler",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.ctx.qualname(node.func) != SAMPLER or self.ctx.facts.calls_set_epoch:
+            return
+        shuffle = keyword(node, "shuffle")
+        if shuffle is not None and is_false(shuffle.value):
+            return  # no shuffling: the epoch changes nothing
+        self.report(node)
+
+
+RULE = MissingSetEpoch
+RULE.VALID = (
+    """
+from torch.utils.data import DataLoader, DistributedSampler
+sampler = DistributedSampler(ds)
+loader = DataLoader(ds, sampler=sampler)
+for epoch in range(10):
+    sampler.set_epoch(epoch)
+    train(loader)
+""",
+    """
+from torch.utils.data.distributed import DistributedSampler
+val_sampler = DistributedSampler(val_ds, shuffle=False)     # nothing to reshuffle
+""",
+)
+RULE.INVALID = (
+    """
+import torch
+from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
+sampler = DistributedSampler(ds, shuffle=True)  # TPL204
+loader = DataLoader(ds, sampler=sampler, batch_size=32)
+for epoch in range(10):
+    for batch in loader:
+        step(batch)
+""",
+)
+RULE.WHY = """\
+`DistributedSampler` seeds its permutation with `seed + epoch`, and the epoch only changes when
+`set_epoch` is called. Without it every epoch visits the data in the same order on every rank,
+which is no shuffling at all after the first epoch and measurably hurts convergence."""
+RULE.EXAMPLE = "sampler = DistributedSampler(ds)\nfor epoch in range(epochs):\n    for batch in DataLoader(ds, sampler=sampler): ..."
+RULE.USE_INSTEAD = "for epoch in range(epochs):\n    sampler.set_epoch(epoch)\n    for batch in loader: ..."
+RULE.FIX_NOTE = "No autofix: where the epoch loop starts is the author's."
+RULE.REFERENCES = ("https://pytorch.org/docs/stable/data.html#torch.utils.data.distributed.DistributedSampler",)

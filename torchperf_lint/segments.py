@@ -1,0 +1,99 @@
+"""Choosing what to parse with libcst.
+
+libcst costs several times ``ast.parse``, so the engine parses only the *units* of a file whose text
+can match some enabled rule. A unit is a function (with its decorators), a method of a top-level
+class, or a run of consecutive module-level statements (a script's body stays together, because
+rules such as TPL401 compare statements within it). Each rule declares a text prefilter; a unit
+whose text matches no enabled rule's prefilter is never parsed.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import List, Sequence
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass
+class Unit:
+    start: int  # first line, 1-based
+    end: int  # last line, inclusive
+    indented: bool  # a class member (its text is parsed wrapped; see parse_source)
+
+    def text(self, lines: Sequence[str]) -> str:
+        return "".join(lines[self.start - 1 : self.end])
+
+    def parse_source(self, lines: Sequence[str]) -> "tuple[str, int]":
+        """Source libcst can parse, and the offset from its line numbers to the file's.
+
+        An indented method is wrapped in ``if 1:`` so that it parses at its own columns: findings
+        keep their columns, and a fix can be spliced back line for line.
+        """
+        body = self.text(lines)
+        if not body.endswith("\n"):
+            body += "\n"
+        if body[:1] in (" ", "\t"):
+            return "if 1:\n" + body, self.start - 2
+        return body, self.start - 1
+
+
+def _first_line(stmt: ast.stmt) -> int:
+    decorators = getattr(stmt, "decorator_list", None)
+    if decorators:
+        return min(stmt.lineno, min(d.lineno for d in decorators))
+    return stmt.lineno
+
+
+def split_units(tree: ast.Module) -> List[Unit]:
+    units: List[Unit] = []
+    run_start = run_end = None
+
+    def close_run() -> None:
+        nonlocal run_start, run_end
+        if run_start is not None:
+            units.append(Unit(run_start, run_end, False))
+        run_start = run_end = None
+
+    for stmt in tree.body:
+        if isinstance(stmt, _DEFS):
+            close_run()
+            units.append(Unit(_first_line(stmt), stmt.end_lineno, False))
+        elif isinstance(stmt, ast.ClassDef):
+            close_run()
+            # Class bodies are split per method: nn.Module files are mostly classes, and only the
+            # methods that can match are worth parsing. Class-level statements form runs too.
+            inner_start = inner_end = None
+            for member in stmt.body:
+                if isinstance(member, _DEFS):
+                    if inner_start is not None:
+                        units.append(Unit(inner_start, inner_end, True))
+                        inner_start = None
+                    units.append(Unit(_first_line(member), member.end_lineno, True))
+                else:
+                    if inner_start is None:
+                        inner_start = _first_line(member)
+                    inner_end = member.end_lineno
+            if inner_start is not None:
+                units.append(Unit(inner_start, inner_end, True))
+        else:
+            if run_start is None:
+                run_start = _first_line(stmt)
+            run_end = stmt.end_lineno
+    close_run()
+    return _merge_overlapping(units)
+
+
+def _merge_overlapping(units: List[Unit]) -> List[Unit]:
+    """Statements sharing a line (``x = 1; def f(): ...``) must be parsed together."""
+    merged: List[Unit] = []
+    for unit in units:
+        # A class's first line (``class A: x = 1``) can hold a member: such a member cannot be
+        # parsed alone at its column, so it joins the unit before it or becomes unindented.
+        if merged and unit.start <= merged[-1].end:
+            last = merged[-1]
+            merged[-1] = Unit(last.start, max(last.end, unit.end), last.indented and unit.indented)
+        else:
+            merged.append(unit)
+    return merged

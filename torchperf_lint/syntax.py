@@ -1,0 +1,370 @@
+"""Small questions about libcst nodes that several rules ask: names, arguments, steps, loops."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator, List, Optional, Tuple
+
+import libcst as cst
+
+from .names import is_torch_name
+
+
+# ---- names -------------------------------------------------------------------------------------
+def dotted_name(expr: cst.CSTNode) -> Optional[str]:
+    parts: List[str] = []
+    while isinstance(expr, cst.Attribute):
+        parts.append(expr.attr.value)
+        expr = expr.value
+    if not isinstance(expr, cst.Name):
+        return None
+    parts.append(expr.value)
+    return ".".join(reversed(parts))
+
+
+def last_identifier(expr: cst.CSTNode) -> Optional[str]:
+    """``self.model`` -> ``model``; ``model`` -> ``model``; anything else -> None."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    if isinstance(expr, cst.Name):
+        return expr.value
+    return None
+
+
+def method_call(node: cst.CSTNode) -> Optional[Tuple[cst.BaseExpression, str]]:
+    """``recv.name(...)`` -> (recv, name)."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return node.func.value, node.func.attr.value
+    return None
+
+
+def assigned_names(target: cst.CSTNode) -> Iterator[str]:
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from assigned_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from assigned_names(target.value)
+
+
+def parameter_names(params: cst.Parameters) -> Iterator[str]:
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        yield param.name.value
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            yield star.name.value
+
+
+def import_bindings(node: cst.CSTNode) -> Iterator[Tuple[str, Optional[str]]]:
+    if isinstance(node, cst.Import):
+        for alias in node.names:
+            full = dotted_name(alias.name)
+            if alias.asname is not None:
+                yield alias.asname.name.value, full
+            elif full:
+                top = full.split(".")[0]
+                yield top, top
+    elif isinstance(node, cst.ImportFrom):
+        if isinstance(node.names, cst.ImportStar):
+            return
+        module = dotted_name(node.module) if node.module is not None else None
+        relative = bool(node.relative)
+        for alias in node.names:
+            name = dotted_name(alias.name)
+            local = alias.asname.name.value if alias.asname is not None else name
+            yield local, (None if relative or not module else f"{module}.{name}")
+
+
+# ---- arguments ---------------------------------------------------------------------------------
+def keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def has_splat(call: cst.Call) -> bool:
+    """``f(*args)`` or ``f(**kwargs)``: a value the linter cannot see may be in there."""
+    return any(arg.star for arg in call.args)
+
+
+def has_double_splat(call: cst.Call) -> bool:
+    return any(arg.star == "**" for arg in call.args)
+
+
+def positional(call: cst.Call) -> List[cst.Arg]:
+    return [arg for arg in call.args if arg.keyword is None and not arg.star]
+
+
+def is_true(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "True"
+
+
+def is_false(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "False"
+
+
+def is_none(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
+def string_value(expr: cst.BaseExpression) -> Optional[str]:
+    if isinstance(expr, cst.SimpleString):
+        try:
+            return expr.evaluated_value if isinstance(expr.evaluated_value, str) else None
+        except Exception:  # odd prefixes: treat as unknown
+            return None
+    return None
+
+
+def int_value(expr: cst.BaseExpression) -> Optional[int]:
+    if isinstance(expr, cst.Integer):
+        try:
+            return int(expr.value.replace("_", ""), 0)
+        except ValueError:
+            return None
+    return None
+
+
+def is_literal_data(expr: cst.BaseExpression) -> bool:
+    """Data written in the source: a list, tuple, number or comprehension (TPL101's ``tensor([...])``)."""
+    if isinstance(expr, (cst.List, cst.Tuple, cst.Integer, cst.Float, cst.ListComp, cst.GeneratorExp)):
+        return True
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        return is_literal_data(expr.expression)
+    return False
+
+
+# ---- devices -----------------------------------------------------------------------------------
+_DEVICE_WORD = re.compile(r"(^|_)(device|dev|gpu|cuda|local_rank|rank|devices)$|device", re.I)
+_ACCELERATOR_PREFIXES = ("cuda", "xpu", "mps", "hpu", "npu", "mtia", "xla")
+
+
+def device_kind(expr: cst.BaseExpression, ctx) -> Optional[str]:
+    """Classify a ``.to(...)`` argument: "cpu", "accelerator", "dtype" or None (cannot tell)."""
+    text = string_value(expr)
+    if text is not None:
+        if text.startswith("cpu"):
+            return "cpu"
+        return "accelerator" if text.startswith(_ACCELERATOR_PREFIXES) else None
+    if isinstance(expr, cst.Integer):
+        return "accelerator"  # .to(0) is cuda:0
+    if isinstance(expr, cst.Call):
+        qual = ctx.qualname(expr.func)
+        if qual == "torch.device":
+            args = positional(expr)
+            if args:
+                return device_kind(args[0].value, ctx)
+            type_arg = keyword(expr, "type")
+            return device_kind(type_arg.value, ctx) if type_arg else None
+        return None
+    qual = ctx.qualname(expr)
+    if is_torch_name(qual):
+        return "dtype" if qual.count(".") == 1 else None  # torch.float16 and friends
+    name = last_identifier(expr)
+    if name is None:
+        return None
+    if name == "device" and isinstance(expr, cst.Attribute):
+        return "accelerator"  # x.device: where another tensor lives (CPU tensors rarely matter here)
+    if "dtype" in name.lower() or name.lower() in ("cpu",):
+        return "dtype" if "dtype" in name.lower() else "cpu"
+    return "accelerator" if _DEVICE_WORD.search(name) else None
+
+
+def move_target(call: cst.Call, ctx) -> Optional[str]:
+    """If ``call`` is ``x.cuda(...)`` or ``x.to(<device>)``, the kind of move ("accelerator"); else None."""
+    found = method_call(call)
+    if found is None:
+        return None
+    _, name = found
+    if name == "cuda":
+        return "accelerator"
+    if name != "to":
+        return None
+    device_arg = keyword(call, "device")
+    if device_arg is not None:
+        return "accelerator" if device_kind(device_arg.value, ctx) == "accelerator" else None
+    args = positional(call)
+    if not args:
+        return None
+    return "accelerator" if device_kind(args[0].value, ctx) == "accelerator" else None
+
+
+# ---- training steps ----------------------------------------------------------------------------
+_MODEL_WORD = re.compile(r"model|(^|_)net(work)?s?$|^net|^module$|^(generator|discriminator|encoder|decoder|backbone)$", re.I)
+_OPTIMIZER_WORD = re.compile(r"optim|(^|_)opt(_|$)|scaler|^opt", re.I)
+
+
+def is_model_call(call: cst.Call) -> bool:
+    name = last_identifier(call.func)
+    return name is not None and _MODEL_WORD.search(name) is not None
+
+
+def is_step_call(call: cst.Call) -> bool:
+    """``loss.backward()``, ``optimizer.step()``/``scaler.step(opt)``, or a model call."""
+    found = method_call(call)
+    if found is not None:
+        receiver, name = found
+        if name == "backward":
+            return True
+        if name == "step":
+            owner = last_identifier(receiver)
+            return owner is not None and _OPTIMIZER_WORD.search(owner) is not None
+    return is_model_call(call)
+
+
+class _StepFinder(cst.CSTVisitor):
+    def __init__(self, skip_loops: bool):
+        super().__init__()
+        self.skip_loops = skip_loops
+        self.found = False
+        self.loops_with_steps = False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        if is_step_call(node):
+            self.found = True
+        return not self.found
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False  # defining a function runs nothing
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def _nested_loop(self, node) -> bool:
+        if not self.skip_loops:
+            return not self.found
+        if runs_step(node.body):
+            self.loops_with_steps = True
+        if isinstance(node, cst.For):
+            node.iter.visit(self)  # the iterable is evaluated by the outer loop
+        return False
+
+    def visit_For(self, node) -> bool:
+        return self._nested_loop(node)
+
+    def visit_While(self, node) -> bool:
+        return self._nested_loop(node)
+
+
+def runs_step(node: cst.CSTNode) -> bool:
+    finder = _StepFinder(skip_loops=False)
+    node.visit(finder)
+    return finder.found
+
+
+def is_epoch_loop(loop: cst.CSTNode) -> bool:
+    finder = _StepFinder(skip_loops=True)
+    loop.body.visit(finder)
+    return finder.loops_with_steps and not finder.found
+
+
+def _statements(block: cst.CSTNode) -> List[cst.CSTNode]:
+    if isinstance(block, (cst.If, cst.Else)):
+        block = block.body
+    body = getattr(block, "body", ())
+    return list(body) if isinstance(body, (list, tuple)) else []
+
+
+def branch_leaves(branch: cst.CSTNode) -> bool:
+    """Does this branch end by leaving the loop (``break``, ``return``, ``raise``)?"""
+    if isinstance(branch, cst.If):  # an ``elif`` chain: the branch is the elif's own body
+        branch = branch.body
+    for stmt in _statements(branch):
+        small = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()
+        for part in small:
+            if isinstance(part, (cst.Break, cst.Return, cst.Raise)):
+                return True
+    return False
+
+
+class _ModuloFinder(cst.CSTVisitor):
+    found = False
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> bool:
+        if isinstance(node.operator, cst.Modulo):
+            self.found = True
+        return not self.found
+
+
+def tests_interval(test: cst.BaseExpression) -> bool:
+    """``if step % log_every == 0`` (or any test using ``%``) runs every N steps."""
+    if isinstance(test, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+        return False
+    finder = _ModuloFinder()
+    test.visit(finder)
+    return finder.found
+
+
+# ---- value kinds -------------------------------------------------------------------------------
+# torch.X functions that do not return a tensor.
+_NON_TENSOR_TORCH = frozenset(
+    "device dtype no_grad enable_grad inference_mode set_grad_enabled manual_seed seed initial_seed "
+    "compile save load numel typename get_default_dtype autocast Generator Size".split()
+)
+_TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
+# Tensor methods that do not return a tensor.
+_NON_TENSOR_METHODS = frozenset(
+    "item tolist numpy size dim ndimension numel nelement element_size data_ptr stride "
+    "is_contiguous is_floating_point is_complex get_device backward register_hook storage "
+    "untyped_storage equal type __len__ keys values items".split()
+)
+_TENSOR_ATTRIBUTES = frozenset(("grad", "data", "T", "mT", "H", "real", "imag"))
+
+
+def is_tensor_expr(expr: cst.BaseExpression, ctx) -> bool:
+    if isinstance(expr, cst.Name):
+        return ctx.names_in_frames(expr.value, "tensors")
+    if isinstance(expr, cst.Call):
+        qual = ctx.qualname(expr.func)
+        if qual is not None:
+            if not is_torch_name(qual):
+                return False
+            if qual.startswith(_TENSOR_NAMESPACES):
+                return True
+            short = qual[len("torch.") :]
+            return (
+                "." not in short
+                and short[:1].islower()
+                and short not in _NON_TENSOR_TORCH
+                and not short.startswith(("is_", "set_", "get_", "use_", "from_numpy"))
+            ) or short == "from_numpy"
+        found = method_call(expr)
+        if found is not None:
+            receiver, name = found
+            return name not in _NON_TENSOR_METHODS and is_tensor_expr(receiver, ctx)
+        instance = ctx.torch_instance(expr.func)
+        return instance is not None and instance.startswith("torch.nn.")
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value in _TENSOR_ATTRIBUTES and is_tensor_expr(expr.value, ctx)
+    if isinstance(expr, cst.BinaryOperation):
+        return is_tensor_expr(expr.left, ctx) or is_tensor_expr(expr.right, ctx)
+    if isinstance(expr, cst.UnaryOperation):
+        return not isinstance(expr.operator, cst.Not) and is_tensor_expr(expr.expression, ctx)
+    if isinstance(expr, cst.Subscript):
+        return is_tensor_expr(expr.value, ctx)
+    if isinstance(expr, cst.Comparison):
+        return is_tensor_expr(expr.left, ctx) and all(
+            not isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons
+        )
+    return False
+
+
+def is_numpy_expr(expr: cst.BaseExpression, ctx) -> bool:
+    if isinstance(expr, cst.Name):
+        return ctx.names_in_frames(expr.value, "numpy_values")
+    if isinstance(expr, cst.Call):
+        qual = ctx.qualname(expr.func)
+        if qual is not None:
+            return qual.startswith("numpy.")
+        found = method_call(expr)
+        if found is not None:
+            receiver, name = found
+            return name == "numpy" or (name not in ("item", "tolist") and is_numpy_expr(receiver, ctx))
+        return False
+    if isinstance(expr, (cst.Subscript, cst.Attribute)):
+        return is_numpy_expr(expr.value, ctx)
+    if isinstance(expr, cst.BinaryOperation):
+        return is_numpy_expr(expr.left, ctx) or is_numpy_expr(expr.right, ctx)
+    return isinstance(expr, (cst.List, cst.Dict, cst.Tuple, cst.Set, cst.SimpleString, cst.Integer, cst.Float))

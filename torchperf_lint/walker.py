@@ -1,0 +1,349 @@
+"""One libcst walk per unit that keeps the context rules ask about, and dispatches to the rules.
+
+Context kept during the walk:
+- frames (module, function, lambda, class body), each with its local bindings (function-local
+  imports, parameters and assignments shadow module-level names), tensor- and numpy-valued names;
+- per frame, a stack of blocks between the frame and the current node: loops, ``if`` branches,
+  ``except`` handlers and ``with`` statements. "In a loop" follows the spec: the iterable of a
+  ``for`` belongs to the enclosing loop, a ``for``/``while`` ``else`` runs once, and a ``def`` inside a
+  loop starts afresh.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional, Tuple, Type
+
+import libcst as cst
+
+from .names import ImportTable, canonical, is_torch_name
+from . import syntax
+
+LOOP, IF, EXCEPT, WITH = "loop", "if", "except", "with"
+
+
+class Block:
+    __slots__ = ("kind", "node", "body")
+
+    def __init__(self, kind: str, node: cst.CSTNode, body: Optional[cst.CSTNode] = None):
+        self.kind = kind
+        self.node = node  # the For/While/If/ExceptHandler/With statement
+        self.body = body  # for IF: the branch taken (If.body or the Else/elif node)
+
+
+class Frame:
+    def __init__(self, node: cst.CSTNode, parent: Optional["Frame"]):
+        self.node = node
+        self.parent = parent
+        self.bindings: Dict[str, Optional[str]] = {}  # local name -> qualified name (None: not torch)
+        self.blocks: List[Block] = []
+        self.tensors: set = set()
+        self.numpy_values: set = set()
+        self.torch_instances: Dict[str, str] = {}  # name -> class qualname, e.g. criterion -> nn.MSELoss
+
+
+class Context:
+    """What a rule may ask while the walk is at a node."""
+
+    def __init__(self, table: ImportTable, facts):
+        self.table = table
+        self.facts = facts  # lazily computed module facts (see facts.py)
+        self.stack: List[cst.CSTNode] = []
+        self.frame = Frame(None, None)
+        self._epoch_loops: Dict[int, bool] = {}
+
+    # ---- names -------------------------------------------------------------------------------
+    def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
+        """The canonical torch (or other imported) name an expression stands for, or None."""
+        dotted = syntax.dotted_name(expr)
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        frame = self.frame
+        while frame is not None:
+            if head in frame.bindings:
+                base = frame.bindings[head]
+                break
+            frame = frame.parent
+        else:
+            base = self.table.bindings.get(head)
+        if base is None:
+            return None
+        return canonical(f"{base}.{rest}" if rest else base)
+
+    def is_torch(self, expr: cst.BaseExpression) -> bool:
+        return is_torch_name(self.qualname(expr))
+
+    def bind(self, name: str, qualname: Optional[str] = None) -> None:
+        self.frame.bindings[name] = qualname
+
+    def is_builtin(self, name: str) -> bool:
+        """``print``/``float`` as Python's, not rebound by the module or a function."""
+        frame = self.frame
+        while frame is not None:
+            if name in frame.bindings:
+                return False
+            frame = frame.parent
+        return name not in self.table.bindings
+
+    def parent(self, depth: int = 1) -> Optional[cst.CSTNode]:
+        """The ancestor ``depth`` levels above the current node (1: its parent)."""
+        index = len(self.stack) - 1 - depth
+        return self.stack[index] if index >= 0 else None
+
+    # ---- value kinds ---------------------------------------------------------------------------
+    def torch_instance(self, expr: cst.BaseExpression) -> Optional[str]:
+        """The torch class of an object held in a name (``criterion = nn.MSELoss()``)."""
+        if isinstance(expr, cst.Name):
+            frame = self.frame
+            while frame is not None:
+                if expr.value in frame.torch_instances:
+                    return frame.torch_instances[expr.value]
+                if expr.value in frame.bindings:
+                    return None
+                frame = frame.parent
+            return self.table.instances.get(expr.value)
+        return None
+
+    def is_tensor(self, expr: cst.BaseExpression) -> bool:
+        return syntax.is_tensor_expr(expr, self)
+
+    def is_numpy(self, expr: cst.BaseExpression) -> bool:
+        return syntax.is_numpy_expr(expr, self)
+
+    def names_in_frames(self, name: str, attribute: str) -> bool:
+        frame = self.frame
+        while frame is not None:
+            if name in getattr(frame, attribute):
+                return True
+            if name in frame.bindings:
+                return False
+            frame = frame.parent
+        return False
+
+    # ---- loops and blocks ----------------------------------------------------------------------
+    def innermost_loop(self) -> Optional[Block]:
+        for block in reversed(self.frame.blocks):
+            if block.kind == LOOP:
+                return block
+        return None
+
+    def blocks_inside(self, loop: Block) -> List[Block]:
+        """The blocks between ``loop`` and the current node, outermost first."""
+        blocks = self.frame.blocks
+        return blocks[blocks.index(loop) + 1 :]
+
+    def is_epoch_loop(self, loop: Block) -> bool:
+        """An outer loop whose steps run in a nested loop: what its own body does runs once per epoch."""
+        key = id(loop.node)
+        if key not in self._epoch_loops:
+            self._epoch_loops[key] = syntax.is_epoch_loop(loop.node)
+        return self._epoch_loops[key]
+
+    def step_loop(self) -> Optional[Block]:
+        """The innermost loop around the current node, unless it is an epoch-level loop."""
+        loop = self.innermost_loop()
+        if loop is None or self.is_epoch_loop(loop):
+            return None
+        return loop
+
+    def leaves_loop(self, loop: Block) -> bool:
+        """Is the current node in a branch that ends by leaving ``loop`` (break/return/raise)?"""
+        return any(
+            block.kind == IF and syntax.branch_leaves(block.body) for block in self.blocks_inside(loop)
+        )
+
+    def in_except_handler(self, loop: Block) -> bool:
+        return any(block.kind == EXCEPT for block in self.blocks_inside(loop))
+
+    def under_interval_check(self, loop: Block) -> bool:
+        """In an ``if step % N == 0:`` branch that does not itself run the training step."""
+        for block in self.blocks_inside(loop):
+            if block.kind == IF and syntax.tests_interval(block.node.test) and not syntax.runs_step(block.body):
+                return True
+        return False
+
+
+class Rule:
+    """Base of every rule: catalog data, message, prefilter and node handlers.
+
+    A rule handles nodes with ``visit_<NodeType>(self, node)`` / ``leave_<NodeType>(self, node)``
+    and reports with ``self.report(node, ...)``. One instance per analysed file.
+    """
+
+    code: str = ""
+    message: str = ""
+    # Words whose presence in a unit's text makes the unit worth parsing for this rule.
+    prefilter: Tuple[str, ...] = ()
+    # Fixit-style examples: flagged lines carry a trailing ``# TPLxxx`` comment.
+    VALID: Tuple[str, ...] = ()
+    INVALID: Tuple[str, ...] = ()
+    # (source, source after the safe and unsafe fixes) pairs, run as tests.
+    FIXES: Tuple[Tuple[str, str], ...] = ()
+    # Docs, in ruff's order (rendered by docs.py).
+    WHY = ""
+    EXAMPLE = ""
+    USE_INSTEAD = ""
+    FIX_NOTE = ""
+    REFERENCES: Tuple[str, ...] = ()
+
+    def __init__(self, ctx: Context, sink: list):
+        self.ctx = ctx
+        self._sink = sink
+
+    @classmethod
+    def may_match(cls, text: str) -> bool:
+        return all(pattern.search(text) for pattern in cls._compiled_prefilter())
+
+    @classmethod
+    def _compiled_prefilter(cls):
+        compiled = cls.__dict__.get("_prefilter_re")
+        if compiled is None:
+            import re
+
+            compiled = [re.compile(p) for p in cls.prefilter]
+            cls._prefilter_re = compiled
+        return compiled
+
+    def report(self, node: cst.CSTNode, message: Optional[str] = None, fix=None) -> None:
+        self._sink.append((self.code, node, message or self.message, fix))
+
+
+def _handlers(rule: Rule, prefix: str) -> Dict[type, Callable]:
+    handlers = {}
+    for attr in dir(type(rule)):
+        if attr.startswith(prefix):
+            node_type = getattr(cst, attr[len(prefix) :], None)
+            if isinstance(node_type, type):
+                handlers[node_type] = getattr(rule, attr)
+    return handlers
+
+
+class Walker(cst.CSTVisitor):
+    """Keeps the Context up to date and calls the rules' handlers, in one pass."""
+
+    def __init__(self, ctx: Context, rules: List[Rule]):
+        super().__init__()
+        self.ctx = ctx
+        self.visit_handlers: Dict[type, List[Callable]] = {}
+        self.leave_handlers: Dict[type, List[Callable]] = {}
+        for rule in rules:
+            for node_type, handler in _handlers(rule, "visit_").items():
+                self.visit_handlers.setdefault(node_type, []).append(handler)
+            for node_type, handler in _handlers(rule, "leave_").items():
+                self.leave_handlers.setdefault(node_type, []).append(handler)
+        self._undo: List[Optional[Callable]] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        ctx = self.ctx
+        parent = ctx.stack[-1] if ctx.stack else None
+        self._undo.append(self._enter(node, parent))
+        ctx.stack.append(node)
+        for handler in self.visit_handlers.get(type(node), ()):
+            handler(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        for handler in self.leave_handlers.get(type(original_node), ()):
+            handler(original_node)
+        self._track_values(original_node)
+        self.ctx.stack.pop()
+        undo = self._undo.pop()
+        if undo is not None:
+            undo()
+
+    # ---- structure -----------------------------------------------------------------------------
+    def _push_block(self, block: Block) -> Callable:
+        blocks = self.ctx.frame.blocks
+        blocks.append(block)
+        return blocks.pop
+
+    def _push_frame(self, node: cst.CSTNode) -> Callable:
+        ctx = self.ctx
+        outer = ctx.frame
+        ctx.frame = Frame(node, outer)
+
+        def pop() -> None:
+            ctx.frame = outer
+
+        return pop
+
+    def _enter(self, node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> Optional[Callable]:
+        if parent is None:
+            return None
+        if isinstance(parent, cst.For):
+            if node is parent.body:
+                return self._push_block(Block(LOOP, parent))
+            if node is parent.target:
+                for name in syntax.assigned_names(node):
+                    self.ctx.bind(name)
+        elif isinstance(parent, cst.While):
+            if node is parent.test or node is parent.body:
+                return self._push_block(Block(LOOP, parent))
+        elif isinstance(parent, cst.If):
+            if node is parent.body or node is parent.orelse:
+                return self._push_block(Block(IF, parent, node))
+        elif isinstance(parent, cst.ExceptHandler) and node is parent.body:
+            return self._push_block(Block(EXCEPT, parent))
+        elif isinstance(parent, (cst.With,)) and node is parent.body:
+            return self._push_block(Block(WITH, parent))
+        elif isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and node is parent.body:
+            undo = self._push_frame(parent)
+            if isinstance(parent, cst.FunctionDef):
+                for name in syntax.parameter_names(parent.params):
+                    self.ctx.bind(name)
+            return undo
+        elif isinstance(parent, cst.Lambda) and node is parent.body:
+            undo = self._push_frame(parent)
+            for name in syntax.parameter_names(parent.params):
+                self.ctx.bind(name)
+            return undo
+        return None
+
+    # ---- bindings and value kinds ----------------------------------------------------------------
+    def _track_values(self, node: cst.CSTNode) -> None:
+        ctx = self.ctx
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            for name, qualname in syntax.import_bindings(node):
+                ctx.bind(name, qualname)
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            ctx.bind(node.name.value)
+        elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            value = node.value
+            if value is None:
+                return
+            targets = (
+                [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            )
+            frame = ctx.frame
+            is_tensor = ctx.is_tensor(value) or (
+                isinstance(node, cst.AugAssign) and any(ctx.is_tensor(t) for t in targets)
+            )
+            is_numpy = not is_tensor and ctx.is_numpy(value)
+            instance = None
+            if isinstance(value, cst.Call):
+                qual = ctx.qualname(value.func)
+                if is_torch_name(qual) and qual.rsplit(".", 1)[-1][:1].isupper():
+                    instance = qual
+            alias = ctx.qualname(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+            for target in targets:
+                for name in syntax.assigned_names(target):
+                    frame.bindings[name] = alias if is_torch_name(alias) else None
+                    (frame.tensors.add if is_tensor else frame.tensors.discard)(name)
+                    (frame.numpy_values.add if is_numpy else frame.numpy_values.discard)(name)
+                    if instance:
+                        frame.torch_instances[name] = instance
+                    else:
+                        frame.torch_instances.pop(name, None)
+        elif isinstance(node, cst.Call):
+            # ``loss.backward()`` tells us ``loss`` is a tensor, wherever it came from.
+            func = node.func
+            if (
+                isinstance(func, cst.Attribute)
+                and func.attr.value == "backward"
+                and isinstance(func.value, cst.Name)
+            ):
+                ctx.frame.tensors.add(func.value.value)
+
+
+def walk(module: cst.Module, ctx: Context, rules: List[Rule]) -> None:
+    module.visit(Walker(ctx, rules))
