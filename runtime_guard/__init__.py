@@ -1,0 +1,22 @@
+"""runtime_guard: fixes some PyTorch performance pitfalls while the script runs.
+
+``import runtime_guard`` installs the guard once, configured by the environment:
+``RUNTIME_GUARD=off|warn|fix`` (default ``fix``), ``RUNTIME_GUARD_FIXES`` / ``RUNTIME_GUARD_SKIP``
+(comma lists of fix names or TPL codes), ``RUNTIME_GUARD_DEVICE`` (target device).
+Each event names the rule code the linter (``torchperf_lint``) uses for the same pitfall.
+
+Public API: ``install()``, ``uninstall()``, ``report()``, ``prepare()``.
+"""
+
+from __future__ import annotations
+
+from .core import GUARD, install, report, uninstall
+from .events import Event
+from .prepare import prepare
+
+__all__ = ["install", "uninstall", "report", "prepare", "Event"]
+
+# Installed at import, once: importing again (or from several modules) is a no-op. With
+# RUNTIME_GUARD=off the call returns before touching anything.
+if not GUARD.installed:
+    install()

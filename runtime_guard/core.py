@@ -1,0 +1,101 @@
+"""The guard: configuration, patch registry, event log and the installed fixes."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+import threading
+from typing import Dict, List, Optional
+
+from . import config as _config
+from .events import EventLog, format_table
+from .patches import PatchRegistry
+
+
+class Guard:
+    def __init__(self) -> None:
+        self.config = _config.Config(mode="off")
+        self.registry = PatchRegistry()
+        self.log = EventLog()
+        self.fixes: Dict[str, object] = {}
+        self.installed = False
+        self.debug = os.environ.get("RUNTIME_GUARD_DEBUG", "") == "1"
+        self._lock = threading.RLock()
+        self._atexit = False
+
+    def install(self, mode=None, fixes=None, device=None, skip=None, amp=None) -> None:
+        from .fixes import FIX_CLASSES
+
+        with self._lock:
+            if self.installed:
+                self.uninstall()
+            self.config = _config.from_env(mode=mode, fixes=fixes, skip=skip, device=device,
+                                           amp=amp)
+            if self.config.mode == "off":
+                return
+            for cls in FIX_CLASSES:
+                if not self.config.wants(cls.name):
+                    continue
+                fix = cls(self)
+                self.fixes[cls.name] = fix
+                fix.install()
+            self.installed = True
+            if not self._atexit:
+                # Registered once, at the first install that is not "off": an "off" import must
+                # leave no trace, not even an atexit handler.
+                atexit.register(self._print_report)
+                self._atexit = True
+
+    def uninstall(self) -> None:
+        with self._lock:
+            for fix in reversed(list(self.fixes.values())):
+                try:
+                    fix.uninstall()
+                except Exception as exc:
+                    print(f"runtime_guard: uninstalling {fix.name} failed: {exc}", file=sys.stderr)
+            self.fixes.clear()
+            errors = self.registry.restore()
+            for err in errors:
+                print(f"runtime_guard: could not restore {err}", file=sys.stderr)
+            self.installed = False
+
+    def fix(self, name: str):
+        return self.fixes.get(name)
+
+    def report(self) -> List[object]:
+        for fix in list(self.fixes.values()):
+            finalize = getattr(fix, "finalize", None)
+            if finalize is not None:
+                try:
+                    finalize()
+                except Exception:
+                    pass
+        return self.log.events()
+
+    def _print_report(self) -> None:
+        try:
+            table = format_table(self.report())
+            if table:
+                print(table, file=sys.stderr)
+        except Exception:
+            pass
+
+
+GUARD = Guard()
+
+
+def install(mode: Optional[str] = None, fixes=None, device: Optional[str] = None, skip=None,
+            amp: Optional[str] = None) -> None:
+    """Install the guard (again): explicit arguments win over the RUNTIME_GUARD_* environment."""
+    GUARD.install(mode=mode, fixes=fixes, device=device, skip=skip, amp=amp)
+
+
+def uninstall() -> None:
+    """Restore every object the guard patched (the identical originals)."""
+    GUARD.uninstall()
+
+
+def report():
+    """The events so far: objects with .code, .location, .count, .action and .detail."""
+    return GUARD.report()

@@ -1,0 +1,11 @@
+"""One module per runtime fix. ``FIX_CLASSES`` is the install order, which matters where fixes wrap
+the same entry point (``DataLoader.__iter__``): later fixes wrap earlier ones, so the loader
+fallback (outermost) sees the sharding of ``ddp``, which runs before ``set_epoch`` looks at the
+sampler."""
+
+from .set_epoch import SetEpochFix
+from .ddp import DDPFix
+from .loader_defaults import LoaderDefaultsFix
+from .cudnn_flags import CudnnFlagsFix
+
+FIX_CLASSES = [SetEpochFix, DDPFix, LoaderDefaultsFix, CudnnFlagsFix]

@@ -1,0 +1,139 @@
+"""Install/uninstall, modes, configuration and the never-break-a-run rule."""
+import torch
+import torch.backends.cudnn
+from torch import nn
+from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
+
+from _rg_helpers import events, run_python
+
+PATCHED = [
+    (nn.DataParallel, "__init__"),
+    (DataLoader, "__init__"),
+    (DataLoader, "__iter__"),
+    (DistributedSampler, "set_epoch"),
+    (type(torch.backends.cudnn), "benchmark"),
+    (type(torch.backends.cudnn), "deterministic"),
+    (torch._C, "_set_deterministic_algorithms"),
+]
+
+
+def _snapshot():
+    return {(id(o), a): vars(o).get(a, "<absent>") for o, a in PATCHED}
+
+
+def test_uninstall_restores_identical_originals(guard):
+    before = _snapshot()
+    guard.install(mode="fix", device="cpu")
+    assert len(guard.GUARD.registry) >= len(PATCHED)
+    during = _snapshot()
+    assert all(during[k] is not before[k] for k in before)
+    guard.uninstall()
+    after = _snapshot()
+    assert all(after[k] is before[k] for k in before), "an original was not restored exactly"
+    assert len(guard.GUARD.registry) == 0
+    # Everything still works as torch's own after the round trip.
+    dp = nn.DataParallel(nn.Linear(2, 2))
+    assert type(dp) is nn.DataParallel and dp(torch.ones(1, 2)).shape == (1, 2)
+    assert [b.tolist() for b in DataLoader([1, 2, 3], batch_size=2)] == [[1, 2], [3]]
+
+
+def test_install_twice_does_not_stack(guard):
+    before = _snapshot()
+    guard.install(mode="fix", device="cpu")
+    n = len(guard.GUARD.registry)
+    guard.install(mode="warn", device="cpu")
+    assert len(guard.GUARD.registry) == n
+    guard.uninstall()
+    assert _snapshot() == before
+
+
+def test_off_mode_import_changes_nothing():
+    code = """
+    import atexit, sys, torch, torch.backends.cudnn as c
+    from torch import nn
+    from torch.utils.data import DataLoader
+    before = (dict(vars(nn.DataParallel)), dict(vars(DataLoader)), dict(vars(type(c))),
+              torch._C._set_deterministic_algorithms, atexit._ncallbacks())
+    import runtime_guard
+    after = (dict(vars(nn.DataParallel)), dict(vars(DataLoader)), dict(vars(type(c))),
+             torch._C._set_deterministic_algorithms, atexit._ncallbacks())
+    assert before == after, "off mode changed something"
+    assert not runtime_guard.GUARD.installed
+    c.deterministic = True; c.benchmark = True
+    assert c.benchmark is True
+    """
+    proc = run_python(code, RUNTIME_GUARD="off")
+    assert "runtime_guard" not in proc.stderr
+
+
+def test_warn_mode_observes_only():
+    code = """
+    import runtime_guard, torch
+    import torch.backends.cudnn as cudnn
+    cudnn.deterministic = True
+    cudnn.benchmark = True
+    assert cudnn.benchmark is True  # warn: nothing changed
+    acts = {(e.code, e.action) for e in runtime_guard.report()}
+    assert acts == {("TPL401", "observed")}, acts
+    """
+    proc = run_python(code, RUNTIME_GUARD="warn")
+    assert "TPL401" in proc.stderr and "observed" in proc.stderr  # the atexit table
+
+
+def test_default_import_installs_and_reports_at_exit():
+    code = """
+    import torch, runtime_guard
+    from torch import nn
+    assert runtime_guard.GUARD.installed and runtime_guard.GUARD.config.mode == "fix"
+    nn.DataParallel(nn.Linear(2, 2))  # CPU only: left alone and reported
+    """
+    proc = run_python(code)
+    assert "runtime_guard report" in proc.stderr
+    assert "TPL201" in proc.stderr and "<string>:5" in proc.stderr
+
+
+def test_fixes_and_skip_lists(guard):
+    guard.install(mode="fix", fixes="TPL401,ddp")
+    assert set(guard.GUARD.fixes) == {"cudnn_flags", "ddp"}
+    guard.install(mode="fix", skip="cudnn_flags,TPL204")
+    assert "cudnn_flags" not in guard.GUARD.fixes and "set_epoch" not in guard.GUARD.fixes
+    assert "ddp" in guard.GUARD.fixes
+
+
+def test_env_lists_and_device():
+    code = """
+    import runtime_guard
+    assert set(runtime_guard.GUARD.fixes) == {"loader_defaults"}, runtime_guard.GUARD.fixes
+    assert runtime_guard.GUARD.config.device == "meta"
+    """
+    run_python(code, RUNTIME_GUARD_FIXES="TPL501,TPL401", RUNTIME_GUARD_SKIP="cudnn_flags",
+               RUNTIME_GUARD_DEVICE="meta")
+
+
+def test_internal_failure_disables_fix_and_calls_original(guard, monkeypatch):
+    guard.install(mode="fix", device="cpu")
+    fix = guard.GUARD.fix("ddp")
+
+    def broken(*a, **k):
+        raise RuntimeError("boom inside the guard")
+
+    monkeypatch.setattr(fix, "replace", broken)
+    dp = nn.DataParallel(nn.Linear(2, 2))  # must still work: the original runs
+    assert type(dp) is nn.DataParallel and dp(torch.ones(1, 2)).shape == (1, 2)
+    assert not fix.active
+    skipped = events(guard, "TPL201", "skipped")
+    assert skipped and "boom inside the guard" in skipped[0].detail
+    assert skipped[0].location.endswith("test_rg_core.py:%d" % (broken.__code__.co_firstlineno + 4))
+    # The other fixes are still on.
+    assert guard.GUARD.fix("cudnn_flags").active
+
+
+def test_user_errors_propagate_unchanged(guard):
+    guard.install(mode="fix", device="cpu")
+    try:
+        DataLoader([1, 2], sampler=[0, 1], shuffle=True)
+    except ValueError as exc:
+        assert "sampler" in str(exc)
+    else:
+        raise AssertionError("DataLoader should refuse sampler with shuffle")
