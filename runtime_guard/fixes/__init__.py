@@ -7,5 +7,6 @@ from .set_epoch import SetEpochFix
 from .ddp import DDPFix
 from .loader_defaults import LoaderDefaultsFix
 from .cudnn_flags import CudnnFlagsFix
+from .amp import AmpFix
 
-FIX_CLASSES = [SetEpochFix, DDPFix, LoaderDefaultsFix, CudnnFlagsFix]
+FIX_CLASSES = [SetEpochFix, DDPFix, LoaderDefaultsFix, CudnnFlagsFix, AmpFix]
