@@ -73,6 +73,13 @@ class EventLog:
                 event.count += count
         return event
 
+    def put(self, code: str, action: str, detail: str, fix: str, location: str,
+            count: int) -> None:
+        """Set an event's count and detail outright (for fixes that tally on their own)."""
+        with self._lock:
+            self._events[(code, location, action)] = Event(code, location, action, detail, fix,
+                                                          count)
+
     def events(self) -> List[Event]:
         with self._lock:
             return list(self._events.values())

@@ -8,5 +8,8 @@ from .ddp import DDPFix
 from .loader_defaults import LoaderDefaultsFix
 from .cudnn_flags import CudnnFlagsFix
 from .amp import AmpFix
+from .sync_report import SyncReportFix
+from .batchnorm_guard import BatchNormGuardFix
 
-FIX_CLASSES = [SetEpochFix, DDPFix, LoaderDefaultsFix, CudnnFlagsFix, AmpFix]
+FIX_CLASSES = [SetEpochFix, DDPFix, LoaderDefaultsFix, CudnnFlagsFix, AmpFix,
+               SyncReportFix, BatchNormGuardFix]

@@ -1,0 +1,112 @@
+"""TPL102: where the script waits for the device (host syncs), per source line, per step.
+
+``.item()``, ``.tolist()``, ``.cpu()``, ``.numpy()``, ``bool/float/int(t)``, ``.nonzero()`` and
+``torch.cuda.synchronize()`` make the host wait for all queued device work; in a training loop
+each one stalls the pipeline. The guard counts them by the user's source line and reports counts
+per optimizer step; it changes nothing.
+
+Only those Tensor methods are wrapped: a TorchFunctionMode would see them too but adds ~1.5 us to
+every ordinary op. Calls made by torch itself (the DataLoader draws a seed with ``.item()``) are not
+the script's and are not counted. While torch.compile traces, the wrapper steps aside at once:
+``sys._getframe`` inside a traced function would add graph breaks.
+On a CPU-only target every such call is counted (showing where syncs would be on a GPU); with an
+accelerator target, only calls on accelerator tensors are.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import torch
+
+from torchperf_lint.catalog import RUNTIME_SYNC_REPORT
+
+from ..events import OBSERVED, _is_internal
+from .base import Fix
+
+CODE = "TPL102"
+METHODS = ("item", "tolist", "cpu", "numpy", "__bool__", "__float__", "__int__", "nonzero")
+
+
+_SPELLING = {"__bool__": "bool(t)", "__float__": "float(t)", "__int__": "int(t)",
+             "torch.cuda.synchronize": "torch.cuda.synchronize()"}
+
+
+class SyncReportFix(Fix):
+    name = RUNTIME_SYNC_REPORT
+    codes = (CODE,)
+
+    def _install(self):
+        self.counts = {}  # (filename, lineno) -> {kind: count}
+        self.steps = 0
+        self._lock = threading.Lock()
+        count_cpu = self.config.device_type == "cpu"
+        is_compiling = torch.compiler.is_compiling
+        getframe = sys._getframe
+        fix = self
+
+        def make(name, original):
+            def wrapper(tensor, *args, **kwargs):
+                if fix.active and not is_compiling():
+                    try:
+                        if count_cpu or tensor.device.type != "cpu":
+                            frame = getframe(1)
+                            code = frame.f_code
+                            if not _is_internal(code.co_filename):
+                                fix.count((code.co_filename, frame.f_lineno), name)
+                    except Exception as exc:
+                        fix.fail(exc, name)
+                return original(tensor, *args, **kwargs)
+
+            wrapper.__name__ = name
+            wrapper.__qualname__ = f"Tensor.{name}"
+            wrapper.__doc__ = original.__doc__
+            return wrapper
+
+        for name in METHODS:
+            self.patch(torch.Tensor, name, make(name, getattr(torch.Tensor, name)))
+
+        original_sync = torch.cuda.synchronize
+
+        def synchronize(*args, **kwargs):
+            if fix.active and not is_compiling():
+                try:
+                    frame = getframe(1)
+                    if not _is_internal(frame.f_code.co_filename):
+                        fix.count((frame.f_code.co_filename, frame.f_lineno),
+                                  "torch.cuda.synchronize")
+                except Exception as exc:
+                    fix.fail(exc, "torch.cuda.synchronize")
+            return original_sync(*args, **kwargs)
+
+        self.patch(torch.cuda, "synchronize", synchronize)
+        from torch.optim.optimizer import register_optimizer_step_post_hook
+        handle = register_optimizer_step_post_hook(self._post_step)
+        self.on_undo(handle.remove)
+
+    def _post_step(self, optimizer, args, kwargs):
+        self.steps += 1
+
+    def count(self, where, kind):
+        with self._lock:
+            kinds = self.counts.get(where)
+            if kinds is None:
+                kinds = self.counts[where] = {}
+            kinds[kind] = kinds.get(kind, 0) + 1
+
+    def finalize(self):
+        with self._lock:
+            items = [(where, dict(kinds)) for where, kinds in self.counts.items()]
+        steps = self.steps
+        for (filename, lineno), kinds in items:
+            total = sum(kinds.values())
+            what = ", ".join(f"{_SPELLING.get(k, '.' + k + '()')} x{n}"
+                             for k, n in sorted(kinds.items()))
+            if steps:
+                per = f"{total / steps:.2g} per optimizer step over {steps} steps"
+            else:
+                per = "no optimizer step seen"
+            detail = (f"host sync: {what} ({per}); keep values on the device "
+                      "(total += loss.detach()) and sync once per epoch or every N steps")
+            self.guard.log.put(CODE, OBSERVED, detail, self.name, f"{filename}:{lineno}", total)
