@@ -301,7 +301,13 @@ def tests_interval(test: cst.BaseExpression) -> bool:
 # torch.X functions that do not return a tensor.
 _NON_TENSOR_TORCH = frozenset(
     "device dtype no_grad enable_grad inference_mode set_grad_enabled manual_seed seed initial_seed "
-    "compile save load numel typename get_default_dtype autocast Generator Size".split()
+    "compile save load numel typename get_default_dtype autocast Generator Size equal allclose "
+    "is_nonzero is_same_size result_type can_cast promote_types".split()
+)
+# Factories that build a tensor on the CPU unless given ``device=``.
+CPU_FACTORIES = frozenset(
+    "tensor as_tensor from_numpy zeros ones empty full arange linspace logspace eye rand randn "
+    "randint randperm normal zeros_like ones_like empty_like full_like rand_like randn_like".split()
 )
 _TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
 # Tensor methods that do not return a tensor.
@@ -348,6 +354,37 @@ def is_tensor_expr(expr: cst.BaseExpression, ctx) -> bool:
         return is_tensor_expr(expr.left, ctx) and all(
             not isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons
         )
+    return False
+
+
+def is_cpu_tensor_expr(expr: cst.BaseExpression, ctx) -> bool:
+    """A tensor known to live in host memory: reading it back synchronises nothing."""
+    if isinstance(expr, cst.Name):
+        return ctx.names_in_frames(expr.value, "cpu_tensors")
+    if isinstance(expr, cst.Call):
+        qual = ctx.qualname(expr.func)
+        if qual is not None:
+            short = qual[len("torch.") :] if is_torch_name(qual) else ""
+            if short.endswith("_like"):
+                args = positional(expr)
+                return bool(args) and keyword(expr, "device") is None and is_cpu_tensor_expr(args[0].value, ctx)
+            return short in CPU_FACTORIES and keyword(expr, "device") is None and not has_splat(expr)
+        found = method_call(expr)
+        if found is not None:
+            receiver, name = found
+            if name == "cpu":
+                return True
+            return name not in ("to", "cuda", "pin_memory") and is_cpu_tensor_expr(receiver, ctx)
+        return False
+    if isinstance(expr, (cst.Subscript, cst.Attribute)):
+        return is_cpu_tensor_expr(expr.value, ctx)
+    if isinstance(expr, cst.UnaryOperation):
+        return is_cpu_tensor_expr(expr.expression, ctx)
+    if isinstance(expr, (cst.BinaryOperation, cst.Comparison)):
+        parts = [expr.left, expr.right] if isinstance(expr, cst.BinaryOperation) else [
+            expr.left, *(c.comparator for c in expr.comparisons)]
+        tensors = [p for p in parts if is_tensor_expr(p, ctx)]
+        return bool(tensors) and all(is_cpu_tensor_expr(p, ctx) for p in tensors)
     return False
 
 

@@ -37,6 +37,7 @@ class Frame:
         self.bindings: Dict[str, Optional[str]] = {}  # local name -> qualified name (None: not torch)
         self.blocks: List[Block] = []
         self.tensors: set = set()
+        self.cpu_tensors: set = set()  # tensors known to live in host memory
         self.numpy_values: set = set()
         self.torch_instances: Dict[str, str] = {}  # name -> class qualname, e.g. criterion -> nn.MSELoss
 
@@ -106,6 +107,13 @@ class Context:
 
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
         return syntax.is_tensor_expr(expr, self)
+
+    def is_device_tensor(self, expr: cst.BaseExpression) -> bool:
+        """A tensor that may live on an accelerator (not one known to be on the CPU)."""
+        return syntax.is_tensor_expr(expr, self) and not syntax.is_cpu_tensor_expr(expr, self)
+
+    def is_cpu_tensor(self, expr: cst.BaseExpression) -> bool:
+        return syntax.is_cpu_tensor_expr(expr, self)
 
     def is_numpy(self, expr: cst.BaseExpression) -> bool:
         return syntax.is_numpy_expr(expr, self)
@@ -319,6 +327,7 @@ class Walker(cst.CSTVisitor):
                 isinstance(node, cst.AugAssign) and any(ctx.is_tensor(t) for t in targets)
             )
             is_numpy = not is_tensor and ctx.is_numpy(value)
+            is_cpu = is_tensor and ctx.is_cpu_tensor(value)
             instance = None
             if isinstance(value, cst.Call):
                 qual = ctx.qualname(value.func)
@@ -330,6 +339,7 @@ class Walker(cst.CSTVisitor):
                     frame.bindings[name] = alias if is_torch_name(alias) else None
                     (frame.tensors.add if is_tensor else frame.tensors.discard)(name)
                     (frame.numpy_values.add if is_numpy else frame.numpy_values.discard)(name)
+                    (frame.cpu_tensors.add if is_cpu else frame.cpu_tensors.discard)(name)
                     if instance:
                         frame.torch_instances[name] = instance
                     else:

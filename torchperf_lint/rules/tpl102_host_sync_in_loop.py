@@ -31,8 +31,8 @@ class HostSyncInLoop(Rule):
         found = method_call(node)
         if found is not None and found[1] in SYNC_METHODS:
             receiver, name = found
-            if ctx.is_numpy(receiver):
-                return
+            if ctx.is_numpy(receiver) or ctx.is_cpu_tensor(receiver):
+                return  # numpy values and host tensors are read without waiting for a device
             if name == "cpu" and _is_model(receiver):
                 return  # moving a model, not reading a value
             self._report_in_step(node, f"`.{name}()`")
@@ -44,9 +44,9 @@ class HostSyncInLoop(Rule):
         if isinstance(node.func, cst.Name) and ctx.is_builtin(node.func.value):
             name = node.func.value
             args = [a for a in node.args if a.keyword is None and not a.star]
-            if name in CONVERSIONS and len(args) == 1 and ctx.is_tensor(args[0].value):
+            if name in CONVERSIONS and len(args) == 1 and ctx.is_device_tensor(args[0].value):
                 self._report_in_step(node, f"`{name}()` of a tensor")
-            elif name == "print" and any(ctx.is_tensor(a.value) for a in args):
+            elif name == "print" and any(ctx.is_device_tensor(a.value) for a in args):
                 self._report_in_step(node, "printing a tensor")
 
     def visit_If(self, node: cst.If) -> None:
@@ -71,7 +71,7 @@ def _truth_tests_tensor(test: cst.BaseExpression, ctx) -> bool:
         return _truth_tests_tensor(test.expression, ctx)
     if isinstance(test, cst.BooleanOperation):
         return _truth_tests_tensor(test.left, ctx) or _truth_tests_tensor(test.right, ctx)
-    return ctx.is_tensor(test)
+    return ctx.is_device_tensor(test)
 
 
 def _is_model(expr: cst.BaseExpression) -> bool:
@@ -105,6 +105,13 @@ for row in np.arange(10):
     values = np.ones(3)
     print(values.tolist())                        # numpy, not a tensor
     print(torch.cuda.memory_reserved())           # allocator query, no sync
+for layer in layers:
+    drop = torch.rand([])                         # a CPU tensor: no device to wait for
+    if drop < layerdrop:
+        continue
+    if torch.equal(a, b):                         # returns a Python bool
+        pass
+    idx = torch.arange(4).tolist()
 """,
     """
 import torch

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax import is_false, keyword
+from ..syntax import has_double_splat, is_true, keyword
 from ..walker import Rule
 
 SAMPLER = "torch.utils.data.DistributedSampler"
@@ -23,8 +23,10 @@ class MissingSetEpoch(Rule):
         if self.ctx.qualname(node.func) != SAMPLER or self.ctx.facts.calls_set_epoch:
             return
         shuffle = keyword(node, "shuffle")
-        if shuffle is not None and is_false(shuffle.value):
-            return  # no shuffling: the epoch changes nothing
+        if (shuffle is not None and not is_true(shuffle.value)) or has_double_splat(node):
+            return  # no shuffling (the epoch changes nothing), or a value we cannot see
+        if isinstance(self.ctx.parent(), cst.Return):
+            return  # handed to the caller, whose loop owns the epochs (a library's factory)
         self.report(node)
 
 
@@ -41,6 +43,9 @@ for epoch in range(10):
     """
 from torch.utils.data.distributed import DistributedSampler
 val_sampler = DistributedSampler(val_ds, shuffle=False)     # nothing to reshuffle
+other = DistributedSampler(ds, shuffle=cfg.shuffle)         # a value we cannot see
+def make_sampler(ds, **kwargs):
+    return DistributedSampler(ds, **kwargs)                 # the caller owns the epoch loop
 """,
 )
 RULE.INVALID = (
