@@ -7,6 +7,7 @@ input: a file that cannot be analysed gets one TPL900 finding that names the rea
 from __future__ import annotations
 
 import ast
+import sys
 from typing import Collection, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -23,6 +24,9 @@ from .walker import Context, walk
 ANALYSIS_FAILED = "TPL900"
 # Bigger files are almost always generated code; libcst would take minutes on them.
 MAX_FILE_BYTES = 8 * 1024 * 1024
+# libcst's visitors recurse several Python frames per tree level, so a 190-deep call or a long
+# ``a + b + c + ...`` chain exceeds Python's default limit of 1000. Raised for the analysis only.
+RECURSION_LIMIT = 12000
 
 
 def default_codes() -> List[str]:
@@ -41,7 +45,9 @@ def lint_source(
     lines: Optional[Sequence[str]] = None,
 ) -> List[Finding]:
     """All findings of the rules in ``codes`` (default: the rules on by default) for one file."""
+    old_limit = sys.getrecursionlimit()
     try:
+        sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
         return _lint(source, tree, set(default_codes() if codes is None else codes), lines)
     except RecursionError:
         return [analysis_failed("the code is nested too deeply for the parser (recursion limit)")]
@@ -49,6 +55,8 @@ def lint_source(
         return [analysis_failed("out of memory while parsing")]
     except Exception as error:  # never abort the host (flake8, pre-commit, CI) for one file
         return [analysis_failed(f"internal error {type(error).__name__}: {error} (please report it)")]
+    finally:
+        sys.setrecursionlimit(old_limit)
 
 
 def _lint(source: str, tree, codes, lines) -> List[Finding]:
