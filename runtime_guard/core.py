@@ -49,6 +49,7 @@ class Guard:
 
     def uninstall(self) -> None:
         with self._lock:
+            self.report()  # fixes that tally on their own write their events before they go
             for fix in reversed(list(self.fixes.values())):
                 try:
                     fix.uninstall()

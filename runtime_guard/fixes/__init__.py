@@ -10,6 +10,8 @@ from .cudnn_flags import CudnnFlagsFix
 from .amp import AmpFix
 from .sync_report import SyncReportFix
 from .batchnorm_guard import BatchNormGuardFix
+from .device_native import DeviceNativeFix
 
 FIX_CLASSES = [SetEpochFix, DDPFix, LoaderDefaultsFix, CudnnFlagsFix, AmpFix,
-               SyncReportFix, BatchNormGuardFix]
+               SyncReportFix, BatchNormGuardFix,
+               DeviceNativeFix]

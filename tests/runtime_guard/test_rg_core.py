@@ -1,6 +1,7 @@
 """Install/uninstall, modes, configuration and the never-break-a-run rule."""
 import torch
 import torch.backends.cudnn
+import torch.nn.utils.clip_grad
 from torch import nn
 from torch.utils.data import DataLoader
 from torch.utils.data.distributed import DistributedSampler
@@ -15,6 +16,18 @@ PATCHED = [
     (type(torch.backends.cudnn), "benchmark"),
     (type(torch.backends.cudnn), "deterministic"),
     (torch._C, "_set_deterministic_algorithms"),
+    (torch.amp.autocast_mode.autocast, "__enter__"),
+    (torch.amp.GradScaler, "__init__"),
+    (torch.Tensor, "backward"),
+    (torch.Tensor, "item"),
+    (torch.Tensor, "__bool__"),
+    (torch.Tensor, "to"),
+    (torch, "randn"),
+    (torch, "zeros"),
+    (torch.cuda, "synchronize"),
+    (torch.nn.functional, "_verify_batch_size"),
+    (torch.nn.utils, "clip_grad_value_"),
+    (torch.nn.utils.clip_grad, "_get_total_norm"),
 ]
 
 
@@ -32,6 +45,8 @@ def test_uninstall_restores_identical_originals(guard):
     after = _snapshot()
     assert all(after[k] is before[k] for k in before), "an original was not restored exactly"
     assert len(guard.GUARD.registry) == 0
+    from torch.optim.optimizer import _global_optimizer_post_hooks, _global_optimizer_pre_hooks
+    assert not _global_optimizer_pre_hooks and not _global_optimizer_post_hooks
     # Everything still works as torch's own after the round trip.
     dp = nn.DataParallel(nn.Linear(2, 2))
     assert type(dp) is nn.DataParallel and dp(torch.ones(1, 2)).shape == (1, 2)

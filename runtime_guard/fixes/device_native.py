@@ -1,0 +1,190 @@
+"""TPL101: tensors made on the CPU by a torch factory, then moved straight to the device.
+
+``torch.randn(n, n).to("cuda")`` fills the tensor on the CPU, copies it over the bus and drops the
+CPU copy. The guard learns such call sites and from then on passes ``device=`` to the factory:
+
+- each torch factory called by the script without ``device=`` notes the id of its result and its
+  call site (code object and line);
+- if that very tensor is moved by ``.to(device)`` / ``.cuda()`` on the same line, with nothing
+  but the device (and ``non_blocking``), and nothing else holds it (a reference-count check,
+  calibrated at install), the site is learned; later calls there build on that device directly
+  and the ``.to`` becomes a no-op. A tensor the script keeps (``e = torch.ones(2); f = e.to(d)``,
+  or a walrus on the same line) is never learned: moving it would change ``e``.
+- random factories draw other numbers on another device and leave the CPU generator where it was;
+  they are redirected too (reported), unless the script asked for determinism
+  (``torch.use_deterministic_algorithms(True)`` or ``cudnn.deterministic``): then they are
+  skipped and reported.
+Cost on code that creates nothing: none; per factory call from the script: one frame lookup.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import torch
+
+from torchperf_lint.catalog import RUNTIME_DEVICE_NATIVE
+
+from ..events import FIXED, OBSERVED, SKIPPED, _is_internal
+from .base import Fix
+
+CODE = "TPL101"
+DETERMINISTIC = ("tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace",
+                 "eye")
+RANDOM = ("rand", "randn", "randint", "randperm")
+
+
+def _target(args, kwargs):
+    """The device of a ``.to(...)`` that changes nothing but the device, else None."""
+    extra = set(kwargs) - {"device", "non_blocking"}
+    if extra:
+        return None
+    if "device" in kwargs:
+        if args:
+            return None
+        dev = kwargs["device"]
+    elif len(args) == 1 or (len(args) == 2 and isinstance(args[1], bool)):
+        dev = args[0]
+    else:
+        return None
+    if isinstance(dev, (str, int)) or isinstance(dev, torch.device):
+        try:
+            dev = torch.device(dev) if not isinstance(dev, int) else torch.device("cuda", dev)
+        except Exception:
+            return None
+        return dev if dev.type != "cpu" else None
+    return None
+
+
+class DeviceNativeFix(Fix):
+    name = RUNTIME_DEVICE_NATIVE
+    codes = (CODE,)
+
+    def _install(self):
+        self.learned = {}  # (code, line) -> device
+        self.hits = {}  # (code, line) -> calls built on the device
+        self.fresh = None  # (id of the last factory result from the script, its site)
+        self.skipped_sites = set()
+        self.max_refs = 0
+        fix = self
+        getframe = sys._getframe
+        is_compiling = torch.compiler.is_compiling
+
+        def make(name, original, random):
+            def factory(*args, **kwargs):
+                if not fix.active or "device" in kwargs or is_compiling():
+                    return original(*args, **kwargs)
+                key = None
+                try:
+                    frame = getframe(1)
+                    code = frame.f_code
+                    if not _is_internal(code.co_filename):
+                        key = (code, frame.f_lineno)
+                        device = fix.learned.get(key)
+                        if device is not None and fix.fixing:
+                            if random and fix.determinism():
+                                fix.skip_random(key)
+                            else:
+                                kwargs["device"] = device
+                                fix.hits[key] = fix.hits.get(key, 0) + 1
+                except Exception as exc:
+                    fix.fail(exc, name)
+                result = original(*args, **kwargs)
+                if key is not None and "device" not in kwargs:
+                    fix.fresh = (id(result), key)
+                return result
+
+            factory.__name__ = name
+            factory.__qualname__ = name
+            factory.__doc__ = original.__doc__
+            return factory
+
+        for name in DETERMINISTIC + RANDOM:
+            self.patch(torch, name, make(name, getattr(torch, name), name in RANDOM))
+
+        def make_move(name, original):
+            def move(tensor, *args, **kwargs):
+                fresh = fix.fresh
+                if fresh is not None and fresh[0] == id(tensor) and fix.active:
+                    fix.fresh = None
+                    refs = sys.getrefcount(tensor)
+                    try:
+                        fix.consider(fresh[1], tensor, name, args, kwargs, refs)
+                    except Exception as exc:
+                        fix.fail(exc, f"Tensor.{name}")
+                return original(tensor, *args, **kwargs)
+
+            move.__name__ = name
+            move.__qualname__ = f"Tensor.{name}"
+            move.__doc__ = original.__doc__
+            return move
+
+        self.patch(torch.Tensor, "to", make_move("to", torch.Tensor.to))
+        self.patch(torch.Tensor, "cuda", make_move("cuda", torch.Tensor.cuda))
+        self._calibrate()
+
+    def _calibrate(self):
+        # The reference count a temporary has inside the move wrapper, measured with the call
+        # shape of a script (a factory result moved in the same expression, nothing keeping it).
+        probe = []
+        saved = self.consider
+        self.consider = lambda key, tensor, name, args, kwargs, refs: probe.append(refs)
+        try:
+            self._fresh_empty().to("meta")
+        finally:
+            self.consider = saved
+            self.fresh = None
+        self.max_refs = probe[0] if probe else 2
+
+    def _fresh_empty(self):
+        # Like the factory wrapper: the result is a local that is returned.
+        result = torch._C._VariableFunctions.empty(0)
+        self.fresh = (id(result), None)
+        return result
+
+    def determinism(self) -> bool:
+        return torch.are_deterministic_algorithms_enabled() or \
+            bool(torch.backends.cudnn.deterministic)
+
+    def skip_random(self, key):
+        if key in self.skipped_sites:
+            return
+        self.skipped_sites.add(key)
+        self.event(CODE, SKIPPED, "random factory kept on the CPU: determinism was requested and "
+                                  "another device draws other numbers", self._where(key))
+
+    @staticmethod
+    def _where(key):
+        return f"{key[0].co_filename}:{key[1]}"
+
+    def consider(self, key, tensor, name, args, kwargs, refs):
+        if key in self.learned:
+            return
+        frame = sys._getframe(2)
+        if (frame.f_code, frame.f_lineno) != key:
+            return  # moved on another line: the script had a name for it
+        if refs > self.max_refs:
+            return  # something else holds the CPU tensor: moving it would change the script
+        if tensor.device.type != "cpu":
+            return
+        device = torch.device("cuda") if name == "cuda" and not args and \
+            set(kwargs) <= {"non_blocking"} else (_target(args, kwargs) if name == "to" else None)
+        if device is None:
+            return
+        target = torch.device(self.config.device)
+        if device.type != target.type:
+            return
+        self.learned[key] = device
+        self.hits.setdefault(key, 0)
+
+    def finalize(self):
+        for key, device in list(self.learned.items()):
+            count = self.hits.get(key, 0)
+            action = FIXED if self.fixing else OBSERVED
+            if self.fixing:
+                detail = (f"tensor created on the CPU then moved to {device}: now created on "
+                          f"{device} directly ({count} calls); pass device= to the factory")
+            else:
+                detail = (f"tensor created on the CPU then moved to {device}: pass device= to the "
+                          "factory")
+            self.guard.log.put(CODE, action, detail, self.name, self._where(key), max(count, 1))
