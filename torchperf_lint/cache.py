@@ -1,0 +1,110 @@
+"""The result cache: a re-run over an unchanged tree reads no file and runs no rule.
+
+One cache file per (tool version, hash of the package's source, Python version, selected codes) in
+``.torchperf_lint_cache/`` at the project root. An entry maps a file's absolute path to the size,
+mtime and content digest it had, the codes it was checked for (after per-file-ignores) and its
+findings after ``# noqa`` (fixes included). A file whose size and mtime are unchanged is a hit
+without being read, as in ruff; otherwise its content digest decides. Stored with ``marshal`` (plain
+tuples and strings: loading it runs no code).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
+
+from . import __version__
+from .findings import Finding
+from .runner import finding_from_tuple, finding_to_tuple
+
+CACHE_DIR_NAME = ".torchperf_lint_cache"
+FORMAT = 1
+_package_digest: Optional[str] = None
+
+
+def package_digest() -> str:
+    """A hash of the package's own source, so that editing a rule during development invalidates."""
+    global _package_digest
+    if _package_digest is None:
+        package = Path(__file__).resolve().parent
+        h = hashlib.blake2b(digest_size=16)
+        for path in sorted(package.rglob("*.py")):
+            h.update(path.relative_to(package).as_posix().encode())
+            try:
+                h.update(path.read_bytes())
+            except OSError:
+                pass
+        _package_digest = h.hexdigest()
+    return _package_digest
+
+
+def cache_key(codes: Iterable[str]) -> str:
+    h = hashlib.blake2b(digest_size=12)
+    for part in (str(FORMAT), __version__, package_digest(), sys.version, ",".join(sorted(codes))):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+Entry = Tuple[int, int, str, Tuple[str, ...], tuple, tuple]  # size, mtime_ns, digest, codes, findings, rows
+
+
+class Cache:
+    def __init__(self, directory: Path, codes: Iterable[str]):
+        self.directory = directory
+        self.path = directory / f"{cache_key(codes)}.marshal"
+        self.entries: Dict[str, Entry] = {}
+        self.dirty = False
+        try:
+            with open(self.path, "rb") as handle:
+                data = marshal.load(handle)
+            if isinstance(data, dict):
+                self.entries = data
+        except (OSError, EOFError, ValueError, TypeError):
+            self.entries = {}
+
+    def lookup(self, path: str, codes: FrozenSet[str], stat: os.stat_result, read_digest=None):
+        """(findings, noqa rows) when the entry is valid, else None. ``read_digest`` (a callable) is
+        asked for the content digest when size or mtime changed."""
+        entry = self.entries.get(path)
+        if entry is None:
+            return None
+        size, mtime, content_digest, entry_codes, findings, rows = entry
+        if tuple(sorted(codes)) != entry_codes:
+            return None
+        if size != stat.st_size or mtime != stat.st_mtime_ns:
+            if read_digest is None or size != stat.st_size:
+                return None
+            if read_digest() != content_digest:
+                return None
+            self.entries[path] = (stat.st_size, stat.st_mtime_ns, content_digest, entry_codes, findings, rows)
+            self.dirty = True
+        return [finding_from_tuple(f) for f in findings], list(rows)
+
+    def store(self, path: str, codes: FrozenSet[str], stamp: Tuple[int, int, str],
+              findings: List[Finding], rows: List[int]) -> None:
+        size, mtime, content_digest = stamp
+        self.entries[path] = (size, mtime, content_digest, tuple(sorted(codes)),
+                              tuple(finding_to_tuple(f) for f in findings), tuple(rows))
+        self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            gitignore = self.directory / ".gitignore"
+            if not gitignore.exists():
+                gitignore.write_text("# Created by torchperf-lint\n*\n")
+            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
+            with os.fdopen(fd, "wb") as handle:
+                marshal.dump(self.entries, handle)
+            os.replace(tmp, self.path)
+            self.dirty = False
+        except OSError:
+            pass  # a read-only tree still gets linted, only not cached

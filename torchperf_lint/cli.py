@@ -1,0 +1,400 @@
+"""The ``torchperf-lint`` command: the same engine and rules as the flake8 plugin, with fixes,
+configuration in pyproject.toml, a result cache, several report formats and parallel checking.
+
+    torchperf-lint check [PATHS...]     lint (the default command: ``torchperf-lint PATHS`` works too)
+    torchperf-lint rule TPL101          the rule's documentation
+    torchperf-lint rule --all           every rule
+
+Exit status: 0 no finding remains, 1 findings remain (or ``--diff`` would change a file),
+2 usage error or internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from . import __version__
+from .catalog import CATALOG, NO_FIX, OPT_IN_CODES
+from .config import (
+    ConfigError,
+    check_selector,
+    discover,
+    file_codes,
+    load_config,
+    resolve_codes,
+    split_codes,
+)
+from .output import FORMATS, Reported, display_path, docs_url, plural, render, summary
+from .runner import CHECK, DIFF, FIX, FileResult, Task, applicable, digest, process
+
+COMMANDS = ("check", "rule", "version")
+CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+# ---- argument parsing ---------------------------------------------------------------------------
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="torchperf-lint",
+        description="Find (and fix) the performance pitfalls of PyTorch training code.",
+        epilog="`torchperf-lint PATHS...` without a command runs `check`.",
+    )
+    parser.add_argument("--version", action="version", version=f"torchperf-lint {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = commands.add_parser("check", help="lint files and directories (the default)",
+                                description="Lint Python files; directories are searched recursively.")
+    check.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
+    fixing = check.add_argument_group("fixes")
+    fixing.add_argument("--fix", action="store_true", help="apply the safe fixes")
+    fixing.add_argument("--unsafe-fixes", dest="unsafe_fixes", action="store_true", default=None,
+                        help="also apply (--fix) or show (text output) the unsafe fixes")
+    fixing.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false")
+    fixing.add_argument("--diff", action="store_true",
+                        help="print a unified diff of the fixes, write nothing; exit 1 if there are any")
+    fixing.add_argument("--fix-only", action="store_true",
+                        help="apply fixes, do not report what is left (exit 0 unless --exit-non-zero-on-fix)")
+    fixing.add_argument("--exit-non-zero-on-fix", action="store_true",
+                        help="exit 1 when a file was changed, even if no finding is left")
+    rules = check.add_argument_group("rule selection (codes or prefixes, comma-separated)")
+    rules.add_argument("--select", action="append", metavar="CODES",
+                       help="the rules to run, replacing the configured `select` (default TPL: every "
+                            "rule on by default; opt-in rules need their exact code)")
+    rules.add_argument("--extend-select", action="append", metavar="CODES", help="rules to add")
+    rules.add_argument("--ignore", action="append", metavar="CODES", help="rules to leave out")
+    out = check.add_argument_group("output")
+    out.add_argument("--output-format", choices=FORMATS, default=None,
+                     help="text (default), json (ruff's fields), sarif (2.1.0) or github (annotations)")
+    out.add_argument("--output-file", "-o", metavar="FILE", help="write the report there instead of stdout")
+    out.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    out.add_argument("--quiet", "-q", action="store_true", help="no summary line")
+    run = check.add_argument_group("run")
+    run.add_argument("--config", metavar="PYPROJECT", type=Path,
+                     help="read [tool.torchperf-lint] from this file instead of searching for it")
+    run.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    run.add_argument("--cache-dir", type=Path, metavar="DIR",
+                     help=f"cache directory (default: .torchperf_lint_cache at the project root; env {CACHE_ENV})")
+    run.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
+                     help="worker processes (default: one per CPU core; 1: no worker process)")
+    run.add_argument("--force-exclude", action="store_true",
+                     help="apply `exclude` to files named on the command line too (for pre-commit)")
+    run.add_argument("--extend-exclude", action="append", metavar="GLOBS", default=[],
+                     help="more exclude patterns, comma-separated")
+
+    rule = commands.add_parser("rule", help="show a rule's documentation",
+                               description="Print a rule's documentation (markdown), or list every rule.")
+    rule.add_argument("code", nargs="?", help="a rule code, e.g. TPL101, or its name (cpu-then-device)")
+    rule.add_argument("--all", action="store_true", help="list every rule")
+    rule.add_argument("--output-format", choices=("text", "json"), default="text")
+
+    commands.add_parser("version", help="print the version")
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if not args_list or (args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help", "--version")):
+        args_list.insert(0, "check")  # `torchperf-lint src/` means `torchperf-lint check src/`
+    parser = _parser()
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as stop:  # argparse exits 2 on usage errors, 0 for --help/--version
+        return int(stop.code or 0)
+    try:
+        if args.command == "rule":
+            return rule_command(args)
+        if args.command == "version":
+            print(f"torchperf-lint {__version__}")
+            return EXIT_OK
+        return check_command(args)
+    except ConfigError as error:
+        print(f"torchperf-lint: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+
+
+# ---- check --------------------------------------------------------------------------------------
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def check_command(args) -> int:
+    cwd = os.getcwd()
+    paths = [Path(p) for p in (args.paths or ["."])]
+    config = load_config(paths[0], args.config)
+
+    select = split_codes(args.select) if args.select else config.select
+    extend_select = [*config.extend_select, *split_codes(args.extend_select)]
+    ignore = [*config.ignore, *split_codes(args.ignore)]
+    for selector in [*split_codes(args.select), *split_codes(args.extend_select), *split_codes(args.ignore)]:
+        check_selector(selector, "command line")
+    codes = resolve_codes(select, extend_select, ignore)
+    unsafe = config.unsafe_fixes if args.unsafe_fixes is None else args.unsafe_fixes
+    config.extend_exclude.extend(split_codes(args.extend_exclude))
+    if args.jobs < 0:
+        raise ConfigError("--jobs must be 0 (one per core) or more")
+    jobs = args.jobs or default_jobs()
+    mode = DIFF if args.diff else FIX if (args.fix or args.fix_only) else CHECK
+
+    files, missing = discover(paths, config, force_exclude=args.force_exclude)
+    for path in missing:
+        print(f"torchperf-lint: error: {path}: no such file or directory", file=sys.stderr)
+
+    cache = None
+    if not args.no_cache and codes:
+        from .cache import CACHE_DIR_NAME, Cache
+
+        directory = args.cache_dir or (Path(os.environ[CACHE_ENV]) if os.environ.get(CACHE_ENV) else None)
+        cache = Cache(directory or config.root / CACHE_DIR_NAME, codes)
+
+    results: Dict[str, FileResult] = {}
+    tasks: List[Task] = []
+    sizes: Dict[str, int] = {}
+    for file in files:
+        path = str(file)
+        per_file = file_codes(config, codes, file)
+        if not per_file:
+            results[path] = FileResult(path)
+            continue
+        if cache is not None:
+            try:
+                stat = os.stat(path)
+            except OSError:
+                stat = None
+            if stat is not None:
+                sizes[path] = stat.st_size
+                hit = cache.lookup(path, per_file, stat, lambda p=path: _digest_file(p))
+                if hit is not None and (mode == CHECK or not any(applicable(f, unsafe) for f in hit[0])):
+                    results[path] = FileResult(path, hit[0], hit[1], from_cache=True)
+                    continue
+        tasks.append(Task(path, tuple(sorted(per_file)), mode, unsafe))
+
+    task_codes = {task.path: frozenset(task.codes) for task in tasks}
+    for result in run_tasks(tasks, jobs, sizes, cwd):
+        results[result.path] = result
+        if cache is not None and result.stamp is not None and result.error is None:
+            cache.store(result.path, task_codes[result.path], result.stamp, result.findings, result.noqa_rows)
+    if cache is not None:
+        cache.save()
+
+    return report(args, results, unsafe, mode, cwd, bool(missing))
+
+
+def _digest_file(path: str) -> Optional[str]:
+    try:
+        with open(path, "rb") as handle:
+            return digest(handle.read())
+    except OSError:
+        return None
+
+
+def _process_one(task: Task, display: str) -> FileResult:
+    return process(task, display)
+
+
+def run_tasks(tasks: List[Task], jobs: int, sizes: Dict[str, int], cwd: str):
+    """Yield one FileResult per task; in worker processes when there is more than one file."""
+    if not tasks:
+        return
+    if jobs <= 1 or len(tasks) == 1:
+        for task in tasks:
+            yield process(task, display_path(task.path, cwd))
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    from . import engine  # noqa: F401  imported once here, shared by the forked workers
+
+    # Biggest files first: the slowest ones do not end up alone at the end of the run.
+    ordered = sorted(tasks, key=lambda t: -sizes.get(t.path, 0))
+    method = "fork" if sys.platform.startswith("linux") else None
+    context = multiprocessing.get_context(method)
+    pending = {}
+    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as executor:
+        for task in ordered:
+            pending[executor.submit(_process_one, task, display_path(task.path, cwd))] = task
+        for future in as_completed(pending):
+            task = pending[future]
+            try:
+                yield future.result()
+            except Exception as error:  # a worker died (killed, out of memory): report, go on
+                yield FileResult(task.path, error=f"worker process failed: {type(error).__name__}: {error}")
+
+
+def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: str, usage_error: bool) -> int:
+    from .findings import Finding
+
+    reports: List[Reported] = []
+    errors: List[str] = []
+    fixed = 0
+    diffs: List[str] = []
+    for path in sorted(results, key=lambda p: display_path(p, cwd)):
+        result = results[path]
+        display = display_path(path, cwd)
+        fixed += result.fixed
+        if result.diff:
+            diffs.append(result.diff)
+        if result.error:
+            errors.append(f"{display}: {result.error}")
+            reports.append(Reported(path, display, Finding("TPL900", 1, 0, f"torchperf-lint {result.error}"), 1))
+        for finding, row in zip(result.findings, result.noqa_rows):
+            reports.append(Reported(path, display, finding, row))
+    reports.sort(key=lambda r: (r.display, r.finding.line, r.finding.col, r.finding.code))
+    for error in errors:
+        print(f"torchperf-lint: error: {error}", file=sys.stderr)
+
+    fmt = args.output_format or "text"
+    if mode == DIFF:
+        sys.stdout.write("".join(diffs))
+        if not args.quiet:
+            print(f"Would fix {plural(fixed, 'error')}." if fixed else "No fixes available.", file=sys.stderr)
+        status = EXIT_FINDINGS if diffs else EXIT_OK
+    else:
+        shown = [] if args.fix_only else reports
+        body = render(fmt, shown, unsafe)
+        lines = []
+        if fmt == "text" and not args.quiet:
+            if mode == FIX and fixed:
+                lines.append(f"Fixed {plural(fixed, 'error')}.")
+            if not args.fix_only:
+                lines.append(summary(shown, unsafe))
+        if args.output_file:
+            Path(args.output_file).write_text(body + "".join(line + "\n" for line in lines), encoding="utf-8")
+        else:
+            sys.stdout.write(body)
+            for line in lines:
+                print(line)
+        status = EXIT_FINDINGS if shown else EXIT_OK
+        if args.exit_non_zero_on_fix and fixed:
+            status = EXIT_FINDINGS
+    if args.exit_zero and status == EXIT_FINDINGS:
+        status = EXIT_OK
+    if errors or usage_error:
+        status = EXIT_ERROR
+    return status
+
+
+# ---- rule ---------------------------------------------------------------------------------------
+
+def _find_code(text: str) -> Optional[str]:
+    text = text.strip()
+    if text.upper() in CATALOG:
+        return text.upper()
+    for code, entry in CATALOG.items():
+        if entry.name == text.lower():
+            return code
+    return None
+
+
+def render_rule(code: str) -> str:
+    """The rule's docs page: from torchperf_lint.docs when present, else built here."""
+    try:
+        from .docs import render_rule as docs_render
+    except ImportError:
+        docs_render = None
+    if docs_render is not None:
+        try:
+            return docs_render(code)
+        except Exception:
+            pass  # fall back to the page built here
+    return fallback_page(code)
+
+
+_FIX_WORDS = {"safe": "safe (applied by `--fix`)", "unsafe": "unsafe (applied with `--fix --unsafe-fixes`)",
+              NO_FIX: "none"}
+
+
+def fallback_page(code: str) -> str:
+    from .rules import RULES
+
+    entry = CATALOG[code]
+    rule = RULES.get(code)
+    out = [f"# {code} {entry.name}", ""]
+    out.append(f"{entry.summary[:1].upper()}{entry.summary[1:]}.")
+    out.append("")
+    state = "on by default" if entry.default_on else f"opt-in: select it with `--extend-select {code}`"
+    out.append(f"- Status: {state}")
+    out.append(f"- Autofix: {_FIX_WORDS.get(entry.fix, entry.fix)}")
+    if entry.runtime_fix:
+        out.append(f"- Runtime fix: `runtime_guard` ({entry.runtime_fix})")
+    out.append(f"- Silence one line: `# noqa: {code}`")
+    out.append("")
+    if rule is None:
+        out.append("This version of torchperf-lint does not check this rule yet.")
+        return "\n".join(out) + "\n"
+    sections = (
+        ("Why is this bad?", getattr(rule, "WHY", ""), False),
+        ("Example", getattr(rule, "EXAMPLE", ""), True),
+        ("Use instead", getattr(rule, "USE_INSTEAD", ""), True),
+        ("Fix safety", getattr(rule, "FIX_NOTE", ""), False),
+    )
+    for title, body, is_code in sections:
+        if not body:
+            continue
+        out.append(f"## {title}")
+        out.append("")
+        out.extend(["```python", body.strip("\n"), "```"] if is_code else [body.strip("\n")])
+        out.append("")
+    references = getattr(rule, "REFERENCES", ())
+    if references:
+        out.append("## References")
+        out.append("")
+        out.extend(f"- <{ref}>" for ref in references)
+        out.append("")
+    return "\n".join(out)
+
+
+def rule_command(args) -> int:
+    if args.all:
+        import json
+
+        from .rules import RULES
+
+        rows = [
+            {"code": code, "name": entry.name, "default_on": entry.default_on, "fix": entry.fix,
+             "runtime_fix": entry.runtime_fix, "implemented": code in RULES or code == "TPL900",
+             "summary": entry.summary, "url": docs_url(code)}
+            for code, entry in CATALOG.items()
+        ]
+        if args.output_format == "json":
+            print(json.dumps(rows, indent=2))
+            return EXIT_OK
+        width = max(len(r["name"]) for r in rows)
+        for r in rows:
+            flags = ("opt-in " if r["code"] in OPT_IN_CODES else "       ") + \
+                    {"safe": "fix   ", "unsafe": "fix(u)", NO_FIX: "      "}.get(r["fix"], "      ")
+            missing = "" if r["implemented"] else "  (not checked yet)"
+            print(f"{r['code']}  {r['name']:<{width}}  {flags}  {r['summary']}{missing}")
+        return EXIT_OK
+    if not args.code:
+        print("torchperf-lint: error: give a rule code (e.g. TPL101) or --all", file=sys.stderr)
+        return EXIT_ERROR
+    code = _find_code(args.code)
+    if code is None:
+        print(f"torchperf-lint: error: unknown rule {args.code!r} (see `torchperf-lint rule --all`)",
+              file=sys.stderr)
+        return EXIT_ERROR
+    if args.output_format == "json":
+        import json
+
+        entry = CATALOG[code]
+        print(json.dumps({"code": code, "name": entry.name, "default_on": entry.default_on, "fix": entry.fix,
+                          "summary": entry.summary, "url": docs_url(code), "explanation": render_rule(code)},
+                         indent=2))
+        return EXIT_OK
+    sys.stdout.write(render_rule(code))
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

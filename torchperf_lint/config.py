@@ -1,0 +1,293 @@
+"""Configuration of the CLI: ``[tool.torchperf-lint]`` in pyproject.toml, rule selection, exclusion.
+
+Selection follows ruff: ``select`` (default ``["TPL"]``), ``extend-select`` and ``ignore`` take codes
+or code prefixes (``TPL1`` is every TPL1xx rule). For each code the most specific matching selector
+wins; on a tie ``ignore`` wins. Opt-in rules (TPL305, TPL503) are on only when a ``select`` or
+``extend-select`` entry names them exactly: a prefix, even ``ALL``, never turns them on.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+
+from .catalog import CATALOG, OPT_IN_CODES
+
+SECTION = "torchperf-lint"
+DEFAULT_SELECT = ("TPL",)
+# As ruff's defaults, for the directories a Python project most often holds.
+DEFAULT_EXCLUDE = (
+    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".mypy_cache", ".nox", ".pants.d",
+    ".pytype", ".ruff_cache", ".svn", ".tox", ".venv", "venv", "__pypackages__", "_build", "buck-out",
+    "build", "dist", "node_modules", "site-packages", "__pycache__", ".torchperf_lint_cache",
+)
+KNOWN_KEYS = frozenset(
+    ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude", "unsafe-fixes")
+)
+
+
+class ConfigError(Exception):
+    """A usage error: bad configuration or a bad option value (exit status 2)."""
+
+
+@dataclass
+class Config:
+    select: List[str] = field(default_factory=lambda: list(DEFAULT_SELECT))
+    extend_select: List[str] = field(default_factory=list)
+    ignore: List[str] = field(default_factory=list)
+    per_file_ignores: Dict[str, List[str]] = field(default_factory=dict)
+    exclude: List[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
+    extend_exclude: List[str] = field(default_factory=list)
+    unsafe_fixes: bool = False
+    # Where the configuration came from (None: defaults) and the project root (for the cache,
+    # per-file-ignores and exclude patterns that contain a slash).
+    path: Optional[Path] = None
+    root: Path = field(default_factory=Path.cwd)
+
+
+# ---- reading pyproject.toml ------------------------------------------------------------------
+
+def _toml_loads(text: str) -> dict:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.9/3.10 only
+        try:
+            import tomli as tomllib
+        except ImportError:
+            raise ConfigError(
+                "reading pyproject.toml on Python < 3.11 needs the `tomli` package: pip install tomli"
+            ) from None
+    return tomllib.loads(text)
+
+
+def _section(pyproject: Path) -> Optional[dict]:
+    try:
+        text = pyproject.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    if SECTION not in text:  # cheap: most pyproject files do not configure us
+        return None
+    try:
+        data = _toml_loads(text)
+    except ConfigError:
+        raise
+    except Exception as error:
+        raise ConfigError(f"{pyproject}: invalid TOML: {error}") from None
+    section = data.get("tool", {}).get(SECTION)
+    return section if isinstance(section, dict) else None
+
+
+def find_config(start: Path) -> Tuple[Optional[Path], Optional[dict], Path]:
+    """Walk up from ``start``: (pyproject path, its [tool.torchperf-lint] table, project root).
+
+    The project root is the directory of the first pyproject.toml with our table; failing that, of
+    the first pyproject.toml or ``.git``; failing that, ``start`` itself."""
+    start = start.resolve()
+    if start.is_file() or not start.exists():
+        start = start.parent
+    fallback_root: Optional[Path] = None
+    for directory in (start, *start.parents):
+        pyproject = directory / "pyproject.toml"
+        if pyproject.is_file():
+            section = _section(pyproject)
+            if section is not None:
+                return pyproject, section, directory
+            if fallback_root is None:
+                fallback_root = directory
+        if fallback_root is None and (directory / ".git").exists():
+            fallback_root = directory
+    return None, None, fallback_root or start
+
+
+def _string_list(table: dict, key: str, where: str) -> Optional[List[str]]:
+    if key not in table:
+        return None
+    value = table[key]
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: `{key}` must be a list of strings")
+    return list(value)
+
+
+def load_config(start: Path, explicit: Optional[Path] = None) -> Config:
+    """The configuration for a run started at ``start`` (or read from ``explicit``)."""
+    if explicit is not None:
+        if not explicit.is_file():
+            raise ConfigError(f"configuration file not found: {explicit}")
+        section = _section(explicit) or {}
+        path, root = explicit.resolve(), explicit.resolve().parent
+    else:
+        path, section, root = find_config(start)
+        section = section or {}
+    config = Config(path=path, root=root)
+    where = str(path) if path else "configuration"
+    unknown = sorted(set(section) - KNOWN_KEYS)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) in [tool.{SECTION}]: {', '.join(unknown)}")
+    for key, attr in (("select", "select"), ("extend-select", "extend_select"), ("ignore", "ignore"),
+                      ("exclude", "exclude"), ("extend-exclude", "extend_exclude")):
+        value = _string_list(section, key, where)
+        if value is not None:
+            setattr(config, attr, value)
+    pfi = section.get("per-file-ignores", {})
+    if not isinstance(pfi, dict):
+        raise ConfigError(f"{where}: `per-file-ignores` must be a table of glob = [codes]")
+    for pattern, codes in pfi.items():
+        config.per_file_ignores[pattern] = _string_list({"codes": codes}, "codes", f"{where}: per-file-ignores")
+    unsafe = section.get("unsafe-fixes", False)
+    if not isinstance(unsafe, bool):
+        raise ConfigError(f"{where}: `unsafe-fixes` must be true or false")
+    config.unsafe_fixes = unsafe
+    for selector in [*config.select, *config.extend_select, *config.ignore,
+                     *(c for codes in config.per_file_ignores.values() for c in codes)]:
+        check_selector(selector, where)
+    return config
+
+
+# ---- selection --------------------------------------------------------------------------------
+
+def normalise(selector: str) -> str:
+    selector = selector.strip().upper()
+    return "" if selector == "ALL" else selector
+
+
+def check_selector(selector: str, where: str = "option") -> None:
+    prefix = normalise(selector)
+    if not any(code.startswith(prefix) for code in CATALOG):
+        raise ConfigError(f"{where}: unknown rule selector {selector!r} (see `torchperf-lint rule --all`)")
+
+
+def split_codes(values: Optional[Iterable[str]]) -> List[str]:
+    """``["TPL101,TPL102", "TPL2"]`` -> ``["TPL101", "TPL102", "TPL2"]``."""
+    out: List[str] = []
+    for value in values or ():
+        out.extend(part for part in value.replace(" ", ",").split(",") if part.strip())
+    return out
+
+
+def _best(code: str, selectors: Sequence[str]) -> int:
+    return max((len(s) for s in selectors if code.startswith(s)), default=-1)
+
+
+def resolve_codes(select: Sequence[str], extend_select: Sequence[str], ignore: Sequence[str]) -> FrozenSet[str]:
+    """The codes that are on, from selectors (codes or prefixes, ``ALL``)."""
+    chosen = [normalise(s) for s in (*select, *extend_select)]
+    ignored = [normalise(s) for s in ignore]
+    result = set()
+    for code in CATALOG:
+        if code in OPT_IN_CODES and code not in chosen:
+            continue
+        if _best(code, chosen) > _best(code, ignored):
+            result.add(code)
+    return frozenset(result)
+
+
+def ignored_by(codes: FrozenSet[str], ignore: Sequence[str]) -> FrozenSet[str]:
+    prefixes = tuple(normalise(s) for s in ignore)
+    return frozenset(code for code in codes if not code.startswith(prefixes))
+
+
+# ---- paths ------------------------------------------------------------------------------------
+
+def relative_posix(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def matches(patterns: Sequence[str], path: Path, root: Path) -> bool:
+    """ruff's rule: a pattern matches the file or directory name, or its path from the root (or
+    its absolute path)."""
+    if not patterns:
+        return False
+    name = path.name
+    relative = relative_posix(path, root)
+    absolute = path.as_posix()
+    for pattern in patterns:
+        pattern = pattern.rstrip("/")
+        if "/" in pattern:
+            if fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(absolute, pattern):
+                return True
+            # ``tests/*`` also covers everything below tests/
+            if fnmatch.fnmatchcase(relative, pattern + "/*") and pattern.endswith("*"):
+                return True
+        elif fnmatch.fnmatchcase(name, pattern):
+            return True
+    return False
+
+
+def file_codes(config: Config, codes: FrozenSet[str], path: Path) -> FrozenSet[str]:
+    """The codes on for one file, after ``per-file-ignores``."""
+    extra: List[str] = []
+    for pattern, ignore in config.per_file_ignores.items():
+        if matches([pattern], path, config.root) or _matches_below(pattern, path, config.root):
+            extra.extend(ignore)
+    return ignored_by(codes, extra) if extra else codes
+
+
+def _matches_below(pattern: str, path: Path, root: Path) -> bool:
+    # "tests/**" or "tests/" style patterns: any file below a matching directory.
+    pattern = pattern.rstrip("/")
+    if pattern.endswith("/**"):
+        pattern = pattern[:-3]
+    relative = relative_posix(path, root)
+    parts = relative.split("/")
+    return any(fnmatch.fnmatchcase("/".join(parts[:i]), pattern) for i in range(1, len(parts)))
+
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+def discover(paths: Sequence[Path], config: Config, force_exclude: bool = False) -> Tuple[List[Path], List[str]]:
+    """Python files under ``paths``, minus excluded ones; and the paths that do not exist.
+
+    A file named on the command line is checked even when excluded, unless ``force_exclude`` (as
+    ruff; pre-commit hooks pass it, since pre-commit names every file)."""
+    patterns = [*config.exclude, *config.extend_exclude]
+    root = config.root
+    found: List[Path] = []
+    missing: List[str] = []
+    seen = set()
+    for given in paths:
+        path = Path(os.path.abspath(given))
+        if not path.exists():
+            missing.append(str(given))
+            continue
+        if path.is_file():
+            if force_exclude and _excluded_with_parents(patterns, path, root):
+                continue
+            if path not in seen:
+                seen.add(path)
+                found.append(path)
+            continue
+        if force_exclude and _excluded_with_parents(patterns, path, root):
+            continue
+        for directory, dirnames, filenames in os.walk(path):
+            base = Path(directory)
+            dirnames[:] = sorted(d for d in dirnames if not matches(patterns, base / d, root))
+            for filename in sorted(filenames):
+                if not filename.endswith(PYTHON_SUFFIXES):
+                    continue
+                file = base / filename
+                if matches(patterns, file, root) or file in seen:
+                    continue
+                seen.add(file)
+                found.append(file)
+    return found, missing
+
+
+def _excluded_with_parents(patterns: Sequence[str], path: Path, root: Path) -> bool:
+    if matches(patterns, path, root):
+        return True
+    for parent in path.parents:
+        if parent == root or root not in parent.parents:
+            break
+        if matches(patterns, parent, root):
+            return True
+    return False

@@ -1,0 +1,270 @@
+"""The CLI's work on one file: read and decode, lint, apply ``# noqa``, fix. Runs in worker processes.
+
+Nothing here raises for bad input: an unreadable or undecodable file gets one TPL900 finding.
+A fix that would leave code that does not parse is not written; the file gets an internal error.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import hashlib
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, List, Optional, Tuple
+
+from .catalog import SAFE, UNSAFE
+from .findings import Edit, Finding, Fix
+
+ANALYSIS_FAILED = "TPL900"
+CHECK, FIX, DIFF = "check", "fix", "diff"
+MAX_ROUNDS = 8
+
+# flake8's own expressions (flake8/defaults.py), so that ``# noqa`` means the same in both.
+NOQA_INLINE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
+NOQA_FILE = re.compile(r"\s*# flake8[:=]\s*noqa", re.IGNORECASE)
+_SPLIT_CODES = re.compile(r"[,\s]")
+
+
+@dataclass
+class Task:
+    path: str  # absolute
+    codes: Tuple[str, ...]
+    mode: str = CHECK
+    unsafe: bool = False
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: List[Finding] = field(default_factory=list)
+    noqa_rows: List[int] = field(default_factory=list)
+    fixed: int = 0  # fixes applied (FIX) or that would be applied (DIFF)
+    diff: str = ""
+    error: Optional[str] = None  # an internal error of the tool (exit status 2)
+    # (size, mtime_ns, digest) of the content the findings belong to; None: do not cache.
+    stamp: Optional[Tuple[int, int, str]] = None
+    from_cache: bool = False
+
+
+def digest(raw: bytes) -> str:
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+class BadInput(Exception):
+    pass
+
+
+def decode(raw: bytes) -> Tuple[str, str]:
+    """The text of a Python file and its encoding, as the interpreter would read it (PEP 263)."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    except SyntaxError as error:
+        raise BadInput(f"cannot detect the encoding: {error}") from None
+    try:
+        return raw.decode(encoding), encoding
+    except (UnicodeDecodeError, LookupError) as error:
+        reason = error.reason if isinstance(error, UnicodeDecodeError) else str(error)
+        raise BadInput(f"the file is not valid {encoding}: {reason}") from None
+
+
+def failed(reason: str) -> Finding:
+    return Finding(ANALYSIS_FAILED, 1, 0, f"could not analyse this file: {reason}")
+
+
+# ---- noqa ---------------------------------------------------------------------------------------
+
+def file_is_noqa(lines: List[str]) -> bool:
+    """``# flake8: noqa`` on a line of its own turns off every check of the file (flake8)."""
+    return any(NOQA_FILE.match(line) for line in lines)
+
+
+def noqa_ranges(lines: List[str]) -> Dict[int, Tuple[int, int]]:
+    """flake8's mapping: line -> (first, last) line of the token run it belongs to. Lines joined by a
+    multi-line string or a backslash continuation share one range; a bracketed statement does not
+    (each of its lines ends with an NL token)."""
+    ranges: Dict[int, Tuple[int, int]] = {}
+    text = "".join(lines)
+    low, high = len(lines) + 2, -1
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type in (tokenize.ENDMARKER, tokenize.DEDENT):
+                continue
+            low, high = min(low, tok.start[0]), max(high, tok.end[0])
+            if tok.type in (tokenize.NL, tokenize.NEWLINE):
+                for line in range(low, high + 1):
+                    ranges[line] = (low, high)
+                low, high = len(lines) + 2, -1
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return {}
+    return ranges
+
+
+def apply_noqa(findings: List[Finding], lines: List[str]) -> Tuple[List[Finding], List[int]]:
+    """The findings no ``# noqa`` comment silences, and for each the row a noqa comment belongs on."""
+    if not findings:
+        return [], []
+    ranges = noqa_ranges(lines)
+    kept, rows = [], []
+    for finding in findings:
+        low, high = ranges.get(finding.line, (finding.line, finding.line))
+        if finding.line not in ranges:
+            # flake8 falls back to the physical line when the file does not tokenize.
+            text = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
+        else:
+            text = "".join(lines[low - 1:high])
+        if not _silenced(finding.code, text):
+            kept.append(finding)
+            rows.append(high)
+    return kept, rows
+
+
+def _silenced(code: str, text: str) -> bool:
+    if "#" not in text:
+        return False
+    match = NOQA_INLINE.search(text)
+    if match is None:
+        return False
+    codes_text = match.group("codes")
+    if codes_text is None:
+        return True  # a bare ``# noqa``
+    codes = {part.strip() for part in _SPLIT_CODES.split(codes_text) if part.strip()}
+    return code in codes or code.startswith(tuple(codes))
+
+
+# ---- one file -----------------------------------------------------------------------------------
+
+def analyse(source: str, filename: str, codes: FrozenSet[str]) -> Tuple[List[Finding], List[int]]:
+    from .engine import lint_source
+
+    lines = source.splitlines(keepends=True)
+    if file_is_noqa(lines):
+        return [], []
+    findings = lint_source(source, filename, codes=codes, lines=lines)
+    findings = [f for f in findings if f.code in codes]
+    return apply_noqa(findings, lines)
+
+
+def applicable(finding: Finding, unsafe: bool) -> bool:
+    if finding.fix is None:
+        return False
+    return finding.fix.applicability == SAFE or (unsafe and finding.fix.applicability == UNSAFE)
+
+
+def fix_text(source: str, filename: str, codes: FrozenSet[str], unsafe: bool):
+    """(new source, fixes applied, findings left, their noqa rows, error, findings of the original
+    source with their rows). Silenced findings are not fixed. On an error (a fix that does not
+    parse) the source comes back unchanged."""
+    from .fixer import apply_edits
+
+    original = source
+    findings, rows = analyse(source, filename, codes)
+    first = (findings, rows)
+    total = 0
+    for _ in range(MAX_ROUNDS):
+        edits = [edit for f in findings if applicable(f, unsafe) for edit in f.fix.edits]
+        if not edits:
+            break
+        new_source, count = apply_edits(source, edits)
+        if new_source == source:
+            break
+        try:
+            ast.parse(new_source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+            findings, rows = first
+            return original, 0, findings, rows, (
+                f"the fixes for {', '.join(sorted({f.code for f in findings if applicable(f, unsafe)}))} "
+                f"would leave code that does not parse ({type(error).__name__}: {error}); "
+                "nothing was written (please report this)"
+            ), first
+        source, total = new_source, total + count
+        findings, rows = analyse(source, filename, codes)
+    return source, total, findings, rows, None, first
+
+
+def unified_diff(old: str, new: str, display: str) -> str:
+    diff = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=display, tofile=display
+    )
+    out = []
+    for line in diff:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def process(task: Task, display: Optional[str] = None) -> FileResult:
+    """Everything for one file; never raises."""
+    import os
+
+    result = FileResult(task.path)
+    codes = frozenset(task.codes)
+    try:
+        with open(task.path, "rb") as handle:
+            stat = os.fstat(handle.fileno())
+            raw = handle.read()
+    except OSError as error:
+        result.findings = [failed(f"cannot read it: {error.strerror or error}")] if ANALYSIS_FAILED in codes else []
+        result.noqa_rows = [1] * len(result.findings)
+        return result
+    try:
+        stamp = (stat.st_size, stat.st_mtime_ns, digest(raw))
+        try:
+            source, encoding = decode(raw)
+        except BadInput as error:
+            result.findings = [failed(str(error))] if ANALYSIS_FAILED in codes else []
+            result.noqa_rows = [1] * len(result.findings)
+            result.stamp = stamp
+            return result
+        if task.mode == CHECK:
+            result.findings, result.noqa_rows = analyse(source, task.path, codes)
+            result.stamp = stamp
+            return result
+        new_source, fixed, findings, rows, error, first = fix_text(source, task.path, codes, task.unsafe)
+        result.findings, result.noqa_rows, result.error = findings, rows, error
+        if new_source == source:
+            result.stamp = stamp if error is None else None
+            return result
+        result.fixed = fixed
+        if task.mode == DIFF:
+            result.diff = unified_diff(source, new_source, display or task.path)
+            # the file is unchanged: cache (and report) the findings of its text
+            result.findings, result.noqa_rows = first
+            result.stamp = stamp
+            return result
+        try:
+            new_raw = new_source.encode(encoding)
+        except UnicodeEncodeError as error:
+            result.error = f"the fixed text cannot be encoded as {encoding}: {error.reason}; nothing was written"
+            result.fixed = 0
+            result.findings, result.noqa_rows = first
+            return result
+        with open(task.path, "wb") as handle:
+            handle.write(new_raw)
+        result.stamp = (len(new_raw), os.stat(task.path).st_mtime_ns, digest(new_raw))
+        return result
+    except Exception as error:  # a bug of ours: report it for this file, go on with the others
+        result.error = f"internal error {type(error).__name__}: {error} (please report it)"
+        result.stamp = None
+        return result
+
+
+# ---- (de)serialisation, for the cache -------------------------------------------------------
+
+def finding_to_tuple(finding: Finding) -> tuple:
+    fix = finding.fix
+    fix_t = None
+    if fix is not None:
+        fix_t = (fix.applicability, fix.description,
+                 tuple((e.line, e.col, e.end_line, e.end_col, e.content) for e in fix.edits))
+    return (finding.code, finding.line, finding.col, finding.message, finding.end_line, finding.end_col, fix_t)
+
+
+def finding_from_tuple(data: tuple) -> Finding:
+    code, line, col, message, end_line, end_col, fix_t = data
+    fix = None
+    if fix_t is not None:
+        applicability, description, edits = fix_t
+        fix = Fix(applicability, description, tuple(Edit(*edit) for edit in edits))
+    return Finding(code, line, col, message, end_line, end_col, fix)
