@@ -8,6 +8,7 @@ from typing import Iterator, List, Optional, Tuple
 import libcst as cst
 
 from .names import is_torch_name
+from .tree import descendants
 
 
 # ---- names -------------------------------------------------------------------------------------
@@ -214,50 +215,36 @@ def is_step_call(call: cst.Call) -> bool:
     return is_model_call(call)
 
 
-class _StepFinder(cst.CSTVisitor):
-    def __init__(self, skip_loops: bool):
-        super().__init__()
-        self.skip_loops = skip_loops
-        self.found = False
-        self.loops_with_steps = False
-
-    def visit_Call(self, node: cst.Call) -> bool:
-        if is_step_call(node):
-            self.found = True
-        return not self.found
-
-    def visit_FunctionDef(self, node) -> bool:
-        return False  # defining a function runs nothing
-
-    def visit_Lambda(self, node) -> bool:
-        return False
-
-    def _nested_loop(self, node) -> bool:
-        if not self.skip_loops:
-            return not self.found
-        if runs_step(node.body):
-            self.loops_with_steps = True
-        if isinstance(node, cst.For):
-            node.iter.visit(self)  # the iterable is evaluated by the outer loop
-        return False
-
-    def visit_For(self, node) -> bool:
-        return self._nested_loop(node)
-
-    def visit_While(self, node) -> bool:
-        return self._nested_loop(node)
+def _is_definition(node: cst.CSTNode) -> bool:
+    return isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))  # defining runs nothing
 
 
 def runs_step(node: cst.CSTNode) -> bool:
-    finder = _StepFinder(skip_loops=False)
-    node.visit(finder)
-    return finder.found
+    return any(
+        isinstance(n, cst.Call) and is_step_call(n) for n in descendants(node, prune=_is_definition)
+    )
 
 
 def is_epoch_loop(loop: cst.CSTNode) -> bool:
-    finder = _StepFinder(skip_loops=True)
-    loop.body.visit(finder)
-    return finder.loops_with_steps and not finder.found
+    """Its body runs no step itself, but a nested loop does."""
+    nested_steps = False
+
+    def prune(node: cst.CSTNode) -> bool:
+        nonlocal nested_steps
+        if isinstance(node, (cst.For, cst.While)):
+            if runs_step(node.body):
+                nested_steps = True
+            return True
+        return _is_definition(node)
+
+    for node in descendants(loop.body, prune=prune):
+        if isinstance(node, cst.Call) and is_step_call(node):
+            return False
+        if isinstance(node, cst.For):
+            # The iterable of a nested ``for`` is evaluated by this loop's own body.
+            if any(isinstance(n, cst.Call) and is_step_call(n) for n in descendants(node.iter, prune=_is_definition)):
+                return False
+    return nested_steps
 
 
 def _statements(block: cst.CSTNode) -> List[cst.CSTNode]:
@@ -279,22 +266,11 @@ def branch_leaves(branch: cst.CSTNode) -> bool:
     return False
 
 
-class _ModuloFinder(cst.CSTVisitor):
-    found = False
-
-    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> bool:
-        if isinstance(node.operator, cst.Modulo):
-            self.found = True
-        return not self.found
-
-
 def tests_interval(test: cst.BaseExpression) -> bool:
     """``if step % log_every == 0`` (or any test using ``%``) runs every N steps."""
-    if isinstance(test, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
-        return False
-    finder = _ModuloFinder()
-    test.visit(finder)
-    return finder.found
+    return any(
+        isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo) for n in descendants(test)
+    )
 
 
 # ---- value kinds -------------------------------------------------------------------------------
@@ -405,3 +381,128 @@ def is_numpy_expr(expr: cst.BaseExpression, ctx) -> bool:
     if isinstance(expr, cst.BinaryOperation):
         return is_numpy_expr(expr.left, ctx) or is_numpy_expr(expr.right, ctx)
     return isinstance(expr, (cst.List, cst.Dict, cst.Tuple, cst.Set, cst.SimpleString, cst.Integer, cst.Float))
+
+
+# ---- mixed precision, grad mode, version checks (TPL3xx, TPL6xx) --------------------------------
+AUTOCASTS = frozenset(("torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast"))
+SCALERS = frozenset(("torch.amp.GradScaler", "torch.cuda.amp.GradScaler", "torch.cpu.amp.GradScaler"))
+_VERSION_TEST = re.compile(
+    r"version|hasattr|getattr|torch_?\d|(?:^|_)(?:pt|th)_?\d|greater|_ge_|(?:^|_)(?:ge|gte|lt|atleast|at_least)_?\d"
+    r"|newer|older|_before_|_after_|\bparse\(|\(\s*\d+\s*,\s*\d+",
+    re.I,
+)
+
+
+def code_of(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def is_version_test(test: cst.BaseExpression) -> bool:
+    """``if TORCH_2_4:``, ``if version.parse(torch.__version__) >= ...``, ``if hasattr(torch, "amp")``."""
+    return _VERSION_TEST.search(code_of(test)) is not None
+
+
+def in_version_fallback(ctx) -> bool:
+    """Inside a branch chosen by a torch-version test, or an ``except`` fallback (``ImportError``)."""
+    frame = ctx.frame
+    while frame is not None:
+        for block in frame.blocks:
+            if block.kind == "except":
+                return True
+            if block.kind == "if" and is_version_test(block.node.test):
+                return True
+        frame = frame.parent
+    for node in ctx.stack:
+        if isinstance(node, cst.IfExp) and is_version_test(node.test):
+            return True
+    return False
+
+
+def in_type_position(ctx) -> bool:
+    """Annotations, ``isinstance``/``issubclass`` tests and ``type(x) in (...)`` are not uses."""
+    for node in ctx.stack:
+        if isinstance(node, cst.Annotation):
+            return True
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in (
+            "isinstance", "issubclass"
+        ):
+            return True
+        if isinstance(node, cst.Comparison) and isinstance(node.left, cst.Call) and isinstance(
+            node.left.func, cst.Name
+        ) and node.left.func.value == "type":
+            return True
+    return False
+
+
+def is_scaler_expr(expr: cst.BaseExpression, ctx) -> bool:
+    """``scaler``, ``self.grad_scaler``, or a name holding a ``GradScaler``."""
+    name = last_identifier(expr)
+    if name is None:
+        return False
+    if "scaler" in name.lower():
+        return True
+    return (ctx.torch_instance(expr) or "") in SCALERS
+
+
+def scaled_backward_scaler(call: cst.Call, ctx) -> Optional[cst.BaseExpression]:
+    """For ``scaler.scale(loss).backward(...)``: the scaler expression."""
+    found = method_call(call)
+    if found is None or found[1] != "backward":
+        return None
+    inner = method_call(found[0])
+    if inner is None or inner[1] != "scale" or not is_scaler_expr(inner[0], ctx):
+        return None
+    return inner[0]
+
+
+def is_plain_backward(call: cst.Call) -> bool:
+    """``loss.backward()`` on a tensor (not ``accelerator.backward(loss)``/``engine.backward(loss)``,
+    which scale the loss themselves)."""
+    found = method_call(call)
+    if found is None or found[1] != "backward" or positional(call) or has_splat(call):
+        return False
+    owner = last_identifier(found[0]) or ""
+    return not re.search(r"accelerator|fabric|engine|trainer|strategy|precision|plugin|self$|model", owner, re.I)
+
+
+def is_optimizer_step(call: cst.Call, ctx) -> Optional[cst.BaseExpression]:
+    """``optimizer.step()`` (not a scaler's or a scheduler's step): the optimizer expression."""
+    found = method_call(call)
+    if found is None or found[1] != "step":
+        return None
+    owner = last_identifier(found[0])
+    if owner is None or "sched" in owner.lower() or is_scaler_expr(found[0], ctx):
+        return None
+    return found[0] if _OPTIMIZER_WORD.search(owner) else None
+
+
+class _Finder(cst.CSTVisitor):
+    """Calls matching a predicate, not descending into nested functions and lambdas."""
+
+    def __init__(self, predicate):
+        super().__init__()
+        self.predicate = predicate
+        self.found: List[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.predicate(node):
+            self.found.append(node)
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+
+def find_calls(node: cst.CSTNode, predicate) -> List[cst.Call]:
+    """The calls in ``node`` (a function's body, a loop...) for which ``predicate`` holds, in order."""
+    finder = _Finder(predicate)
+    if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+        node.body.visit(finder)
+    else:
+        node.visit(finder)
+    return finder.found

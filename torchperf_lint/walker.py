@@ -17,6 +17,7 @@ import libcst as cst
 
 from .names import ImportTable, canonical, is_torch_name
 from . import syntax
+from .tree import children
 
 LOOP, IF, EXCEPT, WITH = "loop", "if", "except", "with"
 
@@ -226,11 +227,15 @@ def _handlers(rule: Rule, prefix: str) -> Dict[type, Callable]:
     return handlers
 
 
-class Walker(cst.CSTVisitor):
-    """Keeps the Context up to date and calls the rules' handlers, in one pass."""
+_TRACKED = frozenset(
+    (cst.Import, cst.ImportFrom, cst.FunctionDef, cst.ClassDef, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Call)
+)
+
+
+class Walker:
+    """Keeps the Context up to date and calls the rules' handlers, in one pass over the tree."""
 
     def __init__(self, ctx: Context, rules: List[Rule]):
-        super().__init__()
         self.ctx = ctx
         self.visit_handlers: Dict[type, List[Callable]] = {}
         self.leave_handlers: Dict[type, List[Callable]] = {}
@@ -239,23 +244,20 @@ class Walker(cst.CSTVisitor):
                 self.visit_handlers.setdefault(node_type, []).append(handler)
             for node_type, handler in _handlers(rule, "leave_").items():
                 self.leave_handlers.setdefault(node_type, []).append(handler)
-        self._undo: List[Optional[Callable]] = []
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
+    def walk(self, node: cst.CSTNode, parent: Optional[cst.CSTNode] = None, field: str = "") -> None:
         ctx = self.ctx
-        parent = ctx.stack[-1] if ctx.stack else None
-        self._undo.append(self._enter(node, parent))
+        undo = self._enter(node, parent, field) if parent is not None else None
         ctx.stack.append(node)
-        for handler in self.visit_handlers.get(type(node), ()):
+        node_type = type(node)
+        for handler in self.visit_handlers.get(node_type, ()):
             handler(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        for handler in self.leave_handlers.get(type(original_node), ()):
-            handler(original_node)
-        self._track_values(original_node)
-        self.ctx.stack.pop()
-        undo = self._undo.pop()
+        for child_field, child in children(node):
+            self.walk(child, node, child_field)
+        for handler in self.leave_handlers.get(node_type, ()):
+            handler(node)
+        self._track_values(node)
+        ctx.stack.pop()
         if undo is not None:
             undo()
 
@@ -275,40 +277,40 @@ class Walker(cst.CSTVisitor):
 
         return pop
 
-    def _enter(self, node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> Optional[Callable]:
-        if parent is None:
-            return None
-        if isinstance(parent, cst.For):
-            if node is parent.body:
+    def _enter(self, node: cst.CSTNode, parent: cst.CSTNode, field: str) -> Optional[Callable]:
+        parent_type = type(parent)
+        if parent_type is cst.For:
+            if field == "body":
                 return self._push_block(Block(LOOP, parent))
-            if node is parent.target:
+            if field == "target":
                 for name in syntax.assigned_names(node):
                     self.ctx.bind(name)
-        elif isinstance(parent, cst.While):
-            if node is parent.test or node is parent.body:
+        elif parent_type is cst.While:
+            if field == "test" or field == "body":
                 return self._push_block(Block(LOOP, parent))
-        elif isinstance(parent, cst.If):
-            if node is parent.body or node is parent.orelse:
+        elif parent_type is cst.If:
+            if field == "body" or field == "orelse":
                 return self._push_block(Block(IF, parent, node))
-        elif isinstance(parent, cst.ExceptHandler) and node is parent.body:
-            return self._push_block(Block(EXCEPT, parent))
-        elif isinstance(parent, (cst.With,)) and node is parent.body:
-            return self._push_block(Block(WITH, parent))
-        elif isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and node is parent.body:
-            undo = self._push_frame(parent)
-            if isinstance(parent, cst.FunctionDef):
+        elif parent_type is cst.ExceptHandler or parent_type is cst.ExceptStarHandler:
+            if field == "body":
+                return self._push_block(Block(EXCEPT, parent))
+        elif parent_type is cst.With:
+            if field == "body":
+                return self._push_block(Block(WITH, parent))
+        elif parent_type is cst.FunctionDef or parent_type is cst.Lambda:
+            if field == "body":
+                undo = self._push_frame(parent)
                 for name in syntax.parameter_names(parent.params):
                     self.ctx.bind(name)
-            return undo
-        elif isinstance(parent, cst.Lambda) and node is parent.body:
-            undo = self._push_frame(parent)
-            for name in syntax.parameter_names(parent.params):
-                self.ctx.bind(name)
-            return undo
+                return undo
+        elif parent_type is cst.ClassDef and field == "body":
+            return self._push_frame(parent)
         return None
 
     # ---- bindings and value kinds ----------------------------------------------------------------
     def _track_values(self, node: cst.CSTNode) -> None:
+        if type(node) not in _TRACKED:
+            return
         ctx = self.ctx
         if isinstance(node, (cst.Import, cst.ImportFrom)):
             for name, qualname in syntax.import_bindings(node):
@@ -356,4 +358,4 @@ class Walker(cst.CSTVisitor):
 
 
 def walk(module: cst.Module, ctx: Context, rules: List[Rule]) -> None:
-    module.visit(Walker(ctx, rules))
+    Walker(ctx, rules).walk(module)

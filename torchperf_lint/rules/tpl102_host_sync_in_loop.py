@@ -19,11 +19,13 @@ class HostSyncInLoop(Rule):
         "(`total += loss.detach()`) and sync once after the loop or every N steps "
         "(runtime_guard: sync report)"
     )
+    # A loop, and either a sync method, or a truth test/conversion/print in code that handles
+    # losses or reduces tensors to booleans (where tensors worth waiting for are likely).
     prefilter = (
         r"\b(?:for|while)\b",
         r"\.(?:item|cpu|numpy|tolist|nonzero)\(|synchronize\(|torch\.nonzero"
-        r"|(?:\b(?:float|int|bool|print)\(|\bif\b|\bwhile\b)[\s\S]*(?:torch|backward|loss)"
-        r"|(?:torch|backward|loss)[\s\S]*(?:\b(?:float|int|bool|print)\(|\bif\b|\bwhile\b)",
+        r"|(?:\b(?:float|int|bool|print)\(|\bif\b|\bwhile\b)[\s\S]*(?:backward|loss|\.any\(|\.all\(|isfinite|isnan|isinf)"
+        r"|(?:backward|loss|\.any\(|\.all\(|isfinite|isnan|isinf)[\s\S]*(?:\b(?:float|int|bool|print)\(|\bif\b|\bwhile\b)",
     )
 
     def visit_Call(self, node: cst.Call) -> None:

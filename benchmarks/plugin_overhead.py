@@ -1,0 +1,73 @@
+"""CPU-time cost of the flake8 plugin: flake8 -j1 over torch's own nn/ and utils/ sources,
+with and without torchperf-lint loaded. Prints the ratio (target <= 1.5, aim 1.1).
+
+    python benchmarks/plugin_overhead.py [--repeat 3] [PATH ...]
+
+Without paths it lints the installed torch's ``nn`` and ``utils`` packages (found without
+importing torch). "Without the plugin" runs the same flake8 with this distribution's entry point
+filtered out of flake8's plugin finder, so everything else is identical.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import resource
+import subprocess
+import sys
+
+RUNNER = r"""
+import sys
+import flake8.plugins.finder as finder
+if sys.argv[1] == "without":
+    original = finder._find_importlib_plugins
+    finder._find_importlib_plugins = lambda: (p for p in original() if p.package != "torchperf-lint")
+from flake8.main.cli import main
+sys.exit(main(["-j1", "--isolated", "--exit-zero", "--output-file", "/dev/null", *sys.argv[2:]]))
+"""
+
+
+def torch_paths():
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit("torch is not installed: pass paths to lint")
+    root = list(spec.submodule_search_locations)[0]
+    return [os.path.join(root, "nn"), os.path.join(root, "utils")]
+
+
+def cpu_seconds(mode, paths):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([sys.executable, "-c", RUNNER, mode, *paths], check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def tree_size(paths):
+    total = files = 0
+    for path in paths:
+        for folder, _, names in os.walk(path):
+            for name in names:
+                if name.endswith(".py"):
+                    files += 1
+                    total += os.path.getsize(os.path.join(folder, name))
+    return files, total
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="*")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each mode; the minimum counts")
+    args = parser.parse_args()
+    paths = args.paths or torch_paths()
+    files, size = tree_size(paths)
+    print(f"linting {files} files, {size / 1e6:.1f} MB: {' '.join(paths)}")
+    without = min(cpu_seconds("without", paths) for _ in range(args.repeat))
+    with_plugin = min(cpu_seconds("with", paths) for _ in range(args.repeat))
+    print(f"flake8 without torchperf-lint: {without:7.2f} s CPU")
+    print(f"flake8 with    torchperf-lint: {with_plugin:7.2f} s CPU")
+    print(f"ratio: {with_plugin / without:.3f}  (target <= 1.5)")
+
+
+if __name__ == "__main__":
+    main()
