@@ -19,12 +19,31 @@ _LOADERS = frozenset(("torch.utils.data.DataLoader",))
 _SCALERS = frozenset(("torch.amp.GradScaler", "torch.cuda.amp.GradScaler", "torch.cpu.amp.GradScaler"))
 _AUTOCASTS = frozenset(("torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast"))
 _ACCELERATORS = ("cuda", "xpu", "mps", "hpu", "npu")
+_DEPRECATED_AMP = ("torch.cuda.amp.", "torch.cpu.amp.")
+# Words that show a module deals with reduced precision in some way (TPL305 stays silent then).
+_PRECISION_WORDS = frozenset(("autocast", "GradScaler", "half", "bfloat16", "float16", "amp", "bf16",
+                              "fp16", "mixed_precision", "precision"))
+_NO_GRAD = frozenset(("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
+                      "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode",
+                      "torch.set_grad_enabled", "torch.autograd.set_grad_enabled"))
 
 
 class _Collector(ast.NodeVisitor):
     def __init__(self, facts: "ModuleFacts"):
         self.facts = facts
         self._in_isinstance = 0
+        self._no_grad = 0  # depth of no_grad/inference_mode contexts around the current node
+        self._callees: dict = {}  # function name -> all its call sites run without autograd
+
+    def _is_no_grad(self, expr: ast.AST) -> bool:
+        """``torch.no_grad()``, ``torch.inference_mode()``, ``torch.set_grad_enabled(False)`` (or the
+        bare decorator). A grad mode given by a value we cannot see counts: silence beats guessing."""
+        target = expr.func if isinstance(expr, ast.Call) else expr
+        qual = self._qualname(target)
+        if qual in _NO_GRAD:
+            return True
+        name = dotted_name_ast(target) or ""
+        return name.rsplit(".", 1)[-1] in ("no_grad", "inference_mode")
 
     def _qualname(self, node: ast.AST) -> Optional[str]:
         return canonical(self.facts.table.resolve(dotted_name_ast(node)))
@@ -33,6 +52,9 @@ class _Collector(ast.NodeVisitor):
         facts = self.facts
         func = node.func
         qual = self._qualname(func)
+        callee = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        if callee is not None:
+            self._callees[callee] = self._callees.get(callee, True) and self._no_grad > 0
         if isinstance(func, ast.Name) and func.id in ("isinstance", "issubclass"):
             return  # a type test is not a use
         attr = func.attr if isinstance(func, ast.Attribute) else None
@@ -67,11 +89,35 @@ class _Collector(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
+        if node.id in _PRECISION_WORDS or "scaler" in node.id.lower():
+            self._precision_word(node.id)
+        qual = self._qualname(node)
+        if qual is not None and qual.startswith(_DEPRECATED_AMP):
+            uses = self.facts.deprecated_amp_name_uses
+            uses[node.id] = uses.get(node.id, 0) + 1
         self._reference(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr in _PRECISION_WORDS or "scaler" in node.attr.lower():
+            self._precision_word(node.attr)
         if not self._reference(node):
             self.generic_visit(node)
+
+    def _precision_word(self, word: str) -> None:
+        self.facts.mentions_mixed_precision = True
+        if "scaler" in word.lower():
+            self.facts.mentions_scaler = True
+
+    def visit_With(self, node: ast.With) -> None:
+        for item in node.items:
+            self.visit(item)
+        quiet = any(self._is_no_grad(item.context_expr) for item in node.items)
+        self._no_grad += quiet
+        for stmt in node.body:
+            self.visit(stmt)
+        self._no_grad -= quiet
+
+    visit_AsyncWith = visit_With
 
     def _reference(self, node: ast.AST) -> bool:
         qual = self._qualname(node)
@@ -99,9 +145,14 @@ class _Collector(ast.NodeVisitor):
         return None
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
-        for child in (*node.decorator_list, *node.args.defaults, *node.args.kw_defaults, *node.body):
+        for child in (*node.decorator_list, *node.args.defaults, *node.args.kw_defaults):
             if child is not None:
                 self.visit(child)
+        quiet = any(self._is_no_grad(d) for d in node.decorator_list)
+        self._no_grad += quiet
+        for child in node.body:
+            self.visit(child)
+        self._no_grad -= quiet
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -112,8 +163,10 @@ class ModuleFacts:
     _FIELDS = (
         "builds_batchnorm", "converts_syncbn", "calls_set_epoch", "pins_loader", "moves_to_cuda",
         "moves_to_variable_device", "mentions_accelerator", "has_grad_scaler", "has_autocast",
-        "calls_scaler_update",
+        "calls_scaler_update", "mentions_scaler", "mentions_mixed_precision",
     )
+
+    _EXTRA = ("deprecated_amp_name_uses", "grad_free_callees")
 
     def __init__(self, tree: ast.Module, table: ImportTable):
         self._tree = tree
@@ -122,10 +175,15 @@ class ModuleFacts:
 
     def __getattr__(self, name: str):
         # Only reached for facts not computed yet.
-        if name in ModuleFacts._FIELDS and not self.__dict__.get("_done"):
+        if name in ModuleFacts._FIELDS + ModuleFacts._EXTRA and not self.__dict__.get("_done"):
             for field in ModuleFacts._FIELDS:
                 setattr(self, field, False)
-            _Collector(self).visit(self._tree)
+            # Names imported from torch.cuda.amp / torch.cpu.amp -> how often the module uses them.
+            self.deprecated_amp_name_uses = {}
+            collector = _Collector(self)
+            collector.visit(self._tree)
+            # Functions whose every call site in the module runs under no_grad/inference_mode.
+            self.grad_free_callees = frozenset(name for name, quiet in collector._callees.items() if quiet)
             self._done = True
             return getattr(self, name)
         raise AttributeError(name)

@@ -20,6 +20,9 @@ from . import (
     tpl204_missing_set_epoch,
     tpl205_find_unused_parameters,
     tpl206_legacy_launcher,
+    tpl301_missing_grad_scaler,
+    tpl302_scaler_misuse,
+    tpl303_clip_without_unscale,
 )
 
 _MODULES = (
@@ -33,6 +36,9 @@ _MODULES = (
     tpl204_missing_set_epoch,
     tpl205_find_unused_parameters,
     tpl206_legacy_launcher,
+    tpl301_missing_grad_scaler,
+    tpl302_scaler_misuse,
+    tpl303_clip_without_unscale,
 )
 
 RULES: Dict[str, Type[Rule]] = {module.RULE.code: module.RULE for module in _MODULES}
