@@ -74,7 +74,7 @@ def _lint(source: str, tree, codes, lines) -> List[Finding]:
     table = ImportTable.from_ast(tree)
     if not table.imports_torch:
         return []
-    rule_classes = [RULES[code] for code in sorted(codes) if code in RULES]
+    rule_classes = [RULES[c] for c in sorted(codes) if c in RULES and RULES[c].file_may_match(source)]
     if not rule_classes:
         return []
     if lines is None:

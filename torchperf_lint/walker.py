@@ -11,6 +11,7 @@ Context kept during the walk:
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Dict, List, Optional, Tuple, Type
 
 import libcst as cst
@@ -181,8 +182,11 @@ class Rule:
 
     code: str = ""
     message: str = ""
-    # Words whose presence in a unit's text makes the unit worth parsing for this rule.
+    # Regexes that must all match a unit's text for the unit to be worth parsing for this rule,
+    # and regexes that must all match somewhere in the file (for module-level conditions, such as
+    # TPL104's pinned loader, which usually sits outside the unit holding the loop).
     prefilter: Tuple[str, ...] = ()
+    file_prefilter: Tuple[str, ...] = ()
     # Fixit-style examples: flagged lines carry a trailing ``# TPLxxx`` comment.
     VALID: Tuple[str, ...] = ()
     INVALID: Tuple[str, ...] = ()
@@ -204,13 +208,16 @@ class Rule:
         return all(pattern.search(text) for pattern in cls._compiled_prefilter())
 
     @classmethod
-    def _compiled_prefilter(cls):
-        compiled = cls.__dict__.get("_prefilter_re")
-        if compiled is None:
-            import re
+    def file_may_match(cls, source: str) -> bool:
+        return all(pattern.search(source) for pattern in cls._compiled_prefilter("file_prefilter"))
 
-            compiled = [re.compile(p) for p in cls.prefilter]
-            cls._prefilter_re = compiled
+    @classmethod
+    def _compiled_prefilter(cls, attribute: str = "prefilter"):
+        key = f"_{attribute}_re"
+        compiled = cls.__dict__.get(key)
+        if compiled is None:
+            compiled = [re.compile(p) for p in getattr(cls, attribute)]
+            setattr(cls, key, compiled)
         return compiled
 
     def report(self, node: cst.CSTNode, message: Optional[str] = None, fix=None) -> None:

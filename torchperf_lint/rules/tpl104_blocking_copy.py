@@ -17,7 +17,8 @@ class BlockingCopy(Rule):
         "the batch is copied to the device synchronously although its DataLoader pins memory; "
         "add `non_blocking=True` so the copy overlaps with compute"
     )
-    prefilter = (r"pin_memory", r"\.(?:to|cuda)\(", r"\b(?:for|while)\b")
+    prefilter = (r"\.(?:to|cuda)\(", r"\b(?:for|while)\b")
+    file_prefilter = (r"pin_memory\s*=\s*True",)
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx

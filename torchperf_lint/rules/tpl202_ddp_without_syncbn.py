@@ -21,6 +21,7 @@ class DdpWithoutSyncBatchNorm(Rule):
         "(runtime_guard: SyncBN conversion)"
     )
     prefilter = (r"DistributedDataParallel|DDP",)
+    file_prefilter = (r"BatchNorm",)
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
