@@ -77,8 +77,8 @@ class EventLog:
             count: int) -> None:
         """Set an event's count and detail outright (for fixes that tally on their own)."""
         with self._lock:
-            self._events[(code, location, action)] = Event(code, location, action, detail, fix,
-                                                          count)
+            event = Event(code, location, action, detail, fix, count)
+            self._events[(code, location, action)] = event
 
     def events(self) -> List[Event]:
         with self._lock:
