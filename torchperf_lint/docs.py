@@ -1,0 +1,127 @@
+"""Rule documentation, generated from the rule modules (the one source of truth).
+
+    python -m torchperf_lint.docs [OUTPUT_DIR]     # writes docs/rules/TPLxxx.md and an index
+
+``render_rule(code)`` is also what ``torchperf-lint rule CODE`` prints.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+from typing import Dict
+
+from .catalog import CATALOG, NO_FIX, SAFE, UNSAFE
+
+RUNTIME_FIXES: Dict[str, str] = {
+    "device_native": "device-native creation: learned call sites build the tensor on the device",
+    "sync_report": "sync report: host syncs counted per source line and shown at exit",
+    "ddp": "DDP wrapping: `nn.DataParallel` becomes `DistributedDataParallel` under torchrun",
+    "syncbn": "SyncBN conversion: BatchNorm becomes SyncBatchNorm before DDP wrapping (CUDA, world size > 1)",
+    "set_epoch": "automatic `set_epoch`: DistributedSampler epochs advance each time the loader is iterated",
+    "amp": "AMP step: loss scaling for float16 autocast steps without a GradScaler",
+    "cudnn_flags": "flags reconciled: `cudnn.benchmark` is turned off when determinism is requested",
+    "loader_defaults": "loader defaults: `pin_memory` for CUDA, worker processes where the dataset allows",
+    "batchnorm_batch_of_one": "a clear error naming the loader when a batch of one reaches BatchNorm",
+}
+FIX_LABELS = {SAFE: "safe (applied by `--fix`)", UNSAFE: "unsafe (applied with `--unsafe-fixes`)", NO_FIX: "none"}
+DOCS_URL = "docs/rules/{code}.md"
+
+_TPL900 = {
+    "what": "Reports a file the linter could not analyse, with the reason.",
+    "why": (
+        "A parser failure (a syntax error, syntax newer than the running Python), code nested more "
+        "deeply than the parser's recursion allows, undecodable bytes, NUL bytes or a file larger "
+        "than 8 MB would otherwise abort the whole lint run. The file gets this one finding at line 1 "
+        "and every other file is still checked."
+    ),
+    "instead": "Fix the reason the message names, or exclude the file (generated code).",
+}
+
+
+class _Placeholders(dict):
+    """Messages have per-finding fields (``{factory}``); the docs show them as ``…``."""
+
+    def __missing__(self, key: str) -> str:
+        return "…"
+
+
+def _block(code: str) -> str:
+    return "```python\n" + textwrap.dedent(code).strip("\n") + "\n```"
+
+
+def render_rule(code: str) -> str:
+    from .rules import RULES
+
+    entry = CATALOG[code]
+    header = [
+        f"# {code} {entry.name}",
+        "",
+        f"- Default: {'on' if entry.default_on else 'off (opt-in: select it by its code)'}",
+        f"- Autofix: {FIX_LABELS[entry.fix]}",
+        f"- Runtime guard: {RUNTIME_FIXES[entry.runtime_fix] if entry.runtime_fix else 'none'}",
+        "",
+    ]
+    rule = RULES.get(code)
+    if rule is None:
+        body = [
+            "## What it does", _TPL900["what"], "",
+            "## Why is this bad?", _TPL900["why"], "",
+            "## What to do", _TPL900["instead"],
+        ]
+        return "\n".join(header + body) + "\n"
+    what = (sys.modules[rule.__module__].__doc__ or entry.summary).strip()
+    what = what.split(":", 1)[1].strip() if what.startswith(code) else what
+    body = [
+        "## What it does",
+        f"Flags {what[0].lower() + what[1:]}",
+        "",
+        f"Message: {rule.message.format_map(_Placeholders())}",
+        "",
+        "## Why is this bad?",
+        rule.WHY.strip(),
+        "",
+        "## Example",
+        _block(rule.EXAMPLE),
+        "",
+        "## Use instead",
+        _block(rule.USE_INSTEAD),
+        "",
+        "## Fix safety",
+        rule.FIX_NOTE.strip() or FIX_LABELS[entry.fix],
+    ]
+    if rule.INVALID or rule.VALID:
+        body += ["", "## Checked examples", "Flagged (the marked lines):"]
+        body += [_block(example) for example in rule.INVALID]
+        body += ["", "Not flagged:"]
+        body += [_block(example) for example in rule.VALID]
+    if rule.REFERENCES:
+        body += ["", "## References"] + [f"- <{url}>" for url in rule.REFERENCES]
+    return "\n".join(header + body) + "\n"
+
+
+def render_index() -> str:
+    lines = [
+        "# Rules",
+        "",
+        "| code | name | default | autofix | runtime guard |",
+        "|---|---|---|---|---|",
+    ]
+    for code, entry in CATALOG.items():
+        lines.append(
+            f"| [{code}]({code}.md) | {entry.name} | {'on' if entry.default_on else 'opt-in'} | "
+            f"{entry.fix} | {entry.runtime_fix or '—'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_docs(directory: Path) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    for code in CATALOG:
+        (directory / f"{code}.md").write_text(render_rule(code))
+    (directory / "README.md").write_text(render_index())
+
+
+if __name__ == "__main__":
+    write_docs(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/rules"))
