@@ -23,6 +23,7 @@ from . import (
     tpl301_missing_grad_scaler,
     tpl302_scaler_misuse,
     tpl303_clip_without_unscale,
+    tpl304_deprecated_amp_api,
 )
 
 _MODULES = (
@@ -39,6 +40,7 @@ _MODULES = (
     tpl301_missing_grad_scaler,
     tpl302_scaler_misuse,
     tpl303_clip_without_unscale,
+    tpl304_deprecated_amp_api,
 )
 
 RULES: Dict[str, Type[Rule]] = {module.RULE.code: module.RULE for module in _MODULES}
