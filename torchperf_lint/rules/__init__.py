@@ -24,6 +24,11 @@ from . import (
     tpl302_scaler_misuse,
     tpl303_clip_without_unscale,
     tpl304_deprecated_amp_api,
+    tpl305_no_mixed_precision,
+    tpl401_benchmark_with_determinism,
+    tpl501_dataloader_no_workers,
+    tpl502_dataloader_no_pin_memory,
+    tpl503_batchnorm_partial_batch,
 )
 
 _MODULES = (
@@ -41,6 +46,11 @@ _MODULES = (
     tpl302_scaler_misuse,
     tpl303_clip_without_unscale,
     tpl304_deprecated_amp_api,
+    tpl305_no_mixed_precision,
+    tpl401_benchmark_with_determinism,
+    tpl501_dataloader_no_workers,
+    tpl502_dataloader_no_pin_memory,
+    tpl503_batchnorm_partial_batch,
 )
 
 RULES: Dict[str, Type[Rule]] = {module.RULE.code: module.RULE for module in _MODULES}
