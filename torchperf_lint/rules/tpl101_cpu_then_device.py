@@ -7,14 +7,16 @@ import libcst as cst
 from ..catalog import SAFE, UNSAFE
 from ..edits import add_keyword
 from ..findings import RuleFix
-from ..syntax import has_splat, is_literal_data, keyword, method_call, move_target, positional
+from ..syntax import assigned_names, has_splat, is_literal_data, keyword, method_call, move_target, positional
 from ..walker import Rule
 
 DETERMINISTIC = frozenset(
     "tensor as_tensor zeros ones empty full arange linspace logspace eye".split()
 )
 RANDOM = frozenset("rand randn randint randperm normal".split())
-_FACTORIES = {f"torch.{name}": name for name in DETERMINISTIC | RANDOM}
+# ``*_like`` factories follow their argument's device: flagged only for a known host tensor.
+LIKE = frozenset("zeros_like ones_like empty_like full_like rand_like randn_like randint_like".split())
+_FACTORIES = {f"torch.{name}": name for name in DETERMINISTIC | RANDOM | LIKE}
 # Keywords after which creating on the device is not the same tensor: a leaf that requires grad
 # would become a different leaf, pinned memory cannot be on the device, ``out=`` writes elsewhere.
 _UNSAFE_FACTORY_KEYWORDS = frozenset(("requires_grad", "pin_memory", "out", "generator"))
@@ -31,24 +33,62 @@ class CpuThenDevice(Rule):
         r"\b(?:tensor|as_tensor|zeros|ones|empty|full|arange|linspace|logspace|eye|rand\w*|normal)\(",
     )
 
+    def __init__(self, ctx, sink):
+        super().__init__(ctx, sink)
+        # ``mask = torch.ones(n)`` waiting to be moved: (frame, name) -> (factory call, its name)
+        self._fresh = {}
+
+    def _factory_name(self, factory: cst.BaseExpression):
+        """The factory's name if ``factory`` makes a new host tensor (see the rule's conditions)."""
+        if not isinstance(factory, cst.Call):
+            return None
+        name = _FACTORIES.get(self.ctx.qualname(factory.func) or "")
+        if name is None or keyword(factory, "device") is not None or has_splat(factory):
+            return None
+        data = positional(factory)
+        if name in ("tensor", "as_tensor"):
+            # tensor(x) of data that already lives on the host is a copy either way.
+            if not data or not is_literal_data(data[0].value):
+                return None
+        if name in LIKE and (not data or not self.ctx.is_cpu_tensor(data[0].value)):
+            return None
+        return name
+
     def visit_Call(self, node: cst.Call) -> None:
         found = method_call(node)
         if found is None or found[1] not in ("cuda", "to"):
             return
-        factory = found[0]
-        if not isinstance(factory, cst.Call):
+        receiver = found[0]
+        if isinstance(receiver, cst.Name):
+            self._moved_variable(node, receiver)
             return
-        name = _FACTORIES.get(self.ctx.qualname(factory.func) or "")
-        if name is None or keyword(factory, "device") is not None or has_splat(factory):
+        name = self._factory_name(receiver)
+        if name is None or move_target(node, self.ctx) != "accelerator":
             return
-        if name in ("tensor", "as_tensor"):
-            data = positional(factory)
-            # tensor(x) of data that already lives on the host is a copy either way.
-            if not data or not is_literal_data(data[0].value):
-                return
-        if move_target(node, self.ctx) != "accelerator":
+        self.report(receiver, self.message.format(factory=name), self._fix(node, receiver, name))
+
+    def _moved_variable(self, move: cst.Call, receiver: cst.Name) -> None:
+        """``mask = torch.ones(n)`` ... ``mask = mask.to(device)``: the same pitfall in two statements."""
+        fresh = self._fresh.pop((id(self.ctx.frame), receiver.value), None)
+        assign = self.ctx.parent()
+        if fresh is None or not isinstance(assign, cst.Assign) or assign.value is not move:
             return
-        self.report(factory, self.message.format(factory=name), self._fix(node, factory, name))
+        targets = [t.target for t in assign.targets]
+        if len(targets) != 1 or not isinstance(targets[0], cst.Name) or targets[0].value != receiver.value:
+            return  # the host tensor is kept under its name: moving its creation would change it
+        if move_target(move, self.ctx) == "accelerator":
+            factory, name = fresh
+            self.report(factory, self.message.format(factory=name))
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        frame = id(self.ctx.frame)
+        for target in node.targets:
+            for bound in assigned_names(target.target):
+                self._fresh.pop((frame, bound), None)
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            name = self._factory_name(node.value)
+            if name is not None:
+                self._fresh[(frame, node.targets[0].target.value)] = (node.value, name)
 
     @staticmethod
     def _fix(move: cst.Call, factory: cst.Call, name: str):
@@ -110,6 +150,18 @@ z = torch.randn(4, 4).to(device="cuda:0")  # TPL101
 import torch as T
 def batch_mask(n, like):
     return T.ones(n, dtype=T.bool).to(like.device, non_blocking=True)  # TPL101
+""",
+    """
+import torch
+def causal_mask(n, device):
+    mask = torch.ones(n, n).tril()
+    weights = torch.full((n,), 0.5)  # TPL101
+    weights = weights.to(device)
+    host = torch.zeros(n)
+    copy = host.to(device)               # host is kept: not the same pitfall
+    base = torch.zeros(n)
+    ones = torch.ones_like(base).cuda()  # TPL101
+    return mask.cuda(), weights, copy, host, ones
 """,
 )
 RULE.FIXES = (
