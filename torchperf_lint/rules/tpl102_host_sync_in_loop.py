@@ -48,7 +48,7 @@ class HostSyncInLoop(Rule):
             args = [a for a in node.args if a.keyword is None and not a.star]
             if name in CONVERSIONS and len(args) == 1 and ctx.is_device_tensor(args[0].value):
                 self._report_in_step(node, f"`{name}()` of a tensor")
-            elif name == "print" and any(ctx.is_device_tensor(a.value) for a in args):
+            elif name == "print" and any(_shows_tensor(a.value, ctx) for a in args):
                 self._report_in_step(node, "printing a tensor")
 
     def visit_If(self, node: cst.If) -> None:
@@ -65,6 +65,16 @@ class HostSyncInLoop(Rule):
         if loop is None or ctx.under_interval_check(loop) or ctx.leaves_loop(loop):
             return
         self.report(node, self.message.format(what=what))
+
+
+def _shows_tensor(value: cst.BaseExpression, ctx) -> bool:
+    """``print(t)`` or ``print(f"{t:.3f}")``: formatting a tensor reads its values."""
+    if isinstance(value, cst.FormattedString):
+        return any(
+            isinstance(part, cst.FormattedStringExpression) and ctx.is_device_tensor(part.expression)
+            for part in value.parts
+        )
+    return ctx.is_device_tensor(value)
 
 
 def _truth_tests_tensor(test: cst.BaseExpression, ctx) -> bool:
@@ -139,6 +149,8 @@ def train(model, loader, optimizer, criterion):
         preds = model(x).argmax(1).cpu().numpy()  # TPL102
         torch.cuda.synchronize()  # TPL102
         print(loss)  # TPL102
+        print(f"loss={loss:.4f}")  # TPL102
+        print(f"step done, lr={lr}")
         if not torch.isfinite(loss):  # TPL102
             break
     return total
