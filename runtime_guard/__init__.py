@@ -2,7 +2,9 @@
 
 ``import runtime_guard`` installs the guard once, configured by the environment:
 ``RUNTIME_GUARD=off|warn|fix`` (default ``fix``), ``RUNTIME_GUARD_FIXES`` / ``RUNTIME_GUARD_SKIP``
-(comma lists of fix names or TPL codes), ``RUNTIME_GUARD_DEVICE`` (target device).
+(comma lists of fix names or TPL codes), ``RUNTIME_GUARD_DEVICE`` (target device),
+``RUNTIME_GUARD_AMP=bf16|fp16`` (opt-in TPL305: the trained model's forward under autocast; on CUDA
+bfloat16 where supported, else float16 with loss scaling; on a CPU only bf16, fp16 is skipped).
 Each event names the rule code the linter (``torchperf_lint``) uses for the same pitfall.
 
 Public API: ``install()``, ``uninstall()``, ``report()``, ``prepare()``.

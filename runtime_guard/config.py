@@ -8,7 +8,11 @@ Environment variables (the public surface; README documents them):
   or rule codes (``TPL201``…). FIXES keeps only the named ones; SKIP drops the named ones.
 - ``RUNTIME_GUARD_DEVICE``: the target device; ``cuda`` when CUDA is available, else ``cpu``.
   Tests use ``meta`` as a stand-in for an accelerator.
-- ``RUNTIME_GUARD_AMP``: ``bf16`` or ``fp16`` turns on the opt-in TPL305 autocast (CUDA only).
+- ``RUNTIME_GUARD_AMP``: ``bf16`` or ``fp16`` turns on the opt-in TPL305 autocast of the trained
+  model's forward (also ``install(amp=...)``/``prepare(amp=...)``). On CUDA: bfloat16 where the
+  GPU supports it, else float16 with the guard's loss scaling. On a CPU target only ``bf16`` (the
+  user's explicit request; about as fast as float32 there); ``fp16`` on a CPU is reported as
+  skipped. Scripts that use autocast themselves are left alone.
 - ``RUNTIME_GUARD_LAUNCH=1``: with several GPUs and no torchrun, relaunch the script under torchrun.
 """
 

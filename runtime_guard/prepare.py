@@ -11,11 +11,14 @@ import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader
 
-from torchperf_lint.catalog import RUNTIME_CUDNN, RUNTIME_DDP, RUNTIME_LOADER, RUNTIME_SET_EPOCH
+from torchperf_lint.catalog import (RUNTIME_AMP, RUNTIME_CUDNN, RUNTIME_DDP, RUNTIME_LOADER,
+                                    RUNTIME_SET_EPOCH)
 
 from . import config as _config
 from .core import GUARD
 from .events import user_location
+from .fixes.amp import AmpFix
+from .fixes.amp_step import AmpStep
 from .fixes.cudnn_flags import CudnnFlagsFix
 from .fixes.ddp import DDPFix, world_size
 from .fixes.loader_defaults import LoaderDefaultsFix
@@ -60,13 +63,15 @@ def _epoch_loader_class(cls):
     return sub
 
 
-def prepare(model, optimizer=None, *loaders, mode=None, fixes=None, device=None):
+def prepare(model, optimizer=None, *loaders, mode=None, fixes=None, device=None, amp=None):
     """Apply the guard's fixes to these objects; return ``(model, optimizer, *loaders)``.
 
     The model may come back wrapped (DistributedDataParallel under torchrun); the optimizer and
-    loaders are the same objects, adjusted in place.
+    loaders are the same objects, adjusted in place. ``amp="bf16"|"fp16"`` (or
+    ``RUNTIME_GUARD_AMP``) runs the model's forward under autocast (TPL305); float16 needs the
+    installed guard's loss scaling and is skipped without it.
     """
-    config = _config.from_env(mode=mode, fixes=fixes, device=device)
+    config = _config.from_env(mode=mode, fixes=fixes, device=device, amp=amp)
     if config.mode == "off":
         return (model, optimizer, *loaders)
     guard = _PrepareGuard(config)
@@ -106,6 +111,8 @@ def prepare(model, optimizer=None, *loaders, mode=None, fixes=None, device=None)
             loader.__class__ = _epoch_loader_class(type(loader))
             guard.log.add("TPL204", "fixed", "prepare(): set_epoch called at each new pass",
                           RUNTIME_SET_EPOCH, location)
+    if config.amp_dtype and config.wants(RUNTIME_AMP) and isinstance(model, nn.Module):
+        _amp_step(guard, model, location)
     if config.wants(RUNTIME_CUDNN):
         cudnn_fix = CudnnFlagsFix(guard)
         import torch.backends.cudnn as cudnn
@@ -145,3 +152,28 @@ def _loader_defaults(guard, loader, location):
                               location)
     except Exception as exc:
         fix.fail(exc, "prepare(loader)")
+
+
+def _amp_step(guard, model, location):
+    """TPL305 for a model given outright: through the installed guard's amp fix when there is
+    one (uninstall() then undoes it, float16 gets its loss scaling), else bfloat16 only."""
+    installed = GUARD.fix(RUNTIME_AMP)
+    fix = AmpFix(guard)
+    fix.active = True
+    try:
+        step = AmpStep(fix)
+        reason = step.check_target()
+        if reason is None and installed is not None and installed.active and \
+                getattr(installed, "step", None) is not None and \
+                installed.step.want == guard.config.amp_dtype:
+            installed.step.adopt(model)
+            return
+        if reason is None and guard.config.amp_dtype == "fp16":
+            reason = ("prepare(amp='fp16') needs the installed guard's loss scaling "
+                      "(RUNTIME_GUARD_AMP=fp16 with the guard installed); not turned on")
+        if reason:
+            guard.log.add("TPL305", "skipped", reason, fix.name, location)
+            return
+        step.adopt(model)
+    except Exception as exc:
+        fix.fail(exc, "prepare(model)")

@@ -15,13 +15,18 @@ The guard does the same for scripts that run a float16 autocast forward without 
   skips the update by clearing them (optimizers skip parameters without gradients) — the step
   itself still runs, so LR schedulers see a step and do not warn "lr_scheduler.step() before
   optimizer.step()"; the scale halves on overflow and doubles after 2000 clean steps.
-- A script that builds its own ``GradScaler`` owns scaling: the guard stands aside for good.
-Scaling is never switched on by the guard where the script did not ask for float16 autocast.
+- A script that builds its own ``GradScaler`` owns scaling: the guard stands aside for good, and
+  only observes misuse (TPL302): an optimizer stepped directly after ``scaler.scale(loss)
+  .backward()``, or ``scaler.step`` again without ``scaler.update()`` in between.
+Scaling is never switched on by the guard where the script did not ask for float16 autocast,
+except for the opt-in TPL305 autocast (``RUNTIME_GUARD_AMP``, see ``amp_step.py``), whose float16
+regions get the same scaling.
 """
 
 from __future__ import annotations
 
 import threading
+import weakref
 
 import torch
 from torch.amp.autocast_mode import autocast as _autocast
@@ -29,6 +34,8 @@ from torch.nn.utils import clip_grad as _clip_grad
 
 from torchperf_lint.catalog import RUNTIME_AMP
 
+from .amp_step import AmpStep
+from ..events import user_location
 from .base import Fix
 
 SCALER = "TPL301"
@@ -59,7 +66,14 @@ class AmpFix(Fix):
         self.state = _Step()
         self.tls = threading.local()  # fp16 autocast seen in this thread since the last backward
         self.user_scaler = False
+        self.step = None
         fix = self
+        if self.config.amp_dtype:
+            reason = AmpStep(self).check_target()
+            if reason:
+                self.skipped("TPL305", reason)
+            else:
+                self.step = AmpStep(self)
         original_enter = _autocast.__enter__
         original_backward = torch.Tensor.backward
         original_total_norm = _clip_grad._get_total_norm
@@ -68,6 +82,8 @@ class AmpFix(Fix):
 
         def __enter__(ctx):
             result = original_enter(ctx)
+            if fix.step is not None and fix.active:
+                fix.step.saw_autocast(ctx)
             if fix.active and not fix.user_scaler:
                 try:
                     if ctx._enabled and ctx.fast_dtype == torch.float16 and \
@@ -115,6 +131,21 @@ class AmpFix(Fix):
         for module in (_clip_grad, torch.nn.utils):
             self.patch(module, "clip_grad_value_", clip_grad_value_)
         self.patch(torch.amp.GradScaler, "__init__", scaler_init)
+        self._install_misuse()
+        if self.step is not None:
+            original_opt_init = torch.optim.Optimizer.__init__
+
+            def optimizer_init(optimizer, *args, **kwargs):
+                result = original_opt_init(optimizer, *args, **kwargs)
+                if fix.active and fix.step.on:
+                    try:
+                        fix.step.note_optimizer(optimizer)
+                    except Exception as exc:
+                        fix.step.fail(exc, "optimizer construction")
+                return result
+
+            self.patch(torch.optim.Optimizer, "__init__", optimizer_init)
+            self.on_undo(self.step.restore)
         from torch.optim.optimizer import register_optimizer_step_pre_hook
         handle = register_optimizer_step_pre_hook(self._pre_step)
         self.on_undo(handle.remove)
@@ -192,6 +223,16 @@ class AmpFix(Fix):
     def _pre_step(self, optimizer, args, kwargs):
         if not self.active:
             return None
+        if self.step is not None and self.step.on:
+            try:
+                self.step.on_step(optimizer)
+            except Exception as exc:
+                self.step.fail(exc, "optimizer step")
+        if self.scalers and not getattr(self.tls, "in_scaler_step", False):
+            try:
+                self._direct_step(optimizer)
+            except Exception as exc:
+                self.fail(exc, "optimizer step")
         state = self.state
         try:
             if not state.pending:
@@ -209,3 +250,101 @@ class AmpFix(Fix):
         except Exception as exc:
             self.fail(exc, "optimizer step")
         return None
+
+    # -- TPL302: the script's own GradScaler misused (observed only) --------------------------
+    def _install_misuse(self):
+        fix = self
+        self.scalers = weakref.WeakKeyDictionary()  # scaler -> {"scaled": bool, "stepped": loc}
+        self.scaler_opts = weakref.WeakSet()  # optimizers passed to a scaler
+        scaler_cls = torch.amp.GradScaler
+        original_scale = scaler_cls.scale
+        original_step = scaler_cls.step
+        original_update = scaler_cls.update
+        original_unscale = scaler_cls.unscale_
+
+        def scale(scaler, outputs):
+            if fix.active:
+                try:
+                    if scaler.is_enabled():
+                        fix._scaler(scaler)["scaled"] = True
+                except Exception as exc:
+                    fix.fail(exc, "scaler.scale")
+            return original_scale(scaler, outputs)
+
+        def unscale_(scaler, optimizer):
+            if fix.active:
+                try:
+                    fix.scaler_opts.add(optimizer)
+                except Exception as exc:
+                    fix.fail(exc, "scaler.unscale_")
+            return original_unscale(scaler, optimizer)
+
+        def step(scaler, optimizer, *args, **kwargs):
+            if not fix.active:
+                return original_step(scaler, optimizer, *args, **kwargs)
+            try:
+                fix._scaler_step(scaler, optimizer)
+            except Exception as exc:
+                fix.fail(exc, "scaler.step")
+            outer = getattr(fix.tls, "in_scaler_step", False)
+            fix.tls.in_scaler_step = True
+            try:
+                return original_step(scaler, optimizer, *args, **kwargs)
+            finally:
+                fix.tls.in_scaler_step = outer
+
+        def update(scaler, *args, **kwargs):
+            if fix.active:
+                info = fix.scalers.get(scaler)
+                if info is not None:
+                    info["stepped"] = None
+                    info["scaled"] = False
+            return original_update(scaler, *args, **kwargs)
+
+        self.patch(scaler_cls, "scale", scale)
+        self.patch(scaler_cls, "unscale_", unscale_)
+        self.patch(scaler_cls, "step", step)
+        self.patch(scaler_cls, "update", update)
+
+    def _scaler(self, scaler):
+        info = self.scalers.get(scaler)
+        if info is None:
+            info = self.scalers[scaler] = {"scaled": False, "stepped": None, "opts": set()}
+        return info
+
+    def _scaler_step(self, scaler, optimizer):
+        if not scaler.is_enabled():
+            return
+        self.scaler_opts.add(optimizer)
+        info = self._scaler(scaler)
+        here = user_location(1)
+        if info["stepped"] is not None and id(optimizer) in info["opts"]:
+            self.observed(MISUSE, "scaler.step(optimizer) again without scaler.update(): "
+                                  "the scale never adapts (torch raises here); call "
+                                  "scaler.update() after each scaler.step()", info["stepped"])
+        if info["stepped"] is None:
+            info["opts"] = set()
+        info["opts"].add(id(optimizer))
+        info["stepped"] = here
+        info["scaled"] = False
+
+    def _direct_step(self, optimizer):
+        if optimizer in self.scaler_opts:
+            return
+        for scaler, info in list(self.scalers.items()):
+            if info["scaled"] and scaler.is_enabled():
+                self.observed(MISUSE, "optimizer.step() called directly after "
+                                      "scaler.scale(loss).backward(): gradients are still "
+                                      "scaled; use scaler.step(optimizer); scaler.update()",
+                              user_location(1))
+                info["scaled"] = False
+                return
+
+    def finalize(self):
+        """At report time: scalers that stepped and were never updated."""
+        for info in list(getattr(self, "scalers", {}).values()):
+            if info["stepped"] is not None and not info.get("reported"):
+                info["reported"] = True
+                self.observed(MISUSE, "scaler.step(optimizer) without a later scaler.update(): "
+                                      "the scale never adapts; call scaler.update() after each "
+                                      "scaler.step()", info["stepped"])
