@@ -506,3 +506,15 @@ def find_calls(node: cst.CSTNode, predicate) -> List[cst.Call]:
     else:
         node.visit(finder)
     return finder.found
+
+
+def is_in_memory_data(expr: cst.BaseExpression, ctx) -> bool:
+    """A DataLoader's dataset that is plain Python data or a ``TensorDataset`` of tensors already in
+    memory: ``range(n)``, ``list(range(n))``, ``[...]``; worker processes and pinning buy nothing there."""
+    if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp)):
+        return True
+    if isinstance(expr, cst.Call):
+        if isinstance(expr.func, cst.Name) and expr.func.value in ("range", "list", "tuple") and ctx.is_builtin(expr.func.value):
+            return True
+        return ctx.qualname(expr.func) == "torch.utils.data.TensorDataset"
+    return False

@@ -29,6 +29,8 @@ from . import (
     tpl501_dataloader_no_workers,
     tpl502_dataloader_no_pin_memory,
     tpl503_batchnorm_partial_batch,
+    tpl601_matmul_chain,
+    tpl602_grad_in_inference,
 )
 
 _MODULES = (
@@ -51,6 +53,8 @@ _MODULES = (
     tpl501_dataloader_no_workers,
     tpl502_dataloader_no_pin_memory,
     tpl503_batchnorm_partial_batch,
+    tpl601_matmul_chain,
+    tpl602_grad_in_inference,
 )
 
 RULES: Dict[str, Type[Rule]] = {module.RULE.code: module.RULE for module in _MODULES}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax import has_splat, int_value, keyword, positional
+from ..syntax import has_splat, int_value, is_in_memory_data, keyword, positional
 from ..walker import Rule
 
 DATALOADER = "torch.utils.data.DataLoader"
@@ -25,6 +25,9 @@ class DataLoaderNoWorkers(Rule):
             return
         if len(positional(node)) > NUM_WORKERS_POSITION:
             return
+        data = positional(node) or [keyword(node, "dataset")]
+        if data[0] is not None and is_in_memory_data(data[0].value, self.ctx):
+            return  # range(n), a list, a TensorDataset: workers would only add start-up cost
         workers = keyword(node, "num_workers")
         if workers is None:
             self.report(node, self.message.format(why="no `num_workers`"))
@@ -40,6 +43,7 @@ a = DataLoader(ds, batch_size=32, num_workers=4)
 b = DataLoader(ds, batch_size=32, num_workers=args.workers)     # a value we cannot see
 c = DataLoader(ds, **loader_kwargs)                             # may hold num_workers
 d = DataLoader(ds, 32, True, None, None, 8)                     # positional num_workers
+e = DataLoader(range(100), batch_size=8)                        # in-memory data: workers cost more
 """,
     """
 class DataLoader:                                               # the project's own class

@@ -1,0 +1,153 @@
+"""TPL602 grad-in-inference: a model evaluated in a loop after ``.eval()`` with autograd recording."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from ..syntax import code_of, dotted_name, find_calls, method_call
+from ..walker import WITH, Rule
+
+_GRAD_OFF = re.compile(r"no_grad|inference_mode|set_grad_enabled")
+# What a function that needs gradients does: then the autograd graph is wanted.
+_NEEDS_GRAD = frozenset(("backward", "step", "requires_grad_", "grad", "retain_grad", "zero_grad"))
+
+
+class GradInInference(Rule):
+    code = "TPL602"
+    message = (
+        "`{model}` is evaluated in a loop after `{model}.eval()` with autograd on: every call records "
+        "the graph and keeps activations alive; wrap the loop in `with torch.inference_mode():` "
+        "(or `torch.no_grad()`)"
+    )
+    prefilter = (r"\.eval\(\)", r"\b(?:for|while)\b")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        ctx = self.ctx
+        model = dotted_name(node.func)
+        if model is None or ctx.innermost_loop() is None:
+            return
+        scope = ctx.frame.node if ctx.frame.node is not None else ctx.stack[0]
+        calls = find_calls(scope, lambda c: c is node or method_call(c) is not None)
+        if node not in calls:
+            return
+        here = calls.index(node)
+        state = None
+        for call in calls[:here]:
+            receiver, name = method_call(call)
+            if name in ("eval", "train") and dotted_name(receiver) == model:
+                if name == "eval":
+                    state = "eval"
+                elif not call.args or _literal_arg(call) is True:
+                    state = "train"
+                else:  # train(False) is eval(); train(mode) we cannot see
+                    state = "eval" if _literal_arg(call) is False else None
+        if state != "eval":
+            return
+        if any(method_call(c)[1] in _NEEDS_GRAD for c in calls if c is not node):
+            return  # a training or attack function: the graph is wanted
+        if self._grad_off(scope):
+            return
+        self.report(node, self.message.format(model=model))
+
+    def _grad_off(self, scope: cst.CSTNode) -> bool:
+        ctx = self.ctx
+        frame = ctx.frame
+        while frame is not None:
+            for block in frame.blocks:
+                if block.kind == WITH and any(_GRAD_OFF.search(code_of(i.item)) for i in block.node.items):
+                    return True
+            node = frame.node
+            if isinstance(node, cst.FunctionDef):
+                if any(_GRAD_OFF.search(code_of(d.decorator)) for d in node.decorators):
+                    return True
+                if node.name.value in ctx.facts.grad_free_callees:
+                    return True  # called only under no_grad/inference_mode in this module
+            frame = frame.parent
+        # torch.set_grad_enabled(False) as a statement, or a grad mode we cannot follow.
+        return any(_GRAD_OFF.search(code_of(c.func)) for c in find_calls(scope, lambda c: True))
+
+
+def _literal_arg(call: cst.Call):
+    if len(call.args) == 1 and isinstance(call.args[0].value, cst.Name):
+        return {"True": True, "False": False}.get(call.args[0].value.value)
+    return None
+
+
+RULE = GradInInference
+RULE.VALID = (
+    """
+import torch
+def evaluate(model, loader):
+    model.eval()
+    with torch.no_grad():
+        for x, y in loader:
+            out = model(x)
+@torch.inference_mode()
+def predict(model, loader):
+    model.eval()
+    return [model(x) for x in loader] + [model(x) for x in loader for _ in range(1)]
+def train(model, loader, opt):
+    model.eval()
+    for x, y in loader:
+        loss = model(x).sum()
+        loss.backward()
+        opt.step()
+""",
+    """
+import torch
+def run_eval(model, loader):
+    model.eval()
+    for x in loader:
+        model(x)
+def main(model, loader):
+    with torch.no_grad():
+        run_eval(model, loader)          # the only caller runs it without autograd
+def other(model, loader):
+    model.eval()
+    model.train()
+    for x in loader:
+        model(x)                         # back in training mode
+""",
+)
+RULE.INVALID = (
+    """
+import torch
+def evaluate(model, loader):
+    model.eval()
+    correct = 0
+    for x, y in loader:
+        out = model(x)  # TPL602
+        correct += (out.argmax(1) == y).sum()
+    return correct
+""",
+    """
+import torch
+class Runner:
+    def validate(self, loader):
+        self.net.eval()
+        for batch in loader:
+            pred = self.net(batch)  # TPL602
+""",
+)
+RULE.WHY = """\
+`model.eval()` switches dropout and BatchNorm to inference behaviour but leaves autograd on: every
+forward pass still records the graph and keeps each layer's activations alive for a backward pass
+that never comes. Evaluation then uses several times the memory it needs (limiting the batch size)
+and spends time on bookkeeping. `torch.inference_mode()` (or `torch.no_grad()`) turns the recording
+off; inference mode also skips version counting."""
+RULE.EXAMPLE = """\
+model.eval()
+for x, y in val_loader:
+    preds = model(x)"""
+RULE.USE_INSTEAD = """\
+model.eval()
+with torch.inference_mode():
+    for x, y in val_loader:
+        preds = model(x)"""
+RULE.FIX_NOTE = "No autofix: tensors made under inference mode cannot be used later in autograd."
+RULE.REFERENCES = (
+    "https://pytorch.org/docs/stable/generated/torch.inference_mode.html",
+    "https://pytorch.org/docs/stable/notes/autograd.html#locally-disabling-gradient-computation",
+)
