@@ -1,12 +1,9 @@
 """Exit codes, noqa, selection, configuration, exclusion and bad input."""
 
-import pytest
+from _cli_helpers import CLEAN, DATA_PARALLEL, FIXABLE
 
-from torchperf_lint import cli
 from torchperf_lint.catalog import CATALOG, OPT_IN_CODES
 from torchperf_lint.config import resolve_codes
-
-from _cli_helpers import CLEAN, DATA_PARALLEL, FIXABLE
 
 
 def codes_in(out: str):
