@@ -256,6 +256,7 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
     fmt = args.output_format or "text"
     if mode == DIFF:
         sys.stdout.write("".join(diffs))
+        sys.stdout.flush()
         if not args.quiet:
             print(f"Would fix {plural(fixed, 'error')}." if fixed else "No fixes available.", file=sys.stderr)
         status = EXIT_FINDINGS if diffs else EXIT_OK

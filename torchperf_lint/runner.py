@@ -106,6 +106,9 @@ def apply_noqa(findings: List[Finding], lines: List[str]) -> Tuple[List[Finding]
     """The findings no ``# noqa`` comment silences, and for each the row a noqa comment belongs on."""
     if not findings:
         return [], []
+    if not any("noqa" in line.lower() for line in lines) and not any(_joined(lines, f.line) for f in findings):
+        # Nothing to silence, and every finding's line stands alone: skip tokenizing the file.
+        return list(findings), [f.line for f in findings]
     ranges = noqa_ranges(lines)
     kept, rows = [], []
     for finding in findings:
@@ -119,6 +122,17 @@ def apply_noqa(findings: List[Finding], lines: List[str]) -> Tuple[List[Finding]
             kept.append(finding)
             rows.append(high)
     return kept, rows
+
+
+def _joined(lines: List[str], line: int) -> bool:
+    """Whether a line may share its noqa range with others (a backslash continuation or a
+    triple-quoted string touches it): then the exact tokenize-based mapping is needed."""
+    if not 0 < line <= len(lines):
+        return False
+    text = lines[line - 1]
+    if '"""' in text or "'''" in text or text.rstrip("\r\n").endswith("\\"):
+        return True
+    return line > 1 and lines[line - 2].rstrip("\r\n").endswith("\\")
 
 
 def _silenced(code: str, text: str) -> bool:

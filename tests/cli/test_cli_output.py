@@ -124,3 +124,9 @@ def test_rule_docs(project):
     assert [r["code"] for r in json.loads(out)] == list(CATALOG)
     assert project.raw("rule", "TPL999")[0] == 2
     assert project.raw("rule", "TPL503")[0] == 0  # opt-in, documented even before it is checked
+
+
+def test_json_noqa_row_is_where_a_noqa_comment_works(project):
+    project.write("a.py", 'import torch\nm = torch.nn.DataParallel(m, x="""\n\n""")\nn = torch.nn.DataParallel(m)\n')
+    items = json.loads(project.run("--output-format", "json")[1])
+    assert [(i["location"]["row"], i["noqa_row"]) for i in items] == [(2, 4), (5, 5)]
