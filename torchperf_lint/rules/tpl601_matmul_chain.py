@@ -32,7 +32,14 @@ class MatmulChain(Rule):
         "a product of {n} matrices is evaluated left to right whatever the shapes; "
         "`torch.linalg.multi_dot([...])` picks the cheapest order (it can be many times fewer FLOPs)"
     )
-    prefilter = (r"@|\b(?:mm|matmul)\(",)
+    # Two products on one line: ``@`` between operands or ``mm(``/``matmul(``.
+    # (A chain split over lines inside parentheses is not looked at: rare, and parsing every unit
+    # with a single ``q @ k`` would cost more than it finds.)
+    # (Both patterns start with ``@`` or ``m`` so that the regex engine can skip ahead quickly.)
+    prefilter = (
+        r"@ *[\w(]|m(?:m|atmul)\(",
+        r"@ *[\w(][^\n@]*(?:@ *[\w(]|m(?:m|atmul)\()|m(?:m|atmul)\([^\n]*(?:@ *[\w(]|m(?:m|atmul)\()",
+    )
 
     def _is_product_call(self, node: cst.CSTNode) -> bool:
         return (
@@ -100,6 +107,8 @@ class MatmulChain(Rule):
 
 def _base_name(text: str) -> Optional[str]:
     """``self.U_high.transpose(0, 1)`` -> ``U_high``; ``torch.linalg.inv(t2)`` -> ``t2``."""
+    if _IDENTIFIER.fullmatch(text):
+        return text
     for word in _IDENTIFIER.findall(text):
         if word not in _SKIP_HEAD:
             return word
