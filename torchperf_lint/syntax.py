@@ -509,12 +509,12 @@ def find_calls(node: cst.CSTNode, predicate) -> List[cst.Call]:
 
 
 def is_in_memory_data(expr: cst.BaseExpression, ctx) -> bool:
-    """A DataLoader's dataset that is plain Python data or a ``TensorDataset`` of tensors already in
-    memory: ``range(n)``, ``list(range(n))``, ``[...]``; worker processes and pinning buy nothing there."""
+    """A DataLoader's dataset of plain Python data: ``range(n)``, ``list(range(n))``, ``[...]``.
+    Worker processes and pinning buy nothing there. (A ``TensorDataset`` is still flagged, as the
+    spec says: its batches are tensors that pinning and workers do help to move.)"""
     if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp)):
         return True
     if isinstance(expr, cst.Call):
         if isinstance(expr.func, cst.Name) and expr.func.value in ("range", "list", "tuple") and ctx.is_builtin(expr.func.value):
             return True
-        return ctx.qualname(expr.func) == "torch.utils.data.TensorDataset"
     return False

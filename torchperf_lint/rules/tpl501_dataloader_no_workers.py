@@ -27,7 +27,7 @@ class DataLoaderNoWorkers(Rule):
             return
         data = positional(node) or [keyword(node, "dataset")]
         if data[0] is not None and is_in_memory_data(data[0].value, self.ctx):
-            return  # range(n), a list, a TensorDataset: workers would only add start-up cost
+            return  # range(n) or a list: workers would only add start-up cost
         workers = keyword(node, "num_workers")
         if workers is None:
             self.report(node, self.message.format(why="no `num_workers`"))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ..catalog import SAFE
-from ..edits import add_keyword
+from ..edits import add_keyword, set_keyword
 from ..findings import RuleFix
-from ..syntax import has_splat, is_in_memory_data, keyword, positional
+from ..syntax import has_splat, is_false, is_in_memory_data, keyword, positional
 from ..walker import Rule
 
 DATALOADER = "torch.utils.data.DataLoader"
@@ -29,14 +29,18 @@ class DataLoaderNoPinMemory(Rule):
             return
         if len(positional(node)) > PIN_MEMORY_POSITION:
             return
-        if keyword(node, "pin_memory") is not None:
-            return  # True, a deliberate False, or a value we cannot see
+        pin = keyword(node, "pin_memory")
+        if pin is not None and not is_false(pin.value):
+            return  # True, or a value we cannot see
         data = positional(node) or [keyword(node, "dataset")]
         if data[0] is not None and is_in_memory_data(data[0].value, ctx):
             return  # range(n) or a list: Python numbers, nothing worth pinning
         if not ctx.facts.moves_data_to_cuda:
             return
-        fixed = add_keyword(node, "pin_memory", cst.Name("True"))
+        if pin is None:
+            fixed = add_keyword(node, "pin_memory", cst.Name("True"))
+        else:
+            fixed = set_keyword(node, "pin_memory", cst.Name("True"))
         self.report(node, fix=RuleFix(SAFE, "pass pin_memory=True", [(node, fixed)]))
 
 
@@ -48,7 +52,6 @@ from torch.utils.data import DataLoader
 loader = DataLoader(ds, batch_size=32, num_workers=4, pin_memory=True)
 other = DataLoader(ds, batch_size=32, pin_memory=use_cuda)     # a value we cannot see
 third = DataLoader(ds, **kwargs)
-fourth = DataLoader(ds, num_workers=0, pin_memory=False)       # a deliberate choice
 fifth = DataLoader(range(10), batch_size=2)                    # Python ints: nothing to pin
 for x, y in loader:
     x = x.cuda(non_blocking=True)
@@ -67,6 +70,7 @@ import torch
 from torch.utils.data import DataLoader
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 loader = DataLoader(ds, batch_size=32, num_workers=4)  # TPL502
+unpinned = DataLoader(TensorDataset(x, y), num_workers=2, pin_memory=False)  # TPL502
 for x, y in loader:
     x, y = x.to(device), y.to(device)
 """,
