@@ -80,6 +80,12 @@ class CpuThenDevice(Rule):
             factory, name = fresh
             self.report(factory, self.message.format(factory=name))
 
+    def visit_Name(self, node: cst.Name) -> None:
+        # Any other use before the move (``mask[i] = v``, ``fill(mask)``) means the host tensor is
+        # worked on where it is: creating it on the device would turn each write into a kernel.
+        if self._fresh and not isinstance(self.ctx.parent(), cst.AssignTarget):
+            self._fresh.pop((id(self.ctx.frame), node.value), None)
+
     def leave_Assign(self, node: cst.Assign) -> None:
         frame = id(self.ctx.frame)
         for target in node.targets:
@@ -159,6 +165,9 @@ def causal_mask(n, device):
     weights = weights.to(device)
     host = torch.zeros(n)
     copy = host.to(device)               # host is kept: not the same pitfall
+    filled = torch.zeros(n, dtype=torch.long)
+    filled[0] = 3                        # written on the host first, then moved once
+    filled = filled.to(device)
     base = torch.zeros(n)
     ones = torch.ones_like(base).cuda()  # TPL101
     return mask.cuda(), weights, copy, host, ones
