@@ -29,7 +29,8 @@ from .config import (
     split_codes,
 )
 from .output import FORMATS, Reported, display_path, docs_url, plural, render, summary
-from .runner import CHECK, DIFF, FIX, FileResult, Task, applicable, digest, process
+from .findings import applicable
+from .runner import CHECK, DIFF, FIX, FileResult, Task, digest, process
 
 COMMANDS = ("check", "rule", "version")
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"

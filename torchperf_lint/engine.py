@@ -15,13 +15,12 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .catalog import CATALOG
 from .facts import ModuleFacts
-from .findings import Edit, Finding, Fix, RuleFix
+from .findings import Edit, Finding, Fix, RuleFix, analysis_failed
 from .names import ImportTable, text_mentions_torch_import
 from .rules import RULES
 from .segments import Unit, split_units
 from .walker import Context, walk
 
-ANALYSIS_FAILED = "TPL900"
 # Bigger files are almost always generated code; libcst would take minutes on them.
 MAX_FILE_BYTES = 8 * 1024 * 1024
 # libcst's visitors recurse several Python frames per tree level, so a 190-deep call or a long
@@ -31,10 +30,6 @@ RECURSION_LIMIT = 12000
 
 def default_codes() -> List[str]:
     return [code for code, entry in CATALOG.items() if entry.default_on]
-
-
-def analysis_failed(reason: str) -> Finding:
-    return Finding(ANALYSIS_FAILED, 1, 0, f"could not analyse this file: {reason}")
 
 
 def lint_source(

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
-import libcst as cst
+from .catalog import SAFE, UNSAFE
+
+if TYPE_CHECKING:  # the CLI reads cached findings without importing libcst
+    import libcst as cst
+
+ANALYSIS_FAILED = "TPL900"
 
 
 @dataclass(frozen=True)
@@ -48,4 +53,16 @@ class RuleFix:
 
     applicability: str
     description: str
-    replacements: List[Tuple[cst.CSTNode, cst.CSTNode]] = field(default_factory=list)
+    replacements: List[Tuple["cst.CSTNode", "cst.CSTNode"]] = field(default_factory=list)
+
+
+def analysis_failed(reason: str) -> Finding:
+    """The one finding of a file that could not be analysed (reported at line 1)."""
+    return Finding(ANALYSIS_FAILED, 1, 0, f"could not analyse this file: {reason}")
+
+
+def applicable(finding: Finding, unsafe: bool) -> bool:
+    """Is the finding's fix applied: safe fixes always, unsafe ones with ``unsafe``."""
+    if finding.fix is None:
+        return False
+    return finding.fix.applicability == SAFE or (unsafe and finding.fix.applicability == UNSAFE)

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Collection, List, Optional, Tuple
+import ast
+from typing import Callable, Collection, List, Optional, Tuple
 
-from .catalog import SAFE, UNSAFE
 from .engine import lint_source
-from .findings import Edit, Finding
+from .findings import Edit, applicable
 
 # A fix can uncover another (or two fixes can overlap); a few rounds settle every real case.
 MAX_ROUNDS = 8
-
-
-def applicable(finding: Finding, unsafe: bool) -> bool:
-    if finding.fix is None:
-        return False
-    return finding.fix.applicability == SAFE or (unsafe and finding.fix.applicability == UNSAFE)
 
 
 def _offsets(lines: List[str]) -> List[int]:
@@ -46,18 +40,43 @@ def apply_edits(source: str, edits: List[Edit]) -> Tuple[str, int]:
     return source, len(chosen)
 
 
-def fix_source(
-    source: str, codes: Optional[Collection[str]] = None, unsafe: bool = False, filename: str = "<string>"
-) -> Tuple[str, int]:
-    """The source with every applicable fix applied, and the number of fixes applied."""
+def fix_loop(source: str, analyse: Callable[[str], tuple], unsafe: bool, first: Optional[tuple] = None):
+    """Apply the applicable fixes of ``analyse(source)[0]`` round after round until none is left.
+
+    ``analyse`` returns a tuple whose first item is the findings (the CLI's also carries the noqa
+    rows, and leaves silenced findings out, so that they are not fixed); ``first`` is the analysis
+    of ``source`` when the caller already has it. Returns
+    (source, fixes applied, the last analysis, error): on an error (fixed code that does not
+    parse) the original source and its analysis come back.
+    """
+    original = source
+    analysis = first = first if first is not None else analyse(source)
     total = 0
     for _ in range(MAX_ROUNDS):
-        findings = lint_source(source, filename, codes=codes)
-        edits = [e for f in findings if applicable(f, unsafe) for e in f.fix.edits]
+        edits = [e for f in analysis[0] if applicable(f, unsafe) for e in f.fix.edits]
         if not edits:
             break
         new_source, count = apply_edits(source, edits)
         if new_source == source:
             break
+        try:
+            ast.parse(new_source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+            codes = ", ".join(sorted({f.code for f in first[0] if applicable(f, unsafe)}))
+            return original, 0, first, (
+                f"the fixes for {codes} would leave code that does not parse "
+                f"({type(error).__name__}: {error}); nothing was written (please report this)"
+            )
         source, total = new_source, total + count
-    return source, total
+        analysis = analyse(source)
+    return source, total, analysis, None
+
+
+def fix_source(
+    source: str, codes: Optional[Collection[str]] = None, unsafe: bool = False, filename: str = "<string>"
+) -> Tuple[str, int]:
+    """The source with every applicable fix applied, and the number of fixes applied."""
+    fixed, total, _, error = fix_loop(source, lambda text: (lint_source(text, filename, codes=codes),), unsafe)
+    if error:
+        raise ValueError(error)
+    return fixed, total

@@ -6,7 +6,6 @@ A fix that would leave code that does not parse is not written; the file gets an
 
 from __future__ import annotations
 
-import ast
 import difflib
 import hashlib
 import io
@@ -15,12 +14,10 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
-from .catalog import SAFE, UNSAFE
-from .findings import Edit, Finding, Fix
+from .findings import ANALYSIS_FAILED, Edit, Finding, Fix, analysis_failed
 
-ANALYSIS_FAILED = "TPL900"
+
 CHECK, FIX, DIFF = "check", "fix", "diff"
-MAX_ROUNDS = 8
 
 # flake8's own expressions (flake8/defaults.py), so that ``# noqa`` means the same in both.
 NOQA_INLINE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
@@ -69,12 +66,6 @@ def decode(raw: bytes) -> Tuple[str, str]:
         reason = error.reason if isinstance(error, UnicodeDecodeError) else str(error)
         raise BadInput(f"the file is not valid {encoding}: {reason}") from None
 
-
-def failed(reason: str) -> Finding:
-    return Finding(ANALYSIS_FAILED, 1, 0, f"could not analyse this file: {reason}")
-
-
-# ---- noqa ---------------------------------------------------------------------------------------
 
 def file_is_noqa(lines: List[str]) -> bool:
     """``# flake8: noqa`` on a line of its own turns off every check of the file (flake8)."""
@@ -161,41 +152,17 @@ def analyse(source: str, filename: str, codes: FrozenSet[str]) -> Tuple[List[Fin
     return apply_noqa(findings, lines)
 
 
-def applicable(finding: Finding, unsafe: bool) -> bool:
-    if finding.fix is None:
-        return False
-    return finding.fix.applicability == SAFE or (unsafe and finding.fix.applicability == UNSAFE)
-
-
 def fix_text(source: str, filename: str, codes: FrozenSet[str], unsafe: bool):
     """(new source, fixes applied, findings left, their noqa rows, error, findings of the original
     source with their rows). Silenced findings are not fixed. On an error (a fix that does not
     parse) the source comes back unchanged."""
-    from .fixer import apply_edits
+    from .fixer import fix_loop
 
-    original = source
-    findings, rows = analyse(source, filename, codes)
-    first = (findings, rows)
-    total = 0
-    for _ in range(MAX_ROUNDS):
-        edits = [edit for f in findings if applicable(f, unsafe) for edit in f.fix.edits]
-        if not edits:
-            break
-        new_source, count = apply_edits(source, edits)
-        if new_source == source:
-            break
-        try:
-            ast.parse(new_source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
-            findings, rows = first
-            return original, 0, findings, rows, (
-                f"the fixes for {', '.join(sorted({f.code for f in findings if applicable(f, unsafe)}))} "
-                f"would leave code that does not parse ({type(error).__name__}: {error}); "
-                "nothing was written (please report this)"
-            ), first
-        source, total = new_source, total + count
-        findings, rows = analyse(source, filename, codes)
-    return source, total, findings, rows, None, first
+    first = analyse(source, filename, codes)
+    fixed, total, (findings, rows), error = fix_loop(
+        source, lambda text: analyse(text, filename, codes), unsafe, first
+    )
+    return fixed, total, findings, rows, error, first
 
 
 def unified_diff(old: str, new: str, display: str) -> str:
@@ -219,7 +186,7 @@ def process(task: Task, display: Optional[str] = None) -> FileResult:
             stat = os.fstat(handle.fileno())
             raw = handle.read()
     except OSError as error:
-        result.findings = [failed(f"cannot read it: {error.strerror or error}")] if ANALYSIS_FAILED in codes else []
+        result.findings = [analysis_failed(f"cannot read it: {error.strerror or error}")] if ANALYSIS_FAILED in codes else []
         result.noqa_rows = [1] * len(result.findings)
         return result
     try:
@@ -227,7 +194,7 @@ def process(task: Task, display: Optional[str] = None) -> FileResult:
         try:
             source, encoding = decode(raw)
         except BadInput as error:
-            result.findings = [failed(str(error))] if ANALYSIS_FAILED in codes else []
+            result.findings = [analysis_failed(str(error))] if ANALYSIS_FAILED in codes else []
             result.noqa_rows = [1] * len(result.findings)
             result.stamp = stamp
             return result

@@ -12,7 +12,7 @@ Context kept during the walk:
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, List, Optional, Tuple, Type
+from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 

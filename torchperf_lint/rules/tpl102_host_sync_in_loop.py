@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax import is_model_call, last_identifier, method_call, _MODEL_WORD
+from ..syntax import last_identifier, method_call, _MODEL_WORD
 from ..walker import Rule
 
 SYNC_METHODS = frozenset(("item", "cpu", "numpy", "tolist", "nonzero"))

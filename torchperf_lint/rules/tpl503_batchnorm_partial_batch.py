@@ -10,7 +10,7 @@ import libcst as cst
 from ..catalog import SAFE
 from ..edits import add_keyword
 from ..findings import RuleFix
-from ..syntax import assigned_names, code_of, has_splat, is_true, keyword, last_identifier, positional
+from ..syntax import code_of, has_splat, is_true, keyword, last_identifier, positional
 from ..walker import Rule
 
 DATALOADER = "torch.utils.data.DataLoader"
