@@ -69,7 +69,11 @@ def _lint(source: str, tree, codes, lines) -> List[Finding]:
     table = ImportTable.from_ast(tree)
     if not table.imports_torch:
         return []
-    rule_classes = [RULES[c] for c in sorted(codes) if c in RULES and RULES[c].file_may_match(source)]
+    # A rule whose unit prefilter fails on the whole file cannot match any of its units.
+    rule_classes = [
+        RULES[c] for c in sorted(codes)
+        if c in RULES and RULES[c].file_may_match(source) and RULES[c].may_match(source)
+    ]
     if not rule_classes:
         return []
     if lines is None:

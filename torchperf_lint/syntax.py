@@ -476,36 +476,15 @@ def is_optimizer_step(call: cst.Call, ctx) -> Optional[cst.BaseExpression]:
     return found[0] if _OPTIMIZER_WORD.search(owner) else None
 
 
-class _Finder(cst.CSTVisitor):
-    """Calls matching a predicate, not descending into nested functions and lambdas."""
-
-    def __init__(self, predicate):
-        super().__init__()
-        self.predicate = predicate
-        self.found: List[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.predicate(node):
-            self.found.append(node)
-
-    def visit_FunctionDef(self, node) -> bool:
-        return False
-
-    def visit_Lambda(self, node) -> bool:
-        return False
-
-    def visit_ClassDef(self, node) -> bool:
-        return False
-
-
 def find_calls(node: cst.CSTNode, predicate) -> List[cst.Call]:
-    """The calls in ``node`` (a function's body, a loop...) for which ``predicate`` holds, in order."""
-    finder = _Finder(predicate)
+    """The calls in ``node`` (a function's body, a loop...) for which ``predicate`` holds, in source
+    order, not looking into nested functions, lambdas and classes (defining them runs nothing)."""
     if isinstance(node, (cst.FunctionDef, cst.Lambda)):
-        node.body.visit(finder)
-    else:
-        node.visit(finder)
-    return finder.found
+        node = node.body
+    return [
+        n for n in descendants(node, prune=_is_definition)
+        if isinstance(n, cst.Call) and predicate(n)
+    ]
 
 
 def is_in_memory_data(expr: cst.BaseExpression, ctx) -> bool:

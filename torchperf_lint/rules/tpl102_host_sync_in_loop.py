@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ..syntax import last_identifier, method_call, _MODEL_WORD
@@ -19,14 +21,23 @@ class HostSyncInLoop(Rule):
         "(`total += loss.detach()`) and sync once after the loop or every N steps "
         "(runtime_guard: sync report)"
     )
-    # A loop, and either a sync method, or a truth test/conversion/print in code that handles
-    # losses or reduces tensors to booleans (where tensors worth waiting for are likely).
-    prefilter = (
-        r"\b(?:for|while)\b",
-        r"\.(?:item|cpu|numpy|tolist|nonzero)\(|synchronize\(|torch\.nonzero"
-        r"|(?:\b(?:float|int|bool|print)\(|\bif\b|\bwhile\b)[\s\S]*(?:backward|loss|\.any\(|\.all\(|isfinite|isnan|isinf)"
-        r"|(?:backward|loss|\.any\(|\.all\(|isfinite|isnan|isinf)[\s\S]*(?:\b(?:float|int|bool|print)\(|\bif\b|\bwhile\b)",
-    )
+    # A unit is parsed when it has a loop and either a sync method, or a truth test, conversion
+    # or print in code that handles losses or reduces tensors to booleans (where tensors worth
+    # waiting for are likely). Literal tests first: they are the cheapest and reject most units.
+    _LOOP = re.compile(r"\b(?:for|while)\b")
+    _SYNC = re.compile(r"\.(?:item|cpu|numpy|tolist|nonzero)\(|synchronize\(|torch\.nonzero")
+    _READS_TENSOR = re.compile(r"\b(?:float|int|bool|print)\(|\bif\b|\bwhile\b")
+    _TENSOR_CODE = re.compile(r"backward|loss|\.any\(|\.all\(|isfinite|isnan|isinf")
+
+    @classmethod
+    def may_match(cls, text: str) -> bool:
+        if "for" not in text and "while" not in text:
+            return False
+        if cls._SYNC.search(text) is None and (
+            cls._TENSOR_CODE.search(text) is None or cls._READS_TENSOR.search(text) is None
+        ):
+            return False
+        return cls._LOOP.search(text) is not None
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx

@@ -31,7 +31,8 @@ class DeprecatedAmpApi(Rule):
         "`from {module} import ...` imports deprecated AMP APIs (FutureWarning since torch 2.4); import "
         "from `torch.amp` and pass the device: `autocast(\"{device}\", ...)`, `GradScaler(\"{device}\", ...)`"
     )
-    prefilter = (r"(?:cuda|cpu)\.amp\b|\bamp\.(?:autocast|GradScaler)\b",)
+    # The literal first: Python's re finds it fast, and most units stop there.
+    prefilter = (r"amp", r"(?:cuda|cpu)\.amp\b|\bamp\.(?:autocast|GradScaler)\b")
 
     def __init__(self, ctx, sink):
         super().__init__(ctx, sink)
