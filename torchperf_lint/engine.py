@@ -81,14 +81,28 @@ def _lint(source: str, tree, codes, lines) -> List[Finding]:
     facts = ModuleFacts(tree, table)
     findings: List[Finding] = []
     failures: List[str] = []
+    aliases = _aliases(table)
     for unit in split_units(tree):
         text = unit.text(lines)
+        if aliases:
+            # ``from torch.nn import DataParallel as DP``: a unit that says ``DP(m)`` must pass the
+            # prefilters that look for ``DataParallel``.
+            text += "\n" + " ".join(full for local, full in aliases if local in text)
         candidates = [rule for rule in rule_classes if rule.may_match(text)]
         if candidates:
             findings.extend(_lint_unit(unit, lines, candidates, table, facts, failures))
     if failures:
         findings.append(analysis_failed("; ".join(failures[:3])))
     return _dedupe(findings)
+
+
+def _aliases(table: ImportTable) -> List[Tuple[str, str]]:
+    """Module-level names that do not spell the torch object they stand for, with its full name."""
+    return [
+        (local, full)
+        for local, full in table.bindings.items()
+        if full is not None and full.startswith("torch") and full.rsplit(".", 1)[-1] != local
+    ]
 
 
 def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures: List[str]) -> List[Finding]:

@@ -20,7 +20,6 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 class Unit:
     start: int  # first line, 1-based
     end: int  # last line, inclusive
-    indented: bool  # a class member (its text is parsed wrapped; see parse_source)
 
     def text(self, lines: Sequence[str]) -> str:
         return "".join(lines[self.start - 1 : self.end])
@@ -53,13 +52,13 @@ def split_units(tree: ast.Module) -> List[Unit]:
     def close_run() -> None:
         nonlocal run_start, run_end
         if run_start is not None:
-            units.append(Unit(run_start, run_end, False))
+            units.append(Unit(run_start, run_end))
         run_start = run_end = None
 
     for stmt in tree.body:
         if isinstance(stmt, _DEFS):
             close_run()
-            units.append(Unit(_first_line(stmt), stmt.end_lineno, False))
+            units.append(Unit(_first_line(stmt), stmt.end_lineno))
         elif isinstance(stmt, ast.ClassDef):
             close_run()
             # Class bodies are split per method: nn.Module files are mostly classes, and only the
@@ -68,15 +67,15 @@ def split_units(tree: ast.Module) -> List[Unit]:
             for member in stmt.body:
                 if isinstance(member, _DEFS):
                     if inner_start is not None:
-                        units.append(Unit(inner_start, inner_end, True))
+                        units.append(Unit(inner_start, inner_end))
                         inner_start = None
-                    units.append(Unit(_first_line(member), member.end_lineno, True))
+                    units.append(Unit(_first_line(member), member.end_lineno))
                 else:
                     if inner_start is None:
                         inner_start = _first_line(member)
                     inner_end = member.end_lineno
             if inner_start is not None:
-                units.append(Unit(inner_start, inner_end, True))
+                units.append(Unit(inner_start, inner_end))
         else:
             if run_start is None:
                 run_start = _first_line(stmt)
@@ -89,11 +88,11 @@ def _merge_overlapping(units: List[Unit]) -> List[Unit]:
     """Statements sharing a line (``x = 1; def f(): ...``) must be parsed together."""
     merged: List[Unit] = []
     for unit in units:
-        # A class's first line (``class A: x = 1``) can hold a member: such a member cannot be
-        # parsed alone at its column, so it joins the unit before it or becomes unindented.
+        # A class's first line (``class A: x = 1``) can hold a member: the unit then starts with
+        # the unindented class line, and parse_source sees no indentation to wrap.
         if merged and unit.start <= merged[-1].end:
             last = merged[-1]
-            merged[-1] = Unit(last.start, max(last.end, unit.end), last.indented and unit.indented)
+            merged[-1] = Unit(last.start, max(last.end, unit.end))
         else:
             merged.append(unit)
     return merged
