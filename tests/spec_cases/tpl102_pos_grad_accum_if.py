@@ -1,0 +1,12 @@
+# codes: TPL102
+# xfail: linter bug: a loss divided by a number (`crit(...) / accum`) is not seen as a tensor, so loss.item() in the accumulation step is missed (spec TPL102)
+import torch
+
+accum = 4
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x.cuda()), y.cuda()) / accum
+    loss.backward()
+    if (i + 1) % accum == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+        print(f"step {i}: loss {loss.item():.4f}")  # expect: TPL102

@@ -1,0 +1,10 @@
+# codes: TPL102
+import torch
+
+for step, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y)
+    if torch.isnan(loss):  # expect: TPL102
+        continue
+    bad = (y < 0).nonzero()  # expect: TPL102
+    loss.backward()
+    optimizer.step()

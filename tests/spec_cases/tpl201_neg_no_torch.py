@@ -1,0 +1,4 @@
+# codes: TPL201
+from mxnet_compat import nn
+
+model = nn.DataParallel(net)

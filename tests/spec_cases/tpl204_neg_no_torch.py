@@ -1,0 +1,4 @@
+# codes: TPL204
+from mylib.data import DistributedSampler
+
+sampler = DistributedSampler(ds)

@@ -1,0 +1,8 @@
+# codes: TPL204
+from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler as DS
+
+
+def make_loader(ds, rank, world):
+    sampler = DS(ds, num_replicas=world, rank=rank, shuffle=True)  # expect: TPL204
+    return DataLoader(ds, batch_size=8, sampler=sampler, num_workers=2)

@@ -1,0 +1,10 @@
+# codes: TPL204
+# xfail: linter bug: set_epoch on one sampler silences TPL204 for another DistributedSampler (spec: nothing in the module calls .set_epoch(...) on it)
+import torch
+from torch.utils.data import DistributedSampler
+
+train_sampler = DistributedSampler(train_ds)
+aux_sampler = DistributedSampler(aux_ds)  # expect: TPL204
+for epoch in range(epochs):
+    train_sampler.set_epoch(epoch)
+    train(epoch)

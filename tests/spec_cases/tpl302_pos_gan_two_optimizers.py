@@ -1,0 +1,15 @@
+# codes: TPL302
+# xfail: linter bug: a direct optimizer.step() after scaler.scale(loss).backward() is missed when scaler.step() is used for another optimizer (spec TPL302)
+import torch
+
+scaler = torch.amp.GradScaler("cuda")
+for real in loader:
+    with torch.autocast("cuda"):
+        d_loss = disc_loss(D, G, real)
+    scaler.scale(d_loss).backward()
+    opt_d.step()  # expect: TPL302
+    with torch.autocast("cuda"):
+        g_loss = gen_loss(D, G)
+    scaler.scale(g_loss).backward()
+    scaler.step(opt_g)
+    scaler.update()

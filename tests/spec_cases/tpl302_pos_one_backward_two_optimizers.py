@@ -1,0 +1,12 @@
+# codes: TPL302
+# xfail: linter bug: a direct optimizer.step() after scaler.scale(loss).backward() is missed when scaler.step() is used for another optimizer (spec TPL302)
+import torch
+
+scaler = torch.amp.GradScaler("cuda")
+for x, y in loader:
+    with torch.autocast("cuda"):
+        loss = criterion(head(backbone(x)), y)
+    scaler.scale(loss).backward()
+    scaler.step(opt_backbone)
+    opt_head.step()  # expect: TPL302
+    scaler.update()

@@ -1,0 +1,5 @@
+# codes: TPL304
+import mytorch
+
+with mytorch.cuda.amp.autocast():
+    y = f(x)

@@ -1,0 +1,9 @@
+# codes: TPL503
+import torch
+from torch import nn
+from torch.utils.data import DataLoader
+
+model = nn.Sequential(nn.Conv2d(3, 16, 3), nn.BatchNorm2d(16))
+a = DataLoader(train_set, batch_size=64, shuffle=True, drop_last=args.drop_last, num_workers=4)
+opts = {"drop_last": True, "shuffle": True}
+b = DataLoader(train_set, batch_size=64, num_workers=4, **opts)

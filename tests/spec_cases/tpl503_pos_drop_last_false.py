@@ -1,0 +1,19 @@
+# codes: TPL503
+# xfail: linter bug: explicit drop_last=False is not flagged (spec TPL503: a training DataLoader without drop_last=True)
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(128, 64)
+        self.bn = nn.BatchNorm1d(64)
+
+    def forward(self, x):
+        return self.bn(self.fc(x))
+
+
+train_loader = torch.utils.data.DataLoader(  # expect: TPL503
+    train_ds, batch_size=32, shuffle=True, drop_last=False, num_workers=2
+)

@@ -1,0 +1,4 @@
+# codes: TPL900
+import torch
+
+x = torch.zeros(3, device="cuda")

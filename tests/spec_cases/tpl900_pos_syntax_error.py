@@ -1,0 +1,5 @@
+# codes: TPL900  # expect: TPL900
+import torch
+
+def train(model:
+    loss = model(x
