@@ -94,3 +94,13 @@ def test_flake8_run_continues_past_bad_files(tmp_path):
     assert "Traceback" not in result.stderr, result.stderr
     assert "b_good.py:2:5: TPL201" in result.stdout
     assert "c_latin1.py:4:5: TPL201" in result.stdout
+
+
+def test_nesting_too_deep_for_libcst_is_reported_not_crashed():
+    # Valid for ast (flake8 hands over the tree) but deep enough to crash libcst's native parser:
+    # the engine measures the depth first and reports the unit instead of parsing it.
+    import ast
+
+    source = "import torch\nfor i in range(3):\n    y = x" + ".b" * 1500 + ".item()\n"
+    findings = lint_source(source, tree=ast.parse(source))
+    assert "nested" in only_tpl900(findings) and "too deep for libcst" in findings[0].message

@@ -26,6 +26,8 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 # libcst's visitors recurse several Python frames per tree level, so a 190-deep call or a long
 # ``a + b + c + ...`` chain exceeds Python's default limit of 1000. Raised for the analysis only.
 RECURSION_LIMIT = 12000
+# Deeper units (in ast levels) are not given to libcst, whose native parser can crash on them.
+MAX_NESTING = 1000
 
 
 def default_codes() -> List[str]:
@@ -40,9 +42,7 @@ def lint_source(
     lines: Optional[Sequence[str]] = None,
 ) -> List[Finding]:
     """All findings of the rules in ``codes`` (default: the rules on by default) for one file."""
-    old_limit = sys.getrecursionlimit()
     try:
-        sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
         return _lint(source, tree, set(default_codes() if codes is None else codes), lines)
     except RecursionError:
         return [analysis_failed("the code is nested too deeply for the parser (recursion limit)")]
@@ -50,8 +50,6 @@ def lint_source(
         return [analysis_failed("out of memory while parsing")]
     except Exception as error:  # never abort the host (flake8, pre-commit, CI) for one file
         return [analysis_failed(f"internal error {type(error).__name__}: {error} (please report it)")]
-    finally:
-        sys.setrecursionlimit(old_limit)
 
 
 def _lint(source: str, tree, codes, lines) -> List[Finding]:
@@ -62,6 +60,8 @@ def _lint(source: str, tree, codes, lines) -> List[Finding]:
     if "\x00" in source:
         return [analysis_failed("the file contains NUL bytes")]
     if tree is None:
+        # At Python's own recursion limit: ast raises RecursionError on absurd nesting instead of
+        # overflowing the C stack, which it could do under the raised limit below.
         try:
             tree = ast.parse(source)
         except SyntaxError as error:
@@ -82,6 +82,18 @@ def _lint(source: str, tree, codes, lines) -> List[Finding]:
     findings: List[Finding] = []
     failures: List[str] = []
     aliases = _aliases(table)
+    old_limit = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
+        _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, failures)
+    finally:
+        sys.setrecursionlimit(old_limit)
+    if failures:
+        findings.append(analysis_failed("; ".join(failures[:3])))
+    return _dedupe(findings)
+
+
+def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, failures) -> None:
     for unit in split_units(tree):
         text = unit.text(lines)
         if aliases:
@@ -90,10 +102,14 @@ def _lint(source: str, tree, codes, lines) -> List[Finding]:
             text += "\n" + " ".join(full for local, full in aliases if local in text)
         candidates = [rule for rule in rule_classes if rule.may_match(text)]
         if candidates:
+            depth = unit.nesting_depth()
+            if depth > MAX_NESTING:
+                # libcst's native parser overflows the C stack (a crash, not an exception) on
+                # nesting a few thousand deep; ast has already measured it for us.
+                failures.append(f"lines {unit.start}-{unit.end} are nested {depth} levels deep "
+                                f"(more than {MAX_NESTING}, too deep for libcst)")
+                continue
             findings.extend(_lint_unit(unit, lines, candidates, table, facts, failures))
-    if failures:
-        findings.append(analysis_failed("; ".join(failures[:3])))
-    return _dedupe(findings)
 
 
 def _aliases(table: ImportTable) -> List[Tuple[str, str]]:

@@ -10,7 +10,7 @@ whose text matches no enabled rule's prefilter is never parsed.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import List, Sequence
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -20,6 +20,19 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 class Unit:
     start: int  # first line, 1-based
     end: int  # last line, inclusive
+    nodes: List[ast.AST] = field(default_factory=list)  # its statements in flake8's ast
+
+    def nesting_depth(self) -> int:
+        """The deepest nesting of its ast nodes (iteratively: the point is to be safe on absurd depth)."""
+        deepest = 0
+        pending = [(node, 1) for node in self.nodes]
+        children = ast.iter_child_nodes
+        while pending:
+            node, depth = pending.pop()
+            if depth > deepest:
+                deepest = depth
+            pending.extend((child, depth + 1) for child in children(node))
+        return deepest
 
     def text(self, lines: Sequence[str]) -> str:
         return "".join(lines[self.start - 1 : self.end])
@@ -48,38 +61,43 @@ def _first_line(stmt: ast.stmt) -> int:
 def split_units(tree: ast.Module) -> List[Unit]:
     units: List[Unit] = []
     run_start = run_end = None
+    run_nodes: List[ast.stmt] = []
 
     def close_run() -> None:
-        nonlocal run_start, run_end
+        nonlocal run_start, run_end, run_nodes
         if run_start is not None:
-            units.append(Unit(run_start, run_end))
+            units.append(Unit(run_start, run_end, run_nodes))
         run_start = run_end = None
+        run_nodes = []
 
     for stmt in tree.body:
         if isinstance(stmt, _DEFS):
             close_run()
-            units.append(Unit(_first_line(stmt), stmt.end_lineno))
+            units.append(Unit(_first_line(stmt), stmt.end_lineno, [stmt]))
         elif isinstance(stmt, ast.ClassDef):
             close_run()
             # Class bodies are split per method: nn.Module files are mostly classes, and only the
             # methods that can match are worth parsing. Class-level statements form runs too.
             inner_start = inner_end = None
+            inner_nodes: List[ast.stmt] = []
             for member in stmt.body:
                 if isinstance(member, _DEFS):
                     if inner_start is not None:
-                        units.append(Unit(inner_start, inner_end))
-                        inner_start = None
-                    units.append(Unit(_first_line(member), member.end_lineno))
+                        units.append(Unit(inner_start, inner_end, inner_nodes))
+                        inner_start, inner_nodes = None, []
+                    units.append(Unit(_first_line(member), member.end_lineno, [member]))
                 else:
                     if inner_start is None:
                         inner_start = _first_line(member)
                     inner_end = member.end_lineno
+                    inner_nodes.append(member)
             if inner_start is not None:
-                units.append(Unit(inner_start, inner_end))
+                units.append(Unit(inner_start, inner_end, inner_nodes))
         else:
             if run_start is None:
                 run_start = _first_line(stmt)
             run_end = stmt.end_lineno
+            run_nodes.append(stmt)
     close_run()
     return _merge_overlapping(units)
 
@@ -92,7 +110,7 @@ def _merge_overlapping(units: List[Unit]) -> List[Unit]:
         # the unindented class line, and parse_source sees no indentation to wrap.
         if merged and unit.start <= merged[-1].end:
             last = merged[-1]
-            merged[-1] = Unit(last.start, max(last.end, unit.end))
+            merged[-1] = Unit(last.start, max(last.end, unit.end), last.nodes + unit.nodes)
         else:
             merged.append(unit)
     return merged
