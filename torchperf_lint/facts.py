@@ -48,6 +48,15 @@ class _Collector(ast.NodeVisitor):
     def _qualname(self, node: ast.AST) -> Optional[str]:
         return canonical(self.facts.table.resolve(dotted_name_ast(node)))
 
+    def visit_Assign(self, node: ast.Assign) -> None:
+        value = node.value
+        if isinstance(value, ast.Call) and self._qualname(value.func) == "torch.utils.data.DistributedSampler":
+            for target in node.targets:
+                name = dotted_name_ast(target)
+                if name:
+                    self.facts.sampler_names.add(name.rsplit(".", 1)[-1])
+        self.generic_visit(node)
+
     def visit_Call(self, node: ast.Call) -> None:
         facts = self.facts
         func = node.func
@@ -62,6 +71,7 @@ class _Collector(ast.NodeVisitor):
             facts.converts_syncbn = True
         elif attr == "set_epoch":
             facts.calls_set_epoch = True
+            facts.set_epoch_receivers.add((dotted_name_ast(func.value) or "?").rsplit(".", 1)[-1])
         elif attr == "update" and isinstance(func.value, (ast.Name, ast.Attribute)):
             if "scaler" in (dotted_name_ast(func.value) or "").lower():
                 facts.calls_scaler_update = True
@@ -178,6 +188,8 @@ class ModuleFacts:
         if name in ModuleFacts._FIELDS + ModuleFacts._EXTRA and not self.__dict__.get("_done"):
             for field in ModuleFacts._FIELDS:
                 setattr(self, field, False)
+            self.set_epoch_receivers = set()  # last names of what .set_epoch() is called on
+            self.sampler_names = set()  # last names that DistributedSamplers are assigned to
             # Names imported from torch.cuda.amp / torch.cpu.amp -> how often the module uses them.
             self.deprecated_amp_name_uses = {}
             collector = _Collector(self)

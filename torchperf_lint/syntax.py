@@ -193,14 +193,33 @@ def move_target(call: cst.Call, ctx) -> Optional[str]:
 
 
 # ---- training steps ----------------------------------------------------------------------------
-_MODEL_WORD = re.compile(r"model|(^|_)net(work)?s?$|^net|^module$|^(generator|discriminator|encoder|decoder|backbone)$", re.I)
+# Names of models: ``model``, ``self.model``, ``ddp_model``, ``text_encoder``, ``net``, ``resnet``...
+# A model is held in a variable named by a noun, at most one qualifier before it; functions that
+# make, convert or inspect one are verb phrases (``load_model``, ``should_convert_module``).
+_MODEL_NOUNS = frozenset(
+    "model net network module backbone generator discriminator encoder decoder policy critic actor".split()
+)
+_VERBS = frozenset(
+    "load save build get create make init export compile prepare wrap unwrap freeze print setup is has "
+    "should convert to check find apply estimate count".split()
+)
+
+
 _OPTIMIZER_WORD = re.compile(r"optim|(^|_)opt(_|$)|scaler|^opt", re.I)
 
 
-def is_model_call(call: cst.Call) -> bool:
-    name = last_identifier(call.func)
-    return name is not None and _MODEL_WORD.search(name) is not None
+def is_model_name(name: Optional[str]) -> bool:
+    if not name:
+        return False
+    parts = name.lower().strip("_").split("_")
+    last = parts[-1][:-1] if parts[-1].endswith("s") and parts[-1][:-1] in _MODEL_NOUNS else parts[-1]
+    if len(parts) == 1:
+        return last in _MODEL_NOUNS or last.endswith("net")
+    return len(parts) == 2 and last in _MODEL_NOUNS and parts[0] not in _VERBS
 
+
+def is_model_call(call: cst.Call) -> bool:
+    return is_model_name(last_identifier(call.func))
 
 def is_step_call(call: cst.Call) -> bool:
     """``loss.backward()``, ``optimizer.step()``/``scaler.step(opt)``, or a model call."""
@@ -317,7 +336,9 @@ def is_tensor_expr(expr: cst.BaseExpression, ctx) -> bool:
             receiver, name = found
             return name not in _NON_TENSOR_METHODS and is_tensor_expr(receiver, ctx)
         instance = ctx.torch_instance(expr.func)
-        return instance is not None and instance.startswith("torch.nn.")
+        if instance is not None:
+            return instance.startswith("torch.nn.")
+        return is_model_call(expr)  # ``logits = model(x)``
     if isinstance(expr, cst.Attribute):
         return expr.attr.value in _TENSOR_ATTRIBUTES and is_tensor_expr(expr.value, ctx)
     if isinstance(expr, cst.BinaryOperation):
@@ -364,7 +385,15 @@ def is_cpu_tensor_expr(expr: cst.BaseExpression, ctx) -> bool:
     return False
 
 
+_PLAIN_VALUES = (cst.List, cst.Dict, cst.Tuple, cst.Set, cst.SimpleString, cst.Integer, cst.Float)
+
+
 def is_numpy_expr(expr: cst.BaseExpression, ctx) -> bool:
+    """A numpy value, or a plain Python literal: something whose ``.item()`` waits for no device."""
+    return isinstance(expr, _PLAIN_VALUES) or _is_numpy_array(expr, ctx)
+
+
+def _is_numpy_array(expr: cst.BaseExpression, ctx) -> bool:
     if isinstance(expr, cst.Name):
         return ctx.names_in_frames(expr.value, "numpy_values")
     if isinstance(expr, cst.Call):
@@ -374,13 +403,14 @@ def is_numpy_expr(expr: cst.BaseExpression, ctx) -> bool:
         found = method_call(expr)
         if found is not None:
             receiver, name = found
-            return name == "numpy" or (name not in ("item", "tolist") and is_numpy_expr(receiver, ctx))
+            return name == "numpy" or (name not in ("item", "tolist") and _is_numpy_array(receiver, ctx))
         return False
     if isinstance(expr, (cst.Subscript, cst.Attribute)):
-        return is_numpy_expr(expr.value, ctx)
+        return _is_numpy_array(expr.value, ctx)
     if isinstance(expr, cst.BinaryOperation):
-        return is_numpy_expr(expr.left, ctx) or is_numpy_expr(expr.right, ctx)
-    return isinstance(expr, (cst.List, cst.Dict, cst.Tuple, cst.Set, cst.SimpleString, cst.Integer, cst.Float))
+        # ``loss / 4`` is whatever ``loss`` is: a literal operand says nothing.
+        return _is_numpy_array(expr.left, ctx) or _is_numpy_array(expr.right, ctx)
+    return False
 
 
 # ---- mixed precision, grad mode, version checks (TPL3xx, TPL6xx) --------------------------------

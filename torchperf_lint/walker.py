@@ -362,6 +362,7 @@ class Walker:
                 and isinstance(func.value, cst.Name)
             ):
                 ctx.frame.tensors.add(func.value.value)
+                ctx.frame.numpy_values.discard(func.value.value)
 
 
 def walk(module: cst.Module, ctx: Context, rules: List[Rule]) -> None:

@@ -1,5 +1,4 @@
 # codes: TPL101,TPL102,TPL301,TPL302,TPL303,TPL304,TPL305
-# xfail: linter bug: a direct optimizer.step() after scaler.scale(loss).backward() is missed when scaler.step() is used for another optimizer (spec TPL302)
 import torch
 import torch.nn as nn
 

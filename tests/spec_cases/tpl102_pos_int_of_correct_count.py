@@ -1,5 +1,4 @@
 # codes: TPL102
-# xfail: linter bug: int(t) on a tensor expression `(logits.argmax(1) == y).sum()` (logits = model(x)) in a loop is missed (spec TPL102: float(t)/int(t)/bool(t) on a tensor)
 import torch
 
 

@@ -1,5 +1,4 @@
 # codes: TPL204
-# xfail: linter bug: set_epoch on one sampler silences TPL204 for another DistributedSampler (spec: nothing in the module calls .set_epoch(...) on it)
 import torch
 from torch.utils.data import DistributedSampler
 

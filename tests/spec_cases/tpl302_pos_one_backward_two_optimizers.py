@@ -1,5 +1,4 @@
 # codes: TPL302
-# xfail: linter bug: a direct optimizer.step() after scaler.scale(loss).backward() is missed when scaler.step() is used for another optimizer (spec TPL302)
 import torch
 
 scaler = torch.amp.GradScaler("cuda")

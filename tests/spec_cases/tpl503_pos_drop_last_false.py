@@ -1,5 +1,4 @@
 # codes: TPL503
-# xfail: linter bug: explicit drop_last=False is not flagged (spec TPL503: a training DataLoader without drop_last=True)
 import torch
 import torch.nn as nn
 

@@ -1,5 +1,4 @@
 # codes: TPL601
-# xfail: linter bug: a parenthesized chain `(A @ B) @ (C @ D)` is a product of four matrices in one expression but is not flagged (spec TPL601)
 import torch
 
 

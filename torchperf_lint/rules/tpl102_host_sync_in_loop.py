@@ -6,7 +6,7 @@ import re
 
 import libcst as cst
 
-from ..syntax import last_identifier, method_call, _MODEL_WORD
+from ..syntax import is_model_name, last_identifier, method_call
 from ..walker import Rule
 
 SYNC_METHODS = frozenset(("item", "cpu", "numpy", "tolist", "nonzero"))
@@ -27,7 +27,7 @@ class HostSyncInLoop(Rule):
     _LOOP = re.compile(r"\b(?:for|while)\b")
     _SYNC = re.compile(r"\.(?:item|cpu|numpy|tolist|nonzero)\(|synchronize\(|torch\.nonzero")
     _READS_TENSOR = re.compile(r"\b(?:float|int|bool|print)\(|\bif\b|\bwhile\b")
-    _TENSOR_CODE = re.compile(r"backward|loss|\.any\(|\.all\(|isfinite|isnan|isinf")
+    _TENSOR_CODE = re.compile(r"backward|loss|model|logits|\.(?:any|all|sum|mean)\(|isfinite|isnan|isinf")
 
     @classmethod
     def may_match(cls, text: str) -> bool:
@@ -46,7 +46,7 @@ class HostSyncInLoop(Rule):
             receiver, name = found
             if ctx.is_numpy(receiver) or ctx.is_cpu_tensor(receiver):
                 return  # numpy values and host tensors are read without waiting for a device
-            if name == "cpu" and _is_model(receiver):
+            if name == "cpu" and is_model_name(last_identifier(receiver)):
                 return  # moving a model, not reading a value
             self._report_in_step(node, f"`.{name}()`")
             return
@@ -95,11 +95,6 @@ def _truth_tests_tensor(test: cst.BaseExpression, ctx) -> bool:
     if isinstance(test, cst.BooleanOperation):
         return _truth_tests_tensor(test.left, ctx) or _truth_tests_tensor(test.right, ctx)
     return ctx.is_device_tensor(test)
-
-
-def _is_model(expr: cst.BaseExpression) -> bool:
-    name = last_identifier(expr)
-    return name is not None and _MODEL_WORD.search(name) is not None
 
 
 RULE = HostSyncInLoop

@@ -7,7 +7,7 @@ import libcst as cst
 from ..catalog import SAFE
 from ..edits import add_keyword
 from ..findings import RuleFix
-from ..syntax import has_splat, is_false, keyword, last_identifier, method_call, move_target, _MODEL_WORD
+from ..syntax import has_splat, is_false, is_model_name, keyword, last_identifier, method_call, move_target
 from ..walker import Rule
 
 
@@ -45,7 +45,7 @@ def _is_model_like(expr: cst.BaseExpression, ctx) -> bool:
     name = last_identifier(expr)
     if name is None:
         return False
-    if name == "self" or _MODEL_WORD.search(name) or "criterion" in name or "loss_fn" in name:
+    if name == "self" or is_model_name(name) or "criterion" in name or "loss_fn" in name:
         return True
     return ctx.torch_instance(expr) is not None
 

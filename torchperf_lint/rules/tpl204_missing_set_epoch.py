@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax import has_double_splat, is_true, keyword
+from ..syntax import has_double_splat, is_true, keyword, last_identifier
 from ..walker import Rule
 
 SAMPLER = "torch.utils.data.DistributedSampler"
@@ -20,14 +20,28 @@ class MissingSetEpoch(Rule):
     prefilter = (r"DistributedSampler",)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.qualname(node.func) != SAMPLER or self.ctx.facts.calls_set_epoch:
+        if self.ctx.qualname(node.func) != SAMPLER:
             return
         shuffle = keyword(node, "shuffle")
         if (shuffle is not None and not is_true(shuffle.value)) or has_double_splat(node):
             return  # no shuffling (the epoch changes nothing), or a value we cannot see
         if isinstance(self.ctx.parent(), cst.Return):
             return  # handed to the caller, whose loop owns the epochs (a library's factory)
+        if self.ctx.facts.calls_set_epoch and self._may_get_set_epoch():
+            return
         self.report(node)
+
+    def _may_get_set_epoch(self) -> bool:
+        """Some ``.set_epoch()`` in the module may be this sampler's: called on its name, or on
+        something that is no sampler's name here (``loader.sampler``, a function's argument)."""
+        assign = self.ctx.parent()
+        name = None
+        if isinstance(assign, cst.Assign) and len(assign.targets) == 1:
+            name = last_identifier(assign.targets[0].target)
+        receivers = self.ctx.facts.set_epoch_receivers
+        if name is None or name in receivers:
+            return True
+        return bool(receivers - self.ctx.facts.sampler_names)
 
 
 RULE = MissingSetEpoch

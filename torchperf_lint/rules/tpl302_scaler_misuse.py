@@ -36,11 +36,16 @@ class ScalerMisuse(Rule):
         if not scalers:
             return
         first, scaler = scalers[0]
-        if any(method_call(c)[1] == "step" and is_scaler_expr(method_call(c)[0], ctx) for c in calls):
-            return  # the scaler steps the optimizer somewhere here (other branches are not ours to judge)
+        # Optimizers the scaler steps somewhere here are not judged (a direct step of the same
+        # optimizer may sit in a non-AMP branch); any other optimizer stepped directly is.
+        stepped_by_scaler = {
+            code_of(c.args[0].value)
+            for c in calls
+            if method_call(c)[1] == "step" and c.args and is_scaler_expr(method_call(c)[0], ctx)
+        }
         for call in calls[first + 1 :]:
             optimizer = is_optimizer_step(call, ctx)
-            if optimizer is not None and not call.args:
+            if optimizer is not None and not call.args and code_of(optimizer) not in stepped_by_scaler:
                 self.report(call, self.message.format(scaler=code_of(scaler), optimizer=code_of(optimizer)))
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -8,9 +8,9 @@ from typing import Optional
 import libcst as cst
 
 from ..catalog import SAFE
-from ..edits import add_keyword
+from ..edits import add_keyword, set_keyword
 from ..findings import RuleFix
-from ..syntax import code_of, has_splat, is_true, keyword, last_identifier, positional
+from ..syntax import code_of, has_splat, is_false, is_true, keyword, last_identifier, positional
 from ..walker import Rule
 
 DATALOADER = "torch.utils.data.DataLoader"
@@ -32,12 +32,16 @@ class BatchNormPartialBatch(Rule):
         ctx = self.ctx
         if ctx.qualname(node.func) != DATALOADER or has_splat(node) or len(positional(node)) > 2:
             return
-        if keyword(node, "drop_last") is not None or keyword(node, "batch_sampler") is not None:
-            return  # set (True, False or a value we cannot see), or not allowed with a batch sampler
+        drop_last = keyword(node, "drop_last")
+        if (drop_last is not None and not is_false(drop_last.value)) or keyword(node, "batch_sampler") is not None:
+            return  # True or a value we cannot see, or not allowed with a batch sampler
         if not self._is_training(node) or not ctx.facts.builds_batchnorm:
             return
-        fix = RuleFix(SAFE, "pass drop_last=True", [(node, add_keyword(node, "drop_last", cst.Name("True")))])
-        self.report(node, fix=fix)
+        if drop_last is None:
+            fixed = add_keyword(node, "drop_last", cst.Name("True"))
+        else:
+            fixed = set_keyword(node, "drop_last", cst.Name("True"))
+        self.report(node, fix=RuleFix(SAFE, "pass drop_last=True", [(node, fixed)]))
 
     def _is_training(self, node: cst.Call) -> bool:
         shuffle = keyword(node, "shuffle")

@@ -53,15 +53,13 @@ class MatmulChain(Rule):
     def _is_matmul(node: cst.CSTNode) -> bool:
         return isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply)
 
-    def _operands(self, expr: cst.BaseExpression, top: bool = True) -> List[cst.BaseExpression]:
-        """The factors of a chain written in the default, left-to-right order. A parenthesised or
-        right-nested product is a grouping the author chose: it stays one factor."""
-        if not top and expr.lpar:
-            return [expr]
+    def _operands(self, expr: cst.BaseExpression) -> List[cst.BaseExpression]:
+        """The factors of a chain, however it is grouped: ``(a @ b) @ c``, ``a @ (b @ c)`` and
+        ``mm(a, mm(b, c))`` are all one expression multiplying three matrices in a fixed order."""
         if self._is_matmul(expr):
-            return self._operands(expr.left, False) + [expr.right]
+            return self._operands(expr.left) + self._operands(expr.right)
         if self._is_product_call(expr):
-            return self._operands(expr.args[0].value, False) + [expr.args[1].value]
+            return self._operands(expr.args[0].value) + self._operands(expr.args[1].value)
         return [expr]
 
     def _in_chain(self) -> bool:
@@ -125,9 +123,6 @@ z = torch.matmul(a, b)
 w = torch.linalg.multi_dot([a, b, c])
 arr = np.ones((3, 3))
 v = arr @ arr @ arr                      # numpy arrays
-g = a @ (b @ c)                          # the author chose the order
-h = torch.matmul(a, torch.matmul(b, c))
-k = (a @ b) @ c
 r = R @ cov @ R.T                        # a sandwich: both orders cost the same
 m = shift @ rotation @ shift_inv         # composed small transforms
 u = U @ torch.diag_embed(s) @ V.mH       # batched, and better as broadcasting
@@ -138,6 +133,9 @@ RULE.INVALID = (
     """
 import torch
 y = x @ w1 @ w2  # TPL601
+g = a @ (b @ c)  # TPL601
+h = torch.matmul(a, torch.matmul(b, c))  # TPL601
+k = (a @ b) @ (c @ d)  # TPL601
 z = torch.mm(torch.mm(a, b), c)  # TPL601
 t = torch.matmul(torch.matmul(x, w1), w2) @ w3  # TPL601
 """,
