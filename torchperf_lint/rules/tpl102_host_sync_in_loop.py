@@ -44,7 +44,7 @@ class HostSyncInLoop(Rule):
         found = method_call(node)
         if found is not None and found[1] in SYNC_METHODS:
             receiver, name = found
-            if ctx.is_numpy(receiver) or ctx.is_cpu_tensor(receiver):
+            if ctx.is_numpy(receiver) or ctx.is_cpu_tensor(receiver) or self._narrowed_to_numpy(receiver):
                 return  # numpy values and host tensors are read without waiting for a device
             if name == "cpu" and is_model_name(last_identifier(receiver)):
                 return  # moving a model, not reading a value
@@ -70,12 +70,36 @@ class HostSyncInLoop(Rule):
         if _truth_tests_tensor(node.test, self.ctx):
             self._report_in_step(node.test, "testing a tensor's truth")
 
+    def _narrowed_to_numpy(self, receiver: cst.BaseExpression) -> bool:
+        """``x.tolist() if isinstance(x, np.ndarray) else x`` (or the same ``if`` block)."""
+        if not isinstance(receiver, cst.Name):
+            return False
+        stack = self.ctx.stack
+        for index, node in enumerate(stack[:-1]):
+            if isinstance(node, (cst.IfExp, cst.If)) and stack[index + 1] is node.body:
+                checked = _isinstance_types(node.test, receiver.value, self.ctx)
+                if any(q.startswith("numpy.") for q in checked):
+                    return True
+        return False
+
     def _report_in_step(self, node: cst.CSTNode, what: str) -> None:
         ctx = self.ctx
         loop = ctx.step_loop()
         if loop is None or ctx.under_interval_check(loop) or ctx.leaves_loop(loop):
             return
         self.report(node, self.message.format(what=what))
+
+
+def _isinstance_types(test: cst.BaseExpression, name: str, ctx) -> list:
+    """The qualified names ``test`` checks ``name`` against with ``isinstance(name, ...)``."""
+    if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"):
+        return []
+    args = test.args
+    if len(args) != 2 or not isinstance(args[0].value, cst.Name) or args[0].value.value != name:
+        return []
+    kinds = args[1].value
+    elements = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+    return [q for q in (ctx.qualname(e) for e in elements) if q]
 
 
 def _shows_tensor(value: cst.BaseExpression, ctx) -> bool:
@@ -130,6 +154,7 @@ for layer in layers:
     if torch.equal(a, b):                         # returns a Python bool
         pass
     idx = torch.arange(4).tolist()
+    guide = guide.tolist() if isinstance(guide, np.ndarray) else guide   # narrowed to numpy
 """,
     """
 import torch
