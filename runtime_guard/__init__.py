@@ -12,6 +12,14 @@ Public API: ``install()``, ``uninstall()``, ``report()``, ``prepare()``.
 
 from __future__ import annotations
 
+try:
+    import torch  # noqa: F401
+except ImportError as error:  # the linter installs without torch; the guard cannot
+    raise ImportError(
+        "runtime_guard needs PyTorch: install it with `pip install \"torchperf-lint[runtime]\"` "
+        "(or install torch first)"
+    ) from error
+
 from .core import GUARD, install, report, uninstall
 from .events import Event
 from .prepare import prepare
