@@ -205,6 +205,7 @@ _VERBS = frozenset(
 )
 
 
+_LOSS_FUNCTION = re.compile(r"(?i)^(?:criterion|\w*_criterion|loss_fn|loss_func|compute_loss|\w*_loss|loss)$")
 _OPTIMIZER_WORD = re.compile(r"optim|(^|_)opt(_|$)|scaler|^opt", re.I)
 
 
@@ -338,7 +339,8 @@ def is_tensor_expr(expr: cst.BaseExpression, ctx) -> bool:
         instance = ctx.torch_instance(expr.func)
         if instance is not None:
             return instance.startswith("torch.nn.")
-        return is_model_call(expr)  # ``logits = model(x)``
+        # ``logits = model(x)``, ``loss = criterion(out, y)``, ``loss = self.compute_loss(...)``
+        return is_model_call(expr) or _LOSS_FUNCTION.search(last_identifier(expr.func) or "") is not None
     if isinstance(expr, cst.Attribute):
         return expr.attr.value in _TENSOR_ATTRIBUTES and is_tensor_expr(expr.value, ctx)
     if isinstance(expr, cst.BinaryOperation):
