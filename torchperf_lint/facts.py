@@ -9,41 +9,31 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from .names import ImportTable, canonical, dotted_name_ast, is_torch_name
+from .names import AUTOCASTS, SCALERS, ImportTable, canonical, dotted_name_ast, is_torch_name, turns_grad_off
 
 _BATCHNORM = frozenset(
     "torch.nn." + n for n in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d",
                               "LazyBatchNorm2d", "LazyBatchNorm3d", "SyncBatchNorm")
 )
 _LOADERS = frozenset(("torch.utils.data.DataLoader",))
-_SCALERS = frozenset(("torch.amp.GradScaler", "torch.cuda.amp.GradScaler", "torch.cpu.amp.GradScaler"))
-_AUTOCASTS = frozenset(("torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast"))
 _ACCELERATORS = ("cuda", "xpu", "mps", "hpu", "npu")
 _DEPRECATED_AMP = ("torch.cuda.amp.", "torch.cpu.amp.")
 # Words that show a module deals with reduced precision in some way (TPL305 stays silent then).
 _PRECISION_WORDS = frozenset(("autocast", "GradScaler", "half", "bfloat16", "float16", "amp", "bf16",
                               "fp16", "mixed_precision", "precision"))
-_NO_GRAD = frozenset(("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
-                      "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode",
-                      "torch.set_grad_enabled", "torch.autograd.set_grad_enabled"))
+
 
 
 class _Collector(ast.NodeVisitor):
     def __init__(self, facts: "ModuleFacts"):
         self.facts = facts
-        self._in_isinstance = 0
         self._no_grad = 0  # depth of no_grad/inference_mode contexts around the current node
         self._callees: dict = {}  # function name -> all its call sites run without autograd
 
     def _is_no_grad(self, expr: ast.AST) -> bool:
-        """``torch.no_grad()``, ``torch.inference_mode()``, ``torch.set_grad_enabled(False)`` (or the
-        bare decorator). A grad mode given by a value we cannot see counts: silence beats guessing."""
+        """``torch.no_grad()``, ``torch.inference_mode()``, ``torch.set_grad_enabled(...)`` (or the bare decorator)."""
         target = expr.func if isinstance(expr, ast.Call) else expr
-        qual = self._qualname(target)
-        if qual in _NO_GRAD:
-            return True
-        name = dotted_name_ast(target) or ""
-        return name.rsplit(".", 1)[-1] in ("no_grad", "inference_mode")
+        return turns_grad_off(self._qualname(target), dotted_name_ast(target))
 
     def _qualname(self, node: ast.AST) -> Optional[str]:
         return canonical(self.facts.table.resolve(dotted_name_ast(node)))
@@ -88,7 +78,7 @@ class _Collector(ast.NodeVisitor):
             for kw in node.keywords:
                 if kw.arg == "pin_memory" and isinstance(kw.value, ast.Constant) and kw.value.value is True:
                     facts.pins_loader = True
-        if qual in _SCALERS:
+        if qual in SCALERS:
             facts.has_grad_scaler = True
         if qual == "torch.device" or qual == "torch.cuda.is_available":
             if qual == "torch.cuda.is_available" or any(
@@ -136,9 +126,9 @@ class _Collector(ast.NodeVisitor):
         facts = self.facts
         if qual in _BATCHNORM:
             facts.builds_batchnorm = True
-        elif qual in _SCALERS:
+        elif qual in SCALERS:
             facts.has_grad_scaler = True
-        elif qual in _AUTOCASTS:
+        elif qual in AUTOCASTS:
             facts.has_autocast = True
         return is_torch_name(qual)
 
@@ -176,7 +166,7 @@ class ModuleFacts:
         "calls_scaler_update", "mentions_scaler", "mentions_mixed_precision",
     )
 
-    _EXTRA = ("deprecated_amp_name_uses", "grad_free_callees")
+    _EXTRA = ("deprecated_amp_name_uses", "grad_free_callees", "set_epoch_receivers", "sampler_names")
 
     def __init__(self, tree: ast.Module, table: ImportTable):
         self._tree = tree

@@ -142,6 +142,26 @@ def _resolve_dotted(bindings: Dict[str, Optional[str]], dotted: str) -> Optional
     return f"{base}.{rest}" if rest else base
 
 
+# Name sets several rules and the module facts share.
+AUTOCASTS = frozenset(("torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast"))
+SCALERS = frozenset(("torch.amp.GradScaler", "torch.cuda.amp.GradScaler", "torch.cpu.amp.GradScaler"))
+# Contexts and decorators that turn autograd off. ``set_grad_enabled(x)`` counts whatever ``x`` is:
+# a grad mode given by a value the linter cannot see means silence.
+GRAD_OFF = frozenset((
+    "torch.no_grad", "torch.inference_mode", "torch.set_grad_enabled", "torch.autograd.no_grad",
+    "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.no_grad",
+    "torch.autograd.grad_mode.inference_mode",
+))
+GRAD_OFF_NAMES = frozenset(("no_grad", "inference_mode", "set_grad_enabled"))
+
+
+def turns_grad_off(qualname: Optional[str], dotted: Optional[str]) -> bool:
+    """Is this context/decorator (resolved name, or as written) one that disables autograd?
+    A project's own wrapper named so (``@smart_inference_mode()``) counts too."""
+    last = (dotted or "").rsplit(".", 1)[-1]
+    return qualname in GRAD_OFF or any(word in last for word in GRAD_OFF_NAMES)
+
+
 # Some torch objects are reachable under several paths; rules compare canonical names.
 _CANONICAL = {
     "torch.nn.parallel.DataParallel": "torch.nn.DataParallel",

@@ -7,7 +7,7 @@ from typing import Iterator, List, Optional, Tuple
 
 import libcst as cst
 
-from .names import is_torch_name
+from .names import AUTOCASTS, SCALERS, is_torch_name, turns_grad_off  # noqa: F401 (re-exported)
 from .tree import descendants
 
 
@@ -416,8 +416,6 @@ def _is_numpy_array(expr: cst.BaseExpression, ctx) -> bool:
 
 
 # ---- mixed precision, grad mode, version checks (TPL3xx, TPL6xx) --------------------------------
-AUTOCASTS = frozenset(("torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast"))
-SCALERS = frozenset(("torch.amp.GradScaler", "torch.cuda.amp.GradScaler", "torch.cpu.amp.GradScaler"))
 _VERSION_TEST = re.compile(
     r"version|hasattr|getattr|torch_?\d|(?:^|_)(?:pt|th)_?\d|greater|_ge_|(?:^|_)(?:ge|gte|lt|atleast|at_least)_?\d"
     r"|newer|older|_before_|_after_|\bparse\(|\(\s*\d+\s*,\s*\d+",
@@ -506,6 +504,12 @@ def is_optimizer_step(call: cst.Call, ctx) -> Optional[cst.BaseExpression]:
     if owner is None or "sched" in owner.lower() or is_scaler_expr(found[0], ctx):
         return None
     return found[0] if _OPTIMIZER_WORD.search(owner) else None
+
+
+def is_grad_off(expr: cst.BaseExpression, ctx) -> bool:
+    """A ``with`` item or decorator that disables autograd (``torch.no_grad()``, ``@torch.inference_mode()``)."""
+    target = expr.func if isinstance(expr, cst.Call) else expr
+    return turns_grad_off(ctx.qualname(target), dotted_name(target))
 
 
 def find_calls(node: cst.CSTNode, predicate) -> List[cst.Call]:

@@ -137,6 +137,21 @@ class Context:
                 return block
         return None
 
+    def under_grad_off(self) -> bool:
+        """Is the current node run with autograd off: inside ``with torch.no_grad():`` (or
+        inference_mode, set_grad_enabled) or in a function decorated with one, at any depth?"""
+        frame = self.frame
+        while frame is not None:
+            for block in frame.blocks:
+                if block.kind == WITH and any(syntax.is_grad_off(i.item, self) for i in block.node.items):
+                    return True
+            if isinstance(frame.node, cst.FunctionDef) and any(
+                syntax.is_grad_off(d.decorator, self) for d in frame.node.decorators
+            ):
+                return True
+            frame = frame.parent
+        return False
+
     def blocks_inside(self, loop: Block) -> List[Block]:
         """The blocks between ``loop`` and the current node, outermost first."""
         blocks = self.frame.blocks

@@ -7,14 +7,13 @@ from typing import Optional
 import libcst as cst
 
 from ..syntax import (
-    AUTOCASTS, find_calls, has_splat, is_false, is_plain_backward, keyword, positional, string_value,
+    AUTOCASTS, find_calls, has_splat, is_false, is_grad_off, is_plain_backward, keyword, positional,
+    string_value,
 )
-from ..walker import Rule, WITH
+from ..walker import Rule
 
 _FP16 = frozenset(("torch.float16", "torch.half"))
-_NO_GRAD = frozenset(("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
-                      "torch.set_grad_enabled", "torch.autograd.grad_mode.no_grad",
-                      "torch.autograd.grad_mode.inference_mode"))
+
 
 
 class MissingGradScaler(Rule):
@@ -36,8 +35,10 @@ class MissingGradScaler(Rule):
             qual = ctx.qualname(call.func)
             if qual not in AUTOCASTS or not self._is_float16(call, qual):
                 continue
-            if ctx.facts.has_grad_scaler or ctx.facts.mentions_scaler or self._under_no_grad(node):
+            if ctx.facts.has_grad_scaler or ctx.facts.mentions_scaler:
                 return
+            if ctx.under_grad_off() or any(is_grad_off(i.item, ctx) for i in node.items):
+                return  # inference: nothing to scale
             if not self._runs_backward(node):
                 return
             self.report(item)
@@ -69,26 +70,6 @@ class MissingGradScaler(Rule):
             return False
         text = string_value(device.value) or ""
         return text == "cuda" or text.startswith("cuda:")
-
-    def _under_no_grad(self, node: cst.With) -> bool:
-        ctx = self.ctx
-        frame = ctx.frame
-        while frame is not None:
-            for block in frame.blocks:
-                if block.kind == WITH and any(
-                    self._grad_off(i.item) for i in block.node.items
-                ):
-                    return True
-            if isinstance(frame.node, cst.FunctionDef) and any(
-                self._grad_off(d.decorator) for d in frame.node.decorators
-            ):
-                return True
-            frame = frame.parent
-        return False
-
-    def _grad_off(self, expr: cst.BaseExpression) -> bool:
-        target = expr.func if isinstance(expr, cst.Call) else expr
-        return self.ctx.qualname(target) in _NO_GRAD
 
     def _runs_backward(self, node: cst.With) -> bool:
         if find_calls(node.body, is_plain_backward):

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
-from ..syntax import code_of, dotted_name, find_calls, method_call
-from ..walker import WITH, Rule
+from ..syntax import dotted_name, find_calls, is_grad_off, method_call
+from ..walker import Rule
 
-_GRAD_OFF = re.compile(r"no_grad|inference_mode|set_grad_enabled")
 # What a function that needs gradients does: then the autograd graph is wanted.
 _NEEDS_GRAD = frozenset(("backward", "step", "requires_grad_", "grad", "retain_grad", "zero_grad"))
 
@@ -53,20 +50,15 @@ class GradInInference(Rule):
 
     def _grad_off(self, scope: cst.CSTNode) -> bool:
         ctx = self.ctx
+        if ctx.under_grad_off():
+            return True
         frame = ctx.frame
         while frame is not None:
-            for block in frame.blocks:
-                if block.kind == WITH and any(_GRAD_OFF.search(code_of(i.item)) for i in block.node.items):
-                    return True
-            node = frame.node
-            if isinstance(node, cst.FunctionDef):
-                if any(_GRAD_OFF.search(code_of(d.decorator)) for d in node.decorators):
-                    return True
-                if node.name.value in ctx.facts.grad_free_callees:
-                    return True  # called only under no_grad/inference_mode in this module
+            if isinstance(frame.node, cst.FunctionDef) and frame.node.name.value in ctx.facts.grad_free_callees:
+                return True  # called only under no_grad/inference_mode in this module
             frame = frame.parent
         # torch.set_grad_enabled(False) as a statement, or a grad mode we cannot follow.
-        return any(_GRAD_OFF.search(code_of(c.func)) for c in find_calls(scope, lambda c: True))
+        return bool(find_calls(scope, lambda c: is_grad_off(c, ctx)))
 
 
 def _literal_arg(call: cst.Call):
@@ -77,6 +69,15 @@ def _literal_arg(call: cst.Call):
 
 RULE = GradInInference
 RULE.VALID = (
+    """
+import torch
+from .utils import smart_inference_mode
+@smart_inference_mode()                    # a project's own inference_mode wrapper
+def validate(model, loader):
+    model.eval()
+    for x in loader:
+        model(x)
+""",
     """
 import torch
 def evaluate(model, loader):
