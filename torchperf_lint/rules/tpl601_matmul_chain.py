@@ -1,4 +1,4 @@
-"""TPL601 matmul-chain: three or more matrices multiplied in one expression, in written order."""
+"""TPL601 matmul-chain: three or more matrices multiplied in one expression, in an order fixed by the code."""
 
 from __future__ import annotations
 
@@ -150,7 +150,12 @@ RULE.WHY = """\
 Matrix multiplication is associative but its cost is not: for A (1000x10), B (10x1000) and
 C (1000x10), `(A @ B) @ C` costs 20 million multiply-adds and a 1000x1000 temporary, while
 `A @ (B @ C)` costs 200 thousand. Python evaluates `A @ B @ C` left to right whatever the shapes.
-`torch.linalg.multi_dot` looks at the shapes at run time and picks the cheapest order."""
+`torch.linalg.multi_dot` looks at the shapes at run time and picks the cheapest order.
+Parentheses or nested `torch.matmul` calls fix one order too, chosen without the shapes at hand:
+they are flagged as well. Not flagged, because `multi_dot` would not help: batched operands
+(`.mT`, `transpose(-2, -1)`, `unsqueeze`, `...`: it takes 2-D matrices only), diagonal factors
+(better as broadcasting), sandwiches `A @ X @ A.T` (both orders cost the same) and compositions of
+small square transforms (`rotation @ shift @ scale`)."""
 RULE.EXAMPLE = "out = x @ w_down @ w_up"
 RULE.USE_INSTEAD = "out = torch.linalg.multi_dot([x, w_down, w_up])"
 RULE.FIX_NOTE = """\
