@@ -8,6 +8,7 @@ from typing import Iterator, List, Optional, Tuple
 import libcst as cst
 
 from .names import AUTOCASTS, SCALERS, is_torch_name, turns_grad_off  # noqa: F401 (re-exported)
+from .step_loops import OPTIMIZER_WORD, is_model_name, is_step_shape  # noqa: F401 (re-exported)
 from .tree import descendants
 
 
@@ -193,46 +194,18 @@ def move_target(call: cst.Call, ctx) -> Optional[str]:
 
 
 # ---- training steps ----------------------------------------------------------------------------
-# Names of models: ``model``, ``self.model``, ``ddp_model``, ``text_encoder``, ``net``, ``resnet``...
-# A model is held in a variable named by a noun, at most one qualifier before it; functions that
-# make, convert or inspect one are verb phrases (``load_model``, ``should_convert_module``).
-_MODEL_NOUNS = frozenset(
-    "model net network module backbone generator discriminator encoder decoder policy critic actor".split()
-)
-_VERBS = frozenset(
-    "load save build get create make init export compile prepare wrap unwrap freeze print setup is has "
-    "should convert to check find apply estimate count".split()
-)
-
-
-_LOSS_FUNCTION = re.compile(r"(?i)^(?:criterion|\w*_criterion|loss_fn|loss_func|compute_loss|\w*_loss|loss)$")
-_OPTIMIZER_WORD = re.compile(r"optim|(^|_)opt(_|$)|scaler|^opt", re.I)
-
-
-def is_model_name(name: Optional[str]) -> bool:
-    if not name:
-        return False
-    parts = name.lower().strip("_").split("_")
-    last = parts[-1][:-1] if parts[-1].endswith("s") and parts[-1][:-1] in _MODEL_NOUNS else parts[-1]
-    if len(parts) == 1:
-        return last in _MODEL_NOUNS or last.endswith("net")
-    return len(parts) == 2 and last in _MODEL_NOUNS and parts[0] not in _VERBS
-
-
+# The names and shapes live in step_loops.py (one definition for the libcst and the ast side); these
+# are the name-only forms, for code that has no module facts at hand.
 def is_model_call(call: cst.Call) -> bool:
     return is_model_name(last_identifier(call.func))
 
+
 def is_step_call(call: cst.Call) -> bool:
-    """``loss.backward()``, ``optimizer.step()``/``scaler.step(opt)``, or a model call."""
+    """``loss.backward()``, ``optimizer.step()``/``scaler.step(opt)``, or a model call (by name)."""
     found = method_call(call)
     if found is not None:
-        receiver, name = found
-        if name == "backward":
-            return True
-        if name == "step":
-            owner = last_identifier(receiver)
-            return owner is not None and _OPTIMIZER_WORD.search(owner) is not None
-    return is_model_call(call)
+        return is_step_shape(found[1], last_identifier(found[0]), found[1], frozenset())
+    return is_step_shape(None, None, last_identifier(call.func), frozenset())
 
 
 def _is_definition(node: cst.CSTNode) -> bool:
@@ -245,26 +218,8 @@ def runs_step(node: cst.CSTNode) -> bool:
     )
 
 
-def is_epoch_loop(loop: cst.CSTNode) -> bool:
-    """Its body runs no step itself, but a nested loop does."""
-    nested_steps = False
-
-    def prune(node: cst.CSTNode) -> bool:
-        nonlocal nested_steps
-        if isinstance(node, (cst.For, cst.While)):
-            if runs_step(node.body):
-                nested_steps = True
-            return True
-        return _is_definition(node)
-
-    for node in descendants(loop.body, prune=prune):
-        if isinstance(node, cst.Call) and is_step_call(node):
-            return False
-        if isinstance(node, cst.For):
-            # The iterable of a nested ``for`` is evaluated by this loop's own body.
-            if any(isinstance(n, cst.Call) and is_step_call(n) for n in descendants(node.iter, prune=_is_definition)):
-                return False
-    return nested_steps
+_LOSS_FUNCTION = re.compile(r"(?i)^(?:criterion|\w*_criterion|loss_fn|loss_func|compute_loss|\w*_loss|loss)$")
+_OPTIMIZER_WORD = OPTIMIZER_WORD
 
 
 def _statements(block: cst.CSTNode) -> List[cst.CSTNode]:

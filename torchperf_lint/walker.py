@@ -53,6 +53,7 @@ class Context:
         self.stack: List[cst.CSTNode] = []
         self.frame = Frame(None, None)
         self._epoch_loops: Dict[int, bool] = {}
+        self._step_loops: Dict[int, bool] = {}
 
     # ---- names -------------------------------------------------------------------------------
     def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
@@ -157,19 +158,63 @@ class Context:
         blocks = self.frame.blocks
         return blocks[blocks.index(loop) + 1 :]
 
+    @property
+    def steps(self):
+        """The file's step-loop facts (models, loaders, functions run every step), built on first use."""
+        return self.facts.steps
+
     def is_epoch_loop(self, loop: Block) -> bool:
         """An outer loop whose steps run in a nested loop: what its own body does runs once per epoch."""
         key = id(loop.node)
         if key not in self._epoch_loops:
-            self._epoch_loops[key] = syntax.is_epoch_loop(loop.node)
+            self._epoch_loops[key] = self.steps.is_epoch_loop(loop.node)
         return self._epoch_loops[key]
 
     def step_loop(self) -> Optional[Block]:
-        """The innermost loop around the current node, unless it is an epoch-level loop."""
+        """The loop the current node is "in" (spec): the innermost loop around it, unless that is an
+        epoch-level loop. It need not be a step loop: see ``in_step_loop``."""
         loop = self.innermost_loop()
         if loop is None or self.is_epoch_loop(loop):
             return None
         return loop
+
+    def is_step_loop(self, loop: Block) -> bool:
+        """Does ``loop`` (a LOOP block of the current frame) do device work each time round? See
+        step_loops.py: it iterates a loader or runs a step, is nested in a step loop, or sits in a
+        function that step loops call."""
+        key = id(loop.node)
+        known = self._step_loops.get(key)
+        if known is None:
+            known = self._step_loops[key] = self._classify_loop(loop)
+        return known
+
+    def _classify_loop(self, loop: Block) -> bool:
+        steps = self.steps
+        if steps.is_intrinsic(loop.node):
+            return True
+        blocks = self.frame.blocks
+        if loop in blocks:
+            for outer in blocks[: blocks.index(loop)]:
+                if outer.kind == LOOP and not self.is_epoch_loop(outer) and self.is_step_loop(outer):
+                    return True  # nested in a loop that runs every step
+        frame = self.frame
+        while frame is not None and not isinstance(frame.node, cst.FunctionDef):
+            if isinstance(frame.node, cst.ClassDef):
+                return False
+            frame = frame.parent  # a lambda or comprehension scope runs where its function runs
+        return frame is not None and frame.node.name.value in steps.step_called
+
+    def in_step_loop(self) -> bool:
+        """Is the current node "in a loop" (spec: the innermost loop, not an epoch-level one, and not
+        under an interval ``if`` that runs no step) that is a step loop?"""
+        loop = self.step_loop()
+        return loop is not None and not self.under_interval_check(loop) and self.is_step_loop(loop)
+
+    def current_step_loop(self) -> Optional[Block]:
+        """The step loop the current node is in (the innermost, non-epoch loop if it is a step
+        loop), without the interval-``if`` remedy; None otherwise."""
+        loop = self.step_loop()
+        return loop if loop is not None and self.is_step_loop(loop) else None
 
     def leaves_loop(self, loop: Block) -> bool:
         """Is the current node in a branch that ends by leaving ``loop`` (break/return/raise)?"""
@@ -183,7 +228,7 @@ class Context:
     def under_interval_check(self, loop: Block) -> bool:
         """In an ``if step % N == 0:`` branch that does not itself run the training step."""
         for block in self.blocks_inside(loop):
-            if block.kind == IF and syntax.tests_interval(block.node.test) and not syntax.runs_step(block.body):
+            if block.kind == IF and syntax.tests_interval(block.node.test) and not self.steps.runs_step(block.body):
                 return True
         return False
 

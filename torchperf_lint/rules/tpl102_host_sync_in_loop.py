@@ -84,8 +84,7 @@ class HostSyncInLoop(Rule):
 
     def _report_in_step(self, node: cst.CSTNode, what: str) -> None:
         ctx = self.ctx
-        loop = ctx.step_loop()
-        if loop is None or ctx.under_interval_check(loop) or ctx.leaves_loop(loop):
+        if not ctx.in_step_loop() or ctx.leaves_loop(ctx.innermost_loop()):
             return
         self.report(node, self.message.format(what=what))
 

@@ -19,7 +19,7 @@ class EmptyCacheInLoop(Rule):
         ctx = self.ctx
         if ctx.qualname(node.func) != "torch.cuda.empty_cache":
             return
-        loop = ctx.innermost_loop()
+        loop = ctx.current_step_loop()
         # Recovering from out-of-memory in an ``except`` is its documented use; a branch that
         # leaves the loop runs it once.
         if loop is None or ctx.in_except_handler(loop) or ctx.leaves_loop(loop):
@@ -69,6 +69,8 @@ for epoch in range(epochs):
 from torch import cuda
 step = 0
 while step < total:
+    loss = model(next(batches)).sum()
+    loss.backward()
     step += 1
     cuda.empty_cache()  # TPL103
 """,

@@ -31,7 +31,7 @@ class BlockingCopy(Rule):
         receiver = found[0]
         if isinstance(receiver, cst.Call) or _is_model_like(receiver, ctx):
             return  # a freshly made tensor (TPL101's case) or a model move
-        if move_target(node, ctx) != "accelerator" or ctx.step_loop() is None:
+        if move_target(node, ctx) != "accelerator" or ctx.current_step_loop() is None:
             return
         if not ctx.facts.pins_loader:
             return
