@@ -248,126 +248,13 @@ def tests_interval(test: cst.BaseExpression) -> bool:
     )
 
 
-# ---- value kinds -------------------------------------------------------------------------------
-# torch.X functions that do not return a tensor.
-_NON_TENSOR_TORCH = frozenset(
-    "device dtype no_grad enable_grad inference_mode set_grad_enabled manual_seed seed initial_seed "
-    "compile save load numel typename get_default_dtype autocast Generator Size equal allclose "
-    "is_nonzero is_same_size result_type can_cast promote_types".split()
-)
-# Factories that build a tensor on the CPU unless given ``device=``.
-CPU_FACTORIES = frozenset(
-    "tensor as_tensor from_numpy zeros ones empty full arange linspace logspace eye rand randn "
-    "randint randperm normal zeros_like ones_like empty_like full_like rand_like randn_like".split()
-)
-_TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
-# Tensor methods that do not return a tensor.
-_NON_TENSOR_METHODS = frozenset(
-    "item tolist numpy size dim ndimension numel nelement element_size data_ptr stride "
-    "is_contiguous is_floating_point is_complex get_device backward register_hook storage "
-    "untyped_storage equal type __len__ keys values items".split()
-)
-_TENSOR_ATTRIBUTES = frozenset(("grad", "data", "T", "mT", "H", "real", "imag"))
+# ---- value kinds (see value_flow.py) -----------------------------------------------------------
+from .value_flow import CPU_FACTORIES  # noqa: E402,F401 (re-exported)
 
 
-def is_tensor_expr(expr: cst.BaseExpression, ctx) -> bool:
-    if isinstance(expr, cst.Name):
-        return ctx.names_in_frames(expr.value, "tensors")
-    if isinstance(expr, cst.Call):
-        qual = ctx.qualname(expr.func)
-        if qual is not None:
-            if not is_torch_name(qual):
-                return False
-            if qual.startswith(_TENSOR_NAMESPACES):
-                return True
-            short = qual[len("torch.") :]
-            return (
-                "." not in short
-                and short[:1].islower()
-                and short not in _NON_TENSOR_TORCH
-                and not short.startswith(("is_", "set_", "get_", "use_", "from_numpy"))
-            ) or short == "from_numpy"
-        found = method_call(expr)
-        if found is not None:
-            receiver, name = found
-            return name not in _NON_TENSOR_METHODS and is_tensor_expr(receiver, ctx)
-        instance = ctx.torch_instance(expr.func)
-        if instance is not None:
-            return instance.startswith("torch.nn.")
-        # ``logits = model(x)``, ``loss = criterion(out, y)``, ``loss = self.compute_loss(...)``
-        return is_model_call(expr) or _LOSS_FUNCTION.search(last_identifier(expr.func) or "") is not None
-    if isinstance(expr, cst.Attribute):
-        return expr.attr.value in _TENSOR_ATTRIBUTES and is_tensor_expr(expr.value, ctx)
-    if isinstance(expr, cst.BinaryOperation):
-        return is_tensor_expr(expr.left, ctx) or is_tensor_expr(expr.right, ctx)
-    if isinstance(expr, cst.UnaryOperation):
-        return not isinstance(expr.operator, cst.Not) and is_tensor_expr(expr.expression, ctx)
-    if isinstance(expr, cst.Subscript):
-        return is_tensor_expr(expr.value, ctx)
-    if isinstance(expr, cst.Comparison):
-        return is_tensor_expr(expr.left, ctx) and all(
-            not isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons
-        )
-    return False
-
-
-def is_cpu_tensor_expr(expr: cst.BaseExpression, ctx) -> bool:
-    """A tensor known to live in host memory: reading it back synchronises nothing."""
-    if isinstance(expr, cst.Name):
-        return ctx.names_in_frames(expr.value, "cpu_tensors")
-    if isinstance(expr, cst.Call):
-        qual = ctx.qualname(expr.func)
-        if qual is not None:
-            short = qual[len("torch.") :] if is_torch_name(qual) else ""
-            if short.endswith("_like"):
-                args = positional(expr)
-                return bool(args) and keyword(expr, "device") is None and is_cpu_tensor_expr(args[0].value, ctx)
-            return short in CPU_FACTORIES and keyword(expr, "device") is None and not has_splat(expr)
-        found = method_call(expr)
-        if found is not None:
-            receiver, name = found
-            if name == "cpu":
-                return True
-            return name not in ("to", "cuda", "pin_memory") and is_cpu_tensor_expr(receiver, ctx)
-        return False
-    if isinstance(expr, (cst.Subscript, cst.Attribute)):
-        return is_cpu_tensor_expr(expr.value, ctx)
-    if isinstance(expr, cst.UnaryOperation):
-        return is_cpu_tensor_expr(expr.expression, ctx)
-    if isinstance(expr, (cst.BinaryOperation, cst.Comparison)):
-        parts = [expr.left, expr.right] if isinstance(expr, cst.BinaryOperation) else [
-            expr.left, *(c.comparator for c in expr.comparisons)]
-        tensors = [p for p in parts if is_tensor_expr(p, ctx)]
-        return bool(tensors) and all(is_cpu_tensor_expr(p, ctx) for p in tensors)
-    return False
-
-
-_PLAIN_VALUES = (cst.List, cst.Dict, cst.Tuple, cst.Set, cst.SimpleString, cst.Integer, cst.Float)
-
-
-def is_numpy_expr(expr: cst.BaseExpression, ctx) -> bool:
-    """A numpy value, or a plain Python literal: something whose ``.item()`` waits for no device."""
-    return isinstance(expr, _PLAIN_VALUES) or _is_numpy_array(expr, ctx)
-
-
-def _is_numpy_array(expr: cst.BaseExpression, ctx) -> bool:
-    if isinstance(expr, cst.Name):
-        return ctx.names_in_frames(expr.value, "numpy_values")
-    if isinstance(expr, cst.Call):
-        qual = ctx.qualname(expr.func)
-        if qual is not None:
-            return qual.startswith("numpy.")
-        found = method_call(expr)
-        if found is not None:
-            receiver, name = found
-            return name == "numpy" or (name not in ("item", "tolist") and _is_numpy_array(receiver, ctx))
-        return False
-    if isinstance(expr, (cst.Subscript, cst.Attribute)):
-        return _is_numpy_array(expr.value, ctx)
-    if isinstance(expr, cst.BinaryOperation):
-        # ``loss / 4`` is whatever ``loss`` is: a literal operand says nothing.
-        return _is_numpy_array(expr.left, ctx) or _is_numpy_array(expr.right, ctx)
-    return False
+def is_loss_function_name(name: Optional[str]) -> bool:
+    """``criterion``, ``loss_fn``, ``compute_loss``, ``mse_loss``: a call that returns a loss tensor."""
+    return bool(name) and _LOSS_FUNCTION.search(name) is not None
 
 
 # ---- mixed precision, grad mode, version checks (TPL3xx, TPL6xx) --------------------------------

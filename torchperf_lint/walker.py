@@ -19,6 +19,9 @@ import libcst as cst
 from .names import ImportTable, canonical, is_torch_name
 from . import syntax
 from .tree import children
+from . import value_flow
+from .step_loops import is_model_name
+from .value_flow import ValueFlow
 
 LOOP, IF, EXCEPT, WITH = "loop", "if", "except", "with"
 
@@ -38,9 +41,8 @@ class Frame:
         self.parent = parent
         self.bindings: Dict[str, Optional[str]] = {}  # local name -> qualified name (None: not torch)
         self.blocks: List[Block] = []
-        self.tensors: set = set()
-        self.cpu_tensors: set = set()  # tensors known to live in host memory
-        self.numpy_values: set = set()
+        # name -> its latest value_flow.Binding; None -> the newest binding of any name (chain head)
+        self.values: dict = {}
         self.torch_instances: Dict[str, str] = {}  # name -> class qualname, e.g. criterion -> nn.MSELoss
 
 
@@ -54,6 +56,7 @@ class Context:
         self.frame = Frame(None, None)
         self._epoch_loops: Dict[int, bool] = {}
         self._step_loops: Dict[int, bool] = {}
+        self.values = ValueFlow(self)
 
     # ---- names -------------------------------------------------------------------------------
     def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
@@ -79,6 +82,7 @@ class Context:
 
     def bind(self, name: str, qualname: Optional[str] = None) -> None:
         self.frame.bindings[name] = qualname
+        self.values.bind_unknown(name)
 
     def is_builtin(self, name: str) -> bool:
         """``print``/``float`` as Python's, not rebound by the module or a function."""
@@ -108,28 +112,39 @@ class Context:
             return self.table.instances.get(expr.value)
         return None
 
+    def value_kind(self, expr: cst.BaseExpression) -> str:
+        """Where the value of ``expr`` lives, as value_flow says: NUMPY, PYTHON, CONTAINER,
+        CPU_TENSOR, a loader batch (BATCH/PINNED_BATCH/UNPINNED_BATCH), DEVICE or UNKNOWN."""
+        return self.values.kind(expr)
+
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
-        return syntax.is_tensor_expr(expr, self)
+        return self.values.kind(expr) in value_flow.TENSORS
 
     def is_device_tensor(self, expr: cst.BaseExpression) -> bool:
-        """A tensor that may live on an accelerator (not one known to be on the CPU)."""
-        return syntax.is_tensor_expr(expr, self) and not syntax.is_cpu_tensor_expr(expr, self)
+        """A tensor that may live on an accelerator (not one known to be on the host)."""
+        return self.values.kind(expr) == value_flow.DEVICE
 
     def is_cpu_tensor(self, expr: cst.BaseExpression) -> bool:
-        return syntax.is_cpu_tensor_expr(expr, self)
+        """A tensor known to live in host memory (a CPU tensor, or a batch not moved yet)."""
+        return self.values.kind(expr) in value_flow.HOST_TENSORS
 
     def is_numpy(self, expr: cst.BaseExpression) -> bool:
-        return syntax.is_numpy_expr(expr, self)
+        """A numpy value or a plain Python value: something whose ``.item()`` waits for no device."""
+        return self.values.kind(expr) in (value_flow.NUMPY, value_flow.PYTHON, value_flow.CONTAINER)
 
-    def names_in_frames(self, name: str, attribute: str) -> bool:
-        frame = self.frame
-        while frame is not None:
-            if name in getattr(frame, attribute):
-                return True
-            if name in frame.bindings:
-                return False
-            frame = frame.parent
-        return False
+    def is_host_value(self, expr: cst.BaseExpression) -> bool:
+        """Known to live on the host: reading it back synchronises nothing."""
+        return self.values.kind(expr) in value_flow.HOST
+
+    def is_model_call(self, call: cst.Call) -> bool:
+        """A call of a model: a model-ish name, or an object built from ``nn.Module`` in the module."""
+        func = call.func
+        name = syntax.last_identifier(func)
+        if name is None:
+            return False
+        if is_model_name(name):
+            return True
+        return name in self.steps.objects
 
     # ---- loops and blocks ----------------------------------------------------------------------
     def innermost_loop(self) -> Optional[Block]:
@@ -351,7 +366,8 @@ class Walker:
                 return self._push_block(Block(LOOP, parent))
             if field == "target":
                 for name in syntax.assigned_names(node):
-                    self.ctx.bind(name)
+                    self.ctx.frame.bindings[name] = None
+                self.ctx.values.bind_target(node, None, ("element", parent.iter))
         elif parent_type is cst.While:
             if field == "test" or field == "body":
                 return self._push_block(Block(LOOP, parent))
@@ -376,27 +392,30 @@ class Walker:
 
     # ---- bindings and value kinds ----------------------------------------------------------------
     def _track_values(self, node: cst.CSTNode) -> None:
-        if type(node) not in _TRACKED:
+        node_type = type(node)
+        if node_type not in _TRACKED:
             return
         ctx = self.ctx
-        if isinstance(node, (cst.Import, cst.ImportFrom)):
+        if node_type is cst.Call:
+            # ``loss.backward()`` tells us ``loss`` is a tensor, wherever it came from.
+            func = node.func
+            if type(func) is cst.Attribute and func.attr.value == "backward" and type(func.value) is cst.Name:
+                ctx.values.hint_tensor(func.value.value)
+        elif node_type is cst.Import or node_type is cst.ImportFrom:
             for name, qualname in syntax.import_bindings(node):
                 ctx.bind(name, qualname)
-        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        elif node_type is cst.FunctionDef or node_type is cst.ClassDef:
             ctx.bind(node.name.value)
-        elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+        elif node_type is cst.AugAssign:
+            for name in syntax.assigned_names(node.target):
+                ctx.frame.bindings[name] = None
+            ctx.values.bind_augmented(node)
+        else:
             value = node.value
             if value is None:
                 return
-            targets = (
-                [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            )
+            targets = [t.target for t in node.targets] if node_type is cst.Assign else [node.target]
             frame = ctx.frame
-            is_tensor = ctx.is_tensor(value) or (
-                isinstance(node, cst.AugAssign) and any(ctx.is_tensor(t) for t in targets)
-            )
-            is_numpy = not is_tensor and ctx.is_numpy(value)
-            is_cpu = is_tensor and ctx.is_cpu_tensor(value)
             instance = None
             if isinstance(value, cst.Call):
                 qual = ctx.qualname(value.func)
@@ -406,23 +425,11 @@ class Walker:
             for target in targets:
                 for name in syntax.assigned_names(target):
                     frame.bindings[name] = alias if is_torch_name(alias) else None
-                    (frame.tensors.add if is_tensor else frame.tensors.discard)(name)
-                    (frame.numpy_values.add if is_numpy else frame.numpy_values.discard)(name)
-                    (frame.cpu_tensors.add if is_cpu else frame.cpu_tensors.discard)(name)
                     if instance:
                         frame.torch_instances[name] = instance
                     else:
                         frame.torch_instances.pop(name, None)
-        elif isinstance(node, cst.Call):
-            # ``loss.backward()`` tells us ``loss`` is a tensor, wherever it came from.
-            func = node.func
-            if (
-                isinstance(func, cst.Attribute)
-                and func.attr.value == "backward"
-                and isinstance(func.value, cst.Name)
-            ):
-                ctx.frame.tensors.add(func.value.value)
-                ctx.frame.numpy_values.discard(func.value.value)
+                ctx.values.bind_target(target, value)
 
 
 def walk(module: cst.Module, ctx: Context, rules: List[Rule]) -> None:

@@ -44,7 +44,7 @@ class HostSyncInLoop(Rule):
         found = method_call(node)
         if found is not None and found[1] in SYNC_METHODS:
             receiver, name = found
-            if ctx.is_numpy(receiver) or ctx.is_cpu_tensor(receiver) or self._narrowed_to_numpy(receiver):
+            if ctx.is_host_value(receiver) or self._narrowed_to_numpy(receiver):
                 return  # numpy values and host tensors are read without waiting for a device
             if name == "cpu" and is_model_name(last_identifier(receiver)):
                 return  # moving a model, not reading a value
