@@ -110,11 +110,13 @@ class ModuleSteps:
         self.loader_calls = 0  # DataLoader(...) calls in the module
         self.pinned_calls = 0
         self.iterators: Set[str] = set()  # names bound to iter(<loader>)
+        self.iterated: Dict[str, str] = {}  # iterator name -> the loader's name
         self.module_classes: Set[str] = set()
         self.class_instances: Set[str] = set()  # last names bound to instances of the module's classes
         self._tree = tree
         self._collect()
         self._step_called: Optional[FrozenSet[str]] = None
+        self._passed: Optional[Dict] = None
 
     # -- module facts ------------------------------------------------------------------------------
     def _qual(self, node) -> Optional[str]:
@@ -199,6 +201,10 @@ class ModuleSteps:
             elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "iter"
                   and value.args and self.ast_iterates_loader(value.args[0])):
                 self.iterators.update(names)
+                loader = _last_ast(value.args[0])
+                if loader is not None:
+                    for name in names:
+                        self.iterated[name] = loader
 
     # -- loops on the ast side ---------------------------------------------------------------------
     def ast_iterates_loader(self, expr) -> bool:
@@ -246,6 +252,33 @@ class ModuleSteps:
         if any(isinstance(n, ast.Call) and self._ast_is_step_call(n) for n in own):
             return False
         return nested
+
+    def loaders_passed(self, function: str, parameter: str) -> Set[str]:
+        """The last names of the arguments the module passes to ``parameter`` of ``function``
+        (``evaluate(model, test_loader)`` -> {"test_loader"} for ``evaluate``'s ``loader``)."""
+        if self._passed is None:
+            self._passed = {}
+            params: Dict[str, List[str]] = {}
+            for node in ast.walk(self._tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    names = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+                    if names and names[0] in ("self", "cls"):
+                        names = names[1:]
+                    params.setdefault(node.name, names)
+            for node in ast.walk(self._tree):
+                if not isinstance(node, ast.Call):
+                    continue
+                name = _last_ast(node.func)
+                if name not in params:
+                    continue
+                for index, arg in enumerate(node.args):
+                    if isinstance(arg, ast.Starred) or index >= len(params[name]):
+                        break
+                    self._passed.setdefault((name, params[name][index]), set()).add(_last_ast(arg))
+                for keyword in node.keywords:
+                    if keyword.arg is not None:
+                        self._passed.setdefault((name, keyword.arg), set()).add(_last_ast(keyword.value))
+        return self._passed.get((function, parameter), set())
 
     @property
     def step_called(self) -> FrozenSet[str]:
@@ -378,6 +411,41 @@ class ModuleSteps:
                        for n in descendants(node.iter, prune=_is_definition)):
                     return False
         return nested_steps
+
+
+# ---- retry loops (libcst) ------------------------------------------------------------------------
+def _leaves(statements, kinds) -> bool:
+    """Does any of ``statements`` (not looking into nested loops or definitions) leave by ``kinds``?"""
+    for statement in statements:
+        for node in descendants(statement, prune=lambda n: isinstance(n, (cst.For, cst.While)) or _is_definition(n)):
+            if isinstance(node, kinds):
+                return True
+    return False
+
+
+def _handler_leaves(handler) -> bool:
+    """Does an ``except`` handler end by leaving the loop (``raise``, ``return``, ``break``)?"""
+    body = handler.body.body if isinstance(handler.body, cst.IndentedBlock) else [handler.body]
+    if not body:
+        return False
+    last = body[-1]
+    small = last.body if isinstance(last, cst.SimpleStatementLine) else ()
+    return any(isinstance(part, (cst.Raise, cst.Return, cst.Break)) for part in small)
+
+
+def is_retry_loop(loop) -> bool:
+    """A loop that tries again after an error: its body has a ``try`` that catches one and goes round
+    again, or that leaves the loop on success (``while bs: ...; try: return run(bs) except
+    RuntimeError: bs //= 2``). Freeing the cache there makes room for the next attempt."""
+    for node in descendants(loop.body, prune=lambda n: isinstance(n, (cst.For, cst.While)) or _is_definition(n)):
+        if not isinstance(node, (cst.Try, cst.TryStar)) or not node.handlers:
+            continue
+        success = list(node.body.body) + (list(node.orelse.body.body) if node.orelse is not None else [])
+        if _leaves(success, (cst.Return, cst.Break)):
+            return True
+        if any(not _handler_leaves(h) for h in node.handlers):
+            return True
+    return False
 
 
 # ---- ast helpers -------------------------------------------------------------------------------

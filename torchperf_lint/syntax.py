@@ -139,11 +139,19 @@ def is_literal_data(expr: cst.BaseExpression) -> bool:
 
 
 # ---- devices -----------------------------------------------------------------------------------
-_DEVICE_WORD = re.compile(r"(^|_)(device|dev|gpu|cuda|local_rank|rank|devices)$|device", re.I)
+_DEVICE_WORD = re.compile(
+    r"(^|_)(device|dev|gpu|cuda|local_rank|rank|devices)$|device|(^|_)(gpu|cuda|rank|dev)_?(id|ids|idx|index|num)$",
+    re.I,
+)
+# Calls that return the accelerator in use.
+_ACCELERATOR_CALLS = frozenset((
+    "torch.accelerator.current_accelerator", "torch.cuda.current_device", "torch.xpu.current_device",
+    "torch.get_default_device",
+))
 _ACCELERATOR_PREFIXES = ("cuda", "xpu", "mps", "hpu", "npu", "mtia", "xla")
 
 
-def device_kind(expr: cst.BaseExpression, ctx) -> Optional[str]:
+def device_kind(expr: cst.BaseExpression, ctx, _depth: int = 0) -> Optional[str]:
     """Classify a ``.to(...)`` argument: "cpu", "accelerator", "dtype" or None (cannot tell)."""
     text = string_value(expr)
     if text is not None:
@@ -152,8 +160,17 @@ def device_kind(expr: cst.BaseExpression, ctx) -> Optional[str]:
         return "accelerator" if text.startswith(_ACCELERATOR_PREFIXES) else None
     if isinstance(expr, cst.Integer):
         return "accelerator"  # .to(0) is cuda:0
+    if isinstance(expr, cst.FormattedString):  # f"cuda:{rank}"
+        head = expr.parts[0] if expr.parts else None
+        if isinstance(head, cst.FormattedStringText):
+            if head.value.startswith("cpu"):
+                return "cpu"
+            return "accelerator" if head.value.startswith(_ACCELERATOR_PREFIXES) else None
+        return None
     if isinstance(expr, cst.Call):
         qual = ctx.qualname(expr.func)
+        if qual in _ACCELERATOR_CALLS:
+            return "accelerator"
         if qual == "torch.device":
             args = positional(expr)
             if args:
@@ -167,6 +184,9 @@ def device_kind(expr: cst.BaseExpression, ctx) -> Optional[str]:
     name = last_identifier(expr)
     if name is None:
         return None
+    if isinstance(expr, cst.Name) and not _DEVICE_WORD.search(name) and "dtype" not in name.lower():
+        assigned = ctx.values.assigned_expr(name)  # ``d = torch.device("cuda")`` ... ``.to(d)``
+        return device_kind(assigned, ctx, _depth + 1) if assigned is not None and _depth < 8 else None
     if name == "device" and isinstance(expr, cst.Attribute):
         return "accelerator"  # x.device: where another tensor lives (CPU tensors rarely matter here)
     if "dtype" in name.lower() or name.lower() in ("cpu",):

@@ -190,6 +190,13 @@ class ValueFlow:
             known = self._live[key] = self._kind(expr, None, 0)
         return known
 
+    def assigned_expr(self, name: str) -> Optional[cst.BaseExpression]:
+        """The expression ``name`` was last given by a plain ``name = expr`` in the current frame."""
+        binding = self.ctx.frame.values.get(name)
+        if binding is not None and binding.source == "expr" and not binding.extra[1]:
+            return binding.extra[0]
+        return None
+
     # ---- evaluation ----------------------------------------------------------------------------
     def _lookup(self, name: str, env: Optional[Binding], depth: int) -> Optional[str]:
         """The kind of ``name`` where ``env`` is the frame's chain head (None: now, in the walk)."""
@@ -301,13 +308,37 @@ class ValueFlow:
         """A batch from ``loader_expr`` (a loader, an iterator over one, or a wrapper around one)."""
         steps = self.ctx.steps
         name = _loader_name(loader_expr)
-        if steps.device_data_loaders and (name is None or name not in steps.loaders or name in steps.device_data_loaders):
+        name = steps.iterated.get(name, name)
+        names = {name}
+        function = self._function_of(name)
+        if function is not None:
+            # A parameter: the loaders the module passes to it (``evaluate(model, test_loader)``).
+            passed = {steps.iterated.get(n, n) for n in steps.loaders_passed(function, name)}
+            if passed and None not in passed:
+                names = passed
+        if steps.device_data_loaders and any(
+            n is None or n not in steps.loaders or n in steps.device_data_loaders for n in names
+        ):
             return UNKNOWN  # the module builds a loader over CUDA tensors: its batches are on the device
-        if name in steps.pinned_loaders and name not in steps.unpinned_loaders:
+        if all(n in steps.pinned_loaders and n not in steps.unpinned_loaders for n in names):
             return PINNED_BATCH
-        if name in steps.unpinned_loaders and name not in steps.pinned_loaders:
+        if all(n in steps.unpinned_loaders and n not in steps.pinned_loaders for n in names):
             return UNPINNED_BATCH
         return BATCH
+
+    def _function_of(self, parameter: Optional[str]) -> Optional[str]:
+        """The name of the function around the walk whose parameter ``parameter`` is, if it is one."""
+        frame = self.ctx.frame
+        while frame is not None:
+            node = frame.node
+            if isinstance(node, cst.FunctionDef):
+                params = node.params
+                for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+                    if param.name.value == parameter:
+                        return node.name.value
+                return None
+            frame = frame.parent
+        return None
 
     def _kind(self, expr, env, depth: int) -> str:
         if depth > _MAX_DEPTH:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..step_loops import is_retry_loop
 from ..walker import Rule
 
 
@@ -20,9 +21,9 @@ class EmptyCacheInLoop(Rule):
         if ctx.qualname(node.func) != "torch.cuda.empty_cache":
             return
         loop = ctx.current_step_loop()
-        # Recovering from out-of-memory in an ``except`` is its documented use; a branch that
-        # leaves the loop runs it once.
-        if loop is None or ctx.in_except_handler(loop) or ctx.leaves_loop(loop):
+        # Recovering from out-of-memory in an ``except`` is its documented use, and so is freeing
+        # memory before another attempt in a retry loop; a branch that leaves the loop runs it once.
+        if loop is None or ctx.in_except_handler(loop) or ctx.leaves_loop(loop) or is_retry_loop(loop.node):
             return
         self.report(node)
 

@@ -7,7 +7,8 @@ import libcst as cst
 from ..catalog import SAFE
 from ..edits import add_keyword
 from ..findings import RuleFix
-from ..syntax import has_splat, is_false, is_model_name, keyword, last_identifier, method_call, move_target
+from .. import value_flow
+from ..syntax import has_splat, is_false, keyword, method_call, move_target
 from ..walker import Rule
 
 
@@ -28,26 +29,24 @@ class BlockingCopy(Rule):
         flag = keyword(node, "non_blocking")
         if flag is not None and not is_false(flag.value):
             return  # True, or a value we cannot see
-        receiver = found[0]
-        if isinstance(receiver, cst.Call) or _is_model_like(receiver, ctx):
-            return  # a freshly made tensor (TPL101's case) or a model move
-        if move_target(node, ctx) != "accelerator" or ctx.current_step_loop() is None:
+        if not ctx.facts.pins_loader or move_target(node, ctx) != "accelerator":
             return
-        if not ctx.facts.pins_loader:
+        if ctx.current_step_loop() is None or not self._from_pinned_loader(found[0]):
             return
         fix = None
         if flag is None:
             fix = RuleFix(SAFE, "add non_blocking=True", [(node, add_keyword(node, "non_blocking", cst.Name("True")))])
         self.report(node, fix=fix)
 
-
-def _is_model_like(expr: cst.BaseExpression, ctx) -> bool:
-    name = last_identifier(expr)
-    if name is None:
-        return False
-    if name == "self" or is_model_name(name) or "criterion" in name or "loss_fn" in name:
-        return True
-    return ctx.torch_instance(expr) is not None
+    def _from_pinned_loader(self, receiver: cst.BaseExpression) -> bool:
+        """A batch taken from a loader made with ``pin_memory=True`` and not moved yet; a batch of a
+        loader the module does not show counts when every loader the module makes pins memory.
+        Models, modules and other tensors are never batches."""
+        kind = self.ctx.value_kind(receiver)
+        if kind == value_flow.PINNED_BATCH:
+            return True
+        steps = self.ctx.steps
+        return kind == value_flow.BATCH and steps.loader_calls > 0 and steps.pinned_calls == steps.loader_calls
 
 
 RULE = BlockingCopy
