@@ -339,7 +339,11 @@ class ModuleSteps:
             if isinstance(node, ast.If) and every_step and _ast_tests_interval(node.test):
                 scan(node.test, owner, every_step)
                 # ``if step % N == 0: save_samples()`` runs every N steps: the remedy, not a step.
-                visit(node.body, owner, self._ast_runs_step(node.body))
+                visit(node.body, owner, any(
+                    isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                    and n.func.attr in ("backward", "step")
+                    and is_step_shape(n.func.attr, _last_ast(n.func.value), None, ())
+                    for n in _ast_body_nodes(node.body)))
                 visit(node.orelse, owner, every_step)
                 return
             if isinstance(node, ast.Call):
@@ -378,6 +382,16 @@ class ModuleSteps:
         if method is None and func == "next" and call.args:
             return self.iterates_loader(call.args[0].value)
         return is_step_shape(method, receiver, func, self.objects)
+
+    def runs_update(self, node) -> bool:
+        """Runs ``.backward()`` or an optimizer's/scaler's ``.step(...)`` (a model call alone is not
+        the update: sampling images every N steps calls the model)."""
+        for n in descendants(node, prune=_is_definition):
+            if isinstance(n, cst.Call):
+                method, receiver, _ = _cst_call_shape(n)
+                if method is not None and is_step_shape(method, receiver, None, ()) and method in ("backward", "step"):
+                    return True
+        return False
 
     def runs_step(self, node) -> bool:
         return any(
@@ -498,4 +512,14 @@ def _ast_body_nodes(stmts) -> Iterator[ast.AST]:
 
 
 def _ast_tests_interval(test) -> bool:
-    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test))
+    """The ast twin of syntax.tests_interval: ``%`` anywhere, or a counter compared with a number."""
+    for n in ast.walk(test):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod):
+            return True
+        if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Eq):
+            sides = (n.left, n.comparators[0])
+            if any(isinstance(a, ast.Constant) and type(a.value) is int for a in sides) and any(
+                isinstance(a, (ast.Name, ast.Attribute)) for a in sides
+            ):
+                return True
+    return False

@@ -262,10 +262,25 @@ def branch_leaves(branch: cst.CSTNode) -> bool:
 
 
 def tests_interval(test: cst.BaseExpression) -> bool:
-    """``if step % log_every == 0`` (or any test using ``%``) runs every N steps."""
-    return any(
-        isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo) for n in descendants(test)
+    """``if step % log_every == 0`` (any test using ``%``, also inside ``or``/``and``) runs every N
+    steps; ``if i == 0:`` / ``if step == 0:`` (a counter against a number) runs once."""
+    return any(isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo) for n in descendants(test)) or (
+        tests_once(test)
     )
+
+
+def tests_once(test: cst.BaseExpression) -> bool:
+    """``if i == 0:``, ``if step == 0:``: a counter compared with a number picks one time round."""
+    for node in descendants(test):
+        if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and isinstance(
+            node.comparisons[0].operator, cst.Equal
+        ):
+            left, right = node.left, node.comparisons[0].comparator
+            if (isinstance(right, cst.Integer) and isinstance(left, (cst.Name, cst.Attribute))) or (
+                isinstance(left, cst.Integer) and isinstance(right, (cst.Name, cst.Attribute))
+            ):
+                return True
+    return False
 
 
 # ---- value kinds (see value_flow.py) -----------------------------------------------------------

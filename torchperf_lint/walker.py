@@ -241,9 +241,16 @@ class Context:
         return any(block.kind == EXCEPT for block in self.blocks_inside(loop))
 
     def under_interval_check(self, loop: Block) -> bool:
-        """In an ``if step % N == 0:`` branch that does not itself run the training step."""
+        """In the body of an ``if step % N == 0:`` (or ``if i == 0:``) that does not itself run the
+        update (``.backward()``, an optimizer's step: gradient accumulation). Its ``else`` runs on
+        the other steps, so it is no remedy."""
         for block in self.blocks_inside(loop):
-            if block.kind == IF and syntax.tests_interval(block.node.test) and not self.steps.runs_step(block.body):
+            if (
+                block.kind == IF
+                and block.body is block.node.body
+                and syntax.tests_interval(block.node.test)
+                and not self.steps.runs_update(block.body)
+            ):
                 return True
         return False
 

@@ -138,8 +138,15 @@ class CpuThenDevice(Rule):
     def _moved_variable(self, move: cst.Call, receiver: cst.Name) -> None:
         """``mask = torch.ones(n)`` ... ``mask = mask.to(device)``: the same pitfall in two statements."""
         fresh = self._fresh.pop((id(self.ctx.frame), receiver.value), None)
+        if fresh is None:
+            return
         assign = self.ctx.parent()
-        if fresh is None or not isinstance(assign, cst.Assign) or assign.value is not move:
+        if self._handed_out(move):
+            if move_target(move, self.ctx) == "accelerator":  # ``yield inputs.cuda(), labels.cuda()``
+                factory, name = fresh
+                self.report(factory, self.message.format(factory=name))
+            return
+        if not isinstance(assign, cst.Assign) or assign.value is not move:
             return
         targets = [t.target for t in assign.targets]
         if len(targets) != 1 or not isinstance(targets[0], cst.Name) or targets[0].value != receiver.value:
@@ -147,6 +154,16 @@ class CpuThenDevice(Rule):
         if move_target(move, self.ctx) == "accelerator":
             factory, name = fresh
             self.report(factory, self.message.format(factory=name))
+
+    def _handed_out(self, move: cst.Call) -> bool:
+        """Is the moved tensor returned or yielded (alone or in a tuple)? The host tensor is not used
+        again: the function ends, or the loop around the ``yield`` makes a new one."""
+        depth = 1
+        parent = self.ctx.parent(depth)
+        if isinstance(parent, cst.Element):
+            depth += 2  # the Element, then the Tuple
+            parent = self.ctx.parent(depth)
+        return isinstance(parent, (cst.Return, cst.Yield))
 
     def visit_Name(self, node: cst.Name) -> None:
         # Any other use before the move (``mask[i] = v``, ``fill(mask)``) means the host tensor is
@@ -228,7 +245,7 @@ def batch_mask(n, like):
     """
 import torch
 def causal_mask(n, device):
-    mask = torch.ones(n, n).tril()
+    mask = torch.ones(n, n).tril()  # TPL101
     weights = torch.full((n,), 0.5)  # TPL101
     weights = weights.to(device)
     host = torch.zeros(n)

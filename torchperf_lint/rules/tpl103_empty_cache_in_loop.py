@@ -5,6 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..step_loops import is_retry_loop
+from ..syntax import tests_once
+from ..tree import descendants
 from ..walker import Rule
 
 
@@ -25,7 +27,27 @@ class EmptyCacheInLoop(Rule):
         # memory before another attempt in a retry loop; a branch that leaves the loop runs it once.
         if loop is None or ctx.in_except_handler(loop) or ctx.leaves_loop(loop) or is_retry_loop(loop.node):
             return
+        for block in ctx.blocks_inside(loop):
+            if block.kind == "if" and block.body is block.node.body and (
+                tests_once(block.node.test) or _flag_set_in_handler(loop.node, block.node.test)
+            ):
+                return  # once (``if step == 0:``), or recovery decided by an except handler
         self.report(node)
+
+
+def _flag_set_in_handler(loop: cst.CSTNode, test: cst.BaseExpression) -> bool:
+    """``if has_oom:`` where an ``except`` handler of the loop sets ``has_oom``: OOM recovery."""
+    names = {n.value for n in descendants(test) if isinstance(n, cst.Name)}
+    if not names:
+        return False
+    for node in descendants(loop.body):
+        if isinstance(node, (cst.ExceptHandler, cst.ExceptStarHandler)):
+            for inner in descendants(node.body):
+                if isinstance(inner, cst.Assign) and any(
+                    isinstance(t.target, cst.Name) and t.target.value in names for t in inner.targets
+                ):
+                    return True
+    return False
 
 
 RULE = EmptyCacheInLoop
