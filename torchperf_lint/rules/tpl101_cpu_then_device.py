@@ -228,6 +228,17 @@ class Cache:
 cache = Cache()
 x = cache.zeros(3).to(device)              # not torch.zeros
 """,
+    """
+import torch
+def build(n, device, other):
+    a = (torch.ones(n) + other.cuda()).cuda()     # combined with another tensor first
+    b = torch.arange(n).to(torch.long)            # a dtype change only
+    c = torch.zeros(n).long()
+    c[0] = 1                                      # worked on where it is, then moved
+    c = c.to(device)
+    d = torch.ones(n).view(-1, 1).scatter_(0, idx, 1).to(device)   # an op the rule does not follow
+    return a, b, c, d
+""",
 )
 RULE.INVALID = (
     """
@@ -256,6 +267,32 @@ def causal_mask(n, device):
     base = torch.zeros(n)
     ones = torch.ones_like(base).cuda()  # TPL101
     return mask.cuda(), weights, copy, host, ones
+""",
+    """
+import torch
+DEVICE = torch.device("cuda")
+def ops(n, k, p, s, x, d, shape, trainer, local_rank):
+    a = torch.ones(n).long().to(x.device)  # TPL101
+    b = (torch.zeros(n) + k).cuda()  # TPL101
+    c = torch.arange(n).view(-1, 1).repeat(1, k).view(-1).to(DEVICE)  # TPL101
+    e = torch.ones(1, 1).fill_(s).type(torch.long).to(DEVICE)  # TPL101
+    f = (torch.rand(n) > p).to(trainer.device)  # TPL101
+    g = torch.zeros(  # TPL101
+        *shape,
+        dtype=torch.float,
+    ).to(local_rank)
+    h = torch.ones(n).to(torch.accelerator.current_accelerator())  # TPL101
+    return a, b, c, e, f, g, h
+""",
+    """
+import torch
+def fake_batches(batch_size):
+    for _ in range(10):
+        inputs = torch.randn(batch_size, 3, 8, 8)  # TPL101
+        yield inputs.cuda()
+class Worker:
+    def step(self, n):
+        return torch.zeros(n).to(self.gpu_id)  # TPL101
 """,
 )
 RULE.FIXES = (

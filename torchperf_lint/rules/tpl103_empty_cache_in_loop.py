@@ -78,6 +78,39 @@ class cuda:
 for i in range(3):
     cuda.empty_cache()                        # no torch in this file at all
 """,
+    """
+import torch
+def find_batch_size(run, batch_size):
+    while batch_size:                         # a retry loop: freeing memory before the next attempt
+        torch.cuda.empty_cache()
+        try:
+            return run(batch_size)
+        except RuntimeError:
+            batch_size //= 2
+""",
+    """
+import torch
+def train(model, loader, opt, num_updates):
+    for x in loader:
+        has_oom = False
+        try:
+            model(x).sum().backward()
+            opt.step()
+        except RuntimeError:
+            has_oom = True
+        if has_oom:
+            torch.cuda.empty_cache()          # recovery, decided in the handler
+        if num_updates == 0:
+            torch.cuda.empty_cache()          # once, after the first step
+        num_updates += 1
+""",
+    """
+import torch
+for path in checkpoint_paths:                 # not a step loop: converting files
+    state = torch.load(path, map_location="cpu")
+    save(convert(state))
+    torch.cuda.empty_cache()
+""",
 )
 RULE.INVALID = (
     """

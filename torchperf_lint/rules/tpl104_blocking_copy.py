@@ -68,6 +68,23 @@ loader = DataLoader(ds, batch_size=64, num_workers=4)   # not pinned: nothing to
 for x, y in loader:
     x = x.to("cuda")
 """,
+    """
+import torch
+from torch.utils.data import DataLoader
+train_loader = DataLoader(train_ds, batch_size=32, num_workers=4, pin_memory=True)
+eval_loader = DataLoader(eval_ds, batch_size=32, num_workers=4)
+def evaluate(model, loader, device):
+    for batch in loader:                      # only ever given eval_loader: not pinned
+        batch = tuple(t.to(device) for t in batch)
+        model(*batch)
+def train(model, ema, device):
+    for x, y in train_loader:
+        x = x.to(device, non_blocking=True)
+        model(x).sum().backward()
+        ema.to(device)                        # a model move, not a batch
+        index = torch.arange(4).to(device)    # not a batch (TPL101's case)
+    evaluate(model, eval_loader, device)
+""",
 )
 RULE.INVALID = (
     """
@@ -79,6 +96,29 @@ for x, y in loader:
     x, y = x.to(device), y.cuda()  # TPL104
     loss = model(x).sum()
     loss.backward()
+""",
+    """
+import torch
+from torch.utils.data import DataLoader
+class Trainer:
+    def __init__(self, model, dataset, gpu_id):
+        self.gpu_id = gpu_id
+        self.model = model.to(gpu_id)
+        self.train_data = DataLoader(dataset, batch_size=32, pin_memory=True, num_workers=2)
+    def _run_epoch(self):
+        for source, targets in self.train_data:
+            source = source.to(self.gpu_id)  # TPL104
+            targets = targets.to(self.gpu_id)  # TPL104
+            self.model(source).sum().backward()
+""",
+    """
+import torch
+from torch.utils.data import DataLoader
+test_loader = DataLoader(test_ds, batch_size=256, num_workers=4, pin_memory=True)
+def evaluate(model, loader, device):
+    for x, y in loader:                       # given test_loader, which pins memory
+        out = model(x.to(device))  # TPL104
+evaluate(model, test_loader, "cuda")
 """,
 )
 RULE.FIXES = (
