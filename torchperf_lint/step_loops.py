@@ -70,8 +70,10 @@ def is_step_shape(method: Optional[str], receiver: Optional[str], func: Optional
         return True
     if method == "step":
         return receiver is not None and OPTIMIZER_WORD.search(receiver) is not None
-    if method == "forward" and (is_model_name(receiver) or receiver in objects):
+    if method == "forward" and (is_model_name(receiver) or receiver in objects or receiver == "self"):
         return True
+    if method is None and func == "self":
+        return True  # ``self(x)`` in a module's method: its own forward
     return func is not None and (is_model_name(func) or func in objects)
 
 

@@ -142,9 +142,15 @@ class Context:
         name = syntax.last_identifier(func)
         if name is None:
             return False
+        if isinstance(func, cst.Attribute) and name == "forward":
+            name = syntax.last_identifier(func.value)  # ``model.forward(x)``, ``self.forward(x)``
+            if name == "self":
+                return True
+        elif name == "self":
+            return isinstance(func, cst.Name)  # ``self(x)``: a module calling its own forward
         if is_model_name(name):
             return True
-        return name in self.steps.objects
+        return name is not None and name in self.steps.objects
 
     # ---- loops and blocks ----------------------------------------------------------------------
     def innermost_loop(self) -> Optional[Block]:
