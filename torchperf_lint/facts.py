@@ -75,9 +75,11 @@ class _Collector(ast.NodeVisitor):
                 elif arg is not None:
                     facts.moves_to_variable_device = True
         if qual in _LOADERS or (qual is None and isinstance(func, ast.Name) and func.id == "DataLoader"):
+            facts.loader_calls += 1
             for kw in node.keywords:
                 if kw.arg == "pin_memory" and isinstance(kw.value, ast.Constant) and kw.value.value is True:
                     facts.pins_loader = True
+                    facts.pinned_loader_calls += 1
         if qual in SCALERS:
             facts.has_grad_scaler = True
         if qual == "torch.device" or qual == "torch.cuda.is_available":
@@ -166,7 +168,8 @@ class ModuleFacts:
         "calls_scaler_update", "mentions_scaler", "mentions_mixed_precision",
     )
 
-    _EXTRA = ("deprecated_amp_name_uses", "grad_free_callees", "set_epoch_receivers", "sampler_names")
+    _EXTRA = ("deprecated_amp_name_uses", "grad_free_callees", "set_epoch_receivers", "sampler_names",
+              "loader_calls", "pinned_loader_calls")
 
     def __init__(self, tree: ast.Module, table: ImportTable):
         self._tree = tree
@@ -178,6 +181,7 @@ class ModuleFacts:
         if name in ModuleFacts._FIELDS + ModuleFacts._EXTRA and not self.__dict__.get("_done"):
             for field in ModuleFacts._FIELDS:
                 setattr(self, field, False)
+            self.loader_calls = self.pinned_loader_calls = 0  # DataLoader(...) calls, and those pinning
             self.set_epoch_receivers = set()  # last names of what .set_epoch() is called on
             self.sampler_names = set()  # last names that DistributedSamplers are assigned to
             # Names imported from torch.cuda.amp / torch.cpu.amp -> how often the module uses them.
@@ -198,7 +202,7 @@ class ModuleFacts:
         if steps is None:
             from .step_loops import ModuleSteps
 
-            steps = self._steps = ModuleSteps(self._tree, self.table)
+            steps = self._steps = ModuleSteps(self._tree, self.table, self)
         return steps
 
     @property

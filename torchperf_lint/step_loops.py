@@ -102,20 +102,21 @@ class ModuleSteps:
 
     Built at most once per file, on first use."""
 
-    def __init__(self, tree: ast.Module, table):
+    def __init__(self, tree: ast.Module, table, facts=None):
         self.table = table
+        self._facts = facts
         self.objects: Set[str] = set()  # last names bound to nn.Module instances made in the module
         self.loaders: Set[str] = set()  # last names bound to DataLoader(...)
         self.pinned_loaders: Set[str] = set()
         self.unpinned_loaders: Set[str] = set()
         self.device_data_loaders: Set[str] = set()  # loaders whose dataset is built from CUDA tensors
-        self.loader_calls = 0  # DataLoader(...) calls in the module
-        self.pinned_calls = 0
         self.iterators: Set[str] = set()  # names bound to iter(<loader>)
         self.iterated: Dict[str, str] = {}  # iterator name -> the loader's name
         self.module_classes: Set[str] = set()
         self.class_instances: Set[str] = set()  # last names bound to instances of the module's classes
         self._tree = tree
+        self._loops: List = []  # (loop statement, name of the function it is in)
+        self._defs: Dict[str, List[ast.AST]] = {}
         self._collect()
         self._step_called: Optional[FrozenSet[str]] = None
         self._passed: Optional[Dict] = None
@@ -163,8 +164,41 @@ class ModuleSteps:
             return value
         return None
 
+    def _walk_statements(self):
+        """Every statement of the file with the name of the function it is in (None: module or class
+        level), without descending into expressions: cheap next to a full ``ast.walk``."""
+        pending = [(stmt, None) for stmt in reversed(self._tree.body)]
+        while pending:
+            stmt, owner = pending.pop()
+            yield stmt, owner
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                inner = stmt.name
+            elif isinstance(stmt, ast.ClassDef):
+                inner = None
+            else:
+                inner = owner
+            children = []
+            for field in ("body", "orelse", "finalbody"):
+                children.extend(getattr(stmt, field, ()) or ())
+            for handler in getattr(stmt, "handlers", ()) or ():
+                children.extend(handler.body)
+            for case in getattr(stmt, "cases", ()) or ():
+                children.extend(case.body)
+            pending.extend((child, inner) for child in reversed(children) if isinstance(child, ast.stmt))
+
     def _collect(self) -> None:
-        classes = [n for n in ast.walk(self._tree) if isinstance(n, ast.ClassDef)]
+        classes = []
+        assigns = []
+        for stmt, owner in self._walk_statements():
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                if stmt.value is not None:
+                    assigns.append(stmt)
+            elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+                self._loops.append((stmt, owner))
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self._defs.setdefault(stmt.name, []).append(stmt)
+            elif isinstance(stmt, ast.ClassDef):
+                classes.append(stmt)
         class_names = {cls.name for cls in classes}
         changed = True
         while changed:  # subclasses of subclasses of nn.Module, in any order
@@ -174,17 +208,13 @@ class ModuleSteps:
                     self.module_classes.add(cls.name)
                     changed = True
         device_datasets: Set[str] = set()
-        for node in ast.walk(self._tree):
-            if isinstance(node, ast.Call) and self._loader_call(node) is not None:
-                self.loader_calls += 1
-                if _pins(node):
-                    self.pinned_calls += 1
-            if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+        for node in assigns:
+            value = node.value
+            if not isinstance(value, ast.Call):
                 continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names = [n for t in targets for n in _target_last_names(t)]
-            value = node.value
-            if isinstance(value, ast.Call) and _last_ast(value.func) in class_names:
+            if _last_ast(value.func) in class_names:
                 self.class_instances.update(names)
             if self._makes_module(value):
                 self.objects.update(names)
@@ -196,17 +226,26 @@ class ModuleSteps:
                     (k.value for k in loader.keywords if k.arg == "dataset"), None)
                 if dataset is not None and (_holds_device_tensors(dataset) or _last_ast(dataset) in device_datasets):
                     self.device_data_loaders.update(names)
-            elif isinstance(value, ast.Call) and _last_ast(value.func) in ("TensorDataset", "StackDataset") and any(
+            elif _last_ast(value.func) in ("TensorDataset", "StackDataset") and any(
                 _holds_device_tensors(a) for a in value.args
             ):
                 device_datasets.update(names)
-            elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "iter"
+            elif (isinstance(value.func, ast.Name) and value.func.id == "iter"
                   and value.args and self.ast_iterates_loader(value.args[0])):
                 self.iterators.update(names)
                 loader = _last_ast(value.args[0])
                 if loader is not None:
                     for name in names:
                         self.iterated[name] = loader
+
+    @property
+    def loader_calls(self) -> int:
+        """``DataLoader(...)`` calls in the module (counted by the module facts' pass)."""
+        return self._facts.loader_calls
+
+    @property
+    def pinned_calls(self) -> int:
+        return self._facts.pinned_loader_calls
 
     # -- loops on the ast side ---------------------------------------------------------------------
     def ast_iterates_loader(self, expr) -> bool:
@@ -291,15 +330,10 @@ class ModuleSteps:
         return self._step_called
 
     def _call_graph(self) -> Set[str]:
-        defs: Dict[str, List[ast.AST]] = {}
-        for node in ast.walk(self._tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                defs.setdefault(node.name, []).append(node)
+        defs = self._defs
         if not defs:
             return set()
         instances = self.objects | self.class_instances
-        callees: Dict[str, Set[str]] = {}
-        seeds: Set[str] = set()
 
         def callee(call: ast.Call) -> Optional[str]:
             func = call.func
@@ -315,50 +349,28 @@ class ModuleSteps:
                     return func.attr
             return None
 
-        # Walk every scope (module, each function) with the stack of loops around each call.
-        def visit(stmts, owner: Optional[str], every_step: bool) -> None:
-            for stmt in stmts:
-                scan(stmt, owner, every_step)
+        def calls_in(nodes, found: Set[str]) -> None:
+            """The module's functions called in ``nodes``, leaving out what runs only every N
+            steps (``if step % N == 0: save_samples()``) and what nested definitions do."""
+            pending = list(nodes)
+            while pending:
+                node = pending.pop()
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                    continue
+                if isinstance(node, ast.If) and _ast_tests_interval(node.test) and not _ast_runs_update(node.body):
+                    pending.append(node.test)
+                    pending.extend(node.orelse)
+                    continue
+                if isinstance(node, ast.Call):
+                    name = callee(node)
+                    if name is not None:
+                        found.add(name)
+                pending.extend(ast.iter_child_nodes(node))
 
-        def scan(node, owner: Optional[str], every_step: bool) -> None:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                for deco in node.decorator_list:
-                    scan(deco, owner, every_step)
-                visit(node.body, node.name, False)
-                return
-            if isinstance(node, ast.ClassDef):
-                visit(node.body, None, False)
-                return
-            if isinstance(node, ast.Lambda):
-                return
-            if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-                header = node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else node.test
-                scan(header, owner, every_step)
-                inner = every_step or (self._ast_is_intrinsic(node) and not self._ast_is_epoch(node))
-                visit(node.body, owner, inner)
-                visit(node.orelse, owner, every_step)
-                return
-            if isinstance(node, ast.If) and every_step and _ast_tests_interval(node.test):
-                scan(node.test, owner, every_step)
-                # ``if step % N == 0: save_samples()`` runs every N steps: the remedy, not a step.
-                visit(node.body, owner, any(
-                    isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                    and n.func.attr in ("backward", "step")
-                    and is_step_shape(n.func.attr, _last_ast(n.func.value), None, ())
-                    for n in _ast_body_nodes(node.body)))
-                visit(node.orelse, owner, every_step)
-                return
-            if isinstance(node, ast.Call):
-                name = callee(node)
-                if name is not None:
-                    if owner is not None:
-                        callees.setdefault(owner, set()).add(name)
-                    if every_step:
-                        seeds.add(name)
-            for child in ast.iter_child_nodes(node):
-                scan(child, owner, every_step)
-
-        visit(self._tree.body, None, False)
+        seeds: Set[str] = set()
+        for loop, _owner in self._loops:
+            if self._ast_is_intrinsic(loop) and not self._ast_is_epoch(loop):
+                calls_in(loop.body, seeds)
         reached: Set[str] = set()
         pending = list(seeds)
         while pending:
@@ -366,7 +378,10 @@ class ModuleSteps:
             if name in reached:
                 continue
             reached.add(name)
-            pending.extend(callees.get(name, ()))
+            found: Set[str] = set()
+            for definition in defs.get(name, ()):
+                calls_in(definition.body, found)
+            pending.extend(found - reached)
         return reached
 
     # -- loops on the libcst side ------------------------------------------------------------------
@@ -511,6 +526,15 @@ def _ast_body_nodes(stmts) -> Iterator[ast.AST]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
         pending.extend(ast.iter_child_nodes(node))
+
+
+def _ast_runs_update(stmts) -> bool:
+    """``.backward()`` or an optimizer's/scaler's ``.step(...)`` in ``stmts`` (gradient accumulation)."""
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("backward", "step")
+        and is_step_shape(n.func.attr, _last_ast(n.func.value), None, ())
+        for n in _ast_body_nodes(stmts)
+    )
 
 
 def _ast_tests_interval(test) -> bool:

@@ -12,6 +12,7 @@ from ..walker import Rule
 SYNC_METHODS = frozenset(("item", "cpu", "numpy", "tolist", "nonzero"))
 SYNC_FUNCTIONS = frozenset(("torch.cuda.synchronize", "torch.nonzero"))
 CONVERSIONS = frozenset(("float", "int", "bool"))
+_READERS = CONVERSIONS | {"print"}
 
 
 class HostSyncInLoop(Rule):
@@ -44,31 +45,36 @@ class HostSyncInLoop(Rule):
         found = method_call(node)
         if found is not None and found[1] in SYNC_METHODS:
             receiver, name = found
+            if not self._in_step():
+                return
             if ctx.is_host_value(receiver) or self._narrowed_to_numpy(receiver):
                 return  # numpy values and host tensors are read without waiting for a device
             if name == "cpu" and is_model_name(last_identifier(receiver)):
                 return  # moving a model, not reading a value
-            self._report_in_step(node, f"`.{name}()`")
+            self.report(node, self.message.format(what=f"`.{name}()`"))
             return
         qual = ctx.qualname(node.func)
         if qual in SYNC_FUNCTIONS:
-            self._report_in_step(node, f"`{qual}()`")
+            if self._in_step():
+                self.report(node, self.message.format(what=f"`{qual}()`"))
             return
-        if isinstance(node.func, cst.Name) and ctx.is_builtin(node.func.value):
+        if isinstance(node.func, cst.Name) and node.func.value in _READERS and ctx.is_builtin(node.func.value):
             name = node.func.value
             args = [a for a in node.args if a.keyword is None and not a.star]
+            if not args or not self._in_step():
+                return
             if name in CONVERSIONS and len(args) == 1 and ctx.is_device_tensor(args[0].value):
-                self._report_in_step(node, f"`{name}()` of a tensor")
+                self.report(node, self.message.format(what=f"`{name}()` of a tensor"))
             elif name == "print" and any(_shows_tensor(a.value, ctx) for a in args):
-                self._report_in_step(node, "printing a tensor")
+                self.report(node, self.message.format(what="printing a tensor"))
 
     def visit_If(self, node: cst.If) -> None:
-        if _truth_tests_tensor(node.test, self.ctx):
-            self._report_in_step(node.test, "testing a tensor's truth")
+        if self._in_step() and _truth_tests_tensor(node.test, self.ctx):
+            self.report(node.test, self.message.format(what="testing a tensor's truth"))
 
     def visit_While(self, node: cst.While) -> None:
-        if _truth_tests_tensor(node.test, self.ctx):
-            self._report_in_step(node.test, "testing a tensor's truth")
+        if self._in_step() and _truth_tests_tensor(node.test, self.ctx):
+            self.report(node.test, self.message.format(what="testing a tensor's truth"))
 
     def _narrowed_to_numpy(self, receiver: cst.BaseExpression) -> bool:
         """``x.tolist() if isinstance(x, np.ndarray) else x`` (or the same ``if`` block)."""
@@ -82,11 +88,11 @@ class HostSyncInLoop(Rule):
                     return True
         return False
 
-    def _report_in_step(self, node: cst.CSTNode, what: str) -> None:
+    def _in_step(self) -> bool:
+        """In a step loop (spec: "in a loop", and that loop does device work every time round), and
+        not in a branch that leaves it."""
         ctx = self.ctx
-        if not ctx.in_step_loop() or ctx.leaves_loop(ctx.innermost_loop()):
-            return
-        self.report(node, self.message.format(what=what))
+        return ctx.in_step_loop() and not ctx.leaves_loop(ctx.innermost_loop())
 
 
 def _isinstance_types(test: cst.BaseExpression, name: str, ctx) -> list:
