@@ -194,3 +194,18 @@ def test_deep_definition_chains_do_not_recurse_without_bound():
 ])
 def test_self_references_are_unknown(source):
     assert probe(source)[0][1] == vf.UNKNOWN
+
+
+def test_the_other_branch_of_an_if_is_not_seen():
+    seen = probe("""
+        import numpy as np
+        import torch
+        def f(cuda):
+            x = np.ones(3)
+            if cuda:
+                x = torch.from_numpy(x).cuda()
+            else:
+                probe(x)
+            probe(x)
+    """)
+    assert [kind for _, kind, _ in seen] == [vf.NUMPY, vf.DEVICE]

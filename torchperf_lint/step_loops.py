@@ -70,10 +70,10 @@ def is_step_shape(method: Optional[str], receiver: Optional[str], func: Optional
         return True
     if method == "step":
         return receiver is not None and OPTIMIZER_WORD.search(receiver) is not None
-    if method == "forward" and (is_model_name(receiver) or receiver in objects or receiver == "self"):
+    if method == "forward" and (is_model_name(receiver) or receiver in objects):
         return True
-    if method is None and func == "self":
-        return True  # ``self(x)`` in a module's method: its own forward
+    # ``self(x)`` is not a model call here: an RL module stepping its environment calls itself,
+    # and the spec names models by their variables.
     return func is not None and (is_model_name(func) or func in objects)
 
 
@@ -189,14 +189,21 @@ class ModuleSteps:
     def _collect(self) -> None:
         classes = []
         assigns = []
+        factories: Dict[str, ast.Call] = {}  # functions of the module that return DataLoader(...)
         for stmt, owner in self._walk_statements():
             if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
                 if stmt.value is not None:
                     assigns.append(stmt)
+            elif isinstance(stmt, ast.Return) and owner is not None and self._loader_call(stmt.value) is not None:
+                factories[owner] = stmt.value
             elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
                 self._loops.append((stmt, owner))
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._defs.setdefault(stmt.name, []).append(stmt)
+                for arg in (*stmt.args.posonlyargs, *stmt.args.args, *stmt.args.kwonlyargs):
+                    # ``train_data: DataLoader``: a loader whose settings the module does not show
+                    if arg.annotation is not None and (dotted_name_ast(arg.annotation) or "").endswith("DataLoader"):
+                        self.loaders.add(arg.arg)
             elif isinstance(stmt, ast.ClassDef):
                 classes.append(stmt)
         class_names = {cls.name for cls in classes}
@@ -208,8 +215,12 @@ class ModuleSteps:
                     self.module_classes.add(cls.name)
                     changed = True
         device_datasets: Set[str] = set()
+        aliases = []
         for node in assigns:
             value = node.value
+            if isinstance(value, (ast.Name, ast.Attribute)):
+                aliases.append(node)  # ``self.train_data = train_data``
+                continue
             if not isinstance(value, ast.Call):
                 continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -219,6 +230,8 @@ class ModuleSteps:
             if self._makes_module(value):
                 self.objects.update(names)
             loader = self._loader_call(value)
+            if loader is None and _last_ast(value.func) in factories:
+                loader = factories[_last_ast(value.func)]  # ``train_data = prepare_dataloader(ds, 32)``
             if loader is not None:
                 self.loaders.update(names)
                 (self.pinned_loaders if _pins(loader) else self.unpinned_loaders).update(names)
@@ -237,6 +250,15 @@ class ModuleSteps:
                 if loader is not None:
                     for name in names:
                         self.iterated[name] = loader
+        for node in aliases:
+            source = _last_ast(node.value)
+            if source in self.loaders:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names = [n for t in targets for n in _target_last_names(t)]
+                self.loaders.update(names)
+                for group in (self.pinned_loaders, self.unpinned_loaders, self.device_data_loaders):
+                    if source in group:
+                        group.update(names)
 
     @property
     def loader_calls(self) -> int:

@@ -68,15 +68,42 @@ _MAX_DEPTH = 60  # deeper chains of definitions count as unknown (generated code
 
 
 class Binding:
-    __slots__ = ("name", "source", "extra", "prev", "frame", "kind")
+    __slots__ = ("name", "source", "extra", "prev", "prev_same", "frame", "branches", "kind")
 
-    def __init__(self, name, source, extra, prev, frame):
+    def __init__(self, name, source, extra, prev, prev_same, frame, branches):
         self.name = name
         self.source = source  # "expr", "element", "aug", "tensor", "unknown"
         self.extra = extra  # what the source needs (the expression, the shape path...)
         self.prev = prev  # the frame's previous binding: the bindings in effect when this was made
+        self.prev_same = prev_same  # the frame's previous binding of the same name
         self.frame = frame
+        # The ``if`` branches it was made in: id(If node) -> id(branch). None: in none.
+        self.branches = branches
         self.kind: Optional[str] = None
+
+
+def _compatible(made_in, seen_from) -> bool:
+    """Can a binding made in branches ``made_in`` be seen from ``seen_from``? Not from the other
+    branch of the same ``if`` (``if cuda: x = x.cuda() else: x.numpy()``)."""
+    if not made_in or not seen_from:
+        return True
+    for node, branch in made_in.items():
+        other = seen_from.get(node)
+        if other is not None and other != branch:
+            return False
+    return True
+
+
+class _Env:
+    """The bindings in effect when a binding was made: its frame's chain before it, seen from its
+    branches."""
+
+    __slots__ = ("head", "frame", "branches")
+
+    def __init__(self, binding: Binding):
+        self.head = binding.prev
+        self.frame = binding.frame
+        self.branches = binding.branches
 
 
 def collapse(shape: Shape) -> str:
@@ -120,10 +147,19 @@ class ValueFlow:
         self._live = {}  # id(node) -> kind, for queries at the walk's current position
 
     # ---- recording (called by the walker) ---------------------------------------------------
+    def _branches(self):
+        branches = None
+        for block in self.ctx.frame.blocks:
+            if block.kind == "if":
+                if branches is None:
+                    branches = {}
+                branches[id(block.node)] = id(block.body)
+        return branches
+
     def _add(self, name: str, source: str, extra) -> None:
         frame = self.ctx.frame
         head = frame.values.get(None)
-        binding = Binding(name, source, extra, head, frame)
+        binding = Binding(name, source, extra, head, frame.values.get(name), frame, self._branches())
         frame.values[name] = binding
         frame.values[None] = binding
         if self._live:
@@ -198,19 +234,24 @@ class ValueFlow:
         return None
 
     # ---- evaluation ----------------------------------------------------------------------------
-    def _lookup(self, name: str, env: Optional[Binding], depth: int) -> Optional[str]:
-        """The kind of ``name`` where ``env`` is the frame's chain head (None: now, in the walk)."""
+    def _lookup(self, name: str, env: Optional[_Env], depth: int) -> Optional[str]:
+        """The kind of ``name`` as seen at the walk's position (``env`` None) or when a binding was
+        made (``env``)."""
         if env is None:
             comprehension = self._comprehension_target(name, depth)
             if comprehension is not None:
                 return comprehension
             frame = self.ctx.frame
+            seen_from = self._branches()
             binding = frame.values.get(name)
         else:
             frame = env.frame
-            binding = env
+            seen_from = env.branches
+            binding = env.head
             while binding is not None and binding.name != name:
                 binding = binding.prev
+        while binding is not None and not _compatible(binding.branches, seen_from):
+            binding = binding.prev_same
         while binding is None:
             if name in frame.bindings and env is None:
                 return UNKNOWN  # bound by something the walk does not give a value (an import...)
@@ -230,7 +271,7 @@ class ValueFlow:
         if depth > _MAX_DEPTH:
             return UNKNOWN
         source, extra = binding.source, binding.extra
-        env = binding.prev if binding.prev is not None else _Empty(binding.frame)
+        env = _Env(binding)
         if source == "unknown":
             return UNKNOWN
         if source == "tensor":
@@ -343,21 +384,11 @@ class ValueFlow:
     def _kind(self, expr, env, depth: int) -> str:
         if depth > _MAX_DEPTH:
             return UNKNOWN
-        if env is not None and isinstance(env, _Empty):
-            env_head = None
-        else:
-            env_head = env
         t = type(expr)
         if t is cst.Name:
             if expr.value in ("True", "False", "None"):
                 return PYTHON
-            if env is None:
-                found = self._lookup(expr.value, None, depth)
-            elif env_head is None:
-                found = self._outer_lookup(expr.value, env.frame, depth)
-            else:
-                found = self._lookup(expr.value, env_head, depth)
-            return found or UNKNOWN
+            return self._lookup(expr.value, env, depth) or UNKNOWN
         if t in (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString):
             return PYTHON
         if t in (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp):
@@ -404,16 +435,6 @@ class ValueFlow:
         if t is cst.NamedExpr:
             return self._kind(expr.value, env, depth + 1)
         return UNKNOWN
-
-    def _outer_lookup(self, name: str, frame, depth: int) -> Optional[str]:
-        """A name not bound yet in its frame when the binding was made: an enclosing frame's."""
-        frame = frame.parent
-        while frame is not None:
-            binding = frame.values.get(name)
-            if binding is not None:
-                return self._binding_kind(binding, depth)
-            frame = frame.parent
-        return None
 
     def _call_kind(self, call: cst.Call, env, depth: int) -> str:
         ctx = self.ctx
@@ -536,15 +557,6 @@ class ValueFlow:
         if owner in (CPU_TENSOR, DEVICE, NUMPY):
             return owner
         return DEVICE if self._returns_model_output(call) else UNKNOWN
-
-
-class _Empty:
-    """The chain before a frame's first binding: names resolve in enclosing frames."""
-
-    __slots__ = ("frame",)
-
-    def __init__(self, frame):
-        self.frame = frame
 
 
 def _find_in_target(target, name: str, path=()):

@@ -143,11 +143,7 @@ class Context:
         if name is None:
             return False
         if isinstance(func, cst.Attribute) and name == "forward":
-            name = syntax.last_identifier(func.value)  # ``model.forward(x)``, ``self.forward(x)``
-            if name == "self":
-                return True
-        elif name == "self":
-            return isinstance(func, cst.Name)  # ``self(x)``: a module calling its own forward
+            name = syntax.last_identifier(func.value)  # ``model.forward(x)``
         if is_model_name(name):
             return True
         return name is not None and name in self.steps.objects
