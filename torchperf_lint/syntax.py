@@ -258,7 +258,14 @@ def branch_leaves(branch: cst.CSTNode) -> bool:
         for part in small:
             if isinstance(part, (cst.Break, cst.Return, cst.Raise)):
                 return True
+            if isinstance(part, cst.Expr) and isinstance(part.value, cst.Call) and dotted_name(
+                part.value.func
+            ) in _EXITS:
+                return True  # ``sys.exit(1)`` ends the run
     return False
+
+
+_EXITS = frozenset(("sys.exit", "exit", "quit", "os._exit"))
 
 
 def tests_interval(test: cst.BaseExpression) -> bool:

@@ -162,12 +162,16 @@ for layer in layers:
     guide = guide.tolist() if isinstance(guide, np.ndarray) else guide   # narrowed to numpy
 """,
     """
+import sys
 import torch
 for step, (x, y) in enumerate(loader):
     loss = criterion(model(x), y)
     if step >= max_steps:                          # leaves the loop: runs once
         print(f"stopping at {loss.item()}")
         break
+    if step > limit:
+        print("diverged", loss.item())             # ends the run: once
+        sys.exit(1)
     loss.backward()
 """,
     """
