@@ -41,6 +41,8 @@ _VERBS = frozenset(
 OPTIMIZER_WORD = re.compile(r"optim|(^|_)opt(_|$)|scaler|^opt", re.I)
 _LOADER_WORD = re.compile(r"(?:loader|loaders)$", re.I)
 _NOT_LOADER = re.compile(r"(?:down|up|pre)loaders?$", re.I)
+# Wrappers whose loaders place batches on the device themselves (accelerate, Lightning Fabric).
+_DEVICE_PLACING = frozenset(("prepare", "prepare_data_loader", "setup_dataloaders"))
 # Wrappers that iterate what they are given: ``enumerate(loader)``, ``tqdm(loader, ...)``.
 _ITERATING_WRAPPERS = frozenset(
     "enumerate zip tqdm trange iter islice chain cycle progress_bar track auto".split()
@@ -239,6 +241,10 @@ class ModuleSteps:
                     (k.value for k in loader.keywords if k.arg == "dataset"), None)
                 if dataset is not None and (_holds_device_tensors(dataset) or _last_ast(dataset) in device_datasets):
                     self.device_data_loaders.update(names)
+            elif _last_ast(value.func) in _DEVICE_PLACING and any(_last_ast(a) in self.loaders for a in value.args):
+                # ``dl = accelerator.prepare(dl)``: the wrapper hands out batches already on the device
+                self.loaders.update(names)
+                self.device_data_loaders.update(names)
             elif _last_ast(value.func) in ("TensorDataset", "StackDataset") and any(
                 _holds_device_tensors(a) for a in value.args
             ):

@@ -85,6 +85,15 @@ def train(model, ema, device):
         index = torch.arange(4).to(device)    # not a batch (TPL101's case)
     evaluate(model, eval_loader, device)
 """,
+    """
+import torch
+from torch.utils.data import DataLoader
+dl = DataLoader(ds, batch_size=32, pin_memory=True, num_workers=4)
+dl = accelerator.prepare(dl)                  # accelerate places each batch on the device itself
+for batch in dl:
+    data = batch.to(device)
+    accelerator.backward(model(data).mean())
+""",
 )
 RULE.INVALID = (
     """
