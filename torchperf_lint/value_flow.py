@@ -493,16 +493,13 @@ class ValueFlow:
             if keyword(call, "device") is not None or has_double_splat(call):
                 return DEVICE
             args = positional(call)
-            if short.endswith("_like") or short in ("as_tensor", "bernoulli", "multinomial"):
-                # ``zeros_like(t)`` lives where ``t`` does; ``as_tensor(t)`` keeps ``t``'s device.
+            if short.endswith("_like") or short in ("bernoulli", "multinomial"):
+                # ``zeros_like(t)``, ``multinomial(t, 1)`` live where ``t`` does.
                 if not args:
                     return UNKNOWN
-                first = self._kind(args[0].value, env, depth + 1)
-                if short == "as_tensor" and first not in TENSORS:
-                    return CPU_TENSOR if first in HOST else DEVICE
-                return CPU_TENSOR if first in HOST else DEVICE
-            if short == "tensor" and args and self._kind(args[0].value, env, depth + 1) == DEVICE:
-                return DEVICE
+                return CPU_TENSOR if self._kind(args[0].value, env, depth + 1) in HOST else DEVICE
+            if short in ("tensor", "as_tensor") and args and self._kind(args[0].value, env, depth + 1) == DEVICE:
+                return DEVICE  # data already on the device stays there
             return CPU_TENSOR
         return self._follow_tensor_args(call, env, depth)
 
