@@ -287,7 +287,13 @@ RULE.WHY = """\
 CUDA kernels run asynchronously: the Python loop only queues work, and stays ahead of the GPU.
 `.item()`, `.cpu()`, `.numpy()`, `.tolist()`, `float(t)`, `if t:`, `print(t)` and `.nonzero()` need the
 value on the host, so the CPU waits until every queued kernel has finished and the copy is done.
-Once per step, the GPU idles while Python prepares the next step, and the pipeline never fills."""
+Once per step, the GPU idles while Python prepares the next step, and the pipeline never fills.
+
+Only step loops are checked: loops over a data loader, loops that call `.backward()`, an optimizer's
+step or a model, loops nested in them, and loops in functions of the module that they call every
+step. Values known to live on the host (numpy arrays, Python numbers, CPU tensors, a batch taken from
+a loader before `.to(device)`) are read without a sync and never flagged; neither is a sync under an
+`if step % N == 0:` (or `if i == 0:`) that does not itself run the optimizer step."""
 RULE.EXAMPLE = """\
 for x, y in loader:
     loss = criterion(model(x), y)

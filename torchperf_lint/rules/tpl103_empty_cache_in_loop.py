@@ -135,7 +135,11 @@ RULE.WHY = """\
 PyTorch keeps freed blocks in a caching allocator so the next step reuses them without calling
 `cudaMalloc`/`cudaFree`, which synchronise the device. `empty_cache()` hands the cache back to the
 driver; the next iteration allocates the same blocks again, synchronously. It does not make more
-memory available to your own tensors, only to other processes."""
+memory available to your own tensors, only to other processes.
+
+Only step loops are checked (see TPL102). Freeing the cache to recover from out-of-memory is its
+documented use: in an `except` handler, under a flag such a handler sets, in a retry loop that tries
+again with a smaller batch, or once (`if step == 0:`) it is not flagged."""
 RULE.EXAMPLE = "for x, y in loader:\n    train_step(x, y)\n    torch.cuda.empty_cache()"
 RULE.USE_INSTEAD = "for x, y in loader:\n    train_step(x, y)"
 RULE.FIX_NOTE = "No autofix: removing a call is left to the author."

@@ -143,7 +143,12 @@ RULE.FIXES = (
 RULE.WHY = """\
 A copy from pageable memory is synchronous. `pin_memory=True` makes the loader hand out page-locked
 batches, which the GPU can read by DMA while it computes, but only if the copy is asked for with
-`non_blocking=True`; without it the host still waits for every copy, and pinning bought nothing."""
+`non_blocking=True`; without it the host still waits for every copy, and pinning bought nothing.
+
+Only batches are checked: values taken from a loader made with `pin_memory=True` in the module
+(followed through `enumerate`, `zip`, `iter`/`next`, tuple unpacking, and loaders passed as
+arguments), moved in a step loop. Moves of models and other tensors, and batches of unpinned loaders
+or of loaders that place batches on the device themselves (`accelerator.prepare`), are not."""
 RULE.EXAMPLE = "for x, y in loader:  # DataLoader(..., pin_memory=True)\n    x, y = x.to(device), y.to(device)"
 RULE.USE_INSTEAD = "for x, y in loader:\n    x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)"
 RULE.FIX_NOTE = "Safe: the copy is ordered on the current stream before any kernel that reads it."
