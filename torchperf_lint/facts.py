@@ -28,6 +28,7 @@ class _Collector(ast.NodeVisitor):
     def __init__(self, facts: "ModuleFacts"):
         self.facts = facts
         self._no_grad = 0  # depth of no_grad/inference_mode contexts around the current node
+        self._conditional = 0  # depth of if statements and conditional expressions
         self._callees: dict = {}  # function name -> all its call sites run without autograd
 
     def _is_no_grad(self, expr: ast.AST) -> bool:
@@ -38,8 +39,24 @@ class _Collector(ast.NodeVisitor):
     def _qualname(self, node: ast.AST) -> Optional[str]:
         return canonical(self.facts.table.resolve(dotted_name_ast(node)))
 
+    def _assigned(self, target: ast.AST, value: Optional[ast.AST]) -> None:
+        """Record what a name is bound to (None: something unknown), for the dataset judgement."""
+        if isinstance(target, (ast.Tuple, ast.List)):
+            values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(
+                target.elts) else [None] * len(target.elts)
+            for element, element_value in zip(target.elts, values):
+                self._assigned(element, element_value)
+            return
+        if isinstance(target, ast.Starred):
+            target, value = target.value, None
+        name = dotted_name_ast(target)
+        if name:
+            self.facts.assignments.append((name, value if value is not None else ast.Constant(...)))
+
     def visit_Assign(self, node: ast.Assign) -> None:
         value = node.value
+        for target in node.targets:
+            self._assigned(target, value)
         if isinstance(value, ast.Call) and self._qualname(value.func) == "torch.utils.data.DistributedSampler":
             for target in node.targets:
                 name = dotted_name_ast(target)
@@ -56,6 +73,8 @@ class _Collector(ast.NodeVisitor):
             self._callees[callee] = self._callees.get(callee, True) and self._no_grad > 0
         if isinstance(func, ast.Name) and func.id in ("isinstance", "issubclass"):
             return  # a type test is not a use
+        if isinstance(func, ast.Name) and qual is not None and qual.startswith(_DEPRECATED_AMP):
+            facts.deprecated_amp_sites.setdefault(func.id, []).append(node)
         attr = func.attr if isinstance(func, ast.Attribute) else None
         if attr == "convert_sync_batchnorm":
             facts.converts_syncbn = True
@@ -67,11 +86,13 @@ class _Collector(ast.NodeVisitor):
                 facts.calls_scaler_update = True
         elif attr == "cuda":
             facts.moves_to_cuda = True
+            facts.moves_to_cuda_conditionally |= self._conditional > 0
         elif attr == "to":
             for arg in list(node.args[:1]) + [k.value for k in node.keywords if k.arg == "device"]:
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     if arg.value.startswith(_ACCELERATORS):
                         facts.moves_to_cuda = True
+                        facts.moves_to_cuda_conditionally |= self._conditional > 0
                 elif arg is not None:
                     facts.moves_to_variable_device = True
         if qual in _LOADERS or (qual is None and isinstance(func, ast.Name) and func.id == "DataLoader"):
@@ -80,6 +101,8 @@ class _Collector(ast.NodeVisitor):
                     facts.pins_loader = True
         if qual in SCALERS:
             facts.has_grad_scaler = True
+        if qual == "torch.cuda.is_available":
+            facts.checks_cuda_available = True
         if qual == "torch.device" or qual == "torch.cuda.is_available":
             if qual == "torch.cuda.is_available" or any(
                 isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith(_ACCELERATORS)
@@ -139,12 +162,46 @@ class _Collector(ast.NodeVisitor):
     # Annotations are never uses.
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
+            self._assigned(node.target, node.value)
             self.visit(node.value)
+
+    def visit_For(self, node: ast.For) -> None:
+        self._assigned(node.target, None)
+        self.generic_visit(node)
+
+    visit_AsyncFor = visit_For
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self._assigned(node.target, None)
+        self.generic_visit(node)
+
+    def visit_If(self, node: ast.If) -> None:
+        # A move to CUDA under an ``if`` (``if args.cuda: x = x.cuda()``) may not run at all.
+        self.visit(node.test)
+        self._conditional += 1
+        for stmt in node.body + node.orelse:
+            self.visit(stmt)
+        self._conditional -= 1
+
+    def visit_IfExp(self, node: ast.IfExp) -> None:
+        self.visit(node.test)
+        self._conditional += 1
+        self.visit(node.body)
+        self.visit(node.orelse)
+        self._conditional -= 1
 
     def visit_arg(self, node: ast.arg) -> None:
         return None
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self.facts.defined_names.add(node.name)
+        args = node.args
+        for arg in (*getattr(args, "posonlyargs", ()), *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+            if arg is not None:
+                self._assigned(ast.Name(arg.arg), None)
+        for decorator in node.decorator_list:
+            if isinstance(decorator, ast.Name) and (self._qualname(decorator) or "").startswith(_DEPRECATED_AMP):
+                self.facts.deprecated_amp_sites.setdefault(decorator.id, []).append(decorator)
         for child in (*node.decorator_list, *node.args.defaults, *node.args.kw_defaults):
             if child is not None:
                 self.visit(child)
@@ -164,9 +221,11 @@ class ModuleFacts:
         "builds_batchnorm", "converts_syncbn", "calls_set_epoch", "pins_loader", "moves_to_cuda",
         "moves_to_variable_device", "mentions_accelerator", "has_grad_scaler", "has_autocast",
         "calls_scaler_update", "mentions_scaler", "mentions_mixed_precision",
+        "moves_to_cuda_conditionally", "checks_cuda_available",
     )
 
-    _EXTRA = ("deprecated_amp_name_uses", "grad_free_callees", "set_epoch_receivers", "sampler_names")
+    _EXTRA = ("deprecated_amp_name_uses", "grad_free_callees", "set_epoch_receivers", "sampler_names",
+              "assignments", "defined_names", "deprecated_amp_sites")
 
     def __init__(self, tree: ast.Module, table: ImportTable):
         self._tree = tree
@@ -182,6 +241,10 @@ class ModuleFacts:
             self.sampler_names = set()  # last names that DistributedSamplers are assigned to
             # Names imported from torch.cuda.amp / torch.cpu.amp -> how often the module uses them.
             self.deprecated_amp_name_uses = {}
+            # ... and the calls / bare decorators among those uses (TPL304 rewrites them all or none).
+            self.deprecated_amp_sites = {}
+            self.assignments = []  # (dotted target, value or Ellipsis for unknown) in file order
+            self.defined_names = set()  # names of the functions and methods the file defines
             collector = _Collector(self)
             collector.visit(self._tree)
             # Functions whose every call site in the module runs under no_grad/inference_mode.
@@ -189,6 +252,16 @@ class ModuleFacts:
             self._done = True
             return getattr(self, name)
         raise AttributeError(name)
+
+    def dataset_kinds(self):
+        """Dotted name -> kinds of the values assigned to it (in_memory.assigned_kinds), once."""
+        kinds = self.__dict__.get("_dataset_kinds")
+        if kinds is None:
+            from .in_memory import assigned_kinds
+
+            resolve = lambda dotted: canonical(self.table.resolve(dotted))  # noqa: E731
+            kinds = self._dataset_kinds = assigned_kinds(self.assignments, resolve)
+        return kinds
 
     @property
     def moves_data_to_cuda(self) -> bool:
