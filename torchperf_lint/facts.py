@@ -7,6 +7,7 @@ from the ``ast`` tree flake8 already has, in one pass, and only the first time a
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 from .names import AUTOCASTS, SCALERS, ImportTable, canonical, dotted_name_ast, is_torch_name, turns_grad_off
@@ -24,11 +25,29 @@ _PRECISION_WORDS = frozenset(("autocast", "GradScaler", "half", "bfloat16", "flo
 
 
 
+# Calls that choose the device when the script runs (so a CPU-only run is possible).
+_RUNTIME_DEVICE_CHOICE = frozenset((
+    "torch.cuda.is_available", "torch.accelerator.is_available", "torch.accelerator.current_accelerator",
+))
+_BATCH_NAME = re.compile(r"batch|^(?:x|y|xb|yb|inputs?|data|images?|imgs?|targets?|labels?|samples?|src|tgt|"
+                         r"features|feats|tokens|input_ids|sequences?)$", re.I)
+
+
+def _root_name(node: ast.AST) -> Optional[str]:
+    """``batch["x"].float`` -> ``batch``; ``self.data[0]`` -> ``data``."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            return node.attr
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
 class _Collector(ast.NodeVisitor):
     def __init__(self, facts: "ModuleFacts"):
         self.facts = facts
         self._no_grad = 0  # depth of no_grad/inference_mode contexts around the current node
         self._conditional = 0  # depth of if statements and conditional expressions
+        self._functions: list = []  # names of the functions around the current node
         self._callees: dict = {}  # function name -> all its call sites run without autograd
 
     def _is_no_grad(self, expr: ast.AST) -> bool:
@@ -87,8 +106,11 @@ class _Collector(ast.NodeVisitor):
         elif attr == "cuda":
             facts.moves_to_cuda = True
             facts.moves_to_cuda_conditionally |= self._conditional > 0
+            facts.move_receivers.add(_root_name(func.value))
         elif attr == "to":
             for arg in list(node.args[:1]) + [k.value for k in node.keywords if k.arg == "device"]:
+                if arg is not None:
+                    facts.move_receivers.add(_root_name(func.value))
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     if arg.value.startswith(_ACCELERATORS):
                         facts.moves_to_cuda = True
@@ -101,8 +123,9 @@ class _Collector(ast.NodeVisitor):
                     facts.pins_loader = True
         if qual in SCALERS:
             facts.has_grad_scaler = True
-        if qual == "torch.cuda.is_available":
+        if qual in _RUNTIME_DEVICE_CHOICE:
             facts.checks_cuda_available = True
+            facts.mentions_accelerator = True
         if qual == "torch.device" or qual == "torch.cuda.is_available":
             if qual == "torch.cuda.is_available" or any(
                 isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith(_ACCELERATORS)
@@ -167,6 +190,31 @@ class _Collector(ast.NodeVisitor):
 
     def visit_For(self, node: ast.For) -> None:
         self._assigned(node.target, None)
+        self._loop_target(node.target)
+        self.generic_visit(node)
+
+    def visit_comprehension(self, node: ast.comprehension) -> None:
+        self._loop_target(node.target)
+        self.generic_visit(node)
+
+    def _loop_target(self, target: ast.AST) -> None:
+        for child in ast.walk(target):
+            if isinstance(child, ast.Name):
+                self.facts.loop_targets.add(child.id)
+
+    def visit_Return(self, node: ast.Return) -> None:
+        # ``def make(): return TensorDataset(...)``: what a call of a module function gives back,
+        # recorded as the pseudo-name ``make()`` for the dataset judgement (in_memory.classify).
+        if self._functions:
+            value = node.value if node.value is not None else ast.Constant(...)
+            self.facts.assignments.append((self._functions[-1] + "()", value))
+        self.generic_visit(node)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        from .in_memory import in_memory_class_assignments
+
+        self.facts.defined_names.add(node.name)
+        self.facts.assignments.extend(in_memory_class_assignments(node))
         self.generic_visit(node)
 
     visit_AsyncFor = visit_For
@@ -207,8 +255,13 @@ class _Collector(ast.NodeVisitor):
                 self.visit(child)
         quiet = any(self._is_no_grad(d) for d in node.decorator_list)
         self._no_grad += quiet
+        self._functions.append(node.name)
+        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(node)):
+            # a generator: a call gives a generator, whatever it returns at the end
+            self.facts.assignments.append((node.name + "()", ast.Constant(...)))
         for child in node.body:
             self.visit(child)
+        self._functions.pop()
         self._no_grad -= quiet
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -225,7 +278,7 @@ class ModuleFacts:
     )
 
     _EXTRA = ("deprecated_amp_name_uses", "grad_free_callees", "set_epoch_receivers", "sampler_names",
-              "assignments", "defined_names", "deprecated_amp_sites")
+              "assignments", "defined_names", "deprecated_amp_sites", "move_receivers", "loop_targets")
 
     def __init__(self, tree: ast.Module, table: ImportTable):
         self._tree = tree
@@ -244,7 +297,9 @@ class ModuleFacts:
             # ... and the calls / bare decorators among those uses (TPL304 rewrites them all or none).
             self.deprecated_amp_sites = {}
             self.assignments = []  # (dotted target, value or Ellipsis for unknown) in file order
-            self.defined_names = set()  # names of the functions and methods the file defines
+            self.defined_names = set()  # names of the functions, methods and classes the file defines
+            self.move_receivers = set()  # root names of what ``.cuda()`` / ``.to(x)`` is called on
+            self.loop_targets = set()  # names bound by ``for`` loops and comprehensions
             collector = _Collector(self)
             collector.visit(self._tree)
             # Functions whose every call site in the module runs under no_grad/inference_mode.
@@ -262,6 +317,15 @@ class ModuleFacts:
             resolve = lambda dotted: canonical(self.table.resolve(dotted))  # noqa: E731
             kinds = self._dataset_kinds = assigned_kinds(self.assignments, resolve)
         return kinds
+
+    @property
+    def moves_batches(self) -> bool:
+        """Something that looks like a batch is moved (``.cuda()``/``.to(...)``): a name bound by a
+        ``for`` loop or comprehension (``for x, y in loader``, ``{k: v.to(d) for k, v in b.items()}``),
+        or one named like a batch (a step function's ``batch`` parameter). A module that only moves
+        a model or an RL state leaves the moving of batches to someone else (Lightning)."""
+        receivers = self.move_receivers - {None}
+        return bool(receivers & self.loop_targets) or any(_BATCH_NAME.search(r) for r in receivers)
 
     @property
     def moves_data_to_cuda(self) -> bool:

@@ -69,14 +69,15 @@ def classify(
         return IN_MEMORY
     dotted = _dotted(expr)
     if dotted is not None:
-        kinds = names.get(dotted)
-        if kinds and None not in kinds and not kinds - {IN_MEMORY, CUDA, "tensor", "cuda tensor"}:
-            if kinds & {CUDA, "cuda tensor"}:
-                return CUDA
-            return IN_MEMORY
-        return NOT_KNOWN
+        return _judge(names.get(dotted))
     if isinstance(expr, ast.Call):
         func = _dotted(expr.func)
+        if func and ("." not in func or func.split(".")[0] in ("self", "cls")):
+            # A function or dataset class of this module: what its returns (or the tensors its
+            # ``__getitem__`` indexes) are, recorded under ``name()``.
+            made = names.get(func.rsplit(".", 1)[-1] + "()")
+            if made is not None:
+                return _judge(made)
         qual = resolve(func) if func else None
         if func in IN_MEMORY_BUILTINS and qual is None:
             return IN_MEMORY
@@ -91,6 +92,48 @@ def classify(
         if kind == "tensor":
             return IN_MEMORY
     return NOT_KNOWN
+
+
+def _judge(kinds: Optional[Set[Optional[str]]]) -> Optional[str]:
+    """One judgement from the kinds of every value a name (or a call) can have."""
+    if kinds and None not in kinds and not kinds - {IN_MEMORY, CUDA, "tensor", "cuda tensor"}:
+        return CUDA if kinds & {CUDA, "cuda tensor"} else IN_MEMORY
+    return NOT_KNOWN
+
+
+def in_memory_class_assignments(node: ast.ClassDef) -> "list[tuple[str, ast.AST]]":
+    """For a dataset class whose ``__getitem__`` only indexes attributes of ``self``
+    (``return self.data[i]``, ``return self.x[i], self.y[i]``): ``("Name()", value)`` for every value
+    the class assigns to those attributes, so that ``Name(...)`` is in memory exactly when they all
+    are (``self.data = torch.randn(n, d)``). Any other class: one unknown value."""
+    unknown = [(node.name + "()", ast.Constant(...))]
+    getitem = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__getitem__"), None)
+    if getitem is None:
+        return unknown
+    body = [s for s in getitem.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return unknown
+    returned = body[0].value
+    parts = returned.elts if isinstance(returned, (ast.Tuple, ast.List)) else [returned]
+    read = set()
+    for part in parts:
+        if not (isinstance(part, ast.Subscript) and isinstance(part.value, ast.Attribute)
+                and isinstance(part.value.value, ast.Name) and part.value.value.id == "self"):
+            return unknown
+        read.add(part.value.attr)
+    values = []
+    for method in node.body:
+        if not isinstance(method, ast.FunctionDef):
+            continue
+        for stmt in ast.walk(method):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(
+                stmt, (ast.AnnAssign, ast.AugAssign)) else []
+            for target in targets:
+                if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                        and target.value.id == "self" and target.attr in read):
+                    value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+                    values.append((node.name + "()", value if value is not None else ast.Constant(...)))
+    return values or unknown
 
 
 def tensor_kind(expr: ast.AST, resolve, names) -> Optional[str]:

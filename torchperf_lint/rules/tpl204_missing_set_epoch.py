@@ -85,6 +85,9 @@ class MissingSetEpoch(Rule):
             if isinstance(parent, (cst.Arg, cst.Element, cst.DictElement, cst.Tuple, cst.List, cst.Dict)):
                 child = parent
                 continue
+            if isinstance(parent, (cst.IfExp, cst.BooleanOperation)) and getattr(parent, "test", None) is not child:
+                child = parent  # ``DistributedSampler(ds) if distributed else None``
+                continue
             if isinstance(parent, cst.Call):
                 if parent.func is child:
                     return True  # ``sampler.set_epoch(...)``-like: a use, not a hand-over
@@ -197,6 +200,10 @@ def evaluate(model, val_ds):
     for batch in DataLoader(val_ds, sampler=val_sampler):
         model(batch)
     test_loader = DataLoader(ds, sampler=DistributedSampler(test_set))
+def create_loader(ds, distributed):
+    sampler = DistributedSampler(ds) if distributed else None   # its loader is returned
+    loader = DataLoader(ds, sampler=sampler)
+    return loader
 """,
 )
 RULE.INVALID = (

@@ -57,6 +57,19 @@ feats = torch.randn(100, 8, device="cuda")                      # CUDA tensors: 
 d = DataLoader(TensorDataset(feats), batch_size=8)
 """,
     """
+import torch
+from torch.utils.data import DataLoader, Dataset, TensorDataset
+class RandomDataset(Dataset):                                   # __getitem__ indexes a tensor in memory
+    def __init__(self, n):
+        self.data = torch.randn(n, 4)
+    def __getitem__(self, i):
+        return self.data[i]
+def to_dataset(features):                                       # a module function returning a TensorDataset
+    return TensorDataset(torch.tensor(features))
+a = DataLoader(RandomDataset(64), batch_size=8)
+b = DataLoader(to_dataset(rows), batch_size=8)
+""",
+    """
 class DataLoader:                                               # the project's own class
     pass
 import torch

@@ -52,8 +52,8 @@ class DataLoaderNoPinMemory(Rule):
             and data.func.value in ("range", "list", "tuple") and ctx.is_builtin(data.func.value)
         ):
             return  # Python numbers: nothing worth pinning
-        if not ctx.facts.moves_data_to_cuda:
-            return
+        if not ctx.facts.moves_data_to_cuda or not ctx.facts.moves_batches:
+            return  # no batch of this module reaches the GPU here (or a framework moves them)
         if dataset_kind(data, ctx) == CUDA:
             return  # the batches are on the GPU already (and pinning a CUDA tensor raises)
         value = self._pin_value()
@@ -123,6 +123,15 @@ ds = TensorDataset(x, y)                                        # CUDA tensors: 
 loader = DataLoader(ds, batch_size=32, num_workers=0)
 inline = DataLoader(TensorDataset(x.cuda(), y), batch_size=32, num_workers=0)
 """,
+    """
+import torch
+from torch.utils.data import DataLoader
+class Agent:
+    def act(self, net, state):
+        return net(torch.as_tensor(state).cuda())               # a state, not a batch
+    def train_dataloader(self):
+        return DataLoader(self.ds, batch_size=16, num_workers=2)  # the trainer moves the batches
+""",
 )
 RULE.INVALID = (
     """
@@ -140,6 +149,14 @@ loader = DataLoader(ds, batch_size=32, num_workers=4)  # TPL502
 for x in loader:
     x = x.to(args.device)                              # no torch alias: reported, no fix offered
     y = x.to("cuda:0")
+""",
+    """
+import torch
+from torch.utils.data import DataLoader
+device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else "cpu"
+loader = DataLoader(ds, batch_size=32, num_workers=4)  # TPL502
+for batch in loader:
+    batch = {k: v.to(device) for k, v in batch.items()}
 """,
 )
 RULE.FIXES = (
