@@ -224,3 +224,18 @@ def test_returned_in_a_tuple_is_silent():
         return train_loader, train_sampler
     """
     assert codes_at(source, "TPL204") == []
+
+
+def test_loader_wrapped_in_an_imported_tqdm_is_still_iterated_here():
+    source = """\
+    import torch
+    from torch.utils.data import DataLoader, DistributedSampler
+    from tqdm import tqdm, trange
+    def main(train_data, model):
+        train_sampler = DistributedSampler(train_data)
+        train_dataloader = DataLoader(train_data, sampler=train_sampler)
+        for _ in trange(3):
+            for step, batch in enumerate(tqdm(train_dataloader, desc="Iteration")):
+                model(batch).sum().backward()
+    """
+    assert codes_at(source, "TPL204") == [5]

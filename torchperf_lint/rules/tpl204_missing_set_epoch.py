@@ -15,7 +15,7 @@ SAMPLER = "torch.utils.data.DistributedSampler"
 _KEEPS = frozenset((
     "torch.utils.data.DataLoader", "torch.utils.data.BatchSampler", "torch.utils.data.DistributedSampler",
 ))
-_LOOKS_AT = frozenset(("enumerate", "len", "iter", "next", "zip", "tqdm", "print", "isinstance", "list",
+_LOOKS_AT = frozenset(("enumerate", "len", "iter", "next", "zip", "tqdm", "trange", "print", "isinstance", "list",
                        "range", "sorted", "tuple", "type", "id", "repr", "str"))
 # Evaluation data: the order of visits does not matter there.
 _EVALUATION = re.compile(
@@ -114,11 +114,11 @@ class MissingSetEpoch(Rule):
         qual = self.ctx.qualname(call.func)
         if qual in _KEEPS:
             return True
+        callee = last_identifier(call.func)
+        if callee in _LOOKS_AT and (qual is None or qual.startswith("tqdm.") or qual == callee):
+            return True  # enumerate(loader), tqdm(loader): iterated right here
         if qual is not None:
             return False  # a library's function
-        callee = last_identifier(call.func)
-        if isinstance(call.func, cst.Name) and callee in _LOOKS_AT:
-            return True
         if callee in self.ctx.facts.defined_names:
             head = (dotted_name(call.func) or "").split(".")[0]
             return isinstance(call.func, cst.Name) or head in ("self", "cls")

@@ -197,6 +197,12 @@ on a machine without an accelerator prints a warning, and a safe fix must not ad
 spelled through the module's own name for torch (`import torch as T` gives `T.cuda.is_available()`);
 a module that binds no name to torch gets no fix.
 
+The rule looks for a batch being moved: a `.cuda()`/`.to(...)` of a name bound by a `for` loop or a
+comprehension (`for x, y in loader`, `{k: v.to(device) for k, v in batch.items()}`) or named like a
+batch (`batch`, `inputs`, `images`, `x`...). A module that moves only a model or an RL state, and
+leaves the batches to a framework (a LightningModule's `train_dataloader`), is not flagged.
+`torch.accelerator.current_accelerator()` / `is_available()` count as a device picked at run time.
+
 An explicit `pin_memory=False` is reported but its fix is unsafe: it may be deliberate (page-locked
 memory is limited, and many loaders pinning at once can exhaust it). Not reported: `pin_memory` set
 to a value the linter cannot see, and datasets built from CUDA tensors (their batches are on the
