@@ -48,6 +48,7 @@ class _Collector(ast.NodeVisitor):
         self._no_grad = 0  # depth of no_grad/inference_mode contexts around the current node
         self._conditional = 0  # depth of if statements and conditional expressions
         self._functions: list = []  # names of the functions around the current node
+        self._if_tests: list = []  # tests of the if statements / expressions around the current node
         self._callees: dict = {}  # function name -> all its call sites run without autograd
 
     def _is_no_grad(self, expr: ast.AST) -> bool:
@@ -94,6 +95,8 @@ class _Collector(ast.NodeVisitor):
             return  # a type test is not a use
         if isinstance(func, ast.Name) and qual is not None and qual.startswith(_DEPRECATED_AMP):
             facts.deprecated_amp_sites.setdefault(func.id, []).append(node)
+            if self._in_version_branch():
+                facts.deprecated_amp_in_fallback.add(func.id)
         attr = func.attr if isinstance(func, ast.Attribute) else None
         if attr == "convert_sync_batchnorm":
             facts.converts_syncbn = True
@@ -227,16 +230,26 @@ class _Collector(ast.NodeVisitor):
         # A move to CUDA under an ``if`` (``if args.cuda: x = x.cuda()``) may not run at all.
         self.visit(node.test)
         self._conditional += 1
+        self._if_tests.append(node.test)
         for stmt in node.body + node.orelse:
             self.visit(stmt)
+        self._if_tests.pop()
         self._conditional -= 1
 
     def visit_IfExp(self, node: ast.IfExp) -> None:
         self.visit(node.test)
         self._conditional += 1
+        self._if_tests.append(node.test)
         self.visit(node.body)
         self.visit(node.orelse)
+        self._if_tests.pop()
         self._conditional -= 1
+
+    def _in_version_branch(self) -> bool:
+        """Under an ``if`` on the torch version (``if TORCH_2_4:``, ``if hasattr(torch, "amp")``)."""
+        from .syntax import _VERSION_TEST
+
+        return any(_VERSION_TEST.search(ast.unparse(test)) for test in self._if_tests)
 
     def visit_arg(self, node: ast.arg) -> None:
         return None
@@ -278,7 +291,8 @@ class ModuleFacts:
     )
 
     _EXTRA = ("deprecated_amp_name_uses", "grad_free_callees", "set_epoch_receivers", "sampler_names",
-              "assignments", "defined_names", "deprecated_amp_sites", "move_receivers", "loop_targets")
+              "assignments", "defined_names", "deprecated_amp_sites", "move_receivers", "loop_targets",
+              "deprecated_amp_in_fallback")
 
     def __init__(self, tree: ast.Module, table: ImportTable):
         self._tree = tree
@@ -296,6 +310,7 @@ class ModuleFacts:
             self.deprecated_amp_name_uses = {}
             # ... and the calls / bare decorators among those uses (TPL304 rewrites them all or none).
             self.deprecated_amp_sites = {}
+            self.deprecated_amp_in_fallback = set()  # ... of which some sit in a version-check branch
             self.assignments = []  # (dotted target, value or Ellipsis for unknown) in file order
             self.defined_names = set()  # names of the functions, methods and classes the file defines
             self.move_receivers = set()  # root names of what ``.cuda()`` / ``.to(x)`` is called on

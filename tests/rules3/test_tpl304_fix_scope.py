@@ -183,3 +183,12 @@ def test_non_ascii_text_before_a_call_site_keeps_columns_right():
     )
     fixed, count = fix_source(source, codes=["TPL304"])
     assert "s = 'éé'; c = autocast(\"cuda\", enabled=False)" in fixed
+
+
+def test_module_level_import_used_in_a_version_fallback_branch_gets_no_fix():
+    source = (
+        "import torch\nfrom torch.cuda.amp import GradScaler\n"
+        "def make():\n    if TORCH_2_4:\n        return torch.amp.GradScaler(\"cuda\")\n    else:\n        return GradScaler()\n"
+    )
+    findings = lint_source(source, codes=["TPL304"])
+    assert [f.line for f in findings] == [2] and findings[0].fix is None

@@ -173,6 +173,8 @@ class DeprecatedAmpApi(Rule):
             sites = facts.deprecated_amp_sites.get(local, [])
             if len(sites) != facts.deprecated_amp_name_uses.get(local, 0):
                 return None  # a use that is not a call (``ctx = autocast``): it would lose its device
+            if local in facts.deprecated_amp_in_fallback:
+                return None  # a torch-version fallback branch uses it: that branch stays as written
             for site in sites:
                 edit = _site_edit(site, imported, device, lines)
                 if edit is None:
@@ -386,7 +388,7 @@ For `from torch.cuda.amp import autocast, GradScaler` the fix rewrites the impor
 needs its device. It is offered only when every use is a call or a decorator it can rewrite; a
 use such as `ctx = autocast` leaves the finding without a fix. In a torch-version fallback branch
 (`try: from torch.amp import ... except ImportError: from torch.cuda.amp import ...`) nothing is
-reported or changed."""
+reported or changed, and an import whose name such a branch uses is reported without a fix."""
 RULE.REFERENCES = (
     "https://pytorch.org/docs/stable/amp.html",
     "https://pytorch.org/docs/stable/amp.html#torch.amp.GradScaler",
