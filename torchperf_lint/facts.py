@@ -29,6 +29,7 @@ _PRECISION_WORDS = frozenset(("autocast", "GradScaler", "half", "bfloat16", "flo
 _RUNTIME_DEVICE_CHOICE = frozenset((
     "torch.cuda.is_available", "torch.accelerator.is_available", "torch.accelerator.current_accelerator",
 ))
+_DEVICE_WORD = re.compile(r"cuda|gpu|device|cpu|accelerator", re.I)
 _BATCH_NAME = re.compile(r"batch|^(?:x|y|xb|yb|inputs?|data|images?|imgs?|targets?|labels?|samples?|src|tgt|"
                          r"features|feats|tokens|input_ids|sequences?)$", re.I)
 
@@ -213,6 +214,14 @@ class _Collector(ast.NodeVisitor):
             self.facts.assignments.append((self._functions[-1] + "()", value))
         self.generic_visit(node)
 
+    def visit_Yield(self, node: ast.AST) -> None:
+        # a generator: a call gives a generator, whatever it returns at the end
+        if self._functions:
+            self.facts.assignments.append((self._functions[-1] + "()", ast.Constant(...)))
+        self.generic_visit(node)
+
+    visit_YieldFrom = visit_Yield
+
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         from .in_memory import in_memory_class_assignments
 
@@ -229,6 +238,7 @@ class _Collector(ast.NodeVisitor):
     def visit_If(self, node: ast.If) -> None:
         # A move to CUDA under an ``if`` (``if args.cuda: x = x.cuda()``) may not run at all.
         self.visit(node.test)
+        self._branch_on_device(node.test)
         self._conditional += 1
         self._if_tests.append(node.test)
         for stmt in node.body + node.orelse:
@@ -238,12 +248,18 @@ class _Collector(ast.NodeVisitor):
 
     def visit_IfExp(self, node: ast.IfExp) -> None:
         self.visit(node.test)
+        self._branch_on_device(node.test)
         self._conditional += 1
         self._if_tests.append(node.test)
         self.visit(node.body)
         self.visit(node.orelse)
         self._if_tests.pop()
         self._conditional -= 1
+
+    def _branch_on_device(self, test: ast.AST) -> None:
+        # ``if args.cuda:``, ``if use_gpu:``, ``x.cuda() if cuda else x``: the script may run without a GPU.
+        if _DEVICE_WORD.search(ast.unparse(test)):
+            self.facts.branches_on_device = True
 
     def _in_version_branch(self) -> bool:
         """Under an ``if`` on the torch version (``if TORCH_2_4:``, ``if hasattr(torch, "amp")``)."""
@@ -269,9 +285,6 @@ class _Collector(ast.NodeVisitor):
         quiet = any(self._is_no_grad(d) for d in node.decorator_list)
         self._no_grad += quiet
         self._functions.append(node.name)
-        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(node)):
-            # a generator: a call gives a generator, whatever it returns at the end
-            self.facts.assignments.append((node.name + "()", ast.Constant(...)))
         for child in node.body:
             self.visit(child)
         self._functions.pop()
@@ -287,7 +300,7 @@ class ModuleFacts:
         "builds_batchnorm", "converts_syncbn", "calls_set_epoch", "pins_loader", "moves_to_cuda",
         "moves_to_variable_device", "mentions_accelerator", "has_grad_scaler", "has_autocast",
         "calls_scaler_update", "mentions_scaler", "mentions_mixed_precision",
-        "moves_to_cuda_conditionally", "checks_cuda_available",
+        "moves_to_cuda_conditionally", "checks_cuda_available", "branches_on_device",
     )
 
     _EXTRA = ("deprecated_amp_name_uses", "grad_free_callees", "set_epoch_receivers", "sampler_names",

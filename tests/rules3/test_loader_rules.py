@@ -88,6 +88,16 @@ def test_conditional_cuda_move_is_a_run_time_choice():
     assert "pin_memory=torch.cuda.is_available()" in fixed
 
 
+def test_cuda_move_in_a_helper_called_under_a_gpu_flag_is_a_run_time_choice():
+    source = (
+        "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, num_workers=2)\n"
+        "def to_gpu(x):\n    return x.cuda()\n"
+        "for x in loader:\n    if args.use_gpu:\n        x = to_gpu(x)\n"
+    )
+    fixed, _ = fix_source(source, codes=["TPL502"])
+    assert "pin_memory=torch.cuda.is_available()" in fixed
+
+
 def test_unconditional_cuda_move_gets_true():
     source = (
         "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, num_workers=2)\n"

@@ -79,7 +79,7 @@ class DataLoaderNoPinMemory(Rule):
         torch; None when it binds none (``from torch.utils.data import DataLoader`` only)."""
         facts = self.ctx.facts
         if not (facts.moves_to_cuda_conditionally or facts.moves_to_variable_device
-                or facts.checks_cuda_available):
+                or facts.checks_cuda_available or facts.branches_on_device):
             return cst.Name("True")
         frame = self.ctx.frame
         names = list(self.ctx.table.bindings)
@@ -191,7 +191,7 @@ for x, y in loader:
 RULE.FIX_NOTE = """\
 Safe: pinning changes where batches live on the host, not their values. The fix writes
 `pin_memory=True` where every move in the module goes to CUDA unconditionally (`.cuda()`,
-`.to("cuda")` outside any `if`), and `pin_memory=torch.cuda.is_available()` where the script picks
+`.to("cuda")` outside any `if`, and no `if` in the file tests a device, GPU or CUDA flag), and `pin_memory=torch.cuda.is_available()` where the script picks
 its device at run time (`.to(device)`, `.to(args.device)`, a move under an `if`): `pin_memory=True`
 on a machine without an accelerator prints a warning, and a safe fix must not add one. The check is
 spelled through the module's own name for torch (`import torch as T` gives `T.cuda.is_available()`);
