@@ -10,6 +10,7 @@ import ast
 import re
 from typing import Optional
 
+from .in_memory import in_memory_class_assignments
 from .names import AUTOCASTS, SCALERS, ImportTable, canonical, dotted_name_ast, is_torch_name, turns_grad_off
 
 _BATCHNORM = frozenset(
@@ -72,7 +73,7 @@ class _Collector(ast.NodeVisitor):
             target, value = target.value, None
         name = dotted_name_ast(target)
         if name:
-            self.facts.assignments.append((name, value if value is not None else ast.Constant(...)))
+            self.facts.assignments.append((name, value))  # None: a value the module does not show
 
     def visit_Assign(self, node: ast.Assign) -> None:
         value = node.value
@@ -210,21 +211,18 @@ class _Collector(ast.NodeVisitor):
         # ``def make(): return TensorDataset(...)``: what a call of a module function gives back,
         # recorded as the pseudo-name ``make()`` for the dataset judgement (in_memory.classify).
         if self._functions:
-            value = node.value if node.value is not None else ast.Constant(...)
-            self.facts.assignments.append((self._functions[-1] + "()", value))
+            self.facts.assignments.append((self._functions[-1] + "()", node.value))
         self.generic_visit(node)
 
     def visit_Yield(self, node: ast.AST) -> None:
         # a generator: a call gives a generator, whatever it returns at the end
         if self._functions:
-            self.facts.assignments.append((self._functions[-1] + "()", ast.Constant(...)))
+            self.facts.assignments.append((self._functions[-1] + "()", None))
         self.generic_visit(node)
 
     visit_YieldFrom = visit_Yield
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        from .in_memory import in_memory_class_assignments
-
         self.facts.defined_names.add(node.name)
         self.facts.assignments.extend(in_memory_class_assignments(node))
         self.generic_visit(node)
@@ -258,8 +256,11 @@ class _Collector(ast.NodeVisitor):
 
     def _branch_on_device(self, test: ast.AST) -> None:
         # ``if args.cuda:``, ``if use_gpu:``, ``x.cuda() if cuda else x``: the script may run without a GPU.
-        if _DEVICE_WORD.search(ast.unparse(test)):
-            self.facts.branches_on_device = True
+        for node in ast.walk(test):
+            word = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+            if word is not None and _DEVICE_WORD.search(word):
+                self.facts.branches_on_device = True
+                return
 
     def _in_version_branch(self) -> bool:
         """Under an ``if`` on the torch version (``if TORCH_2_4:``, ``if hasattr(torch, "amp")``)."""
@@ -275,7 +276,7 @@ class _Collector(ast.NodeVisitor):
         args = node.args
         for arg in (*getattr(args, "posonlyargs", ()), *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
             if arg is not None:
-                self._assigned(ast.Name(arg.arg), None)
+                self.facts.assignments.append((arg.arg, None))
         for decorator in node.decorator_list:
             if isinstance(decorator, ast.Name) and (self._qualname(decorator) or "").startswith(_DEPRECATED_AMP):
                 self.facts.deprecated_amp_sites.setdefault(decorator.id, []).append(decorator)
@@ -324,7 +325,7 @@ class ModuleFacts:
             # ... and the calls / bare decorators among those uses (TPL304 rewrites them all or none).
             self.deprecated_amp_sites = {}
             self.deprecated_amp_in_fallback = set()  # ... of which some sit in a version-check branch
-            self.assignments = []  # (dotted target, value or Ellipsis for unknown) in file order
+            self.assignments = []  # (dotted target, value or None for unknown) in file order
             self.defined_names = set()  # names of the functions, methods and classes the file defines
             self.move_receivers = set()  # root names of what ``.cuda()`` / ``.to(x)`` is called on
             self.loop_targets = set()  # names bound by ``for`` loops and comprehensions

@@ -106,7 +106,7 @@ def in_memory_class_assignments(node: ast.ClassDef) -> "list[tuple[str, ast.AST]
     (``return self.data[i]``, ``return self.x[i], self.y[i]``): ``("Name()", value)`` for every value
     the class assigns to those attributes, so that ``Name(...)`` is in memory exactly when they all
     are (``self.data = torch.randn(n, d)``). Any other class: one unknown value."""
-    unknown = [(node.name + "()", ast.Constant(...))]
+    unknown = [(node.name + "()", None)]
     getitem = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__getitem__"), None)
     if getitem is None:
         return unknown
@@ -132,7 +132,7 @@ def in_memory_class_assignments(node: ast.ClassDef) -> "list[tuple[str, ast.AST]
                 if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                         and target.value.id == "self" and target.attr in read):
                     value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
-                    values.append((node.name + "()", value if value is not None else ast.Constant(...)))
+                    values.append((node.name + "()", value))
     return values or unknown
 
 
@@ -197,10 +197,10 @@ def _dotted(node: ast.AST) -> Optional[str]:
 
 
 def assigned_kinds(
-    assignments: Iterable["tuple[str, ast.AST]"], resolve: Callable[[str], Optional[str]]
+    assignments: Iterable["tuple[str, Optional[ast.AST]]"], resolve: Callable[[str], Optional[str]]
 ) -> Dict[str, Set[Optional[str]]]:
     """Name -> the kinds of all values assigned to it in the file ("tensor", "cuda tensor",
-    IN_MEMORY, CUDA or None), to a fixed point so that ``x = torch.randn(n).cuda(); ds =
+    IN_MEMORY, CUDA or None; a value None is one the file does not show), to a fixed point so that ``x = torch.randn(n).cuda(); ds =
     TensorDataset(x)`` follows ``x``. Scope-blind on purpose: a name counts as in memory only when
     every assignment to it anywhere in the file says so, which only ever errs towards silence."""
     pending = list(assignments)
@@ -208,7 +208,7 @@ def assigned_kinds(
     for _ in range(3):  # a chain of three names is as far as it is worth following
         new: Dict[str, Set[Optional[str]]] = {}
         for name, value in pending:
-            kind = tensor_kind(value, resolve, names) or classify(value, resolve, names)
+            kind = None if value is None else tensor_kind(value, resolve, names) or classify(value, resolve, names)
             new.setdefault(name, set()).add(kind)
         if new == names:
             break
