@@ -192,3 +192,13 @@ def test_module_level_import_used_in_a_version_fallback_branch_gets_no_fix():
     )
     findings = lint_source(source, codes=["TPL304"])
     assert [f.line for f in findings] == [2] and findings[0].fix is None
+
+
+def test_no_import_fix_when_a_function_rebinds_the_name():
+    source = (
+        "import torch\nfrom torch.cuda.amp import autocast\n"
+        "def run(step, autocast):\n    with autocast():\n        step()\n"
+        "def other():\n    with autocast():\n        pass\n"
+    )
+    findings = lint_source(source, codes=["TPL304"])
+    assert [f.line for f in findings] == [2] and findings[0].fix is None

@@ -169,7 +169,10 @@ class DeprecatedAmpApi(Rule):
         if lines is None:
             return None
         edits: List[Edit] = []
+        rebound = {name for name, _ in facts.assignments} | facts.defined_names
         for local, imported in names.items():
+            if local in rebound:
+                return None  # somewhere the name means something else (a parameter, a local)
             sites = facts.deprecated_amp_sites.get(local, [])
             if len(sites) != facts.deprecated_amp_name_uses.get(local, 0):
                 return None  # a use that is not a call (``ctx = autocast``): it would lose its device
