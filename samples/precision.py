@@ -1,4 +1,4 @@
-"""Mixed precision and cuDNN pitfalls (TPL301-TPL304, TPL401, TPL601)."""
+"""Mixed precision and cuDNN pitfalls (TPL301-TPL304, TPL401, and the opt-in TPL601)."""
 import torch
 import torch.nn as nn
 from torch.cuda.amp import autocast

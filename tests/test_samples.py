@@ -11,7 +11,7 @@ SAMPLES = pathlib.Path(__file__).resolve().parent.parent / "samples"
 EXPECTED = {
     "data_movement.py": {"TPL101", "TPL102", "TPL103", "TPL104"},
     "multi_gpu.py": {"TPL201", "TPL202", "TPL203", "TPL204", "TPL205", "TPL206"},
-    "precision.py": {"TPL301", "TPL304", "TPL401", "TPL601"},
+    "precision.py": {"TPL301", "TPL304", "TPL401"},  # and TPL601, which is opt-in
     "input_pipeline.py": {"TPL501", "TPL502", "TPL602"},
 }
 
@@ -31,3 +31,11 @@ def test_fixed_twin_is_clean(name):
 def test_every_sample_has_a_twin():
     pitfalls = {p.name for p in SAMPLES.glob("*.py") if not p.name.endswith("_fixed.py")}
     assert pitfalls == set(EXPECTED)
+
+
+def test_opt_in_matmul_chain_in_the_precision_sample():
+    from torchperf_lint.engine import default_codes
+
+    codes = {f.code for f in lint_source((SAMPLES / "precision.py").read_text(), "precision.py",
+                                         codes=[*default_codes(), "TPL601"])}
+    assert "TPL601" in codes and "TPL601" not in default_codes()

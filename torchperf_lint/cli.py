@@ -84,6 +84,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="worker processes (default: one per CPU core; 1: no worker process)")
     run.add_argument("--force-exclude", action="store_true",
                      help="apply `exclude` to files named on the command line too (for pre-commit)")
+    run.add_argument("--include-tests", action="store_true", default=None,
+                     help="also lint unit-test files (test_*.py, *_test.py, conftest.py, tests/, test/)")
     run.add_argument("--extend-exclude", action="append", metavar="GLOBS", default=[],
                      help="more exclude patterns, comma-separated")
 
@@ -142,6 +144,8 @@ def check_command(args) -> int:
     codes = resolve_codes(select, extend_select, ignore)
     unsafe = config.unsafe_fixes if args.unsafe_fixes is None else args.unsafe_fixes
     config.extend_exclude.extend(split_codes(args.extend_exclude))
+    if args.include_tests:
+        config.include_tests = True
     if args.jobs < 0:
         raise ConfigError("--jobs must be 0 (one per core) or more")
     jobs = args.jobs or default_jobs()

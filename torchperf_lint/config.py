@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from .catalog import CATALOG, OPT_IN_CODES
+from .test_files import is_test_file
 
 SECTION = "torchperf-lint"
 DEFAULT_SELECT = ("TPL",)
@@ -26,7 +27,8 @@ DEFAULT_EXCLUDE = (
     "build", "dist", "node_modules", "site-packages", "__pycache__", ".torchperf_lint_cache",
 )
 KNOWN_KEYS = frozenset(
-    ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude", "unsafe-fixes")
+    ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude", "unsafe-fixes",
+     "include-tests")
 )
 
 
@@ -43,6 +45,7 @@ class Config:
     exclude: List[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
     extend_exclude: List[str] = field(default_factory=list)
     unsafe_fixes: bool = False
+    include_tests: bool = False  # lint unit-test files too (test_files.py says which they are)
     # Where the configuration came from (None: defaults) and the project root (for the cache,
     # per-file-ignores and exclude patterns that contain a slash).
     path: Optional[Path] = None
@@ -143,6 +146,10 @@ def load_config(start: Path, explicit: Optional[Path] = None) -> Config:
     if not isinstance(unsafe, bool):
         raise ConfigError(f"{where}: `unsafe-fixes` must be true or false")
     config.unsafe_fixes = unsafe
+    include_tests = section.get("include-tests", False)
+    if not isinstance(include_tests, bool):
+        raise ConfigError(f"{where}: `include-tests` must be true or false")
+    config.include_tests = include_tests
     for selector in [*config.select, *config.extend_select, *config.ignore,
                      *(c for codes in config.per_file_ignores.values() for c in codes)]:
         check_selector(selector, where)
@@ -223,7 +230,10 @@ def matches(patterns: Sequence[str], path: Path, root: Path) -> bool:
 
 
 def file_codes(config: Config, codes: FrozenSet[str], path: Path) -> FrozenSet[str]:
-    """The codes on for one file, after ``per-file-ignores``."""
+    """The codes on for one file, after ``per-file-ignores``; none for a unit-test file unless
+    ``include-tests`` is set."""
+    if not config.include_tests and is_test_file(str(path), str(config.root)):
+        return frozenset()
     extra: List[str] = []
     for pattern, ignore in config.per_file_ignores.items():
         if matches([pattern], path, config.root) or _matches_below(pattern, path, config.root):

@@ -79,6 +79,7 @@ def _lint(source: str, tree, codes, lines) -> List[Finding]:
     if lines is None:
         lines = source.splitlines(keepends=True)
     facts = ModuleFacts(tree, table)
+    facts.source_lines = lines  # for fixes that edit other units of the file (TPL304's call sites)
     findings: List[Finding] = []
     failures: List[str] = []
     aliases = _aliases(table)
@@ -166,8 +167,6 @@ class _Replacer(cst.CSTTransformer):
 def _to_fix(module: cst.Module, code: str, line_offset: int, rule_fix: RuleFix) -> Optional[Fix]:
     """Turn node replacements into one minimal text edit in file coordinates."""
     new_code = module.visit(_Replacer({id(old): new for old, new in rule_fix.replacements})).code
-    if new_code == code:
-        return None
     start = 0
     limit = min(len(code), len(new_code))
     while start < limit and code[start] == new_code[start]:
@@ -182,10 +181,12 @@ def _to_fix(module: cst.Module, code: str, line_offset: int, rule_fix: RuleFix) 
         col = offset - (code.rfind("\n", 0, offset) + 1)
         return line + line_offset, col
 
-    line, col = position(start)
-    end_line, end_col = position(end_old)
-    edit = Edit(line, col, end_line, end_col, new_code[start:end_new])
-    return Fix(rule_fix.applicability, rule_fix.description, (edit,))
+    edits = tuple(rule_fix.file_edits)
+    if new_code != code:
+        line, col = position(start)
+        end_line, end_col = position(end_old)
+        edits = (Edit(line, col, end_line, end_col, new_code[start:end_new]),) + edits
+    return Fix(rule_fix.applicability, rule_fix.description, edits) if edits else None
 
 
 def _dedupe(findings: List[Finding]) -> List[Finding]:

@@ -7,8 +7,10 @@ from the ``ast`` tree flake8 already has, in one pass, and only the first time a
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
+from .in_memory import in_memory_class_assignments
 from .names import AUTOCASTS, SCALERS, ImportTable, canonical, dotted_name_ast, is_torch_name, turns_grad_off
 
 _BATCHNORM = frozenset(
@@ -24,10 +26,31 @@ _PRECISION_WORDS = frozenset(("autocast", "GradScaler", "half", "bfloat16", "flo
 
 
 
+# Calls that choose the device when the script runs (so a CPU-only run is possible).
+_RUNTIME_DEVICE_CHOICE = frozenset((
+    "torch.cuda.is_available", "torch.accelerator.is_available", "torch.accelerator.current_accelerator",
+))
+_DEVICE_WORD = re.compile(r"cuda|gpu|device|cpu|accelerator", re.I)
+_BATCH_NAME = re.compile(r"batch|^(?:x|y|xb|yb|inputs?|data|images?|imgs?|targets?|labels?|samples?|src|tgt|"
+                         r"features|feats|tokens|input_ids|sequences?)$", re.I)
+
+
+def _root_name(node: ast.AST) -> Optional[str]:
+    """``batch["x"].float`` -> ``batch``; ``self.data[0]`` -> ``data``."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            return node.attr
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
 class _Collector(ast.NodeVisitor):
     def __init__(self, facts: "ModuleFacts"):
         self.facts = facts
         self._no_grad = 0  # depth of no_grad/inference_mode contexts around the current node
+        self._conditional = 0  # depth of if statements and conditional expressions
+        self._functions: list = []  # names of the functions around the current node
+        self._if_tests: list = []  # tests of the if statements / expressions around the current node
         self._callees: dict = {}  # function name -> all its call sites run without autograd
 
     def _is_no_grad(self, expr: ast.AST) -> bool:
@@ -38,8 +61,24 @@ class _Collector(ast.NodeVisitor):
     def _qualname(self, node: ast.AST) -> Optional[str]:
         return canonical(self.facts.table.resolve(dotted_name_ast(node)))
 
+    def _assigned(self, target: ast.AST, value: Optional[ast.AST]) -> None:
+        """Record what a name is bound to (None: something unknown), for the dataset judgement."""
+        if isinstance(target, (ast.Tuple, ast.List)):
+            values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(
+                target.elts) else [None] * len(target.elts)
+            for element, element_value in zip(target.elts, values):
+                self._assigned(element, element_value)
+            return
+        if isinstance(target, ast.Starred):
+            target, value = target.value, None
+        name = dotted_name_ast(target)
+        if name:
+            self.facts.assignments.append((name, value))  # None: a value the module does not show
+
     def visit_Assign(self, node: ast.Assign) -> None:
         value = node.value
+        for target in node.targets:
+            self._assigned(target, value)
         if isinstance(value, ast.Call) and self._qualname(value.func) == "torch.utils.data.DistributedSampler":
             for target in node.targets:
                 name = dotted_name_ast(target)
@@ -56,6 +95,10 @@ class _Collector(ast.NodeVisitor):
             self._callees[callee] = self._callees.get(callee, True) and self._no_grad > 0
         if isinstance(func, ast.Name) and func.id in ("isinstance", "issubclass"):
             return  # a type test is not a use
+        if isinstance(func, ast.Name) and qual is not None and qual.startswith(_DEPRECATED_AMP):
+            facts.deprecated_amp_sites.setdefault(func.id, []).append(node)
+            if self._in_version_branch():
+                facts.deprecated_amp_in_fallback.add(func.id)
         attr = func.attr if isinstance(func, ast.Attribute) else None
         if attr == "convert_sync_batchnorm":
             facts.converts_syncbn = True
@@ -67,11 +110,16 @@ class _Collector(ast.NodeVisitor):
                 facts.calls_scaler_update = True
         elif attr == "cuda":
             facts.moves_to_cuda = True
+            facts.moves_to_cuda_conditionally |= self._conditional > 0
+            facts.move_receivers.add(_root_name(func.value))
         elif attr == "to":
             for arg in list(node.args[:1]) + [k.value for k in node.keywords if k.arg == "device"]:
+                if arg is not None:
+                    facts.move_receivers.add(_root_name(func.value))
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     if arg.value.startswith(_ACCELERATORS):
                         facts.moves_to_cuda = True
+                        facts.moves_to_cuda_conditionally |= self._conditional > 0
                 elif arg is not None:
                     facts.moves_to_variable_device = True
         if qual in _LOADERS or (qual is None and isinstance(func, ast.Name) and func.id == "DataLoader"):
@@ -82,6 +130,9 @@ class _Collector(ast.NodeVisitor):
                     facts.pinned_loader_calls += 1
         if qual in SCALERS:
             facts.has_grad_scaler = True
+        if qual in _RUNTIME_DEVICE_CHOICE:
+            facts.checks_cuda_available = True
+            facts.mentions_accelerator = True
         if qual == "torch.device" or qual == "torch.cuda.is_available":
             if qual == "torch.cuda.is_available" or any(
                 isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith(_ACCELERATORS)
@@ -141,19 +192,105 @@ class _Collector(ast.NodeVisitor):
     # Annotations are never uses.
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
+            self._assigned(node.target, node.value)
             self.visit(node.value)
+
+    def visit_For(self, node: ast.For) -> None:
+        self._assigned(node.target, None)
+        self._loop_target(node.target)
+        self.generic_visit(node)
+
+    def visit_comprehension(self, node: ast.comprehension) -> None:
+        self._loop_target(node.target)
+        self.generic_visit(node)
+
+    def _loop_target(self, target: ast.AST) -> None:
+        for child in ast.walk(target):
+            if isinstance(child, ast.Name):
+                self.facts.loop_targets.add(child.id)
+
+    def visit_Return(self, node: ast.Return) -> None:
+        # ``def make(): return TensorDataset(...)``: what a call of a module function gives back,
+        # recorded as the pseudo-name ``make()`` for the dataset judgement (in_memory.classify).
+        if self._functions:
+            self.facts.assignments.append((self._functions[-1] + "()", node.value))
+        self.generic_visit(node)
+
+    def visit_Yield(self, node: ast.AST) -> None:
+        # a generator: a call gives a generator, whatever it returns at the end
+        if self._functions:
+            self.facts.assignments.append((self._functions[-1] + "()", None))
+        self.generic_visit(node)
+
+    visit_YieldFrom = visit_Yield
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.facts.defined_names.add(node.name)
+        self.facts.assignments.extend(in_memory_class_assignments(node))
+        self.generic_visit(node)
+
+    visit_AsyncFor = visit_For
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self._assigned(node.target, None)
+        self.generic_visit(node)
+
+    def visit_If(self, node: ast.If) -> None:
+        # A move to CUDA under an ``if`` (``if args.cuda: x = x.cuda()``) may not run at all.
+        self.visit(node.test)
+        self._branch_on_device(node.test)
+        self._conditional += 1
+        self._if_tests.append(node.test)
+        for stmt in node.body + node.orelse:
+            self.visit(stmt)
+        self._if_tests.pop()
+        self._conditional -= 1
+
+    def visit_IfExp(self, node: ast.IfExp) -> None:
+        self.visit(node.test)
+        self._branch_on_device(node.test)
+        self._conditional += 1
+        self._if_tests.append(node.test)
+        self.visit(node.body)
+        self.visit(node.orelse)
+        self._if_tests.pop()
+        self._conditional -= 1
+
+    def _branch_on_device(self, test: ast.AST) -> None:
+        # ``if args.cuda:``, ``if use_gpu:``, ``x.cuda() if cuda else x``: the script may run without a GPU.
+        for node in ast.walk(test):
+            word = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+            if word is not None and _DEVICE_WORD.search(word):
+                self.facts.branches_on_device = True
+                return
+
+    def _in_version_branch(self) -> bool:
+        """Under an ``if`` on the torch version (``if TORCH_2_4:``, ``if hasattr(torch, "amp")``)."""
+        from .syntax import _VERSION_TEST
+
+        return any(_VERSION_TEST.search(ast.unparse(test)) for test in self._if_tests)
 
     def visit_arg(self, node: ast.arg) -> None:
         return None
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self.facts.defined_names.add(node.name)
+        args = node.args
+        for arg in (*getattr(args, "posonlyargs", ()), *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+            if arg is not None:
+                self.facts.assignments.append((arg.arg, None))
+        for decorator in node.decorator_list:
+            if isinstance(decorator, ast.Name) and (self._qualname(decorator) or "").startswith(_DEPRECATED_AMP):
+                self.facts.deprecated_amp_sites.setdefault(decorator.id, []).append(decorator)
         for child in (*node.decorator_list, *node.args.defaults, *node.args.kw_defaults):
             if child is not None:
                 self.visit(child)
         quiet = any(self._is_no_grad(d) for d in node.decorator_list)
         self._no_grad += quiet
+        self._functions.append(node.name)
         for child in node.body:
             self.visit(child)
+        self._functions.pop()
         self._no_grad -= quiet
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -166,10 +303,13 @@ class ModuleFacts:
         "builds_batchnorm", "converts_syncbn", "calls_set_epoch", "pins_loader", "moves_to_cuda",
         "moves_to_variable_device", "mentions_accelerator", "has_grad_scaler", "has_autocast",
         "calls_scaler_update", "mentions_scaler", "mentions_mixed_precision",
+        "moves_to_cuda_conditionally", "checks_cuda_available", "branches_on_device",
     )
 
     _EXTRA = ("deprecated_amp_name_uses", "grad_free_callees", "set_epoch_receivers", "sampler_names",
-              "loader_calls", "pinned_loader_calls")
+              "loader_calls", "pinned_loader_calls",
+              "assignments", "defined_names", "deprecated_amp_sites", "move_receivers", "loop_targets",
+              "deprecated_amp_in_fallback")
 
     def __init__(self, tree: ast.Module, table: ImportTable):
         self._tree = tree
@@ -186,6 +326,13 @@ class ModuleFacts:
             self.sampler_names = set()  # last names that DistributedSamplers are assigned to
             # Names imported from torch.cuda.amp / torch.cpu.amp -> how often the module uses them.
             self.deprecated_amp_name_uses = {}
+            # ... and the calls / bare decorators among those uses (TPL304 rewrites them all or none).
+            self.deprecated_amp_sites = {}
+            self.deprecated_amp_in_fallback = set()  # ... of which some sit in a version-check branch
+            self.assignments = []  # (dotted target, value or None for unknown) in file order
+            self.defined_names = set()  # names of the functions, methods and classes the file defines
+            self.move_receivers = set()  # root names of what ``.cuda()`` / ``.to(x)`` is called on
+            self.loop_targets = set()  # names bound by ``for`` loops and comprehensions
             collector = _Collector(self)
             collector.visit(self._tree)
             # Functions whose every call site in the module runs under no_grad/inference_mode.
@@ -193,6 +340,25 @@ class ModuleFacts:
             self._done = True
             return getattr(self, name)
         raise AttributeError(name)
+
+    def dataset_kinds(self):
+        """Dotted name -> kinds of the values assigned to it (in_memory.assigned_kinds), once."""
+        kinds = self.__dict__.get("_dataset_kinds")
+        if kinds is None:
+            from .in_memory import assigned_kinds
+
+            resolve = lambda dotted: canonical(self.table.resolve(dotted))  # noqa: E731
+            kinds = self._dataset_kinds = assigned_kinds(self.assignments, resolve)
+        return kinds
+
+    @property
+    def moves_batches(self) -> bool:
+        """Something that looks like a batch is moved (``.cuda()``/``.to(...)``): a name bound by a
+        ``for`` loop or comprehension (``for x, y in loader``, ``{k: v.to(d) for k, v in b.items()}``),
+        or one named like a batch (a step function's ``batch`` parameter). A module that only moves
+        a model or an RL state leaves the moving of batches to someone else (Lightning)."""
+        receivers = self.move_receivers - {None}
+        return bool(receivers & self.loop_targets) or any(_BATCH_NAME.search(r) for r in receivers)
 
     @property
     def steps(self):

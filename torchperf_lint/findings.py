@@ -54,6 +54,9 @@ class RuleFix:
     applicability: str
     description: str
     replacements: List[Tuple["cst.CSTNode", "cst.CSTNode"]] = field(default_factory=list)
+    # Text edits in file coordinates outside the unit (TPL304 rewrites call sites in every
+    # function of the file together with the module-level import they depend on).
+    file_edits: List[Edit] = field(default_factory=list)
 
 
 def analysis_failed(reason: str) -> Finding:

@@ -23,21 +23,37 @@ def _offsets(lines: List[str]) -> List[int]:
 
 def apply_edits(source: str, edits: List[Edit]) -> Tuple[str, int]:
     """Apply the edits that do not overlap an earlier one; return the text and how many applied."""
+    return apply_edit_groups(source, [[edit] for edit in edits])
+
+
+def apply_edit_groups(source: str, groups: List[List[Edit]]) -> Tuple[str, int]:
+    """Apply each group of edits (one fix, possibly at several places: TPL304 rewrites an import and
+    its call sites) whole or not at all, skipping a group that overlaps one taken before it; return
+    the text and how many groups applied."""
     lines = source.splitlines(keepends=True)
     starts = _offsets(lines)
 
     def offset(line: int, col: int) -> int:
         return starts[min(line - 1, len(lines))] + col
 
-    spans = sorted(((offset(e.line, e.col), offset(e.end_line, e.end_col), e.content) for e in edits))
-    chosen, last_end = [], -1
-    for begin, end, content in spans:
-        if begin >= last_end:
-            chosen.append((begin, end, content))
-            last_end = max(end, begin + 1)
-    for begin, end, content in reversed(chosen):
+    spans_of = [sorted((offset(e.line, e.col), offset(e.end_line, e.end_col), e.content) for e in group)
+                for group in groups if group]
+    spans_of.sort(key=lambda spans: spans[0][:2])
+    taken: List[Tuple[int, int, str]] = []
+
+    def overlaps(begin: int, end: int) -> bool:
+        return any(begin < max(t_end, t_begin + 1) and t_begin < max(end, begin + 1)
+                   for t_begin, t_end, _ in taken)
+
+    count = 0
+    for spans in spans_of:
+        if any(overlaps(begin, end) for begin, end, _ in spans):
+            continue
+        taken.extend(spans)
+        count += 1
+    for begin, end, content in sorted(taken, reverse=True):
         source = source[:begin] + content + source[end:]
-    return source, len(chosen)
+    return source, count
 
 
 def fix_loop(source: str, analyse: Callable[[str], tuple], unsafe: bool, first: Optional[tuple] = None):
@@ -53,10 +69,10 @@ def fix_loop(source: str, analyse: Callable[[str], tuple], unsafe: bool, first: 
     analysis = first = first if first is not None else analyse(source)
     total = 0
     for _ in range(MAX_ROUNDS):
-        edits = [e for f in analysis[0] if applicable(f, unsafe) for e in f.fix.edits]
-        if not edits:
+        groups = [list(f.fix.edits) for f in analysis[0] if applicable(f, unsafe)]
+        if not groups:
             break
-        new_source, count = apply_edits(source, edits)
+        new_source, count = apply_edit_groups(source, groups)
         if new_source == source:
             break
         try:

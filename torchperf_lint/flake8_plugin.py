@@ -19,6 +19,8 @@ class Plugin:
 
     # Opt-in rules run only when a user selects them by code (TPL305, TPL503).
     opt_in_selected: frozenset = frozenset()
+    # Unit-test files (test_files.py) get no finding unless ``--tpl-include-tests`` is given.
+    include_tests: bool = False
 
     def __init__(self, tree: ast.AST, lines: List[str], filename: str):
         self.tree = tree
@@ -31,16 +33,27 @@ class Plugin:
         # user sets ``ignore=``, so parse_options also filters: an explicit ``ignore`` must not turn
         # opt-in rules on.
         option_manager.extend_default_ignore(sorted(OPT_IN_CODES))
+        option_manager.add_option(
+            "--tpl-include-tests", action="store_true", default=False, parse_from_config=True,
+            help="torchperf-lint: also check unit-test files (test_*.py, *_test.py, conftest.py, "
+                 "files under tests/ or test/); in a config file: tpl-include-tests = true",
+        )
 
     @classmethod
     def parse_options(cls, options) -> None:
         chosen = [*(getattr(options, "select", None) or ()), *(getattr(options, "extend_select", None) or ())]
         cls.opt_in_selected = frozenset(code for code in OPT_IN_CODES if code in chosen)
+        cls.include_tests = bool(getattr(options, "tpl_include_tests", False))
 
     def run(self) -> Iterator[Tuple[int, int, str, Type["Plugin"]]]:
         source = "".join(self.lines)
         if "torch" not in source:
             return  # the engine would say the same; skip even importing it
+        if not self.include_tests:
+            from .test_files import is_test_file
+
+            if is_test_file(self.filename):
+                return
         from .engine import lint_source
 
         codes = [c for c, entry in CATALOG.items() if entry.default_on or c in self.opt_in_selected]

@@ -11,13 +11,19 @@ in ``sys.modules`` (the guard has imported it by the time a DataLoader exists).
 In memory:
 - a ``TensorDataset`` (any import path, or a subclass at run time);
 - a tensor, a list, a tuple or a range used directly as the dataset;
-- (runtime) a dataset whose tensors live on a CUDA device.
+- a name whose every assignment in the file is one of these (``ds = TensorDataset(x, y)``);
+- a dataset whose tensors live on a CUDA device (statically: made on or moved to a device that is
+  not the CPU, ``x.cuda()``, ``x.to(device)``, ``torch.randn(n, device=device)``).
+
+The static half (``classify``) reads Python's ``ast``: the linter hands it the DataLoader's dataset
+argument and the module's assignments.
 """
 
 from __future__ import annotations
 
+import ast
 import sys
-from typing import Optional
+from typing import Callable, Dict, Iterable, Optional, Set
 
 # Canonical names of dataset classes whose samples are slices of tensors held in memory.
 IN_MEMORY_DATASET_CLASSES = frozenset({
@@ -37,6 +43,177 @@ TENSOR_MAKERS = frozenset({
 def is_in_memory_class(qualname: Optional[str]) -> bool:
     """The linter's test on the canonical name of the dataset's constructor."""
     return qualname in IN_MEMORY_DATASET_CLASSES or qualname in TENSOR_MAKERS
+
+
+# What ``classify`` says about a dataset expression.
+NOT_KNOWN = None
+IN_MEMORY = "in memory"  # TensorDataset of host tensors, a tensor, a list/tuple/range
+CUDA = "cuda tensors"  # built from tensors on an accelerator: no workers, no pinning
+
+_HOST_DEVICES = ("cpu",)
+# Tensor methods that keep a tensor where it is (``x.float()``, ``x[idx]``...).
+_MOVES = ("cuda", "to")
+
+
+def classify(
+    expr: ast.AST,
+    resolve: Callable[[str], Optional[str]],
+    names: Dict[str, Set[Optional[str]]],
+) -> Optional[str]:
+    """IN_MEMORY, CUDA or NOT_KNOWN for a DataLoader's dataset expression.
+
+    ``resolve`` maps a dotted name (``TensorDataset``, ``torch.utils.data.TensorDataset``) to its
+    canonical qualified name, or None; ``names`` maps a dotted name to the kinds of every value
+    assigned to it in the file (see ``assigned_kinds``)."""
+    if isinstance(expr, (ast.List, ast.Tuple, ast.ListComp, ast.Set)):
+        return IN_MEMORY
+    dotted = _dotted(expr)
+    if dotted is not None:
+        return _judge(names.get(dotted))
+    if isinstance(expr, ast.Call):
+        func = _dotted(expr.func)
+        if func and ("." not in func or func.split(".")[0] in ("self", "cls")):
+            # A function or dataset class of this module: what its returns (or the tensors its
+            # ``__getitem__`` indexes) are, recorded under ``name()``.
+            made = names.get(func.rsplit(".", 1)[-1] + "()")
+            if made is not None:
+                return _judge(made)
+        qual = resolve(func) if func else None
+        if func in IN_MEMORY_BUILTINS and qual is None:
+            return IN_MEMORY
+        if qual in IN_MEMORY_DATASET_CLASSES:
+            parts = [*expr.args, *(k.value for k in expr.keywords)]
+            if any(tensor_kind(p, resolve, names) == "cuda tensor" for p in parts):
+                return CUDA
+            return IN_MEMORY
+        kind = tensor_kind(expr, resolve, names)
+        if kind == "cuda tensor":
+            return CUDA
+        if kind == "tensor":
+            return IN_MEMORY
+    return NOT_KNOWN
+
+
+def _judge(kinds: Optional[Set[Optional[str]]]) -> Optional[str]:
+    """One judgement from the kinds of every value a name (or a call) can have."""
+    if kinds and None not in kinds and not kinds - {IN_MEMORY, CUDA, "tensor", "cuda tensor"}:
+        return CUDA if kinds & {CUDA, "cuda tensor"} else IN_MEMORY
+    return NOT_KNOWN
+
+
+def in_memory_class_assignments(node: ast.ClassDef) -> "list[tuple[str, ast.AST]]":
+    """For a dataset class whose ``__getitem__`` only indexes attributes of ``self``
+    (``return self.data[i]``, ``return self.x[i], self.y[i]``): ``("Name()", value)`` for every value
+    the class assigns to those attributes, so that ``Name(...)`` is in memory exactly when they all
+    are (``self.data = torch.randn(n, d)``). Any other class: one unknown value."""
+    unknown = [(node.name + "()", None)]
+    getitem = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__getitem__"), None)
+    if getitem is None:
+        return unknown
+    body = [s for s in getitem.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return unknown
+    returned = body[0].value
+    parts = returned.elts if isinstance(returned, (ast.Tuple, ast.List)) else [returned]
+    read = set()
+    for part in parts:
+        if not (isinstance(part, ast.Subscript) and isinstance(part.value, ast.Attribute)
+                and isinstance(part.value.value, ast.Name) and part.value.value.id == "self"):
+            return unknown
+        read.add(part.value.attr)
+    values = []
+    for method in node.body:
+        if not isinstance(method, ast.FunctionDef):
+            continue
+        for stmt in ast.walk(method):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(
+                stmt, (ast.AnnAssign, ast.AugAssign)) else []
+            for target in targets:
+                if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                        and target.value.id == "self" and target.attr in read):
+                    value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+                    values.append((node.name + "()", value))
+    return values or unknown
+
+
+def tensor_kind(expr: ast.AST, resolve, names) -> Optional[str]:
+    """"cuda tensor" (made on or moved to a device other than the CPU), "tensor" (on the host), or
+    None (not known to be a tensor)."""
+    if isinstance(expr, ast.Starred):
+        expr = expr.value
+    dotted = _dotted(expr)
+    if dotted is not None:
+        kinds = names.get(dotted) or {None}
+        if kinds <= {"tensor", "cuda tensor"}:
+            return "cuda tensor" if "cuda tensor" in kinds else "tensor"
+        return None
+    if isinstance(expr, ast.Subscript):
+        return tensor_kind(expr.value, resolve, names)
+    if not isinstance(expr, ast.Call):
+        return None
+    func = expr.func
+    if isinstance(func, ast.Attribute) and resolve(_dotted(func) or "") is None:
+        # a method: ``x.cuda()``, ``x.to(device)``, ``x.float()``
+        if func.attr in _MOVES:
+            target = [*expr.args[:1], *(k.value for k in expr.keywords if k.arg == "device")]
+            if func.attr == "cuda" or any(not _is_host_device(t) for t in target):
+                return "cuda tensor"
+        inner = tensor_kind(func.value, resolve, names)
+        return inner
+    qual = resolve(_dotted(func) or "")
+    if qual in TENSOR_MAKERS:
+        device = [k.value for k in expr.keywords if k.arg in ("device", "map_location")]
+        if qual == "torch.load":
+            return "tensor" if device and all(_is_host_device(d) for d in device) else None
+        if device and not all(_is_host_device(d) for d in device):
+            return "cuda tensor"
+        return "tensor"
+    return None
+
+
+def _is_host_device(expr: ast.AST) -> bool:
+    """``"cpu"``, ``torch.device("cpu")``; a dtype (``x.to(torch.float32)``) moves nothing."""
+    if isinstance(expr, ast.Constant):
+        return isinstance(expr.value, str) and expr.value.split(":")[0] in _HOST_DEVICES
+    if isinstance(expr, ast.Call) and expr.args and (_dotted(expr.func) or "").endswith("device"):
+        return _is_host_device(expr.args[0])
+    dotted = _dotted(expr) or ""
+    return dotted.rsplit(".", 1)[-1] in _DTYPES
+
+
+_DTYPES = frozenset(("float", "float32", "float16", "half", "bfloat16", "double", "float64", "long",
+                     "int64", "int", "int32", "int16", "int8", "uint8", "bool", "complex64"))
+
+
+def _dotted(node: ast.AST) -> Optional[str]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def assigned_kinds(
+    assignments: Iterable["tuple[str, Optional[ast.AST]]"], resolve: Callable[[str], Optional[str]]
+) -> Dict[str, Set[Optional[str]]]:
+    """Name -> the kinds of all values assigned to it in the file ("tensor", "cuda tensor",
+    IN_MEMORY, CUDA or None; a value None is one the file does not show), to a fixed point so that ``x = torch.randn(n).cuda(); ds =
+    TensorDataset(x)`` follows ``x``. Scope-blind on purpose: a name counts as in memory only when
+    every assignment to it anywhere in the file says so, which only ever errs towards silence."""
+    pending = list(assignments)
+    names: Dict[str, Set[Optional[str]]] = {}
+    for _ in range(3):  # a chain of three names is as far as it is worth following
+        new: Dict[str, Set[Optional[str]]] = {}
+        for name, value in pending:
+            kind = None if value is None else tensor_kind(value, resolve, names) or classify(value, resolve, names)
+            new.setdefault(name, set()).add(kind)
+        if new == names:
+            break
+        names = new
+    return names
 
 
 def runtime_in_memory_reason(dataset) -> Optional[str]:

@@ -407,13 +407,36 @@ def find_calls(node: cst.CSTNode, predicate) -> List[cst.Call]:
     ]
 
 
-def is_in_memory_data(expr: cst.BaseExpression, ctx) -> bool:
-    """A DataLoader's dataset of plain Python data: ``range(n)``, ``list(range(n))``, ``[...]``.
-    Worker processes and pinning buy nothing there. (A ``TensorDataset`` is still flagged, as the
-    spec says: its batches are tensors that pinning and workers do help to move.)"""
-    if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp)):
-        return True
-    if isinstance(expr, cst.Call):
-        if isinstance(expr.func, cst.Name) and expr.func.value in ("range", "list", "tuple") and ctx.is_builtin(expr.func.value):
-            return True
-    return False
+def loader_dataset(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """A ``DataLoader(...)`` call's dataset argument (first positional or ``dataset=``)."""
+    args = positional(call)
+    if args:
+        return args[0].value
+    arg = keyword(call, "dataset")
+    return arg.value if arg is not None else None
+
+
+def dataset_kind(expr: Optional[cst.BaseExpression], ctx) -> Optional[str]:
+    """in_memory.IN_MEMORY, in_memory.CUDA or None for a DataLoader's dataset: the judgement the
+    runtime guard shares (in_memory.py), on the expression and, through a name, on what the file
+    assigns to that name (``ds = TensorDataset(x, y)``; ``x = torch.randn(n, device="cuda")``)."""
+    import ast
+
+    from .in_memory import classify
+
+    if expr is None:
+        return None
+    try:
+        tree = ast.parse("(" + code_of(expr) + "\n)", mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+    def resolve(dotted: str) -> Optional[str]:
+        if not dotted:
+            return None
+        try:
+            return ctx.qualname(cst.parse_expression(dotted))
+        except cst.ParserSyntaxError:
+            return None
+
+    return classify(tree, resolve, ctx.facts.dataset_kinds())

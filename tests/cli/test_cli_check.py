@@ -171,6 +171,7 @@ def test_per_file_ignores(project):
     project.write("src/a.py", DATA_PARALLEL)
     project.write("scripts/legacy.py", DATA_PARALLEL)
     project.config("""\
+        include-tests = true
         [tool.torchperf-lint.per-file-ignores]
         "tests/*" = ["TPL201"]
         "legacy.py" = ["TPL2"]

@@ -28,8 +28,8 @@ class ResBlock(nn.Module):
 
 
 def build_loaders(train_ds, val_ds):
-    sampler = DistributedSampler(train_ds)  # expect: TPL204
-    train_loader = DataLoader(train_ds, batch_size=64, sampler=sampler, shuffle=True, num_workers=0)  # expect: TPL203,TPL501,TPL502,TPL503
+    sampler = DistributedSampler(train_ds)  # its loader is returned: the caller owns the epochs
+    train_loader = DataLoader(train_ds, batch_size=64, sampler=sampler, shuffle=True, num_workers=0)  # expect: TPL203,TPL502,TPL503
     val_loader = DataLoader(val_ds, batch_size=256, shuffle=False, num_workers=4, pin_memory=True)
     return train_loader, val_loader
 

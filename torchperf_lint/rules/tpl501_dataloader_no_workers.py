@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax import has_splat, int_value, is_in_memory_data, keyword, positional
+from ..syntax import dataset_kind, has_splat, keyword, loader_dataset, positional
 from ..walker import Rule
 
 DATALOADER = "torch.utils.data.DataLoader"
@@ -15,24 +15,20 @@ NUM_WORKERS_POSITION = 5
 class DataLoaderNoWorkers(Rule):
     code = "TPL501"
     message = (
-        "this DataLoader loads and collates every batch in the main process ({why}), so the GPU waits "
-        "for it; pass `num_workers=` > 0 (a start: the CPU cores per GPU) (runtime_guard: loader defaults)"
+        "this DataLoader has no `num_workers`, so it loads and collates every batch in the main "
+        "process while the GPU waits; pass `num_workers=` > 0 (a start: the CPU cores per GPU), and "
+        "`persistent_workers=True` for several epochs (runtime_guard: loader defaults)"
     )
     prefilter = (r"DataLoader",)
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.qualname(node.func) != DATALOADER or has_splat(node):
             return
-        if len(positional(node)) > NUM_WORKERS_POSITION:
-            return
-        data = positional(node) or [keyword(node, "dataset")]
-        if data[0] is not None and is_in_memory_data(data[0].value, self.ctx):
-            return  # range(n) or a list: workers would only add start-up cost
-        workers = keyword(node, "num_workers")
-        if workers is None:
-            self.report(node, self.message.format(why="no `num_workers`"))
-        elif int_value(workers.value) == 0:
-            self.report(node, self.message.format(why="`num_workers=0`"))
+        if len(positional(node)) > NUM_WORKERS_POSITION or keyword(node, "num_workers") is not None:
+            return  # any explicit value, 0 included, is the author's choice
+        if dataset_kind(loader_dataset(node), self.ctx) is not None:
+            return  # in memory already: a worker only adds start-up and a pickling round-trip
+        self.report(node)
 
 
 RULE = DataLoaderNoWorkers
@@ -44,6 +40,34 @@ b = DataLoader(ds, batch_size=32, num_workers=args.workers)     # a value we can
 c = DataLoader(ds, **loader_kwargs)                             # may hold num_workers
 d = DataLoader(ds, 32, True, None, None, 8)                     # positional num_workers
 e = DataLoader(range(100), batch_size=8)                        # in-memory data: workers cost more
+f = DataLoader(ds, batch_size=32, num_workers=0)                # 0 written out: a deliberate choice
+""",
+    """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+x, y = torch.randn(1000, 8), torch.randn(1000)
+train_ds = TensorDataset(x, y)                                  # tensors in memory: indexing is cheap
+a = DataLoader(train_ds, batch_size=32, shuffle=True)
+b = DataLoader(TensorDataset(x, y), batch_size=32)
+c = DataLoader(torch.arange(100), batch_size=8)
+def make(n):
+    data = [torch.randn(3) for _ in range(n)]
+    return DataLoader(data, batch_size=4)
+feats = torch.randn(100, 8, device="cuda")                      # CUDA tensors: workers cannot use them
+d = DataLoader(TensorDataset(feats), batch_size=8)
+""",
+    """
+import torch
+from torch.utils.data import DataLoader, Dataset, TensorDataset
+class RandomDataset(Dataset):                                   # __getitem__ indexes a tensor in memory
+    def __init__(self, n):
+        self.data = torch.randn(n, 4)
+    def __getitem__(self, i):
+        return self.data[i]
+def to_dataset(features):                                       # a module function returning a TensorDataset
+    return TensorDataset(torch.tensor(features))
+a = DataLoader(RandomDataset(64), batch_size=8)
+b = DataLoader(to_dataset(rows), batch_size=8)
 """,
     """
 class DataLoader:                                               # the project's own class
@@ -57,7 +81,16 @@ RULE.INVALID = (
 import torch
 from torch.utils.data import DataLoader
 train_loader = DataLoader(train_set, batch_size=64, shuffle=True)  # TPL501
-val_loader = torch.utils.data.DataLoader(val_set, batch_size=64, num_workers=0)  # TPL501
+val_loader = torch.utils.data.DataLoader(val_set, batch_size=64)  # TPL501
+""",
+    """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+ds = TensorDataset(torch.randn(10, 2))
+ds = ImageFolder(root)                                          # the name is not always in memory
+loader = DataLoader(ds, batch_size=4)  # TPL501
+def build(dataset):
+    return DataLoader(dataset, batch_size=8)  # TPL501
 """,
 )
 RULE.WHY = """\
@@ -69,7 +102,14 @@ RULE.EXAMPLE = "loader = DataLoader(dataset, batch_size=64, shuffle=True)"
 RULE.USE_INSTEAD = "loader = DataLoader(dataset, batch_size=64, shuffle=True, num_workers=8, persistent_workers=True)"
 RULE.FIX_NOTE = """\
 No autofix: workers need a dataset that pickles (spawn start method), and for small in-memory
-datasets workers can be slower than none."""
+datasets workers can be slower than none.
+
+Not reported: an explicit `num_workers` of any value (`num_workers=0` is a deliberate choice, for
+example for a dataset that does not pickle); datasets already in memory, where a worker only adds
+start-up cost and a pickling round-trip per batch: a `TensorDataset`, a tensor, a list, tuple or
+range, also through a name the file assigns one to (`ds = TensorDataset(x, y)`), and datasets built
+from CUDA tensors. The runtime guard's loader fix makes the same judgement
+(`torchperf_lint/in_memory.py`). Unit-test files are not checked unless `include-tests` is set."""
 RULE.REFERENCES = (
     "https://pytorch.org/docs/stable/data.html#single-and-multi-process-data-loading",
     "https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html#enable-async-data-loading-and-augmentation",

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
-from ..catalog import SAFE
+from ..catalog import SAFE, UNSAFE
 from ..edits import add_keyword, set_keyword
 from ..findings import RuleFix
-from ..syntax import has_splat, is_false, is_in_memory_data, keyword, positional
+from ..in_memory import CUDA
+from ..syntax import dataset_kind, has_splat, is_false, keyword, loader_dataset, positional
 from ..walker import Rule
 
 DATALOADER = "torch.utils.data.DataLoader"
 PIN_MEMORY_POSITION = 7
+# What a local name may stand for, and how to ask "is there a GPU?" through it.
+_IS_AVAILABLE_THROUGH = {
+    "torch": "{}.cuda.is_available()",
+    "torch.cuda": "{}.is_available()",
+    "torch.cuda.is_available": "{}()",
+}
 
 
 class DataLoaderNoPinMemory(Rule):
@@ -20,6 +29,11 @@ class DataLoaderNoPinMemory(Rule):
         "this module copies batches to the GPU but the DataLoader does not pin memory: each copy goes "
         "through a staging buffer and blocks; pass `pin_memory=True` (and copy with "
         "`non_blocking=True`) (runtime_guard: loader defaults)"
+    )
+    message_false = (
+        "`pin_memory=False` in a module that copies batches to the GPU: each copy goes through a "
+        "staging buffer and blocks; unless unpinned memory is deliberate (little RAM to lock, many "
+        "loaders), pass `pin_memory=True` (runtime_guard: loader defaults)"
     )
     prefilter = (r"DataLoader",)
 
@@ -32,16 +46,53 @@ class DataLoaderNoPinMemory(Rule):
         pin = keyword(node, "pin_memory")
         if pin is not None and not is_false(pin.value):
             return  # True, or a value we cannot see
-        data = positional(node) or [keyword(node, "dataset")]
-        if data[0] is not None and is_in_memory_data(data[0].value, ctx):
-            return  # range(n) or a list: Python numbers, nothing worth pinning
-        if not ctx.facts.moves_data_to_cuda:
-            return
+        data = loader_dataset(node)
+        if isinstance(data, (cst.List, cst.Tuple, cst.ListComp)) or (
+            isinstance(data, cst.Call) and isinstance(data.func, cst.Name)
+            and data.func.value in ("range", "list", "tuple") and ctx.is_builtin(data.func.value)
+        ):
+            return  # Python numbers: nothing worth pinning
+        if not ctx.facts.moves_data_to_cuda or not ctx.facts.moves_batches:
+            return  # no batch of this module reaches the GPU here (or a framework moves them)
+        if dataset_kind(data, ctx) == CUDA:
+            return  # the batches are on the GPU already (and pinning a CUDA tensor raises)
+        value = self._pin_value()
         if pin is None:
-            fixed = add_keyword(node, "pin_memory", cst.Name("True"))
+            fix = None
+            if value is not None:
+                fix = RuleFix(SAFE, f"pass pin_memory={cst.Module([]).code_for_node(value)}",
+                              [(node, add_keyword(node, "pin_memory", value))])
+            self.report(node, fix=fix)
         else:
-            fixed = set_keyword(node, "pin_memory", cst.Name("True"))
-        self.report(node, fix=RuleFix(SAFE, "pass pin_memory=True", [(node, fixed)]))
+            # An explicit False may be deliberate: flipping it is never a safe fix.
+            fix = None
+            if value is not None:
+                fix = RuleFix(UNSAFE, "pin_memory=False may be deliberate (page-locked RAM is limited); "
+                              f"set pin_memory={cst.Module([]).code_for_node(value)}",
+                              [(node, set_keyword(node, "pin_memory", value))])
+            self.report(node, self.message_false, fix=fix)
+
+    def _pin_value(self) -> Optional[cst.BaseExpression]:
+        """``True`` where every move in the module goes to CUDA unconditionally; where the device is
+        chosen at run time, ``torch.cuda.is_available()`` (a CPU-only run must get no new warning:
+        pin_memory=True without an accelerator warns), spelled through a name the module binds to
+        torch; None when it binds none (``from torch.utils.data import DataLoader`` only)."""
+        facts = self.ctx.facts
+        if not (facts.moves_to_cuda_conditionally or facts.moves_to_variable_device
+                or facts.checks_cuda_available or facts.branches_on_device):
+            return cst.Name("True")
+        frame = self.ctx.frame
+        names = list(self.ctx.table.bindings)
+        while frame is not None:
+            names.extend(frame.bindings)
+            frame = frame.parent
+        best = None
+        for name in dict.fromkeys(names):
+            qual = self.ctx.qualname(cst.Name(name))
+            template = _IS_AVAILABLE_THROUGH.get(qual)
+            if template is not None and (best is None or qual == "torch"):
+                best = template.format(name)
+        return cst.parse_expression(best) if best is not None else None
 
 
 RULE = DataLoaderNoPinMemory
@@ -63,6 +114,24 @@ loader = DataLoader(ds, batch_size=32, num_workers=4)          # this module nev
 for x, y in loader:
     loss = model(x).sum()
 """,
+    """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+x = torch.randn(1000, 8).cuda()
+y = torch.randn(1000, device="cuda")
+ds = TensorDataset(x, y)                                        # CUDA tensors: pinning them raises
+loader = DataLoader(ds, batch_size=32, num_workers=0)
+inline = DataLoader(TensorDataset(x.cuda(), y), batch_size=32, num_workers=0)
+""",
+    """
+import torch
+from torch.utils.data import DataLoader
+class Agent:
+    def act(self, net, state):
+        return net(torch.as_tensor(state).cuda())               # a state, not a batch
+    def train_dataloader(self):
+        return DataLoader(self.ds, batch_size=16, num_workers=2)  # the trainer moves the batches
+""",
 )
 RULE.INVALID = (
     """
@@ -74,13 +143,36 @@ unpinned = DataLoader(TensorDataset(x, y), num_workers=2, pin_memory=False)  # T
 for x, y in loader:
     x, y = x.to(device), y.to(device)
 """,
+    """
+from torch.utils.data import DataLoader
+loader = DataLoader(ds, batch_size=32, num_workers=4)  # TPL502
+for x in loader:
+    x = x.to(args.device)                              # no torch alias: reported, no fix offered
+    y = x.to("cuda:0")
+""",
+    """
+import torch
+from torch.utils.data import DataLoader
+device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else "cpu"
+loader = DataLoader(ds, batch_size=32, num_workers=4)  # TPL502
+for batch in loader:
+    batch = {k: v.to(device) for k, v in batch.items()}
+""",
 )
 RULE.FIXES = (
-    (
+    (  # every move goes to CUDA: the script cannot run without a GPU
         "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=32)\n"
         "for x in loader:\n    x = x.cuda()\n",
         "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=32, pin_memory=True)\n"
         "for x in loader:\n    x = x.cuda()\n",
+    ),
+    (  # the device is picked at run time: a CPU-only run must not start warning
+        "import torch as T\nfrom torch.utils.data import DataLoader\n"
+        "device = T.device(\"cuda\" if T.cuda.is_available() else \"cpu\")\n"
+        "loader = DataLoader(ds, batch_size=32)\nfor x in loader:\n    x = x.to(device)\n",
+        "import torch as T\nfrom torch.utils.data import DataLoader\n"
+        "device = T.device(\"cuda\" if T.cuda.is_available() else \"cpu\")\n"
+        "loader = DataLoader(ds, batch_size=32, pin_memory=T.cuda.is_available())\nfor x in loader:\n    x = x.to(device)\n",
     ),
 )
 RULE.WHY = """\
@@ -97,8 +189,24 @@ loader = DataLoader(dataset, batch_size=64, num_workers=8, pin_memory=True)
 for x, y in loader:
     x, y = x.to("cuda", non_blocking=True), y.to("cuda", non_blocking=True)"""
 RULE.FIX_NOTE = """\
-Safe: pinning changes where batches live on the host, not their values; without an accelerator
-torch warns and does nothing."""
+Safe: pinning changes where batches live on the host, not their values. The fix writes
+`pin_memory=True` where every move in the module goes to CUDA unconditionally (`.cuda()`,
+`.to("cuda")` outside any `if`, and no `if` in the file tests a device, GPU or CUDA flag), and `pin_memory=torch.cuda.is_available()` where the script picks
+its device at run time (`.to(device)`, `.to(args.device)`, a move under an `if`): `pin_memory=True`
+on a machine without an accelerator prints a warning, and a safe fix must not add one. The check is
+spelled through the module's own name for torch (`import torch as T` gives `T.cuda.is_available()`);
+a module that binds no name to torch gets no fix.
+
+The rule looks for a batch being moved: a `.cuda()`/`.to(...)` of a name bound by a `for` loop or a
+comprehension (`for x, y in loader`, `{k: v.to(device) for k, v in batch.items()}`) or named like a
+batch (`batch`, `inputs`, `images`, `x`...). A module that moves only a model or an RL state, and
+leaves the batches to a framework (a LightningModule's `train_dataloader`), is not flagged.
+`torch.accelerator.current_accelerator()` / `is_available()` count as a device picked at run time.
+
+An explicit `pin_memory=False` is reported but its fix is unsafe: it may be deliberate (page-locked
+memory is limited, and many loaders pinning at once can exhaust it). Not reported: `pin_memory` set
+to a value the linter cannot see, and datasets built from CUDA tensors (their batches are on the
+GPU already, and pinning a CUDA tensor raises)."""
 RULE.REFERENCES = (
     "https://pytorch.org/docs/stable/data.html#memory-pinning",
     "https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html",

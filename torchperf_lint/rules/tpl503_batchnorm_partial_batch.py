@@ -7,7 +7,7 @@ from typing import Optional
 
 import libcst as cst
 
-from ..catalog import SAFE
+from ..catalog import UNSAFE
 from ..edits import add_keyword, set_keyword
 from ..findings import RuleFix
 from ..syntax import code_of, has_splat, is_false, is_true, keyword, last_identifier, positional
@@ -41,7 +41,8 @@ class BatchNormPartialBatch(Rule):
             fixed = add_keyword(node, "drop_last", cst.Name("True"))
         else:
             fixed = set_keyword(node, "drop_last", cst.Name("True"))
-        self.report(node, fix=RuleFix(SAFE, "pass drop_last=True", [(node, fixed)]))
+        self.report(node, fix=RuleFix(UNSAFE, "pass drop_last=True (drops up to batch_size - 1 samples each epoch)",
+                                      [(node, fixed)]))
 
     def _is_training(self, node: cst.Call) -> bool:
         shuffle = keyword(node, "shuffle")
@@ -115,7 +116,11 @@ with a few samples its mean and variance are noisy and the running statistics ab
 `drop_last=True` skips the partial batch (a different sample each epoch when shuffling)."""
 RULE.EXAMPLE = "train_loader = DataLoader(train_set, batch_size=64, shuffle=True)"
 RULE.USE_INSTEAD = "train_loader = DataLoader(train_set, batch_size=64, shuffle=True, drop_last=True)"
-RULE.FIX_NOTE = "Safe: a training loader only skips at most one partial batch per epoch."
+RULE.FIX_NOTE = """\
+Unsafe (applied with `--unsafe-fixes`): `drop_last=True` drops the last partial batch, up to
+`batch_size - 1` samples each epoch. With shuffling a different subset is left out each epoch, but
+with a fixed order the same samples are never trained on, and a dataset smaller than one batch
+yields no batch at all. Check the dataset size against the batch size before applying it."""
 RULE.REFERENCES = (
     "https://pytorch.org/docs/stable/data.html#torch.utils.data.DataLoader",
     "https://pytorch.org/docs/stable/generated/torch.nn.BatchNorm2d.html",

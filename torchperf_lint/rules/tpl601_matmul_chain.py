@@ -159,6 +159,11 @@ small square transforms (`rotation @ shift @ scale`)."""
 RULE.EXAMPLE = "out = x @ w_down @ w_up"
 RULE.USE_INSTEAD = "out = torch.linalg.multi_dot([x, w_down, w_up])"
 RULE.FIX_NOTE = """\
+Opt-in (enable it with `--extend-select TPL601`, or `extend-select = TPL601` for flake8): the order
+only matters when the inner dimension is much smaller than the outer ones, and on real model code
+the shapes that decide it are rarely visible in the source (they come from configs and data), so
+most chains the rule could flag are harmless; turn it on where you write explicit linear algebra.
+
 Unsafe: `multi_dot` takes 2-D matrices (the first and last may be 1-D) and does not broadcast batch
 dimensions, which the linter cannot see; a different order also rounds differently."""
 RULE.REFERENCES = ("https://pytorch.org/docs/stable/generated/torch.linalg.multi_dot.html",)
