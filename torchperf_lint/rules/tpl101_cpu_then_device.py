@@ -14,6 +14,9 @@ DETERMINISTIC = frozenset(
     "tensor as_tensor zeros ones empty full arange linspace logspace eye".split()
 )
 RANDOM = frozenset("rand randn randint randperm normal".split())
+# Fixes that change values: random factories draw other numbers on another device (and leave the
+# CPU generator where it was); linspace/logspace round differently on CUDA than on the CPU.
+_VALUE_CHANGING = RANDOM | frozenset("rand_like randn_like randint_like linspace logspace".split())
 # ``*_like`` factories follow their argument's device: flagged only for a known host tensor.
 LIKE = frozenset("zeros_like ones_like empty_like full_like rand_like randn_like randint_like".split())
 _FACTORIES = {f"torch.{name}": name for name in DETERMINISTIC | RANDOM | LIKE}
@@ -114,11 +117,28 @@ class CpuThenDevice(Rule):
             if len(extra) != 1 or (extra[0].keyword is not None and extra[0].keyword.value != "device"):
                 return None  # .to(device, dtype) or .to(..., copy=True): more than a move
             device = extra[0].value
+        if _has_comment(move, factory):
+            return None  # the comments of ``.to(...)`` would be lost with it
         fixed = add_keyword(factory, "device", device)
-        # Another device draws other random numbers, and leaves the CPU generator where it was.
-        applicability = UNSAFE if name in RANDOM else SAFE
+        applicability = UNSAFE if name in _VALUE_CHANGING else SAFE
         return RuleFix(applicability, f"create the tensor with device={cst.Module([]).code_for_node(device)}",
                        [(move, fixed)])
+
+
+def _has_comment(move: cst.Call, factory: cst.Call) -> bool:
+    """A comment in the part of ``factory(...).to(...)`` that the fix leaves out."""
+    class Comments(cst.CSTVisitor):
+        found = False
+
+        def visit_Call(self, node: cst.Call) -> bool:
+            return node is not factory
+
+        def visit_Comment(self, node: cst.Comment) -> None:
+            self.found = True
+
+    visitor = Comments()
+    move.visit(visitor)
+    return visitor.found
 
 
 RULE = CpuThenDevice
@@ -187,9 +207,12 @@ turns a host allocation, a fill and a blocking copy into one asynchronous kernel
 RULE.EXAMPLE = "mask = torch.ones(n, n).tril().to(device)\nnoise = torch.randn(batch, dim).cuda()"
 RULE.USE_INSTEAD = "mask = torch.ones(n, n, device=device).tril()\nnoise = torch.randn(batch, dim, device=\"cuda\")"
 RULE.FIX_NOTE = """\
-Safe for deterministic factories (`zeros`, `ones`, `full`, `arange`, `tensor([...])`…) when the move
-has no keyword but `non_blocking`. Unsafe for random factories (`rand*`, `normal`): another device
-draws other numbers and leaves the CPU generator where it was, so later CPU draws change."""
+Safe for deterministic factories (`zeros`, `ones`, `full`, `arange`, `eye`, `tensor([...])`…) when
+the move has no keyword but `non_blocking`. Unsafe for random factories (`rand*`, `randn_like`,
+`rand_like`, `randint_like`, `normal`): another device draws other numbers and leaves the CPU
+generator where it was, so later CPU draws change; and for `linspace`/`logspace`, whose values
+computed on CUDA can differ from the CPU's in the last bits. Not offered when the `.to(...)` call
+holds a comment (it would be lost)."""
 RULE.REFERENCES = (
     "https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html#create-tensors-directly-on-the-target-device",
 )
