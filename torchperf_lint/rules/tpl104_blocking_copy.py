@@ -7,8 +7,10 @@ import libcst as cst
 from ..catalog import SAFE
 from ..edits import add_keyword
 from ..findings import RuleFix
-from ..syntax import has_splat, is_false, is_model_name, keyword, last_identifier, method_call, move_target
-from ..walker import Rule
+from ..syntax import (code_of, has_splat, is_false, is_model_name, keyword, last_identifier, method_call,
+                      move_target)
+from ..tree import descendants
+from ..walker import LOOP, Rule
 
 
 class BlockingCopy(Rule):
@@ -36,9 +38,49 @@ class BlockingCopy(Rule):
         if not ctx.facts.pins_loader:
             return
         fix = None
-        if flag is None:
+        if flag is None and not _refilled_in_loop(receiver, ctx):
             fix = RuleFix(SAFE, "add non_blocking=True", [(node, add_keyword(node, "non_blocking", cst.Name("True")))])
         self.report(node, fix=fix)
+
+
+def _refilled_in_loop(tensor: cst.BaseExpression, ctx) -> bool:
+    """Is ``tensor`` a staging buffer that the loop writes into (``buf.copy_(batch)``, ``buf[:n] = x``,
+    ``torch.cat(..., out=buf)``)? Then a non-blocking copy from it races the next refill, which can
+    overwrite the data while the device is still reading it."""
+    if not isinstance(tensor, (cst.Name, cst.Attribute)):
+        return False
+    text = code_of(tensor)
+    loops = [block.node for block in ctx.frame.blocks if block.kind == LOOP]
+    if not loops:
+        return False
+    for node in descendants(loops[0]):
+        if isinstance(node, cst.Call):
+            found = method_call(node)
+            if found is not None and found[1].endswith("_") and code_of(found[0]) == text:
+                return True  # an in-place method: copy_, fill_, index_copy_, ...
+            out = keyword(node, "out")
+            if out is not None and code_of(out.value) == text:
+                return True
+        targets = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            for element in _elements(target):
+                if isinstance(element, cst.Subscript) and code_of(element.value) == text:
+                    return True
+                if isinstance(node, cst.AugAssign) and code_of(element) == text:
+                    return True  # ``buf += x`` works in place on a tensor
+    return False
+
+
+def _elements(target: cst.BaseExpression):
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _elements(element.value)
+    else:
+        yield target
 
 
 def _is_model_like(expr: cst.BaseExpression, ctx) -> bool:
@@ -98,7 +140,12 @@ batches, which the GPU can read by DMA while it computes, but only if the copy i
 `non_blocking=True`; without it the host still waits for every copy, and pinning bought nothing."""
 RULE.EXAMPLE = "for x, y in loader:  # DataLoader(..., pin_memory=True)\n    x, y = x.to(device), y.to(device)"
 RULE.USE_INSTEAD = "for x, y in loader:\n    x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)"
-RULE.FIX_NOTE = "Safe: the copy is ordered on the current stream before any kernel that reads it."
+RULE.FIX_NOTE = """\
+Safe: the copy is ordered on the current stream before any kernel that reads it, and a batch
+from the loader is a fresh tensor each step. Not offered when the copied tensor is a staging
+buffer that the loop refills (`buf.copy_(batch)`, `buf[:n] = x`, `out=buf`): with
+`non_blocking=True` the next refill can overwrite the host memory while the device is still
+reading it (keep the copy blocking, or double-buffer and record an event per buffer)."""
 RULE.REFERENCES = (
     "https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html",
     "https://pytorch.org/docs/stable/notes/cuda.html#use-pinned-memory-buffers",

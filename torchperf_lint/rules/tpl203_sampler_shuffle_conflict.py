@@ -120,12 +120,28 @@ loader = torch.utils.data.DataLoader(  # TPL203
 )
 RULE.FIXES = (
     (
-        "from torch.utils.data import DataLoader\nloader = DataLoader(ds, sampler=s, shuffle=True)\n",
-        "from torch.utils.data import DataLoader\nloader = DataLoader(ds, sampler=s)\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "loader = DataLoader(ds, sampler=DistributedSampler(ds), shuffle=True)\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "loader = DataLoader(ds, sampler=DistributedSampler(ds))\n",
     ),
     (
-        "from torch.utils.data import DataLoader\nloader = DataLoader(ds, shuffle=True, sampler=s, num_workers=2)\n",
-        "from torch.utils.data import DataLoader\nloader = DataLoader(ds, sampler=s, num_workers=2)\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def make(ds):\n    s = DistributedSampler(ds)\n"
+        "    return DataLoader(\n        ds,\n        shuffle=True,  # see the sampler\n        sampler=s,\n"
+        "        num_workers=2,\n    )\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def make(ds):\n    s = DistributedSampler(ds)\n"
+        "    return DataLoader(\n        ds,\n        # see the sampler\n        sampler=s,\n"
+        "        num_workers=2,\n    )\n",
+    ),
+    (
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "sampler = DistributedSampler(ds) if distributed else None\n"
+        "loader = DataLoader(ds, sampler=sampler, shuffle=True)\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "sampler = DistributedSampler(ds) if distributed else None\n"
+        "loader = DataLoader(ds, sampler=sampler, shuffle=sampler is None)\n",
     ),
 )
 RULE.WHY = """\
@@ -135,5 +151,12 @@ option is mutually exclusive with shuffle`, typically only once the script reach
 multi-GPU branch on the cluster."""
 RULE.EXAMPLE = "loader = DataLoader(ds, sampler=DistributedSampler(ds), shuffle=True)"
 RULE.USE_INSTEAD = "loader = DataLoader(ds, sampler=DistributedSampler(ds, shuffle=True))"
-RULE.FIX_NOTE = "Safe: the call raises as written, and without `shuffle` the sampler's own order is used."
+RULE.FIX_NOTE = """\
+Safe. When the sampler is built right there (`sampler=DistributedSampler(ds)`, or a name bound once
+in the function to such a call), the call raises as written: the fix drops `shuffle`, and the
+sampler's own order is used (a comment on the removed line is kept). When the sampler is a name or
+attribute that may be `None` (`sampler = DistributedSampler(ds) if distributed else None`), dropping
+`shuffle` would quietly turn the single-process run's random order into a sequential one: the fix
+writes `shuffle=sampler is None` instead, which shuffles exactly when no sampler is given. For any
+other expression the fix drops `shuffle` and is unsafe, for that reason."""
 RULE.REFERENCES = ("https://pytorch.org/docs/stable/data.html#torch.utils.data.DataLoader",)
