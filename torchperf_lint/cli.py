@@ -28,8 +28,9 @@ from .config import (
     resolve_codes,
     split_codes,
 )
-from .output import FORMATS, Reported, display_path, docs_url, plural, render, summary
+from .output import FORMATS, Reported, display_path, docs_url, fixes_applied, plural, render, summary
 from .findings import applicable
+from .line_length import configured_line_length
 from .runner import CHECK, DIFF, FIX, FileResult, Task, digest, process
 
 COMMANDS = ("check", "rule", "version")
@@ -146,6 +147,9 @@ def check_command(args) -> int:
         raise ConfigError("--jobs must be 0 (one per core) or more")
     jobs = args.jobs or default_jobs()
     mode = DIFF if args.diff else FIX if (args.fix or args.fix_only) else CHECK
+    line_length = configured_line_length(paths[0])  # fixes keep lines within it
+    # The text summary says how many fixes --fix would apply, which takes a fix run per fixable file.
+    count_fixes = mode == CHECK and (args.output_format or "text") == "text" and not args.quiet
 
     files, missing = discover(paths, config, force_exclude=args.force_exclude)
     for path in missing:
@@ -178,7 +182,7 @@ def check_command(args) -> int:
                 if hit is not None and (mode == CHECK or not any(applicable(f, unsafe) for f in hit[0])):
                     results[path] = FileResult(path, hit[0], hit[1], from_cache=True)
                     continue
-        tasks.append(Task(path, tuple(sorted(per_file)), mode, unsafe))
+        tasks.append(Task(path, tuple(sorted(per_file)), mode, unsafe, line_length, count_fixes))
 
     task_codes = {task.path: frozenset(task.codes) for task in tasks}
     for result in run_tasks(tasks, jobs, sizes, cwd):
@@ -242,7 +246,10 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
     for path in sorted(results, key=lambda p: display_path(p, cwd)):
         result = results[path]
         display = display_path(path, cwd)
-        fixed += result.fixed
+        if mode == CHECK and result.from_cache:
+            fixed += sum(applicable(f, unsafe) for f in result.findings)  # cached only when equal
+        else:
+            fixed += result.fixed
         if result.diff:
             diffs.append(result.diff)
         if result.error:
@@ -260,6 +267,7 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
         sys.stdout.flush()
         if not args.quiet:
             print(f"Would fix {plural(fixed, 'error')}." if fixed else "No fixes available.", file=sys.stderr)
+            sys.stderr.write(fixes_applied(results, cwd))
         status = EXIT_FINDINGS if diffs else EXIT_OK
     else:
         shown = [] if args.fix_only else reports
@@ -268,8 +276,9 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
         if fmt == "text" and not args.quiet:
             if mode == FIX and fixed:
                 lines.append(f"Fixed {plural(fixed, 'error')}.")
+                lines.extend(fixes_applied(results, cwd).splitlines())
             if not args.fix_only:
-                lines.append(summary(shown, unsafe))
+                lines.append(summary(shown, unsafe, fixed if mode == CHECK else None))
         if args.output_file:
             Path(args.output_file).write_text(body + "".join(line + "\n" for line in lines), encoding="utf-8")
         else:
