@@ -179,8 +179,12 @@ def check_command(args) -> int:
             if stat is not None:
                 sizes[path] = stat.st_size
                 hit = cache.lookup(path, per_file, stat, lambda p=path: _digest_file(p))
-                if hit is not None and (mode == CHECK or not any(applicable(f, unsafe) for f in hit[0])):
-                    results[path] = FileResult(path, hit[0], hit[1], from_cache=True)
+                fixable = 0 if hit is None else sum(applicable(f, unsafe) for f in hit[0])
+                if hit is not None and fixable and count_fixes and (hit[2] is None or hit[2][0] != unsafe):
+                    hit = None  # the summary needs what --fix would apply, which was not counted
+                if hit is not None and (mode == CHECK or not fixable):
+                    fixed = hit[2][1] if hit[2] is not None and hit[2][0] == unsafe else fixable
+                    results[path] = FileResult(path, hit[0], hit[1], fixed=fixed, from_cache=True)
                     continue
         tasks.append(Task(path, tuple(sorted(per_file)), mode, unsafe, line_length, count_fixes))
 
@@ -188,7 +192,9 @@ def check_command(args) -> int:
     for result in run_tasks(tasks, jobs, sizes, cwd):
         results[result.path] = result
         if cache is not None and result.stamp is not None and result.error is None:
-            cache.store(result.path, task_codes[result.path], result.stamp, result.findings, result.noqa_rows)
+            counted = (mode == CHECK and count_fixes) or mode == DIFF  # then result.fixed is --fix's count
+            cache.store(result.path, task_codes[result.path], result.stamp, result.findings, result.noqa_rows,
+                        (unsafe, result.fixed) if counted else None)
     if cache is not None:
         cache.save()
 
@@ -246,10 +252,7 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
     for path in sorted(results, key=lambda p: display_path(p, cwd)):
         result = results[path]
         display = display_path(path, cwd)
-        if mode == CHECK and result.from_cache:
-            fixed += sum(applicable(f, unsafe) for f in result.findings)  # cached only when equal
-        else:
-            fixed += result.fixed
+        fixed += result.fixed
         if result.diff:
             diffs.append(result.diff)
         if result.error:

@@ -212,12 +212,9 @@ def process(task: Task, display: Optional[str] = None) -> FileResult:
             result.fixed = fixable = sum(applicable(f, task.unsafe) for f in result.findings)
             if fixable and task.count_fixes:
                 # What --fix would apply, fixes that the first ones make possible included, so that
-                # check, --diff and --fix give one count. A cached result knows only its findings:
-                # a file whose count differs from them is not cached.
+                # check, --diff and --fix give one count.
                 result.fixed = fix_text(source, task.path, codes, task.unsafe, task.max_line_length,
                                         (result.findings, result.noqa_rows), result.applied)[1]
-                if result.fixed != fixable:
-                    result.stamp = None
             return result
         new_source, fixed, findings, rows, error, first = fix_text(
             source, task.path, codes, task.unsafe, task.max_line_length, applied=result.applied)

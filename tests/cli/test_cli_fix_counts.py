@@ -64,3 +64,16 @@ def test_line_length_from_the_projects_flake8_settings(project):
     (project.root / "setup.cfg").write_text("[flake8]\nmax-line-length = 120\n")
     project.run("--fix")
     assert "mask = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], device=device)\n" in path.read_text()
+
+
+def test_cached_results_keep_the_count(project, monkeypatch):
+    from torchperf_lint import engine
+
+    project.write("a.py", FOLLOW_ON)
+    project.run("--output-format", "json")  # cached without counting what --fix would apply
+    assert "(1 fixable with --fix, which then fixes 1 more)" in project.run()[1]
+    calls = []
+    real = engine.lint_source
+    monkeypatch.setattr(engine, "lint_source", lambda *a, **k: calls.append(1) or real(*a, **k))
+    assert "(1 fixable with --fix, which then fixes 1 more)" in project.run()[1]
+    assert calls == []  # the count came from the cache
