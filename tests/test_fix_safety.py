@@ -320,3 +320,10 @@ def test_syncbatchnorm_really_needs_a_device_tensor(tmp_path):
             bn(torch.randn(8, 4))
     finally:
         dist.destroy_process_group()
+
+
+def test_tpl104_in_place_work_on_the_loader_batch_keeps_the_fix():
+    # The batch is a new tensor each time round: writing it before the copy races nothing.
+    source = STAGING.format(refill="    x.clamp_(0, 1)").replace("buf.to(device)", "x.to(device)")
+    result, count = fixed(source, "TPL104")
+    assert count == 1 and "x.to(device, non_blocking=True)" in result

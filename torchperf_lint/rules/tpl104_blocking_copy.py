@@ -53,14 +53,18 @@ def _refilled_in_loop(tensor: cst.BaseExpression, ctx) -> bool:
     loops = [block.node for block in ctx.frame.blocks if block.kind == LOOP]
     if not loops:
         return False
-    for node in descendants(loops[0]):
+    nodes = list(descendants(loops[0]))
+    if any(_rebinds(node, text) for node in nodes):
+        return False  # a new tensor each time round (a loader batch): nothing is overwritten
+    written = False
+    for node in nodes:
         if isinstance(node, cst.Call):
             found = method_call(node)
             if found is not None and found[1].endswith("_") and code_of(found[0]) == text:
-                return True  # an in-place method: copy_, fill_, index_copy_, ...
+                written = True  # an in-place method: copy_, fill_, index_copy_, ...
             out = keyword(node, "out")
             if out is not None and code_of(out.value) == text:
-                return True
+                written = True
         targets = []
         if isinstance(node, cst.Assign):
             targets = [t.target for t in node.targets]
@@ -69,10 +73,23 @@ def _refilled_in_loop(tensor: cst.BaseExpression, ctx) -> bool:
         for target in targets:
             for element in _elements(target):
                 if isinstance(element, cst.Subscript) and code_of(element.value) == text:
-                    return True
+                    written = True
                 if isinstance(node, cst.AugAssign) and code_of(element) == text:
-                    return True  # ``buf += x`` works in place on a tensor
-    return False
+                    written = True  # ``buf += x`` works in place on a tensor
+    return written
+
+
+def _rebinds(node: cst.CSTNode, text: str) -> bool:
+    """Does ``node`` bind the name or attribute ``text`` afresh (``for x in loader``, ``x = ...``)?"""
+    if isinstance(node, cst.For):
+        targets = [node.target]
+    elif isinstance(node, cst.Assign):
+        targets = [t.target for t in node.targets]
+    elif isinstance(node, cst.AnnAssign) and node.value is not None:
+        targets = [node.target]
+    else:
+        return False
+    return any(code_of(element) == text for target in targets for element in _elements(target))
 
 
 def _elements(target: cst.BaseExpression):
