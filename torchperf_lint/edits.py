@@ -33,6 +33,16 @@ class _Replacer(cst.CSTTransformer):
         return self.replacements.get(id(original_node), updated_node)
 
 
+# The unit's own rendering, kept for its next finding (a unit often has several fixes).
+_last_rendered: List[Tuple[cst.Module, str]] = []
+
+
+def _rendered(module: cst.Module) -> str:
+    if not _last_rendered or _last_rendered[0][0] is not module:
+        _last_rendered[:] = [(module, module.code)]
+    return _last_rendered[0][1]
+
+
 def _render(module: cst.Module, replacements) -> str:
     return module.visit(_Replacer({id(old): new for old, new in replacements})).code
 
@@ -52,7 +62,7 @@ def to_fix(
     libcst does not reproduce exactly (the fix would reformat the user's code).
     """
     replacements = list(rule_fix.replacements)
-    rendered = module.code
+    rendered = _rendered(module)
     new_code = _render(module, replacements)
     if new_code == rendered:
         return None
