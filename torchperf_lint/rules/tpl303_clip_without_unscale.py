@@ -205,6 +205,10 @@ scaler.unscale_(optimizer)
 torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
 scaler.step(optimizer)"""
 RULE.FIX_NOTE = """\
-Safe: inserts `scaler.unscale_(optimizer)` (the optimizer that `scaler.step` receives) just before
-the clip. Not offered when the function already calls `unscale_` elsewhere (twice raises)."""
+Safe: inserts `scaler.unscale_(optimizer)` (the optimizer that `scaler.step` receives) once per
+optimizer and step, just before the first clip, or before the outermost loop around it that runs
+between the backward and the step (`for group in optimizer.param_groups: clip_grad_norm_(...)`):
+a second `unscale_` before the step raises. Not offered when the function already calls `unscale_`
+elsewhere, nor when the backward runs in a loop whose step comes after it (there is no one place
+for a single `unscale_` inside it)."""
 RULE.REFERENCES = ("https://pytorch.org/docs/stable/notes/amp_examples.html#gradient-clipping",)
