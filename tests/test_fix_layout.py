@@ -95,6 +95,24 @@ def test_tpl101_on_a_multiline_factory():
     assert result == "import torch\nx = torch.zeros(\n    8, 8,  # the size\n    device=device,\n)\n"
 
 
+def test_tpl101_comments_of_the_move_go_to_the_device_line():
+    result = fixed("""\
+        import torch
+        def f():
+            if a:
+                x = torch.zeros(3, 4).to(  # move
+                    device,  # the GPU
+                )
+    """)
+    assert result.endswith(
+        "        x = torch.zeros(\n"
+        "            3,\n"
+        "            4,\n"
+        "            device=device,  # move\n"
+        "            # the GPU\n"
+        "        )\n")
+
+
 def test_code_outside_the_fix_is_never_reformatted():
     source = textwrap.dedent("""\
         import torch

@@ -211,8 +211,14 @@ def test_tpl101_fix_applicability(factory, applicability):
     assert len(found) == 1 and found[0].fix.applicability == applicability
 
 
-def test_tpl101_no_fix_that_would_drop_a_comment():
+def test_tpl101_fix_keeps_the_comments_of_the_move():
     source = "import torch\nx = torch.zeros(3).to(\n    device,  # the rank's GPU\n)\n"
+    result, _ = fixed(source, "TPL101")
+    assert result == "import torch\nx = torch.zeros(\n    3,\n    device=device,  # the rank's GPU\n)\n"
+
+
+def test_tpl101_no_fix_where_a_comment_has_no_line_to_go_to():
+    source = "import torch\nx = torch.zeros(3,\n                4).to(device  # c\n)\n"
     assert fixes(source, "TPL101") == [None]
 
 

@@ -263,12 +263,42 @@ def drop_keyword(call: cst.Call, name: str) -> cst.Call:
     return call.with_changes(args=args)
 
 
-def wrap_call(call: cst.Call, indent: str) -> cst.Call:
-    """``call`` with one argument per line (and a trailing comma), for a line that starts with ``indent``."""
+def add_keyword_with_comments(call: cst.Call, name: str, value: cst.BaseExpression,
+                              comments: Sequence[cst.Comment]) -> Optional[cst.Call]:
+    """``add_keyword``, with ``comments`` (from code the fix removes) on the new argument's line:
+    the call is laid out one argument per line if it was on one line. None when the call's layout
+    leaves no line end for them."""
+    fixed = add_keyword(call, name, value)
+    if not comments:
+        return fixed
+    if _line_start_whitespace(fixed) is None:
+        fixed = wrap_call(fixed, None)
+    last = fixed.args[-1]
+    trailing = last.comma.whitespace_after if isinstance(last.comma, cst.Comma) else last.whitespace_after_arg
+    start = _line_start_whitespace(fixed)
+    if not isinstance(trailing, cst.ParenthesizedWhitespace) or trailing.first_line.comment is not None:
+        return None
+    more = [cst.EmptyLine(indent=start.indent, whitespace=start.last_line, comment=c) for c in comments[1:]]
+    trailing = trailing.with_changes(
+        first_line=cst.TrailingWhitespace(whitespace=cst.SimpleWhitespace("  "), comment=comments[0]),
+        empty_lines=[*more, *trailing.empty_lines])
+    if isinstance(last.comma, cst.Comma):
+        last = last.with_changes(comma=last.comma.with_changes(whitespace_after=trailing))
+    else:
+        last = last.with_changes(whitespace_after_arg=trailing)
+    return fixed.with_changes(args=[*fixed.args[:-1], last])
+
+
+def wrap_call(call: cst.Call, indent: Optional[str]) -> cst.Call:
+    """``call`` with one argument per line (and a trailing comma), for a line that starts with
+    ``indent`` (None: the indentation of the block the call is in)."""
+    relative = indent is None
+
     def line(spaces: str) -> cst.ParenthesizedWhitespace:
-        return cst.ParenthesizedWhitespace(first_line=_newline(), indent=False,
+        return cst.ParenthesizedWhitespace(first_line=_newline(), indent=relative,
                                            last_line=cst.SimpleWhitespace(spaces))
 
+    indent = indent or ""
     inner = indent + "    "
     args = [a.with_changes(comma=cst.Comma(whitespace_after=line(inner)), whitespace_after_arg=_NO_SPACE)
             for a in call.args]

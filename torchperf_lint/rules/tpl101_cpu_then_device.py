@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..catalog import SAFE, UNSAFE
-from ..edits import add_keyword
+from ..edits import add_keyword_with_comments
 from ..findings import RuleFix
 from ..syntax import assigned_names, has_splat, is_literal_data, keyword, method_call, move_target, positional
 from ..walker import Rule
@@ -117,24 +117,27 @@ class CpuThenDevice(Rule):
             if len(extra) != 1 or (extra[0].keyword is not None and extra[0].keyword.value != "device"):
                 return None  # .to(device, dtype) or .to(..., copy=True): more than a move
             device = extra[0].value
-        if _has_comment(move, factory):
-            return None  # the comments of ``.to(...)`` would be lost with it
-        fixed = add_keyword(factory, "device", device)
+        # Comments of the ``.to(...)`` part go to the ``device=`` argument's line.
+        fixed = add_keyword_with_comments(factory, "device", device, _comments(move, factory))
+        if fixed is None:
+            return None
         applicability = UNSAFE if name in _VALUE_CHANGING else SAFE
         return RuleFix(applicability, f"create the tensor with device={cst.Module([]).code_for_node(device)}",
                        [(move, fixed)])
 
 
-def _has_comment(move: cst.Call, factory: cst.Call) -> bool:
-    """A comment in the part of ``factory(...).to(...)`` that the fix leaves out."""
+def _comments(move: cst.Call, factory: cst.Call) -> list:
+    """The comments in the part of ``factory(...).to(...)`` that the fix leaves out, in order."""
     class Comments(cst.CSTVisitor):
-        found = False
+        def __init__(self):
+            super().__init__()
+            self.found = []
 
         def visit_Call(self, node: cst.Call) -> bool:
             return node is not factory
 
         def visit_Comment(self, node: cst.Comment) -> None:
-            self.found = True
+            self.found.append(node)
 
     visitor = Comments()
     move.visit(visitor)
@@ -211,8 +214,8 @@ Safe for deterministic factories (`zeros`, `ones`, `full`, `arange`, `eye`, `ten
 the move has no keyword but `non_blocking`. Unsafe for random factories (`rand*`, `randn_like`,
 `rand_like`, `randint_like`, `normal`): another device draws other numbers and leaves the CPU
 generator where it was, so later CPU draws change; and for `linspace`/`logspace`, whose values
-computed on CUDA can differ from the CPU's in the last bits. Not offered when the `.to(...)` call
-holds a comment (it would be lost)."""
+computed on CUDA can differ from the CPU's in the last bits. A comment inside `.to(...)` moves to
+the `device=` argument's line."""
 RULE.REFERENCES = (
     "https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html#create-tensors-directly-on-the-target-device",
 )
