@@ -237,6 +237,7 @@ def test_a_fix_is_applied_whole_or_not_at_all():
 
 def test_two_insertions_at_one_place_do_not_both_apply():
     source = "x\n"
-    result, applied = apply_fixes(source, [Fix("safe", "a", (Edit(1, 0, 1, 0, "a\n"),)),
-                                          Fix("safe", "b", (Edit(1, 0, 1, 0, "b\n"),))])
+    first = Fix("safe", "a", (Edit(1, 0, 1, 0, "a\n"),))
+    second = Fix("safe", "b", (Edit(1, 0, 1, 0, "b\n"),))
+    result, applied = apply_fixes(source, [first, second])
     assert result == "a\nx\n" and applied == [0]

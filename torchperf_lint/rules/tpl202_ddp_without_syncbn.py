@@ -45,7 +45,6 @@ class DdpWithoutSyncBatchNorm(Rule):
         return RuleFix(UNSAFE, "convert BatchNorm layers to SyncBatchNorm before wrapping",
                        [(node, node.with_changes(args=new_args))])
 
-
     def _gloo_only(self) -> bool:
         """The code around the DDP call starts the process group with the gloo (CPU) backend only."""
         backends = set()
