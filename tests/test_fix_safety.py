@@ -333,3 +333,20 @@ def test_tpl104_in_place_work_on_the_loader_batch_keeps_the_fix():
     source = STAGING.format(refill="    x.clamp_(0, 1)").replace("buf.to(device)", "x.to(device)")
     result, count = fixed(source, "TPL104")
     assert count == 1 and "x.to(device, non_blocking=True)" in result
+
+
+def test_tpl202_gloo_branch_gets_no_fix_the_cuda_branch_does():
+    source = textwrap.dedent("""\
+        import torch
+        import torch.distributed as dist
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        m = torch.nn.BatchNorm1d(4)
+        if args.cpu:
+            dist.init_process_group("gloo")
+            model = DDP(m)
+        else:
+            dist.init_process_group("nccl")
+            model = DDP(m.cuda(), device_ids=[rank])
+    """)
+    cpu, cuda = fixes(source, "TPL202")
+    assert cpu is None and cuda is not None and cuda.applicability == UNSAFE

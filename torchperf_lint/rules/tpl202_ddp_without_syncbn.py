@@ -46,13 +46,23 @@ class DdpWithoutSyncBatchNorm(Rule):
                        [(node, node.with_changes(args=new_args))])
 
     def _gloo_only(self) -> bool:
-        """The code around the DDP call starts the process group with the gloo (CPU) backend only."""
-        backends = set()
-        for node in descendants(self.ctx.stack[0]):
-            if isinstance(node, cst.Call) and self.ctx.qualname(node.func) == "torch.distributed.init_process_group":
-                arg = keyword(node, "backend") or next(iter(positional(node)), None)
-                backends.add(string_value(arg.value) if arg is not None else None)
-        return bool(backends) and all(b is not None and "gloo" in b and "nccl" not in b for b in backends)
+        """The process group around the DDP call is started with the gloo (CPU) backend only: the
+        nearest block around the call that starts one decides (``if args.cpu:
+        init_process_group("gloo"); model = DDP(model)``), else the whole unit."""
+        for ancestor in reversed(self.ctx.stack):
+            if not isinstance(ancestor, (cst.IndentedBlock, cst.Module)):
+                continue
+            backends = [self._backend(node) for node in descendants(ancestor)
+                        if isinstance(node, cst.Call)
+                        and self.ctx.qualname(node.func) == "torch.distributed.init_process_group"]
+            if backends:
+                return all(b is not None and "gloo" in b and "nccl" not in b for b in backends)
+        return False
+
+    @staticmethod
+    def _backend(init: cst.Call):
+        arg = keyword(init, "backend") or next(iter(positional(init)), None)
+        return string_value(arg.value) if arg is not None else None
 
 
 RULE = DdpWithoutSyncBatchNorm
