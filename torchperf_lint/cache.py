@@ -3,7 +3,8 @@
 One cache file per (tool version, hash of the package's source, Python version, selected codes) in
 ``.torchperf_lint_cache/`` at the project root. An entry maps a file's absolute path to the size,
 mtime and content digest it had, the codes it was checked for (after per-file-ignores) and its
-findings after ``# noqa`` (fixes included). A file whose size and mtime are unchanged is a hit
+findings after ``# noqa`` (fixes included), and how many fixes ``--fix`` would apply to it (with or
+without the unsafe ones), when that was counted. A file whose size and mtime are unchanged is a hit
 without being read, as in ruff; otherwise its content digest decides. Stored with ``marshal`` (plain
 tuples and strings: loading it runs no code).
 """
@@ -23,7 +24,7 @@ from .findings import Finding
 from .runner import finding_from_tuple, finding_to_tuple
 
 CACHE_DIR_NAME = ".torchperf_lint_cache"
-FORMAT = 1
+FORMAT = 2
 _package_digest: Optional[str] = None
 
 
@@ -51,7 +52,8 @@ def cache_key(codes: Iterable[str]) -> str:
     return h.hexdigest()
 
 
-Entry = Tuple[int, int, str, Tuple[str, ...], tuple, tuple]  # size, mtime_ns, digest, codes, findings, rows
+# size, mtime_ns, digest, codes, findings, rows, (unsafe, fixes --fix would apply) or None
+Entry = Tuple[int, int, str, Tuple[str, ...], tuple, tuple, Optional[Tuple[bool, int]]]
 
 
 class Cache:
@@ -69,12 +71,12 @@ class Cache:
             self.entries = {}
 
     def lookup(self, path: str, codes: FrozenSet[str], stat: os.stat_result, read_digest=None):
-        """(findings, noqa rows) when the entry is valid, else None. ``read_digest`` (a callable) is
-        asked for the content digest when size or mtime changed."""
+        """(findings, noqa rows, (unsafe, fix count) or None) when the entry is valid, else None.
+        ``read_digest`` (a callable) is asked for the content digest when size or mtime changed."""
         entry = self.entries.get(path)
         if entry is None:
             return None
-        size, mtime, content_digest, entry_codes, findings, rows = entry
+        size, mtime, content_digest, entry_codes, findings, rows, fixes = entry
         if tuple(sorted(codes)) != entry_codes:
             return None
         if size != stat.st_size or mtime != stat.st_mtime_ns:
@@ -82,15 +84,15 @@ class Cache:
                 return None
             if read_digest() != content_digest:
                 return None
-            self.entries[path] = (stat.st_size, stat.st_mtime_ns, content_digest, entry_codes, findings, rows)
+            self.entries[path] = (stat.st_size, stat.st_mtime_ns, content_digest, entry_codes, findings, rows, fixes)
             self.dirty = True
-        return [finding_from_tuple(f) for f in findings], list(rows)
+        return [finding_from_tuple(f) for f in findings], list(rows), fixes
 
     def store(self, path: str, codes: FrozenSet[str], stamp: Tuple[int, int, str],
-              findings: List[Finding], rows: List[int]) -> None:
+              findings: List[Finding], rows: List[int], fixes: Optional[Tuple[bool, int]] = None) -> None:
         size, mtime, content_digest = stamp
         self.entries[path] = (size, mtime, content_digest, tuple(sorted(codes)),
-                              tuple(finding_to_tuple(f) for f in findings), tuple(rows))
+                              tuple(finding_to_tuple(f) for f in findings), tuple(rows), fixes)
         self.dirty = True
 
     def save(self) -> None:

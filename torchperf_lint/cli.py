@@ -28,8 +28,9 @@ from .config import (
     resolve_codes,
     split_codes,
 )
-from .output import FORMATS, Reported, display_path, docs_url, plural, render, summary
+from .output import FORMATS, Reported, display_path, docs_url, fixes_applied, plural, render, summary
 from .findings import applicable
+from .line_length import configured_line_length
 from .runner import CHECK, DIFF, FIX, FileResult, Task, digest, process
 
 COMMANDS = ("check", "rule", "version")
@@ -150,6 +151,9 @@ def check_command(args) -> int:
         raise ConfigError("--jobs must be 0 (one per core) or more")
     jobs = args.jobs or default_jobs()
     mode = DIFF if args.diff else FIX if (args.fix or args.fix_only) else CHECK
+    line_length = configured_line_length(paths[0])  # fixes keep lines within it
+    # The text summary says how many fixes --fix would apply, which takes a fix run per fixable file.
+    count_fixes = mode == CHECK and (args.output_format or "text") == "text" and not args.quiet
 
     files, missing = discover(paths, config, force_exclude=args.force_exclude)
     for path in missing:
@@ -179,16 +183,22 @@ def check_command(args) -> int:
             if stat is not None:
                 sizes[path] = stat.st_size
                 hit = cache.lookup(path, per_file, stat, lambda p=path: _digest_file(p))
-                if hit is not None and (mode == CHECK or not any(applicable(f, unsafe) for f in hit[0])):
-                    results[path] = FileResult(path, hit[0], hit[1], from_cache=True)
+                fixable = 0 if hit is None else sum(applicable(f, unsafe) for f in hit[0])
+                if hit is not None and fixable and count_fixes and (hit[2] is None or hit[2][0] != unsafe):
+                    hit = None  # the summary needs what --fix would apply, which was not counted
+                if hit is not None and (mode == CHECK or not fixable):
+                    fixed = hit[2][1] if hit[2] is not None and hit[2][0] == unsafe else fixable
+                    results[path] = FileResult(path, hit[0], hit[1], fixed=fixed, from_cache=True)
                     continue
-        tasks.append(Task(path, tuple(sorted(per_file)), mode, unsafe))
+        tasks.append(Task(path, tuple(sorted(per_file)), mode, unsafe, line_length, count_fixes))
 
     task_codes = {task.path: frozenset(task.codes) for task in tasks}
     for result in run_tasks(tasks, jobs, sizes, cwd):
         results[result.path] = result
         if cache is not None and result.stamp is not None and result.error is None:
-            cache.store(result.path, task_codes[result.path], result.stamp, result.findings, result.noqa_rows)
+            counted = (mode == CHECK and count_fixes) or mode == DIFF  # then result.fixed is --fix's count
+            cache.store(result.path, task_codes[result.path], result.stamp, result.findings, result.noqa_rows,
+                        (unsafe, result.fixed) if counted else None)
     if cache is not None:
         cache.save()
 
@@ -264,6 +274,7 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
         sys.stdout.flush()
         if not args.quiet:
             print(f"Would fix {plural(fixed, 'error')}." if fixed else "No fixes available.", file=sys.stderr)
+            sys.stderr.write(fixes_applied(results, cwd))
         status = EXIT_FINDINGS if diffs else EXIT_OK
     else:
         shown = [] if args.fix_only else reports
@@ -272,8 +283,9 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
         if fmt == "text" and not args.quiet:
             if mode == FIX and fixed:
                 lines.append(f"Fixed {plural(fixed, 'error')}.")
+                lines.extend(fixes_applied(results, cwd).splitlines())
             if not args.fix_only:
-                lines.append(summary(shown, unsafe))
+                lines.append(summary(shown, unsafe, fixed if mode == CHECK else None))
         if args.output_file:
             Path(args.output_file).write_text(body + "".join(line + "\n" for line in lines), encoding="utf-8")
         else:

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import ast
 import sys
-from typing import Collection, Dict, List, Optional, Sequence, Tuple
+from typing import Collection, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .catalog import CATALOG
+from .edits import to_fix
 from .facts import ModuleFacts
-from .findings import Edit, Finding, Fix, RuleFix, analysis_failed
+from .findings import Finding, analysis_failed
+from .line_length import DEFAULT_LINE_LENGTH
 from .names import ImportTable, text_mentions_torch_import
 from .rules import RULES
 from .segments import Unit, split_units
@@ -40,10 +42,12 @@ def lint_source(
     tree: Optional[ast.Module] = None,
     codes: Optional[Collection[str]] = None,
     lines: Optional[Sequence[str]] = None,
+    max_line_length: int = DEFAULT_LINE_LENGTH,
 ) -> List[Finding]:
-    """All findings of the rules in ``codes`` (default: the rules on by default) for one file."""
+    """All findings of the rules in ``codes`` (default: the rules on by default) for one file.
+    ``max_line_length``: the project's line length, which fixes do not push a line past."""
     try:
-        return _lint(source, tree, set(default_codes() if codes is None else codes), lines)
+        return _lint(source, tree, set(default_codes() if codes is None else codes), lines, max_line_length)
     except RecursionError:
         return [analysis_failed("the code is nested too deeply for the parser (recursion limit)")]
     except MemoryError:
@@ -52,7 +56,7 @@ def lint_source(
         return [analysis_failed(f"internal error {type(error).__name__}: {error} (please report it)")]
 
 
-def _lint(source: str, tree, codes, lines) -> List[Finding]:
+def _lint(source: str, tree, codes, lines, max_line_length) -> List[Finding]:
     if not text_mentions_torch_import(source):
         return []  # the common case for non-torch files: one substring search
     if len(source) > MAX_FILE_BYTES:
@@ -86,7 +90,7 @@ def _lint(source: str, tree, codes, lines) -> List[Finding]:
     old_limit = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
-        _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, failures)
+        _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, failures, max_line_length)
     finally:
         sys.setrecursionlimit(old_limit)
     if failures:
@@ -94,7 +98,7 @@ def _lint(source: str, tree, codes, lines) -> List[Finding]:
     return _dedupe(findings)
 
 
-def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, failures) -> None:
+def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, failures, max_line_length) -> None:
     for unit in split_units(tree):
         text = unit.text(lines)
         if aliases:
@@ -110,7 +114,7 @@ def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, fail
                 failures.append(f"lines {unit.start}-{unit.end} are nested {depth} levels deep "
                                 f"(more than {MAX_NESTING}, too deep for libcst)")
                 continue
-            findings.extend(_lint_unit(unit, lines, candidates, table, facts, failures))
+            findings.extend(_lint_unit(unit, lines, candidates, table, facts, failures, max_line_length))
 
 
 def _aliases(table: ImportTable) -> List[Tuple[str, str]]:
@@ -122,7 +126,8 @@ def _aliases(table: ImportTable) -> List[Tuple[str, str]]:
     ]
 
 
-def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures: List[str]) -> List[Finding]:
+def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures: List[str],
+               max_line_length: int) -> List[Finding]:
     code, line_offset = unit.parse_source(lines)
     try:
         module = cst.parse_module(code)
@@ -140,7 +145,9 @@ def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures: List[str
     result = []
     for rule_code, node, message, rule_fix in raw:
         where = positions[node]
-        fix = _to_fix(module, code, line_offset, rule_fix) if rule_fix is not None else None
+        fix = None
+        if rule_fix is not None:
+            fix = to_fix(module, code, line_offset, rule_fix, positions, max_line_length)
         result.append(
             Finding(
                 rule_code,
@@ -153,40 +160,6 @@ def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures: List[str
             )
         )
     return result
-
-
-class _Replacer(cst.CSTTransformer):
-    def __init__(self, replacements: Dict[int, cst.CSTNode]):
-        super().__init__()
-        self.replacements = replacements
-
-    def on_leave(self, original_node, updated_node):
-        return self.replacements.get(id(original_node), updated_node)
-
-
-def _to_fix(module: cst.Module, code: str, line_offset: int, rule_fix: RuleFix) -> Optional[Fix]:
-    """Turn node replacements into one minimal text edit in file coordinates."""
-    new_code = module.visit(_Replacer({id(old): new for old, new in rule_fix.replacements})).code
-    start = 0
-    limit = min(len(code), len(new_code))
-    while start < limit and code[start] == new_code[start]:
-        start += 1
-    end_old, end_new = len(code), len(new_code)
-    while end_old > start and end_new > start and code[end_old - 1] == new_code[end_new - 1]:
-        end_old -= 1
-        end_new -= 1
-
-    def position(offset: int) -> Tuple[int, int]:
-        line = code.count("\n", 0, offset) + 1
-        col = offset - (code.rfind("\n", 0, offset) + 1)
-        return line + line_offset, col
-
-    edits = tuple(rule_fix.file_edits)
-    if new_code != code:
-        line, col = position(start)
-        end_line, end_col = position(end_old)
-        edits = (Edit(line, col, end_line, end_col, new_code[start:end_new]),) + edits
-    return Fix(rule_fix.applicability, rule_fix.description, edits) if edits else None
 
 
 def _dedupe(findings: List[Finding]) -> List[Finding]:

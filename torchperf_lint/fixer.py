@@ -1,4 +1,4 @@
-"""Applying fixes to a file's text: non-overlapping edits, bottom-up, repeated until stable."""
+"""Applying fixes to a file's text: whole non-overlapping fixes, bottom-up, repeated until stable."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import ast
 from typing import Callable, Collection, List, Optional, Tuple
 
 from .engine import lint_source
-from .findings import Edit, applicable
+from .findings import Fix, applicable
+from .line_length import DEFAULT_LINE_LENGTH
 
 # A fix can uncover another (or two fixes can overlap); a few rounds settle every real case.
 MAX_ROUNDS = 8
@@ -21,58 +22,70 @@ def _offsets(lines: List[str]) -> List[int]:
     return starts
 
 
-def apply_edits(source: str, edits: List[Edit]) -> Tuple[str, int]:
-    """Apply the edits that do not overlap an earlier one; return the text and how many applied."""
-    return apply_edit_groups(source, [[edit] for edit in edits])
-
-
-def apply_edit_groups(source: str, groups: List[List[Edit]]) -> Tuple[str, int]:
-    """Apply each group of edits (one fix, possibly at several places: TPL304 rewrites an import and
-    its call sites) whole or not at all, skipping a group that overlaps one taken before it; return
-    the text and how many groups applied."""
+def apply_fixes(source: str, fixes: List[Fix]) -> Tuple[str, List[int]]:
+    """Apply each fix whose edits overlap no edit of a fix applied before it (a fix is applied
+    whole or not at all); return the text and the indexes of the fixes applied. A fix identical
+    to one applied (two findings, one remedy) counts as applied."""
     lines = source.splitlines(keepends=True)
     starts = _offsets(lines)
 
     def offset(line: int, col: int) -> int:
         return starts[min(line - 1, len(lines))] + col
 
-    spans_of = [sorted((offset(e.line, e.col), offset(e.end_line, e.end_col), e.content) for e in group)
-                for group in groups if group]
-    spans_of.sort(key=lambda spans: spans[0][:2])
-    taken: List[Tuple[int, int, str]] = []
+    def spans(fix: Fix):
+        return sorted((offset(e.line, e.col), offset(e.end_line, e.end_col), e.content) for e in fix.edits)
 
-    def overlaps(begin: int, end: int) -> bool:
-        return any(begin < max(t_end, t_begin + 1) and t_begin < max(end, begin + 1)
-                   for t_begin, t_end, _ in taken)
-
-    count = 0
-    for spans in spans_of:
-        if any(overlaps(begin, end) for begin, end, _ in spans):
+    order = sorted(range(len(fixes)), key=lambda i: spans(fixes[i])[0][:2] if fixes[i].edits else (0, 0))
+    chosen: List[Tuple[int, int, str]] = []
+    seen, applied = set(), []
+    for index in order:
+        mine = spans(fixes[index])
+        key = tuple(mine)
+        if key in seen:
+            applied.append(index)
             continue
-        taken.extend(spans)
-        count += 1
-    for begin, end, content in sorted(taken, reverse=True):
+        if not mine or any(_overlap(a, b) for a in mine for b in chosen):
+            continue
+        chosen.extend(mine)
+        seen.add(key)
+        applied.append(index)
+    for begin, end, content in sorted(chosen, reverse=True):
         source = source[:begin] + content + source[end:]
-    return source, count
+    return source, sorted(applied)
 
 
-def fix_loop(source: str, analyse: Callable[[str], tuple], unsafe: bool, first: Optional[tuple] = None):
+def _overlap(a: Tuple[int, int, str], b: Tuple[int, int, str]) -> bool:
+    """Two edits conflict when their spans intersect, or when both insert at one point."""
+    (a0, a1, _), (b0, b1, _) = a, b
+    return max(a0, b0) < min(a1, b1) or a0 == b0
+
+
+def fix_loop(
+    source: str,
+    analyse: Callable[[str], tuple],
+    unsafe: bool,
+    first: Optional[tuple] = None,
+    applied: Optional[List[Tuple[str, str, int]]] = None,
+):
     """Apply the applicable fixes of ``analyse(source)[0]`` round after round until none is left.
 
     ``analyse`` returns a tuple whose first item is the findings (the CLI's also carries the noqa
     rows, and leaves silenced findings out, so that they are not fixed); ``first`` is the analysis
     of ``source`` when the caller already has it. Returns
     (source, fixes applied, the last analysis, error): on an error (fixed code that does not
-    parse) the original source and its analysis come back.
+    parse) the original source and its analysis come back. ``applied``, when given, receives
+    (code, fix description, round) for every fix applied, the later rounds' included (fixes that
+    the first ones made possible).
     """
     original = source
     analysis = first = first if first is not None else analyse(source)
     total = 0
-    for _ in range(MAX_ROUNDS):
-        groups = [list(f.fix.edits) for f in analysis[0] if applicable(f, unsafe)]
-        if not groups:
+    done: List[Tuple[str, str, int]] = []
+    for round_number in range(1, MAX_ROUNDS + 1):
+        findings = [f for f in analysis[0] if applicable(f, unsafe)]
+        if not findings:
             break
-        new_source, count = apply_edit_groups(source, groups)
+        new_source, chosen = apply_fixes(source, [f.fix for f in findings])
         if new_source == source:
             break
         try:
@@ -83,16 +96,27 @@ def fix_loop(source: str, analyse: Callable[[str], tuple], unsafe: bool, first: 
                 f"the fixes for {codes} would leave code that does not parse "
                 f"({type(error).__name__}: {error}); nothing was written (please report this)"
             )
-        source, total = new_source, total + count
+        source, total = new_source, total + len(chosen)
+        done.extend((findings[i].code, findings[i].fix.description, round_number) for i in chosen)
         analysis = analyse(source)
+    if applied is not None:
+        applied.extend(done)
     return source, total, analysis, None
 
 
 def fix_source(
-    source: str, codes: Optional[Collection[str]] = None, unsafe: bool = False, filename: str = "<string>"
+    source: str,
+    codes: Optional[Collection[str]] = None,
+    unsafe: bool = False,
+    filename: str = "<string>",
+    max_line_length: int = DEFAULT_LINE_LENGTH,
 ) -> Tuple[str, int]:
     """The source with every applicable fix applied, and the number of fixes applied."""
-    fixed, total, _, error = fix_loop(source, lambda text: (lint_source(text, filename, codes=codes),), unsafe)
+    fixed, total, _, error = fix_loop(
+        source,
+        lambda text: (lint_source(text, filename, codes=codes, max_line_length=max_line_length),),
+        unsafe,
+    )
     if error:
         raise ValueError(error)
     return fixed, total

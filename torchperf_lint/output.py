@@ -59,7 +59,9 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def summary(reports: List[Reported], unsafe: bool) -> str:
+def summary(reports: List[Reported], unsafe: bool, would_fix: Optional[int] = None) -> str:
+    """``would_fix``: how many fixes --fix would apply (with those the first fixes make possible),
+    when it can differ from the number of fixable findings."""
     if not reports:
         return "All checks passed!"
     n_fix = sum(fixable(r.finding, unsafe) for r in reports)
@@ -67,12 +69,32 @@ def summary(reports: List[Reported], unsafe: bool) -> str:
         r.finding.fix is not None and r.finding.fix.applicability == UNSAFE for r in reports
     )
     parts = []
-    if n_fix:
+    if n_fix and would_fix is not None and would_fix > n_fix:
+        parts.append(f"{n_fix} fixable with --fix, which then fixes {would_fix - n_fix} more")
+    elif n_fix and would_fix is not None and would_fix < n_fix:
+        parts.append(f"{n_fix} fixable with --fix, in {plural(would_fix, 'fix')}")
+    elif n_fix:
         parts.append(f"{n_fix} fixable with --fix")
     if n_hidden:
         parts.append(f"{n_hidden} more with --unsafe-fixes")
     tail = f" ({'; '.join(parts)})" if parts else ""
     return f"Found {plural(len(reports), 'error')}{tail}."
+
+
+def fixes_applied(results, cwd: str) -> str:
+    """One line per file and fix kind of what a fix run changed (``results``: path -> FileResult),
+    the fixes that earlier fixes made possible included and marked."""
+    out = []
+    for path in sorted(results, key=lambda p: display_path(p, cwd)):
+        counts: dict = {}
+        for code, description, round_number in results[path].applied:
+            key = (code, description, round_number > 1)
+            counts[key] = counts.get(key, 0) + 1
+        for (code, description, later), count in counts.items():
+            note = " (made possible by an earlier fix)" if later else ""
+            times = f" ({count} times)" if count > 1 else ""
+            out.append(f"  {display_path(path, cwd)}: {code} {description}{times}{note}\n")
+    return "".join(out)
 
 
 def text(reports: List[Reported], unsafe: bool) -> str:

@@ -14,7 +14,8 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
-from .findings import ANALYSIS_FAILED, Edit, Finding, Fix, analysis_failed
+from .findings import ANALYSIS_FAILED, Edit, Finding, Fix, analysis_failed, applicable
+from .line_length import DEFAULT_LINE_LENGTH
 
 
 CHECK, FIX, DIFF = "check", "fix", "diff"
@@ -31,6 +32,8 @@ class Task:
     codes: Tuple[str, ...]
     mode: str = CHECK
     unsafe: bool = False
+    max_line_length: int = DEFAULT_LINE_LENGTH
+    count_fixes: bool = False  # CHECK: count what --fix would apply (for the text summary)
 
 
 @dataclass
@@ -38,7 +41,8 @@ class FileResult:
     path: str
     findings: List[Finding] = field(default_factory=list)
     noqa_rows: List[int] = field(default_factory=list)
-    fixed: int = 0  # fixes applied (FIX) or that would be applied (DIFF)
+    fixed: int = 0  # fixes applied (FIX) or that --fix would apply (DIFF, CHECK), later rounds included
+    applied: List[Tuple[str, str, int]] = field(default_factory=list)  # (code, fix, round) of each
     diff: str = ""
     error: Optional[str] = None  # an internal error of the tool (exit status 2)
     # (size, mtime_ns, digest) of the content the findings belong to; None: do not cache.
@@ -141,26 +145,30 @@ def _silenced(code: str, text: str) -> bool:
 
 # ---- one file -----------------------------------------------------------------------------------
 
-def analyse(source: str, filename: str, codes: FrozenSet[str]) -> Tuple[List[Finding], List[int]]:
+def analyse(
+    source: str, filename: str, codes: FrozenSet[str], max_line_length: int = DEFAULT_LINE_LENGTH
+) -> Tuple[List[Finding], List[int]]:
     from .engine import lint_source
 
     lines = source.splitlines(keepends=True)
     if file_is_noqa(lines):
         return [], []
-    findings = lint_source(source, filename, codes=codes, lines=lines)
+    findings = lint_source(source, filename, codes=codes, lines=lines, max_line_length=max_line_length)
     findings = [f for f in findings if f.code in codes]
     return apply_noqa(findings, lines)
 
 
-def fix_text(source: str, filename: str, codes: FrozenSet[str], unsafe: bool):
+def fix_text(source: str, filename: str, codes: FrozenSet[str], unsafe: bool,
+             max_line_length: int = DEFAULT_LINE_LENGTH, first=None, applied=None):
     """(new source, fixes applied, findings left, their noqa rows, error, findings of the original
     source with their rows). Silenced findings are not fixed. On an error (a fix that does not
-    parse) the source comes back unchanged."""
+    parse) the source comes back unchanged. ``applied`` receives (code, fix, round) per fix."""
     from .fixer import fix_loop
 
-    first = analyse(source, filename, codes)
+    if first is None:
+        first = analyse(source, filename, codes, max_line_length)
     fixed, total, (findings, rows), error = fix_loop(
-        source, lambda text: analyse(text, filename, codes), unsafe, first
+        source, lambda text: analyse(text, filename, codes, max_line_length), unsafe, first, applied
     )
     return fixed, total, findings, rows, error, first
 
@@ -199,13 +207,21 @@ def process(task: Task, display: Optional[str] = None) -> FileResult:
             result.stamp = stamp
             return result
         if task.mode == CHECK:
-            result.findings, result.noqa_rows = analyse(source, task.path, codes)
+            result.findings, result.noqa_rows = analyse(source, task.path, codes, task.max_line_length)
             result.stamp = stamp
+            result.fixed = fixable = sum(applicable(f, task.unsafe) for f in result.findings)
+            if fixable and task.count_fixes:
+                # What --fix would apply, fixes that the first ones make possible included, so that
+                # check, --diff and --fix give one count.
+                result.fixed = fix_text(source, task.path, codes, task.unsafe, task.max_line_length,
+                                        (result.findings, result.noqa_rows), result.applied)[1]
             return result
-        new_source, fixed, findings, rows, error, first = fix_text(source, task.path, codes, task.unsafe)
+        new_source, fixed, findings, rows, error, first = fix_text(
+            source, task.path, codes, task.unsafe, task.max_line_length, applied=result.applied)
         result.findings, result.noqa_rows, result.error = findings, rows, error
         if new_source == source:
             result.stamp = stamp if error is None else None
+            result.applied = []
             return result
         result.fixed = fixed
         if task.mode == DIFF:
@@ -219,6 +235,7 @@ def process(task: Task, display: Optional[str] = None) -> FileResult:
         except UnicodeEncodeError as error:
             result.error = f"the fixed text cannot be encoded as {encoding}: {error.reason}; nothing was written"
             result.fixed = 0
+            result.applied = []
             result.findings, result.noqa_rows = first
             return result
         with open(task.path, "wb") as handle:

@@ -142,9 +142,9 @@ def test_opt_in_codes_reach_the_engine(project, monkeypatch):
     seen = []
     real = engine.lint_source
 
-    def spy(source, filename="<string>", tree=None, codes=None, lines=None):
+    def spy(source, filename="<string>", tree=None, codes=None, lines=None, **options):
         seen.append(set(codes))
-        return real(source, filename, tree, codes, lines)
+        return real(source, filename, tree, codes, lines, **options)
 
     monkeypatch.setattr(engine, "lint_source", spy)
     project.write("a.py", DATA_PARALLEL)

@@ -96,7 +96,7 @@ def test_fix_that_does_not_parse_is_not_written(project, monkeypatch):
     from torchperf_lint import fixer
 
     path = project.write("a.py", FIXABLE)
-    monkeypatch.setattr(fixer, "apply_edit_groups", lambda source, groups: (source + "\n)(\n", len(groups)))
+    monkeypatch.setattr(fixer, "apply_fixes", lambda source, fixes: (source + "\n)(\n", list(range(len(fixes)))))
     code, out, err = project.run("--fix")
     assert code == 2
     assert path.read_text() == FIXABLE

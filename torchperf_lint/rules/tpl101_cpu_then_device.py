@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..catalog import SAFE, UNSAFE
-from ..edits import add_keyword
+from ..edits import add_keyword_with_comments
 from ..findings import RuleFix
 from .. import value_flow
 from ..syntax import (
@@ -18,6 +18,9 @@ DETERMINISTIC = frozenset(
     "tensor as_tensor zeros ones empty full arange linspace logspace eye".split()
 )
 RANDOM = frozenset("rand randn randint randperm normal".split())
+# Fixes that change values: random factories draw other numbers on another device (and leave the
+# CPU generator where it was); linspace/logspace round differently on CUDA than on the CPU.
+_VALUE_CHANGING = RANDOM | frozenset("rand_like randn_like randint_like linspace logspace".split())
 # ``*_like`` factories follow their argument's device: flagged only for a known host tensor.
 LIKE = frozenset("zeros_like ones_like empty_like full_like rand_like randn_like randint_like".split())
 _FACTORIES = {f"torch.{name}": name for name in DETERMINISTIC | RANDOM | LIKE}
@@ -199,11 +202,31 @@ class CpuThenDevice(Rule):
             if len(extra) != 1 or (extra[0].keyword is not None and extra[0].keyword.value != "device"):
                 return None  # .to(device, dtype) or .to(..., copy=True): more than a move
             device = extra[0].value
-        fixed = add_keyword(factory, "device", device)
-        # Another device draws other random numbers, and leaves the CPU generator where it was.
-        applicability = UNSAFE if name in RANDOM else SAFE
+        # Comments of the ``.to(...)`` part go to the ``device=`` argument's line.
+        fixed = add_keyword_with_comments(factory, "device", device, _comments(move, factory))
+        if fixed is None:
+            return None
+        applicability = UNSAFE if name in _VALUE_CHANGING else SAFE
         return RuleFix(applicability, f"create the tensor with device={cst.Module([]).code_for_node(device)}",
                        [(move, fixed)])
+
+
+def _comments(move: cst.Call, factory: cst.Call) -> list:
+    """The comments in the part of ``factory(...).to(...)`` that the fix leaves out, in order."""
+    class Comments(cst.CSTVisitor):
+        def __init__(self):
+            super().__init__()
+            self.found = []
+
+        def visit_Call(self, node: cst.Call) -> bool:
+            return node is not factory
+
+        def visit_Comment(self, node: cst.Comment) -> None:
+            self.found.append(node)
+
+    visitor = Comments()
+    move.visit(visitor)
+    return visitor.found
 
 
 RULE = CpuThenDevice
@@ -309,9 +332,12 @@ turns a host allocation, a fill and a blocking copy into one asynchronous kernel
 RULE.EXAMPLE = "mask = torch.ones(n, n).tril().to(device)\nnoise = torch.randn(batch, dim).cuda()"
 RULE.USE_INSTEAD = "mask = torch.ones(n, n, device=device).tril()\nnoise = torch.randn(batch, dim, device=\"cuda\")"
 RULE.FIX_NOTE = """\
-Safe for deterministic factories (`zeros`, `ones`, `full`, `arange`, `tensor([...])`…) when the move
-has no keyword but `non_blocking`. Unsafe for random factories (`rand*`, `normal`): another device
-draws other numbers and leaves the CPU generator where it was, so later CPU draws change."""
+Safe for deterministic factories (`zeros`, `ones`, `full`, `arange`, `eye`, `tensor([...])`…) when
+the move has no keyword but `non_blocking`. Unsafe for random factories (`rand*`, `randn_like`,
+`rand_like`, `randint_like`, `normal`): another device draws other numbers and leaves the CPU
+generator where it was, so later CPU draws change; and for `linspace`/`logspace`, whose values
+computed on CUDA can differ from the CPU's in the last bits. A comment inside `.to(...)` moves to
+the `device=` argument's line."""
 RULE.REFERENCES = (
     "https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html#create-tensors-directly-on-the-target-device",
 )

@@ -8,8 +8,9 @@ from ..catalog import SAFE
 from ..edits import add_keyword
 from ..findings import RuleFix
 from .. import value_flow
-from ..syntax import has_splat, is_false, keyword, method_call, move_target
-from ..walker import Rule
+from ..syntax import code_of, has_splat, is_false, keyword, method_call, move_target
+from ..tree import descendants
+from ..walker import LOOP, Rule
 
 
 class BlockingCopy(Rule):
@@ -34,7 +35,7 @@ class BlockingCopy(Rule):
         if ctx.current_step_loop() is None or not self._from_pinned_loader(found[0]):
             return
         fix = None
-        if flag is None:
+        if flag is None and not _refilled_in_loop(found[0], ctx):
             fix = RuleFix(SAFE, "add non_blocking=True", [(node, add_keyword(node, "non_blocking", cst.Name("True")))])
         self.report(node, fix=fix)
 
@@ -47,6 +48,64 @@ class BlockingCopy(Rule):
             return True
         steps = self.ctx.steps
         return kind == value_flow.BATCH and steps.loader_calls > 0 and steps.pinned_calls == steps.loader_calls
+
+
+def _refilled_in_loop(tensor: cst.BaseExpression, ctx) -> bool:
+    """Is ``tensor`` a staging buffer that the loop writes into (``buf.copy_(batch)``, ``buf[:n] = x``,
+    ``torch.cat(..., out=buf)``)? Then a non-blocking copy from it races the next refill, which can
+    overwrite the data while the device is still reading it."""
+    if not isinstance(tensor, (cst.Name, cst.Attribute)):
+        return False
+    text = code_of(tensor)
+    loops = [block.node for block in ctx.frame.blocks if block.kind == LOOP]
+    if not loops:
+        return False
+    nodes = list(descendants(loops[0]))
+    if any(_rebinds(node, text) for node in nodes):
+        return False  # a new tensor each time round (a loader batch): nothing is overwritten
+    written = False
+    for node in nodes:
+        if isinstance(node, cst.Call):
+            found = method_call(node)
+            if found is not None and found[1].endswith("_") and code_of(found[0]) == text:
+                written = True  # an in-place method: copy_, fill_, index_copy_, ...
+            out = keyword(node, "out")
+            if out is not None and code_of(out.value) == text:
+                written = True
+        targets = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            for element in _elements(target):
+                if isinstance(element, cst.Subscript) and code_of(element.value) == text:
+                    written = True
+                if isinstance(node, cst.AugAssign) and code_of(element) == text:
+                    written = True  # ``buf += x`` works in place on a tensor
+    return written
+
+
+def _rebinds(node: cst.CSTNode, text: str) -> bool:
+    """Does ``node`` bind the name or attribute ``text`` afresh (``for x in loader``, ``x = ...``)?"""
+    if isinstance(node, cst.For):
+        targets = [node.target]
+    elif isinstance(node, cst.Assign):
+        targets = [t.target for t in node.targets]
+    elif isinstance(node, cst.AnnAssign) and node.value is not None:
+        targets = [node.target]
+    else:
+        return False
+    return any(code_of(element) == text for target in targets for element in _elements(target))
+
+
+def _elements(target: cst.BaseExpression):
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _elements(element.value)
+    else:
+        yield target
+
 
 
 RULE = BlockingCopy
@@ -151,7 +210,12 @@ arguments), moved in a step loop. Moves of models and other tensors, and batches
 or of loaders that place batches on the device themselves (`accelerator.prepare`), are not."""
 RULE.EXAMPLE = "for x, y in loader:  # DataLoader(..., pin_memory=True)\n    x, y = x.to(device), y.to(device)"
 RULE.USE_INSTEAD = "for x, y in loader:\n    x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)"
-RULE.FIX_NOTE = "Safe: the copy is ordered on the current stream before any kernel that reads it."
+RULE.FIX_NOTE = """\
+Safe: the copy is ordered on the current stream before any kernel that reads it, and a batch
+from the loader is a fresh tensor each step. Not offered when the copied tensor is a staging
+buffer that the loop refills (`buf.copy_(batch)`, `buf[:n] = x`, `out=buf`): with
+`non_blocking=True` the next refill can overwrite the host memory while the device is still
+reading it (keep the copy blocking, or double-buffer and record an event per buffer)."""
 RULE.REFERENCES = (
     "https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html",
     "https://pytorch.org/docs/stable/notes/cuda.html#use-pinned-memory-buffers",

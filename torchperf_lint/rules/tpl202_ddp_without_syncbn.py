@@ -6,7 +6,8 @@ import libcst as cst
 
 from ..catalog import UNSAFE
 from ..findings import RuleFix
-from ..syntax import positional
+from ..syntax import keyword, positional, string_value
+from ..tree import descendants
 from ..walker import Rule
 
 DDP = "torch.nn.parallel.DistributedDataParallel"
@@ -36,11 +37,32 @@ class DdpWithoutSyncBatchNorm(Rule):
         torch_name = next((n for n, q in self.ctx.table.bindings.items() if q == "torch"), None)
         if not args or torch_name is None or args[0] is not node.args[0]:
             return None
+        if self._gloo_only():
+            return None  # SyncBatchNorm raises on CPU tensors: a gloo (CPU) run would stop
         convert = cst.parse_expression(f"{torch_name}.nn.SyncBatchNorm.convert_sync_batchnorm(x)")
         wrapped = convert.with_changes(args=[cst.Arg(args[0].value)])
         new_args = [node.args[0].with_changes(value=wrapped), *node.args[1:]]
         return RuleFix(UNSAFE, "convert BatchNorm layers to SyncBatchNorm before wrapping",
                        [(node, node.with_changes(args=new_args))])
+
+    def _gloo_only(self) -> bool:
+        """The process group around the DDP call is started with the gloo (CPU) backend only: the
+        nearest block around the call that starts one decides (``if args.cpu:
+        init_process_group("gloo"); model = DDP(model)``), else the whole unit."""
+        for ancestor in reversed(self.ctx.stack):
+            if not isinstance(ancestor, (cst.IndentedBlock, cst.Module)):
+                continue
+            backends = [self._backend(node) for node in descendants(ancestor)
+                        if isinstance(node, cst.Call)
+                        and self.ctx.qualname(node.func) == "torch.distributed.init_process_group"]
+            if backends:
+                return all(b is not None and "gloo" in b and "nccl" not in b for b in backends)
+        return False
+
+    @staticmethod
+    def _backend(init: cst.Call):
+        arg = keyword(init, "backend") or next(iter(positional(init)), None)
+        return string_value(arg.value) if arg is not None else None
 
 
 RULE = DdpWithoutSyncBatchNorm
@@ -89,5 +111,9 @@ RULE.EXAMPLE = "model = DistributedDataParallel(model, device_ids=[rank])"
 RULE.USE_INSTEAD = "model = nn.SyncBatchNorm.convert_sync_batchnorm(model)\nmodel = DistributedDataParallel(model, device_ids=[rank])"
 RULE.FIX_NOTE = """\
 Unsafe: SyncBatchNorm changes the numerics (and adds a collective per BatchNorm layer); with large
-per-GPU batches plain BatchNorm can be the deliberate choice."""
+per-GPU batches plain BatchNorm can be the deliberate choice. SyncBatchNorm works only on device
+tensors: in a CPU training run (the gloo backend) its forward raises `ValueError: SyncBatchNorm
+expected input tensor to be on GPU or XPU ...`, so a script that also runs on CPU must convert
+only when CUDA is used (`if torch.cuda.is_available(): model =
+nn.SyncBatchNorm.convert_sync_batchnorm(model)`). The fix is not offered where the code around the DDP call starts the process group with gloo only."""
 RULE.REFERENCES = ("https://pytorch.org/docs/stable/generated/torch.nn.SyncBatchNorm.html",)

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Iterator, Optional
+
 import libcst as cst
 
-from ..catalog import SAFE
-from ..edits import drop_keyword
+from ..catalog import SAFE, UNSAFE
+from ..edits import drop_keyword, set_keyword
 from ..findings import RuleFix
-from ..syntax import is_none, is_true, keyword
+from ..syntax import (assigned_names, code_of, dotted_name, is_none, is_true, keyword, last_identifier,
+                      parameter_names)
+from ..tree import descendants
 from ..walker import Rule
 
 DATALOADER = "torch.utils.data.DataLoader"
@@ -30,9 +34,67 @@ class SamplerShuffleConflict(Rule):
         for name in ("sampler", "batch_sampler"):
             arg = keyword(node, name)
             if arg is not None and not is_none(arg.value):
-                fix = RuleFix(SAFE, "remove shuffle=True", [(node, drop_keyword(node, "shuffle"))])
-                self.report(node, self.message.format(sampler=name), fix)
+                self.report(node, self.message.format(sampler=name), self._fix(node, arg.value))
                 return
+
+    def _fix(self, node: cst.Call, sampler: cst.BaseExpression) -> RuleFix:
+        if self._never_none(sampler):
+            return RuleFix(SAFE, "remove shuffle=True", [(node, drop_keyword(node, "shuffle"))])
+        if isinstance(sampler, (cst.Name, cst.Attribute)) and dotted_name(sampler) is not None:
+            # ``sampler = DistributedSampler(ds) if distributed else None``: with no sampler,
+            # ``shuffle=True`` is what shuffles; the same data order in both cases, and no ValueError.
+            test = cst.Comparison(sampler.deep_clone(), [cst.ComparisonTarget(cst.Is(), cst.Name("None"))])
+            return RuleFix(SAFE, f"shuffle only without a sampler: shuffle={code_of(test)}",
+                           [(node, set_keyword(node, "shuffle", test))])
+        return RuleFix(UNSAFE, "remove shuffle=True (if the sampler can be None, batches then come in order)",
+                       [(node, drop_keyword(node, "shuffle"))])
+
+    def _never_none(self, sampler: cst.BaseExpression) -> bool:
+        """A sampler built right there, or a name bound once in this scope to one built."""
+        if isinstance(sampler, cst.Call):
+            return self._is_sampler_class(sampler.func)
+        if not isinstance(sampler, cst.Name):
+            return False
+        scope = self.ctx.frame.node if self.ctx.frame.node is not None else self.ctx.stack[0]
+        values = list(_bindings(scope, sampler.value))
+        return len(values) == 1 and isinstance(values[0], cst.Call) and self._is_sampler_class(values[0].func)
+
+    def _is_sampler_class(self, func: cst.BaseExpression) -> bool:
+        qualname = self.ctx.qualname(func)
+        if qualname is not None:
+            return qualname.startswith("torch.utils.data") and qualname.endswith("Sampler")
+        name = last_identifier(func)
+        return name is not None and name.endswith("Sampler") and name[:1].isupper()
+
+
+def _bindings(scope: cst.CSTNode, name: str) -> Iterator[Optional[cst.BaseExpression]]:
+    """What ``name`` is bound to in ``scope`` (not in nested functions or classes): the value of a
+    plain ``name = value``, None for any other binding (augmented, ``for``, ``with``, tuple, import...)."""
+    body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+    if isinstance(scope, cst.FunctionDef) and name in parameter_names(scope.params):
+        yield None
+    for node in descendants(body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda))):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name) and target.target.value == name and len(node.targets) == 1:
+                    yield node.value
+                elif name in assigned_names(target.target):
+                    yield None
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+            if isinstance(node.target, cst.Name) and node.target.value == name:
+                yield getattr(node, "value", None) if isinstance(node, cst.AnnAssign) else None
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            if name in assigned_names(node.target):
+                yield None
+        elif isinstance(node, cst.AsName):
+            if name in assigned_names(node.name):
+                yield None
+        elif isinstance(node, cst.NamedExpr):
+            if isinstance(node.target, cst.Name) and node.target.value == name:
+                yield None
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            if any(n.name.value == name for n in node.names):
+                yield None
 
 
 RULE = SamplerShuffleConflict
@@ -58,12 +120,28 @@ loader = torch.utils.data.DataLoader(  # TPL203
 )
 RULE.FIXES = (
     (
-        "from torch.utils.data import DataLoader\nloader = DataLoader(ds, sampler=s, shuffle=True)\n",
-        "from torch.utils.data import DataLoader\nloader = DataLoader(ds, sampler=s)\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "loader = DataLoader(ds, sampler=DistributedSampler(ds), shuffle=True)\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "loader = DataLoader(ds, sampler=DistributedSampler(ds))\n",
     ),
     (
-        "from torch.utils.data import DataLoader\nloader = DataLoader(ds, shuffle=True, sampler=s, num_workers=2)\n",
-        "from torch.utils.data import DataLoader\nloader = DataLoader(ds, sampler=s, num_workers=2)\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def make(ds):\n    s = DistributedSampler(ds)\n"
+        "    return DataLoader(\n        ds,\n        shuffle=True,  # see the sampler\n        sampler=s,\n"
+        "        num_workers=2,\n    )\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def make(ds):\n    s = DistributedSampler(ds)\n"
+        "    return DataLoader(\n        ds,\n        # see the sampler\n        sampler=s,\n"
+        "        num_workers=2,\n    )\n",
+    ),
+    (
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "sampler = DistributedSampler(ds) if distributed else None\n"
+        "loader = DataLoader(ds, sampler=sampler, shuffle=True)\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "sampler = DistributedSampler(ds) if distributed else None\n"
+        "loader = DataLoader(ds, sampler=sampler, shuffle=sampler is None)\n",
     ),
 )
 RULE.WHY = """\
@@ -73,5 +151,12 @@ option is mutually exclusive with shuffle`, typically only once the script reach
 multi-GPU branch on the cluster."""
 RULE.EXAMPLE = "loader = DataLoader(ds, sampler=DistributedSampler(ds), shuffle=True)"
 RULE.USE_INSTEAD = "loader = DataLoader(ds, sampler=DistributedSampler(ds, shuffle=True))"
-RULE.FIX_NOTE = "Safe: the call raises as written, and without `shuffle` the sampler's own order is used."
+RULE.FIX_NOTE = """\
+Safe. When the sampler is built right there (`sampler=DistributedSampler(ds)`, or a name bound once
+in the function to such a call), the call raises as written: the fix drops `shuffle`, and the
+sampler's own order is used (a comment on the removed line is kept). When the sampler is a name or
+attribute that may be `None` (`sampler = DistributedSampler(ds) if distributed else None`), dropping
+`shuffle` would quietly turn the single-process run's random order into a sequential one: the fix
+writes `shuffle=sampler is None` instead, which shuffles exactly when no sampler is given. For any
+other expression the fix drops `shuffle` and is unsafe, for that reason."""
 RULE.REFERENCES = ("https://pytorch.org/docs/stable/data.html#torch.utils.data.DataLoader",)

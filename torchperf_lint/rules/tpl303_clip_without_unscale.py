@@ -9,6 +9,7 @@ import libcst as cst
 from ..catalog import SAFE
 from ..findings import RuleFix
 from ..syntax import code_of, find_calls, is_scaler_expr, method_call, positional, scaled_backward_scaler
+from ..tree import descendants
 from ..walker import Rule
 
 _CLIPS = frozenset(("torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_value_"))
@@ -22,6 +23,11 @@ class ClipWithoutUnscale(Rule):
         "`{scaler}.unscale_(optimizer)` before clipping (runtime_guard: AMP step)"
     )
     prefilter = (r"clip_grad_(?:norm|value)_", r"\.scale\(")
+
+    def __init__(self, ctx, sink):
+        super().__init__(ctx, sink)
+        # (step call, optimizer) -> the fix that unscales for it, shared by every clip before it
+        self._fixes = {}
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
@@ -53,13 +59,24 @@ class ClipWithoutUnscale(Rule):
         steps = [c for c in calls[here + 1 :] if _on_scaler(c, "step", ctx)]
         if not steps:
             return
-        fix = self._fix(node, scaler, steps[0]) if fix_ok else None
+        backward = next(c for c in reversed(calls[:here]) if scaled_backward_scaler(c, ctx) is not None)
+        fix = self._fix(node, scaler, steps[0], backward) if fix_ok else None
         self.report(node, self.message.format(scaler=text), fix)
 
-    def _fix(self, clip: cst.Call, scaler: cst.BaseExpression, step: cst.Call) -> Optional[RuleFix]:
+    def _fix(self, clip: cst.Call, scaler: cst.BaseExpression, step: cst.Call,
+             backward: cst.Call) -> Optional[RuleFix]:
         args = positional(step)
         if not args or args[0] is not step.args[0]:
             return None
+        # One unscale_ per optimizer and step: a second clip before the same step gets the first
+        # one's fix (the same edit, applied once), a second unscale_ would raise.
+        key = (id(step), code_of(args[0].value))
+        if key in self._fixes:
+            return self._fixes[key]
+        self._fixes[key] = fix = self._build_fix(clip, scaler, args[0].value, step, backward)
+        return fix
+
+    def _build_fix(self, clip, scaler, optimizer, step, backward) -> Optional[RuleFix]:
         # The statement holding the clip: ``clip(...)`` or ``norm = clip(...)``, alone on its line.
         ctx = self.ctx
         parent, line = ctx.parent(1), ctx.parent(2)
@@ -69,10 +86,33 @@ class ClipWithoutUnscale(Rule):
             return None
         if not isinstance(ctx.parent(3), (cst.IndentedBlock, cst.Module)):
             return None
-        call = cst.parse_statement(f"{code_of(scaler)}.unscale_({code_of(args[0].value)})\n")
-        call = call.with_changes(leading_lines=line.leading_lines)
-        replacement = cst.FlattenSentinel([call, line.with_changes(leading_lines=())])
-        return RuleFix(SAFE, f"call {code_of(scaler)}.unscale_(...) before clipping", [(line, replacement)])
+        # unscale_ goes before the clip, or before the outermost loop around it that runs between
+        # the backward and the step (``for group in optimizer.param_groups: clip(...)``): inside
+        # such a loop it would run once per pass, and the second call raises.
+        anchor = line
+        depth = 3
+        frame_node = ctx.frame.node
+        while True:
+            block_owner = ctx.parent(depth + 1)
+            if block_owner is None or block_owner is frame_node or isinstance(block_owner, cst.Module):
+                break
+            if isinstance(block_owner, (cst.For, cst.While)):
+                if _contains(block_owner, step):
+                    break  # a step per pass: an unscale_ per pass is right
+                if _contains(block_owner, backward):
+                    return None  # backward per pass, one step after the loop: no place for one unscale_
+                anchor = block_owner
+            depth += 1
+        if not isinstance(ctx.stack[ctx.stack.index(anchor) - 1], (cst.IndentedBlock, cst.Module)):
+            return None  # ``else:`` of a loop and the like: leave it to the user
+        call = cst.parse_statement(f"{code_of(scaler)}.unscale_({code_of(optimizer)})\n")
+        call = call.with_changes(leading_lines=anchor.leading_lines)
+        replacement = cst.FlattenSentinel([call, anchor.with_changes(leading_lines=())])
+        return RuleFix(SAFE, f"call {code_of(scaler)}.unscale_(...) before clipping", [(anchor, replacement)])
+
+
+def _contains(tree: cst.CSTNode, target: cst.CSTNode) -> bool:
+    return any(node is target for node in descendants(tree))
 
 
 def _on_scaler(call: cst.Call, name: str, ctx) -> bool:
@@ -165,6 +205,10 @@ scaler.unscale_(optimizer)
 torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
 scaler.step(optimizer)"""
 RULE.FIX_NOTE = """\
-Safe: inserts `scaler.unscale_(optimizer)` (the optimizer that `scaler.step` receives) just before
-the clip. Not offered when the function already calls `unscale_` elsewhere (twice raises)."""
+Safe: inserts `scaler.unscale_(optimizer)` (the optimizer that `scaler.step` receives) once per
+optimizer and step, just before the first clip, or before the outermost loop around it that runs
+between the backward and the step (`for group in optimizer.param_groups: clip_grad_norm_(...)`):
+a second `unscale_` before the step raises. Not offered when the function already calls `unscale_`
+elsewhere, nor when the backward runs in a loop whose step comes after it (there is no one place
+for a single `unscale_` inside it)."""
 RULE.REFERENCES = ("https://pytorch.org/docs/stable/notes/amp_examples.html#gradient-clipping",)

@@ -6,7 +6,7 @@ from typing import Dict, List, Tuple
 
 import libcst as cst
 
-from ..catalog import SAFE
+from ..catalog import SAFE, UNSAFE
 from ..findings import RuleFix
 from ..syntax import is_true, keyword, positional
 from ..walker import IF, Rule
@@ -63,7 +63,14 @@ class BenchmarkWithDeterminism(Rule):
             if any(not _exclusive(path, other) for other in determinism):
                 fix = None
                 if len(node.targets) == 1:
-                    fix = RuleFix(SAFE, "set cudnn.benchmark = False", [(node.value, cst.Name("False"))])
+                    replacement = [(node.value, cst.Name("False"))]
+                    if any(path[: len(other)] == other for other in determinism):
+                        fix = RuleFix(SAFE, "set cudnn.benchmark = False", replacement)
+                    else:
+                        # ``if args.deterministic: cudnn.deterministic = True``: the runs that do not
+                        # ask for determinism would lose benchmarking too.
+                        fix = RuleFix(UNSAFE, "set cudnn.benchmark = False (determinism is asked for only "
+                                      "under a condition: this turns benchmarking off in every run)", replacement)
                 self.report(node, fix=fix)
 
 
@@ -134,7 +141,13 @@ torch.backends.cudnn.benchmark = True"""
 RULE.USE_INSTEAD = """\
 torch.backends.cudnn.deterministic = True
 torch.backends.cudnn.benchmark = False"""
-RULE.FIX_NOTE = "Safe: reproducibility was asked for explicitly; the fix keeps it (at some speed cost)."
+RULE.FIX_NOTE = """\
+Safe when determinism is asked for wherever benchmarking is turned on (the same block, or one
+around it): reproducibility was asked for explicitly, and the fix keeps it (at some speed cost).
+Unsafe when determinism is asked for only under a condition (`if args.deterministic:
+cudnn.deterministic = True`) and benchmarking is not: `benchmark = False` then slows every run,
+also those that did not ask for determinism; moving the benchmark setting into the other branch
+(`cudnn.benchmark = not args.deterministic`) is what to write by hand."""
 RULE.REFERENCES = (
     "https://pytorch.org/docs/stable/notes/randomness.html#cuda-convolution-benchmarking",
     "https://pytorch.org/docs/stable/backends.html#torch.backends.cudnn.benchmark",
