@@ -9,27 +9,30 @@ from torchperf_lint.engine import lint_source
 TORCH_LOOP = "import torch\nfor x in loader:\n    print(x.item())\n"
 
 
-def only_tpl900(findings):
+def only_tpl900(findings, line=1, col=None):
+    """The message of the one TPL900 finding, which must be at ``line`` (and ``col``, 0-based)."""
     assert [f.code for f in findings] == ["TPL900"], findings
-    assert findings[0].line == 1
+    assert findings[0].line == line, findings
+    if col is not None:
+        assert findings[0].col == col, findings
     return findings[0].message
 
 
-def test_syntax_error():
-    assert "syntax error" in only_tpl900(lint_source("import torch\ndef f(:\n"))
+def test_syntax_error_points_at_the_error():
+    assert "syntax error" in only_tpl900(lint_source("import torch\ndef f(:\n"), line=2, col=6)
 
 
 def test_python_312_syntax_on_an_older_parser():
     # PEP 695 type aliases do not parse on Python 3.11: a clear TPL900, not a crash.
     source = "import torch\ntype Batch = list[torch.Tensor]\n"
     if sys.version_info < (3, 12):
-        assert "syntax error" in only_tpl900(lint_source(source))
+        assert "syntax error" in only_tpl900(lint_source(source), line=2)
     else:
         assert all(f.code != "TPL900" or "parse" in f.message for f in lint_source(source))
 
 
-def test_nul_bytes():
-    assert "NUL" in only_tpl900(lint_source("import torch\nx = 1\x00\n"))
+def test_nul_bytes_point_at_the_first_one():
+    assert "NUL" in only_tpl900(lint_source("import torch\nx = 1\x00\n"), line=2, col=5)
 
 
 def test_deeply_nested_call_is_still_analysed():
@@ -78,7 +81,7 @@ def test_libcst_failure_on_one_unit_keeps_the_others(monkeypatch):
         "def fine():\n    for x in xs:\n        x.item()\n"
     )
     codes = sorted((f.code, f.line) for f in lint_source(source))
-    assert codes == [("TPL102", 7), ("TPL900", 1)]
+    assert codes == [("TPL102", 7), ("TPL900", 2)]  # at the line libcst could not parse
 
 
 def test_flake8_run_continues_past_bad_files(tmp_path):
@@ -103,4 +106,4 @@ def test_nesting_too_deep_for_libcst_is_reported_not_crashed():
 
     source = "import torch\nfor i in range(3):\n    y = x" + ".b" * 1500 + ".item()\n"
     findings = lint_source(source, tree=ast.parse(source))
-    assert "nested" in only_tpl900(findings) and "too deep for libcst" in findings[0].message
+    assert "nested" in only_tpl900(findings, line=3) and "too deep for libcst" in findings[0].message

@@ -23,7 +23,7 @@ from .findings import Finding
 from .runner import finding_from_tuple, finding_to_tuple
 
 CACHE_DIR_NAME = ".torchperf_lint_cache"
-FORMAT = 1
+FORMAT = 2  # 2: a fix may be stored without its edits
 _package_digest: Optional[str] = None
 
 
@@ -68,9 +68,19 @@ class Cache:
         except (OSError, EOFError, ValueError, TypeError):
             self.entries = {}
 
-    def lookup(self, path: str, codes: FrozenSet[str], stat: os.stat_result, read_digest=None):
+    def lookup(self, path: str, codes: FrozenSet[str], stat: os.stat_result, read_digest=None,
+               fix_edits: bool = False):
         """(findings, noqa rows) when the entry is valid, else None. ``read_digest`` (a callable) is
-        asked for the content digest when size or mtime changed."""
+        asked for the content digest when size or mtime changed. With ``fix_edits``, an entry whose
+        fixes were stored without their edits (by a plain check) is a miss. A malformed entry (a
+        cache written by hand, or damaged) is a miss too."""
+        try:
+            return self._lookup(path, codes, stat, read_digest, fix_edits)
+        except (ValueError, TypeError, AttributeError):
+            self.entries.pop(path, None)
+            return None
+
+    def _lookup(self, path, codes, stat, read_digest, fix_edits):
         entry = self.entries.get(path)
         if entry is None:
             return None
@@ -84,7 +94,13 @@ class Cache:
                 return None
             self.entries[path] = (stat.st_size, stat.st_mtime_ns, content_digest, entry_codes, findings, rows)
             self.dirty = True
-        return [finding_from_tuple(f) for f in findings], list(rows)
+        found = [finding_from_tuple(f) for f in findings]
+        rows = [int(row) for row in rows]
+        if len(rows) != len(found):
+            raise ValueError("findings and rows differ in number")
+        if fix_edits and any(f.fix is not None and f.fix.edits is None for f in found):
+            return None
+        return found, rows
 
     def store(self, path: str, codes: FrozenSet[str], stamp: Tuple[int, int, str],
               findings: List[Finding], rows: List[int]) -> None:

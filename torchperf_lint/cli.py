@@ -146,6 +146,8 @@ def check_command(args) -> int:
         raise ConfigError("--jobs must be 0 (one per core) or more")
     jobs = args.jobs or default_jobs()
     mode = DIFF if args.diff else FIX if (args.fix or args.fix_only) else CHECK
+    # Only the JSON report shows a fix's edits; the others need to know only that a fix exists.
+    fix_edits = args.output_format == "json"
 
     files, missing = discover(paths, config, force_exclude=args.force_exclude)
     for path in missing:
@@ -174,11 +176,11 @@ def check_command(args) -> int:
                 stat = None
             if stat is not None:
                 sizes[path] = stat.st_size
-                hit = cache.lookup(path, per_file, stat, lambda p=path: _digest_file(p))
+                hit = cache.lookup(path, per_file, stat, lambda p=path: _digest_file(p), fix_edits)
                 if hit is not None and (mode == CHECK or not any(applicable(f, unsafe) for f in hit[0])):
                     results[path] = FileResult(path, hit[0], hit[1], from_cache=True)
                     continue
-        tasks.append(Task(path, tuple(sorted(per_file)), mode, unsafe))
+        tasks.append(Task(path, tuple(sorted(per_file)), mode, unsafe, fix_edits))
 
     task_codes = {task.path: frozenset(task.codes) for task in tasks}
     for result in run_tasks(tasks, jobs, sizes, cwd):

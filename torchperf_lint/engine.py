@@ -15,7 +15,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .catalog import CATALOG
 from .facts import ModuleFacts
-from .findings import Edit, Finding, Fix, RuleFix, analysis_failed
+from .findings import Edit, Finding, LazyFix, RuleFix, analysis_failed
+from .lines import newline_of, normalise_newlines, split_lines
 from .names import ImportTable, text_mentions_torch_import
 from .rules import RULES
 from .segments import Unit, split_units
@@ -28,6 +29,11 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 RECURSION_LIMIT = 12000
 # Deeper units (in ast levels) are not given to libcst, whose native parser can crash on them.
 MAX_NESTING = 1000
+# Nor units with a wider flat expression (operands of one ``and``/``or`` or comparison chain, items
+# of one literal or call): the ast is flat there, but libcst nests them and its native parser dies
+# of a stack overflow (a segfault, not an exception). Limits: see Unit.widest and
+# benchmarks/libcst_limits.py, which measures where the parser dies.
+MAX_WIDTH = 2000
 
 
 def default_codes() -> List[str]:
@@ -43,7 +49,15 @@ def lint_source(
 ) -> List[Finding]:
     """All findings of the rules in ``codes`` (default: the rules on by default) for one file."""
     try:
-        return _lint(source, tree, set(default_codes() if codes is None else codes), lines)
+        if "\r" in source:
+            # \r\n and \r ends as \n (flake8 hands its plugins such lines): same line numbers and
+            # columns, and every line-anchored regex sees the lines Python sees. Fixes insert the
+            # file's own line end.
+            newline = newline_of(source)
+            source, lines = normalise_newlines(source), None
+        else:
+            newline = "\n"
+        return _lint(source, tree, set(default_codes() if codes is None else codes), lines, newline)
     except RecursionError:
         return [analysis_failed("the code is nested too deeply for the parser (recursion limit)")]
     except MemoryError:
@@ -52,20 +66,23 @@ def lint_source(
         return [analysis_failed(f"internal error {type(error).__name__}: {error} (please report it)")]
 
 
-def _lint(source: str, tree, codes, lines) -> List[Finding]:
+def _lint(source: str, tree, codes, lines, newline: str = "\n") -> List[Finding]:
     if not text_mentions_torch_import(source):
         return []  # the common case for non-torch files: one substring search
     if len(source) > MAX_FILE_BYTES:
         return [analysis_failed(f"file larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")]
-    if "\x00" in source:
-        return [analysis_failed("the file contains NUL bytes")]
+    nul = source.find("\x00")
+    if nul != -1:
+        line = source.count("\n", 0, nul) + 1
+        return [analysis_failed("the file contains NUL bytes", line, nul - (source.rfind("\n", 0, nul) + 1))]
     if tree is None:
         # At Python's own recursion limit: ast raises RecursionError on absurd nesting instead of
         # overflowing the C stack, which it could do under the raised limit below.
         try:
             tree = ast.parse(source)
         except SyntaxError as error:
-            return [analysis_failed(f"syntax error at line {error.lineno}: {error.msg}")]
+            return [analysis_failed(f"syntax error at line {error.lineno}: {error.msg}",
+                                    error.lineno or 1, (error.offset or 1) - 1)]
     table = ImportTable.from_ast(tree)
     if not table.imports_torch:
         return []
@@ -77,23 +94,31 @@ def _lint(source: str, tree, codes, lines) -> List[Finding]:
     if not rule_classes:
         return []
     if lines is None:
-        lines = source.splitlines(keepends=True)
+        lines = split_lines(source)
     facts = ModuleFacts(tree, table)
     findings: List[Finding] = []
-    failures: List[str] = []
+    failures: List[Tuple[str, int, int]] = []  # (reason, line, col)
     aliases = _aliases(table)
-    old_limit = sys.getrecursionlimit()
-    try:
-        sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
-        _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, failures)
-    finally:
-        sys.setrecursionlimit(old_limit)
+    with _recursion_limit():
+        _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, failures, newline)
     if failures:
-        findings.append(analysis_failed("; ".join(failures[:3])))
+        _, line, col = failures[0]
+        findings.append(analysis_failed("; ".join(reason for reason, _, _ in failures[:3]), line, col))
     return _dedupe(findings)
 
 
-def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, failures) -> None:
+class _recursion_limit:
+    """Python's recursion limit raised to RECURSION_LIMIT (never lowered) for the duration."""
+
+    def __enter__(self):
+        self.old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(self.old, RECURSION_LIMIT))
+
+    def __exit__(self, *exc):
+        sys.setrecursionlimit(self.old)
+
+
+def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, failures, newline="\n") -> None:
     for unit in split_units(tree):
         text = unit.text(lines)
         if aliases:
@@ -102,14 +127,18 @@ def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, fail
             text += "\n" + " ".join(full for local, full in aliases if local in text)
         candidates = [rule for rule in rule_classes if rule.may_match(text)]
         if candidates:
-            depth = unit.nesting_depth()
+            depth, deep_line, width, wide_line = unit.shape()
             if depth > MAX_NESTING:
                 # libcst's native parser overflows the C stack (a crash, not an exception) on
                 # nesting a few thousand deep; ast has already measured it for us.
-                failures.append(f"lines {unit.start}-{unit.end} are nested {depth} levels deep "
-                                f"(more than {MAX_NESTING}, too deep for libcst)")
+                failures.append((f"lines {unit.start}-{unit.end} are nested {depth} levels deep "
+                                 f"(more than {MAX_NESTING}, too deep for libcst)", deep_line, 0))
                 continue
-            findings.extend(_lint_unit(unit, lines, candidates, table, facts, failures))
+            if width > MAX_WIDTH:
+                failures.append((f"line {wide_line} holds an expression of {width} operands or items "
+                                 f"(more than {MAX_WIDTH}, too wide for libcst)", wide_line, 0))
+                continue
+            findings.extend(_lint_unit(unit, lines, candidates, table, facts, failures, newline))
 
 
 def _aliases(table: ImportTable) -> List[Tuple[str, str]]:
@@ -121,12 +150,14 @@ def _aliases(table: ImportTable) -> List[Tuple[str, str]]:
     ]
 
 
-def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures: List[str]) -> List[Finding]:
+def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures, newline="\n") -> List[Finding]:
     code, line_offset = unit.parse_source(lines)
     try:
         module = cst.parse_module(code)
     except cst.ParserSyntaxError as error:
-        failures.append(f"libcst cannot parse lines {unit.start}-{unit.end}: {str(error).splitlines()[0]}")
+        failures.append((f"libcst cannot parse lines {unit.start}-{unit.end}: {str(error).splitlines()[0]}",
+                         error.raw_line + line_offset if error.raw_line else unit.start,
+                         error.raw_column if error.raw_line else 0))
         return []
     raw: list = []
     ctx = Context(table, facts)
@@ -136,10 +167,16 @@ def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures: List[str
         return []
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
+    # libcst drops a form feed in indentation: its text of such a unit is not ours, and an edit
+    # computed against it would be misplaced, so the unit offers no fix.
+    fixable = module.code == code
     result = []
     for rule_code, node, message, rule_fix in raw:
         where = positions[node]
-        fix = _to_fix(module, code, line_offset, rule_fix) if rule_fix is not None else None
+        fix = None
+        if fixable and rule_fix is not None and rule_fix.replacements:
+            fix = LazyFix(rule_fix.applicability, rule_fix.description,
+                          _fix_computer(module, code, line_offset, rule_fix, newline))
         result.append(
             Finding(
                 rule_code,
@@ -163,7 +200,22 @@ class _Replacer(cst.CSTTransformer):
         return self.replacements.get(id(original_node), updated_node)
 
 
-def _to_fix(module: cst.Module, code: str, line_offset: int, rule_fix: RuleFix) -> Optional[Fix]:
+def _fix_computer(module: cst.Module, code: str, line_offset: int, rule_fix: RuleFix, newline: str):
+    """The edits of a fix, computed when a caller first asks (see findings.LazyFix)."""
+
+    def compute() -> Tuple[Edit, ...]:
+        with _recursion_limit():
+            edit = _to_edit(module, code, line_offset, rule_fix)
+        if edit is None:
+            return ()
+        if newline != "\n" and "\n" in edit.content:
+            edit = Edit(edit.line, edit.col, edit.end_line, edit.end_col, edit.content.replace("\n", newline))
+        return (edit,)
+
+    return compute
+
+
+def _to_edit(module: cst.Module, code: str, line_offset: int, rule_fix: RuleFix) -> Optional[Edit]:
     """Turn node replacements into one minimal text edit in file coordinates."""
     new_code = module.visit(_Replacer({id(old): new for old, new in rule_fix.replacements})).code
     if new_code == code:
@@ -184,8 +236,7 @@ def _to_fix(module: cst.Module, code: str, line_offset: int, rule_fix: RuleFix) 
 
     line, col = position(start)
     end_line, end_col = position(end_old)
-    edit = Edit(line, col, end_line, end_col, new_code[start:end_new])
-    return Fix(rule_fix.applicability, rule_fix.description, (edit,))
+    return Edit(line, col, end_line, end_col, new_code[start:end_new])
 
 
 def _dedupe(findings: List[Finding]) -> List[Finding]:

@@ -14,7 +14,8 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
-from .findings import ANALYSIS_FAILED, Edit, Finding, Fix, analysis_failed
+from .findings import ANALYSIS_FAILED, Edit, Finding, Fix, analysis_failed, materialise
+from .lines import normalise_newlines, split_lines
 
 
 CHECK, FIX, DIFF = "check", "fix", "diff"
@@ -31,6 +32,9 @@ class Task:
     codes: Tuple[str, ...]
     mode: str = CHECK
     unsafe: bool = False
+    # Whether the report shows the fixes' edits (JSON): else a check computes only which findings
+    # have a fix and how safe it is, which costs nothing (see findings.LazyFix).
+    fix_edits: bool = False
 
 
 @dataclass
@@ -51,7 +55,20 @@ def digest(raw: bytes) -> str:
 
 
 class BadInput(Exception):
-    pass
+    def __init__(self, reason: str, line: int = 1, col: int = 0):
+        super().__init__(reason)
+        self.line, self.col = line, col
+
+    def finding(self) -> Finding:
+        return analysis_failed(str(self), self.line, self.col)
+
+
+def _position(raw: bytes, offset: int, encoding: str = "latin-1") -> Tuple[int, int]:
+    """(line, column) of a byte offset, lines ending as Python's (\n, \r\n, \r)."""
+    before = raw[:offset]
+    line = before.count(b"\n") + before.count(b"\r") - before.count(b"\r\n") + 1
+    start = max(before.rfind(b"\n"), before.rfind(b"\r")) + 1
+    return line, len(before[start:].decode(encoding, errors="replace"))
 
 
 def decode(raw: bytes) -> Tuple[str, str]:
@@ -62,9 +79,11 @@ def decode(raw: bytes) -> Tuple[str, str]:
         raise BadInput(f"cannot detect the encoding: {error}") from None
     try:
         return raw.decode(encoding), encoding
-    except (UnicodeDecodeError, LookupError) as error:
-        reason = error.reason if isinstance(error, UnicodeDecodeError) else str(error)
-        raise BadInput(f"the file is not valid {encoding}: {reason}") from None
+    except UnicodeDecodeError as error:
+        line, col = _position(raw, error.start, encoding)
+        raise BadInput(f"the file is not valid {encoding}: {error.reason} (line {line})", line, col) from None
+    except LookupError as error:
+        raise BadInput(f"the file is not valid {encoding}: {error}") from None
 
 
 def file_is_noqa(lines: List[str]) -> bool:
@@ -77,10 +96,12 @@ def noqa_ranges(lines: List[str]) -> Dict[int, Tuple[int, int]]:
     multi-line string or a backslash continuation share one range; a bracketed statement does not
     (each of its lines ends with an NL token)."""
     ranges: Dict[int, Tuple[int, int]] = {}
-    text = "".join(lines)
     low, high = len(lines) + 2, -1
+    # The lines themselves feed the tokenizer (io.StringIO would split only at \n), with \n ends:
+    # the tokenize module sees no line end in a bare \r.
+    readline = iter([normalise_newlines(line) for line in lines]).__next__
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        for tok in tokenize.generate_tokens(readline):
             if tok.type in (tokenize.ENDMARKER, tokenize.DEDENT):
                 continue
             low, high = min(low, tok.start[0]), max(high, tok.end[0])
@@ -88,7 +109,7 @@ def noqa_ranges(lines: List[str]) -> Dict[int, Tuple[int, int]]:
                 for line in range(low, high + 1):
                     ranges[line] = (low, high)
                 low, high = len(lines) + 2, -1
-    except (tokenize.TokenError, SyntaxError, IndentationError):
+    except (tokenize.TokenError, SyntaxError, IndentationError, StopIteration):
         return {}
     return ranges
 
@@ -144,7 +165,7 @@ def _silenced(code: str, text: str) -> bool:
 def analyse(source: str, filename: str, codes: FrozenSet[str]) -> Tuple[List[Finding], List[int]]:
     from .engine import lint_source
 
-    lines = source.splitlines(keepends=True)
+    lines = split_lines(source)
     if file_is_noqa(lines):
         return [], []
     findings = lint_source(source, filename, codes=codes, lines=lines)
@@ -167,7 +188,7 @@ def fix_text(source: str, filename: str, codes: FrozenSet[str], unsafe: bool):
 
 def unified_diff(old: str, new: str, display: str) -> str:
     diff = difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=display, tofile=display
+        split_lines(old), split_lines(new), fromfile=display, tofile=display
     )
     out = []
     for line in diff:
@@ -176,7 +197,14 @@ def unified_diff(old: str, new: str, display: str) -> str:
 
 
 def process(task: Task, display: Optional[str] = None) -> FileResult:
-    """Everything for one file; never raises."""
+    """Everything for one file; never raises. Its findings carry plain fixes (picklable, cacheable):
+    with their edits when ``task.fix_edits``, else only whether a fix exists and how safe it is."""
+    result = _process(task, display)
+    result.findings = [materialise(f, task.fix_edits) for f in result.findings]
+    return result
+
+
+def _process(task: Task, display: Optional[str]) -> FileResult:
     import os
 
     result = FileResult(task.path)
@@ -194,8 +222,8 @@ def process(task: Task, display: Optional[str] = None) -> FileResult:
         try:
             source, encoding = decode(raw)
         except BadInput as error:
-            result.findings = [analysis_failed(str(error))] if ANALYSIS_FAILED in codes else []
-            result.noqa_rows = [1] * len(result.findings)
+            result.findings = [error.finding()] if ANALYSIS_FAILED in codes else []
+            result.noqa_rows = [f.line for f in result.findings]
             result.stamp = stamp
             return result
         if task.mode == CHECK:
@@ -237,8 +265,9 @@ def finding_to_tuple(finding: Finding) -> tuple:
     fix = finding.fix
     fix_t = None
     if fix is not None:
-        fix_t = (fix.applicability, fix.description,
-                 tuple((e.line, e.col, e.end_line, e.end_col, e.content) for e in fix.edits))
+        edits = None if fix.edits is None else tuple(
+            (e.line, e.col, e.end_line, e.end_col, e.content) for e in fix.edits)
+        fix_t = (fix.applicability, fix.description, edits)
     return (finding.code, finding.line, finding.col, finding.message, finding.end_line, finding.end_col, fix_t)
 
 
@@ -247,5 +276,5 @@ def finding_from_tuple(data: tuple) -> Finding:
     fix = None
     if fix_t is not None:
         applicability, description, edits = fix_t
-        fix = Fix(applicability, description, tuple(Edit(*edit) for edit in edits))
+        fix = Fix(applicability, description, None if edits is None else tuple(Edit(*edit) for edit in edits))
     return Finding(code, line, col, message, end_line, end_col, fix)
