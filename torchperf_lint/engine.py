@@ -150,8 +150,28 @@ def _aliases(table: ImportTable) -> List[Tuple[str, str]]:
     ]
 
 
+def _strip_indent_form_feeds(code: str, line_offset: int) -> Tuple[str, Dict[int, int]]:
+    """The code without the form feeds in its lines' indentation, and per file line how many went.
+
+    Python resets the indentation count at a form feed (``^L`` page breaks); libcst's tokenizer
+    rejects them. Columns after the indentation move left by the count, which positions add back."""
+    shifted: Dict[int, int] = {}
+    out = []
+    for number, line in enumerate(split_lines(code), start=1):
+        indent = len(line) - len(line.lstrip(" \t\x0c"))
+        removed = line[:indent].count("\x0c")
+        if removed:
+            shifted[number + line_offset] = removed
+            line = line[:indent].replace("\x0c", "") + line[indent:]
+        out.append(line)
+    return "".join(out), shifted
+
+
 def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures, newline="\n") -> List[Finding]:
     code, line_offset = unit.parse_source(lines)
+    shifted: Dict[int, int] = {}
+    if "\x0c" in code:
+        code, shifted = _strip_indent_form_feeds(code, line_offset)
     try:
         module = cst.parse_module(code)
     except cst.ParserSyntaxError as error:
@@ -167,8 +187,8 @@ def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures, newline=
         return []
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
-    # libcst drops a form feed in indentation: its text of such a unit is not ours, and an edit
-    # computed against it would be misplaced, so the unit offers no fix.
+    # Should libcst ever not reproduce its input, an edit computed against its text would be
+    # misplaced: such a unit offers no fix.
     fixable = module.code == code
     result = []
     for rule_code, node, message, rule_fix in raw:
@@ -176,15 +196,16 @@ def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures, newline=
         fix = None
         if fixable and rule_fix is not None and rule_fix.replacements:
             fix = LazyFix(rule_fix.applicability, rule_fix.description,
-                          _fix_computer(module, code, line_offset, rule_fix, newline))
+                          _fix_computer(module, code, line_offset, rule_fix, newline, shifted))
+        line, end_line = where.start.line + line_offset, where.end.line + line_offset
         result.append(
             Finding(
                 rule_code,
-                where.start.line + line_offset,
-                where.start.column,
+                line,
+                where.start.column + shifted.get(line, 0),
                 message,
-                where.end.line + line_offset,
-                where.end.column,
+                end_line,
+                where.end.column + shifted.get(end_line, 0),
                 fix,
             )
         )
@@ -200,7 +221,8 @@ class _Replacer(cst.CSTTransformer):
         return self.replacements.get(id(original_node), updated_node)
 
 
-def _fix_computer(module: cst.Module, code: str, line_offset: int, rule_fix: RuleFix, newline: str):
+def _fix_computer(module: cst.Module, code: str, line_offset: int, rule_fix: RuleFix, newline: str,
+                  shifted: Dict[int, int]):
     """The edits of a fix, computed when a caller first asks (see findings.LazyFix)."""
 
     def compute() -> Tuple[Edit, ...]:
@@ -208,6 +230,9 @@ def _fix_computer(module: cst.Module, code: str, line_offset: int, rule_fix: Rul
             edit = _to_edit(module, code, line_offset, rule_fix)
         if edit is None:
             return ()
+        if shifted:
+            edit = Edit(edit.line, edit.col + shifted.get(edit.line, 0),
+                        edit.end_line, edit.end_col + shifted.get(edit.end_line, 0), edit.content)
         if newline != "\n" and "\n" in edit.content:
             edit = Edit(edit.line, edit.col, edit.end_line, edit.end_col, edit.content.replace("\n", newline))
         return (edit,)

@@ -7,6 +7,7 @@ from typing import Callable, Collection, List, Optional, Tuple
 
 from .engine import lint_source
 from .findings import Edit, applicable
+from .lines import split_lines
 
 # A fix can uncover another (or two fixes can overlap); a few rounds settle every real case.
 MAX_ROUNDS = 8
@@ -23,7 +24,7 @@ def _offsets(lines: List[str]) -> List[int]:
 
 def apply_edits(source: str, edits: List[Edit]) -> Tuple[str, int]:
     """Apply the edits that do not overlap an earlier one; return the text and how many applied."""
-    lines = source.splitlines(keepends=True)
+    lines = split_lines(source)  # as Python counts lines, like the edits' positions
     starts = _offsets(lines)
 
     def offset(line: int, col: int) -> int:
