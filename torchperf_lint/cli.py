@@ -206,7 +206,11 @@ def _process_one(task: Task, display: str) -> FileResult:
 
 
 def run_tasks(tasks: List[Task], jobs: int, sizes: Dict[str, int], cwd: str):
-    """Yield one FileResult per task; in worker processes when there is more than one file."""
+    """Yield one FileResult per task; in worker processes when there is more than one file.
+
+    A worker that dies (a crash in a native parser, the out-of-memory killer) breaks the whole
+    pool: the files it left unchecked are checked again one process each, so that the one that
+    kills its process is reported (TPL900) and every other file still gets checked."""
     if not tasks:
         return
     if jobs <= 1 or len(tasks) == 1:
@@ -215,14 +219,15 @@ def run_tasks(tasks: List[Task], jobs: int, sizes: Dict[str, int], cwd: str):
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
 
     from . import engine  # noqa: F401  imported once here, shared by the forked workers
 
     # Biggest files first: the slowest ones do not end up alone at the end of the run.
     ordered = sorted(tasks, key=lambda t: -sizes.get(t.path, 0))
-    method = "fork" if sys.platform.startswith("linux") else None
-    context = multiprocessing.get_context(method)
+    context = _mp_context()
     pending = {}
+    unfinished: List[Task] = []
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as executor:
         for task in ordered:
             pending[executor.submit(_process_one, task, display_path(task.path, cwd))] = task
@@ -230,8 +235,61 @@ def run_tasks(tasks: List[Task], jobs: int, sizes: Dict[str, int], cwd: str):
             task = pending[future]
             try:
                 yield future.result()
-            except Exception as error:  # a worker died (killed, out of memory): report, go on
+            except BrokenProcessPool:
+                unfinished.append(task)
+            except Exception as error:  # pickling trouble and the like: report, go on
                 yield FileResult(task.path, error=f"worker process failed: {type(error).__name__}: {error}")
+    if unfinished:
+        yield from run_isolated(unfinished, jobs, cwd)
+
+
+def _mp_context():
+    import multiprocessing
+
+    return multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
+
+
+def _isolated_worker(task: Task, display: str, connection) -> None:
+    try:
+        connection.send(process(task, display))
+    finally:
+        connection.close()
+
+
+def run_isolated(tasks: List[Task], jobs: int, cwd: str):
+    """Each task in a process of its own, ``jobs`` at a time; a process that dies without an answer
+    gives its file one TPL900 finding that says so."""
+    from multiprocessing.connection import wait
+
+    from .findings import ANALYSIS_FAILED, analysis_failed
+
+    context = _mp_context()
+    queue = list(tasks)
+    running = {}  # parent end of the pipe -> (process, task)
+    while queue or running:
+        while queue and len(running) < max(1, jobs):
+            task = queue.pop(0)
+            receiver, sender = context.Pipe(duplex=False)
+            worker = context.Process(target=_isolated_worker, args=(task, display_path(task.path, cwd), sender),
+                                     daemon=True)
+            worker.start()
+            sender.close()  # the child holds the only write end: its death reads as end of file
+            running[receiver] = (worker, task)
+        for receiver in wait(list(running)):
+            worker, task = running.pop(receiver)
+            try:
+                result = receiver.recv()
+            except (EOFError, OSError):
+                result = None
+            receiver.close()
+            worker.join()
+            if result is None:
+                code = worker.exitcode
+                how = f"signal {-code}" if code is not None and code < 0 else f"exit status {code}"
+                finding = analysis_failed(f"the analysis crashed its process ({how}); the other files were checked")
+                result = FileResult(task.path, [finding] if ANALYSIS_FAILED in task.codes else [],
+                                    [1] if ANALYSIS_FAILED in task.codes else [])
+            yield result
 
 
 def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: str, usage_error: bool) -> int:
