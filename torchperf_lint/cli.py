@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from . import __version__
-from .catalog import CATALOG, NO_FIX, OPT_IN_CODES
+from .catalog import CATALOG, NO_FIX, OPT_IN_CODES, fix_safety
 from .config import (
     ConfigError,
     check_selector,
@@ -150,8 +150,12 @@ def check_command(args) -> int:
     fix_edits = args.output_format == "json"
 
     files, missing = discover(paths, config, force_exclude=args.force_exclude)
-    for path in missing:
-        print(f"torchperf-lint: error: {path}: no such file or directory", file=sys.stderr)
+    for problem in missing:
+        print(f"torchperf-lint: error: {problem}", file=sys.stderr)
+    if not files and not missing:
+        # As ruff: a warning, and exit status 0 (a pre-commit run over no Python file is fine).
+        where = ", ".join(str(p) for p in paths)
+        print(f"torchperf-lint: warning: No Python files found under {where}", file=sys.stderr)
 
     cache = None
     if not args.no_cache and codes:
@@ -305,6 +309,8 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
         fixed += result.fixed
         if result.diff:
             diffs.append(result.diff)
+        if result.skipped:
+            print(f"torchperf-lint: warning: {display}: {result.skipped}", file=sys.stderr)
         if result.error:
             errors.append(f"{display}: {result.error}")
             reports.append(Reported(path, display, Finding("TPL900", 1, 0, f"torchperf-lint {result.error}"), 1))
@@ -319,15 +325,16 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
         sys.stdout.write("".join(diffs))
         sys.stdout.flush()
         if not args.quiet:
-            print(f"Would fix {plural(fixed, 'error')}." if fixed else "No fixes available.", file=sys.stderr)
+            print(f"Would fix {plural(fixed, 'finding')}." if fixed else "No fixes available.", file=sys.stderr)
         status = EXIT_FINDINGS if diffs else EXIT_OK
     else:
         shown = [] if args.fix_only else reports
         body = render(fmt, shown, unsafe)
         lines = []
-        if fmt == "text" and not args.quiet:
+        # After a path that could not be checked, "All checks passed!" would be a lie.
+        if fmt == "text" and not args.quiet and not (usage_error and not shown):
             if mode == FIX and fixed:
-                lines.append(f"Fixed {plural(fixed, 'error')}.")
+                lines.append(f"Fixed {plural(fixed, 'finding')}.")
             if not args.fix_only:
                 lines.append(summary(shown, unsafe))
         if args.output_file:
@@ -372,10 +379,6 @@ def render_rule(code: str) -> str:
     return fallback_page(code)
 
 
-_FIX_WORDS = {"safe": "safe (applied by `--fix`)", "unsafe": "unsafe (applied with `--fix --unsafe-fixes`)",
-              NO_FIX: "none"}
-
-
 def fallback_page(code: str) -> str:
     from .rules import RULES
 
@@ -386,7 +389,7 @@ def fallback_page(code: str) -> str:
     out.append("")
     state = "on by default" if entry.default_on else f"opt-in: select it with `--extend-select {code}`"
     out.append(f"- Status: {state}")
-    out.append(f"- Autofix: {_FIX_WORDS.get(entry.fix, entry.fix)}")
+    out.append(f"- Autofix: {fix_safety(code)}")
     if entry.runtime_fix:
         out.append(f"- Runtime fix: `runtime_guard` ({entry.runtime_fix})")
     out.append(f"- Silence one line: `# noqa: {code}`")
@@ -451,7 +454,7 @@ def rule_command(args) -> int:
 
         entry = CATALOG[code]
         print(json.dumps({"code": code, "name": entry.name, "default_on": entry.default_on, "fix": entry.fix,
-                          "summary": entry.summary, "url": docs_url(code), "explanation": render_rule(code)},
+                          "fix_safety": fix_safety(code), "summary": entry.summary, "url": docs_url(code), "explanation": render_rule(code)},
                          indent=2))
         return EXIT_OK
     sys.stdout.write(render_rule(code))

@@ -8,6 +8,7 @@ wins; on a tie ``ignore`` wins. Opt-in rules (TPL305, TPL503) are on only when a
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import sys
@@ -86,8 +87,11 @@ def find_config(start: Path) -> Tuple[Optional[Path], Optional[dict], Path]:
 
     The project root is the directory of the first pyproject.toml with our table; failing that, of
     the first pyproject.toml or ``.git``; failing that, ``start`` itself."""
-    start = start.resolve()
-    if start.is_file() or not start.exists():
+    try:
+        start = start.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: the caller reports the path itself
+        start = Path(os.path.abspath(start))
+    if not start.is_dir():
         start = start.parent
     fallback_root: Optional[Path] = None
     for directory in (start, *start.parents):
@@ -244,11 +248,26 @@ def _matches_below(pattern: str, path: Path, root: Path) -> bool:
 PYTHON_SUFFIXES = (".py", ".pyi")
 
 
+def path_problem(given: Path) -> Optional[str]:
+    """Why a path named on the command line cannot be checked (None: it can)."""
+    try:
+        os.stat(given)
+    except FileNotFoundError:
+        return "no such file or directory"
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "a symbolic link loop"
+        return error.strerror or str(error)
+    return None
+
+
 def discover(paths: Sequence[Path], config: Config, force_exclude: bool = False) -> Tuple[List[Path], List[str]]:
-    """Python files under ``paths``, minus excluded ones; and the paths that do not exist.
+    """Python files under ``paths``, minus excluded ones; and ``"path: problem"`` for each path that
+    cannot be checked (missing, a symlink loop, unreadable).
 
     A file named on the command line is checked even when excluded, unless ``force_exclude`` (as
-    ruff; pre-commit hooks pass it, since pre-commit names every file)."""
+    ruff; pre-commit hooks pass it, since pre-commit names every file). Anything that is not a
+    directory counts as a file here; the runner skips what is not a regular file (a FIFO)."""
     patterns = [*config.exclude, *config.extend_exclude]
     root = config.root
     found: List[Path] = []
@@ -256,10 +275,11 @@ def discover(paths: Sequence[Path], config: Config, force_exclude: bool = False)
     seen = set()
     for given in paths:
         path = Path(os.path.abspath(given))
-        if not path.exists():
-            missing.append(str(given))
+        problem = path_problem(path)
+        if problem is not None:
+            missing.append(f"{given}: {problem}")
             continue
-        if path.is_file():
+        if not path.is_dir():
             if force_exclude and _excluded_with_parents(patterns, path, root):
                 continue
             if path not in seen:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from . import __version__
-from .catalog import CATALOG, SAFE, UNSAFE
+from .catalog import CATALOG, SAFE, UNSAFE, fix_safety
 from .findings import Finding
 
 FORMATS = ("text", "json", "sarif", "github")
@@ -72,7 +72,7 @@ def summary(reports: List[Reported], unsafe: bool) -> str:
     if n_hidden:
         parts.append(f"{n_hidden} more with --unsafe-fixes")
     tail = f" ({'; '.join(parts)})" if parts else ""
-    return f"Found {plural(len(reports), 'error')}{tail}."
+    return f"Found {plural(len(reports), 'finding')}{tail}."
 
 
 def text(reports: List[Reported], unsafe: bool) -> str:
@@ -134,7 +134,8 @@ def sarif(reports: List[Reported]) -> str:
             "fullDescription": {"text": f"{code} {entry.name}: {entry.summary}"},
             "helpUri": docs_url(code),
             "defaultConfiguration": {"level": _level(code), "enabled": entry.default_on},
-            "properties": {"fix": entry.fix, "tags": ["performance"] if code != "TPL900" else []},
+            "properties": {"fix": entry.fix, "fixSafety": fix_safety(code),
+                           "tags": ["performance"] if code != "TPL900" else []},
         })
     index = {code: i for i, code in enumerate(CATALOG)}
     results = []
@@ -204,7 +205,8 @@ def github(reports: List[Reported]) -> str:
             f"endLine={end_line}",
             f"endColumn={end_col + 1}",
         ))
-        lines.append(f"::error {props}::{_escape_data(f'{f.code} {f.message}')}")
+        # the level SARIF gives it: warning for the rules, error for TPL900 (the tool could not check)
+        lines.append(f"::{_level(f.code)} {props}::{_escape_data(f'{f.code} {f.message}')}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

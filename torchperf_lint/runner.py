@@ -11,6 +11,7 @@ import hashlib
 import io
 import re
 import tokenize
+from stat import S_ISREG
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
@@ -45,6 +46,7 @@ class FileResult:
     fixed: int = 0  # fixes applied (FIX) or that would be applied (DIFF)
     diff: str = ""
     error: Optional[str] = None  # an internal error of the tool (exit status 2)
+    skipped: Optional[str] = None  # why the file was not read (not a regular file): a warning
     # (size, mtime_ns, digest) of the content the findings belong to; None: do not cache.
     stamp: Optional[Tuple[int, int, str]] = None
     from_cache: bool = False
@@ -210,8 +212,13 @@ def _process(task: Task, display: Optional[str]) -> FileResult:
     result = FileResult(task.path)
     codes = frozenset(task.codes)
     try:
-        with open(task.path, "rb") as handle:
+        # O_NONBLOCK: opening a FIFO named *.py must not wait for a writer; it is skipped below.
+        fd = os.open(task.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with open(fd, "rb") as handle:
             stat = os.fstat(handle.fileno())
+            if not S_ISREG(stat.st_mode):
+                result.skipped = "not a regular file, skipped"
+                return result
             raw = handle.read()
     except OSError as error:
         result.findings = [analysis_failed(f"cannot read it: {error.strerror or error}")] if ANALYSIS_FAILED in codes else []
