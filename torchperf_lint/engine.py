@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from bisect import bisect_right
 from typing import Collection, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -187,16 +188,15 @@ def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures, newline=
         return []
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
-    # Should libcst ever not reproduce its input, an edit computed against its text would be
-    # misplaced: such a unit offers no fix.
-    fixable = module.code == code
+    unit_state: Dict[str, object] = {}  # filled by the first fix computed, shared by the unit's fixes
     result = []
     for rule_code, node, message, rule_fix in raw:
         where = positions[node]
         fix = None
-        if fixable and rule_fix is not None and rule_fix.replacements:
+        if rule_fix is not None and rule_fix.replacements:
             fix = LazyFix(rule_fix.applicability, rule_fix.description,
-                          _fix_computer(module, code, line_offset, rule_fix, newline, shifted))
+                          _fix_computer(module, code, line_offset, rule_fix, newline, shifted, positions,
+                                        unit_state))
         line, end_line = where.start.line + line_offset, where.end.line + line_offset
         result.append(
             Finding(
@@ -222,12 +222,22 @@ class _Replacer(cst.CSTTransformer):
 
 
 def _fix_computer(module: cst.Module, code: str, line_offset: int, rule_fix: RuleFix, newline: str,
-                  shifted: Dict[int, int]):
+                  shifted: Dict[int, int], positions, unit_state: Dict[str, object]):
     """The edits of a fix, computed when a caller first asks (see findings.LazyFix)."""
 
     def compute() -> Tuple[Edit, ...]:
         with _recursion_limit():
-            edit = _to_edit(module, code, line_offset, rule_fix)
+            if "starts" not in unit_state:
+                # Should libcst ever not reproduce its input, an edit computed against its text
+                # would be misplaced: such a unit offers no fix. (Rendering it costs as much as
+                # one fix, so it is checked only when a fix is wanted.)
+                unit_state["reproduced"] = module.code == code
+                unit_state["starts"] = _line_starts(code)
+            if not unit_state["reproduced"]:
+                return ()
+            edit = _local_edit(module, code, line_offset, rule_fix, positions, unit_state["starts"])
+            if edit is None:
+                edit = _to_edit(module, code, line_offset, rule_fix)
         if edit is None:
             return ()
         if shifted:
@@ -238,6 +248,64 @@ def _fix_computer(module: cst.Module, code: str, line_offset: int, rule_fix: Rul
         return (edit,)
 
     return compute
+
+
+def _local_edit(module: cst.Module, code: str, line_offset: int, rule_fix: RuleFix, positions,
+                starts: List[int]) -> Optional[Edit]:
+    """The edit of a one-node replacement, from that node's text alone (None: use _to_edit).
+
+    Rendering the whole unit per fix made fixing a unit with n findings cost n renders of it. A
+    node whose own rendering is exactly the text at its position (an expression: it owns no
+    indentation) can be replaced in place; anything else takes the whole-unit path."""
+    if len(rule_fix.replacements) != 1:
+        return None  # a fix of several parts must stay one edit, applied whole or not at all
+    old, new = rule_fix.replacements[0]
+    if isinstance(old, (cst.BaseStatement, cst.BaseSmallStatement, cst.Module)) or isinstance(new, cst.FlattenSentinel):
+        return None
+    try:
+        where = positions[old]
+    except KeyError:
+        return None
+    if where.end.line > len(starts):
+        return None
+    begin = starts[where.start.line - 1] + where.start.column
+    end = starts[where.end.line - 1] + where.end.column
+    old_text = module.code_for_node(old)
+    if code[begin:end] != old_text:
+        return None
+    new_text = module.code_for_node(new)
+    if new_text == old_text:
+        return None
+    return _minimal_edit(code, begin, end, new_text, line_offset, starts)
+
+
+def _line_starts(code: str) -> List[int]:
+    starts, total = [], 0
+    for line in code.split("\n"):  # the unit's code has \n line ends only (see lint_source)
+        starts.append(total)
+        total += len(line) + 1
+    return starts
+
+
+def _minimal_edit(code: str, begin: int, end: int, new_text: str, line_offset: int, starts: List[int]) -> Edit:
+    """Replace code[begin:end] by new_text, trimmed to what differs, in file coordinates."""
+    old_text = code[begin:end]
+    head = 0
+    limit = min(len(old_text), len(new_text))
+    while head < limit and old_text[head] == new_text[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old_text[len(old_text) - 1 - tail] == new_text[len(new_text) - 1 - tail]:
+        tail += 1
+    start, stop = begin + head, end - tail
+
+    def position(offset: int) -> Tuple[int, int]:
+        line = bisect_right(starts, offset)  # 1-based: starts[line - 1] <= offset
+        return line + line_offset, offset - starts[line - 1]
+
+    line, col = position(start)
+    end_line, end_col = position(stop)
+    return Edit(line, col, end_line, end_col, new_text[head:len(new_text) - tail])
 
 
 def _to_edit(module: cst.Module, code: str, line_offset: int, rule_fix: RuleFix) -> Optional[Edit]:
