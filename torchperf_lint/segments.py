@@ -29,9 +29,9 @@ class Unit:
     def shape(self) -> "tuple[int, int, int, int]":
         """(deepest nesting, its line, widest flat expression, its line), in one iterative pass.
 
-        Width is what libcst nests but ast keeps flat: the operands of one ``and``/``or``, the
-        operands of one comparison chain, the items of one literal, the arguments of one call.
-        (A ``+`` chain is nested in ast too, so depth measures it.)"""
+        Width is what libcst's parser nests but ast keeps flat: the operands of one ``and``/``or``
+        chain. (Comparison chains, literals and calls stay flat in libcst too, and a ``+`` chain
+        is nested in ast as well, so depth measures it.)"""
         deepest = widest = 0
         deep_line = wide_line = self.start
         pending = [(node, 1) for node in self.nodes]
@@ -65,19 +65,7 @@ class Unit:
 
 
 def _width(node: ast.AST) -> int:
-    if isinstance(node, ast.BoolOp):
-        return len(node.values)
-    if isinstance(node, ast.Compare):
-        return len(node.comparators) + 1
-    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-        return len(node.elts)
-    if isinstance(node, ast.Dict):
-        return len(node.keys)
-    if isinstance(node, ast.Call):
-        return len(node.args) + len(node.keywords)
-    if isinstance(node, ast.JoinedStr):
-        return len(node.values)
-    return 0
+    return len(node.values) if isinstance(node, ast.BoolOp) else 0
 
 
 def _first_line(stmt: ast.stmt) -> int:
