@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import fnmatch
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,8 +28,11 @@ DEFAULT_EXCLUDE = (
     "build", "dist", "node_modules", "site-packages", "__pycache__", ".torchperf_lint_cache",
 )
 KNOWN_KEYS = frozenset(
-    ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude", "unsafe-fixes")
+    ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude", "unsafe-fixes",
+     "respect-gitignore")
 )
+# flake8 reads these, in this order, in each directory (flake8/options/config.py).
+FLAKE8_FILES = ("setup.cfg", "tox.ini", ".flake8")
 
 
 class ConfigError(Exception):
@@ -44,6 +48,10 @@ class Config:
     exclude: List[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
     extend_exclude: List[str] = field(default_factory=list)
     unsafe_fixes: bool = False
+    # flake8's max-line-length, when the configuration came from flake8's (fix layout may use it).
+    line_length: Optional[int] = None
+    # Files ignored by git are skipped (as ruff); `respect-gitignore = false` turns it off.
+    respect_gitignore: bool = True
     # Where the configuration came from (None: defaults) and the project root (for the cache,
     # per-file-ignores and exclude patterns that contain a slash).
     path: Optional[Path] = None
@@ -127,6 +135,10 @@ def load_config(start: Path, explicit: Optional[Path] = None) -> Config:
         path, root = explicit.resolve(), explicit.resolve().parent
     else:
         path, section, root = find_config(start)
+        if section is None:
+            flake8 = find_flake8_config(start)
+            if flake8 is not None:
+                return flake8
         section = section or {}
     config = Config(path=path, root=root)
     where = str(path) if path else "configuration"
@@ -147,10 +159,116 @@ def load_config(start: Path, explicit: Optional[Path] = None) -> Config:
     if not isinstance(unsafe, bool):
         raise ConfigError(f"{where}: `unsafe-fixes` must be true or false")
     config.unsafe_fixes = unsafe
+    respect = section.get("respect-gitignore", True)
+    if not isinstance(respect, bool):
+        raise ConfigError(f"{where}: `respect-gitignore` must be true or false")
+    config.respect_gitignore = respect
     for selector in [*config.select, *config.extend_select, *config.ignore,
                      *(c for codes in config.per_file_ignores.values() for c in codes)]:
         check_selector(selector, where)
     return config
+
+
+# ---- reading flake8's configuration -----------------------------------------------------------
+
+def _flake8_section(path: Path) -> Optional[Dict[str, str]]:
+    import configparser
+
+    parser = configparser.RawConfigParser()
+    try:
+        parser.read(path, encoding="utf-8")
+    except (configparser.Error, OSError, UnicodeDecodeError):
+        return None
+    if not parser.has_section("flake8"):
+        return None
+    # flake8 accepts both spellings of an option name
+    return {key.replace("_", "-"): value for key, value in parser.items("flake8")}
+
+
+def find_flake8_config(start: Path) -> Optional[Config]:
+    """The configuration from flake8's files (setup.cfg, tox.ini, .flake8 with a [flake8] section),
+    looking upward from ``start`` as flake8 does; None when there is none."""
+    try:
+        start = start.resolve()
+    except (OSError, RuntimeError):
+        start = Path(os.path.abspath(start))
+    if not start.is_dir():
+        start = start.parent
+    for directory in (start, *start.parents):
+        for name in FLAKE8_FILES:
+            candidate = directory / name
+            if candidate.is_file():
+                section = _flake8_section(candidate)
+                if section is not None:
+                    return config_from_flake8(section, candidate)
+    return None
+
+
+def _flake8_list(value: str) -> List[str]:
+    """flake8's comma- and whitespace-separated lists."""
+    return [part for part in value.replace(",", " ").split() if part]
+
+
+def _tpl_selectors(selectors: Iterable[str]) -> List[str]:
+    """The selectors that can name a TPL code (``T``, ``TPL1``, ``TPL101``); E501 and friends are
+    flake8's business, not ours."""
+    return [s.strip().upper() for s in selectors if any(code.startswith(s.strip().upper()) for code in CATALOG)]
+
+
+def config_from_flake8(section: Dict[str, str], path: Path) -> Config:
+    """Our configuration from a [flake8] section: only what concerns TPL codes counts.
+
+    ``select`` that names no TPL code is left out (it lists the user's other flake8 codes: this
+    tool exists to run the TPL ones); opt-in rules need their exact code, as in the plugin."""
+    config = Config(path=path, root=path.parent)
+    if "select" in section:
+        select = _tpl_selectors(_flake8_list(section["select"]))
+        if select:
+            config.select = select
+    config.extend_select = _tpl_selectors(_flake8_list(section.get("extend-select", "")))
+    config.ignore = _tpl_selectors(
+        _flake8_list(section.get("ignore", "")) + _flake8_list(section.get("extend-ignore", ""))
+    )
+    if "exclude" in section:
+        config.exclude = _flake8_list(section["exclude"])
+    config.extend_exclude = _flake8_list(section.get("extend-exclude", ""))
+    for pattern, codes in _flake8_per_file_ignores(section.get("per-file-ignores", "")):
+        tpl = _tpl_selectors(codes)
+        if tpl:
+            config.per_file_ignores.setdefault(pattern, []).extend(tpl)
+    length = section.get("max-line-length", "").strip()
+    if length:
+        try:
+            config.line_length = int(length)
+        except ValueError:
+            raise ConfigError(f"{path}: [flake8] max-line-length must be a number, not {length!r}") from None
+    return config
+
+
+_FLAKE8_CODE = re.compile(r"[A-Z]{1,3}[0-9]{0,3}")  # flake8's own check of a code (flake8/defaults.py)
+
+
+def _flake8_per_file_ignores(value: str) -> List[Tuple[str, List[str]]]:
+    """flake8's ``per-file-ignores`` value: ``pattern[, pattern]: code[, code]`` entries, separated
+    by whitespace or new lines (flake8/utils.py parse_files_to_codes_mapping)."""
+    mapping: List[Tuple[str, List[str]]] = []
+    patterns: List[str] = []
+    codes: List[str] = []
+    seen_colon = False
+    for token in value.replace(":", " : ").replace(",", " ").split():
+        if token == ":":
+            seen_colon = True
+            continue
+        if seen_colon and _FLAKE8_CODE.fullmatch(token):
+            codes.append(token)
+            continue
+        if seen_colon:  # a new pattern starts a new entry
+            mapping.extend((p, list(codes)) for p in patterns)
+            patterns, codes, seen_colon = [], [], False
+        patterns.append(token)
+    if seen_colon:
+        mapping.extend((p, list(codes)) for p in patterns)
+    return mapping
 
 
 # ---- selection --------------------------------------------------------------------------------
