@@ -86,6 +86,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="apply `exclude` to files named on the command line too (for pre-commit)")
     run.add_argument("--extend-exclude", action="append", metavar="GLOBS", default=[],
                      help="more exclude patterns, comma-separated")
+    run.add_argument("--stdin-filename", metavar="NAME",
+                     help="with PATH `-` (standard input): the file name to check it as (configuration, "
+                          "per-file-ignores, the name in the report); with --fix the fixed text goes to stdout")
 
     rule = commands.add_parser("rule", help="show a rule's documentation",
                                description="Print a rule's documentation (markdown), or list every rule.")
@@ -131,7 +134,15 @@ def default_jobs() -> int:
 
 def check_command(args) -> int:
     cwd = os.getcwd()
-    paths = [Path(p) for p in (args.paths or ["."])]
+    stdin = "-" in (args.paths or ())
+    if stdin and len(args.paths) > 1:
+        raise ConfigError("`-` (standard input) cannot be combined with other paths")
+    if args.stdin_filename and not stdin:
+        raise ConfigError("--stdin-filename needs the path `-` (standard input)")
+    if stdin:
+        paths = [Path(args.stdin_filename) if args.stdin_filename else Path(".")]
+    else:
+        paths = [Path(p) for p in (args.paths or ["."])]
     config = load_config(paths[0], args.config)
 
     select = split_codes(args.select) if args.select else config.select
@@ -148,6 +159,9 @@ def check_command(args) -> int:
     mode = DIFF if args.diff else FIX if (args.fix or args.fix_only) else CHECK
     # Only the JSON report shows a fix's edits; the others need to know only that a fix exists.
     fix_edits = args.output_format == "json"
+
+    if stdin:
+        return check_stdin(args, config, codes, unsafe, mode, fix_edits, cwd)
 
     files, missing = discover(paths, config, force_exclude=args.force_exclude)
     for problem in missing:
@@ -195,6 +209,37 @@ def check_command(args) -> int:
         cache.save()
 
     return report(args, results, unsafe, mode, cwd, bool(missing))
+
+
+def check_stdin(args, config, codes, unsafe: bool, mode: str, fix_edits: bool, cwd: str) -> int:
+    """``check -``: standard input checked as ``--stdin-filename`` (as ruff): the name decides the
+    configuration and per-file-ignores and is the name in the report; nothing is cached. With
+    --fix, the fixed text (or the text unchanged) goes to stdout and the report to stderr."""
+    import contextlib
+
+    from .config import _excluded_with_parents
+
+    raw = sys.stdin.buffer.read()
+    name = args.stdin_filename
+    path = Path(os.path.abspath(name)) if name else None
+    per_file = file_codes(config, codes, path) if path is not None else codes
+    if path is not None and args.force_exclude and _excluded_with_parents(
+            [*config.exclude, *config.extend_exclude], path, config.root):
+        per_file = frozenset()
+    display = display_path(str(path), cwd) if path is not None else "-"
+    key = str(path) if path is not None else "-"
+    if per_file:
+        result = process(Task(key, tuple(sorted(per_file)), mode, unsafe, fix_edits), display, given=raw)
+    else:
+        result = FileResult(key)
+    if mode != FIX:
+        return report(args, {key: result}, unsafe, mode, cwd, False)
+    with contextlib.redirect_stdout(sys.stderr):
+        status = report(args, {key: result}, unsafe, mode, cwd, False)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(result.output if result.output is not None else raw)
+    sys.stdout.flush()
+    return status
 
 
 def _digest_file(path: str) -> Optional[str]:

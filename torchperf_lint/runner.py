@@ -47,6 +47,7 @@ class FileResult:
     diff: str = ""
     error: Optional[str] = None  # an internal error of the tool (exit status 2)
     skipped: Optional[str] = None  # why the file was not read (not a regular file): a warning
+    output: Optional[bytes] = None  # standard input's fixed text (--fix of ``-``)
     # (size, mtime_ns, digest) of the content the findings belong to; None: do not cache.
     stamp: Optional[Tuple[int, int, str]] = None
     from_cache: bool = False
@@ -198,34 +199,50 @@ def unified_diff(old: str, new: str, display: str) -> str:
     return "".join(out)
 
 
-def process(task: Task, display: Optional[str] = None) -> FileResult:
+def process(task: Task, display: Optional[str] = None, given: Optional[bytes] = None) -> FileResult:
     """Everything for one file; never raises. Its findings carry plain fixes (picklable, cacheable):
-    with their edits when ``task.fix_edits``, else only whether a fix exists and how safe it is."""
-    result = _process(task, display)
+    with their edits when ``task.fix_edits``, else only whether a fix exists and how safe it is.
+
+    With ``given`` (standard input), those bytes are checked as the file ``task.path``, nothing is
+    read or written, and a fixed text comes back in ``FileResult.output``."""
+    result = _process(task, display, given)
     result.findings = [materialise(f, task.fix_edits) for f in result.findings]
     return result
 
 
-def _process(task: Task, display: Optional[str]) -> FileResult:
+def _read(path: str, result: FileResult, codes: FrozenSet[str]):
+    """(bytes, stat) of the file, or (None, None) with ``result`` saying why not."""
     import os
 
-    result = FileResult(task.path)
-    codes = frozenset(task.codes)
     try:
         # O_NONBLOCK: opening a FIFO named *.py must not wait for a writer; it is skipped below.
-        fd = os.open(task.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
         with open(fd, "rb") as handle:
             stat = os.fstat(handle.fileno())
             if not S_ISREG(stat.st_mode):
                 result.skipped = "not a regular file, skipped"
-                return result
-            raw = handle.read()
+                return None, None
+            return handle.read(), stat
     except OSError as error:
         result.findings = [analysis_failed(f"cannot read it: {error.strerror or error}")] if ANALYSIS_FAILED in codes else []
         result.noqa_rows = [1] * len(result.findings)
-        return result
+        return None, None
+
+
+def _process(task: Task, display: Optional[str], given: Optional[bytes]) -> FileResult:
+    import os
+
+    result = FileResult(task.path)
+    codes = frozenset(task.codes)
+    if given is not None:
+        raw, stat = given, None
+    else:
+        raw, stat = _read(task.path, result, codes)
+        if raw is None:
+            return result
     try:
-        stamp = (stat.st_size, stat.st_mtime_ns, digest(raw))
+        # standard input is never cached: no stamp
+        stamp = (stat.st_size, stat.st_mtime_ns, digest(raw)) if stat is not None else None
         try:
             source, encoding = decode(raw)
         except BadInput as error:
@@ -255,6 +272,9 @@ def _process(task: Task, display: Optional[str]) -> FileResult:
             result.error = f"the fixed text cannot be encoded as {encoding}: {error.reason}; nothing was written"
             result.fixed = 0
             result.findings, result.noqa_rows = first
+            return result
+        if given is not None:
+            result.output = new_raw
             return result
         with open(task.path, "wb") as handle:
             handle.write(new_raw)
