@@ -86,6 +86,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="apply `exclude` to files named on the command line too (for pre-commit)")
     run.add_argument("--extend-exclude", action="append", metavar="GLOBS", default=[],
                      help="more exclude patterns, comma-separated")
+    run.add_argument("--respect-gitignore", dest="respect_gitignore", action="store_true", default=None,
+                     help="skip the files git ignores (the default; config: respect-gitignore)")
+    run.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
+                     help="check the files git ignores too")
     run.add_argument("--stdin-filename", metavar="NAME",
                      help="with PATH `-` (standard input): the file name to check it as (configuration, "
                           "per-file-ignores, the name in the report); with --fix the fixed text goes to stdout")
@@ -153,6 +157,8 @@ def check_command(args) -> int:
     codes = resolve_codes(select, extend_select, ignore)
     unsafe = config.unsafe_fixes if args.unsafe_fixes is None else args.unsafe_fixes
     config.extend_exclude.extend(split_codes(args.extend_exclude))
+    if args.respect_gitignore is not None:
+        config.respect_gitignore = args.respect_gitignore
     if args.jobs < 0:
         raise ConfigError("--jobs must be 0 (one per core) or more")
     jobs = args.jobs or default_jobs()

@@ -391,6 +391,7 @@ def discover(paths: Sequence[Path], config: Config, force_exclude: bool = False)
     found: List[Path] = []
     missing: List[str] = []
     seen = set()
+    walked = set()  # found by searching a directory, not named on the command line
     for given in paths:
         path = Path(os.path.abspath(given))
         problem = path_problem(path)
@@ -417,7 +418,34 @@ def discover(paths: Sequence[Path], config: Config, force_exclude: bool = False)
                     continue
                 seen.add(file)
                 found.append(file)
+                walked.add(file)
+    if config.respect_gitignore:
+        # As ruff: files git ignores are skipped; named ones only with --force-exclude.
+        ignored = git_ignored([f for f in found if force_exclude or f in walked], root)
+        if ignored:
+            found = [f for f in found if f not in ignored]
     return found, missing
+
+
+def git_ignored(files: Sequence[Path], root: Path) -> FrozenSet[Path]:
+    """The files git ignores (.gitignore, .git/info/exclude, the global excludes), asked of git
+    itself in one call. Without git, outside a repository, or if git fails: none."""
+    if not files:
+        return frozenset()
+    import subprocess
+
+    directory = root if root.is_dir() else Path.cwd()
+    try:
+        result = subprocess.run(
+            ["git", "check-ignore", "--stdin", "-z"],
+            input=b"".join(os.fsencode(f) + b"\0" for f in files),
+            cwd=directory, capture_output=True, timeout=120,
+        )
+    except (OSError, subprocess.SubprocessError):  # no git, or it hung
+        return frozenset()
+    if result.returncode not in (0, 1):  # 128: not a repository, a path outside it, ...
+        return frozenset()
+    return frozenset(Path(os.fsdecode(p)) for p in result.stdout.split(b"\0") if p)
 
 
 def _excluded_with_parents(patterns: Sequence[str], path: Path, root: Path) -> bool:
