@@ -106,3 +106,11 @@ def test_flake8_reports_syntax_errors_with_e999(tmp_path):
                             cwd=tmp_path, capture_output=True, text=True)
     assert "broken.py:2:8: E999 SyntaxError" in result.stdout
     assert "nul.py:1:1: E999" in result.stdout
+
+
+def test_tpl900_points_at_the_bad_byte_and_the_syntax_error(project):
+    project.write_bytes("bad_byte.py", b"import torch\nx = 1\ns = '\xff'\n")
+    project.write_bytes("bad_syntax.py", b"import torch\r\nx = 1\r\ndef f(:\r\n")
+    code, out, _ = project.run("--no-cache")
+    assert "bad_byte.py:3:6: TPL900 could not analyse this file: the file is not valid utf-8" in out
+    assert "bad_syntax.py:3:7: TPL900 could not analyse this file: syntax error at line 3" in out
