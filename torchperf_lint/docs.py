@@ -114,7 +114,7 @@ def render_index() -> str:
     for code, entry in CATALOG.items():
         lines.append(
             f"| [{code}]({code}.md) | {entry.name} | {'on' if entry.default_on else 'opt-in'} | "
-            f"{entry.fix} | {entry.runtime_fix or '—'} |"
+            f"{entry.fix_detail or entry.fix} | {entry.runtime_fix or '—'} |"
         )
     return "\n".join(lines) + "\n"
 
