@@ -142,3 +142,19 @@ def test_wide_but_flat_expressions_are_still_analysed():
               "chain = " + " < ".join(["a"] * 3000) + "\n"
               "short = " + " or ".join(["a"] * 500) + "\n")
     assert [line.split()[:2] for line in _lint_in_subprocess(source)] == [["TPL102", "3"]]
+
+
+def test_flake8_parallel_run_survives_a_long_and_chain(tmp_path):
+    # Without the width guard this file kills a flake8 worker (SIGSEGV in libcst's parser) and
+    # `flake8 -j2` hangs; now it gets TPL900 at the chain's line and the other files are checked.
+    (tmp_path / "a_chain.py").write_text(
+        "import torch\nfor i in range(3):\n    x.item()\nok = " + " and ".join(["a"] * 8000) + "\n")
+    for i in range(3):
+        (tmp_path / f"b_good_{i}.py").write_text("import torch\nm = torch.nn.DataParallel(net)\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "-j2", "--select=TPL,E999", "."],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+    )
+    assert "Traceback" not in result.stderr, result.stderr
+    assert "a_chain.py:4:1: TPL900" in result.stdout and "`and`/`or` chain of 8000 operands" in result.stdout
+    assert all(f"b_good_{i}.py:2:5: TPL201" in result.stdout for i in range(3))
