@@ -69,3 +69,12 @@ def test_cli_check_counts_fixes_without_rendering(tmp_path, monkeypatch, capsys,
     report = json.loads(capsys.readouterr().out)
     assert len(renders) == 40
     assert all(item["fix"]["edits"][0]["content"] == ", device=" for item in report)
+
+
+def test_lazy_fixes_compare_and_pickle_as_plain_fixes():
+    import pickle
+
+    first, second = engine.lint_source(MANY), engine.lint_source(MANY)
+    assert first == second  # same findings, fixes included, from two analyses
+    copy = pickle.loads(pickle.dumps(first[0]))
+    assert copy == first[0] and copy.fix.edits == first[0].fix.edits

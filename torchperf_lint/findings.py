@@ -71,6 +71,19 @@ class LazyFix:
     def __repr__(self) -> str:
         return f"LazyFix({self.applicability!r}, {self.description!r})"
 
+    # Compared, hashed and pickled as the plain Fix it stands for (edits computed when needed).
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, (Fix, LazyFix)):
+            return NotImplemented
+        return (self.applicability, self.description, self.edits) == (
+            other.applicability, other.description, other.edits)
+
+    def __hash__(self) -> int:
+        return hash((self.applicability, self.description))
+
+    def __reduce__(self):
+        return (Fix, (self.applicability, self.description, self.edits))
+
 
 @dataclass(frozen=True)
 class Finding:
