@@ -24,7 +24,7 @@ from .findings import Finding
 from .runner import finding_from_tuple, finding_to_tuple
 
 CACHE_DIR_NAME = ".torchperf_lint_cache"
-FORMAT = 2
+FORMAT = 3  # 2: a fix may be stored without its edits; 3: the count of fixes --fix would apply
 _package_digest: Optional[str] = None
 
 
@@ -70,9 +70,19 @@ class Cache:
         except (OSError, EOFError, ValueError, TypeError):
             self.entries = {}
 
-    def lookup(self, path: str, codes: FrozenSet[str], stat: os.stat_result, read_digest=None):
-        """(findings, noqa rows, (unsafe, fix count) or None) when the entry is valid, else None.
-        ``read_digest`` (a callable) is asked for the content digest when size or mtime changed."""
+    def lookup(self, path: str, codes: FrozenSet[str], stat: os.stat_result, read_digest=None,
+               fix_edits: bool = False):
+        """(findings, noqa rows, (unsafe, fix count) or None) when the entry is valid, else None. ``read_digest`` (a callable) is
+        asked for the content digest when size or mtime changed. With ``fix_edits``, an entry whose
+        fixes were stored without their edits (by a plain check) is a miss. A malformed entry (a
+        cache written by hand, or damaged) is a miss too."""
+        try:
+            return self._lookup(path, codes, stat, read_digest, fix_edits)
+        except (ValueError, TypeError, AttributeError):
+            self.entries.pop(path, None)
+            return None
+
+    def _lookup(self, path, codes, stat, read_digest, fix_edits):
         entry = self.entries.get(path)
         if entry is None:
             return None
@@ -86,7 +96,13 @@ class Cache:
                 return None
             self.entries[path] = (stat.st_size, stat.st_mtime_ns, content_digest, entry_codes, findings, rows, fixes)
             self.dirty = True
-        return [finding_from_tuple(f) for f in findings], list(rows), fixes
+        found = [finding_from_tuple(f) for f in findings]
+        rows = [int(row) for row in rows]
+        if len(rows) != len(found):
+            raise ValueError("findings and rows differ in number")
+        if fix_edits and any(f.fix is not None and f.fix.edits is None for f in found):
+            return None
+        return found, rows, fixes
 
     def store(self, path: str, codes: FrozenSet[str], stamp: Tuple[int, int, str],
               findings: List[Finding], rows: List[int], fixes: Optional[Tuple[bool, int]] = None) -> None:

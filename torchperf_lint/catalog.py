@@ -35,6 +35,9 @@ class CatalogEntry:
     summary: str
     fix: str  # SAFE, UNSAFE or NO_FIX (for rules whose fix is safe only in some cases: the best case)
     runtime_fix: Optional[str]  # a RUNTIME_* name, or None
+    # How safe the fix is, in words, where SAFE/UNSAFE alone would mislead (a fix safe in some cases
+    # only). The one wording that `rule`, the docs and SARIF show: see fix_safety().
+    fix_detail: str = ""
 
 
 def _entries(*rows: CatalogEntry) -> Dict[str, CatalogEntry]:
@@ -43,7 +46,9 @@ def _entries(*rows: CatalogEntry) -> Dict[str, CatalogEntry]:
 
 CATALOG: Dict[str, CatalogEntry] = _entries(
     CatalogEntry("TPL101", "cpu-then-device", True,
-                 "tensor created on the CPU, then moved to the device", SAFE, RUNTIME_DEVICE_NATIVE),
+                 "tensor created on the CPU, then moved to the device", SAFE, RUNTIME_DEVICE_NATIVE,
+                 "safe for deterministic factories (applied by `--fix`); unsafe for random factories "
+                 "(applied with `--unsafe-fixes`: the device draws other numbers than the CPU)"),
     CatalogEntry("TPL102", "host-sync-in-loop", True,
                  "host-device synchronisation inside the training loop", NO_FIX, RUNTIME_SYNC_REPORT),
     CatalogEntry("TPL103", "empty-cache-in-loop", True,
@@ -87,6 +92,15 @@ CATALOG: Dict[str, CatalogEntry] = _entries(
     CatalogEntry("TPL900", "analysis-failed", True,
                  "the file could not be analysed", NO_FIX, None),
 )
+
+_FIX_WORDS = {SAFE: "safe (applied by `--fix`)", UNSAFE: "unsafe (applied with `--unsafe-fixes`)", NO_FIX: "none"}
+
+
+def fix_safety(code: str) -> str:
+    """How safe a rule's fix is, in words: the single wording for the docs, `rule` and SARIF."""
+    entry = CATALOG[code]
+    return entry.fix_detail or _FIX_WORDS[entry.fix]
+
 
 OPT_IN_CODES = frozenset(code for code, entry in CATALOG.items() if not entry.default_on)
 

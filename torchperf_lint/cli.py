@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from . import __version__
-from .catalog import CATALOG, NO_FIX, OPT_IN_CODES
+from .catalog import CATALOG, NO_FIX, OPT_IN_CODES, fix_safety
 from .config import (
     ConfigError,
     check_selector,
@@ -89,6 +89,13 @@ def _parser() -> argparse.ArgumentParser:
                      help="also lint unit-test files (test_*.py, *_test.py, conftest.py, tests/, test/)")
     run.add_argument("--extend-exclude", action="append", metavar="GLOBS", default=[],
                      help="more exclude patterns, comma-separated")
+    run.add_argument("--respect-gitignore", dest="respect_gitignore", action="store_true", default=None,
+                     help="skip the files git ignores (the default; config: respect-gitignore)")
+    run.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
+                     help="check the files git ignores too")
+    run.add_argument("--stdin-filename", metavar="NAME",
+                     help="with PATH `-` (standard input): the file name to check it as (configuration, "
+                          "per-file-ignores, the name in the report); with --fix the fixed text goes to stdout")
 
     rule = commands.add_parser("rule", help="show a rule's documentation",
                                description="Print a rule's documentation (markdown), or list every rule.")
@@ -134,7 +141,15 @@ def default_jobs() -> int:
 
 def check_command(args) -> int:
     cwd = os.getcwd()
-    paths = [Path(p) for p in (args.paths or ["."])]
+    stdin = "-" in (args.paths or ())
+    if stdin and len(args.paths) > 1:
+        raise ConfigError("`-` (standard input) cannot be combined with other paths")
+    if args.stdin_filename and not stdin:
+        raise ConfigError("--stdin-filename needs the path `-` (standard input)")
+    if stdin:
+        paths = [Path(args.stdin_filename) if args.stdin_filename else Path(".")]
+    else:
+        paths = [Path(p) for p in (args.paths or ["."])]
     config = load_config(paths[0], args.config)
 
     select = split_codes(args.select) if args.select else config.select
@@ -147,17 +162,28 @@ def check_command(args) -> int:
     config.extend_exclude.extend(split_codes(args.extend_exclude))
     if args.include_tests:
         config.include_tests = True
+    if args.respect_gitignore is not None:
+        config.respect_gitignore = args.respect_gitignore
     if args.jobs < 0:
         raise ConfigError("--jobs must be 0 (one per core) or more")
     jobs = args.jobs or default_jobs()
     mode = DIFF if args.diff else FIX if (args.fix or args.fix_only) else CHECK
-    line_length = configured_line_length(paths[0])  # fixes keep lines within it
+    line_length = config.line_length or configured_line_length(paths[0])  # fixes keep lines within it
     # The text summary says how many fixes --fix would apply, which takes a fix run per fixable file.
     count_fixes = mode == CHECK and (args.output_format or "text") == "text" and not args.quiet
+    # Only the JSON report shows a fix's edits; the others need to know only that a fix exists.
+    fix_edits = args.output_format == "json"
+
+    if stdin:
+        return check_stdin(args, config, codes, unsafe, mode, fix_edits, cwd, line_length)
 
     files, missing = discover(paths, config, force_exclude=args.force_exclude)
-    for path in missing:
-        print(f"torchperf-lint: error: {path}: no such file or directory", file=sys.stderr)
+    for problem in missing:
+        print(f"torchperf-lint: error: {problem}", file=sys.stderr)
+    if not files and not missing:
+        # As ruff: a warning, and exit status 0 (a pre-commit run over no Python file is fine).
+        where = ", ".join(str(p) for p in paths)
+        print(f"torchperf-lint: warning: No Python files found under {where}", file=sys.stderr)
 
     cache = None
     if not args.no_cache and codes:
@@ -182,7 +208,7 @@ def check_command(args) -> int:
                 stat = None
             if stat is not None:
                 sizes[path] = stat.st_size
-                hit = cache.lookup(path, per_file, stat, lambda p=path: _digest_file(p))
+                hit = cache.lookup(path, per_file, stat, lambda p=path: _digest_file(p), fix_edits)
                 fixable = 0 if hit is None else sum(applicable(f, unsafe) for f in hit[0])
                 if hit is not None and fixable and count_fixes and (hit[2] is None or hit[2][0] != unsafe):
                     hit = None  # the summary needs what --fix would apply, which was not counted
@@ -190,7 +216,7 @@ def check_command(args) -> int:
                     fixed = hit[2][1] if hit[2] is not None and hit[2][0] == unsafe else fixable
                     results[path] = FileResult(path, hit[0], hit[1], fixed=fixed, from_cache=True)
                     continue
-        tasks.append(Task(path, tuple(sorted(per_file)), mode, unsafe, line_length, count_fixes))
+        tasks.append(Task(path, tuple(sorted(per_file)), mode, unsafe, line_length, count_fixes, fix_edits))
 
     task_codes = {task.path: frozenset(task.codes) for task in tasks}
     for result in run_tasks(tasks, jobs, sizes, cwd):
@@ -203,6 +229,38 @@ def check_command(args) -> int:
         cache.save()
 
     return report(args, results, unsafe, mode, cwd, bool(missing))
+
+
+def check_stdin(args, config, codes, unsafe: bool, mode: str, fix_edits: bool, cwd: str, line_length: int) -> int:
+    """``check -``: standard input checked as ``--stdin-filename`` (as ruff): the name decides the
+    configuration and per-file-ignores and is the name in the report; nothing is cached. With
+    --fix, the fixed text (or the text unchanged) goes to stdout and the report to stderr."""
+    import contextlib
+
+    from .config import _excluded_with_parents
+
+    raw = sys.stdin.buffer.read()
+    name = args.stdin_filename
+    path = Path(os.path.abspath(name)) if name else None
+    per_file = file_codes(config, codes, path) if path is not None else codes
+    if path is not None and args.force_exclude and _excluded_with_parents(
+            [*config.exclude, *config.extend_exclude], path, config.root):
+        per_file = frozenset()
+    display = display_path(str(path), cwd) if path is not None else "-"
+    key = str(path) if path is not None else "-"
+    if per_file:
+        result = process(Task(key, tuple(sorted(per_file)), mode, unsafe, line_length, False, fix_edits),
+                         display, given=raw)
+    else:
+        result = FileResult(key)
+    if mode != FIX:
+        return report(args, {key: result}, unsafe, mode, cwd, False)
+    with contextlib.redirect_stdout(sys.stderr):
+        status = report(args, {key: result}, unsafe, mode, cwd, False)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(result.output if result.output is not None else raw)
+    sys.stdout.flush()
+    return status
 
 
 def _digest_file(path: str) -> Optional[str]:
@@ -218,23 +276,27 @@ def _process_one(task: Task, display: str) -> FileResult:
 
 
 def run_tasks(tasks: List[Task], jobs: int, sizes: Dict[str, int], cwd: str):
-    """Yield one FileResult per task; in worker processes when there is more than one file."""
+    """Yield one FileResult per task; in worker processes when there is more than one file.
+
+    A worker that dies (a crash in a native parser, the out-of-memory killer) breaks the whole
+    pool: the files it left unchecked are checked again one process each, so that the one that
+    kills its process is reported (TPL900) and every other file still gets checked."""
     if not tasks:
         return
     if jobs <= 1 or len(tasks) == 1:
         for task in tasks:
             yield process(task, display_path(task.path, cwd))
         return
-    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
 
     from . import engine  # noqa: F401  imported once here, shared by the forked workers
 
     # Biggest files first: the slowest ones do not end up alone at the end of the run.
     ordered = sorted(tasks, key=lambda t: -sizes.get(t.path, 0))
-    method = "fork" if sys.platform.startswith("linux") else None
-    context = multiprocessing.get_context(method)
+    context = _mp_context()
     pending = {}
+    unfinished: List[Task] = []
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as executor:
         for task in ordered:
             pending[executor.submit(_process_one, task, display_path(task.path, cwd))] = task
@@ -242,8 +304,61 @@ def run_tasks(tasks: List[Task], jobs: int, sizes: Dict[str, int], cwd: str):
             task = pending[future]
             try:
                 yield future.result()
-            except Exception as error:  # a worker died (killed, out of memory): report, go on
+            except BrokenProcessPool:
+                unfinished.append(task)
+            except Exception as error:  # pickling trouble and the like: report, go on
                 yield FileResult(task.path, error=f"worker process failed: {type(error).__name__}: {error}")
+    if unfinished:
+        yield from run_isolated(unfinished, jobs, cwd)
+
+
+def _mp_context():
+    import multiprocessing
+
+    return multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
+
+
+def _isolated_worker(task: Task, display: str, connection) -> None:
+    try:
+        connection.send(process(task, display))
+    finally:
+        connection.close()
+
+
+def run_isolated(tasks: List[Task], jobs: int, cwd: str):
+    """Each task in a process of its own, ``jobs`` at a time; a process that dies without an answer
+    gives its file one TPL900 finding that says so."""
+    from multiprocessing.connection import wait
+
+    from .findings import ANALYSIS_FAILED, analysis_failed
+
+    context = _mp_context()
+    queue = list(tasks)
+    running = {}  # parent end of the pipe -> (process, task)
+    while queue or running:
+        while queue and len(running) < max(1, jobs):
+            task = queue.pop(0)
+            receiver, sender = context.Pipe(duplex=False)
+            worker = context.Process(target=_isolated_worker, args=(task, display_path(task.path, cwd), sender),
+                                     daemon=True)
+            worker.start()
+            sender.close()  # the child holds the only write end: its death reads as end of file
+            running[receiver] = (worker, task)
+        for receiver in wait(list(running)):
+            worker, task = running.pop(receiver)
+            try:
+                result = receiver.recv()
+            except (EOFError, OSError):
+                result = None
+            receiver.close()
+            worker.join()
+            if result is None:
+                code = worker.exitcode
+                how = f"signal {-code}" if code is not None and code < 0 else f"exit status {code}"
+                finding = analysis_failed(f"the analysis crashed its process ({how}); the other files were checked")
+                result = FileResult(task.path, [finding] if ANALYSIS_FAILED in task.codes else [],
+                                    [1] if ANALYSIS_FAILED in task.codes else [])
+            yield result
 
 
 def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: str, usage_error: bool) -> int:
@@ -259,6 +374,8 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
         fixed += result.fixed
         if result.diff:
             diffs.append(result.diff)
+        if result.skipped:
+            print(f"torchperf-lint: warning: {display}: {result.skipped}", file=sys.stderr)
         if result.error:
             errors.append(f"{display}: {result.error}")
             reports.append(Reported(path, display, Finding("TPL900", 1, 0, f"torchperf-lint {result.error}"), 1))
@@ -273,16 +390,17 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
         sys.stdout.write("".join(diffs))
         sys.stdout.flush()
         if not args.quiet:
-            print(f"Would fix {plural(fixed, 'error')}." if fixed else "No fixes available.", file=sys.stderr)
+            print(f"Would fix {plural(fixed, 'finding')}." if fixed else "No fixes available.", file=sys.stderr)
             sys.stderr.write(fixes_applied(results, cwd))
         status = EXIT_FINDINGS if diffs else EXIT_OK
     else:
         shown = [] if args.fix_only else reports
         body = render(fmt, shown, unsafe)
         lines = []
-        if fmt == "text" and not args.quiet:
+        # After a path that could not be checked, "All checks passed!" would be a lie.
+        if fmt == "text" and not args.quiet and not (usage_error and not shown):
             if mode == FIX and fixed:
-                lines.append(f"Fixed {plural(fixed, 'error')}.")
+                lines.append(f"Fixed {plural(fixed, 'finding')}.")
                 lines.extend(fixes_applied(results, cwd).splitlines())
             if not args.fix_only:
                 lines.append(summary(shown, unsafe, fixed if mode == CHECK else None))
@@ -328,10 +446,6 @@ def render_rule(code: str) -> str:
     return fallback_page(code)
 
 
-_FIX_WORDS = {"safe": "safe (applied by `--fix`)", "unsafe": "unsafe (applied with `--fix --unsafe-fixes`)",
-              NO_FIX: "none"}
-
-
 def fallback_page(code: str) -> str:
     from .rules import RULES
 
@@ -342,7 +456,7 @@ def fallback_page(code: str) -> str:
     out.append("")
     state = "on by default" if entry.default_on else f"opt-in: select it with `--extend-select {code}`"
     out.append(f"- Status: {state}")
-    out.append(f"- Autofix: {_FIX_WORDS.get(entry.fix, entry.fix)}")
+    out.append(f"- Autofix: {fix_safety(code)}")
     if entry.runtime_fix:
         out.append(f"- Runtime fix: `runtime_guard` ({entry.runtime_fix})")
     out.append(f"- Silence one line: `# noqa: {code}`")
@@ -407,7 +521,7 @@ def rule_command(args) -> int:
 
         entry = CATALOG[code]
         print(json.dumps({"code": code, "name": entry.name, "default_on": entry.default_on, "fix": entry.fix,
-                          "summary": entry.summary, "url": docs_url(code), "explanation": render_rule(code)},
+                          "fix_safety": fix_safety(code), "summary": entry.summary, "url": docs_url(code), "explanation": render_rule(code)},
                          indent=2))
         return EXIT_OK
     sys.stdout.write(render_rule(code))

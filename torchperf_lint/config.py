@@ -8,8 +8,10 @@ wins; on a tie ``ignore`` wins. Opt-in rules (TPL305, TPL503) are on only when a
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,8 +30,10 @@ DEFAULT_EXCLUDE = (
 )
 KNOWN_KEYS = frozenset(
     ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude", "unsafe-fixes",
-     "include-tests")
+     "include-tests", "respect-gitignore")
 )
+# flake8 reads these, in this order, in each directory (flake8/options/config.py).
+FLAKE8_FILES = ("setup.cfg", "tox.ini", ".flake8")
 
 
 class ConfigError(Exception):
@@ -46,6 +50,10 @@ class Config:
     extend_exclude: List[str] = field(default_factory=list)
     unsafe_fixes: bool = False
     include_tests: bool = False  # lint unit-test files too (test_files.py says which they are)
+    # flake8's max-line-length, when the configuration came from flake8's (fix layout may use it).
+    line_length: Optional[int] = None
+    # Files ignored by git are skipped (as ruff); `respect-gitignore = false` turns it off.
+    respect_gitignore: bool = True
     # Where the configuration came from (None: defaults) and the project root (for the cache,
     # per-file-ignores and exclude patterns that contain a slash).
     path: Optional[Path] = None
@@ -89,8 +97,11 @@ def find_config(start: Path) -> Tuple[Optional[Path], Optional[dict], Path]:
 
     The project root is the directory of the first pyproject.toml with our table; failing that, of
     the first pyproject.toml or ``.git``; failing that, ``start`` itself."""
-    start = start.resolve()
-    if start.is_file() or not start.exists():
+    try:
+        start = start.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: the caller reports the path itself
+        start = Path(os.path.abspath(start))
+    if not start.is_dir():
         start = start.parent
     fallback_root: Optional[Path] = None
     for directory in (start, *start.parents):
@@ -126,6 +137,10 @@ def load_config(start: Path, explicit: Optional[Path] = None) -> Config:
         path, root = explicit.resolve(), explicit.resolve().parent
     else:
         path, section, root = find_config(start)
+        if section is None:
+            flake8 = find_flake8_config(start)
+            if flake8 is not None:
+                return flake8
         section = section or {}
     config = Config(path=path, root=root)
     where = str(path) if path else "configuration"
@@ -150,10 +165,116 @@ def load_config(start: Path, explicit: Optional[Path] = None) -> Config:
     if not isinstance(include_tests, bool):
         raise ConfigError(f"{where}: `include-tests` must be true or false")
     config.include_tests = include_tests
+    respect = section.get("respect-gitignore", True)
+    if not isinstance(respect, bool):
+        raise ConfigError(f"{where}: `respect-gitignore` must be true or false")
+    config.respect_gitignore = respect
     for selector in [*config.select, *config.extend_select, *config.ignore,
                      *(c for codes in config.per_file_ignores.values() for c in codes)]:
         check_selector(selector, where)
     return config
+
+
+# ---- reading flake8's configuration -----------------------------------------------------------
+
+def _flake8_section(path: Path) -> Optional[Dict[str, str]]:
+    import configparser
+
+    parser = configparser.RawConfigParser()
+    try:
+        parser.read(path, encoding="utf-8")
+    except (configparser.Error, OSError, UnicodeDecodeError):
+        return None
+    if not parser.has_section("flake8"):
+        return None
+    # flake8 accepts both spellings of an option name
+    return {key.replace("_", "-"): value for key, value in parser.items("flake8")}
+
+
+def find_flake8_config(start: Path) -> Optional[Config]:
+    """The configuration from flake8's files (setup.cfg, tox.ini, .flake8 with a [flake8] section),
+    looking upward from ``start`` as flake8 does; None when there is none."""
+    try:
+        start = start.resolve()
+    except (OSError, RuntimeError):
+        start = Path(os.path.abspath(start))
+    if not start.is_dir():
+        start = start.parent
+    for directory in (start, *start.parents):
+        for name in FLAKE8_FILES:
+            candidate = directory / name
+            if candidate.is_file():
+                section = _flake8_section(candidate)
+                if section is not None:
+                    return config_from_flake8(section, candidate)
+    return None
+
+
+def _flake8_list(value: str) -> List[str]:
+    """flake8's comma- and whitespace-separated lists."""
+    return [part for part in value.replace(",", " ").split() if part]
+
+
+def _tpl_selectors(selectors: Iterable[str]) -> List[str]:
+    """The selectors that can name a TPL code (``T``, ``TPL1``, ``TPL101``); E501 and friends are
+    flake8's business, not ours."""
+    return [s.strip().upper() for s in selectors if any(code.startswith(s.strip().upper()) for code in CATALOG)]
+
+
+def config_from_flake8(section: Dict[str, str], path: Path) -> Config:
+    """Our configuration from a [flake8] section: only what concerns TPL codes counts.
+
+    ``select`` that names no TPL code is left out (it lists the user's other flake8 codes: this
+    tool exists to run the TPL ones); opt-in rules need their exact code, as in the plugin."""
+    config = Config(path=path, root=path.parent)
+    if "select" in section:
+        select = _tpl_selectors(_flake8_list(section["select"]))
+        if select:
+            config.select = select
+    config.extend_select = _tpl_selectors(_flake8_list(section.get("extend-select", "")))
+    config.ignore = _tpl_selectors(
+        _flake8_list(section.get("ignore", "")) + _flake8_list(section.get("extend-ignore", ""))
+    )
+    if "exclude" in section:
+        config.exclude = _flake8_list(section["exclude"])
+    config.extend_exclude = _flake8_list(section.get("extend-exclude", ""))
+    for pattern, codes in _flake8_per_file_ignores(section.get("per-file-ignores", "")):
+        tpl = _tpl_selectors(codes)
+        if tpl:
+            config.per_file_ignores.setdefault(pattern, []).extend(tpl)
+    length = section.get("max-line-length", "").strip()
+    if length:
+        try:
+            config.line_length = int(length)
+        except ValueError:
+            raise ConfigError(f"{path}: [flake8] max-line-length must be a number, not {length!r}") from None
+    return config
+
+
+_FLAKE8_CODE = re.compile(r"[A-Z]{1,3}[0-9]{0,3}")  # flake8's own check of a code (flake8/defaults.py)
+
+
+def _flake8_per_file_ignores(value: str) -> List[Tuple[str, List[str]]]:
+    """flake8's ``per-file-ignores`` value: ``pattern[, pattern]: code[, code]`` entries, separated
+    by whitespace or new lines (flake8/utils.py parse_files_to_codes_mapping)."""
+    mapping: List[Tuple[str, List[str]]] = []
+    patterns: List[str] = []
+    codes: List[str] = []
+    seen_colon = False
+    for token in value.replace(":", " : ").replace(",", " ").split():
+        if token == ":":
+            seen_colon = True
+            continue
+        if seen_colon and _FLAKE8_CODE.fullmatch(token):
+            codes.append(token)
+            continue
+        if seen_colon:  # a new pattern starts a new entry
+            mapping.extend((p, list(codes)) for p in patterns)
+            patterns, codes, seen_colon = [], [], False
+        patterns.append(token)
+    if seen_colon:
+        mapping.extend((p, list(codes)) for p in patterns)
+    return mapping
 
 
 # ---- selection --------------------------------------------------------------------------------
@@ -254,22 +375,39 @@ def _matches_below(pattern: str, path: Path, root: Path) -> bool:
 PYTHON_SUFFIXES = (".py", ".pyi")
 
 
+def path_problem(given: Path) -> Optional[str]:
+    """Why a path named on the command line cannot be checked (None: it can)."""
+    try:
+        os.stat(given)
+    except FileNotFoundError:
+        return "no such file or directory"
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "a symbolic link loop"
+        return error.strerror or str(error)
+    return None
+
+
 def discover(paths: Sequence[Path], config: Config, force_exclude: bool = False) -> Tuple[List[Path], List[str]]:
-    """Python files under ``paths``, minus excluded ones; and the paths that do not exist.
+    """Python files under ``paths``, minus excluded ones; and ``"path: problem"`` for each path that
+    cannot be checked (missing, a symlink loop, unreadable).
 
     A file named on the command line is checked even when excluded, unless ``force_exclude`` (as
-    ruff; pre-commit hooks pass it, since pre-commit names every file)."""
+    ruff; pre-commit hooks pass it, since pre-commit names every file). Anything that is not a
+    directory counts as a file here; the runner skips what is not a regular file (a FIFO)."""
     patterns = [*config.exclude, *config.extend_exclude]
     root = config.root
     found: List[Path] = []
     missing: List[str] = []
     seen = set()
+    walked = set()  # found by searching a directory, not named on the command line
     for given in paths:
         path = Path(os.path.abspath(given))
-        if not path.exists():
-            missing.append(str(given))
+        problem = path_problem(path)
+        if problem is not None:
+            missing.append(f"{given}: {problem}")
             continue
-        if path.is_file():
+        if not path.is_dir():
             if force_exclude and _excluded_with_parents(patterns, path, root):
                 continue
             if path not in seen:
@@ -289,7 +427,34 @@ def discover(paths: Sequence[Path], config: Config, force_exclude: bool = False)
                     continue
                 seen.add(file)
                 found.append(file)
+                walked.add(file)
+    if config.respect_gitignore:
+        # As ruff: files git ignores are skipped; named ones only with --force-exclude.
+        ignored = git_ignored([f for f in found if force_exclude or f in walked], root)
+        if ignored:
+            found = [f for f in found if f not in ignored]
     return found, missing
+
+
+def git_ignored(files: Sequence[Path], root: Path) -> FrozenSet[Path]:
+    """The files git ignores (.gitignore, .git/info/exclude, the global excludes), asked of git
+    itself in one call. Without git, outside a repository, or if git fails: none."""
+    if not files:
+        return frozenset()
+    import subprocess
+
+    directory = root if root.is_dir() else Path.cwd()
+    try:
+        result = subprocess.run(
+            ["git", "check-ignore", "--stdin", "-z"],
+            input=b"".join(os.fsencode(f) + b"\0" for f in files),
+            cwd=directory, capture_output=True, timeout=120,
+        )
+    except (OSError, subprocess.SubprocessError):  # no git, or it hung
+        return frozenset()
+    if result.returncode not in (0, 1):  # 128: not a repository, a path outside it, ...
+        return frozenset()
+    return frozenset(Path(os.fsdecode(p)) for p in result.stdout.split(b"\0") if p)
 
 
 def _excluded_with_parents(patterns: Sequence[str], path: Path, root: Path) -> bool:

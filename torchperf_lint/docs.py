@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 from typing import Dict
 
-from .catalog import CATALOG, NO_FIX, SAFE, UNSAFE
+from .catalog import CATALOG, NO_FIX, SAFE, UNSAFE, fix_safety
 
 RUNTIME_FIXES: Dict[str, str] = {
     "device_native": "device-native creation: learned call sites build the tensor on the device",
@@ -33,8 +33,11 @@ _TPL900 = {
     "why": (
         "A parser failure (a syntax error, syntax newer than the running Python), code nested more "
         "deeply than the parser's recursion allows, undecodable bytes, NUL bytes or a file larger "
-        "than 8 MB would otherwise abort the whole lint run. The file gets this one finding at line 1 "
-        "and every other file is still checked."
+        "than 8 MB would otherwise abort the whole lint run. The file gets this one finding, at the "
+        "error's line and column where one is known (a syntax error, a bad byte, the expression too "
+        "deep or too wide for the parser), else at line 1, and every other file is still checked. "
+        "In flake8, a file with a syntax error or NUL bytes never reaches a plugin: flake8 reports "
+        "it as E999, so select `E999` along with `TPL`."
     ),
     "instead": "Fix the reason the message names, or exclude the file (generated code).",
 }
@@ -59,7 +62,7 @@ def render_rule(code: str) -> str:
         f"# {code} {entry.name}",
         "",
         f"- Default: {'on' if entry.default_on else 'off (opt-in: select it by its code)'}",
-        f"- Autofix: {FIX_LABELS[entry.fix]}",
+        f"- Autofix: {fix_safety(code)}",
         f"- Runtime guard: {RUNTIME_FIXES[entry.runtime_fix] if entry.runtime_fix else 'none'}",
         "",
     ]
@@ -89,7 +92,7 @@ def render_rule(code: str) -> str:
         _block(rule.USE_INSTEAD),
         "",
         "## Fix safety",
-        rule.FIX_NOTE.strip() or FIX_LABELS[entry.fix],
+        rule.FIX_NOTE.strip() or fix_safety(code),
     ]
     if rule.INVALID or rule.VALID:
         body += ["", "## Checked examples", "Flagged (the marked lines):"]
@@ -111,7 +114,7 @@ def render_index() -> str:
     for code, entry in CATALOG.items():
         lines.append(
             f"| [{code}]({code}.md) | {entry.name} | {'on' if entry.default_on else 'opt-in'} | "
-            f"{entry.fix} | {entry.runtime_fix or '—'} |"
+            f"{entry.fix_detail or entry.fix} | {entry.runtime_fix or '—'} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -69,7 +69,7 @@ def to_fix(
         if file_edits:
             return Fix(rule_fix.applicability, rule_fix.description, file_edits)
         return None
-    if positions is not None and _pushes_past(rendered, new_code, max_line_length):
+    if positions is not None and pushes_past(rendered, new_code, max_line_length):
         wrapped = [(old, _wrap_if_call(old, new, code, positions)) for old, new in replacements]
         if any(w is not n for (_, n), (_, w) in zip(replacements, wrapped)):
             new_code = _render(module, wrapped)
@@ -84,7 +84,7 @@ def _hunks(old_lines: Sequence[str], new_lines: Sequence[str]):
     return [op for op in matcher.get_opcodes() if op[0] != "equal"]
 
 
-def _pushes_past(old: str, new: str, limit: int) -> bool:
+def pushes_past(old: str, new: str, limit: int) -> bool:
     """Does some changed line now exceed ``limit`` where every line it replaces fitted?"""
     old_lines, new_lines = old.splitlines(), new.splitlines()
     for _, i1, i2, j1, j2 in _hunks(old_lines, new_lines):

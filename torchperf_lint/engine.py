@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import ast
 import sys
-from typing import Collection, List, Optional, Sequence, Tuple
+from bisect import bisect_right
+from typing import Collection, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .catalog import CATALOG
-from .edits import to_fix
+from .edits import pushes_past, to_fix
 from .facts import ModuleFacts
-from .findings import Finding, analysis_failed
+from .findings import Edit, Finding, LazyFix, RuleFix, analysis_failed
 from .line_length import DEFAULT_LINE_LENGTH
+from .lines import newline_of, normalise_newlines, split_lines
 from .names import ImportTable, text_mentions_torch_import
 from .rules import RULES
 from .segments import Unit, split_units
@@ -30,6 +32,11 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 RECURSION_LIMIT = 12000
 # Deeper units (in ast levels) are not given to libcst, whose native parser can crash on them.
 MAX_NESTING = 1000
+# Nor units with a longer ``and``/``or`` chain: ast keeps its operands flat, libcst's native parser
+# nests them and dies of a stack overflow (a segfault, not an exception) at about 7,000 operands
+# (libcst 1.9, 8 MB stack; benchmarks/libcst_limits.py measures it). Comparison chains, literals,
+# calls and implicit string concatenation stay flat in libcst and parse at 100,000+ items.
+MAX_WIDTH = 2500
 
 
 def default_codes() -> List[str]:
@@ -47,7 +54,16 @@ def lint_source(
     """All findings of the rules in ``codes`` (default: the rules on by default) for one file.
     ``max_line_length``: the project's line length, which fixes do not push a line past."""
     try:
-        return _lint(source, tree, set(default_codes() if codes is None else codes), lines, max_line_length)
+        if "\r" in source:
+            # \r\n and \r ends as \n (flake8 hands its plugins such lines): same line numbers and
+            # columns, and every line-anchored regex sees the lines Python sees. Fixes insert the
+            # file's own line end.
+            newline = newline_of(source)
+            source, lines = normalise_newlines(source), None
+        else:
+            newline = "\n"
+        return _lint(source, tree, set(default_codes() if codes is None else codes), lines, newline,
+                     max_line_length)
     except RecursionError:
         return [analysis_failed("the code is nested too deeply for the parser (recursion limit)")]
     except MemoryError:
@@ -56,20 +72,24 @@ def lint_source(
         return [analysis_failed(f"internal error {type(error).__name__}: {error} (please report it)")]
 
 
-def _lint(source: str, tree, codes, lines, max_line_length) -> List[Finding]:
+def _lint(source: str, tree, codes, lines, newline: str = "\n",
+          max_line_length: int = DEFAULT_LINE_LENGTH) -> List[Finding]:
     if not text_mentions_torch_import(source):
         return []  # the common case for non-torch files: one substring search
     if len(source) > MAX_FILE_BYTES:
         return [analysis_failed(f"file larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")]
-    if "\x00" in source:
-        return [analysis_failed("the file contains NUL bytes")]
+    nul = source.find("\x00")
+    if nul != -1:
+        line = source.count("\n", 0, nul) + 1
+        return [analysis_failed("the file contains NUL bytes", line, nul - (source.rfind("\n", 0, nul) + 1))]
     if tree is None:
         # At Python's own recursion limit: ast raises RecursionError on absurd nesting instead of
         # overflowing the C stack, which it could do under the raised limit below.
         try:
             tree = ast.parse(source)
         except SyntaxError as error:
-            return [analysis_failed(f"syntax error at line {error.lineno}: {error.msg}")]
+            return [analysis_failed(f"syntax error at line {error.lineno}: {error.msg}",
+                                    error.lineno or 1, (error.offset or 1) - 1)]
     table = ImportTable.from_ast(tree)
     if not table.imports_torch:
         return []
@@ -81,24 +101,33 @@ def _lint(source: str, tree, codes, lines, max_line_length) -> List[Finding]:
     if not rule_classes:
         return []
     if lines is None:
-        lines = source.splitlines(keepends=True)
+        lines = split_lines(source)
     facts = ModuleFacts(tree, table)
     facts.source_lines = lines  # for fixes that edit other units of the file (TPL304's call sites)
     findings: List[Finding] = []
-    failures: List[str] = []
+    failures: List[Tuple[str, int, int]] = []  # (reason, line, col)
     aliases = _aliases(table)
-    old_limit = sys.getrecursionlimit()
-    try:
-        sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
-        _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, failures, max_line_length)
-    finally:
-        sys.setrecursionlimit(old_limit)
+    with _recursion_limit():
+        _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, failures, newline, max_line_length)
     if failures:
-        findings.append(analysis_failed("; ".join(failures[:3])))
+        _, line, col = failures[0]
+        findings.append(analysis_failed("; ".join(reason for reason, _, _ in failures[:3]), line, col))
     return _dedupe(findings)
 
 
-def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, failures, max_line_length) -> None:
+class _recursion_limit:
+    """Python's recursion limit raised to RECURSION_LIMIT (never lowered) for the duration."""
+
+    def __enter__(self):
+        self.old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(self.old, RECURSION_LIMIT))
+
+    def __exit__(self, *exc):
+        sys.setrecursionlimit(self.old)
+
+
+def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, failures, newline="\n",
+                max_line_length: int = DEFAULT_LINE_LENGTH) -> None:
     for unit in split_units(tree):
         text = unit.text(lines)
         if aliases:
@@ -107,14 +136,18 @@ def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, fail
             text += "\n" + " ".join(full for local, full in aliases if local in text)
         candidates = [rule for rule in rule_classes if rule.may_match(text)]
         if candidates:
-            depth = unit.nesting_depth()
+            depth, deep_line, width, wide_line = unit.shape()
             if depth > MAX_NESTING:
                 # libcst's native parser overflows the C stack (a crash, not an exception) on
                 # nesting a few thousand deep; ast has already measured it for us.
-                failures.append(f"lines {unit.start}-{unit.end} are nested {depth} levels deep "
-                                f"(more than {MAX_NESTING}, too deep for libcst)")
+                failures.append((f"lines {unit.start}-{unit.end} are nested {depth} levels deep "
+                                 f"(more than {MAX_NESTING}, too deep for libcst)", deep_line, 0))
                 continue
-            findings.extend(_lint_unit(unit, lines, candidates, table, facts, failures, max_line_length))
+            if width > MAX_WIDTH:
+                failures.append((f"line {wide_line} holds an `and`/`or` chain of {width} operands "
+                                 f"(more than {MAX_WIDTH}, too long for libcst)", wide_line, 0))
+                continue
+            findings.extend(_lint_unit(unit, lines, candidates, table, facts, failures, newline, max_line_length))
 
 
 def _aliases(table: ImportTable) -> List[Tuple[str, str]]:
@@ -126,13 +159,35 @@ def _aliases(table: ImportTable) -> List[Tuple[str, str]]:
     ]
 
 
-def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures: List[str],
-               max_line_length: int) -> List[Finding]:
+def _strip_indent_form_feeds(code: str, line_offset: int) -> Tuple[str, Dict[int, int]]:
+    """The code without the form feeds in its lines' indentation, and per file line how many went.
+
+    Python resets the indentation count at a form feed (``^L`` page breaks); libcst's tokenizer
+    rejects them. Columns after the indentation move left by the count, which positions add back."""
+    shifted: Dict[int, int] = {}
+    out = []
+    for number, line in enumerate(split_lines(code), start=1):
+        indent = len(line) - len(line.lstrip(" \t\x0c"))
+        removed = line[:indent].count("\x0c")
+        if removed:
+            shifted[number + line_offset] = removed
+            line = line[:indent].replace("\x0c", "") + line[indent:]
+        out.append(line)
+    return "".join(out), shifted
+
+
+def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures, newline="\n",
+               max_line_length: int = DEFAULT_LINE_LENGTH) -> List[Finding]:
     code, line_offset = unit.parse_source(lines)
+    shifted: Dict[int, int] = {}
+    if "\x0c" in code:
+        code, shifted = _strip_indent_form_feeds(code, line_offset)
     try:
         module = cst.parse_module(code)
     except cst.ParserSyntaxError as error:
-        failures.append(f"libcst cannot parse lines {unit.start}-{unit.end}: {str(error).splitlines()[0]}")
+        failures.append((f"libcst cannot parse lines {unit.start}-{unit.end}: {str(error).splitlines()[0]}",
+                         error.raw_line + line_offset if error.raw_line else unit.start,
+                         error.raw_column if error.raw_line else 0))
         return []
     raw: list = []
     ctx = Context(table, facts)
@@ -142,24 +197,127 @@ def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures: List[str
         return []
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
+    unit_state: Dict[str, object] = {}  # filled by the first fix computed, shared by the unit's fixes
     result = []
     for rule_code, node, message, rule_fix in raw:
         where = positions[node]
         fix = None
-        if rule_fix is not None:
-            fix = to_fix(module, code, line_offset, rule_fix, positions, max_line_length)
+        if rule_fix is not None and (rule_fix.replacements or rule_fix.file_edits):
+            fix = LazyFix(rule_fix.applicability, rule_fix.description,
+                          _fix_computer(module, code, line_offset, rule_fix, newline, shifted, positions,
+                                        unit_state, max_line_length))
+        line, end_line = where.start.line + line_offset, where.end.line + line_offset
         result.append(
             Finding(
                 rule_code,
-                where.start.line + line_offset,
-                where.start.column,
+                line,
+                where.start.column + shifted.get(line, 0),
                 message,
-                where.end.line + line_offset,
-                where.end.column,
+                end_line,
+                where.end.column + shifted.get(end_line, 0),
                 fix,
             )
         )
     return result
+
+
+def _fix_computer(module: cst.Module, code: str, line_offset: int, rule_fix: RuleFix, newline: str,
+                  shifted: Dict[int, int], positions, unit_state: Dict[str, object], max_line_length: int):
+    """The edits of a fix, computed when a caller first asks (see findings.LazyFix)."""
+
+    def compute() -> Tuple[Edit, ...]:
+        with _recursion_limit():
+            if "starts" not in unit_state:
+                # The fast path below reads the node's text at its position, which is right only
+                # where libcst reproduces the unit; edits.to_fix copes with a lossy rendering.
+                unit_state["reproduced"] = module.code == code
+                unit_state["starts"] = _line_starts(code)
+            edits: Tuple[Edit, ...] = ()
+            edit = None
+            if unit_state["reproduced"] and not rule_fix.file_edits:
+                edit = _local_edit(module, code, line_offset, rule_fix, positions, unit_state["starts"],
+                                   max_line_length)
+            if edit is not None:
+                edits = (edit,)
+            else:
+                fix = to_fix(module, code, line_offset, rule_fix, positions, max_line_length)
+                edits = fix.edits if fix is not None else ()
+        unit_edits = [e for e in edits if e not in rule_fix.file_edits]
+        if shifted:
+            unit_edits = [Edit(e.line, e.col + shifted.get(e.line, 0), e.end_line,
+                               e.end_col + shifted.get(e.end_line, 0), e.content) for e in unit_edits]
+        edits = tuple(unit_edits) + tuple(e for e in edits if e in rule_fix.file_edits)
+        if newline != "\n":
+            edits = tuple(Edit(e.line, e.col, e.end_line, e.end_col, e.content.replace("\n", newline))
+                          for e in edits)
+        return edits
+
+    return compute
+
+
+def _local_edit(module: cst.Module, code: str, line_offset: int, rule_fix: RuleFix, positions,
+                starts: List[int], max_line_length: int) -> Optional[Edit]:
+    """The edit of a one-node replacement, from that node's text alone (None: use _to_edit).
+
+    Rendering the whole unit per fix made fixing a unit with n findings cost n renders of it. A
+    node whose own rendering is exactly the text at its position (an expression: it owns no
+    indentation) can be replaced in place; anything else takes the whole-unit path."""
+    if len(rule_fix.replacements) != 1:
+        return None  # a fix of several parts must stay one edit, applied whole or not at all
+    old, new = rule_fix.replacements[0]
+    if isinstance(old, (cst.BaseStatement, cst.BaseSmallStatement, cst.Module)) or isinstance(new, cst.FlattenSentinel):
+        return None
+    try:
+        where = positions[old]
+    except KeyError:
+        return None
+    if where.end.line > len(starts):
+        return None
+    begin = starts[where.start.line - 1] + where.start.column
+    end = starts[where.end.line - 1] + where.end.column
+    old_text = module.code_for_node(old)
+    if code[begin:end] != old_text:
+        return None
+    new_text = module.code_for_node(new)
+    if new_text == old_text:
+        return None
+    # A replacement that pushes its lines past the project's line length is wrapped by to_fix.
+    line_begin = starts[where.start.line - 1]
+    line_end = starts[where.end.line] - 1 if where.end.line < len(starts) else len(code)
+    old_lines = code[line_begin:line_end]
+    new_lines = code[line_begin:begin] + new_text + code[end:line_end]
+    if pushes_past(old_lines, new_lines, max_line_length):
+        return None
+    return _minimal_edit(code, begin, end, new_text, line_offset, starts)
+
+
+def _line_starts(code: str) -> List[int]:
+    starts, total = [], 0
+    for line in code.split("\n"):  # the unit's code has \n line ends only (see lint_source)
+        starts.append(total)
+        total += len(line) + 1
+    return starts
+
+
+def _minimal_edit(code: str, begin: int, end: int, new_text: str, line_offset: int, starts: List[int]) -> Edit:
+    """Replace code[begin:end] by new_text, trimmed to what differs, in file coordinates."""
+    old_text = code[begin:end]
+    head = 0
+    limit = min(len(old_text), len(new_text))
+    while head < limit and old_text[head] == new_text[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old_text[len(old_text) - 1 - tail] == new_text[len(new_text) - 1 - tail]:
+        tail += 1
+    start, stop = begin + head, end - tail
+
+    def position(offset: int) -> Tuple[int, int]:
+        line = bisect_right(starts, offset)  # 1-based: starts[line - 1] <= offset
+        return line + line_offset, offset - starts[line - 1]
+
+    line, col = position(start)
+    end_line, end_col = position(stop)
+    return Edit(line, col, end_line, end_col, new_text[head:len(new_text) - tail])
 
 
 def _dedupe(findings: List[Finding]) -> List[Finding]:

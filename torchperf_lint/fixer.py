@@ -8,6 +8,7 @@ from typing import Callable, Collection, List, Optional, Tuple
 from .engine import lint_source
 from .findings import Fix, applicable
 from .line_length import DEFAULT_LINE_LENGTH
+from .lines import split_lines
 
 # A fix can uncover another (or two fixes can overlap); a few rounds settle every real case.
 MAX_ROUNDS = 8
@@ -26,7 +27,7 @@ def apply_fixes(source: str, fixes: List[Fix]) -> Tuple[str, List[int]]:
     """Apply each fix whose edits overlap no edit of a fix applied before it (a fix is applied
     whole or not at all); return the text and the indexes of the fixes applied. A fix identical
     to one applied (two findings, one remedy) counts as applied."""
-    lines = source.splitlines(keepends=True)
+    lines = split_lines(source)  # as Python counts lines, like the edits' positions
     starts = _offsets(lines)
 
     def offset(line: int, col: int) -> int:

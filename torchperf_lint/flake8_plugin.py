@@ -57,5 +57,7 @@ class Plugin:
         from .engine import lint_source
 
         codes = [c for c, entry in CATALOG.items() if entry.default_on or c in self.opt_in_selected]
-        for finding in lint_source(source, self.filename, self.tree, codes, self.lines):
+        # The engine splits the lines itself, as Python does: flake8 splits stdin with
+        # str.splitlines, which also breaks at form feeds and other characters Python does not.
+        for finding in lint_source(source, self.filename, self.tree, codes):
             yield finding.line, finding.col, finding.text, type(self)

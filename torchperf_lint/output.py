@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from . import __version__
-from .catalog import CATALOG, SAFE, UNSAFE
+from .catalog import CATALOG, SAFE, UNSAFE, fix_safety
 from .findings import Finding
 
 FORMATS = ("text", "json", "sarif", "github")
@@ -78,7 +78,7 @@ def summary(reports: List[Reported], unsafe: bool, would_fix: Optional[int] = No
     if n_hidden:
         parts.append(f"{n_hidden} more with --unsafe-fixes")
     tail = f" ({'; '.join(parts)})" if parts else ""
-    return f"Found {plural(len(reports), 'error')}{tail}."
+    return f"Found {plural(len(reports), 'finding')}{tail}."
 
 
 def fixes_applied(results, cwd: str) -> str:
@@ -156,7 +156,8 @@ def sarif(reports: List[Reported]) -> str:
             "fullDescription": {"text": f"{code} {entry.name}: {entry.summary}"},
             "helpUri": docs_url(code),
             "defaultConfiguration": {"level": _level(code), "enabled": entry.default_on},
-            "properties": {"fix": entry.fix, "tags": ["performance"] if code != "TPL900" else []},
+            "properties": {"fix": entry.fix, "fixSafety": fix_safety(code),
+                           "tags": ["performance"] if code != "TPL900" else []},
         })
     index = {code: i for i, code in enumerate(CATALOG)}
     results = []
@@ -226,7 +227,8 @@ def github(reports: List[Reported]) -> str:
             f"endLine={end_line}",
             f"endColumn={end_col + 1}",
         ))
-        lines.append(f"::error {props}::{_escape_data(f'{f.code} {f.message}')}")
+        # the level SARIF gives it: warning for the rules, error for TPL900 (the tool could not check)
+        lines.append(f"::{_level(f.code)} {props}::{_escape_data(f'{f.code} {f.message}')}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

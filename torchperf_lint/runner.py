@@ -11,11 +11,13 @@ import hashlib
 import io
 import re
 import tokenize
+from stat import S_ISREG
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
-from .findings import ANALYSIS_FAILED, Edit, Finding, Fix, analysis_failed, applicable
+from .findings import ANALYSIS_FAILED, Edit, Finding, Fix, analysis_failed, applicable, materialise
 from .line_length import DEFAULT_LINE_LENGTH
+from .lines import normalise_newlines, split_lines
 
 
 CHECK, FIX, DIFF = "check", "fix", "diff"
@@ -34,6 +36,9 @@ class Task:
     unsafe: bool = False
     max_line_length: int = DEFAULT_LINE_LENGTH
     count_fixes: bool = False  # CHECK: count what --fix would apply (for the text summary)
+    # Whether the report shows the fixes' edits (JSON): else a check computes only which findings
+    # have a fix and how safe it is, which costs nothing (see findings.LazyFix).
+    fix_edits: bool = False
 
 
 @dataclass
@@ -45,6 +50,8 @@ class FileResult:
     applied: List[Tuple[str, str, int]] = field(default_factory=list)  # (code, fix, round) of each
     diff: str = ""
     error: Optional[str] = None  # an internal error of the tool (exit status 2)
+    skipped: Optional[str] = None  # why the file was not read (not a regular file): a warning
+    output: Optional[bytes] = None  # standard input's fixed text (--fix of ``-``)
     # (size, mtime_ns, digest) of the content the findings belong to; None: do not cache.
     stamp: Optional[Tuple[int, int, str]] = None
     from_cache: bool = False
@@ -55,7 +62,20 @@ def digest(raw: bytes) -> str:
 
 
 class BadInput(Exception):
-    pass
+    def __init__(self, reason: str, line: int = 1, col: int = 0):
+        super().__init__(reason)
+        self.line, self.col = line, col
+
+    def finding(self) -> Finding:
+        return analysis_failed(str(self), self.line, self.col)
+
+
+def _position(raw: bytes, offset: int, encoding: str = "latin-1") -> Tuple[int, int]:
+    """(line, column) of a byte offset, lines ending as Python's (\n, \r\n, \r)."""
+    before = raw[:offset]
+    line = before.count(b"\n") + before.count(b"\r") - before.count(b"\r\n") + 1
+    start = max(before.rfind(b"\n"), before.rfind(b"\r")) + 1
+    return line, len(before[start:].decode(encoding, errors="replace"))
 
 
 def decode(raw: bytes) -> Tuple[str, str]:
@@ -66,9 +86,11 @@ def decode(raw: bytes) -> Tuple[str, str]:
         raise BadInput(f"cannot detect the encoding: {error}") from None
     try:
         return raw.decode(encoding), encoding
-    except (UnicodeDecodeError, LookupError) as error:
-        reason = error.reason if isinstance(error, UnicodeDecodeError) else str(error)
-        raise BadInput(f"the file is not valid {encoding}: {reason}") from None
+    except UnicodeDecodeError as error:
+        line, col = _position(raw, error.start, encoding)
+        raise BadInput(f"the file is not valid {encoding}: {error.reason} (line {line})", line, col) from None
+    except LookupError as error:
+        raise BadInput(f"the file is not valid {encoding}: {error}") from None
 
 
 def file_is_noqa(lines: List[str]) -> bool:
@@ -81,10 +103,12 @@ def noqa_ranges(lines: List[str]) -> Dict[int, Tuple[int, int]]:
     multi-line string or a backslash continuation share one range; a bracketed statement does not
     (each of its lines ends with an NL token)."""
     ranges: Dict[int, Tuple[int, int]] = {}
-    text = "".join(lines)
     low, high = len(lines) + 2, -1
+    # The lines themselves feed the tokenizer (io.StringIO would split only at \n), with \n ends:
+    # the tokenize module sees no line end in a bare \r.
+    readline = iter([normalise_newlines(line) for line in lines]).__next__
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        for tok in tokenize.generate_tokens(readline):
             if tok.type in (tokenize.ENDMARKER, tokenize.DEDENT):
                 continue
             low, high = min(low, tok.start[0]), max(high, tok.end[0])
@@ -92,7 +116,7 @@ def noqa_ranges(lines: List[str]) -> Dict[int, Tuple[int, int]]:
                 for line in range(low, high + 1):
                     ranges[line] = (low, high)
                 low, high = len(lines) + 2, -1
-    except (tokenize.TokenError, SyntaxError, IndentationError):
+    except (tokenize.TokenError, SyntaxError, IndentationError, StopIteration):
         return {}
     return ranges
 
@@ -150,7 +174,7 @@ def analyse(
 ) -> Tuple[List[Finding], List[int]]:
     from .engine import lint_source
 
-    lines = source.splitlines(keepends=True)
+    lines = split_lines(source)
     if file_is_noqa(lines):
         return [], []
     findings = lint_source(source, filename, codes=codes, lines=lines, max_line_length=max_line_length)
@@ -175,7 +199,7 @@ def fix_text(source: str, filename: str, codes: FrozenSet[str], unsafe: bool,
 
 def unified_diff(old: str, new: str, display: str) -> str:
     diff = difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=display, tofile=display
+        split_lines(old), split_lines(new), fromfile=display, tofile=display
     )
     out = []
     for line in diff:
@@ -183,27 +207,55 @@ def unified_diff(old: str, new: str, display: str) -> str:
     return "".join(out)
 
 
-def process(task: Task, display: Optional[str] = None) -> FileResult:
-    """Everything for one file; never raises."""
+def process(task: Task, display: Optional[str] = None, given: Optional[bytes] = None) -> FileResult:
+    """Everything for one file; never raises. Its findings carry plain fixes (picklable, cacheable):
+    with their edits when ``task.fix_edits``, else only whether a fix exists and how safe it is.
+
+    With ``given`` (standard input), those bytes are checked as the file ``task.path``, nothing is
+    read or written, and a fixed text comes back in ``FileResult.output``."""
+    result = _process(task, display, given)
+    result.findings = [materialise(f, task.fix_edits) for f in result.findings]
+    return result
+
+
+def _read(path: str, result: FileResult, codes: FrozenSet[str]):
+    """(bytes, stat) of the file, or (None, None) with ``result`` saying why not."""
+    import os
+
+    try:
+        # O_NONBLOCK: opening a FIFO named *.py must not wait for a writer; it is skipped below.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with open(fd, "rb") as handle:
+            stat = os.fstat(handle.fileno())
+            if not S_ISREG(stat.st_mode):
+                result.skipped = "not a regular file, skipped"
+                return None, None
+            return handle.read(), stat
+    except OSError as error:
+        result.findings = [analysis_failed(f"cannot read it: {error.strerror or error}")] if ANALYSIS_FAILED in codes else []
+        result.noqa_rows = [1] * len(result.findings)
+        return None, None
+
+
+def _process(task: Task, display: Optional[str], given: Optional[bytes]) -> FileResult:
     import os
 
     result = FileResult(task.path)
     codes = frozenset(task.codes)
+    if given is not None:
+        raw, stat = given, None
+    else:
+        raw, stat = _read(task.path, result, codes)
+        if raw is None:
+            return result
     try:
-        with open(task.path, "rb") as handle:
-            stat = os.fstat(handle.fileno())
-            raw = handle.read()
-    except OSError as error:
-        result.findings = [analysis_failed(f"cannot read it: {error.strerror or error}")] if ANALYSIS_FAILED in codes else []
-        result.noqa_rows = [1] * len(result.findings)
-        return result
-    try:
-        stamp = (stat.st_size, stat.st_mtime_ns, digest(raw))
+        # standard input is never cached: no stamp
+        stamp = (stat.st_size, stat.st_mtime_ns, digest(raw)) if stat is not None else None
         try:
             source, encoding = decode(raw)
         except BadInput as error:
-            result.findings = [analysis_failed(str(error))] if ANALYSIS_FAILED in codes else []
-            result.noqa_rows = [1] * len(result.findings)
+            result.findings = [error.finding()] if ANALYSIS_FAILED in codes else []
+            result.noqa_rows = [f.line for f in result.findings]
             result.stamp = stamp
             return result
         if task.mode == CHECK:
@@ -238,6 +290,9 @@ def process(task: Task, display: Optional[str] = None) -> FileResult:
             result.applied = []
             result.findings, result.noqa_rows = first
             return result
+        if given is not None:
+            result.output = new_raw
+            return result
         with open(task.path, "wb") as handle:
             handle.write(new_raw)
         result.stamp = (len(new_raw), os.stat(task.path).st_mtime_ns, digest(new_raw))
@@ -254,8 +309,9 @@ def finding_to_tuple(finding: Finding) -> tuple:
     fix = finding.fix
     fix_t = None
     if fix is not None:
-        fix_t = (fix.applicability, fix.description,
-                 tuple((e.line, e.col, e.end_line, e.end_col, e.content) for e in fix.edits))
+        edits = None if fix.edits is None else tuple(
+            (e.line, e.col, e.end_line, e.end_col, e.content) for e in fix.edits)
+        fix_t = (fix.applicability, fix.description, edits)
     return (finding.code, finding.line, finding.col, finding.message, finding.end_line, finding.end_col, fix_t)
 
 
@@ -264,5 +320,5 @@ def finding_from_tuple(data: tuple) -> Finding:
     fix = None
     if fix_t is not None:
         applicability, description, edits = fix_t
-        fix = Fix(applicability, description, tuple(Edit(*edit) for edit in edits))
+        fix = Fix(applicability, description, None if edits is None else tuple(Edit(*edit) for edit in edits))
     return Finding(code, line, col, message, end_line, end_col, fix)

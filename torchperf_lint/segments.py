@@ -24,15 +24,27 @@ class Unit:
 
     def nesting_depth(self) -> int:
         """The deepest nesting of its ast nodes (iteratively: the point is to be safe on absurd depth)."""
-        deepest = 0
+        return self.shape()[0]
+
+    def shape(self) -> "tuple[int, int, int, int]":
+        """(deepest nesting, its line, widest flat expression, its line), in one iterative pass.
+
+        Width is what libcst's parser nests but ast keeps flat: the operands of one ``and``/``or``
+        chain. (Comparison chains, literals and calls stay flat in libcst too, and a ``+`` chain
+        is nested in ast as well, so depth measures it.)"""
+        deepest = widest = 0
+        deep_line = wide_line = self.start
         pending = [(node, 1) for node in self.nodes]
         children = ast.iter_child_nodes
         while pending:
             node, depth = pending.pop()
             if depth > deepest:
-                deepest = depth
+                deepest, deep_line = depth, getattr(node, "lineno", deep_line)
+            width = _width(node)
+            if width > widest:
+                widest, wide_line = width, getattr(node, "lineno", wide_line)
             pending.extend((child, depth + 1) for child in children(node))
-        return deepest
+        return deepest, deep_line, widest, wide_line
 
     def text(self, lines: Sequence[str]) -> str:
         return "".join(lines[self.start - 1 : self.end])
@@ -46,9 +58,14 @@ class Unit:
         body = self.text(lines)
         if not body.endswith("\n"):
             body += "\n"
-        if body[:1] in (" ", "\t"):
+        # A form feed at the start of a line resets Python's indentation count: look past it.
+        if body.lstrip("\x0c")[:1] in (" ", "\t"):
             return "if 1:\n" + body, self.start - 2
         return body, self.start - 1
+
+
+def _width(node: ast.AST) -> int:
+    return len(node.values) if isinstance(node, ast.BoolOp) else 0
 
 
 def _first_line(stmt: ast.stmt) -> int:

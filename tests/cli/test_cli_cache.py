@@ -34,7 +34,7 @@ def test_second_run_does_not_call_the_engine(project, engine_calls):
     # a warm --fix still applies the cached fixes (it must read that file, and only that one)
     code, out, _ = project.run("--fix")
     assert engine_calls and set(engine_calls) == {"a.py"}
-    assert "Fixed 3 errors." in out
+    assert "Fixed 3 findings." in out
 
 
 def test_changes_invalidate(project, engine_calls):

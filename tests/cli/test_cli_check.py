@@ -25,7 +25,7 @@ def test_findings_exit_1_with_locations(project):
     code, out, _ = project.run()
     assert code == 1
     assert "pkg/a.py:3:9: TPL201 " in out
-    assert "Found 1 error." in out
+    assert "Found 1 finding." in out
 
 
 def test_exit_zero(project):

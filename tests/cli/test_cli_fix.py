@@ -17,7 +17,7 @@ def test_fix_applies_safe_fixes_and_keeps_results(project):
     before = run_make(path.read_text())["make"]("cpu")
     code, out, _ = project.run("--fix")
     assert code == 0
-    assert "Fixed 3 errors." in out and "All checks passed!" in out
+    assert "Fixed 3 findings." in out and "All checks passed!" in out
     fixed = path.read_text()
     assert ".to(" not in fixed and fixed.count("device=device") == 3
     ast.parse(fixed)
@@ -38,7 +38,7 @@ def test_unsafe_fixes_only_when_asked(project):
     assert code == 1 and path.read_text() == UNSAFE
     assert "1 more with --unsafe-fixes" in out
     code, out, _ = project.run("--fix", "--unsafe-fixes")
-    assert code == 0 and "Fixed 1 error." in out
+    assert code == 0 and "Fixed 1 finding." in out
     assert "torch.rand(3, device=device)" in path.read_text()
     noise = run_make(path.read_text())["noise"]("cpu")
     assert noise.shape == (3,) and noise.device.type == "cpu"
@@ -58,7 +58,7 @@ def test_fix_leaves_unfixable_and_silenced(project):
     assert code == 1
     text = path.read_text()
     assert "torch.arange(6, dtype=torch.float32).to(device)  # noqa: TPL101" in text  # silenced: not fixed
-    assert "Fixed 2 errors." in out and "TPL201" in out
+    assert "Fixed 2 findings." in out and "TPL201" in out
 
 
 def test_diff_writes_nothing(project):
@@ -69,7 +69,7 @@ def test_diff_writes_nothing(project):
     assert out.startswith("--- a.py\n+++ a.py\n@@")
     assert "-    a = torch.arange(6, dtype=torch.float32).to(device)" in out
     assert "+    a = torch.arange(6, dtype=torch.float32, device=device)" in out
-    assert "Would fix 3 errors." in err
+    assert "Would fix 3 findings." in err
     project.write("c.py", DATA_PARALLEL)
     code, out, _ = project.run("--diff", "c.py")
     assert code == 0 and out == ""  # findings without fixes: no diff
@@ -78,7 +78,7 @@ def test_diff_writes_nothing(project):
 def test_fix_only_and_exit_non_zero_on_fix(project):
     path = project.write("a.py", FIXABLE + DATA_PARALLEL.replace("import torch\n", ""))
     code, out, _ = project.run("--fix-only", "--exit-non-zero-on-fix")
-    assert code == 1 and "Fixed 3 errors." in out and "TPL201" not in out
+    assert code == 1 and "Fixed 3 findings." in out and "TPL201" not in out
     assert ".to(device" not in path.read_text()
     code, out, _ = project.run("--fix-only", "--exit-non-zero-on-fix")
     assert code == 0  # nothing changed; TPL201 left is not this mode's business

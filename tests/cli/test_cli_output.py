@@ -16,10 +16,10 @@ def test_text_marks_fixable_and_summarises(project):
     assert lines[0].startswith("a.py:4:9: TPL101 [*] ")
     assert lines[3].startswith("b.py:4:12: TPL101 tensor")  # unsafe: no marker by default
     assert lines[4].startswith("c.py:3:9: TPL201 `nn.DataParallel`")
-    assert lines[-1] == "Found 5 errors (3 fixable with --fix; 1 more with --unsafe-fixes)."
+    assert lines[-1] == "Found 5 findings (3 fixable with --fix; 1 more with --unsafe-fixes)."
     _, out, _ = project.run("--unsafe-fixes")
     assert "b.py:4:12: TPL101 [*] " in out
-    assert out.splitlines()[-1] == "Found 5 errors (4 fixable with --fix)."
+    assert out.splitlines()[-1] == "Found 5 findings (4 fixable with --fix)."
     _, out, _ = project.run("-q")
     assert "Found" not in out
 
@@ -101,7 +101,7 @@ def test_github_annotations(project):
     code, out, _ = project.run("--output-format", "github")
     assert code == 1
     (line,) = out.splitlines()
-    assert line.startswith("::error title=torchperf-lint (TPL201),file=c.py,line=3,col=9,endLine=3,endColumn=")
+    assert line.startswith("::warning title=torchperf-lint (TPL201),file=c.py,line=3,col=9,endLine=3,endColumn=")
     assert "::TPL201 `nn.DataParallel`" in line
 
 

@@ -1,5 +1,5 @@
-# codes: TPL900  # expect: TPL900
+# codes: TPL900  # reported at the error's line (spec TPL9xx)
 import torch
 
 def train(model:
-    loss = model(x
+    loss = model(x  # expect: TPL900
