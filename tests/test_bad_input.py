@@ -136,7 +136,7 @@ def test_long_and_chain_is_reported_not_crashed():
 
 def test_wide_but_flat_expressions_are_still_analysed():
     # Literals, calls and comparison chains stay flat in libcst: thousands of items are fine.
-    source = ("import torch\nfor i in range(3):\n    y = x.item()\n"
+    source = ("import torch\nfor x in loader:\n    y = model(x).item()\n"
               "table = [" + ", ".join(["1"] * 5000) + "]\n"
               "ok = f(" + ", ".join(["a"] * 3000) + ")\n"
               "chain = " + " < ".join(["a"] * 3000) + "\n"

@@ -18,18 +18,18 @@ MANY = "import torch\ndef f(device):\n" + "".join(
 def renders(monkeypatch):
     """How many fixes were turned into text."""
     calls = []
-    real_local, real_whole = engine._local_edit, engine._to_edit
+    real_local, real_whole = engine._local_edit, engine.to_fix
 
     def local(*args):
         calls.append("local")
         return real_local(*args)
 
-    def whole(*args):
+    def whole(*args, **kwargs):
         calls.append("whole")
-        return real_whole(*args)
+        return real_whole(*args, **kwargs)
 
     monkeypatch.setattr(engine, "_local_edit", local)
-    monkeypatch.setattr(engine, "_to_edit", whole)
+    monkeypatch.setattr(engine, "to_fix", whole)  # the whole-unit rendering (edits.to_fix)
     return calls
 
 
@@ -61,10 +61,17 @@ def test_fixing_many_findings_in_one_unit(renders):
 def test_cli_check_counts_fixes_without_rendering(tmp_path, monkeypatch, capsys, renders):
     (tmp_path / "m.py").write_text(MANY)
     monkeypatch.chdir(tmp_path)
+    # Reports for machines say only that a fix exists and how safe it is: nothing is rendered.
+    assert cli.main(["check", "--jobs", "1", "--no-cache", "--output-format", "sarif", "m.py"]) == 1
+    capsys.readouterr()
+    assert renders == []
+    # The text summary says what --fix would apply (follow-on fixes included), so it runs the
+    # fix loop on files that have a fixable finding: one render per fix.
     assert cli.main(["check", "--jobs", "1", "--no-cache", "m.py"]) == 1
     out = capsys.readouterr().out
     assert "Found 40 findings (40 fixable with --fix)." in out
-    assert renders == []
+    assert len(renders) == 40
+    renders.clear()
     assert cli.main(["check", "--jobs", "1", "--no-cache", "--output-format", "json", "m.py"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert len(renders) == 40

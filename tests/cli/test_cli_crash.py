@@ -13,10 +13,10 @@ DRIVER = textwrap.dedent("""
 
     real_analyse = runner.analyse
 
-    def analyse(source, filename, codes):
+    def analyse(source, filename, codes, *args):
         if "CRASH_THE_WORKER" in source:
             os.kill(os.getpid(), signal.SIGSEGV)
-        return real_analyse(source, filename, codes)
+        return real_analyse(source, filename, codes, *args)
 
     runner.analyse = analyse
     sys.exit(cli.main(sys.argv[1:]))

@@ -29,16 +29,16 @@ def test_check_diff_and_fix_give_one_count(project):
     for _ in range(2):  # the second run may come from the cache: the same count
         code, out, _ = project.run()
         assert code == 1
-        assert "Found 1 error (1 fixable with --fix, which then fixes 1 more)." in out
+        assert "Found 1 finding (1 fixable with --fix, which then fixes 1 more)." in out
     code, out, err = project.run("--diff")
     assert code == 1 and path.read_text() == FOLLOW_ON
     assert "+loader = DataLoader(ds, batch_size=4, num_workers=2, pin_memory=True)" in out
     assert "+    x = x.cuda(non_blocking=True)" in out
-    assert "Would fix 2 errors." in err
+    assert "Would fix 2 findings." in err
     assert "a.py: TPL104 add non_blocking=True (made possible by an earlier fix)" in err
     code, out, _ = project.run("--fix")
     assert code == 0
-    assert "Fixed 2 errors." in out
+    assert "Fixed 2 findings." in out
     assert "a.py: TPL502 pass pin_memory=True\n" in out
     assert "a.py: TPL104 add non_blocking=True (made possible by an earlier fix)" in out
     fixed = path.read_text()
@@ -50,10 +50,10 @@ def test_check_diff_and_fix_give_one_count(project):
 
 def test_counts_agree_without_follow_on_fixes(project):
     project.write("a.py", "import torch\nx = torch.zeros(3).to(device)\ny = torch.ones(2).cuda()\n")
-    assert "Found 2 errors (2 fixable with --fix)." in project.run()[1]
-    assert "Would fix 2 errors." in project.run("--diff")[2]
+    assert "Found 2 findings (2 fixable with --fix)." in project.run()[1]
+    assert "Would fix 2 findings." in project.run("--diff")[2]
     out = project.run("--fix")[1]
-    assert "Fixed 2 errors." in out and "a.py: TPL101 create the tensor with device=device\n" in out
+    assert "Fixed 2 findings." in out and "a.py: TPL101 create the tensor with device=device\n" in out
 
 
 def test_line_length_from_the_projects_flake8_settings(project):

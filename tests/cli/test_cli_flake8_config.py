@@ -12,7 +12,8 @@ LOOP = """\
 import torch
 
 for x in loader:
-    print(x.item())
+    loss = model(x)
+    print(loss.item())
 """
 BATCHNORM = """\
 import torch
