@@ -119,6 +119,12 @@ def prepare(model, optimizer=None, *loaders, mode=None, fixes=None, device=None,
                     model.__dict__["_rg_dp_args"] = dp_args
                 ddp_fix.after_replace(model)
                 if isinstance(model, DDP):
+                    # The invariants (parameters without gradients, several backward passes,
+                    # parameters outside the model) are checked before each optimizer step.
+                    from torch.optim.optimizer import register_optimizer_step_pre_hook
+                    if optimizer is not None:
+                        ddp_fix.optimizers.add(optimizer)
+                    register_optimizer_step_pre_hook(ddp_fix._pre_step)
                     for loader in loaders:
                         if isinstance(loader, DataLoader):
                             ddp_fix.shard_now(loader)

@@ -107,7 +107,52 @@ class GuardedDDP(DistributedDataParallel):
 
     _rg_fix = None  # the DDPFix that reports for this module
 
+    def _rg_watch(self):
+        """Count, per parameter, the gradients accumulated since the last training forward.
+
+        DDP all-reduces one backward per forward: a second backward of the same forward
+        (``loss_a.backward(retain_graph=True); loss_b.backward()``, harmless under DataParallel)
+        accumulates each rank's own gradients on top. The guard then averages the whole .grad
+        before the step: the first part is already equal on every rank, so the average is exactly
+        the all-reduced sum. It does so at the end of that backward (a callback queued on the
+        autograd engine, as DDP queues its own), so code reading ``.grad`` after ``backward()``
+        sees what the single DataParallel process would have; the step pre-hook is the fallback."""
+        state = {"generation": 0, "seen": {}, "extra": False, "queued": False}
+        self.__dict__["_rg_passes"] = state
+        module = self.module
+
+        def average_now():
+            state["queued"] = False
+            if not state["extra"]:
+                return
+            state["extra"] = False
+            _average([p.grad for p in module.parameters()
+                      if p.grad is not None and not p.grad.is_sparse])
+            fix = self._rg_fix
+            if fix is not None:
+                fix.fixed(CODE, "several backward passes of one forward (DDP all-reduces only "
+                                "the first): the guard averages the gradients at the end of each "
+                                "later backward, so every rank has the all-reduced sum")
+
+        def counted(param):
+            key = id(param)
+            if state["seen"].get(key) == state["generation"]:
+                state["extra"] = True
+                if not state["queued"]:
+                    state["queued"] = True
+                    from torch.autograd import Variable
+                    Variable._execution_engine.queue_callback(average_now)
+            else:
+                state["seen"][key] = state["generation"]
+
+        handles = [p.register_post_accumulate_grad_hook(counted)
+                   for p in self.module.parameters() if p.requires_grad]
+        self.__dict__["_rg_handles"] = handles
+
     def forward(self, *inputs, **kwargs):
+        passes = self.__dict__.get("_rg_passes")
+        if passes is not None and torch.is_grad_enabled() and self.training:
+            passes["generation"] += 1
         if not self.find_unused_parameters and torch.is_grad_enabled() and self.training:
             self.__dict__["_rg_trained"] = True
             try:
@@ -379,7 +424,20 @@ class DDPFix(Fix):
                              ": DDP would raise at the next forward; this step's gradients "
                              "all-reduced by the guard, DDP rebuilt with "
                              "find_unused_parameters=True")
-        # 2. Parameters the optimizer trains outside every DDP module.
+        # 2. Several backward passes of one forward: DDP reduced only the first.
+        for ddp in list(self.converted):
+            passes = ddp.__dict__.get("_rg_passes")
+            if not passes or not passes["extra"]:
+                continue
+            if not any(id(p) in params for p in ddp.module.parameters()):
+                continue
+            passes["extra"] = False
+            _average([p.grad for p in ddp.module.parameters()
+                      if p.grad is not None and not p.grad.is_sparse])
+            self.fixed(CODE, "several backward passes of one forward (DDP all-reduces only the "
+                             "first): the guard averages the gradients before the step, as "
+                             "DataParallel's single process would have summed them")
+        # 3. Parameters the optimizer trains outside every DDP module.
         outside = self._outside_params(optimizer)
         if outside:
             if any(id(p) not in self.broadcast_done for p in outside):
@@ -408,6 +466,11 @@ class DDPFix(Fix):
             import torch.distributed as dist
             self.converted.add(obj)
             obj._rg_fix = self
+            obj._rg_watch()
+            if self.guard.registry is not None:
+                ref = weakref.ref(obj)
+                self.on_undo(lambda: [h.remove() for h in
+                                      (ref().__dict__.get("_rg_handles", ()) if ref() else ())])
             self.fixed(CODE, f"DataParallel -> DistributedDataParallel (rank {dist.get_rank()} of "
                              f"{dist.get_world_size()}, {dist.get_backend()}); state_dict keys kept",
                        location=self._location)

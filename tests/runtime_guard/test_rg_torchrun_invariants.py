@@ -83,6 +83,38 @@ def test_submodule_dataparallel_keeps_every_rank_equal(tmp_path):
     assert "outside the DataParallel module" in details and "broadcast from rank 0" in details
 
 
+def test_float16_two_losses_under_ddp_match_a_grad_scaler(tmp_path):
+    proc, (r0, r1) = _run(tmp_path, "fp16")
+    _assert_same(r0["params"], r1["params"], tol=0)
+    _sharded(r0, r1)
+    x, y = _data()
+    model = nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 1))
+    with torch.no_grad():
+        for p, v in zip(model.parameters(), r0["start"]):
+            p.copy_(v)
+    opt = torch.optim.SGD(model.parameters(), lr=1e6, momentum=0.9)
+    scaler = torch.amp.GradScaler("cpu")
+    for step, (i0, i1) in enumerate(zip(r0["steps"], r1["steps"])):
+        idx = torch.tensor(i0 + i1)
+        opt.zero_grad()
+        with torch.autocast("cpu", dtype=torch.float16):
+            out = model(x[idx]).float()
+            loss_a = nn.functional.mse_loss(out, y[idx]) * 1e-8
+            loss_b = out.abs().mean() * 1e-8
+        scaler.scale(loss_a).backward(retain_graph=True)
+        scaler.scale(loss_b).backward()
+        scaler.unscale_(opt)
+        # The gradients each rank's step used (all-reduced, true scale) are the hand-scaled ones.
+        for got, ref in zip(r0["grads"][step], [p.grad for p in model.parameters()]):
+            assert torch.count_nonzero(ref) > 0
+            assert (got - ref).norm() <= 0.02 * ref.norm(), (step, got, ref)
+        scaler.step(opt)
+        scaler.update()
+    start = r0["start"]
+    for got, ref, s in zip(r0["params"], model.parameters(), start):
+        assert (got - ref.detach()).norm() <= 0.02 * (ref.detach() - s).norm()
+
+
 def test_checkpoints_load_into_the_bare_network_without_the_guard(tmp_path):
     _run(tmp_path, "unused")
     code = f"""

@@ -1,6 +1,9 @@
 """DataParallel scripts that broke the guard's DDP conversion, run under torchrun by the tests.
 
 ``CASE=unused``: the whole model is wrapped, one branch never gets a gradient.
+``CASE=fp16``: the whole model is wrapped and trained under float16 autocast without a GradScaler,
+with two losses per step (``loss_a.backward(retain_graph=True); loss_b.backward()``) of ~1e-8
+each: without correct loss scaling every gradient is zero or wrong.
 ``CASE=submodule``: only ``model.features`` is wrapped (the imagenet example's alexnet/vgg path);
 the classifier is trained by the same optimizer outside DataParallel. The training loader is first
 used for a validation pass under eval()/no_grad. Ranks start from different seeds on purpose.
@@ -38,9 +41,14 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from dp_invariants_helpers import TwoHeads  # noqa: E402
 
 
+TINY = 1e-8
+
+
 def build():
     if CASE == "unused":
         return nn.DataParallel(TwoHeads())
+    if CASE == "fp16":
+        return nn.DataParallel(nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 1)))
     model = nn.Sequential()
     model.features = nn.Sequential(nn.Linear(4, 6), nn.Tanh())
     model.classifier = nn.Linear(6, 1)
@@ -52,7 +60,8 @@ def main():
     rank = os.environ.get("RANK", "0")
     torch.manual_seed(int(rank))  # replicas start different on purpose
     model = build()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    lr = 1e6 if CASE == "fp16" else 0.1
+    opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
     train = DataLoader(Indexed(), batch_size=4, shuffle=False)
     start = [p.detach().clone() for p in model.parameters()]
     val_seen = []
@@ -62,13 +71,22 @@ def main():
             for x, y, idx in train:
                 model(x)
                 val_seen += idx.tolist()
-    steps = []
+    steps, grads = [], []
     for epoch in range(2):
         model.train()
         for x, y, idx in train:
-            loss = nn.functional.mse_loss(model(x), y)
             opt.zero_grad()
-            loss.backward()
+            if CASE == "fp16":
+                with torch.autocast("cpu", dtype=torch.float16):
+                    out = model(x).float()
+                    loss_a = nn.functional.mse_loss(out, y) * TINY
+                    loss_b = out.abs().mean() * TINY
+                loss_a.backward(retain_graph=True)
+                loss_b.backward()
+                grads.append([p.grad.clone() for p in model.parameters()])
+            else:
+                loss = nn.functional.mse_loss(model(x), y)
+                loss.backward()
             opt.step()
             steps.append(idx.tolist())
     out_dir = os.environ["OUT_DIR"]
@@ -85,6 +103,7 @@ def main():
         "start": start,
         "params": [p.detach().clone() for p in model.parameters()],
         "steps": steps,
+        "grads": grads,
         "val_seen": val_seen,
         "events": [(e.code, e.action, e.location, e.detail) for e in runtime_guard.report()],
     }, os.path.join(out_dir, f"rank{rank}.pt"))
