@@ -163,7 +163,7 @@ def prepare(model, optimizer=None, *loaders, mode=None, fixes=None, device=None,
 
 def _loader_defaults(guard, loader, location):
     """The loader fix's judgement for a loader given outright (same rules as at construction)."""
-    from torchperf_lint.in_memory import runtime_in_memory_reason
+    from torchperf_lint.in_memory import runtime_cuda_data, runtime_in_memory_reason
 
     from .config import UNSAFE_PERSISTENT, UNSAFE_WORKERS
     from .fixes.loader_defaults import WORKERS, worker_count
@@ -174,7 +174,7 @@ def _loader_defaults(guard, loader, location):
         in_memory = runtime_in_memory_reason(loader.dataset)
         if (not loader.pin_memory and fix.config.device_type == "cuda"
                 and torch.cuda.is_available()):
-            if in_memory and "CUDA" in in_memory:
+            if runtime_cuda_data(loader.dataset):
                 fix.left_alone("TPL502", f"pin_memory not set: {in_memory}", location)
             else:
                 if fix.fixing:

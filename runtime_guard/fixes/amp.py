@@ -58,6 +58,7 @@ INIT_SCALE = 2.0 ** 16
 BACKOFF = 0.5
 GROWTH = 2.0
 GROWTH_INTERVAL = 2000
+WALK_EVERY = 50
 
 
 class _Backward:
@@ -92,6 +93,9 @@ class _Scaling:
         self.touched = set()  # id()s of leaves that received scaled gradients since their step
         self.current = None  # _Backward while a scaled backward runs (hooks read it)
         self.hidden = {}  # id(optimizer) -> [(param, grad)] hidden during a skipped step
+        self.backwards = 0  # scaled backward passes so far
+        self.quiet = 0  # graph walks in a row that found no new leaf
+        self.unwalked = False  # a scaled backward since the last step skipped the graph walk
 
 
 class AmpFix(Fix):
@@ -210,11 +214,20 @@ class AmpFix(Fix):
             if tensor.numel() != 1:
                 return None  # backward() itself raises for a non-scalar without gradient
         state = self.state
-        leaves = self._leaves(tensor, inputs)
-        if not leaves:
-            return None
-        for leaf in leaves:
-            self._hook(leaf)
+        # Walking the graph costs Python time per node (~30 us per layer): once three walks in a
+        # row found no new leaf, walk only every WALK_EVERY-th scaled backward. A leaf first
+        # reached in between is caught at the step (see _repair) if an optimizer trains it.
+        state.backwards += 1
+        if inputs is not None or state.quiet < 3 or state.backwards % WALK_EVERY == 0:
+            leaves = self._leaves(tensor, inputs)
+            if not leaves:
+                return None
+            before = len(self.hooked)
+            for leaf in leaves:
+                self._hook(leaf)
+            state.quiet = state.quiet + 1 if len(self.hooked) == before else 0
+        else:
+            state.unwalked = True
         if gradient is None:
             gradient = torch.full_like(tensor, state.scale, memory_format=torch.preserve_format)
         else:
@@ -288,6 +301,8 @@ class AmpFix(Fix):
         try:
             self.tls.fp16 = False  # the iteration that asked for scaling ends with this step
             state = self.state
+            if state.unwalked:
+                self._repair(optimizer)
             if not state.touched:
                 return None
             params = [p for group in optimizer.param_groups for p in group["params"]]
@@ -314,6 +329,22 @@ class AmpFix(Fix):
         except Exception as exc:
             self.fail(exc, "optimizer step")
         return None
+
+    def _repair(self, optimizer):
+        """Parameters with a gradient but no hook got it scaled (first reached by a backward whose
+        graph was not walked): divide by the scale now, and hook them for the next backward."""
+        state = self.state
+        state.unwalked = False
+        for group in optimizer.param_groups:
+            for p in group["params"]:
+                entry = self.hooked.get(id(p))
+                if p.grad is None or (entry is not None and entry[0]() is p):
+                    continue
+                with torch.no_grad():
+                    p.grad.mul_(1.0 / state.scale)
+                state.touched.add(id(p))
+                self._hook(p)
+                state.quiet = 0
 
     def _found_inf(self, params):
         """Did a scaled gradient of these parameters hold inf/nan? One host sync."""

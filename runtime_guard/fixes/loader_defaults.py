@@ -33,7 +33,7 @@ import torch
 from torch.utils.data import DataLoader, IterableDataset
 
 from torchperf_lint.catalog import RUNTIME_LOADER
-from torchperf_lint.in_memory import runtime_in_memory_reason
+from torchperf_lint.in_memory import runtime_cuda_data, runtime_in_memory_reason
 
 from ..config import UNSAFE_PERSISTENT, UNSAFE_WORKERS
 from .base import Fix
@@ -139,7 +139,7 @@ class LoaderDefaultsFix(Fix):
         changed = False
         dataset = arguments.get("dataset")
         in_memory = runtime_in_memory_reason(dataset)
-        cuda_data = in_memory is not None and "CUDA" in in_memory
+        cuda_data = runtime_cuda_data(dataset)
         if ("pin_memory" not in arguments and self.config.device_type == "cuda"
                 and torch.cuda.is_available()):
             if cuda_data:

@@ -241,3 +241,29 @@ def test_uninstall_removes_the_gradient_hooks(guard):
     guard.uninstall()
     for p in model.parameters():
         assert not p._backward_hooks
+
+
+def test_parameter_first_used_after_the_graph_walks_stopped(guard):
+    """Walks stop once the leaves are known; a branch first used later is still trained right."""
+    guard.install(mode="fix", device="cpu")
+    torch.manual_seed(0)
+    trunk, late = nn.Linear(16, 8), nn.Linear(8, 1)
+    opt = torch.optim.SGD(list(trunk.parameters()) + list(late.parameters()), lr=0.0)
+    x = _x()
+    for _ in range(5):  # late never used: the walks find nothing new and stop
+        with torch.autocast("cpu", dtype=torch.float16):
+            loss = trunk(x).float().mean() * TINY
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert guard.GUARD.fix("amp").state.quiet >= 3
+    opt.zero_grad()
+    with torch.autocast("cpu", dtype=torch.float16):
+        loss = late(torch.tanh(trunk(x))).float().mean() * TINY
+    loss.backward()
+    opt.step()  # the step sees the late branch's gradients unscaled
+    ref_trunk, ref_late = nn.Linear(16, 8), nn.Linear(8, 1)
+    ref_trunk.load_state_dict(trunk.state_dict())
+    ref_late.load_state_dict(late.state_dict())
+    (ref_late(torch.tanh(ref_trunk(x))).mean() * TINY).backward()
+    _close([p.grad for p in late.parameters()], [p.grad for p in ref_late.parameters()])
