@@ -149,3 +149,24 @@ def test_user_errors_propagate_unchanged(guard):
         assert "sampler" in str(exc)
     else:
         raise AssertionError("DataLoader should refuse sampler with shuffle")
+
+
+def test_report_words_at_exit():
+    code = """
+    import runtime_guard, torch
+    from torch import nn
+    from torch.utils.data import DataLoader, Dataset, TensorDataset
+    class Files(Dataset):
+        def __len__(self): return 4
+        def __getitem__(self, i): return i
+    DataLoader(Files(), batch_size=2)  # workers: suggested, with the opt-in line
+    DataLoader(TensorDataset(torch.zeros(4)), batch_size=2)  # in memory: left alone
+    nn.DataParallel(nn.Linear(2, 2))  # CPU only, no torchrun: left alone
+    words = {(e.code, e.action) for e in runtime_guard.report()}
+    assert words == {("TPL501", "suggested"), ("TPL501", "left alone"), ("TPL201", "left alone")}, words
+    """
+    proc = run_python(code)
+    lines = proc.stderr.splitlines()
+    suggested = [line for line in lines if "TPL501" in line and "suggested" in line]
+    assert suggested and "[apply: RUNTIME_GUARD_UNSAFE=loader_workers" in suggested[0]
+    assert any("TPL201" in line and "left alone" in line and "CPU only" in line for line in lines)
