@@ -161,9 +161,18 @@ class GuardedDDP(DistributedDataParallel):
                 if "finished reduction in the prior iteration" not in str(error):
                     raise
                 rebuild_with_unused(self)
+                # No optimizer step of the guard's saw it coming (parameters updated by hand):
+                # the last update used each rank's own gradients. Rank 0's values win, as at
+                # DDP's construction, so every rank goes on with the same model.
+                with torch.no_grad():
+                    _broadcast([p for p in self.module.parameters()] +
+                               [b for b in self.module.buffers()])
                 if self._rg_fix is not None:
-                    self._rg_fix.fixed(CODE, "DDP raised 'Expected to have finished reduction': "
-                                             "rebuilt with find_unused_parameters=True")
+                    self._rg_fix.fixed(CODE, "DDP raised 'Expected to have finished reduction' "
+                                             "(a parameter got no gradient): rebuilt with "
+                                             "find_unused_parameters=True, parameters and buffers "
+                                             "re-broadcast from rank 0; the update before used "
+                                             "each rank's own gradients")
         return super().forward(*inputs, **kwargs)
 
 

@@ -67,6 +67,28 @@ def test_parameter_without_gradient_does_not_crash_and_ranks_agree(tmp_path):
     assert any("find_unused_parameters=True" in d for d in details), details
 
 
+def test_parameter_without_gradient_and_no_optimizer_step(tmp_path):
+    # Nothing to check before a step: DDP raises at the next forward; the guard rebuilds and
+    # re-broadcasts rank 0's values instead of crashing, so the ranks end equal.
+    proc, (r0, r1) = _run(tmp_path, "manual")
+    _assert_same(r0["params"], r1["params"], tol=0)
+    details = [d for c, a, _, d in r0["events"] if c == "TPL201" and a == "fixed"]
+    assert any("re-broadcast from rank 0" in d for d in details), details
+
+
+def test_forward_without_backward_trains_right(tmp_path):
+    # torch 2.13's DDP accepts a training forward that is never backpropagated when no bucket
+    # was reduced; the guard must not disturb that (no rebuild, right numbers).
+    proc, (r0, r1) = _run(tmp_path, "nobackward")
+    _assert_same(r0["params"], r1["params"], tol=0)
+    model = nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 1))
+    with torch.no_grad():
+        for p, v in zip(model.parameters(), r0["start"]):
+            p.copy_(v)
+    _assert_same(r0["params"], _reference(model, r0["steps"], r1["steps"]))
+    assert "finished reduction" not in proc.stderr
+
+
 def test_submodule_dataparallel_keeps_every_rank_equal(tmp_path):
     proc, (r0, r1) = _run(tmp_path, "submodule")
     assert r0["inner_type"] == "DataParallelDDP"

@@ -1,6 +1,10 @@
 """DataParallel scripts that broke the guard's DDP conversion, run under torchrun by the tests.
 
 ``CASE=unused``: the whole model is wrapped, one branch never gets a gradient.
+``CASE=manual``: ``unused`` with the parameters updated by hand (no torch.optim step for the
+guard to check before).
+``CASE=nobackward``: like ``unused`` without the unused head, plus a training-mode forward whose
+output is never backpropagated (an extra forward for logging).
 ``CASE=fp16``: the whole model is wrapped and trained under float16 autocast without a GradScaler,
 with two losses per step (``loss_a.backward(retain_graph=True); loss_b.backward()``) of ~1e-8
 each: without correct loss scaling every gradient is zero or wrong.
@@ -45,8 +49,10 @@ TINY = 1e-8
 
 
 def build():
-    if CASE == "unused":
+    if CASE in ("unused", "manual"):
         return nn.DataParallel(TwoHeads())
+    if CASE == "nobackward":
+        return nn.DataParallel(nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 1)))
     if CASE == "fp16":
         return nn.DataParallel(nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 1)))
     model = nn.Sequential()
@@ -85,9 +91,17 @@ def main():
                 loss_b.backward()
                 grads.append([p.grad.clone() for p in model.parameters()])
             else:
+                if CASE == "nobackward" and not steps:
+                    model(x)  # a forward for logging, never backpropagated
                 loss = nn.functional.mse_loss(model(x), y)
                 loss.backward()
-            opt.step()
+            if CASE == "manual":
+                with torch.no_grad():
+                    for p in model.parameters():
+                        if p.grad is not None:
+                            p.add_(p.grad, alpha=-0.1)
+            else:
+                opt.step()
             steps.append(idx.tolist())
     out_dir = os.environ["OUT_DIR"]
     bare = model.module if isinstance(model, nn.DataParallel) else model
