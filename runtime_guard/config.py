@@ -14,6 +14,15 @@ Environment variables (the public surface; README documents them):
   user's explicit request; about as fast as float32 there); ``fp16`` on a CPU is reported as
   skipped. Scripts that use autocast themselves are left alone.
 - ``RUNTIME_GUARD_LAUNCH=1``: with several GPUs and no torchrun, relaunch the script under torchrun.
+- ``RUNTIME_GUARD_UNSAFE``: comma list of the fixes that can change results, applied only on this
+  opt-in (also ``install(unsafe=[...])``); ``all`` names every one. Names (or the codes that map to
+  them): ``loader_workers`` (TPL501: worker processes for a dataset the guard cannot see into:
+  a dataset with its own random generator or state draws differently in workers),
+  ``persistent_workers`` (workers kept between epochs: they keep the dataset as it was at the first
+  epoch), ``random_on_device`` (TPL101: random factories built on the device draw other numbers
+  and leave the CPU generator where it was), ``set_epoch`` (TPL204: a script's own
+  DistributedSampler gets a new order each epoch), ``syncbn`` (TPL202: BatchNorm statistics over
+  the global batch instead of each GPU's). Without the opt-in they are reported as ``suggested``.
 """
 
 from __future__ import annotations
@@ -37,6 +46,47 @@ from torchperf_lint.catalog import (
 )
 
 MODES = ("off", "warn", "fix")
+
+# Fixes that can change what a run computes: applied only when named in RUNTIME_GUARD_UNSAFE.
+UNSAFE_WORKERS = "loader_workers"
+UNSAFE_PERSISTENT = "persistent_workers"
+UNSAFE_RANDOM = "random_on_device"
+UNSAFE_SET_EPOCH = "set_epoch"
+UNSAFE_SYNCBN = "syncbn"
+UNSAFE_FIXES = (UNSAFE_WORKERS, UNSAFE_PERSISTENT, UNSAFE_RANDOM, UNSAFE_SET_EPOCH,
+                UNSAFE_SYNCBN)
+# Rule codes and fix names accepted in RUNTIME_GUARD_UNSAFE for the unsafe fixes they cover.
+_UNSAFE_ALIASES = {
+    "TPL501": (UNSAFE_WORKERS,), "TPL101": (UNSAFE_RANDOM,), "TPL204": (UNSAFE_SET_EPOCH,),
+    "TPL202": (UNSAFE_SYNCBN,), "loader_defaults": (UNSAFE_WORKERS,),
+    "device_native": (UNSAFE_RANDOM,), "all": UNSAFE_FIXES,
+}
+
+
+def unsafe_line(name: str) -> str:
+    """The one line that opts in to an unsafe fix (shown with "suggested" events)."""
+    return f"RUNTIME_GUARD_UNSAFE={name} (or runtime_guard.install(unsafe=[{name!r}]))"
+
+
+def _unsafe_names(value) -> FrozenSet[str]:
+    if value is None:
+        return frozenset()
+    items = value.split(",") if isinstance(value, str) else list(value)
+    out = set()
+    for raw in items:
+        item = raw.strip()
+        if not item:
+            continue
+        key = item.upper() if item.upper() in _UNSAFE_ALIASES else item.lower()
+        if key in _UNSAFE_ALIASES:
+            out.update(_UNSAFE_ALIASES[key])
+        elif key in UNSAFE_FIXES:
+            out.add(key)
+        else:
+            print(f"runtime_guard: unknown unsafe fix {item!r} ignored (known: "
+                  f"{', '.join(UNSAFE_FIXES)}, all, or TPL501/TPL101/TPL204/TPL202)",
+                  file=sys.stderr)
+    return frozenset(out)
 
 # Every fix the guard knows, by its catalog name. The sync report only observes, so "fix" and
 # "warn" mean the same for it.
@@ -92,6 +142,11 @@ class Config:
     device: str = "cpu"
     amp_dtype: Optional[str] = None  # TPL305 opt-in: "bf16" or "fp16"
     launch: bool = False
+    unsafe: FrozenSet[str] = frozenset()  # opted-in fixes that can change results
+
+    def allows(self, unsafe_fix: str) -> bool:
+        """May the unsafe fix ``unsafe_fix`` be applied (fix mode and the user opted in)?"""
+        return self.mode == "fix" and unsafe_fix in self.unsafe
 
     @property
     def fixing(self) -> bool:
@@ -105,7 +160,7 @@ class Config:
         return self.device.split(":", 1)[0]
 
 
-def from_env(mode=None, fixes=None, skip=None, device=None, amp=None) -> Config:
+def from_env(mode=None, fixes=None, skip=None, device=None, amp=None, unsafe=None) -> Config:
     """Build the configuration: explicit arguments win over the environment."""
     env = os.environ
     if mode is None:
@@ -136,5 +191,7 @@ def from_env(mode=None, fixes=None, skip=None, device=None, amp=None) -> Config:
                   file=sys.stderr)
             amp = None
     launch = env.get("RUNTIME_GUARD_LAUNCH", "").strip() in ("1", "true", "yes")
+    if unsafe is None:
+        unsafe = env.get("RUNTIME_GUARD_UNSAFE")
     return Config(mode=mode, enabled=frozenset(enabled), device=str(device), amp_dtype=amp,
-                  launch=launch)
+                  launch=launch, unsafe=_unsafe_names(unsafe))

@@ -24,14 +24,15 @@ class Guard:
         self._lock = threading.RLock()
         self._atexit = False
 
-    def install(self, mode=None, fixes=None, device=None, skip=None, amp=None) -> None:
+    def install(self, mode=None, fixes=None, device=None, skip=None, amp=None,
+                unsafe=None) -> None:
         from .fixes import FIX_CLASSES
 
         with self._lock:
             if self.installed:
                 self.uninstall()
             self.config = _config.from_env(mode=mode, fixes=fixes, skip=skip, device=device,
-                                           amp=amp)
+                                           amp=amp, unsafe=unsafe)
             if self.config.mode == "off":
                 return
             for cls in FIX_CLASSES:
@@ -87,9 +88,13 @@ GUARD = Guard()
 
 
 def install(mode: Optional[str] = None, fixes=None, device: Optional[str] = None, skip=None,
-            amp: Optional[str] = None) -> None:
-    """Install the guard (again): explicit arguments win over the RUNTIME_GUARD_* environment."""
-    GUARD.install(mode=mode, fixes=fixes, device=device, skip=skip, amp=amp)
+            amp: Optional[str] = None, unsafe=None) -> None:
+    """Install the guard (again): explicit arguments win over the RUNTIME_GUARD_* environment.
+
+    ``unsafe``: names of fixes that can change results, applied only on this opt-in
+    (``loader_workers``, ``persistent_workers``, ``random_on_device``, ``set_epoch``, ``syncbn``,
+    ``all``, or their rule codes); the environment's ``RUNTIME_GUARD_UNSAFE`` otherwise."""
+    GUARD.install(mode=mode, fixes=fixes, device=device, skip=skip, amp=amp, unsafe=unsafe)
 
 
 def uninstall() -> None:
@@ -98,5 +103,8 @@ def uninstall() -> None:
 
 
 def report():
-    """The events so far: objects with .code, .location, .count, .action and .detail."""
+    """The events so far: objects with .code, .location, .count, .action, .detail and .apply.
+
+    ``.action`` is "fixed", "suggested" (``.apply`` is the line that applies it), "left alone"
+    (``.detail`` is the reason) or "observed" (a finding with no fix); see ``events``."""
     return GUARD.report()

@@ -1,4 +1,21 @@
-"""Events: what the guard fixed, observed or skipped, keyed by rule code and user source line."""
+"""Events: what the guard did about each pitfall, keyed by rule code and user source line.
+
+The report's words (``Event.action``) are promises about the run:
+
+- ``fixed``: the guard changed the run. Only fixes that keep its results are applied by default:
+  identical numbers, or, for DistributedDataParallel under torchrun and float16 loss scaling,
+  exactly what a careful hand-written version computes. A fix that can change results is applied
+  only where the user opted in (``RUNTIME_GUARD_UNSAFE`` / ``install(unsafe=[...])``).
+- ``suggested``: a fix exists but was not applied (it can change results and the user did not opt
+  in, or the mode is ``warn``); ``Event.apply`` holds the one line that applies it.
+- ``left alone``: the guard saw the pitfall and deliberately changed nothing; ``Event.detail`` is
+  the reason (also used when a fix disabled itself after an internal failure).
+- ``observed``: a finding with no fix to apply (the host-sync report, a GradScaler misused by the
+  script): the report says what to change in the code.
+
+Before these words the actions were ``fixed``/``observed``/``skipped``: ``skipped`` is now
+``left alone``; ``observed`` in warn mode for a fix the guard would apply is now ``suggested``.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +28,11 @@ from typing import Dict, List, Optional, Tuple
 import torch
 
 FIXED = "fixed"
+SUGGESTED = "suggested"
+LEFT_ALONE = "left alone"
 OBSERVED = "observed"
-SKIPPED = "skipped"
+SKIPPED = LEFT_ALONE  # the former name of "left alone", kept for modules written against it
+ACTIONS = (FIXED, SUGGESTED, LEFT_ALONE, OBSERVED)
 
 # Frames in these trees are torch's or ours; an event points at the first frame outside them.
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
@@ -50,9 +70,17 @@ class Event:
     detail: str
     fix: str
     count: int = 1
+    apply: str = ""  # for "suggested": the one line (environment or call) that applies the fix
+
+    def words(self) -> str:
+        """The report's words: "fixed: …", "suggested: … (apply: …)", "left alone: <reason>"."""
+        text = f"{self.action}: {self.detail}"
+        if self.apply:
+            text += f" [apply: {self.apply}]"
+        return text
 
     def __str__(self) -> str:
-        return f"{self.code} {self.action} x{self.count} at {self.location}: {self.detail}"
+        return f"{self.code} x{self.count} at {self.location}: {self.words()}"
 
 
 class EventLog:
@@ -61,23 +89,24 @@ class EventLog:
         self._lock = threading.Lock()
 
     def add(self, code: str, action: str, detail: str, fix: str,
-            location: Optional[str] = None, count: int = 1) -> Event:
+            location: Optional[str] = None, count: int = 1, apply: str = "") -> Event:
         if location is None:
             location = user_location(2)
         key = (code, location, action)
         with self._lock:
             event = self._events.get(key)
             if event is None:
-                event = self._events[key] = Event(code, location, action, detail, fix, count)
+                event = self._events[key] = Event(code, location, action, detail, fix, count,
+                                                  apply)
             else:
                 event.count += count
         return event
 
     def put(self, code: str, action: str, detail: str, fix: str, location: str,
-            count: int) -> None:
+            count: int, apply: str = "") -> None:
         """Set an event's count and detail outright (for fixes that tally on their own)."""
         with self._lock:
-            event = Event(code, location, action, detail, fix, count)
+            event = Event(code, location, action, detail, fix, count, apply)
             self._events[(code, location, action)] = event
 
     def events(self) -> List[Event]:
@@ -99,7 +128,8 @@ def format_table(events: List[Event]) -> str:
         loc = e.location
         if len(loc) > 60:
             loc = "…" + loc[-59:]
-        rows.append((e.code, e.action, str(e.count), loc, e.detail))
+        detail = e.detail + (f" [apply: {e.apply}]" if e.apply else "")
+        rows.append((e.code, e.action, str(e.count), loc, detail))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = [head]
     for r in rows:

@@ -39,7 +39,10 @@ _EPOCH_CLASSES = {}
 
 
 def _epoch_loader_class(cls):
-    """A subclass of the loader's class whose __iter__ calls set_epoch at each new pass."""
+    """A subclass of the loader's class whose __iter__ calls set_epoch at each new pass.
+
+    The loader's ``_runtime_guard_epoch_apply`` says whether set_epoch may be called (a sampler
+    the guard made, or the user's opt-in); otherwise a repeated order is reported as suggested."""
     sub = _EPOCH_CLASSES.get(cls)
     if sub is None:
         def __iter__(self):
@@ -49,8 +52,13 @@ def _epoch_loader_class(cls):
                 self.__dict__["_runtime_guard_passes"] = passes + 1
                 if passes and not self.__dict__.get("_runtime_guard_user_epoch"):
                     if sampler.epoch == self.__dict__.get("_runtime_guard_epoch", 0):
-                        sampler.set_epoch(passes)
-                        self.__dict__["_runtime_guard_epoch"] = passes
+                        if self.__dict__.get("_runtime_guard_epoch_apply"):
+                            sampler.set_epoch(passes)
+                            self.__dict__["_runtime_guard_epoch"] = passes
+                        elif getattr(sampler, "shuffle", True) and \
+                                not self.__dict__.get("_runtime_guard_told"):
+                            self.__dict__["_runtime_guard_told"] = True
+                            _suggest_set_epoch(self.__dict__.get("_runtime_guard_where"))
                     else:
                         # The script moved the epoch itself: it owns set_epoch from now on.
                         self.__dict__["_runtime_guard_user_epoch"] = True
@@ -61,6 +69,14 @@ def _epoch_loader_class(cls):
         sub = type(cls.__name__, (cls,), namespace)
         _EPOCH_CLASSES[cls] = sub
     return sub
+
+
+def _suggest_set_epoch(location):
+    from .config import UNSAFE_SET_EPOCH, unsafe_line
+    GUARD.log.add("TPL204", "suggested", "prepare(): the script's DistributedSampler repeats its "
+                  "order each epoch: call set_epoch(epoch) at the start of each epoch",
+                  RUNTIME_SET_EPOCH, location or user_location(2),
+                  apply=unsafe_line(UNSAFE_SET_EPOCH))
 
 
 def prepare(model, optimizer=None, *loaders, mode=None, fixes=None, device=None, amp=None):
@@ -83,20 +99,32 @@ def prepare(model, optimizer=None, *loaders, mode=None, fixes=None, device=None,
         import weakref
         ddp_fix.converted = weakref.WeakSet()
         ddp_fix.decided = weakref.WeakKeyDictionary()
+        ddp_fix._init_invariants()
         try:
-            inner = model.module if type(model) is nn.DataParallel else model
+            was_dp = type(model) is nn.DataParallel
+            inner = model.module if was_dp else model
             made = None
             ddp_fix._location = location
             if world_size() > 1 and not isinstance(model, DDP):
-                made = ddp_fix._to_ddp(inner, getattr(model, "dim", 0))
-            elif type(model) is nn.DataParallel:
+                made = ddp_fix._to_ddp(inner, getattr(model, "dim", 0), as_data_parallel=was_dp)
+            elif was_dp:
                 made = ddp_fix.replacement(inner, model.device_ids, model.dim)
                 ddp_fix._location = location
             if made is not None:
                 cls, args, kwargs = made
+                dp_args = (getattr(model, "device_ids", None) or None,
+                           getattr(model, "output_device", None), getattr(model, "dim", 0))
                 model = cls(*args, **kwargs)
+                if was_dp:
+                    model.__dict__["_rg_dp_args"] = dp_args
                 ddp_fix.after_replace(model)
                 if isinstance(model, DDP):
+                    # The invariants (parameters without gradients, several backward passes,
+                    # parameters outside the model) are checked before each optimizer step.
+                    from torch.optim.optimizer import register_optimizer_step_pre_hook
+                    if optimizer is not None:
+                        ddp_fix.optimizers.add(optimizer)
+                    register_optimizer_step_pre_hook(ddp_fix._pre_step)
                     for loader in loaders:
                         if isinstance(loader, DataLoader):
                             ddp_fix.shard_now(loader)
@@ -107,10 +135,17 @@ def prepare(model, optimizer=None, *loaders, mode=None, fixes=None, device=None,
             continue
         if config.wants(RUNTIME_LOADER):
             _loader_defaults(guard, loader, location)
-        if config.wants(RUNTIME_SET_EPOCH) and config.fixing and distributed_sampler_of(loader):
+        sampler = distributed_sampler_of(loader)
+        if config.wants(RUNTIME_SET_EPOCH) and config.fixing and sampler is not None:
+            from .config import UNSAFE_SET_EPOCH
+            from .fixes.set_epoch import GUARD_MADE
+            apply = bool(getattr(sampler, GUARD_MADE, False) or config.allows(UNSAFE_SET_EPOCH))
             loader.__class__ = _epoch_loader_class(type(loader))
-            guard.log.add("TPL204", "fixed", "prepare(): set_epoch called at each new pass",
-                          RUNTIME_SET_EPOCH, location)
+            loader.__dict__["_runtime_guard_epoch_apply"] = apply
+            loader.__dict__["_runtime_guard_where"] = location
+            if apply:
+                guard.log.add("TPL204", "fixed", "prepare(): set_epoch called at each new pass",
+                              RUNTIME_SET_EPOCH, location)
     if config.amp_dtype and config.wants(RUNTIME_AMP) and isinstance(model, nn.Module):
         _amp_step(guard, model, location)
     if config.wants(RUNTIME_CUDNN):
@@ -127,29 +162,45 @@ def prepare(model, optimizer=None, *loaders, mode=None, fixes=None, device=None,
 
 
 def _loader_defaults(guard, loader, location):
+    """The loader fix's judgement for a loader given outright (same rules as at construction)."""
+    from torchperf_lint.in_memory import runtime_cuda_data, runtime_in_memory_reason
+
+    from .config import UNSAFE_PERSISTENT, UNSAFE_WORKERS
+    from .fixes.loader_defaults import WORKERS, worker_count
+
     fix = LoaderDefaultsFix(guard)
     fix.active = True
     try:
+        in_memory = runtime_in_memory_reason(loader.dataset)
         if (not loader.pin_memory and fix.config.device_type == "cuda"
-                and torch.cuda.is_available() and fix.fixing):
-            loader.pin_memory = True
-            guard.log.add("TPL502", "fixed", "prepare(): pin_memory=True", fix.name, location)
-        if loader.num_workers == 0 and fix.fixing and loader._iterator is None:
+                and torch.cuda.is_available()):
+            if runtime_cuda_data(loader.dataset):
+                fix.left_alone("TPL502", f"pin_memory not set: {in_memory}", location)
+            else:
+                if fix.fixing:
+                    loader.pin_memory = True
+                fix.fixed("TPL502", "prepare(): pin_memory=True", location)
+        if loader.num_workers == 0 and loader._iterator is None:
             arguments = {"dataset": loader.dataset,
                          "multiprocessing_context": loader.multiprocessing_context}
-            reason = fix.unsafe_reason(arguments)
+            reason = in_memory or fix.unsafe_reason(arguments)
+            n = worker_count()
             if reason:
-                guard.log.add("TPL501", "skipped", f"num_workers left at 0: {reason}", fix.name,
-                              location)
+                fix.left_alone(WORKERS, f"num_workers left at 0: {reason}", location)
+            elif not fix.config.allows(UNSAFE_WORKERS):
+                fix.suggested(WORKERS, f"prepare(): num_workers=0; num_workers={n} would overlap "
+                                       "loading with the step, but a dataset with its own random "
+                                       "generator or open files yields differently in workers",
+                              UNSAFE_WORKERS, location)
             else:
-                from .fixes.loader_defaults import worker_count
-                n = worker_count()
                 object.__setattr__(loader, "num_workers", n)
-                object.__setattr__(loader, "persistent_workers", True)
+                persistent = fix.config.allows(UNSAFE_PERSISTENT)
+                object.__setattr__(loader, "persistent_workers", persistent)
                 if loader.prefetch_factor is None:
                     object.__setattr__(loader, "prefetch_factor", 2)
-                guard.log.add("TPL501", "fixed", f"prepare(): num_workers=0 -> {n}", fix.name,
-                              location)
+                fix.fixed(WORKERS, f"prepare(): num_workers=0 -> {n}"
+                                   f"{', persistent_workers=True' if persistent else ''} "
+                                   "(opted in: loader_workers)", location)
     except Exception as exc:
         fix.fail(exc, "prepare(loader)")
 
@@ -172,7 +223,7 @@ def _amp_step(guard, model, location):
             reason = ("prepare(amp='fp16') needs the installed guard's loss scaling "
                       "(RUNTIME_GUARD_AMP=fp16 with the guard installed); not turned on")
         if reason:
-            guard.log.add("TPL305", "skipped", reason, fix.name, location)
+            fix.left_alone("TPL305", reason, location)
             return
         step.adopt(model)
     except Exception as exc:

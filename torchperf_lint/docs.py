@@ -15,14 +15,14 @@ from typing import Dict
 from .catalog import CATALOG, NO_FIX, SAFE, UNSAFE, fix_safety
 
 RUNTIME_FIXES: Dict[str, str] = {
-    "device_native": "device-native creation: learned call sites build the tensor on the device",
+    "device_native": "device-native creation: learned call sites build the tensor on the device (deterministic factories by default; random ones only with `RUNTIME_GUARD_UNSAFE=random_on_device`, as they draw other numbers)",
     "sync_report": "sync report: host syncs counted per source line and shown at exit",
     "ddp": "DDP wrapping: `nn.DataParallel` becomes `DistributedDataParallel` under torchrun",
-    "syncbn": "SyncBN conversion: BatchNorm becomes SyncBatchNorm before DDP wrapping (CUDA, world size > 1)",
-    "set_epoch": "automatic `set_epoch`: DistributedSampler epochs advance each time the loader is iterated",
+    "syncbn": "SyncBN conversion: suggested; BatchNorm becomes SyncBatchNorm before DDP wrapping (CUDA, world size > 1) only with `RUNTIME_GUARD_UNSAFE=syncbn` (it changes the statistics)",
+    "set_epoch": "automatic `set_epoch`: the guard's own DistributedSamplers advance their epoch each time the loader is iterated; a script's own sampler only with `RUNTIME_GUARD_UNSAFE=set_epoch` (it changes the order)",
     "amp": "AMP step: loss scaling for float16 autocast steps without a GradScaler",
     "cudnn_flags": "flags reconciled: `cudnn.benchmark` is turned off when determinism is requested",
-    "loader_defaults": "loader defaults: `pin_memory` for CUDA, worker processes where the dataset allows",
+    "loader_defaults": "loader defaults: `pin_memory` for CUDA; worker processes suggested (applied with `RUNTIME_GUARD_UNSAFE=loader_workers`: a dataset with its own random generator or files yields differently in workers); in-memory datasets left alone, as by this rule",
     "batchnorm_batch_of_one": "a clear error naming the loader when a batch of one reaches BatchNorm",
 }
 FIX_LABELS = {SAFE: "safe (applied by `--fix`)", UNSAFE: "unsafe (applied with `--unsafe-fixes`)", NO_FIX: "none"}

@@ -216,6 +216,21 @@ def assigned_kinds(
     return names
 
 
+def runtime_cuda_data(dataset) -> bool:
+    """Is this dataset made of CUDA tensors (workers cannot use them, pinning them raises)?
+
+    Same inspection as ``runtime_in_memory_reason``: the object's type and a TensorDataset's
+    ``tensors``, never a sample."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return False
+    if isinstance(dataset, torch.Tensor):
+        return dataset.device.type == "cuda"
+    tensor_dataset = getattr(getattr(torch.utils, "data", None), "TensorDataset", None)
+    return tensor_dataset is not None and isinstance(dataset, tensor_dataset) and any(
+        isinstance(t, torch.Tensor) and t.device.type == "cuda" for t in dataset.tensors)
+
+
 def runtime_in_memory_reason(dataset) -> Optional[str]:
     """Why this dataset object is already in memory (workers cost more than they save), or None.
 

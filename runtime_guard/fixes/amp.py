@@ -1,26 +1,40 @@
-"""TPL301/TPL302/TPL303: loss scaling for float16 autocast steps that have no GradScaler.
+"""TPL301/TPL302: loss scaling for float16 autocast steps that have no GradScaler.
 
 float16 has a small range: gradients under ~6e-8 become zero (a ~1e-8 loss trains nothing) and
 large ones overflow. GradScaler multiplies the loss by a scale before backward, divides the
 gradients back before they are used, skips steps whose gradients overflowed and adapts the scale.
-The guard does the same for scripts that run a float16 autocast forward without a GradScaler:
+The guard does the same for scripts that run a float16 autocast forward without a GradScaler, in a
+way that needs no cooperation from the script's code between ``backward()`` and the step:
 
 - ``torch.autocast.__enter__`` (one class for ``torch.autocast``, ``torch.amp.autocast`` and the
-  deprecated ``torch.cuda.amp.autocast``) notes an enabled float16 region, on any device.
-  bfloat16 has float32's range and needs no scaling: left alone.
-- ``Tensor.backward`` after such a region backpropagates ``scale * loss`` instead of ``loss``.
-- ``clip_grad_norm_`` (through ``clip_grad._get_total_norm``, which every alias calls) and
-  ``clip_grad_value_`` see unscaled gradients (TPL303: clipping scaled gradients clips nothing).
-- a global optimizer step pre-hook unscales the optimizer's gradients and, if any is inf/nan,
-  skips the update by clearing them (optimizers skip parameters without gradients) — the step
-  itself still runs, so LR schedulers see a step and do not warn "lr_scheduler.step() before
-  optimizer.step()"; the scale halves on overflow and doubles after 2000 clean steps.
+  deprecated ``torch.cuda.amp.autocast``) notes an enabled float16 region with autograd on, on any
+  device. bfloat16 has float32's range and needs no scaling: left alone. The note lasts until the
+  next optimizer step, so every backward of one iteration is scaled: two losses
+  (``loss_a.backward(retain_graph=True); loss_b.backward()``), gradient accumulation inside or
+  across regions, a GAN's two-part discriminator loss.
+- ``Tensor.backward`` after such a region backpropagates ``scale * loss``. Before it runs, each
+  leaf the graph reaches (found by walking ``grad_fn``) gets, once, a tensor hook
+  (``Tensor.register_hook``) that divides its incoming gradient by the scale of the backward in
+  progress *before* autograd accumulates it into ``.grad``, and records on the device whether it
+  held inf/nan. So ``.grad`` always holds true gradients: after every backward, for code that reads
+  them (grad-norm logging, clipping by hand, ``p.grad.clamp_``), for accumulation across backward
+  passes and scale changes, and for DistributedDataParallel, whose all-reduce runs after
+  accumulation. Under CPU/CUDA float16 autocast the parameters' gradients are float32, so the
+  division cannot underflow. A backward that is not scaled passes the hooks untouched.
+- A global optimizer step pre-hook, for an optimizer whose parameters got scaled gradients since
+  its last step, checks the recorded flags and its gradients (one fused kernel per device, one host
+  sync per step, as GradScaler). On inf/nan the update is skipped: the gradients are hidden
+  (``None``) during ``step()`` (optimizers skip parameters without gradients) and put back after it;
+  the step itself still runs, so LR schedulers advance as they do with GradScaler and do not warn
+  "lr_scheduler.step() before optimizer.step()". The scale halves on overflow and doubles after
+  2000 clean steps, GradScaler's defaults.
 - A script that builds its own ``GradScaler`` owns scaling: the guard stands aside for good, and
   only observes misuse (TPL302): an optimizer stepped directly after ``scaler.scale(loss)
   .backward()``, or ``scaler.step`` again without ``scaler.update()`` in between.
 Scaling is never switched on by the guard where the script did not ask for float16 autocast,
 except for the opt-in TPL305 autocast (``RUNTIME_GUARD_AMP``, see ``amp_step.py``), whose float16
-regions get the same scaling.
+regions get the same scaling. Known limit: a script that updates parameters by hand (no
+``torch.optim`` step) gets true gradients but no overflow skipping or scale back-off.
 """
 
 from __future__ import annotations
@@ -30,7 +44,6 @@ import weakref
 
 import torch
 from torch.amp.autocast_mode import autocast as _autocast
-from torch.nn.utils import clip_grad as _clip_grad
 
 from torchperf_lint.catalog import RUNTIME_AMP
 
@@ -40,44 +53,72 @@ from .base import Fix
 
 SCALER = "TPL301"
 MISUSE = "TPL302"
-CLIP = "TPL303"
 
 INIT_SCALE = 2.0 ** 16
+BACKOFF = 0.5
+GROWTH = 2.0
 GROWTH_INTERVAL = 2000
+WALK_EVERY = 50
 
 
-class _Step:
-    """Scaling state between a scaled backward and the next one."""
+class _Backward:
+    """The scale of the backward in progress, as tensors on each device the hooks meet."""
+
+    def __init__(self, scale, flags):
+        self.scale = scale
+        self.flags = flags  # device -> float32 tensor, 1.0 once a gradient held inf/nan
+        self._inv = {}
+
+    def inv(self, device):
+        t = self._inv.get(device)
+        if t is None:
+            t = self._inv[device] = torch.full((1,), 1.0 / self.scale, dtype=torch.float32,
+                                               device=device)
+        return t
+
+    def flag(self, device):
+        t = self.flags.get(device)
+        if t is None:
+            t = self.flags[device] = torch.zeros(1, dtype=torch.float32, device=device)
+        return t
+
+
+class _Scaling:
+    """Loss-scaling state shared by every backward and optimizer step."""
 
     def __init__(self):
         self.scale = INIT_SCALE
         self.growth = 0
-        self.pending = False  # a scaled backward happened; its gradients are not all unscaled
-        self.unscaled = set()  # id()s of gradient tensors already divided by the scale
-        self.found_inf = False
-        self.stepped = False  # an optimizer stepped since the last scaled backward
+        self.flags = {}  # device -> inf/nan flag tensor, reset when an optimizer step reads it
+        self.touched = set()  # id()s of leaves that received scaled gradients since their step
+        self.current = None  # _Backward while a scaled backward runs (hooks read it)
+        self.hidden = {}  # id(optimizer) -> [(param, grad)] hidden during a skipped step
+        self.backwards = 0  # scaled backward passes so far
+        self.quiet = 0  # graph walks in a row that found no new leaf
+        self.unwalked = False  # a scaled backward since the last step skipped the graph walk
 
 
 class AmpFix(Fix):
     name = RUNTIME_AMP
-    codes = (SCALER, MISUSE, CLIP)
+    codes = (SCALER, MISUSE)
 
     def _install(self):
-        self.state = _Step()
-        self.tls = threading.local()  # fp16 autocast seen in this thread since the last backward
+        self.state = _Scaling()
+        self.tls = threading.local()  # fp16 autocast seen in this thread since the last step
         self.user_scaler = False
+        # id(leaf) -> (weak reference to the leaf, hook handle). Not a WeakKeyDictionary: its
+        # lookups compare tensors with ==, which is elementwise.
+        self.hooked = {}
         self.step = None
         fix = self
         if self.config.amp_dtype:
             reason = AmpStep(self).check_target()
             if reason:
-                self.skipped("TPL305", reason)
+                self.left_alone("TPL305", reason)
             else:
                 self.step = AmpStep(self)
         original_enter = _autocast.__enter__
         original_backward = torch.Tensor.backward
-        original_total_norm = _clip_grad._get_total_norm
-        original_clip_value = _clip_grad.clip_grad_value_
         original_scaler_init = torch.amp.GradScaler.__init__
 
         def __enter__(ctx):
@@ -95,30 +136,20 @@ class AmpFix(Fix):
 
         def backward(tensor, gradient=None, retain_graph=None, create_graph=False, inputs=None):
             if fix.active and getattr(fix.tls, "fp16", False) and not fix.user_scaler:
+                scaled = None
                 try:
-                    gradient = fix.scaled_gradient(tensor, gradient)
+                    scaled = fix.scaled_gradient(tensor, gradient, inputs)
                 except Exception as exc:
                     fix.fail(exc, "backward")
+                if scaled is not None:
+                    gradient, run = scaled
+                    outer, fix.state.current = fix.state.current, run
+                    try:
+                        return original_backward(tensor, gradient, retain_graph, create_graph,
+                                                 inputs)
+                    finally:
+                        fix.state.current = outer
             return original_backward(tensor, gradient, retain_graph, create_graph, inputs)
-
-        def _get_total_norm(tensors, *args, **kwargs):
-            if fix.active and fix.state.pending:
-                try:
-                    tensors = fix.unscale_for_clip(tensors, "clip_grad_norm_")
-                except Exception as exc:
-                    fix.fail(exc, "clip_grad_norm_")
-            return original_total_norm(tensors, *args, **kwargs)
-
-        def clip_grad_value_(parameters, *args, **kwargs):
-            if fix.active and fix.state.pending:
-                try:
-                    parameters = [parameters] if isinstance(parameters, torch.Tensor) \
-                        else list(parameters)
-                    fix.unscale_for_clip([p.grad for p in parameters if p.grad is not None],
-                                         "clip_grad_value_")
-                except Exception as exc:
-                    fix.fail(exc, "clip_grad_value_")
-            return original_clip_value(parameters, *args, **kwargs)
 
         def scaler_init(scaler, *args, **kwargs):
             # The script owns loss scaling from now on (even a disabled scaler is its choice).
@@ -127,9 +158,6 @@ class AmpFix(Fix):
 
         self.patch(_autocast, "__enter__", __enter__)
         self.patch(torch.Tensor, "backward", backward)
-        self.patch(_clip_grad, "_get_total_norm", _get_total_norm)
-        for module in (_clip_grad, torch.nn.utils):
-            self.patch(module, "clip_grad_value_", clip_grad_value_)
         self.patch(torch.amp.GradScaler, "__init__", scaler_init)
         self._install_misuse()
         if self.step is not None:
@@ -146,80 +174,117 @@ class AmpFix(Fix):
 
             self.patch(torch.optim.Optimizer, "__init__", optimizer_init)
             self.on_undo(self.step.restore)
-        from torch.optim.optimizer import register_optimizer_step_pre_hook
+        from torch.optim.optimizer import (register_optimizer_step_post_hook,
+                                           register_optimizer_step_pre_hook)
         handle = register_optimizer_step_pre_hook(self._pre_step)
         self.on_undo(handle.remove)
+        handle = register_optimizer_step_post_hook(self._post_step)
+        self.on_undo(handle.remove)
+        self.on_undo(self._remove_hooks)
+
+    def _remove_hooks(self):
+        for ref, handle in list(self.hooked.values()):
+            if ref() is not None:
+                handle.remove()
+        self.hooked = {}
+
+    def _hook(self, leaf):
+        key = id(leaf)
+        entry = self.hooked.get(key)
+        if entry is not None and entry[0]() is leaf:
+            return
+        hooked = self.hooked
+
+        def forget(_ref, key=key):
+            if hooked.get(key, (None,))[0] is _ref:
+                del hooked[key]
+
+        self.hooked[key] = (weakref.ref(leaf, forget), leaf.register_hook(self._make_hook(leaf)))
 
     # -- backward ------------------------------------------------------------------------------
-    def scaled_gradient(self, tensor, gradient):
-        self.tls.fp16 = False
+    def scaled_gradient(self, tensor, gradient, inputs):
+        """(scaled gradient, _Backward) for a backward to scale, or None to leave it alone."""
         if not tensor.requires_grad or not tensor.is_floating_point():
-            return gradient
-        state = self.state
-        if state.stepped:
-            self._update_scale()
+            return None
         if not self.fixing:
-            self.observed(SCALER, "float16 autocast step without GradScaler: small gradients "
-                                  "underflow to zero; use torch.amp.GradScaler")
-            return gradient
+            self.suggested(SCALER, "float16 autocast step without GradScaler: small gradients "
+                                   "underflow to zero; use torch.amp.GradScaler")
+            return None
         if gradient is None:
             if tensor.numel() != 1:
                 return None  # backward() itself raises for a non-scalar without gradient
+        state = self.state
+        # Walking the graph costs Python time per node (~30 us per layer): once three walks in a
+        # row found no new leaf, walk only every WALK_EVERY-th scaled backward. A leaf first
+        # reached in between is caught at the step (see _repair) if an optimizer trains it.
+        state.backwards += 1
+        if inputs is not None or state.quiet < 3 or state.backwards % WALK_EVERY == 0:
+            leaves = self._leaves(tensor, inputs)
+            if not leaves:
+                return None
+            before = len(self.hooked)
+            for leaf in leaves:
+                self._hook(leaf)
+            state.quiet = state.quiet + 1 if len(self.hooked) == before else 0
+        else:
+            state.unwalked = True
+        if gradient is None:
             gradient = torch.full_like(tensor, state.scale, memory_format=torch.preserve_format)
         else:
             gradient = gradient * state.scale
-        state.pending = True
-        self.fixed(SCALER, f"float16 autocast step without GradScaler: loss scaled by "
-                           f"{state.scale:g} for backward, gradients unscaled before use")
-        return gradient
+        self.fixed(SCALER, "float16 autocast step without GradScaler: loss scaled for backward "
+                           "(65536 at first, adapted like GradScaler), each gradient divided "
+                           "back before it reaches .grad; steps with inf/nan skipped")
+        return gradient, _Backward(state.scale, state.flags)
 
-    def _update_scale(self):
+    @staticmethod
+    def _leaves(tensor, inputs):
+        """The leaf tensors requiring grad that this backward reaches (AccumulateGrad nodes)."""
+        if inputs is not None:
+            items = [inputs] if isinstance(inputs, torch.Tensor) else list(inputs)
+            return [t for t in items if isinstance(t, torch.Tensor) and t.is_leaf]
+        root = tensor.grad_fn
+        if root is None:
+            return [tensor] if tensor.is_leaf else []
+        leaves, seen, todo = [], {root}, [root]
+        while todo:
+            node = todo.pop()
+            variable = getattr(node, "variable", None)
+            if variable is not None:
+                leaves.append(variable)
+                continue
+            for child, _ in node.next_functions:
+                if child is not None and child not in seen:
+                    seen.add(child)
+                    todo.append(child)
+        return leaves
+
+    def _make_hook(self, leaf):
         state = self.state
-        if state.found_inf:
-            state.scale *= 0.5
-            state.growth = 0
-        else:
-            state.growth += 1
-            if state.growth >= GROWTH_INTERVAL:
-                state.scale *= 2.0
-                state.growth = 0
-        state.found_inf = False
-        state.stepped = False
-        state.unscaled.clear()
+        key = id(leaf)
 
-    # -- unscaling -----------------------------------------------------------------------------
-    def _unscale(self, grads):
-        state = self.state
-        todo = [g for g in grads if g is not None and id(g) not in state.unscaled]
-        if not todo:
-            return
-        inv = 1.0 / state.scale
-        groups = {}
-        for g in todo:
-            groups.setdefault((g.device, g.dtype), []).append(g)
-            state.unscaled.add(id(g))
-        for (device, _), group in groups.items():
-            found = torch.zeros(1, dtype=torch.float32, device=device)
-            inv_t = torch.full((1,), inv, dtype=torch.float32, device=device)
-            dense = [g for g in group if not g.is_sparse]
-            if dense:
-                torch._amp_foreach_non_finite_check_and_unscale_(dense, found, inv_t)
-            for g in group:
-                if g.is_sparse:
-                    g.mul_(inv)
-                    if not torch.isfinite(g.coalesce().values()).all():
-                        found.fill_(1.0)
-            if float(found) > 0:  # one host sync per step, as GradScaler makes
-                state.found_inf = True
+        def unscale(grad):
+            run = state.current
+            if run is None:
+                return None  # a backward the guard did not scale: the gradient is true already
+            state.touched.add(key)
+            device = grad.device
+            flag = run.flag(device)
+            if grad.is_sparse or grad.requires_grad or not grad.is_floating_point():
+                out = grad * (1.0 / run.scale)
+                with torch.no_grad():
+                    values = out.coalesce().values() if out.is_sparse else out
+                    flag.logical_or_(~torch.isfinite(values).all())
+                return out
+            # A new tensor (the incoming one may be shared with other uses): one fused kernel
+            # divides it and sets the flag on inf/nan, without a host sync.
+            out = grad.clone()
+            torch._amp_foreach_non_finite_check_and_unscale_([out], flag, run.inv(device))
+            return out
 
-    def unscale_for_clip(self, grads, what):
-        grads = list(grads)
-        if self.fixing:
-            self._unscale(grads)
-            self.fixed(CLIP, f"{what} on scaled gradients: unscaled first (as "
-                             "scaler.unscale_(optimizer) would)")
-        return grads
+        return unscale
 
+    # -- optimizer steps -----------------------------------------------------------------------
     def _pre_step(self, optimizer, args, kwargs):
         if not self.active:
             return None
@@ -233,23 +298,92 @@ class AmpFix(Fix):
                 self._direct_step(optimizer)
             except Exception as exc:
                 self.fail(exc, "optimizer step")
-        state = self.state
         try:
-            if not state.pending:
+            self.tls.fp16 = False  # the iteration that asked for scaling ends with this step
+            state = self.state
+            if state.unwalked:
+                self._repair(optimizer)
+            if not state.touched:
                 return None
-            grads = [p.grad for group in optimizer.param_groups for p in group["params"]
-                     if p.grad is not None]
-            self._unscale(grads)
-            state.stepped = True
-            if state.found_inf:
-                for group in optimizer.param_groups:
-                    for p in group["params"]:
-                        p.grad = None
-                self.fixed(SCALER, f"inf/nan gradients at scale {state.scale:g}: optimizer "
-                                   "update skipped, scale halved")
+            params = [p for group in optimizer.param_groups for p in group["params"]]
+            mine = [p for p in params if id(p) in state.touched]
+            if not mine:
+                return None
+            state.touched.difference_update(id(p) for p in mine)
+            # torch passes (optimizer, *step args): a closure is the first step argument.
+            if len(args) > 1 or kwargs.get("closure") is not None:
+                return None  # a closure runs its own backward inside step(): not judged here
+            if self._found_inf(params):
+                state.hidden[id(optimizer)] = [(p, p.grad) for p in params if p.grad is not None]
+                for p in params:
+                    p.grad = None
+                self.fixed(SCALER, f"inf/nan gradients at loss scale {state.scale:g}: optimizer "
+                                   "update skipped (as GradScaler does), scale halved")
+                state.scale *= BACKOFF
+                state.growth = 0
+            else:
+                state.growth += 1
+                if state.growth >= GROWTH_INTERVAL:
+                    state.scale *= GROWTH
+                    state.growth = 0
         except Exception as exc:
             self.fail(exc, "optimizer step")
         return None
+
+    def _repair(self, optimizer):
+        """Parameters with a gradient but no hook got it scaled (first reached by a backward whose
+        graph was not walked): divide by the scale now, and hook them for the next backward."""
+        state = self.state
+        state.unwalked = False
+        for group in optimizer.param_groups:
+            for p in group["params"]:
+                entry = self.hooked.get(id(p))
+                if p.grad is None or (entry is not None and entry[0]() is p):
+                    continue
+                with torch.no_grad():
+                    p.grad.mul_(1.0 / state.scale)
+                state.touched.add(id(p))
+                self._hook(p)
+                state.quiet = 0
+
+    def _found_inf(self, params):
+        """Did a scaled gradient of these parameters hold inf/nan? One host sync."""
+        state = self.state
+        flags = list(state.flags.values())
+        state.flags = {}  # read once: the next backward starts clean flags
+        if state.current is not None:
+            state.current.flags = state.flags
+        # The gradients themselves too: after DDP's all-reduce another rank's inf is here.
+        by_device = {}
+        for p in params:
+            g = p.grad
+            if g is not None and not g.is_sparse and g.is_floating_point():
+                by_device.setdefault((g.device, g.dtype), []).append(g)
+        found = []
+        for (device, _), grads in by_device.items():
+            flag = torch.zeros(1, dtype=torch.float32, device=device)
+            one = torch.ones(1, dtype=torch.float32, device=device)
+            # Multiplying by one changes nothing; the kernel only checks (GradScaler's unscale_).
+            torch._amp_foreach_non_finite_check_and_unscale_(grads, flag, one)
+            found.append(flag)
+        for p in params:
+            g = p.grad
+            if g is not None and g.is_sparse and \
+                    not bool(torch.isfinite(g.coalesce().values()).all()):
+                return True
+        found += flags
+        if not found:
+            return False
+        total = found[0].to("cpu", dtype=torch.float32) if len(found) == 1 else \
+            sum(f.to("cpu", dtype=torch.float32) for f in found)
+        return bool(total.item() > 0)
+
+    def _post_step(self, optimizer, args, kwargs):
+        hidden = self.state.hidden.pop(id(optimizer), None) if self.active else None
+        if hidden:
+            for p, grad in hidden:
+                if p.grad is None:
+                    p.grad = grad  # the script sees its gradients as it would with GradScaler
 
     # -- TPL302: the script's own GradScaler misused (observed only) --------------------------
     def _install_misuse(self):

@@ -5,7 +5,11 @@ from __future__ import annotations
 import traceback
 from typing import Any, Optional
 
-from ..events import FIXED, OBSERVED, SKIPPED, user_location
+from ..config import unsafe_line
+from ..events import FIXED, LEFT_ALONE, OBSERVED, SUGGESTED, user_location
+
+# What a fix says in warn mode instead of applying itself.
+APPLY_FIX_MODE = "RUNTIME_GUARD=fix (the default mode)"
 
 
 class Fix:
@@ -55,27 +59,43 @@ class Fix:
         self.guard.registry.on_undo(self.name, fn)
 
     def event(self, code: str, action: str, detail: str, location: Optional[str] = None,
-              count: int = 1):
+              count: int = 1, apply: str = ""):
         if location is None:
             location = user_location(2)
-        return self.guard.log.add(code, action, detail, self.name, location, count)
+        return self.guard.log.add(code, action, detail, self.name, location, count, apply)
 
     def fixed(self, code, detail, location=None, count=1):
-        """A change made in fix mode, or only observed in warn mode."""
-        action = FIXED if self.fixing else OBSERVED
+        """A change made in fix mode; in warn mode the same change is only suggested."""
         if location is None:
             location = user_location(2)
-        return self.event(code, action, detail, location, count)
+        if self.fixing:
+            return self.event(code, FIXED, detail, location, count)
+        return self.event(code, SUGGESTED, detail, location, count, APPLY_FIX_MODE)
+
+    def suggested(self, code, detail, unsafe_fix=None, location=None, count=1, apply=None):
+        """A fix not applied: it can change results (``unsafe_fix`` names the opt-in), or the
+        mode is warn. The event carries the one line that applies it."""
+        if location is None:
+            location = user_location(2)
+        if apply is None:
+            apply = unsafe_line(unsafe_fix) if unsafe_fix and self.fixing else APPLY_FIX_MODE
+            if unsafe_fix and not self.fixing:
+                apply = f"RUNTIME_GUARD=fix with {unsafe_line(unsafe_fix)}"
+        return self.event(code, SUGGESTED, detail, location, count, apply)
 
     def observed(self, code, detail, location=None, count=1):
+        """A finding with no fix to apply (the report says what to change in the code)."""
         if location is None:
             location = user_location(2)
         return self.event(code, OBSERVED, detail, location, count)
 
-    def skipped(self, code, detail, location=None, count=1):
+    def left_alone(self, code, reason, location=None, count=1):
+        """The guard saw the pitfall and deliberately changed nothing, for ``reason``."""
         if location is None:
             location = user_location(2)
-        return self.event(code, SKIPPED, detail, location, count)
+        return self.event(code, LEFT_ALONE, reason, location, count)
+
+    skipped = left_alone  # the former name
 
     def fail(self, exc: BaseException, where: str = "") -> None:
         """Disable this fix after an internal failure and say why; the caller runs the original."""
@@ -86,7 +106,7 @@ class Fix:
                  f"{type(exc).__name__}: {exc}{at}; fix disabled"
         code = self.codes[0] if self.codes else "TPL900"
         try:
-            self.event(code, SKIPPED, reason, user_location(2))
+            self.event(code, LEFT_ALONE, reason, user_location(2))
         except Exception:
             pass
         if self.guard.debug:

@@ -67,7 +67,7 @@ class BatchNormGuardFix(Fix):
                     fix.fail(exc, "message")
                     raise error
                 if not fix.fixing:
-                    fix.observed(CODE, message)
+                    fix.suggested(CODE, message)
                     raise
                 fix.fixed(CODE, "batch of one at BatchNorm: clear error raised")
                 raise ValueError(message) from error

@@ -84,7 +84,7 @@ class CudnnFlagsFix(Fix):
                 self.fixed(CODE, f"cudnn.benchmark=True with {which} (set by {flag}): "
                                  "benchmark turned off so results stay reproducible")
             else:
-                self.observed(CODE, f"cudnn.benchmark=True with {which}: benchmark's algorithm "
-                                    "choice varies run to run; set benchmark=False")
+                self.suggested(CODE, f"cudnn.benchmark=True with {which}: benchmark's algorithm "
+                                     "choice varies run to run; set benchmark=False")
         except Exception as exc:
             self.fail(exc, "reconcile")

@@ -10,10 +10,11 @@ CPU copy. The guard learns such call sites and from then on passes ``device=`` t
   calibrated at install), the site is learned; later calls there build on that device directly
   and the ``.to`` becomes a no-op. A tensor the script keeps (``e = torch.ones(2); f = e.to(d)``,
   or a walrus on the same line) is never learned: moving it would change ``e``.
-- random factories draw other numbers on another device and leave the CPU generator where it was;
-  they are redirected too (reported), unless the script asked for determinism
-  (``torch.use_deterministic_algorithms(True)`` or ``cudnn.deterministic``): then they are
-  skipped and reported.
+- random factories draw other numbers on another device and leave the CPU generator where it was
+  (a shuffling sampler's later order changes): they are only *suggested* by default and redirected
+  on opt-in (``RUNTIME_GUARD_UNSAFE=random_on_device``), and even then left alone where the script
+  asked for determinism (``torch.use_deterministic_algorithms(True)`` or ``cudnn.deterministic``).
+  Deterministic factories give the same values on any device: they are fixed by default.
 Cost on code that creates nothing: none; per factory call from the script: one frame lookup.
 """
 
@@ -25,8 +26,9 @@ import torch
 
 from torchperf_lint.catalog import RUNTIME_DEVICE_NATIVE
 
-from ..events import FIXED, OBSERVED, SKIPPED, _is_internal
-from .base import Fix
+from ..config import UNSAFE_RANDOM, unsafe_line
+from ..events import FIXED, LEFT_ALONE, SUGGESTED, _is_internal
+from .base import APPLY_FIX_MODE, Fix
 
 CODE = "TPL101"
 DETERMINISTIC = ("tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace",
@@ -64,7 +66,7 @@ class DeviceNativeFix(Fix):
         self.learned = {}  # (code, line) -> device
         self.hits = {}  # (code, line) -> calls built on the device
         self.fresh = None  # (id of the last factory result from the script, its site)
-        self.skipped_sites = set()
+        self.random_kept = {}  # (code, line) -> [why a random site stays on the CPU, calls]
         self.max_refs = 0
         fix = self
         getframe = sys._getframe
@@ -82,8 +84,8 @@ class DeviceNativeFix(Fix):
                         key = (code, frame.f_lineno)
                         device = fix.learned.get(key)
                         if device is not None and fix.fixing:
-                            if random and fix.determinism():
-                                fix.skip_random(key)
+                            if random and not fix.random_allowed(key):
+                                pass
                             else:
                                 kwargs["device"] = device
                                 fix.hits[key] = fix.hits.get(key, 0) + 1
@@ -146,12 +148,17 @@ class DeviceNativeFix(Fix):
         return torch.are_deterministic_algorithms_enabled() or \
             bool(torch.backends.cudnn.deterministic)
 
-    def skip_random(self, key):
-        if key in self.skipped_sites:
-            return
-        self.skipped_sites.add(key)
-        self.event(CODE, SKIPPED, "random factory kept on the CPU: determinism was requested and "
-                                  "another device draws other numbers", self._where(key))
+    def random_allowed(self, key) -> bool:
+        """May a learned random site be built on the device? Records why not."""
+        if self.config.allows(UNSAFE_RANDOM) and not self.determinism():
+            return True
+        why = "determinism" if self.determinism() else "unsafe"
+        kept = self.random_kept.get(key)
+        if kept is None:
+            kept = self.random_kept[key] = [why, 0]
+        kept[0] = why if why == "determinism" else kept[0]
+        kept[1] += 1
+        return False
 
     @staticmethod
     def _where(key):
@@ -180,11 +187,27 @@ class DeviceNativeFix(Fix):
     def finalize(self):
         for key, device in list(self.learned.items()):
             count = self.hits.get(key, 0)
-            action = FIXED if self.fixing else OBSERVED
+            kept = self.random_kept.get(key)
+            where = self._where(key)
+            if kept is not None and not count:
+                why, calls = kept
+                if why == "determinism":
+                    self.guard.log.put(CODE, LEFT_ALONE, "random factory kept on the CPU: "
+                                       "determinism was requested and another device draws other "
+                                       "numbers", self.name, where, calls)
+                else:
+                    self.guard.log.put(CODE, SUGGESTED, f"random tensor created on the CPU then "
+                                       f"moved to {device}: creating it on {device} is faster but "
+                                       "draws other numbers and leaves the CPU generator where it "
+                                       "was (later CPU draws change)", self.name, where, calls,
+                                       unsafe_line(UNSAFE_RANDOM))
+                continue
             if self.fixing:
                 detail = (f"tensor created on the CPU then moved to {device}: now created on "
                           f"{device} directly ({count} calls); pass device= to the factory")
+                self.guard.log.put(CODE, FIXED, detail, self.name, where, max(count, 1))
             else:
                 detail = (f"tensor created on the CPU then moved to {device}: pass device= to the "
                           "factory")
-            self.guard.log.put(CODE, action, detail, self.name, self._where(key), max(count, 1))
+                self.guard.log.put(CODE, SUGGESTED, detail, self.name, where, max(count, 1),
+                                   APPLY_FIX_MODE)

@@ -1,18 +1,24 @@
 """TPL501/TPL502: DataLoader defaults that starve the device.
 
 - ``pin_memory=True`` when the target is CUDA and the script did not pass ``pin_memory``: copies
-  from pinned memory are faster and can overlap compute.
-- ``num_workers`` raised from the default 0 (never from an explicit 0: that is a choice, often for
-  debugging) only where it is safe and can pay off, with ``persistent_workers=True`` so workers
-  start once, not every epoch. "Safe" means: a map-style dataset (an IterableDataset would be
-  replayed by every worker), start method fork (spawned workers of a script without a
-  ``__main__`` guard crash), a dataset that pickles, a sample fetch that draws no random numbers
-  from the global generators (workers draw from their own, so content would change) and returns no
-  CUDA tensors, and samples that are not trivially cheap (for in-memory tensors the worker
-  round-trip costs more than it saves). Worker batches come back in sampler order, so batch order
-  and content do not change.
-- If a worker fails at the first batch, the loader falls back to the user's settings (with the
-  random state restored, so the order is the one the user's settings give) and the guard reports.
+  from pinned memory are faster and can overlap compute, and the values are the same. Left alone
+  for a dataset of CUDA tensors (pinning them raises).
+- Worker processes (no ``num_workers`` given) are only *suggested* by default: workers change what
+  a dataset with state or randomness of its own yields (a ``random.Random(seed)`` or
+  ``np.random.default_rng(seed)`` in the dataset draws a different sequence once the indices are
+  split over workers; lazily opened files behave differently per process), and the guard cannot see
+  that without touching the dataset. It never does: no ``dataset[i]`` and no pickling in the main
+  process (a sample fetched there shifts the dataset's own generator and opens its files in the
+  parent, which forked workers then share; pickling a dataset copies all its tensors). Where the
+  data is in memory (the same judgement as the linter's TPL501, ``torchperf_lint.in_memory``) the
+  loader is left alone: workers cost more than they save there.
+- ``RUNTIME_GUARD_UNSAFE=loader_workers`` applies the suggestion: ``num_workers`` = CPU cores per
+  process - 1 (at most 8), for map-style datasets under the fork start method. Workers are not
+  persistent unless ``persistent_workers`` is opted in too: persistent workers keep the dataset as
+  it was at the first epoch, so a script that changes it between epochs (curriculum, progressive
+  resizing, ``dataset.set_epoch``) would train on stale data. If a worker fails at the first batch,
+  the loader falls back to the user's settings (with the random state restored, so the order is
+  the one the user's settings give) and the guard reports it.
 """
 
 from __future__ import annotations
@@ -20,82 +26,20 @@ from __future__ import annotations
 import inspect
 import multiprocessing
 import os
-import pickle
-import random
-import sys
-import time
+
 import weakref
 
 import torch
-from torch.utils.data import DataLoader, IterableDataset, TensorDataset
+from torch.utils.data import DataLoader, IterableDataset
 
 from torchperf_lint.catalog import RUNTIME_LOADER
+from torchperf_lint.in_memory import runtime_cuda_data, runtime_in_memory_reason
 
+from ..config import UNSAFE_PERSISTENT, UNSAFE_WORKERS
 from .base import Fix
 
 WORKERS = "TPL501"
 PIN = "TPL502"
-_PICKLE_PROBE_BYTES = 1 << 20  # a dataset that pickles its first MiB without error is taken as picklable
-_CHEAP_SAMPLE_S = 20e-6
-
-
-class _Enough(Exception):
-    pass
-
-
-class _BoundedWriter:
-    def __init__(self, limit):
-        self.left = limit
-
-    def write(self, data):
-        self.left -= len(data)
-        if self.left < 0:
-            raise _Enough()
-
-
-def _pickles(obj) -> bool:
-    try:
-        pickle.Pickler(_BoundedWriter(_PICKLE_PROBE_BYTES), protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
-    except _Enough:
-        return True
-    except Exception:
-        return False
-    return True
-
-
-def _has_cuda_tensor(obj, depth=0) -> bool:
-    if isinstance(obj, torch.Tensor):
-        return obj.is_cuda
-    if depth > 4:
-        return False
-    if isinstance(obj, (list, tuple)):
-        return any(_has_cuda_tensor(o, depth + 1) for o in obj)
-    if isinstance(obj, dict):
-        return any(_has_cuda_tensor(o, depth + 1) for o in obj.values())
-    return False
-
-
-def _rng_states():
-    states = [torch.get_rng_state(), random.getstate()]
-    np = sys.modules.get("numpy")
-    states.append(np.random.get_state() if np is not None else None)
-    return states
-
-
-def _restore_rng(states):
-    torch.set_rng_state(states[0])
-    random.setstate(states[1])
-    np = sys.modules.get("numpy")
-    if np is not None and states[2] is not None:
-        np.random.set_state(states[2])
-
-
-def _same_rng(a, b) -> bool:
-    if not torch.equal(a[0], b[0]) or a[1] != b[1]:
-        return False
-    if a[2] is None or b[2] is None:
-        return True
-    return a[2][0] == b[2][0] and bool((a[2][1] == b[2][1]).all()) and a[2][2:] == b[2][2:]
 
 
 def worker_count() -> int:
@@ -160,7 +104,7 @@ class LoaderDefaultsFix(Fix):
             except Exception as exc:
                 # Our settings made DataLoader refuse: report and build exactly what the user
                 # asked for (their own errors then surface unchanged).
-                fix.skipped(WORKERS, f"DataLoader refused the guard's settings ({exc}); "
+                fix.left_alone(WORKERS, f"DataLoader refused the guard's settings ({exc}); "
                                      "user settings kept")
                 return original_init(loader, *args, **kwargs)
             fix.user_settings[loader] = {k: arguments.get(k, d) for k, d in (
@@ -193,35 +137,64 @@ class LoaderDefaultsFix(Fix):
         """New keyword arguments for DataLoader, or None to keep the user's."""
         new = dict(arguments)
         changed = False
+        dataset = arguments.get("dataset")
+        in_memory = runtime_in_memory_reason(dataset)
+        cuda_data = runtime_cuda_data(dataset)
         if ("pin_memory" not in arguments and self.config.device_type == "cuda"
                 and torch.cuda.is_available()):
-            if self.fixing:
-                new["pin_memory"] = True
-                changed = True
-            self.fixed(PIN, "pin_memory=True: the loader feeds CUDA (faster, asynchronous copies)",
-                       location=None)
+            if cuda_data:
+                self.left_alone(PIN, f"pin_memory not set: {in_memory}")
+            else:
+                if self.fixing:
+                    new["pin_memory"] = True
+                    changed = True
+                self.fixed(PIN, "pin_memory=True: the loader feeds CUDA (faster, asynchronous "
+                                "copies; same values)")
         if "num_workers" in arguments:
             if arguments["num_workers"] == 0:
-                self.observed(WORKERS, "num_workers=0 given explicitly: kept (data loads in the "
-                                       "training process)")
+                self.left_alone(WORKERS, "num_workers=0 given explicitly: kept (data loads in "
+                                         "the training process)")
+            elif "persistent_workers" not in arguments and arguments["num_workers"]:
+                self._suggest_persistent()
             return new if changed else None
-        if not self.fixing:
-            self.observed(WORKERS, "no num_workers: data loads in the training process, between "
-                                   "steps")
+        if in_memory:
+            # The linter's TPL501 is silent here for the same reason.
+            self.left_alone(WORKERS, f"num_workers left at 0: {in_memory}")
             return new if changed else None
         reason = self.unsafe_reason(arguments)
         if reason:
-            self.skipped(WORKERS, f"num_workers left at 0: {reason}")
+            self.left_alone(WORKERS, f"num_workers left at 0: {reason}")
             return new if changed else None
         n = worker_count()
+        if not self.config.allows(UNSAFE_WORKERS):
+            self.suggested(WORKERS, f"no num_workers: data loads in the training process, between "
+                                    f"steps; num_workers={n} would overlap it with the step, but "
+                                    "a dataset with its own random generator or open files "
+                                    "yields differently in workers, which the guard cannot see",
+                           UNSAFE_WORKERS)
+            return new if changed else None
         new["num_workers"] = n
+        persistent = ""
         if "persistent_workers" not in arguments:
-            new["persistent_workers"] = True
-        self.fixed(WORKERS, f"num_workers=0 -> {n} (persistent_workers=True): loading overlaps "
-                            "the step; batch order unchanged")
+            if self.config.allows(UNSAFE_PERSISTENT):
+                new["persistent_workers"] = True
+                persistent = ", persistent_workers=True"
+            else:
+                self._suggest_persistent()
+        self.fixed(WORKERS, f"num_workers=0 -> {n}{persistent} (opted in: loader_workers): "
+                            "loading overlaps the step; batch order unchanged")
         return new
 
+    def _suggest_persistent(self):
+        self.suggested(WORKERS, "workers start again every epoch; persistent_workers=True keeps "
+                                "them, but then they keep the dataset as it was at the first "
+                                "epoch (changes the script makes between epochs are not seen)",
+                       UNSAFE_PERSISTENT)
+
     def unsafe_reason(self, arguments):
+        """Why workers cannot be given to this loader at all (None: they can, on opt-in).
+
+        Looks at types and settings only, never at a sample or a pickle of the dataset."""
         from torch.utils.data import get_worker_info
 
         dataset = arguments.get("dataset")
@@ -235,32 +208,8 @@ class LoaderDefaultsFix(Fix):
             or multiprocessing.get_context().get_start_method())
         if method != "fork":
             return f"start method {method!r}: spawned workers re-import the script"
-        if isinstance(dataset, TensorDataset):
-            return "in-memory TensorDataset: worker round-trips cost more than indexing"
-        try:
-            size = len(dataset)
-        except Exception:
+        if not hasattr(type(dataset), "__len__"):
             return "dataset has no len()"
-        if size == 0:
-            return "empty dataset"
-        if not _pickles(dataset):
-            return "dataset does not pickle"
-        before = _rng_states()
-        try:
-            start = time.perf_counter()
-            sample = dataset[0]
-            elapsed = time.perf_counter() - start
-        except Exception as exc:
-            return f"fetching a sample to check it failed ({type(exc).__name__})"
-        finally:
-            after = _rng_states()
-            _restore_rng(before)
-        if not _same_rng(before, after):
-            return "the dataset draws from the global random generators (workers draw other numbers)"
-        if _has_cuda_tensor(sample):
-            return "samples hold CUDA tensors (a forked worker cannot use CUDA)"
-        if elapsed < _CHEAP_SAMPLE_S:
-            return f"samples take {elapsed * 1e6:.0f} us to fetch: workers would cost more"
         return None
 
     # -- first pass ----------------------------------------------------------------------------
@@ -284,7 +233,7 @@ class LoaderDefaultsFix(Fix):
             torch.set_rng_state(states[0])
             if gen is not None:
                 gen.set_state(states[1])
-            self.skipped(WORKERS, f"worker failed at the first batch ({type(exc).__name__}: "
+            self.left_alone(WORKERS, f"worker failed at the first batch ({type(exc).__name__}: "
                                   f"{str(exc)[:120]}); back to the loader's own settings")
             return original_iter(loader)
         return _Prepended(first, it)

@@ -5,6 +5,11 @@ order. The guard counts how many times each loader's DistributedSampler has been
 the second pass on, calls ``set_epoch(passes so far)`` before the loader builds its iterator —
 unless the script called ``set_epoch`` on that sampler itself, which the guard sees through a patch
 of ``DistributedSampler.set_epoch``.
+
+Calling it changes the order the script's own sampler yields, so for a sampler the script made this
+is only *suggested* unless opted in (``RUNTIME_GUARD_UNSAFE=set_epoch``). A sampler the guard made
+itself (the DataParallel -> DDP conversion shards loaders) always gets it: a new order each epoch is
+what the hand-written DDP version computes.
 """
 
 from __future__ import annotations
@@ -17,9 +22,12 @@ from torch.utils.data.distributed import DistributedSampler
 
 from torchperf_lint.catalog import RUNTIME_SET_EPOCH
 
+from ..config import UNSAFE_SET_EPOCH
+
 from .base import Fix
 
 CODE = "TPL204"
+GUARD_MADE = "_runtime_guard_made"  # attribute set on the DistributedSamplers the guard creates
 
 
 def distributed_sampler_of(loader):
@@ -87,14 +95,21 @@ class SetEpochFix(Fix):
             # First pass: epoch 0 is the sampler's own default. Without shuffle the order does
             # not depend on the epoch.
             return
-        if self.fixing:
+        ours = getattr(sampler, GUARD_MADE, False)
+        if self.fixing and (ours or self.config.allows(UNSAFE_SET_EPOCH)):
             self._ours.on = True
             try:
                 original_set_epoch(sampler, passes)
             finally:
                 self._ours.on = False
-            self.fixed(CODE, "DistributedSampler.set_epoch(epoch) was never called: the guard "
-                             "calls it at each new pass so each epoch gets a new order")
+            if ours:
+                self.fixed(CODE, "the guard's DistributedSampler gets set_epoch(epoch) at each "
+                                 "new pass, so each epoch gets a new order (as hand-written DDP "
+                                 "code does)")
+            else:
+                self.fixed(CODE, "DistributedSampler.set_epoch(epoch) was never called: the "
+                                 "guard calls it at each new pass (opted in: set_epoch)")
         else:
-            self.observed(CODE, "DistributedSampler.set_epoch(epoch) is never called: every "
-                                "epoch repeats the same order; call it at the start of each epoch")
+            self.suggested(CODE, "DistributedSampler.set_epoch(epoch) is never called: every "
+                                 "epoch repeats the same order; call it at the start of each "
+                                 "epoch", UNSAFE_SET_EPOCH)

@@ -30,11 +30,26 @@ def run_python(code, timeout=120, **env):
     return proc
 
 
+def _aborted_at_shutdown(proc):
+    """torchrun with gloo ends in SIGABRT ("terminate called without an active exception") in
+    about 1 run in 5 on this machine, with or without the guard: a torch shutdown issue."""
+    text = proc.stdout + proc.stderr
+    return ("terminate called without an active exception" in text or "SIGABRT" in text
+            or "Signals.SIGABRT" in text or "exitcode  : -6" in text)
+
+
 def run_torchrun(script, args=(), timeout=180, **env):
+    """Run ``script`` under ``torchrun --standalone --nproc_per_node=2`` (gloo on CPU).
+
+    Retried once when a rank died of SIGABRT at shutdown (see ``_aborted_at_shutdown``); the
+    tests then check what the ranks wrote, not only the exit status."""
     torchrun = os.path.join(os.path.dirname(sys.executable), "torchrun")
-    proc = subprocess.run([torchrun, "--standalone", "--nproc_per_node=2", script, *args],
-                          env=guard_env(**env), capture_output=True, text=True, timeout=timeout,
-                          cwd=ROOT)
+    for attempt in (1, 2):
+        proc = subprocess.run([torchrun, "--standalone", "--nproc_per_node=2", script, *args],
+                              env=guard_env(**env), capture_output=True, text=True,
+                              timeout=timeout, cwd=ROOT)
+        if proc.returncode == 0 or attempt == 2 or not _aborted_at_shutdown(proc):
+            break
     if proc.returncode != 0:
         raise AssertionError(f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
     return proc

@@ -1,7 +1,6 @@
 """Install/uninstall, modes, configuration and the never-break-a-run rule."""
 import torch
 import torch.backends.cudnn
-import torch.nn.utils.clip_grad
 from torch import nn
 from torch.utils.data import DataLoader
 from torch.utils.data.distributed import DistributedSampler
@@ -26,8 +25,6 @@ PATCHED = [
     (torch, "zeros"),
     (torch.cuda, "synchronize"),
     (torch.nn.functional, "_verify_batch_size"),
-    (torch.nn.utils, "clip_grad_value_"),
-    (torch.nn.utils.clip_grad, "_get_total_norm"),
 ]
 
 
@@ -90,10 +87,10 @@ def test_warn_mode_observes_only():
     cudnn.benchmark = True
     assert cudnn.benchmark is True  # warn: nothing changed
     acts = {(e.code, e.action) for e in runtime_guard.report()}
-    assert acts == {("TPL401", "observed")}, acts
+    assert acts == {("TPL401", "suggested")}, acts
     """
     proc = run_python(code, RUNTIME_GUARD="warn")
-    assert "TPL401" in proc.stderr and "observed" in proc.stderr  # the atexit table
+    assert "TPL401" in proc.stderr and "suggested" in proc.stderr  # the atexit table
 
 
 def test_default_import_installs_and_reports_at_exit():
@@ -137,7 +134,7 @@ def test_internal_failure_disables_fix_and_calls_original(guard, monkeypatch):
     dp = nn.DataParallel(nn.Linear(2, 2))  # must still work: the original runs
     assert type(dp) is nn.DataParallel and dp(torch.ones(1, 2)).shape == (1, 2)
     assert not fix.active
-    skipped = events(guard, "TPL201", "skipped")
+    skipped = events(guard, "TPL201", "left alone")
     assert skipped and "boom inside the guard" in skipped[0].detail
     assert skipped[0].location.endswith("test_rg_core.py:%d" % (broken.__code__.co_firstlineno + 4))
     # The other fixes are still on.
@@ -152,3 +149,24 @@ def test_user_errors_propagate_unchanged(guard):
         assert "sampler" in str(exc)
     else:
         raise AssertionError("DataLoader should refuse sampler with shuffle")
+
+
+def test_report_words_at_exit():
+    code = """
+    import runtime_guard, torch
+    from torch import nn
+    from torch.utils.data import DataLoader, Dataset, TensorDataset
+    class Files(Dataset):
+        def __len__(self): return 4
+        def __getitem__(self, i): return i
+    DataLoader(Files(), batch_size=2)  # workers: suggested, with the opt-in line
+    DataLoader(TensorDataset(torch.zeros(4)), batch_size=2)  # in memory: left alone
+    nn.DataParallel(nn.Linear(2, 2))  # CPU only, no torchrun: left alone
+    words = {(e.code, e.action) for e in runtime_guard.report()}
+    assert words == {("TPL501", "suggested"), ("TPL501", "left alone"), ("TPL201", "left alone")}, words
+    """
+    proc = run_python(code)
+    lines = proc.stderr.splitlines()
+    suggested = [line for line in lines if "TPL501" in line and "suggested" in line]
+    assert suggested and "[apply: RUNTIME_GUARD_UNSAFE=loader_workers" in suggested[0]
+    assert any("TPL201" in line and "left alone" in line and "CPU only" in line for line in lines)

@@ -63,7 +63,7 @@ def test_benchmark_alone_and_warn_mode(guard):
         assert not events(guard)
         torch.backends.cudnn.deterministic = True
         assert torch.backends.cudnn.benchmark is True
-        assert [e.action for e in events(guard, "TPL401")] == ["observed"]
+        assert [e.action for e in events(guard, "TPL401")] == ["suggested"]
     finally:
         guard.uninstall()
         _reset()

@@ -15,7 +15,8 @@ def test_dataparallel_script_becomes_ddp(tmp_path):
     proc = run_torchrun(os.path.join(SCRIPTS, "dp_train.py"), OUT_DIR=tmp_path)
     r0, r1 = _load(tmp_path, 0), _load(tmp_path, 1)
     for r in (r0, r1):
-        assert r["type"] == "DistributedDataParallel"
+        assert r["type"] == "DataParallelDDP"
+        assert r["is_ddp"] and r["is_dp"]  # a DDP that still passes isinstance(m, DataParallel)
         codes = {(c, a) for c, a, _, _ in r["events"]}
         assert ("TPL201", "fixed") in codes
         assert ("TPL204", "fixed") in codes
@@ -45,7 +46,7 @@ def test_dataparallel_script_becomes_ddp(tmp_path):
 def test_prepare_under_torchrun(tmp_path):
     run_torchrun(os.path.join(SCRIPTS, "prepare_train.py"), OUT_DIR=tmp_path, RUNTIME_GUARD="off")
     r0, r1 = _load(tmp_path, 0), _load(tmp_path, 1)
-    assert r0["type"] == r1["type"] == "DistributedDataParallel"
+    assert r0["type"] == r1["type"] == "GuardedDDP"  # a plain model: DDP, not a DataParallel
     assert r0["patched"] is False  # RUNTIME_GUARD=off: nothing patched at import
     for a, b in zip(r0["params"], r1["params"]):
         assert torch.equal(a, b)

@@ -53,6 +53,8 @@ def main():
             eval_seen += idx.tolist()
     out = {
         "type": type(model).__name__,
+        "is_ddp": isinstance(model, nn.parallel.DistributedDataParallel),
+        "is_dp": isinstance(model, nn.DataParallel),
         "keys": list(model.state_dict().keys()),
         "params": [p.detach().clone() for p in model.parameters()],
         "seen": seen,
