@@ -126,7 +126,8 @@ def sarif_document(events: Iterable[object], rank_: int = 0) -> str:
     run = document["runs"][0]
     run["automationDetails"] = {"id": SARIF_CATEGORY}
     for result, (_, event) in zip(run["results"], rows):
-        result["properties"] = _runtime_fields(event, rank_)
+        # The event's own text too: torchperf-lint --runtime-report reads it back from here.
+        result["properties"] = {**_runtime_fields(event, rank_), "detail": str(event.detail)}
     return json.dumps(document, indent=2) + "\n"
 
 

@@ -44,7 +44,7 @@ _OPTIONS = {"--mode": "mode", "--fixes": "fixes", "--skip": "skip", "--device": 
             "--amp": "amp", "--report": None}
 
 # The runner's command line up to the target's arguments (options, then the script or "-m" and the
-# module), for a relaunch that must go through the runner again (``relaunch_target``). None when not running as the runner.
+# module), for a relaunch that must go through the runner again (``relaunch_target``).
 _invocation = None
 
 
@@ -153,7 +153,8 @@ def _fresh_main(spec=None):
 
 def run_path(path, args):
     """Run a script (or a directory / zip file with a __main__.py) as ``python path args``."""
-    absolute = os.path.abspath(path)
+    # As the interpreter makes it: the current directory joined, not normalised ("/cwd/../x.py").
+    absolute = path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
     if pkgutil.get_importer(path) is not None and os.path.exists(path):
         # A directory or a zip file: the interpreter puts it at sys.path[0] and runs its __main__.
         _set_path0(os.path.realpath(absolute))
