@@ -99,12 +99,13 @@ def main(argv=None):
     try:
         options, target, is_module, args = parse(argv)
     except UsageError as error:
-        if str(error):
-            print(f"runtime_guard: error: {error}", file=sys.stderr)
+        if not str(error):  # --help
+            print(USAGE)
+            print(__doc__)
+            sys.exit(0)
+        print(f"runtime_guard: error: {error}", file=sys.stderr)
         print(USAGE, file=sys.stderr)
-        if not str(error):
-            print(__doc__, file=sys.stderr)
-        sys.exit(2 if str(error) else 0)
+        sys.exit(2)
     _invocation = argv[:len(argv) - len(args)]
     # The target's argv already while the guard installs (importing the package installed it from
     # the environment; options reinstall it below).

@@ -4,8 +4,8 @@ and one it cannot (``accuracy`` in helpers.py calls ``.item()``). Runs on a CPU 
     RUNTIME_GUARD_REPORT=report.json python -m runtime_guard samples/runtime_report/train.py
     torchperf-lint check --runtime-report report.json samples/runtime_report/
 
-The ``from __future__`` import must come first, so ``import runtime_guard`` could not go at the
-top of this script: the runner installs the guard without touching it.
+The ``from __future__`` import must be the first statement, so ``import runtime_guard`` cannot
+be: the runner installs the guard without touching the script.
 """
 from __future__ import annotations
 
