@@ -187,6 +187,14 @@ def test_module_mode_runs_as_python_dash_m(tmp_path):
     assert f"argv ['{package / 'cli.py'}', '4', 'x'] path0 {tmp_path}" in guarded.stdout
     missing = _run(["-m", "runtime_guard", "-m", "toolkit.nothing"], cwd=tmp_path)
     assert missing.returncode == 1 and "No module named toolkit.nothing" in missing.stderr
+    # A directory with a __main__.py, as `python app` runs it.
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__main__.py").write_text(
+        "import sys\nprint(__name__, __spec__.name, sys.argv, sys.path[0])\n")
+    plain = _run(["app", "y"], cwd=tmp_path)
+    guarded = _run(["-m", "runtime_guard", "app", "y"], cwd=tmp_path)
+    _assert_same(plain, guarded)
+    assert guarded.stdout == f"__main__ __main__ ['app', 'y'] {tmp_path / 'app'}\n"
 
 
 LOADER_SCRIPT = """\
@@ -225,15 +233,20 @@ def test_dataloader_workers_fork_and_spawn(tmp_path):
 def test_options_reinstall_the_guard(tmp_path):
     (tmp_path / "probe.py").write_text(textwrap.dedent("""\
         import runtime_guard
+        from runtime_guard.runner import relaunch_target
         config = runtime_guard.GUARD.config
         print(runtime_guard.GUARD.installed, config.mode, sorted(runtime_guard.GUARD.fixes))
+        print(relaunch_target())
         """))
-    proc = _run(["-m", "runtime_guard", "--mode", "warn", "--fixes=TPL401,sync_report", "probe.py"],
+    proc = _run(["-m", "runtime_guard", "--mode", "warn", "--fixes=TPL401,sync_report", "probe.py", "a"],
                 cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "True warn ['cudnn_flags', 'sync_report']"
+    assert proc.stdout.splitlines() == [
+        "True warn ['cudnn_flags', 'sync_report']",
+        # What a relaunch under torchrun puts in place of the script (sys.argv[1:] follows).
+        "['-m', 'runtime_guard', '--mode', 'warn', '--fixes=TPL401,sync_report', 'probe.py']"]
     off = _run(["-m", "runtime_guard", "--mode", "off", "probe.py"], cwd=tmp_path)
-    assert off.stdout.strip() == "False off []"
+    assert off.stdout.splitlines()[0] == "False off []"
     bad = _run(["-m", "runtime_guard", "--nope", "probe.py"], cwd=tmp_path)
     assert bad.returncode == 2 and "unknown option --nope" in bad.stderr and bad.stdout == ""
 
