@@ -121,13 +121,14 @@ def test_future_script_runs_as_under_python(future_dir, tmp_path, command):
 def test_uncaught_exception_and_syntax_error_point_at_the_users_lines(tmp_path):
     (tmp_path / "crash.py").write_text(TRACEBACK_SCRIPT)
     (tmp_path / "broken.py").write_text(SYNTAX_ERROR_SCRIPT)
+    guarded = {}
     for name in ("crash.py", "broken.py"):
         plain = _run([name], cwd=tmp_path)
-        guarded = _run(["-m", "runtime_guard", name], cwd=tmp_path)
-        _assert_same(plain, guarded)
-        assert guarded.returncode == 1
-        assert "runtime_guard" not in _before_report(guarded.stderr)
-    crash = _run(["-m", "runtime_guard", "crash.py"], cwd=tmp_path)
+        guarded[name] = _run(["-m", "runtime_guard", name], cwd=tmp_path)
+        _assert_same(plain, guarded[name])
+        assert guarded[name].returncode == 1
+        assert "runtime_guard" not in _before_report(guarded[name].stderr)
+    crash = guarded["crash.py"]
     assert "annotations {'x': <class 'int'>, 'return': <class 'int'>}" in crash.stdout
     frames = [line for line in crash.stderr.splitlines() if line.startswith("  File ")]
     assert frames == [f'  File "{tmp_path / "crash.py"}", line 12, in <module>',
