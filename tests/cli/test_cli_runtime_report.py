@@ -212,3 +212,13 @@ def test_real_run_of_the_sample_merged(project, tmp_path):
     # 256 samples, batch 32, 2 epochs: 16 steps, one sync per step at each line.
     assert lines[helper].endswith("(seen at run time: 16 host syncs)")
     assert lines[loop].endswith("(confirmed at run time: 16 host syncs)")
+
+
+def test_cached_results_are_merged_and_the_cache_stays_clean(project, sources):
+    train, metrics = sources
+    report = str(_sync_report(project, train, metrics))
+    first = project.run("--runtime-report", report, ".")
+    again = project.run("--runtime-report", report, ".")  # now from the cache
+    assert first == again and "seen at run time" in first[1]
+    _, plain, _ = project.run(".")
+    assert "run time" not in plain and plain.count("TPL102") == 1
