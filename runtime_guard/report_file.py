@@ -1,6 +1,7 @@
 """The guard's events written to a file at exit, in the linter's formats: JSON with the CLI's
-fields (``torchperf-lint check --output-format json``) plus ``count``, ``action``, ``rank`` and
-``runtime_fix``, or SARIF 2.1.0 (``.sarif``) for GitHub code scanning.
+fields (``torchperf-lint check --output-format json``) plus ``count``, ``action``, ``rank``,
+``runtime_fix`` and ``steps`` (the optimizer steps of the run), or SARIF 2.1.0 (``.sarif``) for
+GitHub code scanning.
 
 ``RUNTIME_GUARD_REPORT=PATH`` (or ``python -m runtime_guard --report PATH``) turns it on. Under
 torchrun (WORLD_SIZE > 1) every rank writes its own file, the rank before the suffix:
@@ -95,17 +96,29 @@ def _rows(events: Iterable[object]) -> List[Tuple[Reported, object]]:
     return rows
 
 
-def _runtime_fields(event, rank_: int) -> dict:
+def optimizer_steps() -> Optional[int]:
+    """Optimizer steps the sync report counted in this process (None: not known). The merge
+    (torchperf_lint.runtime_report) uses it to tell a sync at every step from one per epoch."""
+    try:
+        from .core import GUARD
+
+        steps = getattr(GUARD.fix("sync_report"), "steps", None)
+        return int(steps) if steps is not None else None
+    except Exception:
+        return None
+
+
+def _runtime_fields(event, rank_: int, steps: Optional[int]) -> dict:
     return {"count": int(event.count), "action": str(event.action), "rank": rank_,
-            "runtime_fix": str(getattr(event, "fix", "") or "") or None}
+            "runtime_fix": str(getattr(event, "fix", "") or "") or None, "steps": steps}
 
 
-def json_document(events: Iterable[object], rank_: int = 0) -> str:
+def json_document(events: Iterable[object], rank_: int = 0, steps: Optional[int] = None) -> str:
     """The CLI's JSON list, one item per event, with the run's fields added."""
     rows = _rows(events)
     items = json.loads(json_report([reported for reported, _ in rows]))
     for item, (_, event) in zip(items, rows):
-        item.update(_runtime_fields(event, rank_))
+        item.update(_runtime_fields(event, rank_, steps))
     return json.dumps(items, indent=2) + "\n"
 
 
@@ -115,7 +128,7 @@ def sarif_message(event) -> str:
     return f"{event.detail} (runtime_guard: {event.action}, {times})"
 
 
-def sarif_document(events: Iterable[object], rank_: int = 0) -> str:
+def sarif_document(events: Iterable[object], rank_: int = 0, steps: Optional[int] = None) -> str:
     """The CLI's SARIF 2.1.0 run, one result per event that points at a file on disk."""
     rows = [(reported, event) for reported, event in _rows(events)
             if reported.finding.line >= 1 and os.path.isfile(reported.path)]
@@ -127,7 +140,7 @@ def sarif_document(events: Iterable[object], rank_: int = 0) -> str:
     run["automationDetails"] = {"id": SARIF_CATEGORY}
     for result, (_, event) in zip(run["results"], rows):
         # The event's own text too: torchperf-lint --runtime-report reads it back from here.
-        result["properties"] = {**_runtime_fields(event, rank_), "detail": str(event.detail)}
+        result["properties"] = {**_runtime_fields(event, rank_, steps), "detail": str(event.detail)}
     return json.dumps(document, indent=2) + "\n"
 
 
@@ -145,7 +158,9 @@ def write(path: str, events: Iterable[object]) -> str:
     """Write this process's report; the path written (per rank under torchrun)."""
     rank_ = rank()
     target = rank_path(path, rank_, _int_env("WORLD_SIZE"))
-    text = sarif_document(events, rank_) if is_sarif(target) else json_document(events, rank_)
+    steps = optimizer_steps()
+    build = sarif_document if is_sarif(target) else json_document
+    text = build(events, rank_, steps)
     directory = os.path.dirname(os.path.abspath(target))
     os.makedirs(directory, exist_ok=True)
     temporary = f"{target}.tmp{os.getpid()}"

@@ -45,6 +45,7 @@ class Observation:
     action: str
     message: str
     rank: int = 0
+    steps: Optional[int] = None  # optimizer steps of that rank's run (None: not in the report)
 
 
 # ---- reading ------------------------------------------------------------------------------------
@@ -93,14 +94,15 @@ def _int(value, default: int = 0) -> int:
         return default
 
 
-def _observation(code, filename, line, count, action, message, rank) -> Optional[Observation]:
+def _observation(code, filename, line, count, action, message, rank, steps) -> Optional[Observation]:
     if not isinstance(code, str) or not isinstance(filename, str) or filename.startswith("<"):
         return None  # no source file to point at ("<string>", "<unknown>")
     line = _int(line)
     if line < 1:
         return None
+    steps = None if steps is None else max(_int(steps), 0)
     return Observation(code, os.path.realpath(filename), line, max(_int(count, 1), 1),
-                       str(action or "observed"), str(message or ""), _int(rank))
+                       str(action or "observed"), str(message or ""), _int(rank), steps)
 
 
 def _from_json(item) -> Optional[Observation]:
@@ -109,7 +111,7 @@ def _from_json(item) -> Optional[Observation]:
     location = item.get("location") if isinstance(item.get("location"), dict) else {}
     return _observation(item.get("code"), item.get("filename"), location.get("row"),
                         item.get("count", 1), item.get("action"), item.get("message"),
-                        item.get("rank", 0))
+                        item.get("rank", 0), item.get("steps"))
 
 
 def _file_path(uri: str) -> Optional[str]:
@@ -147,7 +149,8 @@ def _from_sarif(document: dict) -> List[Observation]:
             props = result.get("properties") or {}
             message = props.get("detail") or (result.get("message") or {}).get("text", "")
             obs = _observation(result.get("ruleId"), path, line, props.get("count", 1),
-                               props.get("action"), message, props.get("rank", 0))
+                               props.get("action"), message, props.get("rank", 0),
+                               props.get("steps"))
             if obs is not None:
                 out.append(obs)
     return out
@@ -171,6 +174,18 @@ class _Seen:
     counts: Dict[str, int]  # action -> count, in first-seen order
     ranks: FrozenSet[int]
     message: str  # the lowest rank's
+    steps: Dict[int, Optional[int]]  # rank -> optimizer steps of its run
+
+    @property
+    def every_step(self) -> bool:
+        """A sync on this line more often than every other optimizer step: the per-step stall the
+        static rule reports inside loops. One per epoch, every N steps, or once at the end is not
+        (as the rule's own silent cases); nor is anything in a run with no optimizer step, where
+        a rate cannot be told. Unknown steps (a report without them) leave the count unjudged."""
+        if any(steps is None for steps in self.steps.values()):
+            return True
+        total_steps = sum(self.steps.values())
+        return total_steps > 0 and 2 * sum(self.counts.values()) > total_steps
 
     @property
     def confirms(self) -> bool:
@@ -183,9 +198,14 @@ class _Seen:
         if self.code == "TPL102":
             total = sum(self.counts.values())
             return f"{total:,} host sync{'' if total == 1 else 's'}{ranks}"
-        parts = [f"{count:,} time{'' if count == 1 else 's'}, {action}"
-                 for action, count in self.counts.items()]
-        return "; ".join(parts) + ranks
+        return "; ".join(_times(action, count) for action, count in self.counts.items()) + ranks
+
+
+def _times(action: str, count: int) -> str:
+    """``fixed 3 times``; an action with its reason (``left alone: no GPU``) keeps it after."""
+    head, sep, reason = action.partition(":")
+    text = f"{head.strip()} {count:,} time{'' if count == 1 else 's'}"
+    return f"{text} ({reason.strip()})" if sep and reason.strip() else text
 
 
 def gather(observations: Iterable[Observation]) -> Dict[str, List[_Seen]]:
@@ -196,10 +216,11 @@ def gather(observations: Iterable[Observation]) -> Dict[str, List[_Seen]]:
         seen = table.get(key)
         if seen is None:
             table[key] = _Seen(obs.code, obs.line, {obs.action: obs.count}, frozenset([obs.rank]),
-                               obs.message)
+                               obs.message, {obs.rank: obs.steps})
             continue
         seen.counts[obs.action] = seen.counts.get(obs.action, 0) + obs.count
         seen.ranks = seen.ranks | {obs.rank}
+        seen.steps.setdefault(obs.rank, obs.steps)
     by_path: Dict[str, List[_Seen]] = {}
     for (path, _, _), seen in sorted(table.items(), key=lambda kv: (kv[0][0], kv[0][2], kv[0][1])):
         by_path.setdefault(path, []).append(seen)
@@ -237,9 +258,11 @@ def merge_file(result: FileResult, seen: List[_Seen], codes: FrozenSet[str]) -> 
             finding = note(finding, matches)
         findings.append(finding)
     # Only what the run saw happen becomes a finding of its own: a fix the guard skipped or left
-    # alone at a line the linter did not flag is the guard agreeing there is nothing to report.
+    # alone at a line the linter did not flag is the guard agreeing there is nothing to report;
+    # a host sync counts only when it happened at (nearly) every step.
     extra = [Finding(s.code, s.line, 0, f"{s.message} (seen at run time: {s.summary()})")
-             for s in seen if id(s) not in used and s.confirms]
+             for s in seen if id(s) not in used and s.confirms
+             and (s.code != "TPL102" or s.every_step)]
     rows = list(result.noqa_rows)
     if extra:
         lines = _lines(result.path)

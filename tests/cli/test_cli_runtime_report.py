@@ -40,11 +40,15 @@ def accuracy(out, y):
 SYNC_LINE, HELPER_LINE = 13, 5
 
 
-def _item(code, path, row, count=1, action="observed", message="host sync: .item()", rank=0):
-    return {"code": code, "message": message, "filename": str(path),
+def _item(code, path, row, count=1, action="observed", message="host sync: .item()", rank=0,
+          steps=None):
+    item = {"code": code, "message": message, "filename": str(path),
             "location": {"row": row, "column": 1}, "end_location": {"row": row, "column": 1},
             "fix": None, "url": "", "noqa_row": row, "count": count, "action": action,
             "rank": rank, "runtime_fix": "sync_report"}
+    if steps is not None:
+        item["steps"] = steps
+    return item
 
 
 @pytest.fixture
@@ -141,8 +145,13 @@ def test_skipped_fixes_annotate_but_never_add_findings(project, sources):
         _item("TPL501", train, 8, action="skipped", message="nothing to do here"),
     ])
     _, out, _ = project.run("--no-cache", "--runtime-report", str(report), ".")
-    assert "(at run time: 1 time, skipped: in-memory dataset: workers cost more)" in out
+    assert "(at run time: skipped 1 time: in-memory dataset: workers cost more)" in out
     assert "confirmed" not in out and "train.py:8" not in out and "nothing to do" not in out
+    # The guard's action words may carry their reason ("left alone: <why>").
+    report = _report(project, "r2.json", [
+        _item("TPL501", loader, 4, action="left alone: no accelerator", message="kept as written")])
+    _, out, _ = project.run("--no-cache", "--runtime-report", str(report), ".")
+    assert "(at run time: left alone 1 time (no accelerator): kept as written)" in out
 
 
 def test_observations_outside_the_checked_files_are_ignored(project, sources, tmp_path):
@@ -222,3 +231,24 @@ def test_cached_results_are_merged_and_the_cache_stays_clean(project, sources):
     assert first == again and "seen at run time" in first[1]
     _, plain, _ = project.run(".")
     assert "run time" not in plain and plain.count("TPL102") == 1
+
+
+def test_run_only_syncs_need_the_rate_of_a_step(project, sources):
+    """A sync the linter did not see becomes a finding only when it happened at (nearly) every
+    optimizer step; once per epoch, every N steps or in a run without steps it does not."""
+    train, metrics = sources
+
+    def merged(count, steps):
+        report = _report(project, "rate.json", [_item("TPL102", metrics, HELPER_LINE, count=count,
+                                                      message="host sync: .item()", steps=steps),
+                                                _item("TPL102", train, SYNC_LINE, count=count,
+                                                      steps=steps)])
+        return project.run("--no-cache", "--runtime-report", str(report), ".")[1]
+
+    assert f"metrics.py:{HELPER_LINE}:1: TPL102" in merged(1200, 1200)
+    assert f"metrics.py:{HELPER_LINE}:1: TPL102" in merged(4800, 1200)  # gradient accumulation
+    for count, steps in ((3, 1200), (12, 1200), (600, 1200), (5, 0)):
+        out = merged(count, steps)
+        assert "metrics.py" not in out, (count, steps)
+        # The static finding still carries what the run counted there.
+        assert f"(confirmed at run time: {count:,} host sync" in out

@@ -12,7 +12,7 @@ from torchperf_lint.output import Reported, json_report
 SAMPLE = os.path.join(ROOT, "samples", "runtime_report")
 TRAIN, HELPERS = os.path.join(SAMPLE, "train.py"), os.path.join(SAMPLE, "helpers.py")
 CLI_FIELDS = set(json.loads(json_report([Reported("/x.py", "x.py", Finding("TPL102", 1, 0, "m"), 1)]))[0])
-RUNTIME_FIELDS = {"count", "action", "rank", "runtime_fix"}
+RUNTIME_FIELDS = {"count", "action", "rank", "runtime_fix", "steps"}
 
 
 def _events(rg):
@@ -28,13 +28,14 @@ def _events(rg):
 def test_json_has_the_cli_fields_and_the_run_fields(guard):
     from runtime_guard.report_file import json_document
 
-    items = json.loads(json_document(_events(guard), rank_=1))
+    items = json.loads(json_document(_events(guard), rank_=1, steps=8))
     assert [set(item) for item in items] == [CLI_FIELDS | RUNTIME_FIELDS] * 3
     by_code = {item["code"]: item for item in items}
     sync = by_code["TPL102"]
     assert sync["filename"] == HELPERS and sync["location"] == {"row": 7, "column": 1}
     assert sync["message"] == "host sync: .item() x8" and sync["fix"] is None
-    assert (sync["count"], sync["action"], sync["rank"], sync["runtime_fix"]) == (8, "observed", 1, "sync_report")
+    assert (sync["count"], sync["action"], sync["rank"], sync["runtime_fix"], sync["steps"]) == \
+        (8, "observed", 1, "sync_report", 8)
     assert sync["url"].endswith("/TPL102.md")
     # No file behind it: kept in the JSON as the guard saw it.
     assert by_code["TPL501"]["filename"] == "<string>" and by_code["TPL501"]["location"]["row"] == 3
@@ -66,7 +67,7 @@ def test_sarif_is_2_1_0_with_rules_results_and_locations(guard, monkeypatch):
         "samples/runtime_report/helpers.py"
     assert sync["locations"][0]["physicalLocation"]["region"]["startLine"] == 7
     assert sync["message"]["text"] == "host sync: .item() x8 (runtime_guard: observed, 8 times)"
-    assert sync["properties"] == {"count": 8, "action": "observed", "rank": 0,
+    assert sync["properties"] == {"count": 8, "action": "observed", "rank": 0, "steps": None,
                                   "runtime_fix": "sync_report", "detail": "host sync: .item() x8"}
 
 
@@ -124,7 +125,7 @@ def test_sample_run_writes_json_and_sarif(tmp_path):
     # 256 samples / batch 32 = 8 steps: the loop's own .item() and the helper's, once each per step.
     assert set(syncs) == {(TRAIN, 36), (HELPERS, 7)}
     for item in syncs.values():
-        assert (item["count"], item["action"], item["rank"]) == (8, "observed", 0)
+        assert (item["count"], item["action"], item["rank"], item["steps"]) == (8, "observed", 0, 8)
         assert set(item) == CLI_FIELDS | RUNTIME_FIELDS
 
     sarif_path = tmp_path / "run.sarif"

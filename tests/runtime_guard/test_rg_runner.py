@@ -278,7 +278,7 @@ def _torchrun(args, cwd, **env):
     return proc
 
 
-def test_torchrun_runs_the_script_through_the_runner(tmp_path):
+def test_torchrun_runs_the_script_through_the_runner(tmp_path, capsys):
     script = os.path.join(SCRIPTS, "runner_dp_train.py")
     report = tmp_path / "report.json"
     proc = _torchrun(["-m", "runtime_guard", "--report", str(report), script, "--epochs", "2"],
@@ -300,3 +300,14 @@ def test_torchrun_runs_the_script_through_the_runner(tmp_path):
         assert {item["rank"] for item in items} == {rank}
         ddp = [item for item in items if item["code"] == "TPL201" and item["action"] == "fixed"]
         assert any(item["location"]["row"] == 27 and item["filename"] == script for item in ddp)
+        assert {item["steps"] for item in items} == {8}  # 4 sharded batches x 2 epochs
+    # The linter reads both files when given the name the run was given.
+    from torchperf_lint import cli
+
+    capsys.readouterr()
+    cli.main(["check", "--no-cache", "--jobs", "1", "--runtime-report", str(report), script])
+    out = capsys.readouterr().out
+    assert "runner_dp_train.py:27:13: TPL201 " in out
+    assert "(confirmed at run time: fixed 2 times over 2 ranks)" in out
+    # The parameter checksum syncs 4 times per rank after training, not at every step: no finding.
+    assert "runner_dp_train.py:36:" not in out
