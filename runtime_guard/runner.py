@@ -13,7 +13,8 @@ the script by its path, or the module by its name), ``sys.argv`` = [the path as 
 absolute, ``__spec__`` None for a script, code compiled without the runner's ``__future__`` flags.
 Exit status, ``sys.exit(n)`` and uncaught exceptions propagate unchanged; the traceback printed for
 an uncaught exception starts at the target's code (the runner's frames are left out of it).
-Only ``sys.orig_argv`` still shows the runner.
+Only ``sys.orig_argv`` and ``sys.excepthook`` (a wrapper that drops the runner's frames, then
+calls the hook that was there) still show the runner.
 
 Options (before the target; each one overrides its environment variable):
   --mode off|warn|fix     RUNTIME_GUARD
