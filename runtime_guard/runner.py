@@ -1,8 +1,9 @@
 """``python -m runtime_guard [OPTIONS] script.py [ARGS...]`` / ``... -m package.module [ARGS...]``.
 
 Runs the target as ``python script.py ARGS`` / ``python -m package.module ARGS`` would, with the
-guard installed first: no edit of the script (``import runtime_guard`` at its top is a SyntaxError
-after ``from __future__ import ...``, and some scripts cannot be edited). Under torchrun:
+guard installed first: no edit of the script (``import runtime_guard`` as the first line is a
+SyntaxError in a script that starts with ``from __future__ import ...``, and some scripts cannot
+be edited). Under torchrun:
 ``torchrun --nproc_per_node N -m runtime_guard train.py ARGS``.
 
 What the target sees is what the interpreter gives a script (checked by the tests against
