@@ -76,10 +76,18 @@ class Guard:
         return self.log.events()
 
     def _print_report(self) -> None:
+        events = []
         try:
-            table = format_table(self.report())
+            events = self.report()
+            table = format_table(events)
             if table:
                 print(table, file=sys.stderr)
+        except Exception:
+            pass
+        # RUNTIME_GUARD_REPORT / --report: the same events as a JSON or SARIF file (never raises).
+        try:
+            from .report_file import write_at_exit
+            write_at_exit(events)
         except Exception:
             pass
 

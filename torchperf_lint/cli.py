@@ -75,6 +75,9 @@ def _parser() -> argparse.ArgumentParser:
     out.add_argument("--output-file", "-o", metavar="FILE", help="write the report there instead of stdout")
     out.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     out.add_argument("--quiet", "-q", action="store_true", help="no summary line")
+    out.add_argument("--runtime-report", action="append", metavar="FILE", default=[],
+                     help="runtime_guard's report of a run (RUNTIME_GUARD_REPORT; JSON or SARIF): "
+                          "its observations join the findings at their lines")
     run = check.add_argument_group("run")
     run.add_argument("--config", metavar="PYPROJECT", type=Path,
                      help="read [tool.torchperf-lint] from this file instead of searching for it")
@@ -228,6 +231,10 @@ def check_command(args) -> int:
     if cache is not None:
         cache.save()
 
+    if args.runtime_report:
+        from .runtime_report import merge_reports
+
+        merge_reports(args.runtime_report, results, lambda p: file_codes(config, codes, Path(p)), mode)
     return report(args, results, unsafe, mode, cwd, bool(missing))
 
 
