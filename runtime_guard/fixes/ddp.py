@@ -291,6 +291,13 @@ def world_size() -> int:
 
 
 def torchrun_command(nproc: int) -> list:
+    from ..runner import relaunch_target
+
+    # Under `python -m runtime_guard train.py`, the relaunched ranks must go through the runner
+    # too, or they would run without the guard (and their DataParallel would stay one).
+    target = relaunch_target()
+    if target is not None:
+        return ["torchrun", "--standalone", f"--nproc_per_node={nproc}", *target, *sys.argv[1:]]
     script = sys.argv[0] if sys.argv and sys.argv[0] else None
     if script is None or script == "-c":
         return []

@@ -311,3 +311,17 @@ def test_torchrun_runs_the_script_through_the_runner(tmp_path, capsys):
     assert "(confirmed at run time: fixed 2 times over 2 ranks)" in out
     # The parameter checksum syncs 4 times per rank after training, not at every step: no finding.
     assert "runner_dp_train.py:36:" not in out
+
+
+def test_relaunch_under_the_runner_keeps_the_guard(monkeypatch):
+    """RUNTIME_GUARD_LAUNCH=1 from `python -m runtime_guard train.py` relaunches every rank through
+    the runner again, with its options: a plain `torchrun train.py` would run without the guard."""
+    from runtime_guard import runner
+    from runtime_guard.fixes import ddp
+
+    monkeypatch.setattr(sys, "argv", ["train.py", "--epochs", "2"])
+    monkeypatch.setattr(runner, "_invocation", None)
+    assert ddp.torchrun_command(2) == ["torchrun", "--standalone", "--nproc_per_node=2", "train.py", "--epochs", "2"]
+    monkeypatch.setattr(runner, "_invocation", ["--mode", "warn", "train.py"])
+    assert ddp.torchrun_command(2) == ["torchrun", "--standalone", "--nproc_per_node=2", "-m", "runtime_guard",
+                                       "--mode", "warn", "train.py", "--epochs", "2"]
