@@ -14,6 +14,8 @@ Environment variables (the public surface; README documents them):
   user's explicit request; about as fast as float32 there); ``fp16`` on a CPU is reported as
   skipped. Scripts that use autocast themselves are left alone.
 - ``RUNTIME_GUARD_LAUNCH=1``: with several GPUs and no torchrun, relaunch the script under torchrun.
+- ``RUNTIME_GUARD_TF32=1``: the opt-in TPL306 fix sets ``torch.set_float32_matmul_precision("high")``
+  on a GPU with TF32 (read by ``fixes/tf32.py``).
 """
 
 from __future__ import annotations
@@ -26,14 +28,18 @@ from typing import FrozenSet, Iterable, Optional
 from torchperf_lint.catalog import (
     CATALOG,
     RUNTIME_AMP,
+    RUNTIME_ANOMALY,
     RUNTIME_BATCHNORM,
+    RUNTIME_CONV_BIAS,
     RUNTIME_CUDNN,
     RUNTIME_DDP,
+    RUNTIME_DDP_ACCUMULATION,
     RUNTIME_DEVICE_NATIVE,
     RUNTIME_LOADER,
     RUNTIME_SET_EPOCH,
     RUNTIME_SYNC_REPORT,
     RUNTIME_SYNCBN,
+    RUNTIME_TF32,
 )
 
 MODES = ("off", "warn", "fix")
@@ -50,6 +56,10 @@ ALL_FIXES = (
     RUNTIME_DEVICE_NATIVE,
     RUNTIME_SYNC_REPORT,
     RUNTIME_BATCHNORM,
+    RUNTIME_DDP_ACCUMULATION,
+    RUNTIME_TF32,
+    RUNTIME_ANOMALY,
+    RUNTIME_CONV_BIAS,
 )
 
 
