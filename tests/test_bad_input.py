@@ -35,8 +35,8 @@ def test_nul_bytes():
 def test_deeply_nested_call_is_still_analysed():
     # A 190-deep call parses with ast but needs more than Python's default recursion limit in libcst.
     depth = 190
-    source = "import torch\nfor i in range(3):\n    y = " + "f(" * depth + "x.item()" + ")" * depth + "\n"
-    assert [(f.code, f.line) for f in lint_source(source)] == [("TPL102", 3)]
+    source = "import torch\nfor i in range(3):\n    x = model(i)\n    y = " + "f(" * depth + "x.item()" + ")" * depth + "\n"
+    assert [(f.code, f.line) for f in lint_source(source)] == [("TPL102", 4)]
     assert sys.getrecursionlimit() < engine.RECURSION_LIMIT  # restored afterwards
 
 
@@ -74,8 +74,8 @@ def test_libcst_failure_on_one_unit_keeps_the_others(monkeypatch):
     monkeypatch.setattr(engine.cst, "parse_module", parse)
     source = (
         "import torch\n"
-        "def broken():\n    for x in xs:\n        x.item()\n"
-        "def fine():\n    for x in xs:\n        x.item()\n"
+        "def broken():\n    for x in xs:\n        model(x).item()\n"
+        "def fine():\n    for x in xs:\n        model(x).item()\n"
     )
     codes = sorted((f.code, f.line) for f in lint_source(source))
     assert codes == [("TPL102", 7), ("TPL900", 1)]

@@ -191,6 +191,17 @@ class ModuleFacts:
         raise AttributeError(name)
 
     @property
+    def steps(self):
+        """Models, loaders and the functions that run every step (step_loops.ModuleSteps), built on
+        first use."""
+        steps = self.__dict__.get("_steps")
+        if steps is None:
+            from .step_loops import ModuleSteps
+
+            steps = self._steps = ModuleSteps(self._tree, self.table)
+        return steps
+
+    @property
     def moves_data_to_cuda(self) -> bool:
         """Batches reach a CUDA device: ``.cuda()``, ``.to("cuda")``, or ``.to(device)`` in a
         module that names an accelerator (``torch.device("cuda")``, ``torch.cuda.is_available()``)."""

@@ -8,6 +8,7 @@ from typing import Iterator, List, Optional, Tuple
 import libcst as cst
 
 from .names import AUTOCASTS, SCALERS, is_torch_name, turns_grad_off  # noqa: F401 (re-exported)
+from .step_loops import OPTIMIZER_WORD, is_model_name, is_step_shape  # noqa: F401 (re-exported)
 from .tree import descendants
 
 
@@ -138,11 +139,19 @@ def is_literal_data(expr: cst.BaseExpression) -> bool:
 
 
 # ---- devices -----------------------------------------------------------------------------------
-_DEVICE_WORD = re.compile(r"(^|_)(device|dev|gpu|cuda|local_rank|rank|devices)$|device", re.I)
+_DEVICE_WORD = re.compile(
+    r"(^|_)(device|dev|gpu|cuda|local_rank|rank|devices)$|device|(^|_)(gpu|cuda|rank|dev)_?(id|ids|idx|index|num)$",
+    re.I,
+)
+# Calls that return the accelerator in use.
+_ACCELERATOR_CALLS = frozenset((
+    "torch.accelerator.current_accelerator", "torch.cuda.current_device", "torch.xpu.current_device",
+    "torch.get_default_device",
+))
 _ACCELERATOR_PREFIXES = ("cuda", "xpu", "mps", "hpu", "npu", "mtia", "xla")
 
 
-def device_kind(expr: cst.BaseExpression, ctx) -> Optional[str]:
+def device_kind(expr: cst.BaseExpression, ctx, _depth: int = 0) -> Optional[str]:
     """Classify a ``.to(...)`` argument: "cpu", "accelerator", "dtype" or None (cannot tell)."""
     text = string_value(expr)
     if text is not None:
@@ -151,8 +160,17 @@ def device_kind(expr: cst.BaseExpression, ctx) -> Optional[str]:
         return "accelerator" if text.startswith(_ACCELERATOR_PREFIXES) else None
     if isinstance(expr, cst.Integer):
         return "accelerator"  # .to(0) is cuda:0
+    if isinstance(expr, cst.FormattedString):  # f"cuda:{rank}"
+        head = expr.parts[0] if expr.parts else None
+        if isinstance(head, cst.FormattedStringText):
+            if head.value.startswith("cpu"):
+                return "cpu"
+            return "accelerator" if head.value.startswith(_ACCELERATOR_PREFIXES) else None
+        return None
     if isinstance(expr, cst.Call):
         qual = ctx.qualname(expr.func)
+        if qual in _ACCELERATOR_CALLS:
+            return "accelerator"
         if qual == "torch.device":
             args = positional(expr)
             if args:
@@ -166,6 +184,9 @@ def device_kind(expr: cst.BaseExpression, ctx) -> Optional[str]:
     name = last_identifier(expr)
     if name is None:
         return None
+    if isinstance(expr, cst.Name) and not _DEVICE_WORD.search(name) and "dtype" not in name.lower():
+        assigned = ctx.values.assigned_expr(name)  # ``d = torch.device("cuda")`` ... ``.to(d)``
+        return device_kind(assigned, ctx, _depth + 1) if assigned is not None and _depth < 8 else None
     if name == "device" and isinstance(expr, cst.Attribute):
         return "accelerator"  # x.device: where another tensor lives (CPU tensors rarely matter here)
     if "dtype" in name.lower() or name.lower() in ("cpu",):
@@ -193,46 +214,18 @@ def move_target(call: cst.Call, ctx) -> Optional[str]:
 
 
 # ---- training steps ----------------------------------------------------------------------------
-# Names of models: ``model``, ``self.model``, ``ddp_model``, ``text_encoder``, ``net``, ``resnet``...
-# A model is held in a variable named by a noun, at most one qualifier before it; functions that
-# make, convert or inspect one are verb phrases (``load_model``, ``should_convert_module``).
-_MODEL_NOUNS = frozenset(
-    "model net network module backbone generator discriminator encoder decoder policy critic actor".split()
-)
-_VERBS = frozenset(
-    "load save build get create make init export compile prepare wrap unwrap freeze print setup is has "
-    "should convert to check find apply estimate count".split()
-)
-
-
-_LOSS_FUNCTION = re.compile(r"(?i)^(?:criterion|\w*_criterion|loss_fn|loss_func|compute_loss|\w*_loss|loss)$")
-_OPTIMIZER_WORD = re.compile(r"optim|(^|_)opt(_|$)|scaler|^opt", re.I)
-
-
-def is_model_name(name: Optional[str]) -> bool:
-    if not name:
-        return False
-    parts = name.lower().strip("_").split("_")
-    last = parts[-1][:-1] if parts[-1].endswith("s") and parts[-1][:-1] in _MODEL_NOUNS else parts[-1]
-    if len(parts) == 1:
-        return last in _MODEL_NOUNS or last.endswith("net")
-    return len(parts) == 2 and last in _MODEL_NOUNS and parts[0] not in _VERBS
-
-
+# The names and shapes live in step_loops.py (one definition for the libcst and the ast side); these
+# are the name-only forms, for code that has no module facts at hand.
 def is_model_call(call: cst.Call) -> bool:
     return is_model_name(last_identifier(call.func))
 
+
 def is_step_call(call: cst.Call) -> bool:
-    """``loss.backward()``, ``optimizer.step()``/``scaler.step(opt)``, or a model call."""
+    """``loss.backward()``, ``optimizer.step()``/``scaler.step(opt)``, or a model call (by name)."""
     found = method_call(call)
     if found is not None:
-        receiver, name = found
-        if name == "backward":
-            return True
-        if name == "step":
-            owner = last_identifier(receiver)
-            return owner is not None and _OPTIMIZER_WORD.search(owner) is not None
-    return is_model_call(call)
+        return is_step_shape(found[1], last_identifier(found[0]), found[1], frozenset())
+    return is_step_shape(None, None, last_identifier(call.func), frozenset())
 
 
 def _is_definition(node: cst.CSTNode) -> bool:
@@ -245,26 +238,8 @@ def runs_step(node: cst.CSTNode) -> bool:
     )
 
 
-def is_epoch_loop(loop: cst.CSTNode) -> bool:
-    """Its body runs no step itself, but a nested loop does."""
-    nested_steps = False
-
-    def prune(node: cst.CSTNode) -> bool:
-        nonlocal nested_steps
-        if isinstance(node, (cst.For, cst.While)):
-            if runs_step(node.body):
-                nested_steps = True
-            return True
-        return _is_definition(node)
-
-    for node in descendants(loop.body, prune=prune):
-        if isinstance(node, cst.Call) and is_step_call(node):
-            return False
-        if isinstance(node, cst.For):
-            # The iterable of a nested ``for`` is evaluated by this loop's own body.
-            if any(isinstance(n, cst.Call) and is_step_call(n) for n in descendants(node.iter, prune=_is_definition)):
-                return False
-    return nested_steps
+_LOSS_FUNCTION = re.compile(r"(?i)^(?:criterion|\w*_criterion|loss_fn|loss_func|compute_loss|\w*_loss|loss)$")
+_OPTIMIZER_WORD = OPTIMIZER_WORD
 
 
 def _statements(block: cst.CSTNode) -> List[cst.CSTNode]:
@@ -287,132 +262,34 @@ def branch_leaves(branch: cst.CSTNode) -> bool:
 
 
 def tests_interval(test: cst.BaseExpression) -> bool:
-    """``if step % log_every == 0`` (or any test using ``%``) runs every N steps."""
-    return any(
-        isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo) for n in descendants(test)
+    """``if step % log_every == 0`` (any test using ``%``, also inside ``or``/``and``) runs every N
+    steps; ``if i == 0:`` / ``if step == 0:`` (a counter against a number) runs once."""
+    return any(isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo) for n in descendants(test)) or (
+        tests_once(test)
     )
 
 
-# ---- value kinds -------------------------------------------------------------------------------
-# torch.X functions that do not return a tensor.
-_NON_TENSOR_TORCH = frozenset(
-    "device dtype no_grad enable_grad inference_mode set_grad_enabled manual_seed seed initial_seed "
-    "compile save load numel typename get_default_dtype autocast Generator Size equal allclose "
-    "is_nonzero is_same_size result_type can_cast promote_types".split()
-)
-# Factories that build a tensor on the CPU unless given ``device=``.
-CPU_FACTORIES = frozenset(
-    "tensor as_tensor from_numpy zeros ones empty full arange linspace logspace eye rand randn "
-    "randint randperm normal zeros_like ones_like empty_like full_like rand_like randn_like".split()
-)
-_TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
-# Tensor methods that do not return a tensor.
-_NON_TENSOR_METHODS = frozenset(
-    "item tolist numpy size dim ndimension numel nelement element_size data_ptr stride "
-    "is_contiguous is_floating_point is_complex get_device backward register_hook storage "
-    "untyped_storage equal type __len__ keys values items".split()
-)
-_TENSOR_ATTRIBUTES = frozenset(("grad", "data", "T", "mT", "H", "real", "imag"))
-
-
-def is_tensor_expr(expr: cst.BaseExpression, ctx) -> bool:
-    if isinstance(expr, cst.Name):
-        return ctx.names_in_frames(expr.value, "tensors")
-    if isinstance(expr, cst.Call):
-        qual = ctx.qualname(expr.func)
-        if qual is not None:
-            if not is_torch_name(qual):
-                return False
-            if qual.startswith(_TENSOR_NAMESPACES):
+def tests_once(test: cst.BaseExpression) -> bool:
+    """``if i == 0:``, ``if step == 0:``: a counter compared with a number picks one time round."""
+    for node in descendants(test):
+        if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and isinstance(
+            node.comparisons[0].operator, cst.Equal
+        ):
+            left, right = node.left, node.comparisons[0].comparator
+            if (isinstance(right, cst.Integer) and isinstance(left, (cst.Name, cst.Attribute))) or (
+                isinstance(left, cst.Integer) and isinstance(right, (cst.Name, cst.Attribute))
+            ):
                 return True
-            short = qual[len("torch.") :]
-            return (
-                "." not in short
-                and short[:1].islower()
-                and short not in _NON_TENSOR_TORCH
-                and not short.startswith(("is_", "set_", "get_", "use_", "from_numpy"))
-            ) or short == "from_numpy"
-        found = method_call(expr)
-        if found is not None:
-            receiver, name = found
-            return name not in _NON_TENSOR_METHODS and is_tensor_expr(receiver, ctx)
-        instance = ctx.torch_instance(expr.func)
-        if instance is not None:
-            return instance.startswith("torch.nn.")
-        # ``logits = model(x)``, ``loss = criterion(out, y)``, ``loss = self.compute_loss(...)``
-        return is_model_call(expr) or _LOSS_FUNCTION.search(last_identifier(expr.func) or "") is not None
-    if isinstance(expr, cst.Attribute):
-        return expr.attr.value in _TENSOR_ATTRIBUTES and is_tensor_expr(expr.value, ctx)
-    if isinstance(expr, cst.BinaryOperation):
-        return is_tensor_expr(expr.left, ctx) or is_tensor_expr(expr.right, ctx)
-    if isinstance(expr, cst.UnaryOperation):
-        return not isinstance(expr.operator, cst.Not) and is_tensor_expr(expr.expression, ctx)
-    if isinstance(expr, cst.Subscript):
-        return is_tensor_expr(expr.value, ctx)
-    if isinstance(expr, cst.Comparison):
-        return is_tensor_expr(expr.left, ctx) and all(
-            not isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons
-        )
     return False
 
 
-def is_cpu_tensor_expr(expr: cst.BaseExpression, ctx) -> bool:
-    """A tensor known to live in host memory: reading it back synchronises nothing."""
-    if isinstance(expr, cst.Name):
-        return ctx.names_in_frames(expr.value, "cpu_tensors")
-    if isinstance(expr, cst.Call):
-        qual = ctx.qualname(expr.func)
-        if qual is not None:
-            short = qual[len("torch.") :] if is_torch_name(qual) else ""
-            if short.endswith("_like"):
-                args = positional(expr)
-                return bool(args) and keyword(expr, "device") is None and is_cpu_tensor_expr(args[0].value, ctx)
-            return short in CPU_FACTORIES and keyword(expr, "device") is None and not has_splat(expr)
-        found = method_call(expr)
-        if found is not None:
-            receiver, name = found
-            if name == "cpu":
-                return True
-            return name not in ("to", "cuda", "pin_memory") and is_cpu_tensor_expr(receiver, ctx)
-        return False
-    if isinstance(expr, (cst.Subscript, cst.Attribute)):
-        return is_cpu_tensor_expr(expr.value, ctx)
-    if isinstance(expr, cst.UnaryOperation):
-        return is_cpu_tensor_expr(expr.expression, ctx)
-    if isinstance(expr, (cst.BinaryOperation, cst.Comparison)):
-        parts = [expr.left, expr.right] if isinstance(expr, cst.BinaryOperation) else [
-            expr.left, *(c.comparator for c in expr.comparisons)]
-        tensors = [p for p in parts if is_tensor_expr(p, ctx)]
-        return bool(tensors) and all(is_cpu_tensor_expr(p, ctx) for p in tensors)
-    return False
+# ---- value kinds (see value_flow.py) -----------------------------------------------------------
+from .value_flow import CPU_FACTORIES  # noqa: E402,F401 (re-exported)
 
 
-_PLAIN_VALUES = (cst.List, cst.Dict, cst.Tuple, cst.Set, cst.SimpleString, cst.Integer, cst.Float)
-
-
-def is_numpy_expr(expr: cst.BaseExpression, ctx) -> bool:
-    """A numpy value, or a plain Python literal: something whose ``.item()`` waits for no device."""
-    return isinstance(expr, _PLAIN_VALUES) or _is_numpy_array(expr, ctx)
-
-
-def _is_numpy_array(expr: cst.BaseExpression, ctx) -> bool:
-    if isinstance(expr, cst.Name):
-        return ctx.names_in_frames(expr.value, "numpy_values")
-    if isinstance(expr, cst.Call):
-        qual = ctx.qualname(expr.func)
-        if qual is not None:
-            return qual.startswith("numpy.")
-        found = method_call(expr)
-        if found is not None:
-            receiver, name = found
-            return name == "numpy" or (name not in ("item", "tolist") and _is_numpy_array(receiver, ctx))
-        return False
-    if isinstance(expr, (cst.Subscript, cst.Attribute)):
-        return _is_numpy_array(expr.value, ctx)
-    if isinstance(expr, cst.BinaryOperation):
-        # ``loss / 4`` is whatever ``loss`` is: a literal operand says nothing.
-        return _is_numpy_array(expr.left, ctx) or _is_numpy_array(expr.right, ctx)
-    return False
+def is_loss_function_name(name: Optional[str]) -> bool:
+    """``criterion``, ``loss_fn``, ``compute_loss``, ``mse_loss``: a call that returns a loss tensor."""
+    return bool(name) and _LOSS_FUNCTION.search(name) is not None
 
 
 # ---- mixed precision, grad mode, version checks (TPL3xx, TPL6xx) --------------------------------

@@ -19,6 +19,9 @@ import libcst as cst
 from .names import ImportTable, canonical, is_torch_name
 from . import syntax
 from .tree import children
+from . import value_flow
+from .step_loops import is_model_name
+from .value_flow import ValueFlow
 
 LOOP, IF, EXCEPT, WITH = "loop", "if", "except", "with"
 
@@ -38,9 +41,8 @@ class Frame:
         self.parent = parent
         self.bindings: Dict[str, Optional[str]] = {}  # local name -> qualified name (None: not torch)
         self.blocks: List[Block] = []
-        self.tensors: set = set()
-        self.cpu_tensors: set = set()  # tensors known to live in host memory
-        self.numpy_values: set = set()
+        # name -> its latest value_flow.Binding; None -> the newest binding of any name (chain head)
+        self.values: dict = {}
         self.torch_instances: Dict[str, str] = {}  # name -> class qualname, e.g. criterion -> nn.MSELoss
 
 
@@ -53,6 +55,8 @@ class Context:
         self.stack: List[cst.CSTNode] = []
         self.frame = Frame(None, None)
         self._epoch_loops: Dict[int, bool] = {}
+        self._step_loops: Dict[int, bool] = {}
+        self.values = ValueFlow(self)
 
     # ---- names -------------------------------------------------------------------------------
     def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
@@ -78,6 +82,7 @@ class Context:
 
     def bind(self, name: str, qualname: Optional[str] = None) -> None:
         self.frame.bindings[name] = qualname
+        self.values.bind_unknown(name)
 
     def is_builtin(self, name: str) -> bool:
         """``print``/``float`` as Python's, not rebound by the module or a function."""
@@ -107,28 +112,45 @@ class Context:
             return self.table.instances.get(expr.value)
         return None
 
+    def value_kind(self, expr: cst.BaseExpression) -> str:
+        """Where the value of ``expr`` lives, as value_flow says: NUMPY, PYTHON, CONTAINER,
+        CPU_TENSOR, a loader batch (BATCH/PINNED_BATCH/UNPINNED_BATCH), DEVICE or UNKNOWN."""
+        return self.values.kind(expr)
+
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
-        return syntax.is_tensor_expr(expr, self)
+        return self.values.kind(expr) in value_flow.TENSORS
 
     def is_device_tensor(self, expr: cst.BaseExpression) -> bool:
-        """A tensor that may live on an accelerator (not one known to be on the CPU)."""
-        return syntax.is_tensor_expr(expr, self) and not syntax.is_cpu_tensor_expr(expr, self)
+        """A tensor that may live on an accelerator (not one known to be on the host)."""
+        return self.values.kind(expr) == value_flow.DEVICE
 
     def is_cpu_tensor(self, expr: cst.BaseExpression) -> bool:
-        return syntax.is_cpu_tensor_expr(expr, self)
+        """A tensor known to live in host memory (a CPU tensor, or a batch not moved yet)."""
+        return self.values.kind(expr) in value_flow.HOST_TENSORS
 
     def is_numpy(self, expr: cst.BaseExpression) -> bool:
-        return syntax.is_numpy_expr(expr, self)
+        """A numpy value or a plain Python value: something whose ``.item()`` waits for no device."""
+        return self.values.kind(expr) in (value_flow.NUMPY, value_flow.PYTHON, value_flow.CONTAINER)
 
-    def names_in_frames(self, name: str, attribute: str) -> bool:
-        frame = self.frame
-        while frame is not None:
-            if name in getattr(frame, attribute):
+    def is_host_value(self, expr: cst.BaseExpression) -> bool:
+        """Known to live on the host: reading it back synchronises nothing."""
+        return self.values.kind(expr) in value_flow.HOST
+
+    def is_model_call(self, call: cst.Call) -> bool:
+        """A call of a model: a model-ish name, or an object built from ``nn.Module`` in the module."""
+        func = call.func
+        name = syntax.last_identifier(func)
+        if name is None:
+            return False
+        if isinstance(func, cst.Attribute) and name == "forward":
+            name = syntax.last_identifier(func.value)  # ``model.forward(x)``, ``self.forward(x)``
+            if name == "self":
                 return True
-            if name in frame.bindings:
-                return False
-            frame = frame.parent
-        return False
+        elif name == "self":
+            return isinstance(func, cst.Name)  # ``self(x)``: a module calling its own forward
+        if is_model_name(name):
+            return True
+        return name is not None and name in self.steps.objects
 
     # ---- loops and blocks ----------------------------------------------------------------------
     def innermost_loop(self) -> Optional[Block]:
@@ -157,19 +179,63 @@ class Context:
         blocks = self.frame.blocks
         return blocks[blocks.index(loop) + 1 :]
 
+    @property
+    def steps(self):
+        """The file's step-loop facts (models, loaders, functions run every step), built on first use."""
+        return self.facts.steps
+
     def is_epoch_loop(self, loop: Block) -> bool:
         """An outer loop whose steps run in a nested loop: what its own body does runs once per epoch."""
         key = id(loop.node)
         if key not in self._epoch_loops:
-            self._epoch_loops[key] = syntax.is_epoch_loop(loop.node)
+            self._epoch_loops[key] = self.steps.is_epoch_loop(loop.node)
         return self._epoch_loops[key]
 
     def step_loop(self) -> Optional[Block]:
-        """The innermost loop around the current node, unless it is an epoch-level loop."""
+        """The loop the current node is "in" (spec): the innermost loop around it, unless that is an
+        epoch-level loop. It need not be a step loop: see ``in_step_loop``."""
         loop = self.innermost_loop()
         if loop is None or self.is_epoch_loop(loop):
             return None
         return loop
+
+    def is_step_loop(self, loop: Block) -> bool:
+        """Does ``loop`` (a LOOP block of the current frame) do device work each time round? See
+        step_loops.py: it iterates a loader or runs a step, is nested in a step loop, or sits in a
+        function that step loops call."""
+        key = id(loop.node)
+        known = self._step_loops.get(key)
+        if known is None:
+            known = self._step_loops[key] = self._classify_loop(loop)
+        return known
+
+    def _classify_loop(self, loop: Block) -> bool:
+        steps = self.steps
+        if steps.is_intrinsic(loop.node):
+            return True
+        blocks = self.frame.blocks
+        if loop in blocks:
+            for outer in blocks[: blocks.index(loop)]:
+                if outer.kind == LOOP and not self.is_epoch_loop(outer) and self.is_step_loop(outer):
+                    return True  # nested in a loop that runs every step
+        frame = self.frame
+        while frame is not None and not isinstance(frame.node, cst.FunctionDef):
+            if isinstance(frame.node, cst.ClassDef):
+                return False
+            frame = frame.parent  # a lambda or comprehension scope runs where its function runs
+        return frame is not None and frame.node.name.value in steps.step_called
+
+    def in_step_loop(self) -> bool:
+        """Is the current node "in a loop" (spec: the innermost loop, not an epoch-level one, and not
+        under an interval ``if`` that runs no step) that is a step loop?"""
+        loop = self.step_loop()
+        return loop is not None and not self.under_interval_check(loop) and self.is_step_loop(loop)
+
+    def current_step_loop(self) -> Optional[Block]:
+        """The step loop the current node is in (the innermost, non-epoch loop if it is a step
+        loop), without the interval-``if`` remedy; None otherwise."""
+        loop = self.step_loop()
+        return loop if loop is not None and self.is_step_loop(loop) else None
 
     def leaves_loop(self, loop: Block) -> bool:
         """Is the current node in a branch that ends by leaving ``loop`` (break/return/raise)?"""
@@ -181,9 +247,16 @@ class Context:
         return any(block.kind == EXCEPT for block in self.blocks_inside(loop))
 
     def under_interval_check(self, loop: Block) -> bool:
-        """In an ``if step % N == 0:`` branch that does not itself run the training step."""
+        """In the body of an ``if step % N == 0:`` (or ``if i == 0:``) that does not itself run the
+        update (``.backward()``, an optimizer's step: gradient accumulation). Its ``else`` runs on
+        the other steps, so it is no remedy."""
         for block in self.blocks_inside(loop):
-            if block.kind == IF and syntax.tests_interval(block.node.test) and not syntax.runs_step(block.body):
+            if (
+                block.kind == IF
+                and block.body is block.node.body
+                and syntax.tests_interval(block.node.test)
+                and not self.steps.runs_update(block.body)
+            ):
                 return True
         return False
 
@@ -306,7 +379,8 @@ class Walker:
                 return self._push_block(Block(LOOP, parent))
             if field == "target":
                 for name in syntax.assigned_names(node):
-                    self.ctx.bind(name)
+                    self.ctx.frame.bindings[name] = None
+                self.ctx.values.bind_target(node, None, ("element", parent.iter))
         elif parent_type is cst.While:
             if field == "test" or field == "body":
                 return self._push_block(Block(LOOP, parent))
@@ -331,27 +405,30 @@ class Walker:
 
     # ---- bindings and value kinds ----------------------------------------------------------------
     def _track_values(self, node: cst.CSTNode) -> None:
-        if type(node) not in _TRACKED:
+        node_type = type(node)
+        if node_type not in _TRACKED:
             return
         ctx = self.ctx
-        if isinstance(node, (cst.Import, cst.ImportFrom)):
+        if node_type is cst.Call:
+            # ``loss.backward()`` tells us ``loss`` is a tensor, wherever it came from.
+            func = node.func
+            if type(func) is cst.Attribute and func.attr.value == "backward" and type(func.value) is cst.Name:
+                ctx.values.hint_tensor(func.value.value)
+        elif node_type is cst.Import or node_type is cst.ImportFrom:
             for name, qualname in syntax.import_bindings(node):
                 ctx.bind(name, qualname)
-        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        elif node_type is cst.FunctionDef or node_type is cst.ClassDef:
             ctx.bind(node.name.value)
-        elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+        elif node_type is cst.AugAssign:
+            for name in syntax.assigned_names(node.target):
+                ctx.frame.bindings[name] = None
+            ctx.values.bind_augmented(node)
+        else:
             value = node.value
             if value is None:
                 return
-            targets = (
-                [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            )
+            targets = [t.target for t in node.targets] if node_type is cst.Assign else [node.target]
             frame = ctx.frame
-            is_tensor = ctx.is_tensor(value) or (
-                isinstance(node, cst.AugAssign) and any(ctx.is_tensor(t) for t in targets)
-            )
-            is_numpy = not is_tensor and ctx.is_numpy(value)
-            is_cpu = is_tensor and ctx.is_cpu_tensor(value)
             instance = None
             if isinstance(value, cst.Call):
                 qual = ctx.qualname(value.func)
@@ -361,23 +438,11 @@ class Walker:
             for target in targets:
                 for name in syntax.assigned_names(target):
                     frame.bindings[name] = alias if is_torch_name(alias) else None
-                    (frame.tensors.add if is_tensor else frame.tensors.discard)(name)
-                    (frame.numpy_values.add if is_numpy else frame.numpy_values.discard)(name)
-                    (frame.cpu_tensors.add if is_cpu else frame.cpu_tensors.discard)(name)
                     if instance:
                         frame.torch_instances[name] = instance
                     else:
                         frame.torch_instances.pop(name, None)
-        elif isinstance(node, cst.Call):
-            # ``loss.backward()`` tells us ``loss`` is a tensor, wherever it came from.
-            func = node.func
-            if (
-                isinstance(func, cst.Attribute)
-                and func.attr.value == "backward"
-                and isinstance(func.value, cst.Name)
-            ):
-                ctx.frame.tensors.add(func.value.value)
-                ctx.frame.numpy_values.discard(func.value.value)
+                ctx.values.bind_target(target, value)
 
 
 def walk(module: cst.Module, ctx: Context, rules: List[Rule]) -> None:

@@ -39,7 +39,7 @@ optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
 for epoch in range(5):
     model.train()
     for x, y in train_loader:
-        x, y = x.to(device), y.to(device)  # expect: TPL104
+        x, y = x.to(device), y.to(device)  # unpinned loader: no TPL104
         with torch.autocast("cuda", dtype=torch.float16):  # expect: TPL301
             loss = F.cross_entropy(model(x), y, weight=class_weights)
         optimizer.zero_grad()

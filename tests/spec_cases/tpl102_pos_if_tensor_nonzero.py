@@ -2,6 +2,7 @@
 import torch
 
 for step, (x, y) in enumerate(loader):
+    x, y = x.cuda(), y.cuda()
     loss = criterion(model(x), y)
     if torch.isnan(loss):  # expect: TPL102
         continue

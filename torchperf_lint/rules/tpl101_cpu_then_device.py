@@ -7,7 +7,11 @@ import libcst as cst
 from ..catalog import SAFE, UNSAFE
 from ..edits import add_keyword
 from ..findings import RuleFix
-from ..syntax import assigned_names, has_splat, is_literal_data, keyword, method_call, move_target, positional
+from .. import value_flow
+from ..syntax import (
+    assigned_names, device_kind, has_double_splat, has_splat, is_literal_data, keyword, method_call, move_target,
+    positional,
+)
 from ..walker import Rule
 
 DETERMINISTIC = frozenset(
@@ -20,6 +24,14 @@ _FACTORIES = {f"torch.{name}": name for name in DETERMINISTIC | RANDOM | LIKE}
 # Keywords after which creating on the device is not the same tensor: a leaf that requires grad
 # would become a different leaf, pinned memory cannot be on the device, ``out=`` writes elsewhere.
 _UNSAFE_FACTORY_KEYWORDS = frozenset(("requires_grad", "pin_memory", "out", "generator"))
+# Ops after which the tensor is still a fresh host tensor nobody else holds: dtype and shape changes,
+# in-place fills (the spec's list, with their obvious siblings).
+_KEEP_FRESH = frozenset(
+    "float double half bfloat16 long int short bool byte char type view reshape repeat expand unsqueeze "
+    "squeeze t flatten contiguous fill_ zero_ tril triu tril_ triu_ transpose permute".split()
+)
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
+_ORDERING = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 
 
 class CpuThenDevice(Rule):
@@ -43,8 +55,8 @@ class CpuThenDevice(Rule):
         if not isinstance(factory, cst.Call):
             return None
         name = _FACTORIES.get(self.ctx.qualname(factory.func) or "")
-        if name is None or keyword(factory, "device") is not None or has_splat(factory):
-            return None
+        if name is None or keyword(factory, "device") is not None or has_double_splat(factory):
+            return None  # ``**opts`` may hold a device; ``*shape`` cannot
         data = positional(factory)
         if name in ("tensor", "as_tensor"):
             # tensor(x) of data that already lives on the host is a copy either way.
@@ -54,6 +66,60 @@ class CpuThenDevice(Rule):
             return None
         return name
 
+    def _fresh_tensor(self, expr: cst.BaseExpression):
+        """(factory call, its name, moved directly?) when ``expr`` is a fresh host tensor: a factory
+        call, or one followed by ops that keep it one (``.long()``, ``.view(...)``, ``+ k``, ``> p``)."""
+        direct = True
+        while True:
+            if isinstance(expr, cst.Call):
+                found = method_call(expr)
+                if found is not None and self._keeps_fresh(expr, found[1]):
+                    expr, direct = found[0], False
+                    continue
+            elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
+                if self._is_number(expr.right):
+                    expr, direct = expr.left, False
+                    continue
+                if self._is_number(expr.left):
+                    expr, direct = expr.right, False
+                    continue
+            elif isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and isinstance(
+                expr.comparisons[0].operator, _ORDERING
+            ):
+                if self._is_number(expr.comparisons[0].comparator):
+                    expr, direct = expr.left, False
+                    continue
+                if self._is_number(expr.left):
+                    expr, direct = expr.comparisons[0].comparator, False
+                    continue
+            elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+                expr, direct = expr.expression, False
+                continue
+            break
+        name = self._factory_name(expr)
+        return (expr, name, direct) if name is not None else None
+
+    def _keeps_fresh(self, call: cst.Call, method: str) -> bool:
+        if method in _KEEP_FRESH:
+            return not has_double_splat(call)
+        if method == "to":  # ``.to(torch.long)``: a dtype change, not a move
+            args = positional(call)
+            return len(call.args) == 1 and len(args) == 1 and device_kind(args[0].value, self.ctx) == "dtype"
+        return False
+
+    def _is_number(self, expr: cst.BaseExpression) -> bool:
+        """A number, or a name or attribute not known to hold a tensor (``k``, ``self.p``, ``len(x)``)."""
+        if isinstance(expr, (cst.Integer, cst.Float)):
+            return True
+        if isinstance(expr, cst.UnaryOperation):
+            return self._is_number(expr.expression)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._is_number(expr.left) and self._is_number(expr.right)
+        kind = self.ctx.value_kind(expr)
+        if kind == value_flow.PYTHON:
+            return True
+        return isinstance(expr, (cst.Name, cst.Attribute)) and kind == value_flow.UNKNOWN
+
     def visit_Call(self, node: cst.Call) -> None:
         found = method_call(node)
         if found is None or found[1] not in ("cuda", "to"):
@@ -62,16 +128,25 @@ class CpuThenDevice(Rule):
         if isinstance(receiver, cst.Name):
             self._moved_variable(node, receiver)
             return
-        name = self._factory_name(receiver)
-        if name is None or move_target(node, self.ctx) != "accelerator":
+        fresh = self._fresh_tensor(receiver)
+        if fresh is None or move_target(node, self.ctx) != "accelerator":
             return
-        self.report(receiver, self.message.format(factory=name), self._fix(node, receiver, name))
+        factory, name, direct = fresh
+        # With ops between factory and move there is no one-keyword fix: the author rewrites it.
+        self.report(factory, self.message.format(factory=name), self._fix(node, factory, name) if direct else None)
 
     def _moved_variable(self, move: cst.Call, receiver: cst.Name) -> None:
         """``mask = torch.ones(n)`` ... ``mask = mask.to(device)``: the same pitfall in two statements."""
         fresh = self._fresh.pop((id(self.ctx.frame), receiver.value), None)
+        if fresh is None:
+            return
         assign = self.ctx.parent()
-        if fresh is None or not isinstance(assign, cst.Assign) or assign.value is not move:
+        if self._handed_out(move):
+            if move_target(move, self.ctx) == "accelerator":  # ``yield inputs.cuda(), labels.cuda()``
+                factory, name = fresh
+                self.report(factory, self.message.format(factory=name))
+            return
+        if not isinstance(assign, cst.Assign) or assign.value is not move:
             return
         targets = [t.target for t in assign.targets]
         if len(targets) != 1 or not isinstance(targets[0], cst.Name) or targets[0].value != receiver.value:
@@ -79,6 +154,16 @@ class CpuThenDevice(Rule):
         if move_target(move, self.ctx) == "accelerator":
             factory, name = fresh
             self.report(factory, self.message.format(factory=name))
+
+    def _handed_out(self, move: cst.Call) -> bool:
+        """Is the moved tensor returned or yielded (alone or in a tuple)? The host tensor is not used
+        again: the function ends, or the loop around the ``yield`` makes a new one."""
+        depth = 1
+        parent = self.ctx.parent(depth)
+        if isinstance(parent, cst.Element):
+            depth += 2  # the Element, then the Tuple
+            parent = self.ctx.parent(depth)
+        return isinstance(parent, (cst.Return, cst.Yield))
 
     def visit_Name(self, node: cst.Name) -> None:
         # Any other use before the move (``mask[i] = v``, ``fill(mask)``) means the host tensor is
@@ -92,9 +177,9 @@ class CpuThenDevice(Rule):
             for bound in assigned_names(target.target):
                 self._fresh.pop((frame, bound), None)
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-            name = self._factory_name(node.value)
-            if name is not None:
-                self._fresh[(frame, node.targets[0].target.value)] = (node.value, name)
+            fresh = self._fresh_tensor(node.value)
+            if fresh is not None:
+                self._fresh[(frame, node.targets[0].target.value)] = fresh[:2]
 
     @staticmethod
     def _fix(move: cst.Call, factory: cst.Call, name: str):
@@ -143,6 +228,17 @@ class Cache:
 cache = Cache()
 x = cache.zeros(3).to(device)              # not torch.zeros
 """,
+    """
+import torch
+def build(n, device, other):
+    a = (torch.ones(n) + other.cuda()).cuda()     # combined with another tensor first
+    b = torch.arange(n).to(torch.long)            # a dtype change only
+    c = torch.zeros(n).long()
+    c[0] = 1                                      # worked on where it is, then moved
+    c = c.to(device)
+    d = torch.ones(n).view(-1, 1).scatter_(0, idx, 1).to(device)   # an op the rule does not follow
+    return a, b, c, d
+""",
 )
 RULE.INVALID = (
     """
@@ -160,7 +256,7 @@ def batch_mask(n, like):
     """
 import torch
 def causal_mask(n, device):
-    mask = torch.ones(n, n).tril()
+    mask = torch.ones(n, n).tril()  # TPL101
     weights = torch.full((n,), 0.5)  # TPL101
     weights = weights.to(device)
     host = torch.zeros(n)
@@ -171,6 +267,32 @@ def causal_mask(n, device):
     base = torch.zeros(n)
     ones = torch.ones_like(base).cuda()  # TPL101
     return mask.cuda(), weights, copy, host, ones
+""",
+    """
+import torch
+DEVICE = torch.device("cuda")
+def ops(n, k, p, s, x, d, shape, trainer, local_rank):
+    a = torch.ones(n).long().to(x.device)  # TPL101
+    b = (torch.zeros(n) + k).cuda()  # TPL101
+    c = torch.arange(n).view(-1, 1).repeat(1, k).view(-1).to(DEVICE)  # TPL101
+    e = torch.ones(1, 1).fill_(s).type(torch.long).to(DEVICE)  # TPL101
+    f = (torch.rand(n) > p).to(trainer.device)  # TPL101
+    g = torch.zeros(  # TPL101
+        *shape,
+        dtype=torch.float,
+    ).to(local_rank)
+    h = torch.ones(n).to(torch.accelerator.current_accelerator())  # TPL101
+    return a, b, c, e, f, g, h
+""",
+    """
+import torch
+def fake_batches(batch_size):
+    for _ in range(10):
+        inputs = torch.randn(batch_size, 3, 8, 8)  # TPL101
+        yield inputs.cuda()
+class Worker:
+    def step(self, n):
+        return torch.zeros(n).to(self.gpu_id)  # TPL101
 """,
 )
 RULE.FIXES = (

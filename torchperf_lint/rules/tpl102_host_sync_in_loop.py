@@ -44,7 +44,7 @@ class HostSyncInLoop(Rule):
         found = method_call(node)
         if found is not None and found[1] in SYNC_METHODS:
             receiver, name = found
-            if ctx.is_numpy(receiver) or ctx.is_cpu_tensor(receiver) or self._narrowed_to_numpy(receiver):
+            if ctx.is_host_value(receiver) or self._narrowed_to_numpy(receiver):
                 return  # numpy values and host tensors are read without waiting for a device
             if name == "cpu" and is_model_name(last_identifier(receiver)):
                 return  # moving a model, not reading a value
@@ -84,8 +84,7 @@ class HostSyncInLoop(Rule):
 
     def _report_in_step(self, node: cst.CSTNode, what: str) -> None:
         ctx = self.ctx
-        loop = ctx.step_loop()
-        if loop is None or ctx.under_interval_check(loop) or ctx.leaves_loop(loop):
+        if not ctx.in_step_loop() or ctx.leaves_loop(ctx.innermost_loop()):
             return
         self.report(node, self.message.format(what=what))
 
@@ -165,6 +164,56 @@ for step, (x, y) in enumerate(loader):
         break
     loss.backward()
 """,
+    """
+import torch
+def inspect(model, loader, optimizer):
+    for x, y in loader:                       # a batch is on the host until it is moved
+        print(x.numpy().shape, y.tolist())
+        x = x.cuda()
+        loss = model(x).sum()
+        loss.backward()
+        optimizer.step()
+""",
+    """
+import torch
+def rollout(agent, env, steps, obs):
+    for _ in range(steps):                    # not a step loop: no loader, no model, no backward
+        action = agent.get_greedy_action(obs)
+        obs, reward, done, trunc, _ = env.step(action.cpu().numpy())
+def sample(diffusion, model, n, shape):
+    images = []
+    while len(images) < n:                    # the samples must reach the host
+        out = diffusion.p_sample_loop(model, shape)
+        images.extend([s.cpu().numpy() for s in out])
+def to_cpu(model):
+    cpu_state = {}
+    for name, p in model.state_dict().items():   # converting a state_dict
+        cpu_state[name] = p.cpu()
+    return cpu_state
+""",
+    """
+import torch
+class MetricLogger:
+    def update(self, **kwargs):               # no step loop of this module calls update()
+        for k, v in kwargs.items():
+            if isinstance(v, torch.Tensor):   # the guard does not say where v lives
+                v = v.item()
+            self.meters[k] = v
+""",
+    """
+import torch
+def train(model, loader, opt, fixed_noise, epochs):
+    it = 0
+    for epoch in range(epochs):
+        for i, (x, y) in enumerate(loader):
+            model(x).sum().backward()
+            opt.step()
+            if (it % 500 == 0) or (epoch == epochs - 1 and i == len(loader) - 1):
+                fake = model(fixed_noise).detach().cpu()      # an interval, written as a compound test
+            if i == 0:
+                print(model(fixed_noise).mean().item())       # the first batch only
+            it += 1
+""",
 )
 RULE.INVALID = (
     """
@@ -197,6 +246,31 @@ for step, batch in enumerate(loader):
     if (step + 1) % accum == 0:
         opt.step()
         print(float(loss))  # TPL102
+""",
+    """
+import torch
+def log_loss_dict(losses):
+    for key, value in losses.items():          # runs every step: train() calls it in its step loop
+        print(key, value.item())  # TPL102
+def train(model, loader, opt):
+    for x, y in loader:
+        loss = model(x.cuda()).sum()
+        loss.backward()
+        opt.step()
+        log_loss_dict({"loss": loss})
+        for name, p in model.named_parameters():   # nested in a step loop: runs every step
+            print(name, p.grad.norm().item())  # TPL102
+        norms = [p.grad.norm().item() for p in model.parameters()]  # TPL102
+""",
+    """
+import torch
+for x, y in loader:
+    x, y = x.cuda(), y.cuda()                 # moved: no longer known to be on the host
+    out = model(x)
+    correct, total = (out.argmax(1) == y).sum(), y.numel()
+    print(correct.item(), total)  # TPL102
+    acc = float(correct) / total  # TPL102
+    x.numpy()  # TPL102
 """,
 )
 RULE.WHY = """\

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..step_loops import is_retry_loop
+from ..syntax import tests_once
+from ..tree import descendants
 from ..walker import Rule
 
 
@@ -19,12 +22,32 @@ class EmptyCacheInLoop(Rule):
         ctx = self.ctx
         if ctx.qualname(node.func) != "torch.cuda.empty_cache":
             return
-        loop = ctx.innermost_loop()
-        # Recovering from out-of-memory in an ``except`` is its documented use; a branch that
-        # leaves the loop runs it once.
-        if loop is None or ctx.in_except_handler(loop) or ctx.leaves_loop(loop):
+        loop = ctx.current_step_loop()
+        # Recovering from out-of-memory in an ``except`` is its documented use, and so is freeing
+        # memory before another attempt in a retry loop; a branch that leaves the loop runs it once.
+        if loop is None or ctx.in_except_handler(loop) or ctx.leaves_loop(loop) or is_retry_loop(loop.node):
             return
+        for block in ctx.blocks_inside(loop):
+            if block.kind == "if" and block.body is block.node.body and (
+                tests_once(block.node.test) or _flag_set_in_handler(loop.node, block.node.test)
+            ):
+                return  # once (``if step == 0:``), or recovery decided by an except handler
         self.report(node)
+
+
+def _flag_set_in_handler(loop: cst.CSTNode, test: cst.BaseExpression) -> bool:
+    """``if has_oom:`` where an ``except`` handler of the loop sets ``has_oom``: OOM recovery."""
+    names = {n.value for n in descendants(test) if isinstance(n, cst.Name)}
+    if not names:
+        return False
+    for node in descendants(loop.body):
+        if isinstance(node, (cst.ExceptHandler, cst.ExceptStarHandler)):
+            for inner in descendants(node.body):
+                if isinstance(inner, cst.Assign) and any(
+                    isinstance(t.target, cst.Name) and t.target.value in names for t in inner.targets
+                ):
+                    return True
+    return False
 
 
 RULE = EmptyCacheInLoop
@@ -55,6 +78,39 @@ class cuda:
 for i in range(3):
     cuda.empty_cache()                        # no torch in this file at all
 """,
+    """
+import torch
+def find_batch_size(run, batch_size):
+    while batch_size:                         # a retry loop: freeing memory before the next attempt
+        torch.cuda.empty_cache()
+        try:
+            return run(batch_size)
+        except RuntimeError:
+            batch_size //= 2
+""",
+    """
+import torch
+def train(model, loader, opt, num_updates):
+    for x in loader:
+        has_oom = False
+        try:
+            model(x).sum().backward()
+            opt.step()
+        except RuntimeError:
+            has_oom = True
+        if has_oom:
+            torch.cuda.empty_cache()          # recovery, decided in the handler
+        if num_updates == 0:
+            torch.cuda.empty_cache()          # once, after the first step
+        num_updates += 1
+""",
+    """
+import torch
+for path in checkpoint_paths:                 # not a step loop: converting files
+    state = torch.load(path, map_location="cpu")
+    save(convert(state))
+    torch.cuda.empty_cache()
+""",
 )
 RULE.INVALID = (
     """
@@ -69,6 +125,8 @@ for epoch in range(epochs):
 from torch import cuda
 step = 0
 while step < total:
+    loss = model(next(batches)).sum()
+    loss.backward()
     step += 1
     cuda.empty_cache()  # TPL103
 """,

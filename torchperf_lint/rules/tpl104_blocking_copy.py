@@ -7,7 +7,8 @@ import libcst as cst
 from ..catalog import SAFE
 from ..edits import add_keyword
 from ..findings import RuleFix
-from ..syntax import has_splat, is_false, is_model_name, keyword, last_identifier, method_call, move_target
+from .. import value_flow
+from ..syntax import has_splat, is_false, keyword, method_call, move_target
 from ..walker import Rule
 
 
@@ -28,26 +29,24 @@ class BlockingCopy(Rule):
         flag = keyword(node, "non_blocking")
         if flag is not None and not is_false(flag.value):
             return  # True, or a value we cannot see
-        receiver = found[0]
-        if isinstance(receiver, cst.Call) or _is_model_like(receiver, ctx):
-            return  # a freshly made tensor (TPL101's case) or a model move
-        if move_target(node, ctx) != "accelerator" or ctx.step_loop() is None:
+        if not ctx.facts.pins_loader or move_target(node, ctx) != "accelerator":
             return
-        if not ctx.facts.pins_loader:
+        if ctx.current_step_loop() is None or not self._from_pinned_loader(found[0]):
             return
         fix = None
         if flag is None:
             fix = RuleFix(SAFE, "add non_blocking=True", [(node, add_keyword(node, "non_blocking", cst.Name("True")))])
         self.report(node, fix=fix)
 
-
-def _is_model_like(expr: cst.BaseExpression, ctx) -> bool:
-    name = last_identifier(expr)
-    if name is None:
-        return False
-    if name == "self" or is_model_name(name) or "criterion" in name or "loss_fn" in name:
-        return True
-    return ctx.torch_instance(expr) is not None
+    def _from_pinned_loader(self, receiver: cst.BaseExpression) -> bool:
+        """A batch taken from a loader made with ``pin_memory=True`` and not moved yet; a batch of a
+        loader the module does not show counts when every loader the module makes pins memory.
+        Models, modules and other tensors are never batches."""
+        kind = self.ctx.value_kind(receiver)
+        if kind == value_flow.PINNED_BATCH:
+            return True
+        steps = self.ctx.steps
+        return kind == value_flow.BATCH and steps.loader_calls > 0 and steps.pinned_calls == steps.loader_calls
 
 
 RULE = BlockingCopy
@@ -69,6 +68,23 @@ loader = DataLoader(ds, batch_size=64, num_workers=4)   # not pinned: nothing to
 for x, y in loader:
     x = x.to("cuda")
 """,
+    """
+import torch
+from torch.utils.data import DataLoader
+train_loader = DataLoader(train_ds, batch_size=32, num_workers=4, pin_memory=True)
+eval_loader = DataLoader(eval_ds, batch_size=32, num_workers=4)
+def evaluate(model, loader, device):
+    for batch in loader:                      # only ever given eval_loader: not pinned
+        batch = tuple(t.to(device) for t in batch)
+        model(*batch)
+def train(model, ema, device):
+    for x, y in train_loader:
+        x = x.to(device, non_blocking=True)
+        model(x).sum().backward()
+        ema.to(device)                        # a model move, not a batch
+        index = torch.arange(4).to(device)    # not a batch (TPL101's case)
+    evaluate(model, eval_loader, device)
+""",
 )
 RULE.INVALID = (
     """
@@ -80,6 +96,29 @@ for x, y in loader:
     x, y = x.to(device), y.cuda()  # TPL104
     loss = model(x).sum()
     loss.backward()
+""",
+    """
+import torch
+from torch.utils.data import DataLoader
+class Trainer:
+    def __init__(self, model, dataset, gpu_id):
+        self.gpu_id = gpu_id
+        self.model = model.to(gpu_id)
+        self.train_data = DataLoader(dataset, batch_size=32, pin_memory=True, num_workers=2)
+    def _run_epoch(self):
+        for source, targets in self.train_data:
+            source = source.to(self.gpu_id)  # TPL104
+            targets = targets.to(self.gpu_id)  # TPL104
+            self.model(source).sum().backward()
+""",
+    """
+import torch
+from torch.utils.data import DataLoader
+test_loader = DataLoader(test_ds, batch_size=256, num_workers=4, pin_memory=True)
+def evaluate(model, loader, device):
+    for x, y in loader:                       # given test_loader, which pins memory
+        out = model(x.to(device))  # TPL104
+evaluate(model, test_loader, "cuda")
 """,
 )
 RULE.FIXES = (

@@ -1,0 +1,527 @@
+"""Step loops: the loops that do device work each time round (the spec's "A step loop").
+
+A loop is a step loop when
+- it iterates a data loader: an object made by ``DataLoader(...)``, or a name or attribute ending in
+  ``loader``/``dataloader``/``loaders``, also through ``enumerate``/``zip``/``tqdm``/``iter``, or its
+  body takes batches with ``next(...)`` from one;
+- or its body (not counting nested ``def``/``class``/``lambda``) calls ``.backward()``, an optimizer's
+  or scaler's ``.step(...)``, or a model: a name bound to an ``nn.Module`` made in the module, a
+  ``self.<attr>`` built from one, or a model-ish name (``model``, ``net``, ``ema``, ``generator``...);
+- or it is nested inside a step loop that is not an epoch-level loop (it runs every step);
+- or it is inside a function of the module that a step loop calls, directly or through other
+  functions and methods of the module (``log_loss_dict(...)`` called every step).
+
+The first two are read from the loop itself (libcst, during the walk, cached per loop). The last
+needs the whole file while libcst sees one unit: the call graph is built from flake8's ``ast`` tree,
+once per file and only when a rule first asks about a loop that is not a step loop by itself.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set
+
+import libcst as cst
+
+from .names import dotted_name_ast, is_torch_name
+from .tree import descendants
+
+# ---- names (shared by the libcst and the ast side) ----------------------------------------------
+# A model is held in a variable named by a noun, at most one qualifier before it; functions that
+# make, convert or inspect one are verb phrases (``load_model``, ``should_convert_module``).
+_MODEL_NOUNS = frozenset(
+    "model net network module backbone generator discriminator encoder decoder policy critic actor "
+    "ema teacher student".split()
+)
+_VERBS = frozenset(
+    "load save build get create make init export compile prepare wrap unwrap freeze print setup is has "
+    "should convert to check find apply estimate count".split()
+)
+OPTIMIZER_WORD = re.compile(r"optim|(^|_)opt(_|$)|scaler|^opt", re.I)
+_LOADER_WORD = re.compile(r"(?:loader|loaders)$", re.I)
+_NOT_LOADER = re.compile(r"(?:down|up|pre)loaders?$", re.I)
+# Wrappers that iterate what they are given: ``enumerate(loader)``, ``tqdm(loader, ...)``.
+_ITERATING_WRAPPERS = frozenset(
+    "enumerate zip tqdm trange iter islice chain cycle progress_bar track auto".split()
+)
+
+
+def is_model_name(name: Optional[str]) -> bool:
+    """``model``, ``ddp_model``, ``text_encoder``, ``resnet``, ``ema``, ``self.net``'s ``net``."""
+    if not name:
+        return False
+    parts = name.lower().strip("_").split("_")
+    last = parts[-1][:-1] if parts[-1].endswith("s") and parts[-1][:-1] in _MODEL_NOUNS else parts[-1]
+    if len(parts) == 1:
+        return last in _MODEL_NOUNS or last.endswith("net")
+    return len(parts) == 2 and last in _MODEL_NOUNS and parts[0] not in _VERBS
+
+
+def is_loader_name(name: Optional[str]) -> bool:
+    return bool(name) and _LOADER_WORD.search(name) is not None and _NOT_LOADER.search(name) is None
+
+
+def is_step_shape(method: Optional[str], receiver: Optional[str], func: Optional[str], objects) -> bool:
+    """A call that runs a training step, from its shape: ``recv.method(...)`` or ``func(...)``.
+
+    ``objects`` holds the last names of objects built from ``nn.Module`` in the module."""
+    if method == "backward":
+        return True
+    if method == "step":
+        return receiver is not None and OPTIMIZER_WORD.search(receiver) is not None
+    if method == "forward" and (is_model_name(receiver) or receiver in objects or receiver == "self"):
+        return True
+    if method is None and func == "self":
+        return True  # ``self(x)`` in a module's method: its own forward
+    return func is not None and (is_model_name(func) or func in objects)
+
+
+# ---- libcst side ------------------------------------------------------------------------------
+def _last(expr) -> Optional[str]:
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    if isinstance(expr, cst.Name):
+        return expr.value
+    return None
+
+
+def _cst_call_shape(call: cst.Call):
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value, _last(func.value), func.attr.value
+    return None, None, _last(func)
+
+
+def _is_definition(node) -> bool:
+    return isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+
+
+class ModuleSteps:
+    """What a file says about models, loaders and which of its functions run every step (ast).
+
+    Built at most once per file, on first use."""
+
+    def __init__(self, tree: ast.Module, table):
+        self.table = table
+        self.objects: Set[str] = set()  # last names bound to nn.Module instances made in the module
+        self.loaders: Set[str] = set()  # last names bound to DataLoader(...)
+        self.pinned_loaders: Set[str] = set()
+        self.unpinned_loaders: Set[str] = set()
+        self.device_data_loaders: Set[str] = set()  # loaders whose dataset is built from CUDA tensors
+        self.loader_calls = 0  # DataLoader(...) calls in the module
+        self.pinned_calls = 0
+        self.iterators: Set[str] = set()  # names bound to iter(<loader>)
+        self.iterated: Dict[str, str] = {}  # iterator name -> the loader's name
+        self.module_classes: Set[str] = set()
+        self.class_instances: Set[str] = set()  # last names bound to instances of the module's classes
+        self._tree = tree
+        self._collect()
+        self._step_called: Optional[FrozenSet[str]] = None
+        self._passed: Optional[Dict] = None
+
+    # -- module facts ------------------------------------------------------------------------------
+    def _qual(self, node) -> Optional[str]:
+        return self.table.resolve(dotted_name_ast(node))
+
+    def _is_module_base(self, base) -> bool:
+        dotted = dotted_name_ast(base) or ""
+        qual = self.table.resolve(dotted) or ""
+        last = dotted.rsplit(".", 1)[-1]
+        return qual == "torch.nn.Module" or qual == "torch.nn.modules.module.Module" or last in (
+            "Module", "LightningModule") or last in self.module_classes
+
+    def _makes_module(self, value) -> bool:
+        """``Net(...)``, ``nn.Linear(...)``, ``Net().to(device)``, ``DDP(Net())``, ``torch.compile(net)``."""
+        while isinstance(value, ast.Call):
+            func = value.func
+            if isinstance(func, ast.Attribute) and func.attr in ("to", "cuda", "eval", "train", "half", "float",
+                                                                  "bfloat16", "requires_grad_"):
+                value = func.value
+                continue
+            qual = self._qual(func) or ""
+            last = (dotted_name_ast(func) or "").rsplit(".", 1)[-1]
+            if last in self.module_classes:
+                return True
+            if is_torch_name(qual):
+                short = qual.rsplit(".", 1)[-1]
+                if qual.startswith("torch.nn.") and short[:1].isupper() and "Parameter" not in short:
+                    return True
+                if qual == "torch.compile" and value.args:
+                    value = value.args[0]
+                    continue
+            return False
+        return False
+
+    def _loader_call(self, value) -> Optional[ast.Call]:
+        if not isinstance(value, ast.Call):
+            return None
+        qual = self._qual(value.func)
+        if qual in ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader") or (
+            qual is None and isinstance(value.func, ast.Name) and value.func.id == "DataLoader"
+        ):
+            return value
+        return None
+
+    def _collect(self) -> None:
+        classes = [n for n in ast.walk(self._tree) if isinstance(n, ast.ClassDef)]
+        class_names = {cls.name for cls in classes}
+        changed = True
+        while changed:  # subclasses of subclasses of nn.Module, in any order
+            changed = False
+            for cls in classes:
+                if cls.name not in self.module_classes and any(self._is_module_base(b) for b in cls.bases):
+                    self.module_classes.add(cls.name)
+                    changed = True
+        device_datasets: Set[str] = set()
+        for node in ast.walk(self._tree):
+            if isinstance(node, ast.Call) and self._loader_call(node) is not None:
+                self.loader_calls += 1
+                if _pins(node):
+                    self.pinned_calls += 1
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [n for t in targets for n in _target_last_names(t)]
+            value = node.value
+            if isinstance(value, ast.Call) and _last_ast(value.func) in class_names:
+                self.class_instances.update(names)
+            if self._makes_module(value):
+                self.objects.update(names)
+            loader = self._loader_call(value)
+            if loader is not None:
+                self.loaders.update(names)
+                (self.pinned_loaders if _pins(loader) else self.unpinned_loaders).update(names)
+                dataset = loader.args[0] if loader.args else next(
+                    (k.value for k in loader.keywords if k.arg == "dataset"), None)
+                if dataset is not None and (_holds_device_tensors(dataset) or _last_ast(dataset) in device_datasets):
+                    self.device_data_loaders.update(names)
+            elif isinstance(value, ast.Call) and _last_ast(value.func) in ("TensorDataset", "StackDataset") and any(
+                _holds_device_tensors(a) for a in value.args
+            ):
+                device_datasets.update(names)
+            elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "iter"
+                  and value.args and self.ast_iterates_loader(value.args[0])):
+                self.iterators.update(names)
+                loader = _last_ast(value.args[0])
+                if loader is not None:
+                    for name in names:
+                        self.iterated[name] = loader
+
+    # -- loops on the ast side ---------------------------------------------------------------------
+    def ast_iterates_loader(self, expr) -> bool:
+        if isinstance(expr, ast.Call):
+            name = _last_ast(expr.func)
+            if name in _ITERATING_WRAPPERS:
+                return any(self.ast_iterates_loader(a) for a in expr.args)
+            return is_loader_name(name)
+        name = _last_ast(expr)
+        return is_loader_name(name) or name in self.loaders or name in self.iterators
+
+    def _ast_is_step_call(self, call: ast.Call) -> bool:
+        func = call.func
+        if isinstance(func, ast.Attribute):
+            if is_step_shape(func.attr, _last_ast(func.value), func.attr, self.objects):
+                return True
+            return False
+        if isinstance(func, ast.Name) and func.id == "next" and call.args:
+            return self.ast_iterates_loader(call.args[0])
+        return is_step_shape(None, None, _last_ast(func), self.objects)
+
+    def _ast_runs_step(self, nodes) -> bool:
+        return any(isinstance(n, ast.Call) and self._ast_is_step_call(n) for n in _ast_body_nodes(nodes))
+
+    def _ast_is_intrinsic(self, loop) -> bool:
+        if isinstance(loop, (ast.For, ast.AsyncFor)) and self.ast_iterates_loader(loop.iter):
+            return True
+        return self._ast_runs_step(loop.body)
+
+    def _ast_is_epoch(self, loop) -> bool:
+        """Its own body runs no step, but a nested loop does."""
+        own: List[ast.AST] = []
+        nested = False
+        pending = list(loop.body)
+        while pending:
+            node = pending.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+                nested = nested or self._ast_runs_step(node.body)
+                own.append(node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else node.test)
+                continue
+            own.append(node)
+            pending.extend(ast.iter_child_nodes(node))
+        if any(isinstance(n, ast.Call) and self._ast_is_step_call(n) for n in own):
+            return False
+        return nested
+
+    def loaders_passed(self, function: str, parameter: str) -> Set[str]:
+        """The last names of the arguments the module passes to ``parameter`` of ``function``
+        (``evaluate(model, test_loader)`` -> {"test_loader"} for ``evaluate``'s ``loader``)."""
+        if self._passed is None:
+            self._passed = {}
+            params: Dict[str, List[str]] = {}
+            for node in ast.walk(self._tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    names = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+                    if names and names[0] in ("self", "cls"):
+                        names = names[1:]
+                    params.setdefault(node.name, names)
+            for node in ast.walk(self._tree):
+                if not isinstance(node, ast.Call):
+                    continue
+                name = _last_ast(node.func)
+                if name not in params:
+                    continue
+                for index, arg in enumerate(node.args):
+                    if isinstance(arg, ast.Starred) or index >= len(params[name]):
+                        break
+                    self._passed.setdefault((name, params[name][index]), set()).add(_last_ast(arg))
+                for keyword in node.keywords:
+                    if keyword.arg is not None:
+                        self._passed.setdefault((name, keyword.arg), set()).add(_last_ast(keyword.value))
+        return self._passed.get((function, parameter), set())
+
+    @property
+    def step_called(self) -> FrozenSet[str]:
+        """Names of the module's functions and methods that run every step (called from a step loop,
+        directly or through other functions of the module), computed once."""
+        if self._step_called is None:
+            self._step_called = frozenset(self._call_graph())
+        return self._step_called
+
+    def _call_graph(self) -> Set[str]:
+        defs: Dict[str, List[ast.AST]] = {}
+        for node in ast.walk(self._tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                defs.setdefault(node.name, []).append(node)
+        if not defs:
+            return set()
+        instances = self.objects | self.class_instances
+        callees: Dict[str, Set[str]] = {}
+        seeds: Set[str] = set()
+
+        def callee(call: ast.Call) -> Optional[str]:
+            func = call.func
+            if isinstance(func, ast.Name):
+                return func.id if func.id in defs else None
+            if isinstance(func, ast.Attribute) and func.attr in defs:
+                owner = func.value
+                if isinstance(owner, ast.Name) and (
+                    owner.id in ("self", "cls") or owner.id in self.module_classes or owner.id in instances
+                ):
+                    return func.attr
+                if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super":
+                    return func.attr
+            return None
+
+        # Walk every scope (module, each function) with the stack of loops around each call.
+        def visit(stmts, owner: Optional[str], every_step: bool) -> None:
+            for stmt in stmts:
+                scan(stmt, owner, every_step)
+
+        def scan(node, owner: Optional[str], every_step: bool) -> None:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for deco in node.decorator_list:
+                    scan(deco, owner, every_step)
+                visit(node.body, node.name, False)
+                return
+            if isinstance(node, ast.ClassDef):
+                visit(node.body, None, False)
+                return
+            if isinstance(node, ast.Lambda):
+                return
+            if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+                header = node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else node.test
+                scan(header, owner, every_step)
+                inner = every_step or (self._ast_is_intrinsic(node) and not self._ast_is_epoch(node))
+                visit(node.body, owner, inner)
+                visit(node.orelse, owner, every_step)
+                return
+            if isinstance(node, ast.If) and every_step and _ast_tests_interval(node.test):
+                scan(node.test, owner, every_step)
+                # ``if step % N == 0: save_samples()`` runs every N steps: the remedy, not a step.
+                visit(node.body, owner, any(
+                    isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                    and n.func.attr in ("backward", "step")
+                    and is_step_shape(n.func.attr, _last_ast(n.func.value), None, ())
+                    for n in _ast_body_nodes(node.body)))
+                visit(node.orelse, owner, every_step)
+                return
+            if isinstance(node, ast.Call):
+                name = callee(node)
+                if name is not None:
+                    if owner is not None:
+                        callees.setdefault(owner, set()).add(name)
+                    if every_step:
+                        seeds.add(name)
+            for child in ast.iter_child_nodes(node):
+                scan(child, owner, every_step)
+
+        visit(self._tree.body, None, False)
+        reached: Set[str] = set()
+        pending = list(seeds)
+        while pending:
+            name = pending.pop()
+            if name in reached:
+                continue
+            reached.add(name)
+            pending.extend(callees.get(name, ()))
+        return reached
+
+    # -- loops on the libcst side ------------------------------------------------------------------
+    def iterates_loader(self, expr) -> bool:
+        if isinstance(expr, cst.Call):
+            name = _last(expr.func)
+            if name in _ITERATING_WRAPPERS:
+                return any(self.iterates_loader(a.value) for a in expr.args if a.keyword is None)
+            return is_loader_name(name)
+        name = _last(expr)
+        return is_loader_name(name) or name in self.loaders or name in self.iterators
+
+    def is_step_call(self, call: cst.Call) -> bool:
+        method, receiver, func = _cst_call_shape(call)
+        if method is None and func == "next" and call.args:
+            return self.iterates_loader(call.args[0].value)
+        return is_step_shape(method, receiver, func, self.objects)
+
+    def runs_update(self, node) -> bool:
+        """Runs ``.backward()`` or an optimizer's/scaler's ``.step(...)`` (a model call alone is not
+        the update: sampling images every N steps calls the model)."""
+        for n in descendants(node, prune=_is_definition):
+            if isinstance(n, cst.Call):
+                method, receiver, _ = _cst_call_shape(n)
+                if method is not None and is_step_shape(method, receiver, None, ()) and method in ("backward", "step"):
+                    return True
+        return False
+
+    def runs_step(self, node) -> bool:
+        return any(
+            isinstance(n, cst.Call) and self.is_step_call(n) for n in descendants(node, prune=_is_definition)
+        )
+
+    def is_intrinsic(self, loop) -> bool:
+        """Iterates a loader, or its body runs a step (nested loops included)."""
+        if isinstance(loop, cst.For) and self.iterates_loader(loop.iter):
+            return True
+        return self.runs_step(loop.body)
+
+    def is_epoch_loop(self, loop) -> bool:
+        """Its body runs no step itself, but a nested loop does."""
+        nested_steps = False
+
+        def prune(node) -> bool:
+            nonlocal nested_steps
+            if isinstance(node, (cst.For, cst.While)):
+                if not nested_steps and self.runs_step(node.body):
+                    nested_steps = True
+                return True
+            return _is_definition(node)
+
+        for node in descendants(loop.body, prune=prune):
+            if isinstance(node, cst.Call) and self.is_step_call(node):
+                return False
+            if isinstance(node, cst.For):
+                # The iterable of a nested ``for`` is evaluated by this loop's own body.
+                if any(isinstance(n, cst.Call) and self.is_step_call(n)
+                       for n in descendants(node.iter, prune=_is_definition)):
+                    return False
+        return nested_steps
+
+
+# ---- retry loops (libcst) ------------------------------------------------------------------------
+def _leaves(statements, kinds) -> bool:
+    """Does any of ``statements`` (not looking into nested loops or definitions) leave by ``kinds``?"""
+    for statement in statements:
+        for node in descendants(statement, prune=lambda n: isinstance(n, (cst.For, cst.While)) or _is_definition(n)):
+            if isinstance(node, kinds):
+                return True
+    return False
+
+
+def _handler_leaves(handler) -> bool:
+    """Does an ``except`` handler end by leaving the loop (``raise``, ``return``, ``break``)?"""
+    body = handler.body.body if isinstance(handler.body, cst.IndentedBlock) else [handler.body]
+    if not body:
+        return False
+    last = body[-1]
+    small = last.body if isinstance(last, cst.SimpleStatementLine) else ()
+    return any(isinstance(part, (cst.Raise, cst.Return, cst.Break)) for part in small)
+
+
+def is_retry_loop(loop) -> bool:
+    """A loop that tries again after an error: its body has a ``try`` that catches one and goes round
+    again, or that leaves the loop on success (``while bs: ...; try: return run(bs) except
+    RuntimeError: bs //= 2``). Freeing the cache there makes room for the next attempt."""
+    for node in descendants(loop.body, prune=lambda n: isinstance(n, (cst.For, cst.While)) or _is_definition(n)):
+        if not isinstance(node, (cst.Try, cst.TryStar)) or not node.handlers:
+            continue
+        success = list(node.body.body) + (list(node.orelse.body.body) if node.orelse is not None else [])
+        if _leaves(success, (cst.Return, cst.Break)):
+            return True
+        if any(not _handler_leaves(h) for h in node.handlers):
+            return True
+    return False
+
+
+# ---- ast helpers -------------------------------------------------------------------------------
+def _last_ast(node) -> Optional[str]:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return None
+
+
+def _target_last_names(target) -> Iterator[str]:
+    if isinstance(target, (ast.Name, ast.Attribute)):
+        yield _last_ast(target)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _target_last_names(element)
+    elif isinstance(target, ast.Starred):
+        yield from _target_last_names(target.value)
+
+
+def _pins(call: ast.Call) -> bool:
+    return any(k.arg == "pin_memory" and isinstance(k.value, ast.Constant) and k.value.value is True
+               for k in call.keywords)
+
+
+def _holds_device_tensors(expr) -> bool:
+    """``TensorDataset(x.cuda(), y.to(device))``'s arguments: tensors already on an accelerator."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "cuda":
+                return True
+            if node.func.attr == "to" and node.args and not (
+                isinstance(node.args[0], ast.Constant) and str(node.args[0].value).startswith("cpu")
+            ):
+                return True
+        if isinstance(node, ast.keyword) and node.arg == "device":
+            return True
+    return False
+
+
+def _ast_body_nodes(stmts) -> Iterator[ast.AST]:
+    pending = list(stmts)
+    while pending:
+        node = pending.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        pending.extend(ast.iter_child_nodes(node))
+
+
+def _ast_tests_interval(test) -> bool:
+    """The ast twin of syntax.tests_interval: ``%`` anywhere, or a counter compared with a number."""
+    for n in ast.walk(test):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod):
+            return True
+        if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Eq):
+            sides = (n.left, n.comparators[0])
+            if any(isinstance(a, ast.Constant) and type(a.value) is int for a in sides) and any(
+                isinstance(a, (ast.Name, ast.Attribute)) for a in sides
+            ):
+                return True
+    return False

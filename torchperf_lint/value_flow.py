@@ -1,0 +1,578 @@
+"""Where a value lives (the spec's "Where a value lives"): numpy, a Python value, a CPU tensor, a
+batch from a data loader not yet moved, or possibly on the device.
+
+The walk records each binding of a name (assignment, tuple unpacking, ``for`` target, augmented
+assignment, parameter) as it passes, in a chain per frame, and nothing more. What a binding holds
+is worked out only when a rule asks about a value, from the expression and the bindings that were in
+effect when it was made, and then remembered. A value of unknown origin counts as possibly on the
+device; an ``isinstance(x, torch.Tensor)`` guard says nothing about where ``x`` lives.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Tuple, Union
+
+import libcst as cst
+
+from .names import is_torch_name
+
+# Kinds. The host kinds never make a sync; DEVICE is a tensor that may live on an accelerator;
+# UNKNOWN is anything else (counted as possibly on the device by the rules that read back values,
+# but not as a tensor).
+NUMPY = "numpy"
+PYTHON = "python"  # numbers, strings, bools, and lists of numbers (``.tolist()``)
+CONTAINER = "container"  # a list/dict/tuple/set made in the code: on the host, its items unknown
+CPU_TENSOR = "cpu tensor"
+BATCH = "batch"  # taken from a data loader, not moved yet (a host tensor, or a structure of them)
+PINNED_BATCH = "pinned batch"  # ... from a loader made with pin_memory=True
+UNPINNED_BATCH = "unpinned batch"  # ... from a loader made without it
+DEVICE = "device tensor"
+UNKNOWN = "unknown"
+
+BATCHES = frozenset((BATCH, PINNED_BATCH, UNPINNED_BATCH))
+HOST = frozenset((NUMPY, PYTHON, CONTAINER, CPU_TENSOR)) | BATCHES
+TENSORS = frozenset((CPU_TENSOR, DEVICE)) | BATCHES
+HOST_TENSORS = frozenset((CPU_TENSOR,)) | BATCHES
+
+Shape = Union[str, Tuple["Shape", ...]]  # a kind, or the kinds of a tuple's items
+
+# torch.X functions that do not return a tensor.
+_NON_TENSOR_TORCH = frozenset(
+    "device dtype no_grad enable_grad inference_mode set_grad_enabled manual_seed seed initial_seed "
+    "compile save load numel typename get_default_dtype autocast Generator Size equal allclose "
+    "is_nonzero is_same_size result_type can_cast promote_types".split()
+)
+_PYTHON_TORCH = frozenset("numel typename equal allclose is_nonzero is_same_size can_cast".split())
+# Factories that build a tensor on the CPU unless given ``device=``.
+CPU_FACTORIES = frozenset(
+    "tensor as_tensor from_numpy zeros ones empty full arange linspace logspace eye rand randn "
+    "randint randperm normal zeros_like ones_like empty_like full_like rand_like randn_like "
+    "randint_like bernoulli multinomial".split()
+)
+_TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
+# Tensor methods that return a Python value.
+_PYTHON_METHODS = frozenset(
+    "item tolist size dim ndimension numel nelement element_size data_ptr stride is_contiguous "
+    "is_floating_point is_complex get_device equal __len__ keys".split()
+)
+# Methods that return something that is not a tensor (nor a Python value worth knowing).
+_OTHER_METHODS = frozenset("backward register_hook storage untyped_storage values items".split())
+_TENSOR_ATTRIBUTES = frozenset(("grad", "data", "T", "mT", "H", "real", "imag"))
+_PYTHON_ATTRIBUTES = frozenset(("shape", "ndim", "dtype", "device", "is_cuda", "requires_grad"))
+_PYTHON_BUILTINS = frozenset("float int bool len str round repr range format hash id ord chr isinstance".split())
+_CONTAINER_BUILTINS = frozenset("list tuple dict set sorted".split())
+_BUILTINS = _PYTHON_BUILTINS | _CONTAINER_BUILTINS | {"next"}
+_PYTHON_MODULES = ("math.", "random.", "time.", "os.", "json.", "re.")
+_ITERATING_WRAPPERS = frozenset("tqdm trange iter islice progress_bar track reversed".split())
+_MAX_DEPTH = 60  # deeper chains of definitions count as unknown (generated code)
+
+
+class Binding:
+    __slots__ = ("name", "source", "extra", "prev", "frame", "kind")
+
+    def __init__(self, name, source, extra, prev, frame):
+        self.name = name
+        self.source = source  # "expr", "element", "aug", "tensor", "unknown"
+        self.extra = extra  # what the source needs (the expression, the shape path...)
+        self.prev = prev  # the frame's previous binding: the bindings in effect when this was made
+        self.frame = frame
+        self.kind: Optional[str] = None
+
+
+def collapse(shape: Shape) -> str:
+    """One kind for a whole tuple: its items' kind when they agree, else a host container or unknown."""
+    if isinstance(shape, str):
+        return shape
+    kinds = {collapse(s) for s in shape}
+    if len(kinds) == 1:
+        return kinds.pop()
+    return CONTAINER if kinds <= HOST else UNKNOWN
+
+
+def item_shape(shape: Shape, index: int, count: int) -> Shape:
+    """The shape of item ``index`` when a value of ``shape`` is unpacked into ``count`` targets."""
+    if isinstance(shape, tuple):
+        return shape[index] if len(shape) == count else UNKNOWN
+    if shape in TENSORS or shape in (NUMPY, PYTHON):
+        return shape  # the rows of a tensor or an array, the parts of a batch
+    return UNKNOWN
+
+
+def combine(kinds) -> str:
+    """The kind of ``a + b``/``a > b``: a tensor on the device wins, then host tensors, then numpy."""
+    kinds = set(kinds)
+    if DEVICE in kinds:
+        return DEVICE
+    if kinds & HOST_TENSORS:
+        return CPU_TENSOR  # whatever else is there is not known to be a tensor
+    if NUMPY in kinds:
+        return NUMPY
+    if kinds and kinds <= {PYTHON}:
+        return PYTHON
+    return UNKNOWN
+
+
+class ValueFlow:
+    """Per unit: the chains of bindings of each frame, and the kinds worked out so far."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self._live = {}  # id(node) -> kind, for queries at the walk's current position
+
+    # ---- recording (called by the walker) ---------------------------------------------------
+    def _add(self, name: str, source: str, extra) -> None:
+        frame = self.ctx.frame
+        head = frame.values.get(None)
+        binding = Binding(name, source, extra, head, frame)
+        frame.values[name] = binding
+        frame.values[None] = binding
+        if self._live:
+            self._live.clear()
+
+    def bind_unknown(self, name: str) -> None:
+        self._add(name, "unknown", None)
+
+    def bind_target(self, target: cst.CSTNode, value: Optional[cst.BaseExpression], shape_source=None) -> None:
+        """``target = value`` (``shape_source``: ("element", iterable) for a ``for`` target)."""
+        self._bind(target, (shape_source or ("expr", value)), ())
+
+    def _bind(self, target, source, path) -> None:
+        if isinstance(target, cst.Name):
+            self._add(target.value, source[0], (source[1], path))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            value = source[1]
+            # ``a, b = x[m], y``: each name gets its own expression.
+            if source[0] == "expr" and not path and isinstance(value, (cst.Tuple, cst.List)) and len(
+                value.elements) == len(elements) and not any(isinstance(e, cst.StarredElement) for e in elements):
+                for element, item in zip(elements, value.elements):
+                    if isinstance(item, cst.StarredElement):
+                        self._bind(element.value, ("unknown", None), ())
+                    else:
+                        self._bind(element.value, ("expr", item.value), ())
+                return
+            count = len(elements)
+            for index, element in enumerate(elements):
+                inner = element.value
+                if isinstance(element, cst.StarredElement):
+                    self._bind(inner, source, path + ((-1, count),))
+                else:
+                    self._bind(inner, source, path + ((index, count),))
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value, source, path)
+
+    def bind_augmented(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            name = node.target.value
+            before = self.ctx.frame.values.get(name)
+            self._add(name, "aug", (node.value, before))
+
+    def hint_tensor(self, name: str) -> None:
+        """``loss.backward()``: ``loss`` is a tensor, wherever it came from."""
+        frame = self.ctx.frame
+        before = frame.values.get(name)
+        if before is not None or not self._bound_outside(name):
+            self._add(name, "tensor", before)
+
+    def _bound_outside(self, name: str) -> bool:
+        frame = self.ctx.frame.parent
+        while frame is not None:
+            if name in frame.values:
+                return True
+            frame = frame.parent
+        return False
+
+    # ---- questions (called by the rules, through the Context) --------------------------------
+    def kind(self, expr: cst.BaseExpression) -> str:
+        key = id(expr)
+        known = self._live.get(key)
+        if known is None:
+            known = self._live[key] = self._kind(expr, None, 0)
+        return known
+
+    def assigned_expr(self, name: str) -> Optional[cst.BaseExpression]:
+        """The expression ``name`` was last given by a plain ``name = expr`` in the current frame."""
+        binding = self.ctx.frame.values.get(name)
+        if binding is not None and binding.source == "expr" and not binding.extra[1]:
+            return binding.extra[0]
+        return None
+
+    # ---- evaluation ----------------------------------------------------------------------------
+    def _lookup(self, name: str, env: Optional[Binding], depth: int) -> Optional[str]:
+        """The kind of ``name`` where ``env`` is the frame's chain head (None: now, in the walk)."""
+        if env is None:
+            comprehension = self._comprehension_target(name, depth)
+            if comprehension is not None:
+                return comprehension
+            frame = self.ctx.frame
+            binding = frame.values.get(name)
+        else:
+            frame = env.frame
+            binding = env
+            while binding is not None and binding.name != name:
+                binding = binding.prev
+        while binding is None:
+            if name in frame.bindings and env is None:
+                return UNKNOWN  # bound by something the walk does not give a value (an import...)
+            frame = frame.parent
+            if frame is None:
+                return None
+            binding = frame.values.get(name)
+        return self._binding_kind(binding, depth)
+
+    def _binding_kind(self, binding: Binding, depth: int) -> str:
+        if binding.kind is None:
+            binding.kind = UNKNOWN  # a definition that reaches itself is unknown
+            binding.kind = self._evaluate(binding, depth + 1)
+        return binding.kind
+
+    def _evaluate(self, binding: Binding, depth: int) -> str:
+        if depth > _MAX_DEPTH:
+            return UNKNOWN
+        source, extra = binding.source, binding.extra
+        env = binding.prev if binding.prev is not None else _Empty(binding.frame)
+        if source == "unknown":
+            return UNKNOWN
+        if source == "tensor":
+            before = self._binding_kind(extra, depth) if extra is not None else UNKNOWN
+            return before if before in TENSORS else DEVICE
+        if source == "aug":
+            value, before = extra
+            kinds = [self._kind(value, env, depth)]
+            if before is not None:
+                kinds.append(self._binding_kind(before, depth))
+            return combine(kinds)
+        expr, path = extra
+        if source == "expr":
+            shape: Shape = self._kind(expr, env, depth)
+        else:
+            shape = self._element_shape(expr, env, depth)
+        for index, count in path:
+            if index < 0:  # ``first, *rest = ...``
+                shape = collapse(shape) if isinstance(shape, str) else UNKNOWN
+                shape = shape if shape in HOST else UNKNOWN
+            else:
+                shape = item_shape(shape, index, count)
+        return collapse(shape)
+
+    def _comprehension_target(self, name: str, depth: int) -> Optional[str]:
+        """A name bound by a comprehension around the current node: the kind of the items it takes."""
+        for node in reversed(self.ctx.stack):
+            if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+                comp = node.for_in
+                while comp is not None:
+                    found = _find_in_target(comp.target, name)
+                    if found is not None:
+                        shape = self._element_shape(comp.iter, None, depth + 1)
+                        for index, count in found:
+                            shape = item_shape(shape, index, count)
+                        return collapse(shape)
+                    comp = comp.inner_for_in
+            elif isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return None
+        return None
+
+    def _element_shape(self, iterable, env, depth: int) -> Shape:
+        """What a ``for`` over ``iterable`` binds each time round."""
+        steps = self.ctx.steps
+        if isinstance(iterable, cst.Call):
+            func = iterable.func
+            name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+            args = [a.value for a in iterable.args if a.keyword is None and not a.star]
+            if isinstance(func, cst.Name) and name == "enumerate" and args:
+                return (PYTHON, self._element_shape(args[0], env, depth))
+            if isinstance(func, cst.Name) and name == "zip" and args:
+                return tuple(self._element_shape(a, env, depth) for a in args)
+            if isinstance(func, cst.Name) and name == "range":
+                return PYTHON
+            if name in _ITERATING_WRAPPERS and args:
+                return self._element_shape(args[0], env, depth)
+            if isinstance(func, cst.Attribute) and name in ("items", "values", "keys") and not args:
+                owner = self._kind(func.value, env, depth)
+                values = owner if owner in BATCHES else UNKNOWN
+                if name == "keys":
+                    return PYTHON
+                return (PYTHON, values) if name == "items" else values
+        if steps.iterates_loader(iterable):
+            return self._batch_kind(iterable)
+        if isinstance(iterable, (cst.List, cst.Tuple, cst.Set)):
+            kinds = {collapse(self._kind(e.value, env, depth)) for e in iterable.elements
+                     if not isinstance(e, cst.StarredElement)}
+            return kinds.pop() if len(kinds) == 1 else UNKNOWN
+        kind = self._kind(iterable, env, depth)
+        if kind in TENSORS or kind in (NUMPY, PYTHON):
+            return kind
+        return UNKNOWN
+
+    def _batch_kind(self, loader_expr) -> str:
+        """A batch from ``loader_expr`` (a loader, an iterator over one, or a wrapper around one)."""
+        steps = self.ctx.steps
+        name = _loader_name(loader_expr)
+        name = steps.iterated.get(name, name)
+        names = {name}
+        function = self._function_of(name)
+        if function is not None:
+            # A parameter: the loaders the module passes to it (``evaluate(model, test_loader)``).
+            passed = {steps.iterated.get(n, n) for n in steps.loaders_passed(function, name)}
+            if passed and None not in passed:
+                names = passed
+        if steps.device_data_loaders and any(
+            n is None or n not in steps.loaders or n in steps.device_data_loaders for n in names
+        ):
+            return UNKNOWN  # the module builds a loader over CUDA tensors: its batches are on the device
+        if all(n in steps.pinned_loaders and n not in steps.unpinned_loaders for n in names):
+            return PINNED_BATCH
+        if all(n in steps.unpinned_loaders and n not in steps.pinned_loaders for n in names):
+            return UNPINNED_BATCH
+        return BATCH
+
+    def _function_of(self, parameter: Optional[str]) -> Optional[str]:
+        """The name of the function around the walk whose parameter ``parameter`` is, if it is one."""
+        frame = self.ctx.frame
+        while frame is not None:
+            node = frame.node
+            if isinstance(node, cst.FunctionDef):
+                params = node.params
+                for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+                    if param.name.value == parameter:
+                        return node.name.value
+                return None
+            frame = frame.parent
+        return None
+
+    def _kind(self, expr, env, depth: int) -> str:
+        if depth > _MAX_DEPTH:
+            return UNKNOWN
+        if env is not None and isinstance(env, _Empty):
+            env_head = None
+        else:
+            env_head = env
+        t = type(expr)
+        if t is cst.Name:
+            if expr.value in ("True", "False", "None"):
+                return PYTHON
+            if env is None:
+                found = self._lookup(expr.value, None, depth)
+            elif env_head is None:
+                found = self._outer_lookup(expr.value, env.frame, depth)
+            else:
+                found = self._lookup(expr.value, env_head, depth)
+            return found or UNKNOWN
+        if t in (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString):
+            return PYTHON
+        if t in (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp):
+            return CONTAINER
+        if t is cst.Call:
+            return self._call_kind(expr, env, depth)
+        if t is cst.Attribute:
+            attr = expr.attr.value
+            owner = self._kind(expr.value, env, depth + 1)
+            if attr in _PYTHON_ATTRIBUTES and owner in TENSORS | {NUMPY}:
+                return PYTHON
+            if attr in _TENSOR_ATTRIBUTES and owner in TENSORS:
+                return owner
+            if owner in BATCHES or owner == NUMPY:
+                return owner  # ``batch.x``, ``arr.T``
+            if owner == CPU_TENSOR:
+                return CPU_TENSOR
+            return UNKNOWN
+        if t is cst.Subscript:
+            owner = self._kind(expr.value, env, depth + 1)
+            if owner in TENSORS or owner in (NUMPY, PYTHON):
+                return owner
+            return UNKNOWN
+        if t is cst.BinaryOperation:
+            return combine((self._kind(expr.left, env, depth + 1), self._kind(expr.right, env, depth + 1)))
+        if t is cst.UnaryOperation:
+            if isinstance(expr.operator, cst.Not):
+                return PYTHON
+            return self._kind(expr.expression, env, depth + 1)
+        if t is cst.Comparison:
+            if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons):
+                return PYTHON
+            kinds = [self._kind(expr.left, env, depth + 1)]
+            kinds.extend(self._kind(c.comparator, env, depth + 1) for c in expr.comparisons)
+            return combine(kinds)
+        if t is cst.BooleanOperation:
+            left = self._kind(expr.left, env, depth + 1)
+            right = self._kind(expr.right, env, depth + 1)
+            return left if left == right else UNKNOWN
+        if t is cst.IfExp:
+            body = self._kind(expr.body, env, depth + 1)
+            orelse = self._kind(expr.orelse, env, depth + 1)
+            return body if body == orelse else UNKNOWN
+        if t is cst.NamedExpr:
+            return self._kind(expr.value, env, depth + 1)
+        return UNKNOWN
+
+    def _outer_lookup(self, name: str, frame, depth: int) -> Optional[str]:
+        """A name not bound yet in its frame when the binding was made: an enclosing frame's."""
+        frame = frame.parent
+        while frame is not None:
+            binding = frame.values.get(name)
+            if binding is not None:
+                return self._binding_kind(binding, depth)
+            frame = frame.parent
+        return None
+
+    def _call_kind(self, call: cst.Call, env, depth: int) -> str:
+        ctx = self.ctx
+        func = call.func
+        qual = ctx.qualname(func)
+        if qual is not None:
+            if qual.startswith("numpy."):
+                return NUMPY
+            if not is_torch_name(qual):
+                return PYTHON if qual.startswith(_PYTHON_MODULES) else UNKNOWN
+            return self._torch_call_kind(call, qual, env, depth)
+        if isinstance(func, cst.Attribute):
+            return self._method_kind(call, func.attr.value, func.value, env, depth)
+        if isinstance(func, cst.Name) and func.value in _BUILTINS and ctx.is_builtin(func.value):
+            name = func.value
+            if name in _PYTHON_BUILTINS:
+                return PYTHON
+            if name in _CONTAINER_BUILTINS:
+                return CONTAINER
+            if name == "next" and call.args and ctx.steps.iterates_loader(call.args[0].value):
+                return self._batch_kind(call.args[0].value)
+            return UNKNOWN
+        instance = ctx.torch_instance(func)
+        if instance is not None:
+            return DEVICE if instance.startswith("torch.nn.") else UNKNOWN
+        return DEVICE if self._returns_model_output(call) else UNKNOWN
+
+    def _returns_model_output(self, call: cst.Call) -> bool:
+        """``logits = model(x)``, ``loss = criterion(out, y)``, ``loss = self.compute_loss(...)``."""
+        from .syntax import is_loss_function_name, last_identifier  # late: syntax imports this module
+
+        return self.ctx.is_model_call(call) or is_loss_function_name(last_identifier(call.func))
+
+    def _torch_call_kind(self, call: cst.Call, qual: str, env, depth: int) -> str:
+        from .syntax import has_double_splat, keyword, positional, string_value
+
+        if qual.startswith(_TENSOR_NAMESPACES):
+            return self._follow_tensor_args(call, env, depth)
+        short = qual[len("torch."):]
+        if "." in short:
+            return UNKNOWN
+        if short in _PYTHON_TORCH or short.startswith(("is_", "get_")):
+            return PYTHON
+        if short == "load":
+            where = keyword(call, "map_location")
+            if where is not None and (
+                (string_value(where.value) or "").startswith("cpu")
+                or (isinstance(where.value, cst.Call) and self.ctx.qualname(where.value.func) == "torch.device"
+                    and positional(where.value) and (string_value(positional(where.value)[0].value) or "").startswith("cpu"))
+            ):
+                return CONTAINER
+            return UNKNOWN
+        if short in _NON_TENSOR_TORCH or not short[:1].islower() or short.startswith(("set_", "use_")):
+            return UNKNOWN
+        if short in CPU_FACTORIES:
+            if keyword(call, "device") is not None or has_double_splat(call):
+                return DEVICE
+            args = positional(call)
+            if short.endswith("_like") or short in ("as_tensor", "bernoulli", "multinomial"):
+                # ``zeros_like(t)`` lives where ``t`` does; ``as_tensor(t)`` keeps ``t``'s device.
+                if not args:
+                    return UNKNOWN
+                first = self._kind(args[0].value, env, depth + 1)
+                if short == "as_tensor" and first not in TENSORS:
+                    return CPU_TENSOR if first in HOST else DEVICE
+                return CPU_TENSOR if first in HOST else DEVICE
+            if short == "tensor" and args and self._kind(args[0].value, env, depth + 1) == DEVICE:
+                return DEVICE
+            return CPU_TENSOR
+        return self._follow_tensor_args(call, env, depth)
+
+    def _follow_tensor_args(self, call: cst.Call, env, depth: int) -> str:
+        """``torch.cat([a, b])``, ``F.relu(x)``: on the host when the tensors it is given are."""
+        kinds = []
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value not in ("input", "other", "tensors"):
+                continue
+            value = arg.value
+            if isinstance(value, (cst.List, cst.Tuple)):
+                kinds.extend(self._kind(e.value, env, depth + 1) for e in value.elements)
+            else:
+                kinds.append(self._kind(value, env, depth + 1))
+        tensors = [k for k in kinds if k in TENSORS]
+        if tensors and all(k in HOST_TENSORS for k in tensors) and all(k in HOST for k in kinds):
+            return CPU_TENSOR
+        return DEVICE
+
+    def _method_kind(self, call: cst.Call, name: str, receiver, env, depth: int) -> str:
+        from .syntax import device_kind, keyword, positional
+
+        if name in ("item", "tolist"):
+            return PYTHON
+        if name == "numpy":
+            return NUMPY
+        owner = self._kind(receiver, env, depth + 1)
+        if name == "cpu":
+            return CPU_TENSOR
+        if name == "cuda":
+            return DEVICE
+        if name == "pin_memory":
+            return CPU_TENSOR
+        if name == "to":
+            target = keyword(call, "device")
+            args = positional(call)
+            where = device_kind(target.value if target is not None else args[0].value, self.ctx) if (
+                target is not None or args) else "dtype"
+            if where == "cpu":
+                return CPU_TENSOR
+            if where == "dtype":
+                return owner if owner in TENSORS else UNKNOWN
+            return DEVICE
+        if name in _PYTHON_METHODS:
+            return PYTHON if owner in TENSORS or owner in (NUMPY, UNKNOWN) else UNKNOWN
+        if name == "type":
+            return owner if call.args and owner in TENSORS else PYTHON if owner in TENSORS else UNKNOWN
+        if name in _OTHER_METHODS:
+            return UNKNOWN
+        if owner in BATCHES:
+            return owner  # ``batch.float()``, ``batch.get("x")``
+        if owner in (CPU_TENSOR, DEVICE, NUMPY):
+            return owner
+        return DEVICE if self._returns_model_output(call) else UNKNOWN
+
+
+class _Empty:
+    """The chain before a frame's first binding: names resolve in enclosing frames."""
+
+    __slots__ = ("frame",)
+
+    def __init__(self, frame):
+        self.frame = frame
+
+
+def _find_in_target(target, name: str, path=()):
+    if isinstance(target, cst.Name):
+        return path if target.value == name else None
+    if isinstance(target, (cst.Tuple, cst.List)):
+        count = len(target.elements)
+        for index, element in enumerate(target.elements):
+            found = _find_in_target(element.value, name, path + ((index, count),))
+            if found is not None:
+                return found
+    return None
+
+
+def _loader_name(expr) -> Optional[str]:
+    """The loader (or iterator) name in ``enumerate(tqdm(train_loader))``, ``next(it)``..."""
+    while isinstance(expr, cst.Call):
+        args = [a.value for a in expr.args if a.keyword is None]
+        func = expr.func
+        name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+        if name in ("enumerate", "zip", "iter", "next") or name in _ITERATING_WRAPPERS:
+            if not args:
+                return None
+            expr = args[0]
+        else:
+            return name
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    if isinstance(expr, cst.Name):
+        return expr.value
+    return None
