@@ -12,7 +12,6 @@ from ..names import bind_import, canonical, dotted_name_ast
 from ..tree import children
 from ..syntax import is_optimizer_step, is_plain_backward, is_scaler_expr, method_call, tests_interval
 from ..walker import IF, Rule
-from ._loops import in_step_loop
 
 DDP = "torch.nn.parallel.DistributedDataParallel"
 # Any of these in the module means it controls DDP's gradient sync itself: ``model.no_sync()``, or
@@ -35,8 +34,8 @@ class DdpAccumulationWithoutNoSync(Rule):
         if not is_plain_backward(node):
             return
         ctx = self.ctx
-        loop = ctx.innermost_loop()
-        if loop is None or not in_step_loop(ctx):
+        loop = ctx.current_step_loop()
+        if loop is None:
             return
         if any(b.kind == IF and tests_interval(b.node.test) for b in ctx.blocks_inside(loop)):
             return  # the backward itself runs only every few rounds

@@ -12,7 +12,6 @@ from ..edits import drop_keyword
 from ..findings import RuleFix
 from ..syntax import code_of, has_splat, is_false, keyword, method_call, positional
 from ..walker import Rule
-from ._loops import in_step_loop
 
 
 class ZeroGradNotNone(Rule):
@@ -32,8 +31,8 @@ class ZeroGradNotNone(Rule):
         if flag is None or not is_false(flag.value):
             return
         ctx = self.ctx
-        if not in_step_loop(ctx):
-            return
+        if ctx.current_step_loop() is None:
+            return  # (under an interval ``if`` it still runs once per optimizer step: flagged)
         if ctx.facts.derived("TPL604.grad_used_as_tensor", grad_used_as_tensor):
             return  # code that reads .grad as a tensor expects zeros, not None
         fix = RuleFix(UNSAFE, "drop set_to_none=False (gradients become None after zero_grad)",
