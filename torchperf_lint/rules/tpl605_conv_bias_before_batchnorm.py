@@ -44,12 +44,21 @@ class ConvBiasBeforeBatchnorm(Rule):
         ctx = self.ctx
         qual = canonical(ctx.qualname(node.func))
         if qual in _SEQUENTIAL:
-            self._check_sequence(_sequence_items(node, ctx))
+            built_from = _splatted_name(node)
+            if built_from is None:
+                self._check_sequence(_sequence_items(node, ctx))
+            else:
+                scope = ctx.frame.node if ctx.frame.node is not None else ctx.stack[0]
+                for items in _layer_lists(scope, built_from):
+                    self._check_sequence(items, _single_assignments(scope))
         elif qual in _CONVS and _has_bias(node):
             self._check_attribute(node)
 
-    def _check_sequence(self, items: List[cst.BaseExpression]) -> None:
+    def _check_sequence(self, items: List[cst.BaseExpression], names: Optional[Dict[str, cst.BaseExpression]] = None) -> None:
         ctx = self.ctx
+        if names:
+            # ``conv2d = nn.Conv2d(...); layers += [conv2d, nn.BatchNorm2d(v)]`` (torchvision's VGG)
+            items = [names.get(i.value, i) if isinstance(i, cst.Name) else i for i in items]
         for first, second in zip(items, items[1:]):
             if (
                 isinstance(first, cst.Call) and isinstance(second, cst.Call)
@@ -114,6 +123,83 @@ def _sequence_items(call: cst.Call, ctx) -> List[cst.BaseExpression]:
                     items.append(None)
             return items
     return [None if a.star or a.keyword is not None else a.value for a in args]
+
+
+def _splatted_name(call: cst.Call) -> Optional[str]:
+    """``nn.Sequential(*layers)``: ``layers``."""
+    if len(call.args) == 1 and call.args[0].star == "*" and isinstance(call.args[0].value, cst.Name):
+        return call.args[0].value.value
+    return None
+
+
+def _layer_lists(scope: cst.CSTNode, name: str) -> Iterator[List[cst.BaseExpression]]:
+    """The runs of layers the function adds to the list ``name`` that it builds a Sequential from:
+    ``name = [a, b]``, ``name += [a, b]``, ``name.extend([a, b])``, and consecutive
+    ``name.append(a)`` / ``name.append(b)`` statements."""
+    def elements(value: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
+        if isinstance(value, (cst.List, cst.Tuple)):
+            return [None if isinstance(e, cst.StarredElement) else e.value for e in value.elements]
+        return None
+
+    def appended(stmt: cst.CSTNode) -> Optional[cst.BaseExpression]:
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr):
+            call = stmt.body[0].value
+            if (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                    and call.func.attr.value == "append" and isinstance(call.func.value, cst.Name)
+                    and call.func.value.value == name and len(call.args) == 1 and not call.args[0].star):
+                return call.args[0].value
+        return None
+
+    for node in descendants(scope, prune=lambda n: n is not scope and isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda))):
+        items = None
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            if node.targets[0].target.value == name:
+                items = elements(node.value)
+        elif isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign):
+            if isinstance(node.target, cst.Name) and node.target.value == name:
+                items = elements(node.value)
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "extend":
+            if isinstance(node.func.value, cst.Name) and node.func.value.value == name and len(node.args) == 1:
+                items = elements(node.args[0].value)
+        elif isinstance(node, cst.IndentedBlock):
+            run: List[cst.BaseExpression] = []
+            for stmt in node.body:
+                layer = appended(stmt)
+                if layer is not None:
+                    run.append(layer)
+                    continue
+                if len(run) > 1:
+                    yield run
+                run = []
+            if len(run) > 1:
+                yield run
+        if items:
+            yield items
+
+
+def _single_assignments(scope: cst.CSTNode) -> Dict[str, cst.BaseExpression]:
+    """Names assigned exactly once in the function (``conv2d = nn.Conv2d(...)``), with their value."""
+    seen: Dict[str, Optional[cst.BaseExpression]] = {}
+    for node in descendants(scope, prune=lambda n: n is not scope and isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda))):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    key = target.target.value
+                    seen[key] = None if key in seen else node.value
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and isinstance(node.target, cst.Name):
+            seen[node.target.value] = None
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            for name in _target_names(node.target):
+                seen[name] = None
+    return {k: v for k, v in seen.items() if v is not None}
+
+
+def _target_names(target: cst.CSTNode) -> Iterator[str]:
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _target_names(element.value)
 
 
 def _self_attribute(target: cst.BaseExpression) -> Optional[str]:
@@ -279,6 +365,16 @@ b = nn.Sequential(nn.Conv2d(3, 64, 3), nn.ReLU(), nn.BatchNorm2d(64))       # an
 c = nn.Sequential(nn.Conv2d(3, 64, 3), nn.MaxPool2d(2), nn.BatchNorm2d(64))
 d = nn.Sequential(nn.Conv2d(3, 64, 3, bias=use_bias), nn.BatchNorm2d(64))   # a value we cannot see
 e = nn.Sequential(nn.Conv2d(3, 64, 3), nn.GroupNorm(8, 64))
+def make_layers(cfg, batch_norm):
+    layers = []
+    for v in cfg:
+        conv = nn.Conv2d(3, v, 3, padding=1)
+        if batch_norm:
+            layers += [conv, nn.BatchNorm2d(v), nn.ReLU()]
+        else:
+            layers += [conv, nn.ReLU()]
+        conv = nn.Conv2d(v, v, 1)           # assigned twice: which one is in the list is unclear
+    return nn.Sequential(*layers)
 """,
     """
 import torch.nn as nn
@@ -294,6 +390,14 @@ class Block(nn.Module):
 """,
 )
 RULE.INVALID = (
+    """
+import torch.nn as nn
+def make_layers(cfg):
+    layers = []
+    for v in cfg:
+        layers += [nn.Conv2d(3, v, kernel_size=3, padding=1), nn.BatchNorm2d(v), nn.ReLU(inplace=True)]  # TPL605
+    return nn.Sequential(*layers)
+""",
     """
 import torch.nn as nn
 stem = nn.Sequential(
