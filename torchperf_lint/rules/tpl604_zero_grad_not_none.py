@@ -35,6 +35,8 @@ class ZeroGradNotNone(Rule):
             return  # (under an interval ``if`` it still runs once per optimizer step: flagged)
         if ctx.facts.derived("TPL604.grad_used_as_tensor", grad_used_as_tensor):
             return  # code that reads .grad as a tensor expects zeros, not None
+        if ctx.facts.derived("TPL604.uses_cuda_graphs", uses_cuda_graphs):
+            return  # a captured graph needs its gradient buffers kept and zeroed in place
         fix = RuleFix(UNSAFE, "drop set_to_none=False (gradients become None after zero_grad)",
                       [(node, _drop(node, flag))])
         self.report(node, self.message.format(call=code_of(node)), fix)
@@ -81,6 +83,26 @@ def grad_used_as_tensor(tree: ast.Module, table) -> bool:
     return False
 
 
+_GRAPH_NAMES = ("CUDAGraph", "make_graphed_callables", "cudagraph", "cuda_graph", "graph_pool_handle")
+
+
+def uses_cuda_graphs(tree: ast.Module, table) -> bool:
+    """CUDA graph capture (``torch.cuda.graph(...)``, ``CUDAGraph``, ``make_graphed_callables``):
+    replaying a graph needs gradients in the same static buffers, so ``set_to_none=False`` is the
+    documented way there."""
+    for node in ast.walk(tree):
+        name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+        if name is None:
+            continue
+        if name == "graph" and isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Attribute, ast.Name)):
+            owner = node.value.attr if isinstance(node.value, ast.Attribute) else node.value.id
+            if owner == "cuda":
+                return True
+        if any(word.lower() in name.lower() for word in _GRAPH_NAMES):
+            return True
+    return False
+
+
 def _is_grad(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and node.attr == "grad"
 
@@ -106,6 +128,14 @@ for x, y in loader:
     loss_fn(model(x), y).backward()
     for p in model.parameters():
         p.grad.add_(torch.randn_like(p) * 1e-3)  # reads .grad as a tensor: needs zeros, not None
+    optimizer.step()
+""",
+    """
+import torch
+g = torch.cuda.CUDAGraph()
+for _ in range(3):                                       # warm-up before capturing a CUDA graph
+    optimizer.zero_grad(set_to_none=False)               # static gradient buffers, zeroed in place
+    loss_fn(model(static_x), static_y).backward()
     optimizer.step()
 """,
     """
@@ -191,7 +221,8 @@ Unsafe (applied with `--unsafe-fixes`): after the change, a parameter that gets 
 step has `.grad is None` instead of a zero tensor, so code that reads `.grad` as a tensor breaks and
 optimizers skip such parameters (with momentum or weight decay, a zero gradient still moves them).
 The rule stays silent when the module reads `.grad` as a tensor (`p.grad.add_`, `p.grad.zero_`,
-`p.grad * s` …)."""
+`p.grad * s` …), and in modules that capture CUDA graphs (replays need the gradients in the same
+static buffers, zeroed in place)."""
 RULE.REFERENCES = (
     "https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html#use-parameter-grad-none-instead-of-model-zero-grad-or-optimizer-zero-grad",
     "https://pytorch.org/docs/stable/generated/torch.optim.Optimizer.zero_grad.html",
