@@ -113,8 +113,12 @@ def _is_main_guard(test: cst.BaseExpression) -> bool:
 
 
 def _short(call: cst.Call) -> str:
-    name = dotted_name(call.func) or code_of(call.func)
-    return f"{name}({code_of(call.args[0].value) if len(call.args) == 1 and not call.args[0].keyword else '…' if call.args else ''})"
+    """The call as written when it is short (``torch.autograd.set_detect_anomaly(True)``), else its
+    name with the arguments elided (``profile(…)``)."""
+    text = code_of(call)
+    if len(text) <= 60 and "\n" not in text:
+        return text
+    return f"{dotted_name(call.func) or code_of(call.func)}(…)"
 
 
 RULE = DebugApiInTraining

@@ -54,7 +54,9 @@ class ConvBiasBeforeBatchnorm(Rule):
         elif qual in _CONVS and _has_bias(node):
             self._check_attribute(node)
 
-    def _check_sequence(self, items: List[cst.BaseExpression], names: Optional[Dict[str, cst.BaseExpression]] = None) -> None:
+    def _check_sequence(
+        self, items: List[cst.BaseExpression], names: Optional[Dict[str, cst.BaseExpression]] = None
+    ) -> None:
         ctx = self.ctx
         if names:
             # ``conv2d = nn.Conv2d(...); layers += [conv2d, nn.BatchNorm2d(v)]`` (torchvision's VGG)
@@ -82,7 +84,8 @@ class ConvBiasBeforeBatchnorm(Rule):
             self._report(node)
 
     def _report(self, conv: cst.Call) -> None:
-        self.report(conv, fix=RuleFix(UNSAFE, "pass bias=False to the convolution", [(conv, _without_bias(conv))]))
+        fix = RuleFix(UNSAFE, "pass bias=False to the convolution", [(conv, _without_bias(conv))])
+        self.report(conv, fix=fix)
 
 
 def _has_bias(conv: cst.Call) -> bool:
@@ -102,7 +105,8 @@ def _without_bias(conv: cst.Call) -> cst.Call:
     args = positional(conv)
     if len(args) > _BIAS_POSITION:
         old = args[_BIAS_POSITION]
-        return conv.with_changes(args=[a.with_changes(value=cst.Name("False")) if a is old else a for a in conv.args])
+        args = [a.with_changes(value=cst.Name("False")) if a is old else a for a in conv.args]
+        return conv.with_changes(args=args)
     return add_keyword(conv, "bias", cst.Name("False"))
 
 
@@ -113,9 +117,10 @@ def _sequence_items(call: cst.Call, ctx) -> List[cst.BaseExpression]:
     if len(args) == 1 and not args[0].star and isinstance(args[0].value, cst.Call):
         inner = args[0].value
         name = ctx.qualname(inner.func) or (inner.func.value if isinstance(inner.func, cst.Name) else None)
-        if name in _ORDERED_DICTS and len(inner.args) == 1 and isinstance(inner.args[0].value, (cst.List, cst.Tuple)):
+        pairs = inner.args[0].value if len(inner.args) == 1 else None
+        if name in _ORDERED_DICTS and isinstance(pairs, (cst.List, cst.Tuple)):
             items = []
-            for element in inner.args[0].value.elements:
+            for element in pairs.elements:
                 pair = element.value
                 if isinstance(pair, cst.Tuple) and len(pair.elements) == 2:
                     items.append(pair.elements[1].value)
@@ -150,7 +155,7 @@ def _layer_lists(scope: cst.CSTNode, name: str) -> Iterator[List[cst.BaseExpress
                 return call.args[0].value
         return None
 
-    for node in descendants(scope, prune=lambda n: n is not scope and isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda))):
+    for node in descendants(scope, prune=lambda n: _nested_definition(n, scope)):
         items = None
         if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             if node.targets[0].target.value == name:
@@ -177,10 +182,14 @@ def _layer_lists(scope: cst.CSTNode, name: str) -> Iterator[List[cst.BaseExpress
             yield items
 
 
+def _nested_definition(node: cst.CSTNode, scope: cst.CSTNode) -> bool:
+    return node is not scope and isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+
+
 def _single_assignments(scope: cst.CSTNode) -> Dict[str, cst.BaseExpression]:
     """Names assigned exactly once in the function (``conv2d = nn.Conv2d(...)``), with their value."""
     seen: Dict[str, Optional[cst.BaseExpression]] = {}
-    for node in descendants(scope, prune=lambda n: n is not scope and isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda))):
+    for node in descendants(scope, prune=lambda n: _nested_definition(n, scope)):
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
@@ -315,7 +324,9 @@ def _bodies(function: ast.AST) -> Iterator[List[ast.stmt]]:
             body = getattr(node, field, None)
             if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
                 yield body
-                pending.extend(s for s in body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+                pending.extend(
+                    s for s in body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                )
         for handler in getattr(node, "handlers", ()):
             yield handler.body
             pending.extend(handler.body)
