@@ -24,8 +24,9 @@ class DdpAccumulationWithoutNoSync(Rule):
     message = (
         "gradient accumulation on a DistributedDataParallel model: this backward runs every time round "
         "but the optimizer steps only every few rounds, and DDP all-reduces all gradients on each "
-        "backward; run the backward passes that do not step under `with model.no_sync():` (one "
-        "all-reduce per optimizer step) (runtime_guard: all-reduces per optimizer step observed)"
+        "backward; run the forward and backward of the micro-batches that do not step under "
+        "`with model.no_sync():` (DDP decides at the forward; one all-reduce per optimizer step) "
+        "(runtime_guard: all-reduces per optimizer step observed)"
     )
     prefilter = (r"\.backward\(", r"%", r"\.step\(")
     file_prefilter = (r"DistributedDataParallel",)
@@ -177,7 +178,8 @@ gradient accumulation (`backward()` on each micro-batch, `optimizer.step()` ever
 micro-batches) only the last all-reduce before a step is needed: the others exchange the whole
 gradient over the network for nothing, `accum - 1` times per step. `model.no_sync()` turns the
 reduction off for the backward passes under it; the gradients accumulate locally and the first
-backward outside it all-reduces the accumulated sum."""
+backward outside it all-reduces the accumulated sum. The forward pass must run under `no_sync()`
+too: DDP prepares the all-reduce when the forward runs."""
 RULE.EXAMPLE = """\
 for i, (x, y) in enumerate(loader):
     loss = loss_fn(model(x), y) / accum
