@@ -24,6 +24,7 @@ from .base import Fix
 
 CODE = "TPL603"
 _BEFORE = "<turned on before runtime_guard was installed>"
+_MAX_SAMPLES = 10000  # step times kept per state: enough for a median, bounded for long runs
 
 
 class AnomalyModeFix(Fix):
@@ -68,8 +69,9 @@ class AnomalyModeFix(Fix):
                     self.steps_on += 1
                 else:
                     self.steps_off += 1
-                if self._last_step is not None:
-                    (self.seconds_on if on else self.seconds_off).append(now - self._last_step)
+                samples = self.seconds_on if on else self.seconds_off
+                if self._last_step is not None and len(samples) < _MAX_SAMPLES:
+                    samples.append(now - self._last_step)
                 self._last_step = now
         except Exception as exc:
             self.fail(exc, "optimizer step hook")

@@ -103,8 +103,8 @@ class DDPAccumulationFix(Fix):
         return after_accumulate
 
     def _after_optimizer_step(self, optimizer, args, kwargs) -> None:
-        if not self.active:
-            return
+        if not self.active or not self.pending:
+            return  # the common case when no DDP model runs: nothing to take
         with self._lock:
             for location, count in self.pending.items():
                 self.per_step.append((location, count))
