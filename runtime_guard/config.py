@@ -23,6 +23,8 @@ Environment variables (the public surface; README documents them):
   and leave the CPU generator where it was), ``set_epoch`` (TPL204: a script's own
   DistributedSampler gets a new order each epoch), ``syncbn`` (TPL202: BatchNorm statistics over
   the global batch instead of each GPU's). Without the opt-in they are reported as ``suggested``.
+- ``RUNTIME_GUARD_TF32=1``: the opt-in TPL306 fix sets ``torch.set_float32_matmul_precision("high")``
+  on a GPU with TF32 (read by ``fixes/tf32.py``).
 """
 
 from __future__ import annotations
@@ -35,14 +37,18 @@ from typing import FrozenSet, Iterable, Optional
 from torchperf_lint.catalog import (
     CATALOG,
     RUNTIME_AMP,
+    RUNTIME_ANOMALY,
     RUNTIME_BATCHNORM,
+    RUNTIME_CONV_BIAS,
     RUNTIME_CUDNN,
     RUNTIME_DDP,
+    RUNTIME_DDP_ACCUMULATION,
     RUNTIME_DEVICE_NATIVE,
     RUNTIME_LOADER,
     RUNTIME_SET_EPOCH,
     RUNTIME_SYNC_REPORT,
     RUNTIME_SYNCBN,
+    RUNTIME_TF32,
 )
 
 MODES = ("off", "warn", "fix")
@@ -100,6 +106,10 @@ ALL_FIXES = (
     RUNTIME_DEVICE_NATIVE,
     RUNTIME_SYNC_REPORT,
     RUNTIME_BATCHNORM,
+    RUNTIME_DDP_ACCUMULATION,
+    RUNTIME_TF32,
+    RUNTIME_ANOMALY,
+    RUNTIME_CONV_BIAS,
 )
 
 

@@ -1,4 +1,5 @@
-"""Training loop with the host/device traffic pitfalls (TPL101-TPL104). Lint with:
+"""Training loop with the host/device traffic pitfalls (TPL101-TPL104), and gradients zeroed with a
+memset per parameter each step (TPL604). Lint with:
     flake8 --select TPL samples/
 """
 import torch
@@ -19,7 +20,7 @@ def train_epoch():
     for x, y in loader:
         x, y = x.to(device), y.to(device)
         noise = torch.randn(x.shape[0], 32).cuda()
-        optimizer.zero_grad()
+        optimizer.zero_grad(set_to_none=False)
         loss = criterion(model(x + 0.01 * noise), y)
         loss.backward()
         optimizer.step()

@@ -1,5 +1,6 @@
 """The same loop without host/device pitfalls: tensors made on the device, asynchronous copies
-from pinned memory, the loss accumulated on the device and read once per epoch."""
+from pinned memory, the loss accumulated on the device and read once per epoch, gradients set to
+None by zero_grad()."""
 import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset
@@ -10,6 +11,7 @@ loader = DataLoader(dataset, batch_size=64, shuffle=True, num_workers=2, pin_mem
 model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10)).to(device)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 criterion = nn.CrossEntropyLoss()
+torch.set_float32_matmul_precision("high")  # TF32 tensor cores for the float32 matmuls
 class_weights = torch.ones(10, device=device)
 
 

@@ -1,4 +1,4 @@
-"""Multi-GPU training with the legacy pitfalls (TPL201-TPL206)."""
+"""Multi-GPU training with the legacy pitfalls (TPL201-TPL207), and a conv bias BatchNorm cancels (TPL605)."""
 import argparse
 
 import torch
@@ -26,13 +26,15 @@ def main():
     loader = DataLoader(dataset, batch_size=32, sampler=sampler, shuffle=True, num_workers=4, pin_memory=True)
     model = DDP(build_model().cuda(), device_ids=[args.local_rank], find_unused_parameters=True)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    accum_steps = 4
     for epoch in range(args.epochs):
-        for x, y in loader:
+        for i, (x, y) in enumerate(loader):
             x, y = x.cuda(non_blocking=True), y.cuda(non_blocking=True)
-            loss = nn.functional.cross_entropy(model(x), y)
-            optimizer.zero_grad()
+            loss = nn.functional.cross_entropy(model(x), y) / accum_steps
             loss.backward()
-            optimizer.step()
+            if (i + 1) % accum_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
 
 
 def single_node_fallback():

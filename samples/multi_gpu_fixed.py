@@ -1,5 +1,7 @@
-"""Multi-GPU training done the modern way: torchrun, DDP with SyncBatchNorm, set_epoch."""
+"""Multi-GPU training done the modern way: torchrun, DDP with SyncBatchNorm, set_epoch, no_sync()
+while gradients accumulate, and no conv bias in front of BatchNorm."""
 import argparse
+import contextlib
 import os
 
 import torch
@@ -15,7 +17,7 @@ args = parser.parse_args()
 
 
 def build_model():
-    return nn.Sequential(nn.Conv2d(3, 16, 3), nn.BatchNorm2d(16), nn.ReLU(), nn.Flatten(), nn.LazyLinear(10))
+    return nn.Sequential(nn.Conv2d(3, 16, 3, bias=False), nn.BatchNorm2d(16), nn.ReLU(), nn.Flatten(), nn.LazyLinear(10))
 
 
 def main():
@@ -29,14 +31,20 @@ def main():
     model = nn.SyncBatchNorm.convert_sync_batchnorm(build_model()).cuda()
     model = DDP(model, device_ids=[local_rank])
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    torch.set_float32_matmul_precision("high")  # TF32 tensor cores for the float32 matmuls
+    accum_steps = 4
     for epoch in range(args.epochs):
         sampler.set_epoch(epoch)
-        for x, y in loader:
+        for i, (x, y) in enumerate(loader):
             x, y = x.cuda(non_blocking=True), y.cuda(non_blocking=True)
-            loss = nn.functional.cross_entropy(model(x), y)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
+            stepping = (i + 1) % accum_steps == 0
+            # Only the backward pass before a step all-reduces the gradients.
+            with contextlib.nullcontext() if stepping else model.no_sync():
+                loss = nn.functional.cross_entropy(model(x), y) / accum_steps
+                loss.backward()
+            if stepping:
+                optimizer.step()
+                optimizer.zero_grad()
 
 
 if __name__ == "__main__":

@@ -9,9 +9,9 @@ from torchperf_lint.engine import lint_source
 SAMPLES = pathlib.Path(__file__).resolve().parent.parent / "samples"
 
 EXPECTED = {
-    "data_movement.py": {"TPL101", "TPL102", "TPL103", "TPL104"},
-    "multi_gpu.py": {"TPL201", "TPL202", "TPL203", "TPL204", "TPL205", "TPL206"},
-    "precision.py": {"TPL301", "TPL304", "TPL401"},  # and TPL601, which is opt-in
+    "data_movement.py": {"TPL101", "TPL102", "TPL103", "TPL104", "TPL604"},
+    "multi_gpu.py": {"TPL201", "TPL202", "TPL203", "TPL204", "TPL205", "TPL206", "TPL207", "TPL605"},
+    "precision.py": {"TPL301", "TPL304", "TPL401", "TPL603"},  # and TPL601, which is opt-in
     "input_pipeline.py": {"TPL501", "TPL502", "TPL602"},
 }
 

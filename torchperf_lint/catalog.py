@@ -25,6 +25,10 @@ RUNTIME_AMP = "amp"
 RUNTIME_CUDNN = "cudnn_flags"
 RUNTIME_LOADER = "loader_defaults"
 RUNTIME_BATCHNORM = "batchnorm_batch_of_one"
+RUNTIME_DDP_ACCUMULATION = "ddp_accumulation"
+RUNTIME_TF32 = "tf32"
+RUNTIME_ANOMALY = "anomaly_mode"
+RUNTIME_CONV_BIAS = "conv_bias"
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,8 @@ CATALOG: Dict[str, CatalogEntry] = _entries(
                  "DistributedDataParallel(find_unused_parameters=True)", NO_FIX, None),
     CatalogEntry("TPL206", "legacy-launcher", True,
                  "--local_rank argument or torch.distributed.launch", NO_FIX, None),
+    CatalogEntry("TPL207", "ddp-accumulation-without-no-sync", True,
+                 "gradient accumulation on a DDP model without no_sync()", NO_FIX, RUNTIME_DDP_ACCUMULATION),
     CatalogEntry("TPL301", "missing-grad-scaler", True,
                  "float16 autocast training step without a GradScaler", NO_FIX, RUNTIME_AMP),
     CatalogEntry("TPL302", "scaler-misuse", True,
@@ -77,6 +83,8 @@ CATALOG: Dict[str, CatalogEntry] = _entries(
                  "deprecated torch.cuda.amp / torch.cpu.amp API", SAFE, None),
     CatalogEntry("TPL305", "no-mixed-precision", False,
                  "CUDA training loop without autocast", NO_FIX, RUNTIME_AMP),
+    CatalogEntry("TPL306", "fp32-matmul-precision", False,
+                 "CUDA training loop with full-precision float32 matmuls (TF32 off)", NO_FIX, RUNTIME_TF32),
     CatalogEntry("TPL401", "benchmark-with-determinism", True,
                  "cudnn.benchmark=True together with determinism", SAFE, RUNTIME_CUDNN),
     CatalogEntry("TPL501", "dataloader-no-workers", True,
@@ -89,6 +97,12 @@ CATALOG: Dict[str, CatalogEntry] = _entries(
                  "product of three or more matrices in one expression", UNSAFE, None),
     CatalogEntry("TPL602", "grad-in-inference", True,
                  "model evaluated in a loop with autograd on", NO_FIX, None),
+    CatalogEntry("TPL603", "debug-api-in-training", True,
+                 "anomaly detection or an unscheduled profiler left on in training", NO_FIX, RUNTIME_ANOMALY),
+    CatalogEntry("TPL604", "zero-grad-not-none", True,
+                 "zero_grad(set_to_none=False) in the training loop", UNSAFE, None),
+    CatalogEntry("TPL605", "conv-bias-before-batchnorm", True,
+                 "convolution bias cancelled by the BatchNorm that follows", UNSAFE, RUNTIME_CONV_BIAS),
     CatalogEntry("TPL900", "analysis-failed", True,
                  "the file could not be analysed", NO_FIX, None),
 )

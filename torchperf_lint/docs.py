@@ -24,6 +24,10 @@ RUNTIME_FIXES: Dict[str, str] = {
     "cudnn_flags": "flags reconciled: `cudnn.benchmark` is turned off when determinism is requested",
     "loader_defaults": "loader defaults: `pin_memory` for CUDA; worker processes suggested (applied with `RUNTIME_GUARD_UNSAFE=loader_workers`: a dataset with its own random generator or files yields differently in workers); in-memory datasets left alone, as by this rule",
     "batchnorm_batch_of_one": "a clear error naming the loader when a batch of one reaches BatchNorm",
+    "ddp_accumulation": "observed: DDP gradient all-reduces per optimizer step (reported when more than one)",
+    "tf32": "opt-in `RUNTIME_GUARD_TF32=1`: `torch.set_float32_matmul_precision(\"high\")` on GPUs with TF32 (compute capability 8.0+)",
+    "anomaly_mode": "observed: autograd anomaly detection on during optimizer steps, with where it was turned on",
+    "conv_bias": "observed at model construction: `nn.Sequential` conv biases cancelled by the next BatchNorm, and the parameters they cost",
 }
 FIX_LABELS = {SAFE: "safe (applied by `--fix`)", UNSAFE: "unsafe (applied with `--unsafe-fixes`)", NO_FIX: "none"}
 DOCS_URL = "docs/rules/{code}.md"

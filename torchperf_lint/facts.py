@@ -376,3 +376,11 @@ class ModuleFacts:
         """Batches reach a CUDA device: ``.cuda()``, ``.to("cuda")``, or ``.to(device)`` in a
         module that names an accelerator (``torch.device("cuda")``, ``torch.cuda.is_available()``)."""
         return self.moves_to_cuda or (self.moves_to_variable_device and self.mentions_accelerator)
+
+    def derived(self, key: str, compute):
+        """A fact one rule reads from the ast itself: ``compute(tree, table)``, run once per file and
+        only when the rule first asks (most files never get that far)."""
+        cache = self.__dict__.setdefault("_derived", {})
+        if key not in cache:
+            cache[key] = compute(self._tree, self.table)
+        return cache[key]

@@ -11,7 +11,13 @@ from .amp import AmpFix
 from .sync_report import SyncReportFix
 from .batchnorm_guard import BatchNormGuardFix
 from .device_native import DeviceNativeFix
+from .ddp_accumulation import DDPAccumulationFix
+from .tf32 import TF32Fix
+from .anomaly_mode import AnomalyModeFix
+from .conv_bias import ConvBiasFix
 
 FIX_CLASSES = [SetEpochFix, DDPFix, LoaderDefaultsFix, CudnnFlagsFix, AmpFix,
                SyncReportFix, BatchNormGuardFix,
                DeviceNativeFix]
+# Observers and the opt-in TF32 setting: they wrap no entry point another fix wraps.
+FIX_CLASSES += [DDPAccumulationFix, TF32Fix, AnomalyModeFix, ConvBiasFix]

@@ -24,17 +24,22 @@ _MODULE_NAMES = (
     "tpl204_missing_set_epoch",
     "tpl205_find_unused_parameters",
     "tpl206_legacy_launcher",
+    "tpl207_ddp_accumulation_without_no_sync",
     "tpl301_missing_grad_scaler",
     "tpl302_scaler_misuse",
     "tpl303_clip_without_unscale",
     "tpl304_deprecated_amp_api",
     "tpl305_no_mixed_precision",
+    "tpl306_fp32_matmul_precision",
     "tpl401_benchmark_with_determinism",
     "tpl501_dataloader_no_workers",
     "tpl502_dataloader_no_pin_memory",
     "tpl503_batchnorm_partial_batch",
     "tpl601_matmul_chain",
     "tpl602_grad_in_inference",
+    "tpl603_debug_api_in_training",
+    "tpl604_zero_grad_not_none",
+    "tpl605_conv_bias_before_batchnorm",
 )
 
 RULES: Dict[str, Type[Rule]] = {}

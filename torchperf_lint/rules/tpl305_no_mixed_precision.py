@@ -18,18 +18,23 @@ class NoMixedPrecision(Rule):
     prefilter = (r"\.backward\(", r"\.step\(", r"\b(?:for|while)\b")
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not is_plain_backward(node):
-            return
-        ctx = self.ctx
-        loop = ctx.innermost_loop()
-        if loop is None:
-            return
-        facts = ctx.facts
-        if facts.has_autocast or facts.mentions_mixed_precision or not facts.moves_data_to_cuda:
-            return
-        if not any(is_optimizer_step(c, ctx) is not None for c in find_calls(loop.node.body, lambda c: True)):
-            return
-        self.report(node)
+        if is_fp32_cuda_training_backward(node, self.ctx):
+            self.report(node)
+
+
+def is_fp32_cuda_training_backward(node: cst.Call, ctx) -> bool:
+    """``loss.backward()`` of a CUDA training loop (a loop that also steps an optimizer, in a module
+    that moves data to CUDA) in a module with no autocast or other sign of reduced precision.
+    TPL306 asks the same question before it looks at the matmul precision."""
+    if not is_plain_backward(node):
+        return False
+    loop = ctx.innermost_loop()
+    if loop is None:
+        return False
+    facts = ctx.facts
+    if facts.has_autocast or facts.mentions_mixed_precision or not facts.moves_data_to_cuda:
+        return False
+    return any(is_optimizer_step(c, ctx) is not None for c in find_calls(loop.node.body, lambda c: True))
 
 
 RULE = NoMixedPrecision

@@ -1,0 +1,95 @@
+"""TPL603: autograd anomaly detection left on during training steps (observed, never changed).
+
+``torch.autograd.set_detect_anomaly(True)`` and ``with torch.autograd.detect_anomaly():`` both go
+through ``torch.set_anomaly_enabled`` at call time, so wrapping that attribute catches every alias
+and records where the script turned anomaly mode on. A global optimizer step hook counts the steps
+taken while ``torch.is_anomaly_enabled()`` and times the interval since the previous step, so the
+report can give the measured step time with anomaly mode on next to the time without it when the
+run has both (free: two clock reads per step). The guard never switches anomaly mode off, in any
+mode: the script may be hunting a NaN on purpose.
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+import time
+
+import torch
+
+from torchperf_lint.catalog import RUNTIME_ANOMALY
+
+from ..events import OBSERVED, user_location
+from .base import Fix
+
+CODE = "TPL603"
+_BEFORE = "<turned on before runtime_guard was installed>"
+_MAX_SAMPLES = 10000  # step times kept per state: enough for a median, bounded for long runs
+
+
+class AnomalyModeFix(Fix):
+    name = RUNTIME_ANOMALY
+    codes = (CODE,)
+
+    def _install(self):
+        self._lock = threading.Lock()
+        self.turned_on_at = _BEFORE if torch.is_anomaly_enabled() else None
+        self.steps_on = 0
+        self.steps_off = 0
+        self.seconds_on = []  # intervals between optimizer steps, by anomaly state at the step
+        self.seconds_off = []
+        self._last_step = None
+        fix = self
+        original = torch.set_anomaly_enabled
+
+        def set_anomaly_enabled(enabled, *args, **kwargs):
+            if fix.active and enabled:
+                try:
+                    if not torch.is_anomaly_enabled():
+                        fix.turned_on_at = user_location(1)
+                except Exception as exc:
+                    fix.fail(exc, "set_anomaly_enabled")
+            return original(enabled, *args, **kwargs)
+
+        set_anomaly_enabled.__doc__ = getattr(original, "__doc__", None)
+        self.patch(torch, "set_anomaly_enabled", set_anomaly_enabled)
+        from torch.optim.optimizer import register_optimizer_step_post_hook
+
+        handle = register_optimizer_step_post_hook(self._after_optimizer_step)
+        self.on_undo(handle.remove)
+
+    def _after_optimizer_step(self, optimizer, args, kwargs) -> None:
+        if not self.active:
+            return
+        try:
+            now = time.perf_counter()
+            on = torch.is_anomaly_enabled()
+            with self._lock:
+                if on:
+                    self.steps_on += 1
+                else:
+                    self.steps_off += 1
+                samples = self.seconds_on if on else self.seconds_off
+                if self._last_step is not None and len(samples) < _MAX_SAMPLES:
+                    samples.append(now - self._last_step)
+                self._last_step = now
+        except Exception as exc:
+            self.fail(exc, "optimizer step hook")
+
+    def finalize(self) -> None:
+        with self._lock:
+            steps_on, steps_off = self.steps_on, self.steps_off
+            on, off = list(self.seconds_on), list(self.seconds_off)
+        if not steps_on:
+            return
+        detail = (f"autograd anomaly detection was on during {steps_on} of {steps_on + steps_off} "
+                  "optimizer steps: it records a stack trace for every autograd node and checks every "
+                  "gradient for NaN")
+        if on and off:
+            with_it, without = statistics.median(on), statistics.median(off)
+            detail += (f"; median step time {with_it * 1e3:.3g} ms with it, {without * 1e3:.3g} ms "
+                       f"without ({with_it / without:.2g}x)")
+        elif on:
+            detail += f"; median step time {statistics.median(on) * 1e3:.3g} ms with it (no steps without it to compare)"
+        detail += "; left on (the guard never turns it off): remove it or put it behind a debug flag"
+        self.guard.log.put(CODE, OBSERVED, detail, self.name, self.turned_on_at or _BEFORE, steps_on)

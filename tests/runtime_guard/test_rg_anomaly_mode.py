@@ -1,0 +1,54 @@
+"""TPL603 at run time: autograd anomaly detection observed during optimizer steps, never turned off."""
+import torch
+from torch import nn
+
+from _rg_helpers import events
+
+
+def _steps(model, opt, n):
+    for _ in range(n):
+        model(torch.randn(4, 8)).pow(2).mean().backward()
+        opt.step()
+        opt.zero_grad()
+
+
+def test_anomaly_mode_during_steps_is_reported(guard):
+    guard.install(mode="fix", device="cpu")
+    model = nn.Sequential(nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    try:
+        _steps(model, opt, 3)
+        from torch.autograd import set_detect_anomaly  # any spelling goes through the guard
+        set_detect_anomaly(True)
+        _steps(model, opt, 5)
+        assert torch.is_anomaly_enabled()  # left on: the guard never switches it off
+    finally:
+        torch.autograd.set_detect_anomaly(False)
+    (event,) = events(guard, "TPL603")
+    assert event.action == "observed"
+    assert event.count == 5
+    assert event.location.endswith("test_rg_anomaly_mode.py:22")
+    assert "on during 5 of 8 optimizer steps" in event.detail
+    assert "ms with it" in event.detail and "ms without" in event.detail
+
+
+def test_detect_anomaly_context_and_no_event_without_it(guard):
+    guard.install(mode="warn", device="cpu")
+    model = nn.Linear(8, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    _steps(model, opt, 2)
+    assert events(guard, "TPL603") == []
+    with torch.autograd.detect_anomaly():
+        _steps(model, opt, 2)
+    assert not torch.is_anomaly_enabled()
+    (event,) = events(guard, "TPL603")
+    assert event.count == 2 and event.location.endswith("test_rg_anomaly_mode.py:41")
+    assert "(no steps without it to compare)" not in event.detail  # two steps ran without it first
+
+
+def test_uninstall_restores_torch(guard):
+    original = torch.set_anomaly_enabled
+    guard.install(mode="fix", device="cpu")
+    assert torch.set_anomaly_enabled is not original
+    guard.uninstall()
+    assert torch.set_anomaly_enabled is original
