@@ -41,6 +41,7 @@ _VERBS = frozenset(
 OPTIMIZER_WORD = re.compile(r"optim|(^|_)opt(_|$)|scaler|^opt", re.I)
 _LOADER_WORD = re.compile(r"(?:loader|loaders)$", re.I)
 _NOT_LOADER = re.compile(r"(?:down|up|pre)loaders?$", re.I)
+_WRAPPERS = frozenset(("DistributedDataParallel", "DataParallel", "FullyShardedDataParallel"))
 # Wrappers whose loaders place batches on the device themselves (accelerate, Lightning Fabric).
 _DEVICE_PLACING = frozenset(("prepare", "prepare_data_loader", "setup_dataloaders"))
 # Wrappers that iterate what they are given: ``enumerate(loader)``, ``tqdm(loader, ...)``.
@@ -148,6 +149,11 @@ class ModuleSteps:
                 return True
             if is_torch_name(qual):
                 short = qual.rsplit(".", 1)[-1]
+                if short in _WRAPPERS:
+                    # ``DDP(agent)`` wraps a model made elsewhere: a module of this module only if
+                    # what it wraps is one (``DDP(Net())``, or a name already known).
+                    inner = value.args[0] if value.args else None
+                    return inner is not None and (self._makes_module(inner) or _last_ast(inner) in self.objects)
                 if qual.startswith("torch.nn.") and short[:1].isupper() and "Parameter" not in short:
                     return True
                 if qual == "torch.compile" and value.args:
@@ -556,6 +562,12 @@ def _ast_body_nodes(stmts) -> Iterator[ast.AST]:
         pending.extend(ast.iter_child_nodes(node))
 
 
+def is_counter_name(name: Optional[str]) -> bool:
+    from .syntax import is_counter_name as counter  # one definition; syntax imports this module
+
+    return counter(name)
+
+
 def _ast_runs_update(stmts) -> bool:
     """``.backward()`` or an optimizer's/scaler's ``.step(...)`` in ``stmts`` (gradient accumulation)."""
     return any(
@@ -573,7 +585,7 @@ def _ast_tests_interval(test) -> bool:
         if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Eq):
             sides = (n.left, n.comparators[0])
             if any(isinstance(a, ast.Constant) and type(a.value) is int for a in sides) and any(
-                isinstance(a, (ast.Name, ast.Attribute)) for a in sides
+                isinstance(a, (ast.Name, ast.Attribute)) and is_counter_name(_last_ast(a)) for a in sides
             ):
                 return True
     return False

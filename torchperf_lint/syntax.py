@@ -276,6 +276,19 @@ def tests_interval(test: cst.BaseExpression) -> bool:
     )
 
 
+# Loop counters: ``i``, ``step``, ``global_step``, ``batch_idx``, ``it``, ``num_updates``. Not ranks:
+# ``if rank == 0:`` runs every step on rank 0.
+_COUNTER = re.compile(
+    r"^(?:[ijkn]|it|iters?|iteration|idx|\w*_idx|\w*steps?|\w*_iters?|\w*_iteration|epoch\w*|count\w*|\w*_count"
+    r"|num_updates|\w*_updates?)$",
+    re.I,
+)
+
+
+def is_counter_name(name: Optional[str]) -> bool:
+    return bool(name) and _COUNTER.search(name) is not None and "rank" not in name.lower()
+
+
 def tests_once(test: cst.BaseExpression) -> bool:
     """``if i == 0:``, ``if step == 0:``: a counter compared with a number picks one time round."""
     for node in descendants(test):
@@ -283,9 +296,9 @@ def tests_once(test: cst.BaseExpression) -> bool:
             node.comparisons[0].operator, cst.Equal
         ):
             left, right = node.left, node.comparisons[0].comparator
-            if (isinstance(right, cst.Integer) and isinstance(left, (cst.Name, cst.Attribute))) or (
-                isinstance(left, cst.Integer) and isinstance(right, (cst.Name, cst.Attribute))
-            ):
+            if isinstance(left, cst.Integer):
+                left, right = right, left
+            if isinstance(right, cst.Integer) and is_counter_name(last_identifier(left)):
                 return True
     return False
 

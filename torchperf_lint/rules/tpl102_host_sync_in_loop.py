@@ -224,6 +224,17 @@ def train(model, loader, opt, fixed_noise, epochs):
                 print(model(fixed_noise).mean().item())       # the first batch only
             it += 1
 """,
+    """
+import torch
+from torch.nn.parallel import DistributedDataParallel
+from rl.agent import PPOAgent
+agent = DistributedDataParallel(PPOAgent(envs).to(device))   # wraps a model made elsewhere
+for update in range(num_updates):
+    for step in range(num_steps):             # a rollout: the environment needs the action
+        action = agent(next_obs)
+        next_obs, reward, done, info = envs.step(action.cpu().numpy())
+    train(agent, optimizer, data)
+""",
 )
 RULE.INVALID = (
     """
@@ -281,6 +292,16 @@ for x, y in loader:
     print(correct.item(), total)  # TPL102
     acc = float(correct) / total  # TPL102
     x.numpy()  # TPL102
+""",
+    """
+import torch
+for i, (x, y) in enumerate(train_loader):
+    loss = model(x.cuda(non_blocking=True)).sum()
+    if rank == 0:                             # rank 0 still syncs every step: not an interval
+        writer.add_scalar("loss", loss.item(), i)  # TPL102
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
 """,
 )
 RULE.WHY = """\
