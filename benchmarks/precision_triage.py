@@ -8,7 +8,8 @@ CORPUS holds one directory per third-party repository, named ``<owner>__<name>``
 is never committed; docs/precision.md lists the repositories, commits and files). The script runs
 the CLI (``torchperf_lint.cli.main`` of the current interpreter, or of ``--src DIR`` put first on
 PYTHONPATH: how a merged tree is measured without installing it) with JSON output, all default-on
-rules plus ``--extend-select``, and keys every finding by
+rules plus ``--extend-select``, once per repository directory (a repository over ``--timeout`` seconds
+is re-linted file by file and the files that still time out are listed), and keys every finding by
 
     repo, path, line, code, hash        (hash: sha1 of the stripped source line, 10 hex digits)
 
@@ -67,25 +68,55 @@ def split_repo(corpus: Path, filename: str):
     return top.replace("__", "/", 1), rest
 
 
-def run_linter(corpus: Path, extend_select: str, src, jobs: int):
-    """The CLI's JSON findings for the corpus, as keyed records."""
+def _cli(paths, out: Path, config: Path, extend_select: str, env, jobs: int, timeout):
+    cmd = [sys.executable, "-c", "import sys; from torchperf_lint.cli import main; sys.exit(main())",
+           "check", *map(str, paths), "--output-format", "json", "--output-file", str(out),
+           "--exit-zero", "--no-cache", "--config", str(config), "--jobs", str(jobs)]
+    if extend_select:
+        cmd += ["--extend-select", extend_select]
+    try:
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=out.parent, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    if proc.returncode != 0:
+        sys.exit(f"linter failed (exit {proc.returncode}) on {paths}:\n{proc.stderr[-3000:]}")
+    return json.loads(out.read_text())
+
+
+def run_linter(corpus: Path, extend_select: str, src, jobs: int, timeout: float):
+    """The CLI's JSON findings for the corpus, as keyed records, and the files that timed out.
+
+    The CLI runs once per repository directory; a repository that takes longer than `timeout` seconds
+    is linted file by file with the same limit, and a file that still times out is reported (a hang
+    in the linter is a finding of its own) and left out of the table."""
     env = dict(os.environ)
     if src:
         env["PYTHONPATH"] = os.pathsep.join([str(Path(src).resolve())] + [p for p in [env.get("PYTHONPATH")] if p])
+    raw, timed_out = [], []
     with tempfile.TemporaryDirectory() as tmp:
+        where = subprocess.run([sys.executable, "-c", "import torchperf_lint; print(torchperf_lint.__file__)"],
+                               env=env, capture_output=True, text=True, cwd=tmp).stdout.strip()
+        package_dir = Path(where).parent.parent
+        rev = subprocess.run(["git", "-C", str(package_dir), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True).stdout.strip()
+        print(f"linter: {where} (git {rev or 'unknown'})", file=sys.stderr)
         # an empty table, so no pyproject.toml above the corpus changes what runs
         config = Path(tmp) / "pyproject.toml"
         config.write_text("[tool.torchperf-lint]\n")
         out = Path(tmp) / "findings.json"
-        cmd = [sys.executable, "-c", "import sys; from torchperf_lint.cli import main; sys.exit(main())",
-               "check", str(corpus), "--output-format", "json", "--output-file", str(out),
-               "--exit-zero", "--no-cache", "--config", str(config), "--jobs", str(jobs)]
-        if extend_select:
-            cmd += ["--extend-select", extend_select]
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=tmp)
-        if proc.returncode != 0:
-            sys.exit(f"linter failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
-        raw = json.loads(out.read_text())
+        for repo_dir in sorted(p for p in corpus.iterdir() if p.is_dir()):
+            found = _cli([repo_dir], out, config, extend_select, env, jobs, timeout)
+            if found is None:
+                print(f"  {repo_dir.name}: over {timeout:g}s, linting it file by file", file=sys.stderr)
+                found = []
+                for path in sorted(repo_dir.rglob("*.py")):
+                    one = _cli([path], out, config, extend_select, env, 1, timeout)
+                    if one is None:
+                        timed_out.append(path.relative_to(corpus).as_posix())
+                        print(f"  TIMEOUT {path}", file=sys.stderr)
+                    else:
+                        found += one
+            raw += found
     records = []
     for item in raw:
         repo, path = split_repo(corpus, item["filename"])
@@ -94,7 +125,7 @@ def run_linter(corpus: Path, extend_select: str, src, jobs: int):
         records.append({"repo": repo, "path": path, "line": line, "code": item["code"],
                         "hash": line_hash(text), "source": text.strip(), "message": item["message"]})
     records.sort(key=lambda r: (r["code"], r["repo"], r["path"], r["line"]))
-    return records
+    return records, timed_out
 
 
 def read_tsv(path: Path, fields):
@@ -212,13 +243,16 @@ def main(argv=None):
                     help="a larger (or smaller) sample for one rule, e.g. TPL102=40")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=300, help="seconds per repository (and per file on retry)")
     ap.add_argument("--show-todo", type=int, default=40, help="print at most this many findings to judge")
     args = ap.parse_args(argv)
 
     if args.findings_in:
         findings = [json.loads(l) for l in args.findings_in.read_text().splitlines() if l.strip()]
     else:
-        findings = run_linter(args.corpus, args.extend_select, args.src, args.jobs)
+        findings, timed_out = run_linter(args.corpus, args.extend_select, args.src, args.jobs, args.timeout)
+        if timed_out:
+            print(f"{len(timed_out)} file(s) timed out (left out): " + ", ".join(timed_out))
     if args.findings_out:
         args.findings_out.write_text("".join(json.dumps(
             {k: f[k] for k in ("repo", "path", "line", "code", "hash", "source", "message")}) + "\n"
