@@ -13,8 +13,10 @@ is re-linted file by file and the files that still time out are listed), and key
 
     repo, path, line, code, hash        (hash: sha1 of the stripped source line, 10 hex digits)
 
-Verdicts file (TSV, header ``repo path line code hash verdict reason``; verdict ``true``/``false``):
-one hand-made judgement per finding against /work/shared/rules.md. A verdict matches a finding by
+Verdicts file (TSV, header ``repo path line code hash verdict round reason``; verdict ``true``/``false``;
+round: the measurement round the judgement was made in, so that ``--rounds baseline`` reproduces an
+earlier table from its own random sample only): one hand-made judgement per finding against
+/work/shared/rules.md. A verdict matches a finding by
 the whole key, or by (repo, path, code, hash) when the line moved. Misses file (TSV, header
 ``repo path line code hash reason``): lines the spec says should be flagged, found by reading the
 scripts; a miss counts as found when a finding of its code sits on its key.
@@ -46,7 +48,7 @@ from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-VERDICT_FIELDS = ["repo", "path", "line", "code", "hash", "verdict", "reason"]
+VERDICT_FIELDS = ["repo", "path", "line", "code", "hash", "verdict", "reason"]  # plus an optional "round"
 MISS_FIELDS = ["repo", "path", "line", "code", "hash", "reason"]
 
 
@@ -238,6 +240,7 @@ def main(argv=None):
     ap.add_argument("--findings-out", type=Path, help="write the keyed findings here (JSON lines)")
     ap.add_argument("--findings-in", type=Path, help="reuse findings written by --findings-out instead of linting")
     ap.add_argument("--todo-out", type=Path, help="write the findings to judge here (TSV, verdict column empty)")
+    ap.add_argument("--rounds", help="use only the verdicts of these rounds (comma-separated), e.g. baseline")
     ap.add_argument("--sample", type=int, default=15)
     ap.add_argument("--sample-code", action="append", default=[], metavar="CODE=N",
                     help="a larger (or smaller) sample for one rule, e.g. TPL102=40")
@@ -257,7 +260,11 @@ def main(argv=None):
         args.findings_out.write_text("".join(json.dumps(
             {k: f[k] for k in ("repo", "path", "line", "code", "hash", "source", "message")}) + "\n"
             for f in findings))
-    attach_verdicts(findings, read_tsv(args.verdicts, VERDICT_FIELDS))
+    verdict_rows = read_tsv(args.verdicts, VERDICT_FIELDS)
+    if args.rounds:
+        wanted = set(args.rounds.split(","))
+        verdict_rows = [v for v in verdict_rows if v.get("round") in wanted]
+    attach_verdicts(findings, verdict_rows)
     misses = read_tsv(args.misses, MISS_FIELDS)
     rows, total = table(findings, misses)
     print_table(rows, total)
@@ -267,9 +274,9 @@ def main(argv=None):
     if args.todo_out:
         with args.todo_out.open("w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh, delimiter="\t", lineterminator="\n")
-            w.writerow(VERDICT_FIELDS + ["source"])
+            w.writerow(["repo", "path", "line", "code", "hash", "verdict", "round", "reason", "source"])
             for f in todo:
-                w.writerow([f["repo"], f["path"], f["line"], f["code"], f["hash"], "", "", f["source"]])
+                w.writerow([f["repo"], f["path"], f["line"], f["code"], f["hash"], "", "", "", f["source"]])
     print(f"\n{len(todo)} finding(s) to judge" + (f" (written to {args.todo_out})" if args.todo_out else ""))
     for f in todo[: args.show_todo]:
         print(f"  {f['code']} {f['repo']}/{f['path']}:{f['line']}  {f['source'][:100]}")
