@@ -1,8 +1,10 @@
 """Precision and recall of the linter on real training code, judged by hand.
 
-    python benchmarks/precision_triage.py CORPUS [--extend-select TPL305,TPL503]
+    python benchmarks/precision_triage.py CORPUS [--extend-select TPL305,TPL306,TPL503,TPL601]
         [--verdicts docs/precision_verdicts.tsv] [--misses docs/precision_misses.tsv]
-        [--src DIR] [--findings-out findings.jsonl] [--sample 15] [--seed 0] [--show-todo N]
+        [--src DIR] [--timeout 300] [--findings-out F.jsonl | --findings-in F.jsonl]
+        [--sample 15] [--sample-code TPL102=45] [--seed 0] [--rounds baseline]
+        [--todo-out todo.tsv] [--show-todo N]
 
 CORPUS holds one directory per third-party repository, named ``<owner>__<name>`` (the code itself
 is never committed; docs/precision.md lists the repositories, commits and files). The script runs
@@ -16,15 +18,16 @@ is re-linted file by file and the files that still time out are listed), and key
 Verdicts file (TSV, header ``repo path line code hash verdict round reason``; verdict ``true``/``false``;
 round: the measurement round the judgement was made in, so that ``--rounds baseline`` reproduces an
 earlier table from its own random sample only): one hand-made judgement per finding against
-/work/shared/rules.md. A verdict matches a finding by
-the whole key, or by (repo, path, code, hash) when the line moved. Misses file (TSV, header
+/work/shared/rules.md. A verdict matches a finding by the whole key, or by (repo, path, code, hash)
+when its line is no longer reported and the line moved. Misses file (TSV, header
 ``repo path line code hash reason``): lines the spec says should be flagged, found by reading the
 scripts; a miss counts as found when a finding of its code sits on its key.
 
 Output: the per-rule table (findings, judged, true, false, precision over the judged findings,
 misses open, recall estimate) and the findings that still need a verdict. Rules with more than
-``--sample`` findings are judged on a seeded random sample: the to-do list tops the judged count
-up to ``--sample`` with findings drawn in a fixed order (sorted keys shuffled with ``--seed``), so
+``--sample`` findings (``--sample-code`` per rule) are judged on a seeded random sample: the to-do
+list tops the judged count up to the sample size with findings drawn in a fixed order (sorted keys
+shuffled by ``random.Random(f"{seed}:{code}")``), so
 a re-run after new verdicts asks for nothing more, and a re-run on a changed linter asks only for
 the new findings the sample needs.
 
@@ -41,6 +44,7 @@ import hashlib
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -71,17 +75,25 @@ def split_repo(corpus: Path, filename: str):
 
 
 def _cli(paths, out: Path, config: Path, extend_select: str, env, jobs: int, timeout):
+    """The CLI's JSON findings for `paths`, or None when it ran past `timeout` seconds (its whole
+    process group, workers included, is killed then)."""
     cmd = [sys.executable, "-c", "import sys; from torchperf_lint.cli import main; sys.exit(main())",
            "check", *map(str, paths), "--output-format", "json", "--output-file", str(out),
            "--exit-zero", "--no-cache", "--config", str(config), "--jobs", str(jobs)]
     if extend_select:
         cmd += ["--extend-select", extend_select]
+    if out.exists():
+        out.unlink()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=out.parent, start_new_session=True)
     try:
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=out.parent, timeout=timeout)
+        _, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
         return None
-    if proc.returncode != 0:
-        sys.exit(f"linter failed (exit {proc.returncode}) on {paths}:\n{proc.stderr[-3000:]}")
+    if proc.returncode != 0 or not out.exists():
+        sys.exit(f"linter failed (exit {proc.returncode}) on {paths}:\n{stderr[-3000:]}")
     return json.loads(out.read_text())
 
 
