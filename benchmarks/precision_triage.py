@@ -3,7 +3,7 @@
     python benchmarks/precision_triage.py CORPUS [--extend-select TPL305,TPL306,TPL503,TPL601]
         [--verdicts docs/precision_verdicts.tsv] [--misses docs/precision_misses.tsv]
         [--src DIR] [--timeout 300] [--findings-out F.jsonl | --findings-in F.jsonl]
-        [--sample 15] [--sample-code TPL102=45] [--seed 0] [--rounds baseline]
+        [--sample 15] [--sample-code TPL102=45] [--seed 0] [--rounds baseline] [--new-since F.jsonl]
         [--todo-out todo.tsv] [--show-todo N]
 
 CORPUS holds one directory per third-party repository, named ``<owner>__<name>`` (the code itself
@@ -180,7 +180,16 @@ def attach_verdicts(findings, verdict_rows):
             sys.exit(f"bad verdict {f['verdict']!r} for {key(f)}")
 
 
-def todo_list(findings, sample: int, seed: int, per_code=None):
+def todo_list(findings, sample: int, seed: int, per_code=None, earlier=None):
+    """Findings to judge: every unjudged one of a rule with at most `sample` findings, else enough
+    seeded random draws to bring the judged count up to `sample`. With `earlier` (the keys an earlier
+    run reported), the findings that are new since then form a stratum of their own that gets the
+    same treatment, so a sample that survived from the earlier run does not hide what changed."""
+    if earlier is not None:
+        new = [f for f in findings if loose_key(f) not in earlier]
+        old = [f for f in findings if loose_key(f) in earlier]
+        return (todo_list(old, sample, seed, per_code)
+                + todo_list(new, sample, seed + 1, per_code))
     by_code = defaultdict(list)
     for f in findings:
         by_code[f["code"]].append(f)
@@ -251,6 +260,8 @@ def main(argv=None):
     ap.add_argument("--src", help="put this source tree first on PYTHONPATH (measure another checkout)")
     ap.add_argument("--findings-out", type=Path, help="write the keyed findings here (JSON lines)")
     ap.add_argument("--findings-in", type=Path, help="reuse findings written by --findings-out instead of linting")
+    ap.add_argument("--new-since", type=Path, metavar="F.jsonl",
+                    help="findings of an earlier run (--findings-out): sample the new ones separately")
     ap.add_argument("--todo-out", type=Path, help="write the findings to judge here (TSV, verdict column empty)")
     ap.add_argument("--rounds", help="use only the verdicts of these rounds (comma-separated), e.g. baseline")
     ap.add_argument("--sample", type=int, default=15)
@@ -282,7 +293,10 @@ def main(argv=None):
     print_table(rows, total)
 
     per_code = {c: int(n) for c, n in (item.split("=", 1) for item in args.sample_code)}
-    todo = todo_list(findings, args.sample, args.seed, per_code)
+    earlier = None
+    if args.new_since:
+        earlier = {loose_key(json.loads(l)) for l in args.new_since.read_text().splitlines() if l.strip()}
+    todo = todo_list(findings, args.sample, args.seed, per_code, earlier)
     if args.todo_out:
         with args.todo_out.open("w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh, delimiter="\t", lineterminator="\n")
