@@ -287,7 +287,7 @@ def test_torchrun_runs_the_script_through_the_runner(tmp_path, capsys):
     assert len(lines) == 2, (proc.returncode, proc.stdout, proc.stderr)
     for rank, line in enumerate(lines):
         assert line.startswith(f"rank={rank} name=__main__ argv=['{script}', '--epochs', '2'] "
-                               "file=runner_dp_train.py type=DistributedDataParallel")
+                               "file=runner_dp_train.py type=DataParallelDDP")  # a DDP that is also a DataParallel
         # 32 samples, batch 4, sharded over 2 ranks by the guard.
         assert " batches=4 " in line
     # Different seeds per rank, equal parameters at the end: DDP synchronised the gradients.

@@ -21,7 +21,7 @@ def test_cpu_is_left_alone_with_the_reason(guard, monkeypatch):
     guard.install(mode="fix", device="cpu")
     assert torch.get_float32_matmul_precision() == "highest"
     (event,) = events(guard, "TPL306")
-    assert event.action == "skipped"
+    assert event.action == "left alone"
     assert "left alone" in event.detail and "'cpu'" in event.detail
 
 
@@ -37,7 +37,7 @@ def test_old_gpu_is_left_alone(guard, monkeypatch):
     guard.install(mode="fix", device="cuda")
     assert torch.get_float32_matmul_precision() == "highest"
     (event,) = events(guard, "TPL306")
-    assert event.action == "skipped" and "compute capability 7.0" in event.detail
+    assert event.action == "left alone" and "compute capability 7.0" in event.detail
 
 
 def test_ampere_gets_tf32_and_uninstall_restores(guard, monkeypatch):
@@ -84,4 +84,4 @@ def test_the_scripts_own_setting_wins_and_leaves_a_consistent_state():
     """, RUNTIME_GUARD="off", RUNTIME_GUARD_TF32="1")
     out = proc.stdout.splitlines()
     assert "allow_tf32 False" in out and "precision highest" in out and "after highest" in out
-    assert "event fixed 6" in out and "event skipped 8" in out
+    assert "event fixed 6" in out and "event left alone 8" in out
