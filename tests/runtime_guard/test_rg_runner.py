@@ -305,7 +305,8 @@ def test_torchrun_runs_the_script_through_the_runner(tmp_path, capsys):
     from torchperf_lint import cli
 
     capsys.readouterr()
-    cli.main(["check", "--no-cache", "--jobs", "1", "--runtime-report", str(report), script])
+    # The script lives under tests/, which the linter skips unless asked.
+    cli.main(["check", "--no-cache", "--jobs", "1", "--include-tests", "--runtime-report", str(report), script])
     out = capsys.readouterr().out
     assert "runner_dp_train.py:27:13: TPL201 " in out
     assert "(confirmed at run time: fixed 2 times over 2 ranks)" in out
