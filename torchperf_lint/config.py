@@ -177,7 +177,7 @@ def load_config(start: Path, explicit: Optional[Path] = None) -> Config:
 
 # ---- reading flake8's configuration -----------------------------------------------------------
 
-def _flake8_section(path: Path) -> Optional[Dict[str, str]]:
+def flake8_section(path: Path) -> Optional[Dict[str, str]]:
     import configparser
 
     parser = configparser.RawConfigParser()
@@ -204,7 +204,7 @@ def find_flake8_config(start: Path) -> Optional[Config]:
         for name in FLAKE8_FILES:
             candidate = directory / name
             if candidate.is_file():
-                section = _flake8_section(candidate)
+                section = flake8_section(candidate)
                 if section is not None:
                     return config_from_flake8(section, candidate)
     return None

@@ -25,6 +25,8 @@ import ast
 import sys
 from typing import Callable, Dict, Iterable, Optional, Set
 
+from .names import dotted_name_ast as _dotted
+
 # Canonical names of dataset classes whose samples are slices of tensors held in memory.
 IN_MEMORY_DATASET_CLASSES = frozenset({
     "torch.utils.data.TensorDataset",
@@ -183,17 +185,6 @@ def _is_host_device(expr: ast.AST) -> bool:
 
 _DTYPES = frozenset(("float", "float32", "float16", "half", "bfloat16", "double", "float64", "long",
                      "int64", "int", "int32", "int16", "int8", "uint8", "bool", "complex64"))
-
-
-def _dotted(node: ast.AST) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def assigned_kinds(

@@ -11,7 +11,6 @@ set. Unreadable or malformed files are skipped: a line length is never worth fai
 
 from __future__ import annotations
 
-import configparser
 from pathlib import Path
 from typing import List, Optional
 
@@ -54,21 +53,13 @@ def _lengths_in(folder: Path) -> List[int]:
 
 
 def _flake8_length(path: Path) -> Optional[int]:
-    if not path.is_file():
+    from .config import flake8_section
+
+    section = flake8_section(path) if path.is_file() else None
+    if section is None or "max-line-length" not in section:
         return None
-    parser = configparser.RawConfigParser()
-    try:
-        parser.read(path, encoding="utf-8")
-    except (configparser.Error, OSError, UnicodeDecodeError):
-        return None
-    if not parser.has_section("flake8"):
-        return None
-    for key in ("max-line-length", "max_line_length"):
-        if parser.has_option("flake8", key):
-            value = parser.get("flake8", key).split("#", 1)[0].strip()
-            found = _positive(value)
-            return found[0] if found else None
-    return None
+    found = _positive(section["max-line-length"].split("#", 1)[0].strip())
+    return found[0] if found else None
 
 
 def _ruff_lengths(section) -> List[int]:
