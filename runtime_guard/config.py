@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import FrozenSet, Iterable, Optional
+from typing import FrozenSet, Iterable, List, Optional
 
 from torchperf_lint.catalog import (
     CATALOG,
@@ -74,15 +74,17 @@ def unsafe_line(name: str) -> str:
     return f"RUNTIME_GUARD_UNSAFE={name} (or runtime_guard.install(unsafe=[{name!r}]))"
 
 
-def _unsafe_names(value) -> FrozenSet[str]:
+def _comma_items(value) -> List[str]:
+    """The non-empty items of a comma list (an environment value) or of a list given in code."""
     if value is None:
-        return frozenset()
+        return []
     items = value.split(",") if isinstance(value, str) else list(value)
+    return [item.strip() for item in items if item.strip()]
+
+
+def _unsafe_names(value) -> FrozenSet[str]:
     out = set()
-    for raw in items:
-        item = raw.strip()
-        if not item:
-            continue
+    for item in _comma_items(value):
         key = item.upper() if item.upper() in _UNSAFE_ALIASES else item.lower()
         if key in _UNSAFE_ALIASES:
             out.update(_UNSAFE_ALIASES[key])
@@ -115,14 +117,8 @@ ALL_FIXES = (
 
 def _names(value: Optional[Iterable[str] | str]) -> FrozenSet[str]:
     """Fix names from a comma list of fix names and/or rule codes (codes map through the catalog)."""
-    if value is None:
-        return frozenset()
-    items = value.split(",") if isinstance(value, str) else list(value)
     out = set()
-    for raw in items:
-        item = raw.strip()
-        if not item:
-            continue
+    for item in _comma_items(value):
         upper = item.upper()
         if upper in CATALOG:
             fix = CATALOG[upper].runtime_fix
