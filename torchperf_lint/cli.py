@@ -121,16 +121,36 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return int(stop.code or 0)
     try:
         if args.command == "rule":
-            return rule_command(args)
-        if args.command == "version":
+            status = rule_command(args)
+        elif args.command == "version":
             print(f"torchperf-lint {__version__}")
-            return EXIT_OK
-        return check_command(args)
+            status = EXIT_OK
+        else:
+            status = check_command(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        return status
+    except BrokenPipeError:
+        # The reader went away mid-command (`torchperf-lint rule --all | head`): stop writing,
+        # quietly, with the status of a command that could not finish its output.
+        _discard_stdout()
+        return EXIT_ERROR
     except ConfigError as error:
         print(f"torchperf-lint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null after the reader of a pipe closed it (`... | head`), so that
+    nothing more is written and Python's flush at exit raises no second BrokenPipeError (the
+    recipe of the Python docs, "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real stdout (an embedding host): nothing to silence
+        pass
 
 
 # ---- check --------------------------------------------------------------------------------------
@@ -394,8 +414,11 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
 
     fmt = args.output_format or "text"
     if mode == DIFF:
-        sys.stdout.write("".join(diffs))
-        sys.stdout.flush()
+        try:
+            sys.stdout.write("".join(diffs))
+            sys.stdout.flush()
+        except BrokenPipeError:  # `--diff | head`: as below
+            _discard_stdout()
         if not args.quiet:
             print(f"Would fix {plural(fixed, 'finding')}." if fixed else "No fixes available.", file=sys.stderr)
             sys.stderr.write(fixes_applied(results, cwd))
@@ -414,9 +437,15 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
         if args.output_file:
             Path(args.output_file).write_text(body + "".join(line + "\n" for line in lines), encoding="utf-8")
         else:
-            sys.stdout.write(body)
-            for line in lines:
-                print(line)
+            try:
+                sys.stdout.write(body)
+                for line in lines:
+                    print(line)
+                sys.stdout.flush()
+            except BrokenPipeError:
+                # `torchperf-lint check . | head`: the reader has what it wanted; the exit status
+                # still says whether there were findings.
+                _discard_stdout()
         status = EXIT_FINDINGS if shown else EXIT_OK
         if args.exit_non_zero_on_fix and fixed:
             status = EXIT_FINDINGS
