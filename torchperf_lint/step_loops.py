@@ -6,7 +6,9 @@ A loop is a step loop when
   body takes batches with ``next(...)`` from one;
 - or its body (not counting nested ``def``/``class``/``lambda``) calls ``.backward()``, an optimizer's
   or scaler's ``.step(...)``, or a model: a name bound to an ``nn.Module`` made in the module, a
-  ``self.<attr>`` built from one, or a model-ish name (``model``, ``net``, ``ema``, ``generator``...);
+  ``self.<attr>`` built from one, or a model-ish name (``model``, ``net``, ``ema``, ``generator``...).
+  A name bound by a ``def`` of the module, or ``self.<method>`` of one of its classes, is a function
+  whatever its name (``evaluate_model(...)``): it makes a loop a step loop only through the last rule;
 - or it is nested inside a step loop that is not an epoch-level loop (it runs every step);
 - or it is inside a function of the module that a step loop calls, directly or through other
   functions and methods of the module (``log_loss_dict(...)`` called every step).
@@ -120,6 +122,10 @@ class ModuleSteps:
         self._tree = tree
         self._loops: List = []  # (loop statement, name of the function it is in)
         self._defs: Dict[str, List[ast.AST]] = {}
+        # Names bound by a ``def`` outside classes, and methods of the module's classes: calling
+        # one runs a function (a step only through the call graph), never a model.
+        self.functions: Set[str] = set()
+        self.methods: Set[str] = set()
         self._collect()
         self._step_called: Optional[FrozenSet[str]] = None
         self._passed: Optional[Dict] = None
@@ -214,6 +220,10 @@ class ModuleSteps:
                         self.loaders.add(arg.arg)
             elif isinstance(stmt, ast.ClassDef):
                 classes.append(stmt)
+        for cls in classes:
+            self.methods.update(s.name for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        in_classes = {id(s) for cls in classes for s in cls.body}
+        self.functions.update(name for name, nodes in self._defs.items() if any(id(n) not in in_classes for n in nodes))
         class_names = {cls.name for cls in classes}
         changed = True
         while changed:  # subclasses of subclasses of nn.Module, in any order
@@ -291,15 +301,31 @@ class ModuleSteps:
         name = _last_ast(expr)
         return is_loader_name(name) or name in self.loaders or name in self.iterators
 
+    def _is_function(self, receiver: Optional[str], name: Optional[str], attribute: bool) -> bool:
+        """``name(...)`` bound by a ``def`` of the module, or ``self.name(...)`` a method of its
+        classes (and not a name the module also binds to a model)."""
+        if name is None or name in self.objects:
+            return False
+        if attribute:
+            return receiver in ("self", "cls") and name in self.methods
+        return name in self.functions
+
+    def is_module_function(self, func) -> bool:
+        """The libcst callee ``func`` is a function or method of the module (see ``_is_function``)."""
+        if isinstance(func, cst.Attribute):
+            return isinstance(func.value, cst.Name) and self._is_function(func.value.value, func.attr.value, True)
+        return isinstance(func, cst.Name) and self._is_function(None, func.value, False)
+
     def _ast_is_step_call(self, call: ast.Call) -> bool:
         func = call.func
         if isinstance(func, ast.Attribute):
-            if is_step_shape(func.attr, _last_ast(func.value), func.attr, self.objects):
-                return True
-            return False
+            receiver = _last_ast(func.value) if isinstance(func.value, ast.Name) else None
+            model = None if self._is_function(receiver, func.attr, True) else func.attr
+            return is_step_shape(func.attr, _last_ast(func.value), model, self.objects)
         if isinstance(func, ast.Name) and func.id == "next" and call.args:
             return self.ast_iterates_loader(call.args[0])
-        return is_step_shape(None, None, _last_ast(func), self.objects)
+        name = _last_ast(func)
+        return is_step_shape(None, None, None if self._is_function(None, name, False) else name, self.objects)
 
     def _ast_runs_step(self, nodes) -> bool:
         return any(isinstance(n, ast.Call) and self._ast_is_step_call(n) for n in _ast_body_nodes(nodes))
@@ -432,6 +458,8 @@ class ModuleSteps:
         method, receiver, func = _cst_call_shape(call)
         if method is None and func == "next" and call.args:
             return self.iterates_loader(call.args[0].value)
+        if self.is_module_function(call.func):
+            func = None  # a function of the module runs a step only through the call graph
         return is_step_shape(method, receiver, func, self.objects)
 
     def runs_update(self, node) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Iterator, List, Optional, Tuple
+from typing import FrozenSet, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
@@ -268,11 +268,12 @@ def branch_leaves(branch: cst.CSTNode) -> bool:
 _EXITS = frozenset(("sys.exit", "exit", "quit", "os._exit"))
 
 
-def tests_interval(test: cst.BaseExpression) -> bool:
+def tests_interval(test: cst.BaseExpression, outer_counters: FrozenSet[str] = frozenset()) -> bool:
     """``if step % log_every == 0`` (any test using ``%``, also inside ``or``/``and``) runs every N
-    steps; ``if i == 0:`` / ``if step == 0:`` (a counter against a number) runs once."""
+    steps; ``if i == 0:`` / ``if step == 0:`` (a counter against a number) runs once. See
+    ``tests_once`` for ``outer_counters``."""
     return any(isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo) for n in descendants(test)) or (
-        tests_once(test)
+        tests_once(test, outer_counters)
     )
 
 
@@ -289,8 +290,12 @@ def is_counter_name(name: Optional[str]) -> bool:
     return bool(name) and _COUNTER.search(name) is not None and "rank" not in name.lower()
 
 
-def tests_once(test: cst.BaseExpression) -> bool:
-    """``if i == 0:``, ``if step == 0:``: a counter compared with a number picks one time round."""
+def tests_once(test: cst.BaseExpression, outer_counters: FrozenSet[str] = frozenset()) -> bool:
+    """``if i == 0:``, ``if step == 0:``: a counter compared with a number picks one time round.
+
+    ``outer_counters`` are the counters of loops around the loop being judged (a fold or epoch
+    loop): ``if fold == 0:`` inside the batch loop is true for every batch of the first fold, so
+    comparing one of them picks no single time round of the inner loop."""
     for node in descendants(test):
         if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and isinstance(
             node.comparisons[0].operator, cst.Equal
@@ -298,7 +303,10 @@ def tests_once(test: cst.BaseExpression) -> bool:
             left, right = node.left, node.comparisons[0].comparator
             if isinstance(left, cst.Integer):
                 left, right = right, left
-            if isinstance(right, cst.Integer) and is_counter_name(last_identifier(left)):
+            counter = last_identifier(left)
+            if isinstance(right, cst.Integer) and is_counter_name(counter) and not (
+                isinstance(left, cst.Name) and counter in outer_counters
+            ):
                 return True
     return False
 

@@ -12,7 +12,7 @@ Context kept during the walk:
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
@@ -144,9 +144,12 @@ class Context:
             return False
         if isinstance(func, cst.Attribute) and name == "forward":
             name = syntax.last_identifier(func.value)  # ``model.forward(x)``
-        if is_model_name(name):
+        steps = self.steps
+        if name in steps.objects:
             return True
-        return name is not None and name in self.steps.objects
+        if steps.is_module_function(func):
+            return False  # ``evaluate_model(...)`` defined in the module is a function, not a model
+        return is_model_name(name)
 
     # ---- loops and blocks ----------------------------------------------------------------------
     def innermost_loop(self) -> Optional[Block]:
@@ -239,18 +242,35 @@ class Context:
             block.kind == IF and syntax.branch_leaves(block.body) for block in self.blocks_inside(loop)
         )
 
+    def _outer_loop_targets(self, loop: Block) -> FrozenSet[str]:
+        """Names bound by the targets of the ``for`` loops around ``loop`` in the current frame, less
+        those that ``loop`` or a loop inside it binds again."""
+        blocks = self.frame.blocks
+        index = blocks.index(loop)
+
+        def targets(chosen) -> set:
+            return {name for b in chosen if b.kind == LOOP and isinstance(b.node, cst.For)
+                    for name in syntax.assigned_names(b.node.target)}
+
+        return frozenset(targets(blocks[:index]) - targets(blocks[index:]))
+
     def in_except_handler(self, loop: Block) -> bool:
         return any(block.kind == EXCEPT for block in self.blocks_inside(loop))
 
     def under_interval_check(self, loop: Block) -> bool:
         """In the body of an ``if step % N == 0:`` (or ``if i == 0:``) that does not itself run the
         update (``.backward()``, an optimizer's step: gradient accumulation). Its ``else`` runs on
-        the other steps, so it is no remedy."""
+        the other steps, so it is no remedy. A once-only test must compare a counter of ``loop`` or
+        of a loop inside it: ``if fold == 0:`` on an outer loop's counter holds for every step of
+        the first fold."""
+        outer_counters = None
         for block in self.blocks_inside(loop):
+            if block.kind != IF or block.body is not block.node.body:
+                continue
+            if outer_counters is None:
+                outer_counters = self._outer_loop_targets(loop)
             if (
-                block.kind == IF
-                and block.body is block.node.body
-                and syntax.tests_interval(block.node.test)
+                syntax.tests_interval(block.node.test, outer_counters)
                 and not self.steps.runs_update(block.body)
             ):
                 return True
@@ -406,9 +426,12 @@ class Walker:
             return
         ctx = self.ctx
         if node_type is cst.Call:
-            # ``loss.backward()`` tells us ``loss`` is a tensor, wherever it came from.
+            # ``loss.backward()`` tells us ``loss`` is a tensor, wherever it came from. Not
+            # ``accelerator.backward(loss)``: an engine (accelerate, Fabric, DeepSpeed) takes the
+            # loss as an argument, so a positional argument says nothing about the receiver.
             func = node.func
-            if type(func) is cst.Attribute and func.attr.value == "backward" and type(func.value) is cst.Name:
+            if (type(func) is cst.Attribute and func.attr.value == "backward" and type(func.value) is cst.Name
+                    and not any(a.keyword is None for a in node.args)):
                 ctx.values.hint_tensor(func.value.value)
         elif node_type is cst.Import or node_type is cst.ImportFrom:
             for name, qualname in syntax.import_bindings(node):

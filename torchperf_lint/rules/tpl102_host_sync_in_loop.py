@@ -235,6 +235,37 @@ for update in range(num_updates):
         next_obs, reward, done, info = envs.step(action.cpu().numpy())
     train(agent, optimizer, data)
 """,
+    """
+import torch
+from somewhere import evaluate
+def evaluate_model(*, classifier):            # a function of the module, not a model
+    return evaluate(classifier)
+def sweep(classifiers, c_range):
+    for i in range(len(c_range)):             # calls only a function that runs no step loop
+        c = c_range[i].item()
+        evaluate_model(classifier=classifiers[c])
+class Sweep:
+    def run_model(self, c):
+        return evaluate(c)
+    def sweep(self, c_range):
+        for c in c_range:
+            print(c.item())
+            self.run_model(c)                 # a method of the class, not a model
+""",
+    """
+import torch
+from accelerate import Accelerator
+def train(model, optimizer, loader):
+    accelerator = Accelerator()
+    for step, batch in enumerate(loader):
+        loss = model(**batch).loss
+        accelerator.backward(loss)            # the engine takes the loss: it is no tensor itself
+        optimizer.step()
+        if accelerator.check_trigger():       # a Python bool from a method of the engine
+            break
+        if accelerator.sync_gradients:
+            optimizer.zero_grad()
+""",
 )
 RULE.INVALID = (
     """
@@ -303,6 +334,28 @@ for i, (x, y) in enumerate(train_loader):
     loss.backward()
     optimizer.step()
 """,
+    """
+import torch
+def cross_validate(model, folds, test_loader):
+    kept = []
+    for i, split in enumerate(folds):
+        for batch in test_loader:
+            with torch.no_grad():
+                logits = model(batch.cuda(non_blocking=True))
+            if i == 0:                        # the fold's counter: true for every batch of fold 0
+                kept.append(logits.cpu())  # TPL102
+""",
+    """
+import torch
+def train(model, loader, opt, epochs):
+    for epoch in range(epochs):
+        for x in loader:
+            loss = model(x.cuda()).sum()
+            loss.backward()
+            opt.step()
+            if epoch == 0:                    # every step of the first epoch
+                print(loss.item())  # TPL102
+""",
 )
 RULE.WHY = """\
 CUDA kernels run asynchronously: the Python loop only queues work, and stays ahead of the GPU.
@@ -314,7 +367,8 @@ Only step loops are checked: loops over a data loader, loops that call `.backwar
 step or a model, loops nested in them, and loops in functions of the module that they call every
 step. Values known to live on the host (numpy arrays, Python numbers, CPU tensors, a batch taken from
 a loader before `.to(device)`) are read without a sync and never flagged; neither is a sync under an
-`if step % N == 0:` (or `if i == 0:`) that does not itself run the optimizer step."""
+`if step % N == 0:` (or `if i == 0:` on the counter of that loop, not of an outer one) that does not
+itself run the optimizer step."""
 RULE.EXAMPLE = """\
 for x, y in loader:
     loss = criterion(model(x), y)
