@@ -209,3 +209,56 @@ def test_the_other_branch_of_an_if_is_not_seen():
             probe(x)
     """)
     assert [kind for _, kind, _ in seen] == [vf.NUMPY, vf.DEVICE]
+
+
+def test_engine_backward_gather_and_model_output_fields():
+    # ``accelerator.backward(loss)``: the engine takes the loss, it is not a tensor itself; its
+    # collectives give back tensors where the ones given live; a model output's fields are tensors.
+    found = kinds("""
+        import torch
+        def evaluate(model, loader, accelerator):
+            for batch in loader:
+                outputs = model(**batch)
+                accelerator.backward(outputs.loss)
+                probe(accelerator.check_trigger())
+                probe(outputs.logits)
+                preds, labels = accelerator.gather_for_metrics((outputs.logits.argmax(-1), [1, 2]))
+                probe(preds)
+                probe(labels)
+                probe(accelerator.gather(outputs.loss))
+                probe(accelerator.gather(3))
+                probe(accelerator.gather(torch.zeros(3)))       # a CPU tensor: not known to stay there
+                probe(outputs.logits.gather(1, idx))
+    """)
+    assert found["accelerator.check_trigger()"] == vf.UNKNOWN
+    assert found["outputs.logits"] == vf.DEVICE
+    assert found["preds"] == vf.DEVICE
+    assert found["labels"] == vf.UNKNOWN
+    assert found["accelerator.gather(outputs.loss)"] == vf.DEVICE
+    assert found["accelerator.gather(3)"] == vf.UNKNOWN
+    assert found["accelerator.gather(torch.zeros(3))"] == vf.UNKNOWN
+    assert found["outputs.logits.gather(1, idx)"] == vf.DEVICE
+
+
+def test_a_function_of_the_module_named_like_a_model_is_no_model():
+    seen = probe("""
+        import torch
+        def evaluate_model(c):
+            return c
+        def sweep(cs):
+            for c in cs:
+                probe(evaluate_model(c))
+        class Sweep:
+            def run_model(self, c):
+                return c
+            def sweep(self, cs, model):
+                for c in cs:
+                    probe(self.run_model(c))
+                for c in cs:
+                    probe(model(c))
+    """)
+    assert seen == [
+        ("evaluate_model(c)", vf.UNKNOWN, False),
+        ("self.run_model(c)", vf.UNKNOWN, False),
+        ("model(c)", vf.DEVICE, True),
+    ]

@@ -57,8 +57,14 @@ _PYTHON_METHODS = frozenset(
 )
 # Methods that return something that is not a tensor (nor a Python value worth knowing).
 _OTHER_METHODS = frozenset("backward register_hook storage untyped_storage values items".split())
+# Collectives of an engine (accelerate's ``accelerator.gather_for_metrics((preds, labels))``): what
+# a device tensor gives back is on the device, one result per tensor of a tuple. Nothing they give
+# back is known to be on the host (an NCCL group gathers onto the GPU).
+_GATHERS = frozenset("gather gather_for_metrics reduce pad_across_processes".split())
 _TENSOR_ATTRIBUTES = frozenset(("grad", "data", "T", "mT", "H", "real", "imag"))
 _PYTHON_ATTRIBUTES = frozenset(("shape", "ndim", "dtype", "device", "is_cuda", "requires_grad"))
+# The tensor fields of a model's output object (transformers' ModelOutput): ``model(**batch).logits``.
+_OUTPUT_FIELDS = frozenset("logits loss last_hidden_state pooler_output start_logits end_logits".split())
 _PYTHON_BUILTINS = frozenset("float int bool len str round repr range format hash id ord chr isinstance".split())
 _CONTAINER_BUILTINS = frozenset("list tuple dict set sorted".split())
 _BUILTINS = _PYTHON_BUILTINS | _CONTAINER_BUILTINS | {"next"}
@@ -285,7 +291,8 @@ class ValueFlow:
             return combine(kinds)
         expr, path = extra
         if source == "expr":
-            shape: Shape = self._kind(expr, env, depth)
+            gathered = self._gathered_tuple(expr, env, depth) if path else None
+            shape: Shape = gathered if gathered is not None else self._kind(expr, env, depth)
         else:
             shape = self._element_shape(expr, env, depth)
         for index, count in path:
@@ -402,6 +409,8 @@ class ValueFlow:
                 return PYTHON
             if attr in _TENSOR_ATTRIBUTES and owner in TENSORS:
                 return owner
+            if attr in _OUTPUT_FIELDS and owner == DEVICE:
+                return DEVICE
             if owner in BATCHES or owner == NUMPY:
                 return owner  # ``batch.x``, ``arr.T``
             if owner == CPU_TENSOR:
@@ -461,6 +470,18 @@ class ValueFlow:
         if instance is not None:
             return DEVICE if instance.startswith("torch.nn.") else UNKNOWN
         return DEVICE if self._returns_model_output(call) else UNKNOWN
+
+    def _gathered_tuple(self, expr, env, depth: int) -> Optional[Shape]:
+        """``accelerator.gather_for_metrics((preds, labels))`` unpacked: the kinds of the tuple's
+        tensors, item by item (None when ``expr`` is no such call)."""
+        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
+                and expr.func.attr.value in _GATHERS and expr.args and expr.args[0].keyword is None
+                and isinstance(expr.args[0].value, (cst.Tuple, cst.List))):
+            return None
+        if self._kind(expr.func.value, env, depth + 1) in TENSORS:
+            return None  # ``t.gather(...)`` of a tensor
+        kinds = tuple(self._kind(e.value, env, depth + 1) for e in expr.args[0].value.elements)
+        return tuple(DEVICE if k == DEVICE else UNKNOWN for k in kinds)
 
     def _returns_model_output(self, call: cst.Call) -> bool:
         """``logits = model(x)``, ``loss = criterion(out, y)``, ``loss = self.compute_loss(...)``."""
@@ -549,6 +570,9 @@ class ValueFlow:
             return owner if call.args and owner in TENSORS else PYTHON if owner in TENSORS else UNKNOWN
         if name in _OTHER_METHODS:
             return UNKNOWN
+        if name in _GATHERS and owner not in TENSORS and call.args and call.args[0].keyword is None:
+            given = self._kind(call.args[0].value, env, depth + 1)
+            return DEVICE if given == DEVICE else UNKNOWN
         if owner in BATCHES:
             return owner  # ``batch.float()``, ``batch.get("x")``
         if owner in (CPU_TENSOR, DEVICE, NUMPY):

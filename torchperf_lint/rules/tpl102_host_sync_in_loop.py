@@ -356,6 +356,15 @@ def train(model, loader, opt, epochs):
             if epoch == 0:                    # every step of the first epoch
                 print(loss.item())  # TPL102
 """,
+    """
+import torch
+def evaluate(model, loader, accelerator):
+    for batch in loader:
+        with torch.no_grad():
+            outputs = model(**batch)
+        preds, refs = accelerator.gather_for_metrics((outputs.logits.argmax(-1), batch["labels"]))
+        print(f"{preds}")  # TPL102
+""",
 )
 RULE.WHY = """\
 CUDA kernels run asynchronously: the Python loop only queues work, and stays ahead of the GPU.
