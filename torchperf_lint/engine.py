@@ -12,6 +12,7 @@ from bisect import bisect_right
 from typing import Collection, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
+from libcst._nodes.base import CSTNode
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .catalog import CATALOG
@@ -37,6 +38,27 @@ MAX_NESTING = 1000
 # (libcst 1.9, 8 MB stack; benchmarks/libcst_limits.py measures it). Comparison chains, literals,
 # calls and implicit string concatenation stay flat in libcst and parse at 100,000+ items.
 MAX_WIDTH = 2500
+
+
+def _skip_validation(node) -> None:
+    pass
+
+
+def parse_unvalidated(code: str) -> cst.Module:
+    """``libcst.parse_module`` without re-validating every node the native parser builds.
+
+    libcst's dataclass nodes check their fields in ``__post_init__`` (CSTNode._validate), which is
+    about a quarter of parsing; a tree fresh from the parser is valid by construction (libcst's
+    own comment says as much). Validation is off only while the parser builds the tree: nodes
+    that fixes make later are checked as usual."""
+    validate = CSTNode.__dict__.get("__post_init__")
+    if validate is None:  # a libcst that validates elsewhere: leave it alone
+        return cst.parse_module(code)
+    CSTNode.__post_init__ = _skip_validation
+    try:
+        return cst.parse_module(code)
+    finally:
+        CSTNode.__post_init__ = validate
 
 
 def default_codes() -> List[str]:
@@ -136,7 +158,9 @@ def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, fail
             text += "\n" + " ".join(full for local, full in aliases if local in text)
         candidates = [rule for rule in rule_classes if rule.may_match(text)]
         if candidates:
-            depth, deep_line, width, wide_line = unit.shape()
+            depth, width = unit.depth_and_width()
+            if depth > MAX_NESTING or width > MAX_WIDTH:
+                depth, deep_line, width, wide_line = unit.shape()  # the lines, for the message
             if depth > MAX_NESTING:
                 # libcst's native parser overflows the C stack (a crash, not an exception) on
                 # nesting a few thousand deep; ast has already measured it for us.
@@ -183,7 +207,7 @@ def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures, newline=
     if "\x0c" in code:
         code, shifted = _strip_indent_form_feeds(code, line_offset)
     try:
-        module = cst.parse_module(code)
+        module = parse_unvalidated(code)
     except cst.ParserSyntaxError as error:
         failures.append((f"libcst cannot parse lines {unit.start}-{unit.end}: {str(error).splitlines()[0]}",
                          error.raw_line + line_offset if error.raw_line else unit.start,
