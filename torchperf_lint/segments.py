@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import List, Sequence
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_LOOPS = frozenset((ast.For, ast.AsyncFor, ast.While))
 
 
 @dataclass
@@ -46,15 +47,16 @@ class Unit:
             pending.extend((child, depth + 1) for child in children(node))
         return deepest, deep_line, widest, wide_line
 
-    def depth_and_width(self) -> "tuple[int, int]":
-        """(deepest nesting, widest ``and``/``or`` chain): shape() without the lines, faster.
+    def survey(self) -> "tuple[int, int, bool]":
+        """(deepest nesting, widest ``and``/``or`` chain, holds a for/while statement): shape()
+        without the lines, faster, and whether any loop statement is in the unit.
 
         Level by level, and the childless operator and context nodes (``Load``, ``Add``...) are
         counted as one more level instead of being visited: shape() costs a generator per node,
         and this runs for every unit the engine parses."""
         level = list(self.nodes)
         depth = widest = 0
-        leaf_below = False
+        leaf_below = has_loop = False
         node_fields = _node_fields
         kinds = _AST_KIND
         while level:
@@ -84,10 +86,14 @@ class Unit:
                                 push(item)
                             elif item_kind == _LEAF:
                                 leaf_below = True
-                if type(node) is ast.BoolOp and len(node.values) > widest:
-                    widest = len(node.values)
+                node_type = type(node)
+                if node_type is ast.BoolOp:
+                    if len(node.values) > widest:
+                        widest = len(node.values)
+                elif node_type in _LOOPS:
+                    has_loop = True
             level = below
-        return depth + (1 if leaf_below else 0), widest
+        return depth + (1 if leaf_below else 0), widest, has_loop
 
     def text(self, lines: Sequence[str]) -> str:
         return "".join(lines[self.start - 1 : self.end])

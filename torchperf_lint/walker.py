@@ -271,6 +271,9 @@ class Rule:
     # TPL104's pinned loader, which usually sits outside the unit holding the loop).
     prefilter: Tuple[str, ...] = ()
     file_prefilter: Tuple[str, ...] = ()
+    # True for a rule that reports only inside a ``for``/``while`` of the unit (its checks start
+    # from ctx.innermost_loop / step_loop): the engine parses no unit without one for it.
+    needs_loop: bool = False
     # Fixit-style examples: flagged lines carry a trailing ``# TPLxxx`` comment.
     VALID: Tuple[str, ...] = ()
     INVALID: Tuple[str, ...] = ()
