@@ -36,18 +36,21 @@ from torchperf_lint.names import text_mentions_torch_import  # noqa: E402
 # phase -> (file suffix, function name) pairs whose inclusive time makes up the phase. Nested
 # phases (positions inside the fix computation) are listed separately and not double-counted in
 # the total, which is lint_source's own inclusive time.
+_WALK_SIDE = ("walker.py", "/rules/", "engine.py", "syntax.py")
 PHASES = {
     "ast.parse (the engine's own, files that import torch)": [("~", "<built-in method builtins.compile>")],
     "ImportTable.from_ast": [("names.py", "from_ast")],
     "prefilters (file and unit regexes)": [("walker.py", "may_match"), ("walker.py", "file_may_match"),
                                            ("tpl102_host_sync_in_loop.py", "may_match")],
-    "unit split, unit text and shape": [("segments.py", "split_units"), ("segments.py", "text"),
-                                        ("segments.py", "shape"), ("segments.py", "parse_source")],
+    "unit split, unit text and survey (depth, width, loops)": [
+        ("segments.py", "split_units"), ("segments.py", "text"), ("segments.py", "survey"),
+        ("segments.py", "shape"), ("segments.py", "parse_source")],
     "libcst parse_module": [("entrypoints.py", "parse_module")],
     "walk and rules (walker.walk)": [("walker.py", "walk")],
-    "... value flow (value_flow.py, inside the walk)": [("value_flow.py", "*")],
-    "... step loops (step_loops.py, inside the walk)": [("step_loops.py", "*")],
-    "... module facts (facts.py, lazily, inside the walk)": [("facts.py", "*")],
+    "... step loops (facts.steps and step_loops.py, inside the walk)": [
+        ("facts.py", "steps"), ("step_loops.py", "*", _WALK_SIDE)],
+    "... value flow (value_flow.py, inside the walk)": [("value_flow.py", "*", _WALK_SIDE)],
+    "... other module facts (facts.py, lazily, inside the walk)": [("facts.py", "*", _WALK_SIDE, "steps")],
     "positions metadata (MetadataWrapper.resolve)": [("wrapper.py", "resolve")],
     "fixes (LazyFix compute)": [("engine.py", "compute")],
 }
@@ -91,28 +94,29 @@ def parse_floor(sources):
 
 
 def phase_times(stats: pstats.Stats):
-    """Inclusive time per phase; a '*' function name means the outermost frames of that file
-    (functions of the file not called from the same file), so recursion is not double-counted."""
+    """Inclusive time per phase, counting only the outermost calls of each function (callers other
+    than itself). ``*``: every function of the file, counted where it is called from the walk's
+    side (_WALK_SIDE), so that calls back into the file through tree.descendants do not count twice."""
     raw = stats.stats  # (file, line, func) -> (cc, nc, tt, ct, callers)
     out = {}
     for phase, keys in PHASES.items():
         total = 0.0
-        for suffix, func in keys:
-            for (file, _, name), (_, _, tt, ct, callers) in raw.items():
+        for key in keys:
+            suffix, func = key[0], key[1]
+            for (file, _, name), (_, _, _, _, callers) in raw.items():
+                if suffix == "~":
+                    if name == func:  # compile() called by ast.parse: the engine's ast.parse
+                        total += sum(c[3] for (cf, _, _), c in callers.items() if cf.endswith("ast.py"))
+                    continue
                 if not file.endswith(suffix):
                     continue
                 if func == "*":
-                    # time entered from outside the file
-                    for (cfile, _, _), caller in callers.items():
-                        if not cfile.endswith(suffix):
-                            total += caller[3]
+                    if len(key) > 3 and name == key[3]:
+                        continue
+                    total += sum(c[3] for (cf, _, _), c in callers.items()
+                                 if any(side in cf for side in key[2]) and not cf.endswith(suffix))
                 elif name == func:
-                    if phase.startswith("ast.parse") and suffix == "~":
-                        # compile() called from _lint only (the engine's ast.parse)
-                        total += sum(c[3] for (cf, _, _), c in callers.items() if cf.endswith("ast.py"))
-                    elif not phase.startswith("ast.parse"):
-                        # only the outermost calls: callers outside this same function
-                        total += sum(c[3] for (cf, _, cn), c in callers.items() if cn != func)
+                    total += sum(c[3] for (cf, _, cn), c in callers.items() if cn != func)
         out[phase] = total
     return out
 

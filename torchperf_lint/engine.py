@@ -50,7 +50,8 @@ def parse_unvalidated(code: str) -> cst.Module:
     libcst's dataclass nodes check their fields in ``__post_init__`` (CSTNode._validate), which is
     about a quarter of parsing; a tree fresh from the parser is valid by construction (libcst's
     own comment says as much). Validation is off only while the parser builds the tree: nodes
-    that fixes make later are checked as usual."""
+    that fixes make later are checked as usual (a thread building nodes during the parse would
+    skip their checks too, which changes no result: validation only rejects malformed nodes)."""
     validate = CSTNode.__dict__.get("__post_init__")
     if validate is None:  # a libcst that validates elsewhere: leave it alone
         return cst.parse_module(code)
