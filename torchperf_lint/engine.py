@@ -12,7 +12,6 @@ from bisect import bisect_right
 from typing import Collection, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
-from libcst._nodes.base import CSTNode
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .catalog import CATALOG
@@ -52,14 +51,14 @@ def parse_unvalidated(code: str) -> cst.Module:
     own comment says as much). Validation is off only while the parser builds the tree: nodes
     that fixes make later are checked as usual (a thread building nodes during the parse would
     skip their checks too, which changes no result: validation only rejects malformed nodes)."""
-    validate = CSTNode.__dict__.get("__post_init__")
+    validate = cst.CSTNode.__dict__.get("__post_init__")
     if validate is None:  # a libcst that validates elsewhere: leave it alone
         return cst.parse_module(code)
-    CSTNode.__post_init__ = _skip_validation
+    cst.CSTNode.__post_init__ = _skip_validation
     try:
         return cst.parse_module(code)
     finally:
-        CSTNode.__post_init__ = validate
+        cst.CSTNode.__post_init__ = validate
 
 
 def default_codes() -> List[str]:
