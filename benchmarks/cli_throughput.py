@@ -11,6 +11,8 @@ user+system CPU time of the CLI and its workers: on a machine shared with other 
 MB/s per core understates the engine, CPU-time MB/s does not.
 
 Targets (benchmarks/CLI.md): cold >= 2 MB/s per core; warm re-run of a ~77 MB tree under 3 s.
+Where the engine's time goes, and the ``ast.parse`` floor for the same files:
+``benchmarks/engine_profile.py``.
 """
 
 from __future__ import annotations

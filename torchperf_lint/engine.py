@@ -39,6 +39,28 @@ MAX_NESTING = 1000
 MAX_WIDTH = 2500
 
 
+def _skip_validation(node) -> None:
+    pass
+
+
+def parse_unvalidated(code: str) -> cst.Module:
+    """``libcst.parse_module`` without re-validating every node the native parser builds.
+
+    libcst's dataclass nodes check their fields in ``__post_init__`` (CSTNode._validate), which is
+    about a quarter of parsing; a tree fresh from the parser is valid by construction (libcst's
+    own comment says as much). Validation is off only while the parser builds the tree: nodes
+    that fixes make later are checked as usual (a thread building nodes during the parse would
+    skip their checks too, which changes no result: validation only rejects malformed nodes)."""
+    validate = cst.CSTNode.__dict__.get("__post_init__")
+    if validate is None:  # a libcst that validates elsewhere: leave it alone
+        return cst.parse_module(code)
+    cst.CSTNode.__post_init__ = _skip_validation
+    try:
+        return cst.parse_module(code)
+    finally:
+        cst.CSTNode.__post_init__ = validate
+
+
 def default_codes() -> List[str]:
     return [code for code, entry in CATALOG.items() if entry.default_on]
 
@@ -136,7 +158,9 @@ def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, fail
             text += "\n" + " ".join(full for local, full in aliases if local in text)
         candidates = [rule for rule in rule_classes if rule.may_match(text)]
         if candidates:
-            depth, deep_line, width, wide_line = unit.shape()
+            depth, width, has_loop = unit.survey()
+            if depth > MAX_NESTING or width > MAX_WIDTH:
+                depth, deep_line, width, wide_line = unit.shape()  # the lines, for the message
             if depth > MAX_NESTING:
                 # libcst's native parser overflows the C stack (a crash, not an exception) on
                 # nesting a few thousand deep; ast has already measured it for us.
@@ -147,6 +171,12 @@ def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, fail
                 failures.append((f"line {wide_line} holds an `and`/`or` chain of {width} operands "
                                  f"(more than {MAX_WIDTH}, too long for libcst)", wide_line, 0))
                 continue
+            if not has_loop:
+                # Their prefilter's ``for``/``while`` was a word in a docstring or comment (about
+                # half the bytes parsed on library code): no loop, nothing they can report.
+                candidates = [rule for rule in candidates if not rule.needs_loop]
+                if not candidates:
+                    continue
             findings.extend(_lint_unit(unit, lines, candidates, table, facts, failures, newline, max_line_length))
 
 
@@ -183,7 +213,7 @@ def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures, newline=
     if "\x0c" in code:
         code, shifted = _strip_indent_form_feeds(code, line_offset)
     try:
-        module = cst.parse_module(code)
+        module = parse_unvalidated(code)
     except cst.ParserSyntaxError as error:
         failures.append((f"libcst cannot parse lines {unit.start}-{unit.end}: {str(error).splitlines()[0]}",
                          error.raw_line + line_offset if error.raw_line else unit.start,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import List, Sequence
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_LOOPS = frozenset((ast.For, ast.AsyncFor, ast.While))
 
 
 @dataclass
@@ -46,6 +47,54 @@ class Unit:
             pending.extend((child, depth + 1) for child in children(node))
         return deepest, deep_line, widest, wide_line
 
+    def survey(self) -> "tuple[int, int, bool]":
+        """(deepest nesting, widest ``and``/``or`` chain, holds a for/while statement): shape()
+        without the lines, faster, and whether any loop statement is in the unit.
+
+        Level by level, and the childless operator and context nodes (``Load``, ``Add``...) are
+        counted as one more level instead of being visited: shape() costs a generator per node,
+        and this runs for every unit the engine parses."""
+        level = list(self.nodes)
+        depth = widest = 0
+        leaf_below = has_loop = False
+        node_fields = _node_fields
+        kinds = _AST_KIND
+        while level:
+            depth += 1
+            leaf_below = False
+            below: list = []
+            push = below.append
+            for node in level:
+                fields = node_fields.get(type(node))
+                if fields is None:
+                    fields = _fields_of(type(node))
+                for name in fields:
+                    value = getattr(node, name, None)
+                    kind = kinds.get(type(value))
+                    if kind is None:
+                        kind = _ast_kind(type(value))
+                    if kind == _NODE:
+                        push(value)
+                    elif kind == _LEAF:
+                        leaf_below = True
+                    elif kind == _LIST:
+                        for item in value:
+                            item_kind = kinds.get(type(item))
+                            if item_kind is None:
+                                item_kind = _ast_kind(type(item))
+                            if item_kind == _NODE:
+                                push(item)
+                            elif item_kind == _LEAF:
+                                leaf_below = True
+                node_type = type(node)
+                if node_type is ast.BoolOp:
+                    if len(node.values) > widest:
+                        widest = len(node.values)
+                elif node_type in _LOOPS:
+                    has_loop = True
+            level = below
+        return depth + (1 if leaf_below else 0), widest, has_loop
+
     def text(self, lines: Sequence[str]) -> str:
         return "".join(lines[self.start - 1 : self.end])
 
@@ -62,6 +111,32 @@ class Unit:
         if body.lstrip("\x0c")[:1] in (" ", "\t"):
             return "if 1:\n" + body, self.start - 2
         return body, self.start - 1
+
+
+_NODE, _LEAF, _LIST, _OTHER = 1, 2, 3, 0
+_AST_KIND: dict = {}
+_node_fields: dict = {}
+# ast's field-less singletons: a level of their own below the node holding them, never a parent.
+_LEAF_TYPES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+
+
+def _ast_kind(value_type: type) -> int:
+    if issubclass(value_type, _LEAF_TYPES):
+        kind = _LEAF
+    elif issubclass(value_type, ast.AST):
+        kind = _NODE
+    elif issubclass(value_type, list):
+        kind = _LIST
+    else:
+        kind = _OTHER
+    _AST_KIND[value_type] = kind
+    return kind
+
+
+def _fields_of(node_type: type) -> tuple:
+    fields = tuple(node_type._fields)
+    _node_fields[node_type] = fields
+    return fields
 
 
 def _width(node: ast.AST) -> int:

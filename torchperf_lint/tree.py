@@ -10,7 +10,7 @@ a rule cares about.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, Iterator, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
@@ -34,16 +34,47 @@ def child_fields(node_type: type) -> Tuple[str, ...]:
     return fields
 
 
+# Per concrete type: 1 a node, 2 a list or tuple (of nodes, maybe), 0 anything else. libcst's
+# node classes are ABCs, so ``isinstance(value, cst.CSTNode)`` costs an ABC check per field and
+# node; the answer depends on the type alone, so it is asked once per type.
+_KIND: Dict[type, int] = {}
+
+
+def _kind(value_type: type) -> int:
+    kind = _KIND.get(value_type)
+    if kind is None:
+        kind = 1 if issubclass(value_type, cst.CSTNode) else 2 if issubclass(value_type, (list, tuple)) else 0
+        _KIND[value_type] = kind
+    return kind
+
+
+def child_nodes(node: cst.CSTNode) -> List[Tuple[str, cst.CSTNode]]:
+    """(field name, child) pairs of the code-bearing children, in source order (a list)."""
+    out = []
+    kinds = _KIND
+    fields = _FIELDS.get(type(node))
+    if fields is None:
+        fields = child_fields(type(node))
+    for name in fields:
+        value = getattr(node, name)
+        kind = kinds.get(type(value))
+        if kind is None:
+            kind = _kind(type(value))
+        if kind == 1:
+            out.append((name, value))
+        elif kind == 2:
+            for item in value:
+                item_kind = kinds.get(type(item))
+                if item_kind is None:
+                    item_kind = _kind(type(item))
+                if item_kind == 1:
+                    out.append((name, item))
+    return out
+
+
 def children(node: cst.CSTNode) -> Iterator[Tuple[str, cst.CSTNode]]:
     """(field name, child) pairs of the code-bearing children, in source order."""
-    for name in child_fields(type(node)):
-        value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield name, value
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                if isinstance(item, cst.CSTNode):
-                    yield name, item
+    return iter(child_nodes(node))
 
 
 def descendants(
@@ -56,4 +87,4 @@ def descendants(
         yield current
         if prune is not None and prune(current):
             continue
-        pending.extend(reversed([child for _, child in children(current)]))
+        pending.extend(reversed([child for _, child in child_nodes(current)]))

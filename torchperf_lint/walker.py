@@ -18,7 +18,7 @@ import libcst as cst
 
 from .names import ImportTable, canonical, is_torch_name
 from . import syntax
-from .tree import children
+from .tree import child_nodes
 from . import value_flow
 from .step_loops import is_model_name
 from .value_flow import ValueFlow
@@ -291,6 +291,9 @@ class Rule:
     # TPL104's pinned loader, which usually sits outside the unit holding the loop).
     prefilter: Tuple[str, ...] = ()
     file_prefilter: Tuple[str, ...] = ()
+    # True for a rule that reports only inside a ``for``/``while`` of the unit (its checks start
+    # from ctx.innermost_loop / step_loop): the engine parses no unit without one for it.
+    needs_loop: bool = False
     # Fixit-style examples: flagged lines carry a trailing ``# TPLxxx`` comment.
     VALID: Tuple[str, ...] = ()
     INVALID: Tuple[str, ...] = ()
@@ -328,18 +331,35 @@ class Rule:
         self._sink.append((self.code, node, message or self.message, fix))
 
 
+_HANDLER_NAMES: Dict[Tuple[type, str], List[Tuple[type, str]]] = {}
+
+
 def _handlers(rule: Rule, prefix: str) -> Dict[type, Callable]:
-    handlers = {}
-    for attr in dir(type(rule)):
-        if attr.startswith(prefix):
-            node_type = getattr(cst, attr[len(prefix) :], None)
-            if isinstance(node_type, type):
-                handlers[node_type] = getattr(rule, attr)
-    return handlers
+    names = _HANDLER_NAMES.get((type(rule), prefix))
+    if names is None:  # dir() of a rule class costs more than a small unit's walk: once per class
+        names = []
+        for attr in dir(type(rule)):
+            if attr.startswith(prefix):
+                node_type = getattr(cst, attr[len(prefix) :], None)
+                if isinstance(node_type, type):
+                    names.append((node_type, attr))
+        _HANDLER_NAMES[(type(rule), prefix)] = names
+    return {node_type: getattr(rule, attr) for node_type, attr in names}
 
 
 _TRACKED = frozenset(
     (cst.Import, cst.ImportFrom, cst.FunctionDef, cst.ClassDef, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Call)
+)
+# Parents whose children _enter may put in a block or frame (or bind, for a ``for`` target).
+_STRUCTURAL = frozenset(
+    (cst.For, cst.While, cst.If, cst.ExceptHandler, cst.ExceptStarHandler, cst.With, cst.FunctionDef,
+     cst.Lambda, cst.ClassDef)
+)
+# Nodes that never hold code-bearing children (their fields are strings and punctuation). Below a
+# non-structural parent, with no rule handling the type, walking one changes nothing: skipped.
+_CHILDLESS = frozenset(
+    (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis, cst.Pass,
+     cst.Break, cst.Continue)
 )
 
 
@@ -355,19 +375,29 @@ class Walker:
                 self.visit_handlers.setdefault(node_type, []).append(handler)
             for node_type, handler in _handlers(rule, "leave_").items():
                 self.leave_handlers.setdefault(node_type, []).append(handler)
+        self._skipped = _CHILDLESS - set(self.visit_handlers) - set(self.leave_handlers)
 
     def walk(self, node: cst.CSTNode, parent: Optional[cst.CSTNode] = None, field: str = "") -> None:
         ctx = self.ctx
-        undo = self._enter(node, parent, field) if parent is not None else None
+        undo = self._enter(node, parent, field) if type(parent) in _STRUCTURAL else None
         ctx.stack.append(node)
         node_type = type(node)
-        for handler in self.visit_handlers.get(node_type, ()):
-            handler(node)
-        for child_field, child in children(node):
-            self.walk(child, node, child_field)
-        for handler in self.leave_handlers.get(node_type, ()):
-            handler(node)
-        self._track_values(node)
+        handlers = self.visit_handlers.get(node_type)
+        if handlers is not None:
+            for handler in handlers:
+                handler(node)
+        children = child_nodes(node)
+        if children:
+            skipped = self._skipped if node_type not in _STRUCTURAL else ()
+            for child_field, child in children:
+                if type(child) not in skipped:
+                    self.walk(child, node, child_field)
+        handlers = self.leave_handlers.get(node_type)
+        if handlers is not None:
+            for handler in handlers:
+                handler(node)
+        if node_type in _TRACKED:
+            self._track_values(node)
         ctx.stack.pop()
         if undo is not None:
             undo()

@@ -30,6 +30,8 @@ class HostSyncInLoop(Rule):
     _READS_TENSOR = re.compile(r"\b(?:float|int|bool|print)\(|\bif\b|\bwhile\b")
     _TENSOR_CODE = re.compile(r"backward|loss|model|logits|\.(?:any|all|sum|mean)\(|isfinite|isnan|isinf")
 
+    needs_loop = True  # reports only in a loop (_in_step: in_step_loop)
+
     @classmethod
     def may_match(cls, text: str) -> bool:
         if "for" not in text and "while" not in text:
@@ -69,11 +71,15 @@ class HostSyncInLoop(Rule):
                 self.report(node, self.message.format(what="printing a tensor"))
 
     def visit_If(self, node: cst.If) -> None:
-        if self._in_step() and _truth_tests_tensor(node.test, self.ctx):
+        # The value test first: it is cheap, and most tests are not of a device tensor, while
+        # _in_step classifies the loop (a walk of its body) on first use. Both only read.
+        if _truth_tests_tensor(node.test, self.ctx) and self._in_step():
             self.report(node.test, self.message.format(what="testing a tensor's truth"))
 
     def visit_While(self, node: cst.While) -> None:
-        if self._in_step() and _truth_tests_tensor(node.test, self.ctx):
+        # The value test first: it is cheap, and most tests are not of a device tensor, while
+        # _in_step classifies the loop (a walk of its body) on first use. Both only read.
+        if _truth_tests_tensor(node.test, self.ctx) and self._in_step():
             self.report(node.test, self.message.format(what="testing a tensor's truth"))
 
     def _narrowed_to_numpy(self, receiver: cst.BaseExpression) -> bool:

@@ -16,6 +16,7 @@ class NoMixedPrecision(Rule):
         "the tensor cores (runtime_guard: AMP step)"
     )
     prefilter = (r"\.backward\(", r"\.step\(", r"\b(?:for|while)\b")
+    needs_loop = True  # reports only in a loop (innermost_loop / current_step_loop)
 
     def visit_Call(self, node: cst.Call) -> None:
         if is_fp32_cuda_training_backward(node, self.ctx):

@@ -19,6 +19,7 @@ class GradInInference(Rule):
         "(or `torch.no_grad()`)"
     )
     prefilter = (r"\.eval\(\)", r"\b(?:for|while)\b")
+    needs_loop = True  # reports only in a loop (innermost_loop / current_step_loop)
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
