@@ -26,9 +26,12 @@ _PRECISION_WORDS = frozenset(("autocast", "GradScaler", "half", "bfloat16", "flo
 
 
 
-# Calls that choose the device when the script runs (so a CPU-only run is possible).
+# Calls that choose the device when the script runs (so a CPU-only run is possible). HF
+# Accelerate's `Accelerator()` picks CUDA when there is one: `.to(accelerator.device)` is then the
+# same run-time choice as `torch.accelerator.current_accelerator()`.
 _RUNTIME_DEVICE_CHOICE = frozenset((
     "torch.cuda.is_available", "torch.accelerator.is_available", "torch.accelerator.current_accelerator",
+    "accelerate.Accelerator",
 ))
 _DEVICE_WORD = re.compile(r"cuda|gpu|device|cpu|accelerator", re.I)
 _BATCH_NAME = re.compile(r"batch|^(?:x|y|xb|yb|inputs?|data|images?|imgs?|targets?|labels?|samples?|src|tgt|"

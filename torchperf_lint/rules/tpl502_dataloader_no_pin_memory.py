@@ -158,6 +158,15 @@ loader = DataLoader(ds, batch_size=32, num_workers=4)  # TPL502
 for batch in loader:
     batch = {k: v.to(device) for k, v in batch.items()}
 """,
+    """
+import torch
+from accelerate import Accelerator
+from torch.utils.data import DataLoader
+accelerator = Accelerator()                            # picks CUDA at run time when there is one
+loader = DataLoader(ds, batch_size=32, num_workers=4)  # TPL502
+for batch in loader:
+    batch = {k: v.to(accelerator.device) for k, v in batch.items()}
+""",
 )
 RULE.FIXES = (
     (  # every move goes to CUDA: the script cannot run without a GPU
