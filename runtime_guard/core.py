@@ -81,7 +81,10 @@ class Guard:
             events = self.report()
             table = format_table(events)
             if table:
-                print(table, file=sys.stderr)
+                # One write with its newline: under torchrun every rank shares stderr, and print()
+                # writes the text and the end separately, so tables ran into each other.
+                sys.stderr.write(table + "\n")
+                sys.stderr.flush()
         except Exception:
             pass
         # RUNTIME_GUARD_REPORT / --report: the same events as a JSON or SARIF file (never raises).

@@ -5,6 +5,7 @@ sees: stdout, the exit status, and stderr up to the guard's own report table (th
 runner adds). Under torchrun: two CPU processes (gloo) running a DataParallel script.
 """
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -283,7 +284,8 @@ def test_torchrun_runs_the_script_through_the_runner(tmp_path, capsys):
     report = tmp_path / "report.json"
     proc = _torchrun(["-m", "runtime_guard", "--report", str(report), script, "--epochs", "2"],
                      cwd=tmp_path)
-    lines = sorted(line for line in proc.stdout.splitlines() if line.startswith("rank="))
+    # Found anywhere in the shared stdout, so another rank's output on the same line cannot hide one.
+    lines = sorted(re.findall(r"rank=\d name=.*? checksum=-?\d+\.\d{12}", proc.stdout))
     assert len(lines) == 2, (proc.returncode, proc.stdout, proc.stderr)
     for rank, line in enumerate(lines):
         assert line.startswith(f"rank={rank} name=__main__ argv=['{script}', '--epochs', '2'] "

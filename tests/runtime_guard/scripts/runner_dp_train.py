@@ -34,8 +34,11 @@ def main(argv: list[str]) -> int:
             loss.backward()
             optimizer.step()
     checksum = sum(float(p.detach().double().sum()) for p in model.parameters())
-    print(f"rank={rank} name={__name__} argv={sys.argv} file={os.path.basename(__file__)} "
-          f"type={type(model).__name__} batches={len(loader)} checksum={checksum:.12f}", flush=True)
+    # One write with its newline: both ranks share the pipe, and print() under PYTHONUNBUFFERED=1
+    # writes the text and the newline separately, so lines could run into each other.
+    sys.stdout.write(f"rank={rank} name={__name__} argv={sys.argv} file={os.path.basename(__file__)} "
+                     f"type={type(model).__name__} batches={len(loader)} checksum={checksum:.12f}\n")
+    sys.stdout.flush()
     return 0
 
 
