@@ -1,7 +1,10 @@
 """The engine's shortcuts (issue 11) keep its results: unvalidated parsing, the level-wise unit
-survey, and units without a loop skipped for rules that report only inside one."""
+survey, units without a loop skipped for rules that report only inside one, and the ast
+prefilters (no step loop possible, no host factory possible) that leave units out of libcst."""
 
 import ast
+import os
+import textwrap
 
 import libcst as cst
 import pytest
@@ -9,7 +12,8 @@ import pytest
 from torchperf_lint import engine
 from torchperf_lint.engine import lint_source, parse_unvalidated
 from torchperf_lint.rules import RULES
-from torchperf_lint.segments import split_units
+from torchperf_lint.segments import split_units, walk_ast
+from torchperf_lint.step_loops import ModuleSteps
 
 SOURCES = [
     "x = " + "-" * 300 + "y\n",
@@ -64,5 +68,126 @@ def test_loop_rules_do_not_parse_units_without_a_loop(monkeypatch):
 
 
 def test_rules_that_need_a_loop_say_so():
-    assert {code for code, rule in RULES.items() if rule.needs_loop} == {
-        "TPL102", "TPL103", "TPL104", "TPL305", "TPL602"}
+    assert {code for code, rule in RULES.items() if rule.needs_loop} == {"TPL305", "TPL602"}
+    assert {code for code, rule in RULES.items() if rule.needs_step_loop} == {
+        "TPL102", "TPL103", "TPL104", "TPL207", "TPL604"}
+
+
+def _parsed_units(monkeypatch):
+    parsed = []
+    real = engine.parse_unvalidated
+    monkeypatch.setattr(engine, "parse_unvalidated", lambda code: parsed.append(code) or real(code))
+    return parsed
+
+
+NO_STEP_LOOP = '''
+import torch
+
+def summarize(metrics):
+    for name, value in metrics.items():  # a report loop: no loader, no step
+        print(name, value.item())
+
+def convert(state_dict):
+    for key in list(state_dict):
+        if state_dict[key].sum() > 0:
+            state_dict[key] = state_dict[key].cpu()
+'''
+
+STEP_LOOP_ELSEWHERE = '''
+import torch
+
+def log_step(loss):
+    for _ in range(1):
+        print(loss.item())  # TPL102: called every step from train()
+
+def train(model, loader, optimizer):
+    for x, y in loader:
+        loss = model(x).sum()
+        loss.backward()
+        optimizer.step()
+        log_step(loss)
+'''
+
+
+def test_units_without_a_possible_step_loop_are_not_parsed_for_step_loop_rules(monkeypatch):
+    parsed = _parsed_units(monkeypatch)
+    codes = {"TPL102", "TPL103", "TPL104", "TPL207", "TPL604"}
+    assert RULES["TPL102"].may_match(NO_STEP_LOOP)  # loops, syncs and tests: the text passes
+    assert lint_source(NO_STEP_LOOP, codes=codes) == []
+    assert parsed == []
+    # A helper's loop is a step loop when a step loop of another unit calls it: parsed, found.
+    findings = lint_source(STEP_LOOP_ELSEWHERE, codes=codes)
+    assert [(f.code, f.line) for f in findings] == [("TPL102", 6)]
+    assert len(parsed) == 1 and "def log_step" in parsed[0]
+
+
+CPU_THEN_DEVICE_NEGATIVES = '''
+import numpy as np
+import torch
+
+def make(n, device):
+    """torch.zeros(n).cuda() is slow; so is torch.ones(n).to(device)."""
+    a = torch.zeros(n, device=device).to(torch.float16)
+    b = np.zeros(n)
+    c = torch.tensor(b).to(device)
+    return a, b, c
+'''
+
+CPU_THEN_DEVICE_ALIASES = '''
+import torch
+from torch import ones
+
+def local_alias(n, device):
+    zeros = torch.zeros
+    return zeros(n).to(device)  # TPL101
+
+def imported_name(n, device):
+    return ones(n).cuda()  # TPL101
+
+def imported_in_function(n):
+    from torch import arange
+    return arange(n).cuda()  # TPL101
+'''
+
+
+def test_tpl101_parses_only_units_with_a_possible_host_factory(monkeypatch):
+    parsed = _parsed_units(monkeypatch)
+    assert RULES["TPL101"].may_match(CPU_THEN_DEVICE_NEGATIVES)
+    assert lint_source(CPU_THEN_DEVICE_NEGATIVES, codes={"TPL101"}) == []
+    assert parsed == []
+    findings = lint_source(CPU_THEN_DEVICE_ALIASES, codes={"TPL101"})
+    assert [f.line for f in findings] == [7, 10, 14]
+
+
+def _example_sources():
+    for rule in RULES.values():
+        for source in (*rule.VALID, *rule.INVALID, *(before for before, _ in rule.FIXES)):
+            yield textwrap.dedent(source)
+    for directory in ("spec_cases", "../samples"):
+        folder = os.path.join(os.path.dirname(__file__), directory)
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py"):
+                with open(os.path.join(folder, name), encoding="utf-8") as handle:
+                    yield handle.read()
+
+
+def test_ast_prefilters_never_lose_a_finding(monkeypatch):
+    """The ast prefilters may only leave out units where the rules find nothing: every rule
+    example, spec case and sample gives the same findings with them switched off."""
+    sources = list(_example_sources())
+    codes = list(RULES)
+    with_gates = [[(f.code, f.line, f.col) for f in lint_source(s, codes=codes)] for s in sources]
+    monkeypatch.setattr(ModuleSteps, "may_hold_step_loop", lambda self, statements: True)
+    for rule in RULES.values():
+        monkeypatch.setattr(rule, "ast_may_match", classmethod(lambda cls, statements, table: True))
+    without = [[(f.code, f.line, f.col) for f in lint_source(s, codes=codes)] for s in sources]
+    assert len(sources) > 300 and sum(map(len, without)) > 300
+    assert with_gates == without
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_walk_ast_visits_what_ast_walk_does(source):
+    tree = ast.parse(source)
+    leaves = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+    expected = sorted(type(n).__name__ for s in tree.body for n in ast.walk(s) if not isinstance(n, leaves))
+    assert sorted(type(n).__name__ for n in walk_ast(tree.body) if not isinstance(n, leaves)) == expected

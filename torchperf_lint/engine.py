@@ -174,9 +174,14 @@ def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, fail
             if not has_loop:
                 # Their prefilter's ``for``/``while`` was a word in a docstring or comment (about
                 # half the bytes parsed on library code): no loop, nothing they can report.
-                candidates = [rule for rule in candidates if not rule.needs_loop]
-                if not candidates:
-                    continue
+                candidates = [rule for rule in candidates if not (rule.needs_loop or rule.needs_step_loop)]
+            elif any(rule.needs_step_loop for rule in candidates) and not facts.steps.may_hold_step_loop(unit.nodes):
+                # Loops, but none that runs every step (report, conversion, library loops): the
+                # largest share of what library code would otherwise give libcst.
+                candidates = [rule for rule in candidates if not rule.needs_step_loop]
+            candidates = [rule for rule in candidates if rule.ast_may_match(unit.nodes, table)]
+            if not candidates:
+                continue
             findings.extend(_lint_unit(unit, lines, candidates, table, facts, failures, newline, max_line_length))
 
 

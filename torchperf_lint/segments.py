@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import List, Sequence
+from typing import Iterator, List, Sequence
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _LOOPS = frozenset((ast.For, ast.AsyncFor, ast.While))
@@ -137,6 +137,36 @@ def _fields_of(node_type: type) -> tuple:
     fields = tuple(node_type._fields)
     _node_fields[node_type] = fields
     return fields
+
+
+def walk_ast(statements: Sequence[ast.AST]) -> Iterator[ast.AST]:
+    """The nodes under ``statements``, parents before children: ``ast.walk`` over a unit's
+    statements without its generator per node, for the rules' ast prefilters. The operator and
+    context singletons (``Load``, ``Add``...) are left out where they are a field's value; read
+    them from their parent (``node.ctx``)."""
+    pending = list(statements)
+    pop, push = pending.pop, pending.append
+    node_fields, kinds = _node_fields, _AST_KIND
+    while pending:
+        node = pop()
+        yield node
+        fields = node_fields.get(type(node))
+        if fields is None:
+            fields = _fields_of(type(node))
+        for name in fields:
+            value = getattr(node, name, None)
+            kind = kinds.get(type(value))
+            if kind is None:
+                kind = _ast_kind(type(value))
+            if kind == _NODE:
+                push(value)
+            elif kind == _LIST:
+                for item in value:  # nodes, or None ({**x}'s key), or str (``global a, b``)
+                    item_kind = kinds.get(type(item))
+                    if item_kind is None:
+                        item_kind = _ast_kind(type(item))
+                    if item_kind != _OTHER:
+                        push(item)
 
 
 def _width(node: ast.AST) -> int:

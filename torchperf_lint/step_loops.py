@@ -178,33 +178,11 @@ class ModuleSteps:
             return value
         return None
 
-    def _walk_statements(self):
-        """Every statement of the file with the name of the function it is in (None: module or class
-        level), without descending into expressions: cheap next to a full ``ast.walk``."""
-        pending = [(stmt, None) for stmt in reversed(self._tree.body)]
-        while pending:
-            stmt, owner = pending.pop()
-            yield stmt, owner
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                inner = stmt.name
-            elif isinstance(stmt, ast.ClassDef):
-                inner = None
-            else:
-                inner = owner
-            children = []
-            for field in ("body", "orelse", "finalbody"):
-                children.extend(getattr(stmt, field, ()) or ())
-            for handler in getattr(stmt, "handlers", ()) or ():
-                children.extend(handler.body)
-            for case in getattr(stmt, "cases", ()) or ():
-                children.extend(case.body)
-            pending.extend((child, inner) for child in reversed(children) if isinstance(child, ast.stmt))
-
     def _collect(self) -> None:
         classes = []
         assigns = []
         factories: Dict[str, ast.Call] = {}  # functions of the module that return DataLoader(...)
-        for stmt, owner in self._walk_statements():
+        for stmt, owner in _walk_statements(self._tree.body):
             if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
                 if stmt.value is not None:
                     assigns.append(stmt)
@@ -296,7 +274,9 @@ class ModuleSteps:
         if isinstance(expr, ast.Call):
             name = _last_ast(expr.func)
             if name in _ITERATING_WRAPPERS:
-                return any(self.ast_iterates_loader(a) for a in expr.args)
+                # ``zip(*loaders)`` as libcst sees it: the starred argument's value
+                return any(self.ast_iterates_loader(a.value if isinstance(a, ast.Starred) else a)
+                           for a in expr.args)
             return is_loader_name(name)
         name = _last_ast(expr)
         return is_loader_name(name) or name in self.loaders or name in self.iterators
@@ -353,6 +333,23 @@ class ModuleSteps:
         if any(isinstance(n, ast.Call) and self._ast_is_step_call(n) for n in own):
             return False
         return nested
+
+    def may_hold_step_loop(self, statements) -> bool:
+        """Could a loop among ``statements`` (a unit's ast) be a step loop for the libcst side
+        (walker.Context.is_step_loop)? The engine asks before parsing a unit for the rules that
+        report only in a step loop (``Rule.needs_step_loop``), so the answer may be "maybe" where
+        libcst later says no, never "no" where it says yes: a step loop iterates a loader or runs a
+        step itself (the same test, on the ast), is nested in such a loop of the same function (so
+        that one is in the unit too), or sits in a function that step loops call."""
+        owners: Set[str] = set()
+        for stmt, owner in _walk_statements(statements):
+            if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+                if self._ast_is_intrinsic(stmt):
+                    return True
+                if owner is not None:
+                    owners.add(owner)
+        # The call graph last: it walks the file's step loops and what they call.
+        return bool(owners) and not owners.isdisjoint(self.step_called)
 
     def loaders_passed(self, function: str, parameter: str) -> Set[str]:
         """The last names of the arguments the module passes to ``parameter`` of ``function``
@@ -542,6 +539,29 @@ def is_retry_loop(loop) -> bool:
 
 
 # ---- ast helpers -------------------------------------------------------------------------------
+def _walk_statements(statements, owner: Optional[str] = None):
+    """Every statement in ``statements`` and below, with the name of the function it is in (None:
+    module or class level), without descending into expressions: cheap next to a full ``ast.walk``."""
+    pending = [(stmt, owner) for stmt in reversed(statements)]
+    while pending:
+        stmt, owner = pending.pop()
+        yield stmt, owner
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inner = stmt.name
+        elif isinstance(stmt, ast.ClassDef):
+            inner = None
+        else:
+            inner = owner
+        children = []
+        for field in ("body", "orelse", "finalbody"):
+            children.extend(getattr(stmt, field, ()) or ())
+        for handler in getattr(stmt, "handlers", ()) or ():
+            children.extend(handler.body)
+        for case in getattr(stmt, "cases", ()) or ():
+            children.extend(case.body)
+        pending.extend((child, inner) for child in reversed(children) if isinstance(child, ast.stmt))
+
+
 def _last_ast(node) -> Optional[str]:
     if isinstance(node, ast.Attribute):
         return node.attr

@@ -11,6 +11,7 @@ Context kept during the walk:
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
@@ -294,6 +295,10 @@ class Rule:
     # True for a rule that reports only inside a ``for``/``while`` of the unit (its checks start
     # from ctx.innermost_loop / step_loop): the engine parses no unit without one for it.
     needs_loop: bool = False
+    # True for a rule that reports only inside a step loop (ctx.in_step_loop / current_step_loop):
+    # the engine parses no unit whose ast holds no loop that can be one
+    # (step_loops.ModuleSteps.may_hold_step_loop). Implies needs_loop.
+    needs_step_loop: bool = False
     # Fixit-style examples: flagged lines carry a trailing ``# TPLxxx`` comment.
     VALID: Tuple[str, ...] = ()
     INVALID: Tuple[str, ...] = ()
@@ -313,6 +318,13 @@ class Rule:
     @classmethod
     def may_match(cls, text: str) -> bool:
         return all(pattern.search(text) for pattern in cls._compiled_prefilter())
+
+    @classmethod
+    def ast_may_match(cls, statements: List[ast.stmt], table: ImportTable) -> bool:
+        """A second prefilter, on a unit's ast statements, for units whose text passed ``may_match``:
+        False only where the rule can find nothing in the unit (libcst costs several times the
+        ast's walk). ``table``: the module's ImportTable."""
+        return True
 
     @classmethod
     def file_may_match(cls, source: str) -> bool:

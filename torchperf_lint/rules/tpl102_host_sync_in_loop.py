@@ -30,7 +30,7 @@ class HostSyncInLoop(Rule):
     _READS_TENSOR = re.compile(r"\b(?:float|int|bool|print)\(|\bif\b|\bwhile\b")
     _TENSOR_CODE = re.compile(r"backward|loss|model|logits|\.(?:any|all|sum|mean)\(|isfinite|isnan|isinf")
 
-    needs_loop = True  # reports only in a loop (_in_step: in_step_loop)
+    needs_step_loop = True  # reports only in a step loop (_in_step: in_step_loop)
 
     @classmethod
     def may_match(cls, text: str) -> bool:

@@ -17,7 +17,7 @@ class EmptyCacheInLoop(Rule):
         "re-allocated with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)"
     )
     prefilter = (r"empty_cache", r"\b(?:for|while)\b")
-    needs_loop = True  # reports only in a loop (innermost_loop / current_step_loop)
+    needs_step_loop = True  # reports only in a step loop (current_step_loop)
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx

@@ -20,7 +20,7 @@ class BlockingCopy(Rule):
         "add `non_blocking=True` so the copy overlaps with compute"
     )
     prefilter = (r"\.(?:to|cuda)\(", r"\b(?:for|while)\b")
-    needs_loop = True  # reports only in a loop (innermost_loop / current_step_loop)
+    needs_step_loop = True  # reports only in a step loop (current_step_loop)
     file_prefilter = (r"pin_memory\s*=\s*True",)
 
     def visit_Call(self, node: cst.Call) -> None:

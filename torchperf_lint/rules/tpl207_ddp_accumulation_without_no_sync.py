@@ -30,6 +30,7 @@ class DdpAccumulationWithoutNoSync(Rule):
     )
     prefilter = (r"\.backward\(", r"%", r"\.step\(")
     file_prefilter = (r"DistributedDataParallel",)
+    needs_step_loop = True  # reports only in a step loop (current_step_loop)
 
     def visit_Call(self, node: cst.Call) -> None:
         if not is_plain_backward(node):

@@ -22,6 +22,7 @@ class ZeroGradNotNone(Rule):
         "the next backward writes them directly"
     )
     prefilter = (r"zero_grad", r"set_to_none|zero_grad\(\s*False")
+    needs_step_loop = True  # reports only in a step loop (current_step_loop)
 
     def visit_Call(self, node: cst.Call) -> None:
         found = method_call(node)
