@@ -179,7 +179,7 @@ def test_ast_prefilters_never_lose_a_finding(monkeypatch):
     with_gates = [[(f.code, f.line, f.col) for f in lint_source(s, codes=codes)] for s in sources]
     monkeypatch.setattr(ModuleSteps, "may_hold_step_loop", lambda self, statements: True)
     for rule in RULES.values():
-        monkeypatch.setattr(rule, "ast_may_match", classmethod(lambda cls, statements, table: True))
+        monkeypatch.setattr(rule, "ast_may_match", classmethod(lambda cls, unit: True))
     without = [[(f.code, f.line, f.col) for f in lint_source(s, codes=codes)] for s in sources]
     assert len(sources) > 300 and sum(map(len, without)) > 300
     assert with_gates == without

@@ -17,6 +17,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from .catalog import CATALOG
 from .edits import pushes_past, to_fix
 from .facts import ModuleFacts
+from .ast_scan import UnitAst
 from .findings import Edit, Finding, LazyFix, RuleFix, analysis_failed
 from .line_length import DEFAULT_LINE_LENGTH
 from .lines import newline_of, normalise_newlines, split_lines
@@ -179,7 +180,9 @@ def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, fail
                 # Loops, but none that runs every step (report, conversion, library loops): the
                 # largest share of what library code would otherwise give libcst.
                 candidates = [rule for rule in candidates if not rule.needs_step_loop]
-            candidates = [rule for rule in candidates if rule.ast_may_match(unit.nodes, table)]
+            if candidates:
+                unit_ast = UnitAst(unit.nodes, table)
+                candidates = [rule for rule in candidates if rule.ast_may_match(unit_ast)]
             if not candidates:
                 continue
             findings.extend(_lint_unit(unit, lines, candidates, table, facts, failures, newline, max_line_length))

@@ -11,9 +11,8 @@ Context kept during the walk:
 
 from __future__ import annotations
 
-import ast
 import re
-from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
@@ -23,6 +22,9 @@ from .tree import child_nodes
 from . import value_flow
 from .step_loops import is_model_name
 from .value_flow import ValueFlow
+
+if TYPE_CHECKING:
+    from .ast_scan import UnitAst
 
 LOOP, IF, EXCEPT, WITH = "loop", "if", "except", "with"
 
@@ -320,10 +322,10 @@ class Rule:
         return all(pattern.search(text) for pattern in cls._compiled_prefilter())
 
     @classmethod
-    def ast_may_match(cls, statements: List[ast.stmt], table: ImportTable) -> bool:
-        """A second prefilter, on a unit's ast statements, for units whose text passed ``may_match``:
-        False only where the rule can find nothing in the unit (libcst costs several times the
-        ast's walk). ``table``: the module's ImportTable."""
+    def ast_may_match(cls, unit: "UnitAst") -> bool:
+        """A second prefilter, on the unit's ast (ast_scan.UnitAst), for units whose text passed
+        ``may_match``: False only where the rule can find nothing in the unit, which libcst then
+        never parses."""
         return True
 
     @classmethod

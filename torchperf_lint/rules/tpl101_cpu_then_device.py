@@ -9,13 +9,11 @@ import libcst as cst
 from ..catalog import SAFE, UNSAFE
 from ..edits import add_keyword_with_comments
 from ..findings import RuleFix
-from ..names import canonical, dotted_name_ast
 from .. import value_flow
 from ..syntax import (
     assigned_names, device_kind, has_double_splat, has_splat, is_literal_data, keyword, method_call, move_target,
     positional,
 )
-from ..segments import walk_ast
 from ..walker import Rule
 
 DETERMINISTIC = frozenset(
@@ -28,7 +26,6 @@ _VALUE_CHANGING = RANDOM | frozenset("rand_like randn_like randint_like linspace
 # ``*_like`` factories follow their argument's device: flagged only for a known host tensor.
 LIKE = frozenset("zeros_like ones_like empty_like full_like rand_like randn_like randint_like".split())
 _FACTORIES = {f"torch.{name}": name for name in DETERMINISTIC | RANDOM | LIKE}
-_ALL_FACTORY_NAMES = frozenset(_FACTORIES.values())
 # Keywords after which creating on the device is not the same tensor: a leaf that requires grad
 # would become a different leaf, pinned memory cannot be on the device, ``out=`` writes elsewhere.
 _UNSAFE_FACTORY_KEYWORDS = frozenset(("requires_grad", "pin_memory", "out", "generator"))
@@ -54,31 +51,27 @@ class CpuThenDevice(Rule):
     )
 
     @classmethod
-    def ast_may_match(cls, statements, table) -> bool:
-        """A ``.to(...)``/``.cuda(...)`` call and a call that may be a host factory (see
-        ``_may_be_factory``): most units the text prefilter lets through pass ``device=`` already,
-        call numpy's ``zeros``, or name a factory in a docstring."""
-        moves = factory = False
-        local = set()  # names the unit binds: they may stand for anything (``z = torch.zeros``)
-        calls = []
-        for node in walk_ast(statements):
-            kind = type(node)
-            if kind is ast.Call:
-                func = node.func
-                if type(func) is ast.Attribute and func.attr in ("to", "cuda"):
-                    moves = True
-                else:
-                    calls.append(node)
-            elif kind is ast.Name:
-                if type(node.ctx) is ast.Store:
-                    local.add(node.id)
-            elif kind is ast.arg:
-                local.add(node.arg)
-            elif kind is ast.alias:
-                local.add((node.asname or node.name).partition(".")[0])
-        if not moves:
+    def ast_may_match(cls, unit) -> bool:
+        """A ``.to(...)``/``.cuda(...)`` call and a call that may be a host factory: most units the
+        text prefilter lets through pass ``device=`` already, call numpy's ``zeros``, or name a
+        factory in a docstring."""
+        factories = {id(call) for call in unit.calls_to(_FACTORIES) if _may_be_factory(call, unit.callee(call))}
+        if not factories:
             return False
-        return any(_may_be_factory(call, table, local) for call in calls)
+        # Every report is of a move whose receiver is a fresh factory result, directly or through
+        # the ops that keep it fresh, or a name assigned one (``mask = torch.ones(n)``).
+        fresh_names = set()
+        for node in unit.nodes:
+            if (type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name
+                    and _may_be_fresh(node.value, factories)):
+                fresh_names.add(node.targets[0].id)
+        for call in unit.calls:
+            func = call.func
+            if type(func) is ast.Attribute and func.attr in ("to", "cuda"):
+                receiver = func.value
+                if (type(receiver) is ast.Name and receiver.id in fresh_names) or _may_be_fresh(receiver, factories):
+                    return True
+        return False
 
     def __init__(self, ctx, sink):
         super().__init__(ctx, sink)
@@ -243,33 +236,38 @@ class CpuThenDevice(Rule):
                        [(move, fixed)])
 
 
-def _may_be_factory(call: ast.Call, table, local) -> bool:
-    """Can ``call`` be a factory ``_factory_name`` accepts, as far as the ast tells? The ast twin
-    of its tests, erring on "maybe": ``torch.zeros(n)``, ``zeros(n)`` imported from torch or bound
-    in the unit; not with ``device=`` or ``**opts``, not ``torch.tensor(x)`` of a variable, and not
-    a name of a module-level import of something else (``np.zeros``)."""
-    dotted = dotted_name_ast(call.func)
-    if dotted is None:
-        return False
-    head, _, _ = dotted.partition(".")
-    last = dotted.rpartition(".")[2]
-    if head in local:
-        maybe = True  # a local name: a local import or alias of anything
-    else:
-        qual = table.bindings.get(head)
-        if qual is None:
-            return False  # not an import: a function or variable of the module, or a builtin
-        qual = canonical(f"{qual}.{dotted.partition('.')[2]}" if "." in dotted else qual)
-        maybe = qual in _FACTORIES
-        last = _FACTORIES.get(qual, last)
-    if not maybe or last not in _ALL_FACTORY_NAMES:
-        return False
+def _may_be_factory(call: ast.Call, qualname: str) -> bool:
+    """The ast twin of ``_factory_name``'s tests on a call that may be a factory (``qualname``: what
+    its callee may stand for, see ast_scan), erring on "maybe": not with ``device=`` or
+    ``**opts``, not ``torch.tensor(x)`` of a variable."""
     if any(k.arg is None or k.arg == "device" for k in call.keywords):
         return False
-    if last in ("tensor", "as_tensor"):
+    if qualname in ("torch.tensor", "torch.as_tensor"):
         data = [a for a in call.args if not isinstance(a, ast.Starred)]
         return bool(data) and _is_literal_data_ast(data[0])
     return True
+
+
+def _may_be_fresh(expr, factories) -> bool:
+    """``_fresh_tensor`` on the ast, erring on "maybe": one of the ``factories`` (their ids) after
+    ops that may keep a tensor fresh (any operand of an arithmetic or comparison)."""
+    pending = [expr]
+    while pending:
+        expr = pending.pop()
+        kind = type(expr)
+        if kind is ast.Call:
+            if id(expr) in factories:
+                return True
+            func = expr.func
+            if type(func) is ast.Attribute and (func.attr in _KEEP_FRESH or func.attr == "to"):
+                pending.append(func.value)
+        elif kind is ast.BinOp:
+            pending += (expr.left, expr.right)
+        elif kind is ast.Compare:
+            pending += (expr.left, *expr.comparators)
+        elif kind is ast.UnaryOp:
+            pending.append(expr.operand)
+    return False
 
 
 def _is_literal_data_ast(expr) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from ..syntax import method_call, string_value
@@ -22,6 +24,25 @@ class LegacyLauncher(Rule):
         "`int(os.environ[\"LOCAL_RANK\"])`"
     )
     prefilter = (r"local.rank|launch",)
+
+    @classmethod
+    def ast_may_match(cls, unit) -> bool:
+        """An ``add_argument`` call with a string, or a name that may be the launcher: the text
+        prefilter's ``launch`` is mostly another word (``launch_kernel``, "launched")."""
+        for node in unit.nodes:
+            kind = type(node)
+            if kind is ast.Call:
+                func = node.func
+                if type(func) is ast.Attribute and func.attr == "add_argument" and any(
+                    not isinstance(a, ast.Constant) or a.value in LEGACY_FLAGS for a in node.args
+                ):
+                    return True
+            elif kind is ast.Attribute:
+                if node.attr == "launch" or unit.stands_for(node, LAUNCH):
+                    return True
+            elif kind is ast.Name and unit.stands_for(node, LAUNCH):
+                return True
+        return False
 
     def visit_Call(self, node: cst.Call) -> None:
         found = method_call(node)

@@ -40,6 +40,12 @@ class ConvBiasBeforeBatchnorm(Rule):
     prefilter = (r"Conv[123]d",)
     file_prefilter = (r"BatchNorm[123]d|SyncBatchNorm",)
 
+    @classmethod
+    def ast_may_match(cls, unit) -> bool:
+        """A convolution that may keep its bias (every report is of one): most library
+        convolutions before a BatchNorm already say ``bias=False``, or pass it on (``bias=bias``)."""
+        return any(_may_have_bias(call) for call in unit.calls_to(_CONVS))
+
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
         qual = canonical(ctx.qualname(node.func))
@@ -97,6 +103,16 @@ def _has_bias(conv: cst.Call) -> bool:
         args = positional(conv)
         arg = args[_BIAS_POSITION] if len(args) > _BIAS_POSITION else None
     return arg is None or is_true(arg.value)
+
+
+def _may_have_bias(conv: ast.Call) -> bool:
+    """``_has_bias`` on the ast, erring on "maybe"."""
+    if any(k.arg is None for k in conv.keywords) or any(isinstance(a, ast.Starred) for a in conv.args):
+        return False
+    arg = next((k.value for k in conv.keywords if k.arg == "bias"), None)
+    if arg is None and len(conv.args) > _BIAS_POSITION:
+        arg = conv.args[_BIAS_POSITION]
+    return arg is None or (isinstance(arg, ast.Constant) and arg.value is True)
 
 
 def _without_bias(conv: cst.Call) -> cst.Call:
