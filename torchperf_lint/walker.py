@@ -12,7 +12,7 @@ Context kept during the walk:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -289,11 +289,14 @@ class Rule:
 
     code: str = ""
     message: str = ""
-    # Regexes that must all match a unit's text for the unit to be worth parsing for this rule,
-    # and regexes that must all match somewhere in the file (for module-level conditions, such as
-    # TPL104's pinned loader, which usually sits outside the unit holding the loop).
-    prefilter: Tuple[str, ...] = ()
-    file_prefilter: Tuple[str, ...] = ()
+    # Tests that must all pass on a unit's text for the unit to be worth parsing for this rule, and
+    # on the file's text (for module-level conditions, such as TPL104's pinned loader, which
+    # usually sits outside the unit holding the loop). A test is a regex, or a tuple of strings
+    # one of which must occur: ``in`` runs at memory speed where a regex that starts with an
+    # alternation or ``\b`` tries every position, so a tuple of what the regex cannot match
+    # without goes before it.
+    prefilter: Tuple[Union[str, Tuple[str, ...]], ...] = ()
+    file_prefilter: Tuple[Union[str, Tuple[str, ...]], ...] = ()
     # True for a rule that reports only inside a ``for``/``while`` of the unit (its checks start
     # from ctx.innermost_loop / step_loop): the engine parses no unit without one for it.
     needs_loop: bool = False
@@ -319,7 +322,7 @@ class Rule:
 
     @classmethod
     def may_match(cls, text: str) -> bool:
-        return all(pattern.search(text) for pattern in cls._compiled_prefilter())
+        return all(test(text) for test in cls._compiled_prefilter())
 
     @classmethod
     def ast_may_match(cls, unit: "UnitAst") -> bool:
@@ -330,19 +333,30 @@ class Rule:
 
     @classmethod
     def file_may_match(cls, source: str) -> bool:
-        return all(pattern.search(source) for pattern in cls._compiled_prefilter("file_prefilter"))
+        return all(test(source) for test in cls._compiled_prefilter("file_prefilter"))
 
     @classmethod
     def _compiled_prefilter(cls, attribute: str = "prefilter"):
         key = f"_{attribute}_re"
         compiled = cls.__dict__.get(key)
         if compiled is None:
-            compiled = [re.compile(p) for p in getattr(cls, attribute)]
+            compiled = [_literal_test(p) if isinstance(p, tuple) else re.compile(p).search
+                        for p in getattr(cls, attribute)]
             setattr(cls, key, compiled)
         return compiled
 
     def report(self, node: cst.CSTNode, message: Optional[str] = None, fix=None) -> None:
         self._sink.append((self.code, node, message or self.message, fix))
+
+
+def _literal_test(literals: Tuple[str, ...]) -> Callable[[str], bool]:
+    def occurs(text: str) -> bool:
+        for literal in literals:
+            if literal in text:
+                return True
+        return False
+
+    return occurs
 
 
 _HANDLER_NAMES: Dict[Tuple[type, str], List[Tuple[type, str]]] = {}

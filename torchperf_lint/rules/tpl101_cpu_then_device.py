@@ -46,7 +46,9 @@ class CpuThenDevice(Rule):
         "`torch.{factory}(...)` to create it there (runtime_guard: device-native creation)"
     )
     prefilter = (
-        r"\.(?:cuda|to)\(",
+        (".cuda(", ".to("),  # = r"\.(?:cuda|to)\("
+        ("tensor(", "zeros(", "ones(", "empty(", "full(", "arange(", "linspace(", "logspace(", "eye(", "rand",
+         "normal("),
         r"\b(?:tensor|as_tensor|zeros|ones|empty|full|arange|linspace|logspace|eye|rand\w*|normal)\(",
     )
 

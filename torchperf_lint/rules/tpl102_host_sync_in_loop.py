@@ -26,9 +26,12 @@ class HostSyncInLoop(Rule):
     # or print in code that handles losses or reduces tensors to booleans (where tensors worth
     # waiting for are likely). Literal tests first: they are the cheapest and reject most units.
     _LOOP = re.compile(r"\b(?:for|while)\b")
-    _SYNC = re.compile(r"\.(?:item|cpu|numpy|tolist|nonzero)\(|synchronize\(|torch\.nonzero")
+    # (exactly the regexes \.(?:item|cpu|numpy|tolist|nonzero)\(|synchronize\(|torch\.nonzero and
+    # backward|loss|model|logits|\.(?:any|all|sum|mean)\(|isfinite|isnan|isinf, as ``in`` tests)
+    _SYNC = (".item(", ".cpu(", ".numpy(", ".tolist(", ".nonzero(", "synchronize(", "torch.nonzero")
     _READS_TENSOR = re.compile(r"\b(?:float|int|bool|print)\(|\bif\b|\bwhile\b")
-    _TENSOR_CODE = re.compile(r"backward|loss|model|logits|\.(?:any|all|sum|mean)\(|isfinite|isnan|isinf")
+    _TENSOR_CODE = ("backward", "loss", "model", "logits", ".any(", ".all(", ".sum(", ".mean(", "isfinite", "isnan",
+                    "isinf")
 
     needs_step_loop = True  # reports only in a step loop (_in_step: in_step_loop)
 
@@ -36,8 +39,8 @@ class HostSyncInLoop(Rule):
     def may_match(cls, text: str) -> bool:
         if "for" not in text and "while" not in text:
             return False
-        if cls._SYNC.search(text) is None and (
-            cls._TENSOR_CODE.search(text) is None or cls._READS_TENSOR.search(text) is None
+        if not any(s in text for s in cls._SYNC) and (
+            not any(s in text for s in cls._TENSOR_CODE) or cls._READS_TENSOR.search(text) is None
         ):
             return False
         return cls._LOOP.search(text) is not None

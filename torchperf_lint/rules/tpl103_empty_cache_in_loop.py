@@ -16,7 +16,7 @@ class EmptyCacheInLoop(Rule):
         "`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be "
         "re-allocated with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)"
     )
-    prefilter = (r"empty_cache", r"\b(?:for|while)\b")
+    prefilter = (("empty_cache",), ("for", "while"), r"\b(?:for|while)\b")
     needs_step_loop = True  # reports only in a step loop (current_step_loop)
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -19,9 +19,9 @@ class BlockingCopy(Rule):
         "the batch is copied to the device synchronously although its DataLoader pins memory; "
         "add `non_blocking=True` so the copy overlaps with compute"
     )
-    prefilter = (r"\.(?:to|cuda)\(", r"\b(?:for|while)\b")
+    prefilter = ((".to(", ".cuda("), ("for", "while"), r"\b(?:for|while)\b")
     needs_step_loop = True  # reports only in a step loop (current_step_loop)
-    file_prefilter = (r"pin_memory\s*=\s*True",)
+    file_prefilter = (("pin_memory",), r"pin_memory\s*=\s*True")
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx

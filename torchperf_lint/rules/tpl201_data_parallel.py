@@ -14,7 +14,7 @@ class DataParallelUsed(Rule):
         "step; use `DistributedDataParallel`, one process per GPU, launched with `torchrun` "
         "(runtime_guard: DDP wrapping)"
     )
-    prefilter = (r"DataParallel",)
+    prefilter = (("DataParallel",),)
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.qualname(node.func) == "torch.nn.DataParallel":

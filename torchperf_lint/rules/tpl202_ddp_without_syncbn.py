@@ -21,8 +21,8 @@ class DdpWithoutSyncBatchNorm(Rule):
         "`model = nn.SyncBatchNorm.convert_sync_batchnorm(model)` before wrapping "
         "(runtime_guard: SyncBN conversion)"
     )
-    prefilter = (r"DistributedDataParallel|DDP",)
-    file_prefilter = (r"BatchNorm",)
+    prefilter = (("DistributedDataParallel", "DDP"),)
+    file_prefilter = (("BatchNorm",),)
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx

@@ -23,7 +23,7 @@ class SamplerShuffleConflict(Rule):
         "`DataLoader` raises ValueError when given both `{sampler}=` and `shuffle=True`; drop "
         "`shuffle` (a `DistributedSampler` shuffles by itself; call its `set_epoch`)"
     )
-    prefilter = (r"DataLoader", r"sampler", r"shuffle")
+    prefilter = (("DataLoader",), ("sampler",), ("shuffle",))
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.qualname(node.func) != DATALOADER:

@@ -34,7 +34,7 @@ class MissingSetEpoch(Rule):
         "epoch in the same order; call `sampler.set_epoch(epoch)` at the start of each epoch "
         "(runtime_guard: automatic set_epoch)"
     )
-    prefilter = (r"DistributedSampler",)
+    prefilter = (("DistributedSampler",),)
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.qualname(node.func) != SAMPLER:

@@ -16,7 +16,7 @@ class FindUnusedParameters(Rule):
         "`find_unused_parameters=True` makes DDP traverse the autograd graph after every forward and "
         "delays gradient reduction; remove it unless some parameters really get no gradient"
     )
-    prefilter = (r"find_unused_parameters",)
+    prefilter = (("find_unused_parameters",),)
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.qualname(node.func) != DDP:

@@ -23,7 +23,7 @@ class LegacyLauncher(Rule):
         "`torch.distributed.launch` is deprecated; launch with `torchrun` and read "
         "`int(os.environ[\"LOCAL_RANK\"])`"
     )
-    prefilter = (r"local.rank|launch",)
+    prefilter = (("launch", "rank"), r"local.rank|launch")
 
     @classmethod
     def ast_may_match(cls, unit) -> bool:

@@ -28,8 +28,8 @@ class DdpAccumulationWithoutNoSync(Rule):
         "`with model.no_sync():` (DDP decides at the forward; one all-reduce per optimizer step) "
         "(runtime_guard: all-reduces per optimizer step observed)"
     )
-    prefilter = (r"\.backward\(", r"%", r"\.step\(")
-    file_prefilter = (r"DistributedDataParallel",)
+    prefilter = ((".backward(",), ("%",), (".step(",))
+    file_prefilter = (("DistributedDataParallel",),)
     needs_step_loop = True  # reports only in a step loop (current_step_loop)
 
     def visit_Call(self, node: cst.Call) -> None:

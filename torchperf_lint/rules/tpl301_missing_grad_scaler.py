@@ -24,7 +24,7 @@ class MissingGradScaler(Rule):
         "`scaler.scale(loss).backward()`, `scaler.step(optimizer)`, `scaler.update()` "
         "(or autocast to bfloat16) (runtime_guard: AMP step)"
     )
-    prefilter = (r"autocast", r"\.backward\(")
+    prefilter = (("autocast",), (".backward(",))
 
     def visit_With(self, node: cst.With) -> None:
         ctx = self.ctx

@@ -20,7 +20,7 @@ class ScalerMisuse(Rule):
         "second `{scaler}.step()` raises); call `{scaler}.update()` after each `{scaler}.step(optimizer)` "
         "(runtime_guard: AMP step)"
     )
-    prefilter = (r"\.step\(", r"[Ss]cale")
+    prefilter = ((".step(",), ("scale", "Scale"))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._check_direct_step(node)

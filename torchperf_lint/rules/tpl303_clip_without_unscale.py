@@ -22,7 +22,7 @@ class ClipWithoutUnscale(Rule):
         "and `{scaler}.step(...)`): the threshold applies to scaled values; call "
         "`{scaler}.unscale_(optimizer)` before clipping (runtime_guard: AMP step)"
     )
-    prefilter = (r"clip_grad_(?:norm|value)_", r"\.scale\(")
+    prefilter = (("clip_grad_norm_", "clip_grad_value_"), (".scale(",))
 
     def __init__(self, ctx, sink):
         super().__init__(ctx, sink)

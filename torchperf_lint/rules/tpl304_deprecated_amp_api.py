@@ -46,7 +46,8 @@ class DeprecatedAmpApi(Rule):
         "`GradScaler(\"{device}\", ...)`, `@custom_fwd(device_type=\"{device}\")`"
     )
     # The literal first: Python's re finds it fast, and most units stop there.
-    prefilter = (r"amp", r"(?:cuda|cpu)\.amp\b|\bamp\.(?:autocast|GradScaler|custom_fwd|custom_bwd)\b")
+    prefilter = (("cuda.amp", "cpu.amp", "amp.autocast", "amp.GradScaler", "amp.custom_"),
+                 r"(?:cuda|cpu)\.amp\b|\bamp\.(?:autocast|GradScaler|custom_fwd|custom_bwd)\b")
 
     def __init__(self, ctx, sink):
         super().__init__(ctx, sink)

@@ -15,7 +15,7 @@ class NoMixedPrecision(Rule):
         "pass in `torch.autocast(\"cuda\", dtype=torch.bfloat16)` (or float16 with a GradScaler) to use "
         "the tensor cores (runtime_guard: AMP step)"
     )
-    prefilter = (r"\.backward\(", r"\.step\(", r"\b(?:for|while)\b")
+    prefilter = ((".backward(",), (".step(",), ("for", "while"), r"\b(?:for|while)\b")
     needs_loop = True  # reports only in a loop (innermost_loop / current_step_loop)
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -24,7 +24,7 @@ class Fp32MatmulPrecision(Rule):
         "`torch.set_float32_matmul_precision(\"high\")` once at start-up to use TF32 tensor cores "
         "(Ampere and newer) (runtime_guard: RUNTIME_GUARD_TF32=1)"
     )
-    prefilter = (r"\.backward\(", r"\.step\(", r"\b(?:for|while)\b")
+    prefilter = ((".backward(",), (".step(",), ("for", "while"), r"\b(?:for|while)\b")
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx

@@ -21,7 +21,7 @@ class BenchmarkWithDeterminism(Rule):
         "picks convolution algorithms by timing, which may differ run to run; set `cudnn.benchmark = "
         "False` when results must be reproducible (runtime_guard: cudnn flags reconciled)"
     )
-    prefilter = (r"benchmark", r"determinis")
+    prefilter = (("benchmark",), ("determinis",))
 
     def __init__(self, ctx, sink):
         super().__init__(ctx, sink)

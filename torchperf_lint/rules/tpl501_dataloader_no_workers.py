@@ -19,7 +19,7 @@ class DataLoaderNoWorkers(Rule):
         "process while the GPU waits; pass `num_workers=` > 0 (a start: the CPU cores per GPU), and "
         "`persistent_workers=True` for several epochs (runtime_guard: loader defaults)"
     )
-    prefilter = (r"DataLoader",)
+    prefilter = (("DataLoader",),)
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.qualname(node.func) != DATALOADER or has_splat(node):

@@ -35,7 +35,7 @@ class DataLoaderNoPinMemory(Rule):
         "staging buffer and blocks; unless unpinned memory is deliberate (little RAM to lock, many "
         "loaders), pass `pin_memory=True` (runtime_guard: loader defaults)"
     )
-    prefilter = (r"DataLoader",)
+    prefilter = (("DataLoader",),)
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx

@@ -26,7 +26,7 @@ class BatchNormPartialBatch(Rule):
         "mode, a few samples give noisy statistics); pass `drop_last=True` "
         "(runtime_guard: clear error for a batch of one)"
     )
-    prefilter = (r"DataLoader", r"shuffle|sampler")
+    prefilter = (("DataLoader",), ("shuffle", "sampler"))
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx

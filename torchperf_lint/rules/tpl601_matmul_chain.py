@@ -37,6 +37,7 @@ class MatmulChain(Rule):
     # with a single ``q @ k`` would cost more than it finds.)
     # (Both patterns start with ``@`` or ``m`` so that the regex engine can skip ahead quickly.)
     prefilter = (
+        ("@", "mm(", "matmul("),
         r"@ *[\w(]|m(?:m|atmul)\(",
         r"@ *[\w(][^\n@]*(?:@ *[\w(]|m(?:m|atmul)\()|m(?:m|atmul)\([^\n]*(?:@ *[\w(]|m(?:m|atmul)\()",
     )

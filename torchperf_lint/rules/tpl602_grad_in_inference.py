@@ -18,7 +18,7 @@ class GradInInference(Rule):
         "the graph and keeps activations alive; wrap the loop in `with torch.inference_mode():` "
         "(or `torch.no_grad()`)"
     )
-    prefilter = (r"\.eval\(\)", r"\b(?:for|while)\b")
+    prefilter = ((".eval()",), ("for", "while"), r"\b(?:for|while)\b")
     needs_loop = True  # reports only in a loop (innermost_loop / current_step_loop)
 
     def visit_Call(self, node: cst.Call) -> None:

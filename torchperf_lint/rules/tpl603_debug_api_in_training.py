@@ -37,8 +37,9 @@ class DebugApiInTraining(Rule):
         "a profiler without `schedule=` records every op of every step (CPU time and memory that "
         "grow with the run)"
     )
-    prefilter = (r"detect_anomaly|set_anomaly_enabled|emit_nvtx|\bprofile\b",)
-    file_prefilter = (r"\.backward\(",)
+    prefilter = (("detect_anomaly", "set_anomaly_enabled", "emit_nvtx", "profile"),
+                 r"detect_anomaly|set_anomaly_enabled|emit_nvtx|\bprofile\b")
+    file_prefilter = ((".backward(",),)
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx

@@ -21,7 +21,7 @@ class ZeroGradNotNone(Rule):
         "backward adds into them); drop `set_to_none=False`: the default sets gradients to None and "
         "the next backward writes them directly"
     )
-    prefilter = (r"zero_grad", r"set_to_none|zero_grad\(\s*False")
+    prefilter = (("zero_grad",), ("set_to_none", "zero_grad("), r"set_to_none|zero_grad\(\s*False")
     needs_step_loop = True  # reports only in a step loop (current_step_loop)
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -37,8 +37,8 @@ class ConvBiasBeforeBatchnorm(Rule):
         "the per-channel mean): pass `bias=False` and save the add, the parameters and their optimizer "
         "state (runtime_guard: observed at model construction)"
     )
-    prefilter = (r"Conv[123]d",)
-    file_prefilter = (r"BatchNorm[123]d|SyncBatchNorm",)
+    prefilter = (("Conv1d", "Conv2d", "Conv3d"),)
+    file_prefilter = (("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"),)
 
     @classmethod
     def ast_may_match(cls, unit) -> bool:
