@@ -45,7 +45,7 @@ def test_deeply_nested_call_is_still_analysed():
 
 def test_recursion_limit_gives_tpl900():
     # 5000 operands of ``+`` nest 5000 deep: past even the raised limit.
-    source = "import torch\nfor i in range(3):\n    y = " + " + ".join(["a"] * 5000) + " + x.item()\n"
+    source = "import torch\nfor x in loader:\n    y = " + " + ".join(["a"] * 5000) + " + x.item()\n"
     assert "recursion limit" in only_tpl900(lint_source(source))
 
 
@@ -104,7 +104,7 @@ def test_nesting_too_deep_for_libcst_is_reported_not_crashed():
     # the engine measures the depth first and reports the unit instead of parsing it.
     import ast
 
-    source = "import torch\nfor i in range(3):\n    y = x" + ".b" * 1500 + ".item()\n"
+    source = "import torch\nfor x in loader:\n    y = x" + ".b" * 1500 + ".item()\n"
     findings = lint_source(source, tree=ast.parse(source))
     assert "nested" in only_tpl900(findings, line=3) and "too deep for libcst" in findings[0].message
 
@@ -127,11 +127,19 @@ def _lint_in_subprocess(source: str):
 def test_long_and_chain_is_reported_not_crashed():
     # 8,000 operands: libcst's native parser overflows its stack (SIGSEGV) on this; ast is flat,
     # so only the width guard stands between it and a dead flake8 worker.
-    source = ("import torch\nfor i in range(3):\n    x.item()\n"
+    source = ("import torch\nfor x in loader:\n    x.item()\n"
               "ok = " + " and ".join(["a"] * 8000) + "\n")
     lines = _lint_in_subprocess(source)
     assert len(lines) == 1 and lines[0].startswith("TPL900 4 "), lines
     assert "`and`/`or` chain of 8000 operands" in lines[0]
+
+
+def test_long_and_chain_in_a_unit_no_rule_can_match_is_left_alone():
+    # The ast prefilters run before the width guard: a unit no rule can report in (this loop runs
+    # no step) is never given to libcst, so there is nothing to fail on and nothing to say.
+    source = ("import torch\nfor i in range(3):\n    x.item()\n"
+              "ok = " + " and ".join(["a"] * 8000) + "\n")
+    assert _lint_in_subprocess(source) == []
 
 
 def test_wide_but_flat_expressions_are_still_analysed():
@@ -148,7 +156,7 @@ def test_flake8_parallel_run_survives_a_long_and_chain(tmp_path):
     # Without the width guard this file kills a flake8 worker (SIGSEGV in libcst's parser) and
     # `flake8 -j2` hangs; now it gets TPL900 at the chain's line and the other files are checked.
     (tmp_path / "a_chain.py").write_text(
-        "import torch\nfor i in range(3):\n    x.item()\nok = " + " and ".join(["a"] * 8000) + "\n")
+        "import torch\nfor x in loader:\n    x.item()\nok = " + " and ".join(["a"] * 8000) + "\n")
     for i in range(3):
         (tmp_path / f"b_good_{i}.py").write_text("import torch\nm = torch.nn.DataParallel(net)\n")
     result = subprocess.run(

@@ -15,11 +15,12 @@ import ast
 from typing import List, Optional, Sequence, Set
 
 from .names import ImportTable, canonical, dotted_name_ast
-from .segments import walk_ast
+from .segments import walk_ast, walk_statements
 
 # What a callee may stand for when its head is a name the unit binds to another name or by an
 # import (``z = torch.zeros``, ``from torch import zeros as z`` in a function): anything.
 ANYTHING = "?"
+_LOOPS = frozenset((ast.For, ast.AsyncFor, ast.While))
 
 
 class UnitAst:
@@ -31,6 +32,7 @@ class UnitAst:
         self._nodes: Optional[List[ast.AST]] = None
         self._calls: List[ast.Call] = []
         self._aliases: Set[str] = set()
+        self._has_loop: Optional[bool] = None
 
     @property
     def nodes(self) -> List[ast.AST]:
@@ -38,6 +40,13 @@ class UnitAst:
         if self._nodes is None:
             self._scan()
         return self._nodes
+
+    @property
+    def has_loop(self) -> bool:
+        """Does a ``for``/``while`` statement stand anywhere in the unit (nested functions too)?"""
+        if self._has_loop is None:
+            self._has_loop = any(type(stmt) in _LOOPS for stmt, _ in walk_statements(self.statements))
+        return self._has_loop
 
     @property
     def calls(self) -> List[ast.Call]:

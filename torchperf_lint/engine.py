@@ -158,21 +158,12 @@ def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, fail
             # prefilters that look for ``DataParallel``.
             text += "\n" + " ".join(full for local, full in aliases if local in text)
         candidates = [rule for rule in rule_classes if rule.may_match(text)]
-        if candidates:
-            depth, width, has_loop = unit.survey()
-            if depth > MAX_NESTING or width > MAX_WIDTH:
-                depth, deep_line, width, wide_line = unit.shape()  # the lines, for the message
-            if depth > MAX_NESTING:
-                # libcst's native parser overflows the C stack (a crash, not an exception) on
-                # nesting a few thousand deep; ast has already measured it for us.
-                failures.append((f"lines {unit.start}-{unit.end} are nested {depth} levels deep "
-                                 f"(more than {MAX_NESTING}, too deep for libcst)", deep_line, 0))
-                continue
-            if width > MAX_WIDTH:
-                failures.append((f"line {wide_line} holds an `and`/`or` chain of {width} operands "
-                                 f"(more than {MAX_WIDTH}, too long for libcst)", wide_line, 0))
-                continue
-            if not has_loop:
+        if not candidates:
+            continue
+        # The ast prefilters, before the unit's survey: most units stop here.
+        unit_ast = UnitAst(unit.nodes, table)
+        if any(rule.needs_loop or rule.needs_step_loop for rule in candidates):
+            if not unit_ast.has_loop:
                 # Their prefilter's ``for``/``while`` was a word in a docstring or comment (about
                 # half the bytes parsed on library code): no loop, nothing they can report.
                 candidates = [rule for rule in candidates if not (rule.needs_loop or rule.needs_step_loop)]
@@ -180,12 +171,23 @@ def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, fail
                 # Loops, but none that runs every step (report, conversion, library loops): the
                 # largest share of what library code would otherwise give libcst.
                 candidates = [rule for rule in candidates if not rule.needs_step_loop]
-            if candidates:
-                unit_ast = UnitAst(unit.nodes, table)
-                candidates = [rule for rule in candidates if rule.ast_may_match(unit_ast)]
-            if not candidates:
-                continue
-            findings.extend(_lint_unit(unit, lines, candidates, table, facts, failures, newline, max_line_length))
+        candidates = [rule for rule in candidates if rule.ast_may_match(unit_ast)]
+        if not candidates:
+            continue
+        depth, width, _ = unit.survey()
+        if depth > MAX_NESTING or width > MAX_WIDTH:
+            depth, deep_line, width, wide_line = unit.shape()  # the lines, for the message
+        if depth > MAX_NESTING:
+            # libcst's native parser overflows the C stack (a crash, not an exception) on
+            # nesting a few thousand deep; ast has already measured it for us.
+            failures.append((f"lines {unit.start}-{unit.end} are nested {depth} levels deep "
+                             f"(more than {MAX_NESTING}, too deep for libcst)", deep_line, 0))
+            continue
+        if width > MAX_WIDTH:
+            failures.append((f"line {wide_line} holds an `and`/`or` chain of {width} operands "
+                             f"(more than {MAX_WIDTH}, too long for libcst)", wide_line, 0))
+            continue
+        findings.extend(_lint_unit(unit, lines, candidates, table, facts, failures, newline, max_line_length))
 
 
 def _aliases(table: ImportTable) -> List[Tuple[str, str]]:

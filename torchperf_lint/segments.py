@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Iterator, List, Sequence
+from typing import Iterator, List, Optional, Sequence
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _LOOPS = frozenset((ast.For, ast.AsyncFor, ast.While))
@@ -139,17 +139,19 @@ def _fields_of(node_type: type) -> tuple:
     return fields
 
 
-def walk_ast(statements: Sequence[ast.AST]) -> Iterator[ast.AST]:
+def walk_ast(statements: Sequence[ast.AST], prune: tuple = ()) -> Iterator[ast.AST]:
     """The nodes under ``statements``, parents before children: ``ast.walk`` over a unit's
     statements without its generator per node, for the rules' ast prefilters. The operator and
     context singletons (``Load``, ``Add``...) are left out where they are a field's value; read
-    them from their parent (``node.ctx``)."""
+    them from their parent (``node.ctx``). Nodes of the ``prune`` types are yielded, not entered."""
     pending = list(statements)
     pop, push = pending.pop, pending.append
     node_fields, kinds = _node_fields, _AST_KIND
     while pending:
         node = pop()
         yield node
+        if prune and isinstance(node, prune):
+            continue
         fields = node_fields.get(type(node))
         if fields is None:
             fields = _fields_of(type(node))
@@ -167,6 +169,41 @@ def walk_ast(statements: Sequence[ast.AST]) -> Iterator[ast.AST]:
                         item_kind = _ast_kind(type(item))
                     if item_kind != _OTHER:
                         push(item)
+
+
+def walk_statements(statements, owner: Optional[str] = None):
+    """Every statement in ``statements`` and below, with the name of the function it is in (None:
+    module or class level), without descending into expressions: cheap next to a full ``ast.walk``."""
+    pending = [(stmt, owner) for stmt in reversed(statements)]
+    pop, push = pending.pop, pending.append
+    while pending:
+        stmt, owner = pop()
+        yield stmt, owner
+        kind = type(stmt)
+        fields = _BLOCK_FIELDS.get(kind)
+        if fields is None:
+            continue  # a simple statement: nothing below it is a statement
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            owner = stmt.name
+        elif kind is ast.ClassDef:
+            owner = None
+        for name in reversed(fields):
+            children = getattr(stmt, name)
+            if name == "handlers" or name == "cases":
+                for holder in reversed(children):
+                    for child in reversed(holder.body):
+                        push((child, owner))
+            else:
+                for child in reversed(children):
+                    push((child, owner))
+
+
+# The fields of the compound statements that hold statements (or handlers and cases holding them).
+_BLOCK_FIELDS = {
+    kind: tuple(f for f in ("body", "orelse", "finalbody", "handlers", "cases") if f in kind._fields)
+    for kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.AsyncFor, ast.While, ast.If,
+                 ast.With, ast.AsyncWith, ast.Try, getattr(ast, "TryStar", ast.Try), ast.Match)
+}
 
 
 def _width(node: ast.AST) -> int:

@@ -27,6 +27,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set
 import libcst as cst
 
 from .names import dotted_name_ast, is_torch_name
+from .segments import walk_ast, walk_statements
 from .tree import descendants
 
 # ---- names (shared by the libcst and the ast side) ----------------------------------------------
@@ -182,7 +183,7 @@ class ModuleSteps:
         classes = []
         assigns = []
         factories: Dict[str, ast.Call] = {}  # functions of the module that return DataLoader(...)
-        for stmt, owner in _walk_statements(self._tree.body):
+        for stmt, owner in walk_statements(self._tree.body):
             if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
                 if stmt.value is not None:
                     assigns.append(stmt)
@@ -342,7 +343,7 @@ class ModuleSteps:
         step itself (the same test, on the ast), is nested in such a loop of the same function (so
         that one is in the unit too), or sits in a function that step loops call."""
         owners: Set[str] = set()
-        for stmt, owner in _walk_statements(statements):
+        for stmt, owner in walk_statements(statements):
             if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
                 if self._ast_is_intrinsic(stmt):
                     return True
@@ -539,29 +540,6 @@ def is_retry_loop(loop) -> bool:
 
 
 # ---- ast helpers -------------------------------------------------------------------------------
-def _walk_statements(statements, owner: Optional[str] = None):
-    """Every statement in ``statements`` and below, with the name of the function it is in (None:
-    module or class level), without descending into expressions: cheap next to a full ``ast.walk``."""
-    pending = [(stmt, owner) for stmt in reversed(statements)]
-    while pending:
-        stmt, owner = pending.pop()
-        yield stmt, owner
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            inner = stmt.name
-        elif isinstance(stmt, ast.ClassDef):
-            inner = None
-        else:
-            inner = owner
-        children = []
-        for field in ("body", "orelse", "finalbody"):
-            children.extend(getattr(stmt, field, ()) or ())
-        for handler in getattr(stmt, "handlers", ()) or ():
-            children.extend(handler.body)
-        for case in getattr(stmt, "cases", ()) or ():
-            children.extend(case.body)
-        pending.extend((child, inner) for child in reversed(children) if isinstance(child, ast.stmt))
-
-
 def _last_ast(node) -> Optional[str]:
     if isinstance(node, ast.Attribute):
         return node.attr
@@ -601,13 +579,11 @@ def _holds_device_tensors(expr) -> bool:
 
 
 def _ast_body_nodes(stmts) -> Iterator[ast.AST]:
-    pending = list(stmts)
-    while pending:
-        node = pending.pop()
-        yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        pending.extend(ast.iter_child_nodes(node))
+    """The nodes of ``stmts``, not looking into nested definitions (which are yielded)."""
+    return walk_ast(stmts, prune=_DEFINITIONS)
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 def is_counter_name(name: Optional[str]) -> bool:

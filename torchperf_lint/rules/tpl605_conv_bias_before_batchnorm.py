@@ -13,6 +13,7 @@ from ..edits import add_keyword, set_keyword
 from ..findings import RuleFix
 from ..names import canonical, dotted_name_ast
 from ..syntax import has_splat, is_true, keyword, positional
+from ..segments import walk_ast, walk_statements
 from ..tree import descendants
 from ..walker import Rule
 
@@ -251,7 +252,7 @@ def _assigned_self_attributes_cst(function: cst.FunctionDef) -> Set[str]:
 # ---- the module-wide half, from the ast: which conv attributes feed a BatchNorm ------------------
 def convs_into_batchnorm(tree: ast.Module, table) -> FrozenSet[ConvKey]:
     keys: Set[ConvKey] = set()
-    for cls in ast.walk(tree):
+    for cls, _ in walk_statements(tree.body):
         if isinstance(cls, ast.ClassDef):
             keys |= _class_convs_into_batchnorm(cls, table)
     return frozenset(keys)
@@ -295,12 +296,7 @@ def _class_convs_into_batchnorm(cls: ast.ClassDef, table) -> Set[ConvKey]:
 
 def _walk_function(function: ast.AST) -> Iterator[ast.AST]:
     """The nodes of a function, not looking into nested functions and classes."""
-    pending = list(ast.iter_child_nodes(function))
-    while pending:
-        node = pending.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            pending.extend(ast.iter_child_nodes(node))
+    return walk_ast(function.body, prune=(ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda))
 
 
 def _layer_kind(value: ast.AST, table) -> str:
