@@ -109,6 +109,23 @@ def train(model, loader, optimizer):
 '''
 
 
+NESTED_LOADER_LOOP = '''
+import torch
+
+def train(loader, epochs):
+    for epoch in range(epochs):  # runs no step itself: the loop inside is tested by what it iterates
+        if epoch > 0:
+            for batch in loader:
+                print(batch.sum().item())  # TPL102
+'''
+
+
+def test_a_loader_loop_inside_a_loop_that_runs_no_step_is_still_parsed(monkeypatch):
+    parsed = _parsed_units(monkeypatch)
+    findings = lint_source(NESTED_LOADER_LOOP, codes={"TPL102"})
+    assert [(f.code, f.line) for f in findings] == [("TPL102", 9)] and len(parsed) == 1
+
+
 def test_units_without_a_possible_step_loop_are_not_parsed_for_step_loop_rules(monkeypatch):
     parsed = _parsed_units(monkeypatch)
     codes = {"TPL102", "TPL103", "TPL104", "TPL207", "TPL604"}

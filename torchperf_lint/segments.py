@@ -180,7 +180,7 @@ def walk_statements(statements, owner: Optional[str] = None):
         stmt, owner = pop()
         yield stmt, owner
         kind = type(stmt)
-        fields = _BLOCK_FIELDS.get(kind)
+        fields = BLOCK_FIELDS.get(kind)
         if fields is None:
             continue  # a simple statement: nothing below it is a statement
         if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
@@ -199,7 +199,7 @@ def walk_statements(statements, owner: Optional[str] = None):
 
 
 # The fields of the compound statements that hold statements (or handlers and cases holding them).
-_BLOCK_FIELDS = {
+BLOCK_FIELDS = {
     kind: tuple(f for f in ("body", "orelse", "finalbody", "handlers", "cases") if f in kind._fields)
     for kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.AsyncFor, ast.While, ast.If,
                  ast.With, ast.AsyncWith, ast.Try, getattr(ast, "TryStar", ast.Try), ast.Match)

@@ -27,7 +27,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set
 import libcst as cst
 
 from .names import dotted_name_ast, is_torch_name
-from .segments import walk_ast, walk_statements
+from .segments import BLOCK_FIELDS, walk_ast, walk_statements
 from .tree import descendants
 
 # ---- names (shared by the libcst and the ast side) ----------------------------------------------
@@ -343,12 +343,37 @@ class ModuleSteps:
         step itself (the same test, on the ast), is nested in such a loop of the same function (so
         that one is in the unit too), or sits in a function that step loops call."""
         owners: Set[str] = set()
-        for stmt, owner in walk_statements(statements):
-            if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
-                if self._ast_is_intrinsic(stmt):
+        # (statement, the function it is in, inside the body of a loop of that function that runs
+        # no step: a loop there runs none either, so only what it iterates is left to test)
+        pending = [(stmt, None, False) for stmt in statements]
+        pop, push = pending.pop, pending.append
+        while pending:
+            stmt, owner, covered = pop()
+            kind = type(stmt)
+            fields = BLOCK_FIELDS.get(kind)
+            if fields is None:
+                continue
+            inner = covered
+            if kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
+                if covered:
+                    if kind is not ast.While and self.ast_iterates_loader(stmt.iter):
+                        return True
+                elif self._ast_is_intrinsic(stmt):
                     return True
                 if owner is not None:
                     owners.add(owner)
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                owner, inner = stmt.name, False
+            elif kind is ast.ClassDef:
+                owner, inner = None, False
+            for name in fields:
+                below = inner or (name == "body" and kind in _LOOP_TYPES)
+                for child in getattr(stmt, name):
+                    if name == "handlers" or name == "cases":
+                        for grandchild in child.body:
+                            push((grandchild, owner, below))
+                    else:
+                        push((child, owner, below))
         # The call graph last: it walks the file's step loops and what they call.
         return bool(owners) and not owners.isdisjoint(self.step_called)
 
@@ -584,6 +609,7 @@ def _ast_body_nodes(stmts) -> Iterator[ast.AST]:
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
 
 
 def is_counter_name(name: Optional[str]) -> bool:
