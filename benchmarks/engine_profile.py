@@ -10,6 +10,8 @@ excludes), read and decoded once before timing.
 - engine: ``lint_source`` of every file, without a profiler (the number that counts);
 - floor: ``ast.parse`` of the files that mention a torch import (the engine parses those with ast
   before anything else, so it can never be faster than this);
+- both timed file by file, one after the other, so that the load of a shared machine changing
+  during the run weighs on both alike and their ratio holds still;
 - phases (with --profile, the default): the same run under cProfile; each phase is the inclusive
   time of the functions that make it up, as a share of the profiled total (cProfile inflates
   Python-heavy phases more than C-heavy ones such as the parsers, so read shares, not seconds).
@@ -74,23 +76,32 @@ def cpu(fn):
     return time.process_time() - start, result
 
 
+def engine_and_floor(sources):
+    """(engine cpu-s, floor cpu-s, findings, files that import torch), timed file by file and
+    alternately, so that a change of load on a shared machine weighs on both sides alike."""
+    engine = floor = 0.0
+    findings = n_torch = 0
+    clock = time.process_time
+    for name, text, _ in sources:
+        if text_mentions_torch_import(text):
+            n_torch += 1
+            start = clock()
+            try:
+                ast.parse(text)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                pass
+            floor += clock() - start
+        start = clock()
+        findings += len(lint_source(text, name))
+        engine += clock() - start
+    return engine, floor, findings, n_torch
+
+
 def run_engine(sources):
     findings = 0
     for name, text, _ in sources:
         findings += len(lint_source(text, name))
     return findings
-
-
-def parse_floor(sources):
-    count = 0
-    for _, text, _ in sources:
-        if text_mentions_torch_import(text):
-            try:
-                ast.parse(text)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                pass
-            count += 1
-    return count
 
 
 def phase_times(stats: pstats.Stats):
@@ -133,8 +144,7 @@ def main() -> None:
     print(f"files {len(sources)}  {mb:.1f} MB  python {platform.python_version()}  "
           f"{platform.machine()} {platform.processor() or ''}")
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 12000))
-    floor, n_torch = cpu(lambda: parse_floor(sources))
-    engine, findings = cpu(lambda: run_engine(sources))
+    engine, floor, findings, n_torch = engine_and_floor(sources)
     print(f"engine  {engine:7.1f} cpu-s  {mb / engine:5.2f} MB/s per core   findings {findings}")
     print(f"floor   {floor:7.1f} cpu-s  {mb / floor:5.2f} MB/s   (ast.parse of the {n_torch} files that import torch)")
     print(f"engine / floor = {engine / floor:.2f}")
