@@ -174,11 +174,13 @@ def analyse(
 ) -> Tuple[List[Finding], List[int]]:
     from .engine import lint_source
 
+    findings = lint_source(source, filename, codes=codes, max_line_length=max_line_length)
+    findings = [f for f in findings if f.code in codes]
+    if not findings:
+        return [], []  # most files: their lines are never needed (the engine splits its own)
     lines = split_lines(source)
     if file_is_noqa(lines):
         return [], []
-    findings = lint_source(source, filename, codes=codes, lines=lines, max_line_length=max_line_length)
-    findings = [f for f in findings if f.code in codes]
     return apply_noqa(findings, lines)
 
 
