@@ -57,35 +57,14 @@ class Unit:
         level = list(self.nodes)
         depth = widest = 0
         leaf_below = has_loop = False
-        node_fields = _node_fields
-        kinds = _AST_KIND
         while level:
             depth += 1
             leaf_below = False
             below: list = []
             push = below.append
             for node in level:
-                fields = node_fields.get(type(node))
-                if fields is None:
-                    fields = _fields_of(type(node))
-                for name in fields:
-                    value = getattr(node, name, None)
-                    kind = kinds.get(type(value))
-                    if kind is None:
-                        kind = _ast_kind(type(value))
-                    if kind == _NODE:
-                        push(value)
-                    elif kind == _LEAF:
-                        leaf_below = True
-                    elif kind == _LIST:
-                        for item in value:
-                            item_kind = kinds.get(type(item))
-                            if item_kind is None:
-                                item_kind = _ast_kind(type(item))
-                            if item_kind == _NODE:
-                                push(item)
-                            elif item_kind == _LEAF:
-                                leaf_below = True
+                if _push_children(node, push):
+                    leaf_below = True
                 node_type = type(node)
                 if node_type is ast.BoolOp:
                     if len(node.values) > widest:
@@ -113,7 +92,7 @@ class Unit:
         return body, self.start - 1
 
 
-_NODE, _LEAF, _LIST, _OTHER = 1, 2, 3, 0
+_NODE, _LEAF, _OTHER = 1, 2, 0
 _AST_KIND: dict = {}
 _node_fields: dict = {}
 # ast's field-less singletons: a level of their own below the node holding them, never a parent.
@@ -125,8 +104,6 @@ def _ast_kind(value_type: type) -> int:
         kind = _LEAF
     elif issubclass(value_type, ast.AST):
         kind = _NODE
-    elif issubclass(value_type, list):
-        kind = _LIST
     else:
         kind = _OTHER
     _AST_KIND[value_type] = kind
@@ -142,33 +119,39 @@ def _fields_of(node_type: type) -> tuple:
 def walk_ast(statements: Sequence[ast.AST], prune: tuple = ()) -> Iterator[ast.AST]:
     """The nodes under ``statements``, parents before children: ``ast.walk`` over a unit's
     statements without its generator per node, for the rules' ast prefilters. The operator and
-    context singletons (``Load``, ``Add``...) are left out where they are a field's value; read
-    them from their parent (``node.ctx``). Nodes of the ``prune`` types are yielded, not entered."""
+    context singletons (``Load``, ``Add``...) are left out; read them from their parent
+    (``node.ctx``). Nodes of the ``prune`` types are yielded, not entered."""
     pending = list(statements)
     pop, push = pending.pop, pending.append
-    node_fields, kinds = _node_fields, _AST_KIND
     while pending:
         node = pop()
         yield node
         if prune and isinstance(node, prune):
             continue
-        fields = node_fields.get(type(node))
-        if fields is None:
-            fields = _fields_of(type(node))
-        for name in fields:
-            value = getattr(node, name, None)
-            kind = kinds.get(type(value))
+        _push_children(node, push)
+
+
+def _push_children(node: ast.AST, push) -> bool:
+    """Hand ``node``'s child nodes to ``push``; True when it also holds a childless operator or
+    context node (``Load``, ``Add``...), which is not handed on. The field table and the kind of
+    each value's type are looked up once per type (no ``ast.iter_child_nodes`` generator)."""
+    kinds = _AST_KIND
+    fields = _node_fields.get(type(node))
+    if fields is None:
+        fields = _fields_of(type(node))
+    leaf = False
+    for name in fields:
+        value = getattr(node, name, None)
+        # A list holds nodes, operators (Compare's ops), None ({**x}'s key) or str (``global``).
+        for item in (value if type(value) is list else (value,)):
+            kind = kinds.get(type(item))
             if kind is None:
-                kind = _ast_kind(type(value))
+                kind = _ast_kind(type(item))
             if kind == _NODE:
-                push(value)
-            elif kind == _LIST:
-                for item in value:  # nodes, or None ({**x}'s key), or str (``global a, b``)
-                    item_kind = kinds.get(type(item))
-                    if item_kind is None:
-                        item_kind = _ast_kind(type(item))
-                    if item_kind != _OTHER:
-                        push(item)
+                push(item)
+            elif kind == _LEAF:
+                leaf = True
+    return leaf
 
 
 def walk_statements(statements, owner: Optional[str] = None):
