@@ -45,14 +45,14 @@ def bind_import(table: Dict[str, Optional[str]], node: ast.AST) -> None:
             table[alias.asname or alias.name] = f"{node.module}.{alias.name}"
 
 
-def _bound_names(target: ast.AST) -> Iterable[str]:
+def bound_names(target: ast.AST) -> Iterable[str]:
     if isinstance(target, ast.Name):
         yield target.id
     elif isinstance(target, (ast.Tuple, ast.List)):
         for element in target.elts:
-            yield from _bound_names(element)
+            yield from bound_names(element)
     elif isinstance(target, ast.Starred):
-        yield from _bound_names(target.value)
+        yield from bound_names(target.value)
 
 
 def dotted_name_ast(node: ast.AST) -> Optional[str]:
@@ -102,7 +102,7 @@ class ImportTable:
                     if not (is_torch_name(made_by) and made_by.rsplit(".", 1)[-1][:1].isupper()):
                         made_by = None
                 for target in stmt.targets:
-                    for name in _bound_names(target):
+                    for name in bound_names(target):
                         # ``DP = torch.nn.DataParallel`` keeps the torch meaning; anything else shadows.
                         bindings[name] = resolved if is_torch_name(resolved) else None
                         if made_by:

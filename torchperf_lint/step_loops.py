@@ -26,7 +26,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set
 
 import libcst as cst
 
-from .names import dotted_name_ast, is_torch_name
+from .names import bound_names, dotted_name_ast, is_torch_name
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
 from .tree import descendants
 
@@ -121,7 +121,6 @@ class ModuleSteps:
         self.module_classes: Set[str] = set()
         self.class_instances: Set[str] = set()  # last names bound to instances of the module's classes
         self._tree = tree
-        self._loops: List = []  # (loop statement, name of the function it is in)
         self._defs: Dict[str, List[ast.AST]] = {}
         # Names bound by a ``def`` outside classes, and methods of the module's classes: calling
         # one runs a function (a step only through the call graph), never a model.
@@ -189,8 +188,6 @@ class ModuleSteps:
                     assigns.append(stmt)
             elif isinstance(stmt, ast.Return) and owner is not None and self._loader_call(stmt.value) is not None:
                 factories[owner] = stmt.value
-            elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
-                self._loops.append((stmt, owner))
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._defs.setdefault(stmt.name, []).append(stmt)
                 for arg in (*stmt.args.posonlyargs, *stmt.args.args, *stmt.args.kwonlyargs):
@@ -432,28 +429,38 @@ class ModuleSteps:
                     return func.attr
             return None
 
-        def calls_in(nodes, found: Set[str]) -> None:
+        def calls_in(nodes, found: Set[str], counters: FrozenSet[str] = frozenset()) -> None:
             """The module's functions called in ``nodes``, leaving out what runs only every N
-            steps (``if step % N == 0: save_samples()``) and what nested definitions do."""
-            pending = list(nodes)
+            steps (``if step % N == 0: save_samples()``) and what nested definitions do.
+            ``counters``: outer loops' counters, which pick no single step (see syntax.tests_once);
+            a ``for`` inside that binds one again makes it its own counter in its body."""
+            pending = [(node, counters) for node in nodes]
             while pending:
-                node = pending.pop()
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                node, counters = pending.pop()
+                kind = type(node)
+                if kind in _DEFINITIONS_SET:
                     continue
-                if isinstance(node, ast.If) and _ast_tests_interval(node.test) and not _ast_runs_update(node.body):
-                    pending.append(node.test)
-                    pending.extend(node.orelse)
+                if kind is ast.If and _ast_tests_interval(node.test, counters) and not _ast_runs_update(node.body):
+                    pending.append((node.test, counters))
+                    pending.extend((child, counters) for child in node.orelse)
                     continue
-                if isinstance(node, ast.Call):
+                if kind is ast.For or kind is ast.AsyncFor:
+                    inside = counters.difference(bound_names(node.target)) if counters else counters
+                    pending.extend((child, inside) for child in node.body)
+                    pending.append((node.iter, counters))
+                    pending.extend((child, counters) for child in node.orelse)
+                    continue
+                if kind is ast.Call:
                     name = callee(node)
                     if name is not None:
                         found.add(name)
-                pending.extend(ast.iter_child_nodes(node))
+                pending.extend((child, counters) for child in ast.iter_child_nodes(node))
 
         seeds: Set[str] = set()
-        for loop, _owner in self._loops:
+        for loop, around in self._loops_with_outer_counters():
             if self._ast_is_intrinsic(loop) and not self._ast_is_epoch(loop):
-                calls_in(loop.body, seeds)
+                own = frozenset(bound_names(loop.target)) if isinstance(loop, (ast.For, ast.AsyncFor)) else frozenset()
+                calls_in(loop.body, seeds, around - own)
         reached: Set[str] = set()
         pending = list(seeds)
         while pending:
@@ -466,6 +473,30 @@ class ModuleSteps:
                 calls_in(definition.body, found)
             pending.extend(found - reached)
         return reached
+
+    def _loops_with_outer_counters(self) -> Iterator:
+        """(loop, names bound by the ``for`` targets around it in its function) for every loop of
+        the file: walker.Context.outer_loop_targets on the ast."""
+        pending = [(stmt, frozenset()) for stmt in self._tree.body]
+        while pending:
+            stmt, around = pending.pop()
+            kind = type(stmt)
+            fields = BLOCK_FIELDS.get(kind)
+            if fields is None:
+                continue
+            if kind in _LOOP_TYPES:
+                yield stmt, around
+            elif kind in _DEFINITIONS_SET:
+                around = frozenset()
+            for name in fields:
+                below = around
+                if name == "body" and (kind is ast.For or kind is ast.AsyncFor):
+                    below = around.union(bound_names(stmt.target))
+                for child in getattr(stmt, name):
+                    if name == "handlers" or name == "cases":
+                        pending.extend((grandchild, below) for grandchild in child.body)
+                    else:
+                        pending.append((child, below))
 
     # -- loops on the libcst side ------------------------------------------------------------------
     def iterates_loader(self, expr) -> bool:
@@ -609,6 +640,7 @@ def _ast_body_nodes(stmts) -> Iterator[ast.AST]:
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_DEFINITIONS_SET = frozenset(_DEFINITIONS)
 _LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
 
 
@@ -627,15 +659,18 @@ def _ast_runs_update(stmts) -> bool:
     )
 
 
-def _ast_tests_interval(test) -> bool:
-    """The ast twin of syntax.tests_interval: ``%`` anywhere, or a counter compared with a number."""
+def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset()) -> bool:
+    """The ast twin of syntax.tests_interval: ``%`` anywhere, or a counter compared with a number
+    (not a plain name among ``outer_counters``: ``if fold == 0:`` holds for a whole fold)."""
     for n in ast.walk(test):
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod):
             return True
         if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Eq):
             sides = (n.left, n.comparators[0])
             if any(isinstance(a, ast.Constant) and type(a.value) is int for a in sides) and any(
-                isinstance(a, (ast.Name, ast.Attribute)) and is_counter_name(_last_ast(a)) for a in sides
+                isinstance(a, (ast.Name, ast.Attribute)) and is_counter_name(_last_ast(a))
+                and not (isinstance(a, ast.Name) and a.id in outer_counters)
+                for a in sides
             ):
                 return True
     return False

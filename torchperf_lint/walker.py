@@ -245,7 +245,7 @@ class Context:
             block.kind == IF and syntax.branch_leaves(block.body) for block in self.blocks_inside(loop)
         )
 
-    def _outer_loop_targets(self, loop: Block) -> FrozenSet[str]:
+    def outer_loop_targets(self, loop: Block) -> FrozenSet[str]:
         """Names bound by the targets of the ``for`` loops around ``loop`` in the current frame, less
         those that ``loop`` or a loop inside it binds again."""
         blocks = self.frame.blocks
@@ -271,7 +271,7 @@ class Context:
             if block.kind != IF or block.body is not block.node.body:
                 continue
             if outer_counters is None:
-                outer_counters = self._outer_loop_targets(loop)
+                outer_counters = self.outer_loop_targets(loop)
             if (
                 syntax.tests_interval(block.node.test, outer_counters)
                 and not self.steps.runs_update(block.body)

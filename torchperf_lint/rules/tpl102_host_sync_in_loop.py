@@ -275,6 +275,20 @@ def train(model, optimizer, loader):
         if accelerator.sync_gradients:
             optimizer.zero_grad()
 """,
+    """
+import torch
+def log_losses(losses):
+    for loss in losses:
+        print(loss.item())             # called once per epoch: at its first step
+def train(model, loader, opt, epochs):
+    for epoch in range(epochs):
+        for step, x in enumerate(loader):
+            loss = model(x.cuda()).sum()
+            loss.backward()
+            opt.step()
+            if step == 0:
+                log_losses([loss])
+""",
 )
 RULE.INVALID = (
     """
@@ -373,6 +387,20 @@ def evaluate(model, loader, accelerator):
             outputs = model(**batch)
         preds, refs = accelerator.gather_for_metrics((outputs.logits.argmax(-1), batch["labels"]))
         print(f"{preds}")  # TPL102
+""",
+    """
+import torch
+def log_losses(losses):
+    for loss in losses:
+        print(loss.item())  # TPL102: called at every step of the first epoch
+def train(model, loader, opt, epochs):
+    for epoch in range(epochs):
+        for x in loader:
+            loss = model(x.cuda()).sum()
+            loss.backward()
+            opt.step()
+            if epoch == 0:
+                log_losses([loss])
 """,
 )
 RULE.WHY = """\

@@ -28,11 +28,13 @@ class EmptyCacheInLoop(Rule):
         # memory before another attempt in a retry loop; a branch that leaves the loop runs it once.
         if loop is None or ctx.in_except_handler(loop) or ctx.leaves_loop(loop) or is_retry_loop(loop.node):
             return
+        outer_counters = None
         for block in ctx.blocks_inside(loop):
-            if block.kind == "if" and block.body is block.node.body and (
-                tests_once(block.node.test) or _flag_set_in_handler(loop.node, block.node.test)
-            ):
-                return  # once (``if step == 0:``), or recovery decided by an except handler
+            if block.kind == "if" and block.body is block.node.body:
+                if outer_counters is None:
+                    outer_counters = ctx.outer_loop_targets(loop)  # ``if fold == 0:`` holds a whole fold
+                if tests_once(block.node.test, outer_counters) or _flag_set_in_handler(loop.node, block.node.test):
+                    return  # once (``if step == 0:``), or recovery decided by an except handler
         self.report(node)
 
 
@@ -130,6 +132,15 @@ while step < total:
     loss.backward()
     step += 1
     cuda.empty_cache()  # TPL103
+""",
+    """
+import torch
+for epoch in range(epochs):
+    for x, y in loader:
+        loss = model(x).sum()
+        loss.backward()
+        if epoch == 0:                # every step of the first epoch, not once
+            torch.cuda.empty_cache()  # TPL103
 """,
 )
 RULE.WHY = """\
