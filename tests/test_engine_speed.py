@@ -208,3 +208,12 @@ def test_walk_ast_visits_what_ast_walk_does(source):
     leaves = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
     expected = sorted(type(n).__name__ for s in tree.body for n in ast.walk(s) if not isinstance(n, leaves))
     assert sorted(type(n).__name__ for n in walk_ast(tree.body) if not isinstance(n, leaves)) == expected
+
+
+def test_positions_without_the_empty_batched_visit_are_libcsts():
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    for source in [*SOURCES, *list(_example_sources())[:40]]:
+        module = cst.parse_module(source)
+        expected = dict(MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider))
+        assert dict(engine._PositionsOnly(module, unsafe_skip_copy=True).resolve(PositionProvider)) == expected
