@@ -64,7 +64,7 @@ def load(trees):
     for path in files:
         data = path.read_bytes()
         try:
-            sources.append((str(path), data.decode("utf-8"), len(data)))
+            sources.append((str(path), data.decode("utf-8-sig"), len(data)))  # as the CLI reads them
         except UnicodeDecodeError:
             continue
     return sources

@@ -429,7 +429,8 @@ class ModuleSteps:
                     return func.attr
             return None
 
-        def calls_in(nodes, found: Set[str], counters: FrozenSet[str] = frozenset()) -> None:
+        def calls_in(nodes, found: Set[str], counters: FrozenSet[str] = frozenset(),
+                     names: FrozenSet[str] = frozenset()) -> None:
             """The module's functions called in ``nodes``, leaving out what runs only every N
             steps (``if step % N == 0: save_samples()``) and what nested definitions do.
             ``counters``: outer loops' counters, which pick no single step (see syntax.tests_once);
@@ -440,7 +441,7 @@ class ModuleSteps:
                 kind = type(node)
                 if kind in _DEFINITIONS_SET:
                     continue
-                if kind is ast.If and _ast_tests_interval(node.test, counters) and not _ast_runs_update(node.body):
+                if kind is ast.If and _ast_tests_interval(node.test, counters, names) and not _ast_runs_update(node.body):
                     pending.append((node.test, counters))
                     pending.extend((child, counters) for child in node.orelse)
                     continue
@@ -460,7 +461,8 @@ class ModuleSteps:
         for loop, around in self._loops_with_outer_counters():
             if self._ast_is_intrinsic(loop) and not self._ast_is_epoch(loop):
                 own = frozenset(bound_names(loop.target)) if isinstance(loop, (ast.For, ast.AsyncFor)) else frozenset()
-                calls_in(loop.body, seeds, around - own)
+                counters = around - own
+                calls_in(loop.body, seeds, counters, _ast_interval_names(loop.body, counters))
         reached: Set[str] = set()
         pending = list(seeds)
         while pending:
@@ -659,18 +661,63 @@ def _ast_runs_update(stmts) -> bool:
     )
 
 
-def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset()) -> bool:
-    """The ast twin of syntax.tests_interval: ``%`` anywhere, or a counter compared with a number
-    (not a plain name among ``outer_counters``: ``if fold == 0:`` holds for a whole fold)."""
+def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
+                        interval_names: FrozenSet[str] = frozenset()) -> bool:
+    """The ast twin of syntax.tests_interval: ``%`` anywhere, a name holding such a test, or a
+    counter compared with a number (not a plain name among ``outer_counters``: ``if fold == 0:``
+    holds for a whole fold), equal to it or, for the first few steps, below it."""
     for n in ast.walk(test):
-        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod):
+        kind = type(n)
+        if kind is ast.BinOp and isinstance(n.op, ast.Mod):
             return True
-        if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Eq):
-            sides = (n.left, n.comparators[0])
+        if kind is ast.Name and n.id in interval_names:
+            return True
+        if kind is not ast.Compare or len(n.ops) != 1:
+            continue
+        op, left, right = n.ops[0], n.left, n.comparators[0]
+        if isinstance(op, ast.Eq):
+            sides = (left, right)
             if any(isinstance(a, ast.Constant) and type(a.value) is int for a in sides) and any(
                 isinstance(a, (ast.Name, ast.Attribute)) and is_counter_name(_last_ast(a))
                 and not (isinstance(a, ast.Name) and a.id in outer_counters)
                 for a in sides
             ):
                 return True
+            continue
+        if isinstance(op, (ast.Gt, ast.GtE)):
+            left, right = right, left
+        elif not isinstance(op, (ast.Lt, ast.LtE)):
+            continue
+        if (isinstance(left, ast.Name) and isinstance(right, ast.Constant) and type(right.value) is int
+                and is_counter_name(left.id) and left.id not in outer_counters):
+            return True
     return False
+
+
+def _ast_interval_names(body, outer_counters: FrozenSet[str]) -> FrozenSet[str]:
+    """The ast twin of syntax.interval_names."""
+    values: Dict[str, List] = {}
+    for node in walk_ast(body, prune=_DEFINITIONS):
+        kind = type(node)
+        if kind is ast.Assign:
+            for target in node.targets:
+                if type(target) is ast.Name:
+                    values.setdefault(target.id, []).append(node.value)
+                else:
+                    for name in bound_names(target):
+                        values.setdefault(name, []).append(None)
+        elif kind is ast.AnnAssign and type(node.target) is ast.Name:
+            values.setdefault(node.target.id, []).append(node.value)
+        elif kind is ast.AugAssign and type(node.target) is ast.Name:
+            values.setdefault(node.target.id, []).append(None)
+    found: Set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, assigned in values.items():
+            if name not in found and all(
+                value is not None and _ast_tests_interval(value, outer_counters, frozenset(found)) for value in assigned
+            ):
+                found.add(name)
+                changed = True
+    return frozenset(found)

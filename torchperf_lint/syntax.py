@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import FrozenSet, Iterator, List, Optional, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -268,13 +268,46 @@ def branch_leaves(branch: cst.CSTNode) -> bool:
 _EXITS = frozenset(("sys.exit", "exit", "quit", "os._exit"))
 
 
-def tests_interval(test: cst.BaseExpression, outer_counters: FrozenSet[str] = frozenset()) -> bool:
+def tests_interval(test: cst.BaseExpression, outer_counters: FrozenSet[str] = frozenset(),
+                   interval_names: FrozenSet[str] = frozenset()) -> bool:
     """``if step % log_every == 0`` (any test using ``%``, also inside ``or``/``and``) runs every N
     steps; ``if i == 0:`` / ``if step == 0:`` (a counter against a number) runs once. See
-    ``tests_once`` for ``outer_counters``."""
-    return any(isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo) for n in descendants(test)) or (
-        tests_once(test, outer_counters)
-    )
+    ``tests_once`` for ``outer_counters``; ``interval_names`` hold such tests (``interval_names``)."""
+    for n in descendants(test):
+        if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo):
+            return True
+        if interval_names and isinstance(n, cst.Name) and n.value in interval_names:
+            return True
+    return tests_once(test, outer_counters)
+
+
+def interval_names(body: cst.CSTNode, outer_counters: FrozenSet[str] = frozenset()) -> FrozenSet[str]:
+    """Names ``body`` (a loop's) assigns only interval tests: ``is_log_step = step % N == 0``, also
+    through other such names (``log_now = is_log_step or is_last``). Nested definitions apart."""
+    values: Dict[str, List[cst.BaseExpression]] = {}
+    for node in descendants(body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    values.setdefault(target.target.value, []).append(node.value)
+                else:
+                    for name in assigned_names(target.target):
+                        values.setdefault(name, []).append(None)  # unpacked: not a test
+        elif isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name):
+            values.setdefault(node.target.value, []).append(node.value)
+        elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+            values.setdefault(node.target.value, []).append(None)  # ``flag |= ...``: not a test
+    found: Set[str] = set()
+    changed = True
+    while changed:  # names built from other such names, in any order
+        changed = False
+        for name, assigned in values.items():
+            if name not in found and all(
+                value is not None and tests_interval(value, outer_counters, frozenset(found)) for value in assigned
+            ):
+                found.add(name)
+                changed = True
+    return frozenset(found)
 
 
 # Loop counters: ``i``, ``step``, ``global_step``, ``batch_idx``, ``it``, ``num_updates``. Not ranks:
@@ -291,7 +324,8 @@ def is_counter_name(name: Optional[str]) -> bool:
 
 
 def tests_once(test: cst.BaseExpression, outer_counters: FrozenSet[str] = frozenset()) -> bool:
-    """``if i == 0:``, ``if step == 0:``: a counter compared with a number picks one time round.
+    """``if i == 0:``, ``if step == 0:``: a counter compared with a number picks one time round
+    (``if i < 5:`` the first few, see ``_first_steps``).
 
     ``outer_counters`` are the counters of loops around the loop being judged (a fold or epoch
     loop): ``if fold == 0:`` inside the batch loop is true for every batch of the first fold, so
@@ -308,7 +342,24 @@ def tests_once(test: cst.BaseExpression, outer_counters: FrozenSet[str] = frozen
                 isinstance(left, cst.Name) and counter in outer_counters
             ):
                 return True
+        if _first_steps(node, outer_counters):
+            return True
     return False
+
+
+def _first_steps(node, outer_counters: FrozenSet[str]) -> bool:
+    """``if i < 5:`` / ``if j <= 4:`` / ``if 5 > i:``: the loop's own counter below a number picks
+    the first few times round, then never again (the same as ``i == 0`` for a per-step cost)."""
+    if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1):
+        return False
+    operator = node.comparisons[0].operator
+    left, right = node.left, node.comparisons[0].comparator
+    if isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):
+        left, right = right, left
+    elif not isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
+        return False
+    return (isinstance(left, cst.Name) and isinstance(right, cst.Integer) and is_counter_name(left.value)
+            and left.value not in outer_counters)
 
 
 # ---- value kinds (see value_flow.py) -----------------------------------------------------------

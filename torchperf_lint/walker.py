@@ -59,6 +59,7 @@ class Context:
         self.frame = Frame(None, None)
         self._epoch_loops: Dict[int, bool] = {}
         self._step_loops: Dict[int, bool] = {}
+        self._interval_names_of: Dict[int, FrozenSet[str]] = {}  # loop -> names holding interval tests
         self.values = ValueFlow(self)
 
     # ---- names -------------------------------------------------------------------------------
@@ -218,8 +219,9 @@ class Context:
         blocks = self.frame.blocks
         if loop in blocks:
             for outer in blocks[: blocks.index(loop)]:
-                if outer.kind == LOOP and not self.is_epoch_loop(outer) and self.is_step_loop(outer):
-                    return True  # nested in a loop that runs every step
+                if (outer.kind == LOOP and not self.is_epoch_loop(outer) and self.is_step_loop(outer)
+                        and not self.under_interval_check(outer, upto=loop)):
+                    return True  # nested in a loop that runs every step, and run at every step
         frame = self.frame
         while frame is not None and not isinstance(frame.node, cst.FunctionDef):
             if isinstance(frame.node, cst.ClassDef):
@@ -260,24 +262,36 @@ class Context:
     def in_except_handler(self, loop: Block) -> bool:
         return any(block.kind == EXCEPT for block in self.blocks_inside(loop))
 
-    def under_interval_check(self, loop: Block) -> bool:
-        """In the body of an ``if step % N == 0:`` (or ``if i == 0:``) that does not itself run the
-        update (``.backward()``, an optimizer's step: gradient accumulation). Its ``else`` runs on
-        the other steps, so it is no remedy. A once-only test must compare a counter of ``loop`` or
-        of a loop inside it: ``if fold == 0:`` on an outer loop's counter holds for every step of
-        the first fold."""
-        outer_counters = None
-        for block in self.blocks_inside(loop):
+    def under_interval_check(self, loop: Block, upto: Optional[Block] = None) -> bool:
+        """In the body of an ``if step % N == 0:`` (or ``if i == 0:``, ``if i < 5:``) that does not
+        itself run the update (``.backward()``, an optimizer's step: gradient accumulation). Its
+        ``else`` runs on the other steps, so it is no remedy. A once-only test must compare a
+        counter of ``loop`` or of a loop inside it: ``if fold == 0:`` on an outer loop's counter
+        holds for every step of the first fold. The test may be a name the loop's body assigns
+        such a test (``is_log_step = step % N == 0``). ``upto``: only the ``if`` blocks between
+        ``loop`` and that block, a loop nested in ``loop``."""
+        blocks = self.blocks_inside(loop)
+        if upto is not None:
+            blocks = blocks[: blocks.index(upto)]
+        outer_counters = names = None
+        for block in blocks:
             if block.kind != IF or block.body is not block.node.body:
                 continue
             if outer_counters is None:
                 outer_counters = self.outer_loop_targets(loop)
+                names = self._interval_names(loop, outer_counters)
             if (
-                syntax.tests_interval(block.node.test, outer_counters)
+                syntax.tests_interval(block.node.test, outer_counters, names)
                 and not self.steps.runs_update(block.body)
             ):
                 return True
         return False
+
+    def _interval_names(self, loop: Block, outer_counters: FrozenSet[str]) -> FrozenSet[str]:
+        known = self._interval_names_of.get(id(loop.node))
+        if known is None:
+            known = self._interval_names_of[id(loop.node)] = syntax.interval_names(loop.node.body, outer_counters)
+        return known
 
 
 class Rule:

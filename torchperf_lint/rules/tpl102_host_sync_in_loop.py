@@ -289,6 +289,52 @@ def train(model, loader, opt, epochs):
             if step == 0:
                 log_losses([loss])
 """,
+    """
+import torch
+def train(model, loader, optimizer, log_every):
+    meters = {}
+    for i, (x, y) in enumerate(loader):
+        losses = {"ce": model(x).sum(), "reg": model(y).sum()}
+        sum(losses.values()).backward()
+        optimizer.step()
+        if i % log_every == 0:
+            for key, value in losses.items():  # a loop inside the interval if: every log_every steps
+                meters[key] = value.item()
+""",
+    """
+import torch
+def train(model, loader, optimizer, log_every, accum):
+    for i, x in enumerate(loader):
+        loss = model(x.cuda()).sum()
+        loss.backward()
+        optimizer.step()
+        is_console_step = i % log_every == 0
+        is_metric_step = (i % accum == 0) or is_console_step   # interval tests held in names
+        if is_metric_step:
+            print(loss.item())
+""",
+    """
+import torch
+def validate(generator, loader, writer):
+    for j, (x, y) in enumerate(loader):
+        y_hat = generator(x.cuda())
+        if j <= 4:                              # the first five batches only
+            writer.add_audio(f"gen/{j}", y_hat[0].cpu(), 0)
+""",
+    """
+import torch
+def log_losses(losses):
+    for loss in losses:
+        print(loss.item())                      # called every 100 steps (the call graph sees it too)
+def train(model, loader, opt):
+    for step, x in enumerate(loader):
+        loss = model(x.cuda()).sum()
+        loss.backward()
+        opt.step()
+        is_log_step = step % 100 == 0
+        if is_log_step:
+            log_losses([loss])
+""",
 )
 RULE.INVALID = (
     """
@@ -401,6 +447,18 @@ def train(model, loader, opt, epochs):
             opt.step()
             if epoch == 0:
                 log_losses([loss])
+""",
+    """
+import torch
+def train(model, loader, opt):
+    for i, x in enumerate(loader):
+        loss = model(x.cuda()).sum()
+        loss.backward()
+        opt.step()
+        if i > 4:                               # every step after the fifth
+            print(loss.item())  # TPL102
+        for name, value in {"loss": loss}.items():  # a small loop run at every step
+            print(name, value.item())  # TPL102
 """,
 )
 RULE.WHY = """\
