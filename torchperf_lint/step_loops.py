@@ -128,6 +128,7 @@ class ModuleSteps:
         self.methods: Set[str] = set()
         self._collect()
         self._step_called: Optional[FrozenSet[str]] = None
+        self._runs_step: Dict[int, bool] = {}  # id of a loop -> its body runs a step (ast)
         self._passed: Optional[Dict] = None
 
     # -- module facts ------------------------------------------------------------------------------
@@ -306,12 +307,33 @@ class ModuleSteps:
         return is_step_shape(None, None, None if self._is_function(None, name, False) else name, self.objects)
 
     def _ast_runs_step(self, nodes) -> bool:
-        return any(isinstance(n, ast.Call) and self._ast_is_step_call(n) for n in _ast_body_nodes(nodes))
+        """A step call among ``nodes`` (nested definitions apart). A nested loop's body is judged
+        once per file (``_body_runs_step``): the file's call graph and the units' prefilter ask
+        about every loop, and an outer loop's body holds the inner ones."""
+        nested = []
+        for node in walk_ast(nodes, prune=_DEFINITIONS_AND_LOOPS):
+            kind = type(node)
+            if kind is ast.Call:
+                if self._ast_is_step_call(node):
+                    return True
+            elif kind in _LOOP_TYPES:
+                nested.append(node)
+        for loop in nested:
+            heads = [loop.target, loop.iter] if type(loop) is not ast.While else [loop.test]
+            if self._ast_runs_step(heads + loop.orelse) or self._body_runs_step(loop):
+                return True
+        return False
+
+    def _body_runs_step(self, loop) -> bool:
+        known = self._runs_step.get(id(loop))
+        if known is None:
+            known = self._runs_step[id(loop)] = self._ast_runs_step(loop.body)
+        return known
 
     def _ast_is_intrinsic(self, loop) -> bool:
         if isinstance(loop, (ast.For, ast.AsyncFor)) and self.ast_iterates_loader(loop.iter):
             return True
-        return self._ast_runs_step(loop.body)
+        return self._body_runs_step(loop)
 
     def _ast_is_epoch(self, loop) -> bool:
         """Its own body runs no step, but a nested loop does."""
@@ -323,7 +345,7 @@ class ModuleSteps:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
                 continue
             if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-                nested = nested or self._ast_runs_step(node.body)
+                nested = nested or self._body_runs_step(node)
                 own.append(node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else node.test)
                 continue
             own.append(node)
@@ -644,6 +666,7 @@ def _ast_body_nodes(stmts) -> Iterator[ast.AST]:
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _DEFINITIONS_SET = frozenset(_DEFINITIONS)
 _LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
+_DEFINITIONS_AND_LOOPS = _DEFINITIONS + _LOOP_TYPES
 
 
 def is_counter_name(name: Optional[str]) -> bool:
