@@ -733,14 +733,19 @@ def _ast_interval_names(body, outer_counters: FrozenSet[str]) -> FrozenSet[str]:
             values.setdefault(node.target.id, []).append(node.value)
         elif kind is ast.AugAssign and type(node.target) is ast.Name:
             values.setdefault(node.target.id, []).append(None)
+    return names_holding(values, lambda value, found: _ast_tests_interval(value, outer_counters, found))
+
+
+def names_holding(values: Dict[str, List], is_test) -> FrozenSet[str]:
+    """The names whose every assigned value (None: not a plain value) passes ``is_test(value,
+    names found so far)``: found again until nothing changes, so names built from other such
+    names count in any order (shared by the libcst and the ast side)."""
     found: Set[str] = set()
     changed = True
     while changed:
         changed = False
         for name, assigned in values.items():
-            if name not in found and all(
-                value is not None and _ast_tests_interval(value, outer_counters, frozenset(found)) for value in assigned
-            ):
+            if name not in found and all(value is not None and is_test(value, frozenset(found)) for value in assigned):
                 found.add(name)
                 changed = True
     return frozenset(found)

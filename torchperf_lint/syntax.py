@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
 from .names import AUTOCASTS, SCALERS, is_torch_name, turns_grad_off  # noqa: F401 (re-exported)
-from .step_loops import OPTIMIZER_WORD, is_model_name, is_step_shape  # noqa: F401 (re-exported)
+from .step_loops import OPTIMIZER_WORD, is_model_name, is_step_shape, names_holding  # noqa: F401 (re-exported)
 from .tree import descendants
 
 
@@ -297,17 +297,7 @@ def interval_names(body: cst.CSTNode, outer_counters: FrozenSet[str] = frozenset
             values.setdefault(node.target.value, []).append(node.value)
         elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
             values.setdefault(node.target.value, []).append(None)  # ``flag |= ...``: not a test
-    found: Set[str] = set()
-    changed = True
-    while changed:  # names built from other such names, in any order
-        changed = False
-        for name, assigned in values.items():
-            if name not in found and all(
-                value is not None and tests_interval(value, outer_counters, frozenset(found)) for value in assigned
-            ):
-                found.add(name)
-                changed = True
-    return frozenset(found)
+    return names_holding(values, lambda value, found: tests_interval(value, outer_counters, found))
 
 
 # Loop counters: ``i``, ``step``, ``global_step``, ``batch_idx``, ``it``, ``num_updates``. Not ranks:
