@@ -79,13 +79,10 @@ class UnitAst:
             return None
         if self._nodes is None:
             self._scan()
-        head, _, rest = dotted.partition(".")
-        if head in self._aliases:
+        if dotted.partition(".")[0] in self._aliases:
             return ANYTHING
-        base = self.table.bindings.get(head)
-        if base is None:
-            return None
-        return canonical(f"{base}.{rest}" if rest else base)
+        qual = self.table.resolve(dotted)
+        return canonical(qual) if qual is not None else None
 
     def callee(self, call: ast.Call) -> Optional[str]:
         return self.qualname(call.func)

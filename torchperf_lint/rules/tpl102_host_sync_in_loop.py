@@ -471,8 +471,9 @@ Only step loops are checked: loops over a data loader, loops that call `.backwar
 step or a model, loops nested in them, and loops in functions of the module that they call every
 step. Values known to live on the host (numpy arrays, Python numbers, CPU tensors, a batch taken from
 a loader before `.to(device)`) are read without a sync and never flagged; neither is a sync under an
-`if step % N == 0:` (or `if i == 0:` on the counter of that loop, not of an outer one) that does not
-itself run the optimizer step."""
+`if step % N == 0:` (or `if i == 0:` / `if i < 5:` on the counter of that loop, not of an outer one;
+or a name the loop sets to such a test, `is_log_step = step % N == 0`) that does not itself run the
+optimizer step, nor one in a small loop nested under such an `if`."""
 RULE.EXAMPLE = """\
 for x, y in loader:
     loss = criterion(model(x), y)

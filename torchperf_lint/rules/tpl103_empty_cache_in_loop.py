@@ -114,6 +114,14 @@ for path in checkpoint_paths:                 # not a step loop: converting file
     save(convert(state))
     torch.cuda.empty_cache()
 """,
+    """
+import torch
+for step, (x, y) in enumerate(loader):
+    loss = model(x).sum()
+    loss.backward()
+    if step < 3:                   # the first few steps only, while memory use settles
+        torch.cuda.empty_cache()
+""",
 )
 RULE.INVALID = (
     """
@@ -151,7 +159,9 @@ memory available to your own tensors, only to other processes.
 
 Only step loops are checked (see TPL102). Freeing the cache to recover from out-of-memory is its
 documented use: in an `except` handler, under a flag such a handler sets, in a retry loop that tries
-again with a smaller batch, or once (`if step == 0:`) it is not flagged."""
+again with a smaller batch, or once (`if step == 0:`, or the first few steps, `if step < 5:`, on
+that loop's own counter: `if epoch == 0:` on an outer loop's counter holds for a whole epoch) it is
+not flagged."""
 RULE.EXAMPLE = "for x, y in loader:\n    train_step(x, y)\n    torch.cuda.empty_cache()"
 RULE.USE_INSTEAD = "for x, y in loader:\n    train_step(x, y)"
 RULE.FIX_NOTE = "No autofix: removing a call is left to the author."
