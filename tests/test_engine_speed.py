@@ -217,3 +217,48 @@ def test_positions_without_the_empty_batched_visit_are_libcsts():
         module = cst.parse_module(source)
         expected = dict(MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider))
         assert dict(engine._PositionsOnly(module, unsafe_skip_copy=True).resolve(PositionProvider)) == expected
+
+
+def test_the_analysis_leaves_no_reference_cycles():
+    """The engine pauses the cyclic garbage collector while it analyses a file; that is only sound
+    while the trees it builds are freed by reference counting. A cycle (a frame and its bindings,
+    the facts and their step loops, a class made per call) would keep a file's trees alive."""
+    import gc
+
+    sources = list(_example_sources())
+    codes = list(RULES)
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        fixes = 0
+        for source in sources:
+            for finding in lint_source(source, codes=codes):
+                if finding.fix is not None:
+                    fixes += bool(finding.fix.edits)  # fixes are computed from the unit's tree
+        gc.collect()
+        leaked = [type(o).__module__ + "." + type(o).__qualname__ for o in gc.garbage
+                  if type(o).__module__.startswith(("torchperf_lint", "libcst", "ast"))]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if was_enabled:
+            gc.enable()
+    assert fixes > 50
+    assert leaked == []
+
+
+def test_the_collector_is_restored_after_each_file():
+    import gc
+
+    source = "import torch\nx = torch.zeros(3).cuda()\n"
+    assert gc.isenabled()
+    assert lint_source(source)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert lint_source(source)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -7,6 +7,7 @@ input: a file that cannot be analysed gets one TPL900 finding that names the rea
 from __future__ import annotations
 
 import ast
+import gc
 import sys
 from bisect import bisect_right
 from typing import Collection, Dict, List, Optional, Sequence, Tuple
@@ -85,8 +86,9 @@ def lint_source(
             source, lines = normalise_newlines(source), None
         else:
             newline = "\n"
-        return _lint(source, tree, set(default_codes() if codes is None else codes), lines, newline,
-                     max_line_length)
+        with _collector_paused():
+            return _lint(source, tree, set(default_codes() if codes is None else codes), lines, newline,
+                         max_line_length)
     except RecursionError:
         return [analysis_failed("the code is nested too deeply for the parser (recursion limit)")]
     except MemoryError:
@@ -136,6 +138,23 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
         _, line, col = failures[0]
         findings.append(analysis_failed("; ".join(reason for reason, _, _ in failures[:3]), line, col))
     return _dedupe(findings)
+
+
+class _collector_paused:
+    """Python's cyclic garbage collector off for the duration (restored as it was).
+
+    Parsing a file builds hundreds of thousands of ast and libcst nodes at once, and the collector,
+    triggered every 700 allocations, would walk them again and again while they are alive: a fifth
+    of the CLI's time. The analysis makes no reference cycles (a test checks it), so its trees are
+    freed by reference counting as soon as the file is done, collector or not."""
+
+    def __enter__(self):
+        self.was_enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc):
+        if self.was_enabled:
+            gc.enable()
 
 
 class _recursion_limit:

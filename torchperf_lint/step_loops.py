@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import re
+import weakref
 from typing import Dict, FrozenSet, Iterator, List, Optional, Set
 
 import libcst as cst
@@ -110,7 +111,9 @@ class ModuleSteps:
 
     def __init__(self, tree: ast.Module, table, facts=None):
         self.table = table
-        self._facts = facts
+        # A proxy: the facts hold this object, and a reference cycle would keep the module's ast
+        # alive until the cyclic garbage collector finds it.
+        self._facts = weakref.proxy(facts) if facts is not None else None
         self.objects: Set[str] = set()  # last names bound to nn.Module instances made in the module
         self.loaders: Set[str] = set()  # last names bound to DataLoader(...)
         self.pinned_loaders: Set[str] = set()

@@ -10,6 +10,7 @@ device; an ``isinstance(x, torch.Tensor)`` guard says nothing about where ``x`` 
 
 from __future__ import annotations
 
+import weakref
 from typing import Optional, Tuple, Union
 
 import libcst as cst
@@ -74,15 +75,16 @@ _MAX_DEPTH = 60  # deeper chains of definitions count as unknown (generated code
 
 
 class Binding:
-    __slots__ = ("name", "source", "extra", "prev", "prev_same", "frame", "branches", "kind")
+    # No reference to its frame: the frame holds its bindings, and a cycle would keep every tree of
+    # the unit alive until the cyclic garbage collector finds it. Lookups know the frame they are in.
+    __slots__ = ("name", "source", "extra", "prev", "prev_same", "branches", "kind")
 
-    def __init__(self, name, source, extra, prev, prev_same, frame, branches):
+    def __init__(self, name, source, extra, prev, prev_same, branches):
         self.name = name
         self.source = source  # "expr", "element", "aug", "tensor", "unknown"
         self.extra = extra  # what the source needs (the expression, the shape path...)
         self.prev = prev  # the frame's previous binding: the bindings in effect when this was made
         self.prev_same = prev_same  # the frame's previous binding of the same name
-        self.frame = frame
         # The ``if`` branches it was made in: id(If node) -> id(branch). None: in none.
         self.branches = branches
         self.kind: Optional[str] = None
@@ -106,9 +108,9 @@ class _Env:
 
     __slots__ = ("head", "frame", "branches")
 
-    def __init__(self, binding: Binding):
+    def __init__(self, binding: Binding, frame):
         self.head = binding.prev
-        self.frame = binding.frame
+        self.frame = frame
         self.branches = binding.branches
 
 
@@ -149,7 +151,10 @@ class ValueFlow:
     """Per unit: the chains of bindings of each frame, and the kinds worked out so far."""
 
     def __init__(self, ctx):
-        self.ctx = ctx
+        # A proxy, not the Context itself: the Context holds this object, and a reference cycle
+        # would keep the unit's trees (and the module's ast, through the facts) alive until the
+        # cyclic garbage collector finds them, which costs the CLI a fifth of its time.
+        self.ctx = weakref.proxy(ctx)
         self._live = {}  # id(node) -> kind, for queries at the walk's current position
 
     # ---- recording (called by the walker) ---------------------------------------------------
@@ -165,7 +170,7 @@ class ValueFlow:
     def _add(self, name: str, source: str, extra) -> None:
         frame = self.ctx.frame
         head = frame.values.get(None)
-        binding = Binding(name, source, extra, head, frame.values.get(name), frame, self._branches())
+        binding = Binding(name, source, extra, head, frame.values.get(name), self._branches())
         frame.values[name] = binding
         frame.values[None] = binding
         if self._live:
@@ -265,29 +270,30 @@ class ValueFlow:
             if frame is None:
                 return None
             binding = frame.values.get(name)
-        return self._binding_kind(binding, depth)
+        return self._binding_kind(binding, frame, depth)
 
-    def _binding_kind(self, binding: Binding, depth: int) -> str:
+    def _binding_kind(self, binding: Binding, frame, depth: int) -> str:
+        """The kind of ``binding``, made in ``frame``."""
         if binding.kind is None:
             binding.kind = UNKNOWN  # a definition that reaches itself is unknown
-            binding.kind = self._evaluate(binding, depth + 1)
+            binding.kind = self._evaluate(binding, frame, depth + 1)
         return binding.kind
 
-    def _evaluate(self, binding: Binding, depth: int) -> str:
+    def _evaluate(self, binding: Binding, frame, depth: int) -> str:
         if depth > _MAX_DEPTH:
             return UNKNOWN
         source, extra = binding.source, binding.extra
-        env = _Env(binding)
+        env = _Env(binding, frame)
         if source == "unknown":
             return UNKNOWN
         if source == "tensor":
-            before = self._binding_kind(extra, depth) if extra is not None else UNKNOWN
+            before = self._binding_kind(extra, frame, depth) if extra is not None else UNKNOWN
             return before if before in TENSORS else DEVICE
         if source == "aug":
             value, before = extra
             kinds = [self._kind(value, env, depth)]
             if before is not None:
-                kinds.append(self._binding_kind(before, depth))
+                kinds.append(self._binding_kind(before, frame, depth))
             return combine(kinds)
         expr, path = extra
         if source == "expr":

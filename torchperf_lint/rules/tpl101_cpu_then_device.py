@@ -283,20 +283,25 @@ def _is_literal_data_ast(expr) -> bool:
     return False
 
 
+class _CommentsOutside(cst.CSTVisitor):
+    """The comments of a tree, those inside one call (``skipped``) left out."""
+
+    def __init__(self, skipped: cst.Call):
+        super().__init__()
+        self.skipped = skipped
+        self.found: list = []
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        return node is not self.skipped
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        self.found.append(node)
+
+
 def _comments(move: cst.Call, factory: cst.Call) -> list:
     """The comments in the part of ``factory(...).to(...)`` that the fix leaves out, in order."""
-    class Comments(cst.CSTVisitor):
-        def __init__(self):
-            super().__init__()
-            self.found = []
-
-        def visit_Call(self, node: cst.Call) -> bool:
-            return node is not factory
-
-        def visit_Comment(self, node: cst.Comment) -> None:
-            self.found.append(node)
-
-    visitor = Comments()
+    # A module-level class: a class made per call is a reference cycle the garbage collector must find.
+    visitor = _CommentsOutside(factory)
     move.visit(visitor)
     return visitor.found
 
