@@ -176,6 +176,56 @@ def test_tpl101_parses_only_units_with_a_possible_host_factory(monkeypatch):
     assert [f.line for f in findings] == [7, 10, 14]
 
 
+CALL_GATED_NEGATIVES = '''
+import argparse
+import torch
+from torch.utils.data import DataLoader
+
+def batches(loader: DataLoader, launcher):
+    """Iterates a DataLoader (not nn.DataParallel) built with a DistributedSampler by the caller."""
+    lr = launcher.rank
+    step = launcher.launch_count
+    parser.add_argument(*flags)
+    if isinstance(loader.sampler, torch.utils.data.DistributedSampler):
+        return iter(loader)
+'''
+
+CALL_GATED_POSITIVES = '''
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader
+
+def make(ds):
+    Loader = torch.utils.data.DataLoader
+    return Loader(ds, batch_size=8)  # TPL501
+
+def wrap(model):
+    wrapper = nn.DataParallel
+    return wrapper(model)  # TPL201
+
+def args(parser):
+    parser.add_argument("--local_rank", type=int)  # TPL206
+
+def launch():
+    import torch.distributed.launch as launcher
+    launcher.main()  # TPL206
+'''
+
+
+def test_rules_that_report_at_one_callee_parse_only_units_that_may_call_it(monkeypatch):
+    """TPL201/203/204/501/502 report only at calls of one torch callable
+    (``Rule.reports_at_calls_to``), TPL206 only at a legacy flag or the launcher: a mention in a
+    docstring, an annotation or an ``isinstance`` test is not parsed; a local alias still is."""
+    codes = {"TPL201", "TPL203", "TPL204", "TPL206", "TPL501", "TPL502"}
+    parsed = _parsed_units(monkeypatch)
+    assert all(RULES[c].may_match(CALL_GATED_NEGATIVES) for c in ("TPL201", "TPL204", "TPL206", "TPL501"))
+    assert lint_source(CALL_GATED_NEGATIVES, codes=codes) == []
+    assert parsed == []
+    findings = lint_source(CALL_GATED_POSITIVES, codes=codes)
+    assert sorted((f.line, f.code) for f in findings) == [
+        (8, "TPL501"), (12, "TPL201"), (15, "TPL206"), (19, "TPL206")]
+
+
 def _example_sources():
     for rule in RULES.values():
         for source in (*rule.VALID, *rule.INVALID, *(before for before, _ in rule.FIXES)):

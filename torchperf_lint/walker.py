@@ -318,6 +318,9 @@ class Rule:
     # the engine parses no unit whose ast holds no loop that can be one
     # (step_loops.ModuleSteps.may_hold_step_loop). Implies needs_loop.
     needs_step_loop: bool = False
+    # The canonical names of the only callees the rule reports at (TPL501: ``DataLoader(...)``):
+    # the default ``ast_may_match`` leaves out units whose ast holds no call that may be one.
+    reports_at_calls_to: FrozenSet[str] = frozenset()
     # Fixit-style examples: flagged lines carry a trailing ``# TPLxxx`` comment.
     VALID: Tuple[str, ...] = ()
     INVALID: Tuple[str, ...] = ()
@@ -343,6 +346,8 @@ class Rule:
         """A second prefilter, on the unit's ast (ast_scan.UnitAst), for units whose text passed
         ``may_match``: False only where the rule can find nothing in the unit, which libcst then
         never parses."""
+        if cls.reports_at_calls_to:
+            return bool(unit.calls_to(cls.reports_at_calls_to))
         return True
 
     @classmethod

@@ -15,6 +15,7 @@ class DataParallelUsed(Rule):
         "(runtime_guard: DDP wrapping)"
     )
     prefilter = (("DataParallel",),)
+    reports_at_calls_to = frozenset(("torch.nn.DataParallel",))
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.qualname(node.func) == "torch.nn.DataParallel":

@@ -24,6 +24,7 @@ class SamplerShuffleConflict(Rule):
         "`shuffle` (a `DistributedSampler` shuffles by itself; call its `set_epoch`)"
     )
     prefilter = (("DataLoader",), ("sampler",), ("shuffle",))
+    reports_at_calls_to = frozenset((DATALOADER,))
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.qualname(node.func) != DATALOADER:

@@ -35,6 +35,7 @@ class MissingSetEpoch(Rule):
         "(runtime_guard: automatic set_epoch)"
     )
     prefilter = (("DistributedSampler",),)
+    reports_at_calls_to = frozenset((SAMPLER,))
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.qualname(node.func) != SAMPLER:

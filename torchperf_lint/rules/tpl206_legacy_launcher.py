@@ -6,6 +6,7 @@ import ast
 
 import libcst as cst
 
+from ..names import dotted_name_ast
 from ..syntax import method_call, string_value
 from ..walker import Rule
 
@@ -27,20 +28,27 @@ class LegacyLauncher(Rule):
 
     @classmethod
     def ast_may_match(cls, unit) -> bool:
-        """An ``add_argument`` call with a string, or a name that may be the launcher: the text
-        prefilter's ``launch`` is mostly another word (``launch_kernel``, "launched")."""
+        """An ``add_argument`` call with a legacy flag, or a name that may be the launcher: the text
+        prefilter's ``launch`` is mostly another word (``launch_kernel``, "launched"). The launcher
+        reaches a name only through a ``.launch`` attribute, an import of it, or a module-level
+        name bound to it, so a local alias (ANYTHING) is never enough on its own."""
+        table = unit.table
         for node in unit.nodes:
             kind = type(node)
             if kind is ast.Call:
                 func = node.func
+                # string_value() reads plain string literals only: nothing else can be a flag.
                 if type(func) is ast.Attribute and func.attr == "add_argument" and any(
-                    not isinstance(a, ast.Constant) or a.value in LEGACY_FLAGS for a in node.args
+                    type(a) is ast.Constant and a.value in LEGACY_FLAGS for a in node.args
                 ):
                     return True
             elif kind is ast.Attribute:
-                if node.attr == "launch" or unit.stands_for(node, LAUNCH):
+                if node.attr == "launch" or _resolves_to_launch(table, node):
                     return True
-            elif kind is ast.Name and unit.stands_for(node, LAUNCH):
+            elif kind is ast.Name:
+                if _resolves_to_launch(table, node):
+                    return True
+            elif kind is ast.alias and "launch" in node.name:
                 return True
         return False
 
@@ -63,6 +71,11 @@ class LegacyLauncher(Rule):
             return  # imports are not uses; an inner part of a longer dotted name is not the use
         if self.ctx.qualname(node) == LAUNCH or (self.ctx.qualname(node) or "").startswith(LAUNCH + "."):
             self.report(node, self.launch_message)
+
+
+def _resolves_to_launch(table, node) -> bool:
+    qual = table.resolve(dotted_name_ast(node) or "")
+    return qual is not None and (qual == LAUNCH or qual.startswith(LAUNCH + "."))
 
 
 RULE = LegacyLauncher

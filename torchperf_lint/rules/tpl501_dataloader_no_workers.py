@@ -20,6 +20,7 @@ class DataLoaderNoWorkers(Rule):
         "`persistent_workers=True` for several epochs (runtime_guard: loader defaults)"
     )
     prefilter = (("DataLoader",),)
+    reports_at_calls_to = frozenset((DATALOADER,))
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.ctx.qualname(node.func) != DATALOADER or has_splat(node):

@@ -36,6 +36,7 @@ class DataLoaderNoPinMemory(Rule):
         "loaders), pass `pin_memory=True` (runtime_guard: loader defaults)"
     )
     prefilter = (("DataLoader",),)
+    reports_at_calls_to = frozenset((DATALOADER,))
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
