@@ -312,3 +312,17 @@ def test_the_collector_is_restored_after_each_file():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("text", ["", "a.cuda() for", "zeros(3).to(x)", "while 'b'", "x = y\n", "{'a': 1}"])
+def test_compiled_text_tests_are_the_tests_they_stand_for(text):
+    import re
+
+    from torchperf_lint.walker import compile_text_tests
+
+    cases = [(), (("a",),), ((".cuda(", ".to("), r"\b(?:for|while)\b"), (r"\bwhile\b", ("'b'", '"b"')),
+             (("{'a'",), ("x",))]
+    for tests in cases:
+        expected = all(any(s in text for s in t) if isinstance(t, tuple) else re.search(t, text) is not None
+                       for t in tests)
+        assert compile_text_tests(tests)(text) is expected

@@ -118,11 +118,11 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
     table = ImportTable.from_ast(tree)
     if not table.imports_torch:
         return []
-    # A rule whose unit prefilter fails on the whole file cannot match any of its units.
-    rule_classes = [
-        RULES[c] for c in sorted(codes)
-        if c in RULES and RULES[c].file_may_match(source) and RULES[c].may_match(source)
-    ]
+    # Module-level conditions (TPL104's pinned loader) on the whole file. The unit prefilters run
+    # on the units only: testing the file first as well cost more than it saved (every torch file
+    # of any size passes most of them), and a unit's text also holds the torch names its aliases
+    # stand for (``DP`` -> ``torch.nn.DataParallel``), which the file's text may not spell out.
+    rule_classes = [RULES[c] for c in sorted(codes) if c in RULES and RULES[c].file_may_match(source)]
     if not rule_classes:
         return []
     if lines is None:

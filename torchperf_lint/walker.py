@@ -12,7 +12,7 @@ Context kept during the walk:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -294,6 +294,24 @@ class Context:
         return known
 
 
+def compile_text_tests(tests: Sequence[Union[str, Tuple[str, ...]]]) -> Callable[[str], bool]:
+    """One function that is True when every test passes on a text: a tuple of strings passes when
+    one of them occurs in it (an ``in`` test), a string is a regex that must match somewhere."""
+    namespace: Dict[str, object] = {}
+    clauses = []
+    for index, test in enumerate(tests):
+        if isinstance(test, tuple):
+            clauses.append("(" + " or ".join(f"{literal!r} in text" for literal in test) + ")")
+        else:
+            namespace[f"search{index}"] = re.compile(test).search
+            clauses.append(f"search{index}(text) is not None")
+    code = f"def text_tests(text):\n    return {' and '.join(clauses) or 'True'}\n"
+    exec(compile(code, f"<prefilter {tests!r:.60}>", "exec"), namespace)
+    function = namespace["text_tests"]
+    function.compiled_prefilter = True
+    return function
+
+
 class Rule:
     """Base of every rule: catalog data, message, prefilter and node handlers.
 
@@ -337,10 +355,18 @@ class Rule:
         self.ctx = ctx
         self._sink = sink
 
-    @classmethod
-    def may_match(cls, text: str) -> bool:
-        return all(test(text) for test in cls._compiled_prefilter())
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # The text prefilters run for every unit of every torch file against every rule: one
+        # generated function per rule (its tests inlined) instead of a generator over closures.
+        if "may_match" not in cls.__dict__ and getattr(cls.may_match, "compiled_prefilter", False):
+            cls.may_match = staticmethod(compile_text_tests(cls.prefilter))
+        if "file_may_match" not in cls.__dict__:
+            cls.file_may_match = staticmethod(compile_text_tests(cls.file_prefilter))
 
+    # ``may_match(text)``: do the ``prefilter`` tests all pass on a unit's text? A rule may define
+    # its own (TPL102); ``file_may_match(source)``: the same for ``file_prefilter``.
+    may_match = staticmethod(compile_text_tests(()))
     @classmethod
     def ast_may_match(cls, unit: "UnitAst") -> bool:
         """A second prefilter, on the unit's ast (ast_scan.UnitAst), for units whose text passed
@@ -350,32 +376,10 @@ class Rule:
             return bool(unit.calls_to(cls.reports_at_calls_to))
         return True
 
-    @classmethod
-    def file_may_match(cls, source: str) -> bool:
-        return all(test(source) for test in cls._compiled_prefilter("file_prefilter"))
-
-    @classmethod
-    def _compiled_prefilter(cls, attribute: str = "prefilter"):
-        key = f"_{attribute}_re"
-        compiled = cls.__dict__.get(key)
-        if compiled is None:
-            compiled = [_literal_test(p) if isinstance(p, tuple) else re.compile(p).search
-                        for p in getattr(cls, attribute)]
-            setattr(cls, key, compiled)
-        return compiled
+    file_may_match = staticmethod(compile_text_tests(()))
 
     def report(self, node: cst.CSTNode, message: Optional[str] = None, fix=None) -> None:
         self._sink.append((self.code, node, message or self.message, fix))
-
-
-def _literal_test(literals: Tuple[str, ...]) -> Callable[[str], bool]:
-    def occurs(text: str) -> bool:
-        for literal in literals:
-            if literal in text:
-                return True
-        return False
-
-    return occurs
 
 
 _HANDLER_NAMES: Dict[Tuple[type, str], List[Tuple[type, str]]] = {}

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 
 import libcst as cst
 
 from ..syntax import is_model_name, last_identifier, method_call
-from ..walker import Rule
+from ..walker import Rule, compile_text_tests
 
 SYNC_METHODS = frozenset(("item", "cpu", "numpy", "tolist", "nonzero"))
 SYNC_FUNCTIONS = frozenset(("torch.cuda.synchronize", "torch.nonzero"))
@@ -25,25 +24,22 @@ class HostSyncInLoop(Rule):
     # A unit is parsed when it has a loop and either a sync method, or a truth test, conversion
     # or print in code that handles losses or reduces tensors to booleans (where tensors worth
     # waiting for are likely). Literal tests first: they are the cheapest and reject most units.
-    _LOOP = re.compile(r"\b(?:for|while)\b")
     # (exactly the regexes \.(?:item|cpu|numpy|tolist|nonzero)\(|synchronize\(|torch\.nonzero and
     # backward|loss|model|logits|\.(?:any|all|sum|mean)\(|isfinite|isnan|isinf, as ``in`` tests)
     _SYNC = (".item(", ".cpu(", ".numpy(", ".tolist(", ".nonzero(", "synchronize(", "torch.nonzero")
-    _READS_TENSOR = re.compile(r"\b(?:float|int|bool|print)\(|\bif\b|\bwhile\b")
     _TENSOR_CODE = ("backward", "loss", "model", "logits", ".any(", ".all(", ".sum(", ".mean(", "isfinite", "isnan",
                     "isinf")
+    _has_loop_word = staticmethod(compile_text_tests((("for", "while"),)))
+    _has_sync = staticmethod(compile_text_tests((_SYNC,)))
+    _reads_tensor = staticmethod(compile_text_tests((_TENSOR_CODE, r"\b(?:float|int|bool|print)\(|\bif\b|\bwhile\b")))
+    _has_loop = staticmethod(compile_text_tests((r"\b(?:for|while)\b",)))
 
     needs_step_loop = True  # reports only in a step loop (_in_step: in_step_loop)
 
     @classmethod
     def may_match(cls, text: str) -> bool:
-        if "for" not in text and "while" not in text:
-            return False
-        if not any(s in text for s in cls._SYNC) and (
-            not any(s in text for s in cls._TENSOR_CODE) or cls._READS_TENSOR.search(text) is None
-        ):
-            return False
-        return cls._LOOP.search(text) is not None
+        return (cls._has_loop_word(text) and (cls._has_sync(text) or cls._reads_tensor(text))
+                and cls._has_loop(text))
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
