@@ -31,6 +31,14 @@ def test_python_312_syntax_on_an_older_parser():
         assert all(f.code != "TPL900" or "parse" in f.message for f in lint_source(source))
 
 
+def test_a_byte_order_mark_left_in_the_text_is_not_an_error():
+    # flake8 and the CLI decode with utf-8-sig; a caller of lint_source may not.
+    source = "import torch\nx = torch.zeros(3).cuda()\n"
+    expected = [(f.code, f.line, f.col) for f in lint_source(source)]
+    assert expected == [("TPL101", 2, 4)]
+    assert [(f.code, f.line, f.col) for f in lint_source("\ufeff" + source)] == expected
+
+
 def test_nul_bytes_point_at_the_first_one():
     assert "NUL" in only_tpl900(lint_source("import torch\nx = 1\x00\n"), line=2, col=5)
 

@@ -78,6 +78,10 @@ def lint_source(
     """All findings of the rules in ``codes`` (default: the rules on by default) for one file.
     ``max_line_length``: the project's line length, which fixes do not push a line past."""
     try:
+        if source.startswith("\ufeff"):
+            # A BOM the caller left in (flake8 and the CLI take it out): Python's parser rejects
+            # it in a str. Line numbers are unchanged; line 1's columns count from after it.
+            source, lines = source[1:], None
         if "\r" in source:
             # \r\n and \r ends as \n (flake8 hands its plugins such lines): same line numbers and
             # columns, and every line-anchored regex sees the lines Python sees. Fixes insert the

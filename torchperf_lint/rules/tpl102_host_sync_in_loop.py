@@ -50,8 +50,8 @@ class HostSyncInLoop(Rule):
                 return
             if ctx.is_host_value(receiver) or self._narrowed_to_numpy(receiver):
                 return  # numpy values and host tensors are read without waiting for a device
-            if name == "cpu" and is_model_name(last_identifier(receiver)):
-                return  # moving a model, not reading a value
+            if name == "cpu" and is_model_name(last_identifier(_copied(receiver, ctx))):
+                return  # moving a model (or a copy of it: an EMA snapshot), not reading a value
             self.report(node, self.message.format(what=f"`.{name}()`"))
             return
         qual = ctx.qualname(node.func)
@@ -100,6 +100,13 @@ class HostSyncInLoop(Rule):
         return ctx.in_step_loop() and not ctx.leaves_loop(ctx.innermost_loop())
 
 
+def _copied(expr: cst.BaseExpression, ctx) -> cst.BaseExpression:
+    """``copy.deepcopy(model)`` -> ``model``: a copy is the same kind of object."""
+    while isinstance(expr, cst.Call) and expr.args and ctx.qualname(expr.func) in ("copy.deepcopy", "copy.copy"):
+        expr = expr.args[0].value
+    return expr
+
+
 def _isinstance_types(test: cst.BaseExpression, name: str, ctx) -> list:
     """The qualified names ``test`` checks ``name`` against with ``isinstance(name, ...)``."""
     if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"):
@@ -133,6 +140,18 @@ def _truth_tests_tensor(test: cst.BaseExpression, ctx) -> bool:
 
 RULE = HostSyncInLoop
 RULE.VALID = (
+    """
+import copy
+from copy import deepcopy
+import torch
+def train(model, loader, optimizer):
+    for x, y in loader:
+        loss = model(x.cuda()).sum()
+        loss.backward()
+        optimizer.step()
+        snapshot = copy.deepcopy(model).cpu()           # a copy of the model, moved: no value read
+        frozen = deepcopy(model.module).cpu()
+""",
     """
 import torch
 def train(model, loader, optimizer, epochs):
