@@ -78,10 +78,24 @@ class _Collector(ast.NodeVisitor):
         if name:
             self.facts.assignments.append((name, value))  # None: a value the module does not show
 
+    def _is_dtype(self, expr: Optional[ast.AST]) -> bool:
+        """A dtype: ``torch.float16`` (any ``torch.<dtype>``), or a name that says it holds one."""
+        qual = self._qualname(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
+        if qual is not None and qual.startswith("torch.") and qual[6:] in _DTYPES:
+            return True
+        name = expr.id if isinstance(expr, ast.Name) else expr.attr if isinstance(expr, ast.Attribute) else ""
+        return "dtype" in name.lower()
+
     def visit_Assign(self, node: ast.Assign) -> None:
         value = node.value
         for target in node.targets:
             self._assigned(target, value)
+            if _takes_next_item(value) or (
+                isinstance(value, (ast.Subscript, ast.Attribute)) and _root_name(value) in self.facts.loop_targets
+            ):
+                # ``real = next(loader)``, ``pixel_values = batch["pixel_values"]``: a batch (or a
+                # part of one), as a ``for`` target would be
+                self._loop_target(target)
         if isinstance(value, ast.Call) and self._qualname(value.func) == "torch.utils.data.DistributedSampler":
             for target in node.targets:
                 name = dotted_name_ast(target)
@@ -92,6 +106,10 @@ class _Collector(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         facts = self.facts
         func = node.func
+        if isinstance(func, ast.Name) and func.id == "map" and node.args and isinstance(node.args[0], ast.Lambda):
+            # ``map(lambda t: t.cuda(), (x, y))``: the lambda's parameter takes each item in turn
+            for arg in node.args[0].args.args:
+                facts.loop_targets.add(arg.arg)
         qual = self._qualname(func)
         callee = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
         if callee is not None:
@@ -117,6 +135,8 @@ class _Collector(ast.NodeVisitor):
             facts.move_receivers.add(_root_name(func.value))
         elif attr == "to":
             for arg in list(node.args[:1]) + [k.value for k in node.keywords if k.arg == "device"]:
+                if self._is_dtype(arg):
+                    continue  # ``x.to(weight_dtype)``, ``x.to(torch.float16)``: a cast, not a move
                 if arg is not None:
                     facts.move_receivers.add(_root_name(func.value))
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
@@ -297,6 +317,25 @@ class _Collector(ast.NodeVisitor):
         self._no_grad -= quiet
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+
+_DTYPES = frozenset(
+    "float float16 float32 float64 half double bfloat16 int int8 int16 int32 int64 long short uint8 bool "
+    "complex64 complex128 float8_e4m3fn float8_e5m2".split()
+)
+_PARAMETER_ITERATORS = frozenset(("parameters", "named_parameters", "buffers", "named_buffers", "children", "modules"))
+
+
+def _takes_next_item(value: Optional[ast.AST]) -> bool:
+    """``next(it)``, but not ``next(iter(model.parameters()))`` (a parameter, not a batch)."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "next"
+            and value.args):
+        return False
+    inner = value.args[0]
+    if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "iter" and inner.args:
+        inner = inner.args[0]
+    return not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
+                and inner.func.attr in _PARAMETER_ITERATORS)
 
 
 class ModuleFacts:

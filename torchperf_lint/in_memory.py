@@ -113,6 +113,11 @@ def in_memory_class_assignments(node: ast.ClassDef) -> "list[tuple[str, ast.AST]
     if getitem is None:
         return unknown
     body = [s for s in getitem.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    methods = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if _hands_out_held_values(body, getitem, methods):
+        # ``return {"prompt": self.prompt, "index": index}``: nothing is read or computed per item,
+        # so a worker could only add its start-up and a pickling round-trip (an in-memory list).
+        return [(node.name + "()", ast.List(elts=[], ctx=ast.Load()))]
     if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
         return unknown
     returned = body[0].value
@@ -136,6 +141,42 @@ def in_memory_class_assignments(node: ast.ClassDef) -> "list[tuple[str, ast.AST]
                     value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
                     values.append((node.name + "()", value))
     return values or unknown
+
+
+def _hands_out_held_values(body: list, getitem: ast.FunctionDef, methods: Set[str]) -> bool:
+    """Does ``__getitem__`` only hand out what it holds? Its statements may fill a local dict or
+    list with such values (``example = {}; example["prompt"] = self.prompt; return example``)."""
+    if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
+        return False
+    held = {a.arg for a in getitem.args.args[1:]}  # the index, and locals built from held values
+    for stmt in body[:-1]:
+        if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+            return False
+        target = stmt.targets[0]
+        if not _held(stmt.value, held, methods):
+            return False
+        if isinstance(target, ast.Name):
+            held.add(target.id)
+        elif not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
+                  and target.value.id in held and isinstance(target.slice, ast.Constant)):
+            return False
+    return _held(body[-1].value, held, methods)
+
+
+def _held(expr: ast.AST, names: Set[str], methods: Set[str]) -> bool:
+    """Is ``expr`` made only of constants, the ``names`` given, and attributes of ``self`` that are
+    not methods or properties of the class (``self.prompt``), in tuples, lists and dicts?"""
+    if isinstance(expr, ast.Dict):
+        return all(k is None or isinstance(k, ast.Constant) for k in expr.keys) and all(
+            _held(v, names, methods) for v in expr.values)
+    if isinstance(expr, (ast.Tuple, ast.List)):
+        return all(_held(e, names, methods) for e in expr.elts)
+    if isinstance(expr, ast.Constant):
+        return True
+    if isinstance(expr, ast.Name):
+        return expr.id in names
+    return (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self"
+            and expr.attr not in methods)
 
 
 def tensor_kind(expr: ast.AST, resolve, names) -> Optional[str]:

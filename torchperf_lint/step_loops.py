@@ -40,8 +40,11 @@ _MODEL_NOUNS = frozenset(
 )
 _VERBS = frozenset(
     "load save build get create make init export compile prepare wrap unwrap freeze print setup is has "
-    "should convert to check find apply estimate count".split()
+    "should convert to check find apply estimate count log upload update evaluate validate sync reset "
+    "register summarize describe inspect push average swap quantize prune fuse merge patch replace dump "
+    "restore store track watch visualize plot show draw run".split()
 )
+# Not verbs here: ``eval_model``, ``train_model``, ``test_model`` name models as often as functions.
 OPTIMIZER_WORD = re.compile(r"optim|(^|_)opt(_|$)|scaler|^opt", re.I)
 _LOADER_WORD = re.compile(r"(?:loader|loaders)$", re.I)
 _NOT_LOADER = re.compile(r"(?:down|up|pre)loaders?$", re.I)
@@ -52,6 +55,18 @@ _DEVICE_PLACING = frozenset(("prepare", "prepare_data_loader", "setup_dataloader
 _ITERATING_WRAPPERS = frozenset(
     "enumerate zip tqdm trange iter islice chain cycle progress_bar track auto".split()
 )
+# Logging and progress wrappers named by what they do: ``metric_logger.log_every(loader, 50)`` (the
+# DeiT/MAE/BLIP idiom), ``progress.track(loader)``, ``self.pbar(loader)``.
+_LOGGING_WRAPPER = re.compile(r"(?:^|_)(?:log_every|progress|pbar|track)(?:_|$)")
+
+
+def is_iterating_wrapper(name: Optional[str]) -> bool:
+    """Does ``name(x, ...)`` iterate ``x`` and hand out its items (``tqdm(loader)``)?"""
+    return bool(name) and (name in _ITERATING_WRAPPERS or _LOGGING_WRAPPER.search(name) is not None)
+
+
+# Builtins that compute nothing on a tensor's device (``only_takes_apart``).
+_PURE_BUILTINS = frozenset("len int str bool isinstance hasattr getattr tuple list dict zip range enumerate".split())
 
 
 def is_model_name(name: Optional[str]) -> bool:
@@ -133,6 +148,7 @@ class ModuleSteps:
         self._step_called: Optional[FrozenSet[str]] = None
         self._runs_step: Dict[int, bool] = {}  # id of a loop -> its body runs a step (ast)
         self._passed: Optional[Dict] = None
+        self._takes_apart: Dict[Optional[str], bool] = {}
 
     # -- module facts ------------------------------------------------------------------------------
     def _qual(self, node) -> Optional[str]:
@@ -275,7 +291,7 @@ class ModuleSteps:
     def ast_iterates_loader(self, expr) -> bool:
         if isinstance(expr, ast.Call):
             name = _last_ast(expr.func)
-            if name in _ITERATING_WRAPPERS:
+            if is_iterating_wrapper(name):
                 # ``zip(*loaders)`` as libcst sees it: the starred argument's value
                 return any(self.ast_iterates_loader(a.value if isinstance(a, ast.Starred) else a)
                            for a in expr.args)
@@ -291,6 +307,22 @@ class ModuleSteps:
         if attribute:
             return receiver in ("self", "cls") and name in self.methods
         return name in self.functions
+
+    def only_takes_apart(self, name: Optional[str]) -> bool:
+        """Every ``def name`` of the module only takes its arguments apart: subscripts, attributes,
+        tuples, and calls of pure builtins (``len``, ``int``). What it returns of a host batch is
+        still on the host (``imgs, pids = self.parse_data(batch)``)."""
+        known = self._takes_apart.get(name)
+        if known is None:
+            definitions = self._defs.get(name or "", ())
+            known = bool(definitions) and not any(
+                (type(node) is ast.Call and not (type(node.func) is ast.Name and node.func.id in _PURE_BUILTINS))
+                or type(node) in (ast.Yield, ast.YieldFrom, ast.Await, ast.Lambda, ast.FunctionDef,
+                                  ast.AsyncFunctionDef, ast.ClassDef)
+                for definition in definitions for node in walk_ast(definition.body)
+            ) and not any(isinstance(d, ast.AsyncFunctionDef) or d.decorator_list for d in definitions)
+            self._takes_apart[name] = known
+        return known
 
     def is_module_function(self, func) -> bool:
         """The libcst callee ``func`` is a function or method of the module (see ``_is_function``)."""
@@ -529,7 +561,7 @@ class ModuleSteps:
     def iterates_loader(self, expr) -> bool:
         if isinstance(expr, cst.Call):
             name = _last(expr.func)
-            if name in _ITERATING_WRAPPERS:
+            if is_iterating_wrapper(name):
                 return any(self.iterates_loader(a.value) for a in expr.args if a.keyword is None)
             return is_loader_name(name)
         name = _last(expr)

@@ -16,6 +16,7 @@ from typing import Optional, Tuple, Union
 import libcst as cst
 
 from .names import is_torch_name
+from .step_loops import is_iterating_wrapper
 
 # Kinds. The host kinds never make a sync; DEVICE is a tensor that may live on an accelerator;
 # UNKNOWN is anything else (counted as possibly on the device by the rules that read back values,
@@ -339,7 +340,7 @@ class ValueFlow:
                 return tuple(self._element_shape(a, env, depth) for a in args)
             if isinstance(func, cst.Name) and name == "range":
                 return PYTHON
-            if name in _ITERATING_WRAPPERS and args:
+            if (name in _ITERATING_WRAPPERS or is_iterating_wrapper(name)) and args:
                 return self._element_shape(args[0], env, depth)
             if isinstance(func, cst.Attribute) and name in ("items", "values", "keys") and not args:
                 owner = self._kind(func.value, env, depth)
@@ -461,6 +462,9 @@ class ValueFlow:
             if not is_torch_name(qual):
                 return PYTHON if qual.startswith(_PYTHON_MODULES) else UNKNOWN
             return self._torch_call_kind(call, qual, env, depth)
+        taken_apart = self._taken_apart_kind(call, env, depth)
+        if taken_apart != UNKNOWN:
+            return taken_apart
         if isinstance(func, cst.Attribute):
             return self._method_kind(call, func.attr.value, func.value, env, depth)
         if isinstance(func, cst.Name) and func.value in _BUILTINS and ctx.is_builtin(func.value):
@@ -476,6 +480,19 @@ class ValueFlow:
         if instance is not None:
             return DEVICE if instance.startswith("torch.nn.") else UNKNOWN
         return DEVICE if self._returns_model_output(call) else UNKNOWN
+
+    def _taken_apart_kind(self, call: cst.Call, env, depth: int) -> str:
+        """``self.parse_data(batch)``: a function of the module that only takes its arguments apart
+        (step_loops.ModuleSteps.only_takes_apart), given host batches, returns parts of them."""
+        steps = self.ctx.steps
+        func = call.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        if not call.args or any(a.star for a in call.args) or not steps.is_module_function(func):
+            return UNKNOWN
+        kinds = {self._kind(a.value, env, depth + 1) for a in call.args}
+        if not kinds <= BATCHES or not steps.only_takes_apart(name):
+            return UNKNOWN
+        return kinds.pop() if len(kinds) == 1 else BATCH
 
     def _gathered_tuple(self, expr, env, depth: int) -> Optional[Shape]:
         """``accelerator.gather_for_metrics((preds, labels))`` unpacked: the kinds of the tuple's
@@ -604,7 +621,7 @@ def _loader_name(expr) -> Optional[str]:
         args = [a.value for a in expr.args if a.keyword is None]
         func = expr.func
         name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
-        if name in ("enumerate", "zip", "iter", "next") or name in _ITERATING_WRAPPERS:
+        if name in ("enumerate", "zip", "iter", "next") or name in _ITERATING_WRAPPERS or is_iterating_wrapper(name):
             if not args:
                 return None
             expr = args[0]

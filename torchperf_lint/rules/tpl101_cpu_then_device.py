@@ -132,9 +132,11 @@ class CpuThenDevice(Rule):
     def _keeps_fresh(self, call: cst.Call, method: str) -> bool:
         if method in _KEEP_FRESH:
             return not has_double_splat(call)
-        if method == "to":  # ``.to(torch.long)``: a dtype change, not a move
+        if method == "to":  # ``.to(torch.long)``, ``.to(dtype=weight_dtype)``: a dtype change, not a move
             args = positional(call)
-            return len(call.args) == 1 and len(args) == 1 and device_kind(args[0].value, self.ctx) == "dtype"
+            if len(call.args) == 1 and len(args) == 1:
+                return device_kind(args[0].value, self.ctx) == "dtype"
+            return len(call.args) == 1 and call.args[0].keyword is not None and call.args[0].keyword.value == "dtype"
         return False
 
     def _is_number(self, expr: cst.BaseExpression) -> bool:
@@ -341,6 +343,12 @@ def build(n, device, other):
 """,
 )
 RULE.INVALID = (
+    """
+import torch
+def probe(vae, size, weight_dtype, device):
+    noise = torch.randn(1, 3, size, size).to(dtype=weight_dtype).to(device)  # TPL101
+    return vae(noise)
+""",
     """
 import torch
 device = torch.device("cuda")

@@ -141,6 +141,36 @@ def _truth_tests_tensor(test: cst.BaseExpression, ctx) -> bool:
 RULE = HostSyncInLoop
 RULE.VALID = (
     """
+import torch
+def train(model, optimizer, loader, logger, epochs):
+    for epoch in range(epochs):
+        weights = model.class_weights.cpu().numpy()     # once per epoch
+        for x, y in loader:
+            model(x.cuda()).sum().backward()
+            optimizer.step()
+        logger.log_model(epoch)                         # a logger's method, not a model call
+""",
+    """
+import torch
+def evaluate(model, data_loader, metric_logger, device):
+    for image, question_id in metric_logger.log_every(data_loader, 50, "eval"):   # loader batches
+        answers = model(image.to(device, non_blocking=True))
+        for answer, qid in zip(answers, question_id):
+            results.append((int(qid.item()), answer))  # question_id was never moved
+""",
+    """
+import torch
+class Engine:
+    def parse_data(self, data):
+        return data["img"], data["pid"]
+    def extract(self, model, data_loader):
+        pids_all = []
+        for data in data_loader:
+            imgs, pids = self.parse_data(data)          # parts of a host batch
+            model(imgs.cuda()).sum().backward()
+            pids_all.extend(pids.tolist())
+""",
+    """
 import copy
 from copy import deepcopy
 import torch
@@ -352,6 +382,18 @@ def train(model, loader, opt):
 """,
 )
 RULE.INVALID = (
+    """
+import torch
+class Engine:
+    def parse_data(self, data):
+        return data["img"].cuda(), data["pid"].cuda()
+    def extract(self, model, data_loader):
+        pids_all = []
+        for data in data_loader:
+            imgs, pids = self.parse_data(data)          # moved by the helper
+            model(imgs).sum().backward()
+            pids_all.extend(pids.tolist())  # TPL102
+""",
     """
 import torch
 def train(model, loader, optimizer, criterion):

@@ -35,6 +35,26 @@ class DataLoaderNoWorkers(Rule):
 RULE = DataLoaderNoWorkers
 RULE.VALID = (
     """
+import torch
+from torch.utils.data import Dataset, DataLoader
+class PromptDataset(Dataset):
+    def __init__(self, prompt, num_samples):
+        self.prompt = prompt
+        self.num_samples = num_samples
+    def __len__(self):
+        return self.num_samples
+    def __getitem__(self, index):
+        return {"prompt": self.prompt, "index": index}   # nothing read or computed per item
+class Prompts(Dataset):
+    def __getitem__(self, index):
+        example = {}
+        example["prompt"] = self.prompt
+        example["index"] = index
+        return example
+loader = DataLoader(PromptDataset("a photo", 100), batch_size=4)
+prompts = DataLoader(Prompts(), batch_size=4)
+""",
+    """
 from torch.utils.data import DataLoader
 a = DataLoader(ds, batch_size=32, num_workers=4)
 b = DataLoader(ds, batch_size=32, num_workers=args.workers)     # a value we cannot see
@@ -92,6 +112,24 @@ ds = ImageFolder(root)                                          # the name is no
 loader = DataLoader(ds, batch_size=4)  # TPL501
 def build(dataset):
     return DataLoader(dataset, batch_size=8)  # TPL501
+""",
+    """
+import torch
+from PIL import Image
+from torch.utils.data import Dataset, DataLoader
+class Images(Dataset):
+    def __init__(self, paths):
+        self.paths = paths
+    def __getitem__(self, index):
+        return Image.open(self.paths[index])            # reads a file per item
+class Held(Dataset):
+    @property
+    def image(self):
+        return Image.open(self.path)
+    def __getitem__(self, index):
+        return self.image                               # a property: it may read per item
+loader = DataLoader(Images(paths), batch_size=4)  # TPL501
+held = DataLoader(Held(), batch_size=4)  # TPL501
 """,
 )
 RULE.WHY = """\

@@ -100,6 +100,25 @@ RULE = DataLoaderNoPinMemory
 RULE.VALID = (
     """
 import torch
+from accelerate import Accelerator
+from torch.utils.data import DataLoader
+accelerator = Accelerator()
+loader = accelerator.prepare(DataLoader(ds, batch_size=8, num_workers=4))
+weight_dtype = torch.float16 if accelerator.mixed_precision == "fp16" else torch.float32
+for batch in loader:
+    vae.encode(batch["pixel_values"].to(weight_dtype))  # a cast, not a move
+""",
+    """
+import torch
+from torch.utils.data import DataLoader
+loader = DataLoader(ds, batch_size=32, num_workers=4)
+for batch in loader:
+    trainer.fit_step(batch)                             # the trainer moves the batches
+first = next(iter(model.parameters()))                  # a parameter, not a batch
+first.to("cuda")
+""",
+    """
+import torch
 from torch.utils.data import DataLoader
 loader = DataLoader(ds, batch_size=32, num_workers=4, pin_memory=True)
 other = DataLoader(ds, batch_size=32, pin_memory=use_cuda)     # a value we cannot see
@@ -167,6 +186,37 @@ accelerator = Accelerator()                            # picks CUDA at run time 
 loader = DataLoader(ds, batch_size=32, num_workers=4)  # TPL502
 for batch in loader:
     batch = {k: v.to(accelerator.device) for k, v in batch.items()}
+""",
+    """
+import torch
+from torch.utils.data import DataLoader
+def sample_data(loader):
+    while True:
+        yield from loader
+def train(dataset, model, device="cuda"):
+    loader = sample_data(DataLoader(dataset, batch_size=32, num_workers=4))  # TPL502
+    for step in range(1000):
+        real = next(loader)                            # a batch, whatever its name
+        model(real.to(device)).mean().backward()
+""",
+    """
+import torch
+from torch.utils.data import DataLoader
+dl = DataLoader(ds, batch_size=8, num_workers=4)  # TPL502
+model = model.cuda()
+for text, images in dl:
+    text, images = map(lambda t: t.cuda(), (text, images))   # each item of the batch, moved
+    model(text, images).backward()
+""",
+    """
+import torch
+from accelerate import Accelerator
+from torch.utils.data import DataLoader
+accelerator = Accelerator()
+loader = DataLoader(ds, batch_size=8, num_workers=4)  # TPL502
+for batch in loader:
+    pixel_values = batch["pixel_values"]               # a part of the batch, then moved
+    pixel_values = pixel_values.to(accelerator.device)
 """,
 )
 RULE.FIXES = (
