@@ -363,7 +363,8 @@ def is_loss_function_name(name: Optional[str]) -> bool:
 
 # ---- mixed precision, grad mode, version checks (TPL3xx, TPL6xx) --------------------------------
 _VERSION_TEST = re.compile(
-    r"version|hasattr|getattr|torch_?\d|(?:^|_)(?:pt|th)_?\d|greater|_ge_|(?:^|_)(?:ge|gte|lt|atleast|at_least)_?\d"
+    # ``hasattr(torch, "amp")`` asks about torch; ``hasattr(pl_module, "log_images")`` does not.
+    r"version|(?:hasattr|getattr)\(\s*(?:torch|amp|cuda)\b|torch_?\d|(?:^|_)(?:pt|th)_?\d|greater|_ge_|(?:^|_)(?:ge|gte|lt|atleast|at_least)_?\d"
     r"|newer|older|_before_|_after_|\bparse\(|\(\s*\d+\s*,\s*\d+",
     re.I,
 )

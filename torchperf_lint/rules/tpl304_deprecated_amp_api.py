@@ -309,6 +309,13 @@ except ImportError:
 RULE.INVALID = (
     """
 import torch
+def log_img(pl_module, batch):
+    if hasattr(pl_module, "log_images"):               # asks about the module, not about torch
+        with torch.cuda.amp.autocast():  # TPL304
+            return pl_module.log_images(batch)
+""",
+    """
+import torch
 scaler = torch.cuda.amp.GradScaler()  # TPL304
 with torch.cuda.amp.autocast(dtype=torch.float16):  # TPL304
     pass

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..syntax import dotted_name, find_calls, is_grad_off, method_call
+from ..tree import descendants
 from ..walker import Rule
 
 # What a function that needs gradients does: then the autograd graph is wanted.
@@ -32,9 +33,11 @@ class GradInInference(Rule):
             return
         here = calls.index(node)
         state = None
+        built = self._bound_by_assignment(scope)
         for call in calls[:here]:
             receiver, name = method_call(call)
-            if name in ("eval", "train") and dotted_name(receiver) == model:
+            # ``model.eval()``, or ``net = nn.DataParallel(model).to(device).eval()``
+            if name in ("eval", "train") and (dotted_name(receiver) == model or built.get(id(call)) == model):
                 if name == "eval":
                     state = "eval"
                 elif not call.args or _literal_arg(call) is True:
@@ -48,6 +51,20 @@ class GradInInference(Rule):
         if self._grad_off(scope):
             return
         self.report(node, self.message.format(model=model))
+
+    def _bound_by_assignment(self, scope: cst.CSTNode) -> dict:
+        """id of a call that is the whole value of a one-target assignment -> the target's dotted
+        name, for the assignments in ``scope`` (computed once per scope)."""
+        cache = self.__dict__.setdefault("_assignments", {})
+        found = cache.get(id(scope))
+        if found is None:
+            body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+            found = cache[id(scope)] = {
+                id(n.value): dotted_name(n.targets[0].target)
+                for n in descendants(body, prune=lambda x: isinstance(x, (cst.FunctionDef, cst.Lambda, cst.ClassDef)))
+                if isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.value, cst.Call)
+            }
+        return found
 
     def _grad_off(self, scope: cst.CSTNode) -> bool:
         ctx = self.ctx
@@ -114,6 +131,16 @@ def other(model, loader):
 """,
 )
 RULE.INVALID = (
+    """
+import torch
+import torch.nn as nn
+def save_features(model, loader, device):
+    net = nn.DataParallel(model).to(device).eval()     # eval mode set where the model is built
+    out = []
+    for data in loader:
+        out.append(net(data.to(device)).detach())  # TPL602
+    return out
+""",
     """
 import torch
 def evaluate(model, loader):
