@@ -79,9 +79,10 @@ class _Collector(ast.NodeVisitor):
             self.facts.assignments.append((name, value))  # None: a value the module does not show
 
     def _is_dtype(self, expr: Optional[ast.AST]) -> bool:
-        """A dtype: ``torch.float16`` (any ``torch.<dtype>``), or a name that says it holds one."""
+        """A dtype, as syntax.device_kind reads a ``.to()`` argument on the libcst side:
+        ``torch.float16`` (a ``torch.<name>``), or a name that says it holds one (``weight_dtype``)."""
         qual = self._qualname(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
-        if qual is not None and qual.startswith("torch.") and qual[6:] in _DTYPES:
+        if is_torch_name(qual) and qual.count(".") == 1:
             return True
         name = expr.id if isinstance(expr, ast.Name) else expr.attr if isinstance(expr, ast.Attribute) else ""
         return "dtype" in name.lower()
@@ -319,10 +320,6 @@ class _Collector(ast.NodeVisitor):
     visit_AsyncFunctionDef = visit_FunctionDef
 
 
-_DTYPES = frozenset(
-    "float float16 float32 float64 half double bfloat16 int int8 int16 int32 int64 long short uint8 bool "
-    "complex64 complex128 float8_e4m3fn float8_e5m2".split()
-)
 _PARAMETER_ITERATORS = frozenset(("parameters", "named_parameters", "buffers", "named_buffers", "children", "modules"))
 
 

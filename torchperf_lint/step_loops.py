@@ -53,7 +53,7 @@ _WRAPPERS = frozenset(("DistributedDataParallel", "DataParallel", "FullyShardedD
 _DEVICE_PLACING = frozenset(("prepare", "prepare_data_loader", "setup_dataloaders"))
 # Wrappers that iterate what they are given: ``enumerate(loader)``, ``tqdm(loader, ...)``.
 _ITERATING_WRAPPERS = frozenset(
-    "enumerate zip tqdm trange iter islice chain cycle progress_bar track auto".split()
+    "enumerate zip tqdm trange iter islice chain cycle reversed progress_bar track auto".split()
 )
 # Logging and progress wrappers named by what they do: ``metric_logger.log_every(loader, 50)`` (the
 # DeiT/MAE/BLIP idiom), ``progress.track(loader)``, ``self.pbar(loader)``.

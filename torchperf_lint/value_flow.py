@@ -71,7 +71,6 @@ _PYTHON_BUILTINS = frozenset("float int bool len str round repr range format has
 _CONTAINER_BUILTINS = frozenset("list tuple dict set sorted".split())
 _BUILTINS = _PYTHON_BUILTINS | _CONTAINER_BUILTINS | {"next"}
 _PYTHON_MODULES = ("math.", "random.", "time.", "os.", "json.", "re.")
-_ITERATING_WRAPPERS = frozenset("tqdm trange iter islice progress_bar track reversed".split())
 _MAX_DEPTH = 60  # deeper chains of definitions count as unknown (generated code)
 
 
@@ -340,7 +339,7 @@ class ValueFlow:
                 return tuple(self._element_shape(a, env, depth) for a in args)
             if isinstance(func, cst.Name) and name == "range":
                 return PYTHON
-            if (name in _ITERATING_WRAPPERS or is_iterating_wrapper(name)) and args:
+            if is_iterating_wrapper(name) and args:
                 return self._element_shape(args[0], env, depth)
             if isinstance(func, cst.Attribute) and name in ("items", "values", "keys") and not args:
                 owner = self._kind(func.value, env, depth)
@@ -484,13 +483,23 @@ class ValueFlow:
     def _taken_apart_kind(self, call: cst.Call, env, depth: int) -> str:
         """``self.parse_data(batch)``: a function of the module that only takes its arguments apart
         (step_loops.ModuleSteps.only_takes_apart), given host batches, returns parts of them."""
-        steps = self.ctx.steps
         func = call.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
-        if not call.args or any(a.star for a in call.args) or not steps.is_module_function(func):
+        if isinstance(func, cst.Name):
+            name = func.value
+        elif (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+              and func.value.value in ("self", "cls")):
+            name = func.attr.value  # a method of the module's classes (what is_module_function accepts)
+        else:
             return UNKNOWN
+        if not call.args or any(a.star for a in call.args):
+            return UNKNOWN
+        # The arguments first: only a loop over a loader makes a batch, and the module's step-loop
+        # facts are not built for units that hold none.
         kinds = {self._kind(a.value, env, depth + 1) for a in call.args}
-        if not kinds <= BATCHES or not steps.only_takes_apart(name):
+        if not kinds <= BATCHES:
+            return UNKNOWN
+        steps = self.ctx.steps
+        if not (steps.is_module_function(func) and steps.only_takes_apart(name)):
             return UNKNOWN
         return kinds.pop() if len(kinds) == 1 else BATCH
 
@@ -621,7 +630,7 @@ def _loader_name(expr) -> Optional[str]:
         args = [a.value for a in expr.args if a.keyword is None]
         func = expr.func
         name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
-        if name in ("enumerate", "zip", "iter", "next") or name in _ITERATING_WRAPPERS or is_iterating_wrapper(name):
+        if name == "next" or is_iterating_wrapper(name):
             if not args:
                 return None
             expr = args[0]

@@ -367,6 +367,8 @@ class Rule:
     # ``may_match(text)``: do the ``prefilter`` tests all pass on a unit's text? A rule may define
     # its own (TPL102); ``file_may_match(source)``: the same for ``file_prefilter``.
     may_match = staticmethod(compile_text_tests(()))
+    file_may_match = staticmethod(compile_text_tests(()))
+
     @classmethod
     def ast_may_match(cls, unit: "UnitAst") -> bool:
         """A second prefilter, on the unit's ast (ast_scan.UnitAst), for units whose text passed
@@ -375,8 +377,6 @@ class Rule:
         if cls.reports_at_calls_to:
             return bool(unit.calls_to(cls.reports_at_calls_to))
         return True
-
-    file_may_match = staticmethod(compile_text_tests(()))
 
     def report(self, node: cst.CSTNode, message: Optional[str] = None, fix=None) -> None:
         self._sink.append((self.code, node, message or self.message, fix))
