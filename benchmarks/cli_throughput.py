@@ -40,7 +40,7 @@ HERE = Path(__file__).resolve().parent
 
 def checked_files(trees) -> list:
     sys.path.insert(0, str(HERE.parent))
-    from torchperf_lint.config import Config, discover
+    from torchperf_lint.frontends.config import Config, discover
 
     files, _ = discover(trees, Config(root=trees[0]))
     return sorted(files)
@@ -83,7 +83,7 @@ def interleaved_ratio(ruff: str, trees, chunk_mb: float) -> tuple:
 
 
 def run(trees, jobs: int, cache_dir: Path, extra=()) -> tuple:
-    command = [sys.executable, "-m", "torchperf_lint.cli", "check", *map(str, trees), "--exit-zero", "-q",
+    command = [sys.executable, "-m", "torchperf_lint.frontends.cli", "check", *map(str, trees), "--exit-zero", "-q",
                "--output-format", "json", "--jobs", str(jobs), "--cache-dir", str(cache_dir), *extra]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()

@@ -32,9 +32,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from torchperf_lint.config import Config, discover  # noqa: E402
+from torchperf_lint.frontends.config import Config, discover  # noqa: E402
 from torchperf_lint.engine import lint_source  # noqa: E402
-from torchperf_lint.names import text_mentions_torch_import  # noqa: E402
+from torchperf_lint.analysis.names import text_mentions_torch_import  # noqa: E402
 
 # phase -> (file suffix, function name) pairs whose inclusive time makes up the phase. Nested
 # phases (positions inside the fix computation) are listed separately and not double-counted in

@@ -8,7 +8,7 @@
 
 CORPUS holds one directory per third-party repository, named ``<owner>__<name>`` (the code itself
 is never committed; docs/precision.md lists the repositories, commits and files). The script runs
-the CLI (``torchperf_lint.cli.main`` of the current interpreter, or of ``--src DIR`` put first on
+the CLI (``torchperf_lint.frontends.cli.main`` of the current interpreter, or of ``--src DIR`` put first on
 PYTHONPATH: how a merged tree is measured without installing it) with JSON output, all default-on
 rules plus ``--extend-select``, once per repository directory (a repository over ``--timeout`` seconds
 is re-linted file by file and the files that still time out are listed), and keys every finding by
@@ -77,7 +77,7 @@ def split_repo(corpus: Path, filename: str):
 def _cli(paths, out: Path, config: Path, extend_select: str, env, jobs: int, timeout):
     """The CLI's JSON findings for `paths`, or None when it ran past `timeout` seconds (its whole
     process group, workers included, is killed then)."""
-    cmd = [sys.executable, "-c", "import sys; from torchperf_lint.cli import main; sys.exit(main())",
+    cmd = [sys.executable, "-c", "import sys; from torchperf_lint.frontends.cli import main; sys.exit(main())",
            "check", *map(str, paths), "--output-format", "json", "--output-file", str(out),
            "--exit-zero", "--no-cache", "--config", str(config), "--jobs", str(jobs)]
     if extend_select:

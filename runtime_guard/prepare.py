@@ -163,7 +163,7 @@ def prepare(model, optimizer=None, *loaders, mode=None, fixes=None, device=None,
 
 def _loader_defaults(guard, loader, location):
     """The loader fix's judgement for a loader given outright (same rules as at construction)."""
-    from torchperf_lint.in_memory import runtime_cuda_data, runtime_in_memory_reason
+    from torchperf_lint.analysis.in_memory import runtime_cuda_data, runtime_in_memory_reason
 
     from .config import UNSAFE_PERSISTENT, UNSAFE_WORKERS
     from .fixes.loader_defaults import WORKERS, worker_count

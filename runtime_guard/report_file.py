@@ -10,7 +10,7 @@ yourself). ``torchperf-lint check --runtime-report report.json`` reads them all 
 Processes started by ``multiprocessing`` (DataLoader workers) write nothing. Writing never fails
 the run: a path that cannot be written gives one warning line.
 
-The builders are the CLI's own (torchperf_lint.output), so the field names cannot drift apart.
+The builders are the CLI's own (torchperf_lint.frontends.output), so the field names cannot drift apart.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import sys
 from typing import Iterable, List, Optional, Tuple
 
 from torchperf_lint.findings import Finding
-from torchperf_lint.output import Reported, display_path, json_report, sarif
+from torchperf_lint.frontends.output import Reported, display_path, json_report, sarif
 
 ENV = "RUNTIME_GUARD_REPORT"
 # The category GitHub code scanning files these results under, apart from the linter's own upload.
@@ -98,7 +98,7 @@ def _rows(events: Iterable[object]) -> List[Tuple[Reported, object]]:
 
 def optimizer_steps() -> Optional[int]:
     """Optimizer steps the sync report counted in this process (None: not known). The merge
-    (torchperf_lint.runtime_report) uses it to tell a sync at every step from one per epoch."""
+    (torchperf_lint.frontends.runtime_report) uses it to tell a sync at every step from one per epoch."""
     try:
         from .core import GUARD
 

@@ -5,7 +5,7 @@ import pathlib
 import pytest
 
 from torchperf_lint.catalog import CATALOG
-from torchperf_lint.docs import render_index, render_rule
+from torchperf_lint.frontends.docs import render_index, render_rule
 
 DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs" / "rules"
 
@@ -14,7 +14,7 @@ DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs" / "rules"
 def test_rule_page_is_generated_and_current(code):
     page = render_rule(code)
     assert page.startswith(f"# {code} {CATALOG[code].name}")
-    assert (DOCS / f"{code}.md").read_text() == page, "run: python -m torchperf_lint.docs"
+    assert (DOCS / f"{code}.md").read_text() == page, "run: python -m torchperf_lint.frontends.docs"
 
 
 def test_index_is_current():

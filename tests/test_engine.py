@@ -5,7 +5,7 @@ import textwrap
 import pytest
 
 from torchperf_lint.engine import lint_source
-from torchperf_lint.fixer import fix_source
+from torchperf_lint.engine import fix_source
 
 
 def found(source, codes=None):

@@ -12,8 +12,8 @@ import pytest
 from torchperf_lint import engine
 from torchperf_lint.engine import lint_source, parse_unvalidated
 from torchperf_lint.rules import RULES
-from torchperf_lint.segments import split_units, walk_ast
-from torchperf_lint.step_loops import ModuleSteps
+from torchperf_lint.analysis.segments import split_units, walk_ast
+from torchperf_lint.analysis.step_loops import ModuleSteps
 
 SOURCES = [
     "x = " + "-" * 300 + "y\n",
@@ -318,7 +318,7 @@ def test_the_collector_is_restored_after_each_file():
 def test_compiled_text_tests_are_the_tests_they_stand_for(text):
     import re
 
-    from torchperf_lint.walker import compile_text_tests
+    from torchperf_lint.analysis.walker import compile_text_tests
 
     cases = [(), (("a",),), ((".cuda(", ".to("), r"\b(?:for|while)\b"), (r"\bwhile\b", ("'b'", '"b"')),
              (("{'a'",), ("x",))]

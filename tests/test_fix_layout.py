@@ -7,11 +7,12 @@ import textwrap
 import libcst as cst
 import pytest
 
-from torchperf_lint.edits import add_keyword, drop_keyword
+from torchperf_lint.fixing.edits import add_keyword, drop_keyword
 from torchperf_lint.engine import lint_source
 from torchperf_lint.findings import Edit, Fix
-from torchperf_lint.fixer import apply_fixes, fix_source
-from torchperf_lint.line_length import DEFAULT_LINE_LENGTH, configured_line_length
+from torchperf_lint.engine import fix_source
+from torchperf_lint.fixing.fixer import apply_fixes
+from torchperf_lint.frontends.line_length import DEFAULT_LINE_LENGTH, configured_line_length
 
 
 def fixed(source: str, codes=None, **options) -> str:

@@ -9,7 +9,7 @@ import torch
 
 from torchperf_lint.catalog import SAFE, UNSAFE
 from torchperf_lint.engine import lint_source
-from torchperf_lint.fixer import fix_source
+from torchperf_lint.engine import fix_source
 from torchperf_lint.rules import RULES
 
 

@@ -5,9 +5,10 @@ import json
 
 import pytest
 
-from torchperf_lint import cli, engine
+from torchperf_lint.frontends import cli
+from torchperf_lint import engine
 from torchperf_lint.catalog import SAFE
-from torchperf_lint.fixer import fix_source
+from torchperf_lint.engine import fix_source
 
 MANY = "import torch\ndef f(device):\n" + "".join(
     f"    a{i} = torch.zeros({i}).to(device)\n" for i in range(40)

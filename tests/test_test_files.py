@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from torchperf_lint.test_files import is_test_file
+from torchperf_lint.frontends.test_files import is_test_file
 
 DATA_PARALLEL = "import torch\nmodel = torch.nn.DataParallel(torch.nn.Linear(2, 2))\n"
 

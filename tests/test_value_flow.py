@@ -9,10 +9,10 @@ import textwrap
 import libcst as cst
 import pytest
 
-from torchperf_lint import value_flow as vf
-from torchperf_lint.facts import ModuleFacts
-from torchperf_lint.names import ImportTable
-from torchperf_lint.walker import Context, Rule, walk
+from torchperf_lint.analysis import value_flow as vf
+from torchperf_lint.analysis.facts import ModuleFacts
+from torchperf_lint.analysis.names import ImportTable
+from torchperf_lint.analysis.walker import Context, Rule, walk
 
 
 def probe(source: str):

@@ -16,16 +16,16 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .catalog import CATALOG
-from .edits import pushes_past, to_fix
-from .facts import ModuleFacts
-from .ast_scan import UnitAst
 from .findings import Edit, Finding, LazyFix, RuleFix, analysis_failed
-from .line_length import DEFAULT_LINE_LENGTH
-from .lines import newline_of, normalise_newlines, split_lines
-from .names import ImportTable, text_mentions_torch_import
 from .rules import RULES
-from .segments import Unit, split_units
-from .walker import Context, walk
+from .fixing.edits import DEFAULT_LINE_LENGTH, pushes_past, to_fix
+from .fixing.fixer import fix_loop
+from .fixing.lines import newline_of, normalise_newlines, split_lines
+from .analysis.ast_scan import UnitAst
+from .analysis.facts import ModuleFacts
+from .analysis.names import ImportTable, text_mentions_torch_import
+from .analysis.segments import Unit, split_units
+from .analysis.walker import Context, walk
 
 # Bigger files are almost always generated code; libcst would take minutes on them.
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -404,3 +404,21 @@ def _dedupe(findings: List[Finding]) -> List[Finding]:
             seen.add(key)
             unique.append(finding)
     return unique
+
+
+def fix_source(
+    source: str,
+    codes: Optional[Collection[str]] = None,
+    unsafe: bool = False,
+    filename: str = "<string>",
+    max_line_length: int = DEFAULT_LINE_LENGTH,
+) -> Tuple[str, int]:
+    """The source with every applicable fix applied, and the number of fixes applied."""
+    fixed, total, _, error = fix_loop(
+        source,
+        lambda text: (lint_source(text, filename, codes=codes, max_line_length=max_line_length),),
+        unsafe,
+    )
+    if error:
+        raise ValueError(error)
+    return fixed, total

@@ -10,7 +10,7 @@
   that without touching the dataset. It never does: no ``dataset[i]`` and no pickling in the main
   process (a sample fetched there shifts the dataset's own generator and opens its files in the
   parent, which forked workers then share; pickling a dataset copies all its tensors). Where the
-  data is in memory (the same judgement as the linter's TPL501, ``torchperf_lint.in_memory``) the
+  data is in memory (the same judgement as the linter's TPL501, ``torchperf_lint.analysis.in_memory``) the
   loader is left alone: workers cost more than they save there.
 - ``RUNTIME_GUARD_UNSAFE=loader_workers`` applies the suggestion: ``num_workers`` = CPU cores per
   process - 1 (at most 8), for map-style datasets under the fork start method. Workers are not
@@ -33,7 +33,7 @@ import torch
 from torch.utils.data import DataLoader, IterableDataset
 
 from torchperf_lint.catalog import RUNTIME_LOADER
-from torchperf_lint.in_memory import runtime_cuda_data, runtime_in_memory_reason
+from torchperf_lint.analysis.in_memory import runtime_cuda_data, runtime_in_memory_reason
 
 from ..config import UNSAFE_PERSISTENT, UNSAFE_WORKERS
 from .base import Fix

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from torchperf_lint import cli
+from torchperf_lint.frontends import cli
 
 from _cli_helpers import CLEAN, DATA_PARALLEL, FIXABLE, UNSAFE  # noqa: F401
 

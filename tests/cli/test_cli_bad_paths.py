@@ -10,7 +10,7 @@ import threading
 import pytest
 from _cli_helpers import DATA_PARALLEL, FIXABLE
 
-from torchperf_lint import cache as cache_module
+from torchperf_lint.frontends import cache as cache_module
 from torchperf_lint.catalog import fix_safety
 
 

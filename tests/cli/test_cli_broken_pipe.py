@@ -17,7 +17,7 @@ MANY_FINDINGS = "import torch\n\n" + "".join(
 
 def _run_and_close_early(args, cwd, read_lines):
     child = subprocess.Popen(
-        [sys.executable, "-m", "torchperf_lint.cli", *args],
+        [sys.executable, "-m", "torchperf_lint.frontends.cli", *args],
         cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     head = [child.stdout.readline() for _ in range(read_lines)]

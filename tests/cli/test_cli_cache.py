@@ -5,7 +5,7 @@ import os
 import pytest
 from _cli_helpers import DATA_PARALLEL, FIXABLE
 
-from torchperf_lint import cache as cache_module
+from torchperf_lint.frontends import cache as cache_module
 from torchperf_lint import engine
 
 
@@ -80,7 +80,7 @@ def test_package_change_invalidates(project, engine_calls, monkeypatch):
 
 
 def test_cache_location_and_corruption(project, tmp_path, monkeypatch, engine_calls):
-    from torchperf_lint import cli
+    from torchperf_lint.frontends import cli
 
     monkeypatch.delenv(cli.CACHE_ENV)
     project.write("a.py", DATA_PARALLEL)

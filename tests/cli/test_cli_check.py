@@ -3,7 +3,7 @@
 from _cli_helpers import CLEAN, DATA_PARALLEL, FIXABLE
 
 from torchperf_lint.catalog import CATALOG, OPT_IN_CODES
-from torchperf_lint.config import resolve_codes
+from torchperf_lint.frontends.config import resolve_codes
 
 
 def codes_in(out: str):

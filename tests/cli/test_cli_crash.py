@@ -9,7 +9,7 @@ import textwrap
 # does on some inputs. Worker processes are forked, so they inherit the patch.
 DRIVER = textwrap.dedent("""
     import os, signal, sys
-    from torchperf_lint import runner, cli
+    from torchperf_lint.frontends import runner, cli
 
     real_analyse = runner.analyse
 

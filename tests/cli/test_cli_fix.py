@@ -93,7 +93,7 @@ def test_fix_keeps_encoding_and_newlines(project):
 
 
 def test_fix_that_does_not_parse_is_not_written(project, monkeypatch):
-    from torchperf_lint import fixer
+    from torchperf_lint.fixing import fixer
 
     path = project.write("a.py", FIXABLE)
     monkeypatch.setattr(fixer, "apply_fixes", lambda source, fixes: (source + "\n)(\n", list(range(len(fixes)))))

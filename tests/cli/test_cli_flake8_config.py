@@ -6,7 +6,7 @@ import textwrap
 import pytest
 from _cli_helpers import DATA_PARALLEL
 
-from torchperf_lint.config import load_config
+from torchperf_lint.frontends.config import load_config
 
 LOOP = """\
 import torch

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from torchperf_lint.lines import split_lines
+from torchperf_lint.fixing.lines import split_lines
 
 # Characters str.splitlines breaks at but Python does not; valid in strings and comments.
 ODD = {"ff": "\x0c", "vt": "\x0b", "fs": "\x1c", "gs": "\x1d", "rs": "\x1e", "nel": "\x85",

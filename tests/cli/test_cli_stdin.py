@@ -14,7 +14,7 @@ SOURCE = (
 
 def run(cwd, *args, data=SOURCE):
     return subprocess.run(
-        [sys.executable, "-m", "torchperf_lint.cli", "check", *args],
+        [sys.executable, "-m", "torchperf_lint.frontends.cli", "check", *args],
         input=data.encode(), cwd=cwd, capture_output=True, timeout=300,
     )
 

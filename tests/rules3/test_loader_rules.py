@@ -8,7 +8,7 @@ import warnings
 import pytest
 
 from torchperf_lint.engine import lint_source
-from torchperf_lint.fixer import fix_source
+from torchperf_lint.engine import fix_source
 
 
 def codes_at(source, code):

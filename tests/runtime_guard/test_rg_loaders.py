@@ -13,7 +13,7 @@ from torch.utils.data.distributed import DistributedSampler
 
 from _rg_helpers import events
 
-from torchperf_lint.in_memory import runtime_in_memory_reason
+from torchperf_lint.analysis.in_memory import runtime_in_memory_reason
 
 
 class Slow(Dataset):

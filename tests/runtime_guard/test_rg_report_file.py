@@ -7,7 +7,7 @@ import sys
 from _rg_helpers import ROOT, guard_env
 
 from torchperf_lint.findings import Finding
-from torchperf_lint.output import Reported, json_report
+from torchperf_lint.frontends.output import Reported, json_report
 
 SAMPLE = os.path.join(ROOT, "samples", "runtime_report")
 TRAIN, HELPERS = os.path.join(SAMPLE, "train.py"), os.path.join(SAMPLE, "helpers.py")

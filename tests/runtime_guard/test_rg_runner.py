@@ -304,7 +304,7 @@ def test_torchrun_runs_the_script_through_the_runner(tmp_path, capsys):
         assert any(item["location"]["row"] == 27 and item["filename"] == script for item in ddp)
         assert {item["steps"] for item in items} == {8}  # 4 sharded batches x 2 epochs
     # The linter reads both files when given the name the run was given.
-    from torchperf_lint import cli
+    from torchperf_lint.frontends import cli
 
     capsys.readouterr()
     # The script lives under tests/, which the linter skips unless asked.

@@ -10,7 +10,7 @@ import importlib
 from typing import Dict, Type
 
 from ..catalog import CATALOG
-from ..walker import Rule
+from ..analysis.walker import Rule
 
 # One module per rule, named tpl<code>_<name>: each defines ``RULE``.
 _MODULE_NAMES = (

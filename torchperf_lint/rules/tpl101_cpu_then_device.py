@@ -7,14 +7,14 @@ import ast
 import libcst as cst
 
 from ..catalog import SAFE, UNSAFE
-from ..edits import add_keyword_with_comments
+from ..fixing.edits import add_keyword_with_comments
 from ..findings import RuleFix
-from .. import value_flow
-from ..syntax import (
+from ..analysis import value_flow
+from ..analysis.syntax import (
     assigned_names, device_kind, has_double_splat, has_splat, is_literal_data, keyword, method_call, move_target,
     positional,
 )
-from ..walker import Rule
+from ..analysis.walker import Rule
 
 DETERMINISTIC = frozenset(
     "tensor as_tensor zeros ones empty full arange linspace logspace eye".split()

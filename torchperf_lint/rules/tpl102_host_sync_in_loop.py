@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax import is_model_name, last_identifier, method_call
-from ..walker import Rule, compile_text_tests
+from ..analysis.syntax import is_model_name, last_identifier, method_call
+from ..analysis.walker import Rule, compile_text_tests
 
 SYNC_METHODS = frozenset(("item", "cpu", "numpy", "tolist", "nonzero"))
 SYNC_FUNCTIONS = frozenset(("torch.cuda.synchronize", "torch.nonzero"))

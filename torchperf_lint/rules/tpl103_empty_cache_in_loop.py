@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..step_loops import is_retry_loop
-from ..syntax import tests_once
-from ..tree import descendants
-from ..walker import Rule
+from ..analysis.step_loops import is_retry_loop
+from ..analysis.syntax import tests_once
+from ..analysis.tree import descendants
+from ..analysis.walker import Rule
 
 
 class EmptyCacheInLoop(Rule):

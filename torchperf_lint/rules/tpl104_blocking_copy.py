@@ -5,12 +5,12 @@ from __future__ import annotations
 import libcst as cst
 
 from ..catalog import SAFE
-from ..edits import add_keyword
+from ..fixing.edits import add_keyword
 from ..findings import RuleFix
-from .. import value_flow
-from ..syntax import code_of, has_splat, is_false, keyword, method_call, move_target
-from ..tree import descendants
-from ..walker import LOOP, Rule
+from ..analysis import value_flow
+from ..analysis.syntax import code_of, has_splat, is_false, keyword, method_call, move_target
+from ..analysis.tree import descendants
+from ..analysis.walker import LOOP, Rule
 
 
 class BlockingCopy(Rule):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..walker import Rule
+from ..analysis.walker import Rule
 
 
 class DataParallelUsed(Rule):

@@ -6,9 +6,9 @@ import libcst as cst
 
 from ..catalog import UNSAFE
 from ..findings import RuleFix
-from ..syntax import keyword, positional, string_value
-from ..tree import descendants
-from ..walker import Rule
+from ..analysis.syntax import keyword, positional, string_value
+from ..analysis.tree import descendants
+from ..analysis.walker import Rule
 
 DDP = "torch.nn.parallel.DistributedDataParallel"
 

@@ -7,12 +7,12 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from ..catalog import SAFE, UNSAFE
-from ..edits import drop_keyword, set_keyword
+from ..fixing.edits import drop_keyword, set_keyword
 from ..findings import RuleFix
-from ..syntax import (assigned_names, code_of, dotted_name, is_none, is_true, keyword, last_identifier,
+from ..analysis.syntax import (assigned_names, code_of, dotted_name, is_none, is_true, keyword, last_identifier,
                       parameter_names)
-from ..tree import descendants
-from ..walker import Rule
+from ..analysis.tree import descendants
+from ..analysis.walker import Rule
 
 DATALOADER = "torch.utils.data.DataLoader"
 

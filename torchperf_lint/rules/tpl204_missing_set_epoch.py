@@ -7,8 +7,8 @@ from typing import Iterator, Optional, Set
 
 import libcst as cst
 
-from ..syntax import dotted_name, has_double_splat, is_true, keyword, last_identifier, loader_dataset
-from ..walker import Rule
+from ..analysis.syntax import dotted_name, has_double_splat, is_true, keyword, last_identifier, loader_dataset
+from ..analysis.walker import Rule
 
 SAMPLER = "torch.utils.data.DistributedSampler"
 # Calls that hand a sampler or loader on without taking it out of the module's hands.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax import is_true, keyword
-from ..walker import Rule
+from ..analysis.syntax import is_true, keyword
+from ..analysis.walker import Rule
 
 DDP = "torch.nn.parallel.DistributedDataParallel"
 

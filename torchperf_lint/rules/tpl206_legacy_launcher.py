@@ -6,9 +6,9 @@ import ast
 
 import libcst as cst
 
-from ..names import dotted_name_ast
-from ..syntax import method_call, string_value
-from ..walker import Rule
+from ..analysis.names import dotted_name_ast
+from ..analysis.syntax import method_call, string_value
+from ..analysis.walker import Rule
 
 LEGACY_FLAGS = frozenset(("--local_rank", "--local-rank"))
 LAUNCH = "torch.distributed.launch"

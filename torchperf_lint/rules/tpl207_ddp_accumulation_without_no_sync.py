@@ -8,10 +8,10 @@ from typing import Iterator, Tuple
 
 import libcst as cst
 
-from ..names import bind_import, canonical, dotted_name_ast
-from ..tree import children
-from ..syntax import is_optimizer_step, is_plain_backward, is_scaler_expr, method_call, tests_interval
-from ..walker import IF, Rule
+from ..analysis.names import bind_import, canonical, dotted_name_ast
+from ..analysis.tree import children
+from ..analysis.syntax import is_optimizer_step, is_plain_backward, is_scaler_expr, method_call, tests_interval
+from ..analysis.walker import IF, Rule
 
 DDP = "torch.nn.parallel.DistributedDataParallel"
 # Any of these in the module means it controls DDP's gradient sync itself: ``model.no_sync()``, or

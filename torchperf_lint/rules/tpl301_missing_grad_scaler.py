@@ -6,11 +6,11 @@ from typing import Optional
 
 import libcst as cst
 
-from ..syntax import (
+from ..analysis.syntax import (
     AUTOCASTS, find_calls, has_splat, is_false, is_grad_off, is_plain_backward, keyword, positional,
     string_value,
 )
-from ..walker import Rule
+from ..analysis.walker import Rule
 
 _FP16 = frozenset(("torch.float16", "torch.half"))
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax import code_of, find_calls, is_optimizer_step, is_scaler_expr, method_call, scaled_backward_scaler
-from ..walker import Rule
+from ..analysis.syntax import code_of, find_calls, is_optimizer_step, is_scaler_expr, method_call, scaled_backward_scaler
+from ..analysis.walker import Rule
 
 
 class ScalerMisuse(Rule):

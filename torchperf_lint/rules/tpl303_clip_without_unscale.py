@@ -8,9 +8,9 @@ import libcst as cst
 
 from ..catalog import SAFE
 from ..findings import RuleFix
-from ..syntax import code_of, find_calls, is_scaler_expr, method_call, positional, scaled_backward_scaler
-from ..tree import descendants
-from ..walker import Rule
+from ..analysis.syntax import code_of, find_calls, is_scaler_expr, method_call, positional, scaled_backward_scaler
+from ..analysis.tree import descendants
+from ..analysis.walker import Rule
 
 _CLIPS = frozenset(("torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_value_"))
 

@@ -10,8 +10,8 @@ import libcst as cst
 
 from ..catalog import SAFE
 from ..findings import Edit, RuleFix
-from ..syntax import code_of, dotted_name, has_splat, in_type_position, in_version_fallback, positional
-from ..walker import Rule
+from ..analysis.syntax import code_of, dotted_name, has_splat, in_type_position, in_version_fallback, positional
+from ..analysis.walker import Rule
 
 _DEPRECATED = {
     "torch.cuda.amp.autocast": ("cuda", "autocast"),

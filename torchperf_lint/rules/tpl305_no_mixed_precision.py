@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax import find_calls, is_optimizer_step, is_plain_backward
-from ..walker import Rule
+from ..analysis.syntax import find_calls, is_optimizer_step, is_plain_backward
+from ..analysis.walker import Rule
 
 
 class NoMixedPrecision(Rule):

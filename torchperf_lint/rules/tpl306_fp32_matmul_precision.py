@@ -7,7 +7,7 @@ import ast
 
 import libcst as cst
 
-from ..walker import Rule
+from ..analysis.walker import Rule
 from .tpl305_no_mixed_precision import is_fp32_cuda_training_backward
 
 # Names that show the module decides the float32 matmul precision itself, whatever the value:

@@ -8,8 +8,8 @@ import libcst as cst
 
 from ..catalog import SAFE, UNSAFE
 from ..findings import RuleFix
-from ..syntax import is_true, keyword, positional
-from ..walker import IF, Rule
+from ..analysis.syntax import is_true, keyword, positional
+from ..analysis.walker import IF, Rule
 
 CUDNN = "torch.backends.cudnn"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax import dataset_kind, has_splat, keyword, loader_dataset, positional
-from ..walker import Rule
+from ..analysis.syntax import dataset_kind, has_splat, keyword, loader_dataset, positional
+from ..analysis.walker import Rule
 
 DATALOADER = "torch.utils.data.DataLoader"
 # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, collate_fn, pin_memory, drop_last, ...)

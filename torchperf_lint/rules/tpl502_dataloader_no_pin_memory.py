@@ -7,11 +7,11 @@ from typing import Optional
 import libcst as cst
 
 from ..catalog import SAFE, UNSAFE
-from ..edits import add_keyword, set_keyword
+from ..fixing.edits import add_keyword, set_keyword
 from ..findings import RuleFix
-from ..in_memory import CUDA
-from ..syntax import dataset_kind, has_splat, is_false, keyword, loader_dataset, positional
-from ..walker import Rule
+from ..analysis.in_memory import CUDA
+from ..analysis.syntax import dataset_kind, has_splat, is_false, keyword, loader_dataset, positional
+from ..analysis.walker import Rule
 
 DATALOADER = "torch.utils.data.DataLoader"
 PIN_MEMORY_POSITION = 7

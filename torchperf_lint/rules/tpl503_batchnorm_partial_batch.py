@@ -8,10 +8,10 @@ from typing import Optional
 import libcst as cst
 
 from ..catalog import UNSAFE
-from ..edits import add_keyword, set_keyword
+from ..fixing.edits import add_keyword, set_keyword
 from ..findings import RuleFix
-from ..syntax import code_of, has_splat, is_false, is_true, keyword, last_identifier, positional
-from ..walker import Rule
+from ..analysis.syntax import code_of, has_splat, is_false, is_true, keyword, last_identifier, positional
+from ..analysis.walker import Rule
 
 DATALOADER = "torch.utils.data.DataLoader"
 _EVAL_WORD = re.compile(r"val|test|eval|predict|infer|calib|dev(_|$)|holdout", re.I)

@@ -9,8 +9,8 @@ import libcst as cst
 
 from ..catalog import UNSAFE
 from ..findings import RuleFix
-from ..syntax import code_of, positional
-from ..walker import Rule
+from ..analysis.syntax import code_of, positional
+from ..analysis.walker import Rule
 
 _PRODUCTS = frozenset(("torch.mm", "torch.matmul", "torch.linalg.matmul"))
 # Batched operands: multi_dot takes 2-D matrices only, so its advice does not apply.

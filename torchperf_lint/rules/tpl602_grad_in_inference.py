@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax import dotted_name, find_calls, is_grad_off, method_call
-from ..tree import descendants
-from ..walker import Rule
+from ..analysis.syntax import dotted_name, find_calls, is_grad_off, method_call
+from ..analysis.tree import descendants
+from ..analysis.walker import Rule
 
 # What a function that needs gradients does: then the autograd graph is wanted.
 _NEEDS_GRAD = frozenset(("backward", "step", "requires_grad_", "grad", "retain_grad", "zero_grad"))

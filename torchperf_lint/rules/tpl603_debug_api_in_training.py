@@ -7,9 +7,9 @@ from typing import Optional
 
 import libcst as cst
 
-from ..syntax import code_of, dotted_name, has_splat, is_true, keyword, positional, runs_step
-from ..tree import descendants
-from ..walker import IF, Rule
+from ..analysis.syntax import code_of, dotted_name, has_splat, is_true, keyword, positional, runs_step
+from ..analysis.tree import descendants
+from ..analysis.walker import IF, Rule
 
 _SET_ANOMALY = frozenset((
     "torch.autograd.set_detect_anomaly", "torch.autograd.anomaly_mode.set_detect_anomaly",

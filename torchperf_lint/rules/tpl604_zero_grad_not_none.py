@@ -8,10 +8,10 @@ from typing import Optional
 import libcst as cst
 
 from ..catalog import UNSAFE
-from ..edits import drop_keyword
+from ..fixing.edits import drop_keyword
 from ..findings import RuleFix
-from ..syntax import code_of, has_splat, is_false, keyword, method_call, positional
-from ..walker import Rule
+from ..analysis.syntax import code_of, has_splat, is_false, keyword, method_call, positional
+from ..analysis.walker import Rule
 
 
 class ZeroGradNotNone(Rule):

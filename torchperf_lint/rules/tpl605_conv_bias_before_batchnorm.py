@@ -9,13 +9,13 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from ..catalog import UNSAFE
-from ..edits import add_keyword, set_keyword
+from ..fixing.edits import add_keyword, set_keyword
 from ..findings import RuleFix
-from ..names import canonical, dotted_name_ast
-from ..syntax import has_splat, is_true, keyword, positional
-from ..segments import walk_ast, walk_statements
-from ..tree import descendants
-from ..walker import Rule
+from ..analysis.names import canonical, dotted_name_ast
+from ..analysis.syntax import has_splat, is_true, keyword, positional
+from ..analysis.segments import walk_ast, walk_statements
+from ..analysis.tree import descendants
+from ..analysis.walker import Rule
 
 _CONVS = frozenset(f"torch.nn.Conv{d}d" for d in (1, 2, 3)) | frozenset(
     f"torch.nn.modules.conv.Conv{d}d" for d in (1, 2, 3))

@@ -15,9 +15,9 @@ from stat import S_ISREG
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
-from .findings import ANALYSIS_FAILED, Edit, Finding, Fix, analysis_failed, applicable, materialise
+from ..findings import ANALYSIS_FAILED, Edit, Finding, Fix, analysis_failed, applicable, materialise
 from .line_length import DEFAULT_LINE_LENGTH
-from .lines import normalise_newlines, split_lines
+from ..fixing.lines import normalise_newlines, split_lines
 
 
 CHECK, FIX, DIFF = "check", "fix", "diff"
@@ -172,7 +172,7 @@ def _silenced(code: str, text: str) -> bool:
 def analyse(
     source: str, filename: str, codes: FrozenSet[str], max_line_length: int = DEFAULT_LINE_LENGTH
 ) -> Tuple[List[Finding], List[int]]:
-    from .engine import lint_source
+    from ..engine import lint_source
 
     findings = lint_source(source, filename, codes=codes, max_line_length=max_line_length)
     findings = [f for f in findings if f.code in codes]
@@ -189,7 +189,7 @@ def fix_text(source: str, filename: str, codes: FrozenSet[str], unsafe: bool,
     """(new source, fixes applied, findings left, their noqa rows, error, findings of the original
     source with their rows). Silenced findings are not fixed. On an error (a fix that does not
     parse) the source comes back unchanged. ``applied`` receives (code, fix, round) per fix."""
-    from .fixer import fix_loop
+    from ..fixing.fixer import fix_loop
 
     if first is None:
         first = analyse(source, filename, codes, max_line_length)

@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from . import __version__
-from .catalog import CATALOG, NO_FIX, OPT_IN_CODES, fix_safety
+from .. import __version__
+from ..catalog import CATALOG, NO_FIX, OPT_IN_CODES, fix_safety
 from .config import (
     ConfigError,
     check_selector,
@@ -29,7 +29,7 @@ from .config import (
     split_codes,
 )
 from .output import FORMATS, Reported, display_path, docs_url, fixes_applied, plural, render, summary
-from .findings import applicable
+from ..findings import applicable
 from .line_length import configured_line_length
 from .runner import CHECK, DIFF, FIX, FileResult, Task, digest, process
 
@@ -317,7 +317,7 @@ def run_tasks(tasks: List[Task], jobs: int, sizes: Dict[str, int], cwd: str):
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    from . import engine  # noqa: F401  imported once here, shared by the forked workers
+    from .. import engine  # noqa: F401  imported once here, shared by the forked workers
 
     # Biggest files first: the slowest ones do not end up alone at the end of the run.
     ordered = sorted(tasks, key=lambda t: -sizes.get(t.path, 0))
@@ -357,7 +357,7 @@ def run_isolated(tasks: List[Task], jobs: int, cwd: str):
     gives its file one TPL900 finding that says so."""
     from multiprocessing.connection import wait
 
-    from .findings import ANALYSIS_FAILED, analysis_failed
+    from ..findings import ANALYSIS_FAILED, analysis_failed
 
     context = _mp_context()
     queue = list(tasks)
@@ -389,7 +389,7 @@ def run_isolated(tasks: List[Task], jobs: int, cwd: str):
 
 
 def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: str, usage_error: bool) -> int:
-    from .findings import Finding
+    from ..findings import Finding
 
     reports: List[Reported] = []
     errors: List[str] = []
@@ -469,7 +469,7 @@ def _find_code(text: str) -> Optional[str]:
 
 
 def render_rule(code: str) -> str:
-    """The rule's docs page: from torchperf_lint.docs when present, else built here."""
+    """The rule's docs page: from torchperf_lint.frontends.docs when present, else built here."""
     try:
         from .docs import render_rule as docs_render
     except ImportError:
@@ -483,7 +483,7 @@ def render_rule(code: str) -> str:
 
 
 def fallback_page(code: str) -> str:
-    from .rules import RULES
+    from ..rules import RULES
 
     entry = CATALOG[code]
     rule = RULES.get(code)
@@ -526,7 +526,7 @@ def rule_command(args) -> int:
     if args.all:
         import json
 
-        from .rules import RULES
+        from ..rules import RULES
 
         rows = [
             {"code": code, "name": entry.name, "default_on": entry.default_on, "fix": entry.fix,

@@ -9,8 +9,8 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Tuple, Type
 
-from . import __version__
-from .catalog import CATALOG, OPT_IN_CODES
+from .. import __version__
+from ..catalog import CATALOG, OPT_IN_CODES
 
 
 class Plugin:
@@ -54,7 +54,7 @@ class Plugin:
 
             if is_test_file(self.filename):
                 return
-        from .engine import lint_source
+        from ..engine import lint_source
 
         codes = [c for c, entry in CATALOG.items() if entry.default_on or c in self.opt_in_selected]
         # The engine splits the lines itself, as Python does: flake8 splits stdin with

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Dict, FrozenSet, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
 from .names import AUTOCASTS, SCALERS, is_torch_name, turns_grad_off  # noqa: F401 (re-exported)
-from .step_loops import OPTIMIZER_WORD, is_model_name, is_step_shape, names_holding  # noqa: F401 (re-exported)
+from .step_loops import (  # noqa: F401 (re-exported)
+    OPTIMIZER_WORD, is_counter_name, is_model_name, is_step_shape, names_holding)
+from .in_memory import classify
 from .tree import descendants
 
 
@@ -300,19 +303,6 @@ def interval_names(body: cst.CSTNode, outer_counters: FrozenSet[str] = frozenset
     return names_holding(values, lambda value, found: tests_interval(value, outer_counters, found))
 
 
-# Loop counters: ``i``, ``step``, ``global_step``, ``batch_idx``, ``it``, ``num_updates``. Not ranks:
-# ``if rank == 0:`` runs every step on rank 0.
-_COUNTER = re.compile(
-    r"^(?:[ijkn]|it|iters?|iteration|idx|\w*_idx|\w*steps?|\w*_iters?|\w*_iteration|epoch\w*|count\w*|\w*_count"
-    r"|num_updates|\w*_updates?)$",
-    re.I,
-)
-
-
-def is_counter_name(name: Optional[str]) -> bool:
-    return bool(name) and _COUNTER.search(name) is not None and "rank" not in name.lower()
-
-
 def tests_once(test: cst.BaseExpression, outer_counters: FrozenSet[str] = frozenset()) -> bool:
     """``if i == 0:``, ``if step == 0:``: a counter compared with a number picks one time round
     (``if i < 5:`` the first few, see ``_first_steps``).
@@ -353,7 +343,6 @@ def _first_steps(node, outer_counters: FrozenSet[str]) -> bool:
 
 
 # ---- value kinds (see value_flow.py) -----------------------------------------------------------
-from .value_flow import CPU_FACTORIES  # noqa: E402,F401 (re-exported)
 
 
 def is_loss_function_name(name: Optional[str]) -> bool:
@@ -483,10 +472,6 @@ def dataset_kind(expr: Optional[cst.BaseExpression], ctx) -> Optional[str]:
     """in_memory.IN_MEMORY, in_memory.CUDA or None for a DataLoader's dataset: the judgement the
     runtime guard shares (in_memory.py), on the expression and, through a name, on what the file
     assigns to that name (``ds = TensorDataset(x, y)``; ``x = torch.randn(n, device="cuda")``)."""
-    import ast
-
-    from .in_memory import classify
-
     if expr is None:
         return None
     try:

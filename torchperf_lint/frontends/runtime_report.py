@@ -28,7 +28,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence
 from urllib.parse import unquote, urlparse
 
 from .config import ConfigError
-from .findings import Finding
+from ..findings import Finding
 from .runner import CHECK, FileResult, apply_noqa, decode, file_is_noqa
 
 

@@ -704,10 +704,17 @@ _LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
 _DEFINITIONS_AND_LOOPS = _DEFINITIONS + _LOOP_TYPES
 
 
-def is_counter_name(name: Optional[str]) -> bool:
-    from .syntax import is_counter_name as counter  # one definition; syntax imports this module
+# Loop counters: ``i``, ``step``, ``global_step``, ``batch_idx``, ``it``, ``num_updates``. Not ranks:
+# ``if rank == 0:`` runs every step on rank 0.
+_COUNTER = re.compile(
+    r"^(?:[ijkn]|it|iters?|iteration|idx|\w*_idx|\w*steps?|\w*_iters?|\w*_iteration|epoch\w*|count\w*|\w*_count"
+    r"|num_updates|\w*_updates?)$",
+    re.I,
+)
 
-    return counter(name)
+
+def is_counter_name(name: Optional[str]) -> bool:
+    return bool(name) and _COUNTER.search(name) is not None and "rank" not in name.lower()
 
 
 def _ast_runs_update(stmts) -> bool:

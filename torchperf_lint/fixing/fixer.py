@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import ast
-from typing import Callable, Collection, List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
-from .engine import lint_source
-from .findings import Fix, applicable
-from .line_length import DEFAULT_LINE_LENGTH
+from ..findings import Fix, applicable
 from .lines import split_lines
 
 # A fix can uncover another (or two fixes can overlap); a few rounds settle every real case.
@@ -104,20 +102,3 @@ def fix_loop(
         applied.extend(done)
     return source, total, analysis, None
 
-
-def fix_source(
-    source: str,
-    codes: Optional[Collection[str]] = None,
-    unsafe: bool = False,
-    filename: str = "<string>",
-    max_line_length: int = DEFAULT_LINE_LENGTH,
-) -> Tuple[str, int]:
-    """The source with every applicable fix applied, and the number of fixes applied."""
-    fixed, total, _, error = fix_loop(
-        source,
-        lambda text: (lint_source(text, filename, codes=codes, max_line_length=max_line_length),),
-        unsafe,
-    )
-    if error:
-        raise ValueError(error)
-    return fixed, total

@@ -17,6 +17,8 @@ import libcst as cst
 
 from .names import is_torch_name
 from .step_loops import is_iterating_wrapper
+from .syntax import (device_kind, has_double_splat, is_loss_function_name, keyword, last_identifier, positional,
+                     string_value)
 
 # Kinds. The host kinds never make a sync; DEVICE is a tensor that may live on an accelerator;
 # UNKNOWN is anything else (counted as possibly on the device by the rules that read back values,
@@ -517,13 +519,9 @@ class ValueFlow:
 
     def _returns_model_output(self, call: cst.Call) -> bool:
         """``logits = model(x)``, ``loss = criterion(out, y)``, ``loss = self.compute_loss(...)``."""
-        from .syntax import is_loss_function_name, last_identifier  # late: syntax imports this module
-
         return self.ctx.is_model_call(call) or is_loss_function_name(last_identifier(call.func))
 
     def _torch_call_kind(self, call: cst.Call, qual: str, env, depth: int) -> str:
-        from .syntax import has_double_splat, keyword, positional, string_value
-
         if qual.startswith(_TENSOR_NAMESPACES):
             return self._follow_tensor_args(call, env, depth)
         short = qual[len("torch."):]
@@ -573,8 +571,6 @@ class ValueFlow:
         return DEVICE
 
     def _method_kind(self, call: cst.Call, name: str, receiver, env, depth: int) -> str:
-        from .syntax import device_kind, keyword, positional
-
         if name in ("item", "tolist"):
             return PYTHON
         if name == "numpy":

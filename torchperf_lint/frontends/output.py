@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
 
-from . import __version__
-from .catalog import CATALOG, SAFE, UNSAFE, fix_safety
-from .findings import Finding
+from .. import __version__
+from ..catalog import CATALOG, SAFE, UNSAFE, fix_safety
+from ..findings import Finding
 
 FORMATS = ("text", "json", "sarif", "github")
 TOOL_NAME = "torchperf-lint"

@@ -14,7 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import List, Optional
 
-DEFAULT_LINE_LENGTH = 88
+from .config import flake8_section
+
+from ..fixing.edits import DEFAULT_LINE_LENGTH  # noqa: F401 (the default lives with the edits)
 
 _FLAKE8_FILES = ("setup.cfg", "tox.ini", ".flake8")
 _RUFF_FILES = (".ruff.toml", "ruff.toml")
@@ -53,8 +55,6 @@ def _lengths_in(folder: Path) -> List[int]:
 
 
 def _flake8_length(path: Path) -> Optional[int]:
-    from .config import flake8_section
-
     section = flake8_section(path) if path.is_file() else None
     if section is None or "max-line-length" not in section:
         return None

@@ -19,8 +19,8 @@ import tempfile
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 
-from . import __version__
-from .findings import Finding
+from .. import __version__
+from ..findings import Finding
 from .runner import finding_from_tuple, finding_to_tuple
 
 CACHE_DIR_NAME = ".torchperf_lint_cache"

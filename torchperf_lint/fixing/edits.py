@@ -15,8 +15,11 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from .findings import Edit, Fix, RuleFix
-from .line_length import DEFAULT_LINE_LENGTH
+from ..findings import Edit, Fix, RuleFix
+
+# The line length fixes keep to when the project sets none (black's and ruff's default); the
+# configured one is read by the front ends (frontends/line_length.py).
+DEFAULT_LINE_LENGTH = 88
 
 _NO_SPACE = cst.SimpleWhitespace("")
 _SPACE = cst.SimpleWhitespace(" ")

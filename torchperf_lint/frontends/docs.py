@@ -1,6 +1,6 @@
 """Rule documentation, generated from the rule modules (the one source of truth).
 
-    python -m torchperf_lint.docs [OUTPUT_DIR]     # writes docs/rules/TPLxxx.md and an index
+    python -m torchperf_lint.frontends.docs [OUTPUT_DIR]     # writes docs/rules/TPLxxx.md and an index
 
 ``render_rule(code)`` is also what ``torchperf-lint rule CODE`` prints.
 """
@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 from typing import Dict
 
-from .catalog import CATALOG, NO_FIX, SAFE, UNSAFE, fix_safety
+from ..catalog import CATALOG, NO_FIX, SAFE, UNSAFE, fix_safety
 
 RUNTIME_FIXES: Dict[str, str] = {
     "device_native": "device-native creation: learned call sites build the tensor on the device (deterministic factories by default; random ones only with `RUNTIME_GUARD_UNSAFE=random_on_device`, as they draw other numbers)",
@@ -59,7 +59,7 @@ def _block(code: str) -> str:
 
 
 def render_rule(code: str) -> str:
-    from .rules import RULES
+    from ..rules import RULES
 
     entry = CATALOG[code]
     header = [

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
-from .catalog import CATALOG, OPT_IN_CODES
+from ..catalog import CATALOG, OPT_IN_CODES
 from .test_files import is_test_file
 
 SECTION = "torchperf-lint"

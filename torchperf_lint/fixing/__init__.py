@@ -1,0 +1,1 @@
+"""Turning rule fixes into text: edits, the fix loop, line handling."""

@@ -1,0 +1,1 @@
+"""Thin layers over the engine: the CLI, the flake8 plugin, output formats, configuration, the cache."""
