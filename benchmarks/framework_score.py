@@ -119,7 +119,7 @@ def wilson_lower(successes: int, total: int, z: float = 1.96) -> float:
     p = successes / total
     centre = p + z * z / (2 * total)
     margin = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total))
-    return (centre - margin) / (1 + z * z / total)
+    return max(0.0, (centre - margin) / (1 + z * z / total))
 
 
 def read_tsv(path: Path):
@@ -191,7 +191,16 @@ def report(findings, labels, silent, verdicts, out=sys.stdout):
     ambiguous = {key(r): r for r in silent if r["kind"] == "ambiguous"}
     known_silent = {key(r): r for r in silent if r["kind"] == "silent"}
     verdict_of = {key(r): r for r in verdicts}
-    scored = [f for f in findings if f["code"] in SCORED_CODES]
+    # One label per (line, code): two findings of one rule on one line (two `.item()` calls) are one.
+    scored, seen, duplicates = [], set(), 0
+    for f in findings:
+        if f["code"] not in SCORED_CODES:
+            continue
+        if key(f) in seen:
+            duplicates += 1
+            continue
+        seen.add(key(f))
+        scored.append(f)
     other = Counter(f["code"] for f in findings if f["code"] not in SCORED_CODES)
     found = {key(f) for f in scored}
 
@@ -221,6 +230,8 @@ def report(findings, labels, silent, verdicts, out=sys.stdout):
             total[field] += value
         _row(code, s, out)
     _row("total", total, out)
+    if duplicates:
+        print(f"\n{duplicates} more finding(s) of a rule on a line it already reported were counted once", file=out)
     if other:
         print(f"\nnot scored (rules the labels do not cover): "
               + ", ".join(f"{c} {n}" for c, n in sorted(other.items())), file=out)
