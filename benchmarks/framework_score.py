@@ -233,8 +233,8 @@ def report(findings, labels, silent, verdicts, out=sys.stdout):
     if duplicates:
         print(f"\n{duplicates} more finding(s) of a rule on a line it already reported were counted once", file=out)
     if other:
-        print(f"\nnot scored (rules the labels do not cover): "
-              + ", ".join(f"{c} {n}" for c, n in sorted(other.items())), file=out)
+        counts = ", ".join(f"{c} {n}" for c, n in sorted(other.items()))
+        print(f"\nnot scored (rules the labels do not cover): {counts}", file=out)
 
     print("\nrecall by scope:", file=out)
     by_scope = defaultdict(lambda: [0, 0])
@@ -277,7 +277,8 @@ def _row(name, s, out):
     recall = s["tp_labels"] / s["labels"] if s["labels"] else float("nan")
     judged = s["tp"] + s["fp"]
     precision = s["tp"] / judged if judged else float("nan")
-    print(f"{name:8s} {s['labels']:6d} {s['tp_labels']:6d}  {_f(recall)} ({fmt(wilson_lower(s['tp_labels'], s['labels']))})"
+    recall_low = fmt(wilson_lower(s["tp_labels"], s["labels"]))
+    print(f"{name:8s} {s['labels']:6d} {s['tp_labels']:6d}  {_f(recall)} ({recall_low})"
           f"   {s['findings']:6d} {s['tp']:4d} {s['fp']:4d} {s['amb']:5d}   {_f(precision)}    "
           f"({fmt(wilson_lower(s['tp'], judged))})", file=out)
 
