@@ -74,6 +74,12 @@ CORPUS = [
      "drop": ["src/anomalib/models/video"] + [f"src/anomalib/models/image/{m}" for m in (
          "anomaly_dino", "anomalyvfm", "cfa", "cfm", "dfkde", "dfm", "dinomaly", "general_ad", "glass",
          "inp_former", "l2bt", "super_add", "uflow", "vlm_ad", "winclip", "padim", "patchcore")]},
+    {"name": "guided-diffusion", "github": "openai/guided-diffusion", "set": "dev",
+     "commit": "22e0df8183507e13a7813f8d38d51b072ca1e67c",
+     "take": ["*.py files of the whole tree"], "drop": ["evaluations/evaluator.py"]},
+    {"name": "dino", "github": "facebookresearch/dino", "set": "holdout",
+     "commit": "7c446df5b9f45747937fb0d72314eb9f7b66930a",
+     "take": ["*.py files of the whole tree"], "drop": []},
     {"name": "trl", "github": "huggingface/trl", "set": "holdout",
      "commit": "f2cd57710ae345ea6428ae95363267fcf38a3dc8",
      "take": ["trl", "examples"],
