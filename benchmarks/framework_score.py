@@ -1,0 +1,346 @@
+"""Precision and recall of the linter on framework and multi-module training code (issue 20).
+
+    python benchmarks/framework_score.py --corpus /work/corpus --set dev
+    python benchmarks/framework_score.py --corpus /work/corpus --set holdout [--src DIR] [--jobs 1]
+    python benchmarks/framework_score.py --fetch-list
+
+The corpus is third-party code and is never committed: ``--fetch-list`` prints every repository,
+the commit it was taken at, the folders and files used and what was removed from them, so anyone can
+rebuild /work/corpus/<name>/ (docs/framework_corpus.md says how the labels were made).
+
+For each repository of the chosen set the CLI runs once, from the repository's directory
+(``torchperf-lint check . --output-format json``), so the repository is the project whose files
+the linter may read to follow calls across modules. ``--src DIR`` puts DIR first on PYTHONPATH,
+to measure a tree that is not installed. Findings are matched to the hand labels of
+docs/precision_framework_labels_<set>.tsv by (repo, path, line, code). Only the rules the labels
+cover are scored (SCORED_CODES); findings of other rules are counted and left out.
+
+A finding that matches no label is a false positive, unless docs/precision_framework_silent_<set>.tsv
+lists its key as ``ambiguous`` (the spec can be read both ways there: such findings count neither
+way and are listed apart). A verdict file (docs/precision_framework_verdicts_<set>.tsv) holds the
+judgement of each false positive found so far; the report shows it next to the finding, and marks
+the findings nobody has judged yet.
+
+Output: per rule and in total, labels, findings, true positives, precision and recall with their
+95% Wilson lower bounds; recall by scope (step-loop, framework, cross-file, ...); the unmatched
+findings; the labels the linter missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DOCS = HERE.parent / "docs"
+
+# The rules the labels cover (the per-step rules of issue 20 and the framework settings).
+SCORED_CODES = ("TPL101", "TPL102", "TPL103", "TPL104", "TPL207", "TPL301", "TPL302", "TPL401", "TPL604")
+
+# Every repository of the corpus: where it comes from, the commit, what was taken, what was removed.
+# ``take`` are paths given to ``git archive <commit>``; ``drop`` are removed after extraction.
+CORPUS = [
+    {"name": "pytorch-lightning", "github": "Lightning-AI/pytorch-lightning", "set": "dev",
+     "commit": "7f0c3436cd3f6ad3753125672024fc415cbcb414",
+     "take": ["examples", "src/lightning/pytorch/demos"], "drop": []},
+    {"name": "ignite", "github": "pytorch/ignite", "set": "dev+holdout",
+     "commit": "de08e799cfb55a6cf4aa778575d6bad725385453",
+     "take": ["examples"], "drop": [],
+     "note": "dev labels: mnist, cifar10, cifar10_qat, cifar10_raytune, gan, fast_neural_style, "
+             "super_resolution; holdout labels: references, transformers, siamese_network, "
+             "reinforcement_learning, cifar100_amp_benchmark (one directory, scored in both sets "
+             "by path)"},
+    {"name": "pytorch-image-models", "github": "huggingface/pytorch-image-models", "set": "dev",
+     "commit": "aa4b5850c1543fa488abf260f18390eda46cf85d",
+     "take": ["train.py", "validate.py", "timm/utils", "timm/loss", "timm/__init__.py"], "drop": []},
+    {"name": "mae", "github": "facebookresearch/mae", "set": "dev",
+     "commit": "efb2a8062c206524e35e47d04501ed4f544c0ae8",
+     "take": ["*.py files of the whole tree (git archive HEAD | tar -x --wildcards '*.py')"], "drop": []},
+    {"name": "SimPO", "github": "princeton-nlp/SimPO", "set": "dev",
+     "commit": "1b3e8f3528a23bce3da514a2dce8ea7490d4bc75",
+     "take": ["scripts", "alignment"], "drop": []},
+    {"name": "anomalib", "github": "open-edge-platform/anomalib", "set": "dev",
+     "commit": "b7233686172e3485bfbe01272a8cd7a7e4576986",
+     "take": ["src/anomalib/models", "src/anomalib/__init__.py"],
+     "drop": ["src/anomalib/models/video"] + [f"src/anomalib/models/image/{m}" for m in (
+         "anomaly_dino", "anomalyvfm", "cfa", "cfm", "dfkde", "dfm", "dinomaly", "general_ad", "glass",
+         "inp_former", "l2bt", "super_add", "uflow", "vlm_ad", "winclip", "padim", "patchcore")]},
+    {"name": "guided-diffusion", "github": "openai/guided-diffusion", "set": "dev",
+     "commit": "22e0df8183507e13a7813f8d38d51b072ca1e67c",
+     "take": ["*.py files of the whole tree"], "drop": ["evaluations/evaluator.py"]},
+    {"name": "dino", "github": "facebookresearch/dino", "set": "holdout",
+     "commit": "7c446df5b9f45747937fb0d72314eb9f7b66930a",
+     "take": ["*.py files of the whole tree"], "drop": []},
+    {"name": "trl", "github": "huggingface/trl", "set": "holdout",
+     "commit": "f2cd57710ae345ea6428ae95363267fcf38a3dc8",
+     "take": ["trl", "examples"],
+     "drop": ["trl/experimental", "trl/generation", "trl/scripts", "trl/skills", "trl/cli*",
+              "examples/scripts/openenv", "examples/scripts/openreward", "examples/scripts/harbor",
+              "examples/notebooks", "examples/datasets"]},
+    {"name": "accelerate", "github": "huggingface/accelerate", "set": "holdout",
+     "commit": "16cb6eb80dd9aa8b4df1a63ef57863e455d53b83", "take": ["examples"], "drop": []},
+    {"name": "detectron2", "github": "facebookresearch/detectron2", "set": "holdout",
+     "commit": "02b5c4e295e990042a714712c21dc79b731e8833",
+     "take": ["detectron2/engine", "tools/plain_train_net.py", "tools/train_net.py",
+              "detectron2/utils/events.py", "detectron2/utils/comm.py"], "drop": []},
+    {"name": "yolov5", "github": "ultralytics/yolov5", "set": "holdout",
+     "commit": "5081342f04fb287fc2e5f2b5a4e06752b7937b1c",
+     "take": ["train.py", "val.py", "utils", "models"], "drop": []},
+    {"name": "lightning-bolts", "github": "Lightning-Universe/lightning-bolts", "set": "holdout",
+     "commit": "34958a8892d42714edf02ba896fd5861ebb3cb7e",
+     "take": ["src/pl_bolts/callbacks", "src/pl_bolts/models/rl", "src/pl_bolts/models/self_supervised",
+              "src/pl_bolts/models/gans", "src/pl_bolts/models/detection/yolo", "src/pl_bolts/losses",
+              "src/pl_bolts/models/__init__.py", "src/pl_bolts/__init__.py"], "drop": []},
+]
+
+# Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
+IGNITE_HOLDOUT = ("examples/references/", "examples/transformers/", "examples/siamese_network/",
+                  "examples/reinforcement_learning/", "examples/cifar100_amp_benchmark/")
+
+
+def in_set(repo: str, path: str, which: str) -> bool:
+    """Whether a finding or label at repo/path belongs to the set `which`."""
+    entry = next((c for c in CORPUS if c["name"] == repo), None)
+    if entry is None:
+        return False
+    if entry["set"] == "dev+holdout":
+        holdout = path.startswith(IGNITE_HOLDOUT)
+        return holdout if which == "holdout" else not holdout
+    return entry["set"] == which
+
+
+def wilson_lower(successes: int, total: int, z: float = 1.96) -> float:
+    """Lower end of the 95% Wilson score interval of successes/total (0 when total is 0)."""
+    if total == 0:
+        return 0.0
+    p = successes / total
+    centre = p + z * z / (2 * total)
+    margin = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total))
+    return max(0.0, (centre - margin) / (1 + z * z / total))
+
+
+def read_tsv(path: Path):
+    if not path.exists():
+        return []
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def key(row) -> tuple:
+    return (row["repo"], row["path"], int(row["line"]), row["code"])
+
+
+def run_cli(repo_dir: Path, env: dict, jobs: int, timeout: float, config: str | None):
+    """The CLI's JSON findings for one repository, linted from its own directory."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "findings.json"
+        cmd = [sys.executable, "-c", "import sys; from torchperf_lint.cli import main; sys.exit(main())",
+               "check", ".", "--output-format", "json", "--output-file", str(out), "--exit-zero",
+               "--no-cache", "--quiet", "--jobs", str(jobs)]
+        if config:
+            cmd += ["--config", config]
+        proc = subprocess.Popen(cmd, env=env, cwd=repo_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True)
+        try:
+            _, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            sys.exit(f"linter ran past {timeout:g}s on {repo_dir}")
+        if proc.returncode != 0 or not out.exists():
+            sys.exit(f"linter failed (exit {proc.returncode}) on {repo_dir}:\n{stderr[-3000:]}")
+        return json.loads(out.read_text())
+
+
+def collect(corpus: Path, which: str, src, jobs: int, timeout: float, config):
+    env = dict(os.environ)
+    if src:
+        env["PYTHONPATH"] = os.pathsep.join([str(Path(src).resolve())] + [p for p in [env.get("PYTHONPATH")] if p])
+    where = subprocess.run([sys.executable, "-c", "import torchperf_lint; print(torchperf_lint.__file__)"],
+                           env=env, capture_output=True, text=True, cwd=tempfile.gettempdir()).stdout.strip()
+    rev = subprocess.run(["git", "-C", str(Path(where).parent), "rev-parse", "--short", "HEAD"],
+                         capture_output=True, text=True).stdout.strip()
+    print(f"linter: {where} (git {rev or 'unknown'})")
+    findings = []
+    for entry in CORPUS:
+        if which not in entry["set"]:
+            continue
+        repo_dir = corpus / entry["name"]
+        if not repo_dir.is_dir():
+            sys.exit(f"{repo_dir} is missing: rebuild the corpus (--fetch-list)")
+        for item in run_cli(repo_dir, env, jobs, timeout, config):
+            path = Path(item["filename"])
+            path = path if path.is_absolute() else repo_dir / path
+            rel = path.resolve().relative_to(repo_dir.resolve()).as_posix()
+            if not in_set(entry["name"], rel, which):
+                continue
+            findings.append({"repo": entry["name"], "path": rel, "line": str(item["location"]["row"]),
+                             "code": item["code"], "message": item["message"]})
+    return findings
+
+
+def fmt(x: float) -> str:
+    return f"{x:.3f}"
+
+
+def report(findings, labels, silent, verdicts, out=sys.stdout):
+    label_keys = {key(r): r for r in labels}
+    ambiguous = {key(r): r for r in silent if r["kind"] == "ambiguous"}
+    known_silent = {key(r): r for r in silent if r["kind"] == "silent"}
+    verdict_of = {key(r): r for r in verdicts}
+    # One label per (line, code): two findings of one rule on one line (two `.item()` calls) are one.
+    scored, seen, duplicates = [], set(), 0
+    for f in findings:
+        if f["code"] not in SCORED_CODES:
+            continue
+        if key(f) in seen:
+            duplicates += 1
+            continue
+        seen.add(key(f))
+        scored.append(f)
+    other = Counter(f["code"] for f in findings if f["code"] not in SCORED_CODES)
+    found = {key(f) for f in scored}
+
+    per = defaultdict(lambda: {"labels": 0, "tp_labels": 0, "findings": 0, "tp": 0, "fp": 0, "amb": 0})
+    for k, row in label_keys.items():
+        per[row["code"]]["labels"] += 1
+        per[row["code"]]["tp_labels"] += k in found
+    unmatched, amb = [], []
+    for f in scored:
+        k = key(f)
+        stats = per[f["code"]]
+        stats["findings"] += 1
+        if k in label_keys:
+            stats["tp"] += 1
+        elif k in ambiguous:
+            stats["amb"] += 1
+            amb.append(f)
+        else:
+            stats["fp"] += 1
+            unmatched.append(f)
+
+    print("\nrule     labels  found  recall  (lo95)   findings  tp   fp  ambig  precision (lo95)", file=out)
+    total = Counter()
+    for code in sorted(per):
+        s = per[code]
+        for field, value in s.items():
+            total[field] += value
+        _row(code, s, out)
+    _row("total", total, out)
+    if duplicates:
+        print(f"\n{duplicates} more finding(s) of a rule on a line it already reported were counted once", file=out)
+    if other:
+        counts = ", ".join(f"{c} {n}" for c, n in sorted(other.items()))
+        print(f"\nnot scored (rules the labels do not cover): {counts}", file=out)
+
+    print("\nrecall by scope:", file=out)
+    by_scope = defaultdict(lambda: [0, 0])
+    for k, row in label_keys.items():
+        by_scope[row.get("scope") or "?"][0] += k in found
+        by_scope[row.get("scope") or "?"][1] += 1
+    for scope, (hit, n) in sorted(by_scope.items()):
+        print(f"  {scope:12s} {hit:4d}/{n:<4d} {fmt(hit / n) if n else '-'} (lo95 {fmt(wilson_lower(hit, n))})",
+              file=out)
+    print("recall by repository:", file=out)
+    by_repo = defaultdict(lambda: [0, 0])
+    for k, row in label_keys.items():
+        by_repo[row["repo"]][0] += k in found
+        by_repo[row["repo"]][1] += 1
+    for repo, (hit, n) in sorted(by_repo.items()):
+        print(f"  {repo:22s} {hit:4d}/{n}", file=out)
+
+    print(f"\nunmatched findings ({len(unmatched)}; false positives unless a label was missed):", file=out)
+    for f in sorted(unmatched, key=key):
+        k = key(f)
+        v = verdict_of.get(k)
+        tag = f"verdict {v['verdict']}: {v['reason']}" if v else "NOT JUDGED YET"
+        if k in known_silent:
+            tag += f" [listed silent: {known_silent[k]['why']}]"
+        print(f"  {f['repo']}/{f['path']}:{f['line']} {f['code']} -- {tag}\n      {f['message'][:160]}", file=out)
+    if amb:
+        print(f"\nfindings on ambiguous lines ({len(amb)}; counted neither way):", file=out)
+        for f in sorted(amb, key=key):
+            print(f"  {f['repo']}/{f['path']}:{f['line']} {f['code']} -- {ambiguous[key(f)]['why']}", file=out)
+    missed = [row for k, row in label_keys.items() if k not in found]
+    print(f"\nmissed labels ({len(missed)}):", file=out)
+    for row in sorted(missed, key=key):
+        added = " [added-after-run]" if row.get("added") else ""
+        print(f"  {row['repo']}/{row['path']}:{row['line']} {row['code']} ({row.get('scope', '')}) "
+              f"{row['why']}{added}", file=out)
+    return total
+
+
+def _row(name, s, out):
+    recall = s["tp_labels"] / s["labels"] if s["labels"] else float("nan")
+    judged = s["tp"] + s["fp"]
+    precision = s["tp"] / judged if judged else float("nan")
+    recall_low = fmt(wilson_lower(s["tp_labels"], s["labels"]))
+    print(f"{name:8s} {s['labels']:6d} {s['tp_labels']:6d}  {_f(recall)} ({recall_low})"
+          f"   {s['findings']:6d} {s['tp']:4d} {s['fp']:4d} {s['amb']:5d}   {_f(precision)}    "
+          f"({fmt(wilson_lower(s['tp'], judged))})", file=out)
+
+
+def _f(x: float) -> str:
+    return "  -  " if math.isnan(x) else fmt(x)
+
+
+def fetch_list(out=sys.stdout):
+    print("# Rebuild the corpus: for each repository, take these paths at this commit into", file=out)
+    print("# <corpus>/<name>/ keeping the layout, then remove the `drop` paths. For example:", file=out)
+    print("#   git clone https://github.com/<github> /tmp/r && git -C /tmp/r archive <commit> <take...>"
+          " | tar -x -C <corpus>/<name>", file=out)
+    for entry in CORPUS:
+        print(f"\n{entry['name']}  ({entry['set']})", file=out)
+        print(f"  github: {entry['github']}", file=out)
+        print(f"  commit: {entry['commit']}", file=out)
+        print(f"  take:   {' '.join(entry['take'])}", file=out)
+        if entry["drop"]:
+            print(f"  drop:   {' '.join(entry['drop'])}", file=out)
+        if entry.get("note"):
+            print(f"  note:   {entry['note']}", file=out)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
+    parser.add_argument("--set", choices=("dev", "holdout"), default="dev")
+    parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
+    parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
+    parser.add_argument("--jobs", type=int, default=1, help="linter worker processes (default 1)")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds per repository")
+    parser.add_argument("--config", help="pass --config to the CLI (default: none, the repository's own)")
+    parser.add_argument("--labels", type=Path, help="labels TSV (default docs/precision_framework_labels_<set>.tsv)")
+    parser.add_argument("--findings-out", type=Path, help="also write the findings as JSON lines")
+    parser.add_argument("--findings-in", type=Path, help="score these findings instead of running the CLI")
+    args = parser.parse_args(argv)
+    if args.fetch_list:
+        fetch_list()
+        return 0
+    if args.corpus is None and args.findings_in is None:
+        parser.error("--corpus is required (or --fetch-list / --findings-in)")
+    labels = read_tsv(args.labels or DOCS / f"precision_framework_labels_{args.set}.tsv")
+    silent = read_tsv(DOCS / f"precision_framework_silent_{args.set}.tsv")
+    verdicts = read_tsv(DOCS / f"precision_framework_verdicts_{args.set}.tsv")
+    if args.findings_in:
+        findings = [json.loads(line) for line in args.findings_in.read_text().splitlines() if line.strip()]
+    else:
+        findings = collect(args.corpus, args.set, args.src, args.jobs, args.timeout, args.config)
+    if args.findings_out:
+        args.findings_out.write_text("".join(json.dumps(f) + "\n" for f in findings))
+    print(f"set {args.set}: {len(labels)} labels, {len(findings)} findings")
+    report(findings, labels, silent, verdicts)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
