@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from ..catalog import CATALOG, OPT_IN_CODES
+from .project_root import find_project_root
 from .test_files import is_test_file
 
 SECTION = "torchperf-lint"
@@ -353,7 +354,7 @@ def matches(patterns: Sequence[str], path: Path, root: Path) -> bool:
 def file_codes(config: Config, codes: FrozenSet[str], path: Path) -> FrozenSet[str]:
     """The codes on for one file, after ``per-file-ignores``; none for a unit-test file unless
     ``include-tests`` is set."""
-    if not config.include_tests and is_test_file(str(path), str(config.root)):
+    if not config.include_tests and is_test_file(str(path), find_project_root(str(path)) or str(config.root)):
         return frozenset()
     extra: List[str] = []
     for pattern, ignore in config.per_file_ignores.items():
