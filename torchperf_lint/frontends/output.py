@@ -1,4 +1,5 @@
-"""Report formats: text (flake8/ruff style), json (ruff's fields), sarif (2.1.0), github annotations.
+"""Report formats: text (flake8/ruff style), json (ruff's fields), sarif (2.1.0), github annotations;
+json-lines, junit, gitlab and pylint live in formats.py.
 
 Columns are 1-based in every format (the engine's are 0-based, as flake8 expects).
 """
@@ -15,7 +16,8 @@ from .. import __version__
 from ..catalog import CATALOG, SAFE, UNSAFE, fix_safety
 from ..findings import Finding
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "json", "json-lines", "junit", "gitlab", "pylint", "sarif", "github")
+EXTRA_FORMATS = ("json-lines", "junit", "gitlab", "pylint")  # rendered by formats.py
 TOOL_NAME = "torchperf-lint"
 # The one place that says where the rule docs live.
 DOCS_BASE_URL = "https://github.com/torchperf-lint/torchperf-lint/blob/main/docs/rules/"
@@ -111,31 +113,35 @@ def _location(line: int, col: int) -> dict:
 
 
 def json_report(reports: List[Reported]) -> str:
-    items = []
-    for r in reports:
-        f = r.finding
-        fix = None
-        if f.fix is not None:
-            fix = {
-                "applicability": f.fix.applicability,
-                "message": f.fix.description,
-                "edits": [
-                    {"content": e.content, "location": _location(e.line, e.col),
-                     "end_location": _location(e.end_line, e.end_col)}
-                    for e in f.fix.edits
-                ],
-            }
-        items.append({
-            "code": f.code,
-            "message": f.message,
-            "filename": r.path,
-            "location": _location(f.line, f.col),
-            "end_location": _location(*_end(f)),
-            "fix": fix,
-            "url": docs_url(f.code),
-            "noqa_row": r.noqa_row,
-        })
-    return json.dumps(items, indent=2) + "\n"
+    return json.dumps([json_item(r) for r in reports], indent=2) + "\n"
+
+
+def json_item(r: Reported) -> dict:
+    """One finding in ruff's JSON fields (``name`` and ``severity`` included)."""
+    f = r.finding
+    fix = None
+    if f.fix is not None:
+        fix = {
+            "applicability": f.fix.applicability,
+            "message": f.fix.description,
+            "edits": [
+                {"content": e.content, "location": _location(e.line, e.col),
+                 "end_location": _location(e.end_line, e.end_col)}
+                for e in f.fix.edits
+            ],
+        }
+    return {
+        "code": f.code,
+        "name": CATALOG[f.code].name if f.code in CATALOG else None,
+        "severity": level(f.code),
+        "message": f.message,
+        "filename": r.path,
+        "location": _location(f.line, f.col),
+        "end_location": _location(*_end(f)),
+        "fix": fix,
+        "url": docs_url(f.code),
+        "noqa_row": r.noqa_row,
+    }
 
 
 def _artifact(path: str) -> dict:
@@ -155,7 +161,7 @@ def sarif(reports: List[Reported]) -> str:
             "shortDescription": {"text": entry.summary},
             "fullDescription": {"text": f"{code} {entry.name}: {entry.summary}"},
             "helpUri": docs_url(code),
-            "defaultConfiguration": {"level": _level(code), "enabled": entry.default_on},
+            "defaultConfiguration": {"level": level(code), "enabled": entry.default_on},
             "properties": {"fix": entry.fix, "fixSafety": fix_safety(code),
                            "tags": ["performance"] if code != "TPL900" else []},
         })
@@ -166,7 +172,7 @@ def sarif(reports: List[Reported]) -> str:
         end_line, end_col = _end(f)
         result = {
             "ruleId": f.code,
-            "level": _level(f.code),
+            "level": level(f.code),
             "message": {"text": f.message},
             "locations": [{
                 "physicalLocation": {
@@ -202,8 +208,11 @@ def sarif(reports: List[Reported]) -> str:
     return json.dumps(document, indent=2) + "\n"
 
 
-def _level(code: str) -> str:
+def level(code: str) -> str:
+    """warning for the rules, error for TPL900 (the tool could not check the file)."""
     return "error" if code == "TPL900" else "warning"
+
+
 
 
 def _escape_data(value: str) -> str:
@@ -228,11 +237,12 @@ def github(reports: List[Reported]) -> str:
             f"endColumn={end_col + 1}",
         ))
         # the level SARIF gives it: warning for the rules, error for TPL900 (the tool could not check)
-        lines.append(f"::{_level(f.code)} {props}::{_escape_data(f'{f.code} {f.message}')}")
+        lines.append(f"::{level(f.code)} {props}::{_escape_data(f'{f.code} {f.message}')}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
 def render(fmt: str, reports: List[Reported], unsafe: bool) -> str:
+    """text, json, sarif and github (cli.py sends the formats of formats.py there)."""
     if fmt == "json":
         return json_report(reports)
     if fmt == "sarif":
