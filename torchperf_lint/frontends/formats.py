@@ -125,8 +125,11 @@ def _name(code: str) -> str:
 def fix_preview(report: Reported, cache: Dict[str, Optional[str]]) -> str:
     """The change the finding's fix makes, as the hunks of a unified diff indented under the
     finding (``cache``: path -> the file's text, read once)."""
+    import difflib
+
     from ..fixing.fixer import apply_fixes
-    from .runner import BadInput, decode, unified_diff
+    from ..fixing.lines import split_lines
+    from .runner import BadInput, decode
 
     fix = report.finding.fix
     if fix is None or not fix.edits:
@@ -143,6 +146,7 @@ def fix_preview(report: Reported, cache: Dict[str, Optional[str]]) -> str:
     fixed, applied = apply_fixes(source, [fix])
     if not applied or fixed == source:
         return ""
-    diff = unified_diff(source, fixed, report.display).splitlines(keepends=True)[2:]  # no ---/+++ lines
+    # One line of context: the finding's line is above it; no ---/+++ lines (the file is named there).
+    diff = list(difflib.unified_diff(split_lines(source), split_lines(fixed), n=1))[2:]
     title = f"    {'Fix' if fix.applicability == 'safe' else 'Unsafe fix'}: {fix.description}\n"
-    return title + "".join(f"    {line}" for line in diff)
+    return title + "".join(f"    {line.rstrip()}".rstrip() + "\n" for line in diff)
