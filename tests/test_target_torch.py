@@ -216,3 +216,14 @@ def test_fix_under_the_target(project, capsys):
     capsys.readouterr()
     assert cli.main(["check", "--jobs", "1", "--fix", "--quiet"]) == 0
     assert (project / "train.py").read_text() == AMP.replace("torch.cuda.amp.autocast()", 'torch.amp.autocast("cuda")')
+
+
+def test_a_bad_flake8_target_is_a_usage_error(project):
+    for args, config in ((["--tpl-target-torch=newest"], None), ([], "[flake8]\ntpl-target-torch = newest\n")):
+        if config:
+            (project / "setup.cfg").write_text(config)
+        done = subprocess.run([sys.executable, "-m", "flake8", "--select=TPL", *args, "train.py"],
+                              cwd=project, capture_output=True, text=True)
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr.endswith("flake8: error: argument --tpl-target-torch: target-torch must be a torch "
+                                    "version such as \"2.1\", not 'newest'\n")

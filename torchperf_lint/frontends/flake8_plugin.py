@@ -14,6 +14,19 @@ from .. import __version__
 from ..catalog import CATALOG, OPT_IN_CODES
 
 
+def _target_torch(value: str) -> str:
+    """``--tpl-target-torch``: a version, checked by argparse (a bad value is a usage error)."""
+    import argparse
+
+    from .target_torch import TargetTorchError, parse_version
+
+    try:
+        parse_version(value)
+    except TargetTorchError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return value
+
+
 class Plugin:
     name = "torchperf-lint"
     version = __version__
@@ -44,7 +57,7 @@ class Plugin:
         )
 
         option_manager.add_option(
-            "--tpl-target-torch", default=None, parse_from_config=True, metavar="VERSION",
+            "--tpl-target-torch", default=None, parse_from_config=True, metavar="VERSION", type=_target_torch,
             help="torchperf-lint: the oldest torch the project must run on (e.g. 2.1); findings whose "
                  "remedy needs a newer torch are left out. Default: the lower bound of torch in the "
                  "project's dependencies; in a config file: tpl-target-torch = 2.1",
@@ -55,12 +68,7 @@ class Plugin:
         chosen = [*(getattr(options, "select", None) or ()), *(getattr(options, "extend_select", None) or ())]
         cls.opt_in_selected = frozenset(code for code in OPT_IN_CODES if code in chosen)
         cls.include_tests = bool(getattr(options, "tpl_include_tests", False))
-        setting = getattr(options, "tpl_target_torch", None)
-        if setting:
-            from .target_torch import parse_version
-
-            parse_version(setting)  # a bad value stops flake8 with its message, as a bad option does
-        cls.target_torch_setting = setting or None
+        cls.target_torch_setting = getattr(options, "tpl_target_torch", None) or None
 
     def run(self) -> Iterator[Tuple[int, int, str, Type["Plugin"]]]:
         source = "".join(self.lines)
