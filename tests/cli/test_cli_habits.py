@@ -29,16 +29,16 @@ def three_files(project):
 def test_statistics_counts_per_code(project):
     three_files(project)
     assert project.run("--statistics") == (1, (
-        "4\tTPL101\t    cpu-then-device (3 fixable with --fix)\n"
-        "1\tTPL201\t    data-parallel\n"), "")
+        "4\tTPL101\t[~] cpu-then-device\n"  # 3 of 4 fixable: the random factory's fix is unsafe
+        "1\tTPL201\t[ ] data-parallel\n"), "")
     assert project.run("--statistics", "--unsafe-fixes") == (1, (
         "4\tTPL101\t[*] cpu-then-device\n"
-        "1\tTPL201\t    data-parallel\n"), "")
+        "1\tTPL201\t[ ] data-parallel\n"), "")
     code, out, err = project.run("--statistics", "--output-format", "json")
     assert (code, err) == (1, "")
     assert json.loads(out) == [
-        {"code": "TPL101", "name": "cpu-then-device", "count": 4, "fixable": 3},
-        {"code": "TPL201", "name": "data-parallel", "count": 1, "fixable": 0},
+        {"code": "TPL101", "name": "cpu-then-device", "count": 4, "fixable_count": 3},
+        {"code": "TPL201", "name": "data-parallel", "count": 1, "fixable_count": 0},
     ]
 
 

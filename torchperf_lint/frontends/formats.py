@@ -93,25 +93,22 @@ def render_extra(fmt: str, reports: List[Reported]) -> str:
 # ---- --statistics -------------------------------------------------------------------------------
 
 def statistics(reports: List[Reported], unsafe: bool, as_json: bool) -> str:
-    """The findings counted per code, most frequent first, as ``ruff check --statistics``:
-    ``count<TAB>code<TAB>[*] name``; ``[*]`` when ``--fix`` fixes every one of them, else the
-    number it fixes. JSON: code, name, count and fixable (how many ``--fix`` fixes)."""
+    """The findings counted per code, most frequent first, as ``ruff check --statistics`` (since
+    ruff's PR 21513): ``count<TAB>code<TAB>[*] name``, the marker ``[*]`` when ``--fix`` fixes every
+    one of them, ``[~]`` some, ``[ ]`` none. JSON: code, name, count and fixable_count."""
     counts: Counter = Counter(r.finding.code for r in reports)
     fixes: Counter = Counter(r.finding.code for r in reports if fixable(r.finding, unsafe))
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     if as_json:
-        return json.dumps([{"code": code, "name": _name(code), "count": count, "fixable": fixes[code]}
+        return json.dumps([{"code": code, "name": _name(code), "count": count, "fixable_count": fixes[code]}
                            for code, count in rows], indent=2) + "\n"
     if not rows:
         return ""
     width = max(len(str(count)) for _, count in rows)
     lines = []
     for code, count in rows:
-        if fixes[code] == count:
-            lines.append(f"{count:>{width}}\t{code}\t[*] {_name(code)}")
-        else:
-            partly = f" ({fixes[code]} fixable with --fix)" if fixes[code] else ""
-            lines.append(f"{count:>{width}}\t{code}\t    {_name(code)}{partly}")
+        marker = "[*]" if fixes[code] == count else "[~]" if fixes[code] else "[ ]"
+        lines.append(f"{count:>{width}}\t{code}\t{marker} {_name(code)}")
     return "\n".join(lines) + "\n"
 
 
