@@ -59,10 +59,11 @@ def test_add_noqa_adds_merges_and_keeps_comments(project):
         "    b = torch.full((2, 3), 7.0).to(device)  # noqa: E501\n"
         "    s = '# not a comment'; c = torch.ones(2).to(device)\n"
         "    d = torch.zeros(2).to(device)  # type: ignore  # noqa:E731\n"
-        "    return a, b, c, d\n"))
+        "    e = torch.eye(2).to(device)  # noqa: E501 with a trailing reason\n"
+        "    return a, b, c, d, e\n"))
     project.write("c.py", DATA_PARALLEL)
     os.chmod(path, 0o640)
-    assert project.run("--add-noqa") == (0, "", "Added 5 noqa directives.\n")
+    assert project.run("--add-noqa") == (0, "", "Added 6 noqa directives.\n")
     assert path.read_text() == (
         "import torch\n"
         "\n"
@@ -71,7 +72,8 @@ def test_add_noqa_adds_merges_and_keeps_comments(project):
         "    b = torch.full((2, 3), 7.0).to(device)  # noqa: E501, TPL101\n"
         "    s = '# not a comment'; c = torch.ones(2).to(device)  # noqa: TPL101\n"
         "    d = torch.zeros(2).to(device)  # type: ignore  # noqa:E731, TPL101\n"
-        "    return a, b, c, d\n")
+        "    e = torch.eye(2).to(device)  # noqa: E501, TPL101 with a trailing reason\n"  # ruff #26287 kept too
+        "    return a, b, c, d, e\n")
     assert (project.root / "c.py").read_text() == DATA_PARALLEL.replace(
         "nn.Linear(2, 2))\n", "nn.Linear(2, 2))  # noqa: TPL201\n")
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o640
