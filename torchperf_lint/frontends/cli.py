@@ -232,8 +232,8 @@ def check_command(args) -> int:
     from .target_torch import resolve_with_root
 
     projects: dict = {}
-    targets = {str(file): resolve_with_root(config.target_torch, str(file), projects, str(config.root))
-               for file in files}
+    targets = {str(file): resolve_with_root(config.target_torch, str(file), projects, str(config.root),
+                                            config.project_roots) for file in files}
     cache = None
     if not args.no_cache and codes:
         from .cache import CACHE_DIR_NAME, Cache

@@ -58,6 +58,8 @@ class Config:
     # The oldest torch the project must run on, as written ("2.1"); None: read from the project's
     # dependencies (target_torch.py).
     target_torch: Optional[str] = None
+    # folder -> project root, filled as files are judged (project_root.py): one walk up per folder.
+    project_roots: Dict[str, Optional[str]] = field(default_factory=dict, repr=False, compare=False)
     # Where the configuration came from (None: defaults) and the project root (for the cache,
     # per-file-ignores and exclude patterns that contain a slash).
     path: Optional[Path] = None
@@ -376,7 +378,8 @@ def matches(patterns: Sequence[str], path: Path, root: Path) -> bool:
 def file_codes(config: Config, codes: FrozenSet[str], path: Path) -> FrozenSet[str]:
     """The codes on for one file, after ``per-file-ignores``; none for a unit-test file unless
     ``include-tests`` is set."""
-    if not config.include_tests and is_test_file(str(path), find_project_root(str(path)) or str(config.root)):
+    if not config.include_tests and is_test_file(
+            str(path), find_project_root(str(path), config.project_roots) or str(config.root)):
         return frozenset()
     extra: List[str] = []
     for pattern, ignore in config.per_file_ignores.items():

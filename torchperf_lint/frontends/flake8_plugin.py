@@ -38,6 +38,7 @@ class Plugin:
     # ``--tpl-target-torch``; None: each file's project dependencies say (target_torch.py).
     target_torch_setting = None
     _project_targets: dict = {}  # project root -> target torch read from its dependencies
+    _project_roots: dict = {}  # folder -> project root (one flake8 run: no file appears mid-run)
 
     def __init__(self, tree: ast.AST, lines: List[str], filename: str):
         self.tree = tree
@@ -69,6 +70,7 @@ class Plugin:
         cls.opt_in_selected = frozenset(code for code in OPT_IN_CODES if code in chosen)
         cls.include_tests = bool(getattr(options, "tpl_include_tests", False))
         cls.target_torch_setting = getattr(options, "tpl_target_torch", None) or None
+        cls._project_targets, cls._project_roots = {}, {}  # read afresh for each run
 
     def run(self) -> Iterator[Tuple[int, int, str, Type["Plugin"]]]:
         source = "".join(self.lines)
@@ -77,12 +79,15 @@ class Plugin:
         if not self.include_tests:
             from .test_files import is_test_file
 
-            if is_test_file(self.filename):
+            from .project_root import find_project_root
+
+            if is_test_file(self.filename, find_project_root(self.filename, self._project_roots) or os.getcwd()):
                 return
         from ..engine import lint_source
         from .target_torch import resolve
 
-        target = resolve(self.target_torch_setting, self.filename, self._project_targets, os.getcwd())
+        target = resolve(self.target_torch_setting, self.filename, self._project_targets, os.getcwd(),
+                         self._project_roots)
         codes = [c for c, entry in CATALOG.items() if entry.default_on or c in self.opt_in_selected]
         # The engine splits the lines itself, as Python does: flake8 splits stdin with
         # str.splitlines, which also breaks at form feeds and other characters Python does not.

@@ -9,22 +9,33 @@ folders above the project are named and wherever they are started from.
 from __future__ import annotations
 
 import os
-from typing import Optional
+from typing import Dict, Optional
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 
 
-def find_project_root(path: str) -> Optional[str]:
+def find_project_root(path: str, memo: Optional[Dict[str, Optional[str]]] = None) -> Optional[str]:
     """The absolute project root of ``path`` (a file or a folder), or None when no folder at or
-    above it holds a marker."""
+    above it holds a marker. ``memo`` (folder -> root) spares a run the same stat calls for every
+    file of a folder; it is the caller's, so a long-lived process (an editor's server) that makes
+    a new one per request sees a pyproject.toml made after it started."""
     absolute = os.path.abspath(path)
     folder = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
-    # Not memoised: a few stat calls per folder level, and a long-lived process (an editor's
-    # server) must see a pyproject.toml made after it started.
+    walked = []
+    root: Optional[str] = None
     while True:
+        if memo is not None and folder in memo:
+            root = memo[folder]
+            break
+        walked.append(folder)
         if any(os.path.exists(os.path.join(folder, marker)) for marker in PROJECT_MARKERS):
-            return folder
+            root = folder
+            break
         parent = os.path.dirname(folder)
         if parent == folder:
-            return None
+            break
         folder = parent
+    if memo is not None:
+        for seen in walked:
+            memo[seen] = root
+    return root

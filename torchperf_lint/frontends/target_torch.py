@@ -123,14 +123,16 @@ def from_dependencies(root: str) -> Optional[TorchVersion]:
 
 def resolve(setting: Optional[str], path: str,
             memo: Optional[Dict[str, Optional[TorchVersion]]] = None,
-            fallback_root: Optional[str] = None) -> Optional[TorchVersion]:
+            fallback_root: Optional[str] = None,
+            roots: Optional[Dict[str, Optional[str]]] = None) -> Optional[TorchVersion]:
     """The target torch for the file ``path``: the setting when given, else what its project's
     dependencies say (``memo``: project root -> target, to read each project once per run).
     ``fallback_root``: the folder that stands for the project when no folder above the file
-    marks one (the linted folder: the CLI's first path, flake8's working directory)."""
+    marks one (the linted folder: the CLI's first path, flake8's working directory). ``roots``:
+    project_root.find_project_root's memo."""
     if setting:
         return parse_version(setting)
-    root = find_project_root(path) or fallback_root
+    root = find_project_root(path, roots) or fallback_root
     if root is None:
         return None
     if memo is not None and root in memo:
@@ -143,8 +145,9 @@ def resolve(setting: Optional[str], path: str,
 
 def resolve_with_root(setting: Optional[str], path: str,
                       memo: Optional[Dict[str, Optional[TorchVersion]]] = None,
-                      fallback_root: Optional[str] = None) -> Tuple[Optional[str], Optional[TorchVersion]]:
+                      fallback_root: Optional[str] = None,
+                      roots: Optional[Dict[str, Optional[str]]] = None) -> Tuple[Optional[str], Optional[TorchVersion]]:
     """(project root or None, target): for a cache key that must change when a project's target does."""
     if setting:
         return None, parse_version(setting)
-    return find_project_root(path) or fallback_root, resolve(None, path, memo, fallback_root)
+    return find_project_root(path, roots) or fallback_root, resolve(None, path, memo, fallback_root, roots)
