@@ -21,11 +21,12 @@ from typing import Dict, List, Optional
 from xml.sax.saxutils import escape, quoteattr
 
 from ..catalog import CATALOG
-from .output import TOOL_NAME, Reported, display_path, fixable, json_item, level
+from .output import TOOL_NAME, Reported, _level, display_path, fixable, json_report
 
 
 def json_lines(reports: List[Reported]) -> str:
-    return "".join(json.dumps(json_item(r), sort_keys=True) + "\n" for r in reports)
+    """The items of the JSON report (one builder: the fields cannot drift apart), one a line."""
+    return "".join(json.dumps(item, sort_keys=True) + "\n" for item in json.loads(json_report(reports)))
 
 
 def pylint(reports: List[Reported]) -> str:
@@ -80,7 +81,7 @@ def gitlab(reports: List[Reported]) -> str:
             "description": f"{f.code} ({CATALOG[f.code].name}): {f.message}" if f.code in CATALOG
             else f"{f.code}: {f.message}",
             "fingerprint": fingerprint,
-            "severity": GITLAB_SEVERITY[level(f.code)],
+            "severity": GITLAB_SEVERITY[_level(f.code)],
             "location": {"path": path, "lines": {"begin": f.line, "end": f.end_line or f.line}},
         })
     return json.dumps(items, indent=2) + "\n"

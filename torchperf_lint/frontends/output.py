@@ -113,35 +113,33 @@ def _location(line: int, col: int) -> dict:
 
 
 def json_report(reports: List[Reported]) -> str:
-    return json.dumps([json_item(r) for r in reports], indent=2) + "\n"
-
-
-def json_item(r: Reported) -> dict:
-    """One finding in ruff's JSON fields (``name`` and ``severity`` included)."""
-    f = r.finding
-    fix = None
-    if f.fix is not None:
-        fix = {
-            "applicability": f.fix.applicability,
-            "message": f.fix.description,
-            "edits": [
-                {"content": e.content, "location": _location(e.line, e.col),
-                 "end_location": _location(e.end_line, e.end_col)}
-                for e in f.fix.edits
-            ],
-        }
-    return {
-        "code": f.code,
-        "name": CATALOG[f.code].name if f.code in CATALOG else None,
-        "severity": level(f.code),
-        "message": f.message,
-        "filename": r.path,
-        "location": _location(f.line, f.col),
-        "end_location": _location(*_end(f)),
-        "fix": fix,
-        "url": docs_url(f.code),
-        "noqa_row": r.noqa_row,
-    }
+    items = []
+    for r in reports:
+        f = r.finding
+        fix = None
+        if f.fix is not None:
+            fix = {
+                "applicability": f.fix.applicability,
+                "message": f.fix.description,
+                "edits": [
+                    {"content": e.content, "location": _location(e.line, e.col),
+                     "end_location": _location(e.end_line, e.end_col)}
+                    for e in f.fix.edits
+                ],
+            }
+        items.append({
+            "code": f.code,
+            "name": CATALOG[f.code].name if f.code in CATALOG else None,  # as ruff: the rule's name
+            "severity": _level(f.code),
+            "message": f.message,
+            "filename": r.path,
+            "location": _location(f.line, f.col),
+            "end_location": _location(*_end(f)),
+            "fix": fix,
+            "url": docs_url(f.code),
+            "noqa_row": r.noqa_row,
+        })
+    return json.dumps(items, indent=2) + "\n"
 
 
 def _artifact(path: str) -> dict:
@@ -161,7 +159,7 @@ def sarif(reports: List[Reported]) -> str:
             "shortDescription": {"text": entry.summary},
             "fullDescription": {"text": f"{code} {entry.name}: {entry.summary}"},
             "helpUri": docs_url(code),
-            "defaultConfiguration": {"level": level(code), "enabled": entry.default_on},
+            "defaultConfiguration": {"level": _level(code), "enabled": entry.default_on},
             "properties": {"fix": entry.fix, "fixSafety": fix_safety(code),
                            "tags": ["performance"] if code != "TPL900" else []},
         })
@@ -172,7 +170,7 @@ def sarif(reports: List[Reported]) -> str:
         end_line, end_col = _end(f)
         result = {
             "ruleId": f.code,
-            "level": level(f.code),
+            "level": _level(f.code),
             "message": {"text": f.message},
             "locations": [{
                 "physicalLocation": {
@@ -208,11 +206,8 @@ def sarif(reports: List[Reported]) -> str:
     return json.dumps(document, indent=2) + "\n"
 
 
-def level(code: str) -> str:
-    """warning for the rules, error for TPL900 (the tool could not check the file)."""
+def _level(code: str) -> str:
     return "error" if code == "TPL900" else "warning"
-
-
 
 
 def _escape_data(value: str) -> str:
@@ -237,7 +232,7 @@ def github(reports: List[Reported]) -> str:
             f"endColumn={end_col + 1}",
         ))
         # the level SARIF gives it: warning for the rules, error for TPL900 (the tool could not check)
-        lines.append(f"::{level(f.code)} {props}::{_escape_data(f'{f.code} {f.message}')}")
+        lines.append(f"::{_level(f.code)} {props}::{_escape_data(f'{f.code} {f.message}')}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
