@@ -206,9 +206,12 @@ def test_a_bad_target_is_a_usage_error(project, capsys):
     code, out, err = run_cli(capsys, "--target-torch", "newest")
     assert (code, out, err) == (2, "", "torchperf-lint: error: --target-torch: target-torch must be a torch "
                                        "version such as \"2.1\", not 'newest'\n")
-    (project / "pyproject.toml").write_text('[tool.torchperf-lint]\ntarget-torch = ["2.1"]\n')
-    code, out, err = run_cli(capsys)
-    assert code == 2 and err.endswith("pyproject.toml: `target-torch` must be a version string such as \"2.1\"\n")
+    for value in ('["2.1"]', "2.10"):  # a number is refused: 2.10 would read as 2.1
+        (project / "pyproject.toml").write_text(f'[tool.torchperf-lint]\ntarget-torch = {value}\n')
+        code, out, err = run_cli(capsys)
+        assert (code, out) == (2, "")
+        assert err == (f"torchperf-lint: error: {project / 'pyproject.toml'}: `target-torch` must be a version "
+                       "string such as \"2.1\"\n")
 
 
 def test_fix_under_the_target(project, capsys):

@@ -291,9 +291,8 @@ def checked_target_torch(value, where: str) -> str:
     """A ``target-torch`` setting as written, once it reads as a version (else a usage error)."""
     from .target_torch import TargetTorchError, parse_version
 
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        value = str(value)  # target-torch = 2.1 in TOML is a float
     if not isinstance(value, str):
+        # A TOML number is refused too: `target-torch = 2.10` would read as 2.1.
         raise ConfigError(f"{where}: `target-torch` must be a version string such as \"2.1\"")
     try:
         parse_version(value)
