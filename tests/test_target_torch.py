@@ -230,3 +230,15 @@ def test_a_bad_flake8_target_is_a_usage_error(project):
         assert (done.returncode, done.stdout) == (2, "")
         assert done.stderr.endswith("flake8: error: argument --tpl-target-torch: target-torch must be a torch "
                                     "version such as \"2.1\", not 'newest'\n")
+
+
+def test_rule_json_names_the_floors(capsys):
+    import json
+
+    capsys.readouterr()
+    assert cli.main(["rule", "TPL304", "--output-format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["needs_torch"] == {
+        "torch.amp.autocast": "1.10", "torch.amp.GradScaler": "2.3", "torch.amp.custom_fwd": "2.4",
+        "torch.amp.custom_bwd": "2.4"}
+    assert cli.main(["rule", "TPL101", "--output-format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["needs_torch"] == {}

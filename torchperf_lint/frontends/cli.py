@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from .. import __version__
-from ..catalog import CATALOG, NO_FIX, OPT_IN_CODES, fix_safety
+from ..catalog import API_FLOORS, CATALOG, NO_FIX, OPT_IN_CODES, fix_safety, version_text
 from .config import (
     ConfigError,
     check_selector,
@@ -613,7 +613,10 @@ def rule_command(args) -> int:
 
         entry = CATALOG[code]
         print(json.dumps({"code": code, "name": entry.name, "default_on": entry.default_on, "fix": entry.fix,
-                          "fix_safety": fix_safety(code), "summary": entry.summary, "url": docs_url(code), "explanation": render_rule(code)},
+                          "fix_safety": fix_safety(code), "summary": entry.summary, "url": docs_url(code),
+                          # the torch each API its remedy writes needs (target-torch below it: not reported)
+                          "needs_torch": {api: version_text(API_FLOORS[api]) for api in entry.needs_torch},
+                          "explanation": render_rule(code)},
                          indent=2))
         return EXIT_OK
     sys.stdout.write(render_rule(code))
