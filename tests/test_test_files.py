@@ -67,3 +67,41 @@ def test_flake8_config_file_turns_them_on(tree):
     assert len(flake8(tree, ".")) == 6
     (tree / "setup.cfg").write_text("[flake8]\ntpl-include-tests = false\n")
     assert flake8(tree, ".") == ["./test.py", "./train.py"]
+
+
+# ---- "tests" is judged from the project root down, by both front ends ---------------------------
+
+def cli_reported(cwd, *args):
+    result = subprocess.run([sys.executable, "-m", "torchperf_lint.frontends.cli", "check", "--no-cache",
+                             "--jobs", "1", *args], cwd=cwd, capture_output=True, text=True)
+    assert result.returncode in (0, 1), result.stderr
+    return sorted(line.split(":")[0] for line in result.stdout.splitlines() if "TPL201" in line)
+
+
+@pytest.fixture(params=["pyproject.toml", "setup.cfg", "setup.py", ".git"])
+def nested_project(tmp_path, request):
+    """A project whose parent folders are named tests/ (/tmp/x/tests/proj/), marked by each kind of
+    project file in turn."""
+    root = tmp_path / "x" / "tests" / "proj"
+    for name in ("train.py", "tests/test_model.py", "tests/helpers.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(DATA_PARALLEL)
+    marker = root / request.param
+    if request.param == ".git":
+        marker.mkdir()
+    else:
+        marker.write_text("")
+    return root
+
+
+def test_flake8_judges_tests_from_the_project_root(nested_project):
+    above = nested_project.parent.parent  # /tmp/x: flake8 started above the project
+    assert flake8(above, "--isolated", "tests/proj") == ["tests/proj/train.py"]
+    assert flake8(nested_project, "--isolated", ".") == ["./train.py"]
+
+
+def test_cli_judges_tests_from_the_project_root(nested_project):
+    above = nested_project.parent.parent
+    assert cli_reported(above, "tests/proj") == ["tests/proj/train.py"]
+    assert cli_reported(nested_project, ".") == ["train.py"]
+    assert cli_reported(nested_project, "train.py", "tests/helpers.py") == ["train.py"]

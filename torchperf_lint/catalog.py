@@ -8,7 +8,7 @@ Detection, messages and examples live in one module per rule under ``torchperf_l
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Optional
+from typing import Dict, Optional, Tuple
 
 # Fix applicability, with ruff's vocabulary.
 SAFE = "safe"  # applied by --fix
@@ -42,6 +42,32 @@ class CatalogEntry:
     # How safe the fix is, in words, where SAFE/UNSAFE alone would mislead (a fix safe in some cases
     # only). The one wording that `rule`, the docs and SARIF show: see fix_safety().
     fix_detail: str = ""
+    # The torch APIs (keys of API_FLOORS) that the rule's remedy or fix writes: under a project
+    # whose target torch is older than an API's floor, a finding that needs it is not reported.
+    needs_torch: Tuple[str, ...] = ()
+
+
+# A torch version as (major, minor): patch releases add no API.
+TorchVersion = Tuple[int, int]
+
+# The release that brought each API a remedy or a fix writes (shared/rules.md "Target torch").
+API_FLOORS: Dict[str, TorchVersion] = {
+    "torch.amp.autocast": (1, 10),  # torch.autocast and torch.amp.autocast("cuda", ...)
+    "torch.amp.GradScaler": (2, 3),
+    "torch.amp.custom_fwd": (2, 4),  # with device_type=
+    "torch.amp.custom_bwd": (2, 4),
+    "torchrun": (1, 10),
+    "torch.set_float32_matmul_precision": (1, 12),
+}
+
+
+def torch_has(target: Optional[TorchVersion], api: str) -> bool:
+    """Whether a project that must run on torch ``target`` (None: no limit) can use ``api``."""
+    return target is None or target >= API_FLOORS[api]
+
+
+def version_text(version: TorchVersion) -> str:
+    return f"{version[0]}.{version[1]}"
 
 
 def _entries(*rows: CatalogEntry) -> Dict[str, CatalogEntry]:
@@ -70,7 +96,7 @@ CATALOG: Dict[str, CatalogEntry] = _entries(
     CatalogEntry("TPL205", "find-unused-parameters", True,
                  "DistributedDataParallel(find_unused_parameters=True)", NO_FIX, None),
     CatalogEntry("TPL206", "legacy-launcher", True,
-                 "--local_rank argument or torch.distributed.launch", NO_FIX, None),
+                 "--local_rank argument or torch.distributed.launch", NO_FIX, None, needs_torch=("torchrun",)),
     CatalogEntry("TPL207", "ddp-accumulation-without-no-sync", True,
                  "gradient accumulation on a DDP model without no_sync()", NO_FIX, RUNTIME_DDP_ACCUMULATION),
     CatalogEntry("TPL301", "missing-grad-scaler", True,
@@ -80,11 +106,14 @@ CATALOG: Dict[str, CatalogEntry] = _entries(
     CatalogEntry("TPL303", "clip-without-unscale", True,
                  "gradients clipped while still scaled (no scaler.unscale_)", SAFE, RUNTIME_AMP),
     CatalogEntry("TPL304", "deprecated-amp-api", True,
-                 "deprecated torch.cuda.amp / torch.cpu.amp API", SAFE, None),
+                 "deprecated torch.cuda.amp / torch.cpu.amp API", SAFE, None,
+                 needs_torch=("torch.amp.autocast", "torch.amp.GradScaler", "torch.amp.custom_fwd",
+                              "torch.amp.custom_bwd")),
     CatalogEntry("TPL305", "no-mixed-precision", False,
                  "CUDA training loop without autocast", NO_FIX, RUNTIME_AMP),
     CatalogEntry("TPL306", "fp32-matmul-precision", False,
-                 "CUDA training loop with full-precision float32 matmuls (TF32 off)", NO_FIX, RUNTIME_TF32),
+                 "CUDA training loop with full-precision float32 matmuls (TF32 off)", NO_FIX, RUNTIME_TF32,
+                 needs_torch=("torch.set_float32_matmul_precision",)),
     CatalogEntry("TPL401", "benchmark-with-determinism", True,
                  "cudnn.benchmark=True together with determinism", SAFE, RUNTIME_CUDNN),
     CatalogEntry("TPL501", "dataloader-no-workers", True,

@@ -74,9 +74,12 @@ def lint_source(
     codes: Optional[Collection[str]] = None,
     lines: Optional[Sequence[str]] = None,
     max_line_length: int = DEFAULT_LINE_LENGTH,
+    target_torch: Optional[Tuple[int, int]] = None,
 ) -> List[Finding]:
     """All findings of the rules in ``codes`` (default: the rules on by default) for one file.
-    ``max_line_length``: the project's line length, which fixes do not push a line past."""
+    ``max_line_length``: the project's line length, which fixes do not push a line past.
+    ``target_torch``: the oldest torch the project must run on ((major, minor); None: no limit):
+    a finding whose remedy needs a newer torch is not reported (catalog.API_FLOORS)."""
     try:
         if source.startswith("\ufeff"):
             # A BOM the caller left in (flake8 and the CLI take it out): Python's parser rejects
@@ -92,7 +95,7 @@ def lint_source(
             newline = "\n"
         with _collector_paused():
             return _lint(source, tree, set(default_codes() if codes is None else codes), lines, newline,
-                         max_line_length)
+                         max_line_length, target_torch)
     except RecursionError:
         return [analysis_failed("the code is nested too deeply for the parser (recursion limit)")]
     except MemoryError:
@@ -102,7 +105,7 @@ def lint_source(
 
 
 def _lint(source: str, tree, codes, lines, newline: str = "\n",
-          max_line_length: int = DEFAULT_LINE_LENGTH) -> List[Finding]:
+          max_line_length: int = DEFAULT_LINE_LENGTH, target_torch=None) -> List[Finding]:
     if not text_mentions_torch_import(source):
         return []  # the common case for non-torch files: one substring search
     if len(source) > MAX_FILE_BYTES:
@@ -133,6 +136,7 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
         lines = split_lines(source)
     facts = ModuleFacts(tree, table)
     facts.source_lines = lines  # for fixes that edit other units of the file (TPL304's call sites)
+    facts.target_torch = target_torch
     findings: List[Finding] = []
     failures: List[Tuple[str, int, int]] = []  # (reason, line, col)
     aliases = _aliases(table)
@@ -412,11 +416,13 @@ def fix_source(
     unsafe: bool = False,
     filename: str = "<string>",
     max_line_length: int = DEFAULT_LINE_LENGTH,
+    target_torch: Optional[Tuple[int, int]] = None,
 ) -> Tuple[str, int]:
     """The source with every applicable fix applied, and the number of fixes applied."""
     fixed, total, _, error = fix_loop(
         source,
-        lambda text: (lint_source(text, filename, codes=codes, max_line_length=max_line_length),),
+        lambda text: (lint_source(text, filename, codes=codes, max_line_length=max_line_length,
+                                  target_torch=target_torch),),
         unsafe,
     )
     if error:

@@ -32,7 +32,9 @@ def test_json_has_ruff_fields(project):
     items = json.loads(out)
     assert [i["code"] for i in items] == ["TPL101"] * 3 + ["TPL201"]
     first = items[0]
-    assert set(first) == {"code", "message", "filename", "location", "end_location", "fix", "url", "noqa_row"}
+    assert set(first) == {"code", "name", "severity", "message", "filename", "location", "end_location", "fix",
+                          "url", "noqa_row"}
+    assert (first["name"], first["severity"]) == ("cpu-then-device", "warning")  # as ruff: the rule's name
     assert first["filename"] == str(project.root / "a.py")
     assert first["location"] == {"row": 4, "column": 9}  # 1-based, as ruff
     assert first["end_location"]["row"] == 4 and first["end_location"]["column"] > 9

@@ -66,3 +66,43 @@ def test_pre_commit_hooks(tmp_path):
     code, out = try_repo("torchperf-lint", repo, ref, home)
     assert code == 0, out
     assert "TPL201" not in out
+
+
+def readme_local_config() -> str:
+    """The `repo: local` .pre-commit-config.yaml block of the README, as written there."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = [b.split("\n```", 1)[0] for b in text.split("```yaml\n")[1:]]
+    local = [b for b in blocks if "repo: local" in b]
+    assert len(local) == 1, "the README shows one `repo: local` pre-commit configuration"
+    return local[0] + "\n"
+
+
+def test_readme_local_hooks(tmp_path):
+    """The README's `repo: local` hooks, run by pre-commit with torchperf-lint installed (this
+    interpreter's bin folder first on PATH): no package index needed."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git("init", "-q", cwd=repo)
+    (repo / ".pre-commit-config.yaml").write_text(readme_local_config())
+    (repo / "train.py").write_text(BAD)
+    (repo / "model.py").write_text("import torch\nm = torch.nn.DataParallel(torch.nn.Linear(2, 2))\n")
+    (repo / "build").mkdir()
+    (repo / "build" / "generated.py").write_text(EXCLUDED)  # excluded by default, even when named
+    git("add", ".", cwd=repo)
+    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "home"), PRE_COMMIT_COLOR="never",
+               PATH=os.pathsep.join((str(Path(sys.executable).parent), os.environ.get("PATH", ""))))
+
+    def run():
+        done = subprocess.run([PRE_COMMIT, "run", "--all-files"], cwd=repo, env=env, capture_output=True,
+                              text=True, timeout=300)
+        return done.returncode, done.stdout + done.stderr
+
+    code, out = run()
+    assert code == 1, out
+    assert "torchperf-lint (fix)" in out and "files were modified by this hook" in out, out
+    assert (repo / "train.py").read_text() == BAD.replace("torch.zeros(3).to(device)", "torch.zeros(3, device=device)")
+    assert "model.py:2:5: TPL201" in out, out  # no fix: the check hook reports it
+    assert "generated.py" not in out, out
+    (repo / "model.py").write_text("import torch\n")
+    code, out = run()
+    assert code == 0, out

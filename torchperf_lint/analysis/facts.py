@@ -350,6 +350,10 @@ class ModuleFacts:
               "assignments", "defined_names", "deprecated_amp_sites", "move_receivers", "loop_targets",
               "deprecated_amp_in_fallback")
 
+    # The oldest torch the project must run on, (major, minor) or None for no limit: set by the
+    # engine from the front end's setting (rules ask through Rule.torch_has).
+    target_torch = None
+
     def __init__(self, tree: ast.Module, table: ImportTable):
         self._tree = tree
         self.table = table

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Seq
 
 import libcst as cst
 
+from ..catalog import torch_has
 from .names import ImportTable, canonical, is_torch_name
 from . import syntax
 from .tree import child_nodes
@@ -380,6 +381,11 @@ class Rule:
 
     def report(self, node: cst.CSTNode, message: Optional[str] = None, fix=None) -> None:
         self._sink.append((self.code, node, message or self.message, fix))
+
+    def torch_has(self, api: str) -> bool:
+        """Whether the project's target torch (shared/rules.md "Target torch") has ``api``, which
+        this finding's remedy or fix writes (catalog.API_FLOORS): when not, it is not reported."""
+        return torch_has(self.ctx.facts.target_torch, api)
 
 
 _HANDLER_NAMES: Dict[Tuple[type, str], List[Tuple[type, str]]] = {}

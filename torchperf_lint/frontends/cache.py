@@ -44,9 +44,11 @@ def package_digest() -> str:
     return _package_digest
 
 
-def cache_key(codes: Iterable[str]) -> str:
+def cache_key(codes: Iterable[str], targets: str = "") -> str:
+    """``targets``: the target torch of each project in the run (cli.py), so that a changed
+    ``target-torch`` or torch requirement is a new cache."""
     h = hashlib.blake2b(digest_size=12)
-    for part in (str(FORMAT), __version__, package_digest(), sys.version, ",".join(sorted(codes))):
+    for part in (str(FORMAT), __version__, package_digest(), sys.version, ",".join(sorted(codes)), targets):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()
@@ -57,9 +59,9 @@ Entry = Tuple[int, int, str, Tuple[str, ...], tuple, tuple, Optional[Tuple[bool,
 
 
 class Cache:
-    def __init__(self, directory: Path, codes: Iterable[str]):
+    def __init__(self, directory: Path, codes: Iterable[str], targets: str = ""):
         self.directory = directory
-        self.path = directory / f"{cache_key(codes)}.marshal"
+        self.path = directory / f"{cache_key(codes, targets)}.marshal"
         self.entries: Dict[str, Entry] = {}
         self.dirty = False
         try:

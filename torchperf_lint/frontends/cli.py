@@ -18,17 +18,18 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from .. import __version__
-from ..catalog import CATALOG, NO_FIX, OPT_IN_CODES, fix_safety
+from ..catalog import API_FLOORS, CATALOG, NO_FIX, OPT_IN_CODES, fix_safety, version_text
 from .config import (
     ConfigError,
     check_selector,
+    checked_target_torch,
     discover,
     file_codes,
     load_config,
     resolve_codes,
     split_codes,
 )
-from .output import FORMATS, Reported, display_path, docs_url, fixes_applied, plural, render, summary
+from .output import EXTRA_FORMATS, FORMATS, Reported, display_path, docs_url, fixes_applied, plural, render, summary
 from ..findings import applicable
 from .line_length import configured_line_length
 from .runner import CHECK, DIFF, FIX, FileResult, Task, digest, process
@@ -63,6 +64,12 @@ def _parser() -> argparse.ArgumentParser:
                         help="apply fixes, do not report what is left (exit 0 unless --exit-non-zero-on-fix)")
     fixing.add_argument("--exit-non-zero-on-fix", action="store_true",
                         help="exit 1 when a file was changed, even if no finding is left")
+    fixing.add_argument("--show-fixes", action="store_true",
+                        help="text output: show each finding's fix as a diff under it (with --fix: the "
+                             "fixes applied are listed in any case); nothing is written")
+    fixing.add_argument("--add-noqa", action="store_true",
+                        help="add `# noqa: TPLnnn` to every line with a finding (merged into an existing "
+                             "`# noqa: ...`, before any other comment); exit 0")
     rules = check.add_argument_group("rule selection (codes or prefixes, comma-separated)")
     rules.add_argument("--select", action="append", metavar="CODES",
                        help="the rules to run, replacing the configured `select` (default TPL: every "
@@ -71,8 +78,11 @@ def _parser() -> argparse.ArgumentParser:
     rules.add_argument("--ignore", action="append", metavar="CODES", help="rules to leave out")
     out = check.add_argument_group("output")
     out.add_argument("--output-format", choices=FORMATS, default=None,
-                     help="text (default), json (ruff's fields), sarif (2.1.0) or github (annotations)")
+                     help="text (default), json (ruff's fields), json-lines, junit (JUnit XML), gitlab "
+                          "(Code Quality), pylint, sarif (2.1.0) or github (annotations)")
     out.add_argument("--output-file", "-o", metavar="FILE", help="write the report there instead of stdout")
+    out.add_argument("--statistics", action="store_true",
+                     help="count the findings per code instead of listing them (JSON with --output-format json)")
     out.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     out.add_argument("--quiet", "-q", action="store_true", help="no summary line")
     out.add_argument("--runtime-report", action="append", metavar="FILE", default=[],
@@ -90,6 +100,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="apply `exclude` to files named on the command line too (for pre-commit)")
     run.add_argument("--include-tests", action="store_true", default=None,
                      help="also lint unit-test files (test_*.py, *_test.py, conftest.py, tests/, test/)")
+    run.add_argument("--target-torch", metavar="VERSION",
+                     help="the oldest torch the project must run on (e.g. 2.1): findings whose remedy needs "
+                          "a newer torch are left out (default: the lower bound of torch in the project's "
+                          "dependencies; config: target-torch)")
     run.add_argument("--extend-exclude", action="append", metavar="GLOBS", default=[],
                      help="more exclude patterns, comma-separated")
     run.add_argument("--respect-gitignore", dest="respect_gitignore", action="store_true", default=None,
@@ -167,6 +181,8 @@ def check_command(args) -> int:
     stdin = "-" in (args.paths or ())
     if stdin and len(args.paths) > 1:
         raise ConfigError("`-` (standard input) cannot be combined with other paths")
+    if args.add_noqa and (stdin or args.fix or args.fix_only or args.diff):
+        raise ConfigError("--add-noqa cannot be combined with --fix, --fix-only, --diff or `-` (standard input)")
     if args.stdin_filename and not stdin:
         raise ConfigError("--stdin-filename needs the path `-` (standard input)")
     if stdin:
@@ -187,15 +203,19 @@ def check_command(args) -> int:
         config.include_tests = True
     if args.respect_gitignore is not None:
         config.respect_gitignore = args.respect_gitignore
+    if args.target_torch is not None:
+        config.target_torch = checked_target_torch(args.target_torch, "--target-torch")
     if args.jobs < 0:
         raise ConfigError("--jobs must be 0 (one per core) or more")
     jobs = args.jobs or default_jobs()
     mode = DIFF if args.diff else FIX if (args.fix or args.fix_only) else CHECK
     line_length = config.line_length or configured_line_length(paths[0])  # fixes keep lines within it
     # The text summary says how many fixes --fix would apply, which takes a fix run per fixable file.
-    count_fixes = mode == CHECK and (args.output_format or "text") == "text" and not args.quiet
+    count_fixes = mode == CHECK and (args.output_format or "text") == "text" and not args.quiet \
+        and not args.statistics and not args.add_noqa
     # Only the JSON report shows a fix's edits; the others need to know only that a fix exists.
-    fix_edits = args.output_format == "json"
+    fix_edits = args.output_format in ("json", "json-lines") or (
+        args.show_fixes and (args.output_format or "text") == "text")
 
     if stdin:
         return check_stdin(args, config, codes, unsafe, mode, fix_edits, cwd, line_length)
@@ -208,12 +228,19 @@ def check_command(args) -> int:
         where = ", ".join(str(p) for p in paths)
         print(f"torchperf-lint: warning: No Python files found under {where}", file=sys.stderr)
 
+    # Each file's target torch: the setting, or its project's torch requirement (read once per project).
+    from .target_torch import resolve_with_root
+
+    projects: dict = {}
+    targets = {str(file): resolve_with_root(config.target_torch, str(file), projects, str(config.root),
+                                            config.project_roots) for file in files}
     cache = None
     if not args.no_cache and codes:
         from .cache import CACHE_DIR_NAME, Cache
 
         directory = args.cache_dir or (Path(os.environ[CACHE_ENV]) if os.environ.get(CACHE_ENV) else None)
-        cache = Cache(directory or config.root / CACHE_DIR_NAME, codes)
+        cache = Cache(directory or config.root / CACHE_DIR_NAME, codes,
+                      repr(sorted(set(targets.values()), key=repr)))
 
     results: Dict[str, FileResult] = {}
     tasks: List[Task] = []
@@ -239,7 +266,8 @@ def check_command(args) -> int:
                     fixed = hit[2][1] if hit[2] is not None and hit[2][0] == unsafe else fixable
                     results[path] = FileResult(path, hit[0], hit[1], fixed=fixed, from_cache=True)
                     continue
-        tasks.append(Task(path, tuple(sorted(per_file)), mode, unsafe, line_length, count_fixes, fix_edits))
+        tasks.append(Task(path, tuple(sorted(per_file)), mode, unsafe, line_length, count_fixes, fix_edits,
+                          targets[path][1]))
 
     task_codes = {task.path: frozenset(task.codes) for task in tasks}
     for result in run_tasks(tasks, jobs, sizes, cwd):
@@ -250,6 +278,16 @@ def check_command(args) -> int:
                         (unsafe, result.fixed) if counted else None)
     if cache is not None:
         cache.save()
+
+    if args.add_noqa:
+        from .add_noqa import add_noqa
+
+        added = add_noqa(results)
+        print(f"Added {plural(added, 'noqa directive')}.", file=sys.stderr)
+        for path in sorted(results):
+            if results[path].error:
+                print(f"torchperf-lint: error: {display_path(path, cwd)}: {results[path].error}", file=sys.stderr)
+        return EXIT_ERROR if missing or any(r.error for r in results.values()) else EXIT_OK
 
     if args.runtime_report:
         from .runtime_report import merge_reports
@@ -276,8 +314,11 @@ def check_stdin(args, config, codes, unsafe: bool, mode: str, fix_edits: bool, c
     display = display_path(str(path), cwd) if path is not None else "-"
     key = str(path) if path is not None else "-"
     if per_file:
-        result = process(Task(key, tuple(sorted(per_file)), mode, unsafe, line_length, False, fix_edits),
-                         display, given=raw)
+        from .target_torch import resolve
+
+        target = resolve(config.target_torch, str(path) if path is not None else cwd, None, str(config.root))
+        result = process(Task(key, tuple(sorted(per_file)), mode, unsafe, line_length, False, fix_edits,
+                              target), display, given=raw)
     else:
         result = FileResult(key)
     if mode != FIX:
@@ -425,10 +466,10 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
         status = EXIT_FINDINGS if diffs else EXIT_OK
     else:
         shown = [] if args.fix_only else reports
-        body = render(fmt, shown, unsafe)
+        body = _render_body(args, fmt, shown, unsafe)
         lines = []
         # After a path that could not be checked, "All checks passed!" would be a lie.
-        if fmt == "text" and not args.quiet and not (usage_error and not shown):
+        if fmt == "text" and not args.quiet and not args.statistics and not (usage_error and not shown):
             if mode == FIX and fixed:
                 lines.append(f"Fixed {plural(fixed, 'finding')}.")
                 lines.extend(fixes_applied(results, cwd).splitlines())
@@ -454,6 +495,21 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
     if errors or usage_error:
         status = EXIT_ERROR
     return status
+
+
+def _render_body(args, fmt: str, shown: List[Reported], unsafe: bool) -> str:
+    """The report: ``--statistics`` (JSON with --output-format json, else text), a format of
+    formats.py, or one of output.py; text with ``--show-fixes`` shows each fix under its finding."""
+    if args.statistics or fmt in EXTRA_FORMATS or (fmt == "text" and args.show_fixes):
+        from .formats import fix_preview, render_extra, statistics
+
+        if args.statistics:
+            return statistics(shown, unsafe, as_json=fmt == "json")
+        if fmt in EXTRA_FORMATS:
+            return render_extra(fmt, shown)
+        sources: dict = {}
+        return "".join(render("text", [r], unsafe) + fix_preview(r, sources) for r in shown)
+    return render(fmt, shown, unsafe)
 
 
 # ---- rule ---------------------------------------------------------------------------------------
@@ -557,7 +613,10 @@ def rule_command(args) -> int:
 
         entry = CATALOG[code]
         print(json.dumps({"code": code, "name": entry.name, "default_on": entry.default_on, "fix": entry.fix,
-                          "fix_safety": fix_safety(code), "summary": entry.summary, "url": docs_url(code), "explanation": render_rule(code)},
+                          "fix_safety": fix_safety(code), "summary": entry.summary, "url": docs_url(code),
+                          # the torch each API its remedy writes needs (target-torch below it: not reported)
+                          "needs_torch": {api: version_text(API_FLOORS[api]) for api in entry.needs_torch},
+                          "explanation": render_rule(code)},
                          indent=2))
         return EXIT_OK
     sys.stdout.write(render_rule(code))

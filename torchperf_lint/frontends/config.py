@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from ..catalog import CATALOG, OPT_IN_CODES
+from .project_root import find_project_root
 from .test_files import is_test_file
 
 SECTION = "torchperf-lint"
@@ -30,7 +31,7 @@ DEFAULT_EXCLUDE = (
 )
 KNOWN_KEYS = frozenset(
     ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude", "unsafe-fixes",
-     "include-tests", "respect-gitignore")
+     "include-tests", "respect-gitignore", "target-torch")
 )
 # flake8 reads these, in this order, in each directory (flake8/options/config.py).
 FLAKE8_FILES = ("setup.cfg", "tox.ini", ".flake8")
@@ -54,6 +55,11 @@ class Config:
     line_length: Optional[int] = None
     # Files ignored by git are skipped (as ruff); `respect-gitignore = false` turns it off.
     respect_gitignore: bool = True
+    # The oldest torch the project must run on, as written ("2.1"); None: read from the project's
+    # dependencies (target_torch.py).
+    target_torch: Optional[str] = None
+    # folder -> project root, filled as files are judged (project_root.py): one walk up per folder.
+    project_roots: Dict[str, Optional[str]] = field(default_factory=dict, repr=False, compare=False)
     # Where the configuration came from (None: defaults) and the project root (for the cache,
     # per-file-ignores and exclude patterns that contain a slash).
     path: Optional[Path] = None
@@ -169,6 +175,8 @@ def load_config(start: Path, explicit: Optional[Path] = None) -> Config:
     if not isinstance(respect, bool):
         raise ConfigError(f"{where}: `respect-gitignore` must be true or false")
     config.respect_gitignore = respect
+    if "target-torch" in section:
+        config.target_torch = checked_target_torch(section["target-torch"], where)
     for selector in [*config.select, *config.extend_select, *config.ignore,
                      *(c for codes in config.per_file_ignores.values() for c in codes)]:
         check_selector(selector, where)
@@ -242,6 +250,8 @@ def config_from_flake8(section: Dict[str, str], path: Path) -> Config:
         tpl = _tpl_selectors(codes)
         if tpl:
             config.per_file_ignores.setdefault(pattern, []).extend(tpl)
+    if section.get("tpl-target-torch", "").strip():
+        config.target_torch = checked_target_torch(section["tpl-target-torch"].strip(), f"{path}: [flake8]")
     length = section.get("max-line-length", "").strip()
     if length:
         try:
@@ -275,6 +285,20 @@ def _flake8_per_file_ignores(value: str) -> List[Tuple[str, List[str]]]:
     if seen_colon:
         mapping.extend((p, list(codes)) for p in patterns)
     return mapping
+
+
+def checked_target_torch(value, where: str) -> str:
+    """A ``target-torch`` setting as written, once it reads as a version (else a usage error)."""
+    from .target_torch import TargetTorchError, parse_version
+
+    if not isinstance(value, str):
+        # A TOML number is refused too: `target-torch = 2.10` would read as 2.1.
+        raise ConfigError(f"{where}: `target-torch` must be a version string such as \"2.1\"")
+    try:
+        parse_version(value)
+    except TargetTorchError as error:
+        raise ConfigError(f"{where}: {error}") from None
+    return value
 
 
 # ---- selection --------------------------------------------------------------------------------
@@ -353,7 +377,8 @@ def matches(patterns: Sequence[str], path: Path, root: Path) -> bool:
 def file_codes(config: Config, codes: FrozenSet[str], path: Path) -> FrozenSet[str]:
     """The codes on for one file, after ``per-file-ignores``; none for a unit-test file unless
     ``include-tests`` is set."""
-    if not config.include_tests and is_test_file(str(path), str(config.root)):
+    if not config.include_tests and is_test_file(
+            str(path), find_project_root(str(path), config.project_roots) or str(config.root)):
         return frozenset()
     extra: List[str] = []
     for pattern, ignore in config.per_file_ignores.items():

@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 from typing import Dict
 
-from ..catalog import CATALOG, NO_FIX, SAFE, UNSAFE, fix_safety
+from ..catalog import API_FLOORS, CATALOG, NO_FIX, SAFE, UNSAFE, fix_safety, version_text
 
 RUNTIME_FIXES: Dict[str, str] = {
     "device_native": "device-native creation: learned call sites build the tensor on the device (deterministic factories by default; random ones only with `RUNTIME_GUARD_UNSAFE=random_on_device`, as they draw other numbers)",
@@ -68,6 +68,7 @@ def render_rule(code: str) -> str:
         f"- Default: {'on' if entry.default_on else 'off (opt-in: select it by its code)'}",
         f"- Autofix: {fix_safety(code)}",
         f"- Runtime guard: {RUNTIME_FIXES[entry.runtime_fix] if entry.runtime_fix else 'none'}",
+        f"- Target torch: {torch_floor(code)}",
         "",
     ]
     rule = RULES.get(code)
@@ -106,6 +107,20 @@ def render_rule(code: str) -> str:
     if rule.REFERENCES:
         body += ["", "## References"] + [f"- <{url}>" for url in rule.REFERENCES]
     return "\n".join(header + body) + "\n"
+
+
+def torch_floor(code: str) -> str:
+    """The oldest torch the rule's remedy works on (catalog ``needs_torch``), in words."""
+    apis = CATALOG[code].needs_torch
+    if not apis:
+        return "no floor: reported whatever `target-torch` says"
+    by_version: Dict[tuple, list] = {}
+    for api in apis:
+        by_version.setdefault(API_FLOORS[api], []).append(f"`{api}`")
+    needs = "; ".join(f"{' and '.join(names)} {'needs' if len(names) == 1 else 'need'} torch {version_text(v)}"
+                      for v, names in sorted(by_version.items()))
+    return (f"{needs}. Under a project whose `target-torch` (by default the lower bound of torch in its "
+            f"dependencies) is older, a finding whose remedy needs it is not reported and its fix not offered")
 
 
 def render_index() -> str:

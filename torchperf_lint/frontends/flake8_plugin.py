@@ -7,10 +7,24 @@ libcst are imported on the first file that mentions torch.
 from __future__ import annotations
 
 import ast
+import os
 from typing import Iterator, List, Tuple, Type
 
 from .. import __version__
 from ..catalog import CATALOG, OPT_IN_CODES
+
+
+def _target_torch(value: str) -> str:
+    """``--tpl-target-torch``: a version, checked by argparse (a bad value is a usage error)."""
+    import argparse
+
+    from .target_torch import TargetTorchError, parse_version
+
+    try:
+        parse_version(value)
+    except TargetTorchError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return value
 
 
 class Plugin:
@@ -21,6 +35,10 @@ class Plugin:
     opt_in_selected: frozenset = frozenset()
     # Unit-test files (test_files.py) get no finding unless ``--tpl-include-tests`` is given.
     include_tests: bool = False
+    # ``--tpl-target-torch``; None: each file's project dependencies say (target_torch.py).
+    target_torch_setting = None
+    _project_targets: dict = {}  # project root -> target torch read from its dependencies
+    _project_roots: dict = {}  # folder -> project root (one flake8 run: no file appears mid-run)
 
     def __init__(self, tree: ast.AST, lines: List[str], filename: str):
         self.tree = tree
@@ -39,11 +57,20 @@ class Plugin:
                  "files under tests/ or test/); in a config file: tpl-include-tests = true",
         )
 
+        option_manager.add_option(
+            "--tpl-target-torch", default=None, parse_from_config=True, metavar="VERSION", type=_target_torch,
+            help="torchperf-lint: the oldest torch the project must run on (e.g. 2.1); findings whose "
+                 "remedy needs a newer torch are left out. Default: the lower bound of torch in the "
+                 "project's dependencies; in a config file: tpl-target-torch = 2.1",
+        )
+
     @classmethod
     def parse_options(cls, options) -> None:
         chosen = [*(getattr(options, "select", None) or ()), *(getattr(options, "extend_select", None) or ())]
         cls.opt_in_selected = frozenset(code for code in OPT_IN_CODES if code in chosen)
         cls.include_tests = bool(getattr(options, "tpl_include_tests", False))
+        cls.target_torch_setting = getattr(options, "tpl_target_torch", None) or None
+        cls._project_targets, cls._project_roots = {}, {}  # read afresh for each run
 
     def run(self) -> Iterator[Tuple[int, int, str, Type["Plugin"]]]:
         source = "".join(self.lines)
@@ -52,12 +79,17 @@ class Plugin:
         if not self.include_tests:
             from .test_files import is_test_file
 
-            if is_test_file(self.filename):
+            from .project_root import find_project_root
+
+            if is_test_file(self.filename, find_project_root(self.filename, self._project_roots) or os.getcwd()):
                 return
         from ..engine import lint_source
+        from .target_torch import resolve
 
+        target = resolve(self.target_torch_setting, self.filename, self._project_targets, os.getcwd(),
+                         self._project_roots)
         codes = [c for c, entry in CATALOG.items() if entry.default_on or c in self.opt_in_selected]
         # The engine splits the lines itself, as Python does: flake8 splits stdin with
         # str.splitlines, which also breaks at form feeds and other characters Python does not.
-        for finding in lint_source(source, self.filename, self.tree, codes):
+        for finding in lint_source(source, self.filename, self.tree, codes, target_torch=target):
             yield finding.line, finding.col, finding.text, type(self)

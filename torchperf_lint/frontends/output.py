@@ -1,4 +1,5 @@
-"""Report formats: text (flake8/ruff style), json (ruff's fields), sarif (2.1.0), github annotations.
+"""Report formats: text (flake8/ruff style), json (ruff's fields), sarif (2.1.0), github annotations;
+json-lines, junit, gitlab and pylint live in formats.py.
 
 Columns are 1-based in every format (the engine's are 0-based, as flake8 expects).
 """
@@ -15,7 +16,8 @@ from .. import __version__
 from ..catalog import CATALOG, SAFE, UNSAFE, fix_safety
 from ..findings import Finding
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "json", "json-lines", "junit", "gitlab", "pylint", "sarif", "github")
+EXTRA_FORMATS = ("json-lines", "junit", "gitlab", "pylint")  # rendered by formats.py
 TOOL_NAME = "torchperf-lint"
 # The one place that says where the rule docs live.
 DOCS_BASE_URL = "https://github.com/torchperf-lint/torchperf-lint/blob/main/docs/rules/"
@@ -127,6 +129,8 @@ def json_report(reports: List[Reported]) -> str:
             }
         items.append({
             "code": f.code,
+            "name": CATALOG[f.code].name if f.code in CATALOG else None,  # as ruff: the rule's name
+            "severity": _level(f.code),
             "message": f.message,
             "filename": r.path,
             "location": _location(f.line, f.col),
@@ -233,6 +237,7 @@ def github(reports: List[Reported]) -> str:
 
 
 def render(fmt: str, reports: List[Reported], unsafe: bool) -> str:
+    """text, json, sarif and github (cli.py sends the formats of formats.py there)."""
     if fmt == "json":
         return json_report(reports)
     if fmt == "sarif":

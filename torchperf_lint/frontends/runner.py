@@ -39,6 +39,9 @@ class Task:
     # Whether the report shows the fixes' edits (JSON): else a check computes only which findings
     # have a fix and how safe it is, which costs nothing (see findings.LazyFix).
     fix_edits: bool = False
+    # The project's target torch, (major, minor) or None (target_torch.py): findings whose remedy
+    # needs a newer torch are not reported.
+    target_torch: Optional[Tuple[int, int]] = None
 
 
 @dataclass
@@ -170,11 +173,13 @@ def _silenced(code: str, text: str) -> bool:
 # ---- one file -----------------------------------------------------------------------------------
 
 def analyse(
-    source: str, filename: str, codes: FrozenSet[str], max_line_length: int = DEFAULT_LINE_LENGTH
+    source: str, filename: str, codes: FrozenSet[str], max_line_length: int = DEFAULT_LINE_LENGTH,
+    target_torch: Optional[Tuple[int, int]] = None,
 ) -> Tuple[List[Finding], List[int]]:
     from ..engine import lint_source
 
-    findings = lint_source(source, filename, codes=codes, max_line_length=max_line_length)
+    findings = lint_source(source, filename, codes=codes, max_line_length=max_line_length,
+                           target_torch=target_torch)
     findings = [f for f in findings if f.code in codes]
     if not findings:
         return [], []  # most files: their lines are never needed (the engine splits its own)
@@ -185,16 +190,16 @@ def analyse(
 
 
 def fix_text(source: str, filename: str, codes: FrozenSet[str], unsafe: bool,
-             max_line_length: int = DEFAULT_LINE_LENGTH, first=None, applied=None):
+             max_line_length: int = DEFAULT_LINE_LENGTH, first=None, applied=None, target_torch=None):
     """(new source, fixes applied, findings left, their noqa rows, error, findings of the original
     source with their rows). Silenced findings are not fixed. On an error (a fix that does not
     parse) the source comes back unchanged. ``applied`` receives (code, fix, round) per fix."""
     from ..fixing.fixer import fix_loop
 
     if first is None:
-        first = analyse(source, filename, codes, max_line_length)
+        first = analyse(source, filename, codes, max_line_length, target_torch)
     fixed, total, (findings, rows), error = fix_loop(
-        source, lambda text: analyse(text, filename, codes, max_line_length), unsafe, first, applied
+        source, lambda text: analyse(text, filename, codes, max_line_length, target_torch), unsafe, first, applied
     )
     return fixed, total, findings, rows, error, first
 
@@ -261,17 +266,20 @@ def _process(task: Task, display: Optional[str], given: Optional[bytes]) -> File
             result.stamp = stamp
             return result
         if task.mode == CHECK:
-            result.findings, result.noqa_rows = analyse(source, task.path, codes, task.max_line_length)
+            result.findings, result.noqa_rows = analyse(source, task.path, codes, task.max_line_length,
+                                                        task.target_torch)
             result.stamp = stamp
             result.fixed = fixable = sum(applicable(f, task.unsafe) for f in result.findings)
             if fixable and task.count_fixes:
                 # What --fix would apply, fixes that the first ones make possible included, so that
                 # check, --diff and --fix give one count.
                 result.fixed = fix_text(source, task.path, codes, task.unsafe, task.max_line_length,
-                                        (result.findings, result.noqa_rows), result.applied)[1]
+                                        (result.findings, result.noqa_rows), result.applied,
+                                        task.target_torch)[1]
             return result
         new_source, fixed, findings, rows, error, first = fix_text(
-            source, task.path, codes, task.unsafe, task.max_line_length, applied=result.applied)
+            source, task.path, codes, task.unsafe, task.max_line_length, applied=result.applied,
+            target_torch=task.target_torch)
         result.findings, result.noqa_rows, result.error = findings, rows, error
         if new_source == source:
             result.stamp = stamp if error is None else None

@@ -57,7 +57,8 @@ class LegacyLauncher(Rule):
         if found is None or found[1] != "add_argument":
             return
         if any(string_value(arg.value) in LEGACY_FLAGS for arg in node.args if arg.keyword is None):
-            self.report(node)
+            if self.torch_has("torchrun"):
+                self.report(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._check_launch(node)
@@ -70,7 +71,8 @@ class LegacyLauncher(Rule):
         if isinstance(parent, (cst.ImportAlias, cst.ImportFrom, cst.Attribute)):
             return  # imports are not uses; an inner part of a longer dotted name is not the use
         if self.ctx.qualname(node) == LAUNCH or (self.ctx.qualname(node) or "").startswith(LAUNCH + "."):
-            self.report(node, self.launch_message)
+            if self.torch_has("torchrun"):
+                self.report(node, self.launch_message)
 
 
 def _resolves_to_launch(table, node) -> bool:

@@ -24,6 +24,10 @@ class MissingGradScaler(Rule):
         "`scaler.scale(loss).backward()`, `scaler.step(optimizer)`, `scaler.update()` "
         "(or autocast to bfloat16) (runtime_guard: AMP step)"
     )
+    # Under a target torch older than 2.3 (no torch.amp.GradScaler): the spelling that torch has.
+    message_before_2_3 = message.replace(
+        "`scaler = torch.amp.GradScaler(\"cuda\")`",
+        "`scaler = torch.cuda.amp.GradScaler()` (the project's target torch predates torch.amp.GradScaler)")
     prefilter = (("autocast",), (".backward(",))
 
     def visit_With(self, node: cst.With) -> None:
@@ -41,7 +45,7 @@ class MissingGradScaler(Rule):
                 return  # inference: nothing to scale
             if not self._runs_backward(node):
                 return
-            self.report(item)
+            self.report(item, None if self.torch_has("torch.amp.GradScaler") else self.message_before_2_3)
             return
 
     def _is_float16(self, call: cst.Call, qual: str) -> bool:

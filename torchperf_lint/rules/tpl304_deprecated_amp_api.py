@@ -66,6 +66,8 @@ class DeprecatedAmpApi(Rule):
         if in_type_position(ctx) or in_version_fallback(ctx):
             return
         device, name = _DEPRECATED[qual]
+        if not self.torch_has(f"torch.amp.{name}"):
+            return  # the project's target torch has no torch.amp spelling of it yet
         message = self.message.format(old=code_of(node), new=_suggestion(name, device))
         parent = ctx.parent()
         if isinstance(parent, cst.Call) and parent.func is node:
@@ -112,6 +114,11 @@ class DeprecatedAmpApi(Rule):
             if root == "torch.cuda.amp" and not _MOVABLE & set(names.values()):
                 return  # nothing deprecated that torch.amp replaces
         if in_version_fallback(self.ctx):
+            return
+        # The import moves whole: every name torch.amp would give must exist in the target torch
+        # (``from torch.cuda.amp import autocast, GradScaler`` needs 2.3 for GradScaler).
+        moving = (_MOVABLE & set(names.values())) if names else _MOVABLE
+        if not all(self.torch_has(f"torch.amp.{name}") for name in moving):
             return
         self._imports.append((node, root, names, self.ctx.frame.node is None))
 

@@ -32,7 +32,8 @@ class Fp32MatmulPrecision(Rule):
             return
         if ctx.facts.derived("TPL306.sets_matmul_precision", sets_matmul_precision):
             return
-        self.report(node)
+        if self.torch_has("torch.set_float32_matmul_precision"):
+            self.report(node)
 
 
 def sets_matmul_precision(tree: ast.Module, table) -> bool:

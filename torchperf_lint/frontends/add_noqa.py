@@ -1,0 +1,113 @@
+"""``check --add-noqa``: a ``# noqa: TPLnnn`` comment on every line that has a finding, as ruff's
+``--add-noqa`` does, so that a project can adopt the linter now and fix later.
+
+On the line flake8 reads the comment from (the finding's ``noqa_row``: the last line of a
+multi-line string or backslash continuation): a line with no comment gets ``  # noqa: CODES``;
+an existing ``# noqa: E501`` becomes ``# noqa: E501, TPL101`` (other tools' codes kept); any other
+comment stays, after the new one (``x = f()  # noqa: TPL101 # why``). Running it twice changes
+nothing: the findings it silenced are gone. A file is rewritten atomically (a temporary file in the
+same folder, flushed to disk, then renamed over it), keeping its encoding, line ends and mode.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import tempfile
+import tokenize
+from typing import Dict, Iterable, List, Set, Tuple
+
+from ..fixing.lines import normalise_newlines, split_lines
+from .runner import NOQA_INLINE, BadInput, decode
+
+
+def _comments(lines: List[str]) -> Dict[int, int]:
+    """line -> column (in characters) of the comment that ends it; raises on a file that does not
+    tokenize (then no comment can be placed safely)."""
+    found: Dict[int, int] = {}
+    readline = iter([normalise_newlines(line) for line in lines]).__next__
+    for tok in tokenize.generate_tokens(readline):
+        if tok.type == tokenize.COMMENT:
+            found[tok.start[0]] = tok.start[1]
+    return found
+
+
+def _with_codes(line: str, comment_col: int, codes: Iterable[str]) -> str:
+    body = line.rstrip("\r\n")
+    ending = line[len(body):]
+    new = ", ".join(sorted(codes))
+    if comment_col < 0:
+        return f"{body}  # noqa: {new}{ending}"
+    comment = body[comment_col:]
+    match = NOQA_INLINE.search(comment)
+    if match is not None and match.group("codes"):
+        listed = match.group("codes").rstrip(", \t")
+        at = comment_col + match.start("codes") + len(listed)
+        return f"{body[:at]}, {new}{body[at:]}{ending}"
+    return f"{body[:comment_col]}# noqa: {new} {body[comment_col:]}{ending}"
+
+
+def add_noqa_text(source: str, rows: Dict[int, Set[str]]) -> Tuple[str, int]:
+    """The source with the codes added at each row, and how many lines changed."""
+    lines = split_lines(source)
+    try:
+        comments = _comments(lines)
+    except (tokenize.TokenError, SyntaxError, IndentationError, StopIteration):
+        return source, 0
+    changed = 0
+    for row, codes in sorted(rows.items()):
+        if not 0 < row <= len(lines) or not codes:
+            continue
+        lines[row - 1] = _with_codes(lines[row - 1], comments.get(row, -1), codes)
+        changed += 1
+    return "".join(lines), changed
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Replace the file's content in one step: a reader sees the old or the new bytes, never a
+    part, and a crash mid-way leaves the old file."""
+    folder = os.path.dirname(os.path.abspath(path))
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    fd, temporary = tempfile.mkstemp(dir=folder, prefix=".torchperf-lint-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def add_noqa_file(path: str, rows: Dict[int, Set[str]]) -> int:
+    """Add the comments to one file; the number of lines changed (0 when it cannot be read,
+    decoded or tokenized: nothing is written then)."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+        source, encoding = decode(raw)
+    except (OSError, BadInput):
+        return 0
+    new_source, changed = add_noqa_text(source, rows)
+    if not changed:
+        return 0
+    write_atomically(path, new_source.encode(encoding))
+    return changed
+
+
+def add_noqa(results) -> int:
+    """``results``: path -> FileResult of a check run. The number of lines that got a comment."""
+    total = 0
+    for path, result in results.items():
+        rows: Dict[int, Set[str]] = {}
+        for finding, row in zip(result.findings, result.noqa_rows):
+            rows.setdefault(row, set()).add(finding.code)
+        if rows:
+            total += add_noqa_file(path, rows)
+    return total
