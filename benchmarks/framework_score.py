@@ -143,7 +143,7 @@ def run_cli(repo_dir: Path, env: dict, jobs: int, timeout: float, config: str | 
     """The CLI's JSON findings for one repository, linted from its own directory."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "findings.json"
-        cmd = [sys.executable, "-c", "import sys; from torchperf_lint.cli import main; sys.exit(main())",
+        cmd = [sys.executable, "-c", "import sys; from torchperf_lint.frontends.cli import main; sys.exit(main())",
                "check", ".", "--output-format", "json", "--output-file", str(out), "--exit-zero",
                "--no-cache", "--quiet", "--jobs", str(jobs)]
         if config:
