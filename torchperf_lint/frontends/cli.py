@@ -413,9 +413,10 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
         if result.error:
             errors.append(f"{display}: {result.error}")
             reports.append(Reported(path, display, Finding("TPL900", 1, 0, f"torchperf-lint {result.error}"), 1))
-        for finding, row in zip(result.findings, result.noqa_rows):
-            reports.append(Reported(path, display, finding, row))
-    reports.sort(key=lambda r: (r.display, r.finding.line, r.finding.col, r.finding.code))
+        cells = result.cells or [None] * len(result.findings)  # a notebook's code cell of each finding
+        for finding, row, cell in zip(result.findings, result.noqa_rows, cells):
+            reports.append(Reported(path, display, finding, row, cell))
+    reports.sort(key=lambda r: (r.display, r.cell or 0, r.finding.line, r.finding.col, r.finding.code))
     for error in errors:
         print(f"torchperf-lint: error: {error}", file=sys.stderr)
 
