@@ -315,6 +315,24 @@ def test_excluded_and_test_files_get_no_diagnostics(client_factory, project):
     assert client.diagnostics(client.open(test_file), 1) == []
 
 
+def test_notebook_cells_and_other_languages_are_not_linted(client_factory, project):
+    from torchperf_lint.frontends.server import lintable
+
+    assert [lintable(uri, language) for uri, language in (
+        ("file:///p/train.py", "python"), ("file:///p/stub.pyi", ""), ("untitled:Untitled-1", "python"),
+        ("file:///p/script", "python"), ("vscode-notebook-cell:/p/nb.ipynb#W0sZmlsZQ", "python"),
+        ("file:///p/nb.ipynb", "json"), ("file:///p/nb.ipynb", "python"), ("file:///p/notes.md", "markdown"),
+    )] == [True, True, True, True, False, False, False, False]
+    client = client_factory()
+    cell = "vscode-notebook-cell:" + (project / "nb.ipynb").as_posix() + "#W0"
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": cell, "languageId": "python", "version": 1,
+                                                            "text": SOURCE}})
+    path = write(project, "train.py", SOURCE)
+    uri = client.open(path)
+    # The first diagnostics published are those of train.py: the cell got none.
+    assert client.wait_for("textDocument/publishDiagnostics")["uri"] == uri
+
+
 def test_configuration_error_is_shown_and_nothing_is_linted(client_factory, project):
     (project / "pyproject.toml").write_text('[tool.torchperf-lint]\nselect = ["NOPE"]\n', encoding="utf-8")
     path = write(project, "train.py", SOURCE)

@@ -318,6 +318,19 @@ def _path_of(uri: str) -> Optional[Path]:
     return Path(path)
 
 
+def lintable(uri: str, language_id: str) -> bool:
+    """Python files and unsaved Python buffers. Not a notebook's cells (``vscode-notebook-cell:``):
+    one cell alone lacks the facts of the others (a sampler made in one cell, its ``set_epoch`` in
+    the next) and would get findings the whole notebook does not; the CLI lints notebooks whole.
+    Not a notebook's JSON either."""
+    if not uri.startswith(("file:", "untitled:")):
+        return False
+    path = _path_of(uri)
+    if path is not None and path.suffix in (".py", ".pyi"):
+        return True
+    return language_id == "python" and (path is None or path.suffix != ".ipynb")
+
+
 @dataclass
 class Settings:
     """What the client may set (initializationOptions, or ``workspace/didChangeConfiguration``'s
@@ -482,12 +495,16 @@ def build_server():
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(params: lsp.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
+        if not lintable(uri, params.text_document.language_id):
+            return
         open_uris[uri] = _path_of(uri)
         await lint_and_publish(uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     async def did_change(params: lsp.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
+        if uri not in open_uris:
+            return  # a document this server does not lint (a notebook cell)
         relint_project_of(uri)
         await lint_and_publish(uri)
 
