@@ -131,6 +131,17 @@ def test_open_change_save_close_push_diagnostics(client_factory, project):
         "uri": uri, "diagnostics": []}
 
 
+def test_a_burst_of_changes_ends_with_the_diagnostics_of_the_last_text(client_factory, project):
+    path = write(project, "train.py", CLEAN)
+    client = client_factory()
+    uri = client.open(path)
+    assert client.diagnostics(uri, 1) == []
+    for version in range(2, 7):  # sent without waiting, as typing does
+        client.change(uri, SOURCE if version % 2 == 0 else CLEAN, version)
+    client.change(uri, SOURCE, 7)
+    assert client.diagnostics(uri, 7) == SOURCE_DIAGNOSTICS
+
+
 def test_safe_fix_is_a_preferred_quick_fix_and_applies(client_factory, project):
     path = write(project, "train.py", SOURCE)
     client = client_factory()

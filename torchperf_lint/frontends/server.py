@@ -423,23 +423,30 @@ def build_server():
         state["shown_errors"].add(message)
         server.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Error, f"{TOOL_NAME}: {message}"))
 
-    async def lint(uri: str) -> Optional[LintResult]:
-        """Lint the document's current text (in the worker thread); store and return the result.
-        None when the document was closed meanwhile."""
+    def lint_latest(uri: str):
+        """In the worker thread: lint the document's newest text, read when the worker gets to it
+        (changes that came while this waited in the queue are included), unless that text was
+        linted already. So a burst of changes costs one lint per change still waiting, not one
+        per change sent. (result or None when the document was closed, configuration error)."""
         snapshot = current(uri)
         if snapshot is None:
-            return None
+            return None, None
         version, text = snapshot
         cached = results.get(uri)
         if cached is not None and cached.version == version and cached.text == text:
-            return cached
-        loop = asyncio.get_running_loop()
-        result, error = await loop.run_in_executor(
-            executor, lint_text, projects, open_uris.get(uri), text, version, settings.unsafe_fixes)
-        if error:
-            show_error(error)
+            return cached, None
+        result, error = lint_text(projects, open_uris.get(uri), text, version, settings.unsafe_fixes)
         if current(uri) == (version, text):
             results[uri] = result
+        return result, error
+
+    async def lint(uri: str) -> Optional[LintResult]:
+        """The lint of the document's newest text (see lint_latest); None when it was closed."""
+        if current(uri) is None:
+            return None
+        result, error = await asyncio.get_running_loop().run_in_executor(executor, lint_latest, uri)
+        if error:
+            show_error(error)
         return result
 
     async def lint_and_publish(uri: str) -> None:
