@@ -238,3 +238,23 @@ def test_linting_a_notebook_needs_no_nbformat(project, notebook):
         "status = cli.main(['check', '--no-cache', '--select', 'TPL101', '--quiet', 'train.ipynb'])\n"
         "print(status, 'nbformat' in sys.modules)\n")], cwd=project.root, capture_output=True, text=True, timeout=300)
     assert done.stdout.splitlines()[-1] == "1 False"
+
+
+def test_a_syntax_error_is_placed_in_its_cell(project):
+    cells = [("code", "import torch\nx = torch.zeros(3).cuda()\n"), ("code", ""), ("code", "%matplotlib inline"),
+             ("code", "def f(:\n    pass")]
+    (project.root / "broken.ipynb").write_text(nbformat_layout(notebook_data(cells)), encoding="utf-8")
+    assert project.run("broken.ipynb") == (1, (
+        "broken.ipynb:cell 4:1:7: TPL900 could not analyse this file: syntax error at line 1 of cell 4: "
+        "invalid syntax\n"
+        "Found 1 finding.\n"), "")
+
+
+def test_fix_keeps_crlf_line_ends_of_a_cell(project):
+    cells = [("code", "import torch\r\nx = torch.zeros(3).cuda()\r\ny = 1")]
+    path = project.root / "crlf.ipynb"
+    raw = nbformat_layout(notebook_data(cells))
+    path.write_text(raw, encoding="utf-8", newline="")
+    assert project.run("--fix", "crlf.ipynb")[0] == 0
+    assert path.read_text(encoding="utf-8", newline="") == raw.replace(
+        '"x = torch.zeros(3).cuda()\\r\\n"', '"x = torch.zeros(3, device=\\"cuda\\")\\r\\n"')

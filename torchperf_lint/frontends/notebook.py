@@ -101,10 +101,23 @@ class Notebook:
                         break
                     edits.append(Edit(edit.line - shift, edit.col, edit.end_line - shift, edit.end_col, edit.content))
                 fix = Fix(fix.applicability, fix.description, tuple(edits)) if edits is not None else None
-            located.append(dataclasses.replace(finding, line=line, end_line=max(0, end_line), fix=fix))
+            message = self._cell_lines_in(finding.message) if finding.code == "TPL900" else finding.message
+            located.append(dataclasses.replace(finding, line=line, end_line=max(0, end_line), fix=fix,
+                                               message=message))
             located_rows.append(max(1, row - shift))
             numbers.append(number)
         return located, located_rows, numbers
+
+    def _cell_lines_in(self, message: str) -> str:
+        """TPL900's reason names module lines ("syntax error at line 12", "lines 4-9"): the cell's."""
+
+        def cell_line(number: str) -> str:
+            cell, line = self.cell_of(int(number))
+            return f"{line} of cell {cell.number}" if cell is not None else number
+
+        message = re.sub(r"\blines (\d+)-(\d+)", lambda m: "lines " + cell_line(m.group(1)).split(" of ")[0] + "-"
+                         + cell_line(m.group(2)), message)
+        return re.sub(r"\bline (\d+)", lambda m: "line " + cell_line(m.group(1)), message)
 
     # ---- writing back ----------------------------------------------------------------------
 
