@@ -256,5 +256,5 @@ def test_fix_keeps_crlf_line_ends_of_a_cell(project):
     raw = nbformat_layout(notebook_data(cells))
     path.write_text(raw, encoding="utf-8", newline="")
     assert project.run("--fix", "crlf.ipynb")[0] == 0
-    assert path.read_text(encoding="utf-8", newline="") == raw.replace(
+    assert path.read_bytes().decode("utf-8") == raw.replace(
         '"x = torch.zeros(3).cuda()\\r\\n"', '"x = torch.zeros(3, device=\\"cuda\\")\\r\\n"')
