@@ -289,6 +289,27 @@ def test_a_change_relints_the_other_open_documents_of_the_project(client_factory
     assert sorted(seen) == sorted([(helper_uri, 2, 0), (train_uri, 1, 5)])
 
 
+def test_files_changed_on_disk_relint_the_open_documents(client_factory, project):
+    helper = write(project, "helpers.py", "import torch\n")
+    train = write(project, "train.py", SOURCE)
+    client = client_factory(capabilities={"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}}},
+                            initialization_options={"projectDebounceMs": 10})
+    uri = client.open(train)
+    assert client.diagnostics(uri, 1) == SOURCE_DIAGNOSTICS
+    assert client.server_requests[0]["method"] == "client/registerCapability"
+    assert client.server_requests[0]["params"] == {"registrations": [{
+        "id": "torchperf-lint-watched-files", "method": "workspace/didChangeWatchedFiles",
+        "registerOptions": {"watchers": [{"globPattern": f"**/{name}"} for name in (
+            "*.py", "*.pyi", ".flake8", "pyproject.toml", "setup.cfg", "tox.ini")]}}]}
+    client.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": helper.as_uri(), "type": 2}]})
+    assert client.diagnostics(uri, 1) == SOURCE_DIAGNOSTICS
+    # A configuration file changed on disk: read again, applied to the open file.
+    (project / "pyproject.toml").write_text('[tool.torchperf-lint]\nselect = ["TPL2"]\n', encoding="utf-8")
+    client.notify("workspace/didChangeWatchedFiles", {"changes": [
+        {"uri": (project / "pyproject.toml").as_uri(), "type": 2}]})
+    assert [d["code"] for d in client.diagnostics(uri, 1)] == ["TPL203", "TPL201"]
+
+
 def test_which_documents_a_change_relints(tmp_path):
     from torchperf_lint.frontends.server import Projects, documents_to_relint
 

@@ -492,6 +492,21 @@ def build_server():
         workspace_caps = params.capabilities.workspace
         state["refresh"] = bool(workspace_caps is not None and workspace_caps.diagnostics is not None
                                 and workspace_caps.diagnostics.refresh_support)
+        state["watch"] = bool(workspace_caps is not None and workspace_caps.did_change_watched_files is not None
+                              and workspace_caps.did_change_watched_files.dynamic_registration)
+
+    @server.feature(lsp.INITIALIZED)
+    def initialized(params: lsp.InitializedParams) -> None:
+        """Ask the client to report changes on disk: a helper module changed by a checkout or
+        another editor changes what the open files' step bodies do, and a configuration file the
+        rules that are on."""
+        if not state["watch"]:
+            return
+        watchers = [lsp.FileSystemWatcher(glob_pattern=f"**/{name}")
+                    for name in ("*.py", "*.pyi", *sorted(CONFIG_FILES))]
+        server.client_register_capability(lsp.RegistrationParams(registrations=[lsp.Registration(
+            id="torchperf-lint-watched-files", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=lsp.DidChangeWatchedFilesRegistrationOptions(watchers=watchers))]))
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(params: lsp.DidChangeConfigurationParams) -> None:
