@@ -289,6 +289,55 @@ def test_a_change_relints_the_other_open_documents_of_the_project(client_factory
     assert sorted(seen) == sorted([(helper_uri, 2, 0), (train_uri, 1, 5)])
 
 
+# A stand-in for the project index (issue 20), planted at the one place it plugs in
+# (ProjectState.analyse): a file's findings depend on the unsaved text of another open file.
+FAKE_INDEX = """\
+import os
+import torchperf_lint.frontends.server as server
+from torchperf_lint.findings import Finding
+
+original = server.ProjectState.analyse
+
+
+def analyse(self, path, text, codes, line_length):
+    findings, rows = original(self, path, text, codes, line_length)
+    for other, other_text in sorted(self.open_texts.items()):
+        if other != path and "CROSS-FILE" in other_text:
+            findings = findings + [Finding("TPL102", 1, 0, "depends on " + os.path.basename(other))]
+            rows = rows + [1]
+    return findings, rows
+
+
+server.ProjectState.analyse = analyse
+"""
+
+
+def test_a_helper_change_reaches_the_files_that_depend_on_it(client_factory, project, tmp_path_factory):
+    plugin = tmp_path_factory.mktemp("fake_index")
+    (plugin / "sitecustomize.py").write_text(FAKE_INDEX, encoding="utf-8")
+    import os
+
+    helper = write(project, "helpers.py", "import torch\n")
+    train = write(project, "train.py", SOURCE)
+    client = client_factory(initialization_options={"projectDebounceMs": 10},
+                            env={"PYTHONPATH": os.pathsep.join([str(plugin), os.environ.get("PYTHONPATH", "")])})
+    helper_uri, train_uri = client.open(helper), client.open(train)
+    assert client.diagnostics(helper_uri, 1) == []
+    assert client.diagnostics(train_uri, 1) == SOURCE_DIAGNOSTICS
+    depends = {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 12}},
+               "message": "depends on helpers.py", "severity": 2, "code": "TPL102",
+               "codeDescription": {"href": f"{DOCS}TPL102.md"}, "source": "torchperf-lint"}
+    client.change(helper_uri, "import torch\n# CROSS-FILE\n", 2)  # unsaved: only the editor has it
+    assert client.diagnostics(train_uri, 1) == [*SOURCE_DIAGNOSTICS, depends]
+    client.change(helper_uri, "import torch\n", 3)
+    assert client.diagnostics(train_uri, 1) == SOURCE_DIAGNOSTICS
+    client.change(helper_uri, "import torch\n# CROSS-FILE\n", 4)
+    assert client.diagnostics(train_uri, 1) == [*SOURCE_DIAGNOSTICS, depends]
+    # Closed without saving: the file on disk counts again.
+    client.close_document(helper_uri)
+    assert client.diagnostics(train_uri, 1) == SOURCE_DIAGNOSTICS
+
+
 def test_files_changed_on_disk_relint_the_open_documents(client_factory, project):
     helper = write(project, "helpers.py", "import torch\n")
     train = write(project, "train.py", SOURCE)

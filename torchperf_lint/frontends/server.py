@@ -125,6 +125,7 @@ class LintResult:
     unsafe: bool = False
     line_length: int = 88
     path: str = "<untitled>"
+    generation: int = 0  # the server's count of changes when this lint started
     _lines: Optional[List[str]] = None
 
     @property
@@ -376,7 +377,9 @@ def build_server():
     timers: Dict[str, asyncio.TimerHandle] = {}
     # One lint at a time, off the event loop: messages keep being read while a file is linted.
     executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="torchperf-lint")
-    state = {"pull": False, "refresh": False, "shown_errors": set()}
+    # "generation" counts the changes that can change any document's findings (a text, a file on
+    # disk, the configuration): a lint is reused only within the generation it was made in.
+    state = {"pull": False, "refresh": False, "watch": False, "shown_errors": set(), "generation": 0}
 
     def encoding() -> str:
         value = server.workspace.position_encoding
@@ -432,10 +435,12 @@ def build_server():
         if snapshot is None:
             return None, None
         version, text = snapshot
+        generation = state["generation"]
         cached = results.get(uri)
-        if cached is not None and cached.version == version and cached.text == text:
+        if cached is not None and (cached.version, cached.text, cached.generation) == (version, text, generation):
             return cached, None
         result, error = lint_text(projects, open_uris.get(uri), text, version, settings.unsafe_fixes)
+        result.generation = generation
         if current(uri) == (version, text):
             results[uri] = result
         return result, error
@@ -471,6 +476,7 @@ def build_server():
     def relint_project_of(changed: Optional[str], project_roots: Optional[set] = None) -> None:
         """The other open documents of the changed document's project (or of ``project_roots``),
         after the debounce: a change in one file can change what another's step bodies do."""
+        state["generation"] += 1  # what was linted before this change may be stale now
         others = documents_to_relint(projects, open_uris, changed, project_roots)
         for uri in others:
             schedule(uri, settings.project_debounce_s)
