@@ -44,10 +44,6 @@ class NotebookError(Exception):
     """The file is not a notebook this tool can read (reported as TPL900)."""
 
 
-def is_notebook(path: str) -> bool:
-    return path.endswith(NOTEBOOK_SUFFIX)
-
-
 @dataclass
 class CodeCell:
     index: int  # position in the notebook's "cells" list
