@@ -338,6 +338,26 @@ def test_a_helper_change_reaches_the_files_that_depend_on_it(client_factory, pro
     assert client.diagnostics(train_uri, 1) == SOURCE_DIAGNOSTICS
 
 
+def test_an_internal_error_is_shown_and_the_server_goes_on(client_factory, project, tmp_path_factory):
+    plugin = tmp_path_factory.mktemp("broken_analysis")
+    (plugin / "sitecustomize.py").write_text(
+        "import torchperf_lint.frontends.server as server\n"
+        "original = server.ProjectState.analyse\n"
+        "def analyse(self, path, text, codes, line_length):\n"
+        "    if path.endswith('boom.py'):\n"
+        "        raise RuntimeError('boom')\n"
+        "    return original(self, path, text, codes, line_length)\n"
+        "server.ProjectState.analyse = analyse\n", encoding="utf-8")
+    import os
+
+    client = client_factory(env={"PYTHONPATH": os.pathsep.join([str(plugin), os.environ.get("PYTHONPATH", "")])})
+    client.open(write(project, "boom.py", SOURCE))
+    assert client.wait_for("window/showMessage") == {
+        "type": 1, "message": "torchperf-lint: internal error RuntimeError: boom (please report it)"}
+    uri = client.open(write(project, "train.py", SOURCE))
+    assert client.diagnostics(uri, 1) == SOURCE_DIAGNOSTICS
+
+
 def test_files_changed_on_disk_relint_the_open_documents(client_factory, project):
     helper = write(project, "helpers.py", "import torch\n")
     train = write(project, "train.py", SOURCE)

@@ -439,7 +439,10 @@ def build_server():
         cached = results.get(uri)
         if cached is not None and (cached.version, cached.text, cached.generation) == (version, text, generation):
             return cached, None
-        result, error = lint_text(projects, open_uris.get(uri), text, version, settings.unsafe_fixes)
+        try:
+            result, error = lint_text(projects, open_uris.get(uri), text, version, settings.unsafe_fixes)
+        except Exception as problem:  # a bug of ours: say so, keep serving the other documents
+            return None, f"internal error {type(problem).__name__}: {problem} (please report it)"
         result.generation = generation
         if current(uri) == (version, text):
             results[uri] = result
@@ -641,7 +644,11 @@ def build_server():
             actions.extend(await loop.run_in_executor(executor, quick_fixes, uri, result, first_line, last_line))
         if wants(only, FIX_ALL_KIND):
             loop = asyncio.get_running_loop()
-            whole = await loop.run_in_executor(executor, fix_all, result)
+            try:
+                whole = await loop.run_in_executor(executor, fix_all, result)
+            except Exception as problem:  # as in lint_latest: no action rather than a failed request
+                show_error(f"internal error {type(problem).__name__}: {problem} (please report it)")
+                whole = None
             if whole is not None:
                 edit, count = whole
                 actions.append(lsp.CodeAction(
