@@ -4,6 +4,7 @@ configuration in pyproject.toml, a result cache, several report formats and para
     torchperf-lint check [PATHS...]     lint (the default command: ``torchperf-lint PATHS`` works too)
     torchperf-lint rule TPL101          the rule's documentation
     torchperf-lint rule --all           every rule
+    torchperf-lint server               the language server (LSP over stdio), for editors
 
 Exit status: 0 no finding remains, 1 findings remain (or ``--diff`` would change a file),
 2 usage error or internal error.
@@ -34,7 +35,7 @@ from ..findings import applicable
 from .line_length import configured_line_length
 from .runner import CHECK, DIFF, FIX, FileResult, Task, digest, process
 
-COMMANDS = ("check", "rule", "version")
+COMMANDS = ("check", "rule", "version", "server")
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -121,6 +122,8 @@ def _parser() -> argparse.ArgumentParser:
     rule.add_argument("--output-format", choices=("text", "json"), default="text")
 
     commands.add_parser("version", help="print the version")
+    commands.add_parser("server", help="run the language server (LSP over stdio; needs the `server` extra)",
+                        description="A Language Server over stdin/stdout for editors (docs/editors.md).")
     return parser
 
 
@@ -136,6 +139,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         if args.command == "rule":
             status = rule_command(args)
+        elif args.command == "server":
+            from .server import main as server_main
+
+            return server_main()  # stdout is the protocol's (closed when the client says exit)
         elif args.command == "version":
             print(f"torchperf-lint {__version__}")
             status = EXIT_OK
@@ -447,9 +454,10 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
         if result.error:
             errors.append(f"{display}: {result.error}")
             reports.append(Reported(path, display, Finding("TPL900", 1, 0, f"torchperf-lint {result.error}"), 1))
-        for finding, row in zip(result.findings, result.noqa_rows):
-            reports.append(Reported(path, display, finding, row))
-    reports.sort(key=lambda r: (r.display, r.finding.line, r.finding.col, r.finding.code))
+        cells = result.cells or [None] * len(result.findings)  # a notebook's code cell of each finding
+        for finding, row, cell in zip(result.findings, result.noqa_rows, cells):
+            reports.append(Reported(path, display, finding, row, cell))
+    reports.sort(key=lambda r: (r.display, r.cell or 0, r.finding.line, r.finding.col, r.finding.code))
     for error in errors:
         print(f"torchperf-lint: error: {error}", file=sys.stderr)
 

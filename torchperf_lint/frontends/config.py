@@ -397,7 +397,7 @@ def _matches_below(pattern: str, path: Path, root: Path) -> bool:
     return any(fnmatch.fnmatchcase("/".join(parts[:i]), pattern) for i in range(1, len(parts)))
 
 
-PYTHON_SUFFIXES = (".py", ".pyi")
+PYTHON_SUFFIXES = (".py", ".pyi", ".ipynb")  # notebooks: frontends/notebook.py
 
 
 def path_problem(given: Path) -> Optional[str]:

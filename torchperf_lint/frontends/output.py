@@ -34,6 +34,7 @@ class Reported:
     display: str  # as shown: relative to the cwd when below it
     finding: Finding
     noqa_row: int
+    cell: Optional[int] = None  # a notebook's code cell (1-based); then lines count within the cell
 
 
 def display_path(path: str, cwd: Optional[str] = None) -> str:
@@ -104,7 +105,8 @@ def text(reports: List[Reported], unsafe: bool) -> str:
     for r in reports:
         f = r.finding
         marker = "[*] " if fixable(f, unsafe) else ""
-        lines.append(f"{r.display}:{f.line}:{f.col + 1}: {f.code} {marker}{f.message}")
+        where = f"{r.display}:cell {r.cell}" if r.cell is not None else r.display
+        lines.append(f"{where}:{f.line}:{f.col + 1}: {f.code} {marker}{f.message}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -139,6 +141,8 @@ def json_report(reports: List[Reported]) -> str:
             "url": docs_url(f.code),
             "noqa_row": r.noqa_row,
         })
+        if r.cell is not None:
+            items[-1]["cell"] = r.cell
     return json.dumps(items, indent=2) + "\n"
 
 
@@ -186,6 +190,8 @@ def sarif(reports: List[Reported]) -> str:
         }
         if f.code in index:
             result["ruleIndex"] = index[f.code]
+        if r.cell is not None:  # a notebook: the region's lines count within this code cell
+            result["properties"] = {"cell": r.cell}
         results.append(result)
     document = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
@@ -232,7 +238,8 @@ def github(reports: List[Reported]) -> str:
             f"endColumn={end_col + 1}",
         ))
         # the level SARIF gives it: warning for the rules, error for TPL900 (the tool could not check)
-        lines.append(f"::{_level(f.code)} {props}::{_escape_data(f'{f.code} {f.message}')}")
+        cell = f"cell {r.cell}: " if r.cell is not None else ""
+        lines.append(f"::{_level(f.code)} {props}::{_escape_data(f'{cell}{f.code} {f.message}')}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

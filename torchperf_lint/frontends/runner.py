@@ -58,6 +58,7 @@ class FileResult:
     # (size, mtime_ns, digest) of the content the findings belong to; None: do not cache.
     stamp: Optional[Tuple[int, int, str]] = None
     from_cache: bool = False
+    cells: Optional[List[int]] = None  # a notebook's: the code cell of each finding (lines are the cell's)
 
 
 def digest(raw: bytes) -> str:
@@ -256,6 +257,8 @@ def _process(task: Task, display: Optional[str], given: Optional[bytes]) -> File
         if raw is None:
             return result
     try:
+        if task.path.endswith(".ipynb"):
+            return _process_notebook(task, display, raw, result, codes, given)
         # standard input is never cached: no stamp
         stamp = (stat.st_size, stat.st_mtime_ns, digest(raw)) if stat is not None else None
         try:
@@ -311,6 +314,59 @@ def _process(task: Task, display: Optional[str], given: Optional[bytes]) -> File
         result.error = f"internal error {type(error).__name__}: {error} (please report it)"
         result.stamp = None
         return result
+
+
+def _process_notebook(task: Task, display: Optional[str], raw: bytes, result: FileResult, codes: FrozenSet[str],
+                      given: Optional[bytes]) -> FileResult:
+    """A Jupyter notebook: its code cells as one module (frontends/notebook.py), findings placed in
+    their cells, fixes written into the cells they change. Not cached (no stamp)."""
+    from .notebook import NotebookError, read_notebook, write_atomically
+
+    try:
+        notebook = read_notebook(raw)
+    except NotebookError as error:
+        result.findings = [analysis_failed(str(error))] if ANALYSIS_FAILED in codes else []
+        result.noqa_rows = [1] * len(result.findings)  # about the file, not a cell
+        return result
+    if notebook is None:  # not a Python notebook
+        return result
+    source, path, length = notebook.source, task.path, task.max_line_length
+    if task.mode == CHECK:
+        findings, rows = analyse(source, path, codes, length)
+        result.fixed = fixable = sum(applicable(f, task.unsafe) for f in findings)
+        if fixable and task.count_fixes:
+            result.fixed = fix_text(source, path, codes, task.unsafe, length, (findings, rows), result.applied)[1]
+        result.findings, result.noqa_rows, result.cells = notebook.locate(findings, rows)
+        return result
+    new_source, fixed, findings, rows, error, first = fix_text(source, path, codes, task.unsafe, length,
+                                                               applied=result.applied)
+    result.error = error
+    if new_source == source or task.mode == DIFF:
+        if new_source != source:
+            result.diff, result.fixed = notebook.diff(new_source, display or task.path), fixed
+        else:
+            result.applied = []
+        result.findings, result.noqa_rows, result.cells = notebook.locate(*first)
+        return result
+    try:
+        new_text, _ = notebook.write(new_source)
+        written = read_notebook(new_text.encode("utf-8"))
+    except NotebookError as problem:
+        result.error, result.fixed, result.applied = str(problem), 0, []
+        result.findings, result.noqa_rows, result.cells = notebook.locate(*first)
+        return result
+    # The cells as written, read again: where the findings left now are.
+    located = written.locate(findings, rows) if written is not None else notebook.locate(findings, rows)
+    result.findings, result.noqa_rows, result.cells = located
+    result.fixed = fixed
+    new_raw = new_text.encode("utf-8")
+    if raw.startswith(b"\xef\xbb\xbf"):
+        new_raw = b"\xef\xbb\xbf" + new_raw
+    if given is not None:
+        result.output = new_raw
+    else:
+        write_atomically(task.path, new_raw)
+    return result
 
 
 # ---- (de)serialisation, for the cache -------------------------------------------------------

@@ -286,11 +286,13 @@ def _class_convs_into_batchnorm(cls: ast.ClassDef, table) -> Set[ConvKey]:
                     if attr in convs:
                         fed[attr] = fed.get(attr, True) and _feeds_batchnorm(call, stmt, following, norms)
     keys = set()
+    assigned_in: Dict[int, FrozenSet[str]] = {}  # method -> its self attributes, walked once per method
     for attr, ok in fed.items():
         if ok:
             for method in where[attr]:
-                assigned = frozenset(_assigned_self_attributes_ast(method))
-                keys.add((method.name, assigned, attr))
+                if id(method) not in assigned_in:
+                    assigned_in[id(method)] = frozenset(_assigned_self_attributes_ast(method))
+                keys.add((method.name, assigned_in[id(method)], attr))
     return keys
 
 
