@@ -131,7 +131,7 @@ def test_json_and_sarif_carry_the_cell(project, notebook):
         "fix": {"applicability": "safe", "message": 'create the tensor with device="cuda"',
                 "edits": [{"content": ', device="cuda"', "location": {"row": 2, "column": 21},
                            "end_location": {"row": 2, "column": 28}}]},
-        "url": f"{DOCS}TPL101.md", "noqa_row": 2, "cell": 3,
+        "url": f"{DOCS}TPL101.md", "noqa_row": 2, "cell": 3, "name": "cpu-then-device", "severity": "warning",
     }
     assert items[0]["message"] == SYNC
     code, out, _ = project.run("--output-format", "sarif", "train.ipynb")
@@ -258,3 +258,33 @@ def test_fix_keeps_crlf_line_ends_of_a_cell(project):
     assert project.run("--fix", "crlf.ipynb")[0] == 0
     assert path.read_bytes().decode("utf-8") == raw.replace(
         '"x = torch.zeros(3).cuda()\\r\\n"', '"x = torch.zeros(3, device=\\"cuda\\")\\r\\n"')
+
+
+def test_add_noqa_writes_into_the_cells_and_keeps_the_notebook(project, notebook):
+    before = notebook.read_text(encoding="utf-8")
+    code, out, err = project.run("--add-noqa", "train.ipynb")
+    after = notebook.read_text(encoding="utf-8")
+    expected = (before
+                .replace('"        print(key, value.mean().item())\\n"',
+                         '"        print(key, value.mean().item())  # noqa: TPL102\\n"')
+                .replace('"loader = DataLoader(dataset, batch_size=32, num_workers=2)"',
+                         '"loader = DataLoader(dataset, batch_size=32, num_workers=2)  # noqa: TPL502"')
+                .replace('"bias = torch.zeros(1).cuda()\\n"', '"bias = torch.zeros(1).cuda()  # noqa: TPL101\\n"'))
+    assert after == expected
+    nbformat.validate(nbformat.reads(after, as_version=4))
+    assert code == 0 and "Added 3 noqa directives." in err
+    # Idempotent, and the notebook now lints clean.
+    assert project.run("--add-noqa", "train.ipynb")[0] == 0
+    assert notebook.read_text(encoding="utf-8") == after
+    assert project.run("train.ipynb")[0] == 0
+
+
+def test_the_other_formats_name_the_cell(project, notebook):
+    code, out, _ = project.run("--output-format", "pylint", "train.ipynb")
+    assert out.splitlines()[0] == f"train.ipynb:cell 2:3: [TPL102] {SYNC}"
+    code, out, _ = project.run("--output-format", "json-lines", "train.ipynb")
+    assert [json.loads(line)["cell"] for line in out.splitlines()] == [2, 2, 3]
+    code, out, _ = project.run("--output-format", "gitlab", "train.ipynb")
+    assert json.loads(out)[0]["description"] == f"cell 2: TPL102 (host-sync-in-loop): {SYNC}"
+    code, out, _ = project.run("--output-format", "junit", "train.ipynb")
+    assert f"cell 2, line 3, col 20, TPL102 {SYNC}" in out

@@ -474,3 +474,18 @@ def test_server_without_pygls_says_how_to_install_it(tmp_path):
     done = subprocess.run([sys.executable, "-m", "torchperf_lint.frontends.cli", "check", "--no-cache", "a.py"],
                           cwd=tmp_path, env=env, capture_output=True, text=True)
     assert (done.returncode, done.stdout) == (0, "All checks passed!\n")
+
+
+def test_target_torch_from_the_project_requirement(client_factory, project):
+    # torch>=2.0: torch.amp.GradScaler (2.3) is too new to suggest, torch.amp.autocast (1.10) is not;
+    # the server reads the requirement as the CLI does (rules.md "Target torch").
+    (project / "pyproject.toml").write_text('[project]\nname = "demo"\ndependencies = ["torch>=2.0,<2.3"]\n',
+                                            encoding="utf-8")
+    path = write(project, "train.py", "import torch\n\nscaler = torch.cuda.amp.GradScaler()\n"
+                                      "ctx = torch.cuda.amp.autocast()\n")
+    client = client_factory()
+    uri = client.open(path)
+    assert [(d["code"], d["range"]["start"]["line"]) for d in client.diagnostics(uri, 1)] == [("TPL304", 3)]
+    cli = subprocess.run([sys.executable, "-m", "torchperf_lint.frontends.cli", "check", "--output-format",
+                          "json", str(path)], cwd=project, capture_output=True, text=True)
+    assert '"row": 4' in cli.stdout and '"row": 3' not in cli.stdout

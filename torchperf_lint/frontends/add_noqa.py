@@ -105,9 +105,42 @@ def add_noqa(results) -> int:
     """``results``: path -> FileResult of a check run. The number of lines that got a comment."""
     total = 0
     for path, result in results.items():
+        if getattr(result, "cells", None) is not None:
+            total += add_noqa_notebook(path, result)
+            continue
         rows: Dict[int, Set[str]] = {}
         for finding, row in zip(result.findings, result.noqa_rows):
             rows.setdefault(row, set()).add(finding.code)
         if rows:
             total += add_noqa_file(path, rows)
     return total
+
+
+def add_noqa_notebook(path: str, result) -> int:
+    """A notebook's comments go into the sources of its cells (rows count within a cell): the
+    notebook is edited as ``--fix`` edits it, cell sources only, every other byte kept."""
+    from .notebook import NotebookError, read_notebook
+
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+        notebook = read_notebook(raw)
+    except (OSError, NotebookError):
+        return 0
+    if notebook is None:
+        return 0
+    starts = {cell.number: cell.start for cell in notebook.cells if cell.start}
+    rows: Dict[int, Set[str]] = {}
+    for finding, row, number in zip(result.findings, result.noqa_rows, result.cells):
+        if number in starts and finding.code != "TPL900":
+            rows.setdefault(starts[number] - 1 + row, set()).add(finding.code)
+    new_module, changed = add_noqa_text(notebook.source, rows)
+    if not changed:
+        return 0
+    try:
+        new_text, _ = notebook.write(new_module)
+    except NotebookError:
+        return 0
+    data = new_text.encode("utf-8")
+    write_atomically(path, b"\xef\xbb\xbf" + data if raw.startswith(b"\xef\xbb\xbf") else data)
+    return changed

@@ -29,8 +29,14 @@ def json_lines(reports: List[Reported]) -> str:
     return "".join(json.dumps(item, sort_keys=True) + "\n" for item in json.loads(json_report(reports)))
 
 
+def _cell(r: Reported) -> str:
+    """A notebook finding's cell, as the text format names it; its lines count within the cell."""
+    return f"cell {r.cell}" if r.cell is not None else ""
+
+
 def pylint(reports: List[Reported]) -> str:
-    return "".join(f"{r.display}:{r.finding.line}: [{r.finding.code}] {r.finding.message}\n" for r in reports)
+    return "".join(f"{r.display}:{_cell(r) + ':' if _cell(r) else ''}{r.finding.line}: [{r.finding.code}] "
+                   f"{r.finding.message}\n" for r in reports)
 
 
 def junit(reports: List[Reported]) -> str:
@@ -49,11 +55,11 @@ def junit(reports: List[Reported]) -> str:
                    f'failures="{len(found)}" package="{TOOL_NAME}">')
         classname = display[:-3] if display.endswith(".py") else display
         for r in found:
-            f = r.finding
+            f, where = r.finding, (_cell(r) + ", " if _cell(r) else "")
             out.append(f'        <testcase name={quoteattr(f"{TOOL_NAME}.{f.code}")} classname={quoteattr(classname)} '
                        f'line="{f.line}" column="{f.col + 1}">')
             out.append(f'            <failure message={quoteattr(f.message)}>'
-                       f'{escape(f"line {f.line}, col {f.col + 1}, {f.code} {f.message}")}</failure>')
+                       f'{escape(where + f"line {f.line}, col {f.col + 1}, {f.code} {f.message}")}</failure>')
             out.append('        </testcase>')
         out.append('    </testsuite>')
     out.append('</testsuites>')
@@ -76,10 +82,11 @@ def gitlab(reports: List[Reported]) -> str:
         key = (path, f.code, f.message)
         seen[key] += 1
         fingerprint = hashlib.blake2b("\0".join((*key, str(seen[key]))).encode("utf-8"), digest_size=8).hexdigest()
+        where = f"{_cell(r)}: " if _cell(r) else ""  # GitLab reads file lines; a notebook's count per cell
         items.append({
             "check_name": f.code,
-            "description": f"{f.code} ({CATALOG[f.code].name}): {f.message}" if f.code in CATALOG
-            else f"{f.code}: {f.message}",
+            "description": f"{where}{f.code} ({CATALOG[f.code].name}): {f.message}" if f.code in CATALOG
+            else f"{where}{f.code}: {f.message}",
             "fingerprint": fingerprint,
             "severity": GITLAB_SEVERITY[_level(f.code)],
             "location": {"path": path, "lines": {"begin": f.line, "end": f.end_line or f.line}},

@@ -146,6 +146,15 @@ class ProjectState:
         self.open_texts: Dict[str, str] = {}  # path -> the editor's text (unsaved edits included)
         self.codes = resolve_codes(config.select, config.extend_select, config.ignore) if config else frozenset()
         self._line_lengths: Dict[str, int] = {}
+        self._targets: dict = {}  # project root -> target torch, read once (target_torch.resolve's memo)
+
+    def target_torch(self, path: str):
+        """The file's target torch, as the CLI resolves it: the setting, else the project's torch
+        requirement (rules.md "Target torch")."""
+        from .target_torch import resolve
+
+        setting = self.config.target_torch if self.config is not None else None
+        return resolve(setting, path, self._targets, str(self.root))
 
     def codes_for(self, path: Optional[Path]) -> FrozenSet[str]:
         """The codes on for the file: per-file-ignores, test files and ``exclude`` as the CLI applies
@@ -176,7 +185,7 @@ class ProjectState:
         the project's open documents; a project index reads them instead of the files on disk."""
         from .runner import analyse
 
-        return analyse(text, path, codes, line_length)
+        return analyse(text, path, codes, line_length, self.target_torch(path))
 
 
 class Projects:
