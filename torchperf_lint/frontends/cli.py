@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
@@ -31,7 +32,8 @@ from .config import (
 from .output import FORMATS, Reported, display_path, docs_url, fixes_applied, plural, render, summary
 from ..findings import applicable
 from .line_length import configured_line_length
-from .runner import CHECK, DIFF, FIX, FileResult, Task, digest, process
+from .atomic_write import WriteFailed, prepare_output_path, write_atomic
+from .runner import CHECK, DIFF, FIX, FileResult, Task, digest, init_worker, process
 
 COMMANDS = ("check", "rule", "version")
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
@@ -119,6 +121,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         args = parser.parse_args(args_list)
     except SystemExit as stop:  # argparse exits 2 on usage errors, 0 for --help/--version
         return int(stop.code or 0)
+    previous_sigterm = _stop_on_sigterm()
     try:
         if args.command == "rule":
             status = rule_command(args)
@@ -139,6 +142,26 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
+    finally:
+        if previous_sigterm is not None:
+            signal.signal(signal.SIGTERM, previous_sigterm)
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _stop_on_sigterm():
+    """SIGTERM stops a run as Ctrl-C does (workers told to stop, every file old or new); returns
+    the handler it replaced, or None where handlers cannot be set (not the main thread)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    try:
+        return signal.signal(signal.SIGTERM, _raise_interrupt)
+    except (ValueError, OSError):
+        return None
 
 
 def _discard_stdout() -> None:
@@ -189,6 +212,9 @@ def check_command(args) -> int:
         config.respect_gitignore = args.respect_gitignore
     if args.jobs < 0:
         raise ConfigError("--jobs must be 0 (one per core) or more")
+    if args.output_file and os.path.isdir(args.output_file):
+        # refused before any file is fixed, not after
+        raise ConfigError(f"cannot write the report to {args.output_file}: it is a directory")
     jobs = args.jobs or default_jobs()
     mode = DIFF if args.diff else FIX if (args.fix or args.fix_only) else CHECK
     line_length = config.line_length or configured_line_length(paths[0])  # fixes keep lines within it
@@ -213,7 +239,7 @@ def check_command(args) -> int:
         from .cache import CACHE_DIR_NAME, Cache
 
         directory = args.cache_dir or (Path(os.environ[CACHE_ENV]) if os.environ.get(CACHE_ENV) else None)
-        cache = Cache(directory or config.root / CACHE_DIR_NAME, codes)
+        cache = Cache(directory or config.root / CACHE_DIR_NAME, codes, cache_settings(config, line_length))
 
     results: Dict[str, FileResult] = {}
     tasks: List[Task] = []
@@ -242,12 +268,16 @@ def check_command(args) -> int:
         tasks.append(Task(path, tuple(sorted(per_file)), mode, unsafe, line_length, count_fixes, fix_edits))
 
     task_codes = {task.path: frozenset(task.codes) for task in tasks}
-    for result in run_tasks(tasks, jobs, sizes, cwd):
-        results[result.path] = result
-        if cache is not None and result.stamp is not None and result.error is None:
-            counted = (mode == CHECK and count_fixes) or mode == DIFF  # then result.fixed is --fix's count
-            cache.store(result.path, task_codes[result.path], result.stamp, result.findings, result.noqa_rows,
-                        (unsafe, result.fixed) if counted else None)
+    running = run_tasks(tasks, jobs, sizes, cwd)
+    try:
+        for result in running:
+            results[result.path] = result
+            if cache is not None and result.stamp is not None and result.error is None:
+                counted = (mode == CHECK and count_fixes) or mode == DIFF  # then result.fixed is --fix's count
+                cache.store(result.path, task_codes[result.path], result.stamp, result.findings, result.noqa_rows,
+                            (unsafe, result.fixed) if counted else None)
+    finally:
+        running.close()  # interrupted here: the workers stop now, not when the generator is collected
     if cache is not None:
         cache.save()
 
@@ -256,6 +286,11 @@ def check_command(args) -> int:
 
         merge_reports(args.runtime_report, results, lambda p: file_codes(config, codes, Path(p)), mode)
     return report(args, results, unsafe, mode, cwd, bool(missing))
+
+
+def cache_settings(config, line_length: int) -> Dict[str, object]:
+    """The settings besides the codes that change findings or fixes: part of the cache's key."""
+    return {"line_length": line_length, "include_tests": config.include_tests}
 
 
 def check_stdin(args, config, codes, unsafe: bool, mode: str, fix_edits: bool, cwd: str, line_length: int) -> int:
@@ -324,17 +359,28 @@ def run_tasks(tasks: List[Task], jobs: int, sizes: Dict[str, int], cwd: str):
     context = _mp_context()
     pending = {}
     unfinished: List[Task] = []
-    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as executor:
-        for task in ordered:
-            pending[executor.submit(_process_one, task, display_path(task.path, cwd))] = task
-        for future in as_completed(pending):
-            task = pending[future]
-            try:
-                yield future.result()
-            except BrokenProcessPool:
-                unfinished.append(task)
-            except Exception as error:  # pickling trouble and the like: report, go on
-                yield FileResult(task.path, error=f"worker process failed: {type(error).__name__}: {error}")
+    stop = context.Event()
+    finished = False
+    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
+                             initializer=init_worker, initargs=(stop,)) as executor:
+        try:
+            for task in ordered:
+                pending[executor.submit(_process_one, task, display_path(task.path, cwd))] = task
+            for future in as_completed(pending):
+                task = pending[future]
+                try:
+                    yield future.result()
+                except BrokenProcessPool:
+                    unfinished.append(task)
+                except Exception as error:  # pickling trouble and the like: report, go on
+                    yield FileResult(task.path, error=f"worker process failed: {type(error).__name__}: {error}")
+            finished = True
+        finally:
+            if not finished:
+                # Interrupted (Ctrl-C, SIGTERM) or abandoned: no worker starts another file, and
+                # the files in hand are written whole or not at all before the workers go.
+                stop.set()
+                executor.shutdown(wait=True, cancel_futures=True)
     if unfinished:
         yield from run_isolated(unfinished, jobs, cwd)
 
@@ -345,7 +391,8 @@ def _mp_context():
     return multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
 
 
-def _isolated_worker(task: Task, display: str, connection) -> None:
+def _isolated_worker(task: Task, display: str, connection, stop) -> None:
+    init_worker(stop)
     try:
         connection.send(process(task, display))
     finally:
@@ -355,18 +402,31 @@ def _isolated_worker(task: Task, display: str, connection) -> None:
 def run_isolated(tasks: List[Task], jobs: int, cwd: str):
     """Each task in a process of its own, ``jobs`` at a time; a process that dies without an answer
     gives its file one TPL900 finding that says so."""
+    context = _mp_context()
+    queue = list(tasks)
+    running = {}  # parent end of the pipe -> (process, task)
+    stop = context.Event()
+    try:
+        yield from _run_isolated(context, queue, running, stop, jobs, cwd)
+    finally:
+        if queue or running:  # interrupted: as in run_tasks, the files in hand finish whole
+            stop.set()
+            queue.clear()
+            for receiver, (worker, _) in running.items():
+                receiver.close()  # an answer no one reads must not keep its process waiting
+                worker.join()
+
+
+def _run_isolated(context, queue, running, stop, jobs: int, cwd: str):
     from multiprocessing.connection import wait
 
     from ..findings import ANALYSIS_FAILED, analysis_failed
 
-    context = _mp_context()
-    queue = list(tasks)
-    running = {}  # parent end of the pipe -> (process, task)
     while queue or running:
         while queue and len(running) < max(1, jobs):
             task = queue.pop(0)
             receiver, sender = context.Pipe(duplex=False)
-            worker = context.Process(target=_isolated_worker, args=(task, display_path(task.path, cwd), sender),
+            worker = context.Process(target=_isolated_worker, args=(task, display_path(task.path, cwd), sender, stop),
                                      daemon=True)
             worker.start()
             sender.close()  # the child holds the only write end: its death reads as end of file
@@ -435,7 +495,7 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
             if not args.fix_only:
                 lines.append(summary(shown, unsafe, fixed if mode == CHECK else None))
         if args.output_file:
-            Path(args.output_file).write_text(body + "".join(line + "\n" for line in lines), encoding="utf-8")
+            write_output_file(args.output_file, (body + "".join(line + "\n" for line in lines)).encode("utf-8"))
         else:
             try:
                 sys.stdout.write(body)
@@ -454,6 +514,15 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
     if errors or usage_error:
         status = EXIT_ERROR
     return status
+
+
+def write_output_file(path: str, data: bytes) -> None:
+    """``-o FILE``: its folders are made; the report replaces the file whole or not at all."""
+    try:
+        prepare_output_path(path)
+        write_atomic(path, data)
+    except WriteFailed as failure:
+        raise ConfigError(f"cannot write the report to {path}: {failure}") from None
 
 
 # ---- rule ---------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from typing import Dict, FrozenSet, List, Optional, Tuple
 from ..findings import ANALYSIS_FAILED, Edit, Finding, Fix, analysis_failed, applicable, materialise
 from .line_length import DEFAULT_LINE_LENGTH
 from ..fixing.lines import normalise_newlines, split_lines
+from .atomic_write import WriteFailed, write_atomic
 
 
 CHECK, FIX, DIFF = "check", "fix", "diff"
@@ -244,6 +245,9 @@ def _process(task: Task, display: Optional[str], given: Optional[bytes]) -> File
 
     result = FileResult(task.path)
     codes = frozenset(task.codes)
+    if stop_requested():
+        result.error = "interrupted; not checked"
+        return result
     if given is not None:
         raw, stat = given, None
     else:
@@ -295,14 +299,53 @@ def _process(task: Task, display: Optional[str], given: Optional[bytes]) -> File
         if given is not None:
             result.output = new_raw
             return result
-        with open(task.path, "wb") as handle:
-            handle.write(new_raw)
+        if stop_requested():
+            result.error = "interrupted; nothing was written"
+            return _unfixed(result, first)
+        try:
+            # Atomic, and only over the bytes the fixes were computed from (atomic_write.py).
+            write_atomic(task.path, new_raw, expected=raw, must_exist=True)
+        except WriteFailed as failure:
+            result.error = f"could not write the fixes: {failure}; the file is unchanged"
+            return _unfixed(result, first)
         result.stamp = (len(new_raw), os.stat(task.path).st_mtime_ns, digest(new_raw))
         return result
     except Exception as error:  # a bug of ours: report it for this file, go on with the others
         result.error = f"internal error {type(error).__name__}: {error} (please report it)"
         result.stamp = None
         return result
+
+
+def _unfixed(result: FileResult, first) -> FileResult:
+    """A fix run whose text was not written: nothing counts as fixed, the findings of the file as
+    it is stay in the report, and nothing is cached (the error says why)."""
+    result.fixed = 0
+    result.applied = []
+    result.findings, result.noqa_rows = first
+    result.stamp = None
+    return result
+
+
+# ---- stopping (SIGINT, SIGTERM) -----------------------------------------------------------
+
+# Set by the parent process when the run is interrupted; worker processes share it (fork).
+_stop_event = None
+
+
+def stop_requested() -> bool:
+    return _stop_event is not None and _stop_event.is_set()
+
+
+def init_worker(stop_event) -> None:
+    """In a worker process: Ctrl-C (sent to the whole process group) and SIGTERM are the parent's
+    to handle; the parent sets ``stop_event``, and a worker finishes or drops the file in hand
+    (never half-written) and starts no other."""
+    import signal
+
+    global _stop_event
+    _stop_event = stop_event
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 # ---- (de)serialisation, for the cache -------------------------------------------------------
