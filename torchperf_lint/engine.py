@@ -225,16 +225,18 @@ def _aliases(table: ImportTable) -> List[Tuple[str, str]]:
 def _strip_indent_form_feeds(code: str, line_offset: int) -> Tuple[str, Dict[int, int]]:
     """The code without the form feeds in its lines' indentation, and per file line how many went.
 
-    Python resets the indentation count at a form feed (``^L`` page breaks); libcst's tokenizer
-    rejects them. Columns after the indentation move left by the count, which positions add back."""
+    Python's tokenizer resets the indentation count at a form feed (``^L`` page breaks): what
+    stands before the last one in the indentation, spaces and tabs included, counts for nothing.
+    libcst's tokenizer rejects form feeds, so the indentation up to and including the last one
+    goes. Columns after the indentation move left by that count, which positions add back."""
     shifted: Dict[int, int] = {}
     out = []
     for number, line in enumerate(split_lines(code), start=1):
         indent = len(line) - len(line.lstrip(" \t\x0c"))
-        removed = line[:indent].count("\x0c")
+        removed = line.rfind("\x0c", 0, indent) + 1
         if removed:
             shifted[number + line_offset] = removed
-            line = line[:indent].replace("\x0c", "") + line[indent:]
+            line = line[removed:]
         out.append(line)
     return "".join(out), shifted
 
