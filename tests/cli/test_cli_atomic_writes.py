@@ -191,7 +191,7 @@ def test_sigterm_stops_a_parallel_fix_as_ctrl_c_does(tmp_path):
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
-    assert process.returncode == 130
+    assert process.returncode == 128 + signal.SIGTERM
     assert _session_processes(process.pid) == []
     texts = [f.read_text() for f in files]
     assert set(texts) <= {FIXABLE, FIXED}

@@ -140,15 +140,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except ConfigError as error:
         print(f"torchperf-lint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as interrupt:
+        # the shell's status for a command a signal stopped: 130 for Ctrl-C, 143 for SIGTERM
+        return 128 + (interrupt.args[0] if interrupt.args and isinstance(interrupt.args[0], int) else signal.SIGINT)
     finally:
         if previous_sigterm is not None:
             signal.signal(signal.SIGTERM, previous_sigterm)
 
 
 def _raise_interrupt(signum, frame):
-    raise KeyboardInterrupt
+    raise KeyboardInterrupt(signum)
 
 
 def _stop_on_sigterm():

@@ -34,6 +34,15 @@ KNOWN_KEYS = frozenset(
 )
 # flake8 reads these, in this order, in each directory (flake8/options/config.py).
 FLAKE8_FILES = ("setup.cfg", "tox.ini", ".flake8")
+# The options the flake8 plugin adds, each with the Config attribute it sets: the plugin registers
+# them with flake8 (flake8_plugin.py), and the CLI reads the same names from flake8's files, so
+# that one setting means the same to both front ends.
+PLUGIN_OPTIONS = (
+    ("tpl-include-tests", "include_tests", dict(
+        action="store_true", default=False, parse_from_config=True,
+        help="torchperf-lint: also check unit-test files (test_*.py, *_test.py, conftest.py, "
+             "files under tests/ or test/); in a config file: tpl-include-tests = true")),
+)
 
 
 class ConfigError(Exception):
@@ -285,8 +294,9 @@ def config_from_flake8(section: Dict[str, str], path: Path) -> Config:
     for pattern, codes in _flake8_per_file_ignores(section.get("per-file-ignores", "")):
         # Every pattern counts, TPL codes or not: flake8 applies only the longest matching one.
         config.flake8_per_file_ignores.append((flake8_normalize_path(pattern, os.curdir), _tpl_selectors(codes)))
-    if "tpl-include-tests" in section:
-        config.include_tests = _flake8_boolean(section["tpl-include-tests"], "tpl-include-tests", path)
+    for option, attribute, keywords in PLUGIN_OPTIONS:
+        if option in section and keywords.get("action") == "store_true":
+            setattr(config, attribute, _flake8_boolean(section[option], option, path))
     length = section.get("max-line-length", "").strip()
     if length:
         try:
