@@ -263,6 +263,8 @@ def _import(tmp_path, monkeypatch, name: str, source: str):
     "import torch\nfrom torch.cuda.amp import autocast as autocast\n",            # the re-export idiom
     ("import torch\nfrom torch.cuda.amp import autocast\n__all__ = ['autocast', 'helper']\n\n\n"
      "def helper(x):\n    with autocast():\n        return x\n"),                     # listed in __all__
+    ("import torch\nfrom torch.cuda.amp import autocast\nif torch.__version__:\n    __all__ = ['autocast']\n\n\n"
+     "def helper(x):\n    with autocast():\n        return x\n"),                     # an __all__ set under an if
 ])
 def test_tpl304_re_exporting_module_is_not_rewritten(compat, tmp_path, monkeypatch):
     assert lint_source(compat, codes=["TPL304"]) == [Finding("TPL304", 2, 0, TPL304_IMPORT, 2,

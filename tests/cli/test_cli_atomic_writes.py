@@ -12,6 +12,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
 from _cli_helpers import FIXABLE
 from torchperf_lint.frontends import runner
 
@@ -136,6 +137,15 @@ def test_a_fixed_file_keeps_its_mode_and_its_symbolic_link(project):
     assert code == 0, err
     assert link.is_symlink() and os.readlink(link) == "real.py"
     assert target.read_text() == FIXED and stat.S_IMODE(target.stat().st_mode) == 0o750
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only the super-user can write someone else's file")
+def test_a_file_fixed_by_the_super_user_keeps_its_owner(project):
+    path = project.write("a.py", FIXABLE)
+    os.chown(path, 4321, 4321)
+    code, out, err = project.run("--fix", "--no-cache")
+    assert code == 0, err
+    assert path.read_text() == FIXED and (path.stat().st_uid, path.stat().st_gid) == (4321, 4321)
 
 
 def _session_processes(session: int):

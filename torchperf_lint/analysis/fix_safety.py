@@ -174,6 +174,14 @@ def _calls_dataloader(call: ast.Call) -> bool:
 def exported_names(tree: ast.Module, table=None) -> Optional[FrozenSet[str]]:
     """The strings of a module-level ``__all__`` (assigned, ``+=``, ``.extend``/``.append``);
     None when it is built from anything else (every name may be exported)."""
+    top = {id(statement) for statement in tree.body}
+    for node in ast.walk(tree):
+        # ``__all__`` set under an ``if``/``try`` at module level (or anywhere but a top-level
+        # statement): which names it holds depends on the run.
+        if isinstance(node, ast.Name) and node.id == "__all__" and isinstance(node.ctx, ast.Store):
+            if not any(id(statement) in top and node in ast.walk(statement) for statement in tree.body
+                       if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign))):
+                return None
     names = set()
     for statement in tree.body:
         values = []

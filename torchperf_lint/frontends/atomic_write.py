@@ -63,7 +63,13 @@ def write_atomic(path: str, data: bytes, expected: Optional[bytes] = None, must_
         try:
             with os.fdopen(fd, "wb") as handle:
                 if original is not None:
-                    # mkstemp makes the file 0600; the new text keeps the mode the file had.
+                    # mkstemp makes the file 0600; the new text keeps the mode the file had, and
+                    # its owner where we may give it (the super-user fixing someone else's file).
+                    if (original.st_uid, original.st_gid) != (os.geteuid(), os.getegid()):
+                        try:
+                            os.fchown(handle.fileno(), original.st_uid, original.st_gid)
+                        except OSError:
+                            pass
                     os.fchmod(handle.fileno(), stat_module.S_IMODE(original.st_mode))
                 else:
                     umask = os.umask(0)
