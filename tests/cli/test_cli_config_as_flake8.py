@@ -136,12 +136,15 @@ def test_the_cache_follows_the_line_length(project):
 
 def test_cache_key_has_the_settings_that_change_findings(tmp_path):
     from torchperf_lint.frontends.cache import cache_key
+    from torchperf_lint.frontends.config import Config
 
-    base = cli.cache_settings(type("C", (), {"include_tests": False})(), 88)
-    assert cache_key(["TPL101"], base) == cache_key(["TPL101"], dict(base))
-    assert cache_key(["TPL101"], base) != cache_key(["TPL101"], {**base, "line_length": 100})
-    assert cache_key(["TPL101"], base) != cache_key(["TPL101"], {**base, "include_tests": True})
-    assert cache_key(["TPL101"], base) != cache_key(["TPL101", "TPL102"], base)
+    def key(codes=("TPL101",), line_length=88, **fields):
+        return cache_key(codes, cli.cache_settings(Config(**fields), line_length))
+
+    assert key() == key(path=tmp_path / "setup.cfg", root=tmp_path)  # where it was read: not a setting
+    assert key() != key(line_length=100)
+    assert key() != key(include_tests=True)
+    assert key() != key(codes=("TPL101", "TPL102"))
 
 
 def _git(root: Path, *args: str):

@@ -289,9 +289,22 @@ def check_command(args) -> int:
     return report(args, results, unsafe, mode, cwd, bool(missing))
 
 
+# Configuration fields the cache accounts for otherwise: rule selection and per-file-ignores give
+# each entry's codes, the unsafe flag is stored with each fix count, the excludes decide which
+# files are checked (not what is found in them), path and root say where the settings came from.
+_KEYED_ELSEWHERE = frozenset(("select", "extend_select", "ignore", "per_file_ignores", "flake8_per_file_ignores",
+                              "unsafe_fixes", "exclude", "extend_exclude", "respect_gitignore", "path", "root"))
+
+
 def cache_settings(config, line_length: int) -> Dict[str, object]:
-    """The settings besides the codes that change findings or fixes: part of the cache's key."""
-    return {"line_length": line_length, "include_tests": config.include_tests}
+    """Part of the cache's key: every other field of the configuration (include-tests, target
+    versions, any setting added later) and the line length fixes keep to, so that no setting that
+    changes findings or fixes is served another setting's results."""
+    import dataclasses
+
+    settings = {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name not in _KEYED_ELSEWHERE}
+    settings["line_length"] = line_length
+    return settings
 
 
 def check_stdin(args, config, codes, unsafe: bool, mode: str, fix_edits: bool, cwd: str, line_length: int) -> int:
