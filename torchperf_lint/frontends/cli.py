@@ -141,6 +141,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"torchperf-lint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt as interrupt:
+        print("torchperf-lint: interrupted; every file is as it was or wholly fixed", file=sys.stderr)
         # the shell's status for a command a signal stopped: 130 for Ctrl-C, 143 for SIGTERM
         return 128 + (interrupt.args[0] if interrupt.args and isinstance(interrupt.args[0], int) else signal.SIGINT)
     finally:
