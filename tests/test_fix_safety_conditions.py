@@ -115,8 +115,8 @@ SIDE_STREAM = textwrap.dedent("""\
     {wait}
         model(x).sum().backward()
 """)
-STREAM_DESCRIPTION = ("add non_blocking=True (unsafe: the copy runs on a side stream and nothing waits for it; "
-                      "the default stream could read the tensor before it arrives)")
+STREAM_DESCRIPTION = ("add non_blocking=True (unsafe: a side stream takes part and nothing waits for the copy; "
+                      "another stream could read the tensor before it arrives)")
 
 
 @pytest.mark.parametrize("opening", ["with torch.cuda.stream(side):", "with side:"])
@@ -126,6 +126,23 @@ def test_tpl104_copy_on_a_side_stream_without_a_wait_is_unsafe(opening):
         Finding("TPL104", 8, 12, TPL104_MESSAGE, 8, 24,
                 Fix(UNSAFE, STREAM_DESCRIPTION, (Edit(8, 23, 8, 23, ", non_blocking=True"),)))]
     assert fix_source(source, codes=["TPL104"]) == (source, 0)
+
+
+def test_tpl104_copy_consumed_on_a_side_stream_without_a_wait_is_unsafe():
+    source = textwrap.dedent("""\
+        import torch
+        from torch.utils.data import DataLoader
+
+        loader = DataLoader(ds, batch_size=4, num_workers=2, pin_memory=True)
+        side = torch.cuda.Stream()
+        for x in loader:
+            x = x.to("cuda")
+            with torch.cuda.stream(side):
+                model(x).sum().backward()
+    """)
+    assert lint_source(source, codes=["TPL104"]) == [
+        Finding("TPL104", 7, 8, TPL104_MESSAGE, 7, 20,
+                Fix(UNSAFE, STREAM_DESCRIPTION, (Edit(7, 19, 7, 19, ", non_blocking=True"),)))]
 
 
 def test_tpl104_copy_on_a_side_stream_that_is_waited_for_is_safe():
@@ -166,6 +183,16 @@ def test_tpl502_dataset_returning_device_tensors_gets_no_fix():
     assert lint_source(DEVICE_DATASET, codes=["TPL502"]) == [
         Finding("TPL502", 17, 13, TPL502_MESSAGE, 17, 55, None)]
     assert fix_source(DEVICE_DATASET, codes=["TPL502"], unsafe=True) == (DEVICE_DATASET, 0)
+
+
+def test_tpl502_dataset_that_moves_its_data_in_another_method_gets_no_fix():
+    source = DEVICE_DATASET.replace(
+        "self.device = device", "self.data = torch.arange(12.0).view(4, 3)\n\n    def place(self, device):\n"
+                                "        self.data = self.data.to(device)").replace(
+        "torch.full((3,), float(index)).to(self.device)", "self.data[index]")
+    # (the detection already leaves this loader out; either way no pin fix is offered)
+    assert [f.fix for f in lint_source(source, codes=["TPL502"]) if f.fix is not None] == []
+    assert fix_source(source, codes=["TPL502"], unsafe=True) == (source, 0)
 
 
 def test_tpl502_other_dataset_in_a_module_with_a_device_dataset_keeps_the_fix():

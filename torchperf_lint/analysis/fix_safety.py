@@ -6,8 +6,8 @@ fix that might break is offered as unsafe, or not at all.
 
 - ``narrow_move_methods``: classes the file defines with a ``to``/``cuda`` method that accepts no
   ``non_blocking`` keyword (TPL104: ``batch.to(device, non_blocking=True)`` on one raises TypeError).
-- ``device_datasets``: classes whose ``__getitem__``/``__iter__``/``__next__`` moves what it returns
-  to a device (TPL502: pinning a CUDA tensor raises).
+- ``device_datasets``: dataset classes that move their items, or the data of their items, to a
+  device (TPL502: pinning a CUDA tensor raises).
 - ``mps_only``: the file names Apple's MPS device and never CUDA (TPL502: pinning warns there,
   and non-blocking MPS copies have corrupted data).
 - ``cuda_visible_devices``: where the file sets ``CUDA_VISIBLE_DEVICES``, and whether a fix that
@@ -90,16 +90,19 @@ def moves_to_a_device(call: ast.Call) -> bool:
 
 
 def device_datasets(tree: ast.Module, table=None) -> FrozenSet[str]:
-    """Names of the classes whose items (``__getitem__``, ``__iter__``...) are moved to a device
-    before they are returned: a loader over one hands out device tensors already."""
+    """Names of the dataset classes (those with ``__getitem__``, ``__iter__``...) that move
+    something to a device in any method: in the item methods, the items; in ``__init__``, the
+    data the items are taken from (``self.x = x.cuda()``). A loader over one may hand out device
+    tensors already."""
     found = set()
     for node in ast.walk(tree):
         if not isinstance(node, ast.ClassDef):
             continue
-        for item in node.body:
-            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in _DATA_METHODS:
-                if any(isinstance(n, ast.Call) and moves_to_a_device(n) for n in ast.walk(item)):
-                    found.add(node.name)
+        methods = [item for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        if not any(method.name in _DATA_METHODS for method in methods):
+            continue
+        if any(isinstance(n, ast.Call) and moves_to_a_device(n) for method in methods for n in ast.walk(method)):
+            found.add(node.name)
     return frozenset(found)
 
 

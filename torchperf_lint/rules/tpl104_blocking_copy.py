@@ -72,33 +72,40 @@ def _fix_safety(ctx):
         return UNSAFE, (f"add non_blocking=True (unsafe: the module defines `{narrow[0]}`, which takes no "
                         f"non_blocking; if the batch is one, the call raises TypeError)")
     if _on_unwaited_side_stream(ctx):
-        return UNSAFE, ("add non_blocking=True (unsafe: the copy runs on a side stream and nothing waits "
-                        "for it; the default stream could read the tensor before it arrives)")
+        return UNSAFE, ("add non_blocking=True (unsafe: a side stream takes part and nothing waits for the "
+                        "copy; another stream could read the tensor before it arrives)")
     return SAFE, "add non_blocking=True"
 
 
 def _on_unwaited_side_stream(ctx) -> bool:
-    """Is the copy inside ``with torch.cuda.stream(s):`` (or ``with s:`` for a stream ``s``) in a
-    function that never waits on a stream or event? A non-blocking copy there may still be in
-    flight when the default stream reads the tensor; a blocking one is finished when it returns."""
+    """Does a side stream take part, in a function that never waits on a stream or event? The
+    copy issued inside ``with torch.cuda.stream(s):`` (or ``with s:`` for a stream ``s``), or the
+    function running work on a side stream (which may read the copied tensor). A non-blocking copy
+    may still be in flight when the other stream reads the tensor; a blocking one is finished
+    when it returns, before any later kernel is queued."""
     frame = ctx.frame
     side = False
     while frame is not None and not side:
-        side = any(block.kind == WITH and any(_makes_stream_current(item.item, ctx) for item in block.node.items)
-                   for block in frame.blocks)
+        side = any(block.kind == WITH and _is_side_stream_block(block.node, ctx) for block in frame.blocks)
         if not side:
             frame = frame.parent
-    if not side:
-        return False
+    frame = frame or ctx.frame
     scope = frame.node if frame.node is not None else (ctx.stack[0] if ctx.stack else None)
     if scope is None:
-        return True
+        return side
+    waits = False
     for node in descendants(scope):
-        if isinstance(node, cst.Call):
+        if isinstance(node, cst.With) and _is_side_stream_block(node, ctx):
+            side = True
+        elif isinstance(node, cst.Call):
             found = method_call(node)
             if found is not None and found[1] in _STREAM_WAITS:
-                return False
-    return True
+                waits = True
+    return side and not waits
+
+
+def _is_side_stream_block(statement: cst.With, ctx) -> bool:
+    return any(_makes_stream_current(item.item, ctx) for item in statement.items)
 
 
 def _makes_stream_current(item: cst.BaseExpression, ctx) -> bool:
@@ -277,10 +284,11 @@ before any kernel that reads it, and a batch from the loader is a fresh tensor e
   takes no `non_blocking` argument (`def to(self, device)`, no `**kwargs`): the batch may be one
   (a custom `collate_fn`), and `batch.to(device, non_blocking=True)` then raises TypeError.
   Classes defined in other modules of the project are not seen.
-- Offered as unsafe when the copy runs inside `with torch.cuda.stream(s):` (or `with s:` for a
-  stream `s`) and the function never waits on a stream or event (`wait_stream`, `wait_event`,
-  `synchronize`, `record_stream`): a blocking copy is finished when it returns, a non-blocking
-  one may still be in flight when the default stream reads the tensor.
+- Offered as unsafe when a side stream takes part, the copy running inside
+  `with torch.cuda.stream(s):` (or `with s:` for a stream `s`) or the function running work on one
+  (which may read the copied tensor), and the function never waits on a stream or event
+  (`wait_stream`, `wait_event`, `synchronize`, `record_stream`): a blocking copy is finished when
+  it returns, a non-blocking one may still be in flight when the other stream reads the tensor.
 - Not offered when the copied tensor is a staging buffer that the loop refills
   (`buf.copy_(batch)`, `buf[:n] = x`, `out=buf`): with `non_blocking=True` the next refill can
   overwrite the host memory while the device is still reading it (keep the copy blocking, or

@@ -305,10 +305,11 @@ RULE.FIX_NOTE = """\
 Safe when pinning changes where batches live on the host and nothing else, which the fix checks;
 otherwise the finding is reported without a fix:
 
-- not offered when the loader's dataset may be an instance of a class of the module whose
-  `__getitem__`/`__iter__`/`__next__` moves what it returns to a device (`.cuda()`, `.to(device)`,
-  `device=...`): pinning a CUDA tensor raises (a dataset the module does not show counts as one
-  when the module defines such a class);
+- not offered when the loader's dataset may be an instance of a dataset class of the module (one
+  with `__getitem__`/`__iter__`/`__next__`) that moves its items, or the data it takes them from,
+  to a device (`.cuda()`, `.to(device)`, `device=...`, in any method, `__init__` included):
+  pinning a CUDA tensor raises (a dataset the module does not show counts as one when the module
+  defines such a class);
 - not offered in a script that names Apple's MPS device and never CUDA: pinning there warns (or
   does nothing), and non-blocking copies to MPS have corrupted data;
 - not offered where the fix would write `torch.cuda.is_available()` and the script sets
