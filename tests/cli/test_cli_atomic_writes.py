@@ -224,3 +224,9 @@ def test_output_file_onto_a_folder_is_refused_before_any_fix(project):
     assert code == 2 and out == ""
     assert err == "torchperf-lint: error: cannot write the report to reports: it is a directory\n"
     assert path.read_text() == FIXABLE
+
+
+def test_output_file_onto_a_stream_is_written_to_it(project):
+    project.write("a.py", FIXABLE)
+    code, out, err = project.run("--no-cache", "-o", os.devnull)
+    assert (code, out, err) == (1, "", "")

@@ -46,6 +46,16 @@ def write_atomic(path: str, data: bytes, expected: Optional[bytes] = None, must_
         original = None
     except OSError as error:
         raise WriteFailed(_reason(error)) from None
+    if original is not None and not stat_module.S_ISREG(original.st_mode):
+        if must_exist:
+            raise WriteFailed("not a regular file")
+        # ``-o /dev/stdout``, a FIFO: a stream, not a file to replace; written as it is.
+        try:
+            with open(target, "wb") as handle:
+                handle.write(data)
+            return
+        except OSError as error:
+            raise WriteFailed(_reason(error)) from None
     if original is not None and must_exist and _read_only(target, original.st_mode):
         raise WriteFailed("the file is read-only")
     try:
