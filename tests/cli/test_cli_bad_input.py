@@ -147,3 +147,12 @@ def test_plurals():
     fixable = Finding("TPL101", 1, 0, "m", fix=Fix("safe", "d", ()))
     reports = [Reported("a.py", "a.py", fixable, 1)] * 3
     assert summary(reports, False, would_fix=2) == "Found 3 findings (3 fixable with --fix, in 2 fixes)."
+
+
+def test_unknown_keys_are_counted_right(project):
+    config = project.root / "pyproject.toml"
+    config.write_text("[tool.torchperf-lint]\nselct = [\"TPL\"]\n")
+    assert project.run("--no-cache")[2] == f"torchperf-lint: error: {config}: unknown key in [tool.torchperf-lint]: selct\n"
+    config.write_text("[tool.torchperf-lint]\nselct = [\"TPL\"]\nignor = []\n")
+    assert project.run("--no-cache")[2] == (f"torchperf-lint: error: {config}: unknown keys in [tool.torchperf-lint]: "
+                                            f"ignor, selct\n")

@@ -180,7 +180,8 @@ def _apply_section(config: Config, section: dict, path: Optional[Path], root: Pa
     where = str(path) if path else "configuration"
     unknown = sorted(set(section) - KNOWN_KEYS)
     if unknown:
-        raise ConfigError(f"{where}: unknown key(s) in [tool.{SECTION}]: {', '.join(unknown)}")
+        keys = "key" if len(unknown) == 1 else "keys"
+        raise ConfigError(f"{where}: unknown {keys} in [tool.{SECTION}]: {', '.join(unknown)}")
     for key, attr in (("select", "select"), ("extend-select", "extend_select"), ("ignore", "ignore"),
                       ("exclude", "exclude"), ("extend-exclude", "extend_exclude")):
         value = _string_list(section, key, where)
