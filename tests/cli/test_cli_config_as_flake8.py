@@ -179,3 +179,15 @@ def test_gitignore_of_the_outer_repository_covers_a_nested_clone(project, tmp_pa
     _git(root, "init", "-q")
     _git(root / "third_party" / "dep", "init", "-q")
     assert _cli(project) == {("a.py", 3, "TPL201")}
+
+
+def test_extend_exclude_on_the_command_line(flake8_project):
+    for name in ("a.py", "vendor/v.py", "sub/vendor/w.py", "gen/g.py"):
+        flake8_project.write(name, DATA_PARALLEL)
+    args = ["--extend-exclude", "./vendor,gen/"]
+    done = subprocess.run([sys.executable, "-m", "flake8", "--format=%(path)s", *args, "."],
+                          cwd=flake8_project.root, capture_output=True, text=True)
+    assert sorted(set(done.stdout.split())) == ["./a.py", "./sub/vendor/w.py"]
+    code, out, err = flake8_project.run("--no-cache", "--output-format", "json", *args, ".")
+    assert sorted({Path(item["filename"]).relative_to(flake8_project.root).as_posix()
+                   for item in json.loads(out)}) == ["a.py", "sub/vendor/w.py"]

@@ -25,6 +25,7 @@ from .config import (
     check_selector,
     discover,
     file_codes,
+    flake8_normalize_path,
     load_config,
     resolve_codes,
     split_codes,
@@ -207,7 +208,8 @@ def check_command(args) -> int:
         check_selector(selector, "command line")
     codes = resolve_codes(select, extend_select, ignore)
     unsafe = config.unsafe_fixes if args.unsafe_fixes is None else args.unsafe_fixes
-    config.extend_exclude.extend(split_codes(args.extend_exclude))
+    # as flake8 reads its command line: a pattern with a slash (``./vendor``) is a path from here
+    config.extend_exclude.extend(flake8_normalize_path(p, cwd) for p in split_codes(args.extend_exclude))
     if args.include_tests:
         config.include_tests = True
     if args.respect_gitignore is not None:
