@@ -225,7 +225,7 @@ def flake8_section(path: Path) -> Optional[Dict[str, str]]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        if b"[flake8]" not in raw:
+        if b"[flake8" not in raw:
             return None  # not a file that configures flake8 (flake8 skips it too)
         decode_config(path, raw)  # raises, naming the file and the byte
         raise
