@@ -8,7 +8,6 @@ import signal
 import stat
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -110,7 +109,8 @@ def test_a_read_only_file_is_not_rewritten(project):
     code, out, err = project.run("--fix", "--no-cache")
     assert path.read_text() == FIXABLE and stat.S_IMODE(path.stat().st_mode) == 0o444
     assert code == 2
-    assert err == "torchperf-lint: error: a.py: could not write the fixes: the file is read-only; the file is unchanged\n"
+    assert err == ("torchperf-lint: error: a.py: could not write the fixes: the file is read-only; "
+                   "the file is unchanged\n")
     assert out.count("TPL101") == 3 and "Fixed" not in out
 
 

@@ -1,7 +1,6 @@
 """Bad input is one clear line and exit status 2, never a traceback: configuration files that are
 not UTF-8 or cannot be read, malformed runtime reports. Odd whitespace Python accepts is analysed."""
 
-import json
 from pathlib import Path
 
 from _cli_helpers import DATA_PARALLEL
@@ -110,7 +109,8 @@ def test_runtime_report_not_utf8(project):
     assert err == f"torchperf-lint: error: --runtime-report {path}: line 2: not valid UTF-8 at byte offset 95\n"
 
 
-LOOP = "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\nfor x in loader:\n    y = model(x.cuda())\n{}print(y.item())\n"
+LOOP = ("import torch\nmodel = torch.nn.Linear(2, 2).cuda()\nfor x in loader:\n    y = model(x.cuda())\n"
+        "{}print(y.item())\n")
 SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += loss.detach()`) "
         "and sync once after the loop or every N steps (runtime_guard: sync report)")
 
@@ -125,7 +125,8 @@ def test_spaces_then_a_form_feed_in_an_indentation_are_analysed():
 
 
 def test_a_fix_on_a_line_indented_with_a_form_feed():
-    source = "import torch\ndef make(device):\n  \x0c  a = torch.arange(6, dtype=torch.float32).to(device)\n  \x0c  return a\n"
+    source = ("import torch\ndef make(device):\n  \x0c  a = torch.arange(6, dtype=torch.float32).to(device)\n"
+              "  \x0c  return a\n")
     fixed, count = fix_source(source)
     assert count == 1
     assert fixed == source.replace(".float32).to(device)", ".float32, device=device)")
@@ -137,8 +138,9 @@ def test_a_fix_wrapped_below_a_form_feed_in_a_comment():
     source = f"import torch\ndef make(device):\n    s = 1  # page\x0cbreak\n    if device:\n{line}\n    return aaaa\n"
     fixed, count = fix_source(source, max_line_length=len(line))
     assert count == 1
-    assert fixed == source.replace(line, "        aaaa = torch.arange(\n            6,\n            dtype=torch.float32,\n"
-                                         "            device=device,\n        )")
+    wrapped = ("        aaaa = torch.arange(\n            6,\n            dtype=torch.float32,\n"
+               "            device=device,\n        )")
+    assert fixed == source.replace(line, wrapped)
 
 
 def test_plurals():
@@ -152,7 +154,8 @@ def test_plurals():
 def test_unknown_keys_are_counted_right(project):
     config = project.root / "pyproject.toml"
     config.write_text("[tool.torchperf-lint]\nselct = [\"TPL\"]\n")
-    assert project.run("--no-cache")[2] == f"torchperf-lint: error: {config}: unknown key in [tool.torchperf-lint]: selct\n"
+    assert project.run("--no-cache")[2] == (f"torchperf-lint: error: {config}: unknown key in "
+                                            f"[tool.torchperf-lint]: selct\n")
     config.write_text("[tool.torchperf-lint]\nselct = [\"TPL\"]\nignor = []\n")
     assert project.run("--no-cache")[2] == (f"torchperf-lint: error: {config}: unknown keys in [tool.torchperf-lint]: "
                                             f"ignor, selct\n")

@@ -188,8 +188,8 @@ def exported_names(tree: ast.Module, table=None) -> Optional[FrozenSet[str]]:
     names = set()
     for statement in tree.body:
         values = []
-        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__"
-                                                    for t in statement.targets):
+        if isinstance(statement, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in statement.targets):
             values = [statement.value]
         elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)) and isinstance(statement.target, ast.Name) \
                 and statement.target.id == "__all__" and statement.value is not None:
