@@ -55,7 +55,10 @@ def test_custom_fwd_needs_2_4():
 
 
 def test_an_import_moves_only_when_every_name_it_moves_exists():
-    source = "import torch\nfrom torch.cuda.amp import autocast, GradScaler\nscaler = GradScaler()\n"
+    # Both names used: an imported name used nowhere may be a re-export, whose import is not
+    # rewritten (analysis/fix_safety.py).
+    source = ("import torch\nfrom torch.cuda.amp import autocast, GradScaler\nscaler = GradScaler()\n"
+              "with autocast():\n    pass\n")
     message = ("`from torch.cuda.amp import ...` imports deprecated AMP APIs (FutureWarning since torch 2.4); "
                "import from `torch.amp` and pass the device at each use: `autocast(\"cuda\", ...)`, "
                "`GradScaler(\"cuda\", ...)`, `@custom_fwd(device_type=\"cuda\")`")

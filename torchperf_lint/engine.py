@@ -16,9 +16,10 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .catalog import CATALOG
-from .findings import Edit, Finding, LazyFix, RuleFix, analysis_failed
+from .findings import Edit, Finding, Fix, LazyFix, RuleFix, analysis_failed
 from .rules import RULES
 from .fixing.edits import DEFAULT_LINE_LENGTH, pushes_past, to_fix
+from .fixing import fstrings
 from .fixing.fixer import fix_loop
 from .fixing.lines import newline_of, normalise_newlines, split_lines
 from .analysis.ast_scan import UnitAst
@@ -229,16 +230,18 @@ def _aliases(table: ImportTable) -> List[Tuple[str, str]]:
 def _strip_indent_form_feeds(code: str, line_offset: int) -> Tuple[str, Dict[int, int]]:
     """The code without the form feeds in its lines' indentation, and per file line how many went.
 
-    Python resets the indentation count at a form feed (``^L`` page breaks); libcst's tokenizer
-    rejects them. Columns after the indentation move left by the count, which positions add back."""
+    Python's tokenizer resets the indentation count at a form feed (``^L`` page breaks): what
+    stands before the last one in the indentation, spaces and tabs included, counts for nothing.
+    libcst's tokenizer rejects form feeds, so the indentation up to and including the last one
+    goes. Columns after the indentation move left by that count, which positions add back."""
     shifted: Dict[int, int] = {}
     out = []
     for number, line in enumerate(split_lines(code), start=1):
         indent = len(line) - len(line.lstrip(" \t\x0c"))
-        removed = line[:indent].count("\x0c")
+        removed = line.rfind("\x0c", 0, indent) + 1
         if removed:
             shifted[number + line_offset] = removed
-            line = line[:indent].replace("\x0c", "") + line[indent:]
+            line = line[removed:]
         out.append(line)
     return "".join(out), shifted
 
@@ -268,11 +271,14 @@ def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures, newline=
     for rule_code, node, message, rule_fix in raw:
         where = positions[node]
         fix = None
+        line, end_line = where.start.line + line_offset, where.end.line + line_offset
         if rule_fix is not None and (rule_fix.replacements or rule_fix.file_edits):
             fix = LazyFix(rule_fix.applicability, rule_fix.description,
                           _fix_computer(module, code, line_offset, rule_fix, newline, shifted, positions,
                                         unit_state, max_line_length))
-        line, end_line = where.start.line + line_offset, where.end.line + line_offset
+            fix = _fitted_to_fstrings(fix, facts, lines, rule_fix.file_edits,
+                                      (line, where.start.column + shifted.get(line, 0),
+                                       end_line, where.end.column + shifted.get(end_line, 0)))
         result.append(
             Finding(
                 rule_code,
@@ -285,6 +291,24 @@ def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures, newline=
             )
         )
     return result
+
+
+def _fitted_to_fstrings(fix: LazyFix, facts, lines, file_edits, span: Tuple[int, int, int, int]):
+    """A fix in or around an f-string, its edits written as the running Python accepts them
+    inside one (fixing/fstrings.py); None when they cannot be. Decided now, not when the edits are
+    first asked for, so that a check never counts a fix that --fix would then not apply."""
+    regions = facts.__dict__.get("_fstring_regions")
+    if regions is None:
+        regions = facts.__dict__["_fstring_regions"] = fstrings.fstring_regions(lines)
+    if not regions:
+        return fix
+    spans = [span, *((e.line, e.col, e.end_line, e.end_col) for e in file_edits)]
+    if not any(fstrings.touches_fstring(regions, *each) for each in spans):
+        return fix
+    edits = fstrings.fit_edits(fix.edits, regions, lines)
+    if not edits:
+        return None
+    return Fix(fix.applicability, fix.description, edits)
 
 
 class _PositionsOnly(MetadataWrapper):

@@ -86,8 +86,9 @@ class Unit:
         body = self.text(lines)
         if not body.endswith("\n"):
             body += "\n"
-        # A form feed at the start of a line resets Python's indentation count: look past it.
-        if body.lstrip("\x0c")[:1] in (" ", "\t"):
+        # A form feed in the indentation resets Python's count: what counts is after the last one.
+        first = body[: len(body) - len(body.lstrip(" \t\x0c"))]
+        if first.rsplit("\x0c", 1)[-1][:1] in (" ", "\t"):
             return "if 1:\n" + body, self.start - 2
         return body, self.start - 1
 

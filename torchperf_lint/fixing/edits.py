@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ..findings import Edit, Fix, RuleFix
+from .lines import split_lines
 
 # The line length fixes keep to when the project sets none (black's and ruff's default); the
 # configured one is read by the front ends (frontends/line_length.py).
@@ -89,7 +90,8 @@ def _hunks(old_lines: Sequence[str], new_lines: Sequence[str]):
 
 def pushes_past(old: str, new: str, limit: int) -> bool:
     """Does some changed line now exceed ``limit`` where every line it replaces fitted?"""
-    old_lines, new_lines = old.splitlines(), new.splitlines()
+    old_lines = [line.rstrip("\r\n") for line in split_lines(old)]
+    new_lines = [line.rstrip("\r\n") for line in split_lines(new)]
     for _, i1, i2, j1, j2 in _hunks(old_lines, new_lines):
         fitted = all(len(line) <= limit for line in old_lines[i1:i2])
         if fitted and any(len(line) > limit for line in new_lines[j1:j2]):
@@ -102,20 +104,23 @@ def _wrap_if_call(old: cst.CSTNode, new: cst.CSTNode, code: str, positions) -> c
         return new
     if "\n" in cst.Module([]).code_for_node(new):
         return new  # already spans lines: add_keyword laid it out
-    line = code.splitlines()[positions[old].start.line - 1]
-    return wrap_call(new, line[: len(line) - len(line.lstrip())])
+    # Lines as Python counts them (a form feed in a string or comment ends none), and the
+    # indentation as Python counts it (whatever precedes a form feed in it counts for nothing).
+    line = split_lines(code)[positions[old].start.line - 1]
+    indent = line[: len(line) - len(line.lstrip(" \t\x0c"))]
+    return wrap_call(new, indent.rsplit("\x0c", 1)[-1])
 
 
 def _line_edits(code: str, rendered: str, new_code: str, line_offset: int) -> Optional[List[Edit]]:
     """One edit per changed run of lines of ``rendered`` -> ``new_code``, in the coordinates of
     ``code`` (the original text, which ``rendered`` reproduces except where libcst is lossy)."""
-    old_lines = rendered.splitlines(keepends=True)
-    new_lines = new_code.splitlines(keepends=True)
+    old_lines = split_lines(rendered)
+    new_lines = split_lines(new_code)
     if rendered == code:
         to_code = list(range(len(old_lines) + 1))
     else:
         # Lines of libcst's rendering that equal a line of the original; others are not editable.
-        code_lines = code.splitlines(keepends=True)
+        code_lines = split_lines(code)
         to_code = [-1] * (len(old_lines) + 1)
         to_code[len(old_lines)] = len(code_lines)
         matcher = difflib.SequenceMatcher(None, old_lines, code_lines, autojunk=False)

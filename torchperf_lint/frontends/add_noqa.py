@@ -11,10 +11,7 @@ same folder, flushed to disk, then renamed over it), keeping its encoding, line 
 
 from __future__ import annotations
 
-import io
-import os
-import stat
-import tempfile
+import sys
 import tokenize
 from typing import Dict, Iterable, List, Set, Tuple
 
@@ -64,25 +61,18 @@ def add_noqa_text(source: str, rows: Dict[int, Set[str]]) -> Tuple[str, int]:
     return "".join(lines), changed
 
 
-def write_atomically(path: str, data: bytes) -> None:
-    """Replace the file's content in one step: a reader sees the old or the new bytes, never a
-    part, and a crash mid-way leaves the old file."""
-    folder = os.path.dirname(os.path.abspath(path))
-    mode = stat.S_IMODE(os.stat(path).st_mode)
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=".torchperf-lint-", suffix=".tmp")
+def _write(path: str, data: bytes, expected: bytes) -> bool:
+    """One atomic write (atomic_write.py), only over the bytes the comments were computed from; a
+    failure leaves the file as it was and is said on stderr."""
+    from .atomic_write import WriteFailed, write_atomic
+
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+        write_atomic(path, data, expected=expected, must_exist=True)
+    except WriteFailed as failure:
+        print(f"torchperf-lint: error: {path}: could not add noqa comments: {failure}; the file is unchanged",
+              file=sys.stderr)
+        return False
+    return True
 
 
 def add_noqa_file(path: str, rows: Dict[int, Set[str]]) -> int:
@@ -97,8 +87,7 @@ def add_noqa_file(path: str, rows: Dict[int, Set[str]]) -> int:
     new_source, changed = add_noqa_text(source, rows)
     if not changed:
         return 0
-    write_atomically(path, new_source.encode(encoding))
-    return changed
+    return changed if _write(path, new_source.encode(encoding), raw) else 0
 
 
 def add_noqa(results) -> int:
@@ -142,5 +131,5 @@ def add_noqa_notebook(path: str, result) -> int:
     except NotebookError:
         return 0
     data = new_text.encode("utf-8")
-    write_atomically(path, b"\xef\xbb\xbf" + data if raw.startswith(b"\xef\xbb\xbf") else data)
-    return changed
+    data = b"\xef\xbb\xbf" + data if raw.startswith(b"\xef\xbb\xbf") else data
+    return changed if _write(path, data, raw) else 0

@@ -1,6 +1,7 @@
 """The result cache: a re-run over an unchanged tree reads no file and runs no rule.
 
-One cache file per (tool version, hash of the package's source, Python version, selected codes) in
+One cache file per (tool version, hash of the package's source, Python version, selected codes, the
+other settings that change findings or fixes: line length, include-tests, target versions) in
 ``.torchperf_lint_cache/`` at the project root. An entry maps a file's absolute path to the size,
 mtime and content digest it had, the codes it was checked for (after per-file-ignores) and its
 findings after ``# noqa`` (fixes included), and how many fixes ``--fix`` would apply to it (with or
@@ -15,12 +16,12 @@ import hashlib
 import marshal
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from .. import __version__
 from ..findings import Finding
+from .atomic_write import WriteFailed, write_atomic
 from .runner import finding_from_tuple, finding_to_tuple
 
 CACHE_DIR_NAME = ".torchperf_lint_cache"
@@ -44,11 +45,12 @@ def package_digest() -> str:
     return _package_digest
 
 
-def cache_key(codes: Iterable[str], targets: str = "") -> str:
-    """``targets``: the target torch of each project in the run (cli.py), so that a changed
-    ``target-torch`` or torch requirement is a new cache."""
+def cache_key(codes: Iterable[str], settings: Optional[Dict[str, object]] = None) -> str:
+    """``settings``: every other setting that changes findings or fixes (the line length fixes keep
+    to, include-tests, target versions): a run with other settings reads another cache file."""
     h = hashlib.blake2b(digest_size=12)
-    for part in (str(FORMAT), __version__, package_digest(), sys.version, ",".join(sorted(codes)), targets):
+    shown = ";".join(f"{name}={settings[name]!r}" for name in sorted(settings or {}))
+    for part in (str(FORMAT), __version__, package_digest(), sys.version, ",".join(sorted(codes)), shown):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()
@@ -59,9 +61,9 @@ Entry = Tuple[int, int, str, Tuple[str, ...], tuple, tuple, Optional[Tuple[bool,
 
 
 class Cache:
-    def __init__(self, directory: Path, codes: Iterable[str], targets: str = ""):
+    def __init__(self, directory: Path, codes: Iterable[str], settings: Optional[Dict[str, object]] = None):
         self.directory = directory
-        self.path = directory / f"{cache_key(codes, targets)}.marshal"
+        self.path = directory / f"{cache_key(codes, settings)}.marshal"
         self.entries: Dict[str, Entry] = {}
         self.dirty = False
         try:
@@ -120,11 +122,9 @@ class Cache:
             self.directory.mkdir(parents=True, exist_ok=True)
             gitignore = self.directory / ".gitignore"
             if not gitignore.exists():
-                gitignore.write_text("# Created by torchperf-lint\n*\n")
-            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
-            with os.fdopen(fd, "wb") as handle:
-                marshal.dump(self.entries, handle)
-            os.replace(tmp, self.path)
+                write_atomic(str(gitignore), b"# Created by torchperf-lint\n*\n")
+            # temp file + replace, removed on any failure (a full disk): no leftovers in the project
+            write_atomic(str(self.path), marshal.dumps(self.entries))
             self.dirty = False
-        except OSError:
+        except (OSError, WriteFailed):
             pass  # a read-only tree still gets linted, only not cached

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
@@ -26,6 +27,7 @@ from .config import (
     checked_target_torch,
     discover,
     file_codes,
+    flake8_normalize_path,
     load_config,
     resolve_codes,
     split_codes,
@@ -33,7 +35,8 @@ from .config import (
 from .output import EXTRA_FORMATS, FORMATS, Reported, display_path, docs_url, fixes_applied, plural, render, summary
 from ..findings import applicable
 from .line_length import configured_line_length
-from .runner import CHECK, DIFF, FIX, FileResult, Task, digest, process
+from .atomic_write import WriteFailed, prepare_output_path, write_atomic
+from .runner import CHECK, DIFF, FIX, FileResult, Task, digest, init_worker, process
 
 COMMANDS = ("check", "rule", "version", "server")
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
@@ -136,6 +139,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         args = parser.parse_args(args_list)
     except SystemExit as stop:  # argparse exits 2 on usage errors, 0 for --help/--version
         return int(stop.code or 0)
+    previous_sigterm = _stop_on_sigterm()
     try:
         if args.command == "rule":
             status = rule_command(args)
@@ -158,8 +162,30 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except ConfigError as error:
         print(f"torchperf-lint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as interrupt:
+        print("torchperf-lint: interrupted; every file is as it was or wholly fixed", file=sys.stderr)
+        # the shell's status for a command a signal stopped: 130 for Ctrl-C, 143 for SIGTERM
+        return 128 + (interrupt.args[0] if interrupt.args and isinstance(interrupt.args[0], int) else signal.SIGINT)
+    finally:
+        if previous_sigterm is not None:
+            signal.signal(signal.SIGTERM, previous_sigterm)
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt(signum)
+
+
+def _stop_on_sigterm():
+    """SIGTERM stops a run as Ctrl-C does (workers told to stop, every file old or new); returns
+    the handler it replaced, or None where handlers cannot be set (not the main thread)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    try:
+        return signal.signal(signal.SIGTERM, _raise_interrupt)
+    except (ValueError, OSError):
+        return None
 
 
 def _discard_stdout() -> None:
@@ -205,7 +231,8 @@ def check_command(args) -> int:
         check_selector(selector, "command line")
     codes = resolve_codes(select, extend_select, ignore)
     unsafe = config.unsafe_fixes if args.unsafe_fixes is None else args.unsafe_fixes
-    config.extend_exclude.extend(split_codes(args.extend_exclude))
+    # as flake8 reads its command line: a pattern with a slash (``./vendor``) is a path from here
+    config.extend_exclude.extend(flake8_normalize_path(p, cwd) for p in split_codes(args.extend_exclude))
     if args.include_tests:
         config.include_tests = True
     if args.respect_gitignore is not None:
@@ -214,6 +241,9 @@ def check_command(args) -> int:
         config.target_torch = checked_target_torch(args.target_torch, "--target-torch")
     if args.jobs < 0:
         raise ConfigError("--jobs must be 0 (one per core) or more")
+    if args.output_file and os.path.isdir(args.output_file):
+        # refused before any file is fixed, not after
+        raise ConfigError(f"cannot write the report to {args.output_file}: it is a directory")
     jobs = args.jobs or default_jobs()
     mode = DIFF if args.diff else FIX if (args.fix or args.fix_only) else CHECK
     line_length = config.line_length or configured_line_length(paths[0])  # fixes keep lines within it
@@ -246,8 +276,10 @@ def check_command(args) -> int:
         from .cache import CACHE_DIR_NAME, Cache
 
         directory = args.cache_dir or (Path(os.environ[CACHE_ENV]) if os.environ.get(CACHE_ENV) else None)
-        cache = Cache(directory or config.root / CACHE_DIR_NAME, codes,
-                      repr(sorted(set(targets.values()), key=repr)))
+        settings = cache_settings(config, line_length)
+        # The target torch each project resolved to (its torch requirement may change, not the config).
+        settings["resolved_target_torch"] = repr(sorted(set(targets.values()), key=repr))
+        cache = Cache(directory or config.root / CACHE_DIR_NAME, codes, settings)
 
     results: Dict[str, FileResult] = {}
     tasks: List[Task] = []
@@ -277,12 +309,16 @@ def check_command(args) -> int:
                           targets[path][1]))
 
     task_codes = {task.path: frozenset(task.codes) for task in tasks}
-    for result in run_tasks(tasks, jobs, sizes, cwd):
-        results[result.path] = result
-        if cache is not None and result.stamp is not None and result.error is None:
-            counted = (mode == CHECK and count_fixes) or mode == DIFF  # then result.fixed is --fix's count
-            cache.store(result.path, task_codes[result.path], result.stamp, result.findings, result.noqa_rows,
-                        (unsafe, result.fixed) if counted else None)
+    running = run_tasks(tasks, jobs, sizes, cwd)
+    try:
+        for result in running:
+            results[result.path] = result
+            if cache is not None and result.stamp is not None and result.error is None:
+                counted = (mode == CHECK and count_fixes) or mode == DIFF  # then result.fixed is --fix's count
+                cache.store(result.path, task_codes[result.path], result.stamp, result.findings, result.noqa_rows,
+                            (unsafe, result.fixed) if counted else None)
+    finally:
+        running.close()  # interrupted here: the workers stop now, not when the generator is collected
     if cache is not None:
         cache.save()
 
@@ -301,6 +337,26 @@ def check_command(args) -> int:
 
         merge_reports(args.runtime_report, results, lambda p: file_codes(config, codes, Path(p)), mode)
     return report(args, results, unsafe, mode, cwd, bool(missing))
+
+
+# Configuration fields the cache accounts for otherwise: rule selection and per-file-ignores give
+# each entry's codes, the unsafe flag is stored with each fix count, the excludes decide which
+# files are checked (not what is found in them), path and root say where the settings came from.
+# project_roots: a memo filled during the run, not a setting (the targets it leads to are keyed).
+_KEYED_ELSEWHERE = frozenset(("select", "extend_select", "ignore", "per_file_ignores", "flake8_per_file_ignores",
+                              "unsafe_fixes", "exclude", "extend_exclude", "respect_gitignore", "path", "root",
+                              "project_roots"))
+
+
+def cache_settings(config, line_length: int) -> Dict[str, object]:
+    """Part of the cache's key: every other field of the configuration (include-tests, target
+    versions, any setting added later) and the line length fixes keep to, so that no setting that
+    changes findings or fixes is served another setting's results."""
+    import dataclasses
+
+    settings = {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name not in _KEYED_ELSEWHERE}
+    settings["line_length"] = line_length
+    return settings
 
 
 def check_stdin(args, config, codes, unsafe: bool, mode: str, fix_edits: bool, cwd: str, line_length: int) -> int:
@@ -372,17 +428,28 @@ def run_tasks(tasks: List[Task], jobs: int, sizes: Dict[str, int], cwd: str):
     context = _mp_context()
     pending = {}
     unfinished: List[Task] = []
-    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as executor:
-        for task in ordered:
-            pending[executor.submit(_process_one, task, display_path(task.path, cwd))] = task
-        for future in as_completed(pending):
-            task = pending[future]
-            try:
-                yield future.result()
-            except BrokenProcessPool:
-                unfinished.append(task)
-            except Exception as error:  # pickling trouble and the like: report, go on
-                yield FileResult(task.path, error=f"worker process failed: {type(error).__name__}: {error}")
+    stop = context.Event()
+    finished = False
+    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
+                             initializer=init_worker, initargs=(stop,)) as executor:
+        try:
+            for task in ordered:
+                pending[executor.submit(_process_one, task, display_path(task.path, cwd))] = task
+            for future in as_completed(pending):
+                task = pending[future]
+                try:
+                    yield future.result()
+                except BrokenProcessPool:
+                    unfinished.append(task)
+                except Exception as error:  # pickling trouble and the like: report, go on
+                    yield FileResult(task.path, error=f"worker process failed: {type(error).__name__}: {error}")
+            finished = True
+        finally:
+            if not finished:
+                # Interrupted (Ctrl-C, SIGTERM) or abandoned: no worker starts another file, and
+                # the files in hand are written whole or not at all before the workers go.
+                stop.set()
+                executor.shutdown(wait=True, cancel_futures=True)
     if unfinished:
         yield from run_isolated(unfinished, jobs, cwd)
 
@@ -393,7 +460,8 @@ def _mp_context():
     return multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
 
 
-def _isolated_worker(task: Task, display: str, connection) -> None:
+def _isolated_worker(task: Task, display: str, connection, stop) -> None:
+    init_worker(stop)
     try:
         connection.send(process(task, display))
     finally:
@@ -403,18 +471,31 @@ def _isolated_worker(task: Task, display: str, connection) -> None:
 def run_isolated(tasks: List[Task], jobs: int, cwd: str):
     """Each task in a process of its own, ``jobs`` at a time; a process that dies without an answer
     gives its file one TPL900 finding that says so."""
+    context = _mp_context()
+    queue = list(tasks)
+    running = {}  # parent end of the pipe -> (process, task)
+    stop = context.Event()
+    try:
+        yield from _run_isolated(context, queue, running, stop, jobs, cwd)
+    finally:
+        if queue or running:  # interrupted: as in run_tasks, the files in hand finish whole
+            stop.set()
+            queue.clear()
+            for receiver, (worker, _) in running.items():
+                receiver.close()  # an answer no one reads must not keep its process waiting
+                worker.join()
+
+
+def _run_isolated(context, queue, running, stop, jobs: int, cwd: str):
     from multiprocessing.connection import wait
 
     from ..findings import ANALYSIS_FAILED, analysis_failed
 
-    context = _mp_context()
-    queue = list(tasks)
-    running = {}  # parent end of the pipe -> (process, task)
     while queue or running:
         while queue and len(running) < max(1, jobs):
             task = queue.pop(0)
             receiver, sender = context.Pipe(duplex=False)
-            worker = context.Process(target=_isolated_worker, args=(task, display_path(task.path, cwd), sender),
+            worker = context.Process(target=_isolated_worker, args=(task, display_path(task.path, cwd), sender, stop),
                                      daemon=True)
             worker.start()
             sender.close()  # the child holds the only write end: its death reads as end of file
@@ -484,7 +565,7 @@ def report(args, results: Dict[str, FileResult], unsafe: bool, mode: str, cwd: s
             if not args.fix_only:
                 lines.append(summary(shown, unsafe, fixed if mode == CHECK else None))
         if args.output_file:
-            Path(args.output_file).write_text(body + "".join(line + "\n" for line in lines), encoding="utf-8")
+            write_output_file(args.output_file, (body + "".join(line + "\n" for line in lines)).encode("utf-8"))
         else:
             try:
                 sys.stdout.write(body)
@@ -518,6 +599,14 @@ def _render_body(args, fmt: str, shown: List[Reported], unsafe: bool) -> str:
         sources: dict = {}
         return "".join(render("text", [r], unsafe) + fix_preview(r, sources) for r in shown)
     return render(fmt, shown, unsafe)
+
+def write_output_file(path: str, data: bytes) -> None:
+    """``-o FILE``: its folders are made; the report replaces the file whole or not at all."""
+    try:
+        prepare_output_path(path)
+        write_atomic(path, data)
+    except WriteFailed as failure:
+        raise ConfigError(f"cannot write the report to {path}: {failure}") from None
 
 
 # ---- rule ---------------------------------------------------------------------------------------

@@ -35,6 +35,15 @@ KNOWN_KEYS = frozenset(
 )
 # flake8 reads these, in this order, in each directory (flake8/options/config.py).
 FLAKE8_FILES = ("setup.cfg", "tox.ini", ".flake8")
+# The options the flake8 plugin adds, each with the Config attribute it sets: the plugin registers
+# them with flake8 (flake8_plugin.py), and the CLI reads the same names from flake8's files, so
+# that one setting means the same to both front ends.
+PLUGIN_OPTIONS = (
+    ("tpl-include-tests", "include_tests", dict(
+        action="store_true", default=False, parse_from_config=True,
+        help="torchperf-lint: also check unit-test files (test_*.py, *_test.py, conftest.py, "
+             "files under tests/ or test/); in a config file: tpl-include-tests = true")),
+)
 
 
 class ConfigError(Exception):
@@ -47,6 +56,8 @@ class Config:
     extend_select: List[str] = field(default_factory=list)
     ignore: List[str] = field(default_factory=list)
     per_file_ignores: Dict[str, List[str]] = field(default_factory=dict)
+    # From flake8's configuration: (pattern normalised as flake8 does, TPL codes), in file order.
+    flake8_per_file_ignores: List[Tuple[str, List[str]]] = field(default_factory=list)
     exclude: List[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
     extend_exclude: List[str] = field(default_factory=list)
     unsafe_fixes: bool = False
@@ -82,12 +93,10 @@ def _toml_loads(text: str) -> dict:
 
 
 def _section(pyproject: Path) -> Optional[dict]:
-    try:
-        text = pyproject.read_text(encoding="utf-8")
-    except OSError:
+    raw = read_config_bytes(pyproject)
+    if SECTION.encode() not in raw:  # cheap: most pyproject files do not configure us
         return None
-    if SECTION not in text:  # cheap: most pyproject files do not configure us
-        return None
+    text = decode_config(pyproject, raw)
     try:
         data = _toml_loads(text)
     except ConfigError:
@@ -96,6 +105,23 @@ def _section(pyproject: Path) -> Optional[dict]:
         raise ConfigError(f"{pyproject}: invalid TOML: {error}") from None
     section = data.get("tool", {}).get(SECTION)
     return section if isinstance(section, dict) else None
+
+
+def read_config_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read it: {error.strerror or error}") from None
+
+
+def decode_config(path: Path, raw: bytes) -> str:
+    """A configuration file's text (UTF-8, as flake8, tomllib and ruff read them); one line naming
+    the file and the first bad byte when it is not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not valid UTF-8 at byte offset {error.start} "
+                          f"({error.object[error.start:error.start + 1]!r}: {error.reason})") from None
 
 
 def find_config(start: Path) -> Tuple[Optional[Path], Optional[dict], Path]:
@@ -143,38 +169,46 @@ def load_config(start: Path, explicit: Optional[Path] = None) -> Config:
         path, root = explicit.resolve(), explicit.resolve().parent
     else:
         path, section, root = find_config(start)
-        if section is None:
-            flake8 = find_flake8_config(start)
-            if flake8 is not None:
-                return flake8
+        # flake8's settings count for the CLI as they do for the plugin (what flake8 excludes,
+        # --fix does not rewrite); a key of our own table, where there is one, replaces its value.
+        flake8 = find_flake8_config(start)
+        if section is None and flake8 is not None:
+            return flake8
         section = section or {}
-    config = Config(path=path, root=root)
+        if flake8 is not None:
+            return _apply_section(flake8, section, path, root)
+    return _apply_section(Config(), section, path, root)
+
+
+def _apply_section(config: Config, section: dict, path: Optional[Path], root: Path) -> Config:
+    """``config`` with the keys of a [tool.torchperf-lint] table (read from ``path``) set."""
+    config.path, config.root = path, root
     where = str(path) if path else "configuration"
     unknown = sorted(set(section) - KNOWN_KEYS)
     if unknown:
-        raise ConfigError(f"{where}: unknown key(s) in [tool.{SECTION}]: {', '.join(unknown)}")
+        keys = "key" if len(unknown) == 1 else "keys"
+        raise ConfigError(f"{where}: unknown {keys} in [tool.{SECTION}]: {', '.join(unknown)}")
     for key, attr in (("select", "select"), ("extend-select", "extend_select"), ("ignore", "ignore"),
                       ("exclude", "exclude"), ("extend-exclude", "extend_exclude")):
         value = _string_list(section, key, where)
         if value is not None:
+            if key.endswith("exclude"):
+                value = [_relative_pattern(v) for v in value]
             setattr(config, attr, value)
-    pfi = section.get("per-file-ignores", {})
-    if not isinstance(pfi, dict):
-        raise ConfigError(f"{where}: `per-file-ignores` must be a table of glob = [codes]")
-    for pattern, codes in pfi.items():
-        config.per_file_ignores[pattern] = _string_list({"codes": codes}, "codes", f"{where}: per-file-ignores")
-    unsafe = section.get("unsafe-fixes", False)
-    if not isinstance(unsafe, bool):
-        raise ConfigError(f"{where}: `unsafe-fixes` must be true or false")
-    config.unsafe_fixes = unsafe
-    include_tests = section.get("include-tests", False)
-    if not isinstance(include_tests, bool):
-        raise ConfigError(f"{where}: `include-tests` must be true or false")
-    config.include_tests = include_tests
-    respect = section.get("respect-gitignore", True)
-    if not isinstance(respect, bool):
-        raise ConfigError(f"{where}: `respect-gitignore` must be true or false")
-    config.respect_gitignore = respect
+    if "per-file-ignores" in section:
+        pfi = section["per-file-ignores"]
+        if not isinstance(pfi, dict):
+            raise ConfigError(f"{where}: `per-file-ignores` must be a table of glob = [codes]")
+        config.per_file_ignores, config.flake8_per_file_ignores = {}, []
+        for pattern, codes in pfi.items():
+            config.per_file_ignores[_relative_pattern(pattern)] = _string_list(
+                {"codes": codes}, "codes", f"{where}: per-file-ignores")
+    for key, attr in (("unsafe-fixes", "unsafe_fixes"), ("include-tests", "include_tests"),
+                      ("respect-gitignore", "respect_gitignore")):
+        if key in section:
+            if not isinstance(section[key], bool):
+                raise ConfigError(f"{where}: `{key}` must be true or false")
+            setattr(config, attr, section[key])
     if "target-torch" in section:
         config.target_torch = checked_target_torch(section["target-torch"], where)
     for selector in [*config.select, *config.extend_select, *config.ignore,
@@ -183,16 +217,31 @@ def load_config(start: Path, explicit: Optional[Path] = None) -> Config:
     return config
 
 
+def _relative_pattern(pattern: str) -> str:
+    """``./vendor`` in our own table means ``vendor`` from the project root (as ruff reads it)."""
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    return pattern or "."
+
+
 # ---- reading flake8's configuration -----------------------------------------------------------
 
 def flake8_section(path: Path) -> Optional[Dict[str, str]]:
     import configparser
 
+    raw = read_config_bytes(path)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        if b"[flake8" not in raw:
+            return None  # not a file that configures flake8 (flake8 skips it too)
+        decode_config(path, raw)  # raises, naming the file and the byte
+        raise
     parser = configparser.RawConfigParser()
     try:
-        parser.read(path, encoding="utf-8")
-    except (configparser.Error, OSError, UnicodeDecodeError):
-        return None
+        parser.read_string(text, source=str(path))
+    except configparser.Error:
+        return None  # flake8 ignores a file it cannot parse (with a warning), so do we
     if not parser.has_section("flake8"):
         return None
     # flake8 accepts both spellings of an option name
@@ -243,13 +292,20 @@ def config_from_flake8(section: Dict[str, str], path: Path) -> Config:
     config.ignore = _tpl_selectors(
         _flake8_list(section.get("ignore", "")) + _flake8_list(section.get("extend-ignore", ""))
     )
+    # Paths as flake8 normalises them (flake8/utils.py normalize_path): a pattern with a slash, or
+    # ``.``, is made absolute from the configuration file's folder for exclude; from the current
+    # directory for per-file-ignores (flake8/style_guide.py normalises them without a parent).
+    folder = str(path.parent.resolve())
     if "exclude" in section:
-        config.exclude = _flake8_list(section["exclude"])
-    config.extend_exclude = _flake8_list(section.get("extend-exclude", ""))
+        config.exclude = [flake8_normalize_path(p, folder) for p in _flake8_list(section["exclude"])]
+    config.extend_exclude = [flake8_normalize_path(p, folder)
+                             for p in _flake8_list(section.get("extend-exclude", ""))]
     for pattern, codes in _flake8_per_file_ignores(section.get("per-file-ignores", "")):
-        tpl = _tpl_selectors(codes)
-        if tpl:
-            config.per_file_ignores.setdefault(pattern, []).extend(tpl)
+        # Every pattern counts, TPL codes or not: flake8 applies only the longest matching one.
+        config.flake8_per_file_ignores.append((flake8_normalize_path(pattern, os.curdir), _tpl_selectors(codes)))
+    for option, attribute, keywords in PLUGIN_OPTIONS:
+        if option in section and keywords.get("action") == "store_true":
+            setattr(config, attribute, _flake8_boolean(section[option], option, path))
     if section.get("tpl-target-torch", "").strip():
         config.target_torch = checked_target_torch(section["tpl-target-torch"].strip(), f"{path}: [flake8]")
     length = section.get("max-line-length", "").strip()
@@ -259,6 +315,33 @@ def config_from_flake8(section: Dict[str, str], path: Path) -> Config:
         except ValueError:
             raise ConfigError(f"{path}: [flake8] max-line-length must be a number, not {length!r}") from None
     return config
+
+
+def flake8_normalize_path(pattern: str, parent: str) -> str:
+    """flake8/utils.py normalize_path: ``.`` and patterns with a separator become absolute paths
+    from ``parent``; trailing separators go."""
+    separators = os.sep + (os.altsep or "")
+    if pattern == "." or any(sep in pattern for sep in separators):
+        pattern = os.path.abspath(os.path.join(parent, pattern))
+    return pattern.rstrip(separators)
+
+
+def _flake8_boolean(value: str, key: str, path: Path) -> bool:
+    # configparser's getboolean, which flake8 uses for store_true options
+    states = {"1": True, "yes": True, "true": True, "on": True, "0": False, "no": False, "false": False, "off": False}
+    try:
+        return states[value.strip().lower()]
+    except KeyError:
+        raise ConfigError(f"{path}: [flake8] {key} must be true or false, not {value.strip()!r}") from None
+
+
+def flake8_matches(pattern: str, path: Path) -> bool:
+    """flake8/utils.py matches_filename for one normalised pattern: the file's name, or its
+    absolute path (``*`` crosses folders, as fnmatch's does)."""
+    name = path.name
+    if name not in (".", "..") and fnmatch.fnmatch(name, pattern):
+        return True
+    return fnmatch.fnmatch(os.path.abspath(path), pattern)
 
 
 _FLAKE8_CODE = re.compile(r"[A-Z]{1,3}[0-9]{0,3}")  # flake8's own check of a code (flake8/defaults.py)
@@ -384,6 +467,11 @@ def file_codes(config: Config, codes: FrozenSet[str], path: Path) -> FrozenSet[s
     for pattern, ignore in config.per_file_ignores.items():
         if matches([pattern], path, config.root) or _matches_below(pattern, path, config.root):
             extra.extend(ignore)
+    # flake8's per-file-ignores: of the patterns that match, only the longest counts.
+    chosen = max((entry for entry in config.flake8_per_file_ignores if flake8_matches(entry[0], path)),
+                 key=lambda entry: len(entry[0]), default=None)
+    if chosen is not None:
+        extra.extend(chosen[1])
     return ignored_by(codes, extra) if extra else codes
 
 
@@ -463,12 +551,49 @@ def discover(paths: Sequence[Path], config: Config, force_exclude: bool = False)
 
 def git_ignored(files: Sequence[Path], root: Path) -> FrozenSet[Path]:
     """The files git ignores (.gitignore, .git/info/exclude, the global excludes), asked of git
-    itself in one call. Without git, outside a repository, or if git fails: none."""
+    itself, one call per repository: a submodule (or a repository nested in another) answers for
+    its own files, by its own .gitignore; git refuses a question about a submodule's file asked
+    of the repository around it, which must not switch the check off for the whole tree. Files
+    outside any repository, or of a repository git fails on: none ignored."""
+    by_repository: Dict[Path, List[Path]] = {}
+    tops: Dict[Path, Optional[Path]] = {}
+    for file in files:
+        top = _repository_of(file.parent, tops)
+        if top is not None:
+            by_repository.setdefault(top, []).append(file)
+    ignored: set = set()
+    for top, members in by_repository.items():
+        outer = _repository_of(top.parent, tops) if top.parent != top else None
+        if outer is not None and _git_check_ignore([top], outer):
+            ignored.update(members)  # a repository cloned into a folder the outer one ignores
+            continue
+        ignored |= _git_check_ignore(members, top)
+    return frozenset(ignored)
+
+
+def _repository_of(folder: Path, tops: Dict[Path, Optional[Path]]) -> Optional[Path]:
+    """The nearest folder at or above ``folder`` with a ``.git`` (a folder, or the file a
+    submodule or worktree has), remembered per folder."""
+    walked = []
+    current: Optional[Path] = folder
+    while current is not None and current not in tops:
+        walked.append(current)
+        if (current / ".git").exists():
+            tops[current] = current
+            break
+        parent = current.parent
+        current = None if parent == current else parent
+    found = tops.get(current) if current is not None else None
+    for each in walked:
+        tops[each] = found
+    return found
+
+
+def _git_check_ignore(files: Sequence[Path], directory: Path) -> FrozenSet[Path]:
     if not files:
         return frozenset()
     import subprocess
 
-    directory = root if root.is_dir() else Path.cwd()
     try:
         result = subprocess.run(
             ["git", "check-ignore", "--stdin", "-z"],

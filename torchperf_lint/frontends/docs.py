@@ -139,10 +139,12 @@ def render_index() -> str:
 
 
 def write_docs(directory: Path) -> None:
+    from .atomic_write import write_atomic  # each page whole or not at all
+
     directory.mkdir(parents=True, exist_ok=True)
     for code in CATALOG:
-        (directory / f"{code}.md").write_text(render_rule(code))
-    (directory / "README.md").write_text(render_index())
+        write_atomic(str(directory / f"{code}.md"), render_rule(code).encode("utf-8"))
+    write_atomic(str(directory / "README.md"), render_index().encode("utf-8"))
 
 
 if __name__ == "__main__":

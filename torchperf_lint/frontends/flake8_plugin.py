@@ -51,11 +51,10 @@ class Plugin:
         # user sets ``ignore=``, so parse_options also filters: an explicit ``ignore`` must not turn
         # opt-in rules on.
         option_manager.extend_default_ignore(sorted(OPT_IN_CODES))
-        option_manager.add_option(
-            "--tpl-include-tests", action="store_true", default=False, parse_from_config=True,
-            help="torchperf-lint: also check unit-test files (test_*.py, *_test.py, conftest.py, "
-                 "files under tests/ or test/); in a config file: tpl-include-tests = true",
-        )
+        from .config import PLUGIN_OPTIONS  # the CLI reads the same options from flake8's files
+
+        for option, _, keywords in PLUGIN_OPTIONS:
+            option_manager.add_option(f"--{option}", **keywords)
 
         option_manager.add_option(
             "--tpl-target-torch", default=None, parse_from_config=True, metavar="VERSION", type=_target_torch,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import List, Optional
 
-from .config import flake8_section
+from .config import ConfigError, flake8_section
 
 from ..fixing.edits import DEFAULT_LINE_LENGTH  # noqa: F401 (the default lives with the edits)
 
@@ -55,7 +55,10 @@ def _lengths_in(folder: Path) -> List[int]:
 
 
 def _flake8_length(path: Path) -> Optional[int]:
-    section = flake8_section(path) if path.is_file() else None
+    try:
+        section = flake8_section(path) if path.is_file() else None
+    except ConfigError:  # undecodable or unreadable: the configuration reader says so, not this
+        return None
     if section is None or "max-line-length" not in section:
         return None
     found = _positive(section["max-line-length"].split("#", 1)[0].strip())

@@ -23,9 +23,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import json
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -369,29 +367,3 @@ def render_source(old_value: str, text: str, raw: str) -> str:
         return "[" + ", ".join(json.dumps(p, ensure_ascii=ensure_ascii) for p in parts) + "]"
     closing = re.search(r"(\s*)\]\s*$", old_value).group(1)
     return "[" + inner + ("," + inner).join(json.dumps(p, ensure_ascii=ensure_ascii) for p in parts) + closing + "]"
-
-
-def write_atomically(path: str, data: bytes) -> None:
-    """Write through a temporary file in the same directory and ``os.replace``: a crash leaves the
-    old notebook or the new one, never half of one. The file's permission bits are kept."""
-    directory = os.path.dirname(os.path.abspath(path))
-    mode = None
-    try:
-        mode = os.stat(path).st_mode & 0o7777
-    except OSError:
-        pass
-    handle, temporary = tempfile.mkstemp(prefix=".torchperf-lint-", suffix=NOTEBOOK_SUFFIX, dir=directory)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        if mode is not None:
-            os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise

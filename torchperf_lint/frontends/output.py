@@ -59,7 +59,10 @@ def fixable(finding: Finding, unsafe: bool) -> bool:
 
 
 def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+    """``1 fix``, ``3 fixes``, ``2 findings`` (English: -es after s, x, z, ch, sh)."""
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n} {word}{'es' if word.endswith(('s', 'x', 'z', 'ch', 'sh')) else 's'}"
 
 
 def summary(reports: List[Reported], unsafe: bool, would_fix: Optional[int] = None) -> str:

@@ -18,6 +18,7 @@ from typing import Dict, FrozenSet, List, Optional, Tuple
 from ..findings import ANALYSIS_FAILED, Edit, Finding, Fix, analysis_failed, applicable, materialise
 from .line_length import DEFAULT_LINE_LENGTH
 from ..fixing.lines import normalise_newlines, split_lines
+from .atomic_write import WriteFailed, write_atomic
 
 
 CHECK, FIX, DIFF = "check", "fix", "diff"
@@ -250,6 +251,9 @@ def _process(task: Task, display: Optional[str], given: Optional[bytes]) -> File
 
     result = FileResult(task.path)
     codes = frozenset(task.codes)
+    if stop_requested():
+        result.error = "interrupted; not checked"
+        return result
     if given is not None:
         raw, stat = given, None
     else:
@@ -306,8 +310,15 @@ def _process(task: Task, display: Optional[str], given: Optional[bytes]) -> File
         if given is not None:
             result.output = new_raw
             return result
-        with open(task.path, "wb") as handle:
-            handle.write(new_raw)
+        if stop_requested():
+            result.error = "interrupted; nothing was written"
+            return _unfixed(result, first)
+        try:
+            # Atomic, and only over the bytes the fixes were computed from (atomic_write.py).
+            write_atomic(task.path, new_raw, expected=raw, must_exist=True)
+        except WriteFailed as failure:
+            result.error = f"could not write the fixes: {failure}; the file is unchanged"
+            return _unfixed(result, first)
         result.stamp = (len(new_raw), os.stat(task.path).st_mtime_ns, digest(new_raw))
         return result
     except Exception as error:  # a bug of ours: report it for this file, go on with the others
@@ -320,7 +331,7 @@ def _process_notebook(task: Task, display: Optional[str], raw: bytes, result: Fi
                       given: Optional[bytes]) -> FileResult:
     """A Jupyter notebook: its code cells as one module (frontends/notebook.py), findings placed in
     their cells, fixes written into the cells they change. Not cached (no stamp)."""
-    from .notebook import NotebookError, read_notebook, write_atomically
+    from .notebook import NotebookError, read_notebook
 
     try:
         notebook = read_notebook(raw)
@@ -332,14 +343,15 @@ def _process_notebook(task: Task, display: Optional[str], raw: bytes, result: Fi
         return result
     source, path, length = notebook.source, task.path, task.max_line_length
     if task.mode == CHECK:
-        findings, rows = analyse(source, path, codes, length)
+        findings, rows = analyse(source, path, codes, length, task.target_torch)
         result.fixed = fixable = sum(applicable(f, task.unsafe) for f in findings)
         if fixable and task.count_fixes:
-            result.fixed = fix_text(source, path, codes, task.unsafe, length, (findings, rows), result.applied)[1]
+            result.fixed = fix_text(source, path, codes, task.unsafe, length, (findings, rows), result.applied,
+                                    target_torch=task.target_torch)[1]
         result.findings, result.noqa_rows, result.cells = notebook.locate(findings, rows)
         return result
     new_source, fixed, findings, rows, error, first = fix_text(source, path, codes, task.unsafe, length,
-                                                               applied=result.applied)
+                                                               applied=result.applied, target_torch=task.target_torch)
     result.error = error
     if new_source == source or task.mode == DIFF:
         if new_source != source:
@@ -364,9 +376,47 @@ def _process_notebook(task: Task, display: Optional[str], raw: bytes, result: Fi
         new_raw = b"\xef\xbb\xbf" + new_raw
     if given is not None:
         result.output = new_raw
-    else:
-        write_atomically(task.path, new_raw)
+        return result
+    try:
+        # Atomic, and only over the bytes the fixes were computed from (atomic_write.py).
+        write_atomic(task.path, new_raw, expected=raw, must_exist=True)
+    except WriteFailed as failure:
+        result.error = f"could not write the fixes: {failure}; the file is unchanged"
+        result.fixed, result.applied = 0, []
+        result.findings, result.noqa_rows, result.cells = notebook.locate(*first)
     return result
+
+
+def _unfixed(result: FileResult, first) -> FileResult:
+    """A fix run whose text was not written: nothing counts as fixed, the findings of the file as
+    it is stay in the report, and nothing is cached (the error says why)."""
+    result.fixed = 0
+    result.applied = []
+    result.findings, result.noqa_rows = first
+    result.stamp = None
+    return result
+
+
+# ---- stopping (SIGINT, SIGTERM) -----------------------------------------------------------
+
+# Set by the parent process when the run is interrupted; worker processes share it (fork).
+_stop_event = None
+
+
+def stop_requested() -> bool:
+    return _stop_event is not None and _stop_event.is_set()
+
+
+def init_worker(stop_event) -> None:
+    """In a worker process: Ctrl-C (sent to the whole process group) and SIGTERM are the parent's
+    to handle; the parent sets ``stop_event``, and a worker finishes or drops the file in hand
+    (never half-written) and starts no other."""
+    import signal
+
+    global _stop_event
+    _stop_event = stop_event
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 # ---- (de)serialisation, for the cache -------------------------------------------------------

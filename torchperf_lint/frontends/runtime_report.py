@@ -75,11 +75,81 @@ def report_files(given: str) -> List[Path]:
     return [candidate for _, candidate in sorted(found)]
 
 
-def read(path: Path) -> List[Observation]:
+class _BadValue(Exception):
+    def __init__(self, literal: str, why: str):
+        super().__init__(why)
+        self.literal, self.why = literal, why
+
+
+def _reject_constant(literal: str):
+    raise _BadValue(literal, "not a number JSON allows")
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise _BadValue(literal, "too large a number")
+    return value
+
+
+def _bounded_int(literal: str) -> int:
+    if len(literal.lstrip("-")) > 300:  # far past any count or line; int() of thousands of digits raises
+        raise _BadValue(literal, "too large a number")
+    return int(literal)
+
+
+def _line_of(text: str, needle: str) -> int:
+    at = text.find(needle)
+    return text.count("\n", 0, at) + 1 if at >= 0 else 1
+
+
+def _has_nul(data) -> bool:
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\0" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def load_report(path: Path):
+    """The parsed JSON of a report; a ConfigError naming the line and the reason when it is not a
+    report one can trust (bad UTF-8, bad JSON, numbers past any count, NUL characters)."""
+    where = f"--runtime-report {path}"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise ConfigError(f"--runtime-report {path}: cannot read it: {error}") from None
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ConfigError(f"{where}: cannot read it: {error.strerror or error}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        raise ConfigError(f"{where}: line {line}: not valid UTF-8 at byte offset {error.start}") from None
+    try:
+        data = json.loads(text, parse_float=_finite_float, parse_int=_bounded_int,
+                          parse_constant=_reject_constant)
+    except _BadValue as bad:
+        shown = bad.literal if len(bad.literal) <= 24 else bad.literal[:20] + "..."
+        raise ConfigError(f"{where}: line {_line_of(text, bad.literal)}: {shown} is {bad.why}") from None
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"{where}: line {error.lineno}: not valid JSON: {error.msg} "
+                          f"(column {error.colno})") from None
+    except (ValueError, RecursionError) as error:
+        raise ConfigError(f"{where}: not valid JSON: {error}") from None
+    if _has_nul(data):
+        # A NUL character in a string: no file name or message of a real run holds one.
+        raise ConfigError(f"{where}: line {_line_of(text, chr(92) + 'u0000')}: a NUL character (\\u0000) in a string")
+    return data
+
+
+def read(path: Path) -> List[Observation]:
+    data = load_report(path)
     if isinstance(data, list):
         return [obs for obs in (_from_json(item) for item in data) if obs is not None]
     if isinstance(data, dict) and isinstance(data.get("runs"), list):

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..catalog import SAFE
+from ..catalog import SAFE, UNSAFE
 from ..fixing.edits import add_keyword
 from ..findings import RuleFix
 from ..analysis import value_flow
 from ..analysis.syntax import code_of, has_splat, is_false, keyword, method_call, move_target
 from ..analysis.tree import descendants
-from ..analysis.walker import LOOP, Rule
+from ..analysis.fix_safety import narrow_move_methods
+from ..analysis.walker import LOOP, WITH, Rule
 
 
 class BlockingCopy(Rule):
@@ -37,7 +38,8 @@ class BlockingCopy(Rule):
             return
         fix = None
         if flag is None and not _refilled_in_loop(found[0], ctx):
-            fix = RuleFix(SAFE, "add non_blocking=True", [(node, add_keyword(node, "non_blocking", cst.Name("True")))])
+            applicability, description = _fix_safety(ctx)
+            fix = RuleFix(applicability, description, [(node, add_keyword(node, "non_blocking", cst.Name("True")))])
         self.report(node, fix=fix)
 
     def _from_pinned_loader(self, receiver: cst.BaseExpression) -> bool:
@@ -49,6 +51,69 @@ class BlockingCopy(Rule):
             return True
         steps = self.ctx.steps
         return kind == value_flow.BATCH and steps.loader_calls > 0 and steps.pinned_calls == steps.loader_calls
+
+
+# Context managers that make a side stream current (``with torch.cuda.stream(s):``), and the
+# classes of stream objects that are context managers themselves (``with s:``).
+_STREAM_CONTEXTS = frozenset(("torch.cuda.stream", "torch.cuda.StreamContext", "torch.cuda.streams.StreamContext",
+                              "torch.xpu.stream", "torch.accelerator.stream"))
+_STREAM_CLASSES = frozenset(("torch.cuda.Stream", "torch.cuda.streams.Stream", "torch.Stream", "torch.xpu.Stream"))
+# Calls that order the default stream after a side stream's work (or the host after it).
+_STREAM_WAITS = frozenset(("wait_stream", "wait_event", "synchronize", "record_stream"))
+
+
+def _fix_safety(ctx):
+    """(applicability, description): SAFE only where the conditions in FIX_NOTE hold: the file
+    defines no class whose ``to``/``cuda`` rejects ``non_blocking`` (the batch may be one), and
+    the copy is not issued on a side stream whose work nothing waits for. Otherwise UNSAFE, with
+    the reason."""
+    narrow = ctx.facts.derived("narrow_move_methods", narrow_move_methods)
+    if narrow:
+        return UNSAFE, (f"add non_blocking=True (unsafe: the module defines `{narrow[0]}`, which takes no "
+                        f"non_blocking; if the batch is one, the call raises TypeError)")
+    if _on_unwaited_side_stream(ctx):
+        return UNSAFE, ("add non_blocking=True (unsafe: a side stream takes part and nothing waits for the "
+                        "copy; another stream could read the tensor before it arrives)")
+    return SAFE, "add non_blocking=True"
+
+
+def _on_unwaited_side_stream(ctx) -> bool:
+    """Does a side stream take part, in a function that never waits on a stream or event? The
+    copy issued inside ``with torch.cuda.stream(s):`` (or ``with s:`` for a stream ``s``), or the
+    function running work on a side stream (which may read the copied tensor). A non-blocking copy
+    may still be in flight when the other stream reads the tensor; a blocking one is finished
+    when it returns, before any later kernel is queued."""
+    frame = ctx.frame
+    side = False
+    while frame is not None and not side:
+        side = any(block.kind == WITH and _is_side_stream_block(block.node, ctx) for block in frame.blocks)
+        if not side:
+            frame = frame.parent
+    frame = frame or ctx.frame
+    scope = frame.node if frame.node is not None else (ctx.stack[0] if ctx.stack else None)
+    if scope is None:
+        return side
+    waits = False
+    for node in descendants(scope):
+        if isinstance(node, cst.With) and _is_side_stream_block(node, ctx):
+            side = True
+        elif isinstance(node, cst.Call):
+            found = method_call(node)
+            if found is not None and found[1] in _STREAM_WAITS:
+                waits = True
+    return side and not waits
+
+
+def _is_side_stream_block(statement: cst.With, ctx) -> bool:
+    return any(_makes_stream_current(item.item, ctx) for item in statement.items)
+
+
+def _makes_stream_current(item: cst.BaseExpression, ctx) -> bool:
+    if isinstance(item, cst.Call) and ctx.qualname(item.func) in _STREAM_CONTEXTS:
+        return True
+    if isinstance(item, cst.Call) and ctx.qualname(item.func) in _STREAM_CLASSES:
+        return True  # ``with torch.cuda.Stream():``
+    return ctx.torch_instance(item) in _STREAM_CLASSES
 
 
 def _refilled_in_loop(tensor: cst.BaseExpression, ctx) -> bool:
@@ -212,11 +277,22 @@ or of loaders that place batches on the device themselves (`accelerator.prepare`
 RULE.EXAMPLE = "for x, y in loader:  # DataLoader(..., pin_memory=True)\n    x, y = x.to(device), y.to(device)"
 RULE.USE_INSTEAD = "for x, y in loader:\n    x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)"
 RULE.FIX_NOTE = """\
-Safe: the copy is ordered on the current stream before any kernel that reads it, and a batch
-from the loader is a fresh tensor each step. Not offered when the copied tensor is a staging
-buffer that the loop refills (`buf.copy_(batch)`, `buf[:n] = x`, `out=buf`): with
-`non_blocking=True` the next refill can overwrite the host memory while the device is still
-reading it (keep the copy blocking, or double-buffer and record an event per buffer)."""
+Safe when all of these hold, which the fix checks: the copy is ordered on the current stream
+before any kernel that reads it, and a batch from the loader is a fresh tensor each step.
+
+- Offered as unsafe when the module defines a class with a `to(...)` or `cuda(...)` method that
+  takes no `non_blocking` argument (`def to(self, device)`, no `**kwargs`): the batch may be one
+  (a custom `collate_fn`), and `batch.to(device, non_blocking=True)` then raises TypeError.
+  Classes defined in other modules of the project are not seen.
+- Offered as unsafe when a side stream takes part, the copy running inside
+  `with torch.cuda.stream(s):` (or `with s:` for a stream `s`) or the function running work on one
+  (which may read the copied tensor), and the function never waits on a stream or event
+  (`wait_stream`, `wait_event`, `synchronize`, `record_stream`): a blocking copy is finished when
+  it returns, a non-blocking one may still be in flight when the other stream reads the tensor.
+- Not offered when the copied tensor is a staging buffer that the loop refills
+  (`buf.copy_(batch)`, `buf[:n] = x`, `out=buf`): with `non_blocking=True` the next refill can
+  overwrite the host memory while the device is still reading it (keep the copy blocking, or
+  double-buffer and record an event per buffer)."""
 RULE.REFERENCES = (
     "https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html",
     "https://pytorch.org/docs/stable/notes/cuda.html#use-pinned-memory-buffers",

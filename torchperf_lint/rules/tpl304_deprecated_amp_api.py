@@ -10,6 +10,7 @@ import libcst as cst
 
 from ..catalog import SAFE
 from ..findings import Edit, RuleFix
+from ..analysis.fix_safety import exported_names
 from ..analysis.syntax import code_of, dotted_name, has_splat, in_type_position, in_version_fallback, positional
 from ..analysis.walker import Rule
 
@@ -154,6 +155,8 @@ class DeprecatedAmpApi(Rule):
                     module_level: bool):
         if not names or code_of(statement.module) != root or not set(names.values()) <= _MOVABLE:
             return None
+        if module_level and self._re_exported(statement, names):
+            return None
         replacements = [(statement, statement.with_changes(module=cst.parse_expression("torch.amp")))]
         description = "import from torch.amp and pass the device at every use"
         if module_level:
@@ -170,6 +173,26 @@ class DeprecatedAmpApi(Rule):
                     return None
                 replacements.append((site, new_site))
         return RuleFix(SAFE, description, replacements)
+
+    def _re_exported(self, statement: cst.ImportFrom, names: Dict[str, str]) -> bool:
+        """May other modules import these names from this one? Then the fix would hand them the
+        torch.amp versions under the old names, whose signatures differ (``autocast()`` without a
+        device fails): a name listed in ``__all__`` (or an ``__all__`` the linter cannot read), one
+        imported as itself (``import autocast as autocast``, the re-export idiom), or one the
+        module imports without using it anywhere (it is there for others)."""
+        facts = self.ctx.facts
+        exported = facts.derived("exported_names", exported_names)
+        aliases = {} if isinstance(statement.names, cst.ImportStar) else {
+            (a.asname.name.value if a.asname is not None else code_of(a.name)): a for a in statement.names}
+        for local in names:
+            alias = aliases.get(local)
+            if exported is None or local in exported:
+                return True
+            if alias is not None and alias.asname is not None and code_of(alias.name) == local:
+                return True
+            if not facts.deprecated_amp_name_uses.get(local, 0) and not self._uses.get(local):
+                return True
+        return False
 
     def _file_edits(self, names: Dict[str, str], device: str) -> Optional[List[Edit]]:
         facts = self.ctx.facts
@@ -406,7 +429,14 @@ For `from torch.cuda.amp import autocast, GradScaler` the fix rewrites the impor
 needs its device. It is offered only when every use is a call or a decorator it can rewrite; a
 use such as `ctx = autocast` leaves the finding without a fix. In a torch-version fallback branch
 (`try: from torch.amp import ... except ImportError: from torch.cuda.amp import ...`) nothing is
-reported or changed, and an import whose name such a branch uses is reported without a fix."""
+reported or changed, and an import whose name such a branch uses is reported without a fix.
+
+Not offered for a module that may re-export the names it imports, because the modules that import
+them from it would get the `torch.amp` versions under the old names and fail (`autocast()` without
+a device): a name listed in `__all__` (or an `__all__` built in a way the linter cannot read), a
+name imported as itself (`from torch.cuda.amp import autocast as autocast`, the re-export idiom),
+or a name the module imports but never uses. Fixes inside f-strings are written with the quotes
+the running Python accepts there (before 3.12, `'cuda'` inside `f"..."`), or not offered."""
 RULE.REFERENCES = (
     "https://pytorch.org/docs/stable/amp.html",
     "https://pytorch.org/docs/stable/amp.html#torch.amp.GradScaler",

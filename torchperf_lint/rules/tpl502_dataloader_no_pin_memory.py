@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
 import libcst as cst
@@ -9,6 +10,7 @@ import libcst as cst
 from ..catalog import SAFE, UNSAFE
 from ..fixing.edits import add_keyword, set_keyword
 from ..findings import RuleFix
+from ..analysis.fix_safety import cuda_visible_devices, device_datasets, mps_only
 from ..analysis.in_memory import CUDA
 from ..analysis.syntax import dataset_kind, has_splat, is_false, keyword, loader_dataset, positional
 from ..analysis.walker import Rule
@@ -58,6 +60,8 @@ class DataLoaderNoPinMemory(Rule):
         if dataset_kind(data, ctx) == CUDA:
             return  # the batches are on the GPU already (and pinning a CUDA tensor raises)
         value = self._pin_value()
+        if value is not None and self._pinning_breaks(data, value):
+            value = None  # reported, but no fix is offered (FIX_NOTE says why)
         if pin is None:
             fix = None
             if value is not None:
@@ -72,6 +76,20 @@ class DataLoaderNoPinMemory(Rule):
                               f"set pin_memory={cst.Module([]).code_for_node(value)}",
                               [(node, set_keyword(node, "pin_memory", value))])
             self.report(node, self.message_false, fix=fix)
+
+    def _pinning_breaks(self, data: Optional[cst.BaseExpression], value: cst.BaseExpression) -> bool:
+        """Would the fix change what the program does, beyond speed? When the dataset's items are
+        moved to a device before they are returned (pinning a CUDA tensor raises), when the script
+        runs on Apple's MPS only (pinning warns there), and when ``torch.cuda.is_available()``
+        could run before the script sets ``CUDA_VISIBLE_DEVICES`` (the setting would be ignored)."""
+        facts = self.ctx.facts
+        if _may_hold_device_items(data, facts):
+            return True
+        if facts.derived("mps_only", mps_only):
+            return True
+        if not isinstance(value, cst.Name):  # the torch.cuda.is_available() spelling
+            return facts.derived("cuda_visible_devices", cuda_visible_devices) is not None
+        return False
 
     def _pin_value(self) -> Optional[cst.BaseExpression]:
         """``True`` where every move in the module goes to CUDA unconditionally; where the device is
@@ -94,6 +112,41 @@ class DataLoaderNoPinMemory(Rule):
             if template is not None and (best is None or qual == "torch"):
                 best = template.format(name)
         return cst.parse_expression(best) if best is not None else None
+
+
+def _may_hold_device_items(data: Optional[cst.BaseExpression], facts) -> bool:
+    """May the loader's dataset be an instance of a class of the file whose items are moved to a
+    device (fix_safety.device_datasets)? Followed through one name (``ds = MyDataset(...)``); a
+    dataset the file does not show counts as one when the file defines such a class."""
+    classes = facts.derived("device_datasets", device_datasets)
+    if not classes:
+        return False
+    values = [data]
+    if isinstance(data, cst.Name):  # what the file assigns to that name (ast nodes)
+        values = [value for name, value in facts.assignments if name == data.value] or [None]
+    for value in values:
+        name = _class_called(value)
+        if name is None or name in classes:
+            return True
+    return False
+
+
+def _class_called(value) -> Optional[str]:
+    """The last name of the callee of a call (a libcst or an ast node), e.g. ``MyDataset`` for
+    ``data.MyDataset(root)``; None for anything else."""
+    if isinstance(value, cst.Call):
+        func = value.func
+        if isinstance(func, cst.Name):
+            return func.value
+        if isinstance(func, cst.Attribute):
+            return func.attr.value
+    if isinstance(value, ast.Call):
+        func = value.func
+        if isinstance(func, ast.Name):
+            return func.id
+        if isinstance(func, ast.Attribute):
+            return func.attr
+    return None
 
 
 RULE = DataLoaderNoPinMemory
@@ -249,7 +302,22 @@ loader = DataLoader(dataset, batch_size=64, num_workers=8, pin_memory=True)
 for x, y in loader:
     x, y = x.to("cuda", non_blocking=True), y.to("cuda", non_blocking=True)"""
 RULE.FIX_NOTE = """\
-Safe: pinning changes where batches live on the host, not their values. The fix writes
+Safe when pinning changes where batches live on the host and nothing else, which the fix checks;
+otherwise the finding is reported without a fix:
+
+- not offered when the loader's dataset may be an instance of a dataset class of the module (one
+  with `__getitem__`/`__iter__`/`__next__`) that moves its items, or the data it takes them from,
+  to a device (`.cuda()`, `.to(device)`, `device=...`, in any method, `__init__` included):
+  pinning a CUDA tensor raises (a dataset the module does not show counts as one when the module
+  defines such a class);
+- not offered in a script that names Apple's MPS device and never CUDA: pinning there warns (or
+  does nothing), and non-blocking copies to MPS have corrupted data;
+- not offered where the fix would write `torch.cuda.is_available()` and the script sets
+  `CUDA_VISIBLE_DEVICES` (`os.environ[...] = ...`, `setdefault`, `update`, `putenv`) anywhere
+  but at module level above every DataLoader call: the check would count the devices before the
+  setting, and CUDA would then ignore it.
+
+Pinning changes where batches live on the host, not their values. The fix writes
 `pin_memory=True` where every move in the module goes to CUDA unconditionally (`.cuda()`,
 `.to("cuda")` outside any `if`, and no `if` in the file tests a device, GPU or CUDA flag), and `pin_memory=torch.cuda.is_available()` where the script picks
 its device at run time (`.to(device)`, `.to(args.device)`, a move under an `if`): `pin_memory=True`
