@@ -20,13 +20,16 @@ from .names import ImportTable, canonical, is_torch_name
 from . import syntax
 from .tree import child_nodes
 from . import value_flow
-from .step_loops import is_model_name
+from .step_loops import is_counter_name, is_model_name
 from .value_flow import ValueFlow
 
 if TYPE_CHECKING:
     from .ast_scan import UnitAst
 
 LOOP, IF, EXCEPT, WITH = "loop", "if", "except", "with"
+# A step body without a loop around the node (rules.md "A step body"): the whole function body of a
+# framework step method or a per-step helper, read by the rules as a step loop's body.
+BODY = "body"
 
 
 class Block:
@@ -60,6 +63,7 @@ class Context:
         self._epoch_loops: Dict[int, bool] = {}
         self._step_loops: Dict[int, bool] = {}
         self._interval_names_of: Dict[int, FrozenSet[str]] = {}  # loop -> names holding interval tests
+        self._body_blocks: Dict[int, Optional[Block]] = {}  # function -> its BODY block (None: no step body)
         self.values = ValueFlow(self)
 
     # ---- names -------------------------------------------------------------------------------
@@ -180,6 +184,8 @@ class Context:
     def blocks_inside(self, loop: Block) -> List[Block]:
         """The blocks between ``loop`` and the current node, outermost first."""
         blocks = self.frame.blocks
+        if loop.kind == BODY:
+            return list(blocks)
         return blocks[blocks.index(loop) + 1 :]
 
     @property
@@ -196,16 +202,83 @@ class Context:
 
     def step_loop(self) -> Optional[Block]:
         """The loop the current node is "in" (spec): the innermost loop around it, unless that is an
-        epoch-level loop. It need not be a step loop: see ``in_step_loop``."""
+        epoch-level loop; with no loop around it in a step body, that body (a BODY block). It need
+        not be a step loop: see ``in_step_loop``."""
         loop = self.innermost_loop()
-        if loop is None or self.is_epoch_loop(loop):
+        if loop is None:
+            return self.step_body()
+        if self.is_epoch_loop(loop):
             return None
         return loop
+
+    # ---- step bodies (analysis/step_bodies.py) --------------------------------------------------
+    def step_body(self) -> Optional[Block]:
+        """The BODY block of the function the current node runs in, when that function is a step
+        body of the file (a framework step method, a function that calls ``.backward()``, or one
+        called every step, in this file or from another); None otherwise."""
+        node = self.frame.node
+        if not isinstance(node, cst.FunctionDef):
+            return None
+        key = id(node)
+        if key not in self._body_blocks:
+            bodies = getattr(self.facts, "step_bodies", None)
+            chain = bodies.chain(self._function_qualname()) if bodies is not None else None
+            self._body_blocks[key] = Block(BODY, node) if chain is not None else None
+        return self._body_blocks[key]
+
+    def step_chain(self):
+        """The call chain that makes the current function a step body (step_bodies.Chain), or None."""
+        if self.step_body() is None:
+            return None
+        return self.facts.step_bodies.chain(self._function_qualname())
+
+    def _function_qualname(self) -> str:
+        names = []
+        frame = self.frame
+        while frame is not None:
+            if isinstance(frame.node, (cst.FunctionDef, cst.ClassDef)):
+                names.append(frame.node.name.value)
+            frame = frame.parent
+        return ".".join(reversed(names))
+
+    def _after_interval_exit(self, function: cst.CSTNode) -> bool:
+        """Does an ``if <interval>: return`` (or ``continue``) come before the current node in the
+        statement lists between ``function`` and it? What follows it runs only at the interval."""
+        stack = self.stack
+        try:
+            start = stack.index(function)
+        except ValueError:
+            return False
+        for index in range(start + 1, len(stack) - 1):
+            block, child = stack[index], stack[index + 1]
+            statements = getattr(block, "body", None)
+            if not isinstance(statements, (list, tuple)):
+                continue
+            for statement in statements:
+                if statement is child:
+                    break
+                if (isinstance(statement, cst.If) and statement.orelse is None
+                        and self._tests_step_interval(statement.test, frozenset())
+                        and syntax.branch_leaves(statement.body)):
+                    return True
+        return False
+
+    @staticmethod
+    def _tests_step_interval(test: cst.BaseExpression, names: FrozenSet[str]) -> bool:
+        """An interval test (syntax.tests_interval), or a call handed the step counter
+        (``if self.check_frequency(batch_idx):``)."""
+        if syntax.tests_interval(test, frozenset(), names):
+            return True
+        return isinstance(test, cst.Call) and any(
+            a.keyword is None and is_counter_name(syntax.last_identifier(a.value))
+            for a in test.args if isinstance(a.value, (cst.Name, cst.Attribute)))
 
     def is_step_loop(self, loop: Block) -> bool:
         """Does ``loop`` (a LOOP block of the current frame) do device work each time round? See
         step_loops.py: it iterates a loader or runs a step, is nested in a step loop, or sits in a
         function that step loops call."""
+        if loop.kind == BODY:
+            return True
         key = id(loop.node)
         known = self._step_loops.get(key)
         if known is None:
@@ -222,6 +295,9 @@ class Context:
                 if (outer.kind == LOOP and not self.is_epoch_loop(outer) and self.is_step_loop(outer)
                         and not self.under_interval_check(outer, upto=loop)):
                     return True  # nested in a loop that runs every step, and run at every step
+        body = self.step_body()
+        if body is not None and loop in blocks and not self.under_interval_check(body, upto=loop):
+            return True  # a loop of a step body runs every step (unless an interval ``if`` holds it)
         frame = self.frame
         while frame is not None and not isinstance(frame.node, cst.FunctionDef):
             if isinstance(frame.node, cst.ClassDef):
@@ -250,6 +326,8 @@ class Context:
     def outer_loop_targets(self, loop: Block) -> FrozenSet[str]:
         """Names bound by the targets of the ``for`` loops around ``loop`` in the current frame, less
         those that ``loop`` or a loop inside it binds again."""
+        if loop.kind == BODY:
+            return frozenset()
         blocks = self.frame.blocks
         index = blocks.index(loop)
 
@@ -273,6 +351,8 @@ class Context:
         blocks = self.blocks_inside(loop)
         if upto is not None:
             blocks = blocks[: blocks.index(upto)]
+        if loop.kind == BODY:
+            return self._body_under_interval(loop, blocks)
         outer_counters = names = None
         for block in blocks:
             if block.kind != IF or block.body is not block.node.body:
@@ -286,6 +366,20 @@ class Context:
             ):
                 return True
         return False
+
+    def _body_under_interval(self, body: Block, blocks: List[Block]) -> bool:
+        """A step body's interval (rules.md "An interval"): an ``if`` on the step counter that runs
+        no update, a call handed the counter, or what follows an early ``return`` under one. A
+        test of a flag (``if self.hparams.verbose:``) is none: when on, its body runs every step."""
+        names = None
+        for block in blocks:
+            if block.kind != IF or block.body is not block.node.body:
+                continue
+            if names is None:
+                names = self._interval_names(body, frozenset())
+            if self._tests_step_interval(block.node.test, names) and not self.steps.runs_update(block.body):
+                return True
+        return self._after_interval_exit(body.node)
 
     def _interval_names(self, loop: Block, outer_counters: FrozenSet[str]) -> FrozenSet[str]:
         known = self._interval_names_of.get(id(loop.node))
@@ -379,7 +473,18 @@ class Rule:
         return True
 
     def report(self, node: cst.CSTNode, message: Optional[str] = None, fix=None) -> None:
-        self._sink.append((self.code, node, message or self.message, fix))
+        message = message or self.message
+        related = ()
+        if self.needs_step_loop:
+            # A finding in a function that runs every step because others call it says who does.
+            ctx = self.ctx
+            loop = ctx.current_step_loop()
+            chain = ctx.step_chain() if loop is not None else None
+            if chain is not None and chain.hops and (loop.kind == BODY or not ctx.steps.is_intrinsic(loop.node)):
+                project = ctx.facts.step_bodies.project
+                message = f"{message} ({chain.describe(project)})"
+                related = chain.related(project)
+        self._sink.append((self.code, node, message, fix, related))
 
 
 _HANDLER_NAMES: Dict[Tuple[type, str], List[Tuple[type, str]]] = {}

@@ -1,0 +1,630 @@
+"""The project index: one cheap ``ast`` pass per module of the project, cached on disk.
+
+rules.md "The project": the files under the nearest directory above the linted file that holds
+``pyproject.toml``, ``setup.cfg``, ``setup.py`` or ``.git``, minus hidden and virtual-environment
+folders and what ``.gitignore`` leaves out. Imports are resolved from the root, from ``src/``,
+relatively from the file's package, and through re-exports in ``__init__.py``.
+
+A module's summary (``summarize``) depends on its text only, never on its path, so it is cached by
+the hash of that text: one JSON file per text under ``.torchperf_lint_cache/index/``, written to a
+temporary name and moved into place (``os.replace``), so that processes running side by side (flake8
+``-j 4``) never read half a file and never write one another's files; two processes that summarise
+the same text write the same bytes. What the summary records, per module:
+
+- its imports (as written; resolved against the module's package when read);
+- classes: bases as written (dotted), methods, and ``self.<attr>`` bound in ``__init__`` to an
+  instance of a class (``self.criterion = YoloLoss(...)``);
+- functions and methods (nested ones too, by qualified name ``Class.method.inner``): the calls they
+  make outside interval tests (``if step % N == 0:``), each with its line and whether it sits in a
+  step loop of the function; whether the body, outside loops, calls ``.backward()`` (also
+  ``accelerator.backward``, ``scaler.scale(...).backward()``, ``self.manual_backward``); whether it
+  converts BatchNorm to SyncBatchNorm;
+- Ignite roots: the function handed to ``Engine(...)`` and handlers of ``ITERATION_STARTED`` /
+  ``ITERATION_COMPLETED`` without ``every=``/``once=``/``event_filter=``;
+- whether it configures a framework that runs AMP, DDP or gradient accumulation for the user.
+
+Nothing here raises for a bad file: unreadable, undecodable or unparsable modules have no summary,
+and the facts they would give are missing (silence, not a guess). Walks are bounded (a file count,
+``followlinks=False`` against symlink loops, depth limits on import and base-class chains).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import re
+import tempfile
+from fnmatch import fnmatch
+from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+from .names import ImportTable, bound_names, dotted_name_ast
+from .segments import BLOCK_FIELDS
+from .step_loops import ModuleSteps, _ast_interval_names, _ast_runs_update, _ast_tests_interval, is_counter_name
+
+INDEX_VERSION = "1"
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+CACHE_DIR_NAME = ".torchperf_lint_cache"
+CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
+# A project bigger than this is not scanned for the modules that import the linted file: its
+# step bodies are then those its own file and what it imports show.
+MAX_PROJECT_FILES = 20000
+MAX_KEPT_TREES = 64
+MAX_SCANNED_BYTES = 2 * 1024 * 1024  # bigger files are generated code: not summarised
+# Folders never part of a project: environments, caches, build output.
+_SKIPPED_DIRS = frozenset(("__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist",
+                           CACHE_DIR_NAME))
+_IMPORT_LINE = re.compile(
+    rb"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)|import[ \t]+([^\n]*))", re.M)
+_WORD = re.compile(rb"\w+")
+
+
+def find_root(path: str) -> str:
+    """The project root of ``path`` (a file): the nearest folder above it with a marker, else its
+    own folder."""
+    folder = os.path.dirname(os.path.abspath(path))
+    current = folder
+    for _ in range(64):
+        if any(os.path.exists(os.path.join(current, marker)) for marker in ROOT_MARKERS):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    return folder
+
+
+def content_digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+# ---- the summary of one module (depends on its text only) --------------------------------------
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_ITERATION_EVENTS = ("ITERATION_STARTED", "ITERATION_COMPLETED")
+_SYNCBN = "convert_sync_batchnorm"
+
+
+def _is_class_name(dotted: Optional[str]) -> bool:
+    return bool(dotted) and dotted.rsplit(".", 1)[-1][:1].isupper()
+
+
+def _flag_true(call: ast.Call, *names: str) -> bool:
+    return any(k.arg in names and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords)
+
+
+def _framework_settings(call: ast.Call, qual: str) -> bool:
+    """A framework told to run AMP, DDP or accumulation for the user (rules.md "A step body")."""
+    last = qual.rsplit(".", 1)[-1]
+    head = qual.split(".", 1)[0]
+    keywords = {k.arg: k.value for k in call.keywords if k.arg}
+    if head in ("lightning", "pytorch_lightning") and last in ("Trainer", "Fabric"):
+        precision = keywords.get("precision")
+        if isinstance(precision, ast.Constant) and str(precision.value) not in ("32", "32-true", "64", "64-true"):
+            return True
+        strategy = keywords.get("strategy")
+        if isinstance(strategy, ast.Constant) and "ddp" in str(strategy.value) or "accumulate_grad_batches" in keywords:
+            return True
+    if head in ("transformers", "trl") and last.endswith(("TrainingArguments", "Config")):
+        if _flag_true(call, "fp16", "bf16") or "gradient_accumulation_steps" in keywords:
+            return True
+    if head == "accelerate" and last == "Accelerator":
+        mixed = keywords.get("mixed_precision")
+        if (isinstance(mixed, ast.Constant) and mixed.value not in (None, "no")) or "gradient_accumulation_steps" in keywords:
+            return True
+    return False
+
+
+class _Summariser:
+    def __init__(self, tree: ast.Module):
+        self.tree = tree
+        self.table = ImportTable.from_ast(tree)
+        steps = ModuleSteps(tree, self.table)
+        self.step_loops: Set[int] = set()
+        for loop, _ in steps._loops_with_outer_counters():
+            if steps._ast_is_intrinsic(loop) and not steps._ast_is_epoch(loop):
+                self.step_loops.add(id(loop))
+        self.imports: List[list] = []
+        self.classes: Dict[str, dict] = {}
+        self.functions: Dict[str, dict] = {}
+        self.roots: List[list] = []  # [kind, ref, line]
+        self.settings = False
+
+    def run(self) -> dict:
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.imports.append([alias.asname, 0, alias.name, None])
+                    else:
+                        top = alias.name.split(".")[0]
+                        self.imports.append([top, 0, top, None])
+            elif isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    if alias.name != "*":
+                        self.imports.append([alias.asname or alias.name, node.level or 0, node.module or "", alias.name])
+        module_fn = self._function("<module>", 0, None)
+        self._scan(self.tree.body, module_fn, "", None, frozenset(), False)
+        return {"v": INDEX_VERSION, "imports": self.imports, "classes": self.classes,
+                "functions": self.functions, "roots": self.roots, "settings": self.settings}
+
+    def _function(self, qualname: str, line: int, owner_class: Optional[str], end: int = 0) -> dict:
+        record = {"line": line, "end": end, "cls": owner_class, "calls": [], "backward": False, "syncbn": False,
+                  "locals": {}}
+        self.functions.setdefault(qualname, record)
+        return self.functions[qualname]
+
+    # -- statements --------------------------------------------------------------------------------
+    def _scan(self, statements, fn: dict, scope: str, owner_class: Optional[str], interval_names,
+              in_loop: bool, step_loop: bool = False) -> None:
+        for stmt in statements:
+            kind = type(stmt)
+            if kind in _DEFS:
+                self._define(stmt, scope, owner_class)
+                continue
+            if kind is ast.ClassDef:
+                self._define_class(stmt, scope)
+                continue
+            if kind is ast.If and self._is_interval(stmt.test, interval_names) and not _ast_runs_update(stmt.body):
+                # Runs every N steps: what it calls is not a per-step call (its test still is).
+                self._expressions(stmt.test, fn, scope, in_loop, step_loop)
+                self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
+                if not stmt.orelse and _leaves(stmt.body):
+                    return  # ``if step % N: return``: what follows runs every N steps
+                continue
+            fields = BLOCK_FIELDS.get(kind)
+            if fields is None:
+                self._expressions(stmt, fn, scope, in_loop, step_loop)
+                self._bind_locals(stmt, fn, owner_class, scope)
+                continue
+            if kind in _LOOPS:
+                self._expressions(stmt.test if kind is ast.While else stmt.iter, fn, scope, in_loop, step_loop)
+                inner_step = step_loop or id(stmt) in self.step_loops
+                self._scan(stmt.body, fn, scope, owner_class, interval_names, True, inner_step)
+                self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
+                continue
+            for field, value in ast.iter_fields(stmt):
+                if field in fields:
+                    continue
+                if isinstance(value, ast.AST):
+                    self._expressions(value, fn, scope, in_loop, step_loop)
+                elif isinstance(value, list):
+                    for item in value:
+                        if isinstance(item, ast.AST):
+                            self._expressions(item, fn, scope, in_loop, step_loop)
+            for field in fields:
+                for child in getattr(stmt, field):
+                    if field in ("handlers", "cases"):
+                        if getattr(child, "type", None) is not None:
+                            self._expressions(child.type, fn, scope, in_loop, step_loop)
+                        self._scan(child.body, fn, scope, owner_class, interval_names, in_loop, step_loop)
+                    else:
+                        self._scan([child], fn, scope, owner_class, interval_names, in_loop, step_loop)
+
+    @staticmethod
+    def _is_interval(test, names) -> bool:
+        if _ast_tests_interval(test, frozenset(), names):
+            return True
+        # ``if self.check_frequency(batch_idx):``: a call handed the step counter
+        return isinstance(test, ast.Call) and any(
+            isinstance(a, (ast.Name, ast.Attribute)) and is_counter_name(a.id if isinstance(a, ast.Name) else a.attr)
+            for a in test.args)
+
+    def _define(self, node, scope: str, owner_class: Optional[str]) -> None:
+        qualname = f"{scope}.{node.name}" if scope else node.name
+        fn = self._function(qualname, node.lineno, owner_class, getattr(node, "end_lineno", None) or node.lineno)
+        for decorator in node.decorator_list:
+            self._expressions(decorator, self.functions.get(scope or "<module>") or fn, scope, False, False)
+            if self._iteration_handler_decorator(decorator):
+                self.roots.append(["ignite", ["def", qualname], node.lineno])
+        names = _ast_interval_names(node.body, frozenset())
+        self._scan(node.body, fn, qualname, owner_class, names, False)
+
+    def _define_class(self, node: ast.ClassDef, scope: str) -> None:
+        qualname = f"{scope}.{node.name}" if scope else node.name
+        record = {"line": node.lineno, "bases": [dotted_name_ast(b) for b in node.bases if dotted_name_ast(b)],
+                  "methods": [s.name for s in node.body if type(s) in _DEFS], "attrs": {}}
+        self.classes[qualname] = record
+        for stmt in node.body:
+            if type(stmt) in _DEFS and stmt.name == "__init__":
+                for sub in ast.walk(stmt):
+                    if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call):
+                        made = dotted_name_ast(sub.value.func)
+                        if not _is_class_name(made):
+                            continue
+                        for target in sub.targets:
+                            if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                                    and target.value.id == "self"):
+                                record["attrs"][target.attr] = made
+        self._scan(node.body, self.functions["<module>"], qualname, qualname, frozenset(), False)
+
+    def _bind_locals(self, stmt, fn: dict, owner_class, scope: str) -> None:
+        """``compute_loss = ComputeLoss(model)``: a name bound to an instance of a class."""
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+            made = dotted_name_ast(stmt.value.func)
+            if _is_class_name(made):
+                for target in stmt.targets:
+                    for name in bound_names(target):
+                        fn["locals"][name] = made
+
+    # -- expressions -------------------------------------------------------------------------------
+    def _expressions(self, node, fn: dict, scope: str, in_loop: bool, step_loop: bool) -> None:
+        pending = [node]
+        while pending:
+            current = pending.pop()
+            kind = type(current)
+            if kind in _DEFS or kind is ast.ClassDef:
+                continue
+            if kind is ast.Call:
+                self._call(current, fn, scope, in_loop, step_loop)
+            pending.extend(ast.iter_child_nodes(current))
+
+    def _call(self, call: ast.Call, fn: dict, scope: str, in_loop: bool, step_loop: bool) -> None:
+        func = call.func
+        ref = None
+        if isinstance(func, ast.Name):
+            local = fn["locals"].get(func.id)
+            ref = ["inst", local, "__call__"] if local else ["name", func.id]
+        elif isinstance(func, ast.Attribute):
+            attr = func.attr
+            if attr in ("backward", "manual_backward") and not in_loop:
+                fn["backward"] = True
+            if attr == _SYNCBN:
+                fn["syncbn"] = True
+            value = func.value
+            if isinstance(value, ast.Name):
+                if value.id in ("self", "cls"):
+                    ref = ["self", attr]
+                elif value.id in fn["locals"]:
+                    ref = ["inst", fn["locals"][value.id], attr]
+                else:
+                    ref = ["dotted", f"{value.id}.{attr}"]
+            elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self":
+                ref = ["selfattr", value.attr, attr]
+            elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super"):
+                ref = ["super", attr]
+            else:
+                dotted = dotted_name_ast(func)
+                if dotted:
+                    ref = ["dotted", dotted]
+            if attr == "add_event_handler" and call.args and self._iteration_event(call.args[0]) and len(call.args) > 1:
+                handler = call.args[1]
+                if isinstance(handler, ast.Name):
+                    self.roots.append(["ignite", ["name", handler.id, scope], call.lineno])
+                elif (isinstance(handler, ast.Attribute) and isinstance(handler.value, ast.Name)
+                      and handler.value.id == "self"):
+                    self.roots.append(["ignite", ["self", handler.attr, scope], call.lineno])
+        self._framework_call(call, scope)
+        if ref is not None:
+            if ref[0] in ("name", "inst", "self", "selfattr", "super"):
+                ref.append(scope)
+            fn["calls"].append([ref, call.lineno, step_loop])
+
+    def _framework_call(self, call: ast.Call, scope: str) -> None:
+        dotted = dotted_name_ast(call.func)
+        qual = self.table.resolve(dotted) if dotted else None
+        if not qual:
+            return
+        if _framework_settings(call, qual):
+            self.settings = True
+        if qual.startswith("ignite.") and qual.endswith(".Engine") and call.args:
+            first = call.args[0]
+            if isinstance(first, ast.Name):
+                self.roots.append(["ignite", ["name", first.id, scope], call.lineno])
+            elif isinstance(first, ast.Attribute) and isinstance(first.value, ast.Name) and first.value.id == "self":
+                self.roots.append(["ignite", ["self", first.attr, scope], call.lineno])
+
+    def _iteration_event(self, event) -> bool:
+        """``Events.ITERATION_COMPLETED`` (bare, or called with no filter): every iteration."""
+        if isinstance(event, ast.Call):
+            if event.args or any(k.arg != "every" or not (isinstance(k.value, ast.Constant) and k.value.value == 1)
+                                 for k in event.keywords):
+                return False
+            event = event.func
+        dotted = dotted_name_ast(event) or ""
+        qual = self.table.resolve(dotted) or ""
+        return dotted.rsplit(".", 1)[-1] in _ITERATION_EVENTS and qual.startswith("ignite")
+
+    def _iteration_handler_decorator(self, decorator) -> bool:
+        return (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)
+                and decorator.func.attr == "on" and len(decorator.args) == 1
+                and self._iteration_event(decorator.args[0]))
+
+
+def _leaves(body) -> bool:
+    last = body[-1] if body else None
+    return isinstance(last, (ast.Return, ast.Continue))
+
+
+def summarize(tree: ast.Module) -> dict:
+    return _Summariser(tree).run()
+
+
+# ---- a module of the project -------------------------------------------------------------------
+
+class Module:
+    """A summarised module: its name in the project, its path, and its resolved import bindings."""
+
+    def __init__(self, name: str, path: str, data: dict, digest: str, stamp: Tuple[int, int]):
+        self.name = name
+        self.path = path
+        self.data = data
+        self.digest = digest
+        self.stamp = stamp  # (size, mtime_ns) of the file read; (-1, -1): text handed in
+        is_package = os.path.basename(path) == "__init__.py"
+        package = name if is_package else name.rpartition(".")[0]
+        self.bindings: Dict[str, str] = {}
+        for local, level, module, imported in data["imports"]:
+            if level:
+                parts = package.split(".") if package else []
+                if level - 1 > len(parts):
+                    continue
+                base = ".".join(parts[: len(parts) - (level - 1)])
+                module = f"{base}.{module}" if base and module else (base or module)
+            if imported is None:
+                self.bindings[local] = module
+            elif module:
+                self.bindings[local] = f"{module}.{imported}"
+
+    @property
+    def classes(self) -> Dict[str, dict]:
+        return self.data["classes"]
+
+    @property
+    def functions(self) -> Dict[str, dict]:
+        return self.data["functions"]
+
+    def resolve(self, dotted: str) -> Optional[str]:
+        """The absolute dotted name a module-level ``dotted`` stands for (None: unknown). A name the
+        module defines itself resolves to ``<module>.<name>``."""
+        head, _, rest = dotted.partition(".")
+        if head in self.classes or head in self.functions:
+            base = f"{self.name}.{head}"
+        else:
+            base = self.bindings.get(head)
+            if base is None:
+                return None
+        return f"{base}.{rest}" if rest else base
+
+
+class Project:
+    """The modules of one project root, summarised on demand (memory, then disk, then ``ast``)."""
+
+    def __init__(self, root: str, cache_dir: Optional[str] = None):
+        self.root = root
+        self._src = os.path.join(root, "src")
+        self.cache_dir = cache_dir if cache_dir is not None else (
+            os.environ.get(CACHE_ENV) or os.path.join(root, CACHE_DIR_NAME))
+        self._modules: Dict[str, Optional[Module]] = {}  # path -> module (None: no summary)
+        self._by_name: Dict[str, Optional[str]] = {}
+        self._import_words: Optional[Dict[str, Set[bytes]]] = None
+        self._ignored: Optional[List[str]] = None
+        self.parsed = 0  # files this process parsed for the index (benchmarks read it)
+        # Trees the index parsed, for the engine when it lints that file next (never parse twice).
+        self._trees: Dict[str, Tuple[str, ast.Module]] = {}
+
+    # -- names and paths ---------------------------------------------------------------------------
+    def module_name(self, path: str) -> str:
+        path = os.path.abspath(path)
+        rel = os.path.relpath(path, self.root)
+        if rel.startswith("src" + os.sep) and os.path.isdir(self._src):
+            rel = rel[4:]
+        rel = rel[:-3] if rel.endswith(".py") else rel
+        parts = [p for p in rel.split(os.sep) if p not in ("", ".")]
+        if parts and parts[-1] == "__init__":
+            parts = parts[:-1]
+        return ".".join(parts)
+
+    def path_of(self, name: str) -> Optional[str]:
+        """The file of module ``name`` (``a.b`` -> ``a/b.py`` or ``a/b/__init__.py``, from the root
+        or ``src/``), or None."""
+        if name in self._by_name:
+            return self._by_name[name]
+        found = None
+        if name and ".." not in name:
+            relative = name.replace(".", os.sep)
+            for base in (self.root, self._src):
+                for candidate in (os.path.join(base, relative + ".py"), os.path.join(base, relative, "__init__.py")):
+                    if os.path.isfile(candidate):
+                        found = candidate
+                        break
+                if found:
+                    break
+        self._by_name[name] = found
+        return found
+
+    def relative(self, path: str) -> str:
+        rel = os.path.relpath(path, self.root)
+        return rel.replace(os.sep, "/") if not rel.startswith("..") else os.path.basename(path)
+
+    # -- summaries ---------------------------------------------------------------------------------
+    def module_from_tree(self, path: str, source: str, tree: ast.Module) -> Module:
+        """The linted file's module, from the text and tree the engine already has (not the disk:
+        an editor's buffer or standard input may differ from it)."""
+        path = os.path.abspath(path)
+        digest = content_digest(source)
+        known = self._modules.get(path)
+        if known is not None and known.digest == digest:
+            return known
+        data = self._cached(digest)
+        if data is None:
+            data = summarize(tree)
+            self._store(digest, data)
+        module = Module(self.module_name(path), path, data, digest, (-1, -1))
+        self._modules[path] = module
+        return module
+
+    def module(self, path: str) -> Optional[Module]:
+        path = os.path.abspath(path)
+        if path in self._modules:
+            return self._modules[path]
+        self._modules[path] = None  # a cycle or a failure below: no summary
+        try:
+            with open(path, "rb") as handle:
+                stat = os.fstat(handle.fileno())
+                if stat.st_size > MAX_SCANNED_BYTES:
+                    return None
+                raw = handle.read()
+            source = raw.decode("utf-8").lstrip("\ufeff")
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+        digest = content_digest(source)
+        data = self._cached(digest)
+        if data is None:
+            try:
+                tree = ast.parse(source)
+                self.parsed += 1
+                data = summarize(tree)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return None
+            self._store(digest, data)
+            if len(self._trees) >= MAX_KEPT_TREES:
+                self._trees.pop(next(iter(self._trees)))
+            self._trees[path] = (digest, tree)
+        module = Module(self.module_name(path), path, data, digest, (stat.st_size, stat.st_mtime_ns))
+        self._modules[path] = module
+        return module
+
+    def take_tree(self, path: str, source: str) -> Optional[ast.Module]:
+        """The tree the index parsed of exactly this text of ``path``, handed over once."""
+        kept = self._trees.pop(os.path.abspath(path), None)
+        if kept is not None and kept[0] == content_digest(source):
+            return kept[1]
+        return None
+
+    def module_named(self, name: str) -> Optional[Module]:
+        path = self.path_of(name)
+        return self.module(path) if path else None
+
+    def _entry(self, digest: str) -> str:
+        return os.path.join(self.cache_dir, "index", digest[:2], f"{digest}-{INDEX_VERSION}-{_CODE_DIGEST}.json")
+
+    def _cached(self, digest: str) -> Optional[dict]:
+        try:
+            with open(self._entry(digest), "r", encoding="utf-8") as handle:
+                data = json.load(handle)
+            return data if isinstance(data, dict) and data.get("v") == INDEX_VERSION else None
+        except (OSError, ValueError):
+            return None
+
+    def _store(self, digest: str, data: dict) -> None:
+        target = self._entry(digest)
+        try:
+            folder = os.path.dirname(target)
+            os.makedirs(folder, exist_ok=True)
+            top = os.path.dirname(os.path.dirname(folder))
+            ignore = os.path.join(top, ".gitignore")
+            if not os.path.exists(ignore):
+                with open(ignore, "w", encoding="utf-8") as handle:
+                    handle.write("# Created by torchperf-lint\n*\n")
+            fd, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(data, handle, separators=(",", ":"))
+            os.replace(temporary, target)  # atomic: a reader sees the old entry or the whole new one
+        except OSError:
+            pass  # a read-only tree is still linted, only not cached
+
+    # -- who imports a module (a text prefilter, then the summaries decide) -------------------------
+    def files(self) -> Iterable[str]:
+        """The project's ``.py`` files: no symlinked folders (loops), no hidden or environment
+        folders, nothing ``.gitignore`` leaves out; at most MAX_PROJECT_FILES."""
+        ignored = self._gitignore()
+        count = 0
+        for folder, dirs, names in os.walk(self.root, followlinks=False):
+            dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS
+                       and not _ignored(os.path.join(folder, d), self.root, ignored)
+                       and not os.path.exists(os.path.join(folder, d, "pyvenv.cfg"))]
+            for name in names:
+                if name.endswith(".py"):
+                    path = os.path.join(folder, name)
+                    if _ignored(path, self.root, ignored):
+                        continue
+                    count += 1
+                    if count > MAX_PROJECT_FILES:
+                        return
+                    yield path
+
+    def _gitignore(self) -> List[str]:
+        if self._ignored is None:
+            self._ignored = []
+            try:
+                with open(os.path.join(self.root, ".gitignore"), encoding="utf-8", errors="replace") as handle:
+                    for line in handle:
+                        line = line.strip()
+                        if line and not line.startswith(("#", "!")):
+                            self._ignored.append(line.rstrip("/"))
+            except OSError:
+                pass
+        return self._ignored
+
+    def importers(self, name: str) -> List[str]:
+        """Files whose import statements mention the last part of ``name`` (a superset of those
+        that import it; the summaries decide)."""
+        if self._import_words is None:
+            self._import_words = {}
+            for path in self.files():
+                try:
+                    with open(path, "rb") as handle:
+                        raw = handle.read(MAX_SCANNED_BYTES)
+                except OSError:
+                    continue
+                words: Set[bytes] = set()
+                if b"import" in raw:
+                    for match in _IMPORT_LINE.finditer(raw):
+                        for group in match.groups():
+                            if group:
+                                words.update(_WORD.findall(group))
+                self._import_words[os.path.abspath(path)] = words
+        last = name.rpartition(".")[2].encode()
+        return [path for path, words in self._import_words.items() if last in words]
+
+
+def _ignored(path: str, root: str, patterns: List[str]) -> bool:
+    if not patterns:
+        return False
+    rel = os.path.relpath(path, root).replace(os.sep, "/")
+    base = rel.rpartition("/")[2]
+    return any(fnmatch(rel, p.lstrip("/")) or fnmatch(base, p) for p in patterns)
+
+
+def _code_digest() -> str:
+    """The index's own code, so that a changed summary format never reads an old entry."""
+    h = hashlib.blake2b(digest_size=6)
+    for name in ("project_index.py", "step_loops.py", "names.py"):
+        try:
+            with open(os.path.join(os.path.dirname(__file__), name), "rb") as handle:
+                h.update(handle.read())
+        except OSError:
+            pass
+    return h.hexdigest()
+
+
+_CODE_DIGEST = _code_digest()
+_PROJECTS: Dict[Tuple[str, Optional[str]], Project] = {}
+
+
+def project_for(path: str) -> Optional[Project]:
+    """The project of a linted file (one per root per process), or None for a name that is not a
+    Python file in an existing folder (``<string>``, ``stdin``)."""
+    if not path or not path.endswith(".py"):
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return None
+    root = find_root(path)
+    key = (root, os.environ.get(CACHE_ENV))
+    project = _PROJECTS.get(key)
+    if project is None:
+        project = _PROJECTS[key] = Project(root)
+    return project
+
+
+def parsed_tree(filename: str, source: str) -> Optional[ast.Module]:
+    """The tree of ``source`` if the index parsed exactly this text of ``filename`` in this process."""
+    try:
+        project = project_for(filename)
+        return project.take_tree(filename, source) if project is not None else None
+    except (OSError, ValueError):
+        return None
