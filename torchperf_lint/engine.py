@@ -203,7 +203,8 @@ def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, fail
         unit_ast = UnitAst(unit.nodes, table)
         if any(rule.needs_loop or rule.needs_step_loop for rule in candidates):
             if holds_body:
-                candidates = [rule for rule in candidates if rule.needs_step_loop or unit_ast.has_loop]
+                candidates = [rule for rule in candidates
+                              if unit_ast.has_loop or rule.needs_step_loop or not rule.needs_loop]
             elif not unit_ast.has_loop:
                 # Their prefilter's ``for``/``while`` was a word in a docstring or comment (about
                 # half the bytes parsed on library code): no loop, nothing they can report.
@@ -300,6 +301,8 @@ def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures, newline=
         return []
     raw: list = []
     ctx = Context(table, facts)
+    # A method's unit is parsed without its class: the step bodies name it by its full path.
+    ctx.scope_prefix = facts.step_bodies.scope_prefix(unit.nodes[0]) if unit.nodes else ""
     rules = [rule_class(ctx, raw) for rule_class in rule_classes]
     walk(module, ctx, rules)
     if not raw:

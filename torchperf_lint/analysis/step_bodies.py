@@ -379,6 +379,18 @@ class StepBodies:
         functions = self.module.functions
         return [functions[q]["line"] for q in self.bodies if q in functions]
 
+    def scope_prefix(self, node) -> str:
+        """The qualified name of what holds ``node`` (a unit's first statement, e.g. a method whose
+        unit libcst parses without its class), "" at module level."""
+        line = getattr(node, "lineno", None)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or line is None:
+            return ""
+        table = self.module.classes if isinstance(node, ast.ClassDef) else self.module.functions
+        for qual, record in table.items():
+            if record["line"] == line and qual.rpartition(".")[2] == node.name:
+                return qual.rpartition(".")[0]
+        return ""
+
     def framework_runs_line(self, line: int) -> bool:
         """Is ``line`` of the linted file inside a function that a framework runs?"""
         functions = self.module.functions

@@ -64,6 +64,7 @@ class Context:
         self._step_loops: Dict[int, bool] = {}
         self._interval_names_of: Dict[int, FrozenSet[str]] = {}  # loop -> names holding interval tests
         self._body_blocks: Dict[int, Optional[Block]] = {}  # function -> its BODY block (None: no step body)
+        self.scope_prefix = ""  # the qualified name of what holds the unit (its class, for a method)
         self.values = ValueFlow(self)
 
     # ---- names -------------------------------------------------------------------------------
@@ -232,6 +233,21 @@ class Context:
             return None
         return self.facts.step_bodies.chain(self._function_qualname())
 
+    def returned_to_framework(self) -> bool:
+        """Is the current node inside a container that a framework step method returns
+        (``return {"loss": loss, "acc": acc.item()}``)? The framework hands it to its loggers: the
+        host needs those values every step (rules.md "A step body")."""
+        stack = self.stack
+        for index in range(len(stack) - 2, -1, -1):
+            if isinstance(stack[index], cst.Return):
+                if not isinstance(stack[index + 1], (cst.Dict, cst.List, cst.Tuple)):
+                    return False
+                chain = self.step_chain()
+                return chain is not None and chain.framework
+            if isinstance(stack[index], (cst.FunctionDef, cst.Lambda, cst.BaseSuite)):
+                return False
+        return False
+
     def _function_qualname(self) -> str:
         names = []
         frame = self.frame
@@ -239,6 +255,8 @@ class Context:
             if isinstance(frame.node, (cst.FunctionDef, cst.ClassDef)):
                 names.append(frame.node.name.value)
             frame = frame.parent
+        if self.scope_prefix:
+            names.append(self.scope_prefix)
         return ".".join(reversed(names))
 
     def _after_interval_exit(self, function: cst.CSTNode) -> bool:
