@@ -85,11 +85,9 @@ class Chain:
         return f"called every step from {where}:{line}{via}"
 
     def related(self, project: Optional[Project]) -> Tuple[Tuple[str, int, str], ...]:
-        out = []
-        for path, line, caller in self.hops:
-            where = project.relative(path) if project is not None else os.path.basename(path)
-            out.append((where, line, f"called every step from here (in {caller.rsplit('.', 1)[-1]})"))
-        return tuple(out)
+        """(path, line, note) per call on the way; the path as the project index knows it (absolute)."""
+        return tuple((path, line, f"called every step from here (in {caller.rsplit('.', 1)[-1]})")
+                     for path, line, caller in self.hops)
 
 
 class StepBodies:
@@ -109,7 +107,9 @@ class StepBodies:
             self.bodies = {}
 
     # -- modules -----------------------------------------------------------------------------------
-    def _load_named(self, name: str) -> Optional[Module]:
+    def _load_named(self, name: str, load: bool = True) -> Optional[Module]:
+        """The module ``name``; with ``load`` False only one already read (a call into a module
+        that does not import the linted file, directly or not, cannot reach it: not read)."""
         if self.project is None:
             return self.module if name == self.module.name else None
         if name == self.module.name:
@@ -117,6 +117,8 @@ class StepBodies:
         path = self.project.path_of(name)
         if path is None:
             return None
+        if not load:
+            return self._loaded.get(os.path.abspath(path))
         return self._load_path(path)
 
     def _load_path(self, path: str) -> Optional[Module]:
@@ -165,13 +167,14 @@ class StepBodies:
                    for bound in module.bindings.values())
 
     # -- symbols -----------------------------------------------------------------------------------
-    def symbol(self, dotted: Optional[str], depth: int = 0) -> Optional[Tuple[str, Module, str]]:
-        """("class"|"function", module, qualified name) of an absolute dotted name of the project."""
+    def symbol(self, dotted: Optional[str], depth: int = 0, load: bool = True) -> Optional[Tuple[str, Module, str]]:
+        """("class"|"function", module, qualified name) of an absolute dotted name of the project.
+        ``load``: read modules not read yet (base classes); calls only look among those read."""
         if not dotted or depth > 8:
             return None
         parts = dotted.split(".")
         for cut in range(len(parts) - 1, 0, -1):
-            module = self._load_named(".".join(parts[:cut]))
+            module = self._load_named(".".join(parts[:cut]), load)
             if module is None:
                 continue
             rest = parts[cut:]
@@ -190,7 +193,7 @@ class StepBodies:
             if rest[0] in module.bindings:  # a re-export: ``from .models import Base`` in __init__.py
                 again = module.bindings[rest[0]] + ("." + ".".join(rest[1:]) if len(rest) > 1 else "")
                 if again != dotted:
-                    return self.symbol(again, depth + 1)
+                    return self.symbol(again, depth + 1, load)
             locals_ = module.functions.get("<module>", {}).get("locals", {})
             if len(rest) == 2 and rest[0] in locals_:  # ``helper = Helper()`` at module level
                 found = self._class_of(module, locals_[rest[0]])
@@ -276,7 +279,7 @@ class StepBodies:
                 if candidate in module.functions:
                     return (module.path, candidate), self_cls
                 scope = scope.rpartition(".")[0]
-            found = self.symbol(module.resolve(name))
+            found = self.symbol(module.resolve(name), load=False)
             if found is not None and found[0] == "function":
                 return (found[1].path, found[2]), None
             return None
@@ -285,7 +288,7 @@ class StepBodies:
             locals_ = module.functions.get("<module>", {}).get("locals", {})
             if head in locals_ and ref[1].count(".") == 1:
                 return self._call_instance(self._class_of(module, locals_[head]), ref[1].split(".")[1])
-            found = self.symbol(module.resolve(ref[1]))
+            found = self.symbol(module.resolve(ref[1]), load=False)
             if found is not None and found[0] == "function":
                 return (found[1].path, found[2]), None
             return None

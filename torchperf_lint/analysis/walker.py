@@ -223,7 +223,7 @@ class Context:
         key = id(node)
         if key not in self._body_blocks:
             bodies = getattr(self.facts, "step_bodies", None)
-            chain = bodies.chain(self._function_qualname()) if bodies is not None else None
+            chain = bodies.chain(self.function_qualname()) if bodies is not None else None
             self._body_blocks[key] = Block(BODY, node) if chain is not None else None
         return self._body_blocks[key]
 
@@ -231,7 +231,7 @@ class Context:
         """The call chain that makes the current function a step body (step_bodies.Chain), or None."""
         if self.step_body() is None:
             return None
-        return self.facts.step_bodies.chain(self._function_qualname())
+        return self.facts.step_bodies.chain(self.function_qualname())
 
     def returned_to_framework(self) -> bool:
         """Is the current node inside a container that a framework step method returns
@@ -248,7 +248,7 @@ class Context:
                 return False
         return False
 
-    def _function_qualname(self) -> str:
+    def function_qualname(self) -> str:
         names = []
         frame = self.frame
         while frame is not None:

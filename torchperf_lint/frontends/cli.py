@@ -247,7 +247,7 @@ def check_command(args) -> int:
         if cache is not None and result.stamp is not None and result.error is None:
             counted = (mode == CHECK and count_fixes) or mode == DIFF  # then result.fixed is --fix's count
             cache.store(result.path, task_codes[result.path], result.stamp, result.findings, result.noqa_rows,
-                        (unsafe, result.fixed) if counted else None)
+                        (unsafe, result.fixed) if counted else None, result.dependencies)
     if cache is not None:
         cache.save()
 
