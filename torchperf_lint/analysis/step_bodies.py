@@ -332,9 +332,6 @@ class StepBodies:
                         method = self.find_method((module.path, qual), name)
                         if method is not None:
                             push(method, (module.path, qual), Chain((), True, True))
-            for qual, record in module.functions.items():
-                if record["backward"] and qual != "<module>":
-                    push((module.path, qual), self._own_class(module, record), Chain((), True, False))
             for _, ref, line in module.data["roots"]:
                 if ref[0] == "def":
                     push((module.path, ref[1]), None, Chain((), True, True))
@@ -343,6 +340,10 @@ class StepBodies:
                 target = self.resolve(module, ref, self._own_class(module, scope_fn), None)
                 if target is not None:
                     push(target[0], target[1], Chain((), True, True))
+        for module in list(self._reachers):
+            for qual, record in module.functions.items():
+                if record["backward"] and qual != "<module>":
+                    push((module.path, qual), self._own_class(module, record), Chain((), True, False))
         # Calls made in step loops: their callees are step bodies, with the loop's call as the chain.
         for module in list(self._reachers):
             for qual, record in module.functions.items():
