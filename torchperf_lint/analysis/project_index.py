@@ -35,7 +35,9 @@ import hashlib
 import json
 import os
 import re
+import stat as stat_module
 import tempfile
+import time
 from fnmatch import fnmatch
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
@@ -51,6 +53,7 @@ CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # step bodies are then those its own file and what it imports show.
 MAX_PROJECT_FILES = 20000
 MAX_KEPT_TREES = 64
+IMPORTERS_FRESH_FOR = 5.0  # seconds
 MAX_SCANNED_BYTES = 2 * 1024 * 1024  # bigger files are generated code: not summarised
 # Folders never part of a project: environments, caches, build output.
 _SKIPPED_DIRS = frozenset(("__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist",
@@ -397,9 +400,11 @@ class Project:
         self._src = os.path.join(root, "src")
         self.cache_dir = cache_dir if cache_dir is not None else (
             os.environ.get(CACHE_ENV) or os.path.join(root, CACHE_DIR_NAME))
-        self._modules: Dict[str, Optional[Module]] = {}  # path -> module (None: no summary)
+        self._modules: Dict[str, Module] = {}  # path -> module
+        self._failed: Dict[str, Tuple[int, int]] = {}  # path -> (size, mtime_ns) it had no summary at
         self._by_name: Dict[str, Optional[str]] = {}
         self._import_words: Optional[Dict[str, Set[bytes]]] = None
+        self._import_words_at = 0.0  # when the project's files were last listed (time.monotonic)
         self._ignored: Optional[List[str]] = None
         self.parsed = 0  # files this process parsed for the index (benchmarks read it)
         # Trees the index parsed, for the engine when it lints that file next (never parse twice).
@@ -457,14 +462,28 @@ class Project:
         return module
 
     def module(self, path: str) -> Optional[Module]:
+        """The summary of the file at ``path`` as it is on disk now (None: unreadable, undecodable,
+        too big or not Python). A long-lived process (an editor's server, several CLI runs in one
+        process) sees each change: a known module is kept while its size and mtime are unchanged."""
         path = os.path.abspath(path)
-        if path in self._modules:
-            return self._modules[path]
-        self._modules[path] = None  # a cycle or a failure below: no summary
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return None
+        stamp = (stat.st_size, stat.st_mtime_ns)
+        known = self._modules.get(path)
+        if known is not None and known.stamp == stamp:
+            return known
+        if known is None and self._failed.get(path) == stamp:
+            return None
+        self._modules.pop(path, None)
+        self._failed[path] = stamp  # until a summary is made below
+        if not stat_is_file(stat):
+            return None  # a FIFO or device named *.py: opening it could wait forever
         try:
             with open(path, "rb") as handle:
                 stat = os.fstat(handle.fileno())
-                if stat.st_size > MAX_SCANNED_BYTES:
+                if stat.st_size > MAX_SCANNED_BYTES or not stat_is_file(stat):
                     return None
                 raw = handle.read()
             source = raw.decode("utf-8").lstrip("\ufeff")
@@ -485,6 +504,7 @@ class Project:
             self._trees[path] = (digest, tree)
         module = Module(self.module_name(path), path, data, digest, (stat.st_size, stat.st_mtime_ns))
         self._modules[path] = module
+        self._failed.pop(path, None)
         return module
 
     def take_tree(self, path: str, source: str) -> Optional[ast.Module]:
@@ -562,10 +582,15 @@ class Project:
     def importers(self, name: str) -> List[str]:
         """Files whose import statements mention the last part of ``name`` (a superset of those
         that import it; the summaries decide)."""
-        if self._import_words is None:
+        if self._import_words is None or time.monotonic() - self._import_words_at > IMPORTERS_FRESH_FOR:
+            # Listed once per run: a CLI or flake8 run lints every file in seconds; a long-lived
+            # process (an editor's server) lists again after a while to see new files.
+            self._import_words_at = time.monotonic()
             self._import_words = {}
             for path in self.files():
                 try:
+                    if not stat_is_file(os.stat(path)):
+                        continue  # a FIFO named *.py would block the read
                     with open(path, "rb") as handle:
                         raw = handle.read(MAX_SCANNED_BYTES)
                 except OSError:
@@ -578,7 +603,11 @@ class Project:
                                 words.update(_WORD.findall(group))
                 self._import_words[os.path.abspath(path)] = words
         last = name.rpartition(".")[2].encode()
-        return [path for path, words in self._import_words.items() if last in words]
+        return sorted(path for path, words in self._import_words.items() if last in words)
+
+
+def stat_is_file(stat: os.stat_result) -> bool:
+    return stat_module.S_ISREG(stat.st_mode)
 
 
 def _ignored(path: str, root: str, patterns: List[str]) -> bool:
