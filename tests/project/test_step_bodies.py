@@ -303,3 +303,38 @@ def test_ddp_helper_whose_callers_convert_syncbn_is_not_flagged(tmp_path):
     (tmp_path / "other_main.py").write_text("from dist import build, wrap\n\n\ndef run(r):\n    return wrap(build(), r)\n")
     project_index._PROJECTS.clear()
     assert [code for code, _, _ in findings(tmp_path, "dist.py")] == ["TPL202"]
+
+
+def test_a_branch_no_per_step_call_takes_is_silent(tmp_path):
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "train.py": """
+            import torch
+            from metrics import top_k
+
+
+            def main(model, loader, opt):
+                for x, y in loader:
+                    logits = model(x)
+                    logits.sum().backward()
+                    opt.step()
+                    top_k(logits, y, 1, reduction="none")
+                    top_k(logits, y, k=5, reduction="none")
+            """,
+        "metrics.py": """
+            import torch
+
+
+            def top_k(logits, labels, k, reduction="mean"):
+                hits = (logits.topk(k).indices == labels[:, None]).float()
+                if reduction == "mean":
+                    return hits.mean().item()
+                elif reduction == "none":
+                    return hits.sum().item()
+            """,
+    })
+    chain = " (called every step from train.py:10)"
+    assert findings(tmp_path, "metrics.py") == [("TPL102", 9, SYNC + chain)]
+    (tmp_path / "train.py").write_text((tmp_path / "train.py").read_text() + "        top_k(logits, y, 1)\n")
+    project_index._PROJECTS.clear()
+    assert [line for _, line, _ in findings(tmp_path, "metrics.py")] == [7, 9]

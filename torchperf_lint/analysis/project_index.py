@@ -64,8 +64,9 @@ _WORD = re.compile(rb"\w+")
 
 
 def find_root(path: str) -> str:
-    """The project root of ``path`` (a file): the nearest folder above it with a marker, else its
-    own folder."""
+    """The project root of ``path`` (a file): the nearest folder above it with a marker; with none,
+    the folder being linted (the working directory, where flake8, the CLI and editors run, when the
+    file is inside it), else the file's own folder."""
     folder = os.path.dirname(os.path.abspath(path))
     current = folder
     for _ in range(64):
@@ -75,6 +76,12 @@ def find_root(path: str) -> str:
         if parent == current:
             break
         current = parent
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        return folder
+    if folder == cwd or folder.startswith(cwd.rstrip(os.sep) + os.sep):
+        return cwd
     return folder
 
 
@@ -218,6 +225,7 @@ class _Summariser:
     def _define(self, node, scope: str, owner_class: Optional[str]) -> None:
         qualname = f"{scope}.{node.name}" if scope else node.name
         fn = self._function(qualname, node.lineno, owner_class, getattr(node, "end_lineno", None) or node.lineno)
+        fn["params"] = _parameters(node.args)
         for decorator in node.decorator_list:
             self._expressions(decorator, self.functions.get(scope or "<module>") or fn, scope, False, False)
             if self._iteration_handler_decorator(decorator):
@@ -303,7 +311,7 @@ class _Summariser:
         if ref is not None:
             if ref[0] in ("name", "inst", "self", "selfattr", "super"):
                 ref.append(scope)
-            fn["calls"].append([ref, call.lineno, step_loop])
+            fn["calls"].append([ref, call.lineno, step_loop, _constant_arguments(call)])
 
     def _framework_call(self, call: ast.Call, scope: str) -> None:
         dotted = dotted_name_ast(call.func)
@@ -334,6 +342,44 @@ class _Summariser:
         return (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)
                 and decorator.func.attr == "on" and len(decorator.args) == 1
                 and self._iteration_event(decorator.args[0]))
+
+
+_NO_VALUE = {"?": 1}  # a parameter without a literal default (a dict: never a literal's value)
+
+
+def _literal(node) -> object:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool, type(None))):
+        return node.value
+    return _NO_VALUE
+
+
+def _parameters(args: ast.arguments) -> list:
+    """[name, literal default or _NO_VALUE] of the positional and keyword parameters, in order."""
+    positional = [*args.posonlyargs, *args.args]
+    defaults = [_NO_VALUE] * (len(positional) - len(args.defaults)) + [_literal(d) for d in args.defaults]
+    out = [[a.arg, d] for a, d in zip(positional, defaults)]
+    out += [[a.arg, _NO_VALUE if d is None else _literal(d)] for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    return out
+
+
+def _constant_arguments(call: ast.Call) -> dict:
+    """The literal arguments of a call: {"0": value, "name": value}; "*" when it splats (unknown)."""
+    out = {}
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            out["*"] = True
+            break
+        value = _literal(arg)
+        if value is not _NO_VALUE:
+            out[str(index)] = value
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            out["*"] = True
+        else:
+            value = _literal(keyword.value)
+            if value is not _NO_VALUE:
+                out[keyword.arg] = value
+    return out
 
 
 def _leaves(body) -> bool:

@@ -68,12 +68,15 @@ Hop = Tuple[str, int, str]
 class Chain:
     """Why a function runs every step: the calls from a root to it (empty: it is a root)."""
 
-    __slots__ = ("hops", "root_named", "framework")
+    __slots__ = ("hops", "root_named", "framework", "caller_steps_env")
 
-    def __init__(self, hops: Tuple[Hop, ...], root_named: bool, framework: bool):
+    def __init__(self, hops: Tuple[Hop, ...], root_named: bool, framework: bool, caller_steps_env: bool = False):
         self.hops = hops
         self.root_named = root_named  # the first caller is a step body itself (not a loop's owner)
         self.framework = framework  # a framework runs the root
+        # The direct caller steps an environment (``self.env.step(action)``): what the function
+        # returns is needed on the host (rules.md "A step body": an environment's ``env.step``).
+        self.caller_steps_env = caller_steps_env
 
     def describe(self, project: Optional[Project]) -> str:
         if not self.hops:
@@ -100,7 +103,10 @@ class StepBodies:
         self._loaded: Dict[str, Module] = {module.path: module}
         self._budget = MAX_MODULES
         self._reachers: List[Module] = [module]
-        self._edges_in: Optional[Dict[str, List[Tuple[Module, str]]]] = None
+        # Per function of the linted file: the literal arguments of each per-step call of it, by
+        # parameter (functions called with values the index cannot see are in _unknown_arguments).
+        self._arguments: Dict[str, List[Dict[str, object]]] = {}
+        self._unknown_arguments: Set[str] = set()
         try:
             self._compute()
         except RecursionError:
@@ -348,26 +354,59 @@ class StepBodies:
         for module in list(self._reachers):
             for qual, record in module.functions.items():
                 own = self._own_class(module, record)
-                for ref, line, in_step_loop in record["calls"]:
+                for ref, line, in_step_loop, constants in record["calls"]:
                     if in_step_loop:
                         target = self.resolve(module, ref, own, own)
                         if target is not None:
+                            self._note_arguments(target[0], ref, constants)
                             push(target[0], target[1], Chain(((module.path, line, qual),), False, False))
         while queue:
             function, self_cls, chain = queue.popleft()
             path, qual = function
             if path == self.module.path and qual not in self.bodies:
                 self.bodies[qual] = chain
+                if not chain.hops:
+                    self._unknown_arguments.add(qual)  # a root: its framework or caller is not seen
             module = self._loaded.get(path)
             record = module.functions.get(qual) if module is not None else None
             if record is None:
                 continue
             own = self._own_class(module, record)
-            for ref, line, _ in record["calls"]:
+            for ref, line, _, constants in record["calls"]:
                 target = self.resolve(module, ref, self_cls or own, own)
                 if target is not None:
+                    self._note_arguments(target[0], ref, constants)
                     push(target[0], target[1],
-                         Chain(chain.hops + ((path, line, qual),), chain.root_named, chain.framework))
+                         Chain(chain.hops + ((path, line, qual),), chain.root_named, chain.framework,
+                               _steps_env(record)))
+
+    def _note_arguments(self, function: Key, ref: list, constants: dict) -> None:
+        path, qual = function
+        if path != self.module.path:
+            return
+        record = self.module.functions.get(qual)
+        if record is None or "*" in constants:
+            self._unknown_arguments.add(qual)
+            return
+        params = record.get("params", [])
+        if params and params[0][0] in ("self", "cls") and ref[0] != "name":
+            params = params[1:]  # a method called on an object or class: ``self`` is not passed
+        values: Dict[str, object] = {}
+        for index, (name, default) in enumerate(params):
+            if str(index) in constants:
+                values[name] = constants[str(index)]
+            elif name in constants:
+                values[name] = constants[name]
+            elif not isinstance(default, dict):
+                values[name] = default  # not passed: its literal default
+        self._arguments.setdefault(qual, []).append(values)
+
+    def per_step_arguments(self, qualname: str) -> Optional[List[Dict[str, object]]]:
+        """The literal arguments of every per-step call of a step body of the linted file, by
+        parameter; None when some call is not seen (a root, a splat)."""
+        if qualname in self._unknown_arguments or qualname not in self._arguments:
+            return None
+        return self._arguments[qualname]
 
     @staticmethod
     def _own_class(module: Module, record: dict) -> Optional[Key]:
@@ -418,13 +457,23 @@ class StepBodies:
                 continue
             for qual, record in module.functions.items():
                 own = self._own_class(module, record)
-                for ref, _, _ in record["calls"]:
+                for ref, _, _, _ in record["calls"]:
                     if ref[0] not in ("name", "dotted"):
                         continue
                     target = self.resolve(module, ref, own, own)
                     if target is not None and target[0] == (self.module.path, qualname):
                         callers.append(record)
         return bool(callers) and all(record["syncbn"] for record in callers)
+
+
+def _steps_env(record: dict) -> bool:
+    """Does the function call ``env.step(...)`` (or ``self.env.step``, ``envs.step``)?"""
+    for ref, _, _, _ in record["calls"]:
+        if ref[0] == "dotted" and ref[1].endswith(".step") and "env" in ref[1].rsplit(".", 2)[-2].lower():
+            return True
+        if ref[0] == "selfattr" and ref[2] == "step" and "env" in ref[1].lower():
+            return True
+    return False
 
 
 def step_bodies_for(filename: str, source: str, tree: ast.Module) -> StepBodies:

@@ -11,6 +11,7 @@ Context kept during the walk:
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
@@ -18,7 +19,7 @@ import libcst as cst
 
 from .names import ImportTable, canonical, is_torch_name
 from . import syntax
-from .tree import child_nodes
+from .tree import child_nodes, descendants
 from . import value_flow
 from .step_loops import is_counter_name, is_model_name
 from .value_flow import ValueFlow
@@ -185,8 +186,15 @@ class Context:
     def blocks_inside(self, loop: Block) -> List[Block]:
         """The blocks between ``loop`` and the current node, outermost first."""
         blocks = self.frame.blocks
-        if loop.kind == BODY:
-            return list(blocks)
+        if loop.kind == BODY:  # the function's blocks, and those of lambdas inside it down to here
+            found: List[Block] = []
+            frame = self.frame
+            while frame is not None:
+                found[0:0] = frame.blocks
+                if frame.node is loop.node:
+                    break
+                frame = frame.parent
+            return found
         return blocks[blocks.index(loop) + 1 :]
 
     @property
@@ -217,7 +225,10 @@ class Context:
         """The BODY block of the function the current node runs in, when that function is a step
         body of the file (a framework step method, a function that calls ``.backward()``, or one
         called every step, in this file or from another); None otherwise."""
-        node = self.frame.node
+        frame = self.frame
+        while frame is not None and isinstance(frame.node, cst.Lambda):
+            frame = frame.parent  # a lambda runs where its function runs (``apply(t, lambda x: x.item())``)
+        node = frame.node if frame is not None else None
         if not isinstance(node, cst.FunctionDef):
             return None
         key = id(node)
@@ -234,22 +245,31 @@ class Context:
         return self.facts.step_bodies.chain(self.function_qualname())
 
     def returned_to_framework(self) -> bool:
-        """Is the current node inside a container that a framework step method returns
-        (``return {"loss": loss, "acc": acc.item()}``)? The framework hands it to its loggers: the
-        host needs those values every step (rules.md "A step body")."""
+        """Is the value of the current node (a sync) handed back to whoever needs it on the host:
+        returned by a framework step method (``return {"loss": loss, "acc": acc.item()}``, ``return
+        loss.item()`` from an Ignite step: the framework hands it to its loggers), or returned to a
+        caller that steps an environment with it (``action = q.argmax().item(); return action``)?
+        Directly, inside a returned container, or through a name the function returns so
+        (rules.md "A step body": a value the host must have every step)."""
+        chain = self.step_chain()
+        if chain is None or not ((chain.framework and not chain.hops) or chain.caller_steps_env):
+            return False
         stack = self.stack
         for index in range(len(stack) - 2, -1, -1):
-            if isinstance(stack[index], cst.Return):
-                if not isinstance(stack[index + 1], (cst.Dict, cst.List, cst.Tuple)):
-                    return False
-                chain = self.step_chain()
-                return chain is not None and chain.framework
-            if isinstance(stack[index], (cst.FunctionDef, cst.Lambda, cst.BaseSuite)):
+            node = stack[index]
+            if isinstance(node, cst.Return):
+                return True
+            if isinstance(node, cst.Assign):
+                names = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
+                return len(names) == len(node.targets) and bool(names) and bool(
+                    set(names) & _returned_names(self.frame.node))
+            if not isinstance(node, (cst.Dict, cst.DictElement, cst.List, cst.Tuple, cst.Element, cst.Call,
+                                     cst.Arg)):
                 return False
         return False
 
     def function_qualname(self) -> str:
-        names = []
+        names: List[str] = []
         frame = self.frame
         while frame is not None:
             if isinstance(frame.node, (cst.FunctionDef, cst.ClassDef)):
@@ -335,8 +355,14 @@ class Context:
         loop = self.step_loop()
         return loop if loop is not None and self.is_step_loop(loop) else None
 
-    def leaves_loop(self, loop: Block) -> bool:
-        """Is the current node in a branch that ends by leaving ``loop`` (break/return/raise)?"""
+    def leaves_loop(self, loop: Block, body_returns: bool = True) -> bool:
+        """Is the current node in a branch that ends by leaving ``loop`` (break/return/raise)?
+        ``body_returns`` False: in a step body (a BODY block), a branch that ends in ``return``
+        still runs every step it is taken (``if world_size > 1: ...; return x.item()``); only one
+        that raises or exits leaves for good."""
+        if loop.kind == BODY and not body_returns:
+            return any(block.kind == IF and syntax.branch_leaves(block.body) and not syntax.branch_returns(block.body)
+                       for block in self.blocks_inside(loop))
         return any(
             block.kind == IF and syntax.branch_leaves(block.body) for block in self.blocks_inside(loop)
         )
@@ -390,8 +416,15 @@ class Context:
         no update, a call handed the counter, or what follows an early ``return`` under one. A
         test of a flag (``if self.hparams.verbose:``) is none: when on, its body runs every step."""
         names = None
+        calls = None
         for block in blocks:
-            if block.kind != IF or block.body is not block.node.body:
+            if block.kind != IF:
+                continue
+            if calls is None:
+                calls = self.facts.step_bodies.per_step_arguments(self.function_qualname()) or ()
+            if calls and _not_taken(block, calls):
+                return True  # a branch no per-step call takes (``compute_top_k(..., reduction="none")``)
+            if block.body is not block.node.body:
                 continue
             if names is None:
                 names = self._interval_names(body, frozenset())
@@ -404,6 +437,72 @@ class Context:
         if known is None:
             known = self._interval_names_of[id(loop.node)] = syntax.interval_names(loop.node.body, outer_counters)
         return known
+
+
+def _not_taken(block: Block, calls) -> bool:
+    """Does no per-step call take this branch of an ``if`` on a parameter (``if reduction ==
+    "mean":``), by the literal arguments of each call (step_bodies.per_step_arguments)?"""
+    for values in calls:
+        result = _evaluate(block.node.test, values)
+        if result is None:
+            return False
+        if result == (block.body is block.node.body):
+            return False  # this call takes the branch
+    return True
+
+
+_UNKNOWN = object()
+
+
+def _literal_of(expr: cst.BaseExpression):
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[expr.value]
+    if isinstance(expr, (cst.SimpleString, cst.Integer, cst.Float)):
+        try:
+            return ast.literal_eval(expr.value)
+        except (ValueError, SyntaxError):
+            return _UNKNOWN
+    return _UNKNOWN
+
+
+def _evaluate(test: cst.BaseExpression, values) -> Optional[bool]:
+    """The truth of a test on parameters with known literal values; None when it cannot be told."""
+    if isinstance(test, cst.Name):
+        return bool(values[test.value]) if test.value in values else None
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _evaluate(test.expression, values)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name):
+        if test.left.value not in values:
+            return None
+        left, target = values[test.left.value], test.comparisons[0]
+        right = _literal_of(target.comparator)
+        if right is _UNKNOWN:
+            return None
+        if isinstance(target.operator, cst.Equal):
+            return left == right
+        if isinstance(target.operator, cst.NotEqual):
+            return left != right
+        if isinstance(target.operator, cst.Is) and right is None:
+            return left is None
+        if isinstance(target.operator, cst.IsNot) and right is None:
+            return left is not None
+    return None
+
+
+def _returned_names(function: cst.CSTNode) -> FrozenSet[str]:
+    """Names a function returns, alone or as items of a returned dict, list or tuple."""
+    names = set()
+    for node in descendants(function.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))):
+        if isinstance(node, cst.Return) and node.value is not None:
+            value = node.value
+            items = [value]
+            if isinstance(value, cst.Dict):
+                items = [e.value for e in value.elements if isinstance(e, cst.DictElement)]
+            elif isinstance(value, (cst.List, cst.Tuple)):
+                items = [e.value for e in value.elements]
+            names.update(item.value for item in items if isinstance(item, cst.Name))
+    return frozenset(names)
 
 
 def compile_text_tests(tests: Sequence[Union[str, Tuple[str, ...]]]) -> Callable[[str], bool]:
