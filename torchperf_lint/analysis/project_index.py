@@ -6,7 +6,7 @@ folders and what ``.gitignore`` leaves out. Imports are resolved from the root, 
 relatively from the file's package, and through re-exports in ``__init__.py``.
 
 A module's summary (``summarize``) depends on its text only, never on its path, so it is cached by
-the hash of that text: one JSON file per text under ``.torchperf_lint_cache/index/``, written to a
+the hash of that text: one ``marshal`` file per text under ``.torchperf_lint_cache/index/``, written to a
 temporary name and moved into place (``os.replace``), so that processes running side by side (flake8
 ``-j 4``) never read half a file and never write one another's files; two processes that summarise
 the same text write the same bytes. What the summary records, per module:
@@ -32,18 +32,17 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import json
+import marshal
 import os
 import re
 import stat as stat_module
-import tempfile
 import time
 from fnmatch import fnmatch
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from .names import ImportTable, bound_names, dotted_name_ast
-from .segments import BLOCK_FIELDS
-from .step_loops import ModuleSteps, _ast_interval_names, _ast_runs_update, _ast_tests_interval, is_counter_name
+from .segments import BLOCK_FIELDS, walk_ast, walk_statements
+from .step_loops import ModuleSteps, _ast_runs_update, _ast_tests_interval, is_counter_name, names_holding
 
 INDEX_VERSION = "1"
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -52,7 +51,7 @@ CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
 # step bodies are then those its own file and what it imports show.
 MAX_PROJECT_FILES = 20000
-MAX_KEPT_TREES = 64
+MAX_KEPT_TREES = 128
 IMPORTERS_FRESH_FOR = 5.0  # seconds
 MAX_SCANNED_BYTES = 2 * 1024 * 1024  # bigger files are generated code: not summarised
 # Folders never part of a project: environments, caches, build output.
@@ -93,6 +92,7 @@ def content_digest(text: str) -> str:
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_DEFS_AND_CLASSES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _ITERATION_EVENTS = ("ITERATION_STARTED", "ITERATION_COMPLETED")
 _SYNCBN = "convert_sync_batchnorm"
 
@@ -143,7 +143,7 @@ class _Summariser:
         self.settings = False
 
     def run(self) -> dict:
-        for node in ast.walk(self.tree):
+        for node, _ in walk_statements(self.tree.body):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -230,8 +230,7 @@ class _Summariser:
             self._expressions(decorator, self.functions.get(scope or "<module>") or fn, scope, False, False)
             if self._iteration_handler_decorator(decorator):
                 self.roots.append(["ignite", ["def", qualname], node.lineno])
-        names = _ast_interval_names(node.body, frozenset())
-        self._scan(node.body, fn, qualname, owner_class, names, False)
+        self._scan(node.body, fn, qualname, owner_class, _interval_names(node.body), False)
 
     def _define_class(self, node: ast.ClassDef, scope: str) -> None:
         qualname = f"{scope}.{node.name}" if scope else node.name
@@ -262,15 +261,9 @@ class _Summariser:
 
     # -- expressions -------------------------------------------------------------------------------
     def _expressions(self, node, fn: dict, scope: str, in_loop: bool, step_loop: bool) -> None:
-        pending = [node]
-        while pending:
-            current = pending.pop()
-            kind = type(current)
-            if kind in _DEFS or kind is ast.ClassDef:
-                continue
-            if kind is ast.Call:
+        for current in walk_ast((node,), prune=_DEFS_AND_CLASSES):
+            if type(current) is ast.Call:
                 self._call(current, fn, scope, in_loop, step_loop)
-            pending.extend(ast.iter_child_nodes(current))
 
     def _call(self, call: ast.Call, fn: dict, scope: str, in_loop: bool, step_loop: bool) -> None:
         func = call.func
@@ -382,6 +375,34 @@ def _constant_arguments(call: ast.Call) -> dict:
     return out
 
 
+def _interval_names(body) -> FrozenSet[str]:
+    """step_loops._ast_interval_names over the statements alone (a name holding an interval test is
+    bound by an assignment statement): most functions assign no test, and are not walked through."""
+    values: Dict[str, list] = {}
+    for stmt, owner in walk_statements(body):
+        if owner is not None:
+            continue  # a nested function's own statements
+        kind = type(stmt)
+        if kind is ast.Assign:
+            for target in stmt.targets:
+                if type(target) is ast.Name:
+                    values.setdefault(target.id, []).append(stmt.value)
+                else:
+                    for name in bound_names(target):
+                        values.setdefault(name, []).append(None)
+        elif kind is ast.AnnAssign and type(stmt.target) is ast.Name:
+            values.setdefault(stmt.target.id, []).append(stmt.value)
+        elif kind is ast.AugAssign and type(stmt.target) is ast.Name:
+            values.setdefault(stmt.target.id, []).append(None)
+    if not any(_mentions_test(v) for vs in values.values() for v in vs if v is not None):
+        return frozenset()
+    return names_holding(values, lambda value, found: _ast_tests_interval(value, frozenset(), found))
+
+
+def _mentions_test(value) -> bool:
+    return type(value) in (ast.Compare, ast.BinOp, ast.BoolOp, ast.UnaryOp, ast.Name)
+
+
 def _leaves(body) -> bool:
     last = body[-1] if body else None
     return isinstance(last, (ast.Return, ast.Continue))
@@ -416,6 +437,12 @@ class Module:
                 self.bindings[local] = module
             elif module:
                 self.bindings[local] = f"{module}.{imported}"
+        # What the step-body walk asks of every module that may reach a linted file, once.
+        self.based_classes = [q for q, record in data["classes"].items() if record["bases"]]
+        self.backward_functions = [q for q, record in data["functions"].items()
+                                   if record["backward"] and q != "<module>"]
+        self.step_call_sites = [(q, call) for q, record in data["functions"].items()
+                                for call in record["calls"] if call[2]]
 
     @property
     def classes(self) -> Dict[str, dict]:
@@ -453,6 +480,11 @@ class Project:
         self._import_words_at = 0.0  # when the project's files were last listed (time.monotonic)
         self._ignored: Optional[List[str]] = None
         self.parsed = 0  # files this process parsed for the index (benchmarks read it)
+        # Facts derived from several summaries (step_bodies: class ancestries, importers), valid
+        # while no summary the process holds changes: emptied when one does.
+        self.memo: Dict[tuple, object] = {}
+        self._folders: Set[str] = set()  # cache folders known to exist
+        self._checked: Dict[str, float] = {}  # path -> when its stamp was last compared (monotonic)
         # Trees the index parsed, for the engine when it lints that file next (never parse twice).
         self._trees: Dict[str, Tuple[str, ast.Module]] = {}
 
@@ -499,6 +531,8 @@ class Project:
         known = self._modules.get(path)
         if known is not None and known.digest == digest:
             return known
+        if known is not None:
+            self.memo.clear()
         data = self._cached(digest)
         if data is None:
             data = summarize(tree)
@@ -512,14 +546,20 @@ class Project:
         too big or not Python). A long-lived process (an editor's server, several CLI runs in one
         process) sees each change: a known module is kept while its size and mtime are unchanged."""
         path = os.path.abspath(path)
+        known = self._modules.get(path)
+        now = time.monotonic()
+        if known is not None and now - self._checked.get(path, -IMPORTERS_FRESH_FOR) < IMPORTERS_FRESH_FOR:
+            return known  # compared with the disk a moment ago (a run asks about each module often)
         try:
             stat = os.stat(path)
         except OSError:
             return None
+        self._checked[path] = now
         stamp = (stat.st_size, stat.st_mtime_ns)
-        known = self._modules.get(path)
         if known is not None and known.stamp == stamp:
             return known
+        if known is not None:
+            self.memo.clear()  # a module changed: what was derived from it may have too
         if known is None and self._failed.get(path) == stamp:
             return None
         self._modules.pop(path, None)
@@ -565,31 +605,35 @@ class Project:
         return self.module(path) if path else None
 
     def _entry(self, digest: str) -> str:
-        return os.path.join(self.cache_dir, "index", digest[:2], f"{digest}-{INDEX_VERSION}-{_CODE_DIGEST}.json")
+        return os.path.join(self.cache_dir, "index", digest[:2], f"{digest}-{INDEX_VERSION}-{_CODE_DIGEST}.marshal")
 
     def _cached(self, digest: str) -> Optional[dict]:
+        """A stored summary (``marshal``: plain dicts, lists and strings; loading it runs no code)."""
         try:
-            with open(self._entry(digest), "r", encoding="utf-8") as handle:
-                data = json.load(handle)
+            with open(self._entry(digest), "rb") as handle:
+                data = marshal.load(handle)
             return data if isinstance(data, dict) and data.get("v") == INDEX_VERSION else None
-        except (OSError, ValueError):
+        except (OSError, EOFError, ValueError, TypeError):
             return None
 
     def _store(self, digest: str, data: dict) -> None:
         target = self._entry(digest)
         try:
             folder = os.path.dirname(target)
-            os.makedirs(folder, exist_ok=True)
-            top = os.path.dirname(os.path.dirname(folder))
-            ignore = os.path.join(top, ".gitignore")
-            if not os.path.exists(ignore):
-                with open(ignore, "w", encoding="utf-8") as handle:
-                    handle.write("# Created by torchperf-lint\n*\n")
-            fd, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(data, handle, separators=(",", ":"))
-            os.replace(temporary, target)  # atomic: a reader sees the old entry or the whole new one
-        except OSError:
+            if folder not in self._folders:
+                os.makedirs(folder, exist_ok=True)
+                ignore = os.path.join(self.cache_dir, ".gitignore")
+                if not os.path.exists(ignore):
+                    with open(ignore, "w", encoding="utf-8") as handle:
+                        handle.write("# Created by torchperf-lint\n*\n")
+                self._folders.add(folder)
+            # A name of its own per process and entry, then an atomic rename: a reader sees no
+            # entry or a whole one, and processes writing the same entry write the same bytes.
+            temporary = os.path.join(folder, f".tmp-{os.getpid()}-{digest}")
+            with open(temporary, "wb") as handle:
+                marshal.dump(data, handle)
+            os.replace(temporary, target)
+        except (OSError, ValueError):
             pass  # a read-only tree is still linted, only not cached
 
     # -- who imports a module (a text prefilter, then the summaries decide) -------------------------

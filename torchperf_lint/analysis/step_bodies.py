@@ -103,6 +103,7 @@ class StepBodies:
         self._loaded: Dict[str, Module] = {module.path: module}
         self._budget = MAX_MODULES
         self._reachers: List[Module] = [module]
+        self._memo: Dict[tuple, object] = {}  # without a project
         # Per function of the linted file: the literal arguments of each per-step call of it, by
         # parameter (functions called with values the index cannot see are in _unknown_arguments).
         self._arguments: Dict[str, List[Dict[str, object]]] = {}
@@ -218,9 +219,27 @@ class StepBodies:
             return found[1].path, found[2]
         return None
 
-    def mro(self, cls: Key, _seen: Optional[Set[Key]] = None) -> Tuple[List[Key], Set[str]]:
-        """The project classes of ``cls``'s ancestry (itself first) and the framework bases met."""
-        seen = _seen if _seen is not None else set()
+    def mro(self, cls: Key) -> Tuple[List[Key], Set[str]]:
+        """The project classes of ``cls``'s ancestry (itself first) and the framework bases met.
+        Kept per project while no module changes (Project.memo): every file of a run asks about
+        the same classes."""
+        memo = self.project.memo if self.project is not None else self._memo
+        known = memo.get(("mro", cls))
+        if known is not None:
+            for path, _ in known[0]:
+                if path not in self._loaded:
+                    module = self.project.module(path) if self.project is not None else None
+                    if module is None:
+                        break
+                    self._loaded[path] = module
+            else:
+                return known
+        found = self._mro(cls)
+        memo[("mro", cls)] = found
+        return found
+
+    def _mro(self, cls: Key) -> Tuple[List[Key], Set[str]]:
+        seen: Set[Key] = set()
         order: List[Key] = []
         kinds: Set[str] = set()
         pending = [cls]
@@ -331,7 +350,7 @@ class StepBodies:
             queue.append((function, self_cls, chain))
 
         for module in list(self._reachers):
-            for qual, record in module.classes.items():
+            for qual in module.based_classes:
                 order, kinds = self.mro((module.path, qual))
                 for kind in kinds:
                     for name in _STEP_METHODS[kind]:
@@ -347,19 +366,16 @@ class StepBodies:
                 if target is not None:
                     push(target[0], target[1], Chain((), True, True))
         for module in list(self._reachers):
-            for qual, record in module.functions.items():
-                if record["backward"] and qual != "<module>":
-                    push((module.path, qual), self._own_class(module, record), Chain((), True, False))
+            for qual in module.backward_functions:
+                push((module.path, qual), self._own_class(module, module.functions[qual]), Chain((), True, False))
         # Calls made in step loops: their callees are step bodies, with the loop's call as the chain.
         for module in list(self._reachers):
-            for qual, record in module.functions.items():
-                own = self._own_class(module, record)
-                for ref, line, in_step_loop, constants in record["calls"]:
-                    if in_step_loop:
-                        target = self.resolve(module, ref, own, own)
-                        if target is not None:
-                            self._note_arguments(target[0], ref, constants)
-                            push(target[0], target[1], Chain(((module.path, line, qual),), False, False))
+            for qual, (ref, line, _, constants) in module.step_call_sites:
+                own = self._own_class(module, module.functions[qual])
+                target = self.resolve(module, ref, own, own)
+                if target is not None:
+                    self._note_arguments(target[0], ref, constants)
+                    push(target[0], target[1], Chain(((module.path, line, qual),), False, False))
         while queue:
             function, self_cls, chain = queue.popleft()
             path, qual = function
