@@ -138,7 +138,7 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
         lines = split_lines(source)
     facts = ModuleFacts(tree, table)
     facts.source_lines = lines  # for fixes that edit other units of the file (TPL304's call sites)
-    facts.step_bodies = bodies = step_bodies_for(filename, source, tree)
+    facts.step_bodies = bodies = step_bodies_for(filename, source, tree, table, facts.steps)
     _DEPENDENCIES[filename] = dependency_stamps(bodies)
     findings: List[Finding] = []
     failures: List[Tuple[str, int, int]] = []  # (reason, line, col)

@@ -128,10 +128,11 @@ def _framework_settings(call: ast.Call, qual: str) -> bool:
 
 
 class _Summariser:
-    def __init__(self, tree: ast.Module):
+    def __init__(self, tree: ast.Module, table: Optional[ImportTable] = None, steps: Optional[ModuleSteps] = None):
         self.tree = tree
-        self.table = ImportTable.from_ast(tree)
-        steps = ModuleSteps(tree, self.table)
+        self.table = table if table is not None else ImportTable.from_ast(tree)
+        if steps is None:
+            steps = ModuleSteps(tree, self.table)
         self.step_loops: Set[int] = set()
         for loop, _ in steps._loops_with_outer_counters():
             if steps._ast_is_intrinsic(loop) and not steps._ast_is_epoch(loop):
@@ -408,8 +409,10 @@ def _leaves(body) -> bool:
     return isinstance(last, (ast.Return, ast.Continue))
 
 
-def summarize(tree: ast.Module) -> dict:
-    return _Summariser(tree).run()
+def summarize(tree: ast.Module, table: Optional[ImportTable] = None, steps: Optional[ModuleSteps] = None) -> dict:
+    """The summary of a module's tree; ``table`` and ``steps``: the engine's own for this tree
+    (names.ImportTable, step_loops.ModuleSteps), when it has them, so that they are not built twice."""
+    return _Summariser(tree, table, steps).run()
 
 
 # ---- a module of the project -------------------------------------------------------------------
@@ -523,7 +526,7 @@ class Project:
         return rel.replace(os.sep, "/") if not rel.startswith("..") else os.path.basename(path)
 
     # -- summaries ---------------------------------------------------------------------------------
-    def module_from_tree(self, path: str, source: str, tree: ast.Module) -> Module:
+    def module_from_tree(self, path: str, source: str, tree: ast.Module, table=None, steps=None) -> Module:
         """The linted file's module, from the text and tree the engine already has (not the disk:
         an editor's buffer or standard input may differ from it)."""
         path = os.path.abspath(path)
@@ -535,7 +538,7 @@ class Project:
             self.memo.clear()
         data = self._cached(digest)
         if data is None:
-            data = summarize(tree)
+            data = summarize(tree, table, steps)
             self._store(digest, data)
         module = Module(self.module_name(path), path, data, digest, (-1, -1))
         self._modules[path] = module

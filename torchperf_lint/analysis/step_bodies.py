@@ -492,18 +492,19 @@ def _steps_env(record: dict) -> bool:
     return False
 
 
-def step_bodies_for(filename: str, source: str, tree: ast.Module) -> StepBodies:
+def step_bodies_for(filename: str, source: str, tree: ast.Module, table=None, steps=None) -> StepBodies:
     """The step bodies of a linted file: its project's when it is a ``.py`` file in an existing
     folder, else those the file shows by itself. The index never stops a file's lint: should the
     project's facts fail (a bug of ours), the file's own are used, and failing those, none."""
     try:
         project = project_for(filename)
         if project is not None:
-            return StepBodies(project, project.module_from_tree(filename, source, tree))
+            return StepBodies(project, project.module_from_tree(filename, source, tree, table, steps))
     except Exception:  # noqa: BLE001 - the index must never cost a file its findings
         pass
     try:
-        return StepBodies(None, Module("", filename or "<string>", summarize(tree), content_digest(source), (-1, -1)))
+        return StepBodies(None, Module("", filename or "<string>", summarize(tree, table, steps), content_digest(source),
+                                       (-1, -1)))
     except Exception:  # noqa: BLE001
         return StepBodies(None, Module("", filename or "<string>", _EMPTY, "", (-1, -1)))
 
