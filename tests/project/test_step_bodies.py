@@ -338,3 +338,75 @@ def test_a_branch_no_per_step_call_takes_is_silent(tmp_path):
     (tmp_path / "train.py").write_text((tmp_path / "train.py").read_text() + "        top_k(logits, y, 1)\n")
     project_index._PROJECTS.clear()
     assert [line for _, line, _ in findings(tmp_path, "metrics.py")] == [7, 9]
+
+
+SCALER = ("float16 autocast around a backward pass without a GradScaler: small gradients underflow to "
+          "zero in float16; create `scaler = torch.amp.GradScaler(\"cuda\")` and use "
+          "`scaler.scale(loss).backward()`, `scaler.step(optimizer)`, `scaler.update()` "
+          "(or autocast to bfloat16) (runtime_guard: AMP step)")
+
+
+def test_a_framework_that_runs_amp_answers_tpl301_and_tpl302(tmp_path):
+    loop = """
+        import torch
+        {setup}
+
+        def train(model, loader, opt):
+            for x, y in loader:
+                with torch.autocast("cuda", dtype=torch.float16):
+                    loss = model(x).sum()
+                loss.backward()
+                opt.step()
+        """
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "plain.py": loop.format(setup=""),
+        "accelerated.py": loop.format(setup='from accelerate import Accelerator\naccelerator = Accelerator(mixed_precision="fp16")'),
+        "lit.py": """
+            import torch
+            import lightning.pytorch as pl
+
+
+            class Lit(pl.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    opt = self.optimizers()
+                    with torch.autocast("cuda", dtype=torch.float16):
+                        loss = self.model(batch).sum()
+                    self.manual_backward(loss)
+                    opt.step()
+            """,
+    })
+    assert [(code, line) for code, line, _ in findings(tmp_path, "plain.py", codes=["TPL301"])] == [("TPL301", 6)]
+    assert findings(tmp_path, "plain.py", codes=["TPL301"])[0][2] == SCALER
+    assert findings(tmp_path, "accelerated.py", codes=["TPL301", "TPL302"]) == []
+    assert findings(tmp_path, "lit.py", codes=["TPL301", "TPL302"]) == []
+
+
+def test_intervals_of_a_step_body(tmp_path):
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "lit.py": """
+            import torch
+            import lightning.pytorch as pl
+
+
+            class Lit(pl.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    loss = self.model(batch).sum()
+                    if self.check_frequency(batch_idx):
+                        print(loss.item())
+                    if self.global_step % 100 == 0:
+                        print(loss.item())
+                    if self.trainer.global_step % 100 == 0:
+                        print(loss.item())
+                    if self.nll_loss:
+                        print(loss.item())
+                    self.log_dict({"loss": loss.item()})
+                    self.optimizers().zero_grad(set_to_none=False)
+                    return loss
+            """,
+    })
+    zero_grad = [f for f in findings(tmp_path, "lit.py") if f[0] == "TPL604"]
+    assert [(code, line) for code, line, _ in findings(tmp_path, "lit.py")] == [
+        ("TPL102", 15), ("TPL102", 16), ("TPL604", 17)]
+    assert zero_grad[0][2].startswith("`self.optimizers().zero_grad(set_to_none=False)`")

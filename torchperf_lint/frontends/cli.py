@@ -325,8 +325,12 @@ def run_tasks(tasks: List[Task], jobs: int, sizes: Dict[str, int], cwd: str):
     pending = {}
     unfinished: List[Task] = []
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as executor:
-        for task in ordered:
-            pending[executor.submit(_process_one, task, display_path(task.path, cwd))] = task
+        for index, task in enumerate(ordered):
+            try:
+                pending[executor.submit(_process_one, task, display_path(task.path, cwd))] = task
+            except BrokenProcessPool:  # a worker died before every file was handed out
+                unfinished.extend(ordered[index:])
+                break
         for future in as_completed(pending):
             task = pending[future]
             try:
