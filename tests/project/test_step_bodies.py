@@ -361,7 +361,7 @@ def test_a_framework_that_runs_amp_answers_tpl301_and_tpl302(tmp_path):
     write(tmp_path, {
         "pyproject.toml": "",
         "plain.py": loop.format(setup=""),
-        "accelerated.py": loop.format(setup='from accelerate import Accelerator\naccelerator = Accelerator(mixed_precision="fp16")'),
+        "accelerated.py": loop.format(setup='from accelerate import Accelerator\n        accelerator = Accelerator(mixed_precision="fp16")'),
         "lit.py": """
             import torch
             import lightning.pytorch as pl
