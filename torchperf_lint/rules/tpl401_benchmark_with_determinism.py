@@ -159,7 +159,9 @@ With `benchmark = True`, cuDNN times several convolution algorithms for each new
 keeps the fastest. The choice depends on timing noise and on other work on the GPU, and several of
 the candidates are non-deterministic, so two runs can use different algorithms and produce different
 results. `deterministic = True` (or `use_deterministic_algorithms(True)`) asks for the opposite:
-setting both in one place says the results should be reproducible but lets benchmarking undo it."""
+setting both in one place says the results should be reproducible but lets benchmarking undo it.
+Lightning's `Trainer(deterministic=True, benchmark=True)` sets the same two flags for you and is
+reported where it is written (no fix is offered there: pass `benchmark=False` by hand)."""
 RULE.EXAMPLE = """\
 torch.backends.cudnn.deterministic = True
 torch.backends.cudnn.benchmark = True"""
