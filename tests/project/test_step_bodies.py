@@ -410,3 +410,30 @@ def test_intervals_of_a_step_body(tmp_path):
     assert [(code, line) for code, line, _ in findings(tmp_path, "lit.py")] == [
         ("TPL102", 15), ("TPL102", 16), ("TPL604", 17)]
     assert zero_grad[0][2].startswith("`self.optimizers().zero_grad(set_to_none=False)`")
+
+
+def test_a_function_that_drives_a_step_loop_is_no_step_body(tmp_path):
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "train.py": """
+            import torch
+
+
+            def main(model, loader, opt):
+                loss = model(next(iter(loader))).sum()
+                loss.backward()  # a check step before the loop
+                for x in loader:
+                    loss = model(x).sum()
+                    loss.backward()
+                    opt.step()
+                print(loss.item())
+
+
+            def train_step(model, x, opt):
+                loss = model(x).sum()
+                loss.backward()
+                opt.step()
+                return loss.item()
+            """,
+    })
+    assert findings(tmp_path, "train.py") == [("TPL102", 18, SYNC)]

@@ -193,6 +193,8 @@ class _Summariser:
             if kind in _LOOPS:
                 self._expressions(stmt.test if kind is ast.While else stmt.iter, fn, scope, in_loop, step_loop)
                 inner_step = step_loop or id(stmt) in self.step_loops
+                if inner_step:
+                    fn["drives"] = True
                 self._scan(stmt.body, fn, scope, owner_class, interval_names, True, inner_step)
                 self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
                 continue
@@ -442,8 +444,10 @@ class Module:
                 self.bindings[local] = f"{module}.{imported}"
         # What the step-body walk asks of every module that may reach a linted file, once.
         self.based_classes = [q for q, record in data["classes"].items() if record["bases"]]
+        # A function that calls backward outside loops performs one step; one that also holds a
+        # step loop drives training (a warm-up or check step before the loop): not a step body.
         self.backward_functions = [q for q, record in data["functions"].items()
-                                   if record["backward"] and q != "<module>"]
+                                   if record["backward"] and not record.get("drives") and q != "<module>"]
         self.step_call_sites = [(q, call) for q, record in data["functions"].items()
                                 for call in record["calls"] if call[2]]
 
