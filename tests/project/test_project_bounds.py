@@ -100,3 +100,14 @@ def test_big_generated_tree_finishes_with_the_same_findings(root):
     assert utils_findings(root) == [("TPL102", 5, CHAINED)]
     (project,) = project_index._PROJECTS.values()
     assert project.parsed == 1  # train.py; none of the 3,000 files that never import utils
+
+
+def test_excluded_files_are_not_part_of_the_project(root):
+    (root / "pyproject.toml").write_text('[tool.torchperf-lint]\nextend-exclude = ["legacy"]\n')
+    (root / "legacy").mkdir()
+    (root / "legacy" / "old_train.py").write_text(TRAIN)
+    (root / "train.py").unlink()
+    assert utils_findings(root) == []
+    (root / "pyproject.toml").write_text("")
+    project_index._PROJECTS.clear()
+    assert utils_findings(root) == [("TPL102", 5, SYNC + " (called every step from legacy/old_train.py:10)")]

@@ -664,8 +664,11 @@ class Project:
                     yield path
 
     def _gitignore(self) -> List[str]:
+        """The patterns that leave files out of the project: ``.gitignore`` and the ``exclude`` /
+        ``extend-exclude`` settings (``[tool.torchperf-lint]`` in pyproject.toml, ``[flake8]`` in
+        setup.cfg, tox.ini or .flake8), matched as flake8 does: a file or folder name, or a path."""
         if self._ignored is None:
-            self._ignored = []
+            self._ignored = _config_excludes(self.root)
             try:
                 with open(os.path.join(self.root, ".gitignore"), encoding="utf-8", errors="replace") as handle:
                     for line in handle:
@@ -701,6 +704,34 @@ class Project:
                 self._import_words[os.path.abspath(path)] = words
         last = name.rpartition(".")[2].encode()
         return sorted(path for path, words in self._import_words.items() if last in words)
+
+
+def _config_excludes(root: str) -> List[str]:
+    patterns: List[str] = []
+    try:
+        import tomllib
+
+        with open(os.path.join(root, "pyproject.toml"), "rb") as handle:
+            section = tomllib.load(handle).get("tool", {}).get("torchperf-lint", {})
+        for key in ("exclude", "extend-exclude"):
+            value = section.get(key, [])
+            if isinstance(value, list):
+                patterns.extend(str(p).rstrip("/") for p in value if p)
+    except (OSError, ValueError, ImportError, AttributeError):
+        pass
+    import configparser
+
+    for name in ("setup.cfg", "tox.ini", ".flake8"):
+        parser = configparser.RawConfigParser()
+        try:
+            parser.read(os.path.join(root, name), encoding="utf-8")
+        except (configparser.Error, UnicodeDecodeError, OSError):
+            continue
+        if parser.has_section("flake8"):
+            for key in ("exclude", "extend-exclude"):
+                value = parser.get("flake8", key, fallback="")
+                patterns.extend(p.strip().rstrip("/") for p in value.replace("\n", ",").split(",") if p.strip())
+    return patterns
 
 
 def stat_is_file(stat: os.stat_result) -> bool:
