@@ -151,9 +151,17 @@ def test_warm_index_reparses_only_the_edited_helper(root, capsys):
     cli_findings(capsys)
     project_index._PROJECTS.clear()  # a new process: only the disk cache is left
     (root / "utils.py").write_text(UTILS + "\n")
-    cli_findings(capsys, "--no-cache")
+    cli_findings(capsys)
     (project,) = project_index._PROJECTS.values()
-    assert project.parsed == 0  # utils.py: parsed by the engine, its summary made from that tree
+    assert project.parsed == 0  # utils.py: parsed by the engine, its summary made from that tree;
+    # lit.py's, which its step bodies need: read from the disk
+
+
+def test_no_cache_writes_no_index_entry(root, capsys, tmp_path):
+    cli_findings(capsys, "--no-cache")
+    assert not (tmp_path / "cache").exists() and not (root / ".torchperf_lint_cache").exists()
+    cli_findings(capsys)
+    assert list((tmp_path / "cache" / "index").rglob("*.marshal"))
 
 
 def flake8(root, *args, stdin=None):

@@ -51,6 +51,7 @@ CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
 # step bodies are then those its own file and what it imports show.
 MAX_PROJECT_FILES = 20000
+MAX_PROJECT_FOLDERS = 20000
 MAX_KEPT_TREES = 128
 IMPORTERS_FRESH_FOR = 5.0  # seconds
 MAX_SCANNED_BYTES = 2 * 1024 * 1024  # bigger files are generated code: not summarised
@@ -79,8 +80,8 @@ def find_root(path: str) -> str:
         cwd = os.getcwd()
     except OSError:
         return folder
-    if folder == cwd or folder.startswith(cwd.rstrip(os.sep) + os.sep):
-        return cwd
+    if cwd != os.path.dirname(cwd) and (folder == cwd or folder.startswith(cwd + os.sep)):
+        return cwd  # (never the file system's root: a run from / would walk the whole disk)
     return folder
 
 
@@ -480,6 +481,7 @@ class Project:
         self._src = os.path.join(root, "src")
         self.cache_dir = cache_dir if cache_dir is not None else (
             os.environ.get(CACHE_ENV) or os.path.join(root, CACHE_DIR_NAME))
+        self.disk_cache = True  # read and write entries under cache_dir (False: memory only)
         self._modules: Dict[str, Module] = {}  # path -> module
         self._failed: Dict[str, Tuple[int, int]] = {}  # path -> (size, mtime_ns) it had no summary at
         self._by_name: Dict[str, Optional[str]] = {}
@@ -616,6 +618,8 @@ class Project:
 
     def _cached(self, digest: str) -> Optional[dict]:
         """A stored summary (``marshal``: plain dicts, lists and strings; loading it runs no code)."""
+        if not self.disk_cache:
+            return None
         try:
             with open(self._entry(digest), "rb") as handle:
                 data = marshal.load(handle)
@@ -624,6 +628,8 @@ class Project:
             return None
 
     def _store(self, digest: str, data: dict) -> None:
+        if not self.disk_cache:
+            return
         target = self._entry(digest)
         try:
             folder = os.path.dirname(target)
@@ -648,8 +654,11 @@ class Project:
         """The project's ``.py`` files: no symlinked folders (loops), no hidden or environment
         folders, nothing ``.gitignore`` leaves out; at most MAX_PROJECT_FILES."""
         ignored = self._gitignore()
-        count = 0
+        count = folders = 0
         for folder, dirs, names in os.walk(self.root, followlinks=False):
+            folders += 1
+            if folders > MAX_PROJECT_FOLDERS:
+                return
             dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS
                        and not _ignored(os.path.join(folder, d), self.root, ignored)
                        and not os.path.exists(os.path.join(folder, d, "pyvenv.cfg"))]
@@ -771,11 +780,24 @@ def project_for(path: str) -> Optional[Project]:
     if not os.path.isdir(folder):
         return None
     root = find_root(path)
-    key = (root, os.environ.get(CACHE_ENV))
+    directory = _DISK_CACHE["directory"] or os.environ.get(CACHE_ENV)
+    key = (root, directory, _DISK_CACHE["enabled"])
     project = _PROJECTS.get(key)
     if project is None:
-        project = _PROJECTS[key] = Project(root)
+        project = _PROJECTS[key] = Project(root, directory)
+        project.disk_cache = _DISK_CACHE["enabled"]
     return project
+
+
+# Set by a front end for its run (the CLI's --no-cache and --cache-dir); flake8 and editors keep
+# the default: entries under the project root's .torchperf_lint_cache (or $TORCHPERF_LINT_CACHE_DIR).
+_DISK_CACHE: Dict[str, object] = {"enabled": True, "directory": None}
+
+
+def configure_disk_cache(enabled: bool = True, directory: Optional[str] = None) -> None:
+    """Whether the index reads and writes its entries on disk, and where (None: the default)."""
+    _DISK_CACHE["enabled"] = enabled
+    _DISK_CACHE["directory"] = directory
 
 
 def parsed_tree(filename: str, source: str) -> Optional[ast.Module]:

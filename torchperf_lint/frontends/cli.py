@@ -209,10 +209,14 @@ def check_command(args) -> int:
         print(f"torchperf-lint: warning: No Python files found under {where}", file=sys.stderr)
 
     cache = None
+    directory = args.cache_dir or (Path(os.environ[CACHE_ENV]) if os.environ.get(CACHE_ENV) else None)
+    # The project index keeps its summaries next to the findings, and none with --no-cache.
+    from ..analysis.project_index import configure_disk_cache
+
+    configure_disk_cache(not args.no_cache, str(directory) if directory else None)
     if not args.no_cache and codes:
         from .cache import CACHE_DIR_NAME, Cache
 
-        directory = args.cache_dir or (Path(os.environ[CACHE_ENV]) if os.environ.get(CACHE_ENV) else None)
         cache = Cache(directory or config.root / CACHE_DIR_NAME, codes)
 
     results: Dict[str, FileResult] = {}
