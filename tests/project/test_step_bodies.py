@@ -437,3 +437,46 @@ def test_a_function_that_drives_a_step_loop_is_no_step_body(tmp_path):
             """,
     })
     assert findings(tmp_path, "train.py") == [("TPL102", 18, SYNC)]
+
+
+def test_calls_that_leave_the_loop_or_run_at_an_interval_are_not_per_step(tmp_path):
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "train.py": """
+            import torch
+            from helpers import generate_example, fid_score, log_now
+
+
+            def divisible_by(step, n):
+                return step % n == 0
+
+
+            def main(model, loader, opt, max_steps):
+                for step, x in enumerate(loader):
+                    loss = model(x).sum()
+                    loss.backward()
+                    opt.step()
+                    if step != 0 and divisible_by(step, 1000):
+                        fid_score(model)
+                    if step >= max_steps:
+                        generate_example(model)
+                        break
+                    log_now(loss)
+            """,
+        "helpers.py": """
+            import torch
+
+
+            def generate_example(model):
+                return model.sample().item()
+
+
+            def fid_score(model):
+                return model.features().cpu()
+
+
+            def log_now(loss):
+                return loss.item()
+            """,
+    })
+    assert findings(tmp_path, "helpers.py") == [("TPL102", 13, SYNC + " (called every step from train.py:19)")]

@@ -179,6 +179,11 @@ class _Summariser:
             if kind is ast.ClassDef:
                 self._define_class(stmt, scope)
                 continue
+            if kind is ast.If and _leaves_for_good(stmt.body, in_loop) and not _ast_runs_update(stmt.body):
+                # ``if done: generate_example(); break``: what it calls runs once, not every step
+                self._expressions(stmt.test, fn, scope, in_loop, step_loop)
+                self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
+                continue
             if kind is ast.If and self._is_interval(stmt.test, interval_names) and not _ast_runs_update(stmt.body):
                 # Runs every N steps: what it calls is not a per-step call (its test still is).
                 self._expressions(stmt.test, fn, scope, in_loop, step_loop)
@@ -217,10 +222,12 @@ class _Summariser:
                     else:
                         self._scan([child], fn, scope, owner_class, interval_names, in_loop, step_loop)
 
-    @staticmethod
-    def _is_interval(test, names) -> bool:
+    @classmethod
+    def _is_interval(cls, test, names) -> bool:
         if _ast_tests_interval(test, frozenset(), names):
             return True
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            return any(cls._is_interval(value, names) for value in test.values)
         # ``if self.check_frequency(batch_idx):``: a call handed the step counter
         return isinstance(test, ast.Call) and any(
             isinstance(a, (ast.Name, ast.Attribute)) and is_counter_name(a.id if isinstance(a, ast.Name) else a.attr)
@@ -405,6 +412,18 @@ def _interval_names(body) -> FrozenSet[str]:
 
 def _mentions_test(value) -> bool:
     return type(value) in (ast.Compare, ast.BinOp, ast.BoolOp, ast.UnaryOp, ast.Name)
+
+
+def _leaves_for_good(body, in_loop: bool) -> bool:
+    """Does a branch end by leaving the loop it is in (``break``, ``return``, ``raise``), or, outside
+    loops, by raising or exiting? (A ``return`` from a step body ends only this step.)"""
+    last = body[-1] if body else None
+    if isinstance(last, ast.Raise):
+        return True
+    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and (
+            dotted_name_ast(last.value.func) in ("sys.exit", "exit", "quit", "os._exit")):
+        return True
+    return in_loop and isinstance(last, (ast.Break, ast.Return))
 
 
 def _leaves(body) -> bool:

@@ -307,6 +307,8 @@ class Context:
         (``if self.check_frequency(batch_idx):``)."""
         if syntax.tests_interval(test, frozenset(), names):
             return True
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return Context._tests_step_interval(test.left, names) or Context._tests_step_interval(test.right, names)
         return isinstance(test, cst.Call) and any(
             a.keyword is None and is_counter_name(syntax.last_identifier(a.value))
             for a in test.args if isinstance(a.value, (cst.Name, cst.Attribute)))
