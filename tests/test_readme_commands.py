@@ -26,6 +26,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SHELLS = ("bash", "sh", "shell", "console")
 SKIP = re.compile(r"<!--\s*test:\s*skip\s*\((?P<reason>[^)]+)\)\s*-->")
 EXPECTED = re.compile(r"\s#\s*exit\s+(\d+)\b")
+# Commands that would change the environment the tests run in (an editable install from the
+# temporary copy re-points this interpreter's torchperf_lint at a folder that is then deleted):
+# never run, whatever the block says; an unmarked block holding one fails instead.
+INSTALLS = re.compile(r"\b(?:pip3?|uv)\s+(?:pip\s+)?install\b|\bvenv\b|\bconda\s+(?:install|create)\b")
 
 
 @dataclass
@@ -119,6 +123,8 @@ BLOCKS = all_blocks()
 def test_shell_block(block, tmp_path):
     if block.skip:
         pytest.skip(f"marked: {block.skip}")
+    installing = [c for c in block.commands if INSTALLS.search(c)]
+    assert not installing, f"{block.path}:{block.line} installs ({installing[0]}): mark it <!-- test: skip (installs) -->"
     copy = copy_of_repository(tmp_path / "repo")
     wrong = run_block(block, copy)
     assert not wrong, "\n\n".join(f"$ {c}\nexpected exit {e}, got {a}\n{o}" for c, e, a, o in wrong)
@@ -170,3 +176,11 @@ def test_readme_configuration_examples_are_accepted(tmp_path):
     done = subprocess.run([sys.executable, "-m", "flake8", "train.py"], cwd=tmp_path, capture_output=True, text=True)
     assert (done.returncode, done.stderr) == (1, "")
     assert done.stdout.startswith("train.py:2:5: TPL201 ")
+
+
+def test_install_commands_are_recognised():
+    for command in ('pip install -e ".[server]"', "python3 -m venv .venv && . .venv/bin/activate",
+                    "pip3 install torch==2.13.0", "uv pip install .", "conda create -n x"):
+        assert INSTALLS.search(command), command
+    for command in ("torchperf-lint check samples/", "flake8 --select TPL samples/", "python -m pytest -q"):
+        assert not INSTALLS.search(command), command

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import gc
 import sys
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from typing import Collection, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -25,7 +25,9 @@ from .fixing.lines import newline_of, normalise_newlines, split_lines
 from .analysis.ast_scan import UnitAst
 from .analysis.facts import ModuleFacts
 from .analysis.names import ImportTable, text_mentions_torch_import
+from .analysis.project_index import parsed_tree
 from .analysis.segments import Unit, split_units
+from .analysis.step_bodies import dependency_stamps, step_bodies_for
 from .analysis.walker import Context, walk
 
 # Bigger files are almost always generated code; libcst would take minutes on them.
@@ -96,7 +98,7 @@ def lint_source(
             newline = "\n"
         with _collector_paused():
             return _lint(source, tree, set(default_codes() if codes is None else codes), lines, newline,
-                         max_line_length, target_torch)
+                         max_line_length, target_torch, filename)
     except RecursionError:
         return [analysis_failed("the code is nested too deeply for the parser (recursion limit)")]
     except MemoryError:
@@ -106,7 +108,9 @@ def lint_source(
 
 
 def _lint(source: str, tree, codes, lines, newline: str = "\n",
-          max_line_length: int = DEFAULT_LINE_LENGTH, target_torch=None) -> List[Finding]:
+          max_line_length: int = DEFAULT_LINE_LENGTH, target_torch=None,
+          filename: str = "<string>") -> List[Finding]:
+    _DEPENDENCIES.pop(filename, None)
     if not text_mentions_torch_import(source):
         return []  # the common case for non-torch files: one substring search
     if len(source) > MAX_FILE_BYTES:
@@ -115,6 +119,8 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
     if nul != -1:
         line = source.count("\n", 0, nul) + 1
         return [analysis_failed("the file contains NUL bytes", line, nul - (source.rfind("\n", 0, nul) + 1))]
+    if tree is None:
+        tree = parsed_tree(filename, source)  # the project index may have parsed this text already
     if tree is None:
         # At Python's own recursion limit: ast raises RecursionError on absurd nesting instead of
         # overflowing the C stack, which it could do under the raised limit below.
@@ -138,11 +144,15 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
     facts = ModuleFacts(tree, table)
     facts.source_lines = lines  # for fixes that edit other units of the file (TPL304's call sites)
     facts.target_torch = target_torch
+    facts.step_bodies = bodies = step_bodies_for(filename, source, tree, table, facts.steps)
+    _DEPENDENCIES[filename] = dependency_stamps(bodies)
     findings: List[Finding] = []
     failures: List[Tuple[str, int, int]] = []  # (reason, line, col)
     aliases = _aliases(table)
     with _recursion_limit():
-        _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, failures, newline, max_line_length)
+        _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, failures, newline, max_line_length,
+                    sorted(bodies.body_lines()))
+    findings = [f for f in findings if not _run_by_framework(f, facts)]
     if failures:
         _, line, col = failures[0]
         findings.append(analysis_failed("; ".join(reason for reason, _, _ in failures[:3]), line, col))
@@ -178,9 +188,16 @@ class _recursion_limit:
 
 
 def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, failures, newline="\n",
-                max_line_length: int = DEFAULT_LINE_LENGTH) -> None:
+                max_line_length: int = DEFAULT_LINE_LENGTH, body_lines: Sequence[int] = ()) -> None:
     for unit in split_units(tree):
         text = unit.text(lines)
+        # A unit that holds a step body (a framework step method, a per-step helper) is read by the
+        # rules of a step loop as if it held one: their loop-word prefilters stand for "a step loop
+        # may be here", which is true of it without a loop.
+        holds_body = bool(body_lines) and _holds_line(body_lines, unit.start, unit.end)
+        if holds_body:
+            text += "\nfor while"
+
         if aliases:
             # ``from torch.nn import DataParallel as DP``: a unit that says ``DP(m)`` must pass the
             # prefilters that look for ``DataParallel``.
@@ -191,7 +208,10 @@ def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, fail
         # The ast prefilters, before the unit's survey: most units stop here.
         unit_ast = UnitAst(unit.nodes, table)
         if any(rule.needs_loop or rule.needs_step_loop for rule in candidates):
-            if not unit_ast.has_loop:
+            if holds_body:
+                candidates = [rule for rule in candidates
+                              if unit_ast.has_loop or rule.needs_step_loop or not rule.needs_loop]
+            elif not unit_ast.has_loop:
                 # Their prefilter's ``for``/``while`` was a word in a docstring or comment (about
                 # half the bytes parsed on library code): no loop, nothing they can report.
                 candidates = [rule for rule in candidates if not (rule.needs_loop or rule.needs_step_loop)]
@@ -216,6 +236,34 @@ def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, fail
                              f"(more than {MAX_WIDTH}, too long for libcst)", wide_line, 0))
             continue
         findings.extend(_lint_unit(unit, lines, candidates, table, facts, failures, newline, max_line_length))
+
+
+def _holds_line(sorted_lines: Sequence[int], start: int, end: int) -> bool:
+    index = bisect_left(sorted_lines, start)
+    return index < len(sorted_lines) and sorted_lines[index] <= end
+
+
+# Codes a framework answers when it runs AMP, DDP or accumulation for the user (rules.md "A step body").
+_FRAMEWORK_ANSWERS = frozenset(("TPL301", "TPL302", "TPL207"))
+# The project facts each linted file's findings read: (path, size, mtime_ns, digest) of the other
+# modules, for the finding cache (frontends/cache.py), by the name the file was linted under.
+_DEPENDENCIES: Dict[str, frozenset] = {}
+
+
+def dependencies_of(filename: str) -> frozenset:
+    """The other modules whose summaries the last lint of ``filename`` read."""
+    return _DEPENDENCIES.get(filename, frozenset())
+
+
+def _run_by_framework(finding: Finding, facts) -> bool:
+    """TPL301/302/207 in code a framework runs (its step bodies), or in a module that tells a
+    framework to run AMP, DDP or accumulation (``Accelerator(mixed_precision="fp16")``)."""
+    if finding.code not in _FRAMEWORK_ANSWERS:
+        return False
+    bodies = facts.step_bodies
+    if bodies.module.data.get("settings"):
+        return True
+    return bodies.framework_runs_line(finding.line)
 
 
 def _aliases(table: ImportTable) -> List[Tuple[str, str]]:
@@ -261,6 +309,8 @@ def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures, newline=
         return []
     raw: list = []
     ctx = Context(table, facts)
+    # A method's unit is parsed without its class: the step bodies name it by its full path.
+    ctx.scope_prefix = facts.step_bodies.scope_prefix(unit.nodes[0]) if unit.nodes else ""
     rules = [rule_class(ctx, raw) for rule_class in rule_classes]
     walk(module, ctx, rules)
     if not raw:
@@ -268,7 +318,7 @@ def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures, newline=
     positions = _PositionsOnly(module, unsafe_skip_copy=True).resolve(PositionProvider)
     unit_state: Dict[str, object] = {}  # filled by the first fix computed, shared by the unit's fixes
     result = []
-    for rule_code, node, message, rule_fix in raw:
+    for rule_code, node, message, rule_fix, related in raw:
         where = positions[node]
         fix = None
         line, end_line = where.start.line + line_offset, where.end.line + line_offset
@@ -288,6 +338,7 @@ def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures, newline=
                 end_line,
                 where.end.column + shifted.get(end_line, 0),
                 fix,
+                related,
             )
         )
     return result

@@ -94,6 +94,9 @@ class Finding:
     end_line: int = 0
     end_col: int = 0
     fix: "Optional[Fix | LazyFix]" = None
+    # Why the finding's code runs every step when others call it: (path, line, note) per call on
+    # the way from a step body (rules.md "A step body"); JSON and SARIF show them.
+    related: Tuple[Tuple[str, int, str], ...] = ()
 
     @property
     def text(self) -> str:

@@ -71,10 +71,11 @@ def test_malformed_cache_entry_is_a_miss(project, tmp_path):
     (cache_file,) = list(cache_dir.glob("*.marshal"))
     entries = cache_module.marshal.loads(cache_file.read_bytes())
     key = str(path)
-    size, mtime, digest, codes, findings, rows, fixes = entries[key]
+    size, mtime, digest, codes, findings, rows, fixes, dependencies = entries[key]
     for broken in (
-        (size, mtime, digest, codes, (("TPL201", "three"),), rows, fixes),  # a finding of the wrong shape
-        (size, mtime, digest, codes, findings, (), fixes),  # rows missing
+        (size, mtime, digest, codes, (("TPL201", "three"),), rows, fixes, dependencies),  # a finding of the wrong shape
+        (size, mtime, digest, codes, findings, (), fixes, dependencies),  # rows missing
+        (size, mtime, digest, codes, findings, rows, fixes, (("/nowhere.py", "size"),)),  # a dependency of the wrong shape
         (size, mtime),  # an entry cut short
         "not a tuple",
     ):

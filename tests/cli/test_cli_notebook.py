@@ -47,6 +47,8 @@ PIN = ("this module copies batches to the GPU but the DataLoader does not pin me
        "(runtime_guard: loader defaults)")
 SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += loss.detach()`) "
         "and sync once after the loop or every N steps (runtime_guard: sync report)")
+# log_loss_dict runs every step because cell 3 line 8 calls it in its loop: the chain names the cell.
+SYNC += " (called every step from train.ipynb:cell 3:8)"
 MOVE = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.zeros(...)` to "
         "create it there (runtime_guard: device-native creation)")
 
@@ -134,6 +136,9 @@ def test_json_and_sarif_carry_the_cell(project, notebook):
         "url": f"{DOCS}TPL101.md", "noqa_row": 2, "cell": 3, "name": "cpu-then-device", "severity": "warning",
     }
     assert items[0]["message"] == SYNC
+    assert items[0]["related"] == [{"filename": "train.ipynb", "location": {"row": 8, "column": 1},
+                                    "message": items[0]["related"][0]["message"]}]
+    assert items[0]["related"][0]["message"].startswith("cell 3: ")
     code, out, _ = project.run("--output-format", "sarif", "train.ipynb")
     results = json.loads(out)["runs"][0]["results"]
     assert [(r["ruleId"], r["properties"], r["locations"][0]["physicalLocation"]["region"]) for r in results] == [

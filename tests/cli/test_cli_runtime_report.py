@@ -17,7 +17,7 @@ TRAIN = """\
 import torch
 
 from metrics import accuracy
-
+HOOKS = {"accuracy": accuracy}  # called through a dict: no static analysis follows it
 
 def train(model, loader, opt):
     total = 0.0
@@ -27,7 +27,7 @@ def train(model, loader, opt):
         loss.backward()
         opt.step()
         total += loss.item()
-        accuracy(out, y)
+        HOOKS["accuracy"](out, y)
     return total
 """
 METRICS = """\

@@ -271,6 +271,19 @@ def branch_leaves(branch: cst.CSTNode) -> bool:
 _EXITS = frozenset(("sys.exit", "exit", "quit", "os._exit"))
 
 
+def branch_returns(branch: cst.CSTNode) -> bool:
+    """Does this branch end by ``return`` (and neither raise nor exit before it)?"""
+    if isinstance(branch, cst.If):
+        branch = branch.body
+    for stmt in _statements(branch):
+        for part in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+            if isinstance(part, cst.Return):
+                return True
+            if isinstance(part, (cst.Raise, cst.Break)):
+                return False
+    return False
+
+
 def tests_interval(test: cst.BaseExpression, outer_counters: FrozenSet[str] = frozenset(),
                    interval_names: FrozenSet[str] = frozenset()) -> bool:
     """``if step % log_every == 0`` (any test using ``%``, also inside ``or``/``and``) runs every N

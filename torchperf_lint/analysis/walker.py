@@ -11,6 +11,7 @@ Context kept during the walk:
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
@@ -19,15 +20,18 @@ import libcst as cst
 from ..catalog import torch_has
 from .names import ImportTable, canonical, is_torch_name
 from . import syntax
-from .tree import child_nodes
+from .tree import child_nodes, descendants
 from . import value_flow
-from .step_loops import is_model_name
+from .step_loops import is_counter_name, is_model_name
 from .value_flow import ValueFlow
 
 if TYPE_CHECKING:
     from .ast_scan import UnitAst
 
 LOOP, IF, EXCEPT, WITH = "loop", "if", "except", "with"
+# A step body without a loop around the node (rules.md "A step body"): the whole function body of a
+# framework step method or a per-step helper, read by the rules as a step loop's body.
+BODY = "body"
 
 
 class Block:
@@ -61,6 +65,8 @@ class Context:
         self._epoch_loops: Dict[int, bool] = {}
         self._step_loops: Dict[int, bool] = {}
         self._interval_names_of: Dict[int, FrozenSet[str]] = {}  # loop -> names holding interval tests
+        self._body_blocks: Dict[int, Optional[Block]] = {}  # function -> its BODY block (None: no step body)
+        self.scope_prefix = ""  # the qualified name of what holds the unit (its class, for a method)
         self.values = ValueFlow(self)
 
     # ---- names -------------------------------------------------------------------------------
@@ -181,6 +187,15 @@ class Context:
     def blocks_inside(self, loop: Block) -> List[Block]:
         """The blocks between ``loop`` and the current node, outermost first."""
         blocks = self.frame.blocks
+        if loop.kind == BODY:  # the function's blocks, and those of lambdas inside it down to here
+            found: List[Block] = []
+            frame = self.frame
+            while frame is not None:
+                found[0:0] = frame.blocks
+                if frame.node is loop.node:
+                    break
+                frame = frame.parent
+            return found
         return blocks[blocks.index(loop) + 1 :]
 
     @property
@@ -197,16 +212,114 @@ class Context:
 
     def step_loop(self) -> Optional[Block]:
         """The loop the current node is "in" (spec): the innermost loop around it, unless that is an
-        epoch-level loop. It need not be a step loop: see ``in_step_loop``."""
+        epoch-level loop; with no loop around it in a step body, that body (a BODY block). It need
+        not be a step loop: see ``in_step_loop``."""
         loop = self.innermost_loop()
-        if loop is None or self.is_epoch_loop(loop):
+        if loop is None:
+            return self.step_body()
+        if self.is_epoch_loop(loop):
             return None
         return loop
+
+    # ---- step bodies (analysis/step_bodies.py) --------------------------------------------------
+    def step_body(self) -> Optional[Block]:
+        """The BODY block of the function the current node runs in, when that function is a step
+        body of the file (a framework step method, a function that calls ``.backward()``, or one
+        called every step, in this file or from another); None otherwise."""
+        frame = self.frame
+        while frame is not None and isinstance(frame.node, cst.Lambda):
+            frame = frame.parent  # a lambda runs where its function runs (``apply(t, lambda x: x.item())``)
+        node = frame.node if frame is not None else None
+        if not isinstance(node, cst.FunctionDef):
+            return None
+        key = id(node)
+        if key not in self._body_blocks:
+            bodies = getattr(self.facts, "step_bodies", None)
+            chain = bodies.chain(self.function_qualname()) if bodies is not None else None
+            self._body_blocks[key] = Block(BODY, node) if chain is not None else None
+        return self._body_blocks[key]
+
+    def step_chain(self):
+        """The call chain that makes the current function a step body (step_bodies.Chain), or None."""
+        if self.step_body() is None:
+            return None
+        return self.facts.step_bodies.chain(self.function_qualname())
+
+    def returned_to_framework(self) -> bool:
+        """Is the value of the current node (a sync) handed back to whoever needs it on the host:
+        returned by a framework step method (``return {"loss": loss, "acc": acc.item()}``, ``return
+        loss.item()`` from an Ignite step: the framework hands it to its loggers), or returned to a
+        caller that steps an environment with it (``action = q.argmax().item(); return action``)?
+        Directly, inside a returned container, or through a name the function returns so
+        (rules.md "A step body": a value the host must have every step)."""
+        chain = self.step_chain()
+        if chain is None or not ((chain.framework and not chain.hops) or chain.caller_steps_env):
+            return False
+        stack = self.stack
+        for index in range(len(stack) - 2, -1, -1):
+            node = stack[index]
+            if isinstance(node, cst.Return):
+                return True
+            if isinstance(node, cst.Assign):
+                names = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
+                return len(names) == len(node.targets) and bool(names) and bool(
+                    set(names) & _returned_names(self.frame.node))
+            if not isinstance(node, (cst.Dict, cst.DictElement, cst.List, cst.Tuple, cst.Element, cst.Call,
+                                     cst.Arg)):
+                return False
+        return False
+
+    def function_qualname(self) -> str:
+        names: List[str] = []
+        frame = self.frame
+        while frame is not None:
+            if isinstance(frame.node, (cst.FunctionDef, cst.ClassDef)):
+                names.append(frame.node.name.value)
+            frame = frame.parent
+        if self.scope_prefix:
+            names.append(self.scope_prefix)
+        return ".".join(reversed(names))
+
+    def _after_interval_exit(self, function: cst.CSTNode) -> bool:
+        """Does an ``if <interval>: return`` (or ``continue``) come before the current node in the
+        statement lists between ``function`` and it? What follows it runs only at the interval."""
+        stack = self.stack
+        try:
+            start = stack.index(function)
+        except ValueError:
+            return False
+        for index in range(start + 1, len(stack) - 1):
+            block, child = stack[index], stack[index + 1]
+            statements = getattr(block, "body", None)
+            if not isinstance(statements, (list, tuple)):
+                continue
+            for statement in statements:
+                if statement is child:
+                    break
+                if (isinstance(statement, cst.If) and statement.orelse is None
+                        and self._tests_step_interval(statement.test, frozenset())
+                        and syntax.branch_leaves(statement.body)):
+                    return True
+        return False
+
+    @staticmethod
+    def _tests_step_interval(test: cst.BaseExpression, names: FrozenSet[str]) -> bool:
+        """An interval test (syntax.tests_interval), or a call handed the step counter
+        (``if self.check_frequency(batch_idx):``)."""
+        if syntax.tests_interval(test, frozenset(), names):
+            return True
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return Context._tests_step_interval(test.left, names) or Context._tests_step_interval(test.right, names)
+        return isinstance(test, cst.Call) and any(
+            a.keyword is None and is_counter_name(syntax.last_identifier(a.value))
+            for a in test.args if isinstance(a.value, (cst.Name, cst.Attribute)))
 
     def is_step_loop(self, loop: Block) -> bool:
         """Does ``loop`` (a LOOP block of the current frame) do device work each time round? See
         step_loops.py: it iterates a loader or runs a step, is nested in a step loop, or sits in a
         function that step loops call."""
+        if loop.kind == BODY:
+            return True
         key = id(loop.node)
         known = self._step_loops.get(key)
         if known is None:
@@ -223,6 +336,9 @@ class Context:
                 if (outer.kind == LOOP and not self.is_epoch_loop(outer) and self.is_step_loop(outer)
                         and not self.under_interval_check(outer, upto=loop)):
                     return True  # nested in a loop that runs every step, and run at every step
+        body = self.step_body()
+        if body is not None and loop in blocks and not self.under_interval_check(body, upto=loop):
+            return True  # a loop of a step body runs every step (unless an interval ``if`` holds it)
         frame = self.frame
         while frame is not None and not isinstance(frame.node, cst.FunctionDef):
             if isinstance(frame.node, cst.ClassDef):
@@ -242,8 +358,14 @@ class Context:
         loop = self.step_loop()
         return loop if loop is not None and self.is_step_loop(loop) else None
 
-    def leaves_loop(self, loop: Block) -> bool:
-        """Is the current node in a branch that ends by leaving ``loop`` (break/return/raise)?"""
+    def leaves_loop(self, loop: Block, body_returns: bool = True) -> bool:
+        """Is the current node in a branch that ends by leaving ``loop`` (break/return/raise)?
+        ``body_returns`` False: in a step body (a BODY block), a branch that ends in ``return``
+        still runs every step it is taken (``if world_size > 1: ...; return x.item()``); only one
+        that raises or exits leaves for good."""
+        if loop.kind == BODY and not body_returns:
+            return any(block.kind == IF and syntax.branch_leaves(block.body) and not syntax.branch_returns(block.body)
+                       for block in self.blocks_inside(loop))
         return any(
             block.kind == IF and syntax.branch_leaves(block.body) for block in self.blocks_inside(loop)
         )
@@ -251,6 +373,8 @@ class Context:
     def outer_loop_targets(self, loop: Block) -> FrozenSet[str]:
         """Names bound by the targets of the ``for`` loops around ``loop`` in the current frame, less
         those that ``loop`` or a loop inside it binds again."""
+        if loop.kind == BODY:
+            return frozenset()
         blocks = self.frame.blocks
         index = blocks.index(loop)
 
@@ -274,6 +398,8 @@ class Context:
         blocks = self.blocks_inside(loop)
         if upto is not None:
             blocks = blocks[: blocks.index(upto)]
+        if loop.kind == BODY:
+            return self._body_under_interval(loop, blocks)
         outer_counters = names = None
         for block in blocks:
             if block.kind != IF or block.body is not block.node.body:
@@ -288,11 +414,98 @@ class Context:
                 return True
         return False
 
+    def _body_under_interval(self, body: Block, blocks: List[Block]) -> bool:
+        """A step body's interval (rules.md "An interval"): an ``if`` on the step counter that runs
+        no update, a call handed the counter, or what follows an early ``return`` under one. A
+        test of a flag (``if self.hparams.verbose:``) is none: when on, its body runs every step."""
+        names = None
+        calls = None
+        for block in blocks:
+            if block.kind != IF:
+                continue
+            if calls is None:
+                calls = self.facts.step_bodies.per_step_arguments(self.function_qualname()) or ()
+            if calls and _not_taken(block, calls):
+                return True  # a branch no per-step call takes (``compute_top_k(..., reduction="none")``)
+            if block.body is not block.node.body:
+                continue
+            if names is None:
+                names = self._interval_names(body, frozenset())
+            if self._tests_step_interval(block.node.test, names) and not self.steps.runs_update(block.body):
+                return True
+        return self._after_interval_exit(body.node)
+
     def _interval_names(self, loop: Block, outer_counters: FrozenSet[str]) -> FrozenSet[str]:
         known = self._interval_names_of.get(id(loop.node))
         if known is None:
             known = self._interval_names_of[id(loop.node)] = syntax.interval_names(loop.node.body, outer_counters)
         return known
+
+
+def _not_taken(block: Block, calls) -> bool:
+    """Does no per-step call take this branch of an ``if`` on a parameter (``if reduction ==
+    "mean":``), by the literal arguments of each call (step_bodies.per_step_arguments)?"""
+    for values in calls:
+        result = _evaluate(block.node.test, values)
+        if result is None:
+            return False
+        if result == (block.body is block.node.body):
+            return False  # this call takes the branch
+    return True
+
+
+_UNKNOWN = object()
+
+
+def _literal_of(expr: cst.BaseExpression):
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[expr.value]
+    if isinstance(expr, (cst.SimpleString, cst.Integer, cst.Float)):
+        try:
+            return ast.literal_eval(expr.value)
+        except (ValueError, SyntaxError):
+            return _UNKNOWN
+    return _UNKNOWN
+
+
+def _evaluate(test: cst.BaseExpression, values) -> Optional[bool]:
+    """The truth of a test on parameters with known literal values; None when it cannot be told."""
+    if isinstance(test, cst.Name):
+        return bool(values[test.value]) if test.value in values else None
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _evaluate(test.expression, values)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name):
+        if test.left.value not in values:
+            return None
+        left, target = values[test.left.value], test.comparisons[0]
+        right = _literal_of(target.comparator)
+        if right is _UNKNOWN:
+            return None
+        if isinstance(target.operator, cst.Equal):
+            return left == right
+        if isinstance(target.operator, cst.NotEqual):
+            return left != right
+        if isinstance(target.operator, cst.Is) and right is None:
+            return left is None
+        if isinstance(target.operator, cst.IsNot) and right is None:
+            return left is not None
+    return None
+
+
+def _returned_names(function: cst.CSTNode) -> FrozenSet[str]:
+    """Names a function returns, alone or as items of a returned dict, list or tuple."""
+    names = set()
+    for node in descendants(function.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))):
+        if isinstance(node, cst.Return) and node.value is not None:
+            value = node.value
+            items = [value]
+            if isinstance(value, cst.Dict):
+                items = [e.value for e in value.elements if isinstance(e, cst.DictElement)]
+            elif isinstance(value, (cst.List, cst.Tuple)):
+                items = [e.value for e in value.elements]
+            names.update(item.value for item in items if isinstance(item, cst.Name))
+    return frozenset(names)
 
 
 def compile_text_tests(tests: Sequence[Union[str, Tuple[str, ...]]]) -> Callable[[str], bool]:
@@ -380,7 +593,18 @@ class Rule:
         return True
 
     def report(self, node: cst.CSTNode, message: Optional[str] = None, fix=None) -> None:
-        self._sink.append((self.code, node, message or self.message, fix))
+        message = message or self.message
+        related = ()
+        if self.needs_step_loop:
+            # A finding in a function that runs every step because others call it says who does.
+            ctx = self.ctx
+            loop = ctx.current_step_loop()
+            chain = ctx.step_chain() if loop is not None else None
+            if chain is not None and chain.hops and (loop.kind == BODY or not ctx.steps.is_intrinsic(loop.node)):
+                project = ctx.facts.step_bodies.project
+                message = f"{message} ({chain.describe(project)})"
+                related = chain.related(project)
+        self._sink.append((self.code, node, message, fix, related))
 
     def torch_has(self, api: str) -> bool:
         """Whether the project's target torch (shared/rules.md "Target torch") has ``api``, which

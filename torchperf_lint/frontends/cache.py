@@ -25,7 +25,8 @@ from .atomic_write import WriteFailed, write_atomic
 from .runner import finding_from_tuple, finding_to_tuple
 
 CACHE_DIR_NAME = ".torchperf_lint_cache"
-FORMAT = 3  # 2: a fix may be stored without its edits; 3: the count of fixes --fix would apply
+FORMAT = 4  # 2: a fix may be stored without its edits; 3: the count of fixes --fix would apply;
+# 4: the project facts' dependencies (other modules) and findings' related locations
 _package_digest: Optional[str] = None
 
 
@@ -56,8 +57,9 @@ def cache_key(codes: Iterable[str], settings: Optional[Dict[str, object]] = None
     return h.hexdigest()
 
 
-# size, mtime_ns, digest, codes, findings, rows, (unsafe, fixes --fix would apply) or None
-Entry = Tuple[int, int, str, Tuple[str, ...], tuple, tuple, Optional[Tuple[bool, int]]]
+# size, mtime_ns, digest, codes, findings, rows, (unsafe, fixes --fix would apply) or None,
+# dependencies: (path, size, mtime_ns, index digest) of the other modules whose facts were used
+Entry = Tuple[int, int, str, Tuple[str, ...], tuple, tuple, Optional[Tuple[bool, int]], tuple]
 
 
 class Cache:
@@ -90,15 +92,18 @@ class Cache:
         entry = self.entries.get(path)
         if entry is None:
             return None
-        size, mtime, content_digest, entry_codes, findings, rows, fixes = entry
+        size, mtime, content_digest, entry_codes, findings, rows, fixes, dependencies = entry
         if tuple(sorted(codes)) != entry_codes:
             return None
+        if not all(_unchanged(*dependency) for dependency in dependencies):
+            return None  # a module whose step bodies or classes the findings used has changed
         if size != stat.st_size or mtime != stat.st_mtime_ns:
             if read_digest is None or size != stat.st_size:
                 return None
             if read_digest() != content_digest:
                 return None
-            self.entries[path] = (stat.st_size, stat.st_mtime_ns, content_digest, entry_codes, findings, rows, fixes)
+            self.entries[path] = (stat.st_size, stat.st_mtime_ns, content_digest, entry_codes, findings, rows, fixes,
+                                  dependencies)
             self.dirty = True
         found = [finding_from_tuple(f) for f in findings]
         rows = [int(row) for row in rows]
@@ -109,10 +114,12 @@ class Cache:
         return found, rows, fixes
 
     def store(self, path: str, codes: FrozenSet[str], stamp: Tuple[int, int, str],
-              findings: List[Finding], rows: List[int], fixes: Optional[Tuple[bool, int]] = None) -> None:
+              findings: List[Finding], rows: List[int], fixes: Optional[Tuple[bool, int]] = None,
+              dependencies: Iterable[Tuple[str, int, int, str]] = ()) -> None:
         size, mtime, content_digest = stamp
         self.entries[path] = (size, mtime, content_digest, tuple(sorted(codes)),
-                              tuple(finding_to_tuple(f) for f in findings), tuple(rows), fixes)
+                              tuple(finding_to_tuple(f) for f in findings), tuple(rows), fixes,
+                              tuple(sorted(dependencies)))
         self.dirty = True
 
     def save(self) -> None:
@@ -128,3 +135,21 @@ class Cache:
             self.dirty = False
         except (OSError, WriteFailed):
             pass  # a read-only tree still gets linted, only not cached
+
+
+def _unchanged(path: str, size: int, mtime_ns: int, index_digest: str) -> bool:
+    """Is a dependency the module it was when the findings were computed (stat first, then its text)?"""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return False
+    if stat.st_size == size and stat.st_mtime_ns == mtime_ns:
+        return True
+    from ..analysis.project_index import content_digest
+
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read().decode("utf-8").lstrip("\ufeff")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return content_digest(text) == index_digest

@@ -272,6 +272,11 @@ def check_command(args) -> int:
     targets = {str(file): resolve_with_root(config.target_torch, str(file), projects, str(config.root),
                                             config.project_roots) for file in files}
     cache = None
+    directory = args.cache_dir or (Path(os.environ[CACHE_ENV]) if os.environ.get(CACHE_ENV) else None)
+    # The project index keeps its summaries next to the findings, and none with --no-cache.
+    from ..analysis.project_index import configure_disk_cache
+
+    configure_disk_cache(not args.no_cache, str(directory) if directory else None)
     if not args.no_cache and codes:
         from .cache import CACHE_DIR_NAME, Cache
 
@@ -316,7 +321,7 @@ def check_command(args) -> int:
             if cache is not None and result.stamp is not None and result.error is None:
                 counted = (mode == CHECK and count_fixes) or mode == DIFF  # then result.fixed is --fix's count
                 cache.store(result.path, task_codes[result.path], result.stamp, result.findings, result.noqa_rows,
-                            (unsafe, result.fixed) if counted else None)
+                            (unsafe, result.fixed) if counted else None, result.dependencies)
     finally:
         running.close()  # interrupted here: the workers stop now, not when the generator is collected
     if cache is not None:
@@ -433,8 +438,12 @@ def run_tasks(tasks: List[Task], jobs: int, sizes: Dict[str, int], cwd: str):
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
                              initializer=init_worker, initargs=(stop,)) as executor:
         try:
-            for task in ordered:
-                pending[executor.submit(_process_one, task, display_path(task.path, cwd))] = task
+            for index, task in enumerate(ordered):
+                try:
+                    pending[executor.submit(_process_one, task, display_path(task.path, cwd))] = task
+                except BrokenProcessPool:  # a worker died before every file was handed out
+                    unfinished.extend(ordered[index:])
+                    break
             for future in as_completed(pending):
                 task = pending[future]
                 try:

@@ -31,6 +31,7 @@ from ..findings import Edit, Finding, Fix
 from ..fixing.lines import split_lines
 
 NOTEBOOK_SUFFIX = ".ipynb"
+_NOTEBOOK_LINE = re.compile(r"(\S+\.ipynb):(\d+)\b")
 # Cell magics whose body is Python: only their first line is skipped.
 PYTHON_CELL_MAGICS = frozenset(("time", "timeit", "capture", "prun", "python", "python3", "debug"))
 _MAGIC_ASSIGNMENT = re.compile(r"^\s*[\w.\[\], ]+?\s*=\s*[%!]")
@@ -96,11 +97,21 @@ class Notebook:
                     edits.append(Edit(edit.line - shift, edit.col, edit.end_line - shift, edit.end_col, edit.content))
                 fix = Fix(fix.applicability, fix.description, tuple(edits)) if edits is not None else None
             message = self._cell_lines_in(finding.message) if finding.code == "TPL900" else finding.message
+            # A call chain ("called every step from train.ipynb:20") names module lines of this
+            # notebook (a notebook is no module of a project index): the cell's, as reports say.
+            message = _NOTEBOOK_LINE.sub(self._cell_position, message)
+            related = tuple((path, self.cell_of(row)[1], f"cell {self.cell_of(row)[0].number}: {note}")
+                            if path.endswith(NOTEBOOK_SUFFIX) and self.cell_of(row)[0] is not None
+                            else (path, row, note) for path, row, note in finding.related)
             located.append(dataclasses.replace(finding, line=line, end_line=max(0, end_line), fix=fix,
-                                               message=message))
+                                               message=message, related=related))
             located_rows.append(max(1, row - shift))
             numbers.append(number)
         return located, located_rows, numbers
+
+    def _cell_position(self, match) -> str:
+        cell, line = self.cell_of(int(match.group(2)))
+        return f"{match.group(1)}:cell {cell.number}:{line}" if cell is not None else match.group(0)
 
     def _cell_lines_in(self, message: str) -> str:
         """TPL900's reason names module lines ("syntax error at line 12", "lines 4-9"): the cell's."""

@@ -146,6 +146,9 @@ def json_report(reports: List[Reported]) -> str:
         })
         if r.cell is not None:
             items[-1]["cell"] = r.cell
+        if f.related:  # the call chain that runs the finding's code every step
+            items[-1]["related"] = [{"filename": display_path(path), "location": _location(line, 0), "message": note}
+                                    for path, line, note in f.related]
     return json.dumps(items, indent=2) + "\n"
 
 
@@ -191,6 +194,11 @@ def sarif(reports: List[Reported]) -> str:
                 }
             }],
         }
+        if f.related:
+            result["relatedLocations"] = [
+                {"id": number, "message": {"text": note}, "physicalLocation": {
+                    "artifactLocation": _artifact(path), "region": {"startLine": line}}}
+                for number, (path, line, note) in enumerate(f.related)]
         if f.code in index:
             result["ruleIndex"] = index[f.code]
         if r.cell is not None:  # a notebook: the region's lines count within this code cell

@@ -60,6 +60,9 @@ class FileResult:
     stamp: Optional[Tuple[int, int, str]] = None
     from_cache: bool = False
     cells: Optional[List[int]] = None  # a notebook's: the code cell of each finding (lines are the cell's)
+    # The other modules whose project facts the findings used (engine.dependencies_of): the cache
+    # re-checks the file when one of them changes.
+    dependencies: frozenset = frozenset()
 
 
 def digest(raw: bytes) -> str:
@@ -224,6 +227,10 @@ def process(task: Task, display: Optional[str] = None, given: Optional[bytes] = 
     read or written, and a fixed text comes back in ``FileResult.output``."""
     result = _process(task, display, given)
     result.findings = [materialise(f, task.fix_edits) for f in result.findings]
+    if result.stamp is not None:
+        from ..engine import dependencies_of
+
+        result.dependencies = dependencies_of(task.path)
     return result
 
 
@@ -428,13 +435,15 @@ def finding_to_tuple(finding: Finding) -> tuple:
         edits = None if fix.edits is None else tuple(
             (e.line, e.col, e.end_line, e.end_col, e.content) for e in fix.edits)
         fix_t = (fix.applicability, fix.description, edits)
-    return (finding.code, finding.line, finding.col, finding.message, finding.end_line, finding.end_col, fix_t)
+    return (finding.code, finding.line, finding.col, finding.message, finding.end_line, finding.end_col, fix_t,
+            tuple(finding.related))
 
 
 def finding_from_tuple(data: tuple) -> Finding:
-    code, line, col, message, end_line, end_col, fix_t = data
+    code, line, col, message, end_line, end_col, fix_t, related = data
     fix = None
     if fix_t is not None:
         applicability, description, edits = fix_t
         fix = Fix(applicability, description, None if edits is None else tuple(Edit(*edit) for edit in edits))
-    return Finding(code, line, col, message, end_line, end_col, fix)
+    return Finding(code, line, col, message, end_line, end_col, fix,
+                   tuple((str(path), int(row), str(note)) for path, row, note in related))

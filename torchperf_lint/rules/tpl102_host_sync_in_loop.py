@@ -97,7 +97,8 @@ class HostSyncInLoop(Rule):
         """In a step loop (spec: "in a loop", and that loop does device work every time round), and
         not in a branch that leaves it."""
         ctx = self.ctx
-        return ctx.in_step_loop() and not ctx.leaves_loop(ctx.innermost_loop())
+        return (ctx.in_step_loop() and not ctx.leaves_loop(ctx.step_loop(), body_returns=False)
+                and not ctx.returned_to_framework())
 
 
 def _copied(expr: cst.BaseExpression, ctx) -> cst.BaseExpression:

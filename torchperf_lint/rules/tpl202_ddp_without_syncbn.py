@@ -30,6 +30,9 @@ class DdpWithoutSyncBatchNorm(Rule):
             return
         if not ctx.facts.builds_batchnorm or ctx.facts.converts_syncbn:
             return
+        if isinstance(ctx.frame.node, cst.FunctionDef) and ctx.facts.step_bodies.callers_convert_syncbn(
+                ctx.function_qualname()):
+            return  # a DDP helper whose callers, in other files, convert the model first (a project fact)
         self.report(node, fix=self._fix(node))
 
     def _fix(self, node: cst.Call):

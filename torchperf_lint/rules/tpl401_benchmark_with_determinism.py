@@ -41,8 +41,22 @@ class BenchmarkWithDeterminism(Rule):
                 if self.ctx.qualname(attr.value) == CUDNN:
                     self._record(attr.attr.value, node)
 
+    message_trainer = (
+        "Lightning `Trainer(deterministic=True, benchmark=True)`: benchmarking picks cuDNN algorithms "
+        "by timing, which may differ run to run, so the run is not reproducible; pass `benchmark=False` "
+        "when results must be reproducible"
+    )
+
     def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.qualname(node.func) != "torch.use_deterministic_algorithms":
+        qual = self.ctx.qualname(node.func) or ""
+        if qual.split(".", 1)[0] in ("lightning", "pytorch_lightning") and qual.rsplit(".", 1)[-1] == "Trainer":
+            # A framework setting that is itself the pitfall is reported where it is written.
+            deterministic, benchmark = keyword(node, "deterministic"), keyword(node, "benchmark")
+            if (deterministic is not None and benchmark is not None and is_true(deterministic.value)
+                    and is_true(benchmark.value)):
+                self.report(node, self.message_trainer)
+            return
+        if qual != "torch.use_deterministic_algorithms":
             return
         args = positional(node)
         mode = args[0] if args else keyword(node, "mode")
@@ -106,6 +120,12 @@ import torch
 torch.backends.cudnn.deterministic = args.deterministic    # a value we cannot see
 torch.backends.cudnn.benchmark = True
 """,
+    """
+import torch
+import lightning.pytorch as pl
+trainer = pl.Trainer(deterministic=True, benchmark=False)
+fast = pl.Trainer(benchmark=True)
+""",
 )
 RULE.INVALID = (
     """
@@ -122,6 +142,11 @@ torch.use_deterministic_algorithms(True)
 if fast:
     cudnn.benchmark = True  # TPL401
 """,
+    """
+import torch
+from lightning.pytorch import Trainer
+trainer = Trainer(max_epochs=3, deterministic=True, benchmark=True)  # TPL401
+""",
 )
 RULE.FIXES = (
     (
@@ -134,7 +159,9 @@ With `benchmark = True`, cuDNN times several convolution algorithms for each new
 keeps the fastest. The choice depends on timing noise and on other work on the GPU, and several of
 the candidates are non-deterministic, so two runs can use different algorithms and produce different
 results. `deterministic = True` (or `use_deterministic_algorithms(True)`) asks for the opposite:
-setting both in one place says the results should be reproducible but lets benchmarking undo it."""
+setting both in one place says the results should be reproducible but lets benchmarking undo it.
+Lightning's `Trainer(deterministic=True, benchmark=True)` sets the same two flags for you and is
+reported where it is written (no fix is offered there: pass `benchmark=False` by hand)."""
 RULE.EXAMPLE = """\
 torch.backends.cudnn.deterministic = True
 torch.backends.cudnn.benchmark = True"""

@@ -1,0 +1,482 @@
+"""Step bodies across files (rules.md "A step body", "An interval", "The project"): multi-file
+fixture projects, each file linted by its real path so that the project index finds the others."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from torchperf_lint.analysis import project_index
+from torchperf_lint.engine import lint_source
+
+SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
+        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+EMPTY_CACHE = ("`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be "
+               "re-allocated with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")
+
+
+def write(root: Path, files: dict) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+def findings(root: Path, name: str, codes=None):
+    path = root / name
+    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=codes)]
+
+
+@pytest.fixture(autouse=True)
+def fresh_index(tmp_path, monkeypatch):
+    """Each test sees its own files: no project or cache of an earlier test."""
+    monkeypatch.setenv(project_index.CACHE_ENV, str(tmp_path / "cache"))
+    project_index._PROJECTS.clear()
+    yield
+    project_index._PROJECTS.clear()
+
+
+LIGHTNING = {
+    "pyproject.toml": "[project]\nname = 'mypkg'\n",
+    "src/mypkg/__init__.py": "",
+    "src/mypkg/models/__init__.py": "from .base import BaseModule\n",
+    "src/mypkg/models/base.py": """
+        import lightning.pytorch as pl
+
+
+        class BaseModule(pl.LightningModule):
+            def shared_step(self, batch):
+                return self.model(batch).sum()
+        """,
+    "src/mypkg/metrics.py": """
+        import torch
+
+
+        def accuracy(logits, target):
+            return (logits.argmax(-1) == target).float().mean().item()
+
+
+        def final_report(values):
+            return [v.item() for v in values]
+        """,
+    "src/mypkg/lit.py": """
+        import torch
+        from mypkg.models import BaseModule
+        from mypkg import metrics
+
+
+        class LitModel(BaseModule):
+            def __init__(self, model):
+                super().__init__()
+                self.model = model
+
+            def training_step(self, batch, batch_idx):
+                x, y = batch
+                logits = self.model(x)
+                loss = torch.nn.functional.cross_entropy(logits, y)
+                self.log("train/loss", loss.item())
+                self.log("train/loss_t", loss)
+                self.log("acc", metrics.accuracy(logits, y))
+                if batch_idx % 50 == 0:
+                    print(loss.item())
+                if self.hparams.verbose:
+                    print(loss.item())
+                return {"loss": loss, "shown": loss.item()}
+
+            def predict_step(self, batch, batch_idx):
+                return self.model(batch).cpu().numpy()
+
+            def on_train_epoch_end(self):
+                print(self.trainer.callback_metrics["train/loss"].item())
+
+            def validation_step(self, batch, batch_idx):
+                loss = self.shared_step(batch)
+                if batch_idx % 100:
+                    return
+                self.log("val", loss.item())
+
+            def test_step(self, batch, batch_idx):
+                loss = self.shared_step(batch)
+                self.log("test", loss.item())
+        """,
+    "src/mypkg/callbacks.py": """
+        import torch
+        from lightning.pytorch.callbacks import Callback
+
+
+        class GradNorm(Callback):
+            def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
+                norm = torch.stack([p.grad.norm() for p in pl_module.parameters()]).sum()
+                print(norm.item())
+
+            def on_validation_epoch_end(self, trainer, pl_module):
+                print(trainer.callback_metrics["val"].item())
+        """,
+}
+
+
+def test_lightning_module_through_a_project_base_class_and_src_reexports(tmp_path):
+    write(tmp_path, LIGHTNING)
+    assert findings(tmp_path, "src/mypkg/lit.py") == [
+        ("TPL102", 15, SYNC),  # self.log(name, t.item()); self.log(name, t) is silent
+        ("TPL102", 21, SYNC),  # under a flag test, not an interval
+        ("TPL102", 38, SYNC),  # test_step
+    ]  # interval `if batch_idx % 50 == 0`, the returned dict, predict_step, on_train_epoch_end and
+    # what follows `if batch_idx % 100: return` stay silent
+
+
+def test_lightning_callback_per_step_hook_only(tmp_path):
+    write(tmp_path, LIGHTNING)
+    assert findings(tmp_path, "src/mypkg/callbacks.py") == [("TPL102", 8, SYNC)]
+
+
+def test_helper_in_another_module_called_from_training_step(tmp_path):
+    write(tmp_path, LIGHTNING)
+    chain = " (called every step from src/mypkg/lit.py:17 via training_step)"
+    assert findings(tmp_path, "src/mypkg/metrics.py") == [("TPL102", 5, SYNC + chain)]
+    path = tmp_path / "src/mypkg/metrics.py"
+    (finding,) = lint_source(path.read_text(), str(path))
+    assert finding.related == ((str(tmp_path / "src/mypkg/lit.py"), 17,
+                                "called every step from here (in training_step)"),)
+
+
+HF = {
+    "setup.py": "",
+    "hf_train.py": """
+        import torch
+        from transformers import Trainer, TrainerCallback
+
+
+        class MyTrainer(Trainer):
+            def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+                torch.cuda.empty_cache()
+                outputs = model(**inputs)
+                loss = outputs.loss
+                return (loss, outputs) if return_outputs else loss
+
+
+        class LossCallback(TrainerCallback):
+            def on_step_end(self, args, state, control, model=None, **kwargs):
+                print(model.weight.sum().item())
+
+            def on_log(self, args, state, control, logs=None, **kwargs):
+                print(torch.tensor(logs["loss"]).cuda().item())
+
+
+        class NotATrainer:
+            def compute_loss(self, model, inputs):
+                torch.cuda.empty_cache()
+                return model(**inputs).loss.item()
+        """,
+}
+
+
+def test_hf_trainer_compute_loss_and_callback(tmp_path):
+    write(tmp_path, HF)
+    assert findings(tmp_path, "hf_train.py") == [("TPL103", 7, EMPTY_CACHE), ("TPL102", 15, SYNC)]
+
+
+IGNITE = {
+    ".git/HEAD": "ref: refs/heads/main\n",
+    "ig.py": """
+        import torch
+        from ignite.engine import Engine, Events
+
+
+        def train_step(engine, batch):
+            x, y = batch
+            loss = model(x.cuda()).sum()
+            loss.backward()
+            return {"loss": loss.item()}
+
+
+        trainer = Engine(train_step)
+
+
+        @trainer.on(Events.ITERATION_COMPLETED(every=100))
+        def log_every(engine):
+            print(engine.state.output.item())
+
+
+        @trainer.on(Events.EPOCH_COMPLETED)
+        def log_epoch(engine):
+            print(engine.state.output.item())
+
+
+        @trainer.on(Events.ITERATION_COMPLETED)
+        def log_iter(engine):
+            print(torch.as_tensor(engine.state.output).cuda().item())
+
+
+        def grad_norm(engine):
+            print(model.weight.grad.norm().item())
+
+
+        trainer.add_event_handler(Events.ITERATION_STARTED, grad_norm)
+        trainer.add_event_handler(Events.EPOCH_STARTED, grad_norm)
+        """,
+}
+
+
+def test_ignite_iteration_handlers_flagged_interval_and_epoch_handlers_silent(tmp_path):
+    write(tmp_path, IGNITE)
+    assert findings(tmp_path, "ig.py") == [("TPL102", 27, SYNC), ("TPL102", 31, SYNC)]
+
+
+PLAIN = {
+    "pyproject.toml": "",
+    "train.py": """
+        import torch
+        import utils
+
+
+        def main(model, loader, opt):
+            for x, y in loader:
+                loss = model(x.cuda()).sum()
+                loss.backward()
+                opt.step()
+                utils.log_metrics({"loss": loss})
+            utils.summarize({"loss": loss})
+        """,
+    "utils.py": """
+        import torch
+
+
+        def log_metrics(losses):
+            total = sum(losses.values())
+            print(total.item())
+
+
+        def summarize(losses):
+            return {k: v.item() for k, v in losses.items()}
+        """,
+    "other.py": """
+        import torch
+
+
+        def report(x):
+            for v in x:
+                print(v.item())
+        """,
+}
+
+
+def test_plain_script_helper_called_every_step_and_once(tmp_path):
+    write(tmp_path, PLAIN)
+    assert findings(tmp_path, "utils.py") == [("TPL102", 6, SYNC + " (called every step from train.py:10)")]
+    assert findings(tmp_path, "train.py") == []
+
+
+def test_a_file_linted_without_its_project_sees_only_itself(tmp_path):
+    write(tmp_path, PLAIN)
+    assert [(f.code, f.line) for f in lint_source((tmp_path / "utils.py").read_text())] == []
+
+
+def test_ddp_helper_whose_callers_convert_syncbn_is_not_flagged(tmp_path):
+    write(tmp_path, {
+        "setup.cfg": "",
+        "dist.py": """
+            import torch.nn as nn
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+            def build():
+                return nn.Sequential(nn.Conv2d(3, 8, 3, bias=False), nn.BatchNorm2d(8))
+
+
+            def wrap(model, rank):
+                return DDP(model, device_ids=[rank])
+            """,
+        "main.py": """
+            import torch
+            from dist import build, wrap
+
+
+            def main(rank):
+                model = torch.nn.SyncBatchNorm.convert_sync_batchnorm(build())
+                return wrap(model, rank)
+            """,
+    })
+    assert findings(tmp_path, "dist.py") == []
+    (tmp_path / "other_main.py").write_text("from dist import build, wrap\n\n\ndef run(r):\n    return wrap(build(), r)\n")
+    project_index._PROJECTS.clear()
+    assert [code for code, _, _ in findings(tmp_path, "dist.py")] == ["TPL202"]
+
+
+def test_a_branch_no_per_step_call_takes_is_silent(tmp_path):
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "train.py": """
+            import torch
+            from metrics import top_k
+
+
+            def main(model, loader, opt):
+                for x, y in loader:
+                    logits = model(x)
+                    logits.sum().backward()
+                    opt.step()
+                    top_k(logits, y, 1, reduction="none")
+                    top_k(logits, y, k=5, reduction="none")
+            """,
+        "metrics.py": """
+            import torch
+
+
+            def top_k(logits, labels, k, reduction="mean"):
+                hits = (logits.topk(k).indices == labels[:, None]).float()
+                if reduction == "mean":
+                    return hits.mean().item()
+                elif reduction == "none":
+                    return hits.sum().item()
+            """,
+    })
+    chain = " (called every step from train.py:10)"
+    assert findings(tmp_path, "metrics.py") == [("TPL102", 9, SYNC + chain)]
+    (tmp_path / "train.py").write_text((tmp_path / "train.py").read_text() + "        top_k(logits, y, 1)\n")
+    project_index._PROJECTS.clear()
+    assert [line for _, line, _ in findings(tmp_path, "metrics.py")] == [7, 9]
+
+
+SCALER = ("float16 autocast around a backward pass without a GradScaler: small gradients underflow to "
+          "zero in float16; create `scaler = torch.amp.GradScaler(\"cuda\")` and use "
+          "`scaler.scale(loss).backward()`, `scaler.step(optimizer)`, `scaler.update()` "
+          "(or autocast to bfloat16) (runtime_guard: AMP step)")
+
+
+def test_a_framework_that_runs_amp_answers_tpl301_and_tpl302(tmp_path):
+    loop = """
+        import torch
+        {setup}
+
+        def train(model, loader, opt):
+            for x, y in loader:
+                with torch.autocast("cuda", dtype=torch.float16):
+                    loss = model(x).sum()
+                loss.backward()
+                opt.step()
+        """
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "plain.py": loop.format(setup=""),
+        "accelerated.py": loop.format(setup='from accelerate import Accelerator\n        accelerator = Accelerator(mixed_precision="fp16")'),
+        "lit.py": """
+            import torch
+            import lightning.pytorch as pl
+
+
+            class Lit(pl.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    opt = self.optimizers()
+                    with torch.autocast("cuda", dtype=torch.float16):
+                        loss = self.model(batch).sum()
+                    self.manual_backward(loss)
+                    opt.step()
+            """,
+    })
+    assert [(code, line) for code, line, _ in findings(tmp_path, "plain.py", codes=["TPL301"])] == [("TPL301", 6)]
+    assert findings(tmp_path, "plain.py", codes=["TPL301"])[0][2] == SCALER
+    assert findings(tmp_path, "accelerated.py", codes=["TPL301", "TPL302"]) == []
+    assert findings(tmp_path, "lit.py", codes=["TPL301", "TPL302"]) == []
+
+
+def test_intervals_of_a_step_body(tmp_path):
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "lit.py": """
+            import torch
+            import lightning.pytorch as pl
+
+
+            class Lit(pl.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    loss = self.model(batch).sum()
+                    if self.check_frequency(batch_idx):
+                        print(loss.item())
+                    if self.global_step % 100 == 0:
+                        print(loss.item())
+                    if self.trainer.global_step % 100 == 0:
+                        print(loss.item())
+                    if self.nll_loss:
+                        print(loss.item())
+                    self.log_dict({"loss": loss.item()})
+                    self.optimizers().zero_grad(set_to_none=False)
+                    return loss
+            """,
+    })
+    zero_grad = [f for f in findings(tmp_path, "lit.py") if f[0] == "TPL604"]
+    assert [(code, line) for code, line, _ in findings(tmp_path, "lit.py")] == [
+        ("TPL102", 15), ("TPL102", 16), ("TPL604", 17)]
+    assert zero_grad[0][2].startswith("`self.optimizers().zero_grad(set_to_none=False)`")
+
+
+def test_a_function_that_drives_a_step_loop_is_no_step_body(tmp_path):
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "train.py": """
+            import torch
+
+
+            def main(model, loader, opt):
+                loss = model(next(iter(loader))).sum()
+                loss.backward()  # a check step before the loop
+                for x in loader:
+                    loss = model(x).sum()
+                    loss.backward()
+                    opt.step()
+                print(loss.item())
+
+
+            def train_step(model, x, opt):
+                loss = model(x).sum()
+                loss.backward()
+                opt.step()
+                return loss.item()
+            """,
+    })
+    assert findings(tmp_path, "train.py") == [("TPL102", 18, SYNC)]
+
+
+def test_calls_that_leave_the_loop_or_run_at_an_interval_are_not_per_step(tmp_path):
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "train.py": """
+            import torch
+            from helpers import generate_example, fid_score, log_now
+
+
+            def divisible_by(step, n):
+                return step % n == 0
+
+
+            def main(model, loader, opt, max_steps):
+                for step, x in enumerate(loader):
+                    loss = model(x).sum()
+                    loss.backward()
+                    opt.step()
+                    if step != 0 and divisible_by(step, 1000):
+                        fid_score(model)
+                    if step >= max_steps:
+                        generate_example(model)
+                        break
+                    log_now(loss)
+            """,
+        "helpers.py": """
+            import torch
+
+
+            def generate_example(model):
+                return model.sample().item()
+
+
+            def fid_score(model):
+                return model.features().cpu()
+
+
+            def log_now(loss):
+                return loss.item()
+            """,
+    })
+    assert findings(tmp_path, "helpers.py") == [("TPL102", 13, SYNC + " (called every step from train.py:19)")]

@@ -1,0 +1,834 @@
+"""The project index: one cheap ``ast`` pass per module of the project, cached on disk.
+
+rules.md "The project": the files under the nearest directory above the linted file that holds
+``pyproject.toml``, ``setup.cfg``, ``setup.py`` or ``.git``, minus hidden and virtual-environment
+folders and what ``.gitignore`` leaves out. Imports are resolved from the root, from ``src/``,
+relatively from the file's package, and through re-exports in ``__init__.py``.
+
+A module's summary (``summarize``) depends on its text only, never on its path, so it is cached by
+the hash of that text: one ``marshal`` file per text under ``.torchperf_lint_cache/index/``, written to a
+temporary name and moved into place (``os.replace``), so that processes running side by side (flake8
+``-j 4``) never read half a file and never write one another's files; two processes that summarise
+the same text write the same bytes. What the summary records, per module:
+
+- its imports (as written; resolved against the module's package when read);
+- classes: bases as written (dotted), methods, and ``self.<attr>`` bound in ``__init__`` to an
+  instance of a class (``self.criterion = YoloLoss(...)``);
+- functions and methods (nested ones too, by qualified name ``Class.method.inner``): the calls they
+  make outside interval tests (``if step % N == 0:``), each with its line and whether it sits in a
+  step loop of the function; whether the body, outside loops, calls ``.backward()`` (also
+  ``accelerator.backward``, ``scaler.scale(...).backward()``, ``self.manual_backward``); whether it
+  converts BatchNorm to SyncBatchNorm;
+- Ignite roots: the function handed to ``Engine(...)`` and handlers of ``ITERATION_STARTED`` /
+  ``ITERATION_COMPLETED`` without ``every=``/``once=``/``event_filter=``;
+- whether it configures a framework that runs AMP, DDP or gradient accumulation for the user.
+
+Nothing here raises for a bad file: unreadable, undecodable or unparsable modules have no summary,
+and the facts they would give are missing (silence, not a guess). Walks are bounded (a file count,
+``followlinks=False`` against symlink loops, depth limits on import and base-class chains).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import marshal
+import os
+import re
+import stat as stat_module
+import time
+from fnmatch import fnmatch
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+
+from .names import ImportTable, bound_names, dotted_name_ast
+from .segments import BLOCK_FIELDS, walk_ast, walk_statements
+from .step_loops import ModuleSteps, _ast_runs_update, _ast_tests_interval, is_counter_name, names_holding
+
+INDEX_VERSION = "1"
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+CACHE_DIR_NAME = ".torchperf_lint_cache"
+CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
+# A project bigger than this is not scanned for the modules that import the linted file: its
+# step bodies are then those its own file and what it imports show.
+MAX_PROJECT_FILES = 20000
+MAX_PROJECT_FOLDERS = 20000
+MAX_KEPT_TREES = 128
+IMPORTERS_FRESH_FOR = 5.0  # seconds
+MAX_SCANNED_BYTES = 2 * 1024 * 1024  # bigger files are generated code: not summarised
+# Folders never part of a project: environments, caches, build output.
+_SKIPPED_DIRS = frozenset(("__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist",
+                           CACHE_DIR_NAME))
+_IMPORT_LINE = re.compile(
+    rb"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)|import[ \t]+([^\n]*))", re.M)
+_WORD = re.compile(rb"\w+")
+
+
+def find_root(path: str) -> str:
+    """The project root of ``path`` (a file): the nearest folder above it with a marker; with none,
+    the folder being linted (the working directory, where flake8, the CLI and editors run, when the
+    file is inside it), else the file's own folder."""
+    folder = os.path.dirname(os.path.abspath(path))
+    current = folder
+    for _ in range(64):
+        if any(os.path.exists(os.path.join(current, marker)) for marker in ROOT_MARKERS):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        return folder
+    if cwd != os.path.dirname(cwd) and (folder == cwd or folder.startswith(cwd + os.sep)):
+        return cwd  # (never the file system's root: a run from / would walk the whole disk)
+    return folder
+
+
+def content_digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+# ---- the summary of one module (depends on its text only) --------------------------------------
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_DEFS_AND_CLASSES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_ITERATION_EVENTS = ("ITERATION_STARTED", "ITERATION_COMPLETED")
+_SYNCBN = "convert_sync_batchnorm"
+
+
+def _is_class_name(dotted: Optional[str]) -> bool:
+    return bool(dotted) and dotted.rsplit(".", 1)[-1][:1].isupper()
+
+
+def _flag_true(call: ast.Call, *names: str) -> bool:
+    return any(k.arg in names and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords)
+
+
+def _framework_settings(call: ast.Call, qual: str) -> bool:
+    """A framework told to run AMP, DDP or accumulation for the user (rules.md "A step body")."""
+    last = qual.rsplit(".", 1)[-1]
+    head = qual.split(".", 1)[0]
+    keywords = {k.arg: k.value for k in call.keywords if k.arg}
+    if head in ("lightning", "pytorch_lightning") and last in ("Trainer", "Fabric"):
+        precision = keywords.get("precision")
+        if isinstance(precision, ast.Constant) and str(precision.value) not in ("32", "32-true", "64", "64-true"):
+            return True
+        strategy = keywords.get("strategy")
+        if isinstance(strategy, ast.Constant) and "ddp" in str(strategy.value) or "accumulate_grad_batches" in keywords:
+            return True
+    if head in ("transformers", "trl") and last.endswith(("TrainingArguments", "Config")):
+        if _flag_true(call, "fp16", "bf16") or "gradient_accumulation_steps" in keywords:
+            return True
+    if head == "accelerate" and last == "Accelerator":
+        mixed = keywords.get("mixed_precision")
+        if (isinstance(mixed, ast.Constant) and mixed.value not in (None, "no")) or "gradient_accumulation_steps" in keywords:
+            return True
+    return False
+
+
+class _Summariser:
+    def __init__(self, tree: ast.Module, table: Optional[ImportTable] = None, steps: Optional[ModuleSteps] = None):
+        self.tree = tree
+        self.table = table if table is not None else ImportTable.from_ast(tree)
+        if steps is None:
+            steps = ModuleSteps(tree, self.table)
+        self.step_loops: Set[int] = set()
+        for loop, _ in steps._loops_with_outer_counters():
+            if steps._ast_is_intrinsic(loop) and not steps._ast_is_epoch(loop):
+                self.step_loops.add(id(loop))
+        self.imports: List[list] = []
+        self.classes: Dict[str, dict] = {}
+        self.functions: Dict[str, dict] = {}
+        self.roots: List[list] = []  # [kind, ref, line]
+        self.settings = False
+
+    def run(self) -> dict:
+        for node, _ in walk_statements(self.tree.body):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.imports.append([alias.asname, 0, alias.name, None])
+                    else:
+                        top = alias.name.split(".")[0]
+                        self.imports.append([top, 0, top, None])
+            elif isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    if alias.name != "*":
+                        self.imports.append([alias.asname or alias.name, node.level or 0, node.module or "", alias.name])
+        module_fn = self._function("<module>", 0, None)
+        self._scan(self.tree.body, module_fn, "", None, frozenset(), False)
+        return {"v": INDEX_VERSION, "imports": self.imports, "classes": self.classes,
+                "functions": self.functions, "roots": self.roots, "settings": self.settings}
+
+    def _function(self, qualname: str, line: int, owner_class: Optional[str], end: int = 0) -> dict:
+        record = {"line": line, "end": end, "cls": owner_class, "calls": [], "backward": False, "syncbn": False,
+                  "locals": {}}
+        self.functions.setdefault(qualname, record)
+        return self.functions[qualname]
+
+    # -- statements --------------------------------------------------------------------------------
+    def _scan(self, statements, fn: dict, scope: str, owner_class: Optional[str], interval_names,
+              in_loop: bool, step_loop: bool = False) -> None:
+        for stmt in statements:
+            kind = type(stmt)
+            if kind in _DEFS:
+                self._define(stmt, scope, owner_class)
+                continue
+            if kind is ast.ClassDef:
+                self._define_class(stmt, scope)
+                continue
+            if kind is ast.If and _leaves_for_good(stmt.body, in_loop) and not _ast_runs_update(stmt.body):
+                # ``if done: generate_example(); break``: what it calls runs once, not every step
+                self._expressions(stmt.test, fn, scope, in_loop, step_loop)
+                self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
+                continue
+            if kind is ast.If and self._is_interval(stmt.test, interval_names) and not _ast_runs_update(stmt.body):
+                # Runs every N steps: what it calls is not a per-step call (its test still is).
+                self._expressions(stmt.test, fn, scope, in_loop, step_loop)
+                self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
+                if not stmt.orelse and _leaves(stmt.body):
+                    return  # ``if step % N: return``: what follows runs every N steps
+                continue
+            fields = BLOCK_FIELDS.get(kind)
+            if fields is None:
+                self._expressions(stmt, fn, scope, in_loop, step_loop)
+                self._bind_locals(stmt, fn, owner_class, scope)
+                continue
+            if kind in _LOOPS:
+                self._expressions(stmt.test if kind is ast.While else stmt.iter, fn, scope, in_loop, step_loop)
+                inner_step = step_loop or id(stmt) in self.step_loops
+                if inner_step:
+                    fn["drives"] = True
+                self._scan(stmt.body, fn, scope, owner_class, interval_names, True, inner_step)
+                self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
+                continue
+            for field, value in ast.iter_fields(stmt):
+                if field in fields:
+                    continue
+                if isinstance(value, ast.AST):
+                    self._expressions(value, fn, scope, in_loop, step_loop)
+                elif isinstance(value, list):
+                    for item in value:
+                        if isinstance(item, ast.AST):
+                            self._expressions(item, fn, scope, in_loop, step_loop)
+            for field in fields:
+                for child in getattr(stmt, field):
+                    if field in ("handlers", "cases"):
+                        if getattr(child, "type", None) is not None:
+                            self._expressions(child.type, fn, scope, in_loop, step_loop)
+                        self._scan(child.body, fn, scope, owner_class, interval_names, in_loop, step_loop)
+                    else:
+                        self._scan([child], fn, scope, owner_class, interval_names, in_loop, step_loop)
+
+    @classmethod
+    def _is_interval(cls, test, names) -> bool:
+        if _ast_tests_interval(test, frozenset(), names):
+            return True
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            return any(cls._is_interval(value, names) for value in test.values)
+        # ``if self.check_frequency(batch_idx):``: a call handed the step counter
+        return isinstance(test, ast.Call) and any(
+            isinstance(a, (ast.Name, ast.Attribute)) and is_counter_name(a.id if isinstance(a, ast.Name) else a.attr)
+            for a in test.args)
+
+    def _define(self, node, scope: str, owner_class: Optional[str]) -> None:
+        qualname = f"{scope}.{node.name}" if scope else node.name
+        fn = self._function(qualname, node.lineno, owner_class, getattr(node, "end_lineno", None) or node.lineno)
+        fn["params"] = _parameters(node.args)
+        for decorator in node.decorator_list:
+            self._expressions(decorator, self.functions.get(scope or "<module>") or fn, scope, False, False)
+            if self._iteration_handler_decorator(decorator):
+                self.roots.append(["ignite", ["def", qualname], node.lineno])
+        self._scan(node.body, fn, qualname, owner_class, _interval_names(node.body), False)
+
+    def _define_class(self, node: ast.ClassDef, scope: str) -> None:
+        qualname = f"{scope}.{node.name}" if scope else node.name
+        record = {"line": node.lineno, "bases": [dotted_name_ast(b) for b in node.bases if dotted_name_ast(b)],
+                  "methods": [s.name for s in node.body if type(s) in _DEFS], "attrs": {}}
+        self.classes[qualname] = record
+        for stmt in node.body:
+            if type(stmt) in _DEFS and stmt.name == "__init__":
+                for sub in ast.walk(stmt):
+                    if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call):
+                        made = dotted_name_ast(sub.value.func)
+                        if not _is_class_name(made):
+                            continue
+                        for target in sub.targets:
+                            if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                                    and target.value.id == "self"):
+                                record["attrs"][target.attr] = made
+        self._scan(node.body, self.functions["<module>"], qualname, qualname, frozenset(), False)
+
+    def _bind_locals(self, stmt, fn: dict, owner_class, scope: str) -> None:
+        """``compute_loss = ComputeLoss(model)``: a name bound to an instance of a class."""
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+            made = dotted_name_ast(stmt.value.func)
+            if _is_class_name(made):
+                for target in stmt.targets:
+                    for name in bound_names(target):
+                        fn["locals"][name] = made
+
+    # -- expressions -------------------------------------------------------------------------------
+    def _expressions(self, node, fn: dict, scope: str, in_loop: bool, step_loop: bool) -> None:
+        for current in walk_ast((node,), prune=_DEFS_AND_CLASSES):
+            if type(current) is ast.Call:
+                self._call(current, fn, scope, in_loop, step_loop)
+
+    def _call(self, call: ast.Call, fn: dict, scope: str, in_loop: bool, step_loop: bool) -> None:
+        func = call.func
+        ref = None
+        if isinstance(func, ast.Name):
+            local = fn["locals"].get(func.id)
+            ref = ["inst", local, "__call__"] if local else ["name", func.id]
+        elif isinstance(func, ast.Attribute):
+            attr = func.attr
+            if attr in ("backward", "manual_backward") and not in_loop:
+                fn["backward"] = True
+            if attr == _SYNCBN:
+                fn["syncbn"] = True
+            value = func.value
+            if isinstance(value, ast.Name):
+                if value.id in ("self", "cls"):
+                    ref = ["self", attr]
+                elif value.id in fn["locals"]:
+                    ref = ["inst", fn["locals"][value.id], attr]
+                else:
+                    ref = ["dotted", f"{value.id}.{attr}"]
+            elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self":
+                ref = ["selfattr", value.attr, attr]
+            elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super"):
+                ref = ["super", attr]
+            else:
+                dotted = dotted_name_ast(func)
+                if dotted:
+                    ref = ["dotted", dotted]
+            if attr == "add_event_handler" and call.args and self._iteration_event(call.args[0]) and len(call.args) > 1:
+                handler = call.args[1]
+                if isinstance(handler, ast.Name):
+                    self.roots.append(["ignite", ["name", handler.id, scope], call.lineno])
+                elif (isinstance(handler, ast.Attribute) and isinstance(handler.value, ast.Name)
+                      and handler.value.id == "self"):
+                    self.roots.append(["ignite", ["self", handler.attr, scope], call.lineno])
+        self._framework_call(call, scope)
+        if ref is not None:
+            if ref[0] in ("name", "inst", "self", "selfattr", "super"):
+                ref.append(scope)
+            fn["calls"].append([ref, call.lineno, step_loop, _constant_arguments(call)])
+
+    def _framework_call(self, call: ast.Call, scope: str) -> None:
+        dotted = dotted_name_ast(call.func)
+        qual = self.table.resolve(dotted) if dotted else None
+        if not qual:
+            return
+        if _framework_settings(call, qual):
+            self.settings = True
+        if qual.startswith("ignite.") and qual.endswith(".Engine") and call.args:
+            first = call.args[0]
+            if isinstance(first, ast.Name):
+                self.roots.append(["ignite", ["name", first.id, scope], call.lineno])
+            elif isinstance(first, ast.Attribute) and isinstance(first.value, ast.Name) and first.value.id == "self":
+                self.roots.append(["ignite", ["self", first.attr, scope], call.lineno])
+
+    def _iteration_event(self, event) -> bool:
+        """``Events.ITERATION_COMPLETED`` (bare, or called with no filter): every iteration."""
+        if isinstance(event, ast.Call):
+            if event.args or any(k.arg != "every" or not (isinstance(k.value, ast.Constant) and k.value.value == 1)
+                                 for k in event.keywords):
+                return False
+            event = event.func
+        dotted = dotted_name_ast(event) or ""
+        qual = self.table.resolve(dotted) or ""
+        return dotted.rsplit(".", 1)[-1] in _ITERATION_EVENTS and qual.startswith("ignite")
+
+    def _iteration_handler_decorator(self, decorator) -> bool:
+        return (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)
+                and decorator.func.attr == "on" and len(decorator.args) == 1
+                and self._iteration_event(decorator.args[0]))
+
+
+_NO_VALUE = {"?": 1}  # a parameter without a literal default (a dict: never a literal's value)
+
+
+def _literal(node) -> object:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool, type(None))):
+        return node.value
+    return _NO_VALUE
+
+
+def _parameters(args: ast.arguments) -> list:
+    """[name, literal default or _NO_VALUE] of the positional and keyword parameters, in order."""
+    positional = [*args.posonlyargs, *args.args]
+    defaults = [_NO_VALUE] * (len(positional) - len(args.defaults)) + [_literal(d) for d in args.defaults]
+    out = [[a.arg, d] for a, d in zip(positional, defaults)]
+    out += [[a.arg, _NO_VALUE if d is None else _literal(d)] for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    return out
+
+
+def _constant_arguments(call: ast.Call) -> dict:
+    """The literal arguments of a call: {"0": value, "name": value}; "*" when it splats (unknown)."""
+    out = {}
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            out["*"] = True
+            break
+        value = _literal(arg)
+        if value is not _NO_VALUE:
+            out[str(index)] = value
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            out["*"] = True
+        else:
+            value = _literal(keyword.value)
+            if value is not _NO_VALUE:
+                out[keyword.arg] = value
+    return out
+
+
+def _interval_names(body) -> FrozenSet[str]:
+    """step_loops._ast_interval_names over the statements alone (a name holding an interval test is
+    bound by an assignment statement): most functions assign no test, and are not walked through."""
+    values: Dict[str, list] = {}
+    for stmt, owner in walk_statements(body):
+        if owner is not None:
+            continue  # a nested function's own statements
+        kind = type(stmt)
+        if kind is ast.Assign:
+            for target in stmt.targets:
+                if type(target) is ast.Name:
+                    values.setdefault(target.id, []).append(stmt.value)
+                else:
+                    for name in bound_names(target):
+                        values.setdefault(name, []).append(None)
+        elif kind is ast.AnnAssign and type(stmt.target) is ast.Name:
+            values.setdefault(stmt.target.id, []).append(stmt.value)
+        elif kind is ast.AugAssign and type(stmt.target) is ast.Name:
+            values.setdefault(stmt.target.id, []).append(None)
+    if not any(_mentions_test(v) for vs in values.values() for v in vs if v is not None):
+        return frozenset()
+    return names_holding(values, lambda value, found: _ast_tests_interval(value, frozenset(), found))
+
+
+def _mentions_test(value) -> bool:
+    return type(value) in (ast.Compare, ast.BinOp, ast.BoolOp, ast.UnaryOp, ast.Name)
+
+
+def _leaves_for_good(body, in_loop: bool) -> bool:
+    """Does a branch end by leaving the loop it is in (``break``, ``return``, ``raise``), or, outside
+    loops, by raising or exiting? (A ``return`` from a step body ends only this step.)"""
+    last = body[-1] if body else None
+    if isinstance(last, ast.Raise):
+        return True
+    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and (
+            dotted_name_ast(last.value.func) in ("sys.exit", "exit", "quit", "os._exit")):
+        return True
+    return in_loop and isinstance(last, (ast.Break, ast.Return))
+
+
+def _leaves(body) -> bool:
+    last = body[-1] if body else None
+    return isinstance(last, (ast.Return, ast.Continue))
+
+
+def summarize(tree: ast.Module, table: Optional[ImportTable] = None, steps: Optional[ModuleSteps] = None) -> dict:
+    """The summary of a module's tree; ``table`` and ``steps``: the engine's own for this tree
+    (names.ImportTable, step_loops.ModuleSteps), when it has them, so that they are not built twice."""
+    return _Summariser(tree, table, steps).run()
+
+
+# ---- a module of the project -------------------------------------------------------------------
+
+class Module:
+    """A summarised module: its name in the project, its path, and its resolved import bindings."""
+
+    def __init__(self, name: str, path: str, data: dict, digest: str, stamp: Tuple[int, int]):
+        self.name = name
+        self.path = path
+        self.data = data
+        self.digest = digest
+        self.stamp = stamp  # (size, mtime_ns) of the file read; (-1, -1): text handed in
+        is_package = os.path.basename(path) == "__init__.py"
+        package = name if is_package else name.rpartition(".")[0]
+        self.bindings: Dict[str, str] = {}
+        for local, level, module, imported in data["imports"]:
+            if level:
+                parts = package.split(".") if package else []
+                if level - 1 > len(parts):
+                    continue
+                base = ".".join(parts[: len(parts) - (level - 1)])
+                module = f"{base}.{module}" if base and module else (base or module)
+            if imported is None:
+                self.bindings[local] = module
+            elif module:
+                self.bindings[local] = f"{module}.{imported}"
+        # What the step-body walk asks of every module that may reach a linted file, once.
+        self.based_classes = [q for q, record in data["classes"].items() if record["bases"]]
+        # A function that calls backward outside loops performs one step; one that also holds a
+        # step loop drives training (a warm-up or check step before the loop): not a step body.
+        self.backward_functions = [q for q, record in data["functions"].items()
+                                   if record["backward"] and not record.get("drives") and q != "<module>"]
+        self.step_call_sites = [(q, call) for q, record in data["functions"].items()
+                                for call in record["calls"] if call[2]]
+
+    @property
+    def classes(self) -> Dict[str, dict]:
+        return self.data["classes"]
+
+    @property
+    def functions(self) -> Dict[str, dict]:
+        return self.data["functions"]
+
+    def resolve(self, dotted: str) -> Optional[str]:
+        """The absolute dotted name a module-level ``dotted`` stands for (None: unknown). A name the
+        module defines itself resolves to ``<module>.<name>``."""
+        head, _, rest = dotted.partition(".")
+        if head in self.classes or head in self.functions:
+            base = f"{self.name}.{head}"
+        else:
+            base = self.bindings.get(head)
+            if base is None:
+                return None
+        return f"{base}.{rest}" if rest else base
+
+
+class Project:
+    """The modules of one project root, summarised on demand (memory, then disk, then ``ast``)."""
+
+    def __init__(self, root: str, cache_dir: Optional[str] = None):
+        self.root = root
+        self._src = os.path.join(root, "src")
+        self.cache_dir = cache_dir if cache_dir is not None else (
+            os.environ.get(CACHE_ENV) or os.path.join(root, CACHE_DIR_NAME))
+        self.disk_cache = True  # read and write entries under cache_dir (False: memory only)
+        self._modules: Dict[str, Module] = {}  # path -> module
+        self._failed: Dict[str, Tuple[int, int]] = {}  # path -> (size, mtime_ns) it had no summary at
+        self._by_name: Dict[str, Optional[str]] = {}
+        self._import_words: Optional[Dict[str, Set[bytes]]] = None
+        self._import_words_at = 0.0  # when the project's files were last listed (time.monotonic)
+        self._ignored: Optional[List[str]] = None
+        self.parsed = 0  # files this process parsed for the index (benchmarks read it)
+        # Facts derived from several summaries (step_bodies: class ancestries, importers), valid
+        # while no summary the process holds changes: emptied when one does.
+        self.memo: Dict[tuple, object] = {}
+        self._folders: Set[str] = set()  # cache folders known to exist
+        self._checked: Dict[str, float] = {}  # path -> when its stamp was last compared (monotonic)
+        # Trees the index parsed, for the engine when it lints that file next (never parse twice).
+        self._trees: Dict[str, Tuple[str, ast.Module]] = {}
+
+    # -- names and paths ---------------------------------------------------------------------------
+    def module_name(self, path: str) -> str:
+        path = os.path.abspath(path)
+        rel = os.path.relpath(path, self.root)
+        if rel.startswith("src" + os.sep) and os.path.isdir(self._src):
+            rel = rel[4:]
+        rel = rel[:-3] if rel.endswith(".py") else rel
+        parts = [p for p in rel.split(os.sep) if p not in ("", ".")]
+        if parts and parts[-1] == "__init__":
+            parts = parts[:-1]
+        return ".".join(parts)
+
+    def path_of(self, name: str) -> Optional[str]:
+        """The file of module ``name`` (``a.b`` -> ``a/b.py`` or ``a/b/__init__.py``, from the root
+        or ``src/``), or None."""
+        if name in self._by_name:
+            return self._by_name[name]
+        found = None
+        if name and ".." not in name:
+            relative = name.replace(".", os.sep)
+            for base in (self.root, self._src):
+                for candidate in (os.path.join(base, relative + ".py"), os.path.join(base, relative, "__init__.py")):
+                    if os.path.isfile(candidate):
+                        found = candidate
+                        break
+                if found:
+                    break
+        self._by_name[name] = found
+        return found
+
+    def relative(self, path: str) -> str:
+        rel = os.path.relpath(path, self.root)
+        return rel.replace(os.sep, "/") if not rel.startswith("..") else os.path.basename(path)
+
+    # -- summaries ---------------------------------------------------------------------------------
+    def module_from_tree(self, path: str, source: str, tree: ast.Module, table=None, steps=None) -> Module:
+        """The linted file's module, from the text and tree the engine already has (not the disk:
+        an editor's buffer or standard input may differ from it)."""
+        path = os.path.abspath(path)
+        digest = content_digest(source)
+        known = self._modules.get(path)
+        if known is not None and known.digest == digest:
+            return known
+        if known is not None:
+            self.memo.clear()
+        data = self._cached(digest)
+        if data is None:
+            data = summarize(tree, table, steps)
+            self._store(digest, data)
+        module = Module(self.module_name(path), path, data, digest, (-1, -1))
+        self._modules[path] = module
+        return module
+
+    def module(self, path: str) -> Optional[Module]:
+        """The summary of the file at ``path`` as it is on disk now (None: unreadable, undecodable,
+        too big or not Python). A long-lived process (an editor's server, several CLI runs in one
+        process) sees each change: a known module is kept while its size and mtime are unchanged."""
+        path = os.path.abspath(path)
+        known = self._modules.get(path)
+        now = time.monotonic()
+        if known is not None and now - self._checked.get(path, -IMPORTERS_FRESH_FOR) < IMPORTERS_FRESH_FOR:
+            return known  # compared with the disk a moment ago (a run asks about each module often)
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return None
+        self._checked[path] = now
+        stamp = (stat.st_size, stat.st_mtime_ns)
+        if known is not None and known.stamp == stamp:
+            return known
+        if known is not None:
+            self.memo.clear()  # a module changed: what was derived from it may have too
+        if known is None and self._failed.get(path) == stamp:
+            return None
+        self._modules.pop(path, None)
+        self._failed[path] = stamp  # until a summary is made below
+        if not stat_is_file(stat):
+            return None  # a FIFO or device named *.py: opening it could wait forever
+        try:
+            with open(path, "rb") as handle:
+                stat = os.fstat(handle.fileno())
+                if stat.st_size > MAX_SCANNED_BYTES or not stat_is_file(stat):
+                    return None
+                raw = handle.read()
+            source = raw.decode("utf-8").lstrip("\ufeff")
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+        digest = content_digest(source)
+        data = self._cached(digest)
+        if data is None:
+            try:
+                tree = ast.parse(source)
+                self.parsed += 1
+                data = summarize(tree)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return None
+            self._store(digest, data)
+            if len(self._trees) >= MAX_KEPT_TREES:
+                self._trees.pop(next(iter(self._trees)))
+            self._trees[path] = (digest, tree)
+        module = Module(self.module_name(path), path, data, digest, (stat.st_size, stat.st_mtime_ns))
+        self._modules[path] = module
+        self._failed.pop(path, None)
+        return module
+
+    def take_tree(self, path: str, source: str) -> Optional[ast.Module]:
+        """The tree the index parsed of exactly this text of ``path``, handed over once."""
+        kept = self._trees.pop(os.path.abspath(path), None)
+        if kept is not None and kept[0] == content_digest(source):
+            return kept[1]
+        return None
+
+    def module_named(self, name: str) -> Optional[Module]:
+        path = self.path_of(name)
+        return self.module(path) if path else None
+
+    def _entry(self, digest: str) -> str:
+        return os.path.join(self.cache_dir, "index", digest[:2], f"{digest}-{INDEX_VERSION}-{_CODE_DIGEST}.marshal")
+
+    def _cached(self, digest: str) -> Optional[dict]:
+        """A stored summary (``marshal``: plain dicts, lists and strings; loading it runs no code)."""
+        if not self.disk_cache:
+            return None
+        try:
+            with open(self._entry(digest), "rb") as handle:
+                data = marshal.load(handle)
+            return data if isinstance(data, dict) and data.get("v") == INDEX_VERSION else None
+        except (OSError, EOFError, ValueError, TypeError):
+            return None
+
+    def _store(self, digest: str, data: dict) -> None:
+        if not self.disk_cache:
+            return
+        target = self._entry(digest)
+        try:
+            folder = os.path.dirname(target)
+            if folder not in self._folders:
+                os.makedirs(folder, exist_ok=True)
+                ignore = os.path.join(self.cache_dir, ".gitignore")
+                if not os.path.exists(ignore):
+                    with open(ignore, "w", encoding="utf-8") as handle:
+                        handle.write("# Created by torchperf-lint\n*\n")
+                self._folders.add(folder)
+            # A name of its own per process and entry, then an atomic rename: a reader sees no
+            # entry or a whole one, and processes writing the same entry write the same bytes.
+            temporary = os.path.join(folder, f".tmp-{os.getpid()}-{digest}")
+        except (OSError, ValueError):
+            return  # a read-only tree is still linted, only not cached
+        try:
+            with open(temporary, "wb") as handle:
+                marshal.dump(data, handle)
+            os.replace(temporary, target)
+        except (OSError, ValueError):  # a full disk, a file-size limit: no entry, and no leftover
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+
+    # -- who imports a module (a text prefilter, then the summaries decide) -------------------------
+    def files(self) -> Iterable[str]:
+        """The project's ``.py`` files: no symlinked folders (loops), no hidden or environment
+        folders, nothing ``.gitignore`` leaves out; at most MAX_PROJECT_FILES."""
+        ignored = self._gitignore()
+        count = folders = 0
+        for folder, dirs, names in os.walk(self.root, followlinks=False):
+            folders += 1
+            if folders > MAX_PROJECT_FOLDERS:
+                return
+            dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS
+                       and not _ignored(os.path.join(folder, d), self.root, ignored)
+                       and not os.path.exists(os.path.join(folder, d, "pyvenv.cfg"))]
+            for name in names:
+                if name.endswith(".py"):
+                    path = os.path.join(folder, name)
+                    if _ignored(path, self.root, ignored):
+                        continue
+                    count += 1
+                    if count > MAX_PROJECT_FILES:
+                        return
+                    yield path
+
+    def _gitignore(self) -> List[str]:
+        """The patterns that leave files out of the project: ``.gitignore`` and the ``exclude`` /
+        ``extend-exclude`` settings (``[tool.torchperf-lint]`` in pyproject.toml, ``[flake8]`` in
+        setup.cfg, tox.ini or .flake8), matched as flake8 does: a file or folder name, or a path."""
+        if self._ignored is None:
+            self._ignored = _config_excludes(self.root)
+            try:
+                with open(os.path.join(self.root, ".gitignore"), encoding="utf-8", errors="replace") as handle:
+                    for line in handle:
+                        line = line.strip()
+                        if line and not line.startswith(("#", "!")):
+                            self._ignored.append(line.rstrip("/"))
+            except OSError:
+                pass
+        return self._ignored
+
+    def importers(self, name: str) -> List[str]:
+        """Files whose import statements mention the last part of ``name`` (a superset of those
+        that import it; the summaries decide)."""
+        if self._import_words is None or time.monotonic() - self._import_words_at > IMPORTERS_FRESH_FOR:
+            # Listed once per run: a CLI or flake8 run lints every file in seconds; a long-lived
+            # process (an editor's server) lists again after a while to see new files.
+            self._import_words_at = time.monotonic()
+            self._import_words = {}
+            for path in self.files():
+                try:
+                    if not stat_is_file(os.stat(path)):
+                        continue  # a FIFO named *.py would block the read
+                    with open(path, "rb") as handle:
+                        raw = handle.read(MAX_SCANNED_BYTES)
+                except OSError:
+                    continue
+                words: Set[bytes] = set()
+                if b"import" in raw:
+                    for match in _IMPORT_LINE.finditer(raw):
+                        for group in match.groups():
+                            if group:
+                                words.update(_WORD.findall(group))
+                self._import_words[os.path.abspath(path)] = words
+        last = name.rpartition(".")[2].encode()
+        return sorted(path for path, words in self._import_words.items() if last in words)
+
+
+def _config_excludes(root: str) -> List[str]:
+    patterns: List[str] = []
+    try:
+        import tomllib
+
+        with open(os.path.join(root, "pyproject.toml"), "rb") as handle:
+            section = tomllib.load(handle).get("tool", {}).get("torchperf-lint", {})
+        for key in ("exclude", "extend-exclude"):
+            value = section.get(key, [])
+            if isinstance(value, list):
+                patterns.extend(str(p).rstrip("/") for p in value if p)
+    except (OSError, ValueError, ImportError, AttributeError):
+        pass
+    import configparser
+
+    for name in ("setup.cfg", "tox.ini", ".flake8"):
+        parser = configparser.RawConfigParser()
+        try:
+            parser.read(os.path.join(root, name), encoding="utf-8")
+        except (configparser.Error, UnicodeDecodeError, OSError):
+            continue
+        if parser.has_section("flake8"):
+            for key in ("exclude", "extend-exclude"):
+                value = parser.get("flake8", key, fallback="")
+                patterns.extend(p.strip().rstrip("/") for p in value.replace("\n", ",").split(",") if p.strip())
+    return patterns
+
+
+def stat_is_file(stat: os.stat_result) -> bool:
+    return stat_module.S_ISREG(stat.st_mode)
+
+
+def _ignored(path: str, root: str, patterns: List[str]) -> bool:
+    if not patterns:
+        return False
+    rel = os.path.relpath(path, root).replace(os.sep, "/")
+    base = rel.rpartition("/")[2]
+    return any(fnmatch(rel, p.lstrip("/")) or fnmatch(base, p) for p in patterns)
+
+
+def _code_digest() -> str:
+    """The index's own code, so that a changed summary format never reads an old entry."""
+    h = hashlib.blake2b(digest_size=6)
+    for name in ("project_index.py", "step_loops.py", "names.py"):
+        try:
+            with open(os.path.join(os.path.dirname(__file__), name), "rb") as handle:
+                h.update(handle.read())
+        except OSError:
+            pass
+    return h.hexdigest()
+
+
+_CODE_DIGEST = _code_digest()
+_PROJECTS: Dict[Tuple[str, Optional[str]], Project] = {}
+
+
+def project_for(path: str) -> Optional[Project]:
+    """The project of a linted file (one per root per process), or None for a name that is not a
+    Python file in an existing folder (``<string>``, ``stdin``)."""
+    if not path or not path.endswith(".py"):
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return None
+    root = find_root(path)
+    directory = _DISK_CACHE["directory"] or os.environ.get(CACHE_ENV)
+    key = (root, directory, _DISK_CACHE["enabled"])
+    project = _PROJECTS.get(key)
+    if project is None:
+        project = _PROJECTS[key] = Project(root, directory)
+        project.disk_cache = _DISK_CACHE["enabled"]
+    return project
+
+
+# Set by a front end for its run (the CLI's --no-cache and --cache-dir); flake8 and editors keep
+# the default: entries under the project root's .torchperf_lint_cache (or $TORCHPERF_LINT_CACHE_DIR).
+_DISK_CACHE: Dict[str, object] = {"enabled": True, "directory": None}
+
+
+def configure_disk_cache(enabled: bool = True, directory: Optional[str] = None) -> None:
+    """Whether the index reads and writes its entries on disk, and where (None: the default)."""
+    _DISK_CACHE["enabled"] = enabled
+    _DISK_CACHE["directory"] = directory
+
+
+def parsed_tree(filename: str, source: str) -> Optional[ast.Module]:
+    """The tree of ``source`` if the index parsed exactly this text of ``filename`` in this process."""
+    try:
+        project = project_for(filename)
+        return project.take_tree(filename, source) if project is not None else None
+    except (OSError, ValueError):
+        return None

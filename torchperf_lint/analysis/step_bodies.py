@@ -1,0 +1,519 @@
+"""Step bodies (rules.md "A step body"): the functions of a file that run once per step, and why.
+
+A step body is a framework step method (Lightning, Hugging Face ``Trainer``/trl and their callbacks,
+Ignite), a function whose own body calls ``.backward()`` outside loops, or a function or method
+called from one or from a step loop — in the same file or in another file of the project. The
+index (project_index.py) gives each module's summary; this module follows the calls from the roots
+of the modules that can reach the linted file (the file itself, and the modules that import it,
+found by a text prefilter and confirmed by their summaries) and keeps, for each function of the
+linted file that is reached, the call chain that reaches it (the shortest: a breadth-first walk).
+
+Not step bodies: hooks that run per epoch or every N steps, ``predict_step``, code that runs once,
+anything the project cannot see into (an installed package, ``self.trainer``).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections import deque
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+
+from .project_index import Module, Project, content_digest, project_for, summarize
+
+LIGHTNING_MODULE_STEPS = frozenset((
+    "training_step", "validation_step", "test_step", "on_train_batch_start", "on_train_batch_end",
+    "on_before_backward", "on_after_backward", "on_before_optimizer_step", "optimizer_step", "backward",
+))
+LIGHTNING_CALLBACK_STEPS = frozenset((
+    "on_train_batch_start", "on_train_batch_end", "on_before_backward", "on_after_backward",
+    "on_before_optimizer_step",
+))
+HF_TRAINER_STEPS = frozenset(("compute_loss", "training_step", "prediction_step"))
+HF_CALLBACK_STEPS = frozenset(("on_step_begin", "on_step_end", "on_substep_end", "on_pre_optimizer_step",
+                               "on_optimizer_step"))
+_STEP_METHODS = {"lightning": LIGHTNING_MODULE_STEPS, "lightning-callback": LIGHTNING_CALLBACK_STEPS,
+                 "hf": HF_TRAINER_STEPS, "hf-callback": HF_CALLBACK_STEPS}
+# How far the walk goes: modules that import the linted file, and how many summaries in all.
+MAX_IMPORTER_DEPTH = 3
+MAX_MODULES = 400
+MAX_CHAIN = 12
+
+
+def framework_kind(qual: str) -> Optional[str]:
+    """The framework base a fully qualified class name stands for, if any."""
+    head = qual.split(".", 1)[0]
+    last = qual.rsplit(".", 1)[-1]
+    if head in ("lightning", "pytorch_lightning"):
+        if last == "LightningModule":
+            return "lightning"
+        if last == "Callback":
+            return "lightning-callback"
+    if head == "transformers":
+        if last == "TrainerCallback":
+            return "hf-callback"
+        if last.endswith("Trainer"):
+            return "hf"
+    if head == "trl" and last.endswith("Trainer"):
+        return "hf"
+    return None
+
+
+# A function of the project: (path, qualified name); a class the same way.
+Key = Tuple[str, str]
+# One call on the way: (path, line, qualified name of the caller).
+Hop = Tuple[str, int, str]
+
+
+class Chain:
+    """Why a function runs every step: the calls from a root to it (empty: it is a root)."""
+
+    __slots__ = ("hops", "root_named", "framework", "caller_steps_env")
+
+    def __init__(self, hops: Tuple[Hop, ...], root_named: bool, framework: bool, caller_steps_env: bool = False):
+        self.hops = hops
+        self.root_named = root_named  # the first caller is a step body itself (not a loop's owner)
+        self.framework = framework  # a framework runs the root
+        # The direct caller steps an environment (``self.env.step(action)``): what the function
+        # returns is needed on the host (rules.md "A step body": an environment's ``env.step``).
+        self.caller_steps_env = caller_steps_env
+
+    def describe(self, project: Optional[Project]) -> str:
+        if not self.hops:
+            return ""
+        path, line, _ = self.hops[0]
+        where = project.relative(path) if project is not None else os.path.basename(path)
+        names = [hop[2].rsplit(".", 1)[-1] for hop in (self.hops if self.root_named else self.hops[1:])]
+        via = f" via {' → '.join(names)}" if names else ""
+        return f"called every step from {where}:{line}{via}"
+
+    def related(self, project: Optional[Project]) -> Tuple[Tuple[str, int, str], ...]:
+        """(path, line, note) per call on the way; the path as the project index knows it (absolute)."""
+        return tuple((path, line, f"called every step from here (in {caller.rsplit('.', 1)[-1]})")
+                     for path, line, caller in self.hops)
+
+
+class StepBodies:
+    """The step bodies of one linted file, by qualified name, with their chains."""
+
+    def __init__(self, project: Optional[Project], module: Module):
+        self.project = project
+        self.module = module
+        self.bodies: Dict[str, Chain] = {}
+        self._loaded: Dict[str, Module] = {module.path: module}
+        self._budget = MAX_MODULES
+        self._reachers: List[Module] = [module]
+        self._memo: Dict[tuple, object] = {}  # without a project
+        # Per function of the linted file: the literal arguments of each per-step call of it, by
+        # parameter (functions called with values the index cannot see are in _unknown_arguments).
+        self._arguments: Dict[str, List[Dict[str, object]]] = {}
+        self._unknown_arguments: Set[str] = set()
+        try:
+            self._compute()
+        except RecursionError:
+            self.bodies = {}
+
+    # -- modules -----------------------------------------------------------------------------------
+    def _load_named(self, name: str, load: bool = True) -> Optional[Module]:
+        """The module ``name``; with ``load`` False only one already read (a call into a module
+        that does not import the linted file, directly or not, cannot reach it: not read)."""
+        if self.project is None:
+            return self.module if name == self.module.name else None
+        if name == self.module.name:
+            return self.module
+        path = self.project.path_of(name)
+        if path is None:
+            return None
+        if not load:
+            return self._loaded.get(os.path.abspath(path))
+        return self._load_path(path)
+
+    def _load_path(self, path: str) -> Optional[Module]:
+        path = os.path.abspath(path)
+        if path in self._loaded:
+            return self._loaded[path]
+        if self._budget <= 0 or self.project is None:
+            return None
+        self._budget -= 1
+        module = self.project.module(path)
+        if module is not None:
+            self._loaded[path] = module
+        return module
+
+    def dependencies(self) -> List[Module]:
+        """The other modules whose summaries these facts read (the finding cache checks them)."""
+        return [m for p, m in self._loaded.items() if p != self.module.path]
+
+    def _importer_closure(self) -> None:
+        if self.project is None:
+            return
+        seen = {self.module.path}
+        frontier = [self.module]
+        for _ in range(MAX_IMPORTER_DEPTH):
+            following = []
+            for target in frontier:
+                if not target.name:
+                    continue
+                for path in self.project.importers(target.name):
+                    path = os.path.abspath(path)
+                    if path in seen:
+                        continue
+                    seen.add(path)
+                    module = self._load_path(path)
+                    if module is not None and self._imports(module, target):
+                        self._reachers.append(module)
+                        following.append(module)
+            frontier = following
+            if not frontier:
+                break
+
+    @staticmethod
+    def _imports(module: Module, target: Module) -> bool:
+        name = target.name
+        return any(bound == name or bound.startswith(name + ".") or name.startswith(bound + ".")
+                   for bound in module.bindings.values())
+
+    # -- symbols -----------------------------------------------------------------------------------
+    def symbol(self, dotted: Optional[str], depth: int = 0, load: bool = True) -> Optional[Tuple[str, Module, str]]:
+        """("class"|"function", module, qualified name) of an absolute dotted name of the project.
+        ``load``: read modules not read yet (base classes); calls only look among those read."""
+        if not dotted or depth > 8:
+            return None
+        parts = dotted.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = self._load_named(".".join(parts[:cut]), load)
+            if module is None:
+                continue
+            rest = parts[cut:]
+            for length in range(len(rest), 0, -1):
+                qual = ".".join(rest[:length])
+                if qual in module.classes:
+                    if length == len(rest):
+                        return "class", module, qual
+                    if length == len(rest) - 1:
+                        method = self.find_method((module.path, qual), rest[-1])
+                        if method is not None:
+                            return "function", self._loaded[method[0]], method[1]
+                    return None
+                if qual in module.functions and length == len(rest):
+                    return "function", module, qual
+            if rest[0] in module.bindings:  # a re-export: ``from .models import Base`` in __init__.py
+                again = module.bindings[rest[0]] + ("." + ".".join(rest[1:]) if len(rest) > 1 else "")
+                if again != dotted:
+                    return self.symbol(again, depth + 1, load)
+            locals_ = module.functions.get("<module>", {}).get("locals", {})
+            if len(rest) == 2 and rest[0] in locals_:  # ``helper = Helper()`` at module level
+                found = self._class_of(module, locals_[rest[0]])
+                if found is not None:
+                    method = self.find_method(found, rest[1])
+                    if method is not None:
+                        return "function", self._loaded[method[0]], method[1]
+            return None
+        return None
+
+    def _class_of(self, module: Module, dotted: str) -> Optional[Key]:
+        if dotted in module.classes:
+            return module.path, dotted
+        found = self.symbol(module.resolve(dotted))
+        if found is not None and found[0] == "class":
+            return found[1].path, found[2]
+        return None
+
+    def mro(self, cls: Key) -> Tuple[List[Key], Set[str]]:
+        """The project classes of ``cls``'s ancestry (itself first) and the framework bases met.
+        Kept per project while no module changes (Project.memo): every file of a run asks about
+        the same classes."""
+        memo = self.project.memo if self.project is not None else self._memo
+        known = memo.get(("mro", cls))
+        if known is not None:
+            for path, _ in known[0]:
+                if path not in self._loaded:
+                    module = self.project.module(path) if self.project is not None else None
+                    if module is None:
+                        break
+                    self._loaded[path] = module
+            else:
+                return known
+        found = self._mro(cls)
+        memo[("mro", cls)] = found
+        return found
+
+    def _mro(self, cls: Key) -> Tuple[List[Key], Set[str]]:
+        seen: Set[Key] = set()
+        order: List[Key] = []
+        kinds: Set[str] = set()
+        pending = [cls]
+        while pending and len(order) < 64:
+            current = pending.pop(0)
+            if current in seen:
+                continue
+            seen.add(current)
+            module = self._loaded.get(current[0])
+            record = module.classes.get(current[1]) if module is not None else None
+            if record is None:
+                continue
+            order.append(current)
+            for base in record["bases"]:
+                qual = module.resolve(base)
+                if qual is None:
+                    continue
+                kind = framework_kind(qual)
+                if kind is not None:
+                    kinds.add(kind)
+                    continue
+                found = self._class_of(module, base)
+                if found is not None:
+                    pending.append(found)
+        return order, kinds
+
+    def find_method(self, cls: Key, name: str, skip_first: bool = False) -> Optional[Key]:
+        order, _ = self.mro(cls)
+        for current in order[1:] if skip_first else order:
+            module = self._loaded[current[0]]
+            if name in module.classes[current[1]]["methods"]:
+                return current[0], f"{current[1]}.{name}"
+        return None
+
+    def _instance_attr(self, cls: Key, attr: str) -> Optional[Key]:
+        order, _ = self.mro(cls)
+        for current in order:
+            module = self._loaded[current[0]]
+            made = module.classes[current[1]]["attrs"].get(attr)
+            if made is not None:
+                return self._class_of(module, made)
+        return None
+
+    def _call_instance(self, cls: Optional[Key], method: str) -> Optional[Tuple[Key, Key]]:
+        if cls is None:
+            return None
+        if method == "__call__":
+            found = self.find_method(cls, "__call__") or self.find_method(cls, "forward")
+        else:
+            found = self.find_method(cls, method)
+        return (found, cls) if found is not None else None
+
+    # -- calls -------------------------------------------------------------------------------------
+    def resolve(self, module: Module, ref: list, self_cls: Optional[Key],
+                own_cls: Optional[Key]) -> Optional[Tuple[Key, Optional[Key]]]:
+        """(the function called, the class its ``self`` is) for a call recorded by the index."""
+        kind = ref[0]
+        if kind == "name":
+            name, scope = ref[1], ref[2]
+            while scope:
+                candidate = f"{scope}.{name}"
+                if candidate in module.functions:
+                    return (module.path, candidate), self_cls
+                scope = scope.rpartition(".")[0]
+            found = self.symbol(module.resolve(name), load=False)
+            if found is not None and found[0] == "function":
+                return (found[1].path, found[2]), None
+            return None
+        if kind == "dotted":
+            head = ref[1].split(".", 1)[0]
+            locals_ = module.functions.get("<module>", {}).get("locals", {})
+            if head in locals_ and ref[1].count(".") == 1:
+                return self._call_instance(self._class_of(module, locals_[head]), ref[1].split(".")[1])
+            found = self.symbol(module.resolve(ref[1]), load=False)
+            if found is not None and found[0] == "function":
+                return (found[1].path, found[2]), None
+            return None
+        if kind == "self":
+            if self_cls is None:
+                return None
+            method = self.find_method(self_cls, ref[1])
+            if method is not None:
+                return method, self_cls
+            return self._call_instance(self._instance_attr(self_cls, ref[1]), "__call__")
+        if kind == "selfattr":
+            if self_cls is None:
+                return None
+            return self._call_instance(self._instance_attr(self_cls, ref[1]), ref[2])
+        if kind == "super":
+            if own_cls is None:
+                return None
+            method = self.find_method(own_cls, ref[1], skip_first=True)
+            return (method, self_cls) if method is not None else None
+        if kind == "inst":
+            return self._call_instance(self._class_of(module, ref[1]), ref[2])
+        return None
+
+    # -- the walk ----------------------------------------------------------------------------------
+    def _compute(self) -> None:
+        self._importer_closure()
+        queue: deque = deque()
+        seen: Set[Tuple[Key, Optional[Key]]] = set()
+
+        def push(function: Key, self_cls: Optional[Key], chain: Chain) -> None:
+            if (function, self_cls) in seen or len(chain.hops) > MAX_CHAIN:
+                return
+            seen.add((function, self_cls))
+            queue.append((function, self_cls, chain))
+
+        for module in list(self._reachers):
+            for qual in module.based_classes:
+                order, kinds = self.mro((module.path, qual))
+                for kind in kinds:
+                    for name in _STEP_METHODS[kind]:
+                        method = self.find_method((module.path, qual), name)
+                        if method is not None:
+                            push(method, (module.path, qual), Chain((), True, True))
+            for _, ref, line in module.data["roots"]:
+                if ref[0] == "def":
+                    push((module.path, ref[1]), None, Chain((), True, True))
+                    continue
+                scope_fn = module.functions.get(ref[-1] or "<module>", {})
+                target = self.resolve(module, ref, self._own_class(module, scope_fn), None)
+                if target is not None:
+                    push(target[0], target[1], Chain((), True, True))
+        for module in list(self._reachers):
+            for qual in module.backward_functions:
+                push((module.path, qual), self._own_class(module, module.functions[qual]), Chain((), True, False))
+        # Calls made in step loops: their callees are step bodies, with the loop's call as the chain.
+        for module in list(self._reachers):
+            for qual, (ref, line, _, constants) in module.step_call_sites:
+                own = self._own_class(module, module.functions[qual])
+                target = self.resolve(module, ref, own, own)
+                if target is not None:
+                    self._note_arguments(target[0], ref, constants)
+                    push(target[0], target[1], Chain(((module.path, line, qual),), False, False))
+        while queue:
+            function, self_cls, chain = queue.popleft()
+            path, qual = function
+            if path == self.module.path and qual not in self.bodies:
+                self.bodies[qual] = chain
+                if not chain.hops:
+                    self._unknown_arguments.add(qual)  # a root: its framework or caller is not seen
+            module = self._loaded.get(path)
+            record = module.functions.get(qual) if module is not None else None
+            if record is None:
+                continue
+            own = self._own_class(module, record)
+            for ref, line, _, constants in record["calls"]:
+                target = self.resolve(module, ref, self_cls or own, own)
+                if target is not None:
+                    self._note_arguments(target[0], ref, constants)
+                    push(target[0], target[1],
+                         Chain(chain.hops + ((path, line, qual),), chain.root_named, chain.framework,
+                               _steps_env(record)))
+
+    def _note_arguments(self, function: Key, ref: list, constants: dict) -> None:
+        path, qual = function
+        if path != self.module.path:
+            return
+        record = self.module.functions.get(qual)
+        if record is None or "*" in constants:
+            self._unknown_arguments.add(qual)
+            return
+        params = record.get("params", [])
+        if params and params[0][0] in ("self", "cls") and ref[0] != "name":
+            params = params[1:]  # a method called on an object or class: ``self`` is not passed
+        values: Dict[str, object] = {}
+        for index, (name, default) in enumerate(params):
+            if str(index) in constants:
+                values[name] = constants[str(index)]
+            elif name in constants:
+                values[name] = constants[name]
+            elif not isinstance(default, dict):
+                values[name] = default  # not passed: its literal default
+        self._arguments.setdefault(qual, []).append(values)
+
+    def per_step_arguments(self, qualname: str) -> Optional[List[Dict[str, object]]]:
+        """The literal arguments of every per-step call of a step body of the linted file, by
+        parameter; None when some call is not seen (a root, a splat)."""
+        if qualname in self._unknown_arguments or qualname not in self._arguments:
+            return None
+        return self._arguments[qualname]
+
+    @staticmethod
+    def _own_class(module: Module, record: dict) -> Optional[Key]:
+        cls = record.get("cls")
+        return (module.path, cls) if cls else None
+
+    # -- questions the rules ask -------------------------------------------------------------------
+    def chain(self, qualname: str) -> Optional[Chain]:
+        return self.bodies.get(qualname)
+
+    def body_lines(self) -> List[int]:
+        """The ``def`` lines of the linted file's step bodies (the engine's unit prefilter)."""
+        functions = self.module.functions
+        return [functions[q]["line"] for q in self.bodies if q in functions]
+
+    def scope_prefix(self, node) -> str:
+        """The qualified name of what holds ``node`` (a unit's first statement, e.g. a method whose
+        unit libcst parses without its class), "" at module level."""
+        line = getattr(node, "lineno", None)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or line is None:
+            return ""
+        table = self.module.classes if isinstance(node, ast.ClassDef) else self.module.functions
+        for qual, record in table.items():
+            if record["line"] == line and qual.rpartition(".")[2] == node.name:
+                return qual.rpartition(".")[0]
+        return ""
+
+    def framework_runs_line(self, line: int) -> bool:
+        """Is ``line`` of the linted file inside a function that a framework runs?"""
+        functions = self.module.functions
+        for qual, chain in self.bodies.items():
+            record = functions.get(qual)
+            if chain.framework and record is not None and record["line"] <= line <= (record.get("end") or 0):
+                return True
+        return False
+
+    def framework_runs(self, qualname: str) -> bool:
+        chain = self.bodies.get(qualname)
+        return chain is not None and chain.framework
+
+    def callers_convert_syncbn(self, qualname: str) -> bool:
+        """Every call of the linted file's function ``qualname`` from another module of the project
+        sits in a function that converts BatchNorm to SyncBatchNorm (and there is at least one):
+        TPL202's DDP helper (rules.md item "a project fact")."""
+        callers = []
+        for module in self._reachers:
+            if module is self.module:
+                continue
+            for qual, record in module.functions.items():
+                own = self._own_class(module, record)
+                for ref, _, _, _ in record["calls"]:
+                    if ref[0] not in ("name", "dotted"):
+                        continue
+                    target = self.resolve(module, ref, own, own)
+                    if target is not None and target[0] == (self.module.path, qualname):
+                        callers.append(record)
+        return bool(callers) and all(record["syncbn"] for record in callers)
+
+
+def _steps_env(record: dict) -> bool:
+    """Does the function call ``env.step(...)`` (or ``self.env.step``, ``envs.step``)?"""
+    for ref, _, _, _ in record["calls"]:
+        if ref[0] == "dotted" and ref[1].endswith(".step") and "env" in ref[1].rsplit(".", 2)[-2].lower():
+            return True
+        if ref[0] == "selfattr" and ref[2] == "step" and "env" in ref[1].lower():
+            return True
+    return False
+
+
+def step_bodies_for(filename: str, source: str, tree: ast.Module, table=None, steps=None) -> StepBodies:
+    """The step bodies of a linted file: its project's when it is a ``.py`` file in an existing
+    folder, else those the file shows by itself. The index never stops a file's lint: should the
+    project's facts fail (a bug of ours), the file's own are used, and failing those, none."""
+    try:
+        project = project_for(filename)
+        if project is not None:
+            return StepBodies(project, project.module_from_tree(filename, source, tree, table, steps))
+    except Exception:  # noqa: BLE001 - the index must never cost a file its findings
+        pass
+    try:
+        return StepBodies(None, Module("", filename or "<string>", summarize(tree, table, steps), content_digest(source),
+                                       (-1, -1)))
+    except Exception:  # noqa: BLE001
+        return StepBodies(None, Module("", filename or "<string>", _EMPTY, "", (-1, -1)))
+
+
+_EMPTY = {"v": "", "imports": [], "classes": {}, "functions": {}, "roots": [], "settings": False}
+
+
+def dependency_stamps(bodies: Optional[StepBodies]) -> FrozenSet[Tuple[str, int, int, str]]:
+    """(path, size, mtime_ns, digest) of the other modules the facts read."""
+    if bodies is None:
+        return frozenset()
+    return frozenset((m.path, m.stamp[0], m.stamp[1], m.digest) for m in bodies.dependencies())
