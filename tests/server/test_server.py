@@ -338,6 +338,30 @@ def test_a_helper_change_reaches_the_files_that_depend_on_it(client_factory, pro
     assert client.diagnostics(train_uri, 1) == SOURCE_DIAGNOSTICS
 
 
+UTILS = "import torch\n\n\ndef log_metrics(loss):\n    print(loss.item())\n"
+TRAIN = ("import torch\nimport utils\n\n\ndef train(model, loader, optimizer):\n    for x, y in loader:\n"
+         "        loss = model(x).sum()\n        loss.backward()\n        optimizer.step()\n")
+
+
+def test_the_project_index_reads_unsaved_edits_of_other_files(client_factory, project):
+    # The real index: log_metrics runs every step only once train.py's loop calls it, and the
+    # editor's unsaved text of train.py decides it (rules.md "A step body", "The project").
+    utils = write(project, "utils.py", UTILS)
+    train = write(project, "train.py", TRAIN)
+    client = client_factory(initialization_options={"projectDebounceMs": 10})
+    utils_uri, train_uri = client.open(utils), client.open(train)
+    assert client.diagnostics(utils_uri, 1) == []
+    assert client.diagnostics(train_uri, 1) == []
+    client.change(train_uri, TRAIN + "        utils.log_metrics(loss)\n", 2)  # not saved
+    sync = diagnostic("TPL102", 4, 10, 4, 21,
+                      "`.item()` waits for the device in every iteration; keep values on the device (`total += "
+                      "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report) "
+                      "(called every step from train.py:10)")
+    assert client.diagnostics(utils_uri, 1) == [sync]
+    client.close_document(train_uri)  # closed without saving: the file on disk counts again
+    assert client.diagnostics(utils_uri, 1) == []
+
+
 def test_an_internal_error_is_shown_and_the_server_goes_on(client_factory, project, tmp_path_factory):
     plugin = tmp_path_factory.mktemp("broken_analysis")
     (plugin / "sitecustomize.py").write_text(

@@ -515,6 +515,8 @@ class Project:
         self._checked: Dict[str, float] = {}  # path -> when its stamp was last compared (monotonic)
         # Trees the index parsed, for the engine when it lints that file next (never parse twice).
         self._trees: Dict[str, Tuple[str, ast.Module]] = {}
+        # An editor's unsaved texts (path -> text): read instead of the disk (set_overlays).
+        self._overlays: Dict[str, str] = {}
 
     # -- names and paths ---------------------------------------------------------------------------
     def module_name(self, path: str) -> str:
@@ -574,6 +576,8 @@ class Project:
         too big or not Python). A long-lived process (an editor's server, several CLI runs in one
         process) sees each change: a known module is kept while its size and mtime are unchanged."""
         path = os.path.abspath(path)
+        if path in self._overlays:
+            return self._overlay_module(path, self._overlays[path])
         known = self._modules.get(path)
         now = time.monotonic()
         if known is not None and now - self._checked.get(path, -IMPORTERS_FRESH_FOR) < IMPORTERS_FRESH_FOR:
@@ -619,6 +623,38 @@ class Project:
         module = Module(self.module_name(path), path, data, digest, (stat.st_size, stat.st_mtime_ns))
         self._modules[path] = module
         self._failed.pop(path, None)
+        return module
+
+    def set_overlays(self, texts: Dict[str, str]) -> None:
+        """The unsaved texts of an editor's open documents (path -> text), read instead of the
+        files on disk, so that an edit of a helper changes its dependants' findings before it is
+        saved (rules.md "The project"). A path no longer given is read from the disk again."""
+        texts = {os.path.abspath(path): text for path, text in texts.items()}
+        changed = {path for path in set(texts) | set(self._overlays) if texts.get(path) != self._overlays.get(path)}
+        if not changed:
+            return
+        self._overlays = texts
+        for path in changed:
+            self._modules.pop(path, None)
+            self._checked.pop(path, None)
+            self._failed.pop(path, None)
+        self.memo.clear()
+        self._import_words = None  # who imports whom may have changed with the text
+
+    def _overlay_module(self, path: str, source: str) -> Optional[Module]:
+        digest = content_digest(source)
+        known = self._modules.get(path)
+        if known is not None and known.digest == digest:
+            return known
+        data = self._cached(digest)
+        if data is None:
+            try:
+                data = summarize(ast.parse(source))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return None  # mid-edit text: its facts are missing until it parses again
+            self._store(digest, data)
+        module = Module(self.module_name(path), path, data, digest, (-1, -1))
+        self._modules[path] = module
         return module
 
     def take_tree(self, path: str, source: str) -> Optional[ast.Module]:
@@ -736,6 +772,10 @@ class Project:
                             if group:
                                 words.update(_WORD.findall(group))
                 self._import_words[os.path.abspath(path)] = words
+            for path, text in self._overlays.items():  # an editor's unsaved imports count
+                raw = text.encode("utf-8", "surrogatepass")
+                self._import_words[path] = {word for match in _IMPORT_LINE.finditer(raw)
+                                            for group in match.groups() if group for word in _WORD.findall(group)}
         last = name.rpartition(".")[2].encode()
         return sorted(path for path, words in self._import_words.items() if last in words)
 

@@ -183,8 +183,12 @@ class ProjectState:
         """The findings (and noqa rows) of one text of the project: the one place where the
         project's cross-file facts meet the editor. ``self.open_texts`` holds the unsaved texts of
         the project's open documents; a project index reads them instead of the files on disk."""
+        from ..analysis.project_index import project_for
         from .runner import analyse
 
+        project = project_for(path)
+        if project is not None:  # the index reads the unsaved texts, not the files on disk
+            project.set_overlays(self.open_texts)
         return analyse(text, path, codes, line_length, self.target_torch(path))
 
 
