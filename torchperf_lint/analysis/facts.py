@@ -147,11 +147,9 @@ class _Collector(ast.NodeVisitor):
                 elif arg is not None:
                     facts.moves_to_variable_device = True
         if qual in _LOADERS or (qual is None and isinstance(func, ast.Name) and func.id == "DataLoader"):
-            facts.loader_calls += 1
             for kw in node.keywords:
                 if kw.arg == "pin_memory" and isinstance(kw.value, ast.Constant) and kw.value.value is True:
                     facts.pins_loader = True
-                    facts.pinned_loader_calls += 1
         if qual in SCALERS:
             facts.has_grad_scaler = True
         if qual in _RUNTIME_DEVICE_CHOICE:
@@ -346,7 +344,6 @@ class ModuleFacts:
     )
 
     _EXTRA = ("deprecated_amp_name_uses", "grad_free_callees", "set_epoch_receivers", "sampler_names",
-              "loader_calls", "pinned_loader_calls",
               "assignments", "defined_names", "deprecated_amp_sites", "move_receivers", "loop_targets",
               "deprecated_amp_in_fallback")
 
@@ -360,7 +357,6 @@ class ModuleFacts:
         if name in ModuleFacts._FIELDS + ModuleFacts._EXTRA and not self.__dict__.get("_done"):
             for field in ModuleFacts._FIELDS:
                 setattr(self, field, False)
-            self.loader_calls = self.pinned_loader_calls = 0  # DataLoader(...) calls, and those pinning
             self.set_epoch_receivers = set()  # last names of what .set_epoch() is called on
             self.sampler_names = set()  # last names that DistributedSamplers are assigned to
             # Names imported from torch.cuda.amp / torch.cpu.amp -> how often the module uses them.

@@ -202,12 +202,23 @@ class ModuleSteps:
         classes = []
         assigns = []
         factories: Dict[str, ast.Call] = {}  # functions of the module that return DataLoader(...)
+        # Functions that return a tuple holding loaders (``return train_loader, val_loader``): per
+        # item, the DataLoader call it is (or a name the function binds to one), or None.
+        tuple_factories: Dict[str, List[Optional[ast.Call]]] = {}
+        local_loaders: Dict[tuple, ast.Call] = {}  # (function, name) -> the DataLoader call bound to it
+        returns = []
         for stmt, owner in walk_statements(self._tree.body):
             if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
                 if stmt.value is not None:
                     assigns.append(stmt)
+                    target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else (
+                        stmt.target if isinstance(stmt, ast.AnnAssign) else None)
+                    if owner is not None and isinstance(target, ast.Name) and self._loader_call(stmt.value):
+                        local_loaders[(owner, target.id)] = stmt.value
             elif isinstance(stmt, ast.Return) and owner is not None and self._loader_call(stmt.value) is not None:
                 factories[owner] = stmt.value
+            elif isinstance(stmt, ast.Return) and owner is not None and isinstance(stmt.value, (ast.Tuple, ast.Name)):
+                returns.append((owner, stmt.value))
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._defs.setdefault(stmt.name, []).append(stmt)
                 for arg in (*stmt.args.posonlyargs, *stmt.args.args, *stmt.args.kwonlyargs):
@@ -216,6 +227,16 @@ class ModuleSteps:
                         self.loaders.add(arg.arg)
             elif isinstance(stmt, ast.ClassDef):
                 classes.append(stmt)
+        self._factories = factories
+        for owner, value in returns:
+            items = value.elts if isinstance(value, ast.Tuple) else [value]
+            made = [self._loader_call(item) or (local_loaders.get((owner, item.id)) if isinstance(item, ast.Name)
+                                                else None) for item in items]
+            if isinstance(value, ast.Name):
+                if made[0] is not None:
+                    factories.setdefault(owner, made[0])  # ``loader = DataLoader(...); return loader``
+            elif any(m is not None for m in made):
+                tuple_factories[owner] = made
         for cls in classes:
             self.methods.update(s.name for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
         in_classes = {id(s) for cls in classes for s in cls.body}
@@ -230,15 +251,13 @@ class ModuleSteps:
                     changed = True
         device_datasets: Set[str] = set()
         aliases = []
-        for node in assigns:
-            value = node.value
+        for node, names, value in _unpacked(assigns, tuple_factories):
             if isinstance(value, (ast.Name, ast.Attribute)):
-                aliases.append(node)  # ``self.train_data = train_data``
+                if node is not None:
+                    aliases.append(node)  # ``self.train_data = train_data``
                 continue
             if not isinstance(value, ast.Call):
                 continue
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names = [n for t in targets for n in _target_last_names(t)]
             if _last_ast(value.func) in class_names:
                 self.class_instances.update(names)
             if self._makes_module(value):
@@ -277,15 +296,6 @@ class ModuleSteps:
                 for group in (self.pinned_loaders, self.unpinned_loaders, self.device_data_loaders):
                     if source in group:
                         group.update(names)
-
-    @property
-    def loader_calls(self) -> int:
-        """``DataLoader(...)`` calls in the module (counted by the module facts' pass)."""
-        return self._facts.loader_calls
-
-    @property
-    def pinned_calls(self) -> int:
-        return self._facts.pinned_loader_calls
 
     # -- loops on the ast side ---------------------------------------------------------------------
     def ast_iterates_loader(self, expr) -> bool:
@@ -452,11 +462,24 @@ class ModuleSteps:
                 for index, arg in enumerate(node.args):
                     if isinstance(arg, ast.Starred) or index >= len(params[name]):
                         break
-                    self._passed.setdefault((name, params[name][index]), set()).add(_last_ast(arg))
+                    self._passed.setdefault((name, params[name][index]), set()).add(self._passed_name(arg))
                 for keyword in node.keywords:
                     if keyword.arg is not None:
-                        self._passed.setdefault((name, keyword.arg), set()).add(_last_ast(keyword.value))
+                        self._passed.setdefault((name, keyword.arg), set()).add(self._passed_name(keyword.value))
         return self._passed.get((function, parameter), set())
+
+    def _passed_name(self, arg) -> Optional[str]:
+        """The last name of an argument; for a loader made in the call (``evaluate(model,
+        DataLoader(ds, pin_memory=True))``, ``validate(model, prepare_dataloader(val_set))``), a
+        stand-in name recorded as a loader with that call's settings."""
+        name = _last_ast(arg)
+        if name is None and isinstance(arg, ast.Call):
+            loader = self._loader_call(arg) or self._factories.get(_last_ast(arg.func) or "")
+            if loader is not None:
+                name = f"<loader at line {arg.lineno}>"
+                self.loaders.add(name)
+                (self.pinned_loaders if _pins(loader) else self.unpinned_loaders).add(name)
+        return name
 
     @property
     def step_called(self) -> FrozenSet[str]:
@@ -655,6 +678,30 @@ def is_retry_loop(loop) -> bool:
 
 
 # ---- ast helpers -------------------------------------------------------------------------------
+def _unpacked(assigns, tuple_factories) -> Iterator:
+    """(assignment or None, last names bound, value) for each assignment, and for each item of a
+    tuple unpacked into as many targets: ``train_dl, val_dl = DataLoader(a), DataLoader(b)``, or
+    ``train_loader, val_loader = build(...)`` where the module's ``build`` returns loaders (the
+    item's DataLoader call stands for its value; None where the item is not one)."""
+    for node in assigns:
+        value = node.value
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if len(targets) == 1 and isinstance(targets[0], (ast.Tuple, ast.List)):
+            elements = targets[0].elts
+            items = None
+            if isinstance(value, (ast.Tuple, ast.List)):
+                items = value.elts
+            elif isinstance(value, ast.Call) and _last_ast(value.func) in tuple_factories:
+                items = tuple_factories[_last_ast(value.func)]
+            if items is not None and len(items) == len(elements) and not any(
+                    isinstance(e, ast.Starred) for e in (*elements, *(i for i in items if i is not None))):
+                for element, item in zip(elements, items):
+                    if item is not None:
+                        yield None, list(_target_last_names(element)), item
+                continue
+        yield node, [n for t in targets for n in _target_last_names(t)], value
+
+
 def _last_ast(node) -> Optional[str]:
     if isinstance(node, ast.Attribute):
         return node.attr
