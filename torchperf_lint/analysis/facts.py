@@ -93,9 +93,12 @@ class _Collector(ast.NodeVisitor):
             self._assigned(target, value)
             if _takes_next_item(value) or (
                 isinstance(value, (ast.Subscript, ast.Attribute)) and _root_name(value) in self.facts.loop_targets
+            ) or (
+                isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, ast.Name)
+                and value.id in self.facts.loop_targets
             ):
-                # ``real = next(loader)``, ``pixel_values = batch["pixel_values"]``: a batch (or a
-                # part of one), as a ``for`` target would be
+                # ``real = next(loader)``, ``pixel_values = batch["pixel_values"]``, ``inp, lab =
+                # data``: a batch (or a part of one), as a ``for`` target would be
                 self._loop_target(target)
         if isinstance(value, ast.Call) and self._qualname(value.func) == "torch.utils.data.DistributedSampler":
             for target in node.targets:
