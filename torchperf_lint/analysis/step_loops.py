@@ -49,6 +49,10 @@ OPTIMIZER_WORD = re.compile(r"optim|(^|_)opt(_|$)|scaler|^opt", re.I)
 _LOADER_WORD = re.compile(r"(?:loader|loaders)$", re.I)
 _NOT_LOADER = re.compile(r"(?:down|up|pre)loaders?$", re.I)
 _WRAPPERS = frozenset(("DistributedDataParallel", "DataParallel", "FullyShardedDataParallel"))
+# Builtins that only look at what they are given (``print(model)``): no move (``unmoved_models``).
+_LOOKS_ONLY = frozenset("print str repr isinstance type len id hasattr getattr".split())
+# Methods that put a module on a device (``unmoved_models``).
+_MOVES = frozenset(("to", "cuda", "xpu", "mps", "to_empty", "ipu", "npu", "hpu"))
 # Wrappers whose loaders place batches on the device themselves (accelerate, Lightning Fabric).
 _DEVICE_PLACING = frozenset(("prepare", "prepare_data_loader", "setup_dataloaders"))
 # Wrappers that iterate what they are given: ``enumerate(loader)``, ``tqdm(loader, ...)``.
@@ -149,6 +153,8 @@ class ModuleSteps:
         self._runs_step: Dict[int, bool] = {}  # id of a loop -> its body runs a step (ast)
         self._passed: Optional[Dict] = None
         self._takes_apart: Dict[Optional[str], bool] = {}
+        self._updating: Optional[FrozenSet[str]] = None
+        self._unmoved: Optional[FrozenSet[str]] = None
 
     # -- module facts ------------------------------------------------------------------------------
     def _qual(self, node) -> Optional[str]:
@@ -521,7 +527,8 @@ class ModuleSteps:
                 kind = type(node)
                 if kind in _DEFINITIONS_SET:
                     continue
-                if kind is ast.If and _ast_tests_interval(node.test, counters, names) and not _ast_runs_update(node.body):
+                if (kind is ast.If and _ast_tests_interval(node.test, counters, names)
+                        and not _ast_runs_update(node.body, self)):
                     pending.append((node.test, counters))
                     pending.extend((child, counters) for child in node.orelse)
                     continue
@@ -600,13 +607,101 @@ class ModuleSteps:
 
     def runs_update(self, node) -> bool:
         """Runs ``.backward()`` or an optimizer's/scaler's ``.step(...)`` (a model call alone is not
-        the update: sampling images every N steps calls the model)."""
+        the update: sampling images every N steps calls the model), at any depth of ``node``, or
+        through a function or method of the module that does (``self.optimizer_step()``)."""
         for n in descendants(node, prune=_is_definition):
             if isinstance(n, cst.Call):
-                method, receiver, _ = _cst_call_shape(n)
+                method, receiver, func = _cst_call_shape(n)
                 if method is not None and is_step_shape(method, receiver, None, ()) and method in ("backward", "step"):
                     return True
+                if func in self.updating_functions and self.is_module_function(n.func):
+                    return True
         return False
+
+    @property
+    def unmoved_models(self) -> FrozenSet[str]:
+        """Plain names the file binds only to modules it builds (its own ``nn.Module`` classes, torch
+        layers), never moved: no ``.to(...)``/``.cuda()`` is called on them anywhere in the file, and
+        they are never handed to a call (``accelerator.prepare(model)``, ``trainer.fit(model)``,
+        ``DDP(model)`` may move them). A model the file builds and keeps on the CPU."""
+        if self._unmoved is None:
+            values: Dict[str, List] = {}
+            unsure: Set[str] = set()
+            for node in ast.walk(self._tree):
+                kind = type(node)
+                if kind is ast.Assign or kind is ast.AnnAssign:
+                    targets = node.targets if kind is ast.Assign else [node.target]
+                    for target in targets:
+                        if type(target) is ast.Name:
+                            values.setdefault(target.id, []).append(node.value)
+                        else:
+                            unsure.update(bound_names(target))
+                elif kind is ast.Call:
+                    func = node.func
+                    if type(func) is ast.Attribute and func.attr in _MOVES and type(func.value) is ast.Name:
+                        unsure.add(func.value.id)
+                    if type(func) is ast.Name and func.id in _LOOKS_ONLY:
+                        continue
+                    for arg in (*node.args, *(k.value for k in node.keywords)):
+                        if type(arg) is ast.Name:
+                            unsure.add(arg.id)
+                        elif type(arg) is ast.Starred and type(arg.value) is ast.Name:
+                            unsure.add(arg.value.id)
+                elif kind in (ast.For, ast.AsyncFor, ast.AugAssign, ast.NamedExpr):
+                    unsure.update(bound_names(node.target))  # bound to something else as well
+                elif kind is ast.With or kind is ast.AsyncWith:
+                    for item in node.items:
+                        if item.optional_vars is not None:
+                            unsure.update(bound_names(item.optional_vars))
+            self._unmoved = frozenset(
+                name for name, assigned in values.items()
+                if name not in unsure and all(self._builds_module_here(v) for v in assigned)
+            )
+        return self._unmoved
+
+    def _builds_module_here(self, value) -> bool:
+        """``Net(...)``, ``nn.Linear(...)``, ``MLP(...).eval()``: a module made by a call, not moved."""
+        while (type(value) is ast.Call and type(value.func) is ast.Attribute
+               and value.func.attr in ("eval", "train", "float", "double", "requires_grad_")):
+            value = value.func.value
+        if type(value) is not ast.Call:
+            return False
+        last = _last_ast(value.func)
+        if last in self.module_classes:
+            return True
+        qual = self._qual(value.func) or ""
+        return (qual.startswith("torch.nn.") and (last or "")[:1].isupper() and "Parameter" not in qual
+                and last not in _WRAPPERS)
+
+    @property
+    def updating_functions(self) -> FrozenSet[str]:
+        """Names of the module's functions and methods that run the update themselves
+        (``_ast_runs_update``) or through other functions of the module, computed once."""
+        if self._updating is None:
+            own: Set[str] = set()
+            calls: Dict[str, Set[str]] = {}
+            for name, definitions in self._defs.items():
+                for definition in definitions:
+                    if _ast_runs_update(definition.body):
+                        own.add(name)
+                    called = calls.setdefault(name, set())
+                    for node in _ast_body_nodes(definition.body):
+                        if type(node) is ast.Call:
+                            func = node.func
+                            if type(func) is ast.Name and self._is_function(None, func.id, False):
+                                called.add(func.id)
+                            elif (type(func) is ast.Attribute and type(func.value) is ast.Name
+                                  and self._is_function(func.value.id, func.attr, True)):
+                                called.add(func.attr)
+            changed = True
+            while changed:
+                changed = False
+                for name, called in calls.items():
+                    if name not in own and not called.isdisjoint(own):
+                        own.add(name)
+                        changed = True
+            self._updating = frozenset(own)
+        return self._updating
 
     def runs_step(self, node) -> bool:
         return any(
@@ -764,13 +859,23 @@ def is_counter_name(name: Optional[str]) -> bool:
     return bool(name) and _COUNTER.search(name) is not None and "rank" not in name.lower()
 
 
-def _ast_runs_update(stmts) -> bool:
-    """``.backward()`` or an optimizer's/scaler's ``.step(...)`` in ``stmts`` (gradient accumulation)."""
-    return any(
-        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("backward", "step")
-        and is_step_shape(n.func.attr, _last_ast(n.func.value), None, ())
-        for n in _ast_body_nodes(stmts)
-    )
+def _ast_runs_update(stmts, steps: Optional["ModuleSteps"] = None) -> bool:
+    """``.backward()`` or an optimizer's/scaler's ``.step(...)`` in ``stmts`` (gradient accumulation);
+    with ``steps``, also a call of a function or method of the module that runs one."""
+    for n in _ast_body_nodes(stmts):
+        if type(n) is not ast.Call:
+            continue
+        func = n.func
+        if isinstance(func, ast.Attribute) and func.attr in ("backward", "step") and is_step_shape(
+                func.attr, _last_ast(func.value), None, ()):
+            return True
+        if steps is not None and _last_ast(func) in steps.updating_functions and (
+            (type(func) is ast.Name and steps._is_function(None, func.id, False))
+            or (type(func) is ast.Attribute and type(func.value) is ast.Name
+                and steps._is_function(func.value.id, func.attr, True))
+        ):
+            return True
+    return False
 
 
 def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
