@@ -42,7 +42,7 @@ _VERBS = frozenset(
     "load save build get create make init export compile prepare wrap unwrap freeze print setup is has "
     "should convert to check find apply estimate count log upload update evaluate validate sync reset "
     "register summarize describe inspect push average swap quantize prune fuse merge patch replace dump "
-    "restore store track watch visualize plot show draw run".split()
+    "restore store track watch visualize plot show draw run named".split()  # named_modules(): an iterator
 )
 # Not verbs here: ``eval_model``, ``train_model``, ``test_model`` name models as often as functions.
 OPTIMIZER_WORD = re.compile(r"optim|(^|_)opt(_|$)|scaler|^opt", re.I)
@@ -774,12 +774,16 @@ def is_retry_loop(loop) -> bool:
 
 # ---- ast helpers -------------------------------------------------------------------------------
 def _unpacked(assigns, tuple_factories) -> Iterator:
-    """(assignment or None, last names bound, value) for each assignment, and for each item of a
-    tuple unpacked into as many targets: ``train_dl, val_dl = DataLoader(a), DataLoader(b)``, or
+    """(assignment or None, last names bound, value) for each assignment (the value of ``x if test
+    else None`` is ``x``), and for each item of a tuple unpacked into as many targets: ``train_dl, val_dl = DataLoader(a), DataLoader(b)``, or
     ``train_loader, val_loader = build(...)`` where the module's ``build`` returns loaders (the
     item's DataLoader call stands for its value; None where the item is not one)."""
     for node in assigns:
         value = node.value
+        if isinstance(value, ast.IfExp):  # ``self._prepare_dataloader(ds) if ds else None``
+            made = [b for b in (value.body, value.orelse) if not (isinstance(b, ast.Constant) and b.value is None)]
+            if len(made) == 1:
+                value = made[0]
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         if len(targets) == 1 and isinstance(targets[0], (ast.Tuple, ast.List)):
             elements = targets[0].elts

@@ -211,25 +211,43 @@ class HostSyncInLoop(Rule):
         return loop_node is not None and not ctx.steps.runs_update(loop_node.body)
 
     def _brackets_timer(self) -> bool:
-        """``torch.cuda.synchronize()`` followed at once by a timer read (``t1 = time.perf_counter()``):
-        a benchmark that needs the device idle before it reads the clock."""
+        """``torch.cuda.synchronize()`` followed at once by a timer read (``t1 = time.perf_counter()``),
+        also when it is the last statement of an ``if`` (``if cuda: torch.cuda.synchronize()``) that
+        the timer read follows: a benchmark that needs the device idle before it reads the clock."""
         stack = self.ctx.stack
         for index in range(len(stack) - 1, 0, -1):
             line = stack[index]
             if isinstance(line, cst.SimpleStatementLine):
                 small = list(line.body)
-                owner = stack[index - 1]
-                following = []
                 position = next((i for i, s in enumerate(small) if stack[index + 1] is s), None)
                 if position is not None and position + 1 < len(small):
-                    following = [small[position + 1]]
-                elif isinstance(owner, (cst.IndentedBlock, cst.Module)):
-                    body = list(owner.body)
-                    at = body.index(line) if line in body else -1
-                    if 0 <= at < len(body) - 1:
-                        following = [body[at + 1]]
-                return any(self._reads_timer(n) for n in following)
+                    return self._reads_timer(small[position + 1])
+                following = self._next_statement(index)
+                return following is not None and self._reads_timer(following)
         return False
+
+    def _next_statement(self, index: int):
+        """The statement run right after the statement at ``ctx.stack[index]``, leaving the ``if``
+        blocks it ends (None when it ends a loop or a function, or there is none)."""
+        stack = self.ctx.stack
+        while index >= 1:
+            statement, block = stack[index], stack[index - 1]
+            if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+                return None
+            body = list(block.body)
+            at = next((i for i, s in enumerate(body) if s is statement), None)
+            if at is None:
+                return None
+            if at + 1 < len(body):
+                return body[at + 1]
+            owner = stack[index - 2] if index >= 2 else None
+            if isinstance(owner, cst.If) and owner.body is block:
+                index -= 2  # the last statement of an ``if`` body: what follows the ``if``
+                while index >= 2 and isinstance(stack[index - 1], cst.If) and stack[index - 1].orelse is stack[index]:
+                    index -= 1  # an ``elif``: its ``if`` ends with it
+                continue
+            return None
+        return None
 
     def _reads_timer(self, node: cst.CSTNode) -> bool:
         if isinstance(node, cst.SimpleStatementLine):
