@@ -50,13 +50,20 @@ class HostSyncInLoop(Rule):
     # or print in code that handles losses or reduces tensors to booleans (where tensors worth
     # waiting for are likely). Literal tests first: they are the cheapest and reject most units.
     # (exactly the regexes \.(?:item|cpu|numpy|tolist|nonzero)\(|synchronize\(|torch\.nonzero and
-    # backward|loss|model|logits|\.(?:any|all|sum|mean)\(|isfinite|isnan|isinf, as ``in`` tests)
+    # backward|loss|model|logits|\.(?:any|all|sum|mean)\(|isfinite|isnan|isinf, as ``in`` tests;
+    # a unit that formats, compares or takes max/min of values passes the second regex)
     _SYNC = (".item(", ".cpu(", ".numpy(", ".tolist(", ".nonzero(", "synchronize(", "torch.nonzero")
     _TENSOR_CODE = ("backward", "loss", "model", "logits", ".any(", ".all(", ".sum(", ".mean(", "isfinite", "isnan",
                     "isinf")
     _has_loop_word = staticmethod(compile_text_tests((("for", "while"),)))
     _has_sync = staticmethod(compile_text_tests((_SYNC,)))
-    _reads_tensor = staticmethod(compile_text_tests((_TENSOR_CODE, r"\b(?:float|int|bool|print)\(|\bif\b|\bwhile\b")))
+    # ... and reads a value: a conversion, a print, a test, a formatted string, ``%`` or
+    # ``.format(``, builtin max/min, torch.equal/allclose/is_nonzero.
+    _reads_tensor = staticmethod(compile_text_tests((
+        _TENSOR_CODE,
+        r"\b(?:float|int|bool|print|max|min|equal|allclose|is_nonzero)\(|\bif\b|\bwhile\b|\.format\(|%"
+        r"|\b[fFrR]{1,2}['\"]",
+    )))
     _has_loop = staticmethod(compile_text_tests((r"\b(?:for|while)\b",)))
 
     needs_step_loop = True  # reports only in a step loop (_in_step: in_step_loop)
