@@ -663,7 +663,8 @@ class ValueFlow:
         kinds = [self._kind(a.value, env, depth + 1) for a in call.args]
         if not (all(k in HOST for k in kinds) and any(k in HOST_TENSORS for k in kinds)):
             return False
-        return func.value in self.ctx.steps.unmoved_models
+        # A parameter of the same name is whatever the caller hands in, not the file's model.
+        return func.value in self.ctx.steps.unmoved_models and self._function_of(func.value) is None
 
 
 def _find_in_target(target, name: str, path=()):
