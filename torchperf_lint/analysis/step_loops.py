@@ -775,9 +775,10 @@ def is_retry_loop(loop) -> bool:
 # ---- ast helpers -------------------------------------------------------------------------------
 def _unpacked(assigns, tuple_factories) -> Iterator:
     """(assignment or None, last names bound, value) for each assignment (the value of ``x if test
-    else None`` is ``x``), and for each item of a tuple unpacked into as many targets: ``train_dl, val_dl = DataLoader(a), DataLoader(b)``, or
-    ``train_loader, val_loader = build(...)`` where the module's ``build`` returns loaders (the
-    item's DataLoader call stands for its value; None where the item is not one)."""
+    else None`` is ``x``), and for each item of a tuple unpacked into as many targets:
+    ``train_dl, val_dl = DataLoader(a), DataLoader(b)``, or ``train_loader, val_loader = build(...)``
+    where the module's ``build`` returns loaders (the item's DataLoader call stands for its value;
+    items that are not loaders are left out)."""
     for node in assigns:
         value = node.value
         if isinstance(value, ast.IfExp):  # ``self._prepare_dataloader(ds) if ds else None``

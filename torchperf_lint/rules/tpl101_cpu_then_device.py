@@ -517,7 +517,8 @@ RULE.FIXES = (
         "import torch\nx = torch.zeros(8, 8, device=device)\ny = torch.arange(4, device=\"cuda\")\n",
     ),
     (
-        "import math\nimport torch\nlow = torch.tensor(float(\"-inf\")).to(x.device)\npi = torch.tensor(math.pi).cuda()\n",
+        "import math\nimport torch\nlow = torch.tensor(float(\"-inf\")).to(x.device)\n"
+        "pi = torch.tensor(math.pi).cuda()\n",
         "import math\nimport torch\nlow = torch.tensor(float(\"-inf\"), device=x.device)\n"
         "pi = torch.tensor(math.pi, device=\"cuda\")\n",
     ),
@@ -531,10 +532,10 @@ RULE.EXAMPLE = "mask = torch.ones(n, n).tril().to(device)\nnoise = torch.randn(b
 RULE.USE_INSTEAD = "mask = torch.ones(n, n, device=device).tril()\nnoise = torch.randn(batch, dim, device=\"cuda\")"
 RULE.FIX_NOTE = """\
 Safe for deterministic factories (`zeros`, `ones`, `full`, `arange`, `eye`, `tensor([...])`,
-`tensor(float("-inf"))`…) when the move has no keyword but `non_blocking`. Unsafe for random factories (`rand*`, `randn_like`,
-`rand_like`, `randint_like`, `normal`): another device draws other numbers and leaves the CPU
-generator where it was, so later CPU draws change; and for `linspace`/`logspace`, whose values
-computed on CUDA can differ from the CPU's in the last bits. A comment inside `.to(...)` moves to
+`tensor(float("-inf"))`…) when the move has no keyword but `non_blocking`. Unsafe for random
+factories (`rand*`, `randn_like`, `rand_like`, `randint_like`, `normal`): another device draws other
+numbers and leaves the CPU generator where it was, so later CPU draws change; and for
+`linspace`/`logspace`, whose values computed on CUDA can differ from the CPU's in the last bits. A comment inside `.to(...)` moves to
 the `device=` argument's line.
 
 The legacy constructors (`torch.Tensor(n, m)`, `torch.FloatTensor(...)`, `torch.LongTensor([i])`…)

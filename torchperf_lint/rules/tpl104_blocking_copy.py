@@ -237,8 +237,9 @@ Only batches are checked: values taken from a loader made with `pin_memory=True`
 (followed through `enumerate`, `zip`, `iter`/`next`, tuple unpacking, loaders returned by the
 module's functions, and loaders passed as arguments), moved in a step loop. Pinning is a fact of
 the loader the loop iterates: a loop over a loader whose making the module does not show is not
-checked, even when the module's other loaders pin memory. Moves of models and other tensors, and batches of unpinned loaders
-or of loaders that place batches on the device themselves (`accelerator.prepare`), are not."""
+checked, even when the module's other loaders pin memory. Moves of models and other tensors, and
+batches of unpinned loaders or of loaders that place batches on the device themselves
+(`accelerator.prepare`), are not."""
 RULE.EXAMPLE = "for x, y in loader:  # DataLoader(..., pin_memory=True)\n    x, y = x.to(device), y.to(device)"
 RULE.USE_INSTEAD = "for x, y in loader:\n    x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)"
 RULE.FIX_NOTE = """\

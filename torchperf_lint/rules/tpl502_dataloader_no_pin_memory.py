@@ -279,8 +279,9 @@ a module that binds no name to torch gets no fix.
 
 The rule looks for a batch being moved: a `.cuda()`/`.to(...)` of a name bound by a `for` loop or a
 comprehension (`for x, y in loader`, `{k: v.to(device) for k, v in batch.items()}`), unpacked
-from one (`inp, lab = data`), or named like a batch (`batch`, `inputs`, `images`, `x`...). A module that moves only a model or an RL state, and
-leaves the batches to a framework (a LightningModule's `train_dataloader`), is not flagged.
+from one (`inp, lab = data`), or named like a batch (`batch`, `inputs`, `images`, `x`...). A
+module that moves only a model or an RL state, and leaves the batches to a framework (a
+LightningModule's `train_dataloader`), is not flagged.
 `torch.accelerator.current_accelerator()` / `is_available()` count as a device picked at run time.
 
 An explicit `pin_memory=False` is reported but its fix is unsafe: it may be deliberate (page-locked
