@@ -614,7 +614,7 @@ class ModuleSteps:
                 method, receiver, func = _cst_call_shape(n)
                 if method is not None and is_step_shape(method, receiver, None, ()) and method in ("backward", "step"):
                     return True
-                if func in self.updating_functions and self.is_module_function(n.func):
+                if self.is_module_function(n.func) and func in self.updating_functions:
                     return True
         return False
 
