@@ -123,7 +123,8 @@ def test_tpl102_host_needed_values():
             for tokens, lengths in loader:
                 tokens, lengths = tokens.cuda(), lengths.cuda()
                 packed = pack_padded_sequence(tokens, lengths.cpu(), batch_first=True)
-                parts = tokens.split(lengths.tolist())
+                sizes = lengths.tolist()
+                parts = tokens.split(sizes)
                 loss = model(packed, parts, tokens.view(int(lengths.sum()), -1)).sum()
                 torch.cuda.synchronize()
                 start = time.perf_counter()
@@ -138,7 +139,13 @@ def test_tpl102_host_needed_values():
                     if next_id.item() == eos_id:
                         break
         """
-    assert diagnostics(source, "TPL102") == [(15, 15, SYNC.format(what="`.cpu()`"), None, None)]
+    assert diagnostics(source, "TPL102") == [(16, 15, SYNC.format(what="`.cpu()`"), None, None)]
+    # a name held for torch is host-needed only while every use of it is
+    used_elsewhere = source.replace("parts = tokens.split(sizes)", "parts = tokens.split(sizes); print(sizes)")
+    assert diagnostics(used_elsewhere, "TPL102") == [
+        (9, 16, SYNC.format(what="`.tolist()`"), None, None),
+        (16, 15, SYNC.format(what="`.cpu()`"), None, None),
+    ]
 
 
 # ---- TPL101 ---------------------------------------------------------------------------------------

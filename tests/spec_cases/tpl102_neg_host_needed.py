@@ -9,7 +9,8 @@ def train(model, loader, optimizer, timings):
     for tokens, lengths in loader:
         tokens, lengths = tokens.cuda(), lengths.cuda()
         packed = pack_padded_sequence(tokens, lengths.cpu(), batch_first=True, enforce_sorted=False)
-        chunks = torch.split(tokens, lengths.tolist())
+        sizes = lengths.tolist()  # used only as split sections below
+        chunks = torch.split(tokens, sizes)
         pieces = tokens.tensor_split(lengths.cumsum(0)[:-1].cpu())
         flat = tokens.view(int(lengths.sum()), -1)
         out = model(packed, chunks, pieces, flat)

@@ -149,10 +149,29 @@ class HostSyncInLoop(Rule):
         self.report(node, self.message.format(what=what))
 
     def _torch_needs_on_host(self) -> bool:
-        """Is the current node (through method calls on it: ``lengths.cpu().long()``) an argument
-        that torch requires on the host: ``pack_padded_sequence`` lengths, ``split``/``tensor_split``
-        sections, ``narrow`` bounds, a shape or size (``x.view(n.item(), -1)``, ``torch.zeros(int(n))``)?"""
+        """Is the current node an argument that torch requires on the host (``_host_argument``),
+        or the whole value of ``name = ...`` in a loop whose every use of ``name`` is one
+        (``lengths = lengths.cpu()`` ... ``pack_padded_sequence(x, lengths)``)?"""
         stack = self.ctx.stack
+        if self._host_argument(stack):
+            return True
+        assign = stack[-2] if len(stack) >= 2 else None
+        if not (isinstance(assign, cst.Assign) and assign.value is stack[-1] and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name)):
+            return False
+        loop = self.ctx.innermost_loop()
+        if loop is None:
+            return False
+        name = assign.targets[0].target.value
+        uses = list(_name_uses(loop.node.body, name, [loop.node], assign, [False]))
+        return bool(uses) and all(self._host_argument(path) for path in uses)
+
+    def _host_argument(self, path) -> bool:
+        """Is the last node of ``path`` (a root-to-node list of libcst nodes), through method calls
+        on it (``lengths.cpu().long()``), an argument that torch requires on the host:
+        ``pack_padded_sequence`` lengths, ``split``/``tensor_split`` sections, ``narrow`` bounds, a
+        shape or size (``x.view(n.item(), -1)``, ``torch.zeros(int(n))``)?"""
+        stack = path
         index = len(stack) - 1
         # Up through method calls and attributes of which the current value is the receiver.
         while index >= 2:
@@ -173,7 +192,7 @@ class HostSyncInLoop(Rule):
         found = method_call(call)
         method = found[1] if found is not None and not (qual and qual.startswith("torch.")) else None
         positional = [a for a in call.args if a.keyword is None]
-        position = positional.index(arg) if arg in positional else None
+        position = next((i for i, a in enumerate(positional) if a is arg), None)
         if method in _SHAPE_METHODS or qual in _SHAPE_FACTORIES:
             if method in ("new_full", "unflatten") or qual == "torch.full":
                 # ``torch.full(size, fill)``, ``x.new_full(size, fill)``: only the size;
@@ -309,6 +328,26 @@ def _shows_tensor(value: cst.BaseExpression, ctx) -> bool:
             for part in value.parts
         )
     return ctx.is_device_tensor(value)
+
+
+def _name_uses(node: cst.CSTNode, name: str, path: list, after: cst.CSTNode, passed: list):
+    """Root-to-node paths of the loads of ``name`` below ``node`` (``path``: the nodes above it)
+    that come after the statement ``after`` in source order (``passed[0]`` turns True there),
+    nested definitions and assignment targets left out."""
+    if node is after:
+        passed[0] = True
+        return
+    path = path + [node]
+    if isinstance(node, cst.Name):
+        if node.value == name and passed[0]:
+            yield path
+        return
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return
+    for child in node.children:
+        if isinstance(child, cst.AssignTarget):
+            continue
+        yield from _name_uses(child, name, path, after, passed)
 
 
 def _is_string_literal(expr: cst.BaseExpression) -> bool:
@@ -870,7 +909,8 @@ while Python prepares the next step, and the pipeline never fills.
 
 Values the host must have are not reported: an argument torch itself requires on the host
 (`pack_padded_sequence` lengths, `split`/`tensor_split` sections, shapes and sizes such as
-`x.view(int(n), -1)`), the test that decides whether a loop that runs no update stops (greedy
+`x.view(int(n), -1)`; also through a name the loop uses only there: `sizes = lengths.tolist()`
+then `x.split(sizes)`), the test that decides whether a loop that runs no update stops (greedy
 decoding's `if next_id.item() == eos_id: break`; a training loop that stops on a NaN loss is still
 reported: checking every N steps would do), and a `torch.cuda.synchronize()` right before a timer
 read (`time.perf_counter()`, `time.time()`) in a benchmark. Values known to live on the host never
