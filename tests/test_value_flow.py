@@ -262,3 +262,31 @@ def test_a_function_of_the_module_named_like_a_model_is_no_model():
         ("self.run_model(c)", vf.UNKNOWN, False),
         ("model(c)", vf.DEVICE, True),
     ]
+
+
+def test_modules_counters_legacy_constructors_and_unmoved_models():
+    found = kinds("""
+        import torch
+        import torch.nn as nn
+        from models import Tacotron
+        class MLP(nn.Module):
+            def forward(self, x):
+                return x
+        def run(device, x):
+            moved = Tacotron().to(device)
+            net = MLP().cuda()
+            kept = MLP()
+            legacy = torch.LongTensor([1, 2])
+            host = torch.zeros(3)
+            probe(moved); probe(moved.get_step()); probe(net.global_step())
+            probe(legacy); probe(torch.FloatTensor(2, 3).cuda())
+            probe(kept(host)); probe(net(host)); probe(kept(x))
+    """)
+    assert found["moved"] == vf.UNKNOWN  # a module, not a tensor
+    assert found["moved.get_step()"] == vf.UNKNOWN
+    assert found["net.global_step()"] == vf.UNKNOWN
+    assert found["legacy"] == vf.CPU_TENSOR
+    assert found["torch.FloatTensor(2, 3).cuda()"] == vf.DEVICE
+    assert found["kept(host)"] == vf.CPU_TENSOR  # built here, never moved, host input
+    assert found["net(host)"] == vf.DEVICE  # moved
+    assert found["kept(x)"] == vf.DEVICE  # an input of unknown origin

@@ -18,17 +18,17 @@ from torch.utils.data import DataLoader, TensorDataset
 from helpers import accuracy
 
 
-def train(epochs: int) -> list[float]:
+def train(epochs: int, device: str = "cuda" if torch.cuda.is_available() else "cpu") -> list[float]:
     torch.manual_seed(0)
     data = TensorDataset(torch.randn(256, 16), torch.randint(0, 4, (256,)))
     loader = DataLoader(data, batch_size=32, shuffle=True)
-    model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
+    model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4)).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     history = []
     for _ in range(epochs):
         running, correct = 0.0, 0.0
         for x, y in loader:
-            logits = model(x)
+            logits, y = model(x.to(device)), y.to(device)  # on a GPU when there is one
             loss = nn.functional.cross_entropy(logits, y)
             optimizer.zero_grad()
             loss.backward()

@@ -11,7 +11,7 @@ timings = []
 for _ in range(50):
     t0 = time.perf_counter()
     y = model(x)  # expect: TPL602
-    torch.cuda.synchronize()  # expect: TPL102
+    torch.cuda.synchronize()  # brackets the timer read below: host-needed (rules.md, revised 2026-11-25)
     timings.append(time.perf_counter() - t0)
 torch.cuda.empty_cache()
 print(sum(timings) / len(timings))

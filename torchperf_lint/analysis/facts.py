@@ -93,9 +93,12 @@ class _Collector(ast.NodeVisitor):
             self._assigned(target, value)
             if _takes_next_item(value) or (
                 isinstance(value, (ast.Subscript, ast.Attribute)) and _root_name(value) in self.facts.loop_targets
+            ) or (
+                isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, ast.Name)
+                and value.id in self.facts.loop_targets
             ):
-                # ``real = next(loader)``, ``pixel_values = batch["pixel_values"]``: a batch (or a
-                # part of one), as a ``for`` target would be
+                # ``real = next(loader)``, ``pixel_values = batch["pixel_values"]``, ``inp, lab =
+                # data``: a batch (or a part of one), as a ``for`` target would be
                 self._loop_target(target)
         if isinstance(value, ast.Call) and self._qualname(value.func) == "torch.utils.data.DistributedSampler":
             for target in node.targets:
@@ -147,11 +150,9 @@ class _Collector(ast.NodeVisitor):
                 elif arg is not None:
                     facts.moves_to_variable_device = True
         if qual in _LOADERS or (qual is None and isinstance(func, ast.Name) and func.id == "DataLoader"):
-            facts.loader_calls += 1
             for kw in node.keywords:
                 if kw.arg == "pin_memory" and isinstance(kw.value, ast.Constant) and kw.value.value is True:
                     facts.pins_loader = True
-                    facts.pinned_loader_calls += 1
         if qual in SCALERS:
             facts.has_grad_scaler = True
         if qual in _RUNTIME_DEVICE_CHOICE:
@@ -346,7 +347,6 @@ class ModuleFacts:
     )
 
     _EXTRA = ("deprecated_amp_name_uses", "grad_free_callees", "set_epoch_receivers", "sampler_names",
-              "loader_calls", "pinned_loader_calls",
               "assignments", "defined_names", "deprecated_amp_sites", "move_receivers", "loop_targets",
               "deprecated_amp_in_fallback")
 
@@ -364,7 +364,6 @@ class ModuleFacts:
         if name in ModuleFacts._FIELDS + ModuleFacts._EXTRA and not self.__dict__.get("_done"):
             for field in ModuleFacts._FIELDS:
                 setattr(self, field, False)
-            self.loader_calls = self.pinned_loader_calls = 0  # DataLoader(...) calls, and those pinning
             self.set_epoch_receivers = set()  # last names of what .set_epoch() is called on
             self.sampler_names = set()  # last names that DistributedSamplers are assigned to
             # Names imported from torch.cuda.amp / torch.cpu.amp -> how often the module uses them.

@@ -42,13 +42,17 @@ _VERBS = frozenset(
     "load save build get create make init export compile prepare wrap unwrap freeze print setup is has "
     "should convert to check find apply estimate count log upload update evaluate validate sync reset "
     "register summarize describe inspect push average swap quantize prune fuse merge patch replace dump "
-    "restore store track watch visualize plot show draw run".split()
+    "restore store track watch visualize plot show draw run named".split()  # named_modules(): an iterator
 )
 # Not verbs here: ``eval_model``, ``train_model``, ``test_model`` name models as often as functions.
 OPTIMIZER_WORD = re.compile(r"optim|(^|_)opt(_|$)|scaler|^opt", re.I)
 _LOADER_WORD = re.compile(r"(?:loader|loaders)$", re.I)
 _NOT_LOADER = re.compile(r"(?:down|up|pre)loaders?$", re.I)
 _WRAPPERS = frozenset(("DistributedDataParallel", "DataParallel", "FullyShardedDataParallel"))
+# Builtins that only look at what they are given (``print(model)``): no move (``unmoved_models``).
+_LOOKS_ONLY = frozenset("print str repr isinstance type len id hasattr getattr".split())
+# Methods that put a module on a device (``unmoved_models``).
+_MOVES = frozenset(("to", "cuda", "xpu", "mps", "to_empty", "ipu", "npu", "hpu"))
 # Wrappers whose loaders place batches on the device themselves (accelerate, Lightning Fabric).
 _DEVICE_PLACING = frozenset(("prepare", "prepare_data_loader", "setup_dataloaders"))
 # Wrappers that iterate what they are given: ``enumerate(loader)``, ``tqdm(loader, ...)``.
@@ -149,6 +153,8 @@ class ModuleSteps:
         self._runs_step: Dict[int, bool] = {}  # id of a loop -> its body runs a step (ast)
         self._passed: Optional[Dict] = None
         self._takes_apart: Dict[Optional[str], bool] = {}
+        self._updating: Optional[FrozenSet[str]] = None
+        self._unmoved: Optional[FrozenSet[str]] = None
 
     # -- module facts ------------------------------------------------------------------------------
     def _qual(self, node) -> Optional[str]:
@@ -202,12 +208,23 @@ class ModuleSteps:
         classes = []
         assigns = []
         factories: Dict[str, ast.Call] = {}  # functions of the module that return DataLoader(...)
+        # Functions that return a tuple holding loaders (``return train_loader, val_loader``): per
+        # item, the DataLoader call it is (or a name the function binds to one), or None.
+        tuple_factories: Dict[str, List[Optional[ast.Call]]] = {}
+        local_loaders: Dict[tuple, ast.Call] = {}  # (function, name) -> the DataLoader call bound to it
+        returns = []
         for stmt, owner in walk_statements(self._tree.body):
             if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
                 if stmt.value is not None:
                     assigns.append(stmt)
+                    target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else (
+                        stmt.target if isinstance(stmt, ast.AnnAssign) else None)
+                    if owner is not None and isinstance(target, ast.Name) and self._loader_call(stmt.value):
+                        local_loaders[(owner, target.id)] = stmt.value
             elif isinstance(stmt, ast.Return) and owner is not None and self._loader_call(stmt.value) is not None:
                 factories[owner] = stmt.value
+            elif isinstance(stmt, ast.Return) and owner is not None and isinstance(stmt.value, (ast.Tuple, ast.Name)):
+                returns.append((owner, stmt.value))
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._defs.setdefault(stmt.name, []).append(stmt)
                 for arg in (*stmt.args.posonlyargs, *stmt.args.args, *stmt.args.kwonlyargs):
@@ -216,6 +233,16 @@ class ModuleSteps:
                         self.loaders.add(arg.arg)
             elif isinstance(stmt, ast.ClassDef):
                 classes.append(stmt)
+        self._factories = factories
+        for owner, value in returns:
+            items = value.elts if isinstance(value, ast.Tuple) else [value]
+            made = [self._loader_call(item) or (local_loaders.get((owner, item.id)) if isinstance(item, ast.Name)
+                                                else None) for item in items]
+            if isinstance(value, ast.Name):
+                if made[0] is not None:
+                    factories.setdefault(owner, made[0])  # ``loader = DataLoader(...); return loader``
+            elif any(m is not None for m in made):
+                tuple_factories[owner] = made
         for cls in classes:
             self.methods.update(s.name for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
         in_classes = {id(s) for cls in classes for s in cls.body}
@@ -230,15 +257,13 @@ class ModuleSteps:
                     changed = True
         device_datasets: Set[str] = set()
         aliases = []
-        for node in assigns:
-            value = node.value
+        for node, names, value in _unpacked(assigns, tuple_factories):
             if isinstance(value, (ast.Name, ast.Attribute)):
-                aliases.append(node)  # ``self.train_data = train_data``
+                if node is not None:
+                    aliases.append(node)  # ``self.train_data = train_data``
                 continue
             if not isinstance(value, ast.Call):
                 continue
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names = [n for t in targets for n in _target_last_names(t)]
             if _last_ast(value.func) in class_names:
                 self.class_instances.update(names)
             if self._makes_module(value):
@@ -277,15 +302,6 @@ class ModuleSteps:
                 for group in (self.pinned_loaders, self.unpinned_loaders, self.device_data_loaders):
                     if source in group:
                         group.update(names)
-
-    @property
-    def loader_calls(self) -> int:
-        """``DataLoader(...)`` calls in the module (counted by the module facts' pass)."""
-        return self._facts.loader_calls
-
-    @property
-    def pinned_calls(self) -> int:
-        return self._facts.pinned_loader_calls
 
     # -- loops on the ast side ---------------------------------------------------------------------
     def ast_iterates_loader(self, expr) -> bool:
@@ -452,11 +468,24 @@ class ModuleSteps:
                 for index, arg in enumerate(node.args):
                     if isinstance(arg, ast.Starred) or index >= len(params[name]):
                         break
-                    self._passed.setdefault((name, params[name][index]), set()).add(_last_ast(arg))
+                    self._passed.setdefault((name, params[name][index]), set()).add(self._passed_name(arg))
                 for keyword in node.keywords:
                     if keyword.arg is not None:
-                        self._passed.setdefault((name, keyword.arg), set()).add(_last_ast(keyword.value))
+                        self._passed.setdefault((name, keyword.arg), set()).add(self._passed_name(keyword.value))
         return self._passed.get((function, parameter), set())
+
+    def _passed_name(self, arg) -> Optional[str]:
+        """The last name of an argument; for a loader made in the call (``evaluate(model,
+        DataLoader(ds, pin_memory=True))``, ``validate(model, prepare_dataloader(val_set))``), a
+        stand-in name recorded as a loader with that call's settings."""
+        name = _last_ast(arg)
+        if name is None and isinstance(arg, ast.Call):
+            loader = self._loader_call(arg) or self._factories.get(_last_ast(arg.func) or "")
+            if loader is not None:
+                name = f"<loader at line {arg.lineno}>"
+                self.loaders.add(name)
+                (self.pinned_loaders if _pins(loader) else self.unpinned_loaders).add(name)
+        return name
 
     @property
     def step_called(self) -> FrozenSet[str]:
@@ -498,7 +527,8 @@ class ModuleSteps:
                 kind = type(node)
                 if kind in _DEFINITIONS_SET:
                     continue
-                if kind is ast.If and _ast_tests_interval(node.test, counters, names) and not _ast_runs_update(node.body):
+                if (kind is ast.If and _ast_tests_interval(node.test, counters, names)
+                        and not _ast_runs_update(node.body, self)):
                     pending.append((node.test, counters))
                     pending.extend((child, counters) for child in node.orelse)
                     continue
@@ -577,13 +607,101 @@ class ModuleSteps:
 
     def runs_update(self, node) -> bool:
         """Runs ``.backward()`` or an optimizer's/scaler's ``.step(...)`` (a model call alone is not
-        the update: sampling images every N steps calls the model)."""
+        the update: sampling images every N steps calls the model), at any depth of ``node``, or
+        through a function or method of the module that does (``self.optimizer_step()``)."""
         for n in descendants(node, prune=_is_definition):
             if isinstance(n, cst.Call):
-                method, receiver, _ = _cst_call_shape(n)
+                method, receiver, func = _cst_call_shape(n)
                 if method is not None and is_step_shape(method, receiver, None, ()) and method in ("backward", "step"):
                     return True
+                if self.is_module_function(n.func) and func in self.updating_functions:
+                    return True
         return False
+
+    @property
+    def unmoved_models(self) -> FrozenSet[str]:
+        """Plain names the file binds only to modules it builds (its own ``nn.Module`` classes, torch
+        layers), never moved: no ``.to(...)``/``.cuda()`` is called on them anywhere in the file, and
+        they are never handed to a call (``accelerator.prepare(model)``, ``trainer.fit(model)``,
+        ``DDP(model)`` may move them). A model the file builds and keeps on the CPU."""
+        if self._unmoved is None:
+            values: Dict[str, List] = {}
+            unsure: Set[str] = set()
+            for node in ast.walk(self._tree):
+                kind = type(node)
+                if kind is ast.Assign or kind is ast.AnnAssign:
+                    targets = node.targets if kind is ast.Assign else [node.target]
+                    for target in targets:
+                        if type(target) is ast.Name:
+                            values.setdefault(target.id, []).append(node.value)
+                        else:
+                            unsure.update(bound_names(target))
+                elif kind is ast.Call:
+                    func = node.func
+                    if type(func) is ast.Attribute and func.attr in _MOVES and type(func.value) is ast.Name:
+                        unsure.add(func.value.id)
+                    if type(func) is ast.Name and func.id in _LOOKS_ONLY:
+                        continue
+                    for arg in (*node.args, *(k.value for k in node.keywords)):
+                        if type(arg) is ast.Name:
+                            unsure.add(arg.id)
+                        elif type(arg) is ast.Starred and type(arg.value) is ast.Name:
+                            unsure.add(arg.value.id)
+                elif kind in (ast.For, ast.AsyncFor, ast.AugAssign, ast.NamedExpr):
+                    unsure.update(bound_names(node.target))  # bound to something else as well
+                elif kind is ast.With or kind is ast.AsyncWith:
+                    for item in node.items:
+                        if item.optional_vars is not None:
+                            unsure.update(bound_names(item.optional_vars))
+            self._unmoved = frozenset(
+                name for name, assigned in values.items()
+                if name not in unsure and all(self._builds_module_here(v) for v in assigned)
+            )
+        return self._unmoved
+
+    def _builds_module_here(self, value) -> bool:
+        """``Net(...)``, ``nn.Linear(...)``, ``MLP(...).eval()``: a module made by a call, not moved."""
+        while (type(value) is ast.Call and type(value.func) is ast.Attribute
+               and value.func.attr in ("eval", "train", "float", "double", "requires_grad_")):
+            value = value.func.value
+        if type(value) is not ast.Call:
+            return False
+        last = _last_ast(value.func)
+        if last in self.module_classes:
+            return True
+        qual = self._qual(value.func) or ""
+        return (qual.startswith("torch.nn.") and (last or "")[:1].isupper() and "Parameter" not in qual
+                and last not in _WRAPPERS)
+
+    @property
+    def updating_functions(self) -> FrozenSet[str]:
+        """Names of the module's functions and methods that run the update themselves
+        (``_ast_runs_update``) or through other functions of the module, computed once."""
+        if self._updating is None:
+            own: Set[str] = set()
+            calls: Dict[str, Set[str]] = {}
+            for name, definitions in self._defs.items():
+                for definition in definitions:
+                    if _ast_runs_update(definition.body):
+                        own.add(name)
+                    called = calls.setdefault(name, set())
+                    for node in _ast_body_nodes(definition.body):
+                        if type(node) is ast.Call:
+                            func = node.func
+                            if type(func) is ast.Name and self._is_function(None, func.id, False):
+                                called.add(func.id)
+                            elif (type(func) is ast.Attribute and type(func.value) is ast.Name
+                                  and self._is_function(func.value.id, func.attr, True)):
+                                called.add(func.attr)
+            changed = True
+            while changed:
+                changed = False
+                for name, called in calls.items():
+                    if name not in own and not called.isdisjoint(own):
+                        own.add(name)
+                        changed = True
+            self._updating = frozenset(own)
+        return self._updating
 
     def runs_step(self, node) -> bool:
         return any(
@@ -655,6 +773,35 @@ def is_retry_loop(loop) -> bool:
 
 
 # ---- ast helpers -------------------------------------------------------------------------------
+def _unpacked(assigns, tuple_factories) -> Iterator:
+    """(assignment or None, last names bound, value) for each assignment (the value of ``x if test
+    else None`` is ``x``), and for each item of a tuple unpacked into as many targets:
+    ``train_dl, val_dl = DataLoader(a), DataLoader(b)``, or ``train_loader, val_loader = build(...)``
+    where the module's ``build`` returns loaders (the item's DataLoader call stands for its value;
+    items that are not loaders are left out)."""
+    for node in assigns:
+        value = node.value
+        if isinstance(value, ast.IfExp):  # ``self._prepare_dataloader(ds) if ds else None``
+            made = [b for b in (value.body, value.orelse) if not (isinstance(b, ast.Constant) and b.value is None)]
+            if len(made) == 1:
+                value = made[0]
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if len(targets) == 1 and isinstance(targets[0], (ast.Tuple, ast.List)):
+            elements = targets[0].elts
+            items = None
+            if isinstance(value, (ast.Tuple, ast.List)):
+                items = value.elts
+            elif isinstance(value, ast.Call) and _last_ast(value.func) in tuple_factories:
+                items = tuple_factories[_last_ast(value.func)]
+            if items is not None and len(items) == len(elements) and not any(
+                    isinstance(e, ast.Starred) for e in (*elements, *(i for i in items if i is not None))):
+                for element, item in zip(elements, items):
+                    if item is not None:
+                        yield None, list(_target_last_names(element)), item
+                continue
+        yield node, [n for t in targets for n in _target_last_names(t)], value
+
+
 def _last_ast(node) -> Optional[str]:
     if isinstance(node, ast.Attribute):
         return node.attr
@@ -717,13 +864,23 @@ def is_counter_name(name: Optional[str]) -> bool:
     return bool(name) and _COUNTER.search(name) is not None and "rank" not in name.lower()
 
 
-def _ast_runs_update(stmts) -> bool:
-    """``.backward()`` or an optimizer's/scaler's ``.step(...)`` in ``stmts`` (gradient accumulation)."""
-    return any(
-        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("backward", "step")
-        and is_step_shape(n.func.attr, _last_ast(n.func.value), None, ())
-        for n in _ast_body_nodes(stmts)
-    )
+def _ast_runs_update(stmts, steps: Optional["ModuleSteps"] = None) -> bool:
+    """``.backward()`` or an optimizer's/scaler's ``.step(...)`` in ``stmts`` (gradient accumulation);
+    with ``steps``, also a call of a function or method of the module that runs one."""
+    for n in _ast_body_nodes(stmts):
+        if type(n) is not ast.Call:
+            continue
+        func = n.func
+        if isinstance(func, ast.Attribute) and func.attr in ("backward", "step") and is_step_shape(
+                func.attr, _last_ast(func.value), None, ()):
+            return True
+        if steps is not None and _last_ast(func) in steps.updating_functions and (
+            (type(func) is ast.Name and steps._is_function(None, func.id, False))
+            or (type(func) is ast.Attribute and type(func.value) is ast.Name
+                and steps._is_function(func.value.id, func.attr, True))
+        ):
+            return True
+    return False
 
 
 def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),

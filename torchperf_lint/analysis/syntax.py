@@ -257,7 +257,9 @@ def branch_leaves(branch: cst.CSTNode) -> bool:
     if isinstance(branch, cst.If):  # an ``elif`` chain: the branch is the elif's own body
         branch = branch.body
     for stmt in _statements(branch):
-        small = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()
+        # ``if stop: break`` on one line: the suite holds the small statements themselves
+        small = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else (
+            (stmt,) if isinstance(stmt, cst.BaseSmallStatement) else ())
         for part in small:
             if isinstance(part, (cst.Break, cst.Return, cst.Raise)):
                 return True

@@ -10,13 +10,14 @@ device; an ``isinstance(x, torch.Tensor)`` guard says nothing about where ``x`` 
 
 from __future__ import annotations
 
+import re
 import weakref
 from typing import Optional, Tuple, Union
 
 import libcst as cst
 
 from .names import is_torch_name
-from .step_loops import is_iterating_wrapper
+from .step_loops import is_iterating_wrapper, is_model_name
 from .syntax import (device_kind, has_double_splat, is_loss_function_name, keyword, last_identifier, positional,
                      string_value)
 
@@ -73,6 +74,18 @@ _PYTHON_BUILTINS = frozenset("float int bool len str round repr range format has
 _CONTAINER_BUILTINS = frozenset("list tuple dict set sorted".split())
 _BUILTINS = _PYTHON_BUILTINS | _CONTAINER_BUILTINS | {"next"}
 _PYTHON_MODULES = ("math.", "random.", "time.", "os.", "json.", "re.")
+# The legacy typed constructors (``torch.LongTensor([i])``, ``torch.Tensor(n, m)``): CPU tensors.
+_LEGACY_CONSTRUCTORS = frozenset(
+    "Tensor FloatTensor DoubleTensor HalfTensor BFloat16Tensor ByteTensor CharTensor ShortTensor IntTensor "
+    "LongTensor BoolTensor".split()
+)
+# Methods that hand back an object's own module kind, not a new tensor (``Net().to(device).eval()``).
+_MODULE_CHAIN = frozenset("to cuda cpu eval train half float double bfloat16 requires_grad_".split())
+# What a counter-like method gives back (``model.get_step()``, ``trainer.global_step()``): a Python
+# number, not a tensor, whatever object it is called on.
+_COUNTER_METHOD = re.compile(
+    r"^(?:get_)?(?:global_|current_|total_|num_|cur_)?(?:step|steps|epoch|epochs|iter|iters|iteration|iterations"
+    r"|updates)$")
 _MAX_DEPTH = 60  # deeper chains of definitions count as unknown (generated code)
 
 
@@ -479,8 +492,10 @@ class ValueFlow:
             return UNKNOWN
         instance = ctx.torch_instance(func)
         if instance is not None:
-            return DEVICE if instance.startswith("torch.nn.") else UNKNOWN
-        return DEVICE if self._returns_model_output(call) else UNKNOWN
+            if not instance.startswith("torch.nn."):
+                return UNKNOWN
+            return CPU_TENSOR if self._host_model_call(call, env, depth) else DEVICE
+        return self._model_output_kind(call, env, depth)
 
     def _taken_apart_kind(self, call: cst.Call, env, depth: int) -> str:
         """``self.parse_data(batch)``: a function of the module that only takes its arguments apart
@@ -538,6 +553,8 @@ class ValueFlow:
             ):
                 return CONTAINER
             return UNKNOWN
+        if short in _LEGACY_CONSTRUCTORS:
+            return DEVICE if keyword(call, "device") is not None or has_double_splat(call) else CPU_TENSOR
         if short in _NON_TENSOR_TORCH or not short[:1].islower() or short.startswith(("set_", "use_")):
             return UNKNOWN
         if short in CPU_FACTORIES:
@@ -576,6 +593,10 @@ class ValueFlow:
         if name == "numpy":
             return NUMPY
         owner = self._kind(receiver, env, depth + 1)
+        if name in _MODULE_CHAIN and owner not in TENSORS and self._is_module(receiver):
+            return UNKNOWN  # ``model.to(device)``: a module, not a tensor (its methods give no tensors)
+        if _COUNTER_METHOD.match(name) is not None:
+            return UNKNOWN  # ``model.get_step()``: a counter; no tensor method is named so
         if name == "cpu":
             return CPU_TENSOR
         if name == "cuda":
@@ -605,7 +626,45 @@ class ValueFlow:
             return owner  # ``batch.float()``, ``batch.get("x")``
         if owner in (CPU_TENSOR, DEVICE, NUMPY):
             return owner
-        return DEVICE if self._returns_model_output(call) else UNKNOWN
+        return self._model_output_kind(call, env, depth)
+
+    def _is_module(self, expr) -> bool:
+        """``model``, ``self.net``, ``Tacotron(...)``, ``nn.Linear(...)``, ``Net().eval()``: an object
+        that ``.to()``/``.cuda()`` moves as a module, not a tensor."""
+        ctx = self.ctx
+        while (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
+               and expr.func.attr.value in _MODULE_CHAIN):
+            expr = expr.func.value
+        if isinstance(expr, cst.Call):
+            qual = ctx.qualname(expr.func)
+            name = last_identifier(expr.func) or ""
+            if qual is not None and is_torch_name(qual):
+                return qual.startswith("torch.nn.") and name[:1].isupper() and "Parameter" not in name
+            return name[:1].isupper()  # a class: an object, not a tensor (torch makes tensors with functions)
+        name = last_identifier(expr)
+        if name is None:
+            return False
+        return (name in ctx.steps.objects or is_model_name(name)
+                or (ctx.torch_instance(expr) or "").startswith("torch.nn."))
+
+    def _model_output_kind(self, call: cst.Call, env, depth: int) -> str:
+        """What a model or loss call gives back: on the host for a model built in the file and never
+        moved, given host inputs (the spec's "Where a value lives"); else possibly on the device."""
+        if not self._returns_model_output(call):
+            return UNKNOWN
+        return CPU_TENSOR if self._host_model_call(call, env, depth) else DEVICE
+
+    def _host_model_call(self, call: cst.Call, env, depth: int) -> bool:
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+            func = func.value  # ``model.forward(x)``
+        if not isinstance(func, cst.Name) or not call.args or any(a.star for a in call.args):
+            return False
+        kinds = [self._kind(a.value, env, depth + 1) for a in call.args]
+        if not (all(k in HOST for k in kinds) and any(k in HOST_TENSORS for k in kinds)):
+            return False
+        # A parameter of the same name is whatever the caller hands in, not the file's model.
+        return func.value in self.ctx.steps.unmoved_models and self._function_of(func.value) is None
 
 
 def _find_in_target(target, name: str, path=()):

@@ -25,7 +25,18 @@ RANDOM = frozenset("rand randn randint randperm normal".split())
 _VALUE_CHANGING = RANDOM | frozenset("rand_like randn_like randint_like linspace logspace".split())
 # ``*_like`` factories follow their argument's device: flagged only for a known host tensor.
 LIKE = frozenset("zeros_like ones_like empty_like full_like rand_like randn_like randint_like".split())
-_FACTORIES = {f"torch.{name}": name for name in DETERMINISTIC | RANDOM | LIKE}
+# The legacy typed constructors (``torch.LongTensor([i])``, ``torch.Tensor(n, m)``) build a CPU
+# tensor of their type: given sizes, uninitialised like ``empty``; given data, like ``tensor``.
+# The dtype each stands for (None: the default dtype).
+LEGACY = {
+    "Tensor": None, "FloatTensor": "torch.float32", "DoubleTensor": "torch.float64",
+    "HalfTensor": "torch.float16", "BFloat16Tensor": "torch.bfloat16", "ByteTensor": "torch.uint8",
+    "CharTensor": "torch.int8", "ShortTensor": "torch.int16", "IntTensor": "torch.int32",
+    "LongTensor": "torch.int64", "BoolTensor": "torch.bool",
+}
+_FACTORIES = {f"torch.{name}": name for name in DETERMINISTIC | RANDOM | LIKE | set(LEGACY)}
+# Numbers written as calls or constants: ``float("-inf")``, ``math.pi``.
+_NUMBER_CONSTANTS = frozenset(("math.pi", "math.e", "math.tau", "math.inf", "math.nan"))
 # Keywords after which creating on the device is not the same tensor: a leaf that requires grad
 # would become a different leaf, pinned memory cannot be on the device, ``out=`` writes elsewhere.
 _UNSAFE_FACTORY_KEYWORDS = frozenset(("requires_grad", "pin_memory", "out", "generator"))
@@ -33,7 +44,8 @@ _UNSAFE_FACTORY_KEYWORDS = frozenset(("requires_grad", "pin_memory", "out", "gen
 # in-place fills (the spec's list, with their obvious siblings).
 _KEEP_FRESH = frozenset(
     "float double half bfloat16 long int short bool byte char type view reshape repeat expand unsqueeze "
-    "squeeze t flatten contiguous fill_ zero_ tril triu tril_ triu_ transpose permute".split()
+    "squeeze t flatten contiguous fill_ zero_ tril triu tril_ triu_ transpose permute "
+    "uniform_ normal_ random_ bernoulli_ exponential_".split()  # in-place (random) fills
 )
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
 _ORDERING = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
@@ -45,11 +57,15 @@ class CpuThenDevice(Rule):
         "tensor is created on the CPU and then copied to the device; pass `device=` to "
         "`torch.{factory}(...)` to create it there (runtime_guard: device-native creation)"
     )
+    message_legacy = (
+        "tensor is created on the CPU by the legacy constructor `torch.{factory}(...)` and then copied "
+        "to the device; create it there with `{modern}`"
+    )
     prefilter = (
         (".cuda(", ".to("),  # = r"\.(?:cuda|to)\("
-        ("tensor(", "zeros(", "ones(", "empty(", "full(", "arange(", "linspace(", "logspace(", "eye(", "rand",
-         "normal("),
-        r"\b(?:tensor|as_tensor|zeros|ones|empty|full|arange|linspace|logspace|eye|rand\w*|normal)\(",
+        ("tensor(", "Tensor(", "zeros(", "ones(", "empty(", "full(", "arange(", "linspace(", "logspace(", "eye(",
+         "rand", "normal("),
+        r"\b(?:tensor|as_tensor|zeros|ones|empty|full|arange|linspace|logspace|eye|rand\w*|normal|\w*Tensor)\(",
     )
 
     @classmethod
@@ -88,13 +104,59 @@ class CpuThenDevice(Rule):
         if name is None or keyword(factory, "device") is not None or has_double_splat(factory):
             return None  # ``**opts`` may hold a device; ``*shape`` cannot
         data = positional(factory)
+        if name in LEGACY:
+            return name if self._legacy_form(factory) is not None else None
         if name in ("tensor", "as_tensor"):
             # tensor(x) of data that already lives on the host is a copy either way.
-            if not data or not is_literal_data(data[0].value):
+            if not data or not self._is_literal_data(data[0].value):
                 return None
         if name in LIKE and (not data or not self.ctx.is_cpu_tensor(data[0].value)):
             return None
         return name
+
+    def _is_literal_data(self, expr: cst.BaseExpression) -> bool:
+        """Data written in the source: a list, tuple, comprehension or number, numbers written as
+        ``float("-inf")`` or ``math.pi`` included."""
+        if is_literal_data(expr):
+            return True
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+            return self._is_literal_data(expr.expression)
+        if isinstance(expr, cst.Call):
+            args = expr.args
+            return (isinstance(expr.func, cst.Name) and expr.func.value == "float" and self.ctx.is_builtin("float")
+                    and len(args) == 1 and args[0].keyword is None and not args[0].star
+                    and isinstance(args[0].value, cst.SimpleString))
+        return isinstance(expr, cst.Attribute) and self.ctx.qualname(expr) in _NUMBER_CONSTANTS
+
+    def _legacy_form(self, factory: cst.Call):
+        """"sizes" for ``torch.Tensor(n, m)`` / ``torch.FloatTensor(*shape)`` / ``torch.Tensor(x.size())``,
+        "data" for ``torch.LongTensor([i])``; None when it cannot be told (``torch.Tensor(x)``: a
+        size or a host list) or is neither."""
+        if any(a.keyword is not None for a in factory.args):
+            return None  # ``device=``, ``dtype=`` and the like: not the plain legacy form
+        args = factory.args
+        if not args:
+            return None
+        if len(args) == 1 and not args[0].star:
+            value = args[0].value
+            if isinstance(value, cst.Integer):
+                return "sizes"
+            if self._is_literal_data(value):
+                return "data"
+            return "sizes" if _is_size_expression(value) else None
+        if all(a.star == "*" or self._is_number(a.value) for a in args):
+            return "sizes"  # several positional arguments are always sizes
+        return None
+
+    def _message(self, factory: cst.Call, name: str) -> str:
+        if name not in LEGACY:
+            return self.message.format(factory=name)
+        sizes = self._legacy_form(factory) == "sizes"
+        # ``torch.Tensor([1, 2])`` is a float tensor where ``torch.tensor([1, 2])`` infers int64.
+        dtype = LEGACY[name] or (None if sizes else "torch.get_default_dtype()")
+        dtype_part = f", dtype={dtype}" if dtype else ""
+        modern = ("torch.empty(..." if sizes else "torch.tensor(...") + f"{dtype_part}, device=...)"
+        return self.message_legacy.format(factory=name, modern=modern)
 
     def _fresh_tensor(self, expr: cst.BaseExpression):
         """(factory call, its name, moved directly?) when ``expr`` is a fresh host tensor: a factory
@@ -164,8 +226,11 @@ class CpuThenDevice(Rule):
         if fresh is None or move_target(node, self.ctx) != "accelerator":
             return
         factory, name, direct = fresh
-        # With ops between factory and move there is no one-keyword fix: the author rewrites it.
-        self.report(factory, self.message.format(factory=name), self._fix(node, factory, name) if direct else None)
+        # With ops between factory and move there is no one-keyword fix: the author rewrites it. A
+        # legacy constructor gets none either: it raises for any ``device=`` but the CPU, and its
+        # modern spelling (``torch.empty``/``torch.tensor`` with a dtype) changes more than the device.
+        fix = self._fix(node, factory, name) if direct and name not in LEGACY else None
+        self.report(factory, self._message(factory, name), fix)
 
     def _moved_variable(self, move: cst.Call, receiver: cst.Name) -> None:
         """``mask = torch.ones(n)`` ... ``mask = mask.to(device)``: the same pitfall in two statements."""
@@ -176,7 +241,7 @@ class CpuThenDevice(Rule):
         if self._handed_out(move):
             if move_target(move, self.ctx) == "accelerator":  # ``yield inputs.cuda(), labels.cuda()``
                 factory, name = fresh
-                self.report(factory, self.message.format(factory=name))
+                self.report(factory, self._message(factory, name))
             return
         if not isinstance(assign, cst.Assign) or assign.value is not move:
             return
@@ -185,7 +250,7 @@ class CpuThenDevice(Rule):
             return  # the host tensor is kept under its name: moving its creation would change it
         if move_target(move, self.ctx) == "accelerator":
             factory, name = fresh
-            self.report(factory, self.message.format(factory=name))
+            self.report(factory, self._message(factory, name))
 
     def _handed_out(self, move: cst.Call) -> bool:
         """Is the moved tensor returned or yielded (alone or in a tuple)? The host tensor is not used
@@ -240,6 +305,17 @@ class CpuThenDevice(Rule):
                        [(move, fixed)])
 
 
+def _is_size_expression(expr: cst.BaseExpression) -> bool:
+    """``x.size()``, ``x.size(0)``, ``x.shape``, ``len(x)``: a size, never data."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value == "shape"
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        return (isinstance(func, cst.Attribute) and func.attr.value == "size") or (
+            isinstance(func, cst.Name) and func.value == "len")
+    return False
+
+
 def _may_be_factory(call: ast.Call, qualname: str) -> bool:
     """The ast twin of ``_factory_name``'s tests on a call that may be a factory (``qualname``: what
     its callee may stand for, see ast_scan), erring on "maybe": not with ``device=`` or
@@ -249,6 +325,8 @@ def _may_be_factory(call: ast.Call, qualname: str) -> bool:
     if qualname in ("torch.tensor", "torch.as_tensor"):
         data = [a for a in call.args if not isinstance(a, ast.Starred)]
         return bool(data) and _is_literal_data_ast(data[0])
+    if qualname.rsplit(".", 1)[-1] in LEGACY:
+        return bool(call.args) and not call.keywords
     return True
 
 
@@ -280,9 +358,12 @@ def _is_literal_data_ast(expr) -> bool:
         return True
     if isinstance(expr, ast.Constant):
         return type(expr.value) in (int, float)
-    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
         return _is_literal_data_ast(expr.operand)
-    return False
+    if isinstance(expr, ast.Call):  # ``float("-inf")``
+        return (isinstance(expr.func, ast.Name) and expr.func.id == "float" and len(expr.args) == 1
+                and isinstance(expr.args[0], ast.Constant) and isinstance(expr.args[0].value, str))
+    return isinstance(expr, ast.Attribute) and expr.attr in ("pi", "e", "tau", "inf", "nan")  # ``math.pi``
 
 
 class _CommentsOutside(cst.CSTVisitor):
@@ -340,6 +421,17 @@ def build(n, device, other):
     c = c.to(device)
     d = torch.ones(n).view(-1, 1).scatter_(0, idx, 1).to(device)   # an op the rule does not follow
     return a, b, c, d
+""",
+    """
+import numpy as np
+import torch
+def build(n, data, device):
+    a = torch.Tensor(data).cuda()              # data (a host list) or a size: cannot tell
+    b = torch.FloatTensor(np.ones(3)).to(device)   # numpy data: it starts on the host
+    c = torch.cuda.FloatTensor(n, 4)           # made on the device
+    d = torch.Tensor(n, 4, device=device)      # not moved
+    e = torch.tensor(float(n)).to(device)      # a value computed at run time, not written data
+    return a, b, c, d, e
 """,
 )
 RULE.INVALID = (
@@ -402,11 +494,33 @@ class Worker:
     def step(self, n):
         return torch.zeros(n).to(self.gpu_id)  # TPL101
 """,
+    """
+import math
+import torch
+def legacy(n, m, i, shape, x, device):
+    a = torch.Tensor(n, m).cuda()  # TPL101
+    b = torch.LongTensor([i]).to(device)  # TPL101
+    c = torch.FloatTensor(n, 1, 1).uniform_(0, 1).to(device)  # TPL101
+    d = torch.Tensor(*shape).to(x.device)  # TPL101
+    e = torch.ByteTensor(x.size(0)).zero_().cuda()  # TPL101
+    return a, b, c, d, e
+def numbers(x, device):
+    low = torch.tensor(float("-inf")).to(x.device)  # TPL101
+    pi = torch.tensor(math.pi).cuda()  # TPL101
+    minus = torch.tensor(-1).to(device)  # TPL101
+    return low, pi, minus
+""",
 )
 RULE.FIXES = (
     (
         "import torch\nx = torch.zeros(8, 8).to(device)\ny = torch.arange(4).cuda(non_blocking=True)\n",
         "import torch\nx = torch.zeros(8, 8, device=device)\ny = torch.arange(4, device=\"cuda\")\n",
+    ),
+    (
+        "import math\nimport torch\nlow = torch.tensor(float(\"-inf\")).to(x.device)\n"
+        "pi = torch.tensor(math.pi).cuda()\n",
+        "import math\nimport torch\nlow = torch.tensor(float(\"-inf\"), device=x.device)\n"
+        "pi = torch.tensor(math.pi, device=\"cuda\")\n",
     ),
 )
 RULE.WHY = """\
@@ -417,12 +531,19 @@ turns a host allocation, a fill and a blocking copy into one asynchronous kernel
 RULE.EXAMPLE = "mask = torch.ones(n, n).tril().to(device)\nnoise = torch.randn(batch, dim).cuda()"
 RULE.USE_INSTEAD = "mask = torch.ones(n, n, device=device).tril()\nnoise = torch.randn(batch, dim, device=\"cuda\")"
 RULE.FIX_NOTE = """\
-Safe for deterministic factories (`zeros`, `ones`, `full`, `arange`, `eye`, `tensor([...])`…) when
-the move has no keyword but `non_blocking`. Unsafe for random factories (`rand*`, `randn_like`,
-`rand_like`, `randint_like`, `normal`): another device draws other numbers and leaves the CPU
-generator where it was, so later CPU draws change; and for `linspace`/`logspace`, whose values
-computed on CUDA can differ from the CPU's in the last bits. A comment inside `.to(...)` moves to
-the `device=` argument's line."""
+Safe for deterministic factories (`zeros`, `ones`, `full`, `arange`, `eye`, `tensor([...])`,
+`tensor(float("-inf"))`…) when the move has no keyword but `non_blocking`. Unsafe for random
+factories (`rand*`, `randn_like`, `rand_like`, `randint_like`, `normal`): another device draws other
+numbers and leaves the CPU generator where it was, so later CPU draws change; and for
+`linspace`/`logspace`, whose values computed on CUDA can differ from the CPU's in the last bits. A comment inside `.to(...)` moves to
+the `device=` argument's line.
+
+The legacy constructors (`torch.Tensor(n, m)`, `torch.FloatTensor(...)`, `torch.LongTensor([i])`…)
+are reported when given sizes or written data, with no fix: given sizes they are uninitialised
+like `torch.empty`, given data they fix the dtype where `torch.tensor` infers one, and they take no
+accelerator `device=` (`torch.Tensor(n, device="cuda")` raises "legacy constructor expects device
+type: cpu"). The message names the modern spelling to write
+(`torch.empty(..., dtype=..., device=...)` or `torch.tensor(..., dtype=..., device=...)`)."""
 RULE.REFERENCES = (
     "https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html#create-tensors-directly-on-the-target-device",
 )

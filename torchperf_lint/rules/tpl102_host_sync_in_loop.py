@@ -5,13 +5,38 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..analysis.syntax import is_model_name, last_identifier, method_call
+from ..analysis.syntax import branch_leaves, is_model_name, last_identifier, method_call
+from ..analysis.tree import descendants
 from ..analysis.walker import Rule, compile_text_tests
 
 SYNC_METHODS = frozenset(("item", "cpu", "numpy", "tolist", "nonzero"))
 SYNC_FUNCTIONS = frozenset(("torch.cuda.synchronize", "torch.nonzero"))
+# torch functions that compare tensors and give back a Python bool: the host waits for the answer.
+BOOL_FUNCTIONS = frozenset(("torch.equal", "torch.allclose", "torch.is_nonzero"))
 CONVERSIONS = frozenset(("float", "int", "bool"))
-_READERS = CONVERSIONS | {"print"}
+_READERS = CONVERSIONS | {"print", "max", "min"}
+# Timers a benchmark reads right after ``torch.cuda.synchronize()``: the sync is what makes the
+# reading mean something (spec: host-needed).
+_TIMERS = frozenset((
+    "time.perf_counter", "time.time", "time.monotonic", "time.perf_counter_ns", "time.time_ns",
+    "time.monotonic_ns", "timeit.default_timer",
+))
+# Arguments torch itself needs on the host (spec: host-needed): callee name -> (positional indexes,
+# keywords). For a method (``x.split(sizes)``) the receiver is not counted.
+_HOST_ARGUMENTS = {
+    "pack_padded_sequence": ((1,), ("lengths",)),
+    "torch.split": ((1,), ("split_size_or_sections",)),
+    "torch.tensor_split": ((1,), ("indices_or_sections", "sections", "indices")),
+    ".split": ((0,), ("split_size", "split_size_or_sections")),
+    ".tensor_split": ((0,), ("indices_or_sections", "sections", "indices")),
+    ".narrow": ((1, 2), ("start", "length")),
+}
+# Calls whose every positional argument is a size or a shape (``x.view(n, -1)``, ``torch.zeros(n)``).
+_SHAPE_METHODS = frozenset("view reshape expand repeat new_zeros new_ones new_empty new_full unflatten".split())
+_SHAPE_FACTORIES = frozenset(
+    "torch.zeros torch.ones torch.empty torch.full torch.rand torch.randn torch.randint torch.arange "
+    "torch.randperm".split()
+)
 
 
 class HostSyncInLoop(Rule):
@@ -25,13 +50,20 @@ class HostSyncInLoop(Rule):
     # or print in code that handles losses or reduces tensors to booleans (where tensors worth
     # waiting for are likely). Literal tests first: they are the cheapest and reject most units.
     # (exactly the regexes \.(?:item|cpu|numpy|tolist|nonzero)\(|synchronize\(|torch\.nonzero and
-    # backward|loss|model|logits|\.(?:any|all|sum|mean)\(|isfinite|isnan|isinf, as ``in`` tests)
+    # backward|loss|model|logits|\.(?:any|all|sum|mean)\(|isfinite|isnan|isinf, as ``in`` tests;
+    # a unit that formats, compares or takes max/min of values passes the second regex)
     _SYNC = (".item(", ".cpu(", ".numpy(", ".tolist(", ".nonzero(", "synchronize(", "torch.nonzero")
     _TENSOR_CODE = ("backward", "loss", "model", "logits", ".any(", ".all(", ".sum(", ".mean(", "isfinite", "isnan",
                     "isinf")
     _has_loop_word = staticmethod(compile_text_tests((("for", "while"),)))
     _has_sync = staticmethod(compile_text_tests((_SYNC,)))
-    _reads_tensor = staticmethod(compile_text_tests((_TENSOR_CODE, r"\b(?:float|int|bool|print)\(|\bif\b|\bwhile\b")))
+    # ... and reads a value: a conversion, a print, a test, a formatted string, ``%`` or
+    # ``.format(``, builtin max/min, torch.equal/allclose/is_nonzero.
+    _reads_tensor = staticmethod(compile_text_tests((
+        _TENSOR_CODE,
+        r"\b(?:float|int|bool|print|max|min|equal|allclose|is_nonzero)\(|\bif\b|\bwhile\b|\.format\(|%"
+        r"|\b[fFrR]{1,2}['\"]",
+    )))
     _has_loop = staticmethod(compile_text_tests((r"\b(?:for|while)\b",)))
 
     needs_step_loop = True  # reports only in a step loop (_in_step: in_step_loop)
@@ -52,12 +84,21 @@ class HostSyncInLoop(Rule):
                 return  # numpy values and host tensors are read without waiting for a device
             if name == "cpu" and is_model_name(last_identifier(_copied(receiver, ctx))):
                 return  # moving a model (or a copy of it: an EMA snapshot), not reading a value
-            self.report(node, self.message.format(what=f"`.{name}()`"))
+            self._report_unless_host_needed(node, f"`.{name}()`")
+            return
+        if found is not None and found[1] == "format" and _is_string_literal(found[0]):
+            if any(ctx.is_device_tensor(a.value) for a in node.args if not a.star) and self._in_step():
+                self._report_unless_host_needed(node, "formatting a tensor")  # ``"{:.3f}".format(t)``
             return
         qual = ctx.qualname(node.func)
         if qual in SYNC_FUNCTIONS:
-            if self._in_step():
+            if self._in_step() and not (qual == "torch.cuda.synchronize" and self._brackets_timer()):
                 self.report(node, self.message.format(what=f"`{qual}()`"))
+            return
+        if qual in BOOL_FUNCTIONS:
+            args = [a for a in node.args if not a.star][:2]
+            if any(ctx.is_device_tensor(a.value) for a in args) and self._in_step():
+                self._report_unless_host_needed(node, f"`{qual}()` (a Python bool)")
             return
         if isinstance(node.func, cst.Name) and node.func.value in _READERS and ctx.is_builtin(node.func.value):
             name = node.func.value
@@ -65,21 +106,181 @@ class HostSyncInLoop(Rule):
             if not args or not self._in_step():
                 return
             if name in CONVERSIONS and len(args) == 1 and ctx.is_device_tensor(args[0].value):
-                self.report(node, self.message.format(what=f"`{name}()` of a tensor"))
+                self._report_unless_host_needed(node, f"`{name}()` of a tensor")
             elif name == "print" and any(_shows_tensor(a.value, ctx) for a in args):
                 self.report(node, self.message.format(what="printing a tensor"))
+            elif name in ("max", "min") and any(_holds_device_tensor(a.value, ctx) for a in args):
+                # Python compares the tensors with ``bool(a > b)``: one sync per comparison.
+                self._report_unless_host_needed(node, f"builtin `{name}()` of tensors")
+
+    def visit_FormattedString(self, node: cst.FormattedString) -> None:
+        """``f"{loss:.3f}"`` reads the tensor's value (``print(f"...")`` is reported as printing)."""
+        if _is_print_argument(self.ctx):
+            return
+        if any(isinstance(part, cst.FormattedStringExpression) and self.ctx.is_device_tensor(part.expression)
+               for part in node.parts) and self._in_step():
+            self._report_unless_host_needed(node, "formatting a tensor")
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        """``"%g" % t``, ``"%d/%d" % (a, b)``: %-formatting reads the tensors' values."""
+        if not (isinstance(node.operator, cst.Modulo) and _is_string_literal(node.left)):
+            return
+        if _holds_device_tensor(node.right, self.ctx) and self._in_step():
+            self._report_unless_host_needed(node, "formatting a tensor")
 
     def visit_If(self, node: cst.If) -> None:
         # The value test first: it is cheap, and most tests are not of a device tensor, while
         # _in_step classifies the loop (a walk of its body) on first use. Both only read.
-        if _truth_tests_tensor(node.test, self.ctx) and self._in_step():
+        if _truth_tests_tensor(node.test, self.ctx) and self._in_step() and not self._stops_loop(node):
             self.report(node.test, self.message.format(what="testing a tensor's truth"))
 
     def visit_While(self, node: cst.While) -> None:
         # The value test first: it is cheap, and most tests are not of a device tensor, while
         # _in_step classifies the loop (a walk of its body) on first use. Both only read.
-        if _truth_tests_tensor(node.test, self.ctx) and self._in_step():
+        if _truth_tests_tensor(node.test, self.ctx) and self._in_step() and not self._stops_loop(node):
             self.report(node.test, self.message.format(what="testing a tensor's truth"))
+
+    def _report_unless_host_needed(self, node: cst.CSTNode, what: str) -> None:
+        """Report ``node`` unless its value is one the host must have (the spec's host-needed
+        values): an argument torch requires on the host, or the test that decides whether a loop
+        that runs no update stops."""
+        if self._torch_needs_on_host() or self._decides_loop_stop():
+            return
+        self.report(node, self.message.format(what=what))
+
+    def _torch_needs_on_host(self) -> bool:
+        """Is the current node an argument that torch requires on the host (``_host_argument``),
+        or the whole value of ``name = ...`` in a loop whose every use of ``name`` is one
+        (``lengths = lengths.cpu()`` ... ``pack_padded_sequence(x, lengths)``)?"""
+        stack = self.ctx.stack
+        if self._host_argument(stack):
+            return True
+        assign = stack[-2] if len(stack) >= 2 else None
+        if not (isinstance(assign, cst.Assign) and assign.value is stack[-1] and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name)):
+            return False
+        loop = self.ctx.innermost_loop()
+        if loop is None:
+            return False
+        name = assign.targets[0].target.value
+        uses = list(_name_uses(loop.node.body, name, [loop.node], assign, [False]))
+        return bool(uses) and all(self._host_argument(path) for path in uses)
+
+    def _host_argument(self, path) -> bool:
+        """Is the last node of ``path`` (a root-to-node list of libcst nodes), through method calls
+        on it (``lengths.cpu().long()``), an argument that torch requires on the host:
+        ``pack_padded_sequence`` lengths, ``split``/``tensor_split`` sections, ``narrow`` bounds, a
+        shape or size (``x.view(n.item(), -1)``, ``torch.zeros(int(n))``)?"""
+        stack = path
+        index = len(stack) - 1
+        # Up through method calls and attributes of which the current value is the receiver.
+        while index >= 2:
+            parent, child = stack[index - 1], stack[index]
+            if isinstance(parent, cst.Attribute) and parent.value is child:
+                index -= 1
+            elif isinstance(parent, cst.Call) and parent.func is child:
+                index -= 1
+            elif isinstance(parent, (cst.Element, cst.List, cst.Tuple)):
+                index -= 1  # an item of a list of sizes (``x.view([a.item(), -1])``)
+            else:
+                break
+        if index < 2 or not isinstance(stack[index - 1], cst.Arg) or not isinstance(stack[index - 2], cst.Call):
+            return False
+        arg, call = stack[index - 1], stack[index - 2]
+        ctx = self.ctx
+        qual = ctx.qualname(call.func)
+        found = method_call(call)
+        method = found[1] if found is not None and not (qual and qual.startswith("torch.")) else None
+        positional = [a for a in call.args if a.keyword is None]
+        position = next((i for i, a in enumerate(positional) if a is arg), None)
+        if method in _SHAPE_METHODS or qual in _SHAPE_FACTORIES:
+            if method in ("new_full", "unflatten") or qual == "torch.full":
+                # ``torch.full(size, fill)``, ``x.new_full(size, fill)``: only the size;
+                # ``x.unflatten(dim, sizes)``: only the sizes
+                wanted = 1 if method == "unflatten" else 0
+                return position == wanted or (arg.keyword is not None and arg.keyword.value in ("size", "sizes"))
+            return arg.keyword is None or arg.keyword.value in ("size", "shape", "sizes")
+        name = qual if qual in _HOST_ARGUMENTS else (
+            "pack_padded_sequence" if last_identifier(call.func) == "pack_padded_sequence" else
+            f".{method}" if method is not None else None)
+        places = _HOST_ARGUMENTS.get(name)
+        if places is None:
+            return False
+        indexes, keywords = places
+        return position in indexes or (arg.keyword is not None and arg.keyword.value in keywords)
+
+    def _decides_loop_stop(self) -> bool:
+        """Is the current node in the test of an ``if`` whose body leaves the loop, or of a
+        ``while`` (greedy decoding's ``if next_id.item() == eos_id: break``)?"""
+        stack = self.ctx.stack
+        for index in range(len(stack) - 2, -1, -1):
+            node = stack[index]
+            if isinstance(node, (cst.If, cst.While)):
+                return stack[index + 1] is node.test and self._stops_loop(node)
+            if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.FunctionDef, cst.Lambda)):
+                return False
+        return False
+
+    def _stops_loop(self, node) -> bool:
+        """``node`` (an ``if`` that leaves the loop, or a ``while``) decides whether a loop that runs
+        no update stops: the host must know every time round. A training loop that stops on a
+        NaN loss (``.backward()``/``optimizer.step()`` in its body) still pays one sync per step
+        that checking every N steps would save."""
+        ctx = self.ctx
+        if isinstance(node, cst.If):
+            if not branch_leaves(node.body):
+                return False
+            loop = ctx.innermost_loop()
+            loop_node = loop.node if loop is not None else None
+        else:
+            loop_node = node
+        return loop_node is not None and not ctx.steps.runs_update(loop_node.body)
+
+    def _brackets_timer(self) -> bool:
+        """``torch.cuda.synchronize()`` followed at once by a timer read (``t1 = time.perf_counter()``),
+        also when it is the last statement of an ``if`` (``if cuda: torch.cuda.synchronize()``) that
+        the timer read follows: a benchmark that needs the device idle before it reads the clock."""
+        stack = self.ctx.stack
+        for index in range(len(stack) - 1, 0, -1):
+            line = stack[index]
+            if isinstance(line, cst.SimpleStatementLine):
+                small = list(line.body)
+                position = next((i for i, s in enumerate(small) if stack[index + 1] is s), None)
+                if position is not None and position + 1 < len(small):
+                    return self._reads_timer(small[position + 1])
+                following = self._next_statement(index)
+                return following is not None and self._reads_timer(following)
+        return False
+
+    def _next_statement(self, index: int):
+        """The statement run right after the statement at ``ctx.stack[index]``, leaving the ``if``
+        blocks it ends (None when it ends a loop or a function, or there is none)."""
+        stack = self.ctx.stack
+        while index >= 1:
+            statement, block = stack[index], stack[index - 1]
+            if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+                return None
+            body = list(block.body)
+            at = next((i for i, s in enumerate(body) if s is statement), None)
+            if at is None:
+                return None
+            if at + 1 < len(body):
+                return body[at + 1]
+            owner = stack[index - 2] if index >= 2 else None
+            if isinstance(owner, cst.If) and owner.body is block:
+                index -= 2  # the last statement of an ``if`` body: what follows the ``if``
+                while index >= 2 and isinstance(stack[index - 1], cst.If) and stack[index - 1].orelse is stack[index]:
+                    index -= 1  # an ``elif``: its ``if`` ends with it
+                continue
+            return None
+        return None
+
+    def _reads_timer(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.SimpleStatementLine):
+            return any(self._reads_timer(s) for s in node.body)
+        if isinstance(node, cst.BaseCompoundStatement):
+            return False
+        return any(isinstance(n, cst.Call) and self.ctx.qualname(n.func) in _TIMERS for n in descendants(node))
 
     def _narrowed_to_numpy(self, receiver: cst.BaseExpression) -> bool:
         """``x.tolist() if isinstance(x, np.ndarray) else x`` (or the same ``if`` block)."""
@@ -128,6 +329,44 @@ def _shows_tensor(value: cst.BaseExpression, ctx) -> bool:
             for part in value.parts
         )
     return ctx.is_device_tensor(value)
+
+
+def _name_uses(node: cst.CSTNode, name: str, path: list, after: cst.CSTNode, passed: list):
+    """Root-to-node paths of the loads of ``name`` below ``node`` (``path``: the nodes above it)
+    that come after the statement ``after`` in source order (``passed[0]`` turns True there),
+    nested definitions and assignment targets left out."""
+    if node is after:
+        passed[0] = True
+        return
+    path = path + [node]
+    if isinstance(node, cst.Name):
+        if node.value == name and passed[0]:
+            yield path
+        return
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return
+    for child in node.children:
+        if isinstance(child, cst.AssignTarget):
+            continue
+        yield from _name_uses(child, name, path, after, passed)
+
+
+def _is_string_literal(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+
+
+def _holds_device_tensor(expr: cst.BaseExpression, ctx) -> bool:
+    """A device tensor, or a tuple or list written with one (``max(a, b)``, ``"%g %g" % (a, b)``)."""
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return any(not isinstance(e, cst.StarredElement) and ctx.is_device_tensor(e.value) for e in expr.elements)
+    return ctx.is_device_tensor(expr)
+
+
+def _is_print_argument(ctx) -> bool:
+    """Is the current node an argument of a call of the builtin ``print`` (reported as printing)?"""
+    arg, call = ctx.parent(1), ctx.parent(2)
+    return (isinstance(arg, cst.Arg) and isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
+            and call.func.value == "print" and ctx.is_builtin("print"))
 
 
 def _truth_tests_tensor(test: cst.BaseExpression, ctx) -> bool:
@@ -381,6 +620,81 @@ def train(model, loader, opt):
         if is_log_step:
             log_losses([loss])
 """,
+    """
+import torch
+from models import Tacotron
+class Trainer:
+    def fit(self, loader, optimizer, device):
+        model = Tacotron().to(device)            # a module moved, not a tensor
+        for x, y in loader:
+            loss = model(x.to(device)).sum()
+            loss.backward()
+            optimizer.step()
+            step = model.get_step()               # a counter: a Python int
+            k = int(step)
+            print(f"step {step}", self.trainer.global_step, self.current_epoch)
+            if model.get_step() > 100:
+                break
+""",
+    """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.Sequential(nn.Linear(30, 200), nn.Tanh(), nn.Linear(200, 27))
+    def forward(self, x):
+        return self.layers(x)
+def train(xs, ys):                        # a CPU-only script: nothing ever leaves the host
+    X, Y = torch.tensor(xs), torch.tensor(ys)
+    C = torch.randn((27, 10))
+    W1 = torch.randn((30, 200)) * 0.1
+    b1 = torch.randn(200) * 0.01
+    model = MLP()                         # built here and never moved
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for i in range(1000):
+        ix = torch.randint(0, X.shape[0], (32,))
+        emb = C[X[ix]]
+        h = torch.tanh(emb.view(emb.shape[0], -1) @ W1 + b1)
+        manual = F.cross_entropy(h @ W1.T[:, :27], Y[ix])
+        loss = F.cross_entropy(model(emb.view(32, -1)), Y[ix])
+        loss.backward()
+        optimizer.step()
+        print(f"{i}: {loss.item():.4f} {manual:.4f}")
+""",
+    """
+import time
+import torch
+from torch.nn.utils.rnn import pack_padded_sequence
+def train(model, loader, optimizer, timings):
+    for tokens, lengths in loader:
+        tokens, lengths = tokens.cuda(), lengths.cuda()
+        packed = pack_padded_sequence(tokens, lengths.cpu(), batch_first=True)   # torch needs them on the host
+        chunks = torch.split(tokens, lengths.tolist())
+        flat = tokens.view(int(lengths.sum()), -1)
+        loss = model(packed, chunks, flat).sum()
+        torch.cuda.synchronize()                    # brackets a timer read: the benchmark needs it
+        start = time.perf_counter()
+        loss.backward()
+        optimizer.step()
+        torch.cuda.synchronize()
+        timings.append(time.perf_counter() - start)
+        print("%d tokens" % len(chunks))            # formatting a Python number
+""",
+    """
+import torch
+def greedy_decode(model, loader, eos_id, max_len):
+    for src in loader:
+        ys = src.cuda()
+        for _ in range(max_len):
+            next_id = model(ys)[:, -1].argmax(-1)
+            ys = torch.cat([ys, next_id[:, None]], dim=1)
+            if next_id.item() == eos_id:           # decides whether the loop stops: host-needed
+                break
+            if (next_id == eos_id).all():
+                break
+""",
 )
 RULE.INVALID = (
     """
@@ -518,12 +832,93 @@ def train(model, loader, opt):
         for name, value in {"loss": loss}.items():  # a small loop run at every step
             print(name, value.item())  # TPL102
 """,
+    """
+import torch
+def optimizer_update(optimizer, scaler):
+    scaler.step(optimizer)
+    scaler.update()
+class Trainer:
+    def step_optimizer(self):
+        self.optimizer.step()
+    def fit(self, loader, accum):
+        for i, x in enumerate(loader):
+            loss = self.model(x.cuda()).sum()
+            loss.backward()
+            if (i + 1) % accum == 0:             # gradient accumulation: runs every update
+                self.history.append(loss.item())  # TPL102
+                self.step_optimizer()            # the update, one call deeper
+def train(model, loader, optimizer, scaler, accum):
+    for i, x in enumerate(loader):
+        loss = model(x.cuda()).sum()
+        scaler.scale(loss).backward()
+        if (i + 1) % accum == 0:
+            print(float(loss))  # TPL102
+            optimizer_update(optimizer, scaler)
+""",
+    """
+import torch
+import torch.nn.functional as F
+def train(model, loader, optimizer, pbar, logger, reference):
+    best = 0.0
+    for x, y in loader:
+        x, y = x.cuda(), y.cuda()
+        logits = model(x)
+        loss = F.cross_entropy(logits, y)
+        loss.backward()
+        optimizer.step()
+        pbar.set_description(f"loss {loss:.3f}")  # TPL102
+        logger.info("loss %g" % loss)  # TPL102
+        logger.info("loss {:.4f}".format(loss))  # TPL102
+        best = max(best, loss)  # TPL102
+        if torch.allclose(logits, reference):  # TPL102
+            print("converged")
+        if torch.equal(y, logits.argmax(1)):  # TPL102
+            print("perfect batch")
+""",
+    """
+import time
+import torch
+import torch.nn as nn
+from torch.nn.utils.rnn import pack_padded_sequence
+class MLP(nn.Module):
+    def forward(self, x):
+        return x
+def train(xs, loader, timings):
+    model = MLP().cuda()                        # moved: its outputs may be on the device
+    for i in range(100):
+        loss = model(torch.tensor(xs)).sum()
+        loss.backward()
+        print(loss.item())  # TPL102
+    for tokens, lengths in loader:
+        tokens, lengths = tokens.cuda(), lengths.cuda()
+        packed = pack_padded_sequence(tokens, lengths.cpu(), batch_first=True)
+        total = lengths.cpu()  # TPL102
+        loss = model(packed).sum()
+        loss.backward()
+        torch.cuda.synchronize()  # TPL102
+        if not torch.isfinite(loss):  # TPL102
+            break                                # a training loop: a NaN check every N steps would do
+""",
 )
 RULE.WHY = """\
 CUDA kernels run asynchronously: the Python loop only queues work, and stays ahead of the GPU.
-`.item()`, `.cpu()`, `.numpy()`, `.tolist()`, `float(t)`, `if t:`, `print(t)` and `.nonzero()` need the
-value on the host, so the CPU waits until every queued kernel has finished and the copy is done.
-Once per step, the GPU idles while Python prepares the next step, and the pipeline never fills.
+`.item()`, `.cpu()`, `.numpy()`, `.tolist()`, `float(t)`, `if t:`, `print(t)`, formatting a tensor
+(`f"{t:.3f}"`, `"%g" % t`, `"{}".format(t)`), builtin `max`/`min` of tensors,
+`torch.equal`/`torch.allclose`/`torch.is_nonzero` and `.nonzero()` need the value on the host, so the
+CPU waits until every queued kernel has finished and the copy is done. Once per step, the GPU idles
+while Python prepares the next step, and the pipeline never fills.
+
+Values the host must have are not reported: an argument torch itself requires on the host
+(`pack_padded_sequence` lengths, `split`/`tensor_split` sections, shapes and sizes such as
+`x.view(int(n), -1)`; also through a name the loop uses only there: `sizes = lengths.tolist()`
+then `x.split(sizes)`), the test that decides whether a loop that runs no update stops (greedy
+decoding's `if next_id.item() == eos_id: break`; a training loop that stops on a NaN loss is still
+reported: checking every N steps would do), and a `torch.cuda.synchronize()` right before a timer
+read (`time.perf_counter()`, `time.time()`) in a benchmark. Values known to live on the host never
+sync: besides numpy arrays, Python numbers and CPU tensors, the results of torch ops on host tensors
+(a CPU-only script), the output of a model the file builds and never moves given host inputs, and
+counters read from objects (`model.get_step()`, `trainer.global_step`; a module moved with `.to()`
+is not a tensor).
 
 Only step loops are checked: loops over a data loader, loops that call `.backward()`, an optimizer's
 step or a model, loops nested in them, and loops in functions of the module that they call every
@@ -531,7 +926,8 @@ step. Values known to live on the host (numpy arrays, Python numbers, CPU tensor
 a loader before `.to(device)`) are read without a sync and never flagged; neither is a sync under an
 `if step % N == 0:` (or `if i == 0:` / `if i < 5:` on the counter of that loop, not of an outer one;
 or a name the loop sets to such a test, `is_log_step = step % N == 0`) that does not itself run the
-optimizer step, nor one in a small loop nested under such an `if`."""
+optimizer step (at any depth, or through a function or method of the module that runs it: gradient
+accumulation), nor one in a small loop nested under such an `if`."""
 RULE.EXAMPLE = """\
 for x, y in loader:
     loss = criterion(model(x), y)

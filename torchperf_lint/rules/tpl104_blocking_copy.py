@@ -43,14 +43,12 @@ class BlockingCopy(Rule):
         self.report(node, fix=fix)
 
     def _from_pinned_loader(self, receiver: cst.BaseExpression) -> bool:
-        """A batch taken from a loader made with ``pin_memory=True`` and not moved yet; a batch of a
-        loader the module does not show counts when every loader the module makes pins memory.
-        Models, modules and other tensors are never batches."""
-        kind = self.ctx.value_kind(receiver)
-        if kind == value_flow.PINNED_BATCH:
-            return True
-        steps = self.ctx.steps
-        return kind == value_flow.BATCH and steps.loader_calls > 0 and steps.pinned_calls == steps.loader_calls
+        """A batch taken from a loader made with ``pin_memory=True`` and not moved yet. Pinning is a
+        fact of the loader the loop iterates, not of the module: a batch of a loader the module
+        does not show (a parameter no call of the module fills, an imported builder's result)
+        is not known to be pinned, whatever the module's other loaders do. Models, modules and
+        other tensors are never batches."""
+        return self.ctx.value_kind(receiver) == value_flow.PINNED_BATCH
 
 
 # Context managers that make a side stream current (``with torch.cuda.stream(s):``), and the
@@ -219,6 +217,18 @@ for batch in dl:
     data = batch.to(device)
     accelerator.backward(model(data).mean())
 """,
+    """
+import torch
+from torch.utils.data import DataLoader
+from data import build_eval_loader
+train_loader = DataLoader(train_ds, batch_size=32, num_workers=4, pin_memory=True)
+def evaluate(model, loader, device):
+    for x, y in loader:                       # no call in this module says which loader: unknown
+        model(x.to(device))
+def test(model, device):
+    for x, y in build_eval_loader():          # built elsewhere: its pinning is not known
+        model(x.to(device))
+""",
 )
 RULE.INVALID = (
     """
@@ -254,6 +264,24 @@ def evaluate(model, loader, device):
         out = model(x.to(device))  # TPL104
 evaluate(model, test_loader, "cuda")
 """,
+    """
+import torch
+from torch.utils.data import DataLoader
+def build(train_ds, val_ds):
+    train_loader = DataLoader(train_ds, batch_size=32, num_workers=4, pin_memory=True)
+    return train_loader, DataLoader(val_ds, batch_size=64, num_workers=4)
+def evaluate(model, loader):
+    for x, y in loader:                       # given an unpinned loader below
+        model(x.cuda())
+def main(model, optimizer, train_ds, val_ds, test_ds):
+    train_dl, val_dl = build(train_ds, val_ds)
+    for x, y in train_dl:                     # the first loader build() returns: pinned
+        model(x.cuda()).sum().backward()  # TPL104
+        optimizer.step()
+    for x, y in val_dl:                       # the second: not pinned
+        model(x.cuda())
+    evaluate(model, DataLoader(test_ds, batch_size=64, num_workers=4))
+""",
 )
 RULE.FIXES = (
     (
@@ -271,9 +299,12 @@ batches, which the GPU can read by DMA while it computes, but only if the copy i
 `non_blocking=True`; without it the host still waits for every copy, and pinning bought nothing.
 
 Only batches are checked: values taken from a loader made with `pin_memory=True` in the module
-(followed through `enumerate`, `zip`, `iter`/`next`, tuple unpacking, and loaders passed as
-arguments), moved in a step loop. Moves of models and other tensors, and batches of unpinned loaders
-or of loaders that place batches on the device themselves (`accelerator.prepare`), are not."""
+(followed through `enumerate`, `zip`, `iter`/`next`, tuple unpacking, loaders returned by the
+module's functions, and loaders passed as arguments), moved in a step loop. Pinning is a fact of
+the loader the loop iterates: a loop over a loader whose making the module does not show is not
+checked, even when the module's other loaders pin memory. Moves of models and other tensors, and
+batches of unpinned loaders or of loaders that place batches on the device themselves
+(`accelerator.prepare`), are not."""
 RULE.EXAMPLE = "for x, y in loader:  # DataLoader(..., pin_memory=True)\n    x, y = x.to(device), y.to(device)"
 RULE.USE_INSTEAD = "for x, y in loader:\n    x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)"
 RULE.FIX_NOTE = """\

@@ -205,6 +205,14 @@ class Agent:
     def train_dataloader(self):
         return DataLoader(self.ds, batch_size=16, num_workers=2)  # the trainer moves the batches
 """,
+    """
+import torch
+from torch.utils.data import DataLoader
+def build(train_ds, stats):
+    loader = DataLoader(train_ds, batch_size=32, num_workers=4)
+    mean, std = stats                                   # not a batch: unpacked from a parameter
+    return loader, mean.cuda(), std.cuda()
+""",
 )
 RULE.INVALID = (
     """
@@ -271,6 +279,18 @@ for batch in loader:
     pixel_values = batch["pixel_values"]               # a part of the batch, then moved
     pixel_values = pixel_values.to(accelerator.device)
 """,
+    """
+import torch
+from torch.utils.data import DataLoader
+def build(train_ds, val_ds):
+    train_loader = DataLoader(train_ds, batch_size=32, num_workers=4)  # TPL502
+    return train_loader, DataLoader(val_ds, batch_size=64, num_workers=4)  # TPL502
+def main(model, optimizer, train_ds, val_ds):
+    train_dl, val_dl = build(train_ds, val_ds)         # loaders reached through tuple unpacking
+    for data in train_dl:
+        inp, lab = data                                # the batch, unpacked
+        model(inp.cuda()).sum().backward()
+""",
 )
 RULE.FIXES = (
     (  # every move goes to CUDA: the script cannot run without a GPU
@@ -326,9 +346,10 @@ spelled through the module's own name for torch (`import torch as T` gives `T.cu
 a module that binds no name to torch gets no fix.
 
 The rule looks for a batch being moved: a `.cuda()`/`.to(...)` of a name bound by a `for` loop or a
-comprehension (`for x, y in loader`, `{k: v.to(device) for k, v in batch.items()}`) or named like a
-batch (`batch`, `inputs`, `images`, `x`...). A module that moves only a model or an RL state, and
-leaves the batches to a framework (a LightningModule's `train_dataloader`), is not flagged.
+comprehension (`for x, y in loader`, `{k: v.to(device) for k, v in batch.items()}`), unpacked
+from one (`inp, lab = data`), or named like a batch (`batch`, `inputs`, `images`, `x`...). A
+module that moves only a model or an RL state, and leaves the batches to a framework (a
+LightningModule's `train_dataloader`), is not flagged.
 `torch.accelerator.current_accelerator()` / `is_available()` count as a device picked at run time.
 
 An explicit `pin_memory=False` is reported but its fix is unsafe: it may be deliberate (page-locked

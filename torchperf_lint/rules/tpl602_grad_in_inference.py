@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
-from ..analysis.syntax import dotted_name, find_calls, is_grad_off, method_call
+from ..analysis.names import canonical, dotted_name_ast
+from ..analysis.syntax import dotted_name, find_calls, is_grad_off, is_true, method_call
 from ..analysis.tree import descendants
 from ..analysis.walker import Rule
 
 # What a function that needs gradients does: then the autograd graph is wanted.
 _NEEDS_GRAD = frozenset(("backward", "step", "requires_grad_", "grad", "retain_grad", "zero_grad"))
+# torch functions that differentiate (a gradient penalty, a saliency map, an attack): the graph is
+# wanted, however they are imported (``from torch.autograd import grad``).
+_DIFFERENTIATES = frozenset((
+    "torch.autograd.grad", "torch.autograd.backward", "torch.func.grad", "torch.func.grad_and_value",
+    "torch.func.vjp", "torch.func.jvp", "torch.func.jacrev", "torch.func.jacfwd", "torch.func.hessian",
+))
+_DIFFERENTIATING_MODULES = ("torch.autograd.functional.",)
 
 
 class GradInInference(Rule):
@@ -46,7 +56,7 @@ class GradInInference(Rule):
                     state = "eval" if _literal_arg(call) is False else None
         if state != "eval":
             return
-        if any(method_call(c)[1] in _NEEDS_GRAD for c in calls if c is not node):
+        if any(method_call(c)[1] in _NEEDS_GRAD for c in calls if c is not node) or self._differentiates(scope):
             return  # a training or attack function: the graph is wanted
         if self._grad_off(scope):
             return
@@ -66,6 +76,31 @@ class GradInInference(Rule):
             }
         return found
 
+    def _differentiates(self, scope: cst.CSTNode) -> bool:
+        """The function asks autograd for gradients without ``.backward()``: ``torch.autograd.grad``
+        (a gradient penalty), ``torch.func.grad``..., ``x.requires_grad = True``, or a call of a
+        function of the module that does (``gp = compute_gradient_penalty(D, real, fake)``)."""
+        ctx = self.ctx
+        helpers = ctx.facts.derived("TPL602.differentiating_functions", differentiating_functions)
+
+        def differentiates(call: cst.Call) -> bool:
+            if _is_differentiation(ctx.qualname(call.func)):
+                return True
+            func = call.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in (
+                    "self", "cls"):
+                return func.attr.value in helpers
+            return isinstance(func, cst.Name) and func.value in helpers and ctx.qualname(func) is None
+
+        if find_calls(scope, differentiates):
+            return True
+        body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        return any(
+            isinstance(n, cst.Assign) and is_true(n.value) and any(
+                isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" for t in n.targets)
+            for n in descendants(body, prune=lambda x: isinstance(x, (cst.FunctionDef, cst.Lambda, cst.ClassDef)))
+        )
+
     def _grad_off(self, scope: cst.CSTNode) -> bool:
         ctx = self.ctx
         if ctx.under_grad_off():
@@ -77,6 +112,47 @@ class GradInInference(Rule):
             frame = frame.parent
         # torch.set_grad_enabled(False) as a statement, or a grad mode we cannot follow.
         return bool(find_calls(scope, lambda c: is_grad_off(c, ctx)))
+
+
+def _is_differentiation(qual) -> bool:
+    return bool(qual) and (qual in _DIFFERENTIATES or qual.startswith(_DIFFERENTIATING_MODULES))
+
+
+def differentiating_functions(tree: ast.Module, table) -> frozenset:
+    """Names of the module's functions and methods that differentiate (call ``torch.autograd.grad``
+    and the like), directly or through other such functions of the module, nested definitions
+    apart."""
+    calls = {}  # function name -> (differentiates itself?, names it calls)
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        own, called = False, set()
+        pending = list(node.body)
+        while pending:
+            child = pending.pop()
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            if isinstance(child, ast.Call):
+                if _is_differentiation(canonical(table.resolve(dotted_name_ast(child.func)))):
+                    own = True
+                func = child.func
+                if isinstance(func, ast.Name):
+                    called.add(func.id)
+                elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in (
+                        "self", "cls"):
+                    called.add(func.attr)
+            pending.extend(ast.iter_child_nodes(child))
+        before = calls.get(node.name, (False, set()))
+        calls[node.name] = (before[0] or own, before[1] | called)
+    found = {name for name, (own, _) in calls.items() if own}
+    changed = True
+    while changed:
+        changed = False
+        for name, (_, called) in calls.items():
+            if name not in found and not called.isdisjoint(found):
+                found.add(name)
+                changed = True
+    return frozenset(found)
 
 
 def _literal_arg(call: cst.Call):
@@ -129,6 +205,26 @@ def other(model, loader):
     for x in loader:
         model(x)                         # back in training mode
 """,
+    """
+import torch
+from torch.autograd import grad
+from torch import autograd
+def gradient_penalty(critic, real, fake):
+    mixed = (real + fake) / 2
+    scores = critic(mixed)
+    return autograd.grad(scores.sum(), mixed, create_graph=True)[0].norm()
+def train_critic(generator, critic, loader):
+    generator.eval()                         # a frozen generator, while the critic trains
+    for real in loader:
+        fake = generator(real)
+        penalty = gradient_penalty(critic, real, fake)   # a helper that differentiates
+def input_gradients(model, loader):
+    model.eval()
+    for x in loader:
+        x.requires_grad = True
+        out = model(x)
+        g, = grad(out.sum(), x)              # saliency: the graph is wanted
+""",
 )
 RULE.INVALID = (
     """
@@ -158,6 +254,16 @@ class Runner:
         self.net.eval()
         for batch in loader:
             pred = self.net(batch)  # TPL602
+""",
+    """
+import torch
+def summarize(out):
+    return out.mean()
+def evaluate(model, loader):
+    model.eval()
+    for x in loader:
+        out = model(x)  # TPL602
+        grad = summarize(out)                # a local name, not torch.autograd.grad
 """,
 )
 RULE.WHY = """\

@@ -21,6 +21,12 @@ _PROFILERS = frozenset((
     "torch.autograd.profiler.profile", "torch.autograd.profiler.emit_nvtx",
     "torch.autograd.profile", "torch.autograd.emit_nvtx",
 ))
+# The legacy profilers take ``enabled`` as their first positional argument
+# (``torch.autograd.profiler.profile(args.profile)``, ``emit_nvtx(args.nvtx)``).
+_ENABLED_FIRST = frozenset((
+    "torch.autograd.profiler.profile", "torch.autograd.profiler.emit_nvtx",
+    "torch.autograd.profile", "torch.autograd.emit_nvtx",
+))
 
 
 class DebugApiInTraining(Rule):
@@ -59,6 +65,8 @@ class DebugApiInTraining(Rule):
             if keyword(node, "schedule") is not None:
                 return  # records only the scheduled steps
             enabled = keyword(node, "enabled")
+            if enabled is None and qual in _ENABLED_FIRST and positional(node):
+                enabled = positional(node)[0]
             if enabled is not None and not is_true(enabled.value):
                 return
             if not self._is_with_item(node) or not self._wraps_step_loop(ctx.parent(2)):
@@ -156,6 +164,21 @@ with torch.autograd.profiler.profile(enabled=args.profile):
         loss_fn(model(x), y).backward()
         optimizer.step()
 """,
+    """
+import contextlib
+import torch
+from torch.profiler import record_function
+PROFILE = False
+def train(model, loader, optimizer, args):
+    with torch.autograd.profiler.profile(args.profile) as prof:        # enabled, positionally: a flag
+        with torch.autograd.profiler.emit_nvtx(PROFILE):
+            for x, y in loader:
+                scope = record_function("step") if args.profile else contextlib.nullcontext()
+                with scope:                                          # off unless the flag is on
+                    loss_fn(model(x), y).backward()
+                with record_function("optimizer"):                   # a label: costs nothing unprofiled
+                    optimizer.step()
+""",
 )
 RULE.INVALID = (
     """
@@ -178,6 +201,14 @@ import torch
 from torch.profiler import profile, ProfilerActivity
 with profile(activities=[ProfilerActivity.CUDA]) as prof:  # TPL603
     for epoch in range(epochs):
+        for x, y in loader:
+            loss_fn(model(x), y).backward()
+            optimizer.step()
+""",
+    """
+import torch
+def train(model, loader, optimizer):
+    with torch.autograd.profiler.profile(True, use_cuda=True) as prof:  # TPL603
         for x, y in loader:
             loss_fn(model(x), y).backward()
             optimizer.step()
