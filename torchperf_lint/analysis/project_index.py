@@ -504,7 +504,7 @@ class Project:
         self._modules: Dict[str, Module] = {}  # path -> module
         self._failed: Dict[str, Tuple[int, int]] = {}  # path -> (size, mtime_ns) it had no summary at
         self._by_name: Dict[str, Optional[str]] = {}
-        self._import_words: Optional[Dict[str, Set[bytes]]] = None
+        self._importers_of: Optional[Dict[bytes, List[str]]] = None  # import word -> files
         self._import_words_at = 0.0  # when the project's files were last listed (time.monotonic)
         self._ignored: Optional[List[str]] = None
         self.parsed = 0  # files this process parsed for the index (benchmarks read it)
@@ -639,7 +639,7 @@ class Project:
             self._checked.pop(path, None)
             self._failed.pop(path, None)
         self.memo.clear()
-        self._import_words = None  # who imports whom may have changed with the text
+        self._importers_of = None  # who imports whom may have changed with the text
 
     def _overlay_module(self, path: str, source: str) -> Optional[Module]:
         digest = content_digest(source)
@@ -752,11 +752,11 @@ class Project:
     def importers(self, name: str) -> List[str]:
         """Files whose import statements mention the last part of ``name`` (a superset of those
         that import it; the summaries decide)."""
-        if self._import_words is None or time.monotonic() - self._import_words_at > IMPORTERS_FRESH_FOR:
+        if self._importers_of is None or time.monotonic() - self._import_words_at > IMPORTERS_FRESH_FOR:
             # Listed once per run: a CLI or flake8 run lints every file in seconds; a long-lived
             # process (an editor's server) lists again after a while to see new files.
             self._import_words_at = time.monotonic()
-            self._import_words = {}
+            words_of: Dict[str, Set[bytes]] = {}
             for path in self.files():
                 try:
                     if not stat_is_file(os.stat(path)):
@@ -765,19 +765,22 @@ class Project:
                         raw = handle.read(MAX_SCANNED_BYTES)
                 except OSError:
                     continue
-                words: Set[bytes] = set()
-                if b"import" in raw:
-                    for match in _IMPORT_LINE.finditer(raw):
-                        for group in match.groups():
-                            if group:
-                                words.update(_WORD.findall(group))
-                self._import_words[os.path.abspath(path)] = words
+                words_of[os.path.abspath(path)] = _import_words(raw) if b"import" in raw else set()
             for path, text in self._overlays.items():  # an editor's unsaved imports count
-                raw = text.encode("utf-8", "surrogatepass")
-                self._import_words[path] = {word for match in _IMPORT_LINE.finditer(raw)
-                                            for group in match.groups() if group for word in _WORD.findall(group)}
-        last = name.rpartition(".")[2].encode()
-        return sorted(path for path, words in self._import_words.items() if last in words)
+                words_of[path] = _import_words(text.encode("utf-8", "surrogatepass"))
+            # Inverted once (word -> files): every linted file asks, so each answer is a lookup.
+            importers_of: Dict[bytes, List[str]] = {}
+            for path in sorted(words_of):
+                for word in words_of[path]:
+                    importers_of.setdefault(word, []).append(path)
+            self._importers_of = importers_of
+        return list(self._importers_of.get(name.rpartition(".")[2].encode(), ()))
+
+
+def _import_words(raw: bytes) -> Set[bytes]:
+    """The words of a file's import statements (module and imported names)."""
+    return {word for match in _IMPORT_LINE.finditer(raw) for group in match.groups() if group
+            for word in _WORD.findall(group)}
 
 
 def _config_excludes(root: str) -> List[str]:
