@@ -1,0 +1,246 @@
+"""The cases that let mutants of the rules survive (issue 21, "How to verify").
+
+A mutation run found that the suite compared (line, code) pairs only, so a rule that dropped its
+message, offered a "safe" fix where none is allowed, crashed on an odd loop, or flagged host values
+still passed. Each test here asserts whole diagnostics: code, position, message, and the fix
+(applicability, description, edits) or its absence.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from torchperf_lint.catalog import CATALOG, SAFE, UNSAFE
+from torchperf_lint.engine import fix_source, lint_source
+from torchperf_lint.findings import Edit
+from torchperf_lint.frontends.cli import main as cli_main
+
+ALL = list(CATALOG)
+
+TPL101_MESSAGE = (
+    "tensor is created on the CPU and then copied to the device; pass `device=` to "
+    "`torch.{}(...)` to create it there (runtime_guard: device-native creation)"
+)
+TPL102_TAIL = (
+    " waits for the device in every iteration; keep values on the device (`total += loss.detach()`) "
+    "and sync once after the loop or every N steps (runtime_guard: sync report)"
+)
+CUSTOM_FWD_MESSAGE = (
+    '`torch.cuda.amp.custom_fwd` is deprecated (FutureWarning since torch 2.4); use '
+    '`torch.amp.custom_fwd(device_type="cuda")`'
+)
+
+
+def diagnostics(source: str, *codes: str):
+    """(code, line, col, message, fix) per finding; fix = None or (applicability, description, edits)."""
+    rows = []
+    for f in lint_source(textwrap.dedent(source), codes=ALL):
+        if codes and f.code not in codes:
+            continue
+        fix = None if f.fix is None else (f.fix.applicability, f.fix.description, tuple(f.fix.edits or ()))
+        rows.append((f.code, f.line, f.col, f.message, fix))
+    return rows
+
+
+# ---- TPL101: a fix only where the factory is moved directly ----------------------------------------
+
+def test_tpl101_ops_between_factory_and_move_get_no_fix():
+    source = """\
+    import torch
+    def masks(n, k, device):
+        a = torch.ones(n).long().to(device)
+        b = (torch.zeros(n) + k).cuda()
+        c = torch.arange(n).view(-1, 1).to(device)
+        return a, b, c
+    """
+    assert diagnostics(source, "TPL101") == [
+        ("TPL101", 3, 8, TPL101_MESSAGE.format("ones"), None),
+        ("TPL101", 4, 9, TPL101_MESSAGE.format("zeros"), None),
+        ("TPL101", 5, 8, TPL101_MESSAGE.format("arange"), None),
+    ]
+    assert fix_source(textwrap.dedent(source), codes=["TPL101"], unsafe=True) == (textwrap.dedent(source), 0)
+
+
+def test_tpl101_direct_moves_safe_for_deterministic_unsafe_for_random():
+    source = """\
+    import torch
+    def make(device):
+        a = torch.zeros(3).to(device)
+        b = torch.randn(3).to(device)
+        return a, b
+    """
+    assert diagnostics(source, "TPL101") == [
+        ("TPL101", 3, 8, TPL101_MESSAGE.format("zeros"),
+         (SAFE, "create the tensor with device=device", (Edit(3, 21, 3, 26, ", device="),))),
+        ("TPL101", 4, 8, TPL101_MESSAGE.format("randn"),
+         (UNSAFE, "create the tensor with device=device", (Edit(4, 21, 4, 26, ", device="),))),
+    ]
+
+
+@pytest.mark.parametrize("move", [
+    "torch.zeros(3, requires_grad=True).to(device)",   # a different leaf on the device
+    "torch.zeros(3).to(device, copy=True)",             # more than a move
+    "torch.zeros(3).to(device, torch.float16)",         # and a dtype
+    "torch.zeros(3).cuda(0, non_blocking=True, memory_format=fmt)",
+])
+def test_tpl101_moves_with_more_than_a_device_get_no_fix(move):
+    source = f"import torch\ndef make(device, fmt):\n    return {move}\n"
+    [(code, line, _, message, fix)] = diagnostics(source, "TPL101")
+    assert (code, line, message, fix) == ("TPL101", 3, TPL101_MESSAGE.format("zeros"), None)
+
+
+def test_tpl101_host_moves_and_dtype_changes_are_silent():
+    source = """\
+    import torch
+    a = torch.zeros(3).to("cpu")
+    b = torch.zeros(3).cpu()
+    c = torch.zeros(3).to(torch.float16)
+    d = torch.zeros(3).to(dtype=torch.long)
+    """
+    assert diagnostics(source) == []
+
+
+# ---- TPL304: a bare reference is reported, never "fixed" into a call ------------------------------------
+
+def test_tpl304_bare_reference_is_reported_without_a_fix():
+    source = """\
+    import torch
+    deco = torch.cuda.amp.custom_fwd
+    hooks = [torch.cuda.amp.custom_fwd]
+    """
+    assert diagnostics(source, "TPL304") == [
+        ("TPL304", 2, 7, CUSTOM_FWD_MESSAGE, None),
+        ("TPL304", 3, 9, CUSTOM_FWD_MESSAGE, None),
+    ]
+    assert fix_source(textwrap.dedent(source), codes=["TPL304"], unsafe=True)[1] == 0
+
+
+def test_tpl304_bare_decorator_becomes_a_call_with_its_device():
+    source = """\
+    import torch
+    @torch.cuda.amp.custom_fwd
+    def forward(ctx, x):
+        return x
+    """
+    assert diagnostics(source, "TPL304") == [
+        ("TPL304", 2, 1, CUSTOM_FWD_MESSAGE,
+         (SAFE, 'use torch.amp.custom_fwd(device_type="cuda")',
+          (Edit(2, 7, 2, 26, 'amp.custom_fwd(device_type="cuda")'),))),
+    ]
+
+
+def test_tpl304_imported_name_used_as_a_value_blocks_the_import_fix():
+    source = """\
+    import torch
+    from torch.cuda.amp import custom_fwd
+    deco = custom_fwd
+    """
+    [(code, line, col, message, fix)] = diagnostics(source, "TPL304")
+    assert (code, line, col, fix) == ("TPL304", 2, 0, None)
+    assert message.startswith("`from torch.cuda.amp import ...` imports deprecated AMP APIs")
+
+
+def test_tpl304_type_positions_and_torch_amp_are_silent():
+    source = """\
+    import torch
+    def run(scaler: torch.cuda.amp.GradScaler, x):
+        with torch.amp.autocast("cuda"):
+            return torch.autocast("cuda"), scaler
+    """
+    assert diagnostics(source) == []
+
+
+# ---- TPL102: `while <device tensor>:` in a step loop, host values --------------------------------------
+
+STEP_LOOP = """\
+import numpy as np
+import torch
+
+def train(model, ema_model, loader, optimizer, device):
+    for x, y in loader:
+        x = x.to(device)
+        loss = model(x).sum()
+        loss.backward()
+        optimizer.step()
+{body}
+"""
+
+
+def _step(body: str) -> str:
+    return STEP_LOOP.format(body=textwrap.indent(textwrap.dedent(body), " " * 8))
+
+
+def test_tpl102_while_on_a_device_tensor_in_a_step_loop():
+    source = _step("""\
+        while loss:
+            loss = loss - 1
+        while (loss > 0).any():
+            break
+    """)
+    truth = "testing a tensor's truth" + TPL102_TAIL
+    assert diagnostics(source) == [
+        ("TPL102", 10, 14, truth, None),
+        ("TPL102", 12, 14, truth, None),
+    ]
+
+
+def test_tpl102_while_on_a_device_tensor_through_the_cli(tmp_path, capsys):
+    path = tmp_path / "train.py"
+    path.write_text(_step("while loss:\n    loss = loss - 1\n"), encoding="utf-8")
+    assert cli_main(["check", "--no-cache", str(path)] if _has_no_cache() else ["check", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}:10:15: TPL102 testing a tensor's truth" in out
+    assert "TPL900" not in out
+
+
+def _has_no_cache() -> bool:
+    import contextlib
+    import io
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        cli_main(["check", "--help"])
+    return "--no-cache" in buffer.getvalue()
+
+
+def test_tpl102_model_moves_and_numpy_guards_are_silent():
+    source = _step("""\
+        ema_model.cpu()
+        out = model(x)
+        if isinstance(out, np.ndarray):
+            out.tolist()
+    """)
+    assert diagnostics(source) == []
+
+
+def test_tpl102_the_same_calls_on_device_values_are_flagged():
+    source = _step("""\
+        loss.cpu()
+        out = model(x)
+        out.tolist()
+    """)
+    assert diagnostics(source) == [
+        ("TPL102", 10, 8, "`.cpu()`" + TPL102_TAIL, None),
+        ("TPL102", 12, 8, "`.tolist()`" + TPL102_TAIL, None),
+    ]
+
+
+def test_tpl102_numpy_narrowing_covers_its_branch_only():
+    source = _step("""\
+        out = model(x)
+        a = out.tolist() if isinstance(out, (list, np.ndarray)) else out
+        if isinstance(out, np.ndarray):
+            pass
+        else:
+            out.tolist()
+        if isinstance(out, torch.Tensor):
+            out.tolist()
+        if isinstance(loss, np.ndarray):
+            out.tolist()
+    """)
+    assert diagnostics(source) == [
+        ("TPL102", 15, 12, "`.tolist()`" + TPL102_TAIL, None),
+        ("TPL102", 17, 12, "`.tolist()`" + TPL102_TAIL, None),
+        ("TPL102", 19, 12, "`.tolist()`" + TPL102_TAIL, None),
+    ]
