@@ -244,3 +244,21 @@ def test_tpl102_numpy_narrowing_covers_its_branch_only():
         ("TPL102", 17, 12, "`.tolist()`" + TPL102_TAIL, None),
         ("TPL102", 19, 12, "`.tolist()`" + TPL102_TAIL, None),
     ]
+
+
+# ---- fix_source on a source that keeps its BOM (lint_source accepts one) ---------------------------------
+
+def test_fix_source_keeps_a_bom_and_fixes_behind_it():
+    source = "\ufeffimport torch\nx = torch.zeros(8).to(device)\n"
+    assert fix_source(source, codes=["TPL101"]) == (
+        "\ufeffimport torch\nx = torch.zeros(8, device=device)\n", 1)
+
+
+def test_fix_source_still_refuses_a_fix_that_breaks_the_file():
+    from torchperf_lint.fixing.fixer import fix_loop
+    from torchperf_lint.findings import Finding, Fix
+
+    broken = Finding("TPL101", 1, 0, "m", fix=Fix(SAFE, "d", (Edit(1, 0, 1, 0, "("),)))
+    fixed, total, _, error = fix_loop("\ufeffx = 1\n", lambda text: ([broken],), unsafe=False)
+    assert (fixed, total) == ("\ufeffx = 1\n", 0)
+    assert error.startswith("the fixes for TPL101 would leave code that does not parse")
