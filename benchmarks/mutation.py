@@ -23,6 +23,8 @@ survivor's diff is one line or one statement:
 - a statement removed (replaced by ``pass``), a ``return x`` made ``return None``.
 Not mutated: docstrings, imports, f-strings (their parts have no reliable positions), and the
 module-level ``RULE.VALID/INVALID/FIXES/WHY/...`` assignments (test data and docs, not behaviour).
+Equivalent by construction and left out: ``return False`` made ``return None``, and removing a
+function's last ``return``/``return None``/``return False`` (callers test these values for truth).
 
 Before the mutants, two checks make the score mean something: the unmutated tests pass in the copy,
 and a module replaced by ``raise ImportError`` is killed (the copy's package is the one imported).
@@ -34,14 +36,17 @@ from __future__ import annotations
 
 import argparse
 import ast
+import concurrent.futures
 import copy
 import difflib
 import os
+import queue
 import random
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,9 +183,9 @@ def mutation_sites(module: str, text: str) -> List[Mutant]:
         if isinstance(node, (ast.If, ast.While, ast.IfExp)) and id(node.test) not in skipped:
             replace(node.test, "negate condition",
                     new_text="(not (" + ast.get_source_segment(text, node.test) + "))")
-        if isinstance(node, (ast.Return,)) and node.value is not None and not (
-                isinstance(node.value, ast.Constant) and node.value.value is None):
-            replace(node.value, "return None", new_text="None")
+        if isinstance(node, ast.Return) and node.value is not None and not (
+                isinstance(node.value, ast.Constant) and node.value.value in (None, False)):
+            replace(node.value, "return None", new_text="None")  # ``return False``: the same falsy value
         for field in ("body", "orelse", "finalbody"):
             body = getattr(node, field, None)
             if not isinstance(body, list) or isinstance(node, ast.Module):
@@ -192,6 +197,11 @@ def mutation_sites(module: str, text: str) -> List[Mutant]:
                     continue
                 if len(body) == 1 and isinstance(statement, ast.Return):
                     continue  # covered by "return None"
+                if (statement is body[-1] and isinstance(statement, ast.Return) and field == "body"
+                        and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        and (statement.value is None or (isinstance(statement.value, ast.Constant)
+                                                         and statement.value.value in (None, False)))):
+                    continue  # a function's last ``return None``/``return False``: falling off is the same
                 replace(statement, "remove statement", new_text="pass")
     # Some ast rewrites are no change in text (a repr round-trip): drop them.
     return [m for m in mutants if text[m.start:m.end] != m.replacement and _compiles(m.apply(text))]
@@ -250,6 +260,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--timeout", type=float, default=180.0)
     parser.add_argument("--report", type=Path, default=ROOT / "benchmarks" / "mutation_report.md")
+    parser.add_argument("--jobs", "-j", type=int, default=1, help="mutants tested at once (one scratch copy each)")
     parser.add_argument("--list", action="store_true", help="only count the mutation sites per module")
     args = parser.parse_args(argv)
 
@@ -265,10 +276,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.list:
         return 0
 
-    results: Dict[str, List[Tuple[Mutant, str, float]]] = {}
+    results: Dict[str, List[Tuple[Mutant, str, float]]] = {name: [] for name, _, _ in plan}
     with tempfile.TemporaryDirectory(prefix="tpl-mutation-") as scratch:
-        work = Path(scratch)
-        _scratch_copy(work)
+        copies: "queue.Queue[Path]" = queue.Queue()
+        for index in range(args.jobs):
+            work = Path(scratch) / f"copy{index}"
+            _scratch_copy(work)
+            copies.put(work)
+        work = copies.queue[0]
         for tests in {tuple(_existing(work, TARGETS[name][1])) for name, _, _ in plan}:
             status, seconds = _run_tests(work, list(tests), args.timeout)
             if status != "survived":
@@ -285,18 +300,35 @@ def main(argv: Optional[List[str]] = None) -> int:
                   "is not the one imported", file=sys.stderr)
             return 2
         print(f"baseline passes in the copy ({seconds:.1f}s); canary killed", flush=True)
-        for name, chosen, text in plan:
+        texts = {name: text for name, _, text in plan}
+        lock = threading.Lock()
+
+        def run_one(name: str, index: int, total: int, mutant: Mutant) -> None:
             path, tests = TARGETS[name]
-            tests = _existing(work, tests)
-            target = work / path
-            rows = results.setdefault(name, [])
-            for index, mutant in enumerate(chosen, 1):
-                target.write_text(mutant.apply(text), encoding="utf-8")
-                status, seconds = _run_tests(work, tests, args.timeout)
-                rows.append((mutant, status, seconds))
-                print(f"{name} {index}/{len(chosen)} line {mutant.line} {mutant.kind}: {status} ({seconds:.1f}s)",
+            work = copies.get()
+            try:
+                target = work / path
+                target.write_text(mutant.apply(texts[name]), encoding="utf-8")
+                try:
+                    status, seconds = _run_tests(work, _existing(work, tests), args.timeout)
+                finally:
+                    target.write_text(texts[name], encoding="utf-8")
+            finally:
+                copies.put(work)
+            with lock:
+                results[name].append((mutant, status, seconds))
+                print(f"{name} {index}/{total} line {mutant.line} {mutant.kind}: {status} ({seconds:.1f}s)",
                       flush=True)
-            target.write_text(text, encoding="utf-8")
+                if status == "survived":
+                    print(mutant.diff(texts[name], path), flush=True)
+
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            jobs = [pool.submit(run_one, name, index, len(chosen), mutant)
+                    for name, chosen, _ in plan for index, mutant in enumerate(chosen, 1)]
+            for job in jobs:
+                job.result()
+        for name in results:
+            results[name].sort(key=lambda row: row[0].start)
         _write_report(args, plan, results)
     return 0
 

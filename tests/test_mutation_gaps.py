@@ -262,3 +262,85 @@ def test_fix_source_still_refuses_a_fix_that_breaks_the_file():
     fixed, total, _, error = fix_loop("\ufeffx = 1\n", lambda text: ([broken],), unsafe=False)
     assert (fixed, total) == ("\ufeffx = 1\n", 0)
     assert error.startswith("the fixes for TPL101 would leave code that does not parse")
+
+
+# ---- TPL101: every factory on its own (each one must pass the prefilters alone) -------------------------
+
+@pytest.mark.parametrize("call,name,applicability", [
+    ("torch.zeros(3)", "zeros", SAFE),
+    ("torch.ones(3)", "ones", SAFE),
+    ("torch.empty(3)", "empty", SAFE),
+    ("torch.full((3,), 1.0)", "full", SAFE),
+    ("torch.arange(3)", "arange", SAFE),
+    ("torch.eye(3)", "eye", SAFE),
+    ("torch.tensor([1, 2])", "tensor", SAFE),
+    ("torch.as_tensor([1, 2])", "as_tensor", SAFE),
+    ("torch.linspace(0, 1, 5)", "linspace", UNSAFE),
+    ("torch.logspace(0, 1, 5)", "logspace", UNSAFE),
+    ("torch.rand(3)", "rand", UNSAFE),
+    ("torch.randn(3)", "randn", UNSAFE),
+    ("torch.randint(0, 5, (3,))", "randint", UNSAFE),
+    ("torch.randperm(5)", "randperm", UNSAFE),
+    ("torch.normal(0.0, 1.0, size=(3,))", "normal", UNSAFE),
+])
+def test_tpl101_each_factory_alone(call, name, applicability):
+    source = f"import torch\ndef make(device):\n    return {call}.to(device)\n"
+    end = 11 + len(call)
+    assert diagnostics(source) == [
+        ("TPL101", 3, 11, TPL101_MESSAGE.format(name),
+         (applicability, "create the tensor with device=device", (Edit(3, end - 1, 3, end + 4, ", device="),))),
+    ]
+
+
+@pytest.mark.parametrize("expr,col,name", [
+    ("(0.5 < torch.rand(n))", 18, "rand"),
+    ("(torch.rand(n) > p)", 12, "rand"),
+    ("(2 * torch.ones(n))", 16, "ones"),
+    ("(-torch.ones(n))", 13, "ones"),
+    ("(torch.ones(n) * scale)", 12, "ones"),
+    ("(torch.ones(n) * len(p))", 12, "ones"),
+    ("torch.arange(n).to(torch.long)", 11, "arange"),
+    ("torch.arange(n).to(dtype=torch.long)", 11, "arange"),
+])
+def test_tpl101_ops_before_the_move_alone_in_a_function(expr, col, name):
+    """Each alone: a unit is only analysed when its own text and ast pass the rule's prefilters."""
+    source = f"import torch\ndef make(n, p, device):\n    scale = 2.0\n    return {expr}.to(device)\n"
+    assert diagnostics(source) == [("TPL101", 4, col, TPL101_MESSAGE.format(name), None)]
+
+
+def test_tpl101_ops_with_another_tensor_are_silent():
+    source = """\
+    import torch
+    def make(n, device, other):
+        a = (torch.ones(n) * other.cuda()).to(device)
+        b = (torch.ones(n) + torch.randn(n, device=device)).to(device)
+        return a, b
+    """
+    assert diagnostics(source) == []
+
+
+# ---- line ends: what a multi-line fix inserts, and lines as Python counts them -----------------------
+
+LOADER = (
+    "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(\n    dataset,\n"
+    "    batch_size=8,\n    num_workers=2,\n)\nfor x in loader:\n    x = x.cuda()\n"
+)
+LOADER_FIXED = LOADER.replace("    num_workers=2,\n", "    num_workers=2,\n    pin_memory=True,\n")
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_a_multi_line_fix_inserts_the_files_own_line_end(newline):
+    source = LOADER.replace("\n", newline)
+    assert fix_source(source, codes=["TPL502"]) == (LOADER_FIXED.replace("\n", newline), 1)
+
+
+def test_lines_as_python_counts_them():
+    from torchperf_lint.fixing.lines import newline_of, normalise_newlines, split_lines
+
+    assert split_lines("a\x0cb\nc\r\nd\re\u2028f") == ["a\x0cb\n", "c\r\n", "d\r", "e\u2028f"]
+    assert split_lines("a\nb\n") == ["a\n", "b\n"]
+    assert split_lines("") == []
+    assert normalise_newlines("a\r\nb\rc\n") == "a\nb\nc\n"
+    assert normalise_newlines("a\nb") == "a\nb"
+    assert [newline_of(t) for t in ("a\nb\r\n", "a\r\nb\n", "a\rb\n", "a", "a\nb\rc")] == [
+        "\n", "\r\n", "\r", "\n", "\n"]
