@@ -344,3 +344,72 @@ def test_lines_as_python_counts_them():
     assert normalise_newlines("a\nb") == "a\nb"
     assert [newline_of(t) for t in ("a\nb\r\n", "a\r\nb\n", "a\rb\n", "a", "a\nb\rc")] == [
         "\n", "\r\n", "\r", "\n", "\n"]
+
+
+def test_tpl102_sync_functions_and_allocator_queries():
+    source = _step("""\
+        idx = torch.nonzero(loss > 0)
+        torch.cuda.synchronize()
+        reserved = torch.cuda.memory_reserved()
+        count = v = int(loss)
+    """)
+    assert diagnostics(source) == [
+        ("TPL102", 10, 14, "`.nonzero()`" + TPL102_TAIL, None),
+        ("TPL102", 11, 8, "`torch.cuda.synchronize()`" + TPL102_TAIL, None),
+        ("TPL102", 13, 20, "`int()` of a tensor" + TPL102_TAIL, None),
+    ]
+
+
+@pytest.mark.parametrize("call,what", [
+    ("out.item()", "`.item()`"),
+    ("out.cpu()", "`.cpu()`"),
+    ("out.numpy()", "`.numpy()`"),
+    ("out.tolist()", "`.tolist()`"),
+    ("out.nonzero()", "`.nonzero()`"),
+    ("torch.nonzero(out)", "`.nonzero()`"),
+    ("torch.cuda.synchronize()", "`torch.cuda.synchronize()`"),
+])
+def test_tpl102_each_sync_alone_in_a_loop_that_names_no_loss(call, what):
+    """No ``loss``, ``model``, ``backward`` or ``if`` in the unit: only the sync passes the prefilter."""
+    source = f"import torch\ndef run(net, loader):\n    for batch in loader:\n        out = net(batch.cuda())\n        r = {call}\n"
+    assert diagnostics(source) == [("TPL102", 5, 12, what + TPL102_TAIL, None)]
+
+
+def test_tpl102_device_values_outside_step_loops_are_silent():
+    source = """\
+    import torch
+    def report(model, x, names):
+        out = model(x.cuda())
+        value = out.sum()
+        if value:
+            pass
+        for name in names:
+            if out:
+                pass
+            out.item()
+            float(value)
+        while value:
+            value = value - 1
+        return out.item()
+    """
+    assert diagnostics(source) == []
+
+
+def test_tpl102_conversions_in_units_named_only_by_logits_or_isfinite():
+    source = """\
+    import torch
+    from rich import print
+    def run(net, loader):
+        for batch in loader:
+            logits = net(batch.cuda())
+            r = float(logits.max())
+            print(logits)
+    def run2(net, loader):
+        for batch in loader:
+            out = net(batch.cuda())
+            r = bool(torch.isfinite(out.max()))
+    """
+    assert diagnostics(source) == [
+        ("TPL102", 6, 12, "`float()` of a tensor" + TPL102_TAIL, None),  # rich's print is not the builtin
+        ("TPL102", 11, 12, "`bool()` of a tensor" + TPL102_TAIL, None),
+    ]
