@@ -16,21 +16,20 @@ from torchperf_lint.catalog import CATALOG, SAFE, UNSAFE
 from torchperf_lint.engine import fix_source, lint_source
 from torchperf_lint.findings import Edit
 from torchperf_lint.frontends.cli import main as cli_main
+from torchperf_lint.rules import RULES
 
 ALL = list(CATALOG)
 
-TPL101_MESSAGE = (
-    "tensor is created on the CPU and then copied to the device; pass `device=` to "
-    "`torch.{}(...)` to create it there (runtime_guard: device-native creation)"
-)
-TPL102_TAIL = (
-    " waits for the device in every iteration; keep values on the device (`total += loss.detach()`) "
-    "and sync once after the loop or every N steps (runtime_guard: sync report)"
-)
-CUSTOM_FWD_MESSAGE = (
-    '`torch.cuda.amp.custom_fwd` is deprecated (FutureWarning since torch 2.4); use '
-    '`torch.amp.custom_fwd(device_type="cuda")`'
-)
+# Messages from the rules' own templates: the tests pin which message and what fills it, and the
+# snapshots (tests/test_snapshots.py) pin the wording, so a rewording is one regeneration, not edits here.
+TPL101_MESSAGE = RULES["TPL101"].message.replace("{factory}", "{}")
+CUSTOM_FWD_MESSAGE = RULES["TPL304"].message.format(
+    old="torch.cuda.amp.custom_fwd", new='torch.amp.custom_fwd(device_type="cuda")')
+TPL104_MESSAGE = RULES["TPL104"].message
+
+
+def msg102(what: str) -> str:
+    return RULES["TPL102"].message.format(what=what)
 
 
 def diagnostics(source: str, *codes: str):
@@ -179,7 +178,7 @@ def test_tpl102_while_on_a_device_tensor_in_a_step_loop():
         while (loss > 0).any():
             break
     """)
-    truth = "testing a tensor's truth" + TPL102_TAIL
+    truth = msg102("testing a tensor's truth")
     assert diagnostics(source) == [
         ("TPL102", 10, 14, truth, None),
         ("TPL102", 12, 14, truth, None),
@@ -221,8 +220,8 @@ def test_tpl102_the_same_calls_on_device_values_are_flagged():
         out.tolist()
     """)
     assert diagnostics(source) == [
-        ("TPL102", 10, 8, "`.cpu()`" + TPL102_TAIL, None),
-        ("TPL102", 12, 8, "`.tolist()`" + TPL102_TAIL, None),
+        ("TPL102", 10, 8, msg102("`.cpu()`"), None),
+        ("TPL102", 12, 8, msg102("`.tolist()`"), None),
     ]
 
 
@@ -240,9 +239,9 @@ def test_tpl102_numpy_narrowing_covers_its_branch_only():
             out.tolist()
     """)
     assert diagnostics(source) == [
-        ("TPL102", 15, 12, "`.tolist()`" + TPL102_TAIL, None),
-        ("TPL102", 17, 12, "`.tolist()`" + TPL102_TAIL, None),
-        ("TPL102", 19, 12, "`.tolist()`" + TPL102_TAIL, None),
+        ("TPL102", 15, 12, msg102("`.tolist()`"), None),
+        ("TPL102", 17, 12, msg102("`.tolist()`"), None),
+        ("TPL102", 19, 12, msg102("`.tolist()`"), None),
     ]
 
 
@@ -354,9 +353,9 @@ def test_tpl102_sync_functions_and_allocator_queries():
         count = v = int(loss)
     """)
     assert diagnostics(source) == [
-        ("TPL102", 10, 14, "`.nonzero()`" + TPL102_TAIL, None),
-        ("TPL102", 11, 8, "`torch.cuda.synchronize()`" + TPL102_TAIL, None),
-        ("TPL102", 13, 20, "`int()` of a tensor" + TPL102_TAIL, None),
+        ("TPL102", 10, 14, msg102("`.nonzero()`"), None),
+        ("TPL102", 11, 8, msg102("`torch.cuda.synchronize()`"), None),
+        ("TPL102", 13, 20, msg102("`int()` of a tensor"), None),
     ]
 
 
@@ -372,7 +371,7 @@ def test_tpl102_sync_functions_and_allocator_queries():
 def test_tpl102_each_sync_alone_in_a_loop_that_names_no_loss(call, what):
     """No ``loss``, ``model``, ``backward`` or ``if`` in the unit: only the sync passes the prefilter."""
     source = f"import torch\ndef run(net, loader):\n    for batch in loader:\n        out = net(batch.cuda())\n        r = {call}\n"
-    assert diagnostics(source) == [("TPL102", 5, 12, what + TPL102_TAIL, None)]
+    assert diagnostics(source) == [("TPL102", 5, 12, msg102(what), None)]
 
 
 def test_tpl102_device_values_outside_step_loops_are_silent():
@@ -410,6 +409,39 @@ def test_tpl102_conversions_in_units_named_only_by_logits_or_isfinite():
             r = bool(torch.isfinite(out.max()))
     """
     assert diagnostics(source) == [
-        ("TPL102", 6, 12, "`float()` of a tensor" + TPL102_TAIL, None),  # rich's print is not the builtin
-        ("TPL102", 11, 12, "`bool()` of a tensor" + TPL102_TAIL, None),
+        ("TPL102", 6, 12, msg102("`float()` of a tensor"), None),  # rich's print is not the builtin
+        ("TPL102", 11, 12, msg102("`bool()` of a tensor"), None),
+    ]
+
+
+# ---- TPL104: starred moves, staging buffers -----------------------------------------------------------
+
+PINNED = """\
+import torch
+from torch.utils.data import DataLoader
+loader = DataLoader(ds, batch_size=64, num_workers=4, pin_memory=True)
+def train(model, optimizer, device, args, kw):
+{body}
+"""
+
+
+def test_tpl104_starred_moves_are_silent_and_refilled_buffers_get_no_fix():
+    body = """\
+    for x, y, w in loader:
+        x = x.to(*args)
+        y = y.cuda(**kw)
+        z = w.to(device)
+        loss = model(x).sum()
+        loss.backward()
+    staging = next(iter(loader))
+    for x, y in loader:
+        staging.copy_(x)
+        batch = staging.to(device)
+        loss = model(batch).sum()
+        loss.backward()
+"""
+    assert diagnostics(PINNED.format(body=body), "TPL104") == [
+        ("TPL104", 8, 12, TPL104_MESSAGE,
+         (SAFE, "add non_blocking=True", (Edit(8, 23, 8, 23, ", non_blocking=True"),))),
+        ("TPL104", 14, 16, TPL104_MESSAGE, None),
     ]
