@@ -39,6 +39,7 @@ import ast
 import concurrent.futures
 import copy
 import difflib
+import json
 import os
 import queue
 import random
@@ -58,8 +59,8 @@ PACKAGE = "torchperf_lint"
 # The fast tests that cover each module, cheapest killers first (pytest stops at the first failure).
 _RULE_TESTS = ["tests/test_snapshots.py", "tests/test_mutation_gaps.py", "tests/test_rule_examples.py"]
 _FIX_TESTS = ["tests/test_snapshots.py", "tests/test_mutation_gaps.py", "tests/test_rule_examples.py",
-              "tests/test_fix_layout.py", "tests/test_lazy_fixes.py", "tests/test_properties.py",
-              "tests/cli/test_cli_fix.py"]
+              "tests/test_fix_layout.py", "tests/test_lazy_fixes.py", "tests/cli/test_cli_fix.py",
+              "tests/test_properties.py"]
 
 
 def rule_tests(code: str) -> List[str]:
@@ -78,7 +79,8 @@ TARGETS: Dict[str, Tuple[str, List[str]]] = {
     "fixing.fixer": ("torchperf_lint/fixing/fixer.py", _FIX_TESTS),
     "fixing.lines": ("torchperf_lint/fixing/lines.py", _FIX_TESTS),
 }
-DEFAULT_MODULES = ["tpl101", "tpl102", "tpl104", "tpl304", "step_loops", "fixing.edits", "fixing.fixer"]
+DEFAULT_MODULES = ["tpl101", "tpl102", "tpl104", "tpl304", "step_loops", "fixing.edits", "fixing.fixer",
+                   "fixing.lines"]
 
 _FLIP = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE,
          ast.LtE: ast.Gt, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
@@ -261,6 +263,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--timeout", type=float, default=180.0)
     parser.add_argument("--report", type=Path, default=ROOT / "benchmarks" / "mutation_report.md")
     parser.add_argument("--jobs", "-j", type=int, default=1, help="mutants tested at once (one scratch copy each)")
+    parser.add_argument("--rerun-survivors", type=Path, metavar="JSON",
+                        help="the .json of an earlier run of the same sample: test only its survivors again")
     parser.add_argument("--list", action="store_true", help="only count the mutation sites per module")
     args = parser.parse_args(argv)
 
@@ -275,6 +279,19 @@ def main(argv: Optional[List[str]] = None) -> int:
         plan.append((name, chosen, text))
     if args.list:
         return 0
+    earlier: Dict[Tuple[str, int, int, str], str] = {}
+    if args.rerun_survivors:
+        # Tests were only added since that run: a mutant it killed stays killed; test the others.
+        data = json.loads(args.rerun_survivors.read_text(encoding="utf-8"))
+        if (data["seed"], data["per_module"], data["modules"]) != (args.seed, args.per_module, args.modules):
+            print("--rerun-survivors: that run sampled other mutants (seed, size or modules differ)", file=sys.stderr)
+            return 2
+        earlier = {(r["module"], r["start"], r["end"], r["replacement"]): r["status"] for r in data["mutants"]}
+        for name, chosen, _ in plan:
+            missing = [m for m in chosen if (name, m.start, m.end, m.replacement) not in earlier]
+            if missing:
+                print(f"--rerun-survivors: {name} changed since that run", file=sys.stderr)
+                return 2
 
     results: Dict[str, List[Tuple[Mutant, str, float]]] = {name: [] for name, _, _ in plan}
     with tempfile.TemporaryDirectory(prefix="tpl-mutation-") as scratch:
@@ -305,6 +322,11 @@ def main(argv: Optional[List[str]] = None) -> int:
 
         def run_one(name: str, index: int, total: int, mutant: Mutant) -> None:
             path, tests = TARGETS[name]
+            before = earlier.get((name, mutant.start, mutant.end, mutant.replacement))
+            if before is not None and before != "survived":
+                with lock:
+                    results[name].append((mutant, before, 0.0))
+                return
             work = copies.get()
             try:
                 target = work / path
@@ -334,9 +356,10 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 def _write_report(args, plan, results) -> None:
+    rerun = f" --rerun-survivors {args.rerun_survivors}" if args.rerun_survivors else ""
     out: List[str] = ["# Mutation run", "",
                       f"`python benchmarks/mutation.py --per-module {args.per_module} --seed {args.seed} "
-                      f"--modules {' '.join(args.modules)}`", "",
+                      f"--modules {' '.join(args.modules)}{rerun}`", "",
                       "| module | mutants | killed | of which timed out | survived | killed % |",
                       "|---|---|---|---|---|---|"]
     total = killed_total = 0
@@ -358,6 +381,12 @@ def _write_report(args, plan, results) -> None:
                 out += [f"### {name} line {mutant.line}: {mutant.kind}", "", "```diff",
                         mutant.diff(text, path).rstrip("\n"), "```", ""]
     args.report.write_text("\n".join(out) + "\n", encoding="utf-8")
+    args.report.with_suffix(".json").write_text(json.dumps({
+        "seed": args.seed, "per_module": args.per_module, "modules": args.modules,
+        "mutants": [{"module": name, "line": m.line, "kind": m.kind, "start": m.start, "end": m.end,
+                     "replacement": m.replacement, "status": status, "seconds": round(seconds, 1)}
+                    for name, _, _ in plan for m, status, seconds in results.get(name, [])],
+    }, indent=1) + "\n", encoding="utf-8")
     print(f"report: {args.report}; {killed_total}/{total} killed", flush=True)
 
 
