@@ -296,6 +296,8 @@ def test_tpl101_each_factory_alone(call, name, applicability):
     ("(torch.rand(n) > p)", 12, "rand"),
     ("(2 * torch.ones(n))", 16, "ones"),
     ("(-torch.ones(n))", 13, "ones"),
+    ("(-torch.ones(n).float())", 13, "ones"),
+    ("(torch.ones(n) * -2)", 12, "ones"),
     ("(torch.ones(n) * scale)", 12, "ones"),
     ("(torch.ones(n) * len(p))", 12, "ones"),
     ("torch.arange(n).to(torch.long)", 11, "arange"),
