@@ -447,3 +447,34 @@ def test_tpl104_starred_moves_are_silent_and_refilled_buffers_get_no_fix():
          (SAFE, "add non_blocking=True", (Edit(8, 23, 8, 23, ", non_blocking=True"),))),
         ("TPL104", 14, 16, TPL104_MESSAGE, None),
     ]
+
+
+def test_tpl102_nonzero_imported_from_torch():
+    # ``int(`` lets the unit through the prefilters: a unit whose only sync is a bare ``nonzero(...)``
+    # is not analysed today (a known recall gap of the text prefilter, see docs/testing.md).
+    source = """\
+    import torch
+    from torch import nonzero
+    def run(net, loader):
+        for batch in loader:
+            loss = net(batch.cuda())
+            r = nonzero(loss)
+            n = int(r.numel())
+    """
+    assert diagnostics(source) == [("TPL102", 6, 12, msg102("`torch.nonzero()`"), None)]
+
+
+def test_tpl101_negative_literal_data_alone_and_chained_assignment():
+    source = """\
+    import torch
+    def make(device):
+        return torch.tensor(-1.0).to(device)
+    def keep(n, device):
+        a = b = torch.ones(n)
+        a = a.to(device)
+        return a, b
+    """
+    assert diagnostics(source) == [
+        ("TPL101", 3, 11, TPL101_MESSAGE.format("tensor"),
+         (SAFE, "create the tensor with device=device", (Edit(3, 28, 3, 33, ", device="),))),
+    ]
