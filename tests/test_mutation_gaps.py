@@ -478,3 +478,35 @@ def test_tpl101_negative_literal_data_alone_and_chained_assignment():
         ("TPL101", 3, 11, TPL101_MESSAGE.format("tensor"),
          (SAFE, "create the tensor with device=device", (Edit(3, 28, 3, 33, ", device="),))),
     ]
+
+
+def test_tpl102_syncs_after_the_step_loop_are_silent():
+    source = """\
+    import torch
+    def train(model, loader, optimizer):
+        for x in loader:
+            loss = model(x.cuda()).sum()
+            loss.backward()
+            optimizer.step()
+        if loss:
+            pass
+        while loss:
+            loss = loss / 2
+        v = float(loss)
+        print(loss)
+        return loss.item()
+    """
+    assert diagnostics(source, "TPL102") == []
+
+
+@pytest.mark.parametrize("lines,line,col,what", [
+    # Each unit names a tensor only through one word of the prefilter's list.
+    (["err = crit(net(batch.cuda()), y)", "err.backward()", "v = float(err)"], 6, 12, "`float()` of a tensor"),
+    (["out = net(batch.cuda())", "ok = bool((out > 0).all())"], 5, 13, "`bool()` of a tensor"),
+    (["out = net(batch.cuda())", "bad = bool(torch.isinf(out).max())"], 5, 14, "`bool()` of a tensor"),
+])
+def test_tpl102_truth_and_conversions_named_by_one_prefilter_word(lines, line, col, what):
+    body = "".join(f"        {text}\n" for text in lines)
+    source = f"import torch\ndef run(net, crit, loader, y):\n    for batch in loader:\n{body}"
+    found = diagnostics(source, "TPL102")
+    assert found == [("TPL102", line, col, msg102(what), None)], found
