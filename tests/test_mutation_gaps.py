@@ -510,3 +510,31 @@ def test_tpl102_truth_and_conversions_named_by_one_prefilter_word(lines, line, c
     source = f"import torch\ndef run(net, crit, loader, y):\n    for batch in loader:\n{body}"
     found = diagnostics(source, "TPL102")
     assert found == [("TPL102", line, col, msg102(what), None)], found
+
+
+# ---- TPL304: the cpu spellings, and calls the fix cannot rewrite ---------------------------------------
+
+def _amp_message(old: str, name: str, device: str) -> str:
+    return RULES["TPL304"].message.format(old=old, new=f'torch.amp.{name}("{device}", ...)')
+
+
+def test_tpl304_cpu_spellings_and_calls_without_a_fix():
+    source = """\
+    import torch
+    scaler = torch.cpu.amp.GradScaler()
+    ctx = torch.cpu.amp.autocast(dtype=torch.bfloat16)
+    a = torch.cuda.amp.autocast(True)
+    b = torch.cuda.amp.autocast(**kw)
+    c = torch.cuda.amp.GradScaler(init_scale=2.0 ** 16)
+    """
+    assert diagnostics(source, "TPL304") == [
+        ("TPL304", 2, 9, _amp_message("torch.cpu.amp.GradScaler", "GradScaler", "cpu"),
+         (SAFE, 'use torch.amp.GradScaler("cpu", ...)', (Edit(2, 15, 2, 34, 'amp.GradScaler("cpu"'),))),
+        ("TPL304", 3, 6, _amp_message("torch.cpu.amp.autocast", "autocast", "cpu"),
+         (SAFE, 'use torch.amp.autocast("cpu", ...)', (Edit(3, 12, 3, 29, 'amp.autocast("cpu", '),))),
+        # autocast's first positional argument is the device in torch.amp: not rewritten.
+        ("TPL304", 4, 4, _amp_message("torch.cuda.amp.autocast", "autocast", "cuda"), None),
+        ("TPL304", 5, 4, _amp_message("torch.cuda.amp.autocast", "autocast", "cuda"), None),
+        ("TPL304", 6, 4, _amp_message("torch.cuda.amp.GradScaler", "GradScaler", "cuda"),
+         (SAFE, 'use torch.amp.GradScaler("cuda", ...)', (Edit(6, 10, 6, 30, 'amp.GradScaler("cuda", '),))),
+    ]
