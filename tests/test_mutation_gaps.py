@@ -538,3 +538,31 @@ def test_tpl304_cpu_spellings_and_calls_without_a_fix():
         ("TPL304", 6, 4, _amp_message("torch.cuda.amp.GradScaler", "GradScaler", "cuda"),
          (SAFE, 'use torch.amp.GradScaler("cuda", ...)', (Edit(6, 10, 6, 30, 'amp.GradScaler("cuda", '),))),
     ]
+
+
+def test_tpl304_module_paths_aliases_and_names_handed_on():
+    source = """\
+    import torch
+    import torch as T
+    s = torch.cpu.amp.grad_scaler.GradScaler()
+    t = T.cuda.amp.GradScaler()
+    def f(run):
+        from torch.cuda.amp import autocast
+        return run(autocast)
+    def g():
+        from torch.cpu.amp import autocast
+        with autocast():
+            pass
+    """
+    found = diagnostics(source, "TPL304")
+    assert [row[:3] + (row[4],) for row in found] == [
+        ("TPL304", 3, 4, (SAFE, 'use torch.amp.GradScaler("cpu", ...)', (Edit(3, 10, 3, 41, 'amp.GradScaler("cpu"'),))),
+        # the file's own spelling of torch is kept
+        ("TPL304", 4, 4, (SAFE, 'use torch.amp.GradScaler("cuda", ...)', (Edit(4, 6, 4, 26, 'amp.GradScaler("cuda"'),))),
+        # ``autocast`` handed to a function would lose its device: no fix
+        ("TPL304", 6, 4, None),
+        ("TPL304", 9, 4, (SAFE, "import from torch.amp and pass the device at every use",
+                          (Edit(9, 15, 10, 18, 'amp import autocast\n    with autocast("cpu"'),))),
+    ]
+    assert found[1][3] == _amp_message("T.cuda.amp.GradScaler", "GradScaler", "cuda")
+    assert '`from torch.cpu.amp import ...`' in found[3][3] and 'autocast("cpu", ...)' in found[3][3]
