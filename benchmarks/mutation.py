@@ -291,11 +291,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             print("--rerun-survivors: that run sampled other mutants (seed, size or modules differ)", file=sys.stderr)
             return 2
         earlier = {(r["module"], r["start"], r["end"], r["replacement"]): r["status"] for r in data["mutants"]}
-        for name, chosen, _ in plan:
-            missing = [m for m in chosen if (name, m.start, m.end, m.replacement) not in earlier]
-            if missing:
-                print(f"--rerun-survivors: {name} changed since that run", file=sys.stderr)
-                return 2
+        # A mutant that run did not reach (--stop-at) is not tested now either.
+        plan = [(name, [m for m in chosen if (name, m.start, m.end, m.replacement) in earlier], text)
+                for name, chosen, text in plan]
 
     results: Dict[str, List[Tuple[Mutant, str, float]]] = {name: [] for name, _, _ in plan}
     with tempfile.TemporaryDirectory(prefix="tpl-mutation-") as scratch:
@@ -305,7 +303,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             _scratch_copy(work)
             copies.put(work)
         work = copies.queue[0]
-        for tests in {tuple(_existing(work, TARGETS[name][1])) for name, _, _ in plan}:
+        for tests in {tuple(_existing(work, TARGETS[name][1])) for name, chosen, _ in plan if chosen}:
             status, seconds = _run_tests(work, list(tests), args.timeout)
             if status != "survived":
                 print(f"the unmutated tests fail in the scratch copy ({status}): {' '.join(tests)}",
@@ -333,6 +331,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                     results[name].append((mutant, before, 0.0))
                 return
             if stop_at is not None and time.time() >= stop_at:
+                if before is not None:  # a survivor of the earlier run not tested again: still a survivor
+                    with lock:
+                        results[name].append((mutant, before, 0.0))
                 return  # not tested: the report counts only tested mutants, and says how many were not
             work = copies.get()
             try:
