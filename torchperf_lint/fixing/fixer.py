@@ -88,7 +88,8 @@ def fix_loop(
         if new_source == source:
             break
         try:
-            ast.parse(new_source)
+            # A BOM the caller left in (lint_source accepts one; Python's parser rejects it in a str).
+            ast.parse(new_source[1:] if new_source.startswith("\ufeff") else new_source)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
             codes = ", ".join(sorted({f.code for f in first[0] if applicable(f, unsafe)}))
             return original, 0, first, (
