@@ -18,6 +18,7 @@ PATCHED = [
     (torch.amp.autocast_mode.autocast, "__enter__"),
     (torch.amp.GradScaler, "__init__"),
     (torch.Tensor, "backward"),
+    (torch.autograd, "backward"),
     (torch.Tensor, "item"),
     (torch.Tensor, "__bool__"),
     (torch.Tensor, "to"),
