@@ -41,12 +41,32 @@ class Guard:
                 fix = cls(self)
                 self.fixes[cls.name] = fix
                 fix.install()
+            self._note_ranks()
             self.installed = True
             if not self._atexit:
                 # Registered once, at the first install that is not "off": an "off" import must
                 # leave no trace, not even an atexit handler.
                 atexit.register(self._print_report)
                 self._atexit = True
+
+    def _note_ranks(self) -> None:
+        """A process that joins a process group by itself (an ``mp.spawn`` rank) has no torchrun
+        RANK: its rank is noted when it joins, for the report's heading and per-rank file."""
+        import torch.distributed as dist
+
+        from . import report_file
+
+        if not dist.is_available():
+            return
+        original = dist.init_process_group
+
+        def init_process_group(*args, **kwargs):
+            result = original(*args, **kwargs)
+            report_file.note_process_group()
+            return result
+
+        self.registry.patch("core", dist, "init_process_group", init_process_group)
+        report_file.note_process_group()  # joined before the guard was installed
 
     def uninstall(self) -> None:
         with self._lock:

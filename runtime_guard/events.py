@@ -143,7 +143,9 @@ class EventLog:
 def format_table(events: List[Event]) -> str:
     if not events:
         return ""
-    rank = os.environ.get("RANK")
+    from .report_file import rank_label
+
+    rank = rank_label()
     head = "runtime_guard report" + (f" (rank {rank})" if rank is not None else "")
     rows = [("code", "action", "count", "location", "detail")]
     for e in sorted(events, key=lambda e: (e.code, e.location)):

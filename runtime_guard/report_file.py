@@ -47,9 +47,45 @@ def _int_env(name: str) -> Optional[int]:
         return None
 
 
+# (rank, world size) of a process that joined a process group without torchrun's environment
+# (``mp.spawn``, ``multiprocessing`` spawn): noted by the guard's ``init_process_group`` wrapper,
+# since the group is often destroyed before the report is written at exit.
+_joined: Optional[Tuple[int, int]] = None
+
+
+def note_process_group() -> None:
+    """Remember this process's rank and world size (called right after init_process_group)."""
+    global _joined
+    try:
+        import torch.distributed as dist
+
+        if dist.is_available() and dist.is_initialized():
+            _joined = (dist.get_rank(), dist.get_world_size())
+    except Exception:
+        pass
+
+
 def rank() -> int:
-    """The global rank under torchrun; 0 for a single process."""
-    return _int_env("RANK") or 0
+    """The global rank: torchrun's RANK, else the rank this process joined a group with; 0 for a
+    single process."""
+    value = _int_env("RANK")
+    if value is None and _joined is not None:
+        return _joined[0]
+    return value or 0
+
+
+def world_size() -> Optional[int]:
+    value = _int_env("WORLD_SIZE")
+    if value is None and _joined is not None:
+        return _joined[1]
+    return value
+
+
+def rank_label() -> Optional[str]:
+    """The rank for the printed table's heading (None for a single process)."""
+    if "RANK" in os.environ:
+        return os.environ["RANK"]
+    return str(_joined[0]) if _joined is not None else None
 
 
 def rank_path(path: str, rank_: int, world_size: Optional[int]) -> str:
@@ -145,7 +181,10 @@ def sarif_document(events: Iterable[object], rank_: int = 0, steps: Optional[int
 
 
 def _in_child_process() -> bool:
-    """Started by multiprocessing (a DataLoader worker, a spawned helper): not the run's report."""
+    """Started by multiprocessing (a DataLoader worker, a spawned helper): not the run's report,
+    unless it joined a process group (an ``mp.spawn`` rank writes its own rank's file)."""
+    if _joined is not None:
+        return False
     try:
         import multiprocessing
 
@@ -157,7 +196,7 @@ def _in_child_process() -> bool:
 def write(path: str, events: Iterable[object]) -> str:
     """Write this process's report; the path written (per rank under torchrun)."""
     rank_ = rank()
-    target = rank_path(path, rank_, _int_env("WORLD_SIZE"))
+    target = rank_path(path, rank_, world_size())
     steps = optimizer_steps()
     build = sarif_document if is_sarif(target) else json_document
     text = build(events, rank_, steps)
@@ -174,12 +213,26 @@ def write(path: str, events: Iterable[object]) -> str:
     return target
 
 
+def _spawned_ranks() -> bool:
+    """Did this process's children write per-rank files next to the report (mp.spawn)?"""
+    path = destination()
+    if not path or world_size():
+        return False
+    head, tail = os.path.split(rank_path(path, 0, 2))
+    return os.path.exists(os.path.join(head, tail))
+
+
 def write_at_exit(events: Iterable[object]) -> None:
     """Called by the guard's exit handler: never raises, one warning line on failure."""
     path = None
     try:
         path = destination()
         if not path or _in_child_process():
+            return
+        events = list(events)
+        if not events and _spawned_ranks():
+            # The launcher of mp.spawn ranks: its empty file would hide the ranks' files from
+            # `torchperf-lint check --runtime-report PATH`, which reads PATH alone if it exists.
             return
         write(path, list(events))
     except Exception as exc:
