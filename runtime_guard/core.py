@@ -10,7 +10,7 @@ from typing import Dict, List, Optional
 
 from . import config as _config
 from .events import EventLog, format_table
-from .patches import PatchRegistry
+from .patches import PatchRegistry, warnings_at_the_users_line
 
 
 class Guard:
@@ -42,6 +42,7 @@ class Guard:
                 self.fixes[cls.name] = fix
                 fix.install()
             self._note_ranks()
+            warnings_at_the_users_line(self.registry, "core")
             self.installed = True
             if not self._atexit:
                 # Registered once, at the first install that is not "off": an "off" import must

@@ -14,6 +14,8 @@ A replacement function is made to look like the original to everything that insp
   ``__prepare_scriptable__``, which TorchScript's recursive compiler asks for the function to
   compile. Scripted code therefore runs unguarded, exactly as without the guard.
 - ``torch.compile`` traces the wrappers (they step aside under ``torch.compiler.is_compiling()``).
+- warnings that torch raises inside a wrapper are shown at the script's line
+  (``warnings_at_the_users_line``).
 
 Restoring puts back the very object that was there (identity-equal), or deletes the attribute
 when the guard added it to an object that only inherited it, and removes the TorchScript builtin
@@ -22,10 +24,8 @@ entries, so that ``uninstall()`` leaves torch as it found it.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import inspect
-import sys
 import types
 import warnings
 from typing import Any, Callable, List, Tuple
@@ -66,38 +66,32 @@ def original_of(obj: Any) -> Any:
     return obj
 
 
-def user_stacklevel() -> int:
-    """The ``stacklevel`` for ``warnings.warn`` called in the caller's frame that makes the warning
-    point at the first frame that is neither torch's nor the guard's."""
-    from .events import _is_internal
+def warnings_at_the_users_line(registry: "PatchRegistry", owner: str) -> None:
+    """Warnings raised inside a guard wrapper are shown at the script's line, not the guard's.
 
-    level = 1
-    frame = sys._getframe(1)
-    while frame is not None and _is_internal(frame.f_code.co_filename):
-        frame = frame.f_back
-        level += 1
-    return level
+    torch's C++ warnings (``torch.tensor(a_tensor)``'s "To copy construct from a tensor...", a
+    complex-to-real ``.to``) are attributed to the innermost Python frame, which under the guard is
+    the wrapper of the factory or method. ``warnings._showwarnmsg`` is where every shown or recorded
+    warning passes, C++ ones included (``catch_warnings(record=True)`` and pytest's capture too):
+    a message located in the guard's files is moved to the first frame that is neither torch's,
+    the guard's nor a library's. Nothing runs unless a warning is shown."""
+    from .events import _GUARD_DIR, user_frame
 
+    original = warnings._showwarnmsg
 
-@contextlib.contextmanager
-def warnings_at_user():
-    """Warnings raised inside (torch's, issued with a stacklevel that lands in a guard wrapper)
-    are re-issued at the user's line. For wrappers of rare calls (constructors) only: catching
-    warnings costs a few microseconds."""
-    from .events import user_frame
+    def _showwarnmsg(msg):
+        try:
+            if str(msg.filename).startswith(_GUARD_DIR):
+                frame = user_frame(1)
+                if frame is not None:
+                    msg.filename = frame.f_code.co_filename
+                    msg.lineno = frame.f_lineno
+                    msg.line = None
+        except Exception:
+            pass
+        return original(msg)
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        yield
-    frame = user_frame(2)
-    for item in caught:
-        from .events import _is_internal
-        if frame is not None and _is_internal(item.filename):
-            warnings.warn_explicit(item.message, item.category, frame.f_code.co_filename,
-                                   frame.f_lineno, module=frame.f_globals.get("__name__"),
-                                   registry=frame.f_globals.setdefault("__warningregistry__", {}))
-        else:
-            warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
+    registry.patch(owner, warnings, "_showwarnmsg", _showwarnmsg)
 
 
 class PatchRegistry:

@@ -32,7 +32,11 @@ def test_every_wrapper_has_the_originals_signature_name_and_wrapped(guard):
     guard.install(mode="fix", device="cpu")
     for obj, attr, wrapper in _patched_callables(guard):
         original = originals[(id(obj), attr)]
-        assert inspect.unwrap(wrapper) is original, (obj, attr)
+        from runtime_guard.patches import original_of
+
+        # Several fixes may wrap one entry point: each wrapper's __wrapped__ is the one below it.
+        assert original_of(wrapper) is original, (obj, attr)
+        assert inspect.unwrap(wrapper) is inspect.unwrap(original)
         assert wrapper.__name__ == original.__name__ and wrapper.__doc__ == original.__doc__
         try:
             expected = inspect.signature(original)
@@ -122,3 +126,16 @@ def test_lightning_ddp_two_cpu_processes_train_as_without_the_guard(tmp_path, la
     assert off.keys() == on.keys()
     for name in off:
         assert torch.equal(off[name], on[name]), name
+
+
+def test_torch_warnings_inside_a_wrapper_point_at_the_users_line(guard):
+    import warnings
+
+    guard.install(mode="fix", device="cpu")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.tensor(torch.ones(2))  # C++: "To copy construct from a tensor ..."
+        torch.randn(2, dtype=torch.cfloat).to(torch.float32)  # C++: "Casting complex values ..."
+    assert len(caught) == 2, [str(w.message) for w in caught]
+    here = inspect.currentframe().f_lineno
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, here - 3), (__file__, here - 2)]

@@ -45,3 +45,14 @@ def test_accelerator_target_counts_only_device_tensors(guard):
     guard.install(mode="fix", device="cuda")  # host tensors' .item() does not wait for a GPU
     torch.ones(()).item()
     assert not events(guard, "TPL102")
+
+
+def test_cpu_only_run_does_not_call_a_cpu_read_a_host_sync(guard):
+    """On a CPU-only run .item() waits for no device: the report says what it is instead."""
+    guard.install(mode="fix", device="cpu")
+    _loop()
+    for event in events(guard, "TPL102"):
+        assert not event.detail.startswith("host sync")
+        assert event.detail.startswith("value read back to Python: ")
+        assert "on this CPU-only run it waits for no device, on an accelerator each is a host " \
+               "sync" in event.detail
