@@ -372,6 +372,10 @@ class AmpFix(Fix):
     def _pre_step(self, optimizer, args, kwargs):
         if not self.active:
             return None
+        if torch.compiler.is_compiling() and not self.state.touched and not self.scalers:
+            # A compiled optimizer step with nothing scaled to check: the bookkeeping below
+            # (thread-local and weak-set updates) would break its graph and has nothing to do.
+            return None
         if self.step is not None and self.step.on:
             try:
                 self.step.on_step(optimizer)
@@ -470,6 +474,8 @@ class AmpFix(Fix):
         return any(bool(total.item() > 0) for total in totals)
 
     def _post_step(self, optimizer, args, kwargs):
+        if not self.state.hidden:
+            return
         hidden = self.state.hidden.pop(id(optimizer), None) if self.active else None
         if hidden:
             for p, grad in hidden:

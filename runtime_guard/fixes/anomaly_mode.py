@@ -61,6 +61,10 @@ class AnomalyModeFix(Fix):
     def _after_optimizer_step(self, optimizer, args, kwargs) -> None:
         if not self.active:
             return
+        if torch.compiler.is_compiling():
+            # A compiled optimizer step: time.perf_counter and the lock would break its graph.
+            # The step is not timed; whether anomaly mode is on is decided outside compiled code.
+            return
         try:
             now = time.perf_counter()
             on = torch.is_anomaly_enabled()
