@@ -12,7 +12,8 @@ way that needs no cooperation from the script's code between ``backward()`` and 
   next optimizer step, so every backward of one iteration is scaled: two losses
   (``loss_a.backward(retain_graph=True); loss_b.backward()``), gradient accumulation inside or
   across regions, a GAN's two-part discriminator loss.
-- ``Tensor.backward`` after such a region backpropagates ``scale * loss``. Before it runs, each
+- ``torch.autograd.backward`` (which ``Tensor.backward`` calls) after such a region backpropagates
+  ``scale * loss``. Before it runs, each
   leaf the graph reaches (found by walking ``grad_fn``) gets, once, a tensor hook
   (``Tensor.register_hook``) that divides its incoming gradient by the scale of the backward in
   progress *before* autograd accumulates it into ``.grad``, and records on the device whether it
@@ -22,8 +23,8 @@ way that needs no cooperation from the script's code between ``backward()`` and 
   accumulation. Under CPU/CUDA float16 autocast the parameters' gradients are float32, so the
   division cannot underflow. A backward that is not scaled passes the hooks untouched.
 - Parameters the walk cannot reach get hooked too: a reentrant ``torch.utils.checkpoint`` segment
-  recomputes its forward inside the backward and calls ``torch.autograd.backward`` there (patched:
-  during a scaled backward, the ``nn.Parameter`` leaves of that inner graph are hooked before their
+  recomputes its forward inside the backward and calls ``torch.autograd.backward`` there (during a
+  scaled backward, the ``nn.Parameter`` leaves of that inner graph are hooked before their
   gradients arrive); after each scaled backward a sweep over the parameters of the optimizers seen
   so far unscales and hooks any that got a gradient without a hook (unfrozen with
   ``requires_grad_(True)``, added by ``add_param_group``, first used after the walks stopped). An
@@ -47,7 +48,6 @@ regions get the same scaling. Known limit: a script that updates parameters by h
 
 from __future__ import annotations
 
-import sys
 import threading
 import weakref
 
@@ -133,7 +133,6 @@ class AmpFix(Fix):
             else:
                 self.step = AmpStep(self)
         original_enter = _autocast.__enter__
-        original_backward = torch.Tensor.backward
         original_scaler_init = torch.amp.GradScaler.__init__
 
         def __enter__(ctx):
@@ -149,43 +148,47 @@ class AmpFix(Fix):
                     fix.fail(exc, "autocast")
             return result
 
-        def backward(tensor, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-            if fix.active and getattr(fix.tls, "fp16", False) and not fix.user_scaler:
+        original_backward = torch.autograd.backward  # Tensor.backward calls it at call time
+
+        def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+                     grad_variables=None, inputs=None):
+            state = fix.state
+            if state.current is not None:
+                # A backward started while a scaled one runs: a reentrant checkpoint recomputing
+                # its segment (torch.utils.checkpoint, use_reentrant=True) and backpropagating
+                # the scaled gradient through it. The segment's parameters are not in the outer
+                # graph: hook them before their gradients arrive. Nothing is scaled again.
+                if fix.active:
+                    try:
+                        fix.hook_nested(tensors)
+                    except Exception as exc:
+                        fix.fail(exc, "reentrant backward")
+            elif fix.active and getattr(fix.tls, "fp16", False) and not fix.user_scaler and \
+                    isinstance(tensors, torch.Tensor) and grad_variables is None:
+                gradient = grad_tensors
+                if isinstance(gradient, (tuple, list)) and len(gradient) == 1:
+                    gradient = gradient[0]
                 scaled = None
                 try:
-                    scaled = fix.scaled_gradient(tensor, gradient, inputs)
+                    if gradient is None or isinstance(gradient, torch.Tensor):
+                        scaled = fix.scaled_gradient(tensors, gradient, inputs)
                 except Exception as exc:
                     fix.fail(exc, "backward")
                 if scaled is not None:
                     gradient, run = scaled
-                    outer, fix.state.current = fix.state.current, run
+                    state.current = run
                     try:
-                        result = original_backward(tensor, gradient, retain_graph, create_graph,
-                                                   inputs)
+                        result = original_backward(tensors, gradient, retain_graph, create_graph,
+                                                   None, inputs)
                     finally:
-                        fix.state.current = outer
+                        state.current = None
                     try:
                         fix.sweep(run)
                     except Exception as exc:
                         fix.fail(exc, "backward")
                     return result
-            return original_backward(tensor, gradient, retain_graph, create_graph, inputs)
-
-        tensor_backward_code = original_backward.__code__
-        original_autograd_backward = torch.autograd.backward
-
-        def autograd_backward(tensors, *args, **kwargs):
-            # A backward started while a scaled one runs: a reentrant checkpoint recomputing its
-            # segment (torch.utils.checkpoint, use_reentrant=True) and backpropagating the scaled
-            # gradient through it. The segment's parameters are not in the outer graph: hook
-            # them before their gradients arrive. (Tensor.backward's own call passes through.)
-            if fix.state.current is not None and fix.active and \
-                    sys._getframe(1).f_code is not tensor_backward_code:
-                try:
-                    fix.hook_nested(tensors)
-                except Exception as exc:
-                    fix.fail(exc, "reentrant backward")
-            return original_autograd_backward(tensors, *args, **kwargs)
+            return original_backward(tensors, grad_tensors, retain_graph, create_graph,
+                                     grad_variables, inputs)
 
         def scaler_init(scaler, *args, **kwargs):
             # The script owns loss scaling from now on (even a disabled scaler is its choice).
@@ -193,8 +196,7 @@ class AmpFix(Fix):
             return original_scaler_init(scaler, *args, **kwargs)
 
         self.patch(_autocast, "__enter__", __enter__)
-        self.patch(torch.Tensor, "backward", backward)
-        self.patch(torch.autograd, "backward", autograd_backward)
+        self.patch(torch.autograd, "backward", backward)
         self.patch(torch.amp.GradScaler, "__init__", scaler_init)
         self._install_misuse()
         if self.step is not None:
@@ -370,11 +372,13 @@ class AmpFix(Fix):
 
     # -- optimizer steps -----------------------------------------------------------------------
     def _pre_step(self, optimizer, args, kwargs):
-        if not self.active:
+        # The common case, first and cheap (it runs at every step of every script): no float16
+        # backward was ever scaled, no GradScaler scaled a loss, no TPL305 autocast. Also what a
+        # compiled optimizer step sees, where the bookkeeping below would break the graph.
+        if not self.state.backwards and not self.scaler_used and self.step is None and \
+                not getattr(self.tls, "fp16", False):
             return None
-        if torch.compiler.is_compiling() and not self.state.touched and not self.scalers:
-            # A compiled optimizer step with nothing scaled to check: the bookkeeping below
-            # (thread-local and weak-set updates) would break its graph and has nothing to do.
+        if not self.active:
             return None
         if self.step is not None and self.step.on:
             try:
@@ -486,6 +490,7 @@ class AmpFix(Fix):
     def _install_misuse(self):
         fix = self
         self.scalers = weakref.WeakKeyDictionary()  # scaler -> {"scaled": bool, "stepped": loc}
+        self.scaler_used = False  # some enabled GradScaler scaled a loss (read at every step)
         self.scaler_opts = weakref.WeakSet()  # optimizers passed to a scaler
         scaler_cls = torch.amp.GradScaler
         original_scale = scaler_cls.scale
@@ -498,6 +503,7 @@ class AmpFix(Fix):
                 try:
                     if scaler.is_enabled():
                         fix._scaler(scaler)["scaled"] = True
+                        fix.scaler_used = True
                 except Exception as exc:
                     fix.fail(exc, "scaler.scale")
             return original_scale(scaler, outputs)

@@ -12,8 +12,9 @@ linter's to find: the guard only sees construction.
 A Sequential counts only once it runs: a script that builds ``nn.Sequential(conv, bn, relu)`` and
 uses a slice of it (``features[:1]``, a new Sequential without the BatchNorm) never feeds that
 conv to the BatchNorm. While some built Sequential with such a pair has not run yet, a global
-forward pre-hook watches for it; it goes at the first optimizer step (the model has run by then),
-so it costs nothing afterwards. A Sequential first run after that step is not reported.
+forward pre-hook (and an optimizer step hook) watch for it; they go at the first forward after the
+first optimizer step (the model has run by then), so they cost nothing afterwards, and nothing at
+all in a script without such a Sequential. A Sequential first run after that step is not reported.
 """
 
 from __future__ import annotations
@@ -65,9 +66,8 @@ class ConvBiasFix(Fix):
                     fix.fail(exc, "nn.Sequential.__init__")
 
         self.patch(nn.Sequential, "__init__", __init__)
-        from torch.optim.optimizer import register_optimizer_step_post_hook
-        handle = register_optimizer_step_post_hook(self._after_step)
-        self.on_undo(handle.remove)
+        self.step_hook = None
+        self.stepped = False
         self.on_undo(self._stop_watching)
 
     def inspect(self, sequential: nn.Sequential) -> None:
@@ -80,9 +80,18 @@ class ConvBiasFix(Fix):
         with self._lock:
             self.pending[sequential] = (location, len(pairs), parameters)
             if self.hook is None:
+                from torch.optim.optimizer import register_optimizer_step_post_hook
+
+                self.stepped = False
                 self.hook = _module.register_module_forward_pre_hook(self._pre_forward)
+                self.step_hook = register_optimizer_step_post_hook(self._after_step)
 
     def _pre_forward(self, module, args):
+        if self.stepped:
+            # Removed here, not in the step hook: torch iterates the optimizer hooks while it
+            # calls them, and this module hook's own dict is copied before its hooks run.
+            self._stop_watching()
+            return None
         if type(module) is not nn.Sequential and not isinstance(module, nn.Sequential):
             return None
         if torch.compiler.is_compiling():
@@ -99,16 +108,17 @@ class ConvBiasFix(Fix):
         return None
 
     def _after_step(self, optimizer, args, kwargs) -> None:
-        if self.hook is not None:
-            self._stop_watching()
+        # Sequentials not run by the first optimizer step are not part of the trained model.
+        self.stepped = True
 
     def _stop_watching(self) -> None:
-        # Sequentials not run by the first optimizer step are not part of the trained model.
         with self._lock:
-            hook, self.hook = self.hook, None
+            hooks = (self.hook, self.step_hook)
+            self.hook = self.step_hook = None
             self.pending = weakref.WeakKeyDictionary()
-        if hook is not None:
-            hook.remove()
+        for hook in hooks:
+            if hook is not None:
+                hook.remove()
 
     def finalize(self) -> None:
         with self._lock:

@@ -17,7 +17,6 @@ PATCHED = [
     (torch._C, "_set_deterministic_algorithms"),
     (torch.amp.autocast_mode.autocast, "__enter__"),
     (torch.amp.GradScaler, "__init__"),
-    (torch.Tensor, "backward"),
     (torch.autograd, "backward"),
     (torch.Tensor, "item"),
     (torch.Tensor, "__bool__"),
