@@ -9,6 +9,7 @@ import threading
 from typing import Dict, List, Optional
 
 from . import config as _config
+from . import report_file
 from .events import EventLog, format_table
 from .patches import PatchRegistry, warnings_at_the_users_line
 
@@ -21,6 +22,9 @@ class Guard:
         self.fixes: Dict[str, object] = {}
         self.installed = False
         self.debug = os.environ.get("RUNTIME_GUARD_DEBUG", "") == "1"
+        # What replaces the script when the DDP fix relaunches it under torchrun (set by
+        # ``python -m runtime_guard``; the fixes read it from here, never from the runner).
+        self.relaunch_target = None
         self._lock = threading.RLock()
         self._atexit = False
 
@@ -100,7 +104,7 @@ class Guard:
         events = []
         try:
             events = self.report()
-            table = format_table(events)
+            table = format_table(events, report_file.rank_label())
             if table:
                 # One write with its newline: under torchrun every rank shares stderr, and print()
                 # writes the text and the end separately, so tables ran into each other.
@@ -110,8 +114,8 @@ class Guard:
             pass
         # RUNTIME_GUARD_REPORT / --report: the same events as a JSON or SARIF file (never raises).
         try:
-            from .report_file import write_at_exit
-            write_at_exit(events)
+            sync = self.fixes.get("sync_report")
+            report_file.write_at_exit(events, getattr(sync, "steps", None))
         except Exception:
             pass
 

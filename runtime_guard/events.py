@@ -140,12 +140,10 @@ class EventLog:
             self._events.clear()
 
 
-def format_table(events: List[Event]) -> str:
+def format_table(events: List[Event], rank: Optional[str] = None) -> str:
+    """The report printed at exit; ``rank``: the process's rank, for its heading."""
     if not events:
         return ""
-    from .report_file import rank_label
-
-    rank = rank_label()
     head = "runtime_guard report" + (f" (rank {rank})" if rank is not None else "")
     rows = [("code", "action", "count", "location", "detail")]
     for e in sorted(events, key=lambda e: (e.code, e.location)):

@@ -132,18 +132,6 @@ def _rows(events: Iterable[object]) -> List[Tuple[Reported, object]]:
     return rows
 
 
-def optimizer_steps() -> Optional[int]:
-    """Optimizer steps the sync report counted in this process (None: not known). The merge
-    (torchperf_lint.runtime_report) uses it to tell a sync at every step from one per epoch."""
-    try:
-        from .core import GUARD
-
-        steps = getattr(GUARD.fix("sync_report"), "steps", None)
-        return int(steps) if steps is not None else None
-    except Exception:
-        return None
-
-
 def _runtime_fields(event, rank_: int, steps: Optional[int]) -> dict:
     return {"count": int(event.count), "action": str(event.action), "rank": rank_,
             "runtime_fix": str(getattr(event, "fix", "") or "") or None, "steps": steps}
@@ -193,11 +181,13 @@ def _in_child_process() -> bool:
         return False
 
 
-def write(path: str, events: Iterable[object]) -> str:
-    """Write this process's report; the path written (per rank under torchrun)."""
+def write(path: str, events: Iterable[object], steps: Optional[int] = None) -> str:
+    """Write this process's report; the path written (per rank under torchrun). ``steps``: the
+    optimizer steps of the run (the sync report's count, passed down by the guard; None: not
+    known); the merge (torchperf_lint.runtime_report) uses it to tell a sync at every step from
+    one per epoch."""
     rank_ = rank()
     target = rank_path(path, rank_, world_size())
-    steps = optimizer_steps()
     build = sarif_document if is_sarif(target) else json_document
     text = build(events, rank_, steps)
     directory = os.path.dirname(os.path.abspath(target))
@@ -222,7 +212,7 @@ def _spawned_ranks() -> bool:
     return os.path.exists(os.path.join(head, tail))
 
 
-def write_at_exit(events: Iterable[object]) -> None:
+def write_at_exit(events: Iterable[object], steps: Optional[int] = None) -> None:
     """Called by the guard's exit handler: never raises, one warning line on failure."""
     path = None
     try:
@@ -234,7 +224,7 @@ def write_at_exit(events: Iterable[object]) -> None:
             # The launcher of mp.spawn ranks: its empty file would hide the ranks' files from
             # `torchperf-lint check --runtime-report PATH`, which reads PATH alone if it exists.
             return
-        write(path, list(events))
+        write(path, events, steps)
     except Exception as exc:
         try:
             print(f"runtime_guard: could not write the report to {path!r}: "

@@ -137,7 +137,8 @@ def guard_children(options, environ=None):
 def relaunch_target():
     """What replaces the script in a relaunch command (``torchrun ... TARGET ARGS``) so that it goes
     through this runner again with the same options: ``["-m", "runtime_guard", "--mode", "warn",
-    "train.py"]`` (``sys.argv[1:]`` follows). None when the runner is not in use."""
+    "train.py"]`` (``sys.argv[1:]`` follows). None when the runner is not in use. The runner hands
+    it to the guard (``GUARD.relaunch_target``), which passes it down to the DDP fix."""
     return None if _invocation is None else ["-m", "runtime_guard", *_invocation]
 
 
@@ -159,6 +160,8 @@ def main(argv=None):
 
     import runtime_guard
     from . import report_file  # imported now: sys.path is about to become the target's
+
+    runtime_guard.GUARD.relaunch_target = relaunch_target()
 
     if "--report" in options:
         report_file.set_destination(options["--report"])

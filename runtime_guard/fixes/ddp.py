@@ -291,12 +291,11 @@ def world_size() -> int:
         return 1
 
 
-def torchrun_command(nproc: int) -> list:
-    from ..runner import relaunch_target
-
-    # Under `python -m runtime_guard train.py`, the relaunched ranks must go through the runner
-    # too, or they would run without the guard (and their DataParallel would stay one).
-    target = relaunch_target()
+def torchrun_command(nproc: int, target=None) -> list:
+    """The torchrun command that relaunches this script. ``target``: what replaces the script under
+    ``python -m runtime_guard train.py`` (the guard's ``relaunch_target``, set by the runner): the
+    relaunched ranks must go through the runner too, or they would run without the guard (and their
+    DataParallel would stay one)."""
     if target is not None:
         return ["torchrun", "--standalone", f"--nproc_per_node={nproc}", *target, *sys.argv[1:]]
     script = sys.argv[0] if sys.argv and sys.argv[0] else None
@@ -594,7 +593,7 @@ class DDPFix(Fix):
         return SingleDeviceParallel, (module, device, dim), {}
 
     def _several_gpus(self, ngpu):
-        cmd = torchrun_command(ngpu)
+        cmd = torchrun_command(ngpu, getattr(self.guard, "relaunch_target", None))
         text = " ".join(shlex.quote(c) for c in cmd) if cmd else \
             f"torchrun --standalone --nproc_per_node={ngpu} your_script.py"
         if self.config.launch and cmd and self.fixing:

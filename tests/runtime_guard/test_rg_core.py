@@ -170,3 +170,29 @@ def test_report_words_at_exit():
     suggested = [line for line in lines if "TPL501" in line and "suggested" in line]
     assert suggested and "[apply: RUNTIME_GUARD_UNSAFE=loader_workers" in suggested[0]
     assert any("TPL201" in line and "left alone" in line and "CPU only" in line for line in lines)
+
+
+def test_fixes_reach_nothing_above_them():
+    """The guard passes its state down (config, registry, log, relaunch target); a fix never
+    imports the core, the runner, prepare() or the report writer, and never names GUARD: the
+    former circle core -> fixes -> ddp -> runner -> report_file -> core is gone."""
+    import ast
+    import pathlib
+
+    above = {"core", "runner", "prepare", "report_file", "__main__"}
+    fixes_dir = pathlib.Path(__file__).resolve().parents[2] / "runtime_guard" / "fixes"
+    offenders = []
+    for path in sorted(fixes_dir.glob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                module = (node.module or "").split(".")
+                names = {alias.name for alias in node.names}
+                if node.level >= 2 and (set(module) & above or (not node.module and names & above)):
+                    offenders.append(f"{path.name}:{node.lineno}")
+                if node.module and node.module.startswith("runtime_guard.") and \
+                        set(node.module.split(".")[1:]) & above:
+                    offenders.append(f"{path.name}:{node.lineno}")
+            elif isinstance(node, ast.Name) and node.id == "GUARD":
+                offenders.append(f"{path.name}:{node.lineno}")
+    assert offenders == []
