@@ -92,7 +92,7 @@ class ConvBiasFix(Fix):
             # calls them, and this module hook's own dict is copied before its hooks run.
             self._stop_watching()
             return None
-        if type(module) is not nn.Sequential and not isinstance(module, nn.Sequential):
+        if not isinstance(module, nn.Sequential):
             return None
         if torch.compiler.is_compiling():
             return None
