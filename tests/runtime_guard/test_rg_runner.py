@@ -329,3 +329,15 @@ def test_relaunch_under_the_runner_keeps_the_guard(monkeypatch):
     assert ddp.torchrun_command(2, runner.relaunch_target()) == [
         "torchrun", "--standalone", "--nproc_per_node=2", "-m", "runtime_guard", "--mode", "warn",
         "train.py", "--epochs", "2"]
+
+
+def test_help_prints_argparse_usage(tmp_path):
+    proc = _run(["-m", "runtime_guard", "--help"], cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stderr == ""
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "usage: python -m runtime_guard [OPTIONS] (script.py | -m module) [ARGS...]"
+    for option in ("--mode {off,warn,fix}", "--fixes LIST", "--skip LIST", "--device DEVICE",
+                   "--amp {bf16,fp16}", "--report PATH", "-m module", "-h, --help"):
+        assert any(line.strip().startswith(option) for line in lines), option
+    assert "Processes it starts" in proc.stdout  # the help says children are guarded
+    assert '"""' not in proc.stdout and "Runs the target as" not in proc.stdout  # not the docstring
