@@ -240,3 +240,72 @@ def test_create_graph_gradients_are_unscaled(guard):
     got = run()
     assert events(guard, "TPL301", "fixed")
     _close([got], [ref])
+
+
+def test_non_scalar_backward_without_gradient_still_raises(guard):
+    """torch refuses backward() of a non-scalar without a gradient; the guard must not supply one."""
+    import pytest
+
+    guard.install(mode="fix", device="cpu")
+    lin = nn.Linear(16, 2)
+    with torch.autocast("cpu", dtype=torch.float16):
+        out = lin(_x()).float()
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar"):
+        out.backward()
+
+
+def _train_plain_leaf_in_reentrant_segment(scaler=None, steps=3):
+    """A plain tensor (not an nn.Parameter) trained inside a reentrant checkpoint: the guard can
+    hook it only once an optimizer step shows it is trained."""
+    torch.manual_seed(0)
+    head = nn.Linear(16, 16)
+    weight = (torch.randn(16, 16) * 0.1).requires_grad_()
+    tail = nn.Linear(16, 1)
+    opt = torch.optim.SGD([weight, *head.parameters(), *tail.parameters()], lr=1e5)
+    x = _x()
+    for _ in range(steps):
+        opt.zero_grad()
+        with torch.autocast("cpu", dtype=torch.float16):
+            h = torch.tanh(head(x))
+            h = checkpoint(lambda t: torch.tanh(t @ weight), h, use_reentrant=True)
+            loss = tail(h).float().mean() * TINY
+        if scaler is None:
+            loss.backward()
+            opt.step()
+        else:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+    return [weight.detach().clone(), *_params(head, tail)]
+
+
+def test_plain_leaf_inside_a_reentrant_checkpoint_is_unscaled_at_its_first_step(guard):
+    ref = _train_plain_leaf_in_reentrant_segment(torch.amp.GradScaler("cpu"))
+    guard.install(mode="fix", device="cpu")
+    _close(_train_plain_leaf_in_reentrant_segment(), ref)
+    (said,) = [e for e in events(guard, "TPL301", "fixed") if "at the optimizer step" in e.detail]
+    assert said.detail.startswith("1 gradient tensor(s) reached outside the walked graph")
+
+
+def test_sparse_overflow_skips_the_step(guard):
+    def run(scaler=None):
+        torch.manual_seed(0)
+        emb = nn.Embedding(10, 4, sparse=True)
+        opt = torch.optim.SGD(emb.parameters(), lr=0.1)
+        with torch.autocast("cpu", dtype=torch.float16):
+            loss = emb(torch.tensor([1, 3])).float().sum() * 1e38
+        if scaler is None:
+            loss.backward()
+            opt.step()
+        else:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        return emb.weight.detach().clone()
+
+    torch.manual_seed(0)
+    untouched = nn.Embedding(10, 4, sparse=True).weight.detach().clone()
+    assert torch.equal(run(torch.amp.GradScaler("cpu")), untouched)  # GradScaler skips it
+    guard.install(mode="fix", device="cpu")
+    assert torch.equal(run(), untouched)
+    assert guard.GUARD.fix("amp").state.scale == 32768.0
