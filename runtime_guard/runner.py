@@ -126,10 +126,10 @@ def guard_children(options, environ=None):
     for name, value in options.items():
         environ[_ENV[name]] = value
     bootstrap = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap")
+    # Only the bootstrap goes on PYTHONPATH: a PYTHONPATH entry comes before the standard library
+    # in sys.path, so adding site-packages there could shadow it. A child that cannot import
+    # runtime_guard otherwise finds it through the bootstrap (appended at the end of sys.path).
     entries = [e for e in environ.get("PYTHONPATH", "").split(os.pathsep) if e and e != bootstrap]
-    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    if package_parent not in entries:
-        entries.append(package_parent)  # the children import runtime_guard from the same place
     environ["PYTHONPATH"] = os.pathsep.join([bootstrap, *entries])
     environ["RUNTIME_GUARD_INHERIT"] = "1"
 
