@@ -51,7 +51,6 @@ class AnomalyModeFix(Fix):
                     fix.fail(exc, "set_anomaly_enabled")
             return original(enabled, *args, **kwargs)
 
-        set_anomaly_enabled.__doc__ = getattr(original, "__doc__", None)
         self.patch(torch, "set_anomaly_enabled", set_anomaly_enabled)
         from torch.optim.optimizer import register_optimizer_step_post_hook
 

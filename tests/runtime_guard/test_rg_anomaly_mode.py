@@ -52,3 +52,18 @@ def test_uninstall_restores_torch(guard):
     assert torch.set_anomaly_enabled is not original
     guard.uninstall()
     assert torch.set_anomaly_enabled is original
+    from torch.optim.optimizer import _global_optimizer_post_hooks
+    assert not _global_optimizer_post_hooks  # the step hook went too
+
+
+def test_anomaly_mode_on_before_install(guard):
+    torch.autograd.set_detect_anomaly(True)
+    try:
+        guard.install(mode="fix", device="cpu")
+        model = nn.Linear(8, 1)
+        _steps(model, torch.optim.SGD(model.parameters(), lr=0.01), 2)
+    finally:
+        torch.autograd.set_detect_anomaly(False)
+    (event,) = events(guard, "TPL603")
+    assert event.location == "<turned on before runtime_guard was installed>" and event.count == 2
+    assert "on during 2 of 2 optimizer steps" in event.detail
