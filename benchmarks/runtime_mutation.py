@@ -193,6 +193,9 @@ def main(argv=None):
     ap.add_argument("--timeout", type=int, default=400)
     ap.add_argument("--out", default="")
     args = ap.parse_args(argv)
+    import signal
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so that the scratch copy is removed
     where = scratch_copy()
     results = {}
     try:
