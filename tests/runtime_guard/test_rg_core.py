@@ -196,3 +196,17 @@ def test_fixes_reach_nothing_above_them():
             elif isinstance(node, ast.Name) and node.id == "GUARD":
                 offenders.append(f"{path.name}:{node.lineno}")
     assert offenders == []
+
+
+def test_uninstalled_fixes_are_inactive(guard):
+    """A wrapper kept by someone (a reference taken while the guard was installed) must do
+    nothing once its fix is uninstalled: every fix's entry points check ``active`` first."""
+    guard.install(mode="fix", device="cpu")
+    installed = list(guard.GUARD.fixes.values())
+    assert installed and all(fix.active for fix in installed)
+    kept_item = torch.Tensor.item
+    guard.uninstall()
+    assert not any(fix.active for fix in installed)
+    for _ in range(3):
+        kept_item(torch.ones(()))
+    assert not events(guard, "TPL102")
