@@ -3,6 +3,7 @@ guard (the runner's bootstrap), print their own report and write their own rank'
 ``torchperf-lint check --runtime-report`` adds up."""
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -23,7 +24,7 @@ def test_mp_spawn_ranks_are_guarded_and_reported(tmp_path):
          os.path.join(SCRIPTS, "spawn_train.py"), str(_free_port())],
         env=guard_env(), cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert sorted(l for l in proc.stdout.splitlines() if " guard " in l) == [
+    assert sorted(re.findall(r"rank \d guard o[nf]+", proc.stdout)) == [
         "rank 0 guard on", "rank 1 guard on"]
     assert "runtime_guard report (rank 0)" in proc.stderr
     assert "runtime_guard report (rank 1)" in proc.stderr

@@ -43,5 +43,7 @@ if __name__ == "__main__":
     if trainer.global_rank == 0:
         torch.save({k: v.detach().clone() for k, v in model.state_dict().items()}, sys.argv[1])
     guard = sys.modules.get("runtime_guard")
-    print(f"rank {trainer.global_rank} steps {trainer.global_step} guard "
-          f"{'on' if guard is not None and guard.GUARD.installed else 'off'}", flush=True)
+    line = (f"rank {trainer.global_rank} steps {trainer.global_step} guard "
+            f"{'on' if guard is not None and guard.GUARD.installed else 'off'}\n")
+    sys.stdout.flush()
+    os.write(1, line.encode())  # one write: both ranks share the pipe (print writes twice)

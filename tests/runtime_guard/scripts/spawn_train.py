@@ -25,8 +25,9 @@ def worker(rank, world, port):
         loss.backward()
         opt.step()
     guard = sys.modules.get("runtime_guard")
-    print(f"rank {rank} guard {'on' if guard is not None and guard.GUARD.installed else 'off'}",
-          flush=True)
+    line = f"rank {rank} guard {'on' if guard is not None and guard.GUARD.installed else 'off'}\n"
+    sys.stdout.flush()
+    os.write(1, line.encode())  # one write: both ranks share the pipe
     dist.destroy_process_group()
 
 
