@@ -66,8 +66,7 @@ class ConvBiasFix(Fix):
                     fix.fail(exc, "nn.Sequential.__init__")
 
         self.patch(nn.Sequential, "__init__", __init__)
-        self.step_hook = None
-        self.stepped = False
+        self.step_hook = None  # with self.hook: watching; inspect() sets self.stepped then
         self.on_undo(self._stop_watching)
 
     def inspect(self, sequential: nn.Sequential) -> None:

@@ -210,3 +210,26 @@ def test_uninstalled_fixes_are_inactive(guard):
     for _ in range(3):
         kept_item(torch.ones(()))
     assert not events(guard, "TPL102")
+
+
+def test_internal_failure_names_its_place_disables_the_fix_and_raises_in_debug(guard, monkeypatch):
+    import pytest
+
+    guard.install(mode="fix", device="cpu")
+    fix = guard.GUARD.fix("sync_report")
+
+    def broken(where, kind):
+        raise KeyError("boom")  # BROKEN HERE
+
+    monkeypatch.setattr(fix, "count", broken)
+    assert torch.ones(()).item() == 1.0  # the script's call still works
+    assert not fix.active
+    line = [n for n, text in enumerate(open(__file__), 1) if text.endswith("# BROKEN HERE\n")][0]
+    (event,) = events(guard, "TPL102", "left alone")
+    assert event.detail == (f"internal failure in sync_report item: KeyError: 'boom' "
+                            f"(test_rg_core.py:{line}); fix disabled")
+    guard.install(mode="fix", device="cpu")
+    monkeypatch.setattr(guard.GUARD, "debug", True)  # RUNTIME_GUARD_DEBUG=1
+    monkeypatch.setattr(guard.GUARD.fix("sync_report"), "count", broken)
+    with pytest.raises(KeyError, match="boom"):
+        torch.ones(()).item()
