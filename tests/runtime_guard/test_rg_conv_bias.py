@@ -63,6 +63,10 @@ def test_a_sliced_sequential_whose_batchnorm_never_follows_is_silent(guard):
     assert events(guard, "TPL605") == []
     fix = guard.GUARD.fix("conv_bias")
     assert fix.hook is None and fix.step_hook is None  # no watching after the first step
+    from torch.nn.modules import module as _module
+    from torch.optim.optimizer import _global_optimizer_post_hooks
+    assert not _module._global_forward_pre_hooks  # the hooks themselves are gone from torch
+    assert all(getattr(h, "__self__", None) is not fix for h in _global_optimizer_post_hooks.values())
 
 
 def test_a_sequential_that_runs_is_reported_once_per_build(guard):
