@@ -62,14 +62,17 @@ def _parser():
                     "spawn children, Lightning's relaunched ranks) are guarded too.",
         epilog="Each option overrides its environment variable. Under torchrun: torchrun "
                "--nproc_per_node N -m runtime_guard train.py ARGS")
-    parser.add_argument("--mode", choices=("off", "warn", "fix"), help="RUNTIME_GUARD (default fix)")
+    parser.add_argument("--mode", choices=("off", "warn", "fix"),
+                        help="RUNTIME_GUARD (default fix)")
     parser.add_argument("--fixes", metavar="LIST",
                         help="RUNTIME_GUARD_FIXES: fix names or TPL codes, comma-separated")
     parser.add_argument("--skip", metavar="LIST", help="RUNTIME_GUARD_SKIP: fixes left out")
     parser.add_argument("--device", help="RUNTIME_GUARD_DEVICE: the target device")
-    parser.add_argument("--amp", choices=("bf16", "fp16"), help="RUNTIME_GUARD_AMP (opt-in TPL305)")
-    parser.add_argument("--report", metavar="PATH", help="RUNTIME_GUARD_REPORT: write the events to "
-                                                         "PATH at exit (.json or .sarif)")
+    parser.add_argument("--amp", choices=("bf16", "fp16"),
+                        help="RUNTIME_GUARD_AMP (opt-in TPL305)")
+    parser.add_argument("--report", metavar="PATH",
+                        help="RUNTIME_GUARD_REPORT: write the events to PATH at exit "
+                             "(.json or .sarif)")
     parser.add_argument("-m", dest="module", metavar="module", help="run a module as python -m")
     return parser
 

@@ -514,7 +514,6 @@ class DDPFix(Fix):
 
     def replacement(self, module, device_ids=None, dim=0):
         """(class, args, kwargs) of what DataParallel(module) becomes, or None to keep it."""
-        from ..events import _is_internal, user_location
         self._location = user_location(1)
         world = world_size()
         if world > 1:

@@ -1,9 +1,9 @@
 """Lightning Trainer(strategy="ddp") on two CPU processes (gloo), as a new user would write it.
 
 The loader comes from a ``train_dataloader`` hook with a positional dataset, so Lightning
-re-creates it (to inject a DistributedSampler) from ``inspect.signature(DataLoader.__init__)`` and
-the instance's attributes. Rank 0 writes the trained weights to ``argv[1]``; ``IMPORT_GUARD=1``: the script imports
-runtime_guard itself."""
+re-creates it (to inject a DistributedSampler) from ``inspect.signature(DataLoader.__init__)``
+and the instance's attributes. Rank 0 writes the trained weights to ``argv[1]``;
+``IMPORT_GUARD=1``: the script imports runtime_guard itself."""
 import os
 import sys
 
