@@ -9,8 +9,9 @@ import threading
 from typing import Dict, List, Optional
 
 from . import config as _config
+from . import report_file
 from .events import EventLog, format_table
-from .patches import PatchRegistry
+from .patches import PatchRegistry, warnings_at_the_users_line
 
 
 class Guard:
@@ -21,6 +22,9 @@ class Guard:
         self.fixes: Dict[str, object] = {}
         self.installed = False
         self.debug = os.environ.get("RUNTIME_GUARD_DEBUG", "") == "1"
+        # What replaces the script when the DDP fix relaunches it under torchrun (set by
+        # ``python -m runtime_guard``; the fixes read it from here, never from the runner).
+        self.relaunch_target = None
         self._lock = threading.RLock()
         self._atexit = False
 
@@ -41,12 +45,33 @@ class Guard:
                 fix = cls(self)
                 self.fixes[cls.name] = fix
                 fix.install()
+            self._note_ranks()
+            warnings_at_the_users_line(self.registry, "core")
             self.installed = True
             if not self._atexit:
                 # Registered once, at the first install that is not "off": an "off" import must
                 # leave no trace, not even an atexit handler.
                 atexit.register(self._print_report)
                 self._atexit = True
+
+    def _note_ranks(self) -> None:
+        """A process that joins a process group by itself (an ``mp.spawn`` rank) has no torchrun
+        RANK: its rank is noted when it joins, for the report's heading and per-rank file."""
+        import torch.distributed as dist
+
+        from . import report_file
+
+        if not dist.is_available():
+            return
+        original = dist.init_process_group
+
+        def init_process_group(*args, **kwargs):
+            result = original(*args, **kwargs)
+            report_file.note_process_group()
+            return result
+
+        self.registry.patch("core", dist, "init_process_group", init_process_group)
+        report_file.note_process_group()  # joined before the guard was installed
 
     def uninstall(self) -> None:
         with self._lock:
@@ -79,7 +104,7 @@ class Guard:
         events = []
         try:
             events = self.report()
-            table = format_table(events)
+            table = format_table(events, report_file.rank_label())
             if table:
                 # One write with its newline: under torchrun every rank shares stderr, and print()
                 # writes the text and the end separately, so tables ran into each other.
@@ -89,8 +114,8 @@ class Guard:
             pass
         # RUNTIME_GUARD_REPORT / --report: the same events as a JSON or SARIF file (never raises).
         try:
-            from .report_file import write_at_exit
-            write_at_exit(events)
+            sync = self.fixes.get("sync_report")
+            report_file.write_at_exit(events, getattr(sync, "steps", None))
         except Exception:
             pass
 

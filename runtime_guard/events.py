@@ -34,10 +34,32 @@ OBSERVED = "observed"
 SKIPPED = LEFT_ALONE  # the former name of "left alone", kept for modules written against it
 ACTIONS = (FIXED, SUGGESTED, LEFT_ALONE, OBSERVED)
 
-# Frames in these trees are torch's or ours; an event points at the first frame outside them.
+# Frames in these trees are torch's, ours or an installed library's (Lightning, accelerate,
+# tqdm: their lines are not the script's to change); an event points at the first frame outside
+# them, the script's line that called into them.
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
 _GUARD_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-_SKIP_PREFIXES = (_TORCH_DIR, _GUARD_DIR, "<frozen ")
+
+
+def _library_dirs():
+    import site
+    import sysconfig
+
+    dirs = set()
+    for key in ("purelib", "platlib", "stdlib", "platstdlib"):
+        try:
+            dirs.add(sysconfig.get_paths()[key])
+        except KeyError:
+            pass
+    try:
+        dirs.update(site.getsitepackages())
+        dirs.add(site.getusersitepackages())
+    except Exception:  # virtualenv's old site module lacks these
+        pass
+    return tuple(os.path.abspath(d) + os.sep for d in sorted(dirs) if d)
+
+
+_SKIP_PREFIXES = (_TORCH_DIR, _GUARD_DIR, "<frozen ") + _library_dirs()
 
 
 def _is_internal(filename: str) -> bool:
@@ -118,10 +140,10 @@ class EventLog:
             self._events.clear()
 
 
-def format_table(events: List[Event]) -> str:
+def format_table(events: List[Event], rank: Optional[str] = None) -> str:
+    """The report printed at exit; ``rank``: the process's rank, for its heading."""
     if not events:
         return ""
-    rank = os.environ.get("RANK")
     head = "runtime_guard report" + (f" (rank {rank})" if rank is not None else "")
     rows = [("code", "action", "count", "location", "detail")]
     for e in sorted(events, key=lambda e: (e.code, e.location)):

@@ -1,15 +1,97 @@
-"""The patch registry: every attribute the guard replaces is recorded here and restored exactly.
+"""The one patching mechanism: every attribute the guard replaces goes through ``PatchRegistry``.
+
+A replacement function is made to look like the original to everything that inspects it:
+
+- ``functools.update_wrapper``: ``__name__``, ``__qualname__``, ``__doc__``, ``__module__`` and
+  ``__wrapped__``; ``__signature__`` is the original's, so ``inspect.signature`` sees the
+  original's parameters. Lightning re-creates DataLoaders from ``inspect.signature`` of
+  ``DataLoader.__init__`` and stores the positional ``dataset`` as ``__dataset`` by those
+  parameter names: with ``(loader, *args, **kwargs)`` it stored nothing and died with
+  ``'DataLoader' object has no attribute '__dataset'``.
+- TorchScript compiles the original, never the wrapper: a wrapped torch builtin (``torch.zeros``)
+  is entered in TorchScript's builtin table under the original's operator, and a wrapped Python
+  function (``F._verify_batch_size``, which ``F.batch_norm`` calls) gets
+  ``__prepare_scriptable__``, which TorchScript's recursive compiler asks for the function to
+  compile. Scripted code therefore runs unguarded, exactly as without the guard.
+- ``torch.compile`` traces the wrappers (they step aside under ``torch.compiler.is_compiling()``).
+- warnings that torch raises inside a wrapper are shown at the script's line
+  (``warnings_at_the_users_line``).
 
 Restoring puts back the very object that was there (identity-equal), or deletes the attribute
-when the guard added it to an object that only inherited it (``DataParallel.__new__``), so that
-``uninstall()`` leaves torch as it found it.
+when the guard added it to an object that only inherited it, and removes the TorchScript builtin
+entries, so that ``uninstall()`` leaves torch as it found it.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+import types
+import warnings
 from typing import Any, Callable, List, Tuple
 
 _MISSING = object()
+
+
+def _builtin_table():
+    try:
+        from torch.jit import _builtins
+        return _builtins._get_builtin_table()
+    except Exception:  # torch without TorchScript: nothing to register
+        return None
+
+
+def transparent(original: Any, wrapper: Callable) -> Callable:
+    """Make ``wrapper`` present itself as ``original`` (see the module docstring); return it."""
+    if isinstance(original, (staticmethod, classmethod)):
+        original = original.__func__
+    functools.update_wrapper(wrapper, original)
+    try:
+        wrapper.__signature__ = inspect.signature(original)
+    except (TypeError, ValueError):  # builtins without a text signature: __wrapped__ suffices
+        pass
+    wrapper.__runtime_guard_original__ = original
+    innermost = original_of(original)
+    if isinstance(innermost, types.FunctionType):
+        wrapper.__prepare_scriptable__ = lambda: innermost
+    else:
+        wrapper.__dict__.pop("__prepare_scriptable__", None)
+    return wrapper
+
+
+def original_of(obj: Any) -> Any:
+    """The unwrapped original of a guard wrapper (the object itself otherwise)."""
+    while hasattr(obj, "__runtime_guard_original__"):
+        obj = obj.__runtime_guard_original__
+    return obj
+
+
+def warnings_at_the_users_line(registry: "PatchRegistry", owner: str) -> None:
+    """Warnings raised inside a guard wrapper are shown at the script's line, not the guard's.
+
+    torch's C++ warnings (``torch.tensor(a_tensor)``'s "To copy construct from a tensor...", a
+    complex-to-real ``.to``) are attributed to the innermost Python frame, which under the guard is
+    the wrapper of the factory or method. ``warnings._showwarnmsg`` is where every shown or recorded
+    warning passes, C++ ones included (``catch_warnings(record=True)`` and pytest's capture too):
+    a message located in the guard's files is moved to the first frame that is neither torch's,
+    the guard's nor a library's. Nothing runs unless a warning is shown."""
+    from .events import _GUARD_DIR, user_frame
+
+    original = warnings._showwarnmsg
+
+    def _showwarnmsg(msg):
+        try:
+            if str(msg.filename).startswith(_GUARD_DIR):
+                frame = user_frame(1)
+                if frame is not None:
+                    msg.filename = frame.f_code.co_filename
+                    msg.lineno = frame.f_lineno
+                    msg.line = None
+        except Exception:
+            pass
+        return original(msg)
+
+    registry.patch(owner, warnings, "_showwarnmsg", _showwarnmsg)
 
 
 class PatchRegistry:
@@ -19,12 +101,21 @@ class PatchRegistry:
         self._undo: List[Tuple[str, Callable[[], None]]] = []
 
     def patch(self, owner: str, obj: Any, attr: str, new: Any) -> Any:
-        """Replace ``obj.attr`` with ``new``; return the current (possibly inherited) value."""
+        """Replace ``obj.attr`` with ``new``; return the current (possibly inherited) value.
+
+        A plain function replacing a callable is made ``transparent`` first."""
         current = getattr(obj, attr)
         try:
             own = vars(obj).get(attr, _MISSING)
         except TypeError:  # objects without __dict__: setattr would fail below anyway
             own = _MISSING
+        if isinstance(new, types.FunctionType) and callable(current):
+            transparent(current, new)
+            table = _builtin_table()
+            op = table.get(id(original_of(current))) if table is not None else None
+            if op is not None:
+                table[id(new)] = op
+                self.on_undo(owner, functools.partial(table.pop, id(new), None))
         setattr(obj, attr, new)
         self._patches.append((owner, obj, attr, own))
         return current

@@ -47,9 +47,45 @@ def _int_env(name: str) -> Optional[int]:
         return None
 
 
+# (rank, world size) of a process that joined a process group without torchrun's environment
+# (``mp.spawn``, ``multiprocessing`` spawn): noted by the guard's ``init_process_group`` wrapper,
+# since the group is often destroyed before the report is written at exit.
+_joined: Optional[Tuple[int, int]] = None
+
+
+def note_process_group() -> None:
+    """Remember this process's rank and world size (called right after init_process_group)."""
+    global _joined
+    try:
+        import torch.distributed as dist
+
+        if dist.is_available() and dist.is_initialized():
+            _joined = (dist.get_rank(), dist.get_world_size())
+    except Exception:
+        pass
+
+
 def rank() -> int:
-    """The global rank under torchrun; 0 for a single process."""
-    return _int_env("RANK") or 0
+    """The global rank: torchrun's RANK, else the rank this process joined a group with; 0 for a
+    single process."""
+    value = _int_env("RANK")
+    if value is None and _joined is not None:
+        return _joined[0]
+    return value or 0
+
+
+def world_size() -> Optional[int]:
+    value = _int_env("WORLD_SIZE")
+    if value is None and _joined is not None:
+        return _joined[1]
+    return value
+
+
+def rank_label() -> Optional[str]:
+    """The rank for the printed table's heading (None for a single process)."""
+    if "RANK" in os.environ:
+        return os.environ["RANK"]
+    return str(_joined[0]) if _joined is not None else None
 
 
 def rank_path(path: str, rank_: int, world_size: Optional[int]) -> str:
@@ -96,18 +132,6 @@ def _rows(events: Iterable[object]) -> List[Tuple[Reported, object]]:
     return rows
 
 
-def optimizer_steps() -> Optional[int]:
-    """Optimizer steps the sync report counted in this process (None: not known). The merge
-    (torchperf_lint.frontends.runtime_report) uses it to tell a sync at every step from one per epoch."""
-    try:
-        from .core import GUARD
-
-        steps = getattr(GUARD.fix("sync_report"), "steps", None)
-        return int(steps) if steps is not None else None
-    except Exception:
-        return None
-
-
 def _runtime_fields(event, rank_: int, steps: Optional[int]) -> dict:
     return {"count": int(event.count), "action": str(event.action), "rank": rank_,
             "runtime_fix": str(getattr(event, "fix", "") or "") or None, "steps": steps}
@@ -145,7 +169,10 @@ def sarif_document(events: Iterable[object], rank_: int = 0, steps: Optional[int
 
 
 def _in_child_process() -> bool:
-    """Started by multiprocessing (a DataLoader worker, a spawned helper): not the run's report."""
+    """Started by multiprocessing (a DataLoader worker, a spawned helper): not the run's report,
+    unless it joined a process group (an ``mp.spawn`` rank writes its own rank's file)."""
+    if _joined is not None:
+        return False
     try:
         import multiprocessing
 
@@ -154,11 +181,13 @@ def _in_child_process() -> bool:
         return False
 
 
-def write(path: str, events: Iterable[object]) -> str:
-    """Write this process's report; the path written (per rank under torchrun)."""
+def write(path: str, events: Iterable[object], steps: Optional[int] = None) -> str:
+    """Write this process's report; the path written (per rank under torchrun). ``steps``: the
+    optimizer steps of the run (the sync report's count, passed down by the guard; None: not
+    known); the merge (torchperf_lint.frontends.runtime_report) uses it to tell a sync at every step from
+    one per epoch."""
     rank_ = rank()
-    target = rank_path(path, rank_, _int_env("WORLD_SIZE"))
-    steps = optimizer_steps()
+    target = rank_path(path, rank_, world_size())
     build = sarif_document if is_sarif(target) else json_document
     text = build(events, rank_, steps)
     directory = os.path.dirname(os.path.abspath(target))
@@ -174,14 +203,28 @@ def write(path: str, events: Iterable[object]) -> str:
     return target
 
 
-def write_at_exit(events: Iterable[object]) -> None:
+def _spawned_ranks() -> bool:
+    """Did this process's children write per-rank files next to the report (mp.spawn)?"""
+    path = destination()
+    if not path or world_size():
+        return False
+    head, tail = os.path.split(rank_path(path, 0, 2))
+    return os.path.exists(os.path.join(head, tail))
+
+
+def write_at_exit(events: Iterable[object], steps: Optional[int] = None) -> None:
     """Called by the guard's exit handler: never raises, one warning line on failure."""
     path = None
     try:
         path = destination()
         if not path or _in_child_process():
             return
-        write(path, list(events))
+        events = list(events)
+        if not events and _spawned_ranks():
+            # The launcher of mp.spawn ranks: its empty file would hide the ranks' files from
+            # `torchperf-lint check --runtime-report PATH`, which reads PATH alone if it exists.
+            return
+        write(path, events, steps)
     except Exception as exc:
         try:
             print(f"runtime_guard: could not write the report to {path!r}: "

@@ -38,9 +38,6 @@ import runpy
 import sys
 import types
 
-USAGE = ("usage: python -m runtime_guard [--mode off|warn|fix] [--fixes LIST] [--skip LIST] "
-         "[--device DEVICE] [--amp bf16|fp16] [--report PATH] (script.py | -m module) [ARGS...]")
-
 # Option name -> install() keyword (None: handled here).
 _OPTIONS = {"--mode": "mode", "--fixes": "fixes", "--skip": "skip", "--device": "device",
             "--amp": "amp", "--report": None}
@@ -54,8 +51,38 @@ class UsageError(Exception):
     pass
 
 
+def _parser():
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m runtime_guard",
+        usage="python -m runtime_guard [OPTIONS] (script.py | -m module) [ARGS...]",
+        description="Run a Python script or module with runtime_guard installed first, without "
+                    "editing it. Processes it starts (torchrun ranks, mp.spawn and multiprocessing "
+                    "spawn children, Lightning's relaunched ranks) are guarded too.",
+        epilog="Each option overrides its environment variable. Under torchrun: torchrun "
+               "--nproc_per_node N -m runtime_guard train.py ARGS")
+    parser.add_argument("--mode", choices=("off", "warn", "fix"),
+                        help="RUNTIME_GUARD (default fix)")
+    parser.add_argument("--fixes", metavar="LIST",
+                        help="RUNTIME_GUARD_FIXES: fix names or TPL codes, comma-separated")
+    parser.add_argument("--skip", metavar="LIST", help="RUNTIME_GUARD_SKIP: fixes left out")
+    parser.add_argument("--device", help="RUNTIME_GUARD_DEVICE: the target device")
+    parser.add_argument("--amp", choices=("bf16", "fp16"),
+                        help="RUNTIME_GUARD_AMP (opt-in TPL305)")
+    parser.add_argument("--report", metavar="PATH",
+                        help="RUNTIME_GUARD_REPORT: write the events to PATH at exit "
+                             "(.json or .sarif)")
+    parser.add_argument("-m", dest="module", metavar="module", help="run a module as python -m")
+    return parser
+
+
 def parse(argv):
-    """(options dict, target, target is a module name, target's args) from the runner's argv."""
+    """(options dict, target, target is a module name, target's args) from the runner's argv.
+
+    The runner's own options come first; the first argument that is not one of them (the script,
+    or ``-m module``, or what follows ``--``) ends them, so the target's own ``--help`` and options
+    pass through untouched."""
     options = {}
     i = 0
     while i < len(argv):
@@ -88,10 +115,33 @@ def parse(argv):
     raise UsageError("no script or module given")
 
 
+# Option -> the environment variable that carries it to the processes the target starts.
+_ENV = {"--mode": "RUNTIME_GUARD", "--fixes": "RUNTIME_GUARD_FIXES", "--skip": "RUNTIME_GUARD_SKIP",
+        "--device": "RUNTIME_GUARD_DEVICE", "--amp": "RUNTIME_GUARD_AMP",
+        "--report": "RUNTIME_GUARD_REPORT"}
+
+
+def guard_children(options, environ=None):
+    """Make every Python process the target starts install the guard with the same settings: the
+    options go into the environment, and ``runtime_guard/bootstrap`` (a ``sitecustomize`` that
+    installs the guard once the process imports torch) goes first on ``PYTHONPATH``."""
+    environ = os.environ if environ is None else environ
+    for name, value in options.items():
+        environ[_ENV[name]] = value
+    bootstrap = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap")
+    # Only the bootstrap goes on PYTHONPATH: a PYTHONPATH entry comes before the standard library
+    # in sys.path, so adding site-packages there could shadow it. A child that cannot import
+    # runtime_guard otherwise finds it through the bootstrap (appended at the end of sys.path).
+    entries = [e for e in environ.get("PYTHONPATH", "").split(os.pathsep) if e and e != bootstrap]
+    environ["PYTHONPATH"] = os.pathsep.join([bootstrap, *entries])
+    environ["RUNTIME_GUARD_INHERIT"] = "1"
+
+
 def relaunch_target():
     """What replaces the script in a relaunch command (``torchrun ... TARGET ARGS``) so that it goes
     through this runner again with the same options: ``["-m", "runtime_guard", "--mode", "warn",
-    "train.py"]`` (``sys.argv[1:]`` follows). None when the runner is not in use."""
+    "train.py"]`` (``sys.argv[1:]`` follows). None when the runner is not in use. The runner hands
+    it to the guard (``GUARD.relaunch_target``), which passes it down to the DDP fix."""
     return None if _invocation is None else ["-m", "runtime_guard", *_invocation]
 
 
@@ -102,19 +152,19 @@ def main(argv=None):
         options, target, is_module, args = parse(argv)
     except UsageError as error:
         if not str(error):  # --help
-            print(USAGE)
-            print(__doc__)
+            _parser().print_help()
             sys.exit(0)
-        print(f"runtime_guard: error: {error}", file=sys.stderr)
-        print(USAGE, file=sys.stderr)
-        sys.exit(2)
+        _parser().error(str(error))
     _invocation = argv[:len(argv) - len(args)]
+    guard_children(options)
     # The target's argv already while the guard installs (importing the package installed it from
     # the environment; options reinstall it below).
     sys.argv[:] = ["-m" if is_module else target, *args]
 
     import runtime_guard
     from . import report_file  # imported now: sys.path is about to become the target's
+
+    runtime_guard.GUARD.relaunch_target = relaunch_target()
 
     if "--report" in options:
         report_file.set_destination(options["--report"])

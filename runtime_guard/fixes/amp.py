@@ -12,7 +12,8 @@ way that needs no cooperation from the script's code between ``backward()`` and 
   next optimizer step, so every backward of one iteration is scaled: two losses
   (``loss_a.backward(retain_graph=True); loss_b.backward()``), gradient accumulation inside or
   across regions, a GAN's two-part discriminator loss.
-- ``Tensor.backward`` after such a region backpropagates ``scale * loss``. Before it runs, each
+- ``torch.autograd.backward`` (which ``Tensor.backward`` calls) after such a region backpropagates
+  ``scale * loss``. Before it runs, each
   leaf the graph reaches (found by walking ``grad_fn``) gets, once, a tensor hook
   (``Tensor.register_hook``) that divides its incoming gradient by the scale of the backward in
   progress *before* autograd accumulates it into ``.grad``, and records on the device whether it
@@ -21,13 +22,21 @@ way that needs no cooperation from the script's code between ``backward()`` and 
   passes and scale changes, and for DistributedDataParallel, whose all-reduce runs after
   accumulation. Under CPU/CUDA float16 autocast the parameters' gradients are float32, so the
   division cannot underflow. A backward that is not scaled passes the hooks untouched.
+- Parameters the walk cannot reach get hooked too: a reentrant ``torch.utils.checkpoint`` segment
+  recomputes its forward inside the backward and calls ``torch.autograd.backward`` there (during a
+  scaled backward, the ``nn.Parameter`` leaves of that inner graph are hooked before their
+  gradients arrive); after each scaled backward a sweep over the parameters of the optimizers seen
+  so far unscales and hooks any that got a gradient without a hook (unfrozen with
+  ``requires_grad_(True)``, added by ``add_param_group``, first used after the walks stopped). An
+  optimizer's first step unscales what it holds the same way, and the report says so.
 - A global optimizer step pre-hook, for an optimizer whose parameters got scaled gradients since
-  its last step, checks the recorded flags and its gradients (one fused kernel per device, one host
-  sync per step, as GradScaler). On inf/nan the update is skipped: the gradients are hidden
+  its last step, checks its parameters' inf/nan flags and gradients (one fused kernel per device,
+  one host sync per step, as GradScaler). On inf/nan its update is skipped: the gradients are hidden
   (``None``) during ``step()`` (optimizers skip parameters without gradients) and put back after it;
   the step itself still runs, so LR schedulers advance as they do with GradScaler and do not warn
-  "lr_scheduler.step() before optimizer.step()". The scale halves on overflow and doubles after
-  2000 clean steps, GradScaler's defaults.
+  "lr_scheduler.step() before optimizer.step()". The scale is updated once per iteration, however
+  many optimizers step on one backward (a GAN): halved if any of them found inf/nan, else one
+  clean iteration counted; it doubles after 2000 clean iterations, GradScaler's defaults.
 - A script that builds its own ``GradScaler`` owns scaling: the guard stands aside for good, and
   only observes misuse (TPL302): an optimizer stepped directly after ``scaler.scale(loss)
   .backward()``, or ``scaler.step`` again without ``scaler.update()`` in between.
@@ -66,7 +75,7 @@ class _Backward:
 
     def __init__(self, scale, flags):
         self.scale = scale
-        self.flags = flags  # device -> float32 tensor, 1.0 once a gradient held inf/nan
+        self.flags = flags  # id(leaf) -> float32 tensor on its device, 1.0 once it held inf/nan
         self._inv = {}
 
     def inv(self, device):
@@ -76,10 +85,12 @@ class _Backward:
                                                device=device)
         return t
 
-    def flag(self, device):
-        t = self.flags.get(device)
-        if t is None:
-            t = self.flags[device] = torch.zeros(1, dtype=torch.float32, device=device)
+    def flag(self, key, device):
+        # One flag per leaf, so that each optimizer skips its step only for its own gradients'
+        # inf/nan (GradScaler's found_inf is per optimizer too).
+        t = self.flags.get(key)
+        if t is None or t.device != device:
+            t = self.flags[key] = torch.zeros(1, dtype=torch.float32, device=device)
         return t
 
 
@@ -89,13 +100,17 @@ class _Scaling:
     def __init__(self):
         self.scale = INIT_SCALE
         self.growth = 0
-        self.flags = {}  # device -> inf/nan flag tensor, reset when an optimizer step reads it
+        self.flags = {}  # id(leaf) -> inf/nan flag tensor, reset when an optimizer step reads it
+        # The steps that follow one scaled backward share one scale update, as GradScaler's one
+        # update() per iteration: None until the first of them; then {"scale": the scale they
+        # were scaled with, "inf": an optimizer among them found inf/nan}.
+        self.window = None
+        self.optimizers = weakref.WeakSet()  # optimizers stepped since install (see sweep)
         self.touched = set()  # id()s of leaves that received scaled gradients since their step
         self.current = None  # _Backward while a scaled backward runs (hooks read it)
         self.hidden = {}  # id(optimizer) -> [(param, grad)] hidden during a skipped step
         self.backwards = 0  # scaled backward passes so far
         self.quiet = 0  # graph walks in a row that found no new leaf
-        self.unwalked = False  # a scaled backward since the last step skipped the graph walk
 
 
 class AmpFix(Fix):
@@ -118,7 +133,6 @@ class AmpFix(Fix):
             else:
                 self.step = AmpStep(self)
         original_enter = _autocast.__enter__
-        original_backward = torch.Tensor.backward
         original_scaler_init = torch.amp.GradScaler.__init__
 
         def __enter__(ctx):
@@ -134,22 +148,47 @@ class AmpFix(Fix):
                     fix.fail(exc, "autocast")
             return result
 
-        def backward(tensor, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-            if fix.active and getattr(fix.tls, "fp16", False) and not fix.user_scaler:
+        original_backward = torch.autograd.backward  # Tensor.backward calls it at call time
+
+        def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+                     grad_variables=None, inputs=None):
+            state = fix.state
+            if state.current is not None:
+                # A backward started while a scaled one runs: a reentrant checkpoint recomputing
+                # its segment (torch.utils.checkpoint, use_reentrant=True) and backpropagating
+                # the scaled gradient through it. The segment's parameters are not in the outer
+                # graph: hook them before their gradients arrive. Nothing is scaled again.
+                if fix.active:
+                    try:
+                        fix.hook_nested(tensors)
+                    except Exception as exc:
+                        fix.fail(exc, "reentrant backward")
+            elif fix.active and getattr(fix.tls, "fp16", False) and not fix.user_scaler and \
+                    isinstance(tensors, torch.Tensor) and grad_variables is None:
+                gradient = grad_tensors
+                if isinstance(gradient, (tuple, list)) and len(gradient) == 1:
+                    gradient = gradient[0]
                 scaled = None
                 try:
-                    scaled = fix.scaled_gradient(tensor, gradient, inputs)
+                    if gradient is None or isinstance(gradient, torch.Tensor):
+                        scaled = fix.scaled_gradient(tensors, gradient, inputs)
                 except Exception as exc:
                     fix.fail(exc, "backward")
                 if scaled is not None:
                     gradient, run = scaled
-                    outer, fix.state.current = fix.state.current, run
+                    state.current = run
                     try:
-                        return original_backward(tensor, gradient, retain_graph, create_graph,
-                                                 inputs)
+                        result = original_backward(tensors, gradient, retain_graph, create_graph,
+                                                   None, inputs)
                     finally:
-                        fix.state.current = outer
-            return original_backward(tensor, gradient, retain_graph, create_graph, inputs)
+                        state.current = None
+                    try:
+                        fix.sweep(run)
+                    except Exception as exc:
+                        fix.fail(exc, "backward")
+                    return result
+            return original_backward(tensors, grad_tensors, retain_graph, create_graph,
+                                     grad_variables, inputs)
 
         def scaler_init(scaler, *args, **kwargs):
             # The script owns loss scaling from now on (even a disabled scaler is its choice).
@@ -157,7 +196,7 @@ class AmpFix(Fix):
             return original_scaler_init(scaler, *args, **kwargs)
 
         self.patch(_autocast, "__enter__", __enter__)
-        self.patch(torch.Tensor, "backward", backward)
+        self.patch(torch.autograd, "backward", backward)
         self.patch(torch.amp.GradScaler, "__init__", scaler_init)
         self._install_misuse()
         if self.step is not None:
@@ -214,9 +253,11 @@ class AmpFix(Fix):
             if tensor.numel() != 1:
                 return None  # backward() itself raises for a non-scalar without gradient
         state = self.state
+        state.window = None  # a new iteration: its steps share the next scale update
         # Walking the graph costs Python time per node (~30 us per layer): once three walks in a
         # row found no new leaf, walk only every WALK_EVERY-th scaled backward. A leaf first
-        # reached in between is caught at the step (see _repair) if an optimizer trains it.
+        # reached in between is unscaled by the sweep after the backward (see sweep) if an
+        # optimizer trains it.
         state.backwards += 1
         if inputs is not None or state.quiet < 3 or state.backwards % WALK_EVERY == 0:
             leaves = self._leaves(tensor, inputs)
@@ -226,8 +267,6 @@ class AmpFix(Fix):
             for leaf in leaves:
                 self._hook(leaf)
             state.quiet = state.quiet + 1 if len(self.hooked) == before else 0
-        else:
-            state.unwalked = True
         if gradient is None:
             gradient = torch.full_like(tensor, state.scale, memory_format=torch.preserve_format)
         else:
@@ -236,6 +275,53 @@ class AmpFix(Fix):
                            "(65536 at first, adapted like GradScaler), each gradient divided "
                            "back before it reaches .grad; steps with inf/nan skipped")
         return gradient, _Backward(state.scale, state.flags)
+
+    def hook_nested(self, tensors):
+        """Hook the parameters a reentrant backward inside the scaled one reaches. Only
+        ``nn.Parameter`` leaves: the segment's detached inputs are leaves too, and their gradients
+        flow on into the outer graph, where they must stay scaled."""
+        roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
+        for root in roots:
+            if isinstance(root, torch.Tensor):
+                for leaf in self._leaves(root, None):
+                    if isinstance(leaf, torch.nn.Parameter):
+                        self._hook(leaf)
+
+    def sweep(self, run):
+        """After a scaled backward: a trained parameter that got a gradient without passing a hook
+        (reached where the graph walk was skipped: unfrozen with ``requires_grad_(True)``, added
+        with ``add_param_group``, first used by a branch taken late) holds it scaled: divide it
+        now, so that code reading ``.grad`` before the step sees true values, and hook it."""
+        for optimizer in list(self.state.optimizers):
+            self._unscale_unhooked(optimizer, run)
+
+    def _unscale_unhooked(self, optimizer, run):
+        """Unscale and hook the parameters of ``optimizer`` holding a gradient no hook saw; their
+        number."""
+        state = self.state
+        count = 0
+        for group in optimizer.param_groups:
+            for p in group["params"]:
+                if p.grad is None or not p.requires_grad:
+                    continue
+                entry = self.hooked.get(id(p))
+                if entry is not None and entry[0]() is p:
+                    continue
+                grad = p.grad
+                key = id(p)
+                with torch.no_grad():
+                    if grad.is_sparse or not grad.is_floating_point():
+                        p.grad = grad * (1.0 / run.scale)
+                        values = p.grad.coalesce().values() if p.grad.is_sparse else p.grad
+                        run.flag(key, grad.device).logical_or_(~torch.isfinite(values).all())
+                    else:
+                        torch._amp_foreach_non_finite_check_and_unscale_(
+                            [grad], run.flag(key, grad.device), run.inv(grad.device))
+                state.touched.add(key)
+                self._hook(p)
+                state.quiet = 0
+                count += 1
+        return count
 
     @staticmethod
     def _leaves(tensor, inputs):
@@ -269,7 +355,7 @@ class AmpFix(Fix):
                 return None  # a backward the guard did not scale: the gradient is true already
             state.touched.add(key)
             device = grad.device
-            flag = run.flag(device)
+            flag = run.flag(key, device)
             if grad.is_sparse or grad.requires_grad or not grad.is_floating_point():
                 out = grad * (1.0 / run.scale)
                 with torch.no_grad():
@@ -286,6 +372,12 @@ class AmpFix(Fix):
 
     # -- optimizer steps -----------------------------------------------------------------------
     def _pre_step(self, optimizer, args, kwargs):
+        # The common case, first and cheap (it runs at every step of every script): no float16
+        # backward was ever scaled, no GradScaler scaled a loss, no TPL305 autocast. Also what a
+        # compiled optimizer step sees, where the bookkeeping below would break the graph.
+        if not self.state.backwards and not self.scaler_used and self.step is None and \
+                not getattr(self.tls, "fp16", False):
+            return None
         if not self.active:
             return None
         if self.step is not None and self.step.on:
@@ -301,8 +393,10 @@ class AmpFix(Fix):
         try:
             self.tls.fp16 = False  # the iteration that asked for scaling ends with this step
             state = self.state
-            if state.unwalked:
-                self._repair(optimizer)
+            if optimizer not in state.optimizers:
+                state.optimizers.add(optimizer)
+                if state.backwards:
+                    self._repair(optimizer)
             if not state.touched:
                 return None
             params = [p for group in optimizer.param_groups for p in group["params"]]
@@ -313,15 +407,24 @@ class AmpFix(Fix):
             # torch passes (optimizer, *step args): a closure is the first step argument.
             if len(args) > 1 or kwargs.get("closure") is not None:
                 return None  # a closure runs its own backward inside step(): not judged here
-            if self._found_inf(params):
+            window = state.window
+            if window is None:
+                window = state.window = {"scale": state.scale, "inf": False}
+                first = True
+            else:
+                first = False
+            if self._found_inf(params, mine):
                 state.hidden[id(optimizer)] = [(p, p.grad) for p in params if p.grad is not None]
                 for p in params:
                     p.grad = None
-                self.fixed(SCALER, f"inf/nan gradients at loss scale {state.scale:g}: optimizer "
-                                   "update skipped (as GradScaler does), scale halved")
-                state.scale *= BACKOFF
-                state.growth = 0
-            else:
+                self.fixed(SCALER, f"inf/nan gradients at loss scale {window['scale']:g}: "
+                                   "optimizer update skipped (as GradScaler does), scale halved")
+                if not window["inf"]:
+                    # Once per iteration, from the scale its backward used (GradScaler.update()).
+                    window["inf"] = True
+                    state.scale = window["scale"] * BACKOFF
+                    state.growth = 0
+            elif first:
                 state.growth += 1
                 if state.growth >= GROWTH_INTERVAL:
                     state.scale *= GROWTH
@@ -331,28 +434,22 @@ class AmpFix(Fix):
         return None
 
     def _repair(self, optimizer):
-        """Parameters with a gradient but no hook got it scaled (first reached by a backward whose
-        graph was not walked): divide by the scale now, and hook them for the next backward."""
+        """An optimizer's first step after scaled backward passes, before the guard knew it (the
+        sweep after each backward covers known optimizers): gradients no hook saw are still
+        scaled here. They are unscaled for the step; code that read them between backward and
+        this step saw them scaled, which the report says."""
         state = self.state
-        state.unwalked = False
-        for group in optimizer.param_groups:
-            for p in group["params"]:
-                entry = self.hooked.get(id(p))
-                if p.grad is None or (entry is not None and entry[0]() is p):
-                    continue
-                with torch.no_grad():
-                    p.grad.mul_(1.0 / state.scale)
-                state.touched.add(id(p))
-                self._hook(p)
-                state.quiet = 0
+        scale = state.window["scale"] if state.window is not None else state.scale
+        count = self._unscale_unhooked(optimizer, _Backward(scale, state.flags))
+        if count:
+            self.fixed(SCALER, f"{count} gradient tensor(s) reached outside the walked graph were "
+                               "unscaled at the optimizer step, not right after backward: code "
+                               "that read them in between saw them scaled")
 
-    def _found_inf(self, params):
-        """Did a scaled gradient of these parameters hold inf/nan? One host sync."""
+    def _found_inf(self, params, mine):
+        """Did a scaled gradient of this optimizer's parameters hold inf/nan? One host sync."""
         state = self.state
-        flags = list(state.flags.values())
-        state.flags = {}  # read once: the next backward starts clean flags
-        if state.current is not None:
-            state.current.flags = state.flags
+        flags = [state.flags.pop(id(p)) for p in mine if id(p) in state.flags]
         # The gradients themselves too: after DDP's all-reduce another rank's inf is here.
         by_device = {}
         for p in params:
@@ -374,11 +471,15 @@ class AmpFix(Fix):
         found += flags
         if not found:
             return False
-        total = found[0].to("cpu", dtype=torch.float32) if len(found) == 1 else \
-            sum(f.to("cpu", dtype=torch.float32) for f in found)
-        return bool(total.item() > 0)
+        per_device = {}
+        for flag in found:
+            per_device.setdefault(flag.device, []).append(flag)
+        totals = [torch.cat(group).sum().to("cpu") for group in per_device.values()]
+        return any(bool(total.item() > 0) for total in totals)
 
     def _post_step(self, optimizer, args, kwargs):
+        if not self.state.hidden:
+            return
         hidden = self.state.hidden.pop(id(optimizer), None) if self.active else None
         if hidden:
             for p, grad in hidden:
@@ -389,6 +490,7 @@ class AmpFix(Fix):
     def _install_misuse(self):
         fix = self
         self.scalers = weakref.WeakKeyDictionary()  # scaler -> {"scaled": bool, "stepped": loc}
+        self.scaler_used = False  # some enabled GradScaler scaled a loss (read at every step)
         self.scaler_opts = weakref.WeakSet()  # optimizers passed to a scaler
         scaler_cls = torch.amp.GradScaler
         original_scale = scaler_cls.scale
@@ -401,6 +503,7 @@ class AmpFix(Fix):
                 try:
                     if scaler.is_enabled():
                         fix._scaler(scaler)["scaled"] = True
+                        fix.scaler_used = True
                 except Exception as exc:
                     fix.fail(exc, "scaler.scale")
             return original_scale(scaler, outputs)

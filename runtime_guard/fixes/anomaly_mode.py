@@ -51,7 +51,6 @@ class AnomalyModeFix(Fix):
                     fix.fail(exc, "set_anomaly_enabled")
             return original(enabled, *args, **kwargs)
 
-        set_anomaly_enabled.__doc__ = getattr(original, "__doc__", None)
         self.patch(torch, "set_anomaly_enabled", set_anomaly_enabled)
         from torch.optim.optimizer import register_optimizer_step_post_hook
 
@@ -60,6 +59,10 @@ class AnomalyModeFix(Fix):
 
     def _after_optimizer_step(self, optimizer, args, kwargs) -> None:
         if not self.active:
+            return
+        if torch.compiler.is_compiling():
+            # A compiled optimizer step: time.perf_counter and the lock would break its graph.
+            # The step is not timed; whether anomaly mode is on is decided outside compiled code.
             return
         try:
             now = time.perf_counter()

@@ -21,10 +21,10 @@ class Fix:
 
     name = ""
     codes: tuple = ()
+    active = False  # until install(); False again after uninstall() or an internal failure
 
     def __init__(self, guard) -> None:
         self.guard = guard
-        self.active = False
 
     @property
     def config(self):
@@ -60,14 +60,14 @@ class Fix:
 
     def event(self, code: str, action: str, detail: str, location: Optional[str] = None,
               count: int = 1, apply: str = ""):
+        # No location given: the script's line that led here. user_location skips every frame of
+        # the guard and of torch, so how deep in the guard this is called does not matter.
         if location is None:
-            location = user_location(2)
+            location = user_location()
         return self.guard.log.add(code, action, detail, self.name, location, count, apply)
 
     def fixed(self, code, detail, location=None, count=1):
         """A change made in fix mode; in warn mode the same change is only suggested."""
-        if location is None:
-            location = user_location(2)
         if self.fixing:
             return self.event(code, FIXED, detail, location, count)
         return self.event(code, SUGGESTED, detail, location, count, APPLY_FIX_MODE)
@@ -75,8 +75,6 @@ class Fix:
     def suggested(self, code, detail, unsafe_fix=None, location=None, count=1, apply=None):
         """A fix not applied: it can change results (``unsafe_fix`` names the opt-in), or the
         mode is warn. The event carries the one line that applies it."""
-        if location is None:
-            location = user_location(2)
         if apply is None:
             apply = unsafe_line(unsafe_fix) if unsafe_fix and self.fixing else APPLY_FIX_MODE
             if unsafe_fix and not self.fixing:
@@ -85,14 +83,10 @@ class Fix:
 
     def observed(self, code, detail, location=None, count=1):
         """A finding with no fix to apply (the report says what to change in the code)."""
-        if location is None:
-            location = user_location(2)
         return self.event(code, OBSERVED, detail, location, count)
 
     def left_alone(self, code, reason, location=None, count=1):
         """The guard saw the pitfall and deliberately changed nothing, for ``reason``."""
-        if location is None:
-            location = user_location(2)
         return self.event(code, LEFT_ALONE, reason, location, count)
 
     skipped = left_alone  # the former name

@@ -69,7 +69,11 @@ class BatchNormGuardFix(Fix):
                 if not fix.fixing:
                     fix.suggested(CODE, message)
                     raise
-                fix.fixed(CODE, "batch of one at BatchNorm: clear error raised")
+                # Not "fixed": the run stops here as it would without the guard; only the
+                # message is clearer.
+                fix.observed(CODE, "batch of one at BatchNorm: the run stopped (as it would "
+                                   "without the guard); the error names the DataLoader and "
+                                   "drop_last=True")
                 raise ValueError(message) from error
 
         self.patch(F, "_verify_batch_size", _verify_batch_size)

@@ -49,6 +49,7 @@ from torch.nn.parallel import DistributedDataParallel
 from torchperf_lint.catalog import RUNTIME_DDP, RUNTIME_SYNCBN
 
 from ..config import UNSAFE_SYNCBN
+from ..events import _is_internal, user_location
 from .base import Fix
 from .set_epoch import GUARD_MADE
 
@@ -290,12 +291,11 @@ def world_size() -> int:
         return 1
 
 
-def torchrun_command(nproc: int) -> list:
-    from ..runner import relaunch_target
-
-    # Under `python -m runtime_guard train.py`, the relaunched ranks must go through the runner
-    # too, or they would run without the guard (and their DataParallel would stay one).
-    target = relaunch_target()
+def torchrun_command(nproc: int, target=None) -> list:
+    """The torchrun command that relaunches this script. ``target``: what replaces the script under
+    ``python -m runtime_guard train.py`` (the guard's ``relaunch_target``, set by the runner): the
+    relaunched ranks must go through the runner too, or they would run without the guard (and their
+    DataParallel would stay one)."""
     if target is not None:
         return ["torchrun", "--standalone", f"--nproc_per_node={nproc}", *target, *sys.argv[1:]]
     script = sys.argv[0] if sys.argv and sys.argv[0] else None
@@ -351,6 +351,21 @@ class DDPFix(Fix):
 
         self.patch(DataLoader, "__iter__", __iter__)
         if world_size() > 1:
+            original_len = DataLoader.__len__
+
+            def __len__(loader):
+                length = original_len(loader)
+                if fix.active and not fix.decided.get(loader) and loader not in fix.len_read:
+                    try:
+                        # Only the script's own reads size something: a progress bar's (tqdm
+                        # reads len() from site-packages) only shows a count.
+                        if not _is_internal(sys._getframe(1).f_code.co_filename):
+                            fix.len_read[loader] = (length, user_location(1))
+                    except Exception as exc:
+                        fix.fail(exc, "len(DataLoader)")
+                return length
+
+            self.patch(DataLoader, "__len__", __len__)
             # Only under torchrun can a conversion happen: the invariants need to know the
             # optimizers (which parameters are trained) and to run before each of their steps.
             original_opt_init = torch.optim.Optimizer.__init__
@@ -367,6 +382,10 @@ class DDPFix(Fix):
             self.on_undo(handle.remove)
 
     def _init_invariants(self):
+        # loader -> (its length, where the script read it) for len(loader) read before the
+        # loader's first training pass (a scheduler sized by it: OneCycleLR). prepare() shards the
+        # loaders it is given at once, so it never fills this.
+        self.len_read = weakref.WeakKeyDictionary()
         self.optimizers = weakref.WeakSet()  # optimizers made since install
         self.outside = weakref.WeakKeyDictionary()  # optimizer -> its params outside the DDPs
         self.broadcast_done = set()  # id()s of outside params already broadcast from rank 0
@@ -495,7 +514,6 @@ class DDPFix(Fix):
 
     def replacement(self, module, device_ids=None, dim=0):
         """(class, args, kwargs) of what DataParallel(module) becomes, or None to keep it."""
-        from ..events import user_location
         self._location = user_location(1)
         world = world_size()
         if world > 1:
@@ -574,7 +592,7 @@ class DDPFix(Fix):
         return SingleDeviceParallel, (module, device, dim), {}
 
     def _several_gpus(self, ngpu):
-        cmd = torchrun_command(ngpu)
+        cmd = torchrun_command(ngpu, getattr(self.guard, "relaunch_target", None))
         text = " ".join(shlex.quote(c) for c in cmd) if cmd else \
             f"torchrun --standalone --nproc_per_node={ngpu} your_script.py"
         if self.config.launch and cmd and self.fixing:
@@ -639,6 +657,23 @@ class DDPFix(Fix):
         if not self.fixing:
             self.suggested(CODE, "every rank reads the whole dataset; use a DistributedSampler")
             return
+        world = dist.get_world_size()
+        if loader in self.len_read:
+            length, where = self.len_read[loader]
+            per_rank = _sharded_batches(len(loader.dataset), world, batch_sampler)
+            if per_rank != length:
+                # What was sized by the length (OneCycleLR's total steps, a progress bar, a
+                # warm-up in steps) would no longer match the batches each rank runs: a schedule
+                # sized for 27 steps would stop after 15. Keeping every rank on the whole data
+                # keeps the length the script planned with.
+                self.left_alone(CODE, f"loader not sharded: len(loader) = {length} was read at "
+                                      f"{where} before its first training pass (a scheduler or "
+                                      f"step count sized by it?); sharded over {world} ranks it "
+                                      f"would be {per_rank}, so every rank reads the whole dataset "
+                                      "(the run is not what hand-written DDP with a "
+                                      "DistributedSampler computes); build the DataLoader with a "
+                                      "DistributedSampler to shard it")
+                return
         shuffle = isinstance(sampler, RandomSampler)
         seed = 0
         if loader.generator is not None:
@@ -657,6 +692,15 @@ class DDPFix(Fix):
         object.__setattr__(loader, "_iterator", None)
         self.fixed(CODE, f"loader sharded with DistributedSampler(shuffle={shuffle}) over "
                          f"{dist.get_world_size()} ranks (drop_last kept)")
+
+
+def _sharded_batches(samples, world, batch_sampler):
+    """Batches per rank of a loader sharded by DistributedSampler(drop_last=False)."""
+    per_rank = -(-samples // world)
+    if batch_sampler is None:
+        return per_rank
+    size = batch_sampler.batch_size
+    return per_rank // size if batch_sampler.drop_last else -(-per_rank // size)
 
 
 def _destroy_group():

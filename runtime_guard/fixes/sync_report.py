@@ -9,8 +9,10 @@ Only those Tensor methods are wrapped: a TorchFunctionMode would see them too bu
 every ordinary op. Calls made by torch itself (the DataLoader draws a seed with ``.item()``) are not
 the script's and are not counted. While torch.compile traces, the wrapper steps aside at once:
 ``sys._getframe`` inside a traced function would add graph breaks.
-On a CPU-only target every such call is counted (showing where syncs would be on a GPU); with an
-accelerator target, only calls on accelerator tensors are.
+With an accelerator target only calls on accelerator tensors are counted: reading a CPU tensor
+waits for nothing. On a CPU-only target every such call is counted, and the report says what that
+is: a read that waits for no device on this run and would be a host sync on an accelerator (the
+places to look at before moving the script to a GPU), not a host sync.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ class SyncReportFix(Fix):
         self.counts = {}  # (filename, lineno) -> {kind: count}
         self.steps = 0
         self._lock = threading.Lock()
-        count_cpu = self.config.device_type == "cpu"
+        count_cpu = self.count_cpu = self.config.device_type == "cpu"
         is_compiling = torch.compiler.is_compiling
         getframe = sys._getframe
         fix = self
@@ -107,6 +109,12 @@ class SyncReportFix(Fix):
                 per = f"{total / steps:.2g} per optimizer step over {steps} steps"
             else:
                 per = "no optimizer step seen"
-            detail = (f"host sync: {what} ({per}); keep values on the device "
-                      "(total += loss.detach()) and sync once per epoch or every N steps")
+            if self.count_cpu:
+                detail = (f"value read back to Python: {what} ({per}); on this CPU-only run it "
+                          "waits for no device, on an accelerator each is a host sync: keep values "
+                          "on the device (total += loss.detach()) and read them once per epoch or "
+                          "every N steps")
+            else:
+                detail = (f"host sync: {what} ({per}); keep values on the device "
+                          "(total += loss.detach()) and sync once per epoch or every N steps")
             self.guard.log.put(CODE, OBSERVED, detail, self.name, f"{filename}:{lineno}", total)

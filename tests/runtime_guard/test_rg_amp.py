@@ -133,8 +133,13 @@ def test_gan_two_loss_discriminator_step_matches_grad_scaler(guard):
     # The scaler's gradients are still scaled when its step reads them: compare unscaled.
     _close(got_grads, [r / 65536.0 for r in ref_grads])
     _close(got_params, ref_params)
-    moved = [not torch.equal(a, b) for a, b in zip(got_params, _gan_step()[1])]
-    assert moved  # the comparison is between trained models
+    torch.manual_seed(0)  # the untrained models, built as _gan_step builds them
+    untrained = [p.detach().clone() for m in (nn.Sequential(nn.Linear(16, 8), nn.Tanh(),
+                                                            nn.Linear(8, 1)), nn.Linear(4, 16))
+                 for p in m.parameters()]
+    assert len(untrained) == len(got_params)
+    # The comparison is between trained models: every tensor of both moved.
+    assert all(not torch.equal(a, b) for a, b in zip(got_params, untrained))
 
 
 def test_same_update_as_a_handwritten_grad_scaler(guard):

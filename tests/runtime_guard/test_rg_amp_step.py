@@ -161,3 +161,17 @@ def test_correct_scaler_use_is_quiet(guard):
         scaler.step(opt)
         scaler.update()
     assert not events(guard, "TPL302")
+
+
+def test_warn_mode_observes_and_wraps_nothing(guard, monkeypatch):
+    monkeypatch.setenv("RUNTIME_GUARD_AMP", "bf16")
+    guard.install(mode="warn", device="cpu")
+    model, dtypes, _ = _train(steps=3)
+    assert set(dtypes) == {torch.float32} and type(model) is Net
+    (event,) = events(guard, "TPL305")
+    assert event.action == "observed"
+    assert event.detail == ("Net trains in float32; RUNTIME_GUARD_AMP=bf16 would run its forward "
+                            "under bfloat16 autocast")
+    # The search for the model ended with the first step: no global hook stays behind.
+    assert not guard.GUARD.fix("amp").step.hooks
+    assert not _module._global_forward_pre_hooks and not _module._global_forward_hooks

@@ -29,7 +29,12 @@ def test_anomaly_mode_during_steps_is_reported(guard):
     assert event.count == 5
     assert event.location.endswith("test_rg_anomaly_mode.py:22")
     assert "on during 5 of 8 optimizer steps" in event.detail
-    assert "ms with it" in event.detail and "ms without" in event.detail
+    import re
+    times = re.search(r"median step time ([0-9.e+-]+) ms with it, ([0-9.e+-]+) ms without "
+                      r"\(([0-9.e+-]+)x\)", event.detail)
+    with_it, without, ratio = (float(v) for v in times.groups())
+    assert 0.001 < without < 1000 and 0.001 < with_it < 1000  # milliseconds, not seconds
+    assert abs(with_it / without - ratio) <= 0.1 * ratio
 
 
 def test_detect_anomaly_context_and_no_event_without_it(guard):
@@ -42,7 +47,7 @@ def test_detect_anomaly_context_and_no_event_without_it(guard):
         _steps(model, opt, 2)
     assert not torch.is_anomaly_enabled()
     (event,) = events(guard, "TPL603")
-    assert event.count == 2 and event.location.endswith("test_rg_anomaly_mode.py:41")
+    assert event.count == 2 and event.location.endswith("test_rg_anomaly_mode.py:46")
     assert "(no steps without it to compare)" not in event.detail  # two steps ran without it first
 
 
@@ -52,3 +57,18 @@ def test_uninstall_restores_torch(guard):
     assert torch.set_anomaly_enabled is not original
     guard.uninstall()
     assert torch.set_anomaly_enabled is original
+    from torch.optim.optimizer import _global_optimizer_post_hooks
+    assert not _global_optimizer_post_hooks  # the step hook went too
+
+
+def test_anomaly_mode_on_before_install(guard):
+    torch.autograd.set_detect_anomaly(True)
+    try:
+        guard.install(mode="fix", device="cpu")
+        model = nn.Linear(8, 1)
+        _steps(model, torch.optim.SGD(model.parameters(), lr=0.01), 2)
+    finally:
+        torch.autograd.set_detect_anomaly(False)
+    (event,) = events(guard, "TPL603")
+    assert event.location == "<turned on before runtime_guard was installed>" and event.count == 2
+    assert "on during 2 of 2 optimizer steps" in event.detail

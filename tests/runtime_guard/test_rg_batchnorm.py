@@ -22,7 +22,11 @@ def test_batch_of_one_names_the_loader_and_drop_last(guard):
     assert "drop_last=True" in text
     assert f"{__file__}:12" in text and "9 samples, batch_size=4: the last batch has 1" in text
     assert "Expected more than 1 value per channel" in text  # torch's own words kept
-    assert events(guard, "TPL503", "fixed")
+    # The run crashed: the report must not say "fixed".
+    assert not events(guard, "TPL503", "fixed")
+    (event,) = events(guard, "TPL503", "observed")
+    assert event.detail == ("batch of one at BatchNorm: the run stopped (as it would without the "
+                            "guard); the error names the DataLoader and drop_last=True")
 
 
 def test_without_guard_and_in_eval_unchanged(guard):

@@ -17,7 +17,7 @@ PATCHED = [
     (torch._C, "_set_deterministic_algorithms"),
     (torch.amp.autocast_mode.autocast, "__enter__"),
     (torch.amp.GradScaler, "__init__"),
-    (torch.Tensor, "backward"),
+    (torch.autograd, "backward"),
     (torch.Tensor, "item"),
     (torch.Tensor, "__bool__"),
     (torch.Tensor, "to"),
@@ -170,3 +170,66 @@ def test_report_words_at_exit():
     suggested = [line for line in lines if "TPL501" in line and "suggested" in line]
     assert suggested and "[apply: RUNTIME_GUARD_UNSAFE=loader_workers" in suggested[0]
     assert any("TPL201" in line and "left alone" in line and "CPU only" in line for line in lines)
+
+
+def test_fixes_reach_nothing_above_them():
+    """The guard passes its state down (config, registry, log, relaunch target); a fix never
+    imports the core, the runner, prepare() or the report writer, and never names GUARD: the
+    former circle core -> fixes -> ddp -> runner -> report_file -> core is gone."""
+    import ast
+    import pathlib
+
+    above = {"core", "runner", "prepare", "report_file", "__main__"}
+    fixes_dir = pathlib.Path(__file__).resolve().parents[2] / "runtime_guard" / "fixes"
+    offenders = []
+    for path in sorted(fixes_dir.glob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                module = (node.module or "").split(".")
+                names = {alias.name for alias in node.names}
+                if node.level >= 2 and (set(module) & above or (not node.module and names & above)):
+                    offenders.append(f"{path.name}:{node.lineno}")
+                if node.module and node.module.startswith("runtime_guard.") and \
+                        set(node.module.split(".")[1:]) & above:
+                    offenders.append(f"{path.name}:{node.lineno}")
+            elif isinstance(node, ast.Name) and node.id == "GUARD":
+                offenders.append(f"{path.name}:{node.lineno}")
+    assert offenders == []
+
+
+def test_uninstalled_fixes_are_inactive(guard):
+    """A wrapper kept by someone (a reference taken while the guard was installed) must do
+    nothing once its fix is uninstalled: every fix's entry points check ``active`` first."""
+    guard.install(mode="fix", device="cpu")
+    installed = list(guard.GUARD.fixes.values())
+    assert installed and all(fix.active for fix in installed)
+    kept_item = torch.Tensor.item
+    guard.uninstall()
+    assert not any(fix.active for fix in installed)
+    for _ in range(3):
+        kept_item(torch.ones(()))
+    assert not events(guard, "TPL102")
+
+
+def test_internal_failure_names_its_place_disables_the_fix_and_raises_in_debug(guard, monkeypatch):
+    import pytest
+
+    guard.install(mode="fix", device="cpu")
+    fix = guard.GUARD.fix("sync_report")
+
+    def broken(where, kind):
+        raise KeyError("boom")  # BROKEN HERE
+
+    monkeypatch.setattr(fix, "count", broken)
+    assert torch.ones(()).item() == 1.0  # the script's call still works
+    assert not fix.active
+    line = [n for n, text in enumerate(open(__file__), 1) if text.endswith("# BROKEN HERE\n")][0]
+    (event,) = events(guard, "TPL102", "left alone")
+    assert event.detail == (f"internal failure in sync_report item: KeyError: 'boom' "
+                            f"(test_rg_core.py:{line}); fix disabled")
+    guard.install(mode="fix", device="cpu")
+    monkeypatch.setattr(guard.GUARD, "debug", True)  # RUNTIME_GUARD_DEBUG=1
+    monkeypatch.setattr(guard.GUARD.fix("sync_report"), "count", broken)
+    with pytest.raises(KeyError, match="boom"):
+        torch.ones(()).item()

@@ -111,3 +111,17 @@ def test_env_device_meta_at_import():
     assert ev.count == 4 and ev.location == "<string>:4", ev
     """
     run_python(code, RUNTIME_GUARD_DEVICE="meta")
+
+
+def test_only_a_move_that_changes_nothing_but_the_device_is_a_target():
+    from runtime_guard.fixes.device_native import _target
+
+    cuda = torch.device("cuda", 0)
+    assert _target(("cuda:0",), {}) == cuda
+    assert _target(("cuda:0", True), {}) == cuda  # non_blocking
+    assert _target((), {"device": "cuda:0", "non_blocking": True}) == cuda
+    assert _target((0,), {}) == cuda
+    assert _target(("cuda:0", torch.float16), {}) is None  # a dtype change too
+    assert _target(("cuda:0",), {"dtype": torch.float16}) is None
+    assert _target(("cpu",), {}) is None
+    assert _target(("cuda:0", True, False), {}) is None

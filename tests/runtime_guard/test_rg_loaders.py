@@ -244,3 +244,38 @@ def test_set_epoch_left_to_a_script_that_calls_it(guard):
         seen.append([x for b in loader for x in b[0].tolist()])
     assert seen[0] == seen[1] == seen[2] and sampler.epoch == 7
     assert not events(guard, "TPL204")
+
+
+def test_explicit_workers_without_persistence_get_the_persistent_suggestion(guard):
+    guard.install(mode="fix", device="cpu")
+    loader = DataLoader(Slow(8), batch_size=4, num_workers=2)
+    assert loader.num_workers == 2 and not loader.persistent_workers  # nothing changed
+    (event,) = events(guard, "TPL501")
+    assert event.action == "suggested" and event.apply.startswith("RUNTIME_GUARD_UNSAFE=persistent")
+    assert event.detail.startswith("workers start again every epoch; persistent_workers=True")
+
+
+def test_no_workers_offered_inside_a_worker_process(guard, monkeypatch):
+    import multiprocessing
+
+    guard.install(mode="fix", device="cpu", unsafe="loader_workers")
+
+    class Daemon:
+        daemon = True
+
+    monkeypatch.setattr(multiprocessing, "current_process", lambda: Daemon())
+    loader = DataLoader(Slow(8), batch_size=4)
+    assert loader.num_workers == 0
+    (event,) = events(guard, "TPL501")
+    assert (event.action, event.detail) == (
+        "left alone", "num_workers left at 0: already inside a worker process")
+
+
+def test_worker_count_leaves_a_core_per_process(monkeypatch):
+    from runtime_guard.fixes import loader_defaults
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(12)), raising=False)
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "2")
+    assert loader_defaults.worker_count() == 5  # 12 cores / 2 processes - 1
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "1")
+    assert loader_defaults.worker_count() == 8  # at most 8

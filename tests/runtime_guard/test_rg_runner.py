@@ -235,10 +235,9 @@ def test_dataloader_workers_fork_and_spawn(tmp_path):
 def test_options_reinstall_the_guard(tmp_path):
     (tmp_path / "probe.py").write_text(textwrap.dedent("""\
         import runtime_guard
-        from runtime_guard.runner import relaunch_target
         config = runtime_guard.GUARD.config
         print(runtime_guard.GUARD.installed, config.mode, sorted(runtime_guard.GUARD.fixes))
-        print(relaunch_target())
+        print(runtime_guard.GUARD.relaunch_target)  # handed down to the DDP fix
         """))
     proc = _run(["-m", "runtime_guard", "--mode", "warn", "--fixes=TPL401,sync_report", "probe.py", "a"],
                 cwd=tmp_path)
@@ -324,7 +323,21 @@ def test_relaunch_under_the_runner_keeps_the_guard(monkeypatch):
 
     monkeypatch.setattr(sys, "argv", ["train.py", "--epochs", "2"])
     monkeypatch.setattr(runner, "_invocation", None)
-    assert ddp.torchrun_command(2) == ["torchrun", "--standalone", "--nproc_per_node=2", "train.py", "--epochs", "2"]
+    assert ddp.torchrun_command(2, runner.relaunch_target()) == [
+        "torchrun", "--standalone", "--nproc_per_node=2", "train.py", "--epochs", "2"]
     monkeypatch.setattr(runner, "_invocation", ["--mode", "warn", "train.py"])
-    assert ddp.torchrun_command(2) == ["torchrun", "--standalone", "--nproc_per_node=2", "-m", "runtime_guard",
-                                       "--mode", "warn", "train.py", "--epochs", "2"]
+    assert ddp.torchrun_command(2, runner.relaunch_target()) == [
+        "torchrun", "--standalone", "--nproc_per_node=2", "-m", "runtime_guard", "--mode", "warn",
+        "train.py", "--epochs", "2"]
+
+
+def test_help_prints_argparse_usage(tmp_path):
+    proc = _run(["-m", "runtime_guard", "--help"], cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stderr == ""
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "usage: python -m runtime_guard [OPTIONS] (script.py | -m module) [ARGS...]"
+    for option in ("--mode {off,warn,fix}", "--fixes LIST", "--skip LIST", "--device DEVICE",
+                   "--amp {bf16,fp16}", "--report PATH", "-m module", "-h, --help"):
+        assert any(line.strip().startswith(option) for line in lines), option
+    assert "Processes it starts" in proc.stdout  # the help says children are guarded
+    assert '"""' not in proc.stdout and "Runs the target as" not in proc.stdout  # not the docstring

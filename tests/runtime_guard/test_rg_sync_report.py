@@ -45,3 +45,28 @@ def test_accelerator_target_counts_only_device_tensors(guard):
     guard.install(mode="fix", device="cuda")  # host tensors' .item() does not wait for a GPU
     torch.ones(()).item()
     assert not events(guard, "TPL102")
+
+
+def test_cpu_only_run_does_not_call_a_cpu_read_a_host_sync(guard):
+    """On a CPU-only run .item() waits for no device: the report says what it is instead."""
+    guard.install(mode="fix", device="cpu")
+    _loop()
+    for event in events(guard, "TPL102"):
+        assert not event.detail.startswith("host sync")
+        assert event.detail.startswith("value read back to Python: ")
+        assert "on this CPU-only run it waits for no device, on an accelerator each is a host " \
+               "sync" in event.detail
+
+
+def test_cuda_synchronize_counted_and_no_step_said(guard):
+    guard.install(mode="fix", device="cuda")
+    for _ in range(2):
+        try:
+            torch.cuda.synchronize()  # this line; raises without a GPU, after the guard counted it
+        except (RuntimeError, AssertionError):
+            pass
+    (event,) = events(guard, "TPL102")
+    assert event.count == 2
+    assert event.detail.startswith("host sync: torch.cuda.synchronize() x2 (no optimizer step seen)")
+    here = [n for n, line in enumerate(open(__file__), 1) if "torch.cuda.synchronize()  # this" in line]
+    assert event.location == f"{__file__}:{here[0]}"

@@ -53,3 +53,23 @@ def test_prepare_under_torchrun(tmp_path):
     for e0, e1 in zip(r0["seen"], r1["seen"]):
         assert sorted(e0 + e1) == list(range(16))
     assert r0["seen"][0] != r0["seen"][1]
+
+
+def test_onecycle_sized_by_len_before_sharding_keeps_its_schedule(tmp_path):
+    """OneCycleLR(steps_per_epoch=len(loader)) read after the conversion, before the first pass:
+    sharding now would run 14 of the 27 planned steps per epoch and end the schedule early. The
+    guard keeps the loader whole and says why; it claims nothing about matching hand-written DDP."""
+    script = os.path.join(SCRIPTS, "onecycle_dp_train.py")
+    run_torchrun(script, OUT_DIR=tmp_path)
+    run_torchrun(script, OUT_DIR=tmp_path, TWIN="1")
+    for rank in (0, 1):
+        got = torch.load(os.path.join(tmp_path, f"rank{rank}.pt"), weights_only=False)
+        twin = torch.load(os.path.join(tmp_path, f"rank{rank}-twin.pt"), weights_only=False)
+        assert got["type"] == "DataParallelDDP"
+        # The schedule runs to its end, as planned: every planned step is taken.
+        assert got["planned"] == got["steps"] == 2 * 27
+        assert twin["planned"] == twin["steps"] == 2 * 14  # the twin plans with the shard
+        (left,) = [d for c, a, d in got["events"] if c == "TPL201" and a == "left alone"]
+        assert left.startswith("loader not sharded: len(loader) = 27 was read at ")
+        assert "onecycle_dp_train.py:36" in left and "would be 14" in left
+        assert not [d for c, a, d in got["events"] if "sharded with DistributedSampler" in d]

@@ -42,7 +42,8 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from .names import ImportTable, bound_names, dotted_name_ast
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
-from .step_loops import ModuleSteps, _ast_runs_update, _ast_tests_interval, is_counter_name, names_holding
+from .step_loops import (ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values, is_counter_name,
+                         names_holding)
 
 INDEX_VERSION = "1"
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
@@ -389,22 +390,8 @@ def _constant_arguments(call: ast.Call) -> dict:
 def _interval_names(body) -> FrozenSet[str]:
     """step_loops._ast_interval_names over the statements alone (a name holding an interval test is
     bound by an assignment statement): most functions assign no test, and are not walked through."""
-    values: Dict[str, list] = {}
-    for stmt, owner in walk_statements(body):
-        if owner is not None:
-            continue  # a nested function's own statements
-        kind = type(stmt)
-        if kind is ast.Assign:
-            for target in stmt.targets:
-                if type(target) is ast.Name:
-                    values.setdefault(target.id, []).append(stmt.value)
-                else:
-                    for name in bound_names(target):
-                        values.setdefault(name, []).append(None)
-        elif kind is ast.AnnAssign and type(stmt.target) is ast.Name:
-            values.setdefault(stmt.target.id, []).append(stmt.value)
-        elif kind is ast.AugAssign and type(stmt.target) is ast.Name:
-            values.setdefault(stmt.target.id, []).append(None)
+    # A nested function's own statements (owner not None) are not this body's.
+    values = assigned_values(stmt for stmt, owner in walk_statements(body) if owner is None)
     if not any(_mentions_test(v) for vs in values.values() for v in vs if v is not None):
         return frozenset()
     return names_holding(values, lambda value, found: _ast_tests_interval(value, frozenset(), found))

@@ -916,10 +916,11 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
     return False
 
 
-def _ast_interval_names(body, outer_counters: FrozenSet[str]) -> FrozenSet[str]:
-    """The ast twin of syntax.interval_names."""
+def assigned_values(nodes) -> Dict[str, List]:
+    """Name -> the values the assignments among ``nodes`` give it (None where the value is not the
+    name's own: a tuple target, an augmented assignment): what names_holding reads."""
     values: Dict[str, List] = {}
-    for node in walk_ast(body, prune=_DEFINITIONS):
+    for node in nodes:
         kind = type(node)
         if kind is ast.Assign:
             for target in node.targets:
@@ -932,6 +933,12 @@ def _ast_interval_names(body, outer_counters: FrozenSet[str]) -> FrozenSet[str]:
             values.setdefault(node.target.id, []).append(node.value)
         elif kind is ast.AugAssign and type(node.target) is ast.Name:
             values.setdefault(node.target.id, []).append(None)
+    return values
+
+
+def _ast_interval_names(body, outer_counters: FrozenSet[str]) -> FrozenSet[str]:
+    """The ast twin of syntax.interval_names."""
+    values = assigned_values(walk_ast(body, prune=_DEFINITIONS))
     return names_holding(values, lambda value, found: _ast_tests_interval(value, outer_counters, found))
 
 
