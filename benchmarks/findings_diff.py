@@ -182,6 +182,8 @@ def load_regression_verdicts(path):
             for row in csv.DictReader(fh, delimiter="\t"):
                 key = (row["branch"], row["change"], norm_repo(row["repo"]), row["path"], int(row["line"]), row["code"])
                 verdicts[key] = (row["verdict"].strip(), row["why"])
+                # a verdict is about the line, not the branch: a merge of branches reuses it
+                verdicts.setdefault(("*",) + key[1:], (row["verdict"].strip(), f"{row['why']} (judged on {row['branch']})"))
     return verdicts
 
 
@@ -232,6 +234,8 @@ def main(argv=None) -> int:
         name, _, value = spec.partition("=") if "=" in spec else (spec, "", spec)
         heads.append(Engine(name, value, args.repo, cache))
     verdicts = load_verdicts(args.verdicts, args.misses)
+    miss_keys = set(load_verdicts([], args.misses)) - set(load_verdicts(args.verdicts))
+    misses_found = {}
     reg = load_regression_verdicts(args.regression_verdicts)
     print(f"python: {args.python}")
     for e in [base] + heads:
@@ -252,7 +256,9 @@ def main(argv=None) -> int:
                     continue
                 for f in fs:
                     k = (repo_dir.name, f["path"], f["line"], f["code"])
-                    v = verdicts.get(k) or reg.get((e.name, "added", *k))
+                    if k in miss_keys:
+                        misses_found.setdefault(e.name, set()).add(k)
+                    v = verdicts.get(k) or reg.get((e.name, "added", *k)) or reg.get(("*", "added", *k))
                     precision[e.name][v[0] if v else "unjudged"] += 1
                     by_corpus[(e.name, corpus.name)][v[0] if v else "unjudged"] += 1
             if base_f is None:
@@ -271,7 +277,7 @@ def main(argv=None) -> int:
                         per_rule[(f["code"], change)] += 1
                         k = (repo_dir.name, f["path"], f["line"], f["code"])
                         prior = verdicts.get(k)
-                        mine = reg.get((e.name, change, *k))
+                        mine = reg.get((e.name, change, *k)) or reg.get(("*", change, *k))
                         v = mine or prior
                         tag = f"[{v[0]}]" if v else "[?]"
                         print(f"  {'-' if change == 'removed' else '+'} {f['code']} {f['path']}:{f['line']} {tag} {f['message'][:110]}")
@@ -315,6 +321,10 @@ def main(argv=None) -> int:
             print(f"{e.name}: findings {sum(v for k, v in c.items() if k != 'failed repos')}, true {c['true']}, "
                   f"false {c['false']}, unsure {c['unsure']}, unjudged {c['unjudged']}, precision {p}"
                   + (f", FAILED REPOS {c['failed repos']}" if c["failed repos"] else ""))
+        if miss_keys:
+            print(f"\n== recorded misses (lines read as pitfalls, {len(miss_keys)} in all) that each engine flags")
+            for e in [base] + heads:
+                print(f"{e.name}: {len(misses_found.get(e.name, ()))}")
         print("\n== the same per corpus: true/judged (precision)")
         for e in [base] + heads:
             cells = []
