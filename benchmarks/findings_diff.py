@@ -1,7 +1,7 @@
 """Which findings an engine change adds and removes on real training code.
 
     python benchmarks/findings_diff.py --base REV_OR_DIR --head REV_OR_DIR [--head NAME=REV_OR_DIR ...]
-        CORPUS [CORPUS ...] [--cache-dir DIR] [--timeout 900] [--verdicts TSV ...]
+        CORPUS [CORPUS ...] [--cache-dir DIR] [--timeout 900] [--verdicts TSV ...] [--misses TSV ...]
         [--regression-verdicts docs/precision_regression_verdicts.tsv] [--diff-out F.tsv]
         [--show-messages]
 
@@ -30,8 +30,11 @@ one line count twice. A key in both runs whose messages differ is listed as "mes
 Verdicts: ``--verdicts`` takes the earlier hand-judged TSV files (docs/precision_verdicts.tsv,
 docs/precision_holdout*_verdicts.tsv; header with ``repo``, ``path`` or ``file``, ``line``, ``code``,
 ``verdict``; repo written ``owner/name``, ``owner+name`` or ``owner__name``; where a key has several
-rows, the last one counts). ``--regression-verdicts`` (header ``branch repo path line code change
-verdict why``) adds the verdicts on the findings a branch added or removed. With verdicts, the
+rows, the last one counts); ``--misses`` the earlier misses files (a recorded miss that an engine
+flags counts as a true finding, and the script prints how many of them each engine flags).
+``--regression-verdicts`` (header ``branch repo path line code change
+verdict why``) adds the verdicts on the findings a branch added or removed (a verdict is about a
+line, so a head named otherwise, such as a merge, reuses any branch's verdict). With verdicts, the
 script prints for every engine the judged / true / false / unsure counts over its findings and the
 precision (unsure left out), and every added finding judged false and removed finding judged true:
 the regressions.
@@ -47,8 +50,8 @@ import os
 import signal
 import subprocess
 import sys
-import tarfile
 import io
+import tarfile
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -288,8 +291,6 @@ def main(argv=None) -> int:
                             totals[e.name][f"{change} {v[0]}"] += 1
                             if (change == "added" and v[0] == "false") or (change == "removed" and v[0] == "true"):
                                 regressions.append((e.name, repo_dir.name, f["path"], f["line"], f["code"], change, v[1]))
-                for (code, change), n in sorted(per_rule.items()):
-                    pass
                 summary = defaultdict(lambda: [0, 0])
                 for (code, change), n in per_rule.items():
                     summary[code][0 if change == "removed" else 1] += n
