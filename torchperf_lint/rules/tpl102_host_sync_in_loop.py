@@ -31,6 +31,8 @@ _HOST_ARGUMENTS = {
     ".tensor_split": ((0,), ("indices_or_sections", "sections", "indices")),
     ".narrow": ((1, 2), ("start", "length")),
 }
+# Libraries that take host values only: a value handed to them must reach the host (spec: a step body).
+_HOST_LIBRARIES = frozenset(("numpy", "scipy", "cv2"))
 # Calls whose every positional argument is a size or a shape (``x.view(n, -1)``, ``torch.zeros(n)``).
 _SHAPE_METHODS = frozenset("view reshape expand repeat new_zeros new_ones new_empty new_full unflatten".split())
 _SHAPE_FACTORIES = frozenset(
@@ -149,22 +151,67 @@ class HostSyncInLoop(Rule):
         self.report(node, self.message.format(what=what))
 
     def _torch_needs_on_host(self) -> bool:
-        """Is the current node an argument that torch requires on the host (``_host_argument``),
-        or the whole value of ``name = ...`` in a loop whose every use of ``name`` is one
-        (``lengths = lengths.cpu()`` ... ``pack_padded_sequence(x, lengths)``)?"""
+        """Is the current node a value the host must have (``_host_needed_use``), or the value
+        (through arithmetic) of ``name = ...``/``a, b = ...``/``name += ...`` whose every later use
+        in the function is one (``lengths = lengths.cpu()`` ... ``pack_padded_sequence(x, lengths)``,
+        ``start, end = a.item(), b.item()`` ... ``t[start:end]``)? A conversion to numpy or a list
+        (``m = t.cpu().numpy()``) is host-needed when any use hands it to numpy, scipy, OpenCV, an
+        environment or a decoder: the other uses then read a host array, not the device."""
         stack = self.ctx.stack
-        if self._host_argument(stack):
+        if self._host_needed_use(stack):
             return True
-        assign = stack[-2] if len(stack) >= 2 else None
-        if not (isinstance(assign, cst.Assign) and assign.value is stack[-1] and len(assign.targets) == 1
-                and isinstance(assign.targets[0].target, cst.Name)):
+        found = _assigned_name(stack)
+        if found is None:
             return False
-        loop = self.ctx.innermost_loop()
-        if loop is None:
+        name, statement, value = found
+        scope = next((n for n in reversed(stack[:-1]) if isinstance(n, (cst.FunctionDef, cst.Module))), None)
+        if scope is None:
             return False
-        name = assign.targets[0].target.value
-        uses = list(_name_uses(loop.node.body, name, [loop.node], assign, [False]))
-        return bool(uses) and all(self._host_argument(path) for path in uses)
+        uses = list(_name_uses(scope.body if isinstance(scope, cst.FunctionDef) else scope, name,
+                               [scope], statement, [False]))
+        if not uses:
+            return False
+        if _converts_to_host(value) and any(self._host_library_argument(path) for path in uses):
+            return True
+        return all(self._host_needed_use(path) for path in uses)
+
+    def _host_needed_use(self, path) -> bool:
+        """``_host_argument``, or the test of an ``if`` that leaves a loop that runs no update."""
+        return self._host_argument(path) or self._decides_loop_stop_at(path)
+
+    def _host_library_argument(self, path) -> bool:
+        """Is the last node of ``path`` (through subscripts and method calls on it) an argument of
+        a numpy, scipy or OpenCV function, of an environment's ``env.step(...)``, or of a
+        tokenizer's ``decode``/``batch_decode``: values the host must have (spec: a step body)?"""
+        index = _climb(path, subscripts=True)
+        if index < 2 or not isinstance(path[index - 1], cst.Arg) or not isinstance(path[index - 2], cst.Call):
+            return False
+        call = path[index - 2]
+        qual = self.ctx.qualname(call.func) or ""
+        if qual.split(".", 1)[0] in _HOST_LIBRARIES:
+            return True
+        found = method_call(call)
+        if found is None:
+            return False
+        receiver, method = found
+        if method in ("decode", "batch_decode"):
+            return True
+        owner = (last_identifier(receiver) or "").lower()
+        return method == "step" and (owner.endswith("env") or owner.endswith("envs"))
+
+    def _decides_loop_stop_at(self, path) -> bool:
+        """Is the last node of ``path`` in the test of an ``if`` that leaves the innermost loop
+        around it, a loop that runs no update (``if tokens != features: break``)?"""
+        for index in range(len(path) - 2, -1, -1):
+            node = path[index]
+            if isinstance(node, cst.If):
+                if path[index + 1] is not node.test or not branch_leaves(node.body):
+                    return False
+                loop = next((n for n in reversed(path[:index]) if isinstance(n, (cst.For, cst.While))), None)
+                return loop is not None and not self.ctx.steps.runs_update(loop.body)
+            if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.FunctionDef, cst.Lambda)):
+                return False
+        return False
 
     def _host_argument(self, path) -> bool:
         """Is the last node of ``path`` (a root-to-node list of libcst nodes), through method calls
@@ -172,18 +219,11 @@ class HostSyncInLoop(Rule):
         ``pack_padded_sequence`` lengths, ``split``/``tensor_split`` sections, ``narrow`` bounds, a
         shape or size (``x.view(n.item(), -1)``, ``torch.zeros(int(n))``)?"""
         stack = path
-        index = len(stack) - 1
-        # Up through method calls and attributes of which the current value is the receiver.
-        while index >= 2:
-            parent, child = stack[index - 1], stack[index]
-            if isinstance(parent, cst.Attribute) and parent.value is child:
-                index -= 1
-            elif isinstance(parent, cst.Call) and parent.func is child:
-                index -= 1
-            elif isinstance(parent, (cst.Element, cst.List, cst.Tuple)):
-                index -= 1  # an item of a list of sizes (``x.view([a.item(), -1])``)
-            else:
-                break
+        index = _climb(stack, subscripts=False)
+        if index >= 1 and isinstance(stack[index - 1], cst.Slice):
+            return True  # a slice bound (``t[start.item():end.item()]``): a size the host needs
+        if self._host_library_argument(path):
+            return True
         if index < 2 or not isinstance(stack[index - 1], cst.Arg) or not isinstance(stack[index - 2], cst.Call):
             return False
         arg, call = stack[index - 1], stack[index - 2]
@@ -300,6 +340,61 @@ class HostSyncInLoop(Rule):
         ctx = self.ctx
         return (ctx.in_step_loop() and not ctx.leaves_loop(ctx.step_loop(), body_returns=False)
                 and not ctx.returned_to_framework())
+
+
+def _climb(path, subscripts: bool, items: bool = True) -> int:
+    """The index in ``path`` of the outermost node that still carries the last node's value: up
+    through method calls and attributes of which it is the receiver (``lengths.cpu().long()``),
+    with ``items``, items of a list or tuple of sizes (``x.view([a.item(), -1])``) and, with ``subscripts``,
+    subscripts of it (``np.unique(m[:, 1])``)."""
+    index = len(path) - 1
+    while index >= 2:
+        parent, child = path[index - 1], path[index]
+        if isinstance(parent, cst.Attribute) and parent.value is child:
+            index -= 1
+        elif isinstance(parent, cst.Call) and parent.func is child:
+            index -= 1
+        elif items and isinstance(parent, (cst.Element, cst.List, cst.Tuple)):
+            index -= 1
+        elif subscripts and isinstance(parent, cst.Subscript) and parent.value is child:
+            index -= 1
+        else:
+            break
+    return index
+
+
+def _assigned_name(stack):
+    """(name, statement, value) when the last node of ``stack`` is, through method calls on it and
+    arithmetic, the value of ``name = ...``, ``name += ...``, or its item of ``a, b = x, y``."""
+    index = _climb(stack, subscripts=False, items=False)
+    while index >= 1 and isinstance(stack[index - 1], (cst.BinaryOperation, cst.UnaryOperation)):
+        index -= 1  # ``n.item() // merge``: arithmetic on the value keeps what it is used for
+    if index < 1:
+        return None
+    parent, value = stack[index - 1], stack[index]
+    target = None
+    if isinstance(parent, cst.Element) and index >= 3 and isinstance(stack[index - 2], cst.Tuple):
+        tuple_value, assign = stack[index - 2], stack[index - 3]
+        if (isinstance(assign, cst.Assign) and assign.value is tuple_value and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Tuple)):
+            targets = assign.targets[0].target.elements
+            position = next((i for i, e in enumerate(tuple_value.elements) if e is parent), None)
+            if position is not None and len(targets) == len(tuple_value.elements):
+                target = targets[position].value
+        parent = assign
+    elif isinstance(parent, cst.Assign) and parent.value is value and len(parent.targets) == 1:
+        target = parent.targets[0].target
+    elif isinstance(parent, cst.AugAssign) and parent.value is value:
+        target = parent.target
+    if not isinstance(target, cst.Name):
+        return None
+    return target.value, parent, value
+
+
+def _converts_to_host(value: cst.BaseExpression) -> bool:
+    """``t.cpu().numpy()``, ``x.tolist()``: the assigned value is a numpy array or a list."""
+    found = method_call(value)
+    return found is not None and found[1] in ("numpy", "tolist")
 
 
 def _copied(expr: cst.BaseExpression, ctx) -> cst.BaseExpression:
@@ -695,8 +790,80 @@ def greedy_decode(model, loader, eos_id, max_len):
             if (next_id == eos_id).all():
                 break
 """,
+    """
+import cv2
+import numpy as np
+import torch
+def train(model, loader, optimizer, env, tokenizer, metrics, plots):
+    for batch_i, (x, y) in enumerate(loader):
+        out = model(x.cuda())
+        out.sum().backward()
+        optimizer.step()
+        matches = torch.cat((out, out), 1).cpu().numpy()       # handed to numpy below
+        matches = matches[np.unique(matches[:, 1], return_index=True)[1]]
+        edges = cv2.Canny(out[0].cpu().numpy(), 10, 20)         # handed to OpenCV
+        env.step(out.argmax(-1).cpu().numpy())                   # an environment takes host actions
+        text = tokenizer.batch_decode(out.argmax(-1).tolist())   # ids decoded to text
+        start, end = out[0].long().item(), out[1].long().item()
+        window = x[start:end]                                    # slice bounds: sizes the host needs
+        rows = y[out[2].long().item():]
+        if plots and batch_i < 3:                                # the first three batches only
+            metrics.plot(out.cpu())
+""",
+    """
+import torch
+def count_tokens(model, loader, optimizer, images, grid, merge):
+    for x, y in loader:
+        ids = model(x.cuda())
+        ids.sum().backward()
+        optimizer.step()
+        mismatch = False
+        for b in range(ids.shape[0]):                            # runs no update
+            tokens = (ids[b] == 1).sum().item()
+            features = 0
+            for i in range(images[b]):
+                features += grid[i].prod().item() // merge
+            if tokens != features:                               # decides whether the loop stops
+                mismatch = True
+                break
+""",
 )
 RULE.INVALID = (
+    """
+import numpy as np
+import torch
+def train(model, loader, optimizer, logger, scheduler, plots):
+    for batch_i, (x, y) in enumerate(loader):
+        out = model(x.cuda())
+        out.sum().backward()
+        optimizer.step()
+        preds = out.argmax(-1).cpu().numpy()  # TPL102
+        logger.log(preds)                                # no numpy call needs it
+        mean = np.float32(0.5) + out.mean().item()  # TPL102
+        scheduler.step(out.mean().item())  # TPL102
+        start, end = out[0].long().item(), out[1].long().item()  # TPL102
+        window = x[start:end]
+        logger.log(end)                                  # `end` is also logged: not only a bound
+        if plots:
+            logger.plot(out.cpu())  # TPL102
+        if plots and batch_i > 3:
+            logger.plot(out.cpu())  # TPL102
+        for b in range(out.shape[0]):
+            score = out[b].sum().item()  # TPL102
+            if score > 0:
+                logger.log(b)                            # no loop stop: the value is only logged
+""",
+    """
+import torch
+def train(model, loader, optimizer, limit):
+    for x, y in loader:
+        loss = model(x.cuda()).sum()
+        value = loss.item()  # TPL102
+        if value > limit:                                # a loop that runs the update: check every N steps
+            break
+        loss.backward()
+        optimizer.step()
+""",
     """
 import torch
 class Engine:
