@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Optional
 
 import libcst as cst
 
-from ..analysis.syntax import branch_leaves, is_model_name, last_identifier, method_call
+from ..analysis.syntax import assigned_names, branch_leaves, is_model_name, last_identifier, method_call
 from ..analysis.tree import descendants
 from ..analysis.walker import Rule, compile_text_tests
 
@@ -32,7 +33,7 @@ _HOST_ARGUMENTS = {
     ".narrow": ((1, 2), ("start", "length")),
 }
 # Libraries that take host values only: a value handed to them must reach the host (spec: a step body).
-_HOST_LIBRARIES = frozenset(("numpy", "scipy", "cv2"))
+_HOST_LIBRARIES = frozenset(("numpy", "scipy", "cv2", "PIL"))
 # Calls whose every positional argument is a size or a shape (``x.view(n, -1)``, ``torch.zeros(n)``).
 _SHAPE_METHODS = frozenset("view reshape expand repeat new_zeros new_ones new_empty new_full unflatten".split())
 _SHAPE_FACTORIES = frozenset(
@@ -171,7 +172,10 @@ class HostSyncInLoop(Rule):
                                [scope], statement, [False]))
         if not uses:
             return False
-        if _converts_to_host(value) and any(self._host_library_argument(path) for path in uses):
+        if _converts_to_host(value) and any(
+                self._host_library_argument(path)
+                for path in _name_uses(scope.body if isinstance(scope, cst.FunctionDef) else scope, name,
+                                       [scope], statement, [False], reaching=[False])):
             return True
         return all(self._host_needed_use(path) for path in uses)
 
@@ -181,7 +185,7 @@ class HostSyncInLoop(Rule):
 
     def _host_library_argument(self, path) -> bool:
         """Is the last node of ``path`` (through subscripts and method calls on it) an argument of
-        a numpy, scipy or OpenCV function, of an environment's ``env.step(...)``, or of a
+        a numpy, scipy, OpenCV or PIL function, of an environment's ``env.step(...)``, or of a
         tokenizer's ``decode``/``batch_decode``: values the host must have (spec: a step body)?"""
         index = _climb(path, subscripts=True)
         if index < 2 or not isinstance(path[index - 1], cst.Arg) or not isinstance(path[index - 2], cst.Call):
@@ -346,7 +350,7 @@ def _climb(path, subscripts: bool, items: bool = True) -> int:
     """The index in ``path`` of the outermost node that still carries the last node's value: up
     through method calls and attributes of which it is the receiver (``lengths.cpu().long()``),
     with ``items``, items of a list or tuple of sizes (``x.view([a.item(), -1])``) and, with ``subscripts``,
-    subscripts of it (``np.unique(m[:, 1])``)."""
+    subscripts of it and arithmetic with it (``np.unique(m[:, 1])``, ``cv2.imwrite(p, m * 255)``)."""
     index = len(path) - 1
     while index >= 2:
         parent, child = path[index - 1], path[index]
@@ -358,6 +362,8 @@ def _climb(path, subscripts: bool, items: bool = True) -> int:
             index -= 1
         elif subscripts and isinstance(parent, cst.Subscript) and parent.value is child:
             index -= 1
+        elif subscripts and isinstance(parent, cst.BinaryOperation):
+            index -= 1  # ``(m[0] * 255).astype("uint8")``: arithmetic on a host array stays one
         else:
             break
     return index
@@ -426,24 +432,39 @@ def _shows_tensor(value: cst.BaseExpression, ctx) -> bool:
     return ctx.is_device_tensor(value)
 
 
-def _name_uses(node: cst.CSTNode, name: str, path: list, after: cst.CSTNode, passed: list):
+def _name_uses(node: cst.CSTNode, name: str, path: list, after: cst.CSTNode, passed: list,
+               reaching: Optional[list] = None):
     """Root-to-node paths of the loads of ``name`` below ``node`` (``path``: the nodes above it)
     that come after the statement ``after`` in source order (``passed[0]`` turns True there),
-    nested definitions and assignment targets left out."""
+    nested definitions and assignment targets left out. With ``reaching``, only the uses the value
+    assigned at ``after`` can reach: none in the ``else``/``elif`` of an ``if`` whose body holds
+    ``after``, and none after the first later ``name = ...`` whose value does not read ``name``
+    (a new value, not one derived from it: ``m = m[order]`` goes on, ``m = np.zeros(3)`` ends it;
+    ``reaching[0]`` turns True)."""
     if node is after:
         passed[0] = True
         return
+    if reaching is not None and reaching[0]:
+        return
     path = path + [node]
+    if (reaching is not None and passed[0] and isinstance(node, cst.Assign)
+            and any(name in assigned_names(t.target) for t in node.targets)
+            and not any(isinstance(n, cst.Name) and n.value == name for n in descendants(node.value))):
+        reaching[0] = True
+        return
     if isinstance(node, cst.Name):
         if node.value == name and passed[0]:
             yield path
         return
     if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         return
+    before = passed[0]
     for child in node.children:
         if isinstance(child, cst.AssignTarget):
             continue
-        yield from _name_uses(child, name, path, after, passed)
+        if reaching is not None and isinstance(node, cst.If) and child is node.orelse and passed[0] and not before:
+            return  # ``after`` is in this ``if``'s body: its ``else`` is another path
+        yield from _name_uses(child, name, path, after, passed, reaching)
 
 
 def _is_string_literal(expr: cst.BaseExpression) -> bool:
@@ -794,6 +815,7 @@ def greedy_decode(model, loader, eos_id, max_len):
 import cv2
 import numpy as np
 import torch
+from PIL import Image
 def train(model, loader, optimizer, env, tokenizer, metrics, plots):
     for batch_i, (x, y) in enumerate(loader):
         out = model(x.cuda())
@@ -802,6 +824,7 @@ def train(model, loader, optimizer, env, tokenizer, metrics, plots):
         matches = torch.cat((out, out), 1).cpu().numpy()       # handed to numpy below
         matches = matches[np.unique(matches[:, 1], return_index=True)[1]]
         edges = cv2.Canny(out[0].cpu().numpy(), 10, 20)         # handed to OpenCV
+        image = Image.fromarray((out[0].cpu().numpy() * 255).astype("uint8"))   # and to PIL
         env.step(out.argmax(-1).cpu().numpy())                   # an environment takes host actions
         text = tokenizer.batch_decode(out.argmax(-1).tolist())   # ids decoded to text
         start, end = out[0].long().item(), out[1].long().item()
@@ -839,6 +862,14 @@ def train(model, loader, optimizer, logger, scheduler, plots):
         optimizer.step()
         preds = out.argmax(-1).cpu().numpy()  # TPL102
         logger.log(preds)                                # no numpy call needs it
+        preds = np.zeros(3)                              # a new value: np.save does not read the old one
+        np.save("preds.npy", preds)
+        if plots:
+            image = out.cpu().numpy()  # TPL102
+            logger.log(image)
+        else:
+            image = out.detach().cpu().numpy()           # another path, handed to numpy: host-needed
+            np.save("x.npy", image)
         mean = np.float32(0.5) + out.mean().item()  # TPL102
         scheduler.step(out.mean().item())  # TPL102
         start, end = out[0].long().item(), out[1].long().item()  # TPL102
