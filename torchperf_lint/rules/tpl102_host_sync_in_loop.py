@@ -1108,10 +1108,14 @@ while Python prepares the next step, and the pipeline never fills.
 
 Values the host must have are not reported: an argument torch itself requires on the host
 (`pack_padded_sequence` lengths, `split`/`tensor_split` sections, shapes and sizes such as
-`x.view(int(n), -1)`; also through a name the loop uses only there: `sizes = lengths.tolist()`
-then `x.split(sizes)`), the test that decides whether a loop that runs no update stops (greedy
-decoding's `if next_id.item() == eos_id: break`; a training loop that stops on a NaN loss is still
-reported: checking every N steps would do), and a `torch.cuda.synchronize()` right before a timer
+`x.view(int(n), -1)`, slice bounds `t[a.item():b.item()]`; also through a name the function uses
+only there: `sizes = lengths.tolist()` then `x.split(sizes)`, `start, end = a.item(), b.item()` then
+`t[start:end]`), a value handed to numpy, scipy, OpenCV or PIL (`np.unique(m.cpu().numpy())`, also
+`m = t.cpu().numpy()` then `np.unique(m[:, 1])`), to an environment's `env.step(...)` or to a
+tokenizer's `decode`/`batch_decode`, the test that decides whether a loop that runs no update stops
+(greedy decoding's `if next_id.item() == eos_id: break`, also through a name: `n = t.item()` then
+`if n != expected: break`; a training loop that stops on a NaN loss is still reported: checking
+every N steps would do), and a `torch.cuda.synchronize()` right before a timer
 read (`time.perf_counter()`, `time.time()`) in a benchmark. Values known to live on the host never
 sync: besides numpy arrays, Python numbers and CPU tensors, the results of torch ops on host tensors
 (a CPU-only script), the output of a model the file builds and never moves given host inputs, and
