@@ -198,9 +198,10 @@ class HostSyncInLoop(Rule):
         if found is None:
             return False
         receiver, method = found
-        if method in ("decode", "batch_decode"):
-            return True
         owner = (last_identifier(receiver) or "").lower()
+        if method == "batch_decode" or (method == "decode" and any(
+                word in owner for word in ("token", "processor", "processing"))):
+            return True  # ids decoded to text (a VAE's or an autoencoder's ``decode`` takes tensors)
         return method == "step" and (owner.endswith("env") or owner.endswith("envs"))
 
     def _decides_loop_stop_at(self, path) -> bool:
@@ -855,7 +856,7 @@ RULE.INVALID = (
     """
 import numpy as np
 import torch
-def train(model, loader, optimizer, logger, scheduler, plots):
+def train(model, loader, optimizer, logger, scheduler, plots, vae):
     for batch_i, (x, y) in enumerate(loader):
         out = model(x.cuda())
         out.sum().backward()
@@ -871,6 +872,7 @@ def train(model, loader, optimizer, logger, scheduler, plots):
             image = out.detach().cpu().numpy()           # another path, handed to numpy: host-needed
             np.save("x.npy", image)
         mean = np.float32(0.5) + out.mean().item()  # TPL102
+        images = vae.decode(out.cpu())  # TPL102
         scheduler.step(out.mean().item())  # TPL102
         start, end = out[0].long().item(), out[1].long().item()  # TPL102
         window = x[start:end]
