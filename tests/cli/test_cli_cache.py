@@ -1,6 +1,7 @@
 """The cache: a re-run over unchanged files runs no rule; any change invalidates."""
 
 import os
+from pathlib import Path
 
 import pytest
 from _cli_helpers import DATA_PARALLEL, FIXABLE
@@ -77,6 +78,23 @@ def test_package_change_invalidates(project, engine_calls, monkeypatch):
     monkeypatch.setattr(cache_module, "_package_digest", "edited-rule")
     project.run()
     assert engine_calls == ["a.py"]
+
+
+def test_package_digest_covers_the_rule_modules(tmp_path, monkeypatch):
+    """Editing a rule (rules/, analysis/) changes the digest, not only editing frontends/ where
+    cache.py lives: a stale cache once kept a rule's old findings after the package got rooms."""
+    import shutil
+
+    package = Path(cache_module.__file__).resolve().parent.parent
+    copy = tmp_path / "torchperf_lint"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(cache_module, "__file__", str(copy / "frontends" / "cache.py"))
+    monkeypatch.setattr(cache_module, "_package_digest", None)
+    before = cache_module.package_digest()
+    rule = copy / "rules" / "tpl102_host_sync_in_loop.py"
+    rule.write_text(rule.read_text() + "\n# edited\n")
+    monkeypatch.setattr(cache_module, "_package_digest", None)
+    assert cache_module.package_digest() != before
 
 
 def test_cache_location_and_corruption(project, tmp_path, monkeypatch, engine_calls):

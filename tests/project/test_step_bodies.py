@@ -480,3 +480,54 @@ def test_calls_that_leave_the_loop_or_run_at_an_interval_are_not_per_step(tmp_pa
             """,
     })
     assert findings(tmp_path, "helpers.py") == [("TPL102", 13, SYNC + " (called every step from train.py:19)")]
+
+
+def test_host_needed_values_and_first_batches_across_files(tmp_path):
+    """yolov5's val.py shape: a helper called under ``if plots and batch_i < 3:`` runs for the
+    first three batches only; one called under the flag alone runs every step. A helper whose
+    ``.cpu().numpy()`` result goes to numpy, and ``.item()`` slice bounds, are host-needed."""
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "val.py": """
+            import torch
+            from plots import output_to_target, to_host
+            from metrics import match
+
+
+            def run(model, loader, plots):
+                for batch_i, (im, targets) in enumerate(loader):
+                    preds = model(im.cuda())
+                    match(preds)
+                    if plots and batch_i < 3:
+                        output_to_target(preds)
+                    if plots:
+                        to_host(preds)
+            """,
+        "plots.py": """
+            import torch
+
+
+            def output_to_target(output):
+                return torch.cat([o.cpu() for o in output], 0).numpy()
+
+
+            def to_host(output):
+                return output.cpu()
+            """,
+        "metrics.py": """
+            import numpy as np
+            import torch
+
+
+            def match(iou):
+                matches = torch.stack(torch.where(iou > 0.5), 1).cpu().numpy()
+                matches = matches[np.unique(matches[:, 1], return_index=True)[1]]
+                start, end = iou[0, 0].long().item(), iou[0, 1].long().item()
+                return iou[start:end], matches
+            """,
+    })
+    cpu_sync = SYNC.replace("`.item()`", "`.cpu()`")
+    assert findings(tmp_path, "plots.py", codes=["TPL102"]) == [
+        ("TPL102", 9, f"{cpu_sync} (called every step from val.py:13)"),
+    ]
+    assert findings(tmp_path, "metrics.py", codes=["TPL102"]) == []

@@ -34,7 +34,7 @@ def package_digest() -> str:
     """A hash of the package's own source, so that editing a rule during development invalidates."""
     global _package_digest
     if _package_digest is None:
-        package = Path(__file__).resolve().parent
+        package = Path(__file__).resolve().parent.parent  # the whole package, not only frontends/
         h = hashlib.blake2b(digest_size=16)
         for path in sorted(package.rglob("*.py")):
             h.update(path.relative_to(package).as_posix().encode())

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Optional
 
 import libcst as cst
 
-from ..analysis.syntax import branch_leaves, is_model_name, last_identifier, method_call
+from ..analysis.syntax import assigned_names, branch_leaves, is_model_name, last_identifier, method_call
 from ..analysis.tree import descendants
 from ..analysis.walker import Rule, compile_text_tests
 
@@ -31,6 +32,8 @@ _HOST_ARGUMENTS = {
     ".tensor_split": ((0,), ("indices_or_sections", "sections", "indices")),
     ".narrow": ((1, 2), ("start", "length")),
 }
+# Libraries that take host values only: a value handed to them must reach the host (spec: a step body).
+_HOST_LIBRARIES = frozenset(("numpy", "scipy", "cv2", "PIL"))
 # Calls whose every positional argument is a size or a shape (``x.view(n, -1)``, ``torch.zeros(n)``).
 _SHAPE_METHODS = frozenset("view reshape expand repeat new_zeros new_ones new_empty new_full unflatten".split())
 _SHAPE_FACTORIES = frozenset(
@@ -149,22 +152,71 @@ class HostSyncInLoop(Rule):
         self.report(node, self.message.format(what=what))
 
     def _torch_needs_on_host(self) -> bool:
-        """Is the current node an argument that torch requires on the host (``_host_argument``),
-        or the whole value of ``name = ...`` in a loop whose every use of ``name`` is one
-        (``lengths = lengths.cpu()`` ... ``pack_padded_sequence(x, lengths)``)?"""
+        """Is the current node a value the host must have (``_host_needed_use``), or the value
+        (through arithmetic) of ``name = ...``/``a, b = ...``/``name += ...`` whose every later use
+        in the function is one (``lengths = lengths.cpu()`` ... ``pack_padded_sequence(x, lengths)``,
+        ``start, end = a.item(), b.item()`` ... ``t[start:end]``)? A conversion to numpy or a list
+        (``m = t.cpu().numpy()``) is host-needed when any use hands it to numpy, scipy, OpenCV, an
+        environment or a decoder: the other uses then read a host array, not the device."""
         stack = self.ctx.stack
-        if self._host_argument(stack):
+        if self._host_needed_use(stack):
             return True
-        assign = stack[-2] if len(stack) >= 2 else None
-        if not (isinstance(assign, cst.Assign) and assign.value is stack[-1] and len(assign.targets) == 1
-                and isinstance(assign.targets[0].target, cst.Name)):
+        found = _assigned_name(stack)
+        if found is None:
             return False
-        loop = self.ctx.innermost_loop()
-        if loop is None:
+        name, statement, value = found
+        scope = next((n for n in reversed(stack[:-1]) if isinstance(n, (cst.FunctionDef, cst.Module))), None)
+        if scope is None:
             return False
-        name = assign.targets[0].target.value
-        uses = list(_name_uses(loop.node.body, name, [loop.node], assign, [False]))
-        return bool(uses) and all(self._host_argument(path) for path in uses)
+        uses = list(_name_uses(scope.body if isinstance(scope, cst.FunctionDef) else scope, name,
+                               [scope], statement, [False]))
+        if not uses:
+            return False
+        if _converts_to_host(value) and any(
+                self._host_library_argument(path)
+                for path in _name_uses(scope.body if isinstance(scope, cst.FunctionDef) else scope, name,
+                                       [scope], statement, [False], reaching=[False])):
+            return True
+        return all(self._host_needed_use(path) for path in uses)
+
+    def _host_needed_use(self, path) -> bool:
+        """``_host_argument``, or the test of an ``if`` that leaves a loop that runs no update."""
+        return self._host_argument(path) or self._decides_loop_stop_at(path)
+
+    def _host_library_argument(self, path) -> bool:
+        """Is the last node of ``path`` (through subscripts and method calls on it) an argument of
+        a numpy, scipy, OpenCV or PIL function, of an environment's ``env.step(...)``, or of a
+        tokenizer's ``decode``/``batch_decode``: values the host must have (spec: a step body)?"""
+        index = _climb(path, subscripts=True)
+        if index < 2 or not isinstance(path[index - 1], cst.Arg) or not isinstance(path[index - 2], cst.Call):
+            return False
+        call = path[index - 2]
+        qual = self.ctx.qualname(call.func) or ""
+        if qual.split(".", 1)[0] in _HOST_LIBRARIES:
+            return True
+        found = method_call(call)
+        if found is None:
+            return False
+        receiver, method = found
+        owner = (last_identifier(receiver) or "").lower()
+        if method == "batch_decode" or (method == "decode" and any(
+                word in owner for word in ("token", "processor", "processing"))):
+            return True  # ids decoded to text (a VAE's or an autoencoder's ``decode`` takes tensors)
+        return method == "step" and (owner.endswith("env") or owner.endswith("envs"))
+
+    def _decides_loop_stop_at(self, path) -> bool:
+        """Is the last node of ``path`` in the test of an ``if`` that leaves the innermost loop
+        around it, a loop that runs no update (``if tokens != features: break``)?"""
+        for index in range(len(path) - 2, -1, -1):
+            node = path[index]
+            if isinstance(node, cst.If):
+                if path[index + 1] is not node.test or not branch_leaves(node.body):
+                    return False
+                loop = next((n for n in reversed(path[:index]) if isinstance(n, (cst.For, cst.While))), None)
+                return loop is not None and not self.ctx.steps.runs_update(loop.body)
+            if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.FunctionDef, cst.Lambda)):
+                return False
+        return False
 
     def _host_argument(self, path) -> bool:
         """Is the last node of ``path`` (a root-to-node list of libcst nodes), through method calls
@@ -172,18 +224,11 @@ class HostSyncInLoop(Rule):
         ``pack_padded_sequence`` lengths, ``split``/``tensor_split`` sections, ``narrow`` bounds, a
         shape or size (``x.view(n.item(), -1)``, ``torch.zeros(int(n))``)?"""
         stack = path
-        index = len(stack) - 1
-        # Up through method calls and attributes of which the current value is the receiver.
-        while index >= 2:
-            parent, child = stack[index - 1], stack[index]
-            if isinstance(parent, cst.Attribute) and parent.value is child:
-                index -= 1
-            elif isinstance(parent, cst.Call) and parent.func is child:
-                index -= 1
-            elif isinstance(parent, (cst.Element, cst.List, cst.Tuple)):
-                index -= 1  # an item of a list of sizes (``x.view([a.item(), -1])``)
-            else:
-                break
+        index = _climb(stack, subscripts=False)
+        if index >= 1 and isinstance(stack[index - 1], cst.Slice):
+            return True  # a slice bound (``t[start.item():end.item()]``): a size the host needs
+        if self._host_library_argument(path):
+            return True
         if index < 2 or not isinstance(stack[index - 1], cst.Arg) or not isinstance(stack[index - 2], cst.Call):
             return False
         arg, call = stack[index - 1], stack[index - 2]
@@ -302,6 +347,63 @@ class HostSyncInLoop(Rule):
                 and not ctx.returned_to_framework())
 
 
+def _climb(path, subscripts: bool, items: bool = True) -> int:
+    """The index in ``path`` of the outermost node that still carries the last node's value: up
+    through method calls and attributes of which it is the receiver (``lengths.cpu().long()``),
+    with ``items``, items of a list or tuple of sizes (``x.view([a.item(), -1])``) and, with ``subscripts``,
+    subscripts of it and arithmetic with it (``np.unique(m[:, 1])``, ``cv2.imwrite(p, m * 255)``)."""
+    index = len(path) - 1
+    while index >= 2:
+        parent, child = path[index - 1], path[index]
+        if isinstance(parent, cst.Attribute) and parent.value is child:
+            index -= 1
+        elif isinstance(parent, cst.Call) and parent.func is child:
+            index -= 1
+        elif items and isinstance(parent, (cst.Element, cst.List, cst.Tuple)):
+            index -= 1
+        elif subscripts and isinstance(parent, cst.Subscript) and parent.value is child:
+            index -= 1
+        elif subscripts and isinstance(parent, cst.BinaryOperation):
+            index -= 1  # ``(m[0] * 255).astype("uint8")``: arithmetic on a host array stays one
+        else:
+            break
+    return index
+
+
+def _assigned_name(stack):
+    """(name, statement, value) when the last node of ``stack`` is, through method calls on it and
+    arithmetic, the value of ``name = ...``, ``name += ...``, or its item of ``a, b = x, y``."""
+    index = _climb(stack, subscripts=False, items=False)
+    while index >= 1 and isinstance(stack[index - 1], (cst.BinaryOperation, cst.UnaryOperation)):
+        index -= 1  # ``n.item() // merge``: arithmetic on the value keeps what it is used for
+    if index < 1:
+        return None
+    parent, value = stack[index - 1], stack[index]
+    target = None
+    if isinstance(parent, cst.Element) and index >= 3 and isinstance(stack[index - 2], cst.Tuple):
+        tuple_value, assign = stack[index - 2], stack[index - 3]
+        if (isinstance(assign, cst.Assign) and assign.value is tuple_value and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Tuple)):
+            targets = assign.targets[0].target.elements
+            position = next((i for i, e in enumerate(tuple_value.elements) if e is parent), None)
+            if position is not None and len(targets) == len(tuple_value.elements):
+                target = targets[position].value
+        parent = assign
+    elif isinstance(parent, cst.Assign) and parent.value is value and len(parent.targets) == 1:
+        target = parent.targets[0].target
+    elif isinstance(parent, cst.AugAssign) and parent.value is value:
+        target = parent.target
+    if not isinstance(target, cst.Name):
+        return None
+    return target.value, parent, value
+
+
+def _converts_to_host(value: cst.BaseExpression) -> bool:
+    """``t.cpu().numpy()``, ``x.tolist()``: the assigned value is a numpy array or a list."""
+    found = method_call(value)
+    return found is not None and found[1] in ("numpy", "tolist")
+
+
 def _copied(expr: cst.BaseExpression, ctx) -> cst.BaseExpression:
     """``copy.deepcopy(model)`` -> ``model``: a copy is the same kind of object."""
     while isinstance(expr, cst.Call) and expr.args and ctx.qualname(expr.func) in ("copy.deepcopy", "copy.copy"):
@@ -331,24 +433,39 @@ def _shows_tensor(value: cst.BaseExpression, ctx) -> bool:
     return ctx.is_device_tensor(value)
 
 
-def _name_uses(node: cst.CSTNode, name: str, path: list, after: cst.CSTNode, passed: list):
+def _name_uses(node: cst.CSTNode, name: str, path: list, after: cst.CSTNode, passed: list,
+               reaching: Optional[list] = None):
     """Root-to-node paths of the loads of ``name`` below ``node`` (``path``: the nodes above it)
     that come after the statement ``after`` in source order (``passed[0]`` turns True there),
-    nested definitions and assignment targets left out."""
+    nested definitions and assignment targets left out. With ``reaching``, only the uses the value
+    assigned at ``after`` can reach: none in the ``else``/``elif`` of an ``if`` whose body holds
+    ``after``, and none after the first later ``name = ...`` whose value does not read ``name``
+    (a new value, not one derived from it: ``m = m[order]`` goes on, ``m = np.zeros(3)`` ends it;
+    ``reaching[0]`` turns True)."""
     if node is after:
         passed[0] = True
         return
+    if reaching is not None and reaching[0]:
+        return
     path = path + [node]
+    if (reaching is not None and passed[0] and isinstance(node, cst.Assign)
+            and any(name in assigned_names(t.target) for t in node.targets)
+            and not any(isinstance(n, cst.Name) and n.value == name for n in descendants(node.value))):
+        reaching[0] = True
+        return
     if isinstance(node, cst.Name):
         if node.value == name and passed[0]:
             yield path
         return
     if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         return
+    before = passed[0]
     for child in node.children:
         if isinstance(child, cst.AssignTarget):
             continue
-        yield from _name_uses(child, name, path, after, passed)
+        if reaching is not None and isinstance(node, cst.If) and child is node.orelse and passed[0] and not before:
+            return  # ``after`` is in this ``if``'s body: its ``else`` is another path
+        yield from _name_uses(child, name, path, after, passed, reaching)
 
 
 def _is_string_literal(expr: cst.BaseExpression) -> bool:
@@ -695,8 +812,91 @@ def greedy_decode(model, loader, eos_id, max_len):
             if (next_id == eos_id).all():
                 break
 """,
+    """
+import cv2
+import numpy as np
+import torch
+from PIL import Image
+def train(model, loader, optimizer, env, tokenizer, metrics, plots):
+    for batch_i, (x, y) in enumerate(loader):
+        out = model(x.cuda())
+        out.sum().backward()
+        optimizer.step()
+        matches = torch.cat((out, out), 1).cpu().numpy()       # handed to numpy below
+        matches = matches[np.unique(matches[:, 1], return_index=True)[1]]
+        edges = cv2.Canny(out[0].cpu().numpy(), 10, 20)         # handed to OpenCV
+        image = Image.fromarray((out[0].cpu().numpy() * 255).astype("uint8"))   # and to PIL
+        env.step(out.argmax(-1).cpu().numpy())                   # an environment takes host actions
+        text = tokenizer.batch_decode(out.argmax(-1).tolist())   # ids decoded to text
+        start, end = out[0].long().item(), out[1].long().item()
+        window = x[start:end]                                    # slice bounds: sizes the host needs
+        rows = y[out[2].long().item():]
+        if plots and batch_i < 3:                                # the first three batches only
+            metrics.plot(out.cpu())
+""",
+    """
+import torch
+def count_tokens(model, loader, optimizer, images, grid, merge):
+    for x, y in loader:
+        ids = model(x.cuda())
+        ids.sum().backward()
+        optimizer.step()
+        mismatch = False
+        for b in range(ids.shape[0]):                            # runs no update
+            tokens = (ids[b] == 1).sum().item()
+            features = 0
+            for i in range(images[b]):
+                features += grid[i].prod().item() // merge
+            if tokens != features:                               # decides whether the loop stops
+                mismatch = True
+                break
+""",
 )
 RULE.INVALID = (
+    """
+import numpy as np
+import torch
+def train(model, loader, optimizer, logger, scheduler, plots, vae):
+    for batch_i, (x, y) in enumerate(loader):
+        out = model(x.cuda())
+        out.sum().backward()
+        optimizer.step()
+        preds = out.argmax(-1).cpu().numpy()  # TPL102
+        logger.log(preds)                                # no numpy call needs it
+        preds = np.zeros(3)                              # a new value: np.save does not read the old one
+        np.save("preds.npy", preds)
+        if plots:
+            image = out.cpu().numpy()  # TPL102
+            logger.log(image)
+        else:
+            image = out.detach().cpu().numpy()           # another path, handed to numpy: host-needed
+            np.save("x.npy", image)
+        mean = np.float32(0.5) + out.mean().item()  # TPL102
+        images = vae.decode(out.cpu())  # TPL102
+        scheduler.step(out.mean().item())  # TPL102
+        start, end = out[0].long().item(), out[1].long().item()  # TPL102
+        window = x[start:end]
+        logger.log(end)                                  # `end` is also logged: not only a bound
+        if plots:
+            logger.plot(out.cpu())  # TPL102
+        if plots and batch_i > 3:
+            logger.plot(out.cpu())  # TPL102
+        for b in range(out.shape[0]):
+            score = out[b].sum().item()  # TPL102
+            if score > 0:
+                logger.log(b)                            # no loop stop: the value is only logged
+""",
+    """
+import torch
+def train(model, loader, optimizer, limit):
+    for x, y in loader:
+        loss = model(x.cuda()).sum()
+        value = loss.item()  # TPL102
+        if value > limit:                                # a loop that runs the update: check every N steps
+            break
+        loss.backward()
+        optimizer.step()
+""",
     """
 import torch
 class Engine:
@@ -910,10 +1110,14 @@ while Python prepares the next step, and the pipeline never fills.
 
 Values the host must have are not reported: an argument torch itself requires on the host
 (`pack_padded_sequence` lengths, `split`/`tensor_split` sections, shapes and sizes such as
-`x.view(int(n), -1)`; also through a name the loop uses only there: `sizes = lengths.tolist()`
-then `x.split(sizes)`), the test that decides whether a loop that runs no update stops (greedy
-decoding's `if next_id.item() == eos_id: break`; a training loop that stops on a NaN loss is still
-reported: checking every N steps would do), and a `torch.cuda.synchronize()` right before a timer
+`x.view(int(n), -1)`, slice bounds `t[a.item():b.item()]`; also through a name the function uses
+only there: `sizes = lengths.tolist()` then `x.split(sizes)`, `start, end = a.item(), b.item()` then
+`t[start:end]`), a value handed to numpy, scipy, OpenCV or PIL (`np.unique(m.cpu().numpy())`, also
+`m = t.cpu().numpy()` then `np.unique(m[:, 1])`), to an environment's `env.step(...)` or to a
+tokenizer's `decode`/`batch_decode`, the test that decides whether a loop that runs no update stops
+(greedy decoding's `if next_id.item() == eos_id: break`, also through a name: `n = t.item()` then
+`if n != expected: break`; a training loop that stops on a NaN loss is still reported: checking
+every N steps would do), and a `torch.cuda.synchronize()` right before a timer
 read (`time.perf_counter()`, `time.time()`) in a benchmark. Values known to live on the host never
 sync: besides numpy arrays, Python numbers and CPU tensors, the results of torch ops on host tensors
 (a CPU-only script), the output of a model the file builds and never moves given host inputs, and
