@@ -851,10 +851,11 @@ _LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
 _DEFINITIONS_AND_LOOPS = _DEFINITIONS + _LOOP_TYPES
 
 
-# Loop counters: ``i``, ``step``, ``global_step``, ``batch_idx``, ``batch_i`` (yolov5), ``it``, ``num_updates``. Not ranks:
+# Loop counters: ``i``, ``step``, ``global_step``, ``batch_idx``, ``batch_i`` and ``ni`` (yolov5), ``it``,
+# ``num_updates``. Not ranks:
 # ``if rank == 0:`` runs every step on rank 0.
 _COUNTER = re.compile(
-    r"^(?:[ijkn]|it|iters?|iteration|idx|\w*_idx|\w*steps?|\w*_iters?|\w*_iteration|epoch\w*|count\w*|\w*_count"
+    r"^(?:[ijkn]|ni|it|iters?|iteration|idx|\w*_idx|\w*steps?|\w*_iters?|\w*_iteration|epoch\w*|count\w*|\w*_count"
     r"|num_updates|\w*_updates?|\w*batch_i)$",
     re.I,
 )

@@ -31,6 +31,11 @@ _HOST_ARGUMENTS = {
     ".split": ((0,), ("split_size", "split_size_or_sections")),
     ".tensor_split": ((0,), ("indices_or_sections", "sections", "indices")),
     ".narrow": ((1, 2), ("start", "length")),
+    # ``k`` is a size: torch reads it on the host (yolov7's dynamic-k label assignment).
+    "torch.topk": ((1,), ("k",)),
+    ".topk": ((0,), ("k",)),
+    "torch.kthvalue": ((1,), ("k",)),
+    ".kthvalue": ((0,), ("k",)),
 }
 # Libraries that take host values only: a value handed to them must reach the host (spec: a step body).
 _HOST_LIBRARIES = frozenset(("numpy", "scipy", "cv2", "PIL"))
@@ -790,7 +795,8 @@ def train(model, loader, optimizer, timings):
         packed = pack_padded_sequence(tokens, lengths.cpu(), batch_first=True)   # torch needs them on the host
         chunks = torch.split(tokens, lengths.tolist())
         flat = tokens.view(int(lengths.sum()), -1)
-        loss = model(packed, chunks, flat).sum()
+        _, best = torch.topk(flat, k=lengths.max().item(), dim=0)   # k is a size
+        loss = model(packed, chunks, flat, best).sum()
         torch.cuda.synchronize()                    # brackets a timer read: the benchmark needs it
         start = time.perf_counter()
         loss.backward()
@@ -833,6 +839,10 @@ def train(model, loader, optimizer, env, tokenizer, metrics, plots):
         rows = y[out[2].long().item():]
         if plots and batch_i < 3:                                # the first three batches only
             metrics.plot(out.cpu())
+        ni = batch_i + len(loader) * 2                           # YOLO's integrated-batch counter
+        if ni < 3:
+            metrics.plot(out.cpu())
+        _, chosen = out.topk(out[3].long().item(), largest=False)  # topk's k: a size torch reads on the host
 """,
     """
 import torch
@@ -881,6 +891,8 @@ def train(model, loader, optimizer, logger, scheduler, plots, vae):
             logger.plot(out.cpu())  # TPL102
         if plots and batch_i > 3:
             logger.plot(out.cpu())  # TPL102
+        _, chosen = torch.topk(out, k=3)
+        logger.log(chosen.cpu())  # TPL102
         for b in range(out.shape[0]):
             score = out[b].sum().item()  # TPL102
             if score > 0:
