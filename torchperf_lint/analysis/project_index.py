@@ -42,11 +42,11 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from .names import ImportTable, bound_names, dotted_name_ast
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
+from .project_root import find_project_root
 from .step_loops import (ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values, is_counter_name,
                          names_holding)
 
 INDEX_VERSION = "1"
-ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -65,18 +65,14 @@ _WORD = re.compile(rb"\w+")
 
 
 def find_root(path: str) -> str:
-    """The project root of ``path`` (a file): the nearest folder above it with a marker; with none,
-    the folder being linted (the working directory, where flake8, the CLI and editors run, when the
-    file is inside it), else the file's own folder."""
+    """The project root of ``path`` (a file): the nearest folder above it with a marker
+    (project_root.py, the one definition the front ends share); with none, the folder being linted
+    (the working directory, where flake8, the CLI and editors run, when the file is inside it),
+    else the file's own folder."""
     folder = os.path.dirname(os.path.abspath(path))
-    current = folder
-    for _ in range(64):
-        if any(os.path.exists(os.path.join(current, marker)) for marker in ROOT_MARKERS):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            break
-        current = parent
+    marked = find_project_root(folder)
+    if marked is not None:
+        return marked
     try:
         cwd = os.getcwd()
     except OSError:

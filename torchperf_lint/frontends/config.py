@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from ..catalog import CATALOG, OPT_IN_CODES
-from .project_root import find_project_root
+from ..analysis.project_root import find_project_root
 from .test_files import is_test_file
 
 SECTION = "torchperf-lint"

@@ -78,7 +78,7 @@ class Plugin:
         if not self.include_tests:
             from .test_files import is_test_file
 
-            from .project_root import find_project_root
+            from ..analysis.project_root import find_project_root
 
             if is_test_file(self.filename, find_project_root(self.filename, self._project_roots) or os.getcwd()):
                 return

@@ -3,7 +3,7 @@
 Set by ``target-torch`` (``[tool.torchperf-lint]``, flake8 ``--tpl-target-torch`` /
 ``tpl-target-torch =``, CLI ``--target-torch``); by default the lower bound of ``torch`` in the
 project's dependencies: ``[project].dependencies`` of pyproject.toml, ``install_requires`` of
-setup.cfg, and ``requirements*.txt``, at the project root (project_root.py). ``torch>=2.0,<2.3``
+setup.cfg, and ``requirements*.txt``, at the project root (analysis/project_root.py). ``torch>=2.0,<2.3``
 gives 2.0; several bounds (a requirements file and pyproject) give the oldest; ``torch`` with no
 lower bound, or no ``torch`` at all, gives no limit (None).
 
@@ -20,7 +20,7 @@ import re
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from ..catalog import TorchVersion
-from .project_root import find_project_root
+from ..analysis.project_root import find_project_root
 
 _VERSION = re.compile(r"\s*v?(\d+)(?:\.(\d+))?(?:\.\d+)*(?:[.+\-]?\w*)*\s*$")
 # A requirement on torch: the name (PEP 503 normalised, extras allowed), then its specifiers.

@@ -19,7 +19,7 @@ import os
 from pathlib import PurePath
 from typing import Optional
 
-from .project_root import find_project_root
+from ..analysis.project_root import find_project_root
 TEST_DIRECTORIES = frozenset(("tests", "test"))
 
 
