@@ -12,7 +12,7 @@ from ..catalog import UNSAFE
 from ..fixing.edits import add_keyword, set_keyword
 from ..findings import RuleFix
 from ..analysis.names import canonical, dotted_name_ast
-from ..analysis.syntax import has_splat, is_true, keyword, positional
+from ..analysis.syntax import assigned_names, has_splat, is_true, keyword, positional
 from ..analysis.segments import walk_ast, walk_statements
 from ..analysis.tree import descendants
 from ..analysis.walker import Rule
@@ -215,17 +215,9 @@ def _single_assignments(scope: cst.CSTNode) -> Dict[str, cst.BaseExpression]:
         elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and isinstance(node.target, cst.Name):
             seen[node.target.value] = None
         elif isinstance(node, (cst.For, cst.CompFor)):
-            for name in _target_names(node.target):
+            for name in assigned_names(node.target):
                 seen[name] = None
     return {k: v for k, v in seen.items() if v is not None}
-
-
-def _target_names(target: cst.CSTNode) -> Iterator[str]:
-    if isinstance(target, cst.Name):
-        yield target.value
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            yield from _target_names(element.value)
 
 
 def _self_attribute(target: cst.BaseExpression) -> Optional[str]:
