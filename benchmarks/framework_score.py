@@ -2,6 +2,7 @@
 
     python benchmarks/framework_score.py --corpus /work/corpus --set dev
     python benchmarks/framework_score.py --corpus /work/corpus --set holdout [--src DIR] [--jobs 1]
+    python benchmarks/framework_score.py --corpus /work/corpus_h2 --set holdout2
     python benchmarks/framework_score.py --fetch-list
 
 The corpus is third-party code and is never committed: ``--fetch-list`` prints every repository,
@@ -100,6 +101,71 @@ CORPUS = [
      "take": ["src/pl_bolts/callbacks", "src/pl_bolts/models/rl", "src/pl_bolts/models/self_supervised",
               "src/pl_bolts/models/gans", "src/pl_bolts/models/detection/yolo", "src/pl_bolts/losses",
               "src/pl_bolts/models/__init__.py", "src/pl_bolts/__init__.py"], "drop": []},
+    # holdout2 (2026-11-26): a fresh framework set, labelled before any linter run on it; its corpus
+    # lives in its own folder (/work/corpus_h2), apart from the dev and holdout repositories.
+    {"name": "llama-factory", "github": "hiyouga/LLaMA-Factory", "set": "holdout2",
+     "commit": "ff6d4d12eeb035d6ce06805a5733dd7b29f2ac30",
+     "take": ["src/llamafactory/train", "src/llamafactory/extras", "src/llamafactory/__init__.py"],
+     "drop": ["src/llamafactory/train/mca", "src/llamafactory/train/megatron_bridge",
+              "src/llamafactory/train/hyper_parallel"]},
+    {"name": "axolotl", "github": "axolotl-ai-cloud/axolotl", "set": "holdout2",
+     "commit": "067b021c8b87a9e5e380b9173c704cf7340e30f5",
+     "take": ["src/axolotl/core/trainers", "src/axolotl/utils/callbacks", "src/axolotl/integrations/diffusion",
+              "src/axolotl/integrations/kd", "src/axolotl/integrations/__init__.py", "src/axolotl/core/__init__.py",
+              "src/axolotl/utils/__init__.py", "src/axolotl/__init__.py"],
+     "drop": ["src/axolotl/integrations/diffusion/README.md", "src/axolotl/integrations/kd/README.md"]},
+    {"name": "sentence-transformers", "github": "UKPLab/sentence-transformers", "set": "holdout2",
+     "commit": "85ec64559f4414aa536eca4bf53538291e0a333f",
+     "take": ["sentence_transformers/trainer.py", "sentence_transformers/losses", "sentence_transformers/__init__.py"],
+     "drop": []},
+    {"name": "torchgeo", "github": "microsoft/torchgeo", "set": "holdout2",
+     "commit": "7ea0616ded0cc27a8feb8b2aafefd7c14155f6fb",
+     "take": ["torchgeo/trainers", "torchgeo/__init__.py"], "drop": []},
+    {"name": "taming-transformers", "github": "CompVis/taming-transformers", "set": "holdout2",
+     "commit": "3ba01b241669f5ade541ce990f7650a3b8f65318", "take": ["main.py", "taming"], "drop": []},
+    {"name": "transfer-learning-conv-ai", "github": "huggingface/transfer-learning-conv-ai", "set": "holdout2",
+     "commit": "d4c760731e8f062abd3d61ccdc8fa29ccb5e3485", "take": ["train.py", "utils.py", "interact.py"],
+     "drop": []},
+    {"name": "audiolm-pytorch", "github": "lucidrains/audiolm-pytorch", "set": "holdout2",
+     "commit": "d65fd151075d304bc7b28dfcb736e179b6020fca", "take": ["audiolm_pytorch"], "drop": []},
+    {"name": "basicsr", "github": "xinntao/BasicSR", "set": "holdout2",
+     "commit": "d21eac885b6de90a7adef7cc59e937dbdbb200b1",
+     "take": ["basicsr/train.py", "basicsr/test.py", "basicsr/models/__init__.py", "basicsr/models/base_model.py",
+              "basicsr/models/edvr_model.py", "basicsr/models/esrgan_model.py", "basicsr/models/sr_model.py",
+              "basicsr/models/srgan_model.py", "basicsr/models/stylegan2_model.py",
+              "basicsr/models/video_base_model.py", "basicsr/models/video_gan_model.py",
+              "basicsr/models/lr_scheduler.py", "basicsr/models/losses", "basicsr/utils", "basicsr/metrics"],
+     "drop": []},
+    {"name": "OpenRLHF", "github": "OpenRLHF/OpenRLHF", "set": "holdout2",
+     "commit": "3c3be6234e0cb353e76bb8019947db9dfe99fca7",
+     "take": ["openrlhf/__init__.py", "openrlhf/trainer/__init__.py", "openrlhf/trainer/sft_trainer.py",
+              "openrlhf/trainer/rm_trainer.py", "openrlhf/trainer/dpo_trainer.py", "openrlhf/trainer/ray/__init__.py",
+              "openrlhf/trainer/ray/ppo_actor.py", "openrlhf/trainer/ray/ppo_critic.py", "openrlhf/models",
+              "openrlhf/utils/__init__.py", "openrlhf/utils/utils.py", "openrlhf/utils/loss_utils.py",
+              "openrlhf/utils/deepspeed", "openrlhf/cli/train_sft.py", "openrlhf/cli/train_rm.py",
+              "openrlhf/cli/train_dpo.py"], "drop": []},
+    {"name": "sd-scripts", "github": "kohya-ss/sd-scripts", "set": "holdout2",
+     "commit": "48d368fa557731ad0488c07304dfeba8c07910eb",
+     "take": ["train_network.py", "train_db.py", "fine_tune.py", "train_textual_inversion.py", "sdxl_train.py",
+              "sd3_train.py", "flux_train.py", "library/train_util.py", "library/custom_train_functions.py",
+              "library/flux_train_utils.py", "library/sd3_train_utils.py"], "drop": []},
+    {"name": "stable-audio-tools", "github": "Stability-AI/stable-audio-tools", "set": "holdout2",
+     "commit": "50049e379e2fe8e35bffc99e57f23ade1c3471b7",
+     "take": ["train.py", "stable_audio_tools/training", "stable_audio_tools/__init__.py",
+              "stable_audio_tools/models/__init__.py"], "drop": []},
+    {"name": "open-instruct", "github": "allenai/open-instruct", "set": "holdout2",
+     "commit": "e6c3044aa6201c8bfa4573c1b03142af599e730d",
+     "take": ["open_instruct/finetune.py", "open_instruct/dpo_tune_cache.py", "open_instruct/dpo_utils.py",
+              "open_instruct/model_utils.py", "open_instruct/utils.py", "open_instruct/padding_free_collator.py",
+              "open_instruct/__init__.py", "open_instruct/logger_utils.py", "open_instruct/data_loader.py"],
+     "drop": []},
+    {"name": "DeepSpeed-Chat", "github": "microsoft/DeepSpeedExamples", "set": "holdout2",
+     "commit": "83757d9c937daabd1089a08051061706cb73900d",
+     "tree": "applications/DeepSpeed-Chat", "take": ["dschat", "training", "e2e_rlhf.py"], "only": "*.py",
+     "drop": [],
+     "note": "the subtree applications/DeepSpeed-Chat is the repository root (git archive <commit>:"
+             "applications/DeepSpeed-Chat dschat training e2e_rlhf.py | tar -x --wildcards '*.py'), so "
+             "`from dschat...` resolves from the linted folder"},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -172,7 +238,7 @@ def collect(corpus: Path, which: str, src, jobs: int, timeout: float, config):
     print(f"linter: {where} (git {rev or 'unknown'})")
     findings = []
     for entry in CORPUS:
-        if which not in entry["set"]:
+        if which not in entry["set"].split("+"):
             continue
         repo_dir = corpus / entry["name"]
         if not repo_dir.is_dir():
@@ -302,7 +368,11 @@ def fetch_list(out=sys.stdout):
         print(f"\n{entry['name']}  ({entry['set']})", file=out)
         print(f"  github: {entry['github']}", file=out)
         print(f"  commit: {entry['commit']}", file=out)
+        if entry.get("tree"):
+            print(f"  tree:   {entry['tree']} (archive <commit>:{entry['tree']}: the subtree is the root)", file=out)
         print(f"  take:   {' '.join(entry['take'])}", file=out)
+        if entry.get("only"):
+            print(f"  only:   {entry['only']} (tar -x --wildcards)", file=out)
         if entry["drop"]:
             print(f"  drop:   {' '.join(entry['drop'])}", file=out)
         if entry.get("note"):
@@ -313,7 +383,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout"), default="dev")
+    parser.add_argument("--set", choices=("dev", "holdout", "holdout2"), default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
     parser.add_argument("--jobs", type=int, default=1, help="linter worker processes (default 1)")
