@@ -148,7 +148,7 @@ CORPUS = [
      "commit": "48d368fa557731ad0488c07304dfeba8c07910eb",
      "take": ["train_network.py", "train_db.py", "fine_tune.py", "train_textual_inversion.py", "sdxl_train.py",
               "sd3_train.py", "flux_train.py", "library/train_util.py", "library/custom_train_functions.py",
-              "library/flux_train_utils.py", "library/sd3_train_utils.py"], "drop": []},
+              "library/flux_train_utils.py", "library/sd3_train_utils.py", "library/__init__.py"], "drop": []},
     {"name": "stable-audio-tools", "github": "Stability-AI/stable-audio-tools", "set": "holdout2",
      "commit": "50049e379e2fe8e35bffc99e57f23ade1c3471b7",
      "take": ["train.py", "stable_audio_tools/training", "stable_audio_tools/__init__.py",
