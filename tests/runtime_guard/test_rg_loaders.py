@@ -319,7 +319,8 @@ def test_pin_memory_set_for_a_cuda_target_and_said(guard, monkeypatch):
     assert (event.action, event.detail, event.apply) == (
         "fixed", "pin_memory=True: the loader feeds CUDA (faster, asynchronous copies; same "
         "values)", "")
-    assert event.location == f"{__file__}:{test_pin_memory_set_for_a_cuda_target_and_said.__code__.co_firstlineno + 3}"
+    made_at = test_pin_memory_set_for_a_cuda_target_and_said.__code__.co_firstlineno + 3
+    assert event.location == f"{__file__}:{made_at}"  # the DataLoader(...) line
 
 
 def test_pin_memory_only_suggested_in_warn_mode(guard, monkeypatch):
