@@ -175,3 +175,34 @@ def test_warn_mode_observes_and_wraps_nothing(guard, monkeypatch):
     # The search for the model ended with the first step: no global hook stays behind.
     assert not guard.GUARD.fix("amp").step.hooks
     assert not _module._global_forward_pre_hooks and not _module._global_forward_hooks
+
+
+def test_two_models_each_found_at_their_first_forward(guard, monkeypatch):
+    """A generator and a discriminator with an optimizer each: the second model's first forward
+    comes after the guard's region for the first one has closed, and is found as well."""
+    _install(guard, monkeypatch, "bf16")
+    torch.manual_seed(0)
+    gen, disc = nn.Linear(4, 8), Net()
+    opt_g = torch.optim.SGD(gen.parameters(), lr=0.01)
+    opt_d = torch.optim.SGD(disc.parameters(), lr=0.01)
+    dtypes = []
+    for _ in range(2):
+        fake = gen(torch.randn(16, 4))
+        score = disc(fake.detach())
+        dtypes.append((fake.dtype, score.dtype))
+        score.float().mean().backward()
+        opt_d.step()
+        gen_score = disc(fake)
+        gen_score.float().mean().backward()
+        opt_g.step()
+    assert dtypes == [(torch.bfloat16, torch.bfloat16)] * 2
+    assert sorted(e.detail for e in events(guard, "TPL305", "fixed")) == [
+        "forward of Linear runs under bfloat16 autocast on the CPU, at the user's request "
+        "(RUNTIME_GUARD_AMP=bf16)",
+        "forward of Net runs under bfloat16 autocast on the CPU, at the user's request "
+        "(RUNTIME_GUARD_AMP=bf16)"]
+    # After the guard's regions, a region the script opens itself is the script's own.
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        pass
+    (left,) = events(guard, "TPL305", "left alone")
+    assert left.detail == "the script uses autocast itself: RUNTIME_GUARD_AMP autocast left to it"

@@ -233,3 +233,65 @@ def test_internal_failure_names_its_place_disables_the_fix_and_raises_in_debug(g
     monkeypatch.setattr(guard.GUARD.fix("sync_report"), "count", broken)
     with pytest.raises(KeyError, match="boom"):
         torch.ones(()).item()
+
+
+def _probe_guard(mode):
+    """A Guard of its own (not the installed one) for the base class's contract."""
+    from runtime_guard.config import Config
+    from runtime_guard.core import Guard
+
+    probe = Guard()
+    probe.config = Config(mode=mode)
+    return probe
+
+
+def test_the_apply_line_of_each_event_kind_in_each_mode():
+    """What a fix's event says, by mode: fixed() is only suggested in warn mode, with the line
+    that turns fix mode on; suggested() names the unsafe opt-in when there is one, else fix mode,
+    and never an opt-in for None."""
+    from runtime_guard.fixes.base import APPLY_FIX_MODE, Fix
+    from runtime_guard.config import unsafe_line
+
+    class Probe(Fix):
+        name = "probe"
+        codes = ("TPL999",)
+
+    def said(event):
+        return event.action, event.detail, event.apply
+
+    fixing, warning = Probe(_probe_guard("fix")), Probe(_probe_guard("warn"))
+    assert said(fixing.fixed("TPL999", "changed", "s.py:1")) == ("fixed", "changed", "")
+    assert said(warning.fixed("TPL999", "changed", "s.py:1")) == (
+        "suggested", "changed", APPLY_FIX_MODE)
+    assert [said(e) for e in warning.guard.log.events()] == [
+        ("suggested", "changed", APPLY_FIX_MODE)]
+    opt_in = unsafe_line("loader_workers")
+    assert said(fixing.suggested("TPL999", "could", "loader_workers", "s.py:2")) == (
+        "suggested", "could", opt_in)
+    assert said(fixing.suggested("TPL999", "could", None, "s.py:3")) == (
+        "suggested", "could", APPLY_FIX_MODE)
+    assert said(warning.suggested("TPL999", "could", "loader_workers", "s.py:2")) == (
+        "suggested", "could", f"RUNTIME_GUARD=fix with {opt_in}")
+    assert said(warning.suggested("TPL999", "could", None, "s.py:3")) == (
+        "suggested", "could", APPLY_FIX_MODE)
+
+
+def test_a_fix_is_off_until_installed_and_one_without_codes_fails_as_tpl900():
+    from runtime_guard.fixes.base import Fix
+
+    class CannotInstall(Fix):
+        name = "probe"
+
+        def _install(self):
+            raise RuntimeError("no such attribute in this torch")  # RAISED HERE
+
+    probe = _probe_guard("fix")
+    fix = CannotInstall(probe)
+    assert fix.active is False and fix.codes == ()
+    fix.install()  # the failure is reported, not raised
+    assert fix.active is False
+    line = [n for n, text in enumerate(open(__file__), 1) if text.endswith("# RAISED HERE\n")][0]
+    (event,) = probe.log.events()
+    assert (event.code, event.action, event.detail) == (
+        "TPL900", "left alone", "internal failure in probe install: RuntimeError: no such "
+        f"attribute in this torch (test_rg_core.py:{line}); fix disabled")

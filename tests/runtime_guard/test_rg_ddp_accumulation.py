@@ -24,6 +24,46 @@ def _run(tmp_path, **env):
     return [torch.load(os.path.join(tmp_path, f"rank{r}.pt"), weights_only=False) for r in (0, 1)]
 
 
+def test_a_backward_through_the_wrapped_module_is_no_all_reduce():
+    """One rank in this machine's own process group: each step runs one backward through the
+    DDP model and one through ``model.module`` (a regulariser, say), which DDP does not reduce.
+    The guard counts what DDP's own comm hook counts: one all-reduce a step, nothing to report."""
+    from _rg_helpers import run_python
+
+    proc = run_python("""
+        import runtime_guard, torch
+        import torch.distributed as dist
+        from torch import nn
+        from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+        from torch.nn.parallel import DistributedDataParallel as DDP
+
+        dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+        torch.manual_seed(0)
+        model = DDP(nn.Linear(4, 1))
+        reduced = [0]
+
+        def hook(state, bucket):
+            reduced[-1] += 1
+            return default_hooks.allreduce_hook(state, bucket)
+
+        model.register_comm_hook(None, hook)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(3):
+            model(torch.randn(2, 4)).sum().backward()
+            model.module(torch.randn(2, 4)).pow(2).sum().backward()
+            opt.step()
+            opt.zero_grad()
+            reduced.append(0)
+        fix = runtime_guard.GUARD.fix("ddp_accumulation")
+        print("guard", list(fix.all_reduces_per_step().values()))
+        print("ddp", reduced[:-1])
+        print("events", [e.code for e in runtime_guard.report() if e.code == "TPL207"])
+        dist.destroy_process_group()
+    """)
+    lines = proc.stdout.splitlines()
+    assert lines == ["guard [[1, 1, 1]]", "ddp [1, 1, 1]", "events []"], proc.stdout
+
+
 def test_accumulation_without_no_sync_is_reported(tmp_path):
     ranks = _run(tmp_path, ACCUM=4, STEPS=3)
     for r in ranks:

@@ -125,3 +125,28 @@ def test_only_a_move_that_changes_nothing_but_the_device_is_a_target():
     assert _target(("cuda:0",), {"dtype": torch.float16}) is None
     assert _target(("cpu",), {}) is None
     assert _target(("cuda:0", True, False), {}) is None
+
+
+def _zeros():
+    return torch.zeros(8)  # the factory's line: its result leaves this function
+
+
+def test_a_factory_moved_on_another_line_is_not_learned(guard):
+    """The result is moved in the caller, not where it was made: the factory's line serves other
+    callers too (here one that keeps the tensor on the CPU), so it is never redirected."""
+    guard.install(mode="fix", device="meta")
+    for _ in range(3):
+        moved = _zeros().to("meta")
+    kept = _zeros()
+    assert moved.device.type == "meta" and kept.device.type == "cpu"
+    assert not events(guard, "TPL101")
+
+
+def test_a_disabled_fix_builds_as_the_script_says(guard, monkeypatch):
+    seen = _spy_factory(monkeypatch, "zeros")
+    guard.install(mode="fix", device="meta")
+    _build(2)  # the site learned, then built on meta once
+    guard.GUARD.fix("device_native").fail(RuntimeError("boom"), "test")
+    x = _build(3)
+    assert x.device.type == "meta"  # moved by the script's own .to
+    assert seen == [None, torch.device("meta"), None, None, None]

@@ -279,3 +279,57 @@ def test_worker_count_leaves_a_core_per_process(monkeypatch):
     assert loader_defaults.worker_count() == 5  # 12 cores / 2 processes - 1
     monkeypatch.setenv("LOCAL_WORLD_SIZE", "1")
     assert loader_defaults.worker_count() == 8  # at most 8
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "")  # set but empty: one process
+    assert loader_defaults.worker_count() == 8
+    monkeypatch.delattr(os, "sched_getaffinity")  # macOS, Windows: all the machine's cores
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    assert loader_defaults.worker_count() == 3
+
+
+def test_the_first_pass_iterator_is_itself_iterable(guard):
+    """``for batch in iter(loader)`` (or zip/islice over it) calls iter() on the iterator the
+    guard's first pass returns: it must give the same batches as the plain loader's."""
+    import itertools
+
+    def run():
+        loader = DataLoader(Slow(12), batch_size=4, shuffle=True,
+                            generator=torch.Generator().manual_seed(3))
+        first = [b[1].tolist() for b in iter(loader)]
+        second = [b[1].tolist() for b in itertools.islice(iter(loader), 2)]
+        return loader.num_workers, first, second
+
+    guard.install(mode="fix", device="cpu", unsafe="loader_workers")
+    workers, *got = run()
+    assert workers >= 1
+    guard.uninstall()
+    plain_workers, *plain = run()
+    assert plain_workers == 0 and got == plain and len(plain[0]) == 3
+
+
+def _fake_cuda(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+
+
+def test_pin_memory_set_for_a_cuda_target_and_said(guard, monkeypatch):
+    _fake_cuda(monkeypatch)
+    guard.install(mode="fix", device="cuda", fixes="loader_defaults")
+    loader = DataLoader(Slow(8), batch_size=4)
+    assert loader.pin_memory is True
+    (event,) = events(guard, "TPL502")
+    assert (event.action, event.detail, event.apply) == (
+        "fixed", "pin_memory=True: the loader feeds CUDA (faster, asynchronous copies; same "
+        "values)", "")
+    made_at = test_pin_memory_set_for_a_cuda_target_and_said.__code__.co_firstlineno + 3
+    assert event.location == f"{__file__}:{made_at}"  # the DataLoader(...) line
+
+
+def test_pin_memory_only_suggested_in_warn_mode(guard, monkeypatch):
+    from runtime_guard.fixes.base import APPLY_FIX_MODE
+
+    _fake_cuda(monkeypatch)
+    guard.install(mode="warn", device="cuda", fixes="loader_defaults")
+    loader = DataLoader(Slow(8), batch_size=4)
+    assert loader.pin_memory is False
+    (event,) = events(guard, "TPL502")
+    assert (event.action, event.apply) == ("suggested", APPLY_FIX_MODE)
+    assert event.detail.startswith("pin_memory=True: the loader feeds CUDA")

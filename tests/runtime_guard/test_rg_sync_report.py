@@ -70,3 +70,13 @@ def test_cuda_synchronize_counted_and_no_step_said(guard):
     assert event.detail.startswith("host sync: torch.cuda.synchronize() x2 (no optimizer step seen)")
     here = [n for n, line in enumerate(open(__file__), 1) if "torch.cuda.synchronize()  # this" in line]
     assert event.location == f"{__file__}:{here[0]}"
+
+
+def test_a_disabled_fix_counts_nothing(guard):
+    """After an internal failure its wrappers stay patched until uninstall but count nothing:
+    the report keeps only the failure."""
+    guard.install(mode="fix", device="cpu")
+    fix = guard.GUARD.fix("sync_report")
+    fix.fail(RuntimeError("boom"), "test")
+    _loop()
+    assert [e.action for e in events(guard, "TPL102")] == ["left alone"]

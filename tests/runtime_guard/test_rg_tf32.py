@@ -85,3 +85,14 @@ def test_the_scripts_own_setting_wins_and_leaves_a_consistent_state():
     out = proc.stdout.splitlines()
     assert "allow_tf32 False" in out and "precision highest" in out and "after highest" in out
     assert "event fixed 6" in out and "event left alone 8" in out
+
+
+def test_rocm_gpu_is_left_alone(guard, monkeypatch):
+    _reset()
+    _fake_gpu(monkeypatch, (9, 4))  # an MI300's capability: new enough by the number alone
+    monkeypatch.setattr(torch.version, "hip", "6.2.0", raising=False)
+    guard.install(mode="fix", device="cuda")
+    assert torch.get_float32_matmul_precision() == "highest"
+    (event,) = events(guard, "TPL306")
+    assert (event.action, event.detail) == (
+        "left alone", "RUNTIME_GUARD_TF32=1: left alone: ROCm GPUs have no TF32 mode")
