@@ -531,3 +531,76 @@ def test_host_needed_values_and_first_batches_across_files(tmp_path):
         ("TPL102", 9, f"{cpu_sync} (called every step from val.py:13)"),
     ]
     assert findings(tmp_path, "metrics.py", codes=["TPL102"]) == []
+
+
+def test_a_helper_s_parameters_live_where_its_per_step_callers_put_them(tmp_path):
+    """deit/dino/mae/BLIP's ``MetricLogger.update``: ``if isinstance(v, torch.Tensor): v = v.item()``
+    normalises what the caller hands in. When every per-step call hands it Python values
+    (``loss.item()``, a name bound only to one, an optimizer's ``param_groups[0]["lr"]``), the
+    ``.item()`` never runs on a tensor; one call handing it a tensor (ConvNeXt's ``class_acc``)
+    makes it a per-step sync again (rules.md "Where a value lives")."""
+    logger = """
+        import torch
+
+
+        class MetricLogger:
+            def update(self, **kwargs):
+                for k, v in kwargs.items():
+                    if isinstance(v, torch.Tensor):
+                        v = v.item()
+                    self.meters[k] = v
+
+
+        def scale(value, factor=2):
+            return value.item() * factor
+        """
+    write(tmp_path / "host", {
+        "pyproject.toml": "",
+        "utils.py": logger,
+        "engine.py": """
+            import torch
+            import utils
+
+
+            def train_one_epoch(model, loader, optimizer):
+                metric_logger = utils.MetricLogger()
+                for x, y in loader:
+                    loss = model(x.cuda()).sum()
+                    loss.backward()
+                    optimizer.step()
+                    loss_value = loss.item()
+                    metric_logger.update(loss=loss_value)
+                    metric_logger.update(lr=optimizer.param_groups[0]["lr"], n=3)
+                    max_lr = 0.0
+                    for group in optimizer.param_groups:
+                        max_lr = max(max_lr, group["lr"])
+                    metric_logger.update(max_lr=max_lr)
+                    utils.scale(loss_value)
+            """,
+    })
+    assert findings(tmp_path / "host", "utils.py", codes=["TPL102"]) == []
+    write(tmp_path / "device", {
+        "pyproject.toml": "",
+        "utils.py": logger,
+        "engine.py": """
+            import torch
+            import utils
+
+
+            def train_one_epoch(model, loader, optimizer):
+                metric_logger = utils.MetricLogger()
+                for x, y in loader:
+                    output = model(x.cuda())
+                    loss = output.sum()
+                    loss.backward()
+                    optimizer.step()
+                    metric_logger.update(loss=loss.item())
+                    class_acc = (output.argmax(-1) == y.cuda()).float().mean()
+                    metric_logger.update(loss=loss.item(), class_acc=class_acc)
+                    utils.scale(loss, 3)
+            """,
+    })
+    assert findings(tmp_path / "device", "utils.py", codes=["TPL102"]) == [
+        ("TPL102", 8, SYNC + " (called every step from engine.py:12)"),
+        ("TPL102", 13, SYNC + " (called every step from engine.py:15)"),
+    ]

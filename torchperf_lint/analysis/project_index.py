@@ -40,6 +40,7 @@ import time
 from fnmatch import fnmatch
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
+from .argument_places import HostNames
 from .names import ImportTable, bound_names, dotted_name_ast
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
 from .project_root import find_project_root
@@ -140,6 +141,7 @@ class _Summariser:
         self.functions: Dict[str, dict] = {}
         self.roots: List[list] = []  # [kind, ref, line]
         self.settings = False
+        self._places: Dict[int, HostNames] = {}  # id(function record) -> its host names
 
     def run(self) -> dict:
         for node, _ in walk_statements(self.tree.body):
@@ -155,6 +157,7 @@ class _Summariser:
                     if alias.name != "*":
                         self.imports.append([alias.asname or alias.name, node.level or 0, node.module or "", alias.name])
         module_fn = self._function("<module>", 0, None)
+        self._places[id(module_fn)] = HostNames(self.tree.body)
         self._scan(self.tree.body, module_fn, "", None, frozenset(), False)
         return {"v": INDEX_VERSION, "imports": self.imports, "classes": self.classes,
                 "functions": self.functions, "roots": self.roots, "settings": self.settings}
@@ -234,6 +237,7 @@ class _Summariser:
         qualname = f"{scope}.{node.name}" if scope else node.name
         fn = self._function(qualname, node.lineno, owner_class, getattr(node, "end_lineno", None) or node.lineno)
         fn["params"] = _parameters(node.args)
+        self._places.setdefault(id(fn), HostNames(node.body))
         for decorator in node.decorator_list:
             self._expressions(decorator, self.functions.get(scope or "<module>") or fn, scope, False, False)
             if self._iteration_handler_decorator(decorator):
@@ -312,7 +316,7 @@ class _Summariser:
         if ref is not None:
             if ref[0] in ("name", "inst", "self", "selfattr", "super"):
                 ref.append(scope)
-            fn["calls"].append([ref, call.lineno, step_loop, _constant_arguments(call)])
+            fn["calls"].append([ref, call.lineno, step_loop, _constant_arguments(call, self._places.get(id(fn)))])
 
     def _framework_call(self, call: ast.Call, scope: str) -> None:
         dotted = dotted_name_ast(call.func)
@@ -363,8 +367,10 @@ def _parameters(args: ast.arguments) -> list:
     return out
 
 
-def _constant_arguments(call: ast.Call) -> dict:
-    """The literal arguments of a call: {"0": value, "name": value}; "*" when it splats (unknown)."""
+def _constant_arguments(call: ast.Call, places: Optional[HostNames] = None) -> dict:
+    """The literal arguments of a call: {"0": value, "name": value}; "*" when it splats (unknown).
+    With ``places`` (the calling function's host names), every other argument too, by where its
+    value lives: {"host:0": 1} known host, {"?:name": 1} not known (argument_places)."""
     out = {}
     for index, arg in enumerate(call.args):
         if isinstance(arg, ast.Starred):
@@ -373,6 +379,8 @@ def _constant_arguments(call: ast.Call) -> dict:
         value = _literal(arg)
         if value is not _NO_VALUE:
             out[str(index)] = value
+        elif places is not None:
+            out[places.key(arg, str(index))] = 1
     for keyword in call.keywords:
         if keyword.arg is None:
             out["*"] = True
@@ -380,6 +388,8 @@ def _constant_arguments(call: ast.Call) -> dict:
             value = _literal(keyword.value)
             if value is not _NO_VALUE:
                 out[keyword.arg] = value
+            elif places is not None:
+                out[places.key(keyword.value, keyword.arg)] = 1
     return out
 
 
@@ -809,7 +819,7 @@ def _ignored(path: str, root: str, patterns: List[str]) -> bool:
 def _code_digest() -> str:
     """The index's own code, so that a changed summary format never reads an old entry."""
     h = hashlib.blake2b(digest_size=6)
-    for name in ("project_index.py", "step_loops.py", "names.py"):
+    for name in ("project_index.py", "step_loops.py", "names.py", "argument_places.py"):
         try:
             with open(os.path.join(os.path.dirname(__file__), name), "rb") as handle:
                 h.update(handle.read())

@@ -19,6 +19,7 @@ import os
 from collections import deque
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
+from .argument_places import HOST_KEY, UNKNOWN_KEY, passed_host
 from .project_index import Module, Project, content_digest, project_for, summarize
 
 LIGHTNING_MODULE_STEPS = frozenset((
@@ -108,6 +109,8 @@ class StepBodies:
         # parameter (functions called with values the index cannot see are in _unknown_arguments).
         self._arguments: Dict[str, List[Dict[str, object]]] = {}
         self._unknown_arguments: Set[str] = set()
+        # Per function of the linted file: the parameters every per-step call hands a host value.
+        self._host_parameters: Dict[str, FrozenSet[str]] = {}
         try:
             self._compute()
         except RecursionError:
@@ -405,6 +408,9 @@ class StepBodies:
             self._unknown_arguments.add(qual)
             return
         params = record.get("params", [])
+        host = passed_host(constants, params, ref[0] != "name")
+        known = self._host_parameters.get(qual)
+        self._host_parameters[qual] = host if known is None else known & host
         if params and params[0][0] in ("self", "cls") and ref[0] != "name":
             params = params[1:]  # a method called on an object or class: ``self`` is not passed
         values: Dict[str, object] = {}
@@ -413,6 +419,8 @@ class StepBodies:
                 values[name] = constants[str(index)]
             elif name in constants:
                 values[name] = constants[name]
+            elif any(f"{mark}{key}" in constants for mark in (HOST_KEY, UNKNOWN_KEY) for key in (str(index), name)):
+                continue  # passed, but not a literal
             elif not isinstance(default, dict):
                 values[name] = default  # not passed: its literal default
         self._arguments.setdefault(qual, []).append(values)
@@ -423,6 +431,14 @@ class StepBodies:
         if qualname in self._unknown_arguments or qualname not in self._arguments:
             return None
         return self._arguments[qualname]
+
+    def host_parameters(self, qualname: str) -> FrozenSet[str]:
+        """The parameters of the linted file's step body ``qualname`` that every per-step call hands
+        a value known to be on the host (argument_places; ``"*"``/``"**"``: every extra positional /
+        keyword argument); empty when some call is not seen (a root, a splat, a framework)."""
+        if qualname in self._unknown_arguments:
+            return frozenset()
+        return self._host_parameters.get(qualname, frozenset())
 
     @staticmethod
     def _own_class(module: Module, record: dict) -> Optional[Key]:

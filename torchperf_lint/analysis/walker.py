@@ -725,10 +725,30 @@ class Walker:
                 undo = self._push_frame(parent)
                 for name in syntax.parameter_names(parent.params):
                     self.ctx.bind(name)
+                if parent_type is cst.FunctionDef:
+                    self._bind_host_parameters(parent)
                 return undo
         elif parent_type is cst.ClassDef and field == "body":
             return self._push_frame(parent)
         return None
+
+    def _bind_host_parameters(self, function: cst.FunctionDef) -> None:
+        """A step body's parameters that every per-step call hands a host value (a Python number:
+        ``metric_logger.update(loss=loss.item())``) are host values in its body (rules.md "Where a
+        value lives": the value's place comes from the caller's argument)."""
+        bodies = getattr(self.ctx.facts, "step_bodies", None)
+        if bodies is None:
+            return
+        host = bodies.host_parameters(self.ctx.function_qualname())
+        if not host:
+            return
+        params = function.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if param.name.value in host:
+                self.ctx.values.bind_host(param.name.value)
+        for star, key in ((params.star_arg, "*"), (params.star_kwarg, "**")):
+            if isinstance(star, cst.Param) and key in host:
+                self.ctx.values.bind_host(star.name.value)
 
     # ---- bindings and value kinds ----------------------------------------------------------------
     def _track_values(self, node: cst.CSTNode) -> None:
