@@ -604,3 +604,80 @@ def test_a_helper_s_parameters_live_where_its_per_step_callers_put_them(tmp_path
         ("TPL102", 8, SYNC + " (called every step from engine.py:12)"),
         ("TPL102", 13, SYNC + " (called every step from engine.py:15)"),
     ]
+
+
+def test_what_follows_a_throttle_s_early_continue_runs_once_per_period(tmp_path):
+    """edm/stylegan2-ada: ``if not done and cur_nimg < tick_start_nimg + k: continue`` skips the
+    rest of the loop until the image counter passes the tick's mark, which the loop then moves up
+    to it (``tick_start_nimg = cur_nimg``): the collector's update runs once per tick. Against a
+    fixed number (``if cur_nimg < warmup: continue``) everything after the warm-up runs every step."""
+    stats = """
+        import torch
+
+
+        def update(counters):
+            return [c.cpu() for c in counters]
+        """
+    loop = """
+        import torch
+        import stats
+
+
+        def training_loop(net, opt, loader, counters, kimg_per_tick, total_kimg):
+            cur_nimg = 0
+            tick_start_nimg = cur_nimg
+            for x in loader:
+                net(x.cuda()).sum().backward()
+                opt.step()
+                cur_nimg += x.shape[0]
+                done = cur_nimg >= total_kimg * 1000
+                if (not done) and (cur_nimg < {mark}):
+                    continue
+                stats.update(counters)
+                tick_start_nimg = cur_nimg
+        """
+    write(tmp_path / "tick", {"pyproject.toml": "", "stats.py": stats,
+                              "loop.py": loop.format(mark="tick_start_nimg + kimg_per_tick * 1000")})
+    assert findings(tmp_path / "tick", "stats.py", codes=["TPL102"]) == []
+    write(tmp_path / "warmup", {"pyproject.toml": "", "stats.py": stats,
+                                "loop.py": loop.format(mark="kimg_per_tick * 1000")})
+    assert findings(tmp_path / "warmup", "stats.py", codes=["TPL102"]) == [
+        ("TPL102", 5, SYNC.replace("`.item()`", "`.cpu()`") + " (called every step from loop.py:15)"),
+    ]
+
+
+def test_what_follows_a_throttle_s_early_return_in_a_step_body_runs_once_per_period(tmp_path):
+    """The same throttle as an early ``return`` in a function called every step, with the mark on
+    ``self``; a return under a flag is no interval."""
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "train.py": """
+            import torch
+
+
+            class Logger:
+                def log(self, step, loss):
+                    if step < self.last_step + 100:
+                        return
+                    self.last_step = step
+                    print(loss.item())
+
+                def log_flag(self, step, loss):
+                    if self.quiet:
+                        return
+                    print(loss.item())
+
+
+            def main(model, loader, opt, logger):
+                for step, x in enumerate(loader):
+                    loss = model(x.cuda()).sum()
+                    loss.backward()
+                    opt.step()
+                    logger = Logger()
+                    logger.log(step, loss)
+                    logger.log_flag(step, loss)
+            """,
+    })
+    assert findings(tmp_path, "train.py", codes=["TPL102"]) == [
+        ("TPL102", 14, SYNC + " (called every step from train.py:24)"),
+    ]

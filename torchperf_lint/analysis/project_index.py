@@ -42,6 +42,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from .argument_places import HostNames
 from .names import ImportTable, bound_names, dotted_name_ast
+from .throttles import ast_throttles
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
 from .project_root import find_project_root
 from .step_loops import (ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values, is_counter_name,
@@ -184,6 +185,11 @@ class _Summariser:
                 self._expressions(stmt.test, fn, scope, in_loop, step_loop)
                 self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
                 continue
+            if (kind is ast.If and not stmt.orelse and _leaves(stmt.body) and ast_throttles(stmt.test, statements)
+                    and not _ast_runs_update(stmt.body)):
+                # ``if cur_nimg < tick_start_nimg + k: continue``: what follows runs once per period
+                self._expressions(stmt.test, fn, scope, in_loop, step_loop)
+                return
             if kind is ast.If and self._is_interval(stmt.test, interval_names) and not _ast_runs_update(stmt.body):
                 # Runs every N steps: what it calls is not a per-step call (its test still is).
                 self._expressions(stmt.test, fn, scope, in_loop, step_loop)
@@ -819,7 +825,7 @@ def _ignored(path: str, root: str, patterns: List[str]) -> bool:
 def _code_digest() -> str:
     """The index's own code, so that a changed summary format never reads an old entry."""
     h = hashlib.blake2b(digest_size=6)
-    for name in ("project_index.py", "step_loops.py", "names.py", "argument_places.py"):
+    for name in ("project_index.py", "step_loops.py", "names.py", "argument_places.py", "throttles.py"):
         try:
             with open(os.path.join(os.path.dirname(__file__), name), "rb") as handle:
                 h.update(handle.read())

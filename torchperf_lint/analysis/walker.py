@@ -23,6 +23,7 @@ from . import syntax
 from .tree import child_nodes, descendants
 from . import value_flow
 from .step_loops import is_counter_name, is_model_name
+from .throttles import cst_throttles
 from .value_flow import ValueFlow
 
 if TYPE_CHECKING:
@@ -297,7 +298,8 @@ class Context:
                 if statement is child:
                     break
                 if (isinstance(statement, cst.If) and statement.orelse is None
-                        and self._tests_step_interval(statement.test, frozenset())
+                        and (self._tests_step_interval(statement.test, frozenset())
+                             or cst_throttles(statement.test, statements))
                         and syntax.branch_leaves(statement.body)):
                     return True
         return False
