@@ -681,3 +681,43 @@ def test_what_follows_a_throttle_s_early_return_in_a_step_body_runs_once_per_per
     assert findings(tmp_path, "train.py", codes=["TPL102"]) == [
         ("TPL102", 14, SYNC + " (called every step from train.py:24)"),
     ]
+
+
+def test_a_script_that_names_no_device_makes_only_host_tensors(tmp_path):
+    """pytorch/examples ``regression/main.py``: no device anywhere, nothing shared with the rest of
+    the project, so the per-step helper's ``.item()`` reads a CPU tensor. The same script moving its
+    batches with ``.to(device)``, or imported by another module of the project, is flagged."""
+    script = """
+        import torch
+        import torch.nn.functional as F
+
+        b_target = torch.randn(1) * 5
+
+
+        def f(x):
+            return x * 2 + b_target.item()
+
+
+        def get_batch(batch_size=32):
+            x = torch.randn(batch_size, 1)
+            return x, f(x)
+
+
+        fc = torch.nn.Linear(1, 1)
+        for batch_idx in range(100):
+            batch_x, batch_y = get_batch()
+            fc.zero_grad()
+            output = F.smooth_l1_loss(fc(batch_x{move}), batch_y{move})
+            output.backward()
+        """
+    write(tmp_path / "cpu", {"pyproject.toml": "", "main.py": script.format(move="")})
+    assert findings(tmp_path / "cpu", "main.py", codes=["TPL102"]) == []
+    write(tmp_path / "moved", {"pyproject.toml": "", "main.py": script.format(move=".to(device)")})
+    assert findings(tmp_path / "moved", "main.py", codes=["TPL102"]) == [
+        ("TPL102", 8, SYNC + " (called every step from main.py:18 via get_batch)"),
+    ]
+    write(tmp_path / "imported", {"pyproject.toml": "", "main.py": script.format(move=""),
+                                  "other.py": "from main import f\n"})
+    assert findings(tmp_path / "imported", "main.py", codes=["TPL102"]) == [
+        ("TPL102", 8, SYNC + " (called every step from main.py:18 via get_batch)"),
+    ]

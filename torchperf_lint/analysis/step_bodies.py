@@ -479,6 +479,19 @@ class StepBodies:
         chain = self.bodies.get(qualname)
         return chain is not None and chain.framework
 
+    def shares_values_with_project(self) -> bool:
+        """Can values cross between the linted file and other modules of the project: does a module
+        of the project import it, or does it import one (host_only.host_only_script)?"""
+        if len(self._reachers) > 1:
+            return True
+        if self.project is None:
+            return False
+        for bound in self.module.bindings.values():
+            parts = bound.split(".")
+            if any(self.project.path_of(".".join(parts[:cut])) is not None for cut in range(len(parts), 0, -1)):
+                return True
+        return False
+
     def callers_convert_syncbn(self, qualname: str) -> bool:
         """Every call of the linted file's function ``qualname`` from another module of the project
         sits in a function that converts BatchNorm to SyncBatchNorm (and there is at least one):

@@ -6,6 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
+from ..analysis.host_only import host_only_script
 from ..analysis.syntax import assigned_names, branch_leaves, is_model_name, last_identifier, method_call
 from ..analysis.tree import descendants
 from ..analysis.walker import Rule, compile_text_tests
@@ -349,7 +350,20 @@ class HostSyncInLoop(Rule):
         not in a branch that leaves it."""
         ctx = self.ctx
         return (ctx.in_step_loop() and not ctx.leaves_loop(ctx.step_loop(), body_returns=False)
-                and not ctx.returned_to_framework())
+                and not ctx.returned_to_framework() and not (ctx.step_body() is not None and _host_only(ctx.facts)))
+
+
+def _host_only(facts) -> bool:
+    """A script that names no device and shares no values with the rest of its project: every
+    tensor it makes is on the CPU (host_only.host_only_script). Asked only in step bodies, which
+    used to be silent in such scripts (the step loops' own findings there keep their verdicts).
+    Worked out once per file."""
+    known = getattr(facts, "tpl102_host_only", None)
+    if known is None:
+        lines = getattr(facts, "source_lines", None)
+        known = facts.tpl102_host_only = lines is not None and host_only_script(
+            lines, getattr(facts, "step_bodies", None))
+    return known
 
 
 def _climb(path, subscripts: bool, items: bool = True) -> int:
