@@ -721,3 +721,41 @@ def test_a_script_that_names_no_device_makes_only_host_tensors(tmp_path):
     assert findings(tmp_path / "imported", "main.py", codes=["TPL102"]) == [
         ("TPL102", 8, SYNC + " (called every step from main.py:18 via get_batch)"),
     ]
+
+
+def test_a_call_under_a_last_batch_test_runs_once_per_epoch(tmp_path):
+    """yolov5's classify/train.py: ``if i == len(trainloader) - 1:`` calls ``validate.run`` on the
+    last batch only (once per epoch); ``!=`` runs it on every other batch."""
+    train = """
+        import torch
+        import validate
+
+
+        def train(model, trainloader, opt):
+            nb = len(trainloader)
+            for i, (x, y) in enumerate(trainloader):
+                model(x.cuda()).sum().backward()
+                opt.step()
+                if i {op} len(trainloader) - 1:
+                    validate.run(model)
+                if i {op} nb - 1:
+                    validate.report(model)
+        """
+    validate = """
+        import torch
+
+
+        def run(model):
+            return model.acc.tolist()
+
+
+        def report(model):
+            return model.acc.cpu()
+        """
+    write(tmp_path / "last", {"pyproject.toml": "", "validate.py": validate, "train.py": train.format(op="==")})
+    assert findings(tmp_path / "last", "validate.py", codes=["TPL102"]) == []
+    write(tmp_path / "others", {"pyproject.toml": "", "validate.py": validate, "train.py": train.format(op="!=")})
+    assert findings(tmp_path / "others", "validate.py", codes=["TPL102"]) == [
+        ("TPL102", 5, SYNC.replace("`.item()`", "`.tolist()`") + " (called every step from train.py:11)"),
+        ("TPL102", 9, SYNC.replace("`.item()`", "`.cpu()`") + " (called every step from train.py:13)"),
+    ]

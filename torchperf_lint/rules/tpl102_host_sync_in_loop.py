@@ -744,6 +744,16 @@ def validate(generator, loader, writer):
 """,
     """
 import torch
+def train(model, trainloader, opt):
+    for i, (x, y) in enumerate(trainloader):
+        loss = model(x.cuda()).sum()
+        loss.backward()
+        opt.step()
+        if i == len(trainloader) - 1:           # the last batch: once per epoch
+            print(loss.item())
+""",
+    """
+import torch
 def log_losses(losses):
     for loss in losses:
         print(loss.item())                      # called every 100 steps (the call graph sees it too)
@@ -1154,7 +1164,8 @@ Only step loops are checked: loops over a data loader, loops that call `.backwar
 step or a model, loops nested in them, and loops in functions of the module that they call every
 step. Values known to live on the host (numpy arrays, Python numbers, CPU tensors, a batch taken from
 a loader before `.to(device)`) are read without a sync and never flagged; neither is a sync under an
-`if step % N == 0:` (or `if i == 0:` / `if i < 5:` on the counter of that loop, not of an outer one;
+`if step % N == 0:` (or `if i == 0:` / `if i < 5:` / `if i == len(loader) - 1:` on the counter of that
+loop, not of an outer one;
 or a name the loop sets to such a test, `is_log_step = step % N == 0`) that does not itself run the
 optimizer step (at any depth, or through a function or method of the module that runs it: gradient
 accumulation), nor one in a small loop nested under such an `if`."""
