@@ -46,6 +46,34 @@ def test_tpl102_formatting_max_min_and_bool_functions():
     ]
 
 
+def test_tpl102_a_budget_and_the_last_batch_pick_a_few_steps():
+    """minGPT's adder prints at most five mistakes (``if wrong and printed < 5: printed += 1``),
+    yolov5 validates on the last batch (``if i == len(loader) - 1:``): a few steps, not every one.
+    Refilling the budget every batch, or testing ``!=``, runs it every step."""
+    source = """
+        import torch
+        def evaluate(model, loader, is_wrong, opt):
+            printed = 0
+            for i, (x, y) in enumerate(loader):
+                pred = model(x.cuda()).argmax(-1)
+                pred.float().sum().backward()
+                opt.step()
+                {refill}
+                for j in range(x.size(0)):
+                    if is_wrong(j) and printed < 5:
+                        printed += 1
+                        print("predicted %d" % pred[j])
+                if i {op} len(loader) - 1:
+                    print(pred.sum().item())
+        """
+    assert diagnostics(source.format(refill="", op="=="), "TPL102") == []
+    assert diagnostics(source.format(refill="printed = 0", op="!="), "TPL102") == [
+        (13, 16, SYNC.format(what="printing a tensor"), None, None),
+        (13, 22, SYNC.format(what="formatting a tensor"), None, None),
+        (15, 18, SYNC.format(what="`.item()`"), None, None),
+    ]
+
+
 def test_tpl102_accumulation_update_one_call_deeper():
     source = """
         import torch

@@ -23,6 +23,7 @@ from . import syntax
 from .tree import child_nodes, descendants
 from . import value_flow
 from .step_loops import is_counter_name, is_model_name
+from .budgets import spends_budget
 from .throttles import cst_throttles
 from .value_flow import ValueFlow
 
@@ -410,7 +411,8 @@ class Context:
                 outer_counters = self.outer_loop_targets(loop)
                 names = self._interval_names(loop, outer_counters)
             if (
-                syntax.tests_interval(block.node.test, outer_counters, names)
+                (syntax.tests_interval(block.node.test, outer_counters, names)
+                 or spends_budget(block.node, self.frame.node))
                 and not self.steps.runs_update(block.body)
             ):
                 return True

@@ -754,6 +754,17 @@ def train(model, trainloader, opt):
 """,
     """
 import torch
+def eval_split(model, loader, is_wrong):
+    mistakes_printed = 0
+    for x, y in loader:
+        pred = model(x.cuda()).argmax(-1)
+        for i in range(x.size(0)):
+            if is_wrong(i) and mistakes_printed < 5:    # a budget: five prints in all
+                mistakes_printed += 1
+                print("predicted %d, not %d" % (pred[i], y[i]))
+""",
+    """
+import torch
 def log_losses(losses):
     for loss in losses:
         print(loss.item())                      # called every 100 steps (the call graph sees it too)
@@ -887,6 +898,17 @@ def count_tokens(model, loader, optimizer, images, grid, merge):
 """,
 )
 RULE.INVALID = (
+    """
+import torch
+def eval_split(model, loader, is_wrong):
+    for x, y in loader:
+        pred = model(x.cuda()).argmax(-1)
+        mistakes_printed = 0                      # refilled every batch: five prints per step
+        for i in range(x.size(0)):
+            if is_wrong(i) and mistakes_printed < 5:
+                mistakes_printed += 1
+                print("predicted %d" % pred[i])  # TPL102
+""",
     """
 import numpy as np
 import torch

@@ -1,0 +1,77 @@
+"""Budgets: a branch that counts its own runs and stops at a number (rules.md "An interval": it picks
+the first few times, as ``if i < 5:`` does on a loop counter).
+
+    mistakes_printed = 0
+    for x, y in loader:
+        ...
+        for i in range(n):
+            if not correct[i] and mistakes_printed < 5:
+                mistakes_printed += 1
+                print("%d + %d = %d" % (a[i], b[i], c[i]))   # at most five times in all
+
+The test (alone or one operand of ``and``) is a name below a number, the branch adds to that name,
+and the name is set (``name = ...``) nowhere inside a loop of the function, so the budget is spent
+once per call, never refilled per step. A name reset inside a loop (``printed = 0`` per batch) is no
+budget: the branch then runs up to N times every step.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from .tree import descendants
+
+
+def _below_number(test) -> Optional[str]:
+    """The name in ``name < N`` / ``name <= N`` / ``N > name`` (N an integer)."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    operator = test.comparisons[0].operator
+    left, right = test.left, test.comparisons[0].comparator
+    if isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):
+        left, right = right, left
+    elif not isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
+        return None
+    return left.value if isinstance(left, cst.Name) and isinstance(right, cst.Integer) else None
+
+
+def _operands(test):
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        yield from _operands(test.left)
+        yield from _operands(test.right)
+    else:
+        yield test
+
+
+def _adds_to(body, name: str) -> bool:
+    """Does a statement of the branch itself (not a nested block) add to ``name``?"""
+    for statement in getattr(body, "body", ()):
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if (isinstance(small, cst.AugAssign) and isinstance(small.operator, cst.AddAssign)
+                        and isinstance(small.target, cst.Name) and small.target.value == name):
+                    return True
+    return False
+
+
+def _set_in_a_loop(scope, name: str) -> bool:
+    for loop in descendants(scope, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+                            and n is not scope):
+        if not isinstance(loop, (cst.For, cst.While)):
+            continue
+        for node in descendants(loop.body):
+            if isinstance(node, cst.Assign) and any(
+                    isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets):
+                return True
+    return False
+
+
+def spends_budget(branch: cst.If, scope: cst.CSTNode) -> bool:
+    """Is ``branch`` (an ``if`` in the function or module ``scope``) a budget (module docstring)?"""
+    for operand in _operands(branch.test):
+        name = _below_number(operand)
+        if name is not None and _adds_to(branch.body, name) and not _set_in_a_loop(scope, name):
+            return True
+    return False
