@@ -74,6 +74,28 @@ def test_tpl102_a_budget_and_the_last_batch_pick_a_few_steps():
     ]
 
 
+def test_tpl102_a_copy_only_on_a_device_that_lacks_the_op_is_host_needed():
+    """yolov5's NMS: ``mps = "mps" in device.type; if mps: prediction = prediction.cpu()`` runs only
+    on MPS, where the host must run NMS; ``!= "cpu"`` copies on CUDA too."""
+    source = """
+        import torch
+        def nms(prediction):
+            {test}
+                prediction = prediction.cpu()
+            return prediction
+        def train(model, loader, opt):
+            for x in loader:
+                model(x.cuda()).sum().backward()
+                opt.step()
+                nms(model(x.cuda()))
+        """
+    mps = 'mps = "mps" in prediction.device.type\n            if mps:'
+    assert diagnostics(source.format(test=mps), "TPL102") == []
+    assert diagnostics(source.format(test='if prediction.device.type != "cpu":'), "TPL102") == [
+        (5, 21, SYNC.format(what="`.cpu()`") + " (called every step from <string>:11)", None, None),
+    ]
+
+
 def test_tpl102_accumulation_update_one_call_deeper():
     source = """
         import torch

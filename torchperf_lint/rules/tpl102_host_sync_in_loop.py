@@ -153,9 +153,29 @@ class HostSyncInLoop(Rule):
         """Report ``node`` unless its value is one the host must have (the spec's host-needed
         values): an argument torch requires on the host, or the test that decides whether a loop
         that runs no update stops."""
-        if self._torch_needs_on_host() or self._decides_loop_stop():
+        if self._torch_needs_on_host() or self._decides_loop_stop() or self._device_fallback():
             return
         self.report(node, self.message.format(what=what))
+
+    def _device_fallback(self) -> bool:
+        """Is the current node in the body of an ``if`` that asks whether the value sits on a device
+        that lacks the next op (``if "mps" in x.device.type: x = x.cpu()`` before NMS; also through a
+        name the function sets to such a test, ``mps = "mps" in device.type``)? Such a copy runs
+        only on that device, because the host must do the work there: host-needed."""
+        stack = self.ctx.stack
+        for index in range(len(stack) - 2, -1, -1):
+            node = stack[index]
+            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+                return False
+            if isinstance(node, cst.If) and stack[index + 1] is node.body and self._asks_device_type(node.test):
+                return True
+        return False
+
+    def _asks_device_type(self, test: cst.BaseExpression) -> bool:
+        if isinstance(test, cst.Name):
+            assigned = self.ctx.values.assigned_expr(test.value)
+            return assigned is not None and _names_device_type(assigned)
+        return _names_device_type(test)
 
     def _torch_needs_on_host(self) -> bool:
         """Is the current node a value the host must have (``_host_needed_use``), or the value
@@ -364,6 +384,27 @@ def _host_only(facts) -> bool:
         known = facts.tpl102_host_only = lines is not None and host_only_script(
             lines, getattr(facts, "step_bodies", None))
     return known
+
+
+# Devices whose missing kernels send work back to the host (torchvision's NMS on MPS, XLA).
+_FALLBACK_DEVICES = frozenset(("mps", "xla"))
+
+
+def _names_device_type(test: cst.BaseExpression) -> bool:
+    """``"mps" in x.device.type``, ``device.type == "mps"``, ``x.is_mps``: a test that a value is on
+    a device other than CUDA (``!= "cpu"`` holds on CUDA too: no fallback)."""
+    for node in descendants(test):
+        if isinstance(node, cst.Attribute) and node.attr.value in ("is_mps", "is_xla"):
+            return True
+        if isinstance(node, cst.Comparison) and all(isinstance(c.operator, (cst.Equal, cst.In))
+                                                   for c in node.comparisons):
+            parts = [node.left, *(c.comparator for c in node.comparisons)]
+            names_type = any(isinstance(p, cst.Attribute) and p.attr.value == "type" for p in parts)
+            names_device = any(isinstance(p, cst.SimpleString) and p.evaluated_value in _FALLBACK_DEVICES
+                               for p in parts)
+            if names_type and names_device:
+                return True
+    return False
 
 
 def _climb(path, subscripts: bool, items: bool = True) -> int:
@@ -754,6 +795,20 @@ def train(model, trainloader, opt):
 """,
     """
 import torch
+def non_max_suppression(prediction):
+    device = prediction.device
+    mps = "mps" in device.type                    # MPS lacks the NMS kernel: the host does the work
+    if mps:
+        prediction = prediction.cpu()
+    return prediction
+def train(model, loader, opt):
+    for x, y in loader:
+        model(x.cuda()).sum().backward()
+        opt.step()
+        non_max_suppression(model(x.cuda()))
+""",
+    """
+import torch
 def eval_split(model, loader, is_wrong):
     mistakes_printed = 0
     for x, y in loader:
@@ -898,6 +953,18 @@ def count_tokens(model, loader, optimizer, images, grid, merge):
 """,
 )
 RULE.INVALID = (
+    """
+import torch
+def non_max_suppression(prediction):
+    if prediction.device.type != "cpu":           # on CUDA too
+        prediction = prediction.cpu()  # TPL102
+    return prediction
+def train(model, loader, opt):
+    for x, y in loader:
+        model(x.cuda()).sum().backward()
+        opt.step()
+        non_max_suppression(model(x.cuda()))
+""",
     """
 import torch
 def eval_split(model, loader, is_wrong):
