@@ -74,6 +74,34 @@ def test_tpl102_a_budget_and_the_last_batch_pick_a_few_steps():
     ]
 
 
+def test_tpl102_a_pool_filled_up_to_its_size_is_a_budget():
+    """CycleGAN's image pool: ``if len(buffer) < buffer_size: buffer.append(b.cpu())`` copies only
+    until the pool is full; replacing a random entry afterwards copies on every other step."""
+    source = """
+        import random
+        import torch
+        buffer_size = 50
+        def pool(buffer, batch):
+            out = []
+            for b in batch:
+                if len(buffer) < buffer_size:
+                    buffer.append(b.cpu())
+                    out.append(b)
+                elif random.uniform(0, 1) > 0.5:
+                    buffer[random.randint(0, buffer_size - 1)] = b.cpu()
+            return out
+        def train(model, loader, opt, fakes):
+            for x in loader:
+                fake = model(x.cuda())
+                fake.sum().backward()
+                opt.step()
+                pool(fakes, fake)
+        """
+    assert diagnostics(source, "TPL102") == [
+        (12, 57, SYNC.format(what="`.cpu()`") + " (called every step from <string>:19)", None, None),
+    ]
+
+
 def test_tpl102_a_copy_only_on_a_device_that_lacks_the_op_is_host_needed():
     """yolov5's NMS: ``mps = "mps" in device.type; if mps: prediction = prediction.cpu()`` runs only
     on MPS, where the host must run NMS; ``!= "cpu"`` copies on CUDA too."""

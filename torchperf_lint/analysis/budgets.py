@@ -11,21 +11,23 @@ the first few times, as ``if i < 5:`` does on a loop counter).
 
 The test (alone or one operand of ``and``) is a name below a number, the branch adds to that name,
 and the name is set (``name = ...``) nowhere inside a loop of the function, so the budget is spent
-once per call, never refilled per step. A name reset inside a loop (``printed = 0`` per batch) is no
+once per call, never refilled per step. A container filled up to a bound is one too (CycleGAN's
+image pool: ``if len(buffer) < buffer_size: buffer.append(b.cpu())`` runs until the pool is full). A name reset inside a loop (``printed = 0`` per batch) is no
 budget: the branch then runs up to N times every step.
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Tuple
 
 import libcst as cst
 
 from .tree import descendants
 
 
-def _below_number(test) -> Optional[str]:
-    """The name in ``name < N`` / ``name <= N`` / ``N > name`` (N an integer)."""
+def _below_number(test) -> Optional[Tuple[str, bool]]:
+    """(name, False) for ``name < N`` / ``name <= N`` / ``N > name`` (N an integer); (name, True) for
+    ``len(name) < bound`` (a container filled up to a bound: a number, a name or an attribute)."""
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return None
     operator = test.comparisons[0].operator
@@ -34,7 +36,13 @@ def _below_number(test) -> Optional[str]:
         left, right = right, left
     elif not isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
         return None
-    return left.value if isinstance(left, cst.Name) and isinstance(right, cst.Integer) else None
+    if isinstance(left, cst.Name) and isinstance(right, cst.Integer):
+        return left.value, False
+    if (isinstance(left, cst.Call) and isinstance(left.func, cst.Name) and left.func.value == "len"
+            and len(left.args) == 1 and isinstance(left.args[0].value, cst.Name)
+            and isinstance(right, (cst.Integer, cst.Name, cst.Attribute))):
+        return left.args[0].value.value, True
+    return None
 
 
 def _operands(test):
@@ -45,14 +53,20 @@ def _operands(test):
         yield test
 
 
-def _adds_to(body, name: str) -> bool:
-    """Does a statement of the branch itself (not a nested block) add to ``name``?"""
+def _adds_to(body, name: str, container: bool) -> bool:
+    """Does a statement of the branch itself (not a nested block) add to ``name`` (``name += ...``;
+    for a container also ``name.append(...)``/``name.extend(...)``)?"""
     for statement in getattr(body, "body", ()):
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 if (isinstance(small, cst.AugAssign) and isinstance(small.operator, cst.AddAssign)
                         and isinstance(small.target, cst.Name) and small.target.value == name):
                     return True
+                if container and isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                    func = small.value.func
+                    if (isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend")
+                            and isinstance(func.value, cst.Name) and func.value.value == name):
+                        return True
     return False
 
 
@@ -71,7 +85,7 @@ def _set_in_a_loop(scope, name: str) -> bool:
 def spends_budget(branch: cst.If, scope: cst.CSTNode) -> bool:
     """Is ``branch`` (an ``if`` in the function or module ``scope``) a budget (module docstring)?"""
     for operand in _operands(branch.test):
-        name = _below_number(operand)
-        if name is not None and _adds_to(branch.body, name) and not _set_in_a_loop(scope, name):
+        found = _below_number(operand)
+        if found is not None and _adds_to(branch.body, *found) and not _set_in_a_loop(scope, found[0]):
             return True
     return False

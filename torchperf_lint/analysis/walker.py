@@ -435,7 +435,8 @@ class Context:
                 continue
             if names is None:
                 names = self._interval_names(body, frozenset())
-            if self._tests_step_interval(block.node.test, names) and not self.steps.runs_update(block.body):
+            if ((self._tests_step_interval(block.node.test, names) or spends_budget(block.node, body.node))
+                    and not self.steps.runs_update(block.body)):
                 return True
         return self._after_interval_exit(body.node)
 
