@@ -74,6 +74,30 @@ def test_tpl102_a_budget_and_the_last_batch_pick_a_few_steps():
     ]
 
 
+def test_tpl102_a_branch_that_moves_its_own_mark_runs_once_per_period():
+    """vicreg: ``if rank == 0 and now - last_logging > log_freq_time:`` logs the loss and sets
+    ``last_logging = now``: once per period, an interval on the clock. Without moving the mark the
+    branch runs on every step after the first period."""
+    source = """
+        import time
+        import torch
+        def train(model, loader, opt, log_freq_time, rank):
+            last_logging = time.time()
+            for x in loader:
+                loss = model(x.cuda()).sum()
+                loss.backward()
+                opt.step()
+                now = time.time()
+                if rank == 0 and now - last_logging > log_freq_time:
+                    print(loss.item())
+                    {reset}
+        """
+    assert diagnostics(source.format(reset="last_logging = now"), "TPL102") == []
+    assert diagnostics(source.format(reset="pass"), "TPL102") == [
+        (12, 18, SYNC.format(what="`.item()`"), None, None),
+    ]
+
+
 def test_tpl102_a_pool_filled_up_to_its_size_is_a_budget():
     """CycleGAN's image pool: ``if len(buffer) < buffer_size: buffer.append(b.cpu())`` copies only
     until the pool is full; replacing a random entry afterwards copies on every other step."""

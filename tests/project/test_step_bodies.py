@@ -759,3 +759,37 @@ def test_a_call_under_a_last_batch_test_runs_once_per_epoch(tmp_path):
         ("TPL102", 5, SYNC.replace("`.item()`", "`.tolist()`") + " (called every step from train.py:11)"),
         ("TPL102", 9, SYNC.replace("`.item()`", "`.cpu()`") + " (called every step from train.py:13)"),
     ]
+
+
+def test_a_call_under_a_branch_that_moves_its_own_mark_runs_once_per_period(tmp_path):
+    """The same clock throttle around a call into another file: the callee runs once per period."""
+    train = """
+        import time
+        import torch
+        from logs import log_loss
+
+
+        def train(model, loader, opt, every):
+            last = time.time()
+            for x in loader:
+                loss = model(x.cuda()).sum()
+                loss.backward()
+                opt.step()
+                now = time.time()
+                if now - last > every:
+                    log_loss(loss)
+                    {reset}
+        """
+    logs = """
+        import torch
+
+
+        def log_loss(loss):
+            print(loss.item())
+        """
+    write(tmp_path / "moved", {"pyproject.toml": "", "logs.py": logs, "train.py": train.format(reset="last = now")})
+    assert findings(tmp_path / "moved", "logs.py", codes=["TPL102"]) == []
+    write(tmp_path / "kept", {"pyproject.toml": "", "logs.py": logs, "train.py": train.format(reset="pass")})
+    assert findings(tmp_path / "kept", "logs.py", codes=["TPL102"]) == [
+        ("TPL102", 5, SYNC + " (called every step from train.py:14)"),
+    ]

@@ -42,7 +42,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from .argument_places import HostNames
 from .names import ImportTable, bound_names, dotted_name_ast
-from .throttles import ast_throttles
+from .throttles import ast_throttled_branch, ast_throttles
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
 from .project_root import find_project_root
 from .step_loops import (ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values, is_counter_name,
@@ -190,7 +190,8 @@ class _Summariser:
                 # ``if cur_nimg < tick_start_nimg + k: continue``: what follows runs once per period
                 self._expressions(stmt.test, fn, scope, in_loop, step_loop)
                 return
-            if kind is ast.If and self._is_interval(stmt.test, interval_names) and not _ast_runs_update(stmt.body):
+            if kind is ast.If and (self._is_interval(stmt.test, interval_names) or ast_throttled_branch(
+                    stmt.test, stmt.body)) and not _ast_runs_update(stmt.body):
                 # Runs every N steps: what it calls is not a per-step call (its test still is).
                 self._expressions(stmt.test, fn, scope, in_loop, step_loop)
                 self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)

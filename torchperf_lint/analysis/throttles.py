@@ -10,7 +10,9 @@ step counter; what follows it is the interval).
 
 The test is "below the mark" (``c < m + k``, ``c - m < k``, or the same written with ``>``), and the
 statements it stands among reset the mark to the counter (``m = c``): what follows the exit runs once
-per period, not every step. A test against a fixed number (``if step < warmup: continue``) is no
+per period, not every step. The same test the other way round guards a branch that moves the mark
+itself (``if now - last_log > log_every: ...; last_log = now``): that branch runs once per period.
+A test against a fixed number (``if step < warmup: continue``) is no
 throttle: after the warm-up everything runs every step. ``ast`` (the project index) and libcst (the
 rules) read it the same way.
 """
@@ -35,21 +37,22 @@ def _ast_key(node) -> Optional[str]:
     return None
 
 
-def _ast_below(test) -> Optional[tuple]:
-    """(counter, mark) when ``test`` says the counter is still below the mark."""
+def _ast_throttle(test) -> Optional[tuple]:
+    """(counter, mark, below) when ``test`` compares a counter with a mark: ``below`` True for
+    ``c < m + k`` / ``c - m < k`` (not there yet), False for ``c >= m + k`` / ``c - m > k``."""
     if not isinstance(test, ast.Compare) or len(test.ops) != 1:
         return None
     op, left, right = test.ops[0], test.left, test.comparators[0]
-    if isinstance(op, (ast.Gt, ast.GtE)):
-        left, right = right, left
-    elif not isinstance(op, (ast.Lt, ast.LtE)):
+    below = isinstance(op, (ast.Lt, ast.LtE))
+    if not below and not isinstance(op, (ast.Gt, ast.GtE)):
         return None
-    if isinstance(left, ast.BinOp) and isinstance(left.op, ast.Sub):  # c - m < k
-        return _ast_key(left.left), _ast_key(left.right)
-    if isinstance(right, ast.BinOp) and isinstance(right.op, ast.Add):  # c < m + k
-        for mark in (right.left, right.right):
-            if _ast_key(mark) is not None:
-                return _ast_key(left), _ast_key(mark)
+    for small, large, small_below in ((left, right, below), (right, left, not below)):
+        if isinstance(small, ast.BinOp) and isinstance(small.op, ast.Sub):  # c - m < k
+            return _ast_key(small.left), _ast_key(small.right), small_below
+        if isinstance(large, ast.BinOp) and isinstance(large.op, ast.Add) and _ast_key(small) is not None:
+            for mark in (large.left, large.right):  # c < m + k
+                if _ast_key(mark) is not None:
+                    return _ast_key(small), _ast_key(mark), small_below
     return None
 
 
@@ -66,8 +69,22 @@ def ast_throttles(test, statements: Sequence[ast.stmt]) -> bool:
     ``statements`` reset to the counter, alone or as one operand of ``and``/``or``?"""
     tests = test.values if isinstance(test, ast.BoolOp) else [test]
     for one in tests:
-        found = _ast_below(one)
-        if found is not None and None not in found and found[0] != found[1] and _ast_resets(statements, *found):
+        found = _ast_throttle(one)
+        if (found is not None and found[2] and None not in found[:2] and found[0] != found[1]
+                and _ast_resets(statements, found[0], found[1])):
+            return True
+    return False
+
+
+def ast_throttled_branch(test, body: Sequence[ast.stmt]) -> bool:
+    """Is ``test`` (of an ``if`` with ``body``) "the counter has passed the mark", alone or as an
+    operand of ``and``, with ``body`` moving the mark up to the counter (vicreg's ``if now -
+    last_logging > log_freq_time: ...; last_logging = now``)? Its body runs once per period."""
+    tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    for one in tests:
+        found = _ast_throttle(one)
+        if (found is not None and not found[2] and None not in found[:2] and found[0] != found[1]
+                and _ast_resets(body, found[0], found[1])):
             return True
     return False
 
@@ -84,21 +101,23 @@ def _cst_key(node) -> Optional[str]:
     return None
 
 
-def _cst_below(test) -> Optional[tuple]:
+def _cst_throttle(test) -> Optional[tuple]:
+    """The libcst twin of _ast_throttle."""
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return None
     target = test.comparisons[0]
     op, left, right = target.operator, test.left, target.comparator
-    if isinstance(op, (cst.GreaterThan, cst.GreaterThanEqual)):
-        left, right = right, left
-    elif not isinstance(op, (cst.LessThan, cst.LessThanEqual)):
+    below = isinstance(op, (cst.LessThan, cst.LessThanEqual))
+    if not below and not isinstance(op, (cst.GreaterThan, cst.GreaterThanEqual)):
         return None
-    if isinstance(left, cst.BinaryOperation) and isinstance(left.operator, cst.Subtract):
-        return _cst_key(left.left), _cst_key(left.right)
-    if isinstance(right, cst.BinaryOperation) and isinstance(right.operator, cst.Add):
-        for mark in (right.left, right.right):
-            if _cst_key(mark) is not None:
-                return _cst_key(left), _cst_key(mark)
+    for small, large, small_below in ((left, right, below), (right, left, not below)):
+        if isinstance(small, cst.BinaryOperation) and isinstance(small.operator, cst.Subtract):
+            return _cst_key(small.left), _cst_key(small.right), small_below
+        if (isinstance(large, cst.BinaryOperation) and isinstance(large.operator, cst.Add)
+                and _cst_key(small) is not None):
+            for mark in (large.left, large.right):
+                if _cst_key(mark) is not None:
+                    return _cst_key(small), _cst_key(mark), small_below
     return None
 
 
@@ -113,10 +132,10 @@ def _cst_resets(statements, counter: str, mark: str) -> bool:
     return False
 
 
-def _cst_operands(test):
-    if isinstance(test, cst.BooleanOperation):
-        yield from _cst_operands(test.left)
-        yield from _cst_operands(test.right)
+def _cst_operands(test, only_and: bool = False):
+    if isinstance(test, cst.BooleanOperation) and (not only_and or isinstance(test.operator, cst.And)):
+        yield from _cst_operands(test.left, only_and)
+        yield from _cst_operands(test.right, only_and)
     else:
         yield test
 
@@ -124,7 +143,19 @@ def _cst_operands(test):
 def cst_throttles(test, statements) -> bool:
     """The libcst twin of ast_throttles."""
     for one in _cst_operands(test):
-        found = _cst_below(one)
-        if found is not None and None not in found and found[0] != found[1] and _cst_resets(statements, *found):
+        found = _cst_throttle(one)
+        if (found is not None and found[2] and None not in found[:2] and found[0] != found[1]
+                and _cst_resets(statements, found[0], found[1])):
+            return True
+    return False
+
+
+def cst_throttled_branch(branch: cst.If) -> bool:
+    """The libcst twin of ast_throttled_branch, for an ``if`` node."""
+    statements = getattr(branch.body, "body", ())
+    for one in _cst_operands(branch.test, only_and=True):
+        found = _cst_throttle(one)
+        if (found is not None and not found[2] and None not in found[:2] and found[0] != found[1]
+                and _cst_resets(statements, found[0], found[1])):
             return True
     return False

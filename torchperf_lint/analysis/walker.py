@@ -24,7 +24,7 @@ from .tree import child_nodes, descendants
 from . import value_flow
 from .step_loops import is_counter_name, is_model_name
 from .budgets import spends_budget
-from .throttles import cst_throttles
+from .throttles import cst_throttled_branch, cst_throttles
 from .value_flow import ValueFlow
 
 if TYPE_CHECKING:
@@ -412,7 +412,7 @@ class Context:
                 names = self._interval_names(loop, outer_counters)
             if (
                 (syntax.tests_interval(block.node.test, outer_counters, names)
-                 or spends_budget(block.node, self.frame.node))
+                 or spends_budget(block.node, self.frame.node) or cst_throttled_branch(block.node))
                 and not self.steps.runs_update(block.body)
             ):
                 return True
@@ -435,7 +435,8 @@ class Context:
                 continue
             if names is None:
                 names = self._interval_names(body, frozenset())
-            if ((self._tests_step_interval(block.node.test, names) or spends_budget(block.node, body.node))
+            if ((self._tests_step_interval(block.node.test, names) or spends_budget(block.node, body.node)
+                 or cst_throttled_branch(block.node))
                     and not self.steps.runs_update(block.body)):
                 return True
         return self._after_interval_exit(body.node)
