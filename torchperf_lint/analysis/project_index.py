@@ -31,6 +31,7 @@ and the facts they would give are missing (silence, not a guess). Walks are boun
 from __future__ import annotations
 
 import ast
+import builtins
 import hashlib
 import marshal
 import os
@@ -323,7 +324,22 @@ class _Summariser:
         if ref is not None:
             if ref[0] in ("name", "inst", "self", "selfattr", "super"):
                 ref.append(scope)
-            fn["calls"].append([ref, call.lineno, step_loop, _constant_arguments(call, self._places.get(id(fn)))])
+            places = self._places.get(id(fn)) if self._may_reach_project(func) else None
+            fn["calls"].append([ref, call.lineno, step_loop, _constant_arguments(call, places)])
+
+    def _may_reach_project(self, func) -> bool:
+        """Can this call reach a function of the project (so that where its arguments live may
+        matter, argument_places)? Not a builtin, nor a function of a library module the file
+        imports (``torch.cat``, ``np.mean``, ``os.path.join``): those are never step bodies."""
+        while isinstance(func, ast.Attribute):
+            func = func.value
+        if not isinstance(func, ast.Name):
+            return True
+        name = func.id
+        if name in _BUILTIN_NAMES:
+            return False
+        bound = self.table.bindings.get(name)
+        return not (bound and bound.split(".", 1)[0] in _LIBRARY_MODULES)
 
     def _framework_call(self, call: ast.Call, scope: str) -> None:
         dotted = dotted_name_ast(call.func)
@@ -356,6 +372,12 @@ class _Summariser:
                 and self._iteration_event(decorator.args[0]))
 
 
+_BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_"))
+# Installed libraries whose functions are never the project's own (argument places are not kept).
+_LIBRARY_MODULES = frozenset(
+    "torch numpy math os sys time json re random collections itertools functools logging pickle copy "
+    "cv2 PIL scipy matplotlib pandas tqdm torchvision warnings typing pathlib shutil subprocess".split()
+)
 _NO_VALUE = {"?": 1}  # a parameter without a literal default (a dict: never a literal's value)
 
 
