@@ -793,3 +793,36 @@ def test_a_call_under_a_branch_that_moves_its_own_mark_runs_once_per_period(tmp_
     assert findings(tmp_path / "kept", "logs.py", codes=["TPL102"]) == [
         ("TPL102", 5, SYNC + " (called every step from train.py:14)"),
     ]
+
+
+def test_a_call_under_a_budget_runs_a_few_times(tmp_path):
+    """``if shown < 3: shown += 1; show(pred)``: the callee runs three times in all, not every step;
+    with the budget refilled every batch it runs every step."""
+    train = """
+        import torch
+        from show import show
+
+
+        def evaluate(model, loader):
+            shown = 0
+            for x in loader:
+                {refill}
+                pred = model(x.cuda())
+                if shown < 3:
+                    shown += 1
+                    show(pred)
+        """
+    show = """
+        import torch
+
+
+        def show(pred):
+            print(pred.cpu())
+        """
+    write(tmp_path / "once", {"pyproject.toml": "", "show.py": show, "train.py": train.format(refill="pass")})
+    assert findings(tmp_path / "once", "show.py", codes=["TPL102"]) == []
+    write(tmp_path / "refilled", {"pyproject.toml": "", "show.py": show,
+                                  "train.py": train.format(refill="shown = 0")})
+    assert findings(tmp_path / "refilled", "show.py", codes=["TPL102"]) == [
+        ("TPL102", 5, SYNC.replace("`.item()`", "`.cpu()`") + " (called every step from train.py:12)"),
+    ]

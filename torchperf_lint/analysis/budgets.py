@@ -18,7 +18,8 @@ budget: the branch then runs up to N times every step.
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+import ast
+from typing import Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -87,5 +88,66 @@ def spends_budget(branch: cst.If, scope: cst.CSTNode) -> bool:
     for operand in _operands(branch.test):
         found = _below_number(operand)
         if found is not None and _adds_to(branch.body, *found) and not _set_in_a_loop(scope, found[0]):
+            return True
+    return False
+
+
+# --- ast (the project index: a call under a budget is not a per-step call) ----------------------
+
+
+def _ast_below_number(test) -> Optional[Tuple[str, bool]]:
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    op, left, right = test.ops[0], test.left, test.comparators[0]
+    if isinstance(op, (ast.Gt, ast.GtE)):
+        left, right = right, left
+    elif not isinstance(op, (ast.Lt, ast.LtE)):
+        return None
+    if isinstance(left, ast.Name) and isinstance(right, ast.Constant) and type(right.value) is int:
+        return left.id, False
+    if (isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len"
+            and len(left.args) == 1 and isinstance(left.args[0], ast.Name)
+            and (isinstance(right, (ast.Name, ast.Attribute))
+                 or (isinstance(right, ast.Constant) and type(right.value) is int))):
+        return left.args[0].id, True
+    return None
+
+
+def _ast_adds_to(body: Sequence[ast.stmt], name: str, container: bool) -> bool:
+    for statement in body:
+        if (isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add)
+                and isinstance(statement.target, ast.Name) and statement.target.id == name):
+            return True
+        if container and isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            func = statement.value.func
+            if (isinstance(func, ast.Attribute) and func.attr in ("append", "extend")
+                    and isinstance(func.value, ast.Name) and func.value.id == name):
+                return True
+    return False
+
+
+def _ast_set_in_a_loop(scope_body: Sequence[ast.stmt], name: str) -> bool:
+    pending = list(scope_body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Assign) and any(
+                        isinstance(t, ast.Name) and t.id == name for t in inner.targets):
+                    return True
+            continue
+        pending.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def ast_spends_budget(branch: ast.If, scope_body: Sequence[ast.stmt]) -> bool:
+    """The ast twin of spends_budget (``scope_body``: the statements of the function or module)."""
+    tests = branch.test.values if isinstance(branch.test, ast.BoolOp) and isinstance(branch.test.op, ast.And) \
+        else [branch.test]
+    for test in tests:
+        found = _ast_below_number(test)
+        if found is not None and _ast_adds_to(branch.body, *found) and not _ast_set_in_a_loop(scope_body, found[0]):
             return True
     return False

@@ -42,6 +42,7 @@ from fnmatch import fnmatch
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from .argument_places import HostNames
+from .budgets import ast_spends_budget
 from .names import ImportTable, bound_names, dotted_name_ast
 from .throttles import ast_throttled_branch, ast_throttles
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
@@ -144,6 +145,7 @@ class _Summariser:
         self.roots: List[list] = []  # [kind, ref, line]
         self.settings = False
         self._places: Dict[int, HostNames] = {}  # id(function record) -> its host names
+        self._scope_bodies: List[list] = [tree.body]  # the statements of the function being scanned
 
     def run(self) -> dict:
         for node, _ in walk_statements(self.tree.body):
@@ -192,7 +194,8 @@ class _Summariser:
                 self._expressions(stmt.test, fn, scope, in_loop, step_loop)
                 return
             if kind is ast.If and (self._is_interval(stmt.test, interval_names) or ast_throttled_branch(
-                    stmt.test, stmt.body)) and not _ast_runs_update(stmt.body):
+                    stmt.test, stmt.body) or ast_spends_budget(stmt, self._scope_bodies[-1])) and not _ast_runs_update(
+                    stmt.body):
                 # Runs every N steps: what it calls is not a per-step call (its test still is).
                 self._expressions(stmt.test, fn, scope, in_loop, step_loop)
                 self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
@@ -250,7 +253,9 @@ class _Summariser:
             self._expressions(decorator, self.functions.get(scope or "<module>") or fn, scope, False, False)
             if self._iteration_handler_decorator(decorator):
                 self.roots.append(["ignite", ["def", qualname], node.lineno])
+        self._scope_bodies.append(node.body)
         self._scan(node.body, fn, qualname, owner_class, _interval_names(node.body), False)
+        self._scope_bodies.pop()
 
     def _define_class(self, node: ast.ClassDef, scope: str) -> None:
         qualname = f"{scope}.{node.name}" if scope else node.name
@@ -848,7 +853,7 @@ def _ignored(path: str, root: str, patterns: List[str]) -> bool:
 def _code_digest() -> str:
     """The index's own code, so that a changed summary format never reads an old entry."""
     h = hashlib.blake2b(digest_size=6)
-    for name in ("project_index.py", "step_loops.py", "names.py", "argument_places.py", "throttles.py"):
+    for name in ("project_index.py", "step_loops.py", "names.py", "argument_places.py", "throttles.py", "budgets.py"):
         try:
             with open(os.path.join(os.path.dirname(__file__), name), "rb") as handle:
                 h.update(handle.read())
