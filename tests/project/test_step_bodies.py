@@ -597,7 +597,7 @@ def test_a_helper_s_parameters_live_where_its_per_step_callers_put_them(tmp_path
                     metric_logger.update(loss=loss.item())
                     class_acc = (output.argmax(-1) == y.cuda()).float().mean()
                     metric_logger.update(loss=loss.item(), class_acc=class_acc)
-                    utils.scale(loss, 3)
+                    utils.scale(optimizer.param_groups[0]["params"], 3)  # the group's tensors
             """,
     })
     assert findings(tmp_path / "device", "utils.py", codes=["TPL102"]) == [

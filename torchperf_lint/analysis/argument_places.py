@@ -10,7 +10,8 @@ Known host at the call site (``ast`` only, one function at a time): literals; th
 ``.item()``/``.tolist()``/``.size()``/``.dim()``/``.numel()``, of ``float``/``int``/``bool``/``len``/
 ``round``/``str`` and of ``math.``/``time.`` functions; builtin ``max``/``min``/``abs`` and
 arithmetic of host values; an optimizer's hyperparameters (``optimizer.param_groups[0]["lr"]``, a
-group taken by ``for group in optimizer.param_groups``: Python numbers); and a local name whose
+group's ``["weight_decay"]`` taken by ``for group in optimizer.param_groups``: Python numbers; not
+``["params"]``, the group's tensors); and a local name whose
 every binding in the function is one of these. Anything else (a parameter, a tensor, a call of
 unknown result) is not known: the helper's parameter then stays of unknown origin, as before.
 """
@@ -51,7 +52,11 @@ def is_host(node, host_names: FrozenSet[str], groups: FrozenSet[str] = frozenset
     if kind is ast.IfExp:
         return is_host(node.body, host_names, groups) and is_host(node.orelse, host_names, groups)
     if kind is ast.Subscript:
-        # ``optimizer.param_groups[0]["lr"]``, ``group["lr"]``: an optimizer's hyperparameter
+        # ``optimizer.param_groups[0]["lr"]``, ``group["lr"]``: an optimizer's hyperparameter (not
+        # ``["params"]``, the group's tensors)
+        key = node.slice
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value != "params"):
+            return False
         owner = node.value
         if isinstance(owner, ast.Subscript) and _param_groups(owner.value):
             return True
