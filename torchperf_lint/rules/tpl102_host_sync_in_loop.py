@@ -1243,11 +1243,15 @@ tokenizer's `decode`/`batch_decode`, the test that decides whether a loop that r
 (greedy decoding's `if next_id.item() == eos_id: break`, also through a name: `n = t.item()` then
 `if n != expected: break`; a training loop that stops on a NaN loss is still reported: checking
 every N steps would do), and a `torch.cuda.synchronize()` right before a timer
-read (`time.perf_counter()`, `time.time()`) in a benchmark. Values known to live on the host never
-sync: besides numpy arrays, Python numbers and CPU tensors, the results of torch ops on host tensors
+read (`time.perf_counter()`, `time.time()`) in a benchmark, and a copy to the host under a test that
+the value is on MPS or XLA (`if "mps" in x.device.type: x = x.cpu()`: that device lacks the next op).
+Values known to live on the host never sync: besides numpy arrays, Python numbers and CPU tensors, the results of torch ops on host tensors
 (a CPU-only script), the output of a model the file builds and never moves given host inputs, and
 counters read from objects (`model.get_step()`, `trainer.global_step`; a module moved with `.to()`
-is not a tensor).
+is not a tensor), a helper's parameter that every per-step call hands a Python value
+(`metric_logger.update(loss=loss.item())`: its `if isinstance(v, torch.Tensor): v = v.item()`
+reads no tensor), and everything in the step bodies of a script that names no device at all and
+shares no values with the rest of its project.
 
 Only step loops are checked: loops over a data loader, loops that call `.backward()`, an optimizer's
 step or a model, loops nested in them, and loops in functions of the module that they call every
@@ -1257,7 +1261,11 @@ a loader before `.to(device)`) are read without a sync and never flagged; neithe
 loop, not of an outer one;
 or a name the loop sets to such a test, `is_log_step = step % N == 0`) that does not itself run the
 optimizer step (at any depth, or through a function or method of the module that runs it: gradient
-accumulation), nor one in a small loop nested under such an `if`."""
+accumulation), nor one in a small loop nested under such an `if`. A few more tests pick a few steps
+or one per period: a budget (`if shown < 5: shown += 1`, `if len(pool) < size: pool.append(...)`,
+never refilled inside a loop), a branch that moves its own mark (`if now - last_log > every: ...;
+last_log = now`), and what follows an early `continue`/`return` until a counter passes a mark the
+loop moves up to it (`if cur_nimg < tick_start + k: continue` ... `tick_start = cur_nimg`)."""
 RULE.EXAMPLE = """\
 for x, y in loader:
     loss = criterion(model(x), y)
