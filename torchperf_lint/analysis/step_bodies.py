@@ -355,8 +355,8 @@ class StepBodies:
         for module in list(self._reachers):
             for qual in module.based_classes:
                 order, kinds = self.mro((module.path, qual))
-                for kind in kinds:
-                    for name in _STEP_METHODS[kind]:
+                for kind in sorted(kinds):
+                    for name in sorted(_STEP_METHODS[kind]):  # a set: sorted, so the chain is the same every run
                         method = self.find_method((module.path, qual), name)
                         if method is not None:
                             push(method, (module.path, qual), Chain((), True, True))
