@@ -248,6 +248,7 @@ def main(argv=None) -> int:
     totals = {e.name: Counter() for e in heads}
     precision = {e.name: Counter() for e in [base] + heads}
     by_corpus = defaultdict(Counter)
+    by_rule = defaultdict(Counter)
     regressions = []
     for corpus in args.corpora:
         for repo_dir in repo_dirs(corpus):
@@ -264,6 +265,7 @@ def main(argv=None) -> int:
                     v = verdicts.get(k) or reg.get((e.name, "added", *k)) or reg.get(("*", "added", *k))
                     precision[e.name][v[0] if v else "unjudged"] += 1
                     by_corpus[(e.name, corpus.name)][v[0] if v else "unjudged"] += 1
+                    by_rule[(e.name, f["code"])][v[0] if v else "unjudged"] += 1
             if base_f is None:
                 continue
             for e in heads:
@@ -326,6 +328,17 @@ def main(argv=None) -> int:
             print(f"\n== recorded misses (lines read as pitfalls, {len(miss_keys)} in all) that each engine flags")
             for e in [base] + heads:
                 print(f"{e.name}: {len(misses_found.get(e.name, ()))}")
+        print("\n== per rule, all four corpora: findings, true/judged (precision), unsure")
+        codes = sorted({code for _, code in by_rule})
+        print("rule     " + "".join(f"{e.name:>30}" for e in [base] + heads))
+        for code in codes:
+            cells = []
+            for e in [base] + heads:
+                c = by_rule[(e.name, code)]
+                judged = c["true"] + c["false"]
+                p = f"{c['true'] / judged:.3f}" if judged else "-"
+                cells.append(f"{sum(c.values())} {c['true']}/{judged} ({p}) u{c['unsure']}")
+            print(f"{code:8} " + "".join(f"{cell:>30}" for cell in cells))
         print("\n== the same per corpus: true/judged (precision)")
         for e in [base] + heads:
             cells = []

@@ -46,6 +46,108 @@ def test_tpl102_formatting_max_min_and_bool_functions():
     ]
 
 
+def test_tpl102_a_budget_and_the_last_batch_pick_a_few_steps():
+    """minGPT's adder prints at most five mistakes (``if wrong and printed < 5: printed += 1``),
+    yolov5 validates on the last batch (``if i == len(loader) - 1:``): a few steps, not every one.
+    Refilling the budget every batch, or testing ``!=``, runs it every step."""
+    source = """
+        import torch
+        def evaluate(model, loader, is_wrong, opt):
+            printed = 0
+            for i, (x, y) in enumerate(loader):
+                pred = model(x.cuda()).argmax(-1)
+                pred.float().sum().backward()
+                opt.step()
+                {refill}
+                for j in range(x.size(0)):
+                    if is_wrong(j) and printed < 5:
+                        printed += 1
+                        print("predicted %d" % pred[j])
+                if i {op} len(loader) - 1:
+                    print(pred.sum().item())
+        """
+    assert diagnostics(source.format(refill="", op="=="), "TPL102") == []
+    assert diagnostics(source.format(refill="printed = 0", op="!="), "TPL102") == [
+        (13, 16, SYNC.format(what="printing a tensor"), None, None),
+        (13, 22, SYNC.format(what="formatting a tensor"), None, None),
+        (15, 18, SYNC.format(what="`.item()`"), None, None),
+    ]
+
+
+def test_tpl102_a_branch_that_moves_its_own_mark_runs_once_per_period():
+    """vicreg: ``if rank == 0 and now - last_logging > log_freq_time:`` logs the loss and sets
+    ``last_logging = now``: once per period, an interval on the clock. Without moving the mark the
+    branch runs on every step after the first period."""
+    source = """
+        import time
+        import torch
+        def train(model, loader, opt, log_freq_time, rank):
+            last_logging = time.time()
+            for x in loader:
+                loss = model(x.cuda()).sum()
+                loss.backward()
+                opt.step()
+                now = time.time()
+                if rank == 0 and now - last_logging > log_freq_time:
+                    print(loss.item())
+                    {reset}
+        """
+    assert diagnostics(source.format(reset="last_logging = now"), "TPL102") == []
+    assert diagnostics(source.format(reset="pass"), "TPL102") == [
+        (12, 18, SYNC.format(what="`.item()`"), None, None),
+    ]
+
+
+def test_tpl102_a_pool_filled_up_to_its_size_is_a_budget():
+    """CycleGAN's image pool: ``if len(buffer) < buffer_size: buffer.append(b.cpu())`` copies only
+    until the pool is full; replacing a random entry afterwards copies on every other step."""
+    source = """
+        import random
+        import torch
+        buffer_size = 50
+        def pool(buffer, batch):
+            out = []
+            for b in batch:
+                if len(buffer) < buffer_size:
+                    buffer.append(b.cpu())
+                    out.append(b)
+                elif random.uniform(0, 1) > 0.5:
+                    buffer[random.randint(0, buffer_size - 1)] = b.cpu()
+            return out
+        def train(model, loader, opt, fakes):
+            for x in loader:
+                fake = model(x.cuda())
+                fake.sum().backward()
+                opt.step()
+                pool(fakes, fake)
+        """
+    assert diagnostics(source, "TPL102") == [
+        (12, 57, SYNC.format(what="`.cpu()`") + " (called every step from <string>:19)", None, None),
+    ]
+
+
+def test_tpl102_a_copy_only_on_a_device_that_lacks_the_op_is_host_needed():
+    """yolov5's NMS: ``mps = "mps" in device.type; if mps: prediction = prediction.cpu()`` runs only
+    on MPS, where the host must run NMS; ``!= "cpu"`` copies on CUDA too."""
+    source = """
+        import torch
+        def nms(prediction):
+            {test}
+                prediction = prediction.cpu()
+            return prediction
+        def train(model, loader, opt):
+            for x in loader:
+                model(x.cuda()).sum().backward()
+                opt.step()
+                nms(model(x.cuda()))
+        """
+    mps = 'mps = "mps" in prediction.device.type\n            if mps:'
+    assert diagnostics(source.format(test=mps), "TPL102") == []
+    assert diagnostics(source.format(test='if prediction.device.type != "cpu":'), "TPL102") == [
+        (5, 21, SYNC.format(what="`.cpu()`") + " (called every step from <string>:11)", None, None),
+    ]
+
+
 def test_tpl102_accumulation_update_one_call_deeper():
     source = """
         import torch

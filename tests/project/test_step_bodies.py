@@ -531,3 +531,298 @@ def test_host_needed_values_and_first_batches_across_files(tmp_path):
         ("TPL102", 9, f"{cpu_sync} (called every step from val.py:13)"),
     ]
     assert findings(tmp_path, "metrics.py", codes=["TPL102"]) == []
+
+
+def test_a_helper_s_parameters_live_where_its_per_step_callers_put_them(tmp_path):
+    """deit/dino/mae/BLIP's ``MetricLogger.update``: ``if isinstance(v, torch.Tensor): v = v.item()``
+    normalises what the caller hands in. When every per-step call hands it Python values
+    (``loss.item()``, a name bound only to one, an optimizer's ``param_groups[0]["lr"]``), the
+    ``.item()`` never runs on a tensor; one call handing it a tensor (ConvNeXt's ``class_acc``)
+    makes it a per-step sync again (rules.md "Where a value lives")."""
+    logger = """
+        import torch
+
+
+        class MetricLogger:
+            def update(self, **kwargs):
+                for k, v in kwargs.items():
+                    if isinstance(v, torch.Tensor):
+                        v = v.item()
+                    self.meters[k] = v
+
+
+        def scale(value, factor=2):
+            return value.item() * factor
+        """
+    write(tmp_path / "host", {
+        "pyproject.toml": "",
+        "utils.py": logger,
+        "engine.py": """
+            import torch
+            import utils
+
+
+            def train_one_epoch(model, loader, optimizer):
+                metric_logger = utils.MetricLogger()
+                for x, y in loader:
+                    loss = model(x.cuda()).sum()
+                    loss.backward()
+                    optimizer.step()
+                    loss_value = loss.item()
+                    metric_logger.update(loss=loss_value)
+                    metric_logger.update(lr=optimizer.param_groups[0]["lr"], n=3)
+                    max_lr = 0.0
+                    for group in optimizer.param_groups:
+                        max_lr = max(max_lr, group["lr"])
+                    metric_logger.update(max_lr=max_lr)
+                    utils.scale(loss_value)
+            """,
+    })
+    assert findings(tmp_path / "host", "utils.py", codes=["TPL102"]) == []
+    write(tmp_path / "device", {
+        "pyproject.toml": "",
+        "utils.py": logger,
+        "engine.py": """
+            import torch
+            import utils
+
+
+            def train_one_epoch(model, loader, optimizer):
+                metric_logger = utils.MetricLogger()
+                for x, y in loader:
+                    output = model(x.cuda())
+                    loss = output.sum()
+                    loss.backward()
+                    optimizer.step()
+                    metric_logger.update(loss=loss.item())
+                    class_acc = (output.argmax(-1) == y.cuda()).float().mean()
+                    metric_logger.update(loss=loss.item(), class_acc=class_acc)
+                    utils.scale(optimizer.param_groups[0]["params"], 3)  # the group's tensors
+            """,
+    })
+    assert findings(tmp_path / "device", "utils.py", codes=["TPL102"]) == [
+        ("TPL102", 8, SYNC + " (called every step from engine.py:12)"),
+        ("TPL102", 13, SYNC + " (called every step from engine.py:15)"),
+    ]
+
+
+def test_what_follows_a_throttle_s_early_continue_runs_once_per_period(tmp_path):
+    """edm/stylegan2-ada: ``if not done and cur_nimg < tick_start_nimg + k: continue`` skips the
+    rest of the loop until the image counter passes the tick's mark, which the loop then moves up
+    to it (``tick_start_nimg = cur_nimg``): the collector's update runs once per tick. Against a
+    fixed number (``if cur_nimg < warmup: continue``) everything after the warm-up runs every step."""
+    stats = """
+        import torch
+
+
+        def update(counters):
+            return [c.cpu() for c in counters]
+        """
+    loop = """
+        import torch
+        import stats
+
+
+        def training_loop(net, opt, loader, counters, kimg_per_tick, total_kimg):
+            cur_nimg = 0
+            tick_start_nimg = cur_nimg
+            for x in loader:
+                net(x.cuda()).sum().backward()
+                opt.step()
+                cur_nimg += x.shape[0]
+                done = cur_nimg >= total_kimg * 1000
+                if (not done) and (cur_nimg < {mark}):
+                    continue
+                stats.update(counters)
+                tick_start_nimg = cur_nimg
+        """
+    write(tmp_path / "tick", {"pyproject.toml": "", "stats.py": stats,
+                              "loop.py": loop.format(mark="tick_start_nimg + kimg_per_tick * 1000")})
+    assert findings(tmp_path / "tick", "stats.py", codes=["TPL102"]) == []
+    write(tmp_path / "warmup", {"pyproject.toml": "", "stats.py": stats,
+                                "loop.py": loop.format(mark="kimg_per_tick * 1000")})
+    assert findings(tmp_path / "warmup", "stats.py", codes=["TPL102"]) == [
+        ("TPL102", 5, SYNC.replace("`.item()`", "`.cpu()`") + " (called every step from loop.py:15)"),
+    ]
+
+
+def test_what_follows_a_throttle_s_early_return_in_a_step_body_runs_once_per_period(tmp_path):
+    """The same throttle as an early ``return`` in a function called every step, with the mark on
+    ``self``; a return under a flag is no interval."""
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "train.py": """
+            import torch
+
+
+            class Logger:
+                def log(self, step, loss):
+                    if step < self.last_step + 100:
+                        return
+                    self.last_step = step
+                    print(loss.item())
+
+                def log_flag(self, step, loss):
+                    if self.quiet:
+                        return
+                    print(loss.item())
+
+
+            def main(model, loader, opt, logger):
+                for step, x in enumerate(loader):
+                    loss = model(x.cuda()).sum()
+                    loss.backward()
+                    opt.step()
+                    logger = Logger()
+                    logger.log(step, loss)
+                    logger.log_flag(step, loss)
+            """,
+    })
+    assert findings(tmp_path, "train.py", codes=["TPL102"]) == [
+        ("TPL102", 14, SYNC + " (called every step from train.py:24)"),
+    ]
+
+
+def test_a_script_that_names_no_device_makes_only_host_tensors(tmp_path):
+    """pytorch/examples ``regression/main.py``: no device anywhere, nothing shared with the rest of
+    the project, so the per-step helper's ``.item()`` reads a CPU tensor. The same script moving its
+    batches with ``.to(device)``, or imported by another module of the project, is flagged."""
+    script = """
+        import torch
+        import torch.nn.functional as F
+
+        b_target = torch.randn(1) * 5
+
+
+        def f(x):
+            return x * 2 + b_target.item()
+
+
+        def get_batch(batch_size=32):
+            x = torch.randn(batch_size, 1)
+            return x, f(x)
+
+
+        fc = torch.nn.Linear(1, 1)
+        for batch_idx in range(100):
+            batch_x, batch_y = get_batch()
+            fc.zero_grad()
+            output = F.smooth_l1_loss(fc(batch_x{move}), batch_y{move})
+            output.backward()
+        """
+    write(tmp_path / "cpu", {"pyproject.toml": "", "main.py": script.format(move="")})
+    assert findings(tmp_path / "cpu", "main.py", codes=["TPL102"]) == []
+    write(tmp_path / "moved", {"pyproject.toml": "", "main.py": script.format(move=".to(device)")})
+    assert findings(tmp_path / "moved", "main.py", codes=["TPL102"]) == [
+        ("TPL102", 8, SYNC + " (called every step from main.py:18 via get_batch)"),
+    ]
+    write(tmp_path / "imported", {"pyproject.toml": "", "main.py": script.format(move=""),
+                                  "other.py": "from main import f\n"})
+    assert findings(tmp_path / "imported", "main.py", codes=["TPL102"]) == [
+        ("TPL102", 8, SYNC + " (called every step from main.py:18 via get_batch)"),
+    ]
+
+
+def test_a_call_under_a_last_batch_test_runs_once_per_epoch(tmp_path):
+    """yolov5's classify/train.py: ``if i == len(trainloader) - 1:`` calls ``validate.run`` on the
+    last batch only (once per epoch); ``!=`` runs it on every other batch."""
+    train = """
+        import torch
+        import validate
+
+
+        def train(model, trainloader, opt):
+            nb = len(trainloader)
+            for i, (x, y) in enumerate(trainloader):
+                model(x.cuda()).sum().backward()
+                opt.step()
+                if i {op} len(trainloader) - 1:
+                    validate.run(model)
+                if i {op} nb - 1:
+                    validate.report(model)
+        """
+    validate = """
+        import torch
+
+
+        def run(model):
+            return model.acc.tolist()
+
+
+        def report(model):
+            return model.acc.cpu()
+        """
+    write(tmp_path / "last", {"pyproject.toml": "", "validate.py": validate, "train.py": train.format(op="==")})
+    assert findings(tmp_path / "last", "validate.py", codes=["TPL102"]) == []
+    write(tmp_path / "others", {"pyproject.toml": "", "validate.py": validate, "train.py": train.format(op="!=")})
+    assert findings(tmp_path / "others", "validate.py", codes=["TPL102"]) == [
+        ("TPL102", 5, SYNC.replace("`.item()`", "`.tolist()`") + " (called every step from train.py:11)"),
+        ("TPL102", 9, SYNC.replace("`.item()`", "`.cpu()`") + " (called every step from train.py:13)"),
+    ]
+
+
+def test_a_call_under_a_branch_that_moves_its_own_mark_runs_once_per_period(tmp_path):
+    """The same clock throttle around a call into another file: the callee runs once per period."""
+    train = """
+        import time
+        import torch
+        from logs import log_loss
+
+
+        def train(model, loader, opt, every):
+            last = time.time()
+            for x in loader:
+                loss = model(x.cuda()).sum()
+                loss.backward()
+                opt.step()
+                now = time.time()
+                if now - last > every:
+                    log_loss(loss)
+                    {reset}
+        """
+    logs = """
+        import torch
+
+
+        def log_loss(loss):
+            print(loss.item())
+        """
+    write(tmp_path / "moved", {"pyproject.toml": "", "logs.py": logs, "train.py": train.format(reset="last = now")})
+    assert findings(tmp_path / "moved", "logs.py", codes=["TPL102"]) == []
+    write(tmp_path / "kept", {"pyproject.toml": "", "logs.py": logs, "train.py": train.format(reset="pass")})
+    assert findings(tmp_path / "kept", "logs.py", codes=["TPL102"]) == [
+        ("TPL102", 5, SYNC + " (called every step from train.py:14)"),
+    ]
+
+
+def test_a_call_under_a_budget_runs_a_few_times(tmp_path):
+    """``if shown < 3: shown += 1; show(pred)``: the callee runs three times in all, not every step;
+    with the budget refilled every batch it runs every step."""
+    train = """
+        import torch
+        from show import show
+
+
+        def evaluate(model, loader):
+            shown = 0
+            for x in loader:
+                {refill}
+                pred = model(x.cuda())
+                if shown < 3:
+                    shown += 1
+                    show(pred)
+        """
+    show = """
+        import torch
+
+
+        def show(pred):
+            print(pred.cpu())
+        """
+    write(tmp_path / "once", {"pyproject.toml": "", "show.py": show, "train.py": train.format(refill="pass")})
+    assert findings(tmp_path / "once", "show.py", codes=["TPL102"]) == []
+    write(tmp_path / "refilled", {"pyproject.toml": "", "show.py": show,
+                                  "train.py": train.format(refill="shown = 0")})
+    assert findings(tmp_path / "refilled", "show.py", codes=["TPL102"]) == [
+        ("TPL102", 5, SYNC.replace("`.item()`", "`.cpu()`") + " (called every step from train.py:12)"),
+    ]

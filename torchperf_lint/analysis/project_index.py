@@ -31,6 +31,7 @@ and the facts they would give are missing (silence, not a guess). Walks are boun
 from __future__ import annotations
 
 import ast
+import builtins
 import hashlib
 import marshal
 import os
@@ -40,7 +41,10 @@ import time
 from fnmatch import fnmatch
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
+from .argument_places import HostNames
+from .budgets import ast_spends_budget
 from .names import ImportTable, bound_names, dotted_name_ast
+from .throttles import ast_throttled_branch, ast_throttles
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
 from .project_root import find_project_root
 from .step_loops import (ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values, is_counter_name,
@@ -140,6 +144,8 @@ class _Summariser:
         self.functions: Dict[str, dict] = {}
         self.roots: List[list] = []  # [kind, ref, line]
         self.settings = False
+        self._places: Dict[int, HostNames] = {}  # id(function record) -> its host names
+        self._scope_bodies: List[list] = [tree.body]  # the statements of the function being scanned
 
     def run(self) -> dict:
         for node, _ in walk_statements(self.tree.body):
@@ -155,6 +161,7 @@ class _Summariser:
                     if alias.name != "*":
                         self.imports.append([alias.asname or alias.name, node.level or 0, node.module or "", alias.name])
         module_fn = self._function("<module>", 0, None)
+        self._places[id(module_fn)] = HostNames(self.tree.body)
         self._scan(self.tree.body, module_fn, "", None, frozenset(), False)
         return {"v": INDEX_VERSION, "imports": self.imports, "classes": self.classes,
                 "functions": self.functions, "roots": self.roots, "settings": self.settings}
@@ -181,7 +188,14 @@ class _Summariser:
                 self._expressions(stmt.test, fn, scope, in_loop, step_loop)
                 self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
                 continue
-            if kind is ast.If and self._is_interval(stmt.test, interval_names) and not _ast_runs_update(stmt.body):
+            if (kind is ast.If and not stmt.orelse and _leaves(stmt.body) and ast_throttles(stmt.test, statements)
+                    and not _ast_runs_update(stmt.body)):
+                # ``if cur_nimg < tick_start_nimg + k: continue``: what follows runs once per period
+                self._expressions(stmt.test, fn, scope, in_loop, step_loop)
+                return
+            if kind is ast.If and (self._is_interval(stmt.test, interval_names) or ast_throttled_branch(
+                    stmt.test, stmt.body) or ast_spends_budget(stmt, self._scope_bodies[-1])) and not _ast_runs_update(
+                    stmt.body):
                 # Runs every N steps: what it calls is not a per-step call (its test still is).
                 self._expressions(stmt.test, fn, scope, in_loop, step_loop)
                 self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
@@ -234,11 +248,14 @@ class _Summariser:
         qualname = f"{scope}.{node.name}" if scope else node.name
         fn = self._function(qualname, node.lineno, owner_class, getattr(node, "end_lineno", None) or node.lineno)
         fn["params"] = _parameters(node.args)
+        self._places.setdefault(id(fn), HostNames(node.body))
         for decorator in node.decorator_list:
             self._expressions(decorator, self.functions.get(scope or "<module>") or fn, scope, False, False)
             if self._iteration_handler_decorator(decorator):
                 self.roots.append(["ignite", ["def", qualname], node.lineno])
+        self._scope_bodies.append(node.body)
         self._scan(node.body, fn, qualname, owner_class, _interval_names(node.body), False)
+        self._scope_bodies.pop()
 
     def _define_class(self, node: ast.ClassDef, scope: str) -> None:
         qualname = f"{scope}.{node.name}" if scope else node.name
@@ -312,7 +329,22 @@ class _Summariser:
         if ref is not None:
             if ref[0] in ("name", "inst", "self", "selfattr", "super"):
                 ref.append(scope)
-            fn["calls"].append([ref, call.lineno, step_loop, _constant_arguments(call)])
+            places = self._places.get(id(fn)) if self._may_reach_project(func) else None
+            fn["calls"].append([ref, call.lineno, step_loop, _constant_arguments(call, places)])
+
+    def _may_reach_project(self, func) -> bool:
+        """Can this call reach a function of the project (so that where its arguments live may
+        matter, argument_places)? Not a builtin, nor a function of a library module the file
+        imports (``torch.cat``, ``np.mean``, ``os.path.join``): those are never step bodies."""
+        while isinstance(func, ast.Attribute):
+            func = func.value
+        if not isinstance(func, ast.Name):
+            return True
+        name = func.id
+        if name in _BUILTIN_NAMES:
+            return False
+        bound = self.table.bindings.get(name)
+        return not (bound and bound.split(".", 1)[0] in _LIBRARY_MODULES)
 
     def _framework_call(self, call: ast.Call, scope: str) -> None:
         dotted = dotted_name_ast(call.func)
@@ -345,6 +377,12 @@ class _Summariser:
                 and self._iteration_event(decorator.args[0]))
 
 
+_BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_"))
+# Installed libraries whose functions are never the project's own (argument places are not kept).
+_LIBRARY_MODULES = frozenset(
+    "torch numpy math os sys time json re random collections itertools functools logging pickle copy "
+    "cv2 PIL scipy matplotlib pandas tqdm torchvision warnings typing pathlib shutil subprocess".split()
+)
 _NO_VALUE = {"?": 1}  # a parameter without a literal default (a dict: never a literal's value)
 
 
@@ -363,8 +401,10 @@ def _parameters(args: ast.arguments) -> list:
     return out
 
 
-def _constant_arguments(call: ast.Call) -> dict:
-    """The literal arguments of a call: {"0": value, "name": value}; "*" when it splats (unknown)."""
+def _constant_arguments(call: ast.Call, places: Optional[HostNames] = None) -> dict:
+    """The literal arguments of a call: {"0": value, "name": value}; "*" when it splats (unknown).
+    With ``places`` (the calling function's host names), every other argument too, by where its
+    value lives: {"host:0": 1} known host, {"?:name": 1} not known (argument_places)."""
     out = {}
     for index, arg in enumerate(call.args):
         if isinstance(arg, ast.Starred):
@@ -373,6 +413,8 @@ def _constant_arguments(call: ast.Call) -> dict:
         value = _literal(arg)
         if value is not _NO_VALUE:
             out[str(index)] = value
+        elif places is not None:
+            out[places.key(arg, str(index))] = 1
     for keyword in call.keywords:
         if keyword.arg is None:
             out["*"] = True
@@ -380,6 +422,8 @@ def _constant_arguments(call: ast.Call) -> dict:
             value = _literal(keyword.value)
             if value is not _NO_VALUE:
                 out[keyword.arg] = value
+            elif places is not None:
+                out[places.key(keyword.value, keyword.arg)] = 1
     return out
 
 
@@ -809,7 +853,7 @@ def _ignored(path: str, root: str, patterns: List[str]) -> bool:
 def _code_digest() -> str:
     """The index's own code, so that a changed summary format never reads an old entry."""
     h = hashlib.blake2b(digest_size=6)
-    for name in ("project_index.py", "step_loops.py", "names.py"):
+    for name in ("project_index.py", "step_loops.py", "names.py", "argument_places.py", "throttles.py", "budgets.py"):
         try:
             with open(os.path.join(os.path.dirname(__file__), name), "rb") as handle:
                 h.update(handle.read())

@@ -19,6 +19,7 @@ import os
 from collections import deque
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
+from .argument_places import HOST_KEY, UNKNOWN_KEY, passed_host
 from .project_index import Module, Project, content_digest, project_for, summarize
 
 LIGHTNING_MODULE_STEPS = frozenset((
@@ -108,6 +109,8 @@ class StepBodies:
         # parameter (functions called with values the index cannot see are in _unknown_arguments).
         self._arguments: Dict[str, List[Dict[str, object]]] = {}
         self._unknown_arguments: Set[str] = set()
+        # Per function of the linted file: the parameters every per-step call hands a host value.
+        self._host_parameters: Dict[str, FrozenSet[str]] = {}
         try:
             self._compute()
         except RecursionError:
@@ -352,8 +355,8 @@ class StepBodies:
         for module in list(self._reachers):
             for qual in module.based_classes:
                 order, kinds = self.mro((module.path, qual))
-                for kind in kinds:
-                    for name in _STEP_METHODS[kind]:
+                for kind in sorted(kinds):
+                    for name in sorted(_STEP_METHODS[kind]):  # a set: sorted, so the chain is the same every run
                         method = self.find_method((module.path, qual), name)
                         if method is not None:
                             push(method, (module.path, qual), Chain((), True, True))
@@ -405,6 +408,9 @@ class StepBodies:
             self._unknown_arguments.add(qual)
             return
         params = record.get("params", [])
+        host = passed_host(constants, params, ref[0] != "name")
+        known = self._host_parameters.get(qual)
+        self._host_parameters[qual] = host if known is None else known & host
         if params and params[0][0] in ("self", "cls") and ref[0] != "name":
             params = params[1:]  # a method called on an object or class: ``self`` is not passed
         values: Dict[str, object] = {}
@@ -413,6 +419,8 @@ class StepBodies:
                 values[name] = constants[str(index)]
             elif name in constants:
                 values[name] = constants[name]
+            elif any(f"{mark}{key}" in constants for mark in (HOST_KEY, UNKNOWN_KEY) for key in (str(index), name)):
+                continue  # passed, but not a literal
             elif not isinstance(default, dict):
                 values[name] = default  # not passed: its literal default
         self._arguments.setdefault(qual, []).append(values)
@@ -423,6 +431,14 @@ class StepBodies:
         if qualname in self._unknown_arguments or qualname not in self._arguments:
             return None
         return self._arguments[qualname]
+
+    def host_parameters(self, qualname: str) -> FrozenSet[str]:
+        """The parameters of the linted file's step body ``qualname`` that every per-step call hands
+        a value known to be on the host (argument_places; ``"*"``/``"**"``: every extra positional /
+        keyword argument); empty when some call is not seen (a root, a splat, a framework)."""
+        if qualname in self._unknown_arguments:
+            return frozenset()
+        return self._host_parameters.get(qualname, frozenset())
 
     @staticmethod
     def _own_class(module: Module, record: dict) -> Optional[Key]:
@@ -462,6 +478,19 @@ class StepBodies:
     def framework_runs(self, qualname: str) -> bool:
         chain = self.bodies.get(qualname)
         return chain is not None and chain.framework
+
+    def shares_values_with_project(self) -> bool:
+        """Can values cross between the linted file and other modules of the project: does a module
+        of the project import it, or does it import one (host_only.host_only_script)?"""
+        if len(self._reachers) > 1:
+            return True
+        if self.project is None:
+            return False
+        for bound in self.module.bindings.values():
+            parts = bound.split(".")
+            if any(self.project.path_of(".".join(parts[:cut])) is not None for cut in range(len(parts), 0, -1)):
+                return True
+        return False
 
     def callers_convert_syncbn(self, qualname: str) -> bool:
         """Every call of the linted file's function ``qualname`` from another module of the project

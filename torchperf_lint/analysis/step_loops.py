@@ -900,7 +900,7 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
         op, left, right = n.ops[0], n.left, n.comparators[0]
         if isinstance(op, ast.Eq):
             sides = (left, right)
-            if any(isinstance(a, ast.Constant) and type(a.value) is int for a in sides) and any(
+            if any(_ast_fixed_index(a) for a in sides) and any(
                 isinstance(a, (ast.Name, ast.Attribute)) and is_counter_name(_last_ast(a))
                 and not (isinstance(a, ast.Name) and a.id in outer_counters)
                 for a in sides
@@ -914,6 +914,20 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
         if (isinstance(left, ast.Name) and isinstance(right, ast.Constant) and type(right.value) is int
                 and is_counter_name(left.id) and left.id not in outer_counters):
             return True
+    return False
+
+
+def _ast_fixed_index(node) -> bool:
+    """The ast twin of syntax._fixed_index: a number, ``len(x) - 1``, ``nb - 1``."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) is int
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        right, left = node.right, node.left
+        if not (isinstance(right, ast.Constant) and type(right.value) is int):
+            return False
+        if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len":
+            return True
+        return isinstance(left, ast.Name) and not is_counter_name(left.id)
     return False
 
 

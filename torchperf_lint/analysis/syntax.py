@@ -332,14 +332,33 @@ def tests_once(test: cst.BaseExpression, outer_counters: FrozenSet[str] = frozen
             left, right = node.left, node.comparisons[0].comparator
             if isinstance(left, cst.Integer):
                 left, right = right, left
+            if not _fixed_index(right) and _fixed_index(left):
+                left, right = right, left
             counter = last_identifier(left)
-            if isinstance(right, cst.Integer) and is_counter_name(counter) and not (
+            if _fixed_index(right) and is_counter_name(counter) and not (
                 isinstance(left, cst.Name) and counter in outer_counters
             ):
                 return True
         if _first_steps(node, outer_counters):
             return True
     return False
+
+
+def _fixed_index(node) -> bool:
+    """A number, or a length and a number (``len(loader) - 1``, ``nb - 1``: the last batch): one
+    position that a loop's counter is equal to once per run of the loop."""
+    if isinstance(node, cst.Integer):
+        return True
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+        return isinstance(node.right, cst.Integer) and _length(node.left)
+    return False
+
+
+def _length(node) -> bool:
+    """``len(...)``, or a name that is no counter (``nb``, ``num_batches``)."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len":
+        return True
+    return isinstance(node, cst.Name) and not is_counter_name(node.value)
 
 
 def _first_steps(node, outer_counters: FrozenSet[str]) -> bool:

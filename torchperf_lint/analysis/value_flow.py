@@ -194,6 +194,11 @@ class ValueFlow:
     def bind_unknown(self, name: str) -> None:
         self._add(name, "unknown", None)
 
+    def bind_host(self, name: str) -> None:
+        """A parameter that every per-step caller hands a Python value (or, for ``*args`` and
+        ``**kwargs``, only Python values): what the body reads from it is on the host."""
+        self._add(name, "host", None)
+
     def bind_target(self, target: cst.CSTNode, value: Optional[cst.BaseExpression], shape_source=None) -> None:
         """``target = value`` (``shape_source``: ("element", iterable) for a ``for`` target)."""
         self._bind(target, (shape_source or ("expr", value)), ())
@@ -301,6 +306,8 @@ class ValueFlow:
         env = _Env(binding, frame)
         if source == "unknown":
             return UNKNOWN
+        if source == "host":
+            return PYTHON
         if source == "tensor":
             before = self._binding_kind(extra, frame, depth) if extra is not None else UNKNOWN
             return before if before in TENSORS else DEVICE
@@ -358,7 +365,7 @@ class ValueFlow:
                 return self._element_shape(args[0], env, depth)
             if isinstance(func, cst.Attribute) and name in ("items", "values", "keys") and not args:
                 owner = self._kind(func.value, env, depth)
-                values = owner if owner in BATCHES else UNKNOWN
+                values = owner if owner in BATCHES or owner == PYTHON else UNKNOWN  # ``host_kwargs.items()``
                 if name == "keys":
                     return PYTHON
                 return (PYTHON, values) if name == "items" else values

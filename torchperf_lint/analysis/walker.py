@@ -23,6 +23,8 @@ from . import syntax
 from .tree import child_nodes, descendants
 from . import value_flow
 from .step_loops import is_counter_name, is_model_name
+from .budgets import spends_budget
+from .throttles import cst_throttled_branch, cst_throttles
 from .value_flow import ValueFlow
 
 if TYPE_CHECKING:
@@ -297,7 +299,8 @@ class Context:
                 if statement is child:
                     break
                 if (isinstance(statement, cst.If) and statement.orelse is None
-                        and self._tests_step_interval(statement.test, frozenset())
+                        and (self._tests_step_interval(statement.test, frozenset())
+                             or cst_throttles(statement.test, statements))
                         and syntax.branch_leaves(statement.body)):
                     return True
         return False
@@ -408,7 +411,8 @@ class Context:
                 outer_counters = self.outer_loop_targets(loop)
                 names = self._interval_names(loop, outer_counters)
             if (
-                syntax.tests_interval(block.node.test, outer_counters, names)
+                (syntax.tests_interval(block.node.test, outer_counters, names)
+                 or spends_budget(block.node, self.frame.node) or cst_throttled_branch(block.node))
                 and not self.steps.runs_update(block.body)
             ):
                 return True
@@ -431,7 +435,9 @@ class Context:
                 continue
             if names is None:
                 names = self._interval_names(body, frozenset())
-            if self._tests_step_interval(block.node.test, names) and not self.steps.runs_update(block.body):
+            if ((self._tests_step_interval(block.node.test, names) or spends_budget(block.node, body.node)
+                 or cst_throttled_branch(block.node))
+                    and not self.steps.runs_update(block.body)):
                 return True
         return self._after_interval_exit(body.node)
 
@@ -725,10 +731,30 @@ class Walker:
                 undo = self._push_frame(parent)
                 for name in syntax.parameter_names(parent.params):
                     self.ctx.bind(name)
+                if parent_type is cst.FunctionDef:
+                    self._bind_host_parameters(parent)
                 return undo
         elif parent_type is cst.ClassDef and field == "body":
             return self._push_frame(parent)
         return None
+
+    def _bind_host_parameters(self, function: cst.FunctionDef) -> None:
+        """A step body's parameters that every per-step call hands a host value (a Python number:
+        ``metric_logger.update(loss=loss.item())``) are host values in its body (rules.md "Where a
+        value lives": the value's place comes from the caller's argument)."""
+        bodies = getattr(self.ctx.facts, "step_bodies", None)
+        if bodies is None:
+            return
+        host = bodies.host_parameters(self.ctx.function_qualname())
+        if not host:
+            return
+        params = function.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if param.name.value in host:
+                self.ctx.values.bind_host(param.name.value)
+        for star, key in ((params.star_arg, "*"), (params.star_kwarg, "**")):
+            if isinstance(star, cst.Param) and key in host:
+                self.ctx.values.bind_host(star.name.value)
 
     # ---- bindings and value kinds ----------------------------------------------------------------
     def _track_values(self, node: cst.CSTNode) -> None:

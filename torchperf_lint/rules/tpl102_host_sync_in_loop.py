@@ -6,6 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
+from ..analysis.host_only import host_only_script
 from ..analysis.syntax import assigned_names, branch_leaves, is_model_name, last_identifier, method_call
 from ..analysis.tree import descendants
 from ..analysis.walker import Rule, compile_text_tests
@@ -152,9 +153,29 @@ class HostSyncInLoop(Rule):
         """Report ``node`` unless its value is one the host must have (the spec's host-needed
         values): an argument torch requires on the host, or the test that decides whether a loop
         that runs no update stops."""
-        if self._torch_needs_on_host() or self._decides_loop_stop():
+        if self._torch_needs_on_host() or self._decides_loop_stop() or self._device_fallback():
             return
         self.report(node, self.message.format(what=what))
+
+    def _device_fallback(self) -> bool:
+        """Is the current node in the body of an ``if`` that asks whether the value sits on a device
+        that lacks the next op (``if "mps" in x.device.type: x = x.cpu()`` before NMS; also through a
+        name the function sets to such a test, ``mps = "mps" in device.type``)? Such a copy runs
+        only on that device, because the host must do the work there: host-needed."""
+        stack = self.ctx.stack
+        for index in range(len(stack) - 2, -1, -1):
+            node = stack[index]
+            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+                return False
+            if isinstance(node, cst.If) and stack[index + 1] is node.body and self._asks_device_type(node.test):
+                return True
+        return False
+
+    def _asks_device_type(self, test: cst.BaseExpression) -> bool:
+        if isinstance(test, cst.Name):
+            assigned = self.ctx.values.assigned_expr(test.value)
+            return assigned is not None and _names_device_type(assigned)
+        return _names_device_type(test)
 
     def _torch_needs_on_host(self) -> bool:
         """Is the current node a value the host must have (``_host_needed_use``), or the value
@@ -349,7 +370,41 @@ class HostSyncInLoop(Rule):
         not in a branch that leaves it."""
         ctx = self.ctx
         return (ctx.in_step_loop() and not ctx.leaves_loop(ctx.step_loop(), body_returns=False)
-                and not ctx.returned_to_framework())
+                and not ctx.returned_to_framework() and not (ctx.step_body() is not None and _host_only(ctx.facts)))
+
+
+def _host_only(facts) -> bool:
+    """A script that names no device and shares no values with the rest of its project: every
+    tensor it makes is on the CPU (host_only.host_only_script). Asked only in step bodies, which
+    used to be silent in such scripts (the step loops' own findings there keep their verdicts).
+    Worked out once per file."""
+    known = getattr(facts, "tpl102_host_only", None)
+    if known is None:
+        lines = getattr(facts, "source_lines", None)
+        known = facts.tpl102_host_only = lines is not None and host_only_script(
+            lines, getattr(facts, "step_bodies", None))
+    return known
+
+
+# Devices whose missing kernels send work back to the host (torchvision's NMS on MPS, XLA).
+_FALLBACK_DEVICES = frozenset(("mps", "xla"))
+
+
+def _names_device_type(test: cst.BaseExpression) -> bool:
+    """``"mps" in x.device.type``, ``device.type == "mps"``, ``x.is_mps``: a test that a value is on
+    a device other than CUDA (``!= "cpu"`` holds on CUDA too: no fallback)."""
+    for node in descendants(test):
+        if isinstance(node, cst.Attribute) and node.attr.value in ("is_mps", "is_xla"):
+            return True
+        if isinstance(node, cst.Comparison) and all(isinstance(c.operator, (cst.Equal, cst.In))
+                                                   for c in node.comparisons):
+            parts = [node.left, *(c.comparator for c in node.comparisons)]
+            names_type = any(isinstance(p, cst.Attribute) and p.attr.value == "type" for p in parts)
+            names_device = any(isinstance(p, cst.SimpleString) and p.evaluated_value in _FALLBACK_DEVICES
+                               for p in parts)
+            if names_type and names_device:
+                return True
+    return False
 
 
 def _climb(path, subscripts: bool, items: bool = True) -> int:
@@ -730,6 +785,41 @@ def validate(generator, loader, writer):
 """,
     """
 import torch
+def train(model, trainloader, opt):
+    for i, (x, y) in enumerate(trainloader):
+        loss = model(x.cuda()).sum()
+        loss.backward()
+        opt.step()
+        if i == len(trainloader) - 1:           # the last batch: once per epoch
+            print(loss.item())
+""",
+    """
+import torch
+def non_max_suppression(prediction):
+    device = prediction.device
+    mps = "mps" in device.type                    # MPS lacks the NMS kernel: the host does the work
+    if mps:
+        prediction = prediction.cpu()
+    return prediction
+def train(model, loader, opt):
+    for x, y in loader:
+        model(x.cuda()).sum().backward()
+        opt.step()
+        non_max_suppression(model(x.cuda()))
+""",
+    """
+import torch
+def eval_split(model, loader, is_wrong):
+    mistakes_printed = 0
+    for x, y in loader:
+        pred = model(x.cuda()).argmax(-1)
+        for i in range(x.size(0)):
+            if is_wrong(i) and mistakes_printed < 5:    # a budget: five prints in all
+                mistakes_printed += 1
+                print("predicted %d, not %d" % (pred[i], y[i]))
+""",
+    """
+import torch
 def log_losses(losses):
     for loss in losses:
         print(loss.item())                      # called every 100 steps (the call graph sees it too)
@@ -863,6 +953,29 @@ def count_tokens(model, loader, optimizer, images, grid, merge):
 """,
 )
 RULE.INVALID = (
+    """
+import torch
+def non_max_suppression(prediction):
+    if prediction.device.type != "cpu":           # on CUDA too
+        prediction = prediction.cpu()  # TPL102
+    return prediction
+def train(model, loader, opt):
+    for x, y in loader:
+        model(x.cuda()).sum().backward()
+        opt.step()
+        non_max_suppression(model(x.cuda()))
+""",
+    """
+import torch
+def eval_split(model, loader, is_wrong):
+    for x, y in loader:
+        pred = model(x.cuda()).argmax(-1)
+        mistakes_printed = 0                      # refilled every batch: five prints per step
+        for i in range(x.size(0)):
+            if is_wrong(i) and mistakes_printed < 5:
+                mistakes_printed += 1
+                print("predicted %d" % pred[i])  # TPL102
+""",
     """
 import numpy as np
 import torch
@@ -1130,20 +1243,29 @@ tokenizer's `decode`/`batch_decode`, the test that decides whether a loop that r
 (greedy decoding's `if next_id.item() == eos_id: break`, also through a name: `n = t.item()` then
 `if n != expected: break`; a training loop that stops on a NaN loss is still reported: checking
 every N steps would do), and a `torch.cuda.synchronize()` right before a timer
-read (`time.perf_counter()`, `time.time()`) in a benchmark. Values known to live on the host never
-sync: besides numpy arrays, Python numbers and CPU tensors, the results of torch ops on host tensors
+read (`time.perf_counter()`, `time.time()`) in a benchmark, and a copy to the host under a test that
+the value is on MPS or XLA (`if "mps" in x.device.type: x = x.cpu()`: that device lacks the next op).
+Values known to live on the host never sync: besides numpy arrays, Python numbers and CPU tensors, the results of torch ops on host tensors
 (a CPU-only script), the output of a model the file builds and never moves given host inputs, and
 counters read from objects (`model.get_step()`, `trainer.global_step`; a module moved with `.to()`
-is not a tensor).
+is not a tensor), a helper's parameter that every per-step call hands a Python value
+(`metric_logger.update(loss=loss.item())`: its `if isinstance(v, torch.Tensor): v = v.item()`
+reads no tensor), and everything in the step bodies of a script that names no device at all and
+shares no values with the rest of its project.
 
 Only step loops are checked: loops over a data loader, loops that call `.backward()`, an optimizer's
 step or a model, loops nested in them, and loops in functions of the module that they call every
 step. Values known to live on the host (numpy arrays, Python numbers, CPU tensors, a batch taken from
 a loader before `.to(device)`) are read without a sync and never flagged; neither is a sync under an
-`if step % N == 0:` (or `if i == 0:` / `if i < 5:` on the counter of that loop, not of an outer one;
+`if step % N == 0:` (or `if i == 0:` / `if i < 5:` / `if i == len(loader) - 1:` on the counter of that
+loop, not of an outer one;
 or a name the loop sets to such a test, `is_log_step = step % N == 0`) that does not itself run the
 optimizer step (at any depth, or through a function or method of the module that runs it: gradient
-accumulation), nor one in a small loop nested under such an `if`."""
+accumulation), nor one in a small loop nested under such an `if`. A few more tests pick a few steps
+or one per period: a budget (`if shown < 5: shown += 1`, `if len(pool) < size: pool.append(...)`,
+never refilled inside a loop), a branch that moves its own mark (`if now - last_log > every: ...;
+last_log = now`), and what follows an early `continue`/`return` until a counter passes a mark the
+loop moves up to it (`if cur_nimg < tick_start + k: continue` ... `tick_start = cur_nimg`)."""
 RULE.EXAMPLE = """\
 for x, y in loader:
     loss = criterion(model(x), y)
