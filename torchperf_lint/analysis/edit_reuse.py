@@ -1,0 +1,184 @@
+"""What the lint of a document's previous text lends to the lint of its next text (the language server).
+
+An editor sends a document's whole text after every change, and most changes touch one line. The
+lint of the new text is still a full lint, with every module fact computed from the new text; only
+work whose result is a pure function of an input that did not change is taken from the previous
+lint, so that findings are those of a fresh ``lint_source`` by construction
+(tests/server/test_incremental.py compares them over random edit sequences):
+
+- the ``ast`` of the module: the top-level statements around the changed lines are parsed again
+  and the others are the previous tree's (equal to what a full parse gives, line numbers
+  included: only when the number of lines is unchanged and the statements around the change parse
+  alone; otherwise the whole text is parsed);
+- libcst's tree of a unit and its positions, by the unit's exact text (a unit whose text did not
+  change is not parsed again; the rules still walk it with the new module's facts);
+- a walk of the whole module (``ast.walk(tree)``, which the module facts do a dozen times per lint):
+  the nodes are listed once per tree and each walk iterates that list (same nodes, same order).
+
+A ``DocumentMemo`` belongs to one document; ``reusing(memo)`` makes it the memo of the lints this
+thread runs until the block ends, and forgets what that lint did not use (memory stays that of
+about one version of the document). Nothing here is used outside ``reusing``: the CLI and flake8
+plugin lint as before.
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+from contextlib import contextmanager
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+_local = threading.local()
+_walk_lock = threading.Lock()
+_original_walk = ast.walk
+_walk_users = 0  # threads inside ``reusing`` (ast.walk is replaced while there are any)
+
+
+def current() -> Optional["DocumentMemo"]:
+    """The memo of the lint this thread is running (None: no reuse, as in the CLI)."""
+    return getattr(_local, "memo", None)
+
+
+class DocumentMemo:
+    """The reusable results of one document's last lint."""
+
+    def __init__(self) -> None:
+        self._lines: Optional[List[str]] = None  # the text the tree below was made from
+        self._tree: Optional[ast.Module] = None
+        self._units: Dict[str, list] = {}  # unit code -> [libcst module, positions or None]
+        self._used: Dict[str, list] = {}  # ... the entries of the lint running now
+        self._walks: Dict[int, Tuple[ast.AST, list]] = {}  # id(module) -> (module, its nodes)
+        self.spliced = self.parsed = 0  # counts, for tests and the benchmark
+
+    # ---- the module's ast ----------------------------------------------------------------------
+
+    def tree_for(self, source: str) -> ast.Module:
+        """``ast.parse(source)``, from the previous tree where the change allows (raises what
+        ``ast.parse`` raises)."""
+        from ..fixing.lines import split_lines
+
+        lines = split_lines(source)
+        tree = self._spliced(lines)
+        if tree is None:
+            tree = ast.parse(source)
+            self.parsed += 1
+        else:
+            self.spliced += 1
+        self._lines, self._tree = lines, tree
+        return tree
+
+    def _spliced(self, lines: List[str]) -> Optional[ast.Module]:
+        old_lines, old_tree = self._lines, self._tree
+        if old_tree is None or old_lines is None or len(old_lines) != len(lines) or not old_tree.body:
+            return None
+        first = 0
+        while first < len(lines) and lines[first] == old_lines[first]:
+            first += 1
+        if first == len(lines):
+            return old_tree  # the same text
+        last = len(lines) - 1
+        while lines[last] == old_lines[last]:
+            last -= 1
+        first_line, last_line = first + 1, last + 1  # 1-based, inclusive
+        body = old_tree.body
+        spans = [(_first_line(node), node.end_lineno) for node in body]
+        # The statements the changed lines touch; every changed line must lie inside their span
+        # (a change on a blank or comment line between statements could start new code there).
+        low = next((i for i, (_, end) in enumerate(spans) if end >= first_line), None)
+        if low is None or spans[low][0] > first_line:
+            return None
+        high = low
+        while high + 1 < len(spans) and spans[high + 1][0] <= last_line:
+            high += 1
+        if spans[high][1] < last_line:
+            return None
+        # Statements that share a line with the span (``a = 1; b = 2``) join it.
+        while low > 0 and spans[low - 1][1] >= spans[low][0]:
+            low -= 1
+        while high + 1 < len(spans) and spans[high + 1][0] <= spans[high][1]:
+            high += 1
+        start, end = spans[low][0], spans[high][1]
+        segment = "".join(lines[start - 1:end])
+        if "__future__" in segment:
+            return None  # a future import is legal at the top of the segment only, not of the file
+        try:
+            part = ast.parse(segment)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None  # the whole text is parsed, for the error it reports
+        for node in part.body:
+            ast.increment_lineno(node, start - 1)
+        return ast.Module(body=body[:low] + part.body + body[high + 1:], type_ignores=[])
+
+    # ---- libcst units ----------------------------------------------------------------------------
+
+    def unit_module(self, code: str, parse: Callable[[str], object]):
+        """libcst's module of a unit's code (``parse(code)``, once per distinct code)."""
+        entry = self._units.get(code)
+        if entry is None:
+            entry = self._used.get(code)
+        if entry is None:
+            entry = [parse(code), None]  # a parse error propagates, and nothing is kept
+        self._used[code] = entry
+        return entry[0]
+
+    def unit_positions(self, code: str, module, resolve: Callable[[], object]):
+        """The positions of ``module`` (the one ``unit_module(code)`` gave): ``resolve()`` once."""
+        entry = self._used.get(code)
+        if entry is None or entry[0] is not module:
+            return resolve()
+        if entry[1] is None:
+            entry[1] = resolve()
+        return entry[1]
+
+    # ---- walks of the whole module -----------------------------------------------------------------
+
+    def walk(self, node: ast.AST) -> Iterator[ast.AST]:
+        if type(node) is not ast.Module:
+            return _original_walk(node)
+        cached = self._walks.get(id(node))
+        if cached is None or cached[0] is not node:
+            cached = self._walks[id(node)] = (node, list(_original_walk(node)))
+        return iter(cached[1])
+
+    # ---- one lint ------------------------------------------------------------------------------
+
+    def _finish(self) -> None:
+        self._units, self._used = self._used, {}
+        self._walks.clear()
+
+
+def _first_line(node: ast.AST) -> int:
+    decorators: Sequence[ast.AST] = getattr(node, "decorator_list", ())
+    return min([node.lineno, *(d.lineno for d in decorators)])
+
+
+def _walk(node: ast.AST) -> Iterator[ast.AST]:
+    memo = current()
+    if memo is None:  # another thread, outside any ``reusing``
+        return _original_walk(node)
+    return memo.walk(node)
+
+
+@contextmanager
+def reusing(memo: DocumentMemo):
+    """Lints run by this thread inside the block reuse ``memo``'s results and leave theirs in it.
+
+    ``ast.walk`` is replaced for the duration (by a function that gives every caller the nodes
+    ``ast.walk`` gives, in its order; outside ``reusing`` it is ``ast.walk`` itself), because the
+    module facts call it directly; the analysis never changes a tree, so a list made once per tree
+    is what every later walk of it would yield."""
+    global _walk_users
+    previous = current()
+    _local.memo = memo
+    with _walk_lock:
+        _walk_users += 1
+        ast.walk = _walk
+    try:
+        yield memo
+    finally:
+        memo._finish()
+        _local.memo = previous
+        with _walk_lock:
+            _walk_users -= 1
+            if _walk_users == 0:
+                ast.walk = _original_walk
