@@ -354,7 +354,11 @@ def _fitted_to_fstrings(fix: LazyFix, facts, lines, file_edits, span: Tuple[int,
     first asked for, so that a check never counts a fix that --fix would then not apply."""
     regions = facts.__dict__.get("_fstring_regions")
     if regions is None:
-        regions = facts.__dict__["_fstring_regions"] = fstrings.fstring_regions(lines)
+        memo = edit_reuse.current()
+        regions = facts.__dict__["_fstring_regions"] = (
+            memo.fstring_regions(lines, facts._tree, fstrings.fstring_regions_or_none, fstrings.may_hold_fstrings)
+            if memo is not None
+            else fstrings.fstring_regions(lines))
     if not regions:
         return fix
     spans = [span, *((e.line, e.col, e.end_line, e.end_col) for e in file_edits)]

@@ -11,6 +11,8 @@ import pytest
 from torchperf_lint.analysis import edit_reuse
 from torchperf_lint.analysis.edit_reuse import DocumentMemo, reusing
 from torchperf_lint.analysis.project_index import Project
+from torchperf_lint.fixing import fstrings
+from torchperf_lint.fixing.lines import split_lines
 from torchperf_lint.frontends.runner import analyse
 from torchperf_lint.frontends.server import Projects, lint_text
 
@@ -51,6 +53,7 @@ MODEL = textwrap.dedent('''\
                 loss.backward()
                 optimizer.step()
                 print(loss.item() * 1)
+            print(f"epoch {epoch}: {torch.zeros(2).cuda()}")
 
 
     def evaluate(model, loader):
@@ -72,6 +75,7 @@ BODY_LINES = [
     "y = torch.randn(3, 3) @ torch.randn(3, 3)",
     "with torch.no_grad():\n    z = model(torch.ones(1))",
     "value = 7",
+    "print(f'{torch.ones(2).cuda()}', f\"{torch.arange(3).to('cuda')}\")",
 ]
 TOP_LINES = [
     'os.environ["CUDA_VISIBLE_DEVICES"] = ""',
@@ -295,3 +299,27 @@ def test_an_unsaved_change_does_not_list_the_project_again(tmp_path, monkeypatch
     project.set_overlays({})  # the unsaved text closed: the disk counts again, listed again
     assert project.importers("helper") == [str(tmp_path / "other.py")]
     assert len(listed) == 3
+
+
+def test_fstring_regions_piece_by_piece_are_the_files():
+    base = "\n".join([
+        "import torch",
+        'x = f"{torch.zeros(2).cuda()}"',
+        "",
+        "",
+        "def f(a):",
+        "    return f\"\"\"{a}",
+        "    {a!r:>{3}}\"\"\" + F'b'  # f'not a string'",
+        "",
+        '@decorator(f"{1}")',
+        "class C:",
+        '    y = "plain"',
+        "",
+    ])
+    memo = DocumentMemo()
+    for text in (base, base.replace("{a!r", "{a!s"), base.replace('"plain"', 'f"x"'), "import torch\nx = 1\n"):
+        lines = split_lines(text)
+        got = memo.fstring_regions(lines, ast.parse(text), fstrings.fstring_regions_or_none,
+                                   fstrings.may_hold_fstrings)
+        assert got == fstrings.fstring_regions(lines), text
+    assert len(fstrings.fstring_regions(split_lines(base))) == 4

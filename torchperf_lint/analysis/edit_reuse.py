@@ -12,6 +12,8 @@ lint, so that findings are those of a fresh ``lint_source`` by construction
   alone; otherwise the whole text is parsed);
 - libcst's tree of a unit and its positions, by the unit's exact text (a unit whose text did not
   change is not parsed again; the rules still walk it with the new module's facts);
+- the f-strings of the file (for fixes near one): tokenized per top-level statement, each piece
+  once per text;
 - a walk of the whole module (``ast.walk(tree)``, which the module facts do a dozen times per lint):
   the nodes are listed once per tree and each walk iterates that list (same nodes, same order).
 
@@ -48,6 +50,7 @@ class DocumentMemo:
         self._units: Dict[str, list] = {}  # unit code -> [libcst module, positions or None]
         self._used: Dict[str, list] = {}  # ... the entries of the lint running now
         self._walks: Dict[int, Tuple[ast.AST, list]] = {}  # id(module) -> (module, its nodes)
+        self._fstrings: Dict[str, dict] = {}  # "pieces": text of a piece -> its f-string regions
         self.spliced = self.parsed = 0  # counts, for tests and the benchmark
 
     # ---- the module's ast ----------------------------------------------------------------------
@@ -55,10 +58,8 @@ class DocumentMemo:
     def tree_for(self, source: str) -> ast.Module:
         """``ast.parse(source)``, from the previous tree where the change allows (raises what
         ``ast.parse`` raises)."""
-        from ..fixing.lines import split_lines
-
-        lines = split_lines(source)
-        tree = self._spliced(lines)
+        lines = _lines(source)
+        tree = self._spliced(lines) if "\r" not in source else None  # (the engine gives \n only)
         if tree is None:
             tree = ast.parse(source)
             self.parsed += 1
@@ -109,6 +110,44 @@ class DocumentMemo:
             ast.increment_lineno(node, start - 1)
         return ast.Module(body=body[:low] + part.body + body[high + 1:], type_ignores=[])
 
+    # ---- f-strings -------------------------------------------------------------------------------
+
+    def fstring_regions(self, lines: Sequence[str], tree: ast.Module,
+                        regions_or_none: Callable[[Sequence[str]], Optional[list]],
+                        may_hold: Callable[[str], bool]) -> list:
+        """``fstring_regions(lines)`` of the file (fixing/fstrings.py), tokenized one top-level
+        statement at a time (from its first line to the next one's) and each piece once per text.
+
+        The tokenizer's state where a top-level statement starts is its initial state (no open
+        bracket, string or continuation; indentation 0), so the tokens of each piece are the
+        file's tokens there, and the file fails to tokenize exactly when a piece does (then there
+        are no regions, as for the whole file). ``regions_or_none``: the regions of some lines, None
+        where they do not tokenize; ``may_hold(text)``: whether the file's text may hold one."""
+        if not may_hold("".join(lines)):
+            return []  # nothing tokenized, as fstring_regions
+        starts = sorted({1, *(_first_line(node) for node in tree.body)})
+        starts.append(len(lines) + 1)
+        kept = self._fstrings.get("pieces", {})
+        used: Dict[str, Optional[list]] = {}
+        regions: list = []
+        failed = False
+        for begin, end in zip(starts, starts[1:]):
+            piece = lines[begin - 1:end - 1]
+            key = "".join(piece)
+            if key in used:
+                found = used[key]
+            elif key in kept:
+                found = used[key] = kept[key]
+            else:
+                found = used[key] = regions_or_none(piece)
+            if found is None:
+                failed = True
+                continue
+            shift = begin - 1
+            regions.extend((r[0] + shift, r[1], r[2] + shift, r[3], r[4]) for r in found)
+        self._fstrings = {"pieces": used}
+        return [] if failed else regions
+
     # ---- libcst units ----------------------------------------------------------------------------
 
     def unit_module(self, code: str, parse: Callable[[str], object]):
@@ -145,6 +184,15 @@ class DocumentMemo:
     def _finish(self) -> None:
         self._units, self._used = self._used, {}
         self._walks.clear()
+
+
+def _lines(source: str) -> List[str]:
+    """The lines of a text whose line ends are all ``\\n``, with their ends."""
+    parts = source.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
 
 
 def _first_line(node: ast.AST) -> int:
