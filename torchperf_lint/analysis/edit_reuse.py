@@ -14,8 +14,9 @@ lint, so that findings are those of a fresh ``lint_source`` by construction
   change is not parsed again; the rules still walk it with the new module's facts);
 - the f-strings of the file (for fixes near one): tokenized per top-level statement, each piece
   once per text;
-- a walk of the whole module (``ast.walk(tree)``, which the module facts do a dozen times per lint):
-  the nodes are listed once per tree and each walk iterates that list (same nodes, same order).
+- ``ast.walk(node)`` (the module facts walk the whole module a dozen times per lint, and each class,
+  function or statement again): the nodes are listed once per node object, and each walk iterates
+  that list (same nodes, same order); the statements a change did not touch keep their lists.
 
 A ``DocumentMemo`` belongs to one document; ``reusing(memo)`` makes it the memo of the lints this
 thread runs until the block ends, and forgets what that lint did not use (memory stays that of
@@ -49,7 +50,8 @@ class DocumentMemo:
         self._tree: Optional[ast.Module] = None
         self._units: Dict[str, list] = {}  # unit code -> [libcst module, positions or None]
         self._used: Dict[str, list] = {}  # ... the entries of the lint running now
-        self._walks: Dict[int, Tuple[ast.AST, list]] = {}  # id(module) -> (module, its nodes)
+        self._walks: Dict[int, Tuple[ast.AST, list]] = {}  # id(node) -> (node, ast.walk's nodes) this lint
+        self._kept_walks: Dict[int, Tuple[ast.AST, list]] = {}  # ... of the last lint
         self._fstrings: Dict[str, dict] = {}  # "pieces": text of a piece -> its f-string regions
         self.spliced = self.parsed = 0  # counts, for tests and the benchmark
 
@@ -172,18 +174,23 @@ class DocumentMemo:
     # ---- walks of the whole module -----------------------------------------------------------------
 
     def walk(self, node: ast.AST) -> Iterator[ast.AST]:
-        if type(node) is not ast.Module:
-            return _original_walk(node)
-        cached = self._walks.get(id(node))
+        """``ast.walk(node)``: a list of the nodes, made once per node object and kept while lints
+        use it. The statements a change did not touch are the same objects in the next tree
+        (``tree_for``), so their walks carry over from one lint to the next."""
+        key = id(node)
+        cached = self._walks.get(key)
+        if cached is None:
+            cached = self._kept_walks.get(key)
         if cached is None or cached[0] is not node:
-            cached = self._walks[id(node)] = (node, list(_original_walk(node)))
+            cached = (node, list(_original_walk(node)))
+        self._walks[key] = cached
         return iter(cached[1])
 
     # ---- one lint ------------------------------------------------------------------------------
 
     def _finish(self) -> None:
         self._units, self._used = self._used, {}
-        self._walks.clear()
+        self._kept_walks, self._walks = self._walks, {}
 
 
 def _lines(source: str) -> List[str]:
