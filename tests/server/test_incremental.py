@@ -217,6 +217,8 @@ def test_a_spliced_tree_is_the_full_parse():
         ("z = f(3)", "    z = f(3)", False),  # indented: it joins the class body above
         ("z = f(3)", "z = f(3", False),  # a syntax error: the whole parse reports it
         ("return x + 1  # one", "return x + \\", False),  # continues on the next line
+        ("return x + 1  # one\n# a comment between statements", "return x + 2\nq = 1", False),  # and the gap
+        ("import torch", "from __future__ import annotations", True),  # (ast.parse: no future semantics)
     ]
     for old, new, spliced in cases:
         assert old in base
@@ -323,3 +325,48 @@ def test_fstring_regions_piece_by_piece_are_the_files():
                                    fstrings.may_hold_fstrings)
         assert got == fstrings.fstring_regions(lines), text
     assert len(fstrings.fstring_regions(split_lines(base))) == 4
+
+
+def test_fstring_pieces_are_tokenized_once_and_a_failed_piece_means_no_regions():
+    text = 'import torch\nx = f"{1}"\ny = f"{2}"\n'
+    calls = []
+
+    def regions_or_none(piece):
+        calls.append("".join(piece))
+        return None if "bad" in "".join(piece) else fstrings.fstring_regions_or_none(piece)
+
+    memo = DocumentMemo()
+    lines = split_lines(text)
+    assert memo.fstring_regions(lines, ast.parse(text), regions_or_none, fstrings.may_hold_fstrings) == [
+        (2, 4, 2, 10, '"'), (3, 4, 3, 10, '"')]
+    changed = text.replace("{2}", "{3}")
+    assert memo.fstring_regions(split_lines(changed), ast.parse(changed), regions_or_none,
+                                fstrings.may_hold_fstrings) == [(2, 4, 2, 10, '"'), (3, 4, 3, 10, '"')]
+    assert calls == ["import torch\n", 'x = f"{1}"\n', 'y = f"{2}"\n', 'y = f"{3}"\n']  # the changed piece only
+    broken = changed.replace("import torch", "import torch  # bad")
+    assert memo.fstring_regions(split_lines(broken), ast.parse(broken), regions_or_none,
+                                fstrings.may_hold_fstrings) == []
+
+
+def test_work_carries_over_only_to_the_next_lint(monkeypatch):
+    """A statement's walk is listed once and kept for the next lint; a text without f-strings is
+    not tokenized at all."""
+    listed = []
+    original = edit_reuse._original_walk
+    monkeypatch.setattr(edit_reuse, "_original_walk", lambda node: listed.append(node) or original(node))
+    tree = ast.parse("def f(x):\n    return x\n\n\ndef g(y):\n    return y\n")
+    f, g = tree.body
+    memo = DocumentMemo()
+    with reusing(memo):
+        list(ast.walk(f))
+        list(ast.walk(g))
+    with reusing(memo):
+        list(ast.walk(f))  # kept from the lint before
+    with reusing(memo):
+        list(ast.walk(g))  # not used by the lint before: listed again
+    assert listed == [f, g, g]
+    calls = []
+    text = "import torch\nx = 1\n"
+    assert memo.fstring_regions(split_lines(text), ast.parse(text), lambda piece: calls.append(piece) or [],
+                                fstrings.may_hold_fstrings) == []
+    assert calls == []

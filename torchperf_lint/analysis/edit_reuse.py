@@ -102,8 +102,6 @@ class DocumentMemo:
             high += 1
         start, end = spans[low][0], spans[high][1]
         segment = "".join(lines[start - 1:end])
-        if "__future__" in segment:
-            return None  # a future import is legal at the top of the segment only, not of the file
         try:
             part = ast.parse(segment)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -177,11 +175,11 @@ class DocumentMemo:
         """``ast.walk(node)``: a list of the nodes, made once per node object and kept while lints
         use it. The statements a change did not touch are the same objects in the next tree
         (``tree_for``), so their walks carry over from one lint to the next."""
-        key = id(node)
+        key = id(node)  # (an entry holds its node: no other object can have this id meanwhile)
         cached = self._walks.get(key)
         if cached is None:
             cached = self._kept_walks.get(key)
-        if cached is None or cached[0] is not node:
+        if cached is None:
             cached = (node, list(_original_walk(node)))
         self._walks[key] = cached
         return iter(cached[1])
