@@ -584,8 +584,13 @@ def build_server():
         if roots:
             from ..analysis.project_index import project_for
 
-            for index in {id(i): i for i in map(project_for, map(str, sources)) if i is not None}.values():
-                index.files_changed()  # who imports whom is read from the disk again
+            for source in sources:
+                try:
+                    index = project_for(str(source))
+                except (OSError, ValueError):  # (as the engine asks for it: no index, no facts from it)
+                    continue
+                if index is not None:
+                    index.files_changed()  # who imports whom is read from the disk again
             results.clear()  # a file on disk changed: what depends on it may change too
             relint_project_of(None, roots)
 
