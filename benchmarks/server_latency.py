@@ -1,7 +1,7 @@
 """Latency of ``torchperf-lint server``: from a ``textDocument/didChange`` to the
 ``textDocument/publishDiagnostics`` of that version, on a 2,000-line file.
 
-    python benchmarks/server_latency.py [--changes 40] [--kind model|dense|both] [--file PATH]
+    python benchmarks/server_latency.py [--changes 40] [--kind model|dense|both] [--file PATH] [--project DIR]
 
 The server runs as an editor starts it (a subprocess on stdio, spoken to by the plain JSON-RPC
 client of the tests). After the file is opened and its first diagnostics arrive, each change
@@ -9,9 +9,11 @@ edits one line inside a different function (a number in a statement, as typing d
 whole text (the server synchronises documents whole) and waits for the diagnostics of that
 version before the next change. Prints median, p95, min and max in milliseconds; the server
 process's CPU time per change (median; from /proc: on a machine shared with other jobs, wall time
-includes waiting for a core, CPU time does not); and the in-process time of the lint alone, wall
-and CPU, for comparison (the rest is the protocol, JSON and the switch between the reading loop
-and the lint thread).
+includes waiting for a core, CPU time does not); and, in-process over the same edits, the server's
+lint of each new text (wall, CPU median and p95: the rest of the server's time is the protocol,
+JSON and the switch between the reading loop and the lint thread) and a fresh full lint of it
+(``lint_source`` without the server's reuse of the last lint: what each change cost before).
+``--project DIR`` copies DIR's files next to the measured file (a project the index reads).
 
 Two generated 2,000-line files (nothing third-party is stored here):
 - ``model``: a training module as projects write them: nn.Module blocks and a model, a dataset,
