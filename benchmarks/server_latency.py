@@ -1,7 +1,7 @@
 """Latency of ``torchperf-lint server``: from a ``textDocument/didChange`` to the
 ``textDocument/publishDiagnostics`` of that version, on a 2,000-line file.
 
-    python benchmarks/server_latency.py [--changes 40] [--kind model|dense|both] [--file PATH]
+    python benchmarks/server_latency.py [--changes 40] [--kind model|dense|both] [--file PATH] [--project DIR]
 
 The server runs as an editor starts it (a subprocess on stdio, spoken to by the plain JSON-RPC
 client of the tests). After the file is opened and its first diagnostics arrive, each change
@@ -9,9 +9,11 @@ edits one line inside a different function (a number in a statement, as typing d
 whole text (the server synchronises documents whole) and waits for the diagnostics of that
 version before the next change. Prints median, p95, min and max in milliseconds; the server
 process's CPU time per change (median; from /proc: on a machine shared with other jobs, wall time
-includes waiting for a core, CPU time does not); and the in-process time of the lint alone, wall
-and CPU, for comparison (the rest is the protocol, JSON and the switch between the reading loop
-and the lint thread).
+includes waiting for a core, CPU time does not); and, in-process over the same edits, the server's
+lint of each new text (wall, CPU median and p95: the rest of the server's time is the protocol,
+JSON and the switch between the reading loop and the lint thread) and a fresh full lint of it
+(``lint_source`` without the server's reuse of the last lint: what each change cost before).
+``--project DIR`` copies DIR's files next to the measured file (a project the index reads).
 
 Two generated 2,000-line files (nothing third-party is stored here):
 - ``model``: a training module as projects write them: nn.Module blocks and a model, a dataset,
@@ -24,12 +26,14 @@ Target (issue 23): median at most 100 ms on a 2,000-line file; benchmarks/SERVER
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import sys
 import tempfile
 import textwrap
 import time
 from pathlib import Path
+from typing import Optional
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -213,24 +217,44 @@ def process_cpu_ms(pid: int) -> float:
         return float("nan")
 
 
-def lint_alone(path: Path, text: str, repeat: int) -> list:
+def edited_texts(text: str, changes: int):
+    """The texts the benchmark sends: each one number edited in a different function."""
+    rows = text.splitlines(keepends=True)
+    points = edit_points(text)
+    for n in range(changes):
+        line = points[(n * 7919) % len(points)]  # spread over the file
+        rows[line] = bump(rows[line].rstrip("\n"), 1) + "\n"
+        yield "".join(rows)
+
+
+def lint_alone(path: Path, text: str, changes: int) -> dict:
+    """In-process, over the same edits: the server's lint of each new text (reusing the last one's,
+    analysis/edit_reuse.py) and a fresh full lint of it (what the server did before), CPU ms."""
+    from torchperf_lint.frontends.runner import analyse
     from torchperf_lint.frontends.server import Projects, lint_text
 
     projects = Projects()
-    wall, cpu = [], []
-    for _ in range(repeat):
+    result, _ = lint_text(projects, path, text, 1, None)
+    server_wall, server_cpu, full_cpu = [], [], []
+    for version, new_text in enumerate(edited_texts(text, changes), start=2):
         start, start_cpu = time.perf_counter(), time.process_time()
-        lint_text(projects, path, text, 1, None)
-        wall.append((time.perf_counter() - start) * 1000)
-        cpu.append((time.process_time() - start_cpu) * 1000)
-    return wall, cpu
+        lint_text(projects, path, new_text, version, None)
+        server_wall.append((time.perf_counter() - start) * 1000)
+        server_cpu.append((time.process_time() - start_cpu) * 1000)
+        start_cpu = time.process_time()
+        analyse(new_text, str(path), result.codes, result.line_length)
+        full_cpu.append((time.process_time() - start_cpu) * 1000)
+    return {"wall": server_wall, "cpu": server_cpu, "full_cpu": full_cpu}
 
 
-def measure(kind: str, text: str, changes: int) -> dict:
+def measure(kind: str, text: str, changes: int, project: Optional[Path] = None) -> dict:
     from lsp_client import LspClient
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
+        if project is not None:  # the file among a real project's modules (the index reads them)
+            shutil.copytree(project, root, dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns(".git", ".torchperf_lint_cache", "__pycache__"))
         (root / "pyproject.toml").write_text('[project]\nname = "bench"\n', encoding="utf-8")
         path = root / f"{kind}.py"
         path.write_text(text, encoding="utf-8")
@@ -238,14 +262,8 @@ def measure(kind: str, text: str, changes: int) -> dict:
         try:
             uri = client.open(path, text)
             first = client.diagnostics(uri, 1)
-            rows = text.splitlines(keepends=True)
-            points = edit_points(text)
             latencies, cpu = [], []
-            for n in range(changes):
-                line = points[(n * 7919) % len(points)]  # spread over the file
-                rows[line] = bump(rows[line].rstrip("\n"), 1) + "\n"
-                new_text = "".join(rows)
-                version = n + 2
+            for version, new_text in enumerate(edited_texts(text, changes), start=2):
                 start, start_cpu = time.perf_counter(), process_cpu_ms(client.process.pid)
                 client.change(uri, new_text, version)
                 client.diagnostics(uri, version)
@@ -253,16 +271,21 @@ def measure(kind: str, text: str, changes: int) -> dict:
                 cpu.append(process_cpu_ms(client.process.pid) - start_cpu)
         finally:
             client.shutdown()
-        alone, alone_cpu = lint_alone(path, text, 10)
+        alone = lint_alone(path, text, changes)
     latencies.sort()
     return {
         "kind": kind, "lines": text.count("\n"), "findings": len(first), "changes": changes,
-        "median": statistics.median(latencies),
-        "p95": latencies[min(len(latencies) - 1, int(round(0.95 * (len(latencies) - 1))))],
+        "median": statistics.median(latencies), "p95": percentile(latencies, 0.95),
         "min": latencies[0], "max": latencies[-1], "server_cpu_median": statistics.median(cpu),
-        "lint_alone_median": statistics.median(alone),
-        "lint_alone_cpu_median": statistics.median(alone_cpu),
+        "lint_alone_median": statistics.median(alone["wall"]),
+        "lint_alone_cpu_median": statistics.median(alone["cpu"]),
+        "lint_alone_cpu_p95": percentile(sorted(alone["cpu"]), 0.95),
+        "full_lint_cpu_median": statistics.median(alone["full_cpu"]),
     }
+
+
+def percentile(ordered: list, fraction: float) -> float:
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
 
 
 def main() -> int:
@@ -270,6 +293,8 @@ def main() -> int:
     parser.add_argument("--changes", type=int, default=40)
     parser.add_argument("--kind", choices=("model", "dense", "both"), default="both")
     parser.add_argument("--file", type=Path, help="measure this file instead of a generated one")
+    parser.add_argument("--project", type=Path,
+                        help="copy this folder's files next to the measured file (a project the index reads)")
     args = parser.parse_args()
     cases = []
     if args.file is not None:
@@ -283,14 +308,17 @@ def main() -> int:
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"python {sys.version.split()[0]}; {os.cpu_count()} cores, load average {load:.1f} at the start; "
-          f"{args.changes} changes per file; times in ms (lint alone: in-process wall and CPU time, 10 runs)")
+          f"{args.changes} changes per file{'; project ' + str(args.project) if args.project else ''}; "
+          f"times in ms")
+    print("  server: didChange to publishDiagnostics, wall (median, p95, min, max) and the server process's CPU;")
+    print("  in-process over the same edits: the server's lint (wall, CPU median and p95) and a fresh full lint (CPU)")
     print(f"{'file':<8} {'lines':>5} {'findings':>8} {'median':>7} {'p95':>7} {'min':>7} {'max':>7} "
-          f"{'server cpu':>10} {'lint alone':>10} {'lint cpu':>8}")
+          f"{'srv cpu':>7} {'lint':>7} {'lint cpu':>8} {'cpu p95':>7} {'full cpu':>8}")
     for kind, text in cases:
-        r = measure(kind, text, args.changes)
+        r = measure(kind, text, args.changes, args.project)
         print(f"{r['kind']:<8} {r['lines']:>5} {r['findings']:>8} {r['median']:>7.1f} {r['p95']:>7.1f} "
-              f"{r['min']:>7.1f} {r['max']:>7.1f} {r['server_cpu_median']:>10.1f} {r['lint_alone_median']:>10.1f} "
-              f"{r['lint_alone_cpu_median']:>8.1f}")
+              f"{r['min']:>7.1f} {r['max']:>7.1f} {r['server_cpu_median']:>7.1f} {r['lint_alone_median']:>7.1f} "
+              f"{r['lint_alone_cpu_median']:>8.1f} {r['lint_alone_cpu_p95']:>7.1f} {r['full_lint_cpu_median']:>8.1f}")
     return 0
 
 

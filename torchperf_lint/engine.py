@@ -22,6 +22,7 @@ from .fixing.edits import DEFAULT_LINE_LENGTH, pushes_past, to_fix
 from .fixing import fstrings
 from .fixing.fixer import fix_loop
 from .fixing.lines import newline_of, normalise_newlines, split_lines
+from .analysis import edit_reuse
 from .analysis.ast_scan import UnitAst
 from .analysis.facts import ModuleFacts
 from .analysis.names import ImportTable, text_mentions_torch_import
@@ -124,8 +125,9 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
     if tree is None:
         # At Python's own recursion limit: ast raises RecursionError on absurd nesting instead of
         # overflowing the C stack, which it could do under the raised limit below.
+        memo = edit_reuse.current()  # the language server's memo of the document's last lint
         try:
-            tree = ast.parse(source)
+            tree = memo.tree_for(source) if memo is not None else ast.parse(source)
         except SyntaxError as error:
             return [analysis_failed(f"syntax error at line {error.lineno}: {error.msg}",
                                     error.lineno or 1, (error.offset or 1) - 1)]
@@ -300,8 +302,9 @@ def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures, newline=
     shifted: Dict[int, int] = {}
     if "\x0c" in code:
         code, shifted = _strip_indent_form_feeds(code, line_offset)
+    memo = edit_reuse.current()
     try:
-        module = parse_unvalidated(code)
+        module = memo.unit_module(code, parse_unvalidated) if memo is not None else parse_unvalidated(code)
     except cst.ParserSyntaxError as error:
         failures.append((f"libcst cannot parse lines {unit.start}-{unit.end}: {str(error).splitlines()[0]}",
                          error.raw_line + line_offset if error.raw_line else unit.start,
@@ -315,7 +318,8 @@ def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures, newline=
     walk(module, ctx, rules)
     if not raw:
         return []
-    positions = _PositionsOnly(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    resolve = lambda: _PositionsOnly(module, unsafe_skip_copy=True).resolve(PositionProvider)  # noqa: E731
+    positions = memo.unit_positions(code, module, resolve) if memo is not None else resolve()
     unit_state: Dict[str, object] = {}  # filled by the first fix computed, shared by the unit's fixes
     result = []
     for rule_code, node, message, rule_fix, related in raw:
@@ -350,7 +354,11 @@ def _fitted_to_fstrings(fix: LazyFix, facts, lines, file_edits, span: Tuple[int,
     first asked for, so that a check never counts a fix that --fix would then not apply."""
     regions = facts.__dict__.get("_fstring_regions")
     if regions is None:
-        regions = facts.__dict__["_fstring_regions"] = fstrings.fstring_regions(lines)
+        memo = edit_reuse.current()
+        regions = facts.__dict__["_fstring_regions"] = (
+            memo.fstring_regions(lines, facts._tree, fstrings.fstring_regions_or_none, fstrings.may_hold_fstrings)
+            if memo is not None
+            else fstrings.fstring_regions(lines))
     if not regions:
         return fix
     spans = [span, *((e.line, e.col, e.end_line, e.end_col) for e in file_edits)]

@@ -403,6 +403,23 @@ def test_files_changed_on_disk_relint_the_open_documents(client_factory, project
     assert [d["code"] for d in client.diagnostics(uri, 1)] == ["TPL203", "TPL201"]
 
 
+def test_a_file_written_on_disk_that_imports_an_open_file_reaches_it(client_factory, project):
+    # The index lists the project's import lines at most every few seconds, and again when the
+    # editor reports files changed on disk: a new caller is seen at once.
+    utils = write(project, "utils.py", UTILS)
+    client = client_factory(capabilities={"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}}},
+                            initialization_options={"projectDebounceMs": 10})
+    utils_uri = client.open(utils)
+    assert client.diagnostics(utils_uri, 1) == []
+    train = write(project, "train.py", TRAIN + "        utils.log_metrics(loss)\n")
+    client.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": train.as_uri(), "type": 1}]})
+    assert client.diagnostics(utils_uri, 1) == [diagnostic(
+        "TPL102", 4, 10, 4, 21,
+        "`.item()` waits for the device in every iteration; keep values on the device (`total += "
+        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report) "
+        "(called every step from train.py:10)")]
+
+
 def test_which_documents_a_change_relints(tmp_path):
     from torchperf_lint.frontends.server import Projects, documents_to_relint
 

@@ -533,6 +533,8 @@ class Project:
         self._by_name: Dict[str, Optional[str]] = {}
         self._importers_of: Optional[Dict[bytes, List[str]]] = None  # import word -> files
         self._import_words_at = 0.0  # when the project's files were last listed (time.monotonic)
+        self._disk_words: Optional[Dict[str, Set[bytes]]] = None  # path -> import words read from disk then
+        self._overlay_words: Dict[str, Tuple[str, Set[bytes]]] = {}  # path -> (text, its import words)
         self._ignored: Optional[List[str]] = None
         self.parsed = 0  # files this process parsed for the index (benchmarks read it)
         # Facts derived from several summaries (step_bodies: class ancestries, importers), valid
@@ -667,6 +669,13 @@ class Project:
             self._failed.pop(path, None)
         self.memo.clear()
         self._importers_of = None  # who imports whom may have changed with the text
+        if any(path not in texts for path in changed):
+            self._disk_words = None  # a text closed: the file on disk counts again, read it again
+
+    def files_changed(self) -> None:
+        """Files changed on disk (an editor's watched files): list the project again on next use."""
+        self._disk_words = None
+        self._importers_of = None
 
     def _overlay_module(self, path: str, source: str) -> Optional[Module]:
         digest = content_digest(source)
@@ -779,22 +788,30 @@ class Project:
     def importers(self, name: str) -> List[str]:
         """Files whose import statements mention the last part of ``name`` (a superset of those
         that import it; the summaries decide)."""
-        if self._importers_of is None or time.monotonic() - self._import_words_at > IMPORTERS_FRESH_FOR:
-            # Listed once per run: a CLI or flake8 run lints every file in seconds; a long-lived
-            # process (an editor's server) lists again after a while to see new files.
-            self._import_words_at = time.monotonic()
-            words_of: Dict[str, Set[bytes]] = {}
-            for path in self.files():
-                try:
-                    if not stat_is_file(os.stat(path)):
-                        continue  # a FIFO named *.py would block the read
-                    with open(path, "rb") as handle:
-                        raw = handle.read(MAX_SCANNED_BYTES)
-                except OSError:
-                    continue
-                words_of[os.path.abspath(path)] = _import_words(raw) if b"import" in raw else set()
+        expired = time.monotonic() - self._import_words_at > IMPORTERS_FRESH_FOR
+        if self._importers_of is None or expired:
+            if self._disk_words is None or expired:
+                # Listed once per run: a CLI or flake8 run lints every file in seconds; a
+                # long-lived process (an editor's server) lists again after a while to see new
+                # files, and not when only an unsaved text changed (set_overlays).
+                self._import_words_at = time.monotonic()
+                self._disk_words = {}
+                for path in self.files():
+                    try:
+                        if not stat_is_file(os.stat(path)):
+                            continue  # a FIFO named *.py would block the read
+                        with open(path, "rb") as handle:
+                            raw = handle.read(MAX_SCANNED_BYTES)
+                    except OSError:
+                        continue
+                    self._disk_words[os.path.abspath(path)] = _import_words(raw) if b"import" in raw else set()
+            words_of = dict(self._disk_words)
             for path, text in self._overlays.items():  # an editor's unsaved imports count
-                words_of[path] = _import_words(text.encode("utf-8", "surrogatepass"))
+                known = self._overlay_words.get(path)
+                if known is None or known[0] != text:
+                    known = self._overlay_words[path] = (text, _import_words(text.encode("utf-8", "surrogatepass")))
+                words_of[path] = known[1]
+            self._overlay_words = {path: self._overlay_words[path] for path in self._overlays}
             # Inverted once (word -> files): every linted file asks, so each answer is a lookup.
             importers_of: Dict[bytes, List[str]] = {}
             for path in sorted(words_of):

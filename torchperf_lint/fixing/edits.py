@@ -16,11 +16,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ..findings import Edit, Fix, RuleFix
-from .lines import split_lines
-
-# The line length fixes keep to when the project sets none (black's and ruff's default); the
-# configured one is read by the front ends (frontends/line_length.py).
-DEFAULT_LINE_LENGTH = 88
+from .lines import DEFAULT_LINE_LENGTH, split_lines
 
 _NO_SPACE = cst.SimpleWhitespace("")
 _SPACE = cst.SimpleWhitespace(" ")

@@ -29,11 +29,21 @@ Region = Tuple[int, int, int, int, str]
 
 def fstring_regions(lines: Sequence[str]) -> List[Region]:
     """Where the f-strings of a file are (only where the running Python restricts them)."""
+    if NESTED_QUOTES_ALLOWED or not may_hold_fstrings("".join(lines)):
+        return []
+    return fstring_regions_or_none(lines) or []
+
+
+def may_hold_fstrings(text: str) -> bool:
+    return "f'" in text or 'f"' in text or "F'" in text or 'F"' in text
+
+
+def fstring_regions_or_none(lines: Sequence[str]) -> Optional[List[Region]]:
+    """The f-strings of some lines (tokenized whatever they hold), or None where they do not
+    tokenize."""
     if NESTED_QUOTES_ALLOWED:
         return []
     text = "".join(lines)
-    if "f'" not in text and 'f"' not in text and "F'" not in text and 'F"' not in text:
-        return []
     regions: List[Region] = []
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
@@ -46,7 +56,7 @@ def fstring_regions(lines: Sequence[str]) -> List[Region]:
             quote = body[:3] if body[:3] in ('"""', "'''") else body[:1]
             regions.append((token.start[0], token.start[1], token.end[0], token.end[1], quote))
     except (tokenize.TokenError, SyntaxError, IndentationError):
-        return []
+        return None
     return regions
 
 

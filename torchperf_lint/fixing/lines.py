@@ -11,6 +11,11 @@ from __future__ import annotations
 import re
 from typing import List
 
+# The line length fixes keep to when the project sets none (black's and ruff's default); the
+# configured one is read by the front ends (frontends/line_length.py). Here, not with the edits, so
+# that reading it does not import libcst (the CLI's start-up when every file is in its cache).
+DEFAULT_LINE_LENGTH = 88
+
 # Characters str.splitlines breaks at beyond \n: if none is present, splitlines is right (and fast).
 _SPLITLINES_EXTRA = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")

@@ -273,10 +273,6 @@ def check_command(args) -> int:
                                             config.project_roots) for file in files}
     cache = None
     directory = args.cache_dir or (Path(os.environ[CACHE_ENV]) if os.environ.get(CACHE_ENV) else None)
-    # The project index keeps its summaries next to the findings, and none with --no-cache.
-    from ..analysis.project_index import configure_disk_cache
-
-    configure_disk_cache(not args.no_cache, str(directory) if directory else None)
     if not args.no_cache and codes:
         from .cache import CACHE_DIR_NAME, Cache
 
@@ -314,6 +310,11 @@ def check_command(args) -> int:
                           targets[path][1]))
 
     task_codes = {task.path: frozenset(task.codes) for task in tasks}
+    if tasks:  # (not imported when every file is in the cache: start-up, benchmarks/cli_latency.py)
+        # The project index keeps its summaries next to the findings, and none with --no-cache.
+        from ..analysis.project_index import configure_disk_cache
+
+        configure_disk_cache(not args.no_cache, str(directory) if directory else None)
     running = run_tasks(tasks, jobs, sizes, cwd)
     try:
         for result in running:

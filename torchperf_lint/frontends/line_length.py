@@ -16,7 +16,7 @@ from typing import List, Optional
 
 from .config import ConfigError, flake8_section
 
-from ..fixing.edits import DEFAULT_LINE_LENGTH  # noqa: F401 (the default lives with the edits)
+from ..fixing.lines import DEFAULT_LINE_LENGTH  # noqa: F401 (the default lives with the line helpers)
 
 _FLAKE8_FILES = ("setup.cfg", "tox.ini", ".flake8")
 _RUFF_FILES = (".ruff.toml", "ruff.toml")

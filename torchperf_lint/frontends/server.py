@@ -147,6 +147,7 @@ class ProjectState:
         self.codes = resolve_codes(config.select, config.extend_select, config.ignore) if config else frozenset()
         self._line_lengths: Dict[str, int] = {}
         self._targets: dict = {}  # project root -> target torch, read once (target_torch.resolve's memo)
+        self._memos: dict = {}  # path -> what the document's last lint lends to its next (edit_reuse)
 
     def target_torch(self, path: str):
         """The file's target torch, as the CLI resolves it: the setting, else the project's torch
@@ -183,13 +184,23 @@ class ProjectState:
         """The findings (and noqa rows) of one text of the project: the one place where the
         project's cross-file facts meet the editor. ``self.open_texts`` holds the unsaved texts of
         the project's open documents; a project index reads them instead of the files on disk."""
+        from ..analysis.edit_reuse import DocumentMemo, reusing
         from ..analysis.project_index import project_for
         from .runner import analyse
 
         project = project_for(path)
         if project is not None:  # the index reads the unsaved texts, not the files on disk
             project.set_overlays(self.open_texts)
-        return analyse(text, path, codes, line_length, self.target_torch(path))
+        memo = self._memos.get(path)
+        if memo is None:
+            memo = self._memos[path] = DocumentMemo()
+        with reusing(memo):  # a full lint of the text, reusing what the last one parsed
+            return analyse(text, path, codes, line_length, self.target_torch(path))
+
+    def forget(self, path: str) -> None:
+        """The document was closed: its unsaved text and its memo go."""
+        self.open_texts.pop(path, None)
+        self._memos.pop(path, None)
 
 
 class Projects:
@@ -568,8 +579,18 @@ def build_server():
         if any(p is not None and p.name in CONFIG_FILES for p in paths):
             configuration_changed()
             return
-        roots = {str(projects.for_path(p).root) for p in paths if p is not None and p.suffix in (".py", ".pyi")}
+        sources = [p for p in paths if p is not None and p.suffix in (".py", ".pyi")]
+        roots = {str(projects.for_path(p).root) for p in sources}
         if roots:
+            from ..analysis.project_index import project_for
+
+            for source in sources:
+                try:
+                    index = project_for(str(source))
+                except (OSError, ValueError):  # (as the engine asks for it: no index, no facts from it)
+                    continue
+                if index is not None:
+                    index.files_changed()  # who imports whom is read from the disk again
             results.clear()  # a file on disk changed: what depends on it may change too
             relint_project_of(None, roots)
 
@@ -583,7 +604,7 @@ def build_server():
         results.pop(uri, None)
         if path is not None:
             project = projects.for_path(path)
-            project.open_texts.pop(str(path), None)
+            project.forget(str(path))
             relint_project_of(None, {str(project.root)})  # its saved text is what counts now
         if push():
             server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))

@@ -1,0 +1,237 @@
+"""What the lint of a document's previous text lends to the lint of its next text (the language server).
+
+An editor sends a document's whole text after every change, and most changes touch one line. The
+lint of the new text is still a full lint, with every module fact computed from the new text; only
+work whose result is a pure function of an input that did not change is taken from the previous
+lint, so that findings are those of a fresh ``lint_source`` by construction
+(tests/server/test_incremental.py compares them over random edit sequences):
+
+- the ``ast`` of the module: the top-level statements around the changed lines are parsed again
+  and the others are the previous tree's (equal to what a full parse gives, line numbers
+  included: only when the number of lines is unchanged and the statements around the change parse
+  alone; otherwise the whole text is parsed);
+- libcst's tree of a unit and its positions, by the unit's exact text (a unit whose text did not
+  change is not parsed again; the rules still walk it with the new module's facts);
+- the f-strings of the file (for fixes near one): tokenized per top-level statement, each piece
+  once per text;
+- ``ast.walk(node)`` (the module facts walk the whole module a dozen times per lint, and each class,
+  function or statement again): the nodes are listed once per node object, and each walk iterates
+  that list (same nodes, same order); the statements a change did not touch keep their lists.
+
+A ``DocumentMemo`` belongs to one document; ``reusing(memo)`` makes it the memo of the lints this
+thread runs until the block ends, and forgets what that lint did not use (memory stays that of
+about one version of the document). Nothing here is used outside ``reusing``: the CLI and flake8
+plugin lint as before.
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+from contextlib import contextmanager
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+_local = threading.local()
+_walk_lock = threading.Lock()
+_original_walk = ast.walk
+_walk_users = 0  # threads inside ``reusing`` (ast.walk is replaced while there are any)
+
+
+def current() -> Optional["DocumentMemo"]:
+    """The memo of the lint this thread is running (None: no reuse, as in the CLI)."""
+    return getattr(_local, "memo", None)
+
+
+class DocumentMemo:
+    """The reusable results of one document's last lint."""
+
+    def __init__(self) -> None:
+        self._lines: Optional[List[str]] = None  # the text the tree below was made from
+        self._tree: Optional[ast.Module] = None
+        self._units: Dict[str, list] = {}  # unit code -> [libcst module, positions or None]
+        self._used: Dict[str, list] = {}  # ... the entries of the lint running now
+        self._walks: Dict[int, Tuple[ast.AST, list]] = {}  # id(node) -> (node, ast.walk's nodes) this lint
+        self._kept_walks: Dict[int, Tuple[ast.AST, list]] = {}  # ... of the last lint
+        self._fstrings: Dict[str, dict] = {}  # "pieces": text of a piece -> its f-string regions
+        self.spliced = self.parsed = 0  # counts, for tests and the benchmark
+
+    # ---- the module's ast ----------------------------------------------------------------------
+
+    def tree_for(self, source: str) -> ast.Module:
+        """``ast.parse(source)``, from the previous tree where the change allows (raises what
+        ``ast.parse`` raises)."""
+        lines = _lines(source)
+        tree = self._spliced(lines) if "\r" not in source else None  # (the engine gives \n only)
+        if tree is None:
+            tree = ast.parse(source)
+            self.parsed += 1
+        else:
+            self.spliced += 1
+        self._lines, self._tree = lines, tree
+        return tree
+
+    def _spliced(self, lines: List[str]) -> Optional[ast.Module]:
+        old_lines, old_tree = self._lines, self._tree
+        if old_tree is None or old_lines is None or len(old_lines) != len(lines) or not old_tree.body:
+            return None
+        first = 0
+        while first < len(lines) and lines[first] == old_lines[first]:
+            first += 1
+        if first == len(lines):
+            return old_tree  # the same text
+        last = len(lines) - 1
+        while lines[last] == old_lines[last]:
+            last -= 1
+        first_line, last_line = first + 1, last + 1  # 1-based, inclusive
+        body = old_tree.body
+        spans = [(_first_line(node), node.end_lineno) for node in body]
+        # The statements the changed lines touch; every changed line must lie inside their span
+        # (a change on a blank or comment line between statements could start new code there).
+        low = next((i for i, (_, end) in enumerate(spans) if end >= first_line), None)
+        if low is None or spans[low][0] > first_line:
+            return None
+        high = low
+        while high + 1 < len(spans) and spans[high + 1][0] <= last_line:
+            high += 1
+        if spans[high][1] < last_line:
+            return None
+        # Statements that share a line with the span (``a = 1; b = 2``) join it.
+        while low > 0 and spans[low - 1][1] >= spans[low][0]:
+            low -= 1
+        while high + 1 < len(spans) and spans[high + 1][0] <= spans[high][1]:
+            high += 1
+        start, end = spans[low][0], spans[high][1]
+        segment = "".join(lines[start - 1:end])
+        try:
+            part = ast.parse(segment)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None  # the whole text is parsed, for the error it reports
+        for node in part.body:
+            ast.increment_lineno(node, start - 1)
+        return ast.Module(body=body[:low] + part.body + body[high + 1:], type_ignores=[])
+
+    # ---- f-strings -------------------------------------------------------------------------------
+
+    def fstring_regions(self, lines: Sequence[str], tree: ast.Module,
+                        regions_or_none: Callable[[Sequence[str]], Optional[list]],
+                        may_hold: Callable[[str], bool]) -> list:
+        """``fstring_regions(lines)`` of the file (fixing/fstrings.py), tokenized one top-level
+        statement at a time (from its first line to the next one's) and each piece once per text.
+
+        The tokenizer's state where a top-level statement starts is its initial state (no open
+        bracket, string or continuation; indentation 0), so the tokens of each piece are the
+        file's tokens there, and the file fails to tokenize exactly when a piece does (then there
+        are no regions, as for the whole file). ``regions_or_none``: the regions of some lines, None
+        where they do not tokenize; ``may_hold(text)``: whether the file's text may hold one."""
+        if not may_hold("".join(lines)):
+            return []  # nothing tokenized, as fstring_regions
+        starts = sorted({1, *(_first_line(node) for node in tree.body)})
+        starts.append(len(lines) + 1)
+        kept = self._fstrings.get("pieces", {})
+        used: Dict[str, Optional[list]] = {}
+        regions: list = []
+        failed = False
+        for begin, end in zip(starts, starts[1:]):
+            piece = lines[begin - 1:end - 1]
+            key = "".join(piece)
+            if key in used:
+                found = used[key]
+            elif key in kept:
+                found = used[key] = kept[key]
+            else:
+                found = used[key] = regions_or_none(piece)
+            if found is None:
+                failed = True
+                continue
+            shift = begin - 1
+            regions.extend((r[0] + shift, r[1], r[2] + shift, r[3], r[4]) for r in found)
+        self._fstrings = {"pieces": used}
+        return [] if failed else regions
+
+    # ---- libcst units ----------------------------------------------------------------------------
+
+    def unit_module(self, code: str, parse: Callable[[str], object]):
+        """libcst's module of a unit's code (``parse(code)``, once per distinct code)."""
+        entry = self._units.get(code)
+        if entry is None:
+            entry = self._used.get(code)
+        if entry is None:
+            entry = [parse(code), None]  # a parse error propagates, and nothing is kept
+        self._used[code] = entry
+        return entry[0]
+
+    def unit_positions(self, code: str, module, resolve: Callable[[], object]):
+        """The positions of ``module`` (the one ``unit_module(code)`` gave): ``resolve()`` once."""
+        entry = self._used.get(code)
+        if entry is None or entry[0] is not module:
+            return resolve()
+        if entry[1] is None:
+            entry[1] = resolve()
+        return entry[1]
+
+    # ---- walks of the whole module -----------------------------------------------------------------
+
+    def walk(self, node: ast.AST) -> Iterator[ast.AST]:
+        """``ast.walk(node)``: a list of the nodes, made once per node object and kept while lints
+        use it. The statements a change did not touch are the same objects in the next tree
+        (``tree_for``), so their walks carry over from one lint to the next."""
+        key = id(node)  # (an entry holds its node: no other object can have this id meanwhile)
+        cached = self._walks.get(key)
+        if cached is None:
+            cached = self._kept_walks.get(key)
+        if cached is None:
+            cached = (node, list(_original_walk(node)))
+        self._walks[key] = cached
+        return iter(cached[1])
+
+    # ---- one lint ------------------------------------------------------------------------------
+
+    def _finish(self) -> None:
+        self._units, self._used = self._used, {}
+        self._kept_walks, self._walks = self._walks, {}
+
+
+def _lines(source: str) -> List[str]:
+    """The lines of a text whose line ends are all ``\\n``, with their ends."""
+    parts = source.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def _first_line(node: ast.AST) -> int:
+    decorators: Sequence[ast.AST] = getattr(node, "decorator_list", ())
+    return min([node.lineno, *(d.lineno for d in decorators)])
+
+
+def _walk(node: ast.AST) -> Iterator[ast.AST]:
+    memo = current()
+    if memo is None:  # another thread, outside any ``reusing``
+        return _original_walk(node)
+    return memo.walk(node)
+
+
+@contextmanager
+def reusing(memo: DocumentMemo):
+    """Lints run by this thread inside the block reuse ``memo``'s results and leave theirs in it.
+
+    ``ast.walk`` is replaced for the duration (by a function that gives every caller the nodes
+    ``ast.walk`` gives, in its order; outside ``reusing`` it is ``ast.walk`` itself), because the
+    module facts call it directly; the analysis never changes a tree, so a list made once per tree
+    is what every later walk of it would yield."""
+    global _walk_users
+    previous = current()
+    _local.memo = memo
+    with _walk_lock:
+        _walk_users += 1
+        ast.walk = _walk
+    try:
+        yield memo
+    finally:
+        memo._finish()
+        _local.memo = previous
+        with _walk_lock:
+            _walk_users -= 1
+            if _walk_users == 0:
+                ast.walk = _original_walk
