@@ -37,11 +37,12 @@ import os
 import re
 import stat as stat_module
 import time
+from collections import deque
 from fnmatch import fnmatch
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from .names import ImportTable, bound_names, dotted_name_ast
-from .segments import BLOCK_FIELDS, walk_ast, walk_statements
+from .names import ImportTable, bound_names, dotted_name_ast, text_mentions_torch_import
+from .segments import BLOCK_FIELDS, _push_children as push_children, walk_statements
 from .project_root import find_project_root
 from .step_loops import (ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values, is_counter_name,
                          names_holding)
@@ -93,6 +94,32 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _DEFS_AND_CLASSES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _ITERATION_EVENTS = ("ITERATION_STARTED", "ITERATION_COMPLETED")
 _SYNCBN = "convert_sync_batchnorm"
+
+
+_NO_CALLS_BELOW = frozenset((*_DEFS_AND_CLASSES, ast.Name, ast.Constant))
+# Where statements hold statements, in ``_fields`` order (ast.walk's): a walk for assignments need
+# not enter expressions, which hold none.
+_STATEMENT_FIELDS = {
+    kind: tuple(f for f in kind._fields if f in ("body", "orelse", "finalbody", "handlers", "cases"))
+    for kind in (*BLOCK_FIELDS, ast.ExceptHandler, ast.match_case)
+}
+
+
+def _assignments(node: ast.AST):
+    """The ``Assign`` statements under ``node``, in ``ast.walk``'s order (breadth first, fields in
+    order; a later one of the same attribute wins, as it did under ``ast.walk``)."""
+    todo = deque((node,))
+    pop, extend = todo.popleft, todo.extend
+    while todo:
+        current = pop()
+        kind = type(current)
+        if kind is ast.Assign:
+            yield current
+            continue
+        fields = _STATEMENT_FIELDS.get(kind)
+        if fields:
+            for field in fields:
+                extend(getattr(current, field))
 
 
 def _is_class_name(dotted: Optional[str]) -> bool:
@@ -247,8 +274,8 @@ class _Summariser:
         self.classes[qualname] = record
         for stmt in node.body:
             if type(stmt) in _DEFS and stmt.name == "__init__":
-                for sub in ast.walk(stmt):
-                    if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call):
+                for sub in _assignments(stmt):
+                    if isinstance(sub.value, ast.Call):
                         made = dotted_name_ast(sub.value.func)
                         if not _is_class_name(made):
                             continue
@@ -269,9 +296,19 @@ class _Summariser:
 
     # -- expressions -------------------------------------------------------------------------------
     def _expressions(self, node, fn: dict, scope: str, in_loop: bool, step_loop: bool) -> None:
-        for current in walk_ast((node,), prune=_DEFS_AND_CLASSES):
-            if type(current) is ast.Call:
+        # segments.walk_ast's order (its stack, children pushed in field order) inlined: this runs
+        # for every statement of every module of the project, and a generator per statement and an
+        # isinstance per node were a third of the summary's time.
+        pending = [node]
+        pop, push = pending.pop, pending.append
+        while pending:
+            current = pop()
+            kind = type(current)
+            if kind is ast.Call:
                 self._call(current, fn, scope, in_loop, step_loop)
+            elif kind in _NO_CALLS_BELOW:
+                continue  # a nested definition (its own record) or a leaf: no call of this scope below
+            push_children(current, push)
 
     def _call(self, call: ast.Call, fn: dict, scope: str, in_loop: bool, step_loop: bool) -> None:
         func = call.func
@@ -420,6 +457,13 @@ def summarize(tree: ast.Module, table: Optional[ImportTable] = None, steps: Opti
     return _Summariser(tree, table, steps).run()
 
 
+def imports_module(module: "Module", target: "Module") -> bool:
+    """Does ``module`` bind ``target`` (or a name inside it, or a package above it) by import?"""
+    name = target.name
+    return any(bound == name or bound.startswith(name + ".") or name.startswith(bound + ".")
+               for bound in module.bindings.values())
+
+
 # ---- a module of the project -------------------------------------------------------------------
 
 class Module:
@@ -488,6 +532,9 @@ class Project:
         self._failed: Dict[str, Tuple[int, int]] = {}  # path -> (size, mtime_ns) it had no summary at
         self._by_name: Dict[str, Optional[str]] = {}
         self._importers_of: Optional[Dict[bytes, List[str]]] = None  # import word -> files
+        self._import_words: Dict[str, FrozenSet[bytes]] = {}  # path -> words of its import lines
+        self._words_by_stamp: Dict[str, Tuple[Tuple[int, int], FrozenSet[bytes]]] = {}  # as last read
+        self.listing = 0  # bumped when the listing changes (importer closures depend on it)
         self._import_words_at = 0.0  # when the project's files were last listed (time.monotonic)
         self._ignored: Optional[List[str]] = None
         self.parsed = 0  # files this process parsed for the index (benchmarks read it)
@@ -558,7 +605,10 @@ class Project:
         """The summary of the file at ``path`` as it is on disk now (None: unreadable, undecodable,
         too big or not Python). A long-lived process (an editor's server, several CLI runs in one
         process) sees each change: a known module is kept while its size and mtime are unchanged."""
-        path = os.path.abspath(path)
+        return self._module_at(os.path.abspath(path))
+
+    def _module_at(self, path: str) -> Optional[Module]:
+        """``module`` of an absolute path (the importer closure asks thousands of times a run)."""
         if path in self._overlays:
             return self._overlay_module(path, self._overlays[path])
         known = self._modules.get(path)
@@ -600,9 +650,12 @@ class Project:
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return None
             self._store(digest, data)
-            if len(self._trees) >= MAX_KEPT_TREES:
-                self._trees.pop(next(iter(self._trees)))
-            self._trees[path] = (digest, tree)
+            if text_mentions_torch_import(source):
+                # The engine lints this text later (it lints only files that import torch): it
+                # takes the tree instead of parsing again. Other trees would only push these out.
+                if len(self._trees) >= MAX_KEPT_TREES:
+                    self._trees.pop(next(iter(self._trees)))
+                self._trees[path] = (digest, tree)
         module = Module(self.module_name(path), path, data, digest, (stat.st_size, stat.st_mtime_ns))
         self._modules[path] = module
         self._failed.pop(path, None)
@@ -623,6 +676,7 @@ class Project:
             self._failed.pop(path, None)
         self.memo.clear()
         self._importers_of = None  # who imports whom may have changed with the text
+        self._import_words = {}
 
     def _overlay_module(self, path: str, source: str) -> Optional[Module]:
         digest = content_digest(source)
@@ -694,6 +748,62 @@ class Project:
                 pass
 
     # -- who imports a module (a text prefilter, then the summaries decide) -------------------------
+    def importer_closure(self, module: Module, depth: int, budget: int) -> List[Tuple[str, Optional[Module], bool]]:
+        """The modules that may reach ``module`` through imports, ``depth`` levels deep, in the
+        order a breadth-first walk reads them: (path, its module or None, whether it imports the
+        module of the level above). At most ``budget`` are read; a path met again is not.
+
+        Every linted file of a library asks, and its importers are mostly the same files again
+        (a model file and the next one are imported by the same ``__init__``, trainers and auto
+        classes): the candidates of each module and whether they import it are kept per project
+        (``memo``, emptied when a module changes) for the listing they came from; each candidate
+        is still read through ``module()``, which sees a changed file."""
+        if self._importers_of is None or time.monotonic() - self._import_words_at > IMPORTERS_FRESH_FOR:
+            self._list_import_words()
+        order: List[Tuple[str, Optional[Module], bool]] = []
+        seen = {module.path}
+        frontier = [module]
+        for _ in range(depth):
+            following = []
+            for target in frontier:
+                if not target.name:
+                    continue
+                candidates = self._direct_importers(target)
+                for index, (path, known, known_reaches) in enumerate(candidates):
+                    if path in seen:
+                        continue
+                    seen.add(path)
+                    if budget <= 0:
+                        continue
+                    budget -= 1
+                    found = self._module_at(path)
+                    if found is known:
+                        reaches = known_reaches
+                    else:
+                        reaches = found is not None and imports_module(found, target)
+                        candidates[index] = (path, found, reaches)
+                    order.append((path, found, reaches))
+                    if reaches:
+                        following.append(found)
+            frontier = following
+            if not frontier:
+                break
+        return order
+
+    def _direct_importers(self, target: Module) -> List[Tuple[str, Optional[Module], bool]]:
+        """(path, module as last read, imports ``target``) of each file whose import lines name
+        ``target``'s last part; the modules are those last read for it (None: not yet)."""
+        key = ("importers", target.path, target.name, self.listing)
+        known = self.memo.get(key)
+        if known is None:
+            known = []
+            for path in self.importers(target.name):
+                path = os.path.abspath(path)
+                found = self._modules.get(path)
+                known.append((path, found, found is not None and imports_module(found, target)))
+            self.memo[key] = known
+        return known
+
     def files(self) -> Iterable[str]:
         """The project's ``.py`` files: no symlinked folders (loops), no hidden or environment
         folders, nothing ``.gitignore`` leaves out; at most MAX_PROJECT_FILES."""
@@ -736,28 +846,50 @@ class Project:
         """Files whose import statements mention the last part of ``name`` (a superset of those
         that import it; the summaries decide)."""
         if self._importers_of is None or time.monotonic() - self._import_words_at > IMPORTERS_FRESH_FOR:
-            # Listed once per run: a CLI or flake8 run lints every file in seconds; a long-lived
-            # process (an editor's server) lists again after a while to see new files.
-            self._import_words_at = time.monotonic()
-            words_of: Dict[str, Set[bytes]] = {}
-            for path in self.files():
-                try:
-                    if not stat_is_file(os.stat(path)):
-                        continue  # a FIFO named *.py would block the read
+            self._list_import_words()
+        return list(self._importers_of.get(name.rpartition(".")[2].encode(), ()))
+
+    def _list_import_words(self) -> None:
+        """List the project's files and the words of their import lines, inverted (word -> files).
+        A run lists once; a long-lived process (an editor's server, a CLI run longer than
+        IMPORTERS_FRESH_FOR) lists again to see new, changed and removed files, but reads again
+        only the files whose size or mtime changed: a library of 3,000 files read every five
+        seconds cost a CLI run over it more than the engine's own work."""
+        self._import_words_at = time.monotonic()
+        words_of: Dict[str, FrozenSet[bytes]] = {}
+        known = self._words_by_stamp
+        kept: Dict[str, Tuple[Tuple[int, int], FrozenSet[bytes]]] = {}
+        for path in self.files():
+            path = os.path.abspath(path)
+            try:
+                stat = os.stat(path)
+                if not stat_is_file(stat):
+                    continue  # a FIFO named *.py would block the read
+                stamp = (stat.st_size, stat.st_mtime_ns)
+                seen = known.get(path)
+                if seen is not None and seen[0] == stamp:
+                    words = seen[1]
+                else:
                     with open(path, "rb") as handle:
                         raw = handle.read(MAX_SCANNED_BYTES)
-                except OSError:
-                    continue
-                words_of[os.path.abspath(path)] = _import_words(raw) if b"import" in raw else set()
-            for path, text in self._overlays.items():  # an editor's unsaved imports count
-                words_of[path] = _import_words(text.encode("utf-8", "surrogatepass"))
-            # Inverted once (word -> files): every linted file asks, so each answer is a lookup.
-            importers_of: Dict[bytes, List[str]] = {}
-            for path in sorted(words_of):
-                for word in words_of[path]:
-                    importers_of.setdefault(word, []).append(path)
-            self._importers_of = importers_of
-        return list(self._importers_of.get(name.rpartition(".")[2].encode(), ()))
+                    words = frozenset(_import_words(raw)) if b"import" in raw else frozenset()
+            except OSError:
+                continue
+            kept[path] = (stamp, words)
+            words_of[path] = words
+        self._words_by_stamp = kept
+        for path, text in self._overlays.items():  # an editor's unsaved imports count
+            words_of[path] = frozenset(_import_words(text.encode("utf-8", "surrogatepass")))
+        if words_of == self._import_words:
+            return  # nothing changed: the inverted listing (and what was derived from it) holds
+        self._import_words = words_of
+        # Inverted once (word -> files): every linted file asks, so each answer is a lookup.
+        importers_of: Dict[bytes, List[str]] = {}
+        for path in sorted(words_of):
+            for word in words_of[path]:
+                importers_of.setdefault(word, []).append(path)
+        self._importers_of = importers_of
+        self.listing += 1
 
 
 def _import_words(raw: bytes) -> Set[bytes]:
