@@ -54,7 +54,11 @@ CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # step bodies are then those its own file and what it imports show.
 MAX_PROJECT_FILES = 20000
 MAX_PROJECT_FOLDERS = 20000
-MAX_KEPT_TREES = 128
+# Trees the index parsed ahead of the engine (a module that imports the linted file, linted
+# later), kept until the engine lints it so that no file is parsed twice: bounded by count and by
+# the size of their texts (an ast takes about 30 bytes of memory per character of source).
+MAX_KEPT_TREES = 2048
+MAX_KEPT_CHARS = 8 * 1024 * 1024
 IMPORTERS_FRESH_FOR = 5.0  # seconds
 MAX_SCANNED_BYTES = 2 * 1024 * 1024  # bigger files are generated code: not summarised
 # Folders never part of a project: environments, caches, build output.
@@ -451,9 +455,12 @@ def _leaves(body) -> bool:
     return isinstance(last, (ast.Return, ast.Continue))
 
 
-def summarize(tree: ast.Module, table: Optional[ImportTable] = None, steps: Optional[ModuleSteps] = None) -> dict:
+def summarize(tree: ast.Module, table: Optional[ImportTable] = None, steps=None) -> dict:
     """The summary of a module's tree; ``table`` and ``steps``: the engine's own for this tree
-    (names.ImportTable, step_loops.ModuleSteps), when it has them, so that they are not built twice."""
+    (names.ImportTable, step_loops.ModuleSteps, or a function that builds it on demand: with the
+    summary on disk it is not needed), when it has them, so that they are not built twice."""
+    if callable(steps):
+        steps = steps()
     return _Summariser(tree, table, steps).run()
 
 
@@ -544,7 +551,8 @@ class Project:
         self._folders: Set[str] = set()  # cache folders known to exist
         self._checked: Dict[str, float] = {}  # path -> when its stamp was last compared (monotonic)
         # Trees the index parsed, for the engine when it lints that file next (never parse twice).
-        self._trees: Dict[str, Tuple[str, ast.Module]] = {}
+        self._trees: Dict[str, Tuple[str, ast.Module, int]] = {}  # path -> (digest, tree, characters)
+        self._kept_chars = 0
         # An editor's unsaved texts (path -> text): read instead of the disk (set_overlays).
         self._overlays: Dict[str, str] = {}
 
@@ -650,12 +658,13 @@ class Project:
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return None
             self._store(digest, data)
-            if text_mentions_torch_import(source):
+            if _KEEP_TREES["enabled"] and text_mentions_torch_import(source):
                 # The engine lints this text later (it lints only files that import torch): it
                 # takes the tree instead of parsing again. Other trees would only push these out.
-                if len(self._trees) >= MAX_KEPT_TREES:
-                    self._trees.pop(next(iter(self._trees)))
-                self._trees[path] = (digest, tree)
+                self._trees[path] = (digest, tree, len(source))
+                self._kept_chars += len(source)
+                while len(self._trees) > MAX_KEPT_TREES or self._kept_chars > MAX_KEPT_CHARS:
+                    self._kept_chars -= self._trees.pop(next(iter(self._trees)))[2]
         module = Module(self.module_name(path), path, data, digest, (stat.st_size, stat.st_mtime_ns))
         self._modules[path] = module
         self._failed.pop(path, None)
@@ -697,7 +706,10 @@ class Project:
     def take_tree(self, path: str, source: str) -> Optional[ast.Module]:
         """The tree the index parsed of exactly this text of ``path``, handed over once."""
         kept = self._trees.pop(os.path.abspath(path), None)
-        if kept is not None and kept[0] == content_digest(source):
+        if kept is None:
+            return None
+        self._kept_chars -= kept[2]
+        if kept[0] == content_digest(source):
             return kept[1]
         return None
 
@@ -975,6 +987,15 @@ def project_for(path: str) -> Optional[Project]:
 # Set by a front end for its run (the CLI's --no-cache and --cache-dir); flake8 and editors keep
 # the default: entries under the project root's .torchperf_lint_cache (or $TORCHPERF_LINT_CACHE_DIR).
 _DISK_CACHE: Dict[str, object] = {"enabled": True, "directory": None}
+
+
+# Whether the index keeps the trees it parses for the engine (Project.take_tree): a front end that
+# hands the engine its own trees (flake8) never takes them, so they would only take memory.
+_KEEP_TREES: Dict[str, bool] = {"enabled": True}
+
+
+def configure_kept_trees(enabled: bool) -> None:
+    _KEEP_TREES["enabled"] = enabled
 
 
 def configure_disk_cache(enabled: bool = True, directory: Optional[str] = None) -> None:

@@ -70,6 +70,11 @@ class Plugin:
         cls.include_tests = bool(getattr(options, "tpl_include_tests", False))
         cls.target_torch_setting = getattr(options, "tpl_target_torch", None) or None
         cls._project_targets, cls._project_roots = {}, {}  # read afresh for each run
+        # flake8 hands the engine its own tree of each file: the index need not keep the trees it
+        # parses of the modules that import a linted file (set before flake8 forks its workers).
+        from ..analysis.project_index import configure_kept_trees
+
+        configure_kept_trees(False)
 
     def run(self) -> Iterator[Tuple[int, int, str, Type["Plugin"]]]:
         source = "".join(self.lines)
