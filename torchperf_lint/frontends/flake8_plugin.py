@@ -70,11 +70,6 @@ class Plugin:
         cls.include_tests = bool(getattr(options, "tpl_include_tests", False))
         cls.target_torch_setting = getattr(options, "tpl_target_torch", None) or None
         cls._project_targets, cls._project_roots = {}, {}  # read afresh for each run
-        # flake8 hands the engine its own tree of each file: the index need not keep the trees it
-        # parses of the modules that import a linted file (set before flake8 forks its workers).
-        from ..analysis.project_index import configure_kept_trees
-
-        configure_kept_trees(False)
 
     def run(self) -> Iterator[Tuple[int, int, str, Type["Plugin"]]]:
         source = "".join(self.lines)
@@ -87,8 +82,13 @@ class Plugin:
 
             if is_test_file(self.filename, find_project_root(self.filename, self._project_roots) or os.getcwd()):
                 return
+        from ..analysis.project_index import configure_kept_trees
         from ..engine import lint_source
         from .target_torch import resolve
+
+        # flake8 hands the engine its own tree of each file: the index need not keep the trees it
+        # parses of the modules that import the linted file (they would only take memory).
+        configure_kept_trees(False)
 
         target = resolve(self.target_torch_setting, self.filename, self._project_targets, os.getcwd(),
                          self._project_roots)
