@@ -906,7 +906,7 @@ class Project:
         self._words_by_stamp = kept
         for path, text in self._overlays.items():  # an editor's unsaved imports count
             words_of[path] = frozenset(_import_words(text.encode("utf-8", "surrogatepass")))
-        if words_of == self._import_words:
+        if self._importers_of is not None and words_of == self._import_words:
             return  # nothing changed: the inverted listing (and what was derived from it) holds
         self._import_words = words_of
         # Inverted once (word -> files): every linted file asks, so each answer is a lookup.
