@@ -146,7 +146,8 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
     facts = ModuleFacts(tree, table)
     facts.source_lines = lines  # for fixes that edit other units of the file (TPL304's call sites)
     facts.target_torch = target_torch
-    facts.step_bodies = bodies = step_bodies_for(filename, source, tree, table, facts.steps)
+    # The module's step loops only if its summary must be made (not when the index has it).
+    facts.step_bodies = bodies = step_bodies_for(filename, source, tree, table, lambda: facts.steps)
     _DEPENDENCIES[filename] = dependency_stamps(bodies)
     findings: List[Finding] = []
     failures: List[Tuple[str, int, int]] = []  # (reason, line, col)

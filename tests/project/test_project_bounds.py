@@ -111,3 +111,27 @@ def test_excluded_files_are_not_part_of_the_project(root):
     (root / "pyproject.toml").write_text("")
     project_index._PROJECTS.clear()
     assert utils_findings(root) == [("TPL102", 5, SYNC + " (called every step from legacy/old_train.py:10)")]
+
+
+def test_a_project_whose_listing_is_empty_still_resolves_its_modules(root):
+    """Every file left out of the listing (``extend-exclude``, hidden folders): no module is found
+    to import the linted file, but its imports still resolve through the project (its framework
+    base class in another module), as they do in a project with files to list."""
+    (root / "pyproject.toml").write_text('[tool.torchperf-lint]\nextend-exclude = ["*.py"]\n')
+    (root / "base.py").write_text("import lightning.pytorch as pl\n\n\nclass Base(pl.LightningModule):\n    pass\n")
+    lit = root / "lit.py"
+    lit.write_text(textwrap.dedent("""\
+        import torch
+        from base import Base
+
+
+        class Lit(Base):
+            def training_step(self, batch, batch_idx):
+                loss = self.model(batch).sum()
+                print(loss.item())
+                return loss
+        """))
+    found = [(f.code, f.line, f.message) for f in lint_source(lit.read_text(), str(lit))]
+    assert found == [("TPL102", 8, SYNC)]
+    (project,) = project_index._PROJECTS.values()
+    assert project.importers("lit") == []

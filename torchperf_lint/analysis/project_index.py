@@ -38,14 +38,15 @@ import os
 import re
 import stat as stat_module
 import time
+from collections import deque
 from fnmatch import fnmatch
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from .argument_places import HostNames
 from .budgets import ast_spends_budget
-from .names import ImportTable, bound_names, dotted_name_ast
+from .names import ImportTable, bound_names, dotted_name_ast, text_mentions_torch_import
 from .throttles import ast_throttled_branch, ast_throttles
-from .segments import BLOCK_FIELDS, walk_ast, walk_statements
+from .segments import BLOCK_FIELDS, _push_children as push_children, walk_ast, walk_statements
 from .project_root import find_project_root
 from .step_loops import (ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values, is_counter_name,
                          names_holding)
@@ -57,7 +58,11 @@ CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # step bodies are then those its own file and what it imports show.
 MAX_PROJECT_FILES = 20000
 MAX_PROJECT_FOLDERS = 20000
-MAX_KEPT_TREES = 128
+# Trees the index parsed ahead of the engine (a module that imports the linted file, linted
+# later), kept until the engine lints it so that no file is parsed twice: bounded by count and by
+# the size of their texts (an ast takes about 30 bytes of memory per character of source).
+MAX_KEPT_TREES = 2048
+MAX_KEPT_CHARS = 8 * 1024 * 1024
 IMPORTERS_FRESH_FOR = 5.0  # seconds
 MAX_SCANNED_BYTES = 2 * 1024 * 1024  # bigger files are generated code: not summarised
 # Folders never part of a project: environments, caches, build output.
@@ -97,6 +102,32 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _DEFS_AND_CLASSES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _ITERATION_EVENTS = ("ITERATION_STARTED", "ITERATION_COMPLETED")
 _SYNCBN = "convert_sync_batchnorm"
+
+
+_NO_CALLS_BELOW = frozenset((*_DEFS_AND_CLASSES, ast.Name, ast.Constant))
+# Where statements hold statements, in ``_fields`` order (ast.walk's): a walk for assignments need
+# not enter expressions, which hold none.
+_STATEMENT_FIELDS = {
+    kind: tuple(f for f in kind._fields if f in ("body", "orelse", "finalbody", "handlers", "cases"))
+    for kind in (*BLOCK_FIELDS, ast.ExceptHandler, ast.match_case)
+}
+
+
+def _assignments(node: ast.AST):
+    """The ``Assign`` statements under ``node``, in ``ast.walk``'s order (breadth first, fields in
+    order; a later one of the same attribute wins, as it did under ``ast.walk``)."""
+    todo = deque((node,))
+    pop, extend = todo.popleft, todo.extend
+    while todo:
+        current = pop()
+        kind = type(current)
+        if kind is ast.Assign:
+            yield current
+            continue
+        fields = _STATEMENT_FIELDS.get(kind)
+        if fields:
+            for field in fields:
+                extend(getattr(current, field))
 
 
 def _is_class_name(dotted: Optional[str]) -> bool:
@@ -264,8 +295,8 @@ class _Summariser:
         self.classes[qualname] = record
         for stmt in node.body:
             if type(stmt) in _DEFS and stmt.name == "__init__":
-                for sub in ast.walk(stmt):
-                    if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call):
+                for sub in _assignments(stmt):
+                    if isinstance(sub.value, ast.Call):
                         made = dotted_name_ast(sub.value.func)
                         if not _is_class_name(made):
                             continue
@@ -286,9 +317,19 @@ class _Summariser:
 
     # -- expressions -------------------------------------------------------------------------------
     def _expressions(self, node, fn: dict, scope: str, in_loop: bool, step_loop: bool) -> None:
-        for current in walk_ast((node,), prune=_DEFS_AND_CLASSES):
-            if type(current) is ast.Call:
+        # segments.walk_ast's order (its stack, children pushed in field order) inlined: this runs
+        # for every statement of every module of the project, and a generator per statement and an
+        # isinstance per node were a third of the summary's time.
+        pending = [node]
+        pop, push = pending.pop, pending.append
+        while pending:
+            current = pop()
+            kind = type(current)
+            if kind is ast.Call:
                 self._call(current, fn, scope, in_loop, step_loop)
+            elif kind in _NO_CALLS_BELOW:
+                continue  # a nested definition (its own record) or a leaf: no call of this scope below
+            push_children(current, push)
 
     def _call(self, call: ast.Call, fn: dict, scope: str, in_loop: bool, step_loop: bool) -> None:
         func = call.func
@@ -458,10 +499,33 @@ def _leaves(body) -> bool:
     return isinstance(last, (ast.Return, ast.Continue))
 
 
-def summarize(tree: ast.Module, table: Optional[ImportTable] = None, steps: Optional[ModuleSteps] = None) -> dict:
+def summarize(tree: ast.Module, table: Optional[ImportTable] = None, steps=None) -> dict:
     """The summary of a module's tree; ``table`` and ``steps``: the engine's own for this tree
-    (names.ImportTable, step_loops.ModuleSteps), when it has them, so that they are not built twice."""
+    (names.ImportTable, step_loops.ModuleSteps, or a function that builds it on demand: with the
+    summary on disk it is not needed), when it has them, so that they are not built twice."""
+    if callable(steps):
+        steps = steps()
     return _Summariser(tree, table, steps).run()
+
+
+def imports_module(module: "Module", target: "Module") -> bool:
+    """Does ``module`` bind ``target`` (or a name inside it, or a package above it) by import?"""
+    name = target.name
+    return any(bound == name or bound.startswith(name + ".") or name.startswith(bound + ".")
+               for bound in module.bindings.values())
+
+
+def _frozen(value):
+    """The summary with tuples for its lists. A process keeps every summary it reads (a flake8 run
+    over a library: tens of thousands of lists), and the host's cyclic garbage collector walked
+    them all at each of its collections: half of the plugin's cost in flake8. Tuples and dicts of
+    plain values are left alone by the collector once it has seen them; the summary is only read."""
+    kind = type(value)
+    if kind is list:
+        return tuple([_frozen(item) for item in value])
+    if kind is dict:
+        return {key: _frozen(item) for key, item in value.items()}
+    return value
 
 
 # ---- a module of the project -------------------------------------------------------------------
@@ -472,7 +536,7 @@ class Module:
     def __init__(self, name: str, path: str, data: dict, digest: str, stamp: Tuple[int, int]):
         self.name = name
         self.path = path
-        self.data = data
+        self.data = data = _frozen(data)
         self.digest = digest
         self.stamp = stamp  # (size, mtime_ns) of the file read; (-1, -1): text handed in
         is_package = os.path.basename(path) == "__init__.py"
@@ -532,9 +596,13 @@ class Project:
         self._failed: Dict[str, Tuple[int, int]] = {}  # path -> (size, mtime_ns) it had no summary at
         self._by_name: Dict[str, Optional[str]] = {}
         self._importers_of: Optional[Dict[bytes, List[str]]] = None  # import word -> files
+        self._import_words: Dict[str, FrozenSet[bytes]] = {}  # path -> words of its import lines
+        self._words_by_stamp: Dict[str, Tuple[Tuple[int, int], FrozenSet[bytes]]] = {}  # as last read
+        self.listing = 0  # bumped when the listing changes (importer closures depend on it)
         self._import_words_at = 0.0  # when the project's files were last listed (time.monotonic)
-        self._disk_words: Optional[Dict[str, Set[bytes]]] = None  # path -> import words read from disk then
-        self._overlay_words: Dict[str, Tuple[str, Set[bytes]]] = {}  # path -> (text, its import words)
+        self._disk_words: Optional[Dict[str, FrozenSet[bytes]]] = None  # path -> import words read from disk then
+        self._overlay_words: Dict[str, Tuple[str, FrozenSet[bytes]]] = {}  # path -> (text, its import words)
+        self._inverted: Optional[Dict[bytes, List[str]]] = None  # the last inversion of _import_words
         self._ignored: Optional[List[str]] = None
         self.parsed = 0  # files this process parsed for the index (benchmarks read it)
         # Facts derived from several summaries (step_bodies: class ancestries, importers), valid
@@ -543,7 +611,8 @@ class Project:
         self._folders: Set[str] = set()  # cache folders known to exist
         self._checked: Dict[str, float] = {}  # path -> when its stamp was last compared (monotonic)
         # Trees the index parsed, for the engine when it lints that file next (never parse twice).
-        self._trees: Dict[str, Tuple[str, ast.Module]] = {}
+        self._trees: Dict[str, Tuple[str, ast.Module, int]] = {}  # path -> (digest, tree, characters)
+        self._kept_chars = 0
         # An editor's unsaved texts (path -> text): read instead of the disk (set_overlays).
         self._overlays: Dict[str, str] = {}
 
@@ -604,7 +673,10 @@ class Project:
         """The summary of the file at ``path`` as it is on disk now (None: unreadable, undecodable,
         too big or not Python). A long-lived process (an editor's server, several CLI runs in one
         process) sees each change: a known module is kept while its size and mtime are unchanged."""
-        path = os.path.abspath(path)
+        return self._module_at(os.path.abspath(path))
+
+    def _module_at(self, path: str) -> Optional[Module]:
+        """``module`` of an absolute path (the importer closure asks thousands of times a run)."""
         if path in self._overlays:
             return self._overlay_module(path, self._overlays[path])
         known = self._modules.get(path)
@@ -646,9 +718,13 @@ class Project:
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return None
             self._store(digest, data)
-            if len(self._trees) >= MAX_KEPT_TREES:
-                self._trees.pop(next(iter(self._trees)))
-            self._trees[path] = (digest, tree)
+            if _KEEP_TREES["enabled"] and text_mentions_torch_import(source):
+                # The engine lints this text later (it lints only files that import torch): it
+                # takes the tree instead of parsing again. Other trees would only push these out.
+                self._trees[path] = (digest, tree, len(source))
+                self._kept_chars += len(source)
+                while len(self._trees) > MAX_KEPT_TREES or self._kept_chars > MAX_KEPT_CHARS:
+                    self._kept_chars -= self._trees.pop(next(iter(self._trees)))[2]
         module = Module(self.module_name(path), path, data, digest, (stat.st_size, stat.st_mtime_ns))
         self._modules[path] = module
         self._failed.pop(path, None)
@@ -696,7 +772,10 @@ class Project:
     def take_tree(self, path: str, source: str) -> Optional[ast.Module]:
         """The tree the index parsed of exactly this text of ``path``, handed over once."""
         kept = self._trees.pop(os.path.abspath(path), None)
-        if kept is not None and kept[0] == content_digest(source):
+        if kept is None:
+            return None
+        self._kept_chars -= kept[2]
+        if kept[0] == content_digest(source):
             return kept[1]
         return None
 
@@ -713,7 +792,8 @@ class Project:
             return None
         try:
             with open(self._entry(digest), "rb") as handle:
-                data = marshal.load(handle)
+                # One read, then decode: marshal.load on the file reads it piece by piece (5x slower).
+                data = marshal.loads(handle.read())
             return data if isinstance(data, dict) and data.get("v") == INDEX_VERSION else None
         except (OSError, EOFError, ValueError, TypeError):
             return None
@@ -738,7 +818,7 @@ class Project:
             return  # a read-only tree is still linted, only not cached
         try:
             with open(temporary, "wb") as handle:
-                marshal.dump(data, handle)
+                handle.write(marshal.dumps(data))
             os.replace(temporary, target)
         except (OSError, ValueError):  # a full disk, a file-size limit: no entry, and no leftover
             try:
@@ -747,6 +827,61 @@ class Project:
                 pass
 
     # -- who imports a module (a text prefilter, then the summaries decide) -------------------------
+    def importer_closure(self, module: Module, depth: int, budget: int) -> List[Tuple[str, Optional[Module], bool]]:
+        """The modules that may reach ``module`` through imports, ``depth`` levels deep, in the
+        order a breadth-first walk reads them: (path, its module or None, whether it imports the
+        module of the level above). At most ``budget`` are read; a path met again is not.
+
+        Every linted file of a library asks, and its importers are mostly the same files again
+        (a model file and the next one are imported by the same ``__init__``, trainers and auto
+        classes): the candidates of each module and whether they import it are kept per project
+        (``memo``, emptied when a module changes) for the listing they came from; each candidate
+        is still read through ``module()``, which sees a changed file."""
+        self._ensure_import_listing()
+        order: List[Tuple[str, Optional[Module], bool]] = []
+        seen = {module.path}
+        frontier = [module]
+        for _ in range(depth):
+            following = []
+            for target in frontier:
+                if not target.name:
+                    continue
+                candidates = self._direct_importers(target)
+                for index, (path, known, known_reaches) in enumerate(candidates):
+                    if path in seen:
+                        continue
+                    seen.add(path)
+                    if budget <= 0:
+                        continue
+                    budget -= 1
+                    found = self._module_at(path)
+                    if found is known:
+                        reaches = known_reaches
+                    else:
+                        reaches = found is not None and imports_module(found, target)
+                        candidates[index] = (path, found, reaches)
+                    order.append((path, found, reaches))
+                    if reaches:
+                        following.append(found)
+            frontier = following
+            if not frontier:
+                break
+        return order
+
+    def _direct_importers(self, target: Module) -> List[Tuple[str, Optional[Module], bool]]:
+        """(path, module as last read, imports ``target``) of each file whose import lines name
+        ``target``'s last part; the modules are those last read for it (None: not yet)."""
+        key = ("importers", target.path, target.name, self.listing)
+        known = self.memo.get(key)
+        if known is None:
+            known = []
+            for path in self.importers(target.name):
+                path = os.path.abspath(path)
+                found = self._modules.get(path)
+                known.append((path, found, found is not None and imports_module(found, target)))
+            self.memo[key] = known
+        return known
+
     def files(self) -> Iterable[str]:
         """The project's ``.py`` files: no symlinked folders (loops), no hidden or environment
         folders, nothing ``.gitignore`` leaves out; at most MAX_PROJECT_FILES."""
@@ -788,37 +923,67 @@ class Project:
     def importers(self, name: str) -> List[str]:
         """Files whose import statements mention the last part of ``name`` (a superset of those
         that import it; the summaries decide)."""
-        expired = time.monotonic() - self._import_words_at > IMPORTERS_FRESH_FOR
-        if self._importers_of is None or expired:
-            if self._disk_words is None or expired:
-                # Listed once per run: a CLI or flake8 run lints every file in seconds; a
-                # long-lived process (an editor's server) lists again after a while to see new
-                # files, and not when only an unsaved text changed (set_overlays).
-                self._import_words_at = time.monotonic()
-                self._disk_words = {}
-                for path in self.files():
-                    try:
-                        if not stat_is_file(os.stat(path)):
-                            continue  # a FIFO named *.py would block the read
-                        with open(path, "rb") as handle:
-                            raw = handle.read(MAX_SCANNED_BYTES)
-                    except OSError:
-                        continue
-                    self._disk_words[os.path.abspath(path)] = _import_words(raw) if b"import" in raw else set()
-            words_of = dict(self._disk_words)
-            for path, text in self._overlays.items():  # an editor's unsaved imports count
-                known = self._overlay_words.get(path)
-                if known is None or known[0] != text:
-                    known = self._overlay_words[path] = (text, _import_words(text.encode("utf-8", "surrogatepass")))
-                words_of[path] = known[1]
-            self._overlay_words = {path: self._overlay_words[path] for path in self._overlays}
-            # Inverted once (word -> files): every linted file asks, so each answer is a lookup.
-            importers_of: Dict[bytes, List[str]] = {}
-            for path in sorted(words_of):
-                for word in words_of[path]:
-                    importers_of.setdefault(word, []).append(path)
-            self._importers_of = importers_of
+        self._ensure_import_listing()
         return list(self._importers_of.get(name.rpartition(".")[2].encode(), ()))
+
+    def _ensure_import_listing(self) -> None:
+        """Make ``_importers_of`` current. The disk is listed once per run (a CLI or flake8 run
+        lints every file in seconds); a long-lived process (an editor's server, a CLI run longer
+        than IMPORTERS_FRESH_FOR) lists it again to see new, changed and removed files, and not
+        when only an unsaved text changed (set_overlays): then only the overlays' words are read."""
+        expired = time.monotonic() - self._import_words_at > IMPORTERS_FRESH_FOR
+        if self._importers_of is not None and not expired:
+            return
+        if self._disk_words is None or expired:
+            self._list_disk_import_words()
+        words_of: Dict[str, FrozenSet[bytes]] = dict(self._disk_words)
+        for path, text in self._overlays.items():  # an editor's unsaved imports count
+            known = self._overlay_words.get(path)
+            if known is None or known[0] != text:
+                known = self._overlay_words[path] = (
+                    text, frozenset(_import_words(text.encode("utf-8", "surrogatepass"))))
+            words_of[path] = known[1]
+        self._overlay_words = {path: self._overlay_words[path] for path in self._overlays}
+        if self._inverted is not None and words_of == self._import_words:
+            self._importers_of = self._inverted  # nothing changed: the listing (and its memos) hold
+            return
+        self._import_words = words_of
+        # Inverted once (word -> files): every linted file asks, so each answer is a lookup.
+        importers_of: Dict[bytes, List[str]] = {}
+        for path in sorted(words_of):
+            for word in words_of[path]:
+                importers_of.setdefault(word, []).append(path)
+        self._importers_of = self._inverted = importers_of
+        self.listing += 1
+
+    def _list_disk_import_words(self) -> None:
+        """List the project's files and the words of their import lines, reading again only the
+        files whose size or mtime changed: a library of 3,000 files read every five seconds cost
+        a CLI run over it more than the engine's own work."""
+        self._import_words_at = time.monotonic()
+        words_of: Dict[str, FrozenSet[bytes]] = {}
+        known = self._words_by_stamp
+        kept: Dict[str, Tuple[Tuple[int, int], FrozenSet[bytes]]] = {}
+        for path in self.files():
+            path = os.path.abspath(path)
+            try:
+                stat = os.stat(path)
+                if not stat_is_file(stat):
+                    continue  # a FIFO named *.py would block the read
+                stamp = (stat.st_size, stat.st_mtime_ns)
+                seen = known.get(path)
+                if seen is not None and seen[0] == stamp:
+                    words = seen[1]
+                else:
+                    with open(path, "rb") as handle:
+                        raw = handle.read(MAX_SCANNED_BYTES)
+                    words = frozenset(_import_words(raw)) if b"import" in raw else frozenset()
+            except OSError:
+                continue
+            kept[path] = (stamp, words)
+            words_of[path] = words
+        self._words_by_stamp = kept
+        self._disk_words = words_of
 
 
 def _import_words(raw: bytes) -> Set[bytes]:
@@ -904,6 +1069,15 @@ def project_for(path: str) -> Optional[Project]:
 # Set by a front end for its run (the CLI's --no-cache and --cache-dir); flake8 and editors keep
 # the default: entries under the project root's .torchperf_lint_cache (or $TORCHPERF_LINT_CACHE_DIR).
 _DISK_CACHE: Dict[str, object] = {"enabled": True, "directory": None}
+
+
+# Whether the index keeps the trees it parses for the engine (Project.take_tree): a front end that
+# hands the engine its own trees (flake8) never takes them, so they would only take memory.
+_KEEP_TREES: Dict[str, bool] = {"enabled": True}
+
+
+def configure_kept_trees(enabled: bool) -> None:
+    _KEEP_TREES["enabled"] = enabled
 
 
 def configure_disk_cache(enabled: bool = True, directory: Optional[str] = None) -> None:

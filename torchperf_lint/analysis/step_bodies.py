@@ -148,33 +148,16 @@ class StepBodies:
         return [m for p, m in self._loaded.items() if p != self.module.path]
 
     def _importer_closure(self) -> None:
+        """The modules that import the linted file, up to MAX_IMPORTER_DEPTH levels (the project
+        keeps who imports whom across the files of a run: project_index.Project.importer_closure)."""
         if self.project is None:
             return
-        seen = {self.module.path}
-        frontier = [self.module]
-        for _ in range(MAX_IMPORTER_DEPTH):
-            following = []
-            for target in frontier:
-                if not target.name:
-                    continue
-                for path in self.project.importers(target.name):
-                    path = os.path.abspath(path)
-                    if path in seen:
-                        continue
-                    seen.add(path)
-                    module = self._load_path(path)
-                    if module is not None and self._imports(module, target):
-                        self._reachers.append(module)
-                        following.append(module)
-            frontier = following
-            if not frontier:
-                break
-
-    @staticmethod
-    def _imports(module: Module, target: Module) -> bool:
-        name = target.name
-        return any(bound == name or bound.startswith(name + ".") or name.startswith(bound + ".")
-                   for bound in module.bindings.values())
+        for path, module, reaches in self.project.importer_closure(self.module, MAX_IMPORTER_DEPTH, self._budget):
+            self._budget -= 1
+            if module is not None:
+                self._loaded[path] = module
+                if reaches:
+                    self._reachers.append(module)
 
     # -- symbols -----------------------------------------------------------------------------------
     def symbol(self, dotted: Optional[str], depth: int = 0, load: bool = True) -> Optional[Tuple[str, Module, str]]:
