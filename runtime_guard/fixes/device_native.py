@@ -71,6 +71,9 @@ class DeviceNativeFix(Fix):
         fix = self
         getframe = sys._getframe
         is_compiling = torch.compiler.is_compiling
+        # code object -> whether it is torch's, the guard's or a library's: decided once per
+        # calling function, not by prefix tests at every factory call.
+        internal = {}
 
         def make(name, original, random):
             def factory(*args, **kwargs):
@@ -80,7 +83,10 @@ class DeviceNativeFix(Fix):
                 try:
                     frame = getframe(1)
                     code = frame.f_code
-                    if not _is_internal(code.co_filename):
+                    skip = internal.get(code)
+                    if skip is None:
+                        skip = internal[code] = _is_internal(code.co_filename)
+                    if not skip:
                         key = (code, frame.f_lineno)
                         device = fix.learned.get(key)
                         if device is not None and fix.fixing:
