@@ -119,20 +119,18 @@ def child_steps(root, mode):
 
 
 def child_per_call(root, n=20000, repeats=7):
-    """What the guard adds to each call it wraps on a clean float32 step, in CPU time: the best of
-    ``repeats`` loops of ``n`` calls each (a shared machine slows some loops, never speeds one up),
-    guard off vs on in this one process. Returns {call: [off, fix]} seconds."""
+    """What the guard adds to each call it wraps on a clean float32 step, in CPU time: for each
+    call the fastest of ``repeats`` loops of ``n`` calls per mode (a shared machine slows some
+    loops, never speeds one up), guard off and on alternating round by round in this one process
+    (so that neither always runs first). Returns {call: [off, fix]} seconds."""
     torch, runtime_guard = _import(root, "off")
     nn = torch.nn
 
-    def best(fn, calls):
-        fastest = float("inf")
-        for _ in range(repeats):
-            start = time.process_time()
-            for _ in range(calls):
-                fn()
-            fastest = min(fastest, (time.process_time() - start) / calls)
-        return fastest
+    def loop(fn, calls):
+        start = time.process_time()
+        for _ in range(calls):
+            fn()
+        return (time.process_time() - start) / calls
 
     model = nn.Linear(2, 1)
     opt = torch.optim.SGD(model.parameters(), lr=0.0)
@@ -154,14 +152,15 @@ def child_per_call(root, n=20000, repeats=7):
              "BatchNorm forward": (lambda: norm(pair), n // 4),
              "autocast enter+exit": (autocast, n // 4),
              "iter(loader)": (lambda: iter(loader), n // 10)}
-    result = {}
-    for mode in ("off", "fix"):
-        if mode == "fix":
-            runtime_guard.install(mode="fix", device="cpu")
-        for name, (fn, count) in calls.items():
-            result.setdefault(name, []).append(best(fn, count))
-        runtime_guard.uninstall()
-    return result
+    fastest = {name: {"off": float("inf"), "fix": float("inf")} for name in calls}
+    for round_ in range(repeats):
+        for mode in (("off", "fix") if round_ % 2 == 0 else ("fix", "off")):
+            if mode == "fix":
+                runtime_guard.install(mode="fix", device="cpu")
+            for name, (fn, count) in calls.items():
+                fastest[name][mode] = min(fastest[name][mode], loop(fn, count))
+            runtime_guard.uninstall()
+    return {name: [best["off"], best["fix"]] for name, best in fastest.items()}
 
 
 # -- in the parent --------------------------------------------------------------------------------
@@ -260,7 +259,7 @@ def main(argv=None):
                   f"{budget:+6.1f}%  {verdict}")
     if not args.no_per_call:
         print()
-        print("added per wrapped call (best of 7 loops, process cpu time):")
+        print("added per wrapped call (fastest of 7 loops per mode, off and on alternating; process cpu time):")
         per_call = {label: _run_child("per-call", root, "off") for label, root, _ in runs[1:]}
         for name in per_call["fix"]:
             cells = []
