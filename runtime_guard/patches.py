@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 import types
 import warnings
 from typing import Any, Callable, List, Tuple
@@ -116,6 +117,7 @@ class StepHooks:
         self.after: Tuple[Callable, ...] = ()
         self.steps = 0  # optimizer steps (of every optimizer) since start()
         self._handles: Tuple[Any, ...] = ()
+        self._lock = threading.Lock()  # two fixes subscribing from two threads: neither is lost
 
     def start(self) -> None:
         from torch.optim.optimizer import (register_optimizer_step_post_hook,
@@ -137,14 +139,18 @@ class StepHooks:
         return bool(self._handles)
 
     def add(self, when: str, fn: Callable) -> None:
-        if when == "before":
-            self.before = self.before + (fn,)
-        else:
-            self.after = self.after + (fn,)
+        if when not in ("before", "after"):
+            raise ValueError(f"when: 'before' or 'after', not {when!r}")
+        with self._lock:
+            if when == "before":
+                self.before = self.before + (fn,)
+            else:
+                self.after = self.after + (fn,)
 
     def remove(self, fn: Callable) -> None:
-        self.before = tuple(f for f in self.before if f is not fn)
-        self.after = tuple(f for f in self.after if f is not fn)
+        with self._lock:
+            self.before = tuple(f for f in self.before if f is not fn)
+            self.after = tuple(f for f in self.after if f is not fn)
 
     def _before(self, optimizer, args, kwargs):
         # torch's contract for a pre-hook: None, or new (args, kwargs) for the hooks after it
