@@ -29,11 +29,13 @@ way that needs no cooperation from the script's code between ``backward()`` and 
   so far unscales and hooks any that got a gradient without a hook (unfrozen with
   ``requires_grad_(True)``, added by ``add_param_group``, first used after the walks stopped). An
   optimizer's first step unscales what it holds the same way, and the report says so.
-- A global optimizer step pre-hook, for an optimizer whose parameters got scaled gradients since
-  its last step, checks its parameters' inf/nan flags and gradients (one fused kernel per device,
-  one host sync per step, as GradScaler). On inf/nan its update is skipped: the gradients are hidden
-  (``None``) during ``step()`` (optimizers skip parameters without gradients) and put back after it;
-  the step itself still runs, so LR schedulers advance as they do with GradScaler and do not warn
+- A hook before every optimizer step (subscribed to the guard's step hooks at the first float16
+  autocast region or GradScaler loss, see ``arm``), for an optimizer whose parameters got scaled
+  gradients since its last step, checks its parameters' inf/nan flags and gradients (one fused
+  kernel per device, one host sync per step, as GradScaler). On inf/nan its update is skipped: the
+  gradients are hidden (``None``) during ``step()`` (optimizers skip parameters without gradients)
+  and put back after it; the step itself still runs, so LR schedulers advance as they do with
+  GradScaler and do not warn
   "lr_scheduler.step() before optimizer.step()". The scale is updated once per iteration, however
   many optimizers step on one backward (a GAN): halved if any of them found inf/nan, else one
   clean iteration counted; it doubles after 2000 clean iterations, GradScaler's defaults.
