@@ -13,18 +13,22 @@ decide the result:
 - one torch thread (``torch.set_num_threads(1)``), and the per-step cost in the process's CPU time
   (``time.process_time``: what this process computed, not what other jobs took from it) next to
   wall-clock time;
-- in each process, blocks of ``--steps`` steps (each block starts a new pass over the loader and
-  has one ``.item()``); the process's number is its median block;
+- in each process, blocks of steps (each block starts a new pass over the loader and has one
+  ``.item()``); the process's number is its median block (and, as a check, its fastest block);
 - ``--pairs`` interleaved pairs of processes, guard off and on one right after the other (the
   order alternates); the result is the median over pairs of the per-pair ratio on/off, with a
   distribution-free 95 % interval of that median and the machine's load average printed;
 - ``--baseline DIR``: a third process per round runs the guard from another source tree (e.g.
   ``git worktree add /tmp/base <commit>``), so before and after are measured in the same run.
 
-It also prints what the guard adds to each call it wraps on a clean step (best of 7 loops of many
-calls, CPU time), for the current tree and the baseline.
+It also prints what the guard adds to each call it wraps on a clean step (fastest of 7 loops of
+many calls per mode, CPU time), for the current tree and the baseline; and with
+``--instructions``, the instructions per step counted by valgrind's callgrind in fresh processes
+(the measured steps only, start-up excluded): work that the machine's load cannot change, where a
+loaded machine's timings spread by several percent from process to process.
 
-    nice python benchmarks/runtime_step_overhead.py [--pairs 20] [--baseline DIR]
+    nice python benchmarks/runtime_step_overhead.py [--pairs 20] [--baseline DIR] [--instructions]
+        [--save rounds.json]          (--pairs 0 --instructions: instruction counts only)
 """
 
 import argparse
@@ -211,8 +215,9 @@ def _instructions_per_step(root, mode, case, out_dir):
     steps = INSTRUCTION_STEPS[case]
     out = os.path.join(out_dir, f"callgrind.{mode}.{abs(hash((root, case)))}.out")
     cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=ffi_call",
-           "--dump-after=ffi_call", f"--callgrind-out-file={out}", sys.executable, os.path.abspath(__file__), "--child",
-           "instructions", "--root", root, "--mode", mode, "--case", case, "--steps", str(steps)]
+           "--dump-after=ffi_call", f"--callgrind-out-file={out}", sys.executable,
+           os.path.abspath(__file__), "--child", "instructions", "--root", root, "--mode", mode,
+           "--case", case, "--steps", str(steps)]
     env = {k: v for k, v in os.environ.items() if not k.startswith("RUNTIME_GUARD")}
     env["PYTHONHASHSEED"] = "0"
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=root)
@@ -239,7 +244,7 @@ def instructions(runs):
         jobs = {(label, case): pool.submit(_instructions_per_step, root, mode, case, out_dir)
                 for case in CASES for label, root, mode in runs}
         counts = {key: job.result() for key, job in jobs.items()}
-    print(f"instructions per step (valgrind callgrind, fresh process each; "
+    print("instructions per step (valgrind callgrind, fresh process each; "
           + ", ".join(f"{c}: {n} steps" for c, n in INSTRUCTION_STEPS.items()) + "):")
     for case in CASES:
         off = counts[("off", case)]
@@ -362,7 +367,8 @@ def timings(args, runs):
                   f"{statistics.median(fastest):+7.2f}% {budget:+6.1f}%  {verdict}")
     if not args.no_per_call:
         print()
-        print("added per wrapped call (fastest of 7 loops per mode, off and on alternating; process cpu time):")
+        print("added per wrapped call (fastest of 7 loops per mode, off and on alternating; "
+              "process cpu time):")
         per_call = {label: _run_child("per-call", root, "off") for label, root, _ in runs[1:]}
         for name in per_call["fix"]:
             cells = []

@@ -50,7 +50,6 @@ class SyncReportFix(Fix):
         # code object -> whether it is torch's, the guard's or a library's: decided once per
         # calling function, not by prefix tests at every call.
         internal = {}
-        counts, lock = self.counts, self._lock
         fix = self
 
         def count_caller(frame, name):
@@ -59,12 +58,7 @@ class SyncReportFix(Fix):
             if skip is None:
                 skip = internal[code] = _is_internal(code.co_filename)
             if not skip:
-                where = (code.co_filename, frame.f_lineno)
-                with lock:  # what count() does, without a second call
-                    kinds = counts.get(where)
-                    if kinds is None:
-                        kinds = counts[where] = {}
-                    kinds[name] = kinds.get(name, 0) + 1
+                fix.count((code.co_filename, frame.f_lineno), name)
 
         def make(name, original):
             def wrapper(tensor, *args, **kwargs):
