@@ -71,8 +71,9 @@ class DeviceNativeFix(Fix):
         fix = self
         getframe = sys._getframe
         is_compiling = torch.compiler.is_compiling
-        # code object -> whether it is torch's, the guard's or a library's: decided once per
-        # calling function, not by prefix tests at every factory call.
+        # file name -> whether it is torch's, the guard's or a library's: decided once per file,
+        # not by prefix tests at every call (keyed by name, not code object: bounded by the
+        # files, however many code objects a notebook or exec() makes).
         internal = {}
 
         def make(name, original, random):
@@ -83,9 +84,9 @@ class DeviceNativeFix(Fix):
                 try:
                     frame = getframe(1)
                     code = frame.f_code
-                    skip = internal.get(code)
+                    skip = internal.get(code.co_filename)
                     if skip is None:
-                        skip = internal[code] = _is_internal(code.co_filename)
+                        skip = internal[code.co_filename] = _is_internal(code.co_filename)
                     if not skip:
                         key = (code, frame.f_lineno)
                         device = fix.learned.get(key)

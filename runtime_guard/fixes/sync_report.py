@@ -47,16 +47,18 @@ class SyncReportFix(Fix):
         count_cpu = self.count_cpu = self.config.device_type == "cpu"
         is_compiling = torch.compiler.is_compiling
         getframe = sys._getframe
-        # code object -> whether it is torch's, the guard's or a library's: decided once per
-        # calling function, not by prefix tests at every call.
+        # file name -> whether it is torch's, the guard's or a library's: decided once per file,
+        # not by prefix tests at every call (keyed by name, not code object: bounded by the
+        # files, however many code objects a notebook or exec() makes).
         internal = {}
         fix = self
 
         def count_caller(frame, name):
             code = frame.f_code
-            skip = internal.get(code)
+            filename = code.co_filename
+            skip = internal.get(filename)
             if skip is None:
-                skip = internal[code] = _is_internal(code.co_filename)
+                skip = internal[filename] = _is_internal(filename)
             if not skip:
                 fix.count((code.co_filename, frame.f_lineno), name)
 
