@@ -39,6 +39,10 @@ class Guard:
                                            amp=amp, unsafe=unsafe)
             if self.config.mode == "off":
                 return
+            # The one pair of optimizer step hooks the fixes subscribe to (patches.StepHooks):
+            # registered with torch here, never later from inside a step.
+            self.registry.step_hooks.start()
+            self.registry.on_undo("core", self.registry.step_hooks.stop)
             for cls in FIX_CLASSES:
                 if not self.config.wants(cls.name):
                     continue

@@ -20,12 +20,20 @@ A replacement function is made to look like the original to everything that insp
 Restoring puts back the very object that was there (identity-equal), or deletes the attribute
 when the guard added it to an object that only inherited it, and removes the TorchScript builtin
 entries, so that ``uninstall()`` leaves torch as it found it.
+
+Optimizer steps: the guard registers one global step pre-hook and one post-hook with torch for all
+its fixes (``StepHooks``), and fixes subscribe to them through the registry (``step_hook``). Each
+hook torch calls is a Python call on every step of every script, so a fix subscribes only while it
+has work there (loss scaling once a float16 autocast region or a GradScaler appears, the DDP
+all-reduce count once a DDP model runs), and the step count that the report gives is counted here
+once for all.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import threading
 import types
 import warnings
 from typing import Any, Callable, List, Tuple
@@ -94,11 +102,90 @@ def warnings_at_the_users_line(registry: "PatchRegistry", owner: str) -> None:
     registry.patch(owner, warnings, "_showwarnmsg", _showwarnmsg)
 
 
+class StepHooks:
+    """The guard's global optimizer step hooks: one pre-hook and one post-hook with torch, calling
+    the fixes subscribed to them (in the order they subscribed), and the count of optimizer steps.
+
+    Subscribers are kept in tuples, replaced (never changed in place) by ``add``/``remove``: a fix
+    may subscribe or leave while a step runs its hooks (from an autocast region inside a closure,
+    a model run in another hook) without disturbing the loop, which torch's own hook dicts would
+    not allow ("dictionary changed size during iteration"). That is why both hooks are registered
+    with torch once, at install, and never from a fix's wrapper."""
+
+    def __init__(self) -> None:
+        self.before: Tuple[Callable, ...] = ()
+        self.after: Tuple[Callable, ...] = ()
+        self.steps = 0  # optimizer steps (of every optimizer) since start()
+        self._handles: Tuple[Any, ...] = ()
+        self._lock = threading.Lock()  # two fixes subscribing from two threads: neither is lost
+
+    def start(self) -> None:
+        from torch.optim.optimizer import (register_optimizer_step_post_hook,
+                                           register_optimizer_step_pre_hook)
+
+        self.stop()
+        self.steps = 0
+        self._handles = (register_optimizer_step_pre_hook(self._before),
+                         register_optimizer_step_post_hook(self._after))
+
+    def stop(self) -> None:
+        for handle in self._handles:
+            handle.remove()
+        self._handles = ()
+        self.before = self.after = ()
+
+    @property
+    def started(self) -> bool:
+        return bool(self._handles)
+
+    def add(self, when: str, fn: Callable) -> None:
+        if when not in ("before", "after"):
+            raise ValueError(f"when: 'before' or 'after', not {when!r}")
+        with self._lock:
+            if when == "before":
+                self.before = self.before + (fn,)
+            else:
+                self.after = self.after + (fn,)
+
+    def remove(self, fn: Callable) -> None:
+        with self._lock:
+            self.before = tuple(f for f in self.before if f is not fn)
+            self.after = tuple(f for f in self.after if f is not fn)
+
+    def _before(self, optimizer, args, kwargs):
+        # torch's contract for a pre-hook: None, or new (args, kwargs) for the hooks after it
+        # and the step.
+        changed = None
+        for fn in self.before:
+            result = fn(optimizer, args, kwargs)
+            if result is not None:
+                args, kwargs = changed = result
+        return changed
+
+    def _after(self, optimizer, args, kwargs) -> None:
+        self.steps += 1
+        for fn in self.after:
+            fn(optimizer, args, kwargs)
+
+
 class PatchRegistry:
     def __init__(self) -> None:
         # (owner fix name, object, attribute, original entry of vars(obj) or _MISSING)
         self._patches: List[Tuple[str, Any, str, Any]] = []
         self._undo: List[Tuple[str, Callable[[], None]]] = []
+        self.step_hooks = StepHooks()
+
+    def step_hook(self, owner: str, when: str, fn: Callable) -> Callable[[], None]:
+        """Call ``fn(optimizer, args, kwargs)`` before (``when="before"``) or after every optimizer
+        step, through the guard's one pair of torch hooks, until the owner is uninstalled or the
+        returned function is called. The guard must be started (``StepHooks.start``)."""
+        hooks = self.step_hooks
+        if not hooks.started:
+            raise RuntimeError("the guard's optimizer step hooks are not registered")
+        hooks.add(when, fn)
+        remove = functools.partial(hooks.remove, fn)
+        self.on_undo(owner, remove)
+        return remove
 
     def patch(self, owner: str, obj: Any, attr: str, new: Any) -> Any:
         """Replace ``obj.attr`` with ``new``; return the current (possibly inherited) value.

@@ -29,11 +29,13 @@ way that needs no cooperation from the script's code between ``backward()`` and 
   so far unscales and hooks any that got a gradient without a hook (unfrozen with
   ``requires_grad_(True)``, added by ``add_param_group``, first used after the walks stopped). An
   optimizer's first step unscales what it holds the same way, and the report says so.
-- A global optimizer step pre-hook, for an optimizer whose parameters got scaled gradients since
-  its last step, checks its parameters' inf/nan flags and gradients (one fused kernel per device,
-  one host sync per step, as GradScaler). On inf/nan its update is skipped: the gradients are hidden
-  (``None``) during ``step()`` (optimizers skip parameters without gradients) and put back after it;
-  the step itself still runs, so LR schedulers advance as they do with GradScaler and do not warn
+- A hook before every optimizer step (subscribed to the guard's step hooks at the first float16
+  autocast region or GradScaler loss, see ``arm``), for an optimizer whose parameters got scaled
+  gradients since its last step, checks its parameters' inf/nan flags and gradients (one fused
+  kernel per device, one host sync per step, as GradScaler). On inf/nan its update is skipped: the
+  gradients are hidden (``None``) during ``step()`` (optimizers skip parameters without gradients)
+  and put back after it; the step itself still runs, so LR schedulers advance as they do with
+  GradScaler and do not warn
   "lr_scheduler.step() before optimizer.step()". The scale is updated once per iteration, however
   many optimizers step on one backward (a GAN): halved if any of them found inf/nan, else one
   clean iteration counted; it doubles after 2000 clean iterations, GradScaler's defaults.
@@ -125,6 +127,12 @@ class AmpFix(Fix):
         # lookups compare tensors with ==, which is elementwise.
         self.hooked = {}
         self.step = None
+        # A float16 autocast region with autograd on was entered (in any thread): until then no
+        # backward can be scaled, and the backward wrapper passes straight through.
+        self.fp16_seen = False
+        # The optimizer step hooks are subscribed (see arm()).
+        self.armed = False
+        self._arm_lock = threading.Lock()
         fix = self
         if self.config.amp_dtype:
             reason = AmpStep(self).check_target()
@@ -144,6 +152,9 @@ class AmpFix(Fix):
                     if ctx._enabled and ctx.fast_dtype == torch.float16 and \
                             torch.is_grad_enabled():
                         fix.tls.fp16 = True
+                        fix.fp16_seen = True
+                        if not fix.armed:
+                            fix.arm()
                 except Exception as exc:
                     fix.fail(exc, "autocast")
             return result
@@ -152,6 +163,11 @@ class AmpFix(Fix):
 
         def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
                      grad_variables=None, inputs=None):
+            if not fix.fp16_seen:
+                # No float16 autocast region yet: nothing is scaled, no scaled backward runs
+                # (the checks below would all fail; this is every backward of a float32 script).
+                return original_backward(tensors, grad_tensors, retain_graph, create_graph,
+                                         grad_variables, inputs)
             state = fix.state
             if state.current is not None:
                 # A backward started while a scaled one runs: a reentrant checkpoint recomputing
@@ -213,13 +229,21 @@ class AmpFix(Fix):
 
             self.patch(torch.optim.Optimizer, "__init__", optimizer_init)
             self.on_undo(self.step.restore)
-        from torch.optim.optimizer import (register_optimizer_step_post_hook,
-                                           register_optimizer_step_pre_hook)
-        handle = register_optimizer_step_pre_hook(self._pre_step)
-        self.on_undo(handle.remove)
-        handle = register_optimizer_step_post_hook(self._post_step)
-        self.on_undo(handle.remove)
         self.on_undo(self._remove_hooks)
+        if self.step is not None:
+            self.arm()  # TPL305's autocast acts at every step from the start
+
+    def arm(self):
+        """Subscribe the optimizer step hooks (``_pre_step``, ``_post_step``), once: at the first
+        float16 autocast region, the first loss an enabled GradScaler scales, or at install with
+        the TPL305 autocast. Before any of these both hooks would return at once (see the top of
+        ``_pre_step``), so a float32 script never calls them."""
+        with self._arm_lock:
+            if self.armed:
+                return
+            self.step_hook("before", self._pre_step)
+            self.step_hook("after", self._post_step)
+            self.armed = True
 
     def _remove_hooks(self):
         for ref, handle in list(self.hooked.values()):
@@ -504,6 +528,8 @@ class AmpFix(Fix):
                     if scaler.is_enabled():
                         fix._scaler(scaler)["scaled"] = True
                         fix.scaler_used = True
+                        if not fix.armed:
+                            fix.arm()
                 except Exception as exc:
                     fix.fail(exc, "scaler.scale")
             return original_scale(scaler, outputs)

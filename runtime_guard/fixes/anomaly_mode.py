@@ -2,8 +2,9 @@
 
 ``torch.autograd.set_detect_anomaly(True)`` and ``with torch.autograd.detect_anomaly():`` both go
 through ``torch.set_anomaly_enabled`` at call time, so wrapping that attribute catches every alias
-and records where the script turned anomaly mode on. A global optimizer step hook counts the steps
-taken while ``torch.is_anomaly_enabled()`` and times the interval since the previous step, so the
+and records where the script turned anomaly mode on. A hook after every optimizer step (the guard's
+step hooks, ``patches.StepHooks``) counts the steps taken while ``torch.is_anomaly_enabled()`` and
+times the interval since the previous step, so the
 report can give the measured step time with anomaly mode on next to the time without it when the
 run has both (free: two clock reads per step). The guard never switches anomaly mode off, in any
 mode: the script may be hunting a NaN on purpose.
@@ -52,32 +53,45 @@ class AnomalyModeFix(Fix):
             return original(enabled, *args, **kwargs)
 
         self.patch(torch, "set_anomaly_enabled", set_anomaly_enabled)
-        from torch.optim.optimizer import register_optimizer_step_post_hook
+        self.step_hook("after", self._make_step_hook())
 
-        handle = register_optimizer_step_post_hook(self._after_optimizer_step)
-        self.on_undo(handle.remove)
+    def _make_step_hook(self):
+        """The hook run after every optimizer step: it counts the step by anomaly state and keeps
+        the interval since the previous step. It runs at every step of every script, so what it
+        reads is bound here once (no attribute or module lookups per step)."""
+        fix = self
+        lock = self._lock
+        perf_counter = time.perf_counter
+        anomaly_enabled = torch.is_anomaly_enabled
+        is_compiling = torch.compiler.is_compiling
+        seconds_on, seconds_off = self.seconds_on, self.seconds_off
 
-    def _after_optimizer_step(self, optimizer, args, kwargs) -> None:
-        if not self.active:
-            return
-        if torch.compiler.is_compiling():
-            # A compiled optimizer step: time.perf_counter and the lock would break its graph.
-            # The step is not timed; whether anomaly mode is on is decided outside compiled code.
-            return
-        try:
-            now = time.perf_counter()
-            on = torch.is_anomaly_enabled()
-            with self._lock:
-                if on:
-                    self.steps_on += 1
-                else:
-                    self.steps_off += 1
-                samples = self.seconds_on if on else self.seconds_off
-                if self._last_step is not None and len(samples) < _MAX_SAMPLES:
-                    samples.append(now - self._last_step)
-                self._last_step = now
-        except Exception as exc:
-            self.fail(exc, "optimizer step hook")
+        def after_optimizer_step(optimizer, args, kwargs) -> None:
+            if not fix.active:
+                return
+            if is_compiling():
+                # A compiled optimizer step: time.perf_counter and the lock would break its
+                # graph. The step is not timed; whether anomaly mode is on is decided outside
+                # compiled code.
+                return
+            try:
+                now = perf_counter()
+                on = anomaly_enabled()
+                with lock:
+                    if on:
+                        fix.steps_on += 1
+                        samples = seconds_on
+                    else:
+                        fix.steps_off += 1
+                        samples = seconds_off
+                    last = fix._last_step
+                    if last is not None and len(samples) < _MAX_SAMPLES:
+                        samples.append(now - last)
+                    fix._last_step = now
+            except Exception as exc:
+                fix.fail(exc, "optimizer step hook")
+
+        return after_optimizer_step
 
     def finalize(self) -> None:
         with self._lock:

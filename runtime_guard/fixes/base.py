@@ -58,6 +58,12 @@ class Fix:
     def on_undo(self, fn) -> None:
         self.guard.registry.on_undo(self.name, fn)
 
+    def step_hook(self, when: str, fn):
+        """Run ``fn(optimizer, args, kwargs)`` before (``"before"``) or after (``"after"``) every
+        optimizer step until uninstall or until the returned function is called (see
+        ``patches.StepHooks``: subscribe only while there is work to do at each step)."""
+        return self.guard.registry.step_hook(self.name, when, fn)
+
     def event(self, code: str, action: str, detail: str, location: Optional[str] = None,
               count: int = 1, apply: str = ""):
         # No location given: the script's line that led here. user_location skips every frame of

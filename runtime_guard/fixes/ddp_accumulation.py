@@ -9,8 +9,9 @@ needed.
 The guard counts the all-reduces that really happen: ``DistributedDataParallel.forward`` is
 wrapped to note whether that forward armed a sync, and a post-accumulate-grad hook on one
 parameter of the wrapped model (registered at the model's first forward, removed at uninstall)
-counts an all-reduce when the backward of an armed forward reaches it. A global optimizer
-step hook splits the count per optimizer step. It changes nothing: the report says how many
+counts an all-reduce when the backward of an armed forward reaches it. A hook after each optimizer
+step (the guard's step hooks, subscribed at the first DDP forward) splits the count per optimizer
+step. It changes nothing: the report says how many
 all-reduces each step made and what ``no_sync()`` would save. Steps with one all-reduce (no
 accumulation, or accumulation under ``no_sync()``) are not reported.
 """
@@ -64,10 +65,9 @@ class DDPAccumulationFix(Fix):
 
         forward.__wrapped__ = original_forward
         self.patch(DistributedDataParallel, "forward", forward)
-        from torch.optim.optimizer import register_optimizer_step_post_hook
-
-        handle = register_optimizer_step_post_hook(self._after_optimizer_step)
-        self.on_undo(handle.remove)
+        # The step hook that splits the count per optimizer step: subscribed at the first DDP
+        # forward (a script without DDP pays nothing at its steps).
+        self._splitting = False
         self.on_undo(self._remove_parameter_hooks)
 
     def before_forward(self, ddp) -> None:
@@ -79,6 +79,10 @@ class DDPAccumulationFix(Fix):
                 return
             tracked.handle = param.register_post_accumulate_grad_hook(self._hook_for(ddp))
             self.models[ddp] = tracked
+            with self._lock:
+                if not self._splitting:
+                    self._splitting = True
+                    self.step_hook("after", self._after_optimizer_step)
         tracked.armed = bool(torch.is_grad_enabled() and ddp.require_backward_grad_sync)
         if tracked.armed and tracked.location is None:
             tracked.location = user_location(2)  # the first training forward, not an evaluation one

@@ -71,6 +71,10 @@ class DeviceNativeFix(Fix):
         fix = self
         getframe = sys._getframe
         is_compiling = torch.compiler.is_compiling
+        # file name -> whether it is torch's, the guard's or a library's: decided once per file,
+        # not by prefix tests at every call (keyed by name, not code object: bounded by the
+        # files, however many code objects a notebook or exec() makes).
+        internal = {}
 
         def make(name, original, random):
             def factory(*args, **kwargs):
@@ -80,7 +84,10 @@ class DeviceNativeFix(Fix):
                 try:
                     frame = getframe(1)
                     code = frame.f_code
-                    if not _is_internal(code.co_filename):
+                    skip = internal.get(code.co_filename)
+                    if skip is None:
+                        skip = internal[code.co_filename] = _is_internal(code.co_filename)
+                    if not skip:
                         key = (code, frame.f_lineno)
                         device = fix.learned.get(key)
                         if device is not None and fix.fixing:

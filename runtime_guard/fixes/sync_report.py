@@ -38,25 +38,36 @@ _SPELLING = {"__bool__": "bool(t)", "__float__": "float(t)", "__int__": "int(t)"
 class SyncReportFix(Fix):
     name = RUNTIME_SYNC_REPORT
     codes = (CODE,)
+    _final_steps = None  # the step count when uninstalled
 
     def _install(self):
         self.counts = {}  # (filename, lineno) -> {kind: count}
-        self.steps = 0
+        self._final_steps = None
         self._lock = threading.Lock()
         count_cpu = self.count_cpu = self.config.device_type == "cpu"
         is_compiling = torch.compiler.is_compiling
         getframe = sys._getframe
+        # file name -> whether it is torch's, the guard's or a library's: decided once per file,
+        # not by prefix tests at every call (keyed by name, not code object: bounded by the
+        # files, however many code objects a notebook or exec() makes).
+        internal = {}
         fix = self
+
+        def count_caller(frame, name):
+            code = frame.f_code
+            filename = code.co_filename
+            skip = internal.get(filename)
+            if skip is None:
+                skip = internal[filename] = _is_internal(filename)
+            if not skip:
+                fix.count((code.co_filename, frame.f_lineno), name)
 
         def make(name, original):
             def wrapper(tensor, *args, **kwargs):
-                if fix.active and not is_compiling():
+                # A CPU tensor on an accelerator target waits for nothing: out at once.
+                if fix.active and (count_cpu or not tensor.is_cpu) and not is_compiling():
                     try:
-                        if count_cpu or tensor.device.type != "cpu":
-                            frame = getframe(1)
-                            code = frame.f_code
-                            if not _is_internal(code.co_filename):
-                                fix.count((code.co_filename, frame.f_lineno), name)
+                        count_caller(getframe(1), name)
                     except Exception as exc:
                         fix.fail(exc, name)
                 return original(tensor, *args, **kwargs)
@@ -74,21 +85,22 @@ class SyncReportFix(Fix):
         def synchronize(*args, **kwargs):
             if fix.active and not is_compiling():
                 try:
-                    frame = getframe(1)
-                    if not _is_internal(frame.f_code.co_filename):
-                        fix.count((frame.f_code.co_filename, frame.f_lineno),
-                                  "torch.cuda.synchronize")
+                    count_caller(getframe(1), "torch.cuda.synchronize")
                 except Exception as exc:
                     fix.fail(exc, "torch.cuda.synchronize")
             return original_sync(*args, **kwargs)
 
         self.patch(torch.cuda, "synchronize", synchronize)
-        from torch.optim.optimizer import register_optimizer_step_post_hook
-        handle = register_optimizer_step_post_hook(self._post_step)
-        self.on_undo(handle.remove)
 
-    def _post_step(self, optimizer, args, kwargs):
-        self.steps += 1
+    @property
+    def steps(self):
+        """Optimizer steps since install: the guard's step hooks count them for every fix."""
+        if self._final_steps is not None:
+            return self._final_steps
+        return self.guard.registry.step_hooks.steps
+
+    def _uninstall(self):
+        self._final_steps = self.guard.registry.step_hooks.steps
 
     def count(self, where, kind):
         with self._lock:
