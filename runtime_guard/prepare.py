@@ -124,7 +124,10 @@ def prepare(model, optimizer=None, *loaders, mode=None, fixes=None, device=None,
                     from torch.optim.optimizer import register_optimizer_step_pre_hook
                     if optimizer is not None:
                         ddp_fix.optimizers.add(optimizer)
-                    register_optimizer_step_pre_hook(ddp_fix._pre_step)
+                    handle = register_optimizer_step_pre_hook(ddp_fix._pre_step)
+                    # prepare() installs nothing that uninstall() could undo: the check lives as
+                    # long as the model it guards (a second prepare() adds its own, not a twin).
+                    weakref.finalize(model, handle.remove)
                     for loader in loaders:
                         if isinstance(loader, DataLoader):
                             ddp_fix.shard_now(loader)

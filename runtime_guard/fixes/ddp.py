@@ -121,6 +121,9 @@ class GuardedDDP(DistributedDataParallel):
         state = {"generation": 0, "seen": {}, "extra": False, "queued": False}
         self.__dict__["_rg_passes"] = state
         module = self.module
+        # The hooks live on the parameters, which DDP's reducer holds from C++ where the
+        # collector cannot see them: a strong reference back to this DDP would keep it alive.
+        watched = weakref.ref(self)
 
         def average_now():
             state["queued"] = False
@@ -129,7 +132,8 @@ class GuardedDDP(DistributedDataParallel):
             state["extra"] = False
             _average([p.grad for p in module.parameters()
                       if p.grad is not None and not p.grad.is_sparse])
-            fix = self._rg_fix
+            ddp = watched()
+            fix = ddp._rg_fix if ddp is not None else None
             if fix is not None:
                 fix.fixed(CODE, "several backward passes of one forward (DDP all-reduces only "
                                 "the first): the guard averages the gradients at the end of each "

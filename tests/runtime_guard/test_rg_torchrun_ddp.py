@@ -48,6 +48,8 @@ def test_prepare_under_torchrun(tmp_path):
     r0, r1 = _load(tmp_path, 0), _load(tmp_path, 1)
     assert r0["type"] == r1["type"] == "GuardedDDP"  # a plain model: DDP, not a DataParallel
     assert r0["patched"] is False  # RUNTIME_GUARD=off: nothing patched at import
+    # The invariant check prepare() registers before optimizer steps goes with the model.
+    assert r0["hooks"] == r1["hooks"] == (1, 0)
     for a, b in zip(r0["params"], r1["params"]):
         assert torch.equal(a, b)
     for e0, e1 in zip(r0["seen"], r1["seen"]):
