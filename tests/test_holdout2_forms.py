@@ -1,0 +1,70 @@
+"""Forms from the framework holdout2 set's verdicts (docs/precision_framework_verdicts_holdout2.tsv)
+that rules.md already decides: whole diagnostics (line, column, message, fix and its
+applicability), each form with its silent twin."""
+
+from __future__ import annotations
+
+import textwrap
+
+from torchperf_lint.engine import lint_source
+
+SYNC = ("{what} waits for the device in every iteration; keep values on the device "
+        "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+ITEM = SYNC.format(what="`.item()`")
+
+
+def diagnostics(source: str, code: str):
+    """(line, col, message, fix applicability, fix description) of each finding of ``code``."""
+    found = lint_source(textwrap.dedent(source), codes=[code])
+    return [(f.line, f.col, f.message, f.fix and f.fix.applicability, f.fix and f.fix.description)
+            for f in found if f.code == code]
+
+
+# ---- a setting-guarded .item(): a flag is not an interval --------------------------------------
+def test_tpl102_a_number_bound_in_one_branch_does_not_hide_the_tensor_of_the_other_path():
+    """``aux = 0`` under ``if not use_aux:`` (no else) leaves the model's tensor on the other path;
+    under ``if use_aux:`` (a setting, on every step) ``aux.item()`` syncs every step. Also when the
+    two bindings are the two branches of one ``if``/``else``."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, use_aux, logs):
+            for x, y in loader:
+                loss, aux = model(x.cuda())
+                if not use_aux:
+                    aux = 0
+                (loss + aux).backward()
+                optimizer.step()
+                if use_aux:
+                    logs["aux"] = aux.item()
+                if use_aux:
+                    other = model.aux
+                else:
+                    other = 0
+                if use_aux:
+                    logs["other"] = other.item()
+        """
+    assert diagnostics(source, "TPL102") == [(11, 26, ITEM, None, None), (17, 28, ITEM, None, None)]
+
+
+def test_tpl102_numbers_on_every_path_stay_on_the_host():
+    """Silent twin: every binding that can reach the ``.item()`` is a Python number or a CPU tensor
+    (one made before the ``if`` in the same branch the read is in, or both branches of an
+    ``if``/``else`` and nothing that reaches past them)."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, use_aux, logs):
+            for x, y in loader:
+                loss = model(x.cuda()).sum()
+                loss.backward()
+                optimizer.step()
+                if use_aux:
+                    aux = torch.zeros(1)
+                else:
+                    aux = torch.ones(1)
+                logs["aux"] = aux.item()
+                count = loss.detach()
+                if use_aux:
+                    count = torch.tensor(3.0)
+                    logs["count"] = count.item()
+        """
+    assert diagnostics(source, "TPL102") == []
