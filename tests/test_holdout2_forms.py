@@ -68,3 +68,59 @@ def test_tpl102_numbers_on_every_path_stay_on_the_host():
                     logs["count"] = count.item()
         """
     assert diagnostics(source, "TPL102") == []
+
+
+# ---- sizes and slice bounds reached through a few names ----------------------------------------
+def test_tpl102_sizes_through_names_arithmetic_min_max_and_subscript_targets_are_host_needed():
+    """``.item()``/``.nonzero()`` whose values end, through arithmetic, ``min``/``max``/``int``,
+    an item (``ind[0]``) and other names, only in slice bounds (also of an assignment target),
+    ``F.pad`` widths and tests of those sizes: sizes the host needs (spec: shapes and sizes)."""
+    source = """
+        import torch
+        import torch.nn.functional as F
+        def train(model, loader, optimizer, out, keep):
+            for x, mask in loader:
+                y = model(x.cuda())
+                y.sum().backward()
+                optimizer.step()
+                mask = mask.cuda()
+                total = mask.sum().item()
+                for i in range(4):
+                    slen = mask[i].sum().item()
+                    plen = int(mask[i, :4].sum().item())
+                    start = max(0, slen - plen)
+                    n = min(keep, total - start)
+                    if n > 0:
+                        out[i, :n] = y[i, start : start + n]
+                    row = F.pad(y[i, :slen], (0, keep - n))
+                    ind = (mask[i] != 0).nonzero().squeeze(-1)
+                    if len(ind) > 0:
+                        ind = ind[0]
+                    out[i][:ind] = 0
+        """
+    assert diagnostics(source, "TPL102") == []
+
+
+def test_tpl102_a_size_that_also_reaches_a_log_still_syncs():
+    """Twin: the same values, but one name derived from them is also logged or kept as a Python
+    number for a report; an index (``out[idx] = 0``) is no slice bound (a device index serves)."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, out, logs):
+            for x, mask in loader:
+                y = model(x.cuda())
+                y.sum().backward()
+                optimizer.step()
+                mask = mask.cuda()
+                slen = mask[0].sum().item()
+                n = slen - 2
+                out[:n] = y[:n]
+                logs.append(n)
+                idx = mask[1].sum().item() - 1
+                if 0 <= idx < out.size(0):
+                    out[idx] = 0.0
+                start = int(mask[2].sum().item())
+                print(start)
+        """
+    assert diagnostics(source, "TPL102") == [
+        (9, 15, ITEM, None, None), (13, 14, ITEM, None, None), (16, 20, ITEM, None, None)]
