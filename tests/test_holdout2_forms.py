@@ -124,3 +124,54 @@ def test_tpl102_a_size_that_also_reaches_a_log_still_syncs():
         """
     assert diagnostics(source, "TPL102") == [
         (9, 15, ITEM, None, None), (13, 14, ITEM, None, None), (16, 20, ITEM, None, None)]
+
+
+# ---- TPL103 in a step body: the interval is the remedy ----------------------------------------
+EMPTY_CACHE = ("`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be "
+               "re-allocated with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")
+
+
+def test_tpl103_after_an_early_return_under_an_interval_in_a_callback_is_silent():
+    """A demo callback that returns unless ``(global_step - 1) % every == 0`` (also ``or``-ed with
+    another exit) frees the cache once per interval, here in a ``finally``; so does one under an
+    interval ``if`` (spec: inside a step body the interval is the remedy)."""
+    source = """
+        import torch
+        from lightning.pytorch.callbacks import Callback
+
+        class Demo(Callback):
+            def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx):
+                if (trainer.global_step - 1) % self.every != 0 or self.last == trainer.global_step:
+                    return
+                self.last = trainer.global_step
+                try:
+                    module(batch)
+                finally:
+                    torch.cuda.empty_cache()
+
+        class Sampler(Callback):
+            def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx):
+                if trainer.global_step % self.every == 0:
+                    module(batch)
+                    torch.cuda.empty_cache()
+        """
+    assert diagnostics(source, "TPL103") == []
+
+
+def test_tpl103_after_a_flag_return_in_a_callback_still_fires():
+    """Twin: returning unless a setting is on (``if not self.verbose: return``) is no interval:
+    when it is on, the cache is freed every step."""
+    source = """
+        import torch
+        from lightning.pytorch.callbacks import Callback
+
+        class Demo(Callback):
+            def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx):
+                if not self.verbose:
+                    return
+                try:
+                    module(batch)
+                finally:
+                    torch.cuda.empty_cache()
+        """
+    assert diagnostics(source, "TPL103") == [(12, 12, EMPTY_CACHE, None, None)]
