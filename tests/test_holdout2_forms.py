@@ -175,3 +175,77 @@ def test_tpl103_after_a_flag_return_in_a_callback_still_fires():
                     torch.cuda.empty_cache()
         """
     assert diagnostics(source, "TPL103") == [(12, 12, EMPTY_CACHE, None, None)]
+
+
+# ---- a comprehension's filter tests a tensor's truth --------------------------------------------
+TRUTH = SYNC.format(what="testing a tensor's truth")
+
+
+def test_tpl102_a_comprehension_filter_on_a_device_tensor_syncs_per_item():
+    """``{... for i in range(n) if not torch.isnan(loss_all[i])}`` calls ``bool()`` on a device
+    tensor for every item, every step (under a setting, which is no interval)."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, log_info, n):
+            for x, y in loader:
+                loss_all = model(x.cuda())
+                loss_all.sum().backward()
+                optimizer.step()
+                if log_info:
+                    logs = {i: loss_all[i].detach() for i in range(n) if not torch.isnan(loss_all[i])}
+        """
+    assert diagnostics(source, "TPL102") == [(9, 65, TRUTH, None, None)]
+
+
+def test_tpl102_a_comprehension_filter_on_host_values_or_at_an_interval_is_silent():
+    """Twin: a filter on Python numbers, on a CPU tensor, or under an interval ``if``."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, n, step):
+            weights = torch.ones(n)
+            for x, y in loader:
+                loss_all = model(x.cuda())
+                loss_all.sum().backward()
+                optimizer.step()
+                picked = [i for i in range(n) if i % 2]
+                kept = [i for i in range(n) if weights[i] > 0]
+                if step % 100 == 0:
+                    logs = {i: loss_all[i].detach() for i in range(n) if not torch.isnan(loss_all[i])}
+        """
+    assert diagnostics(source, "TPL102") == []
+
+
+# ---- token ids listed in a comprehension for a tokenizer's batch_decode ------------------------
+TOLIST = SYNC.format(what="`.tolist()`")
+
+
+def test_tpl102_ids_listed_for_batch_decode_are_host_needed():
+    """``ids = [torch.cat((q, r)).tolist() for ...]`` handed to ``tokenizer.batch_decode``: text
+    decoding needs the ids on the host (spec: a tokenizer's decode is host-needed)."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, tokenizer, scorer):
+            for queries, responses in loader:
+                loss = model(queries.cuda()).sum()
+                loss.backward()
+                optimizer.step()
+                ids = [torch.cat((q, r), dim=-1).tolist() for q, r in zip(queries.cuda(), responses.cuda())]
+                texts = tokenizer.batch_decode(ids, skip_special_tokens=True)
+                scorer(texts)
+        """
+    assert diagnostics(source, "TPL102") == []
+
+
+def test_tpl102_ids_listed_for_a_log_still_sync():
+    """Twin: the same list kept for a log is no decoding: each ``.tolist()`` syncs every step."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, history):
+            for queries, responses in loader:
+                loss = model(queries.cuda()).sum()
+                loss.backward()
+                optimizer.step()
+                ids = [torch.cat((q, r), dim=-1).tolist() for q, r in zip(queries.cuda(), responses.cuda())]
+                history.append(ids)
+        """
+    assert diagnostics(source, "TPL102") == [(8, 15, TOLIST, None, None)]

@@ -143,6 +143,12 @@ class HostSyncInLoop(Rule):
         if _truth_tests_tensor(node.test, self.ctx) and self._in_step() and not self._stops_loop(node):
             self.report(node.test, self.message.format(what="testing a tensor's truth"))
 
+    def visit_CompIf(self, node: cst.CompIf) -> None:
+        # A comprehension's filter (``{k: v for k in ks if not torch.isnan(v)}``) calls ``bool()``
+        # on each item's test, as an ``if`` statement does.
+        if _truth_tests_tensor(node.test, self.ctx) and self._in_step():
+            self.report(node.test, self.message.format(what="testing a tensor's truth"))
+
     def visit_While(self, node: cst.While) -> None:
         # The value test first: it is cheap, and most tests are not of a device tensor, while
         # _in_step classifies the loop (a walk of its body) on first use. Both only read.
@@ -513,7 +519,8 @@ _SIZE_BUILTINS = frozenset(("min", "max", "int", "round", "abs"))
 
 def _derived_assignment(path):
     """``_assigned_name`` for the last node of ``path`` seen through arithmetic, an item of it
-    (``ind = ind[0]``) and the size builtins (``actual = min(n, total - 1 - start)``)."""
+    (``ind = ind[0]``), the element of a list comprehension and the size builtins
+    (``actual = min(n, total - 1 - start)``)."""
     index = len(path) - 1
     while index >= 2:
         parent, child = path[index - 1], path[index]
@@ -521,6 +528,8 @@ def _derived_assignment(path):
             index -= 1
         elif isinstance(parent, cst.Subscript) and parent.value is child:
             index -= 1
+        elif isinstance(parent, cst.ListComp) and parent.elt is child:
+            index -= 1  # ``ids = [t.tolist() for t in seqs]``: the list holds the values
         elif (isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call)
               and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in _SIZE_BUILTINS):
             index -= 2
