@@ -249,3 +249,23 @@ def test_tpl102_ids_listed_for_a_log_still_sync():
                 history.append(ids)
         """
     assert diagnostics(source, "TPL102") == [(8, 15, TOLIST, None, None)]
+
+
+def test_tpl102_a_size_clamped_into_its_own_name_still_syncs():
+    """``k = int(h * w * weights[i]); k = max(k, 1); torch.topk(x, k)``: the development set's
+    labels count it as a per-step sync, so a clamp into the same name is not followed (an item of
+    itself, ``ind = ind[0]``, is)."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, h, w):
+            for x, y in loader:
+                maps = model(x.cuda())
+                maps.sum().backward()
+                optimizer.step()
+                weights = maps.mean(dim=(1, 2))
+                for i in range(4):
+                    k = int(h * w * weights[i])
+                    k = max(k, 1)
+                    top = torch.topk(maps[i].flatten(), k).values
+        """
+    assert diagnostics(source, "TPL102") == [(10, 16, SYNC.format(what="`int()` of a tensor"), None, None)]

@@ -216,10 +216,12 @@ class HostSyncInLoop(Rule):
     def _uses_need_host(self, scope, name: str, uses, seen: set) -> bool:
         """Does every use in ``uses`` (of ``name``) need the value on the host, with at least one
         that does? A use may also test it (``if n > 0:``, ``0 <= i < t.size(0)``), take its length,
-        rebind the name from it (``start = max(0, start)``), or give, through arithmetic and
+        rebind the name to an item of it (``ind = ind[0]``), or give, through arithmetic and
         ``min``/``max``/``int``, another name whose uses need the host in the same way
         (``slen = s.item()``; ``n = slen - plen``; ``t[start : start + n]``): sizes and slice
-        bounds reached through a few names (spec: shapes and sizes are host-needed)."""
+        bounds reached through a few names (spec: shapes and sizes are host-needed). A clamp of the
+        name into itself (``k = max(k, 1)``) is not followed: the development set's labels count
+        ``k = int(t * n); k = max(k, 1); torch.topk(x, k)`` as a per-step sync (docs/precision.md)."""
         needed = False
         for path in uses:
             if self._host_needed_use(path):
@@ -232,8 +234,8 @@ class HostSyncInLoop(Rule):
             if derived is None:
                 return False
             derived_name, statement, _ = derived
-            if derived_name == name:
-                continue  # rebinding from itself: its later uses are in ``uses`` already
+            if derived_name == name and isinstance(path[-2], cst.Subscript):
+                continue  # ``ind = ind[0]``: an item of itself; its later uses are in ``uses`` already
             if derived_name in seen or len(seen) > 4:
                 return False
             body = scope.body if isinstance(scope, cst.FunctionDef) else scope
