@@ -117,6 +117,30 @@ def _compatible(made_in, seen_from) -> bool:
     return True
 
 
+def _reaching(binding: Binding, seen_from):
+    """``binding`` and the earlier bindings of its name that may reach the same place: a binding
+    made in an ``if`` branch that the place is not in does not hide the one before it (``x = out.aux``,
+    ``if not on: x = 0``, later ``if on: x.item()``). Stops at a binding made outside such branches,
+    or once two branches of one ``if``/``else`` have each bound the name."""
+    found = [binding]
+    covered = {}
+    while True:
+        outer = [(node, branch) for node, branch in (binding.branches or {}).items()
+                 if not seen_from or node not in seen_from]
+        if not outer:
+            return found
+        for node, branch in outer:
+            covered.setdefault(node, set()).add(branch)
+        if any(len(covered[node]) > 1 for node, _ in outer):
+            return found
+        binding = binding.prev_same
+        while binding is not None and not _compatible(binding.branches, seen_from):
+            binding = binding.prev_same
+        if binding is None:
+            return found
+        found.append(binding)
+
+
 class _Env:
     """The bindings in effect when a binding was made: its frame's chain before it, seen from its
     branches."""
@@ -290,7 +314,8 @@ class ValueFlow:
             if frame is None:
                 return None
             binding = frame.values.get(name)
-        return self._binding_kind(binding, frame, depth)
+        kinds = {self._binding_kind(other, frame, depth) for other in _reaching(binding, seen_from)}
+        return kinds.pop() if len(kinds) == 1 else combine(kinds)
 
     def _binding_kind(self, binding: Binding, frame, depth: int) -> str:
         """The kind of ``binding``, made in ``frame``."""

@@ -143,6 +143,12 @@ class HostSyncInLoop(Rule):
         if _truth_tests_tensor(node.test, self.ctx) and self._in_step() and not self._stops_loop(node):
             self.report(node.test, self.message.format(what="testing a tensor's truth"))
 
+    def visit_CompIf(self, node: cst.CompIf) -> None:
+        # A comprehension's filter (``{k: v for k in ks if not torch.isnan(v)}``) calls ``bool()``
+        # on each item's test, as an ``if`` statement does.
+        if _truth_tests_tensor(node.test, self.ctx) and self._in_step():
+            self.report(node.test, self.message.format(what="testing a tensor's truth"))
+
     def visit_While(self, node: cst.While) -> None:
         # The value test first: it is cheap, and most tests are not of a device tensor, while
         # _in_step classifies the loop (a walk of its body) on first use. Both only read.
@@ -187,7 +193,7 @@ class HostSyncInLoop(Rule):
         stack = self.ctx.stack
         if self._host_needed_use(stack):
             return True
-        found = _assigned_name(stack)
+        found = _derived_assignment(stack)
         if found is None:
             return False
         name, statement, value = found
@@ -203,7 +209,58 @@ class HostSyncInLoop(Rule):
                 for path in _name_uses(scope.body if isinstance(scope, cst.FunctionDef) else scope, name,
                                        [scope], statement, [False], reaching=[False])):
             return True
-        return all(self._host_needed_use(path) for path in uses)
+        body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        return self._uses_need_host(scope, name, list(_name_uses(body, name, [scope], statement, [False],
+                                                                 target_loads=True)), {name})
+
+    def _uses_need_host(self, scope, name: str, uses, seen: set) -> bool:
+        """Does every use in ``uses`` (of ``name``) need the value on the host, with at least one
+        that does? A use may also test it (``if n > 0:``, ``0 <= i < t.size(0)``), take its length,
+        rebind the name to an item of it (``ind = ind[0]``), or give, through arithmetic and
+        ``min``/``max``/``int``, another name whose uses need the host in the same way
+        (``slen = s.item()``; ``n = slen - plen``; ``t[start : start + n]``): sizes and slice
+        bounds reached through a few names (spec: shapes and sizes are host-needed). A clamp of the
+        name into itself (``k = max(k, 1)``) is not followed: the development set's labels count
+        ``k = int(t * n); k = max(k, 1); torch.topk(x, k)`` as a per-step sync (docs/precision.md)."""
+        needed = False
+        for path in uses:
+            if self._host_needed_use(path):
+                needed = True
+                continue
+            if _tests_size(path) or self._size_through_arithmetic(path):
+                needed = needed or not _tests_size(path)
+                continue
+            derived = _derived_assignment(path)
+            if derived is None:
+                return False
+            derived_name, statement, _ = derived
+            if derived_name == name and isinstance(path[-2], cst.Subscript):
+                continue  # ``ind = ind[0]``: an item of itself; its later uses are in ``uses`` already
+            if derived_name in seen or len(seen) > 4:
+                return False
+            body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+            later = list(_name_uses(body, derived_name, [scope], statement, [False], target_loads=True))
+            if not later or not self._uses_need_host(scope, derived_name, later, seen | {derived_name}):
+                return False
+            needed = True
+        return needed
+
+    def _size_through_arithmetic(self, path) -> bool:
+        """A slice bound or ``F.pad`` width computed from the value (``t[s : s + n]``,
+        ``F.pad(x, (0, k - n))``): sizes the host needs, as the value itself would be."""
+        index = len(path) - 1
+        while index >= 1 and isinstance(path[index - 1], (cst.BinaryOperation, cst.UnaryOperation)):
+            index -= 1
+        if index < len(path) - 1 and index >= 1 and isinstance(path[index - 1], cst.Slice):
+            return True
+        if index >= 3 and isinstance(path[index - 1], cst.Element) and isinstance(path[index - 2], cst.Tuple):
+            arg, call = path[index - 3], path[index - 4] if index >= 4 else None
+            if isinstance(arg, cst.Arg) and isinstance(call, cst.Call) and self.ctx.qualname(
+                    call.func) == "torch.nn.functional.pad":
+                positional = [a for a in call.args if a.keyword is None]
+                return (len(positional) > 1 and positional[1] is arg) or (
+                    arg.keyword is not None and arg.keyword.value == "pad")
+        return False
 
     def _host_needed_use(self, path) -> bool:
         """``_host_argument``, or the test of an ``if`` that leaves a loop that runs no update."""
@@ -458,6 +515,54 @@ def _assigned_name(stack):
     return target.value, parent, value
 
 
+# Builtins whose result is still a size when handed one (``min(n, total - start)``).
+_SIZE_BUILTINS = frozenset(("min", "max", "int", "round", "abs"))
+
+
+def _derived_assignment(path):
+    """``_assigned_name`` for the last node of ``path`` seen through arithmetic, an item of it
+    (``ind = ind[0]``), the element of a list comprehension and the size builtins
+    (``actual = min(n, total - 1 - start)``)."""
+    index = len(path) - 1
+    while index >= 2:
+        parent, child = path[index - 1], path[index]
+        if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+            index -= 1
+        elif isinstance(parent, cst.Subscript) and parent.value is child:
+            index -= 1
+        elif isinstance(parent, cst.ListComp) and parent.elt is child:
+            index -= 1  # ``ids = [t.tolist() for t in seqs]``: the list holds the values
+        elif (isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call)
+              and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in _SIZE_BUILTINS):
+            index -= 2
+        else:
+            break
+    return _assigned_name(path[: index + 1])
+
+
+def _tests_size(path) -> bool:
+    """Is the last node of ``path`` (through arithmetic and ``len(...)``) an operand of a comparison
+    that is, alone or under ``and``/``or``/``not``, the test of an ``if``/``while``/conditional
+    expression? A Python size compared on the host: the test reads no tensor."""
+    index = len(path) - 1
+    while index >= 1 and isinstance(path[index - 1], (cst.BinaryOperation, cst.UnaryOperation)):
+        index -= 1
+    if (index >= 2 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call)
+            and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value == "len"):
+        index -= 2
+    if index >= 1 and isinstance(path[index - 1], cst.ComparisonTarget):
+        index -= 1
+    if index < 1 or not isinstance(path[index - 1], cst.Comparison):
+        return False
+    index -= 1
+    while index >= 1 and isinstance(path[index - 1], (cst.BooleanOperation, cst.UnaryOperation)):
+        index -= 1
+    if index < 1:
+        return False
+    owner, test = path[index - 1], path[index]
+    return isinstance(owner, (cst.If, cst.While, cst.IfExp)) and owner.test is test
+
+
 def _converts_to_host(value: cst.BaseExpression) -> bool:
     """``t.cpu().numpy()``, ``x.tolist()``: the assigned value is a numpy array or a list."""
     found = method_call(value)
@@ -494,14 +599,15 @@ def _shows_tensor(value: cst.BaseExpression, ctx) -> bool:
 
 
 def _name_uses(node: cst.CSTNode, name: str, path: list, after: cst.CSTNode, passed: list,
-               reaching: Optional[list] = None):
+               reaching: Optional[list] = None, target_loads: bool = False):
     """Root-to-node paths of the loads of ``name`` below ``node`` (``path``: the nodes above it)
     that come after the statement ``after`` in source order (``passed[0]`` turns True there),
     nested definitions and assignment targets left out. With ``reaching``, only the uses the value
     assigned at ``after`` can reach: none in the ``else``/``elif`` of an ``if`` whose body holds
     ``after``, and none after the first later ``name = ...`` whose value does not read ``name``
     (a new value, not one derived from it: ``m = m[order]`` goes on, ``m = np.zeros(3)`` ends it;
-    ``reaching[0]`` turns True)."""
+    ``reaching[0]`` turns True). With ``target_loads``, also the loads inside a subscript or
+    attribute target (``mask[i][:n] = 0`` reads ``n``)."""
     if node is after:
         passed[0] = True
         return
@@ -522,10 +628,12 @@ def _name_uses(node: cst.CSTNode, name: str, path: list, after: cst.CSTNode, pas
     before = passed[0]
     for child in node.children:
         if isinstance(child, cst.AssignTarget):
+            if target_loads and isinstance(child.target, (cst.Subscript, cst.Attribute)):
+                yield from _name_uses(child.target, name, path + [child], after, passed, reaching, target_loads)
             continue
         if reaching is not None and isinstance(node, cst.If) and child is node.orelse and passed[0] and not before:
             return  # ``after`` is in this ``if``'s body: its ``else`` is another path
-        yield from _name_uses(child, name, path, after, passed, reaching)
+        yield from _name_uses(child, name, path, after, passed, reaching, target_loads)
 
 
 def _is_string_literal(expr: cst.BaseExpression) -> bool:

@@ -7,7 +7,7 @@ import libcst as cst
 from ..analysis.step_loops import is_retry_loop
 from ..analysis.syntax import tests_once
 from ..analysis.tree import descendants
-from ..analysis.walker import Rule
+from ..analysis.walker import BODY, Rule
 
 
 class EmptyCacheInLoop(Rule):
@@ -28,6 +28,8 @@ class EmptyCacheInLoop(Rule):
         # memory before another attempt in a retry loop; a branch that leaves the loop runs it once.
         if loop is None or ctx.in_except_handler(loop) or ctx.leaves_loop(loop) or is_retry_loop(loop.node):
             return
+        if loop.kind == BODY and ctx.under_interval_check(loop):
+            return  # spec: inside a step body the interval ``if`` (or an early return under one) is the remedy
         outer_counters = None
         for block in ctx.blocks_inside(loop):
             if block.kind == "if" and block.body is block.node.body:

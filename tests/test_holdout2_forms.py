@@ -1,0 +1,271 @@
+"""Forms from the framework holdout2 set's verdicts (docs/precision_framework_verdicts_holdout2.tsv)
+that rules.md already decides: whole diagnostics (line, column, message, fix and its
+applicability), each form with its silent twin."""
+
+from __future__ import annotations
+
+import textwrap
+
+from torchperf_lint.engine import lint_source
+
+SYNC = ("{what} waits for the device in every iteration; keep values on the device "
+        "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+ITEM = SYNC.format(what="`.item()`")
+
+
+def diagnostics(source: str, code: str):
+    """(line, col, message, fix applicability, fix description) of each finding of ``code``."""
+    found = lint_source(textwrap.dedent(source), codes=[code])
+    return [(f.line, f.col, f.message, f.fix and f.fix.applicability, f.fix and f.fix.description)
+            for f in found if f.code == code]
+
+
+# ---- a setting-guarded .item(): a flag is not an interval --------------------------------------
+def test_tpl102_a_number_bound_in_one_branch_does_not_hide_the_tensor_of_the_other_path():
+    """``aux = 0`` under ``if not use_aux:`` (no else) leaves the model's tensor on the other path;
+    under ``if use_aux:`` (a setting, on every step) ``aux.item()`` syncs every step. Also when the
+    two bindings are the two branches of one ``if``/``else``."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, use_aux, logs):
+            for x, y in loader:
+                loss, aux = model(x.cuda())
+                if not use_aux:
+                    aux = 0
+                (loss + aux).backward()
+                optimizer.step()
+                if use_aux:
+                    logs["aux"] = aux.item()
+                if use_aux:
+                    other = model.aux
+                else:
+                    other = 0
+                if use_aux:
+                    logs["other"] = other.item()
+        """
+    assert diagnostics(source, "TPL102") == [(11, 26, ITEM, None, None), (17, 28, ITEM, None, None)]
+
+
+def test_tpl102_numbers_on_every_path_stay_on_the_host():
+    """Silent twin: every binding that can reach the ``.item()`` is a Python number or a CPU tensor
+    (one made before the ``if`` in the same branch the read is in, or both branches of an
+    ``if``/``else`` and nothing that reaches past them)."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, use_aux, logs):
+            for x, y in loader:
+                loss = model(x.cuda()).sum()
+                loss.backward()
+                optimizer.step()
+                if use_aux:
+                    aux = torch.zeros(1)
+                else:
+                    aux = torch.ones(1)
+                logs["aux"] = aux.item()
+                count = loss.detach()
+                if use_aux:
+                    count = torch.tensor(3.0)
+                    logs["count"] = count.item()
+        """
+    assert diagnostics(source, "TPL102") == []
+
+
+# ---- sizes and slice bounds reached through a few names ----------------------------------------
+def test_tpl102_sizes_through_names_arithmetic_min_max_and_subscript_targets_are_host_needed():
+    """``.item()``/``.nonzero()`` whose values end, through arithmetic, ``min``/``max``/``int``,
+    an item (``ind[0]``) and other names, only in slice bounds (also of an assignment target),
+    ``F.pad`` widths and tests of those sizes: sizes the host needs (spec: shapes and sizes)."""
+    source = """
+        import torch
+        import torch.nn.functional as F
+        def train(model, loader, optimizer, out, keep):
+            for x, mask in loader:
+                y = model(x.cuda())
+                y.sum().backward()
+                optimizer.step()
+                mask = mask.cuda()
+                total = mask.sum().item()
+                for i in range(4):
+                    slen = mask[i].sum().item()
+                    plen = int(mask[i, :4].sum().item())
+                    start = max(0, slen - plen)
+                    n = min(keep, total - start)
+                    if n > 0:
+                        out[i, :n] = y[i, start : start + n]
+                    row = F.pad(y[i, :slen], (0, keep - n))
+                    ind = (mask[i] != 0).nonzero().squeeze(-1)
+                    if len(ind) > 0:
+                        ind = ind[0]
+                    out[i][:ind] = 0
+        """
+    assert diagnostics(source, "TPL102") == []
+
+
+def test_tpl102_a_size_that_also_reaches_a_log_still_syncs():
+    """Twin: the same values, but one name derived from them is also logged or kept as a Python
+    number for a report; an index (``out[idx] = 0``) is no slice bound (a device index serves)."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, out, logs):
+            for x, mask in loader:
+                y = model(x.cuda())
+                y.sum().backward()
+                optimizer.step()
+                mask = mask.cuda()
+                slen = mask[0].sum().item()
+                n = slen - 2
+                out[:n] = y[:n]
+                logs.append(n)
+                idx = mask[1].sum().item() - 1
+                if 0 <= idx < out.size(0):
+                    out[idx] = 0.0
+                start = int(mask[2].sum().item())
+                print(start)
+        """
+    assert diagnostics(source, "TPL102") == [
+        (9, 15, ITEM, None, None), (13, 14, ITEM, None, None), (16, 20, ITEM, None, None)]
+
+
+# ---- TPL103 in a step body: the interval is the remedy ----------------------------------------
+EMPTY_CACHE = ("`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be "
+               "re-allocated with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")
+
+
+def test_tpl103_after_an_early_return_under_an_interval_in_a_callback_is_silent():
+    """A demo callback that returns unless ``(global_step - 1) % every == 0`` (also ``or``-ed with
+    another exit) frees the cache once per interval, here in a ``finally``; so does one under an
+    interval ``if`` (spec: inside a step body the interval is the remedy)."""
+    source = """
+        import torch
+        from lightning.pytorch.callbacks import Callback
+
+        class Demo(Callback):
+            def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx):
+                if (trainer.global_step - 1) % self.every != 0 or self.last == trainer.global_step:
+                    return
+                self.last = trainer.global_step
+                try:
+                    module(batch)
+                finally:
+                    torch.cuda.empty_cache()
+
+        class Sampler(Callback):
+            def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx):
+                if trainer.global_step % self.every == 0:
+                    module(batch)
+                    torch.cuda.empty_cache()
+        """
+    assert diagnostics(source, "TPL103") == []
+
+
+def test_tpl103_after_a_flag_return_in_a_callback_still_fires():
+    """Twin: returning unless a setting is on (``if not self.verbose: return``) is no interval:
+    when it is on, the cache is freed every step."""
+    source = """
+        import torch
+        from lightning.pytorch.callbacks import Callback
+
+        class Demo(Callback):
+            def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx):
+                if not self.verbose:
+                    return
+                try:
+                    module(batch)
+                finally:
+                    torch.cuda.empty_cache()
+        """
+    assert diagnostics(source, "TPL103") == [(12, 12, EMPTY_CACHE, None, None)]
+
+
+# ---- a comprehension's filter tests a tensor's truth --------------------------------------------
+TRUTH = SYNC.format(what="testing a tensor's truth")
+
+
+def test_tpl102_a_comprehension_filter_on_a_device_tensor_syncs_per_item():
+    """``{... for i in range(n) if not torch.isnan(loss_all[i])}`` calls ``bool()`` on a device
+    tensor for every item, every step (under a setting, which is no interval)."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, log_info, n):
+            for x, y in loader:
+                loss_all = model(x.cuda())
+                loss_all.sum().backward()
+                optimizer.step()
+                if log_info:
+                    logs = {i: loss_all[i].detach() for i in range(n) if not torch.isnan(loss_all[i])}
+        """
+    assert diagnostics(source, "TPL102") == [(9, 65, TRUTH, None, None)]
+
+
+def test_tpl102_a_comprehension_filter_on_host_values_or_at_an_interval_is_silent():
+    """Twin: a filter on Python numbers, on a CPU tensor, or under an interval ``if``."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, n, step):
+            weights = torch.ones(n)
+            for x, y in loader:
+                loss_all = model(x.cuda())
+                loss_all.sum().backward()
+                optimizer.step()
+                picked = [i for i in range(n) if i % 2]
+                kept = [i for i in range(n) if weights[i] > 0]
+                if step % 100 == 0:
+                    logs = {i: loss_all[i].detach() for i in range(n) if not torch.isnan(loss_all[i])}
+        """
+    assert diagnostics(source, "TPL102") == []
+
+
+# ---- token ids listed in a comprehension for a tokenizer's batch_decode ------------------------
+TOLIST = SYNC.format(what="`.tolist()`")
+
+
+def test_tpl102_ids_listed_for_batch_decode_are_host_needed():
+    """``ids = [torch.cat((q, r)).tolist() for ...]`` handed to ``tokenizer.batch_decode``: text
+    decoding needs the ids on the host (spec: a tokenizer's decode is host-needed)."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, tokenizer, scorer):
+            for queries, responses in loader:
+                loss = model(queries.cuda()).sum()
+                loss.backward()
+                optimizer.step()
+                ids = [torch.cat((q, r), dim=-1).tolist() for q, r in zip(queries.cuda(), responses.cuda())]
+                texts = tokenizer.batch_decode(ids, skip_special_tokens=True)
+                scorer(texts)
+        """
+    assert diagnostics(source, "TPL102") == []
+
+
+def test_tpl102_ids_listed_for_a_log_still_sync():
+    """Twin: the same list kept for a log is no decoding: each ``.tolist()`` syncs every step."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, history):
+            for queries, responses in loader:
+                loss = model(queries.cuda()).sum()
+                loss.backward()
+                optimizer.step()
+                ids = [torch.cat((q, r), dim=-1).tolist() for q, r in zip(queries.cuda(), responses.cuda())]
+                history.append(ids)
+        """
+    assert diagnostics(source, "TPL102") == [(8, 15, TOLIST, None, None)]
+
+
+def test_tpl102_a_size_clamped_into_its_own_name_still_syncs():
+    """``k = int(h * w * weights[i]); k = max(k, 1); torch.topk(x, k)``: the development set's
+    labels count it as a per-step sync, so a clamp into the same name is not followed (an item of
+    itself, ``ind = ind[0]``, is)."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, h, w):
+            for x, y in loader:
+                maps = model(x.cuda())
+                maps.sum().backward()
+                optimizer.step()
+                weights = maps.mean(dim=(1, 2))
+                for i in range(4):
+                    k = int(h * w * weights[i])
+                    k = max(k, 1)
+                    top = torch.topk(maps[i].flatten(), k).values
+        """
+    assert diagnostics(source, "TPL102") == [(10, 16, SYNC.format(what="`int()` of a tensor"), None, None)]
