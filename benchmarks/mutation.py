@@ -39,10 +39,10 @@ import ast
 import concurrent.futures
 import copy
 import difflib
+import hashlib
 import json
 import os
 import queue
-import random
 import shutil
 import subprocess
 import sys
@@ -98,6 +98,10 @@ class Mutant:
     start: int  # offsets into the module's text
     end: int
     replacement: str
+    # What the mutant is, independent of where the module's other code moved: the enclosing
+    # function's dotted name, the replaced text and the replacement, and which of the identical
+    # mutants in that function it is. Sampling and re-runs go by this key.
+    key: str = ""
 
     def apply(self, text: str) -> str:
         return text[:self.start] + self.replacement + text[self.end:]
@@ -146,6 +150,17 @@ def mutation_sites(module: str, text: str) -> List[Mutant]:
     offsets = _Offsets(text)
     skipped = {id(n) for root in _skip_regions(tree) for n in ast.walk(root)}
     mutants: List[Mutant] = []
+    scope_of: Dict[int, str] = {}
+
+    def name_scopes(node: ast.AST, scope: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = scope
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                inner = f"{scope}.{child.name}" if scope else child.name
+            scope_of[id(child)] = inner
+            name_scopes(child, inner)
+
+    name_scopes(tree, "")
 
     def span(node) -> Tuple[int, int]:
         return (offsets.of(node.lineno, node.col_offset, lines[node.lineno - 1]),
@@ -155,7 +170,8 @@ def mutation_sites(module: str, text: str) -> List[Mutant]:
         start, end = span(node)
         if new_text is None:
             new_text = "(" + ast.unparse(new_node) + ")"
-        mutants.append(Mutant(module, node.lineno, kind, start, end, new_text))
+        key = json.dumps([scope_of.get(id(node), ""), kind, text[start:end], new_text])
+        mutants.append(Mutant(module, node.lineno, kind, start, end, new_text, key))
 
     for node in ast.walk(tree):
         if id(node) in skipped:
@@ -208,7 +224,28 @@ def mutation_sites(module: str, text: str) -> List[Mutant]:
                     continue  # a function's last ``return None``/``return False``: falling off is the same
                 replace(statement, "remove statement", new_text="pass")
     # Some ast rewrites are no change in text (a repr round-trip): drop them.
-    return [m for m in mutants if text[m.start:m.end] != m.replacement and _compiles(m.apply(text))]
+    kept = sorted((m for m in mutants if text[m.start:m.end] != m.replacement and _compiles(m.apply(text))),
+                  key=lambda m: m.start)
+    seen: Dict[str, int] = {}
+    for mutant in kept:  # the same change twice in one function: the first, the second, ...
+        seen[mutant.key] = seen.get(mutant.key, 0) + 1
+        mutant.key = f"{mutant.key}#{seen[mutant.key]}"
+    return kept
+
+
+def sample(sites: List[Mutant], size: int, seed: int) -> List[Mutant]:
+    """The ``size`` sites whose keys hash lowest under ``seed``, in file order.
+
+    Each mutant is drawn or not by its own key, so an edit elsewhere in the module (or in another
+    module) leaves the rest of the sample as it was, and a module's sample does not depend on which
+    other modules are in the run."""
+    def rank(mutant: Mutant) -> str:
+        return hashlib.sha256(f"{seed}\0{mutant.module}\0{mutant.key}".encode("utf-8")).hexdigest()
+    return sorted(sorted(sites, key=rank)[:size], key=lambda m: m.start)
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def _compiles(text: str) -> bool:
@@ -265,35 +302,43 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--timeout", type=float, default=180.0)
     parser.add_argument("--report", type=Path, default=ROOT / "benchmarks" / "mutation_report.md")
     parser.add_argument("--jobs", "-j", type=int, default=1, help="mutants tested at once (one scratch copy each)")
-    parser.add_argument("--rerun-survivors", type=Path, metavar="JSON",
-                        help="the .json of an earlier run of the same sample: test only its survivors again")
+    parser.add_argument("--rerun-survivors", type=Path, nargs="+", metavar="JSON",
+                        help="the .json of earlier runs with the same seed and size: a mutant they killed in "
+                             "a module whose text has not changed since counts as killed; the others (their "
+                             "survivors, the mutants they did not reach) are tested")
     parser.add_argument("--stop-at", metavar="HH:MM",
                         help="UTC time after which no new mutant starts; the report counts the tested ones")
     parser.add_argument("--list", action="store_true", help="only count the mutation sites per module")
     args = parser.parse_args(argv)
 
-    rng = random.Random(args.seed)
     plan: List[Tuple[str, List[Mutant], str]] = []
     for name in args.modules:
         path, _ = TARGETS[name]
         text = (ROOT / path).read_text(encoding="utf-8")
         sites = mutation_sites(name, text)
-        chosen = sorted(rng.sample(sites, min(args.per_module, len(sites))), key=lambda m: m.start)
+        chosen = sample(sites, args.per_module, args.seed)
         print(f"{name}: {len(sites)} mutation sites, {len(chosen)} sampled", flush=True)
         plan.append((name, chosen, text))
     if args.list:
         return 0
-    earlier: Dict[Tuple[str, int, int, str], str] = {}
-    if args.rerun_survivors:
-        # Tests were only added since that run: a mutant it killed stays killed; test the others.
-        data = json.loads(args.rerun_survivors.read_text(encoding="utf-8"))
-        if (data["seed"], data["per_module"], data["modules"]) != (args.seed, args.per_module, args.modules):
-            print("--rerun-survivors: that run sampled other mutants (seed, size or modules differ)", file=sys.stderr)
+    earlier: Dict[Tuple[str, str], str] = {}
+    for report in args.rerun_survivors or []:
+        # Valid when only tests were added since that run: with the module's text unchanged, a mutant
+        # it killed stays killed. A module whose text changed is tested afresh (same keys, other code).
+        data = json.loads(report.read_text(encoding="utf-8"))
+        if "module_hashes" not in data or (data["seed"], data["per_module"]) != (args.seed, args.per_module):
+            print(f"--rerun-survivors {report}: that run sampled other mutants (another seed or size, or a "
+                  f"report from before mutants had keys)", file=sys.stderr)
             return 2
-        earlier = {(r["module"], r["start"], r["end"], r["replacement"]): r["status"] for r in data["mutants"]}
-        # A mutant that run did not reach (--stop-at) is not tested now either.
-        plan = [(name, [m for m in chosen if (name, m.start, m.end, m.replacement) in earlier], text)
-                for name, chosen, text in plan]
+        for name, chosen, text in plan:
+            if name not in data["module_hashes"]:
+                continue
+            if data["module_hashes"][name] != text_hash(text):
+                print(f"{name}: changed since {report}; its mutants are all tested again", flush=True)
+                continue
+            for row in data["mutants"]:
+                if row["module"] == name:
+                    earlier[(name, row["key"])] = row["status"]
 
     results: Dict[str, List[Tuple[Mutant, str, float]]] = {name: [] for name, _, _ in plan}
     with tempfile.TemporaryDirectory(prefix="tpl-mutation-") as scratch:
@@ -325,7 +370,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
         def run_one(name: str, index: int, total: int, mutant: Mutant) -> None:
             path, tests = TARGETS[name]
-            before = earlier.get((name, mutant.start, mutant.end, mutant.replacement))
+            before = earlier.get((name, mutant.key))
             if before is not None and before != "survived":
                 with lock:
                     results[name].append((mutant, before, 0.0))
@@ -370,7 +415,8 @@ def _utc_today_at(clock: str) -> float:
 
 
 def _write_report(args, plan, results) -> None:
-    rerun = f" --rerun-survivors {args.rerun_survivors}" if args.rerun_survivors else ""
+    rerun = (" --rerun-survivors " + " ".join(str(p) for p in args.rerun_survivors)
+             if args.rerun_survivors else "")
     out: List[str] = ["# Mutation run", "",
                       f"`python benchmarks/mutation.py --per-module {args.per_module} --seed {args.seed} "
                       f"--modules {' '.join(args.modules)}{rerun}`", "",
@@ -399,8 +445,10 @@ def _write_report(args, plan, results) -> None:
     args.report.write_text("\n".join(out) + "\n", encoding="utf-8")
     args.report.with_suffix(".json").write_text(json.dumps({
         "seed": args.seed, "per_module": args.per_module, "modules": args.modules,
+        "module_hashes": {name: text_hash(text) for name, _, text in plan},
         "mutants": [{"module": name, "line": m.line, "kind": m.kind, "start": m.start, "end": m.end,
-                     "replacement": m.replacement, "status": status, "seconds": round(seconds, 1)}
+                     "replacement": m.replacement, "key": m.key, "status": status,
+                     "seconds": round(seconds, 1)}
                     for name, _, _ in plan for m, status, seconds in results.get(name, [])],
     }, indent=1) + "\n", encoding="utf-8")
     print(f"report: {args.report}; {killed_total}/{total} killed", flush=True)
