@@ -477,3 +477,67 @@ def test_tpl102_each_word_of_the_text_prefilter_lets_a_unit_through():
         assert not any(w in source for w in others), word
         conversion = read.split("(", 1)[0]
         assert diagnostics(source, "TPL102") == [("TPL102", 6, 12, msg102(f"`{conversion}()` of a tensor"), None)], word
+
+
+def test_tpl102_environment_steps_and_size_keywords_are_host_needed():
+    source = """\
+    import torch
+    def rollout(policy, env, envs, other, loader, opt):
+        for obs in loader:
+            logits = policy(obs.cuda())
+            actions = logits.argmax(-1)
+            env.step(actions.cpu().numpy())
+            envs.step(actions.cpu().numpy())
+            other.step(actions.cpu().numpy())
+            n = (logits > 0).sum()
+            a = torch.zeros(size=(n.item(), 2))
+            b = logits.expand(size=(n.item(), 2))
+            loss = logits.sum()
+            loss.backward()
+            opt.step()
+    """
+    assert diagnostics(source, "TPL102") == [("TPL102", 8, 19, msg102("`.cpu()`"), None)]
+
+
+def test_tpl102_tests_that_stop_an_inner_loop_without_updates_are_needed():
+    # A decoding loop inside the training step stops on what the host reads: each test must be
+    # answered every time round. A test whose body does not leave the loop, or that stops the
+    # training loop itself (which runs the update), is a wait to avoid.
+    source = """\
+    import torch
+    def train(model, loader, opt, eos_id):
+        for batch in loader:
+            loss = model(batch.cuda()).sum()
+            loss.backward()
+            opt.step()
+            ids = batch.cuda()
+            for _ in range(20):
+                next_id = model(ids).argmax(-1)
+                ids = torch.cat([ids, next_id], 1)
+                if next_id.item() == eos_id:
+                    break
+                if next_id.eq(eos_id).all().item():
+                    break
+                if next_id.sum().item():
+                    print("x")
+            while ids.any().item():
+                ids = ids[1:]
+            if loss.isnan().item():
+                break
+    """
+    assert diagnostics(source, "TPL102") == [
+        ("TPL102", 15, 15, msg102("`.item()`"), None),
+        ("TPL102", 19, 11, msg102("`.item()`"), None),
+    ]
+
+
+def test_tpl102_conditional_synchronize_before_a_timer():
+    # The synchronize call deeper in its statement (a conditional expression): the timer read is
+    # still the statement after it, on the next line or after a semicolon.
+    source = TIMER_TEMPLATE.replace("        torch.cuda.synchronize()\n        {after}\n", """\
+        torch.cuda.synchronize() if torch.cuda.is_available() else None
+        t = time.perf_counter()
+        torch.cuda.synchronize() if torch.cuda.is_available() else None; t = time.perf_counter()
+        torch.cuda.synchronize() if torch.cuda.is_available() else None; print(t)
+""")
+    assert diagnostics(source, "TPL102") == [("TPL102", 11, 8, msg102("`torch.cuda.synchronize()`"), None)]
