@@ -60,7 +60,8 @@ PACKAGE = "torchperf_lint"
 # The snapshots render every rule example and spec case with its whole diagnostics, so they notice
 # any change the (line, code) suites would (test_rule_examples' line sets, test_spec_conformance);
 # those are left out to keep a mutant's run short. The rules' FIXES pairs are not in the snapshots.
-_RULE_TESTS = ["tests/test_snapshots.py", "tests/test_mutation_gaps.py", "tests/test_mutation_survivors.py",
+# The survivors' own tests go first: a re-run of the survivors (--rerun-survivors) stops at them.
+_RULE_TESTS = ["tests/test_mutation_survivors.py", "tests/test_snapshots.py", "tests/test_mutation_gaps.py",
                "tests/test_rule_examples.py::test_rule_fix"]
 _FIX_TESTS = _RULE_TESTS + ["tests/test_fix_layout.py", "tests/test_lazy_fixes.py", "tests/cli/test_cli_fix.py",
                             "tests/test_properties.py"]
