@@ -541,3 +541,40 @@ def test_tpl102_conditional_synchronize_before_a_timer():
         torch.cuda.synchronize() if torch.cuda.is_available() else None; print(t)
 """)
     assert diagnostics(source, "TPL102") == [("TPL102", 11, 8, msg102("`torch.cuda.synchronize()`"), None)]
+
+
+def test_tpl102_builtin_max_min_read_positional_tensors_only():
+    # ``default=`` is returned as it is, never compared; a starred list of host scores holds no tensor.
+    source = """\
+    import torch
+    def train(model, loader, opt, scores):
+        for batch in loader:
+            loss = model(batch.cuda()).sum()
+            best = max(scores, default=loss)
+            worst = min([loss, 0.5])
+            most = max([*scores, 0.5])
+            loss.backward()
+            opt.step()
+    """
+    assert diagnostics(source, "TPL102") == [("TPL102", 6, 16, msg102("builtin `min()` of tensors"), None)]
+
+
+def test_tpl102_numpy_conversion_used_by_a_host_library_only_in_the_other_branch():
+    # The value converted in the ``if`` body never reaches the ``else``: that branch's OpenCV call
+    # reads another ``m``, so the conversion is a wait the step does not need.
+    source = """\
+    import cv2
+    import torch
+    def train(model, loader, opt, path, cond):
+        for batch in loader:
+            out = model(batch.cuda())
+            if cond:
+                m = out.cpu().numpy()
+                print(m.shape)
+            else:
+                cv2.imwrite(path, m)
+            loss = out.sum()
+            loss.backward()
+            opt.step()
+    """
+    assert diagnostics(source, "TPL102") == [("TPL102", 7, 16, msg102("`.cpu()`"), None)]
