@@ -398,14 +398,15 @@ def main(argv: Optional[List[str]] = None) -> int:
                       flush=True)
                 if status == "survived":
                     print(mutant.diff(texts[name], path), flush=True)
+                # The report so far, after every mutant: a run stopped midway (killed, or out of
+                # time) leaves the results it has, and --rerun-survivors goes on from them.
+                _write_report(args, plan, results, final=False)
 
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             jobs = [pool.submit(run_one, name, index, len(chosen), mutant)
                     for name, chosen, _ in plan for index, mutant in enumerate(chosen, 1)]
             for job in jobs:
                 job.result()
-        for name in results:
-            results[name].sort(key=lambda row: row[0].start)
         _write_report(args, plan, results)
     return 0
 
@@ -416,7 +417,8 @@ def _utc_today_at(clock: str) -> float:
     return time.mktime((now.tm_year, now.tm_mon, now.tm_mday, hours, minutes, 0, 0, 0, 0)) - time.timezone
 
 
-def _write_report(args, plan, results) -> None:
+def _write_report(args, plan, results, final: bool = True) -> None:
+    results = {name: sorted(rows, key=lambda row: row[0].start) for name, rows in results.items()}
     rerun = (" --rerun-survivors " + " ".join(str(p) for p in args.rerun_survivors)
              if args.rerun_survivors else "")
     out: List[str] = ["# Mutation run", "",
@@ -433,7 +435,7 @@ def _write_report(args, plan, results) -> None:
         killed_total += killed
         share = 100.0 * killed / len(rows) if rows else 0.0
         untested = len(chosen) - len(rows)
-        note = f" ({untested} of the sample not tested: --stop-at)" if untested else ""
+        note = f" ({untested} of the sample not tested)" if untested else ""
         out.append(f"| {name}{note} | {len(rows)} | {killed} | {timeouts} | {len(rows) - killed} | {share:.0f}% |")
     out.append(f"| **all** | {total} | {killed_total} | | {total - killed_total} | "
                f"{100.0 * killed_total / total if total else 0:.1f}% |")
@@ -453,7 +455,8 @@ def _write_report(args, plan, results) -> None:
                      "seconds": round(seconds, 1)}
                     for name, _, _ in plan for m, status, seconds in results.get(name, [])],
     }, indent=1) + "\n", encoding="utf-8")
-    print(f"report: {args.report}; {killed_total}/{total} killed", flush=True)
+    if final:
+        print(f"report: {args.report}; {killed_total}/{total} killed", flush=True)
 
 
 if __name__ == "__main__":
