@@ -578,3 +578,62 @@ def test_tpl102_numpy_conversion_used_by_a_host_library_only_in_the_other_branch
             opt.step()
     """
     assert diagnostics(source, "TPL102") == [("TPL102", 7, 16, msg102("`.cpu()`"), None)]
+
+
+# ---- TPL304: every deprecated spelling, its device, message and fixed text -------------------------
+
+def test_tpl304_every_deprecated_spelling_is_fixed_with_its_device():
+    source = textwrap.dedent("""\
+    import torch
+    def run(model, x, use_amp):
+        with torch.cuda.amp.autocast(enabled=use_amp):
+            y = model(x)
+        s1 = torch.cuda.amp.GradScaler(enabled=use_amp)
+        with torch.cpu.amp.autocast():
+            y = model(x)
+        s2 = torch.cpu.amp.GradScaler()
+        with torch.cpu.amp.autocast_mode.autocast(dtype=torch.bfloat16):
+            y = model(x)
+        s3 = torch.cpu.amp.grad_scaler.GradScaler()
+        return y, s1, s2, s3
+    """)
+
+    def row(line, old, name, device, end_col, content):
+        new = f'torch.amp.{name}("{device}", ...)'
+        return ("TPL304", line, 9, RULES["TPL304"].message.format(old=old, new=new),
+                (SAFE, f"use {new}", (Edit(line, 15, line, end_col, content),)))
+
+    assert diagnostics(source, "TPL304") == [
+        row(3, "torch.cuda.amp.autocast", "autocast", "cuda", 33, 'amp.autocast("cuda", '),
+        row(5, "torch.cuda.amp.GradScaler", "GradScaler", "cuda", 35, 'amp.GradScaler("cuda", '),
+        row(6, "torch.cpu.amp.autocast", "autocast", "cpu", 32, 'amp.autocast("cpu"'),
+        row(8, "torch.cpu.amp.GradScaler", "GradScaler", "cpu", 34, 'amp.GradScaler("cpu"'),
+        row(9, "torch.cpu.amp.autocast_mode.autocast", "autocast", "cpu", 46, 'amp.autocast("cpu", '),
+        row(11, "torch.cpu.amp.grad_scaler.GradScaler", "GradScaler", "cpu", 46, 'amp.GradScaler("cpu"'),
+    ]
+    fixed = source.replace("torch.cuda.amp.autocast(", 'torch.amp.autocast("cuda", ').replace(
+        "torch.cuda.amp.GradScaler(", 'torch.amp.GradScaler("cuda", ').replace(
+        "torch.cpu.amp.autocast()", 'torch.amp.autocast("cpu")').replace(
+        "torch.cpu.amp.GradScaler()", 'torch.amp.GradScaler("cpu")').replace(
+        "torch.cpu.amp.autocast_mode.autocast(", 'torch.amp.autocast("cpu", ').replace(
+        "torch.cpu.amp.grad_scaler.GradScaler()", 'torch.amp.GradScaler("cpu")')
+    assert fix_source(source) == (fixed, 6)
+    assert fix_source(fixed) == (fixed, 0)
+
+
+def test_tpl304_import_as_itself_is_a_re_export_and_gets_no_fix():
+    # ``import autocast as autocast`` is the re-export idiom: other modules may import the name
+    # from this one and call it without a device.
+    message = RULES["TPL304"].message_import.format(module="torch.cuda.amp", device="cuda")
+    description = "import from torch.amp and pass the device at every use"
+    template = "import torch\n{imp}\ndef run(model, x):\n    with {name}():\n        return model(x)\n"
+    reexport = template.format(imp="from torch.cuda.amp import autocast as autocast", name="autocast")
+    plain = template.format(imp="from torch.cuda.amp import autocast", name="autocast")
+    renamed = template.format(imp="from torch.cuda.amp import autocast as ac", name="ac")
+    assert diagnostics(reexport, "TPL304") == [("TPL304", 2, 0, message, None)]
+    assert diagnostics(plain, "TPL304") == [("TPL304", 2, 0, message, (SAFE, description, (
+        Edit(2, 11, 2, 16, ""), Edit(4, 18, 4, 18, '"cuda"'))))]
+    assert diagnostics(renamed, "TPL304") == [("TPL304", 2, 0, message, (SAFE, description, (
+        Edit(2, 11, 2, 16, ""), Edit(4, 12, 4, 12, '"cuda"'))))]
+    assert fix_source(renamed) == (renamed.replace("torch.cuda.amp", "torch.amp").replace("ac()", 'ac("cuda")'), 1)
+    assert fix_source(reexport) == (reexport, 0)
