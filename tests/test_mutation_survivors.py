@@ -637,3 +637,17 @@ def test_tpl304_import_as_itself_is_a_re_export_and_gets_no_fix():
         Edit(2, 11, 2, 16, ""), Edit(4, 12, 4, 12, '"cuda"'))))]
     assert fix_source(renamed) == (renamed.replace("torch.cuda.amp", "torch.amp").replace("ac()", 'ac("cuda")'), 1)
     assert fix_source(reexport) == (reexport, 0)
+
+
+def test_tpl304_a_name_in_all_or_an_unreadable_all_gets_no_fix():
+    message = RULES["TPL304"].message_import.format(module="torch.cuda.amp", device="cuda")
+    template = ("import torch\nfrom torch.cuda.amp import autocast\n{all}\n"
+                "def run(model, x):\n    with autocast():\n        return model(x)\n")
+    for exported in ('__all__ = ["autocast", "run"]', "__all__ = names()", '__all__ = ["run"] + names()'):
+        source = template.format(all=exported)
+        assert diagnostics(source, "TPL304") == [("TPL304", 2, 0, message, None)], exported
+        assert fix_source(source) == (source, 0)
+    source = template.format(all='__all__ = ["run"]')
+    assert diagnostics(source, "TPL304") == [("TPL304", 2, 0, message, (
+        SAFE, "import from torch.amp and pass the device at every use",
+        (Edit(2, 11, 2, 16, ""), Edit(5, 18, 5, 18, '"cuda"'))))]
