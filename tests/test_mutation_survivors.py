@@ -651,3 +651,43 @@ def test_tpl304_a_name_in_all_or_an_unreadable_all_gets_no_fix():
     assert diagnostics(source, "TPL304") == [("TPL304", 2, 0, message, (
         SAFE, "import from torch.amp and pass the device at every use",
         (Edit(2, 11, 2, 16, ""), Edit(5, 18, 5, 18, '"cuda"'))))]
+
+
+def test_tpl304_decorator_called_on_a_function_and_positional_autocast_in_a_function():
+    source = textwrap.dedent("""\
+    import torch
+    def build(forward_impl, backward_impl):
+        forward = torch.cuda.amp.custom_fwd(forward_impl)
+        backward = torch.cuda.amp.custom_bwd(backward_impl)
+        return forward, backward
+    def run(model, x, flag):
+        from torch.cuda.amp import autocast
+        with autocast(flag):
+            y = model(x)
+        return y
+    def run2(model, x, flag):
+        from torch.cuda.amp import autocast
+        with autocast(enabled=flag):
+            y = model(x)
+        return y
+    """)
+    fwd_new, bwd_new = ('torch.amp.custom_fwd(device_type="cuda")', 'torch.amp.custom_bwd(device_type="cuda")')
+    import_message = RULES["TPL304"].message_import.format(module="torch.cuda.amp", device="cuda")
+    assert diagnostics(source, "TPL304") == [
+        ("TPL304", 3, 14, RULES["TPL304"].message.format(old="torch.cuda.amp.custom_fwd", new=fwd_new),
+         (SAFE, f"use {fwd_new}", (Edit(3, 20, 3, 52, 'amp.custom_fwd(forward_impl, device_type="cuda"'),))),
+        ("TPL304", 4, 15, RULES["TPL304"].message.format(old="torch.cuda.amp.custom_bwd", new=bwd_new),
+         (SAFE, f"use {bwd_new}", (Edit(4, 21, 4, 54, 'amp.custom_bwd(backward_impl, device_type="cuda"'),))),
+        # ``autocast(flag)``: torch.amp.autocast's first parameter is the device, not ``enabled``.
+        ("TPL304", 7, 4, import_message, None),
+        ("TPL304", 12, 4, import_message, (SAFE, "import from torch.amp and pass the device at every use", (
+            Edit(12, 15, 13, 18, 'amp import autocast\n    with autocast("cuda", '),))),
+    ]
+    fixed = (source.replace("torch.cuda.amp.custom_fwd(forward_impl)",
+                            'torch.amp.custom_fwd(forward_impl, device_type="cuda")')
+             .replace("torch.cuda.amp.custom_bwd(backward_impl)",
+                      'torch.amp.custom_bwd(backward_impl, device_type="cuda")')
+             .replace("    from torch.cuda.amp import autocast\n    with autocast(enabled",
+                      '    from torch.amp import autocast\n    with autocast("cuda", enabled'))
+    assert fix_source(source) == (fixed, 3)
+    assert fix_source(fixed) == (fixed, 0)
