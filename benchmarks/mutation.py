@@ -241,9 +241,11 @@ def sample(sites: List[Mutant], size: int, seed: int) -> List[Mutant]:
     Each mutant is drawn or not by its own key, so an edit elsewhere in the module (or in another
     module) leaves the rest of the sample as it was, and a module's sample does not depend on which
     other modules are in the run."""
-    def rank(mutant: Mutant) -> str:
-        return hashlib.sha256(f"{seed}\0{mutant.module}\0{mutant.key}".encode("utf-8")).hexdigest()
-    return sorted(sorted(sites, key=rank)[:size], key=lambda m: m.start)
+    return sorted(sorted(sites, key=lambda m: _rank(m, seed))[:size], key=lambda m: m.start)
+
+
+def _rank(mutant: Mutant, seed: int) -> str:
+    return hashlib.sha256(f"{seed}\0{mutant.module}\0{mutant.key}".encode("utf-8")).hexdigest()
 
 
 def text_hash(text: str) -> str:
@@ -308,6 +310,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                         help="the .json of earlier runs with the same seed and size: a mutant they killed in "
                              "a module whose text has not changed since counts as killed; the others (their "
                              "survivors, the mutants they did not reach) are tested")
+    parser.add_argument("--untested-only", action="store_true",
+                        help="with --rerun-survivors: keep their survivors as survivors without testing them "
+                             "again; test only the mutants they did not reach")
     parser.add_argument("--stop-at", metavar="HH:MM",
                         help="UTC time after which no new mutant starts; the report counts the tested ones")
     parser.add_argument("--list", action="store_true", help="only count the mutation sites per module")
@@ -373,7 +378,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         def run_one(name: str, index: int, total: int, mutant: Mutant) -> None:
             path, tests = TARGETS[name]
             before = earlier.get((name, mutant.key))
-            if before is not None and before != "survived":
+            if before is not None and (before != "survived" or args.untested_only):
                 with lock:
                     results[name].append((mutant, before, 0.0))
                 return
@@ -402,9 +407,18 @@ def main(argv: Optional[List[str]] = None) -> int:
                 # time) leaves the results it has, and --rerun-survivors goes on from them.
                 _write_report(args, plan, results, final=False)
 
+        # Dispatched round-robin over the modules, each module's mutants in the order of their
+        # seeded hash: a run stopped early (--stop-at) has tested the first k of every module's
+        # sample, an unbiased smaller sample of each, rather than all of the first modules and the
+        # top of each file.
+        order = sorted(((rank, position, name, index, len(chosen), mutant)
+                        for position, (name, chosen, _) in enumerate(plan)
+                        for rank, (index, mutant) in enumerate(sorted(
+                            enumerate(chosen, 1), key=lambda item: _rank(item[1], args.seed)))),
+                       key=lambda row: row[:2])
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-            jobs = [pool.submit(run_one, name, index, len(chosen), mutant)
-                    for name, chosen, _ in plan for index, mutant in enumerate(chosen, 1)]
+            jobs = [pool.submit(run_one, name, index, total, mutant)
+                    for _, _, name, index, total, mutant in order]
             for job in jobs:
                 job.result()
         _write_report(args, plan, results)
