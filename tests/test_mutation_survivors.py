@@ -691,3 +691,47 @@ def test_tpl304_decorator_called_on_a_function_and_positional_autocast_in_a_func
                       '    from torch.amp import autocast\n    with autocast("cuda", enabled'))
     assert fix_source(source) == (fixed, 3)
     assert fix_source(fixed) == (fixed, 0)
+
+
+def test_tpl304_file_wide_import_fix_of_custom_fwd_and_custom_bwd_uses():
+    source = textwrap.dedent("""\
+    import torch
+    from torch.cuda.amp import custom_fwd, custom_bwd
+    def build(forward_impl, backward_impl):
+        forward = custom_fwd(forward_impl)
+        backward = custom_bwd(backward_impl, )
+        return forward, backward
+    class F(torch.autograd.Function):
+        @staticmethod
+        @custom_fwd(cast_inputs=torch.float32)
+        def forward(ctx, x):
+            return x
+        @staticmethod
+        @custom_bwd
+        def backward(ctx, g):
+            return g
+    """)
+    device = 'device_type="cuda"'
+    assert diagnostics(source, "TPL304") == [("TPL304", 2, 0, RULES["TPL304"].message_import.format(
+        module="torch.cuda.amp", device="cuda"), (SAFE, "import from torch.amp and pass the device at every use", (
+            Edit(2, 11, 2, 16, ""), Edit(4, 37, 4, 37, f", {device}"), Edit(9, 16, 9, 16, f"{device}, "),
+            Edit(5, 39, 5, 39, f", {device}"), Edit(13, 15, 13, 15, f"({device})"))))]
+    fixed = textwrap.dedent("""\
+    import torch
+    from torch.amp import custom_fwd, custom_bwd
+    def build(forward_impl, backward_impl):
+        forward = custom_fwd(forward_impl, device_type="cuda")
+        backward = custom_bwd(backward_impl, device_type="cuda", )
+        return forward, backward
+    class F(torch.autograd.Function):
+        @staticmethod
+        @custom_fwd(device_type="cuda", cast_inputs=torch.float32)
+        def forward(ctx, x):
+            return x
+        @staticmethod
+        @custom_bwd(device_type="cuda")
+        def backward(ctx, g):
+            return g
+    """)
+    assert fix_source(source) == (fixed, 1)
+    assert fix_source(fixed) == (fixed, 0)
