@@ -735,3 +735,35 @@ def test_tpl304_file_wide_import_fix_of_custom_fwd_and_custom_bwd_uses():
     """)
     assert fix_source(source) == (fixed, 1)
     assert fix_source(fixed) == (fixed, 0)
+
+
+# ---- fixing/lines.py: lines as Python's tokenizer counts them -------------------------------------
+
+def test_split_lines_ends_lines_only_at_cr_lf_and_crlf():
+    from torchperf_lint.fixing.lines import split_lines
+
+    for char in "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029":
+        # Alone (the fast path must not be taken) and next to a real line end.
+        assert split_lines(f"a{char}b\nc") == [f"a{char}b\n", "c"], repr(char)
+        assert split_lines(f"a{char}b\r\nc{char}\n") == [f"a{char}b\r\n", f"c{char}\n"], repr(char)
+        assert split_lines(char) == [char], repr(char)
+    assert split_lines("a\rb\r\nc\nd") == ["a\r", "b\r\n", "c\n", "d"]
+    assert split_lines("\r\r\n\n") == ["\r", "\r\n", "\n"]
+    assert split_lines("a\n\nb\n") == ["a\n", "\n", "b\n"]
+    assert split_lines("\n") == ["\n"] and split_lines("x") == ["x"] and split_lines("") == []
+    # The lines put back together are the text, whatever it holds.
+    text = "x = 1\x0c\r\ny = '\u2028'\rz\x85\n\n\x1c"
+    assert split_lines(text) == ["x = 1\x0c\r\n", "y = '\u2028'\r", "z\x85\n", "\n", "\x1c"]
+    assert "".join(split_lines(text)) == text
+
+
+def test_normalise_newlines_and_newline_of():
+    from torchperf_lint.fixing.lines import newline_of, normalise_newlines
+
+    assert normalise_newlines("a\r\nb\rc\nd\r\r\ne\r") == "a\nb\nc\nd\n\ne\n"
+    assert normalise_newlines("a\x0cb\u2028c\n") == "a\x0cb\u2028c\n"
+    text = "no line end"
+    assert normalise_newlines(text) is text
+    cases = {"a\nb\r\n": "\n", "a\r\nb\n": "\r\n", "a\rb\n": "\r", "a": "\n", "": "\n", "a\nb\rc": "\n",
+             "\r": "\r", "\r\n": "\r\n", "a\r": "\r", "x\x0c\ny": "\n", "\u2028\r\n": "\r\n"}
+    assert {text: newline_of(text) for text in cases} == cases
