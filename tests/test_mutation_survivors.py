@@ -762,8 +762,7 @@ def test_normalise_newlines_and_newline_of():
 
     assert normalise_newlines("a\r\nb\rc\nd\r\r\ne\r") == "a\nb\nc\nd\n\ne\n"
     assert normalise_newlines("a\x0cb\u2028c\n") == "a\x0cb\u2028c\n"
-    text = "no line end"
-    assert normalise_newlines(text) is text
+    assert normalise_newlines("no line end") == "no line end"
     cases = {"a\nb\r\n": "\n", "a\r\nb\n": "\r\n", "a\rb\n": "\r", "a": "\n", "": "\n", "a\nb\rc": "\n",
              "\r": "\r", "\r\n": "\r\n", "a\r": "\r", "x\x0c\ny": "\n", "\u2028\r\n": "\r\n"}
     assert {text: newline_of(text) for text in cases} == cases
