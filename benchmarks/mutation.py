@@ -313,6 +313,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--untested-only", action="store_true",
                         help="with --rerun-survivors: keep their survivors as survivors without testing them "
                              "again; test only the mutants they did not reach")
+    parser.add_argument("--retest-modules", nargs="*", default=[], choices=sorted(TARGETS), metavar="MODULE",
+                        help="with --untested-only: these modules' survivors are tested again all the same "
+                             "(tests were added for them)")
     parser.add_argument("--stop-at", metavar="HH:MM",
                         help="UTC time after which no new mutant starts; the report counts the tested ones")
     parser.add_argument("--list", action="store_true", help="only count the mutation sites per module")
@@ -378,7 +381,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         def run_one(name: str, index: int, total: int, mutant: Mutant) -> None:
             path, tests = TARGETS[name]
             before = earlier.get((name, mutant.key))
-            if before is not None and (before != "survived" or args.untested_only):
+            if before is not None and (before != "survived" or (
+                    args.untested_only and name not in args.retest_modules)):
                 with lock:
                     results[name].append((mutant, before, 0.0))
                 return
@@ -435,6 +439,11 @@ def _write_report(args, plan, results, final: bool = True) -> None:
     results = {name: sorted(rows, key=lambda row: row[0].start) for name, rows in results.items()}
     rerun = (" --rerun-survivors " + " ".join(str(p) for p in args.rerun_survivors)
              if args.rerun_survivors else "")
+    if args.untested_only:
+        rerun += " --untested-only" + (" --retest-modules " + " ".join(args.retest_modules)
+                                       if args.retest_modules else "")
+    if args.stop_at:
+        rerun += f" --stop-at {args.stop_at}"
     out: List[str] = ["# Mutation run", "",
                       f"`python benchmarks/mutation.py --per-module {args.per_module} --seed {args.seed} "
                       f"--modules {' '.join(args.modules)}{rerun}`", "",
