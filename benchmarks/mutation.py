@@ -1,7 +1,9 @@
 """Mutation testing of torchperf_lint: would the tests notice a broken rule?
 
-    nice python benchmarks/mutation.py [--per-module 60] [--seed 21] [--modules tpl101 step_loops ...]
-                                       [--timeout 120] [--report benchmarks/mutation_report.md]
+    nice python benchmarks/mutation.py [-j 2] [--per-module 60] [--seed 21] [--modules tpl101 step_loops ...]
+                                       [--timeout 180] [--report benchmarks/mutation_report.md]
+                                       [--rerun-survivors EARLIER.json ... [--untested-only
+                                        [--retest-modules MODULE ...]]] [--stop-at HH:MM]
 
 A small hand-rolled AST mutator (no third-party tool: mutmut's trampolines and per-mutant test
 selection cost more than this whole run). For every target module it lists every mutation site,
@@ -29,7 +31,19 @@ function's last ``return``/``return None``/``return False`` (callers test these 
 Before the mutants, two checks make the score mean something: the unmutated tests pass in the copy,
 and a module replaced by ``raise ImportError`` is killed (the copy's package is the one imported).
 
-Not collected by pytest (it lives under benchmarks/); it takes about 5-15 s per mutant.
+Sampling and re-runs: a mutant's key is what it changes (the enclosing function, the replaced text,
+the replacement, and which of the identical changes in that function it is), and a module's sample
+is the ``--per-module`` keys that hash lowest under the seed: an edit elsewhere in a module keeps the
+rest of its sample, and no module's sample depends on another's. Mutants are dispatched
+round-robin over the modules in that hash order, so a run stopped early (``--stop-at``, or killed:
+the report is rewritten after every mutant) has tested an unbiased sub-sample of every module.
+``--rerun-survivors`` takes earlier reports of the same seed and size: a mutant they killed counts
+as killed while its module's text is unchanged (the report keeps each module's hash); their
+survivors are tested again (with ``--untested-only``, only those of ``--retest-modules``), and the
+mutants they did not reach are tested. Valid when only tests were added since.
+
+Not collected by pytest (it lives under benchmarks/); it takes about 5-15 s per mutant on an idle
+machine, and up to a minute or two (a survivor runs every selected test) on a loaded one.
 """
 
 from __future__ import annotations
