@@ -766,3 +766,26 @@ def test_normalise_newlines_and_newline_of():
     cases = {"a\nb\r\n": "\n", "a\r\nb\n": "\r\n", "a\rb\n": "\r", "a": "\n", "": "\n", "a\nb\rc": "\n",
              "\r": "\r", "\r\n": "\r\n", "a\r": "\r", "x\x0c\ny": "\n", "\u2028\r\n": "\r\n"}
     assert {text: newline_of(text) for text in cases} == cases
+
+
+# ---- analysis/step_loops.py --------------------------------------------------------------------------
+
+def test_step_loop_calls_an_instance_of_a_module_class_only():
+    # A loop over range() is a step loop when it calls a model: an instance of a class built on
+    # nn.Module (by any import path or alias), not of any other class.
+    template = """\
+    import torch
+    from torch.nn.modules.module import Module as BaseModule
+    class Scorer({base}):
+        def __call__(self, x):
+            return x
+    scorer = Scorer()
+    def run(x, steps):
+        x = x.cuda()
+        for i in range(steps):
+            y = scorer(x)
+            print(float(x.sum()))
+    """
+    flagged = [("TPL102", 11, 14, msg102("`float()` of a tensor"), None)]
+    for base, expected in (("object", []), ("dict", []), ("torch.nn.Module", flagged), ("BaseModule", flagged)):
+        assert diagnostics(template.format(base=base)) == expected, base
