@@ -789,3 +789,79 @@ def test_step_loop_calls_an_instance_of_a_module_class_only():
     flagged = [("TPL102", 11, 14, msg102("`float()` of a tensor"), None)]
     for base, expected in (("object", []), ("dict", []), ("torch.nn.Module", flagged), ("BaseModule", flagged)):
         assert diagnostics(template.format(base=base)) == expected, base
+
+
+def test_functions_called_from_a_plain_loop_are_not_step_bodies():
+    # ``report`` runs every step only when a step loop calls it; a loop over file paths is not one.
+    template = """\
+    import torch
+    def report(t):
+        for row in t:
+            print(row.item())
+    def main(loader, paths, model, t):
+        t = t.cuda()
+        {loop}
+    """
+    plain = "for p in paths:\n            report(t)"
+    step = "for batch in loader:\n            model(batch.cuda()).sum().backward()\n            report(t)"
+    assert diagnostics(template.format(loop=plain)) == []
+    assert diagnostics(template.format(loop=step)) == [("TPL102", 4, 14, msg102("`.item()`"), None)]
+
+
+# ---- TPL104: side streams make the fix unsafe unless something waits; the layout of the call kept ---
+
+def test_tpl104_copy_on_a_side_stream_is_unsafe_unless_waited_for():
+    source = """\
+    import torch
+    from torch.utils.data import DataLoader
+    loader = DataLoader(ds, batch_size=64, num_workers=4, pin_memory=True)
+    def on_stream(model, device, s):
+        for batch in loader:
+            with torch.cuda.stream(s):
+                x = batch.to(device)
+            model(x).sum().backward()
+    def on_new_stream(model, device):
+        for batch in loader:
+            with torch.cuda.Stream():
+                x = batch.to(device)
+            model(x).sum().backward()
+    def waited(model, device, s):
+        for batch in loader:
+            with torch.cuda.stream(s):
+                x = batch.to(device)
+            torch.cuda.current_stream().wait_stream(s)
+            model(x).sum().backward()
+    def plain(model, device):
+        for batch in loader:
+            x = batch.to(device)
+            model(x).sum().backward()
+    """
+    unsafe = (UNSAFE, "add non_blocking=True (unsafe: a side stream takes part and nothing waits for the copy; "
+                      "another stream could read the tensor before it arrives)")
+
+    def edit(line, col):
+        return (Edit(line, col, line, col, ", non_blocking=True"),)
+
+    assert diagnostics(source, "TPL104") == [
+        ("TPL104", 7, 16, TPL104_MESSAGE, (*unsafe, edit(7, 31))),
+        ("TPL104", 12, 16, TPL104_MESSAGE, (*unsafe, edit(12, 31))),
+        ("TPL104", 17, 16, TPL104_MESSAGE, (*ADD_NON_BLOCKING, edit(17, 31))),
+        ("TPL104", 22, 12, TPL104_MESSAGE, (*ADD_NON_BLOCKING, edit(22, 27))),
+    ]
+
+
+def test_tpl104_fix_keeps_the_space_before_the_closing_parenthesis():
+    source = textwrap.dedent("""\
+    import torch
+    from torch.utils.data import DataLoader
+    loader = DataLoader(ds, batch_size=64, num_workers=4, pin_memory=True)
+    def train(model, device):
+        for batch in loader:
+            batch = batch.to(device )
+            model(batch).sum().backward()
+    """)
+    assert diagnostics(source, "TPL104") == [("TPL104", 6, 16, TPL104_MESSAGE, (
+        *ADD_NON_BLOCKING, (Edit(6, 31, 6, 31, ", non_blocking=True"),)))]
+    fixed = source.replace("batch.to(device )", "batch.to(device, non_blocking=True )")
+    assert fix_source(source) == (fixed, 1)
+    assert fix_source(fixed) == (fixed, 0)
