@@ -805,7 +805,8 @@ def test_functions_called_from_a_plain_loop_are_not_step_bodies():
     plain = "for p in paths:\n            report(t)"
     step = "for batch in loader:\n            model(batch.cuda()).sum().backward()\n            report(t)"
     assert diagnostics(template.format(loop=plain)) == []
-    assert diagnostics(template.format(loop=step)) == [("TPL102", 4, 14, msg102("`.item()`"), None)]
+    assert diagnostics(template.format(loop=step)) == [
+        ("TPL102", 4, 14, msg102("`.item()`") + " (called every step from <string>:9)", None)]
 
 
 # ---- TPL104: side streams make the fix unsafe unless something waits; the layout of the call kept ---
