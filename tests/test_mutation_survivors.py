@@ -866,3 +866,21 @@ def test_tpl104_fix_keeps_the_space_before_the_closing_parenthesis():
     fixed = source.replace("batch.to(device )", "batch.to(device, non_blocking=True )")
     assert fix_source(source) == (fixed, 1)
     assert fix_source(fixed) == (fixed, 0)
+
+
+def test_tpl104_loader_made_in_the_call_is_a_loader_beside_a_device_data_loader():
+    # A module that also builds a loader over CUDA tensors: only the names known as host loaders
+    # give pinned batches, and a pinned DataLoader(...) made in the call is one of them.
+    source = """\
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+    gpu_loader = DataLoader(TensorDataset(torch.zeros(4, device="cuda")), batch_size=2)
+    def evaluate(model, loader, device):
+        for batch in loader:
+            out = model(batch.to(device))
+            out.sum().backward()
+    def main(model, ds, device):
+        evaluate(model, DataLoader(ds, batch_size=8, pin_memory=True, num_workers=2), device)
+    """
+    assert diagnostics(source, "TPL104") == [("TPL104", 6, 20, TPL104_MESSAGE, (
+        *ADD_NON_BLOCKING, (Edit(6, 35, 6, 35, ", non_blocking=True"),)))]
