@@ -206,7 +206,8 @@ def test_fix_loop_counts_no_fix_that_changes_nothing_and_stops_after_max_rounds(
     same = Finding("TPL101", 1, 0, "m", fix=Fix(SAFE, "same", (Edit(1, 0, 1, 1, "a"),)))
     analyse, calls = _scripted({"a\n": [same]})
     applied = []
-    assert fixer.fix_loop("a\n", analyse, unsafe=False, applied=applied) == ("a\n", 0, ([same], "analysis of 'a\\n'"), None)
+    assert fixer.fix_loop("a\n", analyse, unsafe=False, applied=applied) == (
+        "a\n", 0, ([same], "analysis of 'a\\n'"), None)
     assert applied == [] and calls == ["a\n"]
 
     # A fix that always finds more to do is cut off after MAX_ROUNDS rounds, each one counted.
@@ -257,7 +258,8 @@ def _legacy_message(name: str, modern: str) -> str:
 
 def test_tpl101_each_legacy_constructor_names_its_dtype():
     for name, dtype in LEGACY_DTYPES:
-        source = f"import torch\ndef make(n, device):\n    return torch.{name}([1, 0]).cuda(), torch.{name}(n, 2).to(device)\n"
+        source = (f"import torch\ndef make(n, device):\n"
+                  f"    return torch.{name}([1, 0]).cuda(), torch.{name}(n, 2).to(device)\n")
         assert diagnostics(source) == [
             ("TPL101", 3, 11, _legacy_message(name, f"torch.tensor(..., dtype={dtype}, device=...)"), None),
             ("TPL101", 3, 34 + len(name), _legacy_message(name, f"torch.empty(..., dtype={dtype}, device=...)"),
