@@ -330,6 +330,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--retest-modules", nargs="*", default=[], choices=sorted(TARGETS), metavar="MODULE",
                         help="with --untested-only: these modules' survivors are tested again all the same "
                              "(tests were added for them)")
+    parser.add_argument("--survivors-only", action="store_true",
+                        help="with --rerun-survivors: test no mutant the earlier reports did not reach")
     parser.add_argument("--stop-at", metavar="HH:MM",
                         help="UTC time after which no new mutant starts; the report counts the tested ones")
     parser.add_argument("--list", action="store_true", help="only count the mutation sites per module")
@@ -400,6 +402,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 with lock:
                     results[name].append((mutant, before, 0.0))
                 return
+            if before is None and args.survivors_only:
+                return  # not reached before, not tested now: the report counts it as not tested
             if stop_at is not None and time.time() >= stop_at:
                 if before is not None:  # a survivor of the earlier run not tested again: still a survivor
                     with lock:
@@ -456,6 +460,8 @@ def _write_report(args, plan, results, final: bool = True) -> None:
     if args.untested_only:
         rerun += " --untested-only" + (" --retest-modules " + " ".join(args.retest_modules)
                                        if args.retest_modules else "")
+    if args.survivors_only:
+        rerun += " --survivors-only"
     if args.stop_at:
         rerun += f" --stop-at {args.stop_at}"
     out: List[str] = ["# Mutation run", "",
