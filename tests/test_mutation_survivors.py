@@ -72,7 +72,7 @@ def test_tpl104_staging_buffer_written_in_the_loop_gets_no_fix():
         for x, y in loader:
             other[:8] = x
             other += y
-            other.copy_(x)
+            other.copy_(x); torch.add(x, y, out=other)
             model(buf.to(device)).sum().backward()
     def in_tuple(model, device):
         buf = next(iter(loader))
