@@ -1,7 +1,9 @@
 """Mutation testing of torchperf_lint: would the tests notice a broken rule?
 
-    nice python benchmarks/mutation.py [--per-module 60] [--seed 21] [--modules tpl101 step_loops ...]
-                                       [--timeout 120] [--report benchmarks/mutation_report.md]
+    nice python benchmarks/mutation.py [-j 2] [--per-module 60] [--seed 21] [--modules tpl101 step_loops ...]
+                                       [--timeout 180] [--report benchmarks/mutation_report.md]
+                                       [--rerun-survivors EARLIER.json ... [--untested-only
+                                        [--retest-modules MODULE ...]]] [--stop-at HH:MM]
 
 A small hand-rolled AST mutator (no third-party tool: mutmut's trampolines and per-mutant test
 selection cost more than this whole run). For every target module it lists every mutation site,
@@ -29,7 +31,19 @@ function's last ``return``/``return None``/``return False`` (callers test these 
 Before the mutants, two checks make the score mean something: the unmutated tests pass in the copy,
 and a module replaced by ``raise ImportError`` is killed (the copy's package is the one imported).
 
-Not collected by pytest (it lives under benchmarks/); it takes about 5-15 s per mutant.
+Sampling and re-runs: a mutant's key is what it changes (the enclosing function, the replaced text,
+the replacement, and which of the identical changes in that function it is), and a module's sample
+is the ``--per-module`` keys that hash lowest under the seed: an edit elsewhere in a module keeps the
+rest of its sample, and no module's sample depends on another's. Mutants are dispatched
+round-robin over the modules in that hash order, so a run stopped early (``--stop-at``, or killed:
+the report is rewritten after every mutant) has tested an unbiased sub-sample of every module.
+``--rerun-survivors`` takes earlier reports of the same seed and size: a mutant they killed counts
+as killed while its module's text is unchanged (the report keeps each module's hash); their
+survivors are tested again (with ``--untested-only``, only those of ``--retest-modules``), and the
+mutants they did not reach are tested. Valid when only tests were added since.
+
+Not collected by pytest (it lives under benchmarks/); it takes about 5-15 s per mutant on an idle
+machine, and up to a minute or two (a survivor runs every selected test) on a loaded one.
 """
 
 from __future__ import annotations
@@ -39,10 +53,10 @@ import ast
 import concurrent.futures
 import copy
 import difflib
+import hashlib
 import json
 import os
 import queue
-import random
 import shutil
 import subprocess
 import sys
@@ -60,7 +74,9 @@ PACKAGE = "torchperf_lint"
 # The snapshots render every rule example and spec case with its whole diagnostics, so they notice
 # any change the (line, code) suites would (test_rule_examples' line sets, test_spec_conformance);
 # those are left out to keep a mutant's run short. The rules' FIXES pairs are not in the snapshots.
-_RULE_TESTS = ["tests/test_snapshots.py", "tests/test_mutation_gaps.py", "tests/test_rule_examples.py::test_rule_fix"]
+# The survivors' own tests go first: a re-run of the survivors (--rerun-survivors) stops at them.
+_RULE_TESTS = ["tests/test_mutation_survivors.py", "tests/test_snapshots.py", "tests/test_mutation_gaps.py",
+               "tests/test_rule_examples.py::test_rule_fix"]
 _FIX_TESTS = _RULE_TESTS + ["tests/test_fix_layout.py", "tests/test_lazy_fixes.py", "tests/cli/test_cli_fix.py",
                             "tests/test_properties.py"]
 
@@ -98,6 +114,10 @@ class Mutant:
     start: int  # offsets into the module's text
     end: int
     replacement: str
+    # What the mutant is, independent of where the module's other code moved: the enclosing
+    # function's dotted name, the replaced text and the replacement, and which of the identical
+    # mutants in that function it is. Sampling and re-runs go by this key.
+    key: str = ""
 
     def apply(self, text: str) -> str:
         return text[:self.start] + self.replacement + text[self.end:]
@@ -146,6 +166,17 @@ def mutation_sites(module: str, text: str) -> List[Mutant]:
     offsets = _Offsets(text)
     skipped = {id(n) for root in _skip_regions(tree) for n in ast.walk(root)}
     mutants: List[Mutant] = []
+    scope_of: Dict[int, str] = {}
+
+    def name_scopes(node: ast.AST, scope: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = scope
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                inner = f"{scope}.{child.name}" if scope else child.name
+            scope_of[id(child)] = inner
+            name_scopes(child, inner)
+
+    name_scopes(tree, "")
 
     def span(node) -> Tuple[int, int]:
         return (offsets.of(node.lineno, node.col_offset, lines[node.lineno - 1]),
@@ -155,7 +186,8 @@ def mutation_sites(module: str, text: str) -> List[Mutant]:
         start, end = span(node)
         if new_text is None:
             new_text = "(" + ast.unparse(new_node) + ")"
-        mutants.append(Mutant(module, node.lineno, kind, start, end, new_text))
+        key = json.dumps([scope_of.get(id(node), ""), kind, text[start:end], new_text])
+        mutants.append(Mutant(module, node.lineno, kind, start, end, new_text, key))
 
     for node in ast.walk(tree):
         if id(node) in skipped:
@@ -208,7 +240,30 @@ def mutation_sites(module: str, text: str) -> List[Mutant]:
                     continue  # a function's last ``return None``/``return False``: falling off is the same
                 replace(statement, "remove statement", new_text="pass")
     # Some ast rewrites are no change in text (a repr round-trip): drop them.
-    return [m for m in mutants if text[m.start:m.end] != m.replacement and _compiles(m.apply(text))]
+    kept = sorted((m for m in mutants if text[m.start:m.end] != m.replacement and _compiles(m.apply(text))),
+                  key=lambda m: m.start)
+    seen: Dict[str, int] = {}
+    for mutant in kept:  # the same change twice in one function: the first, the second, ...
+        seen[mutant.key] = seen.get(mutant.key, 0) + 1
+        mutant.key = f"{mutant.key}#{seen[mutant.key]}"
+    return kept
+
+
+def sample(sites: List[Mutant], size: int, seed: int) -> List[Mutant]:
+    """The ``size`` sites whose keys hash lowest under ``seed``, in file order.
+
+    Each mutant is drawn or not by its own key, so an edit elsewhere in the module (or in another
+    module) leaves the rest of the sample as it was, and a module's sample does not depend on which
+    other modules are in the run."""
+    return sorted(sorted(sites, key=lambda m: _rank(m, seed))[:size], key=lambda m: m.start)
+
+
+def _rank(mutant: Mutant, seed: int) -> str:
+    return hashlib.sha256(f"{seed}\0{mutant.module}\0{mutant.key}".encode("utf-8")).hexdigest()
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def _compiles(text: str) -> bool:
@@ -265,35 +320,51 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--timeout", type=float, default=180.0)
     parser.add_argument("--report", type=Path, default=ROOT / "benchmarks" / "mutation_report.md")
     parser.add_argument("--jobs", "-j", type=int, default=1, help="mutants tested at once (one scratch copy each)")
-    parser.add_argument("--rerun-survivors", type=Path, metavar="JSON",
-                        help="the .json of an earlier run of the same sample: test only its survivors again")
+    parser.add_argument("--rerun-survivors", type=Path, nargs="+", metavar="JSON",
+                        help="the .json of earlier runs with the same seed and size: a mutant they killed in "
+                             "a module whose text has not changed since counts as killed; the others (their "
+                             "survivors, the mutants they did not reach) are tested")
+    parser.add_argument("--untested-only", action="store_true",
+                        help="with --rerun-survivors: keep their survivors as survivors without testing them "
+                             "again; test only the mutants they did not reach")
+    parser.add_argument("--retest-modules", nargs="*", default=[], choices=sorted(TARGETS), metavar="MODULE",
+                        help="with --untested-only: these modules' survivors are tested again all the same "
+                             "(tests were added for them)")
+    parser.add_argument("--survivors-only", action="store_true",
+                        help="with --rerun-survivors: test no mutant the earlier reports did not reach")
     parser.add_argument("--stop-at", metavar="HH:MM",
                         help="UTC time after which no new mutant starts; the report counts the tested ones")
     parser.add_argument("--list", action="store_true", help="only count the mutation sites per module")
     args = parser.parse_args(argv)
 
-    rng = random.Random(args.seed)
     plan: List[Tuple[str, List[Mutant], str]] = []
     for name in args.modules:
         path, _ = TARGETS[name]
         text = (ROOT / path).read_text(encoding="utf-8")
         sites = mutation_sites(name, text)
-        chosen = sorted(rng.sample(sites, min(args.per_module, len(sites))), key=lambda m: m.start)
+        chosen = sample(sites, args.per_module, args.seed)
         print(f"{name}: {len(sites)} mutation sites, {len(chosen)} sampled", flush=True)
         plan.append((name, chosen, text))
     if args.list:
         return 0
-    earlier: Dict[Tuple[str, int, int, str], str] = {}
-    if args.rerun_survivors:
-        # Tests were only added since that run: a mutant it killed stays killed; test the others.
-        data = json.loads(args.rerun_survivors.read_text(encoding="utf-8"))
-        if (data["seed"], data["per_module"], data["modules"]) != (args.seed, args.per_module, args.modules):
-            print("--rerun-survivors: that run sampled other mutants (seed, size or modules differ)", file=sys.stderr)
+    earlier: Dict[Tuple[str, str], str] = {}
+    for report in args.rerun_survivors or []:
+        # Valid when only tests were added since that run: with the module's text unchanged, a mutant
+        # it killed stays killed. A module whose text changed is tested afresh (same keys, other code).
+        data = json.loads(report.read_text(encoding="utf-8"))
+        if "module_hashes" not in data or (data["seed"], data["per_module"]) != (args.seed, args.per_module):
+            print(f"--rerun-survivors {report}: that run sampled other mutants (another seed or size, or a "
+                  f"report from before mutants had keys)", file=sys.stderr)
             return 2
-        earlier = {(r["module"], r["start"], r["end"], r["replacement"]): r["status"] for r in data["mutants"]}
-        # A mutant that run did not reach (--stop-at) is not tested now either.
-        plan = [(name, [m for m in chosen if (name, m.start, m.end, m.replacement) in earlier], text)
-                for name, chosen, text in plan]
+        for name, chosen, text in plan:
+            if name not in data["module_hashes"]:
+                continue
+            if data["module_hashes"][name] != text_hash(text):
+                print(f"{name}: changed since {report}; its mutants are all tested again", flush=True)
+                continue
+            for row in data["mutants"]:
+                if row["module"] == name:
+                    earlier[(name, row["key"])] = row["status"]
 
     results: Dict[str, List[Tuple[Mutant, str, float]]] = {name: [] for name, _, _ in plan}
     with tempfile.TemporaryDirectory(prefix="tpl-mutation-") as scratch:
@@ -325,11 +396,14 @@ def main(argv: Optional[List[str]] = None) -> int:
 
         def run_one(name: str, index: int, total: int, mutant: Mutant) -> None:
             path, tests = TARGETS[name]
-            before = earlier.get((name, mutant.start, mutant.end, mutant.replacement))
-            if before is not None and before != "survived":
+            before = earlier.get((name, mutant.key))
+            if before is not None and (before != "survived" or (
+                    args.untested_only and name not in args.retest_modules)):
                 with lock:
                     results[name].append((mutant, before, 0.0))
                 return
+            if before is None and args.survivors_only:
+                return  # not reached before, not tested now: the report counts it as not tested
             if stop_at is not None and time.time() >= stop_at:
                 if before is not None:  # a survivor of the earlier run not tested again: still a survivor
                     with lock:
@@ -351,14 +425,24 @@ def main(argv: Optional[List[str]] = None) -> int:
                       flush=True)
                 if status == "survived":
                     print(mutant.diff(texts[name], path), flush=True)
+                # The report so far, after every mutant: a run stopped midway (killed, or out of
+                # time) leaves the results it has, and --rerun-survivors goes on from them.
+                _write_report(args, plan, results, final=False)
 
+        # Dispatched round-robin over the modules, each module's mutants in the order of their
+        # seeded hash: a run stopped early (--stop-at) has tested the first k of every module's
+        # sample, an unbiased smaller sample of each, rather than all of the first modules and the
+        # top of each file.
+        order = sorted(((rank, position, name, index, len(chosen), mutant)
+                        for position, (name, chosen, _) in enumerate(plan)
+                        for rank, (index, mutant) in enumerate(sorted(
+                            enumerate(chosen, 1), key=lambda item: _rank(item[1], args.seed)))),
+                       key=lambda row: row[:2])
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-            jobs = [pool.submit(run_one, name, index, len(chosen), mutant)
-                    for name, chosen, _ in plan for index, mutant in enumerate(chosen, 1)]
+            jobs = [pool.submit(run_one, name, index, total, mutant)
+                    for _, _, name, index, total, mutant in order]
             for job in jobs:
                 job.result()
-        for name in results:
-            results[name].sort(key=lambda row: row[0].start)
         _write_report(args, plan, results)
     return 0
 
@@ -369,8 +453,17 @@ def _utc_today_at(clock: str) -> float:
     return time.mktime((now.tm_year, now.tm_mon, now.tm_mday, hours, minutes, 0, 0, 0, 0)) - time.timezone
 
 
-def _write_report(args, plan, results) -> None:
-    rerun = f" --rerun-survivors {args.rerun_survivors}" if args.rerun_survivors else ""
+def _write_report(args, plan, results, final: bool = True) -> None:
+    results = {name: sorted(rows, key=lambda row: row[0].start) for name, rows in results.items()}
+    rerun = (" --rerun-survivors " + " ".join(str(p) for p in args.rerun_survivors)
+             if args.rerun_survivors else "")
+    if args.untested_only:
+        rerun += " --untested-only" + (" --retest-modules " + " ".join(args.retest_modules)
+                                       if args.retest_modules else "")
+    if args.survivors_only:
+        rerun += " --survivors-only"
+    if args.stop_at:
+        rerun += f" --stop-at {args.stop_at}"
     out: List[str] = ["# Mutation run", "",
                       f"`python benchmarks/mutation.py --per-module {args.per_module} --seed {args.seed} "
                       f"--modules {' '.join(args.modules)}{rerun}`", "",
@@ -385,7 +478,7 @@ def _write_report(args, plan, results) -> None:
         killed_total += killed
         share = 100.0 * killed / len(rows) if rows else 0.0
         untested = len(chosen) - len(rows)
-        note = f" ({untested} of the sample not tested: --stop-at)" if untested else ""
+        note = f" ({untested} of the sample not tested)" if untested else ""
         out.append(f"| {name}{note} | {len(rows)} | {killed} | {timeouts} | {len(rows) - killed} | {share:.0f}% |")
     out.append(f"| **all** | {total} | {killed_total} | | {total - killed_total} | "
                f"{100.0 * killed_total / total if total else 0:.1f}% |")
@@ -399,11 +492,14 @@ def _write_report(args, plan, results) -> None:
     args.report.write_text("\n".join(out) + "\n", encoding="utf-8")
     args.report.with_suffix(".json").write_text(json.dumps({
         "seed": args.seed, "per_module": args.per_module, "modules": args.modules,
+        "module_hashes": {name: text_hash(text) for name, _, text in plan},
         "mutants": [{"module": name, "line": m.line, "kind": m.kind, "start": m.start, "end": m.end,
-                     "replacement": m.replacement, "status": status, "seconds": round(seconds, 1)}
+                     "replacement": m.replacement, "key": m.key, "status": status,
+                     "seconds": round(seconds, 1)}
                     for name, _, _ in plan for m, status, seconds in results.get(name, [])],
     }, indent=1) + "\n", encoding="utf-8")
-    print(f"report: {args.report}; {killed_total}/{total} killed", flush=True)
+    if final:
+        print(f"report: {args.report}; {killed_total}/{total} killed", flush=True)
 
 
 if __name__ == "__main__":
