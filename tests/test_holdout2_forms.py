@@ -4,20 +4,13 @@ applicability), each form with its silent twin."""
 
 from __future__ import annotations
 
-import textwrap
-
-from torchperf_lint.engine import lint_source
+from _diagnostics import rule_diagnostics as diagnostics
 
 SYNC = ("{what} waits for the device in every iteration; keep values on the device "
         "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 ITEM = SYNC.format(what="`.item()`")
 
 
-def diagnostics(source: str, code: str):
-    """(line, col, message, fix applicability, fix description) of each finding of ``code``."""
-    found = lint_source(textwrap.dedent(source), codes=[code])
-    return [(f.line, f.col, f.message, f.fix and f.fix.applicability, f.fix and f.fix.description)
-            for f in found if f.code == code]
 
 
 # ---- a setting-guarded .item(): a flag is not an interval --------------------------------------

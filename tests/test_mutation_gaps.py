@@ -13,10 +13,11 @@ import textwrap
 import pytest
 
 from torchperf_lint.catalog import CATALOG, SAFE, UNSAFE
-from torchperf_lint.engine import fix_source, lint_source
+from torchperf_lint.engine import fix_source
 from torchperf_lint.findings import Edit
 from torchperf_lint.frontends.cli import main as cli_main
 from torchperf_lint.rules import RULES
+from _diagnostics import all_diagnostics as diagnostics
 
 ALL = list(CATALOG)
 
@@ -32,15 +33,6 @@ def msg102(what: str) -> str:
     return RULES["TPL102"].message.format(what=what)
 
 
-def diagnostics(source: str, *codes: str):
-    """(code, line, col, message, fix) per finding; fix = None or (applicability, description, edits)."""
-    rows = []
-    for f in lint_source(textwrap.dedent(source), codes=ALL):
-        if codes and f.code not in codes:
-            continue
-        fix = None if f.fix is None else (f.fix.applicability, f.fix.description, tuple(f.fix.edits or ()))
-        rows.append((f.code, f.line, f.col, f.message, fix))
-    return rows
 
 
 # ---- TPL101: a fix only where the factory is moved directly ----------------------------------------

@@ -11,24 +11,16 @@ from __future__ import annotations
 import textwrap
 
 from torchperf_lint.catalog import CATALOG, SAFE, UNSAFE
-from torchperf_lint.engine import fix_source, lint_source
+from torchperf_lint.engine import fix_source
 from torchperf_lint.findings import Edit
 from torchperf_lint.rules import RULES
+from _diagnostics import all_diagnostics as diagnostics
 
 ALL = list(CATALOG)
 TPL104_MESSAGE = RULES["TPL104"].message
 ADD_NON_BLOCKING = (SAFE, "add non_blocking=True")
 
 
-def diagnostics(source: str, *codes: str):
-    """(code, line, col, message, fix) per finding; fix = None or (applicability, description, edits)."""
-    rows = []
-    for f in lint_source(textwrap.dedent(source), codes=ALL):
-        if codes and f.code not in codes:
-            continue
-        fix = None if f.fix is None else (f.fix.applicability, f.fix.description, tuple(f.fix.edits or ()))
-        rows.append((f.code, f.line, f.col, f.message, fix))
-    return rows
 
 
 # ---- TPL104: a staging buffer the loop refills gets no fix -----------------------------------------

@@ -7,17 +7,13 @@ from __future__ import annotations
 import textwrap
 
 from torchperf_lint.catalog import SAFE
-from torchperf_lint.engine import fix_source, lint_source
+from torchperf_lint.engine import fix_source
+from _diagnostics import rule_diagnostics as diagnostics
 
 SYNC = ("{what} waits for the device in every iteration; keep values on the device "
         "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 
-def diagnostics(source: str, code: str):
-    """(line, col, message, fix applicability, fix description) of each finding of ``code``."""
-    found = lint_source(textwrap.dedent(source), codes=[code])
-    return [(f.line, f.col, f.message, f.fix and f.fix.applicability, f.fix and f.fix.description)
-            for f in found if f.code == code]
 
 
 # ---- TPL102 ---------------------------------------------------------------------------------------
