@@ -78,3 +78,53 @@ def test_extend_select_switches_an_opt_in_rule_on(tmp_path, code):
 def test_file_without_torch_gets_nothing(tmp_path):
     source = "import jax\nfor x in xs:\n    print(x.item())\nm = DataParallel(net)\n"
     assert flake8(tmp_path, source, "--select=TPL") == []
+
+
+# flake8 in a process of its own, counting the plugin's gc.freeze calls; at the end it unfreezes
+# and collects, and prints the analysis objects (ast, libcst, torchperf_lint) that a freeze kept
+# alive in a dead cycle, then flake8's findings.
+FREEZE_RUNNER = textwrap.dedent(
+    """\
+    import gc, sys
+    freezes = []
+    original = gc.freeze
+    gc.freeze = lambda: (freezes.append(1), original())[1]
+    from flake8.main.cli import main
+    try:
+        main(["--isolated", "-j1", "--select=TPL", "--output-file", "findings.txt", *sys.argv[1:]])
+    except SystemExit:
+        pass
+    gc.collect()
+    gc.unfreeze()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    gc.collect()
+    kept = sorted({type(o).__module__ for o in gc.garbage
+                   if type(o).__module__.startswith(("torchperf_lint", "libcst", "ast", "_ast"))})
+    print(len(freezes), kept)
+    """
+)
+
+
+def _flake8_counting_freezes(tmp_path, files):
+    for name, source in files.items():
+        (tmp_path / name).write_text(source)
+    (tmp_path / "pyproject.toml").write_text("")
+    result = subprocess.run([sys.executable, "-c", FREEZE_RUNNER, *files], cwd=tmp_path,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    findings = sorted(line.split(": ", 1)[0] for line in (tmp_path / "findings.txt").read_text().splitlines())
+    return result.stdout.strip(), findings
+
+
+def test_the_plugin_freezes_the_collector_once_and_keeps_no_analysis_garbage(tmp_path):
+    files = {f"train_{index}.py": FLAGGED for index in range(3)}
+    files["plain.py"] = "x = 1\n"
+    summary, findings = _flake8_counting_freezes(tmp_path, files)
+    assert summary == "1 []"
+    assert findings == [f"train_{index}.py:{line}" for index in range(3) for line in ("3:9", "4:5")]
+
+
+def test_the_plugin_does_not_freeze_without_a_torch_file(tmp_path):
+    summary, findings = _flake8_counting_freezes(tmp_path, {"plain.py": "x = 1\n", "other.py": "y = 2\n"})
+    assert summary == "0 []"
+    assert findings == []

@@ -382,7 +382,8 @@ class StepBodies:
                          Chain(chain.hops + ((path, line, qual),), chain.root_named, chain.framework,
                                _steps_env(record)))
 
-    def _note_arguments(self, function: Key, ref: list, constants: dict) -> None:
+    def _note_arguments(self, function: Key, ref: list, constants: tuple) -> None:
+        constants = dict(constants)  # kept as (key, value) pairs (project_index._frozen_summary)
         path, qual = function
         if path != self.module.path:
             return

@@ -39,6 +39,7 @@ class Plugin:
     target_torch_setting = None
     _project_targets: dict = {}  # project root -> target torch read from its dependencies
     _project_roots: dict = {}  # folder -> project root (one flake8 run: no file appears mid-run)
+    _collector_frozen: bool = False  # _freeze_what_lives_now ran in this process
 
     def __init__(self, tree: ast.AST, lines: List[str], filename: str):
         self.tree = tree
@@ -95,5 +96,25 @@ class Plugin:
         codes = [c for c, entry in CATALOG.items() if entry.default_on or c in self.opt_in_selected]
         # The engine splits the lines itself, as Python does: flake8 splits stdin with
         # str.splitlines, which also breaks at form feeds and other characters Python does not.
-        for finding in lint_source(source, self.filename, self.tree, codes, target_torch=target):
+        findings = list(lint_source(source, self.filename, self.tree, codes, target_torch=target))
+        if not Plugin._collector_frozen:
+            _freeze_what_lives_now()
+        for finding in findings:
             yield finding.line, finding.col, finding.text, type(self)
+
+
+def _freeze_what_lives_now() -> None:
+    """Once per process, after the first file the engine analysed: collect, then move every object
+    alive now (libcst, the engine and its tables, the first files' project-index summaries,
+    flake8's own: about 52,000 objects over torch's nn/ and utils/) out of the cyclic collector's
+    reach. flake8's full collections walked them all at each of its own: with the plugin the
+    collector took 0.7 s there instead of 0.2 s. Objects frozen are still freed by reference
+    counting; only a cycle among them that dies later is kept: once, at most what was alive at
+    that moment (the first file's flake8 state; at the end of the run flake8's own application
+    objects), never growing with the files. Every file after the first one leaves its garbage to
+    the collector as before (a subprocess test counts the freezes and what they keep)."""
+    import gc
+
+    Plugin._collector_frozen = True
+    gc.collect()
+    gc.freeze()
