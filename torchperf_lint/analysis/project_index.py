@@ -46,7 +46,7 @@ from .argument_places import HostNames
 from .budgets import ast_spends_budget
 from .names import ImportTable, bound_names, dotted_name_ast, text_mentions_torch_import
 from .throttles import ast_throttled_branch, ast_throttles
-from .segments import BLOCK_FIELDS, _push_children as push_children, walk_ast, walk_statements
+from .segments import BLOCK_FIELDS, _push_children as push_children, walk_statements
 from .project_root import find_project_root
 from .step_loops import (ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values, is_counter_name,
                          names_holding)
