@@ -259,14 +259,15 @@ def dependencies_of(filename: str) -> frozenset:
 
 
 def _run_by_framework(finding: Finding, facts) -> bool:
-    """TPL301/302/207 in code a framework runs (its step bodies), or in a module that tells a
+    """TPL301/302/207 in code a framework runs with the backward and step around it (Lightning and
+    HF step bodies; not an Ignite Engine function, which trains by itself), or in a module that tells a
     framework to run AMP, DDP or accumulation (``Accelerator(mixed_precision="fp16")``)."""
     if finding.code not in _FRAMEWORK_ANSWERS:
         return False
     bodies = facts.step_bodies
     if bodies.module.data.get("settings"):
         return True
-    return bodies.framework_runs_line(finding.line)
+    return bodies.framework_trains_line(finding.line)
 
 
 def _aliases(table: ImportTable) -> List[Tuple[str, str]]:

@@ -826,3 +826,62 @@ def test_a_call_under_a_budget_runs_a_few_times(tmp_path):
     assert findings(tmp_path / "refilled", "show.py", codes=["TPL102"]) == [
         ("TPL102", 5, SYNC.replace("`.item()`", "`.cpu()`") + " (called every step from train.py:12)"),
     ]
+
+
+ACCUMULATION_MESSAGE = (
+    "gradient accumulation on a DistributedDataParallel model: this backward runs every time round "
+    "but the optimizer steps only every few rounds, and DDP all-reduces all gradients on each "
+    "backward; run the forward and backward of the micro-batches that do not step under "
+    "`with model.no_sync():` (DDP decides at the forward; one all-reduce per optimizer step) "
+    "(runtime_guard: all-reduces per optimizer step observed)")
+
+
+def test_ignite_engine_function_accumulating_on_ddp_is_flagged_lightning_step_is_not(tmp_path):
+    """Ignite's Engine calls the update function it was given; the backward, the interval step and
+    DDP are the function's own (TPL207 applies). Lightning runs backward, accumulation and DDP for
+    the training_step: the framework answers TPL207 (rules.md "A step body")."""
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "ig.py": """
+            import torch
+            from ignite.engine import Engine
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+            def main(model, opt, loader, accum, rank):
+                model = DDP(model, device_ids=[rank])
+
+                def update(engine, batch):
+                    x, y = batch
+                    loss = model(x.cuda()).sum() / accum
+                    loss.backward()
+                    if engine.state.iteration % accum == 0:
+                        opt.step()
+                        opt.zero_grad()
+                    return loss.detach()
+
+                Engine(update).run(loader)
+            """,
+        "lit.py": """
+            import torch
+            import lightning.pytorch as pl
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+            class Module(pl.LightningModule):
+                def __init__(self, net, accum):
+                    super().__init__()
+                    self.net = DDP(net)
+                    self.accum = accum
+
+                def training_step(self, batch, batch_idx):
+                    opt = self.optimizers()
+                    loss = self.net(batch).sum() / self.accum
+                    loss.backward()
+                    if batch_idx % self.accum == 0:
+                        opt.step()
+                        opt.zero_grad()
+            """,
+    })
+    assert findings(tmp_path, "ig.py", codes=["TPL207"]) == [("TPL207", 12, ACCUMULATION_MESSAGE)]
+    assert findings(tmp_path, "lit.py", codes=["TPL207"]) == []

@@ -69,12 +69,17 @@ Hop = Tuple[str, int, str]
 class Chain:
     """Why a function runs every step: the calls from a root to it (empty: it is a root)."""
 
-    __slots__ = ("hops", "root_named", "framework", "caller_steps_env")
+    __slots__ = ("hops", "root_named", "framework", "framework_trains", "caller_steps_env")
 
-    def __init__(self, hops: Tuple[Hop, ...], root_named: bool, framework: bool, caller_steps_env: bool = False):
+    def __init__(self, hops: Tuple[Hop, ...], root_named: bool, framework: bool, caller_steps_env: bool = False,
+                 framework_trains: bool = False):
         self.hops = hops
         self.root_named = root_named  # the first caller is a step body itself (not a loop's owner)
         self.framework = framework  # a framework runs the root
+        # ... and runs the backward and the optimizer step around it (Lightning, the HF Trainer and
+        # their callbacks), so AMP, DDP and accumulation are its to run (rules.md "A step body").
+        # Ignite's Engine only calls the function it was given: that function trains by itself.
+        self.framework_trains = framework_trains
         # The direct caller steps an environment (``self.env.step(action)``): what the function
         # returns is needed on the host (rules.md "A step body": an environment's ``env.step``).
         self.caller_steps_env = caller_steps_env
@@ -342,7 +347,7 @@ class StepBodies:
                     for name in sorted(_STEP_METHODS[kind]):  # a set: sorted, so the chain is the same every run
                         method = self.find_method((module.path, qual), name)
                         if method is not None:
-                            push(method, (module.path, qual), Chain((), True, True))
+                            push(method, (module.path, qual), Chain((), True, True, framework_trains=True))
             for _, ref, line in module.data["roots"]:
                 if ref[0] == "def":
                     push((module.path, ref[1]), None, Chain((), True, True))
@@ -380,7 +385,7 @@ class StepBodies:
                     self._note_arguments(target[0], ref, constants)
                     push(target[0], target[1],
                          Chain(chain.hops + ((path, line, qual),), chain.root_named, chain.framework,
-                               _steps_env(record)))
+                               _steps_env(record), chain.framework_trains))
 
     def _note_arguments(self, function: Key, ref: list, constants: tuple) -> None:
         constants = dict(constants)  # kept as (key, value) pairs (project_index._frozen_summary)
@@ -450,12 +455,13 @@ class StepBodies:
                 return qual.rpartition(".")[0]
         return ""
 
-    def framework_runs_line(self, line: int) -> bool:
-        """Is ``line`` of the linted file inside a function that a framework runs?"""
+    def framework_trains_line(self, line: int) -> bool:
+        """Is ``line`` of the linted file inside a function that a framework runs, with the backward
+        and the optimizer step around it (so AMP, DDP and accumulation are the framework's)?"""
         functions = self.module.functions
         for qual, chain in self.bodies.items():
             record = functions.get(qual)
-            if chain.framework and record is not None and record["line"] <= line <= (record.get("end") or 0):
+            if chain.framework_trains and record is not None and record["line"] <= line <= (record.get("end") or 0):
                 return True
         return False
 
