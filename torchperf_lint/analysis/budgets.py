@@ -23,20 +23,16 @@ from typing import Optional, Sequence, Tuple
 
 import libcst as cst
 
-from .tree import descendants
+from .tree import descendants, less_than_sides
 
 
 def _below_number(test) -> Optional[Tuple[str, bool]]:
     """(name, False) for ``name < N`` / ``name <= N`` / ``N > name`` (N an integer); (name, True) for
     ``len(name) < bound`` (a container filled up to a bound: a number, a name or an attribute)."""
-    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+    sides = less_than_sides(test)
+    if sides is None:
         return None
-    operator = test.comparisons[0].operator
-    left, right = test.left, test.comparisons[0].comparator
-    if isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):
-        left, right = right, left
-    elif not isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
-        return None
+    left, right = sides
     if isinstance(left, cst.Name) and isinstance(right, cst.Integer):
         return left.value, False
     if (isinstance(left, cst.Call) and isinstance(left.func, cst.Name) and left.func.value == "len"

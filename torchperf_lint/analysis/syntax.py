@@ -12,7 +12,7 @@ from .names import AUTOCASTS, SCALERS, is_torch_name, turns_grad_off  # noqa: F4
 from .step_loops import (  # noqa: F401 (re-exported)
     OPTIMIZER_WORD, is_counter_name, is_model_name, is_step_shape, names_holding)
 from .in_memory import classify
-from .tree import descendants
+from .tree import descendants, less_than_sides
 
 
 # ---- names -------------------------------------------------------------------------------------
@@ -364,14 +364,10 @@ def _length(node) -> bool:
 def _first_steps(node, outer_counters: FrozenSet[str]) -> bool:
     """``if i < 5:`` / ``if j <= 4:`` / ``if 5 > i:``: the loop's own counter below a number picks
     the first few times round, then never again (the same as ``i == 0`` for a per-step cost)."""
-    if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1):
+    sides = less_than_sides(node)
+    if sides is None:
         return False
-    operator = node.comparisons[0].operator
-    left, right = node.left, node.comparisons[0].comparator
-    if isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):
-        left, right = right, left
-    elif not isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
-        return False
+    left, right = sides
     return (isinstance(left, cst.Name) and isinstance(right, cst.Integer) and is_counter_name(left.value)
             and left.value not in outer_counters)
 

@@ -88,3 +88,17 @@ def descendants(
         if prune is not None and prune(current):
             continue
         pending.extend(reversed([child for _, child in child_nodes(current)]))
+
+
+def less_than_sides(node: cst.CSTNode) -> Optional[Tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """(small, big) of a single ``small < big`` / ``small <= big`` comparison, also written
+    ``big > small`` / ``big >= small``; None for any other node."""
+    if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1:
+        return None
+    operator = node.comparisons[0].operator
+    left, right = node.left, node.comparisons[0].comparator
+    if isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):
+        return right, left
+    if isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
+        return left, right
+    return None
