@@ -103,9 +103,6 @@ class DeviceNativeFix(Fix):
                     fix.fresh = (id(result), key)
                 return result
 
-            factory.__name__ = name
-            factory.__qualname__ = name
-            factory.__doc__ = original.__doc__
             return factory
 
         for name in DETERMINISTIC + RANDOM:
@@ -123,9 +120,6 @@ class DeviceNativeFix(Fix):
                         fix.fail(exc, f"Tensor.{name}")
                 return original(tensor, *args, **kwargs)
 
-            move.__name__ = name
-            move.__qualname__ = f"Tensor.{name}"
-            move.__doc__ = original.__doc__
             return move
 
         self.patch(torch.Tensor, "to", make_move("to", torch.Tensor.to))

@@ -72,9 +72,6 @@ class SyncReportFix(Fix):
                         fix.fail(exc, name)
                 return original(tensor, *args, **kwargs)
 
-            wrapper.__name__ = name
-            wrapper.__qualname__ = f"Tensor.{name}"
-            wrapper.__doc__ = original.__doc__
             return wrapper
 
         for name in METHODS:

@@ -101,6 +101,27 @@ def test_random_factories_left_on_cpu_when_determinism_requested(guard):
         torch.use_deterministic_algorithms(False)
 
 
+def test_a_random_site_kept_for_determinism_says_so_even_if_first_kept_as_unsafe(guard):
+    # Not opted in: kept on the CPU as unsafe; then the script requests determinism, the stronger
+    # reason (an opt-in would not move it either), which the report must give.
+    def noise():
+        return torch.randn(4).to("meta")  # one site for both phases
+
+    guard.install(mode="fix", device="meta")
+    for _ in range(3):
+        noise()
+    torch.use_deterministic_algorithms(True)
+    try:
+        for _ in range(2):
+            noise()
+    finally:
+        torch.use_deterministic_algorithms(False)
+    (event,) = events(guard, "TPL101")
+    assert event.action == "left alone" and event.count == 4, event
+    assert event.detail == ("random factory kept on the CPU: determinism was requested and "
+                            "another device draws other numbers")
+
+
 def test_env_device_meta_at_import():
     code = """
     import runtime_guard, torch

@@ -39,6 +39,8 @@ def test_every_wrapper_has_the_originals_signature_name_and_wrapped(guard):
         assert original_of(wrapper) is original, (obj, attr)
         assert inspect.unwrap(wrapper) is inspect.unwrap(original)
         assert wrapper.__name__ == original.__name__ and wrapper.__doc__ == original.__doc__
+        # What repr(), pickle and tracebacks show: the method's own name, not "<locals>.wrapper".
+        assert wrapper.__qualname__.rsplit(".", 1)[-1] == original.__name__, wrapper.__qualname__
         try:
             expected = inspect.signature(original)
         except (TypeError, ValueError):
