@@ -217,7 +217,7 @@ CORPUS = [
     {"name": "llama-recipes", "github": "meta-llama/llama-recipes", "set": "holdout3",
      "commit": "faae2fd877995430906e1d0904131ecdaa89a604", "take": ["src/llama_cookbook"], "only": "*.py",
      "drop": []},
-    {"name": "stylegan2-pytorch", "github": "lucidrains/stylegan2-pytorch", "set": "holdout3",
+    {"name": "stylegan2-pytorch-lucidrains", "github": "lucidrains/stylegan2-pytorch", "set": "holdout3",
      "commit": "ce7f830bc10d037cddc75d6166904baf07945cf6", "take": ["stylegan2_pytorch"], "only": "*.py",
      "drop": []},
     {"name": "vits", "github": "jaywalnut310/vits", "set": "holdout3",
