@@ -3,6 +3,7 @@
     python benchmarks/framework_score.py --corpus /work/corpus --set dev
     python benchmarks/framework_score.py --corpus /work/corpus --set holdout [--src DIR] [--jobs 1]
     python benchmarks/framework_score.py --corpus /work/corpus_h2 --set holdout2
+    python benchmarks/framework_score.py --corpus /work/corpus_h3 --set holdout3
     python benchmarks/framework_score.py --fetch-list
 
 The corpus is third-party code and is never committed: ``--fetch-list`` prints every repository,
@@ -173,6 +174,57 @@ CORPUS = [
      "note": "the subtree applications/DeepSpeed-Chat is the repository root (git archive <commit>:"
              "applications/DeepSpeed-Chat dschat training e2e_rlhf.py | tar -x --wildcards '*.py'), so "
              "`from dschat...` resolves from the linted folder"},
+    # holdout3 (2026-11-26): a third fresh framework set, labelled before any linter run on it; its corpus
+    # lives in /work/corpus_h3 and holds the .py files of the paths below only (git archive with
+    # ':(glob)<path>/**/*.py' pathspecs; docs/framework_corpus.md "holdout3" has the exact commands).
+    {"name": "direct-preference-optimization", "github": "eric-mitchell/direct-preference-optimization",
+     "set": "holdout3", "commit": "f8b8c0f49dc92a430bae41585f9d467d3618fe2f",
+     "take": ["train.py", "trainers.py", "utils.py", "preference_datasets.py"], "only": "*.py", "drop": []},
+    {"name": "SPIN", "github": "uclaml/SPIN", "set": "holdout3",
+     "commit": "a12ba808a51c23bb98c7cc892d261e9c2f71ff8e", "take": ["spin"], "only": "*.py", "drop": []},
+    {"name": "vec2text", "github": "jxmorris12/vec2text", "set": "holdout3",
+     "commit": "e5022f169fa971a16d6d5f4788b024c53997debe", "take": ["vec2text"], "only": "*.py", "drop": []},
+    {"name": "qlora", "github": "artidoro/qlora", "set": "holdout3",
+     "commit": "7f4e95a68dc076bea9b3a413d2b512eca6d004e5", "take": ["qlora.py"], "only": "*.py", "drop": []},
+    {"name": "PyTorch-VAE", "github": "AntixK/PyTorch-VAE", "set": "holdout3",
+     "commit": "a6896b944c918dd7030e7d795a8c13e5c6345ec7",
+     "take": ["experiment.py", "run.py", "dataset.py", "utils.py", "models"], "only": "*.py", "drop": []},
+    {"name": "tutorials", "github": "Lightning-AI/tutorials", "set": "holdout3",
+     "commit": "15817658a2d63afa338b9e1cd8454fb98d746fac", "take": ["lightning_examples", "course_UvA-DL"],
+     "only": "*.py", "drop": []},
+    {"name": "deepspeech.pytorch", "github": "SeanNaren/deepspeech.pytorch", "set": "holdout3",
+     "commit": "b88a631ef6b96553e16bbaa5bd6a621435bed278",
+     "take": ["deepspeech_pytorch", "train.py", "test.py", "transcribe.py"], "only": "*.py", "drop": []},
+    {"name": "naacl_transfer_learning_tutorial", "github": "huggingface/naacl_transfer_learning_tutorial",
+     "set": "holdout3", "commit": "dc976775bb11edee24a77e2ce161450089c5e169",
+     "take": ["pretraining_train.py", "pretraining_model.py", "finetuning_train.py", "finetuning_model.py",
+              "utils.py"], "only": "*.py", "drop": []},
+    {"name": "FixMatch-pytorch", "github": "vfdev-5/FixMatch-pytorch", "set": "holdout3",
+     "commit": "0dc80189be26604734a5c3d563d3be83d4a38d00",
+     "take": ["main_fixmatch.py", "main_fully_supervised.py", "utils.py", "trainers", "models", "dataflow",
+              "ctaugment"], "only": "*.py", "drop": []},
+    {"name": "code-generator", "github": "pytorch-ignite/code-generator", "set": "holdout3",
+     "commit": "367c36786e51466a6cb99a18436d7625cb0f6f93", "take": ["src/templates"], "only": "*.py",
+     "drop": []},
+    {"name": "StyleTTS2", "github": "yl4579/StyleTTS2", "set": "holdout3",
+     "commit": "5cedc71c333f8d8b8551ca59378bdcc7af4c9529",
+     "take": ["train_first.py", "train_second.py", "train_finetune.py", "train_finetune_accelerate.py",
+              "models.py", "losses.py", "meldataset.py", "optimizers.py", "text_utils.py", "utils.py", "Modules",
+              "Utils"], "only": "*.py", "drop": []},
+    {"name": "F5-TTS", "github": "SWivid/F5-TTS", "set": "holdout3",
+     "commit": "2ae2c9bd9b64dab2cb069c4b97e5e7673c521e01", "take": ["src/f5_tts/model", "src/f5_tts/train"],
+     "only": "*.py", "drop": []},
+    {"name": "llama-recipes", "github": "meta-llama/llama-recipes", "set": "holdout3",
+     "commit": "faae2fd877995430906e1d0904131ecdaa89a604", "take": ["src/llama_cookbook"], "only": "*.py",
+     "drop": []},
+    {"name": "stylegan2-pytorch-lucidrains", "github": "lucidrains/stylegan2-pytorch", "set": "holdout3",
+     "commit": "ce7f830bc10d037cddc75d6166904baf07945cf6", "take": ["stylegan2_pytorch"], "only": "*.py",
+     "drop": []},
+    {"name": "vits", "github": "jaywalnut310/vits", "set": "holdout3",
+     "commit": "2e561ba58618d021b5b8323d3765880f7e0ecfdb",
+     "take": ["train.py", "train_ms.py", "commons.py", "utils.py", "models.py", "modules.py", "attentions.py",
+              "losses.py", "mel_processing.py", "transforms.py", "data_utils.py", "preprocess.py", "text",
+              "monotonic_align/__init__.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -390,7 +442,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout", "holdout2"), default="dev")
+    parser.add_argument("--set", choices=("dev", "holdout", "holdout2", "holdout3"), default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
     parser.add_argument("--jobs", type=int, default=1, help="linter worker processes (default 1)")
