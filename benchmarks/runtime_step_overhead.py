@@ -20,6 +20,15 @@ decide the result:
   distribution-free 95 % interval of that median and the machine's load average printed;
 - ``--baseline DIR``: a third process per round runs the guard from another source tree (e.g.
   ``git worktree add /tmp/base <commit>``), so before and after are measured in the same run.
+- ``--allocator``: each process also counts its minor page faults per step. glibc's malloc hands
+  the conv step's large blocks back to the kernel and takes them anew depending on where
+  long-lived objects happened to land in that process (20 to 970 faults per conv step measured
+  here, 0.3-1.3 ms of a ~4.6 ms step, with the same spread guard off and on), which makes single
+  rounds differ by -16 % .. +23 %. ``fixed`` runs every arm alike with malloc's thresholds pinned
+  (``MALLOC_MMAP_THRESHOLD_``, ``MALLOC_TRIM_THRESHOLD_``), which removes that luck from the
+  comparison; ``default`` is malloc as a user's run gets it; ``both`` (the default) runs the two
+  in each round and reports them side by side;
+- ``--skip LIST``: the guarded arms run with ``RUNTIME_GUARD_SKIP=LIST`` (which fix costs what).
 
 It also prints what the guard adds to each call it wraps on a clean step (fastest of 7 loops of
 many calls per mode, CPU time), for the current tree and the baseline; and with
@@ -28,13 +37,14 @@ many calls per mode, CPU time), for the current tree and the baseline; and with
 loaded machine's timings spread by several percent from process to process.
 
     nice python benchmarks/runtime_step_overhead.py [--pairs 20] [--baseline DIR] [--instructions]
-        [--save rounds.json]          (--pairs 0 --instructions: instruction counts only)
+        [--allocator both|default|fixed] [--skip FIXES] [--save rounds.json]          (--pairs 0 --instructions: instruction counts only)
 """
 
 import argparse
 import json
 import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -47,11 +57,14 @@ SIZES = {"tiny MLP": (15, 50), "small conv": (8, 25)}
 
 
 # -- in a child process ---------------------------------------------------------------------------
-def _import(root, mode):
-    """torch and runtime_guard from ``root``, the guard installed at import iff mode is fix."""
+def _import(root, mode, skip=None):
+    """torch and runtime_guard from ``root``, the guard installed at import iff mode is fix
+    (without the fixes named in ``skip``, a comma list as ``RUNTIME_GUARD_SKIP`` takes)."""
     for key in [k for k in os.environ if k.startswith("RUNTIME_GUARD")]:
         del os.environ[key]
     os.environ["RUNTIME_GUARD"] = "fix" if mode == "fix" else "off"
+    if skip:
+        os.environ["RUNTIME_GUARD_SKIP"] = skip
     os.environ["RUNTIME_GUARD_DEVICE"] = "cpu"
     sys.path.insert(0, root)
     import torch
@@ -87,10 +100,12 @@ CASES = {"tiny MLP": tiny_mlp, "small conv": small_conv}
 
 
 def block(torch, model, opt, loader, steps):
-    """Per-step (wall, cpu) seconds of ``steps`` clean steps (a new pass over the loader, as at
-    the start of an epoch)."""
+    """Per step of ``steps`` clean steps (a new pass over the loader, as at the start of an
+    epoch): wall seconds, process CPU seconds, the system's share of that CPU time, and minor page
+    faults."""
     cross_entropy = torch.nn.functional.cross_entropy
     done = 0
+    before = resource.getrusage(resource.RUSAGE_SELF)
     wall, cpu = time.perf_counter(), time.process_time()
     while done < steps:
         for x, y in loader:
@@ -103,11 +118,14 @@ def block(torch, model, opt, loader, steps):
             done += 1
             if done == steps:
                 break
-    return (time.perf_counter() - wall) / steps, (time.process_time() - cpu) / steps
+    wall, cpu = (time.perf_counter() - wall) / steps, (time.process_time() - cpu) / steps
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    return wall, cpu, (after.ru_stime - before.ru_stime) / steps, \
+        (after.ru_minflt - before.ru_minflt) / steps
 
 
-def child_steps(root, mode):
-    torch, _ = _import(root, mode)
+def child_steps(root, mode, skip=None):
+    torch, _ = _import(root, mode, skip)
     result = {}
     for name, build in CASES.items():
         blocks, steps = SIZES[name]
@@ -120,6 +138,8 @@ def child_steps(root, mode):
         result[name] = {"wall": statistics.median(t[0] for t in times),
                         "cpu": statistics.median(t[1] for t in times),
                         "cpu_min": min(t[1] for t in times),
+                        "sys": statistics.median(t[2] for t in times),
+                        "page_faults": statistics.median(t[3] for t in times),
                         "cpu_blocks": [t[1] for t in times]}
     return result
 
@@ -197,10 +217,23 @@ def child_per_call(root, n=20000, repeats=7):
 
 
 # -- in the parent --------------------------------------------------------------------------------
-def _run_child(kind, root, mode):
+# glibc's malloc gives large blocks (a conv batch, 196 KB, is over its 128 KB mmap threshold) to
+# the kernel and back as its heap's top moves, so how often a step page-faults its tensors in anew
+# is decided by where long-lived objects happened to land in that process: measured here, 20 to 730
+# faults per conv step, 0.3-1.3 ms of a 4.6 ms step, for the same code in either mode (the guard
+# off and on give the same spread). "fixed" pins both thresholds for every arm alike, which takes
+# that process-to-process luck out of the comparison; "default" is malloc as a user's run gets it.
+ALLOCATORS = {"default": {},
+              "fixed": {"MALLOC_MMAP_THRESHOLD_": str(64 << 20),
+                        "MALLOC_TRIM_THRESHOLD_": str(256 << 20)}}
+
+
+def _run_child(kind, root, mode, allocator="default", skip=None):
     cmd = [sys.executable, os.path.abspath(__file__), "--child", kind, "--root", root,
-           "--mode", mode]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RUNTIME_GUARD")}
+           "--mode", mode] + (["--skip", skip] if skip else [])
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("RUNTIME_GUARD") and not k.startswith("MALLOC_")}
+    env.update(ALLOCATORS[allocator])
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=root)
     if proc.returncode != 0:
         raise SystemExit(f"child {cmd} failed:\n{proc.stdout}\n{proc.stderr}")
@@ -281,6 +314,11 @@ def main(argv=None):
     ap.add_argument("--instructions", action="store_true",
                     help="also count instructions per step under valgrind (slow: minutes)")
     ap.add_argument("--save", help="write every round's numbers to this JSON file")
+    ap.add_argument("--allocator", choices=("both", *ALLOCATORS), default="both",
+                    help="malloc as a user's run gets it, with its thresholds pinned for every "
+                         "arm alike, or both in each round (default)")
+    ap.add_argument("--skip", help="RUNTIME_GUARD_SKIP for the guarded arms: time the guard "
+                                   "without these fixes (to find which one costs)")
     ap.add_argument("--child", choices=("steps", "per-call", "instructions"),
                     help=argparse.SUPPRESS)
     ap.add_argument("--root", default=ROOT, help=argparse.SUPPRESS)
@@ -289,7 +327,7 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child == "steps":
-        print(json.dumps(child_steps(args.root, args.mode)))
+        print(json.dumps(child_steps(args.root, args.mode, args.skip)))
         return None
     if args.child == "per-call":
         print(json.dumps(child_per_call(args.root)))
@@ -319,52 +357,66 @@ def main(argv=None):
 
 
 def timings(args, runs):
+    allocators = list(ALLOCATORS) if args.allocator == "both" else [args.allocator]
+    arms = [(alloc, label, root, mode) for alloc in allocators for label, root, mode in runs]
     loads = []
-    samples = []  # per round: {label: {case: {"cpu":, "wall":}}}
+    samples = []  # per round: {allocator: {label: {case: {"cpu":, "wall":, ...}}}}
     started = time.time()
+    if args.skip:
+        print(f"guarded arms run with RUNTIME_GUARD_SKIP={args.skip}")
     for i in range(args.pairs):
-        shift = i % len(runs)
-        order = runs[shift:] + runs[:shift]
+        shift = i % len(arms)
+        order = arms[shift:] + arms[:shift]
         if i % 2:
             order = order[::-1]
-        got = {}
-        for label, root, mode in order:
+        got = {alloc: {} for alloc in allocators}
+        for alloc, label, root, mode in order:
             loads.append(os.getloadavg()[0])
-            got[label] = _run_child("steps", root, mode)
+            got[alloc][label] = _run_child("steps", root, mode, alloc,
+                                           args.skip if mode == "fix" else None)
         samples.append(got)
         line = "  ".join(
-            f"{case}: " + " ".join(
-                f"{label} {(got[label][case]['cpu'] / got['off'][case]['cpu'] - 1) * 100:+.1f}%"
-                for label, _, _ in runs[1:]) for case in CASES)
+            f"{alloc[:3]} {case}: " + " ".join(
+                f"{label} {(got[alloc][label][case]['cpu'] / got[alloc]['off'][case]['cpu'] - 1) * 100:+.1f}%"
+                for label, _, _ in runs[1:]) for alloc in allocators for case in CASES)
         print(f"round {i + 1:2}/{args.pairs} load {loads[-1]:4.1f}  {line}", flush=True)
     if args.save:
         with open(args.save, "w") as fh:
-            json.dump({"runs": runs, "loads": loads, "rounds": samples}, fh)
+            json.dump({"runs": runs, "allocators": allocators, "skip": args.skip,
+                       "loads": loads, "rounds": samples}, fh)
     print(f"load average (1 min) during the run: min {min(loads):.1f}, median "
           f"{statistics.median(loads):.1f}, max {max(loads):.1f}; "
           f"{(time.time() - started) / 60:.1f} min")
     print()
-    print(f"{'case':11} {'guard':7} {'off cpu':>9} {'on cpu':>9} {'median ratio':>12} "
-          f"{'95% interval':>17} {'wall ratio':>10} {'fastest':>8} {'budget':>7}  verdict")
+    print(f"{'malloc':7} {'case':11} {'guard':7} {'off cpu':>9} {'on cpu':>9} {'median ratio':>12} "
+          f"{'95% interval':>17} {'wall ratio':>10} {'fastest':>8} {'faults off/on':>14} "
+          f"{'budget':>7}  verdict")
     results = {}
-    for case in CASES:
-        for label, _, _ in runs[1:]:
-            cpu = [(s[label][case]["cpu"] / s["off"][case]["cpu"] - 1) * 100 for s in samples]
-            wall = [(s[label][case]["wall"] / s["off"][case]["wall"] - 1) * 100 for s in samples]
-            # Each process's fastest block: its step with the least interference from others.
-            fastest = [(s[label][case]["cpu_min"] / s["off"][case]["cpu_min"] - 1) * 100
-                       for s in samples]
-            low, high = median_interval(cpu)
-            med = statistics.median(cpu)
-            budget = BUDGETS[case]
-            verdict = ("met" if high <= budget else
-                       "met (median), interval reaches the budget" if med <= budget else "NOT met")
-            results[(case, label)] = med
-            off = statistics.median(s["off"][case]["cpu"] for s in samples)
-            on = statistics.median(s[label][case]["cpu"] for s in samples)
-            print(f"{case:11} {label:7} {off * 1e6:7.1f}us {on * 1e6:7.1f}us {med:+11.2f}% "
-                  f"[{low:+6.2f}%, {high:+6.2f}%] {statistics.median(wall):+9.2f}% "
-                  f"{statistics.median(fastest):+7.2f}% {budget:+6.1f}%  {verdict}")
+    for alloc in allocators:
+        rounds = [s[alloc] for s in samples]
+        for case in CASES:
+            for label, _, _ in runs[1:]:
+                cpu = [(r[label][case]["cpu"] / r["off"][case]["cpu"] - 1) * 100 for r in rounds]
+                wall = [(r[label][case]["wall"] / r["off"][case]["wall"] - 1) * 100
+                        for r in rounds]
+                # Each process's fastest block: its step with the least interference from others.
+                fastest = [(r[label][case]["cpu_min"] / r["off"][case]["cpu_min"] - 1) * 100
+                           for r in rounds]
+                low, high = median_interval(cpu)
+                med = statistics.median(cpu)
+                budget = BUDGETS[case]
+                verdict = ("met" if high <= budget else
+                           "met (median), interval reaches the budget" if med <= budget
+                           else "NOT met")
+                results[(alloc, case, label)] = med
+                off = statistics.median(r["off"][case]["cpu"] for r in rounds)
+                on = statistics.median(r[label][case]["cpu"] for r in rounds)
+                faults = "/".join(f"{statistics.median(r[arm][case]['page_faults'] for r in rounds):.0f}"
+                                  for arm in ("off", label))
+                print(f"{alloc:7} {case:11} {label:7} {off * 1e6:7.1f}us {on * 1e6:7.1f}us "
+                      f"{med:+11.2f}% [{low:+6.2f}%, {high:+6.2f}%] "
+                      f"{statistics.median(wall):+9.2f}% {statistics.median(fastest):+7.2f}% "
+                      f"{faults:>14} {budget:+6.1f}%  {verdict}")
     if not args.no_per_call:
         print()
         print("added per wrapped call (fastest of 7 loops per mode, off and on alternating; "
