@@ -12,7 +12,6 @@ mode: the script may be hunting a NaN on purpose.
 
 from __future__ import annotations
 
-import statistics
 import threading
 import time
 
@@ -99,6 +98,10 @@ class AnomalyModeFix(Fix):
             on, off = list(self.seconds_on), list(self.seconds_off)
         if not steps_on:
             return
+        # Imported here, at report time: statistics pulls in decimal and fractions, which a
+        # run that never turns anomaly detection on should not load.
+        import statistics
+
         detail = (f"autograd anomaly detection was on during {steps_on} of {steps_on + steps_off} "
                   "optimizer steps: it records a stack trace for every autograd node and checks every "
                   "gradient for NaN")
