@@ -25,6 +25,7 @@ from . import value_flow
 from .step_loops import is_counter_name, is_model_name
 from .budgets import spends_budget
 from .throttles import cst_throttled_branch, cst_throttles
+from .interval_gates import cst_gates_what_follows
 from .value_flow import ValueFlow
 
 if TYPE_CHECKING:
@@ -303,6 +304,9 @@ class Context:
                              or cst_throttles(statement.test, statements))
                         and syntax.branch_leaves(statement.body)):
                     return True
+                if (isinstance(statement, cst.If) and statement.orelse is not None and cst_gates_what_follows(
+                        statement, lambda test: self._tests_step_interval(test, frozenset()))):
+                    return True  # early exits under intervals in every branch of an if/else
         return False
 
     @staticmethod
