@@ -262,3 +262,24 @@ def test_tpl102_a_size_clamped_into_its_own_name_still_syncs():
                     top = torch.topk(maps[i].flatten(), k).values
         """
     assert diagnostics(source, "TPL102") == [(10, 16, SYNC.format(what="`int()` of a tensor"), None, None)]
+
+
+# ---- torch.nonzero(x): the function form reads its argument, as x.nonzero() reads x -----------------
+def test_tpl102_torch_nonzero_of_a_host_batch_waits_for_no_device():
+    """axolotl's sample picker: ``torch.nonzero(answer_mask)`` of labels taken from a loader batch
+    that was never moved is read on the host (rules.md "Where a value lives"), as
+    ``answer_mask.nonzero()`` already was; of the model's output it syncs every step."""
+    source = """
+        import torch
+        def pick(dataloader, model, optimizer):
+            for batch in dataloader:
+                labels = batch.get("labels")
+                answer_mask = labels[0] != -100
+                first = int(torch.nonzero(answer_mask, as_tuple=False)[0].item())
+                also = torch.nonzero(input=answer_mask)
+                out = model(batch["input_ids"].cuda())
+                out.sum().backward()
+                optimizer.step()
+                hits = torch.nonzero(out > 0)
+        """
+    assert diagnostics(source, "TPL102") == [(12, 15, SYNC.format(what="`.nonzero()`"), None, None)]

@@ -87,6 +87,13 @@ class HostSyncInLoop(Rule):
         found = method_call(node)
         if found is not None and found[1] in SYNC_METHODS:
             receiver, name = found
+            if name == "nonzero" and ctx.qualname(node.func) == "torch.nonzero":
+                # ``torch.nonzero(mask)``: the tensor read is the argument, not ``torch``
+                data = [a for a in node.args if (a.keyword is None and not a.star)
+                        or (a.keyword is not None and a.keyword.value == "input")]
+                if not data:
+                    return
+                receiver = data[0].value
             if not self._in_step():
                 return
             if ctx.is_host_value(receiver) or self._narrowed_to_numpy(receiver):
