@@ -283,3 +283,55 @@ def test_tpl102_torch_nonzero_of_a_host_batch_waits_for_no_device():
                 hits = torch.nonzero(out > 0)
         """
     assert diagnostics(source, "TPL102") == [(12, 15, SYNC.format(what="`.nonzero()`"), None, None)]
+
+
+# ---- decoding: every read of the value a decoding loop stops on is host-needed ---------------------
+def test_tpl102_reads_of_the_token_a_decoding_loop_stops_on_are_host_needed():
+    """transfer-learning-conv-ai's ``sample_sequence``: the loop stops on ``prev.item() in
+    special_ids`` (host-needed, rules.md), so appending ``prev.item()`` to the output and testing it
+    before resampling wait for nothing the host does not need anyway."""
+    source = """
+        import torch
+        def sample(model, ids, special_ids, min_len, max_len):
+            out = []
+            for i in range(max_len):
+                probs = model(torch.tensor([ids + out], device="cuda"))[0, -1].softmax(-1)
+                prev = torch.multinomial(probs, 1)
+                if i < min_len and prev.item() in special_ids:
+                    prev = probs.argmax()
+                if prev.item() in special_ids:
+                    break
+                out.append(prev.item())
+            return out
+        """
+    assert diagnostics(source, "TPL102") == []
+
+
+def test_tpl102_a_value_no_stop_test_reads_still_syncs():
+    """Flagged twins: the loop stops on another value (``done``), or it trains (a loop that runs
+    an update pays the stop test every step, rules.md)."""
+    source = """
+        import torch
+        def sample(model, ids, max_len, optimizer):
+            out = []
+            for i in range(max_len):
+                probs = model(torch.tensor([ids + out], device="cuda"))[0, -1].softmax(-1)
+                prev = torch.multinomial(probs, 1)
+                done = probs.max()
+                if done.item() > 0.99:
+                    break
+                out.append(prev.item())
+            for i in range(max_len):
+                loss = model(torch.tensor([ids], device="cuda")).sum()
+                loss.backward()
+                optimizer.step()
+                if loss.item() < 0.01:
+                    break
+                out.append(loss.item())
+            return out
+        """
+    assert diagnostics(source, "TPL102") == [
+        (11, 19, SYNC.format(what="`.item()`"), None, None),
+        (16, 11, SYNC.format(what="`.item()`"), None, None),
+        (18, 19, SYNC.format(what="`.item()`"), None, None),
+    ]

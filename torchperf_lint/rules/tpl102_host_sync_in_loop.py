@@ -100,6 +100,8 @@ class HostSyncInLoop(Rule):
                 return  # numpy values and host tensors are read without waiting for a device
             if name == "cpu" and is_model_name(last_identifier(_copied(receiver, ctx))):
                 return  # moving a model (or a copy of it: an EMA snapshot), not reading a value
+            if self._read_by_loop_stop(receiver):
+                return
             self._report_unless_host_needed(node, f"`.{name}()`")
             return
         if found is not None and found[1] == "format" and _is_string_literal(found[0]):
@@ -355,6 +357,29 @@ class HostSyncInLoop(Rule):
             if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.FunctionDef, cst.Lambda)):
                 return False
         return False
+
+    def _read_by_loop_stop(self, receiver: cst.BaseExpression) -> bool:
+        """``prev.item()`` where the innermost loop, one that runs no update, also stops on ``prev``
+        (``if prev.item() in stop_ids: break`` in its body, or its ``while`` test): the host must
+        have that value every time round (rules.md: a value that decides whether a loop stops is
+        host-needed; greedy and sampled decoding), so the other reads of it are host-needed too
+        (``output.append(prev.item())``, ``if i < min_len and prev.item() in stop_ids:``)."""
+        if not isinstance(receiver, cst.Name):
+            return False
+        loop = self.ctx.innermost_loop()
+        if loop is None or self.ctx.steps.runs_update(loop.node.body):
+            return False
+        name = receiver.value
+
+        def reads(test) -> bool:
+            return any(isinstance(n, cst.Name) and n.value == name for n in descendants(test))
+
+        node = loop.node
+        if isinstance(node, cst.While) and reads(node.test):
+            return True
+        nested = (cst.For, cst.While, cst.FunctionDef, cst.Lambda, cst.ClassDef)
+        return any(isinstance(n, cst.If) and branch_leaves(n.body) and reads(n.test)
+                   for n in descendants(node.body, prune=lambda n: isinstance(n, nested)))
 
     def _stops_loop(self, node) -> bool:
         """``node`` (an ``if`` that leaves the loop, or a ``while``) decides whether a loop that runs
