@@ -244,24 +244,46 @@ def test_tpl102_ids_listed_for_a_log_still_sync():
     assert diagnostics(source, "TPL102") == [(8, 15, TOLIST, None, None)]
 
 
-def test_tpl102_a_size_clamped_into_its_own_name_still_syncs():
-    """``k = int(h * w * weights[i]); k = max(k, 1); torch.topk(x, k)``: the development set's
-    labels count it as a per-step sync, so a clamp into the same name is not followed (an item of
-    itself, ``ind = ind[0]``, is)."""
+def test_tpl102_a_size_clamped_into_its_own_name_is_still_a_size():
+    """``start = max(0, start)`` (axolotl's per-sequence slice bounds) and ``k = max(k, 1)`` before
+    ``torch.topk(x, k)``: a clamp into the same name keeps the value a size the host needs (rules.md:
+    shapes and sizes, and ``topk``'s ``k`` torch reads on the host). The development set's labels
+    count the ``topk`` form as a per-step sync (anomalib uninet anomaly_map.py:90); rules.md does not
+    (docs/precision.md, 2026-11-26 prec3)."""
     source = """
         import torch
-        def train(model, loader, optimizer, h, w):
+        def train(model, loader, optimizer, h, w, out):
             for x, y in loader:
                 maps = model(x.cuda())
                 maps.sum().backward()
                 optimizer.step()
                 weights = maps.mean(dim=(1, 2))
+                lens = (y.cuda() > 0).sum(1)
                 for i in range(4):
                     k = int(h * w * weights[i])
                     k = max(k, 1)
                     top = torch.topk(maps[i].flatten(), k).values
+                    start = lens[i].item() - 1
+                    start = max(0, start)
+                    out[i, :start] = maps[i, start:]
         """
-    assert diagnostics(source, "TPL102") == [(10, 16, SYNC.format(what="`int()` of a tensor"), None, None)]
+    assert diagnostics(source, "TPL102") == []
+
+
+def test_tpl102_a_clamped_value_used_as_a_number_still_syncs():
+    """Flagged twin: after the clamp the value is logged, not used as a size."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, logs):
+            for x, y in loader:
+                maps = model(x.cuda())
+                maps.sum().backward()
+                optimizer.step()
+                k = int(maps.mean())
+                k = max(k, 1)
+                logs.append(k)
+        """
+    assert diagnostics(source, "TPL102") == [(8, 12, SYNC.format(what="`int()` of a tensor"), None, None)]
 
 
 # ---- torch.nonzero(x): the function form reads its argument, as x.nonzero() reads x -----------------

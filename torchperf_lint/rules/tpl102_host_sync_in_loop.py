@@ -228,9 +228,10 @@ class HostSyncInLoop(Rule):
         rebind the name to an item of it (``ind = ind[0]``), or give, through arithmetic and
         ``min``/``max``/``int``, another name whose uses need the host in the same way
         (``slen = s.item()``; ``n = slen - plen``; ``t[start : start + n]``): sizes and slice
-        bounds reached through a few names (spec: shapes and sizes are host-needed). A clamp of the
-        name into itself (``k = max(k, 1)``) is not followed: the development set's labels count
-        ``k = int(t * n); k = max(k, 1); torch.topk(x, k)`` as a per-step sync (docs/precision.md)."""
+        bounds reached through a few names (spec: shapes and sizes are host-needed), also through a
+        clamp of the name into itself (``start = max(0, start)``; ``k = max(k, 1)`` before
+        ``torch.topk(x, k)``, whose ``k`` torch reads on the host: the development set's labels
+        count that one as a per-step sync, rules.md does not, docs/precision.md 2026-11-26 prec3)."""
         needed = False
         for path in uses:
             if self._host_needed_use(path):
@@ -243,8 +244,10 @@ class HostSyncInLoop(Rule):
             if derived is None:
                 return False
             derived_name, statement, _ = derived
-            if derived_name == name and isinstance(path[-2], cst.Subscript):
-                continue  # ``ind = ind[0]``: an item of itself; its later uses are in ``uses`` already
+            if derived_name == name:
+                # ``ind = ind[0]``, ``k = max(k, 1)``, ``start = max(0, start)``: an item or a clamp of
+                # itself, still a size; its later uses are in ``uses`` already
+                continue
             if derived_name in seen or len(seen) > 4:
                 return False
             body = scope.body if isinstance(scope, cst.FunctionDef) else scope
