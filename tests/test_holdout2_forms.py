@@ -357,3 +357,25 @@ def test_tpl102_a_value_no_stop_test_reads_still_syncs():
         (16, 11, SYNC.format(what="`.item()`"), None, None),
         (18, 19, SYNC.format(what="`.item()`"), None, None),
     ]
+
+
+# ---- a host copy handed to an index op: the indexed tensor is on the host -------------------------
+def test_tpl102_a_host_copy_handed_to_an_index_op_is_required_by_torch():
+    """dino's ``features.index_copy_(0, index_all.cpu(), torch.cat(output_l).cpu())`` for a host
+    feature bank and sd-scripts' ``torch.index_select(alphas, 0, timesteps.cpu())`` for a CPU
+    schedule: the index (and source) must be on the indexed tensor's device, so the copy is one
+    torch requires on the host (rules.md). The same copy handed elsewhere still syncs."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, bank, alphas, logs):
+            for x, idx in loader:
+                feats = model(x.cuda())
+                feats.sum().backward()
+                optimizer.step()
+                ids = idx.cuda()
+                bank.index_copy_(0, ids.cpu(), feats.detach().cpu())
+                a = torch.index_select(alphas, 0, ids.cpu())
+                b = alphas.index_select(0, index=ids.cpu())
+                logs.append(ids.cpu())
+        """
+    assert diagnostics(source, "TPL102") == [(12, 20, SYNC.format(what="`.cpu()`"), None, None)]

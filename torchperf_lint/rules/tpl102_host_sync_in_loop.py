@@ -37,6 +37,13 @@ _HOST_ARGUMENTS = {
     ".topk": ((0,), ("k",)),
     "torch.kthvalue": ((1,), ("k",)),
     ".kthvalue": ((0,), ("k",)),
+    # The index (and source) of an index op must be on the indexed tensor's device: a host copy
+    # handed there (``store.index_copy_(0, idx.cpu(), feats.cpu())``) means the store is on the host
+    # and the copy is one torch requires (dino's host feature bank, sd-scripts' CPU schedule).
+    "torch.index_select": ((2,), ("index",)),
+    ".index_select": ((1,), ("index",)),
+    ".index_copy_": ((1, 2), ("index", "source")),
+    ".index_add_": ((1, 2), ("index", "source")),
 }
 # Libraries that take host values only: a value handed to them must reach the host (spec: a step body).
 _HOST_LIBRARIES = frozenset(("numpy", "scipy", "cv2", "PIL"))
