@@ -364,7 +364,8 @@ def test_tpl102_a_host_copy_handed_to_an_index_op_is_required_by_torch():
     """dino's ``features.index_copy_(0, index_all.cpu(), torch.cat(output_l).cpu())`` for a host
     feature bank and sd-scripts' ``torch.index_select(alphas, 0, timesteps.cpu())`` for a CPU
     schedule: the index (and source) must be on the indexed tensor's device, so the copy is one
-    torch requires on the host (rules.md). The same copy handed elsewhere still syncs."""
+    torch requires on the host (rules.md). The same copy handed elsewhere still syncs, and so does an
+    index that stays on the device (``torch.nonzero(mask)`` handed to ``index_select``)."""
     source = """
         import torch
         def train(model, loader, optimizer, bank, alphas, logs):
@@ -377,5 +378,10 @@ def test_tpl102_a_host_copy_handed_to_an_index_op_is_required_by_torch():
                 a = torch.index_select(alphas, 0, ids.cpu())
                 b = alphas.index_select(0, index=ids.cpu())
                 logs.append(ids.cpu())
+                picked = torch.nonzero(feats > 0).view(-1)
+                c = feats.index_select(0, picked)
         """
-    assert diagnostics(source, "TPL102") == [(12, 20, SYNC.format(what="`.cpu()`"), None, None)]
+    assert diagnostics(source, "TPL102") == [
+        (12, 20, SYNC.format(what="`.cpu()`"), None, None),
+        (13, 17, SYNC.format(what="`.nonzero()`"), None, None),
+    ]

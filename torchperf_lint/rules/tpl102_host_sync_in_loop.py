@@ -37,9 +37,12 @@ _HOST_ARGUMENTS = {
     ".topk": ((0,), ("k",)),
     "torch.kthvalue": ((1,), ("k",)),
     ".kthvalue": ((0,), ("k",)),
-    # The index (and source) of an index op must be on the indexed tensor's device: a host copy
-    # handed there (``store.index_copy_(0, idx.cpu(), feats.cpu())``) means the store is on the host
-    # and the copy is one torch requires (dino's host feature bank, sd-scripts' CPU schedule).
+}
+# The index (and source) of an index op must be on the indexed tensor's device: a ``.cpu()`` copy
+# handed there (``store.index_copy_(0, idx.cpu(), feats.cpu())``) means the store is on the host
+# and the copy is one torch requires (dino's host feature bank, sd-scripts' CPU schedule). Only for
+# ``.cpu()``: an index that stays on the device (``torch.nonzero(mask)``) is no host value.
+_HOST_COPY_ARGUMENTS = {
     "torch.index_select": ((2,), ("index",)),
     ".index_select": ((1,), ("index",)),
     ".index_copy_": ((1, 2), ("index", "source")),
@@ -347,10 +350,13 @@ class HostSyncInLoop(Rule):
                 wanted = 1 if method == "unflatten" else 0
                 return position == wanted or (arg.keyword is not None and arg.keyword.value in ("size", "sizes"))
             return arg.keyword is None or arg.keyword.value in ("size", "shape", "sizes")
-        name = qual if qual in _HOST_ARGUMENTS else (
+        name = qual if qual in _HOST_ARGUMENTS or qual in _HOST_COPY_ARGUMENTS else (
             "pack_padded_sequence" if last_identifier(call.func) == "pack_padded_sequence" else
             f".{method}" if method is not None else None)
         places = _HOST_ARGUMENTS.get(name)
+        if places is None and name in _HOST_COPY_ARGUMENTS:
+            sync = method_call(stack[-1]) if isinstance(stack[-1], cst.Call) else None
+            places = _HOST_COPY_ARGUMENTS[name] if sync is not None and sync[1] == "cpu" else None
         if places is None:
             return False
         indexes, keywords = places
