@@ -330,11 +330,12 @@ def test_tpl102_reads_of_the_token_a_decoding_loop_stops_on_are_host_needed():
 
 
 def test_tpl102_a_value_no_stop_test_reads_still_syncs():
-    """Flagged twins: the loop stops on another value (``done``), or it trains (a loop that runs
-    an update pays the stop test every step, rules.md)."""
+    """Flagged twins: the loop stops on another value (``done``), it trains (a loop that runs an
+    update pays the stop test every step, rules.md), or the test only raises on a bad shape (an
+    error check, no stop decision: deep-person-reid's visualize_actmap)."""
     source = """
         import torch
-        def sample(model, ids, max_len, optimizer):
+        def sample(model, ids, max_len, optimizer, loader):
             out = []
             for i in range(max_len):
                 probs = model(torch.tensor([ids + out], device="cuda"))[0, -1].softmax(-1)
@@ -350,12 +351,18 @@ def test_tpl102_a_value_no_stop_test_reads_still_syncs():
                 if loss.item() < 0.01:
                     break
                 out.append(loss.item())
+            for x in loader:
+                feats = model(x.cuda())
+                if feats.dim() != 4:
+                    raise ValueError("feature maps expected")
+                out.append(feats.cpu())
             return out
         """
     assert diagnostics(source, "TPL102") == [
         (11, 19, SYNC.format(what="`.item()`"), None, None),
         (16, 11, SYNC.format(what="`.item()`"), None, None),
         (18, 19, SYNC.format(what="`.item()`"), None, None),
+        (23, 19, SYNC.format(what="`.cpu()`"), None, None),
     ]
 
 

@@ -394,7 +394,7 @@ class HostSyncInLoop(Rule):
         if isinstance(node, cst.While) and reads(node.test):
             return True
         nested = (cst.For, cst.While, cst.FunctionDef, cst.Lambda, cst.ClassDef)
-        return any(isinstance(n, cst.If) and branch_leaves(n.body) and reads(n.test)
+        return any(isinstance(n, cst.If) and _stops_by_break_or_return(n.body) and reads(n.test)
                    for n in descendants(node.body, prune=lambda n: isinstance(n, nested)))
 
     def _stops_loop(self, node) -> bool:
@@ -510,6 +510,16 @@ def _names_device_type(test: cst.BaseExpression) -> bool:
             if names_type and names_device:
                 return True
     return False
+
+
+def _stops_by_break_or_return(body) -> bool:
+    """Does the branch end the loop by ``break`` or ``return`` (a stop decision; ``raise`` is an
+    error check: ``if out.dim() != 4: raise ValueError(...)`` does not make ``out`` a stop value)?"""
+    statements = getattr(body, "body", ())
+    last = statements[-1] if isinstance(statements, (list, tuple)) and statements else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, (cst.Break, cst.Return))
 
 
 def _climb(path, subscripts: bool, items: bool = True) -> int:
