@@ -1075,6 +1075,26 @@ def greedy_decode(model, loader, eos_id, max_len):
                 break
 """,
     """
+import torch
+def sample(model, ids, special_ids, max_len):
+    out = []
+    for i in range(max_len):
+        prev = torch.multinomial(model(torch.tensor([ids + out], device="cuda"))[0, -1].softmax(-1), 1)
+        if prev.item() in special_ids:             # the loop stops on prev: host-needed
+            break
+        out.append(prev.item())                    # so every read of prev is
+    return out
+def train(model, loader, optimizer, bank, lens, out):
+    for x, idx in loader:
+        feats = model(x.cuda())
+        feats.sum().backward()
+        optimizer.step()
+        bank.index_copy_(0, idx.cuda().cpu(), feats.detach().cpu())   # the bank is on the host
+        start = lens.cuda()[0].item() - 1
+        start = max(0, start)                      # a clamp keeps it a size
+        out[:start] = 0
+""",
+    """
 import cv2
 import numpy as np
 import torch
