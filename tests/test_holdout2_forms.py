@@ -392,3 +392,32 @@ def test_tpl102_a_host_copy_handed_to_an_index_op_is_required_by_torch():
         (12, 20, SYNC.format(what="`.cpu()`"), None, None),
         (13, 17, SYNC.format(what="`.nonzero()`"), None, None),
     ]
+
+
+# ---- a host list reaches a decoder through names made from it -------------------------------------
+def test_tpl102_token_ids_that_reach_batch_decode_through_a_loop_are_host_needed():
+    """axolotl's table callback: ``tokens = seqs.cpu().tolist()``, the prompt cut off each sequence
+    in a ``for`` over ``zip(prompts, tokens)`` and appended to a list that ``batch_decode`` reads:
+    decoding needs the ids on the host (rules.md). Flagged twin: the cut ids are only kept."""
+    source = """
+        import torch
+        def table(model, loader, tokenizer, optimizer, rows):
+            for batch in loader:
+                loss = model(batch.cuda()).sum()
+                loss.backward()
+                optimizer.step()
+                prompts = batch.tolist()
+                predictions = model.generate(batch.cuda())
+                tokens = predictions.cpu().tolist()
+                rest = []
+                for prompt, seq in zip(prompts, tokens):
+                    cut = seq[len(prompt):]
+                    rest.append(cut)
+                rows.append(tokenizer.batch_decode(rest))
+                other = predictions.cpu().tolist()
+                kept = []
+                for seq in other:
+                    kept.append(seq[1:])
+                rows.append(kept)
+        """
+    assert diagnostics(source, "TPL102") == [(16, 16, SYNC.format(what="`.cpu()`"), None, None)]

@@ -223,14 +223,31 @@ class HostSyncInLoop(Rule):
                                [scope], statement, [False]))
         if not uses:
             return False
-        if _converts_to_host(value) and any(
-                self._host_library_argument(path)
-                for path in _name_uses(scope.body if isinstance(scope, cst.FunctionDef) else scope, name,
-                                       [scope], statement, [False], reaching=[False])):
+        if _converts_to_host(value) and self._reaches_host_library(scope, name, statement):
             return True
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
         return self._uses_need_host(scope, name, list(_name_uses(body, name, [scope], statement, [False],
                                                                  target_loads=True)), {name})
+
+    def _reaches_host_library(self, scope, name: str, statement) -> bool:
+        """Does the host array or list ``name`` (bound at ``statement``) reach numpy, scipy, OpenCV,
+        PIL, an environment or a decoder: directly, or through names made from it in the function
+        (an item, a slice, arithmetic or a method of it, a ``for`` target over it or over a
+        ``zip``/``enumerate`` of it, a list it is appended to)? axolotl's table callback:
+        ``ids = seqs.cpu().tolist()``; ``for p, t in zip(prompts, ids): rest.append(t[len(p):])``;
+        ``tokenizer.batch_decode(rest)``. A few names at most."""
+        body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        pending, seen = [(name, statement)], {name}
+        while pending:
+            current, after = pending.pop()
+            for path in _name_uses(body, current, [scope], after, [False], reaching=[False]):
+                if self._host_library_argument(path):
+                    return True
+                for derived, bound_at in _derived_names(path):
+                    if derived not in seen and len(seen) < 8:
+                        seen.add(derived)
+                        pending.append((derived, bound_at))
+        return False
 
     def _uses_need_host(self, scope, name: str, uses, seen: set) -> bool:
         """Does every use in ``uses`` (of ``name``) need the value on the host, with at least one
@@ -596,6 +613,33 @@ def _derived_assignment(path):
         else:
             break
     return _assigned_name(path[: index + 1])
+
+
+def _derived_names(path):
+    """(name, node after which it holds a value made from the last node of ``path``): the target of
+    an assignment made from it (``_derived_assignment``), the targets of a ``for`` over it or over a
+    ``zip``/``enumerate`` of it (bound at the ``for``'s target), the list a value made from it is
+    appended to (``rest.append(t[n:])``, bound at that statement)."""
+    found = _derived_assignment(path)
+    if found is not None:
+        yield found[0], found[1]
+    index = _climb(path, subscripts=True, items=False)
+    node = path[index]
+    if index >= 2 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call):
+        call = path[index - 2]
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in ("zip", "enumerate") and index >= 3:
+            node, index = call, index - 2
+        elif (isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend")
+              and isinstance(func.value, cst.Name)):
+            statement = next((n for n in reversed(path[:index - 2]) if isinstance(n, cst.BaseSmallStatement)), None)
+            if statement is not None:
+                yield func.value.value, statement
+            return
+    parent = path[index - 1] if index >= 1 else None
+    if isinstance(parent, cst.For) and parent.iter is node:
+        for bound in assigned_names(parent.target):
+            yield bound, parent.target
 
 
 def _tests_size(path) -> bool:
