@@ -398,10 +398,14 @@ def test_tpl102_a_host_copy_handed_to_an_index_op_is_required_by_torch():
 def test_tpl102_token_ids_that_reach_batch_decode_through_a_loop_are_host_needed():
     """axolotl's table callback: ``tokens = seqs.cpu().tolist()``, the prompt cut off each sequence
     in a ``for`` over ``zip(prompts, tokens)`` and appended to a list that ``batch_decode`` reads:
-    decoding needs the ids on the host (rules.md). Flagged twin: the cut ids are only kept."""
+    decoding needs the ids on the host (rules.md). Flagged twins: the cut ids are only kept, and
+    arrays collected every step for numpy after the loop (timm's inference.py: one copy at the end
+    would do)."""
     source = """
+        import numpy as np
         import torch
         def table(model, loader, tokenizer, optimizer, rows):
+            everything = []
             for batch in loader:
                 loss = model(batch.cuda()).sum()
                 loss.backward()
@@ -419,5 +423,10 @@ def test_tpl102_token_ids_that_reach_batch_decode_through_a_loop_are_host_needed
                 for seq in other:
                     kept.append(seq[1:])
                 rows.append(kept)
+                everything.append(predictions.cpu().numpy())
+            return np.concatenate(everything)
         """
-    assert diagnostics(source, "TPL102") == [(16, 16, SYNC.format(what="`.cpu()`"), None, None)]
+    assert diagnostics(source, "TPL102") == [
+        (18, 16, SYNC.format(what="`.cpu()`"), None, None),
+        (23, 26, SYNC.format(what="`.cpu()`"), None, None),
+    ]

@@ -235,13 +235,18 @@ class HostSyncInLoop(Rule):
         (an item, a slice, arithmetic or a method of it, a ``for`` target over it or over a
         ``zip``/``enumerate`` of it, a list it is appended to)? axolotl's table callback:
         ``ids = seqs.cpu().tolist()``; ``for p, t in zip(prompts, ids): rest.append(t[len(p):])``;
-        ``tokenizer.batch_decode(rest)``. A few names at most."""
+        ``tokenizer.batch_decode(rest)``. A few names at most. A name made from it counts only where
+        the same time round the loop reads it: a list filled every step and handed to numpy after
+        the loop (``np.concatenate(all_indices)``) needs one copy at the end, not one per step."""
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        loop = self.ctx.innermost_loop()
+        loop_node = loop.node if loop is not None else None
         pending, seen = [(name, statement)], {name}
         while pending:
             current, after = pending.pop()
             for path in _name_uses(body, current, [scope], after, [False], reaching=[False]):
-                if self._host_library_argument(path):
+                if self._host_library_argument(path) and (
+                        current == name or loop_node is None or any(n is loop_node for n in path)):
                     return True
                 for derived, bound_at in _derived_names(path):
                     if derived not in seen and len(seen) < 8:
