@@ -430,3 +430,23 @@ def test_tpl102_token_ids_that_reach_batch_decode_through_a_loop_are_host_needed
         (18, 16, SYNC.format(what="`.cpu()`"), None, None),
         (23, 26, SYNC.format(what="`.cpu()`"), None, None),
     ]
+
+
+# ---- builtin max/min of tensors in a step method that names no model or loss ----------------------
+def test_tpl102_builtin_max_of_tensors_in_a_step_method_without_model_words():
+    """anomalib ganomaly's ``test_step``: ``max(self.max_scores, torch.max(batch.pred_score))``
+    compares tensors with ``bool(a > b)`` every step; the unit names no model, loss or sync, and the
+    text prefilter let it through only on those words. Silent twin: max of Python numbers."""
+    source = """
+        import torch
+        import lightning.pytorch as pl
+        class Detector(pl.LightningModule):
+            def test_step(self, batch, batch_idx):
+                self.max_scores = max(self.max_scores, torch.max(batch.pred_score))
+                return batch
+            def validation_step(self, batch, batch_idx):
+                self.longest = max(self.longest, len(batch))
+                return batch
+        """
+    assert diagnostics(source, "TPL102") == [
+        (6, 26, SYNC.format(what="builtin `max()` of tensors"), None, None)]

@@ -69,11 +69,12 @@ class HostSyncInLoop(Rule):
     # or print in code that handles losses or reduces tensors to booleans (where tensors worth
     # waiting for are likely). Literal tests first: they are the cheapest and reject most units.
     # (exactly the regexes \.(?:item|cpu|numpy|tolist|nonzero)\(|synchronize\(|torch\.nonzero and
-    # backward|loss|model|logits|\.(?:any|all|sum|mean)\(|isfinite|isnan|isinf, as ``in`` tests;
-    # a unit that formats, compares or takes max/min of values passes the second regex)
+    # backward|loss|model|logits|\.(?:any|all|sum|mean|max|min)\(|isfinite|isnan|isinf, as ``in`` tests;
+    # a unit that formats, compares or takes max/min of values passes the second regex; ``.max(``
+    # lets in ``max(best, torch.max(scores))`` in a step method that names no model or loss)
     _SYNC = (".item(", ".cpu(", ".numpy(", ".tolist(", ".nonzero(", "synchronize(", "torch.nonzero")
-    _TENSOR_CODE = ("backward", "loss", "model", "logits", ".any(", ".all(", ".sum(", ".mean(", "isfinite", "isnan",
-                    "isinf")
+    _TENSOR_CODE = ("backward", "loss", "model", "logits", ".any(", ".all(", ".sum(", ".mean(", ".max(", ".min(",
+                    "isfinite", "isnan", "isinf")
     _has_loop_word = staticmethod(compile_text_tests((("for", "while"),)))
     _has_sync = staticmethod(compile_text_tests((_SYNC,)))
     # ... and reads a value: a conversion, a print, a test, a formatted string, ``%`` or
