@@ -450,3 +450,25 @@ def test_tpl102_builtin_max_of_tensors_in_a_step_method_without_model_words():
         """
     assert diagnostics(source, "TPL102") == [
         (6, 26, SYNC.format(what="builtin `max()` of tensors"), None, None)]
+
+
+# ---- (old framework holdout) %-formatting with a built format string and unpacked tensors --------
+def test_tpl102_a_built_format_string_and_unpacked_tensors_format_the_tensors():
+    """yolov5's progress bar, every batch: ``("%11s" * 2 + "%11.4g" * 5) % (e, mem, *mloss, n, s)``
+    with ``mloss`` a device tensor: each unpacked item is formatted (read). Silent twins: the same
+    string with Python numbers unpacked, and a format string that is not written in the source."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, pbar, fmt, device):
+            mloss = torch.zeros(3, device=device)
+            sizes = [1, 2, 3]
+            for i, (x, y) in enumerate(loader):
+                loss, items = model(x.cuda())
+                loss.backward()
+                optimizer.step()
+                mloss = (mloss * i + items) / (i + 1)
+                pbar.set_description(("%11s" * 2 + "%11.4g" * 3) % ("a", "b", *mloss))
+                pbar.set_description(("%11s" * 2 + "%11.4g" * 3) % ("a", "b", *sizes))
+                pbar.set_description(fmt % ("a", "b"))
+        """
+    assert diagnostics(source, "TPL102") == [(11, 29, SYNC.format(what="formatting a tensor"), None, None)]

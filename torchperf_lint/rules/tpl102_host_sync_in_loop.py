@@ -745,13 +745,24 @@ def _name_uses(node: cst.CSTNode, name: str, path: list, after: cst.CSTNode, pas
 
 
 def _is_string_literal(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+    """A string written in the source, also built from such strings by ``+`` and by ``*`` with a
+    number (yolov5's progress bar: ``("%11s" * 2 + "%11.4g" * 5) % (...)``)."""
+    if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return True
+    if isinstance(expr, cst.BinaryOperation):
+        if isinstance(expr.operator, cst.Add):
+            return _is_string_literal(expr.left) and _is_string_literal(expr.right)
+        if isinstance(expr.operator, cst.Multiply):
+            return ((_is_string_literal(expr.left) and isinstance(expr.right, cst.Integer))
+                    or (isinstance(expr.left, cst.Integer) and _is_string_literal(expr.right)))
+    return False
 
 
 def _holds_device_tensor(expr: cst.BaseExpression, ctx) -> bool:
-    """A device tensor, or a tuple or list written with one (``max(a, b)``, ``"%g %g" % (a, b)``)."""
+    """A device tensor, or a tuple or list written with one (``max(a, b)``, ``"%g %g" % (a, b)``),
+    also unpacked into it (``"%g %g %g" % (*mloss,)``: each item is a tensor of the device)."""
     if isinstance(expr, (cst.Tuple, cst.List)):
-        return any(not isinstance(e, cst.StarredElement) and ctx.is_device_tensor(e.value) for e in expr.elements)
+        return any(ctx.is_device_tensor(e.value) for e in expr.elements)
     return ctx.is_device_tensor(expr)
 
 
