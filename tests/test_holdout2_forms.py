@@ -472,3 +472,36 @@ def test_tpl102_a_built_format_string_and_unpacked_tensors_format_the_tensors():
                 pbar.set_description(fmt % ("a", "b"))
         """
     assert diagnostics(source, "TPL102") == [(11, 29, SYNC.format(what="formatting a tensor"), None, None)]
+
+
+# ---- (old framework holdout) a loop of a step body is never an epoch-level loop ------------------
+def test_tpl102_a_loop_of_a_step_body_runs_every_step_even_when_a_nested_loop_runs_the_model():
+    """SwAV's loss, called every training step: ``for i in crops:`` tests a device tensor, and its
+    nested loop calls a softmax module. In a step loop's shape that outer loop would be epoch-level
+    (its steps in the nested loop); in a step body it runs every step. Silent twin: the same loop in
+    a plain function that no step calls keeps the epoch-level reading."""
+    source = """
+        import torch
+        import lightning.pytorch as pl
+        class SwAV(pl.LightningModule):
+            def __init__(self):
+                super().__init__()
+                self.softmax = torch.nn.Softmax(dim=1)
+            def training_step(self, batch, batch_idx):
+                out, queue = batch
+                loss = 0
+                for i in range(2):
+                    if not torch.all(queue[i] == 0):
+                        out = torch.cat((queue[i], out))
+                    for v in range(3):
+                        loss = loss + self.softmax(out).sum()
+                return loss
+        def fit(model, loaders, flags):
+            for loader in loaders:
+                if not torch.all(flags == 0):
+                    print("flags")
+                for x in loader:
+                    model(x.cuda()).sum().backward()
+        """
+    assert diagnostics(source, "TPL102") == [
+        (12, 15, SYNC.format(what="testing a tensor's truth"), None, None)]

@@ -220,9 +220,16 @@ class Context:
         loop = self.innermost_loop()
         if loop is None:
             return self.step_body()
-        if self.is_epoch_loop(loop):
+        if self.is_epoch_loop(loop) and not self._runs_every_step_of_a_body(loop):
             return None
         return loop
+
+    def _runs_every_step_of_a_body(self, loop: Block) -> bool:
+        """A loop of a step body (not under an interval ``if``) runs every step however its body is
+        split: it cannot be an epoch-level loop (SwAV's loss: a loop over crops whose nested loop
+        calls a softmax module)."""
+        body = self.step_body()
+        return body is not None and loop in self.frame.blocks and not self.under_interval_check(body, upto=loop)
 
     # ---- step bodies (analysis/step_bodies.py) --------------------------------------------------
     def step_body(self) -> Optional[Block]:
