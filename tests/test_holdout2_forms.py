@@ -505,3 +505,40 @@ def test_tpl102_a_loop_of_a_step_body_runs_every_step_even_when_a_nested_loop_ru
         """
     assert diagnostics(source, "TPL102") == [
         (12, 15, SYNC.format(what="testing a tensor's truth"), None, None)]
+
+
+# ---- (old framework holdout) a module's parameters are tensors where the module lives ----------------
+def test_tpl102_a_module_s_parameters_are_tensors_of_the_device():
+    """dino's ``clip_gradients``, called every step: ``for name, p in model.named_parameters():``
+    gives the model's tensors, so ``clip_coef = clip / (p.grad.norm(2) + 1e-6)`` is a device
+    tensor and ``if clip_coef < 1:`` waits for it. Silent twins: a model of the file never moved
+    (its parameters are on the host), and a loop variable the linter cannot tell is a module."""
+    source = """
+        import torch
+        def clip_gradients(model, clip, modules):
+            for name, p in model.named_parameters():
+                clip_coef = clip / (p.grad.norm(2) + 1e-6)
+                if clip_coef < 1:
+                    p.grad.mul_(clip_coef)
+            for m in modules:
+                for q in m.parameters():
+                    if q.grad.norm() > clip:
+                        q.grad.zero_()
+        def train(model, loader, opt, modules):
+            for x in loader:
+                model(x.cuda()).sum().backward()
+                clip_gradients(model, 3.0, modules)
+                opt.step()
+        def fit_on_host(xs):
+            net = torch.nn.Linear(3, 1)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            for x in xs:
+                net(x).sum().backward()
+                for p in net.parameters():
+                    if p.grad.norm() > 1:
+                        p.grad.zero_()
+                opt.step()
+        """
+    assert diagnostics(source, "TPL102") == [
+        (6, 11, SYNC.format(what="testing a tensor's truth") + " (called every step from <string>:15)",
+         None, None)]

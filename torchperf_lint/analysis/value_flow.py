@@ -87,6 +87,8 @@ _MODULE_CHAIN = frozenset("to cuda cpu eval train half float double bfloat16 req
 _COUNTER_METHOD = re.compile(
     r"^(?:get_)?(?:global_|current_|total_|num_|cur_)?(?:step|steps|epoch|epochs|iter|iters|iteration|iterations"
     r"|updates)$")
+# Module methods that give the module's tensors, one per time round a ``for`` over them.
+_PARAMETER_ITERATORS = frozenset(("parameters", "named_parameters", "buffers", "named_buffers"))
 _MAX_DEPTH = 60  # deeper chains of definitions count as unknown (generated code)
 
 
@@ -419,6 +421,14 @@ class ValueFlow:
                 return PYTHON
             if is_iterating_wrapper(name) and args:
                 return self._element_shape(args[0], env, depth)
+            if isinstance(func, cst.Attribute) and name in _PARAMETER_ITERATORS and not args:
+                # ``for name, p in model.named_parameters():``: a module's tensors, where the module
+                # lives (on the host for a model of the file never moved)
+                owner = func.value
+                if self._kind(owner, env, depth) in TENSORS or not self._is_module(owner):
+                    return UNKNOWN
+                place = CPU_TENSOR if last_identifier(owner) in self.ctx.steps.unmoved_models else DEVICE
+                return (PYTHON, place) if name.startswith("named_") else place
             if isinstance(func, cst.Attribute) and name in ("items", "values", "keys") and not args:
                 owner = self._kind(func.value, env, depth)
                 values = owner if owner in BATCHES or owner == PYTHON else UNKNOWN  # ``host_kwargs.items()``
