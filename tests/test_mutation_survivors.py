@@ -462,7 +462,8 @@ def test_tpl102_each_word_of_the_text_prefilter_lets_a_unit_through():
     reads = {
         ".mean(": "float(y.mean())", ".sum(": "float(y.sum())", ".any(": "bool(y.any())",
         ".all(": "bool(y.all())", "isfinite": "bool(torch.isfinite(y).prod())",
-        "isnan": "bool(torch.isnan(y).max())", "isinf": "bool(torch.isinf(y).max())",
+        "isnan": "bool(torch.isnan(y).prod())", "isinf": "bool(torch.isinf(y).prod())",
+        ".max(": "float(y.max())", ".min(": "float(y.min())",
     }
     for word, read in reads.items():
         source = f"import torch\ndef run(net, loader, opt):\n    for x in loader:\n        y = net(x.cuda())\n" \

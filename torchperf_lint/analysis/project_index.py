@@ -48,6 +48,7 @@ from .names import ImportTable, bound_names, dotted_name_ast, text_mentions_torc
 from .throttles import ast_throttled_branch, ast_throttles
 from .segments import BLOCK_FIELDS, _push_children as push_children, walk_statements
 from .project_root import find_project_root
+from .interval_gates import ast_gates_what_follows
 from .step_loops import (ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values, is_counter_name,
                          names_holding)
 
@@ -232,12 +233,15 @@ class _Summariser:
                 self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
                 if not stmt.orelse and _leaves(stmt.body):
                     return  # ``if step % N: return``: what follows runs every N steps
+                if stmt.orelse and self._gates(stmt, interval_names):
+                    return
                 continue
             fields = BLOCK_FIELDS.get(kind)
             if fields is None:
                 self._expressions(stmt, fn, scope, in_loop, step_loop)
                 self._bind_locals(stmt, fn, owner_class, scope)
                 continue
+            gates = kind is ast.If and bool(stmt.orelse) and self._gates(stmt, interval_names)
             if kind in _LOOPS:
                 self._expressions(stmt.test if kind is ast.While else stmt.iter, fn, scope, in_loop, step_loop)
                 inner_step = step_loop or id(stmt) in self.step_loops
@@ -263,6 +267,14 @@ class _Summariser:
                         self._scan(child.body, fn, scope, owner_class, interval_names, in_loop, step_loop)
                     else:
                         self._scan([child], fn, scope, owner_class, interval_names, in_loop, step_loop)
+            if gates:
+                return
+
+    @classmethod
+    def _gates(cls, stmt: ast.If, names) -> bool:
+        """``if steps == 0: (if not first: return) else: (if steps % N: return)``: an if/else whose
+        every path passes an interval; what follows it runs at the interval (interval_gates)."""
+        return ast_gates_what_follows(stmt, lambda test: cls._is_interval(test, names), _leaves)
 
     @classmethod
     def _is_interval(cls, test, names) -> bool:

@@ -18,6 +18,7 @@ import libcst as cst
 
 from .names import is_torch_name
 from .step_loops import is_iterating_wrapper, is_model_name
+from .tensor_uses import names_used_as_tensors
 from .syntax import (device_kind, has_double_splat, is_loss_function_name, keyword, last_identifier, positional,
                      string_value)
 
@@ -86,6 +87,8 @@ _MODULE_CHAIN = frozenset("to cuda cpu eval train half float double bfloat16 req
 _COUNTER_METHOD = re.compile(
     r"^(?:get_)?(?:global_|current_|total_|num_|cur_)?(?:step|steps|epoch|epochs|iter|iters|iteration|iterations"
     r"|updates)$")
+# Module methods that give the module's tensors, one per time round a ``for`` over them.
+_PARAMETER_ITERATORS = frozenset(("parameters", "named_parameters", "buffers", "named_buffers"))
 _MAX_DEPTH = 60  # deeper chains of definitions count as unknown (generated code)
 
 
@@ -195,6 +198,7 @@ class ValueFlow:
         # cyclic garbage collector finds them, which costs the CLI a fifth of its time.
         self.ctx = weakref.proxy(ctx)
         self._live = {}  # id(node) -> kind, for queries at the walk's current position
+        self._tensor_uses = {}  # id(function) -> the names its body uses as tensors
 
     # ---- recording (called by the walker) ---------------------------------------------------
     def _branches(self):
@@ -280,6 +284,35 @@ class ValueFlow:
         if known is None:
             known = self._live[key] = self._kind(expr, None, 0)
         return known
+
+    def is_tensor_argument(self, expr: cst.BaseExpression) -> bool:
+        """Is ``expr`` known to be a tensor that may live on the device (``.to(x)`` with ``x`` a
+        tensor, not a device or a dtype)? A DEVICE value, or a name of the current function of
+        unknown origin (a parameter, what a callee returned) that the function uses as a tensor
+        (``x.unsqueeze(-1)``, ``A.shape``: tensor_uses) and that no binding of the function makes
+        a device or a dtype. Anything else, a name bound outside the function included, is unsure."""
+        kind = self.kind(expr)
+        if kind == DEVICE:
+            return True
+        if kind != UNKNOWN or not isinstance(expr, cst.Name):
+            return False
+        frame = self.ctx.frame
+        function = frame.node
+        name = expr.value
+        if not isinstance(function, cst.FunctionDef) or name not in frame.bindings:
+            return False
+        binding = frame.values.get(name)
+        while binding is not None:
+            if binding.source == "expr" and not binding.extra[1]:
+                value = binding.extra[0]
+                if (device_kind(value, self.ctx) is not None
+                        or (isinstance(value, cst.Attribute) and value.attr.value in ("device", "dtype", "type"))):
+                    return False  # ``x = t.device`` ... ``.to(x)``: a device, whatever else ``x`` was
+            binding = binding.prev_same
+        uses = self._tensor_uses.get(id(function))
+        if uses is None:
+            uses = self._tensor_uses[id(function)] = names_used_as_tensors(function)
+        return name in uses
 
     def assigned_expr(self, name: str) -> Optional[cst.BaseExpression]:
         """The expression ``name`` was last given by a plain ``name = expr`` in the current frame."""
@@ -388,6 +421,14 @@ class ValueFlow:
                 return PYTHON
             if is_iterating_wrapper(name) and args:
                 return self._element_shape(args[0], env, depth)
+            if isinstance(func, cst.Attribute) and name in _PARAMETER_ITERATORS and not args:
+                # ``for name, p in model.named_parameters():``: a module's tensors, where the module
+                # lives (on the host for a model of the file never moved)
+                owner = func.value
+                if self._kind(owner, env, depth) in TENSORS or not self._is_module(owner):
+                    return UNKNOWN
+                place = CPU_TENSOR if last_identifier(owner) in self.ctx.steps.unmoved_models else DEVICE
+                return (PYTHON, place) if name.startswith("named_") else place
             if isinstance(func, cst.Attribute) and name in ("items", "values", "keys") and not args:
                 owner = self._kind(func.value, env, depth)
                 values = owner if owner in BATCHES or owner == PYTHON else UNKNOWN  # ``host_kwargs.items()``

@@ -25,6 +25,7 @@ from . import value_flow
 from .step_loops import is_counter_name, is_model_name
 from .budgets import spends_budget
 from .throttles import cst_throttled_branch, cst_throttles
+from .interval_gates import cst_gates_what_follows
 from .value_flow import ValueFlow
 
 if TYPE_CHECKING:
@@ -219,9 +220,16 @@ class Context:
         loop = self.innermost_loop()
         if loop is None:
             return self.step_body()
-        if self.is_epoch_loop(loop):
+        if self.is_epoch_loop(loop) and not self._runs_every_step_of_a_body(loop):
             return None
         return loop
+
+    def _runs_every_step_of_a_body(self, loop: Block) -> bool:
+        """A loop of a step body (not under an interval ``if``) runs every step however its body is
+        split: it cannot be an epoch-level loop (SwAV's loss: a loop over crops whose nested loop
+        calls a softmax module)."""
+        body = self.step_body()
+        return body is not None and loop in self.frame.blocks and not self.under_interval_check(body, upto=loop)
 
     # ---- step bodies (analysis/step_bodies.py) --------------------------------------------------
     def step_body(self) -> Optional[Block]:
@@ -303,6 +311,9 @@ class Context:
                              or cst_throttles(statement.test, statements))
                         and syntax.branch_leaves(statement.body)):
                     return True
+                if (isinstance(statement, cst.If) and statement.orelse is not None and cst_gates_what_follows(
+                        statement, lambda test: self._tests_step_interval(test, frozenset()))):
+                    return True  # early exits under intervals in every branch of an if/else
         return False
 
     @staticmethod

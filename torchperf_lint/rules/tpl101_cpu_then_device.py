@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from typing import Optional
 
 import libcst as cst
 
@@ -56,6 +57,12 @@ class CpuThenDevice(Rule):
     message = (
         "tensor is created on the CPU and then copied to the device; pass `device=` to "
         "`torch.{factory}(...)` to create it there (runtime_guard: device-native creation)"
+    )
+    # ``.to(x)`` with ``x`` a tensor: a move to ``x``'s device and a cast to its dtype in one.
+    message_tensor = (
+        "tensor is created on the CPU and then copied to the device of `{target}`; pass "
+        "`device={target}.device` to `torch.{factory}(...)` to create it there (the `.to({target})` "
+        "then only casts)"
     )
     message_legacy = (
         "tensor is created on the CPU by the legacy constructor `torch.{factory}(...)` and then copied "
@@ -148,8 +155,10 @@ class CpuThenDevice(Rule):
             return "sizes"  # several positional arguments are always sizes
         return None
 
-    def _message(self, factory: cst.Call, name: str) -> str:
+    def _message(self, factory: cst.Call, name: str, target: Optional[cst.BaseExpression] = None) -> str:
         if name not in LEGACY:
+            if target is not None:
+                return self.message_tensor.format(target=cst.Module([]).code_for_node(target), factory=name)
             return self.message.format(factory=name)
         sizes = self._legacy_form(factory) == "sizes"
         # ``torch.Tensor([1, 2])`` is a float tensor where ``torch.tensor([1, 2])`` infers int64.
@@ -223,9 +232,15 @@ class CpuThenDevice(Rule):
             self._moved_variable(node, receiver)
             return
         fresh = self._fresh_tensor(receiver)
-        if fresh is None or move_target(node, self.ctx) != "accelerator":
+        if fresh is None:
             return
         factory, name, direct = fresh
+        if move_target(node, self.ctx) != "accelerator":
+            target = self._tensor_target(node)
+            if target is not None:
+                fix = self._tensor_fix(factory, name, target) if direct and name not in LEGACY else None
+                self.report(factory, self._message(factory, name, target), fix)
+            return
         # With ops between factory and move there is no one-keyword fix: the author rewrites it. A
         # legacy constructor gets none either: it raises for any ``device=`` but the CPU, and its
         # modern spelling (``torch.empty``/``torch.tensor`` with a dtype) changes more than the device.
@@ -239,18 +254,26 @@ class CpuThenDevice(Rule):
             return
         assign = self.ctx.parent()
         if self._handed_out(move):
+            factory, name = fresh
             if move_target(move, self.ctx) == "accelerator":  # ``yield inputs.cuda(), labels.cuda()``
-                factory, name = fresh
                 self.report(factory, self._message(factory, name))
+            else:
+                target = self._tensor_target(move)
+                if target is not None:
+                    self.report(factory, self._message(factory, name, target))
             return
         if not isinstance(assign, cst.Assign) or assign.value is not move:
             return
         targets = [t.target for t in assign.targets]
         if len(targets) != 1 or not isinstance(targets[0], cst.Name) or targets[0].value != receiver.value:
             return  # the host tensor is kept under its name: moving its creation would change it
+        factory, name = fresh
         if move_target(move, self.ctx) == "accelerator":
-            factory, name = fresh
             self.report(factory, self._message(factory, name))
+        else:
+            target = self._tensor_target(move)
+            if target is not None:
+                self.report(factory, self._message(factory, name, target))
 
     def _handed_out(self, move: cst.Call) -> bool:
         """Is the moved tensor returned or yielded (alone or in a tuple)? The host tensor is not used
@@ -278,6 +301,36 @@ class CpuThenDevice(Rule):
             if fresh is not None:
                 self._fresh[(frame, node.targets[0].target.value)] = fresh[:2]
 
+    def _tensor_target(self, move: cst.Call) -> Optional[cst.BaseExpression]:
+        """``t.to(x)`` (also with ``non_blocking``, ``copy``, ``memory_format``) where value flow
+        knows ``x`` is a tensor that may be on the device: ``x``; else None (a device, a dtype, a
+        CPU tensor, or a name it cannot tell)."""
+        if move.func.attr.value != "to" or has_splat(move) or keyword(move, "device") is not None:
+            return None
+        args = positional(move)
+        if not args or move.args[0] is not args[0] or keyword(move, "dtype") is not None:
+            return None
+        target = args[0].value
+        if device_kind(target, self.ctx) is not None:
+            return None
+        return target if self.ctx.values.is_tensor_argument(target) else None
+
+    @staticmethod
+    def _tensor_fix(factory: cst.Call, name: str, target: cst.BaseExpression):
+        """``torch.arange(L).to(x)`` -> ``torch.arange(L, device=x.device).to(x)``: the move stays and
+        only casts, so dtype, device and values are those of before. Only when ``x`` is a name or
+        an attribute chain: with a call in it, ``x`` would be evaluated twice."""
+        if not _is_plain_reference(target) or any(
+                a.keyword is not None and a.keyword.value in _UNSAFE_FACTORY_KEYWORDS for a in factory.args):
+            return None
+        device = cst.Attribute(value=target.deep_clone(), attr=cst.Name("device"))
+        fixed = add_keyword_with_comments(factory, "device", device, [])
+        if fixed is None:
+            return None
+        applicability = UNSAFE if name in _VALUE_CHANGING else SAFE
+        text = cst.Module([]).code_for_node(device)
+        return RuleFix(applicability, f"create the tensor with device={text}", [(factory, fixed)])
+
     @staticmethod
     def _fix(move: cst.Call, factory: cst.Call, name: str):
         method = move.func.attr.value
@@ -303,6 +356,13 @@ class CpuThenDevice(Rule):
         applicability = UNSAFE if name in _VALUE_CHANGING else SAFE
         return RuleFix(applicability, f"create the tensor with device={cst.Module([]).code_for_node(device)}",
                        [(move, fixed)])
+
+
+def _is_plain_reference(expr: cst.BaseExpression) -> bool:
+    """``x``, ``self.buf``, ``batch.x``: a name or an attribute chain, nothing called."""
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    return isinstance(expr, cst.Name)
 
 
 def _is_size_expression(expr: cst.BaseExpression) -> bool:
@@ -433,6 +493,16 @@ def build(n, data, device):
     e = torch.tensor(float(n)).to(device)      # a value computed at run time, not written data
     return a, b, c, d, e
 """,
+    """
+import torch
+def like(x, n, t):
+    a = torch.arange(n).to(x)                  # x: a tensor, a device or a dtype? cannot tell
+    host = torch.zeros(n)
+    b = torch.ones(n).to(host)                 # a CPU tensor: no move
+    kind = t.dtype
+    c = torch.zeros(n).to(kind)                # a dtype, although t is a tensor
+    return a, b, c, t.shape
+""",
 )
 RULE.INVALID = (
     """
@@ -510,6 +580,16 @@ def numbers(x, device):
     minus = torch.tensor(-1).to(device)  # TPL101
     return low, pi, minus
 """,
+    """
+import torch
+def vandermonde(v, x, L):
+    powers = torch.arange(L).to(x)  # TPL101
+    return (v.unsqueeze(-1) * x.unsqueeze(-1) ** powers).sum(-2)
+def one_hot(z: torch.Tensor, n):
+    codes = torch.zeros(z.size(0), n).to(z, non_blocking=True)  # TPL101
+    noise = torch.randn(n).to(z)  # TPL101
+    return codes, noise
+""",
 )
 RULE.FIXES = (
     (
@@ -521,6 +601,10 @@ RULE.FIXES = (
         "pi = torch.tensor(math.pi).cuda()\n",
         "import math\nimport torch\nlow = torch.tensor(float(\"-inf\"), device=x.device)\n"
         "pi = torch.tensor(math.pi, device=\"cuda\")\n",
+    ),
+    (
+        "import torch\ndef power(A):\n    return torch.eye(A.shape[-1]).to(A)\n",
+        "import torch\ndef power(A):\n    return torch.eye(A.shape[-1], device=A.device).to(A)\n",
     ),
 )
 RULE.WHY = """\
@@ -537,6 +621,15 @@ factories (`rand*`, `randn_like`, `rand_like`, `randint_like`, `normal`): anothe
 numbers and leaves the CPU generator where it was, so later CPU draws change; and for
 `linspace`/`logspace`, whose values computed on CUDA can differ from the CPU's in the last bits. A comment inside `.to(...)` moves to
 the `device=` argument's line.
+
+`.to(x)` with `x` a tensor moves to `x`'s device (and casts to its dtype): reported when the linter
+knows `x` is a tensor (made on the device in the function, or a name the function uses as one:
+`x.unsqueeze(-1)`, `A.shape`, a `torch.Tensor` annotation), never for a name it cannot tell from a
+device or a dtype. The fix adds `device=x.device` to the factory and keeps the `.to(x)`, which then
+only casts: values, dtype and device are those of before. Safe for deterministic factories when `x`
+is a name or an attribute chain (with a call in it, `x` would be evaluated twice: no fix), unsafe for
+random ones, and none when ops stand between factory and move. The runtime guard does not rewrite
+this form.
 
 The legacy constructors (`torch.Tensor(n, m)`, `torch.FloatTensor(...)`, `torch.LongTensor([i])`…)
 are reported when given sizes or written data, with no fix: given sizes they are uninitialised

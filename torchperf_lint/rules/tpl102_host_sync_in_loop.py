@@ -38,6 +38,16 @@ _HOST_ARGUMENTS = {
     "torch.kthvalue": ((1,), ("k",)),
     ".kthvalue": ((0,), ("k",)),
 }
+# The index (and source) of an index op must be on the indexed tensor's device: a ``.cpu()`` copy
+# handed there (``store.index_copy_(0, idx.cpu(), feats.cpu())``) means the store is on the host
+# and the copy is one torch requires (dino's host feature bank, sd-scripts' CPU schedule). Only for
+# ``.cpu()``: an index that stays on the device (``torch.nonzero(mask)``) is no host value.
+_HOST_COPY_ARGUMENTS = {
+    "torch.index_select": ((2,), ("index",)),
+    ".index_select": ((1,), ("index",)),
+    ".index_copy_": ((1, 2), ("index", "source")),
+    ".index_add_": ((1, 2), ("index", "source")),
+}
 # Libraries that take host values only: a value handed to them must reach the host (spec: a step body).
 _HOST_LIBRARIES = frozenset(("numpy", "scipy", "cv2", "PIL"))
 # Calls whose every positional argument is a size or a shape (``x.view(n, -1)``, ``torch.zeros(n)``).
@@ -59,11 +69,12 @@ class HostSyncInLoop(Rule):
     # or print in code that handles losses or reduces tensors to booleans (where tensors worth
     # waiting for are likely). Literal tests first: they are the cheapest and reject most units.
     # (exactly the regexes \.(?:item|cpu|numpy|tolist|nonzero)\(|synchronize\(|torch\.nonzero and
-    # backward|loss|model|logits|\.(?:any|all|sum|mean)\(|isfinite|isnan|isinf, as ``in`` tests;
-    # a unit that formats, compares or takes max/min of values passes the second regex)
+    # backward|loss|model|logits|\.(?:any|all|sum|mean|max|min)\(|isfinite|isnan|isinf, as ``in`` tests;
+    # a unit that formats, compares or takes max/min of values passes the second regex; ``.max(``
+    # lets in ``max(best, torch.max(scores))`` in a step method that names no model or loss)
     _SYNC = (".item(", ".cpu(", ".numpy(", ".tolist(", ".nonzero(", "synchronize(", "torch.nonzero")
-    _TENSOR_CODE = ("backward", "loss", "model", "logits", ".any(", ".all(", ".sum(", ".mean(", "isfinite", "isnan",
-                    "isinf")
+    _TENSOR_CODE = ("backward", "loss", "model", "logits", ".any(", ".all(", ".sum(", ".mean(", ".max(", ".min(",
+                    "isfinite", "isnan", "isinf")
     _has_loop_word = staticmethod(compile_text_tests((("for", "while"),)))
     _has_sync = staticmethod(compile_text_tests((_SYNC,)))
     # ... and reads a value: a conversion, a print, a test, a formatted string, ``%`` or
@@ -87,12 +98,21 @@ class HostSyncInLoop(Rule):
         found = method_call(node)
         if found is not None and found[1] in SYNC_METHODS:
             receiver, name = found
+            if name == "nonzero" and ctx.qualname(node.func) == "torch.nonzero":
+                # ``torch.nonzero(mask)``: the tensor read is the argument, not ``torch``
+                data = [a for a in node.args if (a.keyword is None and not a.star)
+                        or (a.keyword is not None and a.keyword.value == "input")]
+                if not data:
+                    return
+                receiver = data[0].value
             if not self._in_step():
                 return
             if ctx.is_host_value(receiver) or self._narrowed_to_numpy(receiver):
                 return  # numpy values and host tensors are read without waiting for a device
             if name == "cpu" and is_model_name(last_identifier(_copied(receiver, ctx))):
                 return  # moving a model (or a copy of it: an EMA snapshot), not reading a value
+            if self._read_by_loop_stop(receiver):
+                return
             self._report_unless_host_needed(node, f"`.{name}()`")
             return
         if found is not None and found[1] == "format" and _is_string_literal(found[0]):
@@ -204,14 +224,36 @@ class HostSyncInLoop(Rule):
                                [scope], statement, [False]))
         if not uses:
             return False
-        if _converts_to_host(value) and any(
-                self._host_library_argument(path)
-                for path in _name_uses(scope.body if isinstance(scope, cst.FunctionDef) else scope, name,
-                                       [scope], statement, [False], reaching=[False])):
+        if _converts_to_host(value) and self._reaches_host_library(scope, name, statement):
             return True
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
         return self._uses_need_host(scope, name, list(_name_uses(body, name, [scope], statement, [False],
                                                                  target_loads=True)), {name})
+
+    def _reaches_host_library(self, scope, name: str, statement) -> bool:
+        """Does the host array or list ``name`` (bound at ``statement``) reach numpy, scipy, OpenCV,
+        PIL, an environment or a decoder: directly, or through names made from it in the function
+        (an item, a slice, arithmetic or a method of it, a ``for`` target over it or over a
+        ``zip``/``enumerate`` of it, a list it is appended to)? axolotl's table callback:
+        ``ids = seqs.cpu().tolist()``; ``for p, t in zip(prompts, ids): rest.append(t[len(p):])``;
+        ``tokenizer.batch_decode(rest)``. A few names at most. A name made from it counts only where
+        the same time round the loop reads it: a list filled every step and handed to numpy after
+        the loop (``np.concatenate(all_indices)``) needs one copy at the end, not one per step."""
+        body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        loop = self.ctx.innermost_loop()
+        loop_node = loop.node if loop is not None else None
+        pending, seen = [(name, statement)], {name}
+        while pending:
+            current, after = pending.pop()
+            for path in _name_uses(body, current, [scope], after, [False], reaching=[False]):
+                if self._host_library_argument(path) and (
+                        current == name or loop_node is None or any(n is loop_node for n in path)):
+                    return True
+                for derived, bound_at in _derived_names(path):
+                    if derived not in seen and len(seen) < 8:
+                        seen.add(derived)
+                        pending.append((derived, bound_at))
+        return False
 
     def _uses_need_host(self, scope, name: str, uses, seen: set) -> bool:
         """Does every use in ``uses`` (of ``name``) need the value on the host, with at least one
@@ -219,9 +261,10 @@ class HostSyncInLoop(Rule):
         rebind the name to an item of it (``ind = ind[0]``), or give, through arithmetic and
         ``min``/``max``/``int``, another name whose uses need the host in the same way
         (``slen = s.item()``; ``n = slen - plen``; ``t[start : start + n]``): sizes and slice
-        bounds reached through a few names (spec: shapes and sizes are host-needed). A clamp of the
-        name into itself (``k = max(k, 1)``) is not followed: the development set's labels count
-        ``k = int(t * n); k = max(k, 1); torch.topk(x, k)`` as a per-step sync (docs/precision.md)."""
+        bounds reached through a few names (spec: shapes and sizes are host-needed), also through a
+        clamp of the name into itself (``start = max(0, start)``; ``k = max(k, 1)`` before
+        ``torch.topk(x, k)``, whose ``k`` torch reads on the host: the development set's labels
+        count that one as a per-step sync, rules.md does not, docs/precision.md 2026-11-26 prec3)."""
         needed = False
         for path in uses:
             if self._host_needed_use(path):
@@ -234,8 +277,10 @@ class HostSyncInLoop(Rule):
             if derived is None:
                 return False
             derived_name, statement, _ = derived
-            if derived_name == name and isinstance(path[-2], cst.Subscript):
-                continue  # ``ind = ind[0]``: an item of itself; its later uses are in ``uses`` already
+            if derived_name == name:
+                # ``ind = ind[0]``, ``k = max(k, 1)``, ``start = max(0, start)``: an item or a clamp of
+                # itself, still a size; its later uses are in ``uses`` already
+                continue
             if derived_name in seen or len(seen) > 4:
                 return False
             body = scope.body if isinstance(scope, cst.FunctionDef) else scope
@@ -328,10 +373,13 @@ class HostSyncInLoop(Rule):
                 wanted = 1 if method == "unflatten" else 0
                 return position == wanted or (arg.keyword is not None and arg.keyword.value in ("size", "sizes"))
             return arg.keyword is None or arg.keyword.value in ("size", "shape", "sizes")
-        name = qual if qual in _HOST_ARGUMENTS else (
+        name = qual if qual in _HOST_ARGUMENTS or qual in _HOST_COPY_ARGUMENTS else (
             "pack_padded_sequence" if last_identifier(call.func) == "pack_padded_sequence" else
             f".{method}" if method is not None else None)
         places = _HOST_ARGUMENTS.get(name)
+        if places is None and name in _HOST_COPY_ARGUMENTS:
+            sync = method_call(stack[-1]) if isinstance(stack[-1], cst.Call) else None
+            places = _HOST_COPY_ARGUMENTS[name] if sync is not None and sync[1] == "cpu" else None
         if places is None:
             return False
         indexes, keywords = places
@@ -348,6 +396,29 @@ class HostSyncInLoop(Rule):
             if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.FunctionDef, cst.Lambda)):
                 return False
         return False
+
+    def _read_by_loop_stop(self, receiver: cst.BaseExpression) -> bool:
+        """``prev.item()`` where the innermost loop, one that runs no update, also stops on ``prev``
+        (``if prev.item() in stop_ids: break`` in its body, or its ``while`` test): the host must
+        have that value every time round (rules.md: a value that decides whether a loop stops is
+        host-needed; greedy and sampled decoding), so the other reads of it are host-needed too
+        (``output.append(prev.item())``, ``if i < min_len and prev.item() in stop_ids:``)."""
+        if not isinstance(receiver, cst.Name):
+            return False
+        loop = self.ctx.innermost_loop()
+        if loop is None or self.ctx.steps.runs_update(loop.node.body):
+            return False
+        name = receiver.value
+
+        def reads(test) -> bool:
+            return any(isinstance(n, cst.Name) and n.value == name for n in descendants(test))
+
+        node = loop.node
+        if isinstance(node, cst.While) and reads(node.test):
+            return True
+        nested = (cst.For, cst.While, cst.FunctionDef, cst.Lambda, cst.ClassDef)
+        return any(isinstance(n, cst.If) and _stops_by_break_or_return(n.body) and reads(n.test)
+                   for n in descendants(node.body, prune=lambda n: isinstance(n, nested)))
 
     def _stops_loop(self, node) -> bool:
         """``node`` (an ``if`` that leaves the loop, or a ``while``) decides whether a loop that runs
@@ -464,6 +535,16 @@ def _names_device_type(test: cst.BaseExpression) -> bool:
     return False
 
 
+def _stops_by_break_or_return(body) -> bool:
+    """Does the branch end the loop by ``break`` or ``return`` (a stop decision; ``raise`` is an
+    error check: ``if out.dim() != 4: raise ValueError(...)`` does not make ``out`` a stop value)?"""
+    statements = getattr(body, "body", ())
+    last = statements[-1] if isinstance(statements, (list, tuple)) and statements else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, (cst.Break, cst.Return))
+
+
 def _climb(path, subscripts: bool, items: bool = True) -> int:
     """The index in ``path`` of the outermost node that still carries the last node's value: up
     through method calls and attributes of which it is the receiver (``lengths.cpu().long()``),
@@ -538,6 +619,33 @@ def _derived_assignment(path):
         else:
             break
     return _assigned_name(path[: index + 1])
+
+
+def _derived_names(path):
+    """(name, node after which it holds a value made from the last node of ``path``): the target of
+    an assignment made from it (``_derived_assignment``), the targets of a ``for`` over it or over a
+    ``zip``/``enumerate`` of it (bound at the ``for``'s target), the list a value made from it is
+    appended to (``rest.append(t[n:])``, bound at that statement)."""
+    found = _derived_assignment(path)
+    if found is not None:
+        yield found[0], found[1]
+    index = _climb(path, subscripts=True, items=False)
+    node = path[index]
+    if index >= 2 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call):
+        call = path[index - 2]
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in ("zip", "enumerate") and index >= 3:
+            node, index = call, index - 2
+        elif (isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend")
+              and isinstance(func.value, cst.Name)):
+            statement = next((n for n in reversed(path[:index - 2]) if isinstance(n, cst.BaseSmallStatement)), None)
+            if statement is not None:
+                yield func.value.value, statement
+            return
+    parent = path[index - 1] if index >= 1 else None
+    if isinstance(parent, cst.For) and parent.iter is node:
+        for bound in assigned_names(parent.target):
+            yield bound, parent.target
 
 
 def _tests_size(path) -> bool:
@@ -637,13 +745,24 @@ def _name_uses(node: cst.CSTNode, name: str, path: list, after: cst.CSTNode, pas
 
 
 def _is_string_literal(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+    """A string written in the source, also built from such strings by ``+`` and by ``*`` with a
+    number (yolov5's progress bar: ``("%11s" * 2 + "%11.4g" * 5) % (...)``)."""
+    if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return True
+    if isinstance(expr, cst.BinaryOperation):
+        if isinstance(expr.operator, cst.Add):
+            return _is_string_literal(expr.left) and _is_string_literal(expr.right)
+        if isinstance(expr.operator, cst.Multiply):
+            return ((_is_string_literal(expr.left) and isinstance(expr.right, cst.Integer))
+                    or (isinstance(expr.left, cst.Integer) and _is_string_literal(expr.right)))
+    return False
 
 
 def _holds_device_tensor(expr: cst.BaseExpression, ctx) -> bool:
-    """A device tensor, or a tuple or list written with one (``max(a, b)``, ``"%g %g" % (a, b)``)."""
+    """A device tensor, or a tuple or list written with one (``max(a, b)``, ``"%g %g" % (a, b)``),
+    also unpacked into it (``"%g %g %g" % (*mloss,)``: each item is a tensor of the device)."""
     if isinstance(expr, (cst.Tuple, cst.List)):
-        return any(not isinstance(e, cst.StarredElement) and ctx.is_device_tensor(e.value) for e in expr.elements)
+        return any(ctx.is_device_tensor(e.value) for e in expr.elements)
     return ctx.is_device_tensor(expr)
 
 
@@ -1015,6 +1134,26 @@ def greedy_decode(model, loader, eos_id, max_len):
                 break
             if (next_id == eos_id).all():
                 break
+""",
+    """
+import torch
+def sample(model, ids, special_ids, max_len):
+    out = []
+    for i in range(max_len):
+        prev = torch.multinomial(model(torch.tensor([ids + out], device="cuda"))[0, -1].softmax(-1), 1)
+        if prev.item() in special_ids:             # the loop stops on prev: host-needed
+            break
+        out.append(prev.item())                    # so every read of prev is
+    return out
+def train(model, loader, optimizer, bank, lens, out):
+    for x, idx in loader:
+        feats = model(x.cuda())
+        feats.sum().backward()
+        optimizer.step()
+        bank.index_copy_(0, idx.cuda().cpu(), feats.detach().cpu())   # the bank is on the host
+        start = lens.cuda()[0].item() - 1
+        start = max(0, start)                      # a clamp keeps it a size
+        out[:start] = 0
 """,
     """
 import cv2

@@ -1,0 +1,116 @@
+"""Gates (analysis/interval_gates.py): early returns under interval tests in every branch of an
+``if``/``else`` make what follows run only at the interval (rules.md "An interval": an early
+``return``/``continue`` under a test on the step counter; what follows it is the interval). Seen in
+sd-scripts' ``sample_images_common`` (holdout2 verdicts). Whole diagnostics, flagged and silent twins,
+in the function itself (the walk) and in a callee in another file (the project index)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from torchperf_lint.analysis import project_index
+from torchperf_lint.engine import lint_source
+
+SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
+        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+EMPTY_CACHE = ("`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be "
+               "re-allocated with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")
+
+
+@pytest.fixture(autouse=True)
+def fresh_index(tmp_path, monkeypatch):
+    monkeypatch.setenv(project_index.CACHE_ENV, str(tmp_path / "cache"))
+    project_index._PROJECTS.clear()
+    yield
+    project_index._PROJECTS.clear()
+
+
+def write(root: Path, files: dict) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+def findings(root: Path, name: str):
+    path = root / name
+    return [(f.code, f.line, f.message)
+            for f in lint_source(path.read_text(), str(path), codes=["TPL102", "TPL103"])]
+
+
+TRAIN = """
+    import torch
+    from sampling import sample_images
+
+
+    def train(model, loader, optimizer, args):
+        for step, (x, y) in enumerate(loader):
+            loss = model(x.cuda()).sum()
+            loss.backward()
+            optimizer.step()
+            sample_images(step, None, args, model, x)
+    """
+
+# {else_branch}: the else branch's body; with an interval exit every path past the if/else is gated
+SAMPLING = """
+    import torch
+
+
+    def sample_images(steps, epoch, args, model, x):
+        if steps == 0:
+            if not args.sample_at_first:
+                return
+        else:
+            if args.sample_every_n_steps is None:
+                return
+    {else_branch}
+        out = model(x)
+        print(out.mean().item())
+        draw(out)
+
+
+    def draw(out):
+        torch.cuda.empty_cache()
+        return out.cpu()
+    """
+
+GATED = """
+            if args.sample_every_n_epochs is not None:
+                if epoch is None or epoch % args.sample_every_n_epochs != 0:
+                    return
+            else:
+                if steps % args.sample_every_n_steps != 0 or epoch is not None:
+                    return
+"""
+
+# a setting, not an interval: with ``args.fast`` off nothing gates the steps
+FLAG = """
+            if args.fast:
+                if steps % args.sample_every_n_steps != 0:
+                    return
+            else:
+                print("sampling every step")
+"""
+
+
+def _project(root: Path, else_branch: str) -> None:
+    write(root, {"pyproject.toml": "", "train.py": TRAIN,
+                 "sampling.py": SAMPLING.replace("    {else_branch}", else_branch.strip("\n"))})
+
+
+def test_early_returns_under_intervals_in_every_branch_gate_what_follows(tmp_path):
+    _project(tmp_path, GATED)
+    assert findings(tmp_path, "sampling.py") == []
+
+
+def test_a_branch_that_lets_every_step_through_is_no_gate(tmp_path):
+    _project(tmp_path, FLAG)
+    chain = " (called every step from train.py:10)"
+    assert findings(tmp_path, "sampling.py") == [
+        ("TPL102", 17, SYNC.format(what="`.item()`") + chain),
+        ("TPL103", 22, EMPTY_CACHE + " (called every step from train.py:10 via sample_images)"),
+        ("TPL102", 23, SYNC.format(what="`.cpu()`") + " (called every step from train.py:10 via sample_images)"),
+    ]

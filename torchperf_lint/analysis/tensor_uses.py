@@ -1,0 +1,75 @@
+"""Names a function uses as tensors: evidence that a name of unknown origin (a parameter, a value a
+callee returned) holds a tensor.
+
+``x.unsqueeze(-1)``, ``A.shape[-1]``, ``input.size(0)`` or a ``torch.Tensor`` annotation on a name
+says it is a tensor (or a numpy array): no device, dtype, string or number has these. The rules ask
+this only where the other choices are exactly those (``.to(x)`` takes a tensor, a device, a dtype, a
+string or an int), so a name with such a use is the tensor form. Nested ``def``/``lambda``/``class``
+bodies are left out: their names are other names.
+"""
+
+from __future__ import annotations
+
+from typing import FrozenSet
+
+import libcst as cst
+
+# Attributes that a tensor has and a device, a dtype, a string and a number do not.
+TENSOR_ATTRIBUTES = frozenset(("shape", "ndim", "device", "dtype", "is_cuda", "grad", "mT"))
+# Methods that a tensor has and a device, a dtype, a string and a number do not.
+TENSOR_METHODS = frozenset(
+    "size dim numel unsqueeze squeeze view view_as reshape reshape_as permute transpose contiguous detach "
+    "clone expand expand_as flatten masked_fill masked_fill_ type_as new_zeros new_ones new_full new_empty "
+    "new_tensor scatter_ index_select softmax log_softmax".split()
+)
+
+
+def _is_tensor_annotation(annotation: cst.BaseExpression) -> bool:
+    """``torch.Tensor`` or ``Tensor`` (the name torch gives its class; a local class of that name is
+    still a tensor-like argument to ``.to``)."""
+    if isinstance(annotation, cst.Attribute):
+        return (annotation.attr.value == "Tensor" and isinstance(annotation.value, cst.Name)
+                and annotation.value.value in ("torch", "th", "T"))
+    return isinstance(annotation, cst.Name) and annotation.value == "Tensor"
+
+
+class _Uses(cst.CSTVisitor):
+    def __init__(self, top: cst.CSTNode):
+        super().__init__()
+        self.top = top
+        self.names = set()
+
+    def _nested(self, node) -> bool:
+        return node is not self.top  # a nested definition: do not descend
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        if node is self.top:
+            params = node.params
+            for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+                if param.annotation is not None and _is_tensor_annotation(param.annotation.annotation):
+                    self.names.add(param.name.value)
+            return True
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return not self._nested(node)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return not self._nested(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if isinstance(node.value, cst.Name) and node.attr.value in TENSOR_ATTRIBUTES:
+            self.names.add(node.value.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.attr.value in TENSOR_METHODS):
+            self.names.add(func.value.value)
+
+
+def names_used_as_tensors(function: cst.CSTNode) -> FrozenSet[str]:
+    """The names ``function``'s own body (parameters' annotations included) uses as tensors."""
+    uses = _Uses(function)
+    function.visit(uses)
+    return frozenset(uses.names)
