@@ -53,6 +53,11 @@ class DocumentMemo:
         self._walks: Dict[int, Tuple[ast.AST, list]] = {}  # id(node) -> (node, ast.walk's nodes) this lint
         self._kept_walks: Dict[int, Tuple[ast.AST, list]] = {}  # ... of the last lint
         self._fstrings: Dict[str, dict] = {}  # "pieces": text of a piece -> its f-string regions
+        # (fact name, id(statement)) -> (statement, its part of the fact), this lint and the last
+        self._parts: Dict[Tuple[str, int], tuple] = {}
+        self._kept_parts: Dict[Tuple[str, int], tuple] = {}
+        self._table: object = None  # the import table the parts were computed with (this lint)
+        self._table_value: object = None  # ... its value, compared with the next lint's table
         self.spliced = self.parsed = 0  # counts, for tests and the benchmark
 
     # ---- the module's ast ----------------------------------------------------------------------
@@ -184,11 +189,35 @@ class DocumentMemo:
         self._walks[key] = cached
         return iter(cached[1])
 
+    # ---- a module fact's part from one top-level statement ---------------------------------------
+
+    def statement_part(self, name: str, stmt: ast.AST, table, compute: Callable[[ast.AST], object]):
+        """``compute(stmt)``, kept for the next lint while the statement is the same object (a
+        statement the change did not touch, ``tree_for``) and the import table compares equal.
+        ``compute`` must be a function of the statement's subtree and the table only, and its
+        result is shared: the caller combines parts without changing them."""
+        if table is not self._table:
+            value = _table_value(table)
+            if value != self._table_value:
+                self._kept_parts = {}
+                self._parts = {}
+            self._table, self._table_value = table, value
+        key = (name, id(stmt))  # (an entry holds its statement: no other object can have this id)
+        cached = self._parts.get(key)
+        if cached is None:
+            cached = self._kept_parts.get(key)
+            if cached is None:
+                cached = (stmt, compute(stmt))
+            self._parts[key] = cached
+        return cached[1]
+
     # ---- one lint ------------------------------------------------------------------------------
 
     def _finish(self) -> None:
         self._units, self._used = self._used, {}
         self._kept_walks, self._walks = self._walks, {}
+        self._kept_parts, self._parts = self._parts, {}
+        self._table = None  # (the value stays, for the next lint's comparison)
 
 
 def _lines(source: str) -> List[str]:
@@ -198,6 +227,23 @@ def _lines(source: str) -> List[str]:
     if parts[-1]:
         lines.append(parts[-1])
     return lines
+
+
+def _table_value(table) -> object:
+    """What an import table says, as a value (names.ImportTable: bindings, torch imported,
+    instances); None for no table."""
+    if table is None:
+        return None
+    return (dict(table.bindings), table.imports_torch, dict(table.instances))
+
+
+def statement_part(name: str, stmt: ast.AST, table, compute: Callable[[ast.AST], object]):
+    """A module fact's part from one top-level statement: ``compute(stmt)``, from the last lint of
+    the document when the language server lints (``reusing``) and the statement did not change."""
+    memo = current()
+    if memo is None:
+        return compute(stmt)
+    return memo.statement_part(name, stmt, table, compute)
 
 
 def _first_line(node: ast.AST) -> int:
