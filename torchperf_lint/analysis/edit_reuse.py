@@ -191,11 +191,13 @@ class DocumentMemo:
 
     # ---- a module fact's part from one top-level statement ---------------------------------------
 
-    def statement_part(self, name: str, stmt: ast.AST, table, compute: Callable[[ast.AST], object]):
+    def statement_part(self, name: str, stmt: ast.AST, table, compute: Callable[[ast.AST], object],
+                       still_valid: Optional[Callable[[object], bool]] = None):
         """``compute(stmt)``, kept for the next lint while the statement is the same object (a
         statement the change did not touch, ``tree_for``) and the import table compares equal.
         ``compute`` must be a function of the statement's subtree and the table only, and its
-        result is shared: the caller combines parts without changing them."""
+        result is shared: the caller combines parts without changing them. ``still_valid(part)``:
+        whether a kept part holds given what else it read (the statements above it)."""
         if table is not self._table:
             value = _table_value(table)
             if value != self._table_value:
@@ -206,7 +208,7 @@ class DocumentMemo:
         cached = self._parts.get(key)
         if cached is None:
             cached = self._kept_parts.get(key)
-            if cached is None:
+            if cached is None or (still_valid is not None and not still_valid(cached[1])):
                 cached = (stmt, compute(stmt))
             self._parts[key] = cached
         return cached[1]
@@ -237,13 +239,15 @@ def _table_value(table) -> object:
     return (dict(table.bindings), table.imports_torch, dict(table.instances))
 
 
-def statement_part(name: str, stmt: ast.AST, table, compute: Callable[[ast.AST], object]):
+def statement_part(name: str, stmt: ast.AST, table, compute: Callable[[ast.AST], object],
+                   still_valid: Optional[Callable[[object], bool]] = None):
     """A module fact's part from one top-level statement: ``compute(stmt)``, from the last lint of
-    the document when the language server lints (``reusing``) and the statement did not change."""
+    the document when the language server lints (``reusing``) and the statement did not change
+    (and ``still_valid(part)`` holds)."""
     memo = current()
     if memo is None:
         return compute(stmt)
-    return memo.statement_part(name, stmt, table, compute)
+    return memo.statement_part(name, stmt, table, compute, still_valid)
 
 
 def _first_line(node: ast.AST) -> int:
