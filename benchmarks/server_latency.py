@@ -227,24 +227,43 @@ def edited_texts(text: str, changes: int):
         yield "".join(rows)
 
 
-def lint_alone(path: Path, text: str, changes: int) -> dict:
+def lint_alone(kind: str, text: str, changes: int, project: Optional[Path] = None) -> dict:
     """In-process, over the same edits: the server's lint of each new text (reusing the last one's,
-    analysis/edit_reuse.py) and a fresh full lint of it (what the server did before), CPU ms."""
+    analysis/edit_reuse.py) and a fresh full lint of it (what the server did before), CPU ms.
+
+    Each in a project folder of its own, made here: the project index keeps a module's summary by
+    the digest of its text (in memory and on disk), and a text that the server or the other lint
+    had summarised already would cost less than a text an editor sends for the first time."""
     from torchperf_lint.frontends.runner import analyse
     from torchperf_lint.frontends.server import Projects, lint_text
 
-    projects = Projects()
-    result, _ = lint_text(projects, path, text, 1, None)
-    server_wall, server_cpu, full_cpu = [], [], []
-    for version, new_text in enumerate(edited_texts(text, changes), start=2):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        lint_text(projects, path, new_text, version, None)
-        server_wall.append((time.perf_counter() - start) * 1000)
-        server_cpu.append((time.process_time() - start_cpu) * 1000)
-        start_cpu = time.process_time()
-        analyse(new_text, str(path), result.codes, result.line_length)
-        full_cpu.append((time.process_time() - start_cpu) * 1000)
+    with tempfile.TemporaryDirectory() as server_tmp, tempfile.TemporaryDirectory() as fresh_tmp:
+        server_path = project_folder(Path(server_tmp), kind, text, project)
+        fresh_path = project_folder(Path(fresh_tmp), kind, text, project)
+        projects = Projects()
+        result, _ = lint_text(projects, server_path, text, 1, None)
+        analyse(text, str(fresh_path), result.codes, result.line_length)
+        server_wall, server_cpu, full_cpu = [], [], []
+        for version, new_text in enumerate(edited_texts(text, changes), start=2):
+            start, start_cpu = time.perf_counter(), time.process_time()
+            lint_text(projects, server_path, new_text, version, None)
+            server_wall.append((time.perf_counter() - start) * 1000)
+            server_cpu.append((time.process_time() - start_cpu) * 1000)
+            start_cpu = time.process_time()
+            analyse(new_text, str(fresh_path), result.codes, result.line_length)
+            full_cpu.append((time.process_time() - start_cpu) * 1000)
     return {"wall": server_wall, "cpu": server_cpu, "full_cpu": full_cpu}
+
+
+def project_folder(root: Path, kind: str, text: str, project: Optional[Path] = None) -> Path:
+    """``root`` made a project holding the measured file (and ``project``'s files): its path."""
+    if project is not None:  # the file among a real project's modules (the index reads them)
+        shutil.copytree(project, root, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns(".git", ".torchperf_lint_cache", "__pycache__"))
+    (root / "pyproject.toml").write_text('[project]\nname = "bench"\n', encoding="utf-8")
+    path = root / f"{kind}.py"
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def measure(kind: str, text: str, changes: int, project: Optional[Path] = None) -> dict:
@@ -252,12 +271,7 @@ def measure(kind: str, text: str, changes: int, project: Optional[Path] = None) 
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        if project is not None:  # the file among a real project's modules (the index reads them)
-            shutil.copytree(project, root, dirs_exist_ok=True,
-                            ignore=shutil.ignore_patterns(".git", ".torchperf_lint_cache", "__pycache__"))
-        (root / "pyproject.toml").write_text('[project]\nname = "bench"\n', encoding="utf-8")
-        path = root / f"{kind}.py"
-        path.write_text(text, encoding="utf-8")
+        path = project_folder(root, kind, text, project)
         client = LspClient(root)
         try:
             uri = client.open(path, text)
@@ -271,7 +285,7 @@ def measure(kind: str, text: str, changes: int, project: Optional[Path] = None) 
                 cpu.append(process_cpu_ms(client.process.pid) - start_cpu)
         finally:
             client.shutdown()
-        alone = lint_alone(path, text, changes)
+    alone = lint_alone(kind, text, changes, project)
     latencies.sort()
     return {
         "kind": kind, "lines": text.count("\n"), "findings": len(first), "changes": changes,
@@ -311,14 +325,16 @@ def main() -> int:
           f"{args.changes} changes per file{'; project ' + str(args.project) if args.project else ''}; "
           f"times in ms")
     print("  server: didChange to publishDiagnostics, wall (median, p95, min, max) and the server process's CPU;")
-    print("  in-process over the same edits: the server's lint (wall, CPU median and p95) and a fresh full lint (CPU)")
+    print("  in-process over the same edits: the server's lint (wall, CPU median and p95) and a fresh full lint (CPU);")
+    print("  load: the load average when the file's runs ended")
     print(f"{'file':<8} {'lines':>5} {'findings':>8} {'median':>7} {'p95':>7} {'min':>7} {'max':>7} "
-          f"{'srv cpu':>7} {'lint':>7} {'lint cpu':>8} {'cpu p95':>7} {'full cpu':>8}")
+          f"{'srv cpu':>7} {'lint':>7} {'lint cpu':>8} {'cpu p95':>7} {'full cpu':>8} {'load':>5}")
     for kind, text in cases:
         r = measure(kind, text, args.changes, args.project)
         print(f"{r['kind']:<8} {r['lines']:>5} {r['findings']:>8} {r['median']:>7.1f} {r['p95']:>7.1f} "
               f"{r['min']:>7.1f} {r['max']:>7.1f} {r['server_cpu_median']:>7.1f} {r['lint_alone_median']:>7.1f} "
-              f"{r['lint_alone_cpu_median']:>8.1f} {r['lint_alone_cpu_p95']:>7.1f} {r['full_lint_cpu_median']:>8.1f}")
+              f"{r['lint_alone_cpu_median']:>8.1f} {r['lint_alone_cpu_p95']:>7.1f} {r['full_lint_cpu_median']:>8.1f} "
+              f"{os.getloadavg()[0] if hasattr(os, 'getloadavg') else float('nan'):>5.1f}")
     return 0
 
 

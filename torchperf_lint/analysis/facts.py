@@ -10,8 +10,9 @@ import ast
 import re
 from typing import Optional
 
+from . import edit_reuse
 from .edit_reuse import statement_part
-from .in_memory import in_memory_class_assignments
+from .in_memory import in_memory_class_assignments, value_kind
 from .names import AUTOCASTS, SCALERS, ImportTable, canonical, dotted_name_ast, is_torch_name, turns_grad_off
 
 _BATCHNORM = frozenset(
@@ -337,6 +338,42 @@ def _takes_next_item(value: Optional[ast.AST]) -> bool:
                 and inner.func.attr in _PARAMETER_ITERATORS)
 
 
+class _AskedKinds:
+    """The kinds known so far (``assigned_kinds``' names), recording what a judgement asks."""
+
+    __slots__ = ("names", "asked")
+
+    def __init__(self, names: dict):
+        self.names = names
+        self.asked: dict = {}
+
+    def get(self, key, default=None):
+        found = self.names.get(key)
+        if key not in self.asked:
+            self.asked[key] = None if found is None else frozenset(found)
+        return default if found is None else found
+
+
+def _remembered_kinds(memo, table):
+    """``in_memory.value_kind`` for the language server: each value's kind kept with the kinds it
+    asked about (as many as the rounds of ``assigned_kinds`` need), and reused while the value is
+    the same node (a statement an edit did not touch), the import table is equal and the kinds it
+    asked about are the same."""
+
+    def kind_of(value, resolve, names):
+        seen = memo.statement_part("facts.value_kinds", value, table, lambda _: [])
+        for asked, kind in seen:
+            if all(names.get(key) == found for key, found in asked):
+                return kind
+        recording = _AskedKinds(names)
+        kind = value_kind(value, resolve, recording)
+        seen.append((tuple(recording.asked.items()), kind))
+        del seen[:-4]  # (the rounds of one lint; older answers are rarely asked again)
+        return kind
+
+    return kind_of
+
+
 class _LoopTargets(set):
     """The loop targets one statement binds (the set's items), over those of the statements above
     it (``prior``): a question about those is recorded with its answer (``asked``), so that a
@@ -467,7 +504,12 @@ class ModuleFacts:
             from .in_memory import assigned_kinds
 
             resolve = lambda dotted: canonical(self.table.resolve(dotted))  # noqa: E731
-            kinds = self._dataset_kinds = assigned_kinds(self.assignments, resolve)
+            memo = edit_reuse.current()
+            if memo is None:
+                kinds = assigned_kinds(self.assignments, resolve)
+            else:
+                kinds = assigned_kinds(self.assignments, resolve, _remembered_kinds(memo, self.table))
+            self._dataset_kinds = kinds
         return kinds
 
     @property
