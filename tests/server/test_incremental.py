@@ -185,6 +185,156 @@ def test_the_lint_of_each_edit_is_a_fresh_lint(tmp_path, seed):
     assert len(codes_seen - {"TPL900"}) >= 3
 
 
+# A module whose findings in one function depend on facts another statement holds.
+FACTS_ACROSS = textwrap.dedent('''\
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    from torch.autograd import grad
+    from torch.utils.data import DataLoader, TensorDataset
+
+    features = torch.randn(64, 8)
+    labels = torch.randint(0, 2, (64,))
+    dataset = TensorDataset(features, labels)
+
+
+    class Block(nn.Module):
+        def __init__(self, channels=16):
+            super().__init__()
+            self.conv = nn.Conv2d(channels, channels, 3, padding=1)
+            self.bn = nn.BatchNorm2d(channels)
+
+        def forward(self, x):
+            return F.relu(self.bn(self.conv(x)))
+
+
+    def penalty(critic, real):
+        real.requires_grad_(True)
+        out = critic(real).sum()
+        return grad(out, real, create_graph=True)[0].norm()
+
+
+    def make_loader():
+        return DataLoader(dataset, batch_size=8, num_workers=4, pin_memory=True)
+
+
+    def train(model, optimizer, device):
+        loader = make_loader()
+        for inputs, targets in loader:
+            inputs, targets = inputs.to(device), targets.to(device)
+            loss = F.cross_entropy(model(inputs), targets)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+
+    def validate(model, loader):
+        model.eval()
+        total = 0
+        for real, _ in loader:
+            out = model(real)
+            total = total + penalty(model, real) + out.sum()
+        return total
+    ''')
+# (old text, new text, the codes and lines of the findings after the edit): each edit changes a
+# fact that a statement the edit does not touch reads, and some change it back.
+FACT_EDITS = [
+    (None, None, [("TPL605", 15), ("TPL104", 35), ("TPL104", 35)]),
+    # the loader's pin_memory (module facts): TPL104 in train() goes
+    ("pin_memory=True", "pin_memory=False", [("TPL605", 15)]),
+    # the BatchNorm attribute of the class (TPL605's conv-into-BatchNorm map)
+    ("self.bn = nn.BatchNorm2d(channels)", "self.bn = nn.Identity()", []),
+    # the helper stops differentiating (TPL602's differentiating functions): validate() is reported
+    ("return grad(out, real, create_graph=True)[0].norm()", "return out.norm()", [("TPL602", 46)]),
+    # the import table: every name ``nn.`` stands for changes
+    ("import torch.nn as nn\n", "import torch.nn as tnn\n", [("TPL602", 46)]),
+    ("self.bn = nn.Identity()", "self.bn = nn.BatchNorm2d(channels)", [("TPL602", 46)]),
+    ("import torch.nn as tnn\n", "import torch.nn as nn\n", [("TPL605", 15), ("TPL602", 46)]),
+    ("return out.norm()", "return grad(out, real)[0].norm()", [("TPL605", 15)]),
+    # ``grad`` imported from elsewhere: the helper, not edited, no longer differentiates
+    ("from torch.autograd import grad", "from mylib import grad", [("TPL605", 15), ("TPL602", 46)]),
+    ("from mylib import grad", "from torch.autograd import grad", [("TPL605", 15)]),
+    ("pin_memory=False", "pin_memory=True", [("TPL605", 15), ("TPL104", 35), ("TPL104", 35)]),
+    # the dataset's tensors move to the GPU (dataset kinds: an assignment another statement reads)
+    ("features = torch.randn(64, 8)", "features = torch.randn(64, 8).cuda()",
+     [("TPL101", 7), ("TPL605", 15), ("TPL104", 35), ("TPL104", 35)]),
+]
+# The module facts' loop targets are the file's: ``xs = chunk[0]`` takes a batch because a loop
+# above binds ``chunk`` (TPL502 wants a batch moved), and stops when that loop is renamed.
+LOOP_TARGETS = textwrap.dedent('''\
+    import torch
+    from torch.utils.data import DataLoader
+    from mydata import build
+
+
+    def read(loader):
+        for chunk in loader:
+            pass
+
+
+    def step(model):
+        xs = chunk[0]
+        return model(xs.cuda())
+
+
+    loader = DataLoader(build(), batch_size=2, num_workers=2)
+    ''')
+LOOP_TARGET_EDITS = [
+    (None, None, [("TPL502", 16)]),
+    ("for chunk in loader:", "for piece in loader:", []),
+    ("num_workers=2", "num_workers=3", []),
+    ("for piece in loader:", "for chunk in loader:", [("TPL502", 16)]),
+    ("num_workers=3", "num_workers=2", [("TPL502", 16)]),
+]
+
+# What a dataset is made of, through a name bound in a statement the edit does not touch: a CUDA
+# tensor cannot be pinned (TPL502 goes).
+DATASET_KINDS = textwrap.dedent('''\
+    import torch
+    from torch.utils.data import DataLoader
+
+    data = torch.randn(64, 8)
+    ds = data
+
+
+    def train(model):
+        loader = DataLoader(ds, batch_size=8, num_workers=4)
+        for x in loader:
+            model(x.cuda())
+    ''')
+DATASET_KIND_EDITS = [
+    (None, None, [("TPL502", 9)]),
+    ("torch.randn(64, 8)", "torch.randn(64, 8).cuda()", [("TPL101", 4)]),
+    ("batch_size=8", "batch_size=16", [("TPL101", 4)]),
+    ("torch.randn(64, 8).cuda()", "torch.randn(64, 8)", [("TPL502", 9)]),
+    ("torch.randn(64, 8)", "load()", [("TPL502", 9)]),
+]
+
+
+@pytest.mark.parametrize("text, edits", [(FACTS_ACROSS, FACT_EDITS), (LOOP_TARGETS, LOOP_TARGET_EDITS),
+                                         (DATASET_KINDS, DATASET_KIND_EDITS)],
+                         ids=["facts", "loop-targets", "dataset-kinds"])
+def test_edits_that_change_a_fact_another_statement_reads(tmp_path, text, edits):
+    """Through the server's path, each edit's lint is a fresh lint of the text, whole diagnostics,
+    while the statements the edits do not touch keep their parts of the module facts."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "demo"\n', encoding="utf-8")
+    path = tmp_path / "train.py"
+    path.write_text(text, encoding="utf-8")
+    projects = Projects()
+    for version, (old, new, expected) in enumerate(edits, start=1):
+        if old is not None:
+            assert text.count(old) == 1, old
+            text = text.replace(old, new)
+        result, error = lint_text(projects, path, text, version, None)
+        assert error is None
+        fresh = analyse(text, str(path), result.codes, result.line_length)  # no memo: a fresh lint
+        assert describe(result.findings, result.noqa_rows) == describe(*fresh), (version, old)
+        assert [(f.code, f.line) for f in result.findings] == expected, (version, old)
+    memo = projects.for_path(path)._memos[str(path)]
+    assert memo.spliced == len(edits) - 1  # every edit kept the other statements' trees
+    assert memo.parts_kept > 0 and memo.parts_made > 0  # parts were kept, and made again
+
+
 def test_a_spliced_tree_is_the_full_parse():
     """Top-level statements around the change parsed alone and put back, line numbers and columns
     included; or None (the whole text is parsed) where that could differ."""
