@@ -335,6 +335,112 @@ def test_edits_that_change_a_fact_another_statement_reads(tmp_path, text, edits)
     assert memo.parts_kept > 0 and memo.parts_made > 0  # parts were kept, and made again
 
 
+# Top-level definitions whose summary records read the rest of the module: a decorator handed a
+# module-level name (where its value lives), a class body that calls a module-level instance, a
+# loop over a module-level name (a step loop when that name is a loader), a name defined twice, a
+# class with an ``if`` in its body.
+SUMMARY_TEXT = textwrap.dedent('''\
+    import torch
+    from torch.utils.data import DataLoader
+    from helpers import Tool, make, register
+
+    CONFIG = make()
+    tool = Tool()
+    feed = make()
+
+
+    @register(CONFIG)
+    def step(model, batch):
+        loss = model(batch).sum()
+        loss.backward()
+
+
+    class Trainer:
+        made = tool(CONFIG)
+
+        def fit(self, model, loader):
+            for batch in loader:
+                step(model, batch)
+
+
+    class Switch:
+        if torch.cuda.is_available():
+            device = "cuda"
+
+
+    def twice():
+        return 1
+
+
+    def twice():
+        return 2
+
+
+    def run(model, loader):
+        for epoch in range(3):
+            for batch in loader:
+                step(model, batch)
+
+
+    def make_feed():
+        return DataLoader(range(3))
+
+
+    def consume(feed):
+        for item in feed:
+            show(item)
+    ''')
+SUMMARY_EDITS = [
+    ("CONFIG = make()", "CONFIG = 3"),
+    ("tool = Tool()", "tool = make()"),
+    ("return 2", "return 3"),
+    ('device = "cuda"', 'device = "cpu"'),
+    ("CONFIG = 3", "CONFIG = make()"),
+    ("tool = make()", "tool = Tool()"),
+    ("loss.backward()", "loss.item()"),
+    ("for epoch in range(3):", "for epoch in range(4):"),
+    # ``feed`` becomes a loader: the loop in consume(), not edited, becomes a step loop
+    ("feed = make()", "feed = make_feed()"),
+    ("feed = make_feed()", "feed = make()"),
+]
+
+
+def test_summaries_through_the_memo_are_fresh_summaries():
+    """The project index's summary of each text, its top-level definitions taken from the last
+    lint's where they did not change (edit_reuse.reuse_definitions), is a fresh summary, key order
+    included: over the edits above and over random edits."""
+    import json
+
+    from torchperf_lint.analysis.project_index import summarize
+
+    def texts():
+        text = SUMMARY_TEXT
+        yield text
+        for old, new in SUMMARY_EDITS:
+            assert text.count(old) == 1, old
+            text = text.replace(old, new)
+            yield text
+        for seed in range(3):
+            rng = random.Random(seed)
+            text = base_text()
+            for _ in range(30):
+                yield text
+                text = edit(text, rng)
+
+    memo = DocumentMemo()
+    compared = 0
+    for text in texts():
+        try:
+            fresh = summarize(ast.parse(text))
+        except SyntaxError:
+            continue
+        with reusing(memo):
+            reused = summarize(memo.tree_for(text))
+        assert json.dumps(reused, default=repr) == json.dumps(fresh, default=repr), text
+        compared += 1
+    assert compared > 40 and memo.parts_kept > 0 and memo.parts_made > 0
+
+
 def test_a_spliced_tree_is_the_full_parse():
     """Top-level statements around the change parsed alone and put back, line numbers and columns
     included; or None (the whole text is parsed) where that could differ."""

@@ -254,6 +254,216 @@ def statement_part(name: str, stmt: ast.AST, table, compute: Callable[[ast.AST],
     return memo.statement_part(name, stmt, table, compute, still_valid)
 
 
+# ---- the project index's summary of the document: its top-level definitions ----------------------
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_MISSING = object()
+
+
+def reuse_definitions(summariser) -> None:
+    """Let a summary of the document's tree (project_index's ``_Summariser``, before ``run``) take
+    the records of each top-level function and class from the last lint's summary where the
+    definition did not change, and make them otherwise as the summariser would.
+
+    A top-level definition's records (its functions, methods and classes, the roots and framework
+    settings it holds, and what its decorators and class body add to the module's record) are
+    made by the summariser's own ``_define``/``_define_class`` on a copy of it with empty records,
+    so that they are exactly what the summariser makes. What that reads of the rest of the module
+    is recorded and compared when the records are reused: whether its loops are step loops, the
+    module's local names it looks up, where the module-level names it hands to calls live; the
+    import table compares equal (``statement_part``). Left to the summariser: a name defined twice
+    at module level (the records merge), and a class with an ``if`` in its body (the test reads
+    the module's statements)."""
+    memo = current()
+    tree = getattr(summariser, "tree", None)
+    if memo is None or tree is None or tree is not memo._tree:
+        return  # not the document the server is linting (another module of its project)
+    counts: Dict[str, int] = {}
+    for name in _module_scope_names(tree.body):
+        counts[name] = counts.get(name, 0) + 1
+    own = {id(stmt) for stmt in tree.body if isinstance(stmt, _DEFINITIONS) and counts[stmt.name] == 1
+           and not (isinstance(stmt, ast.ClassDef) and _if_in_class_body(stmt))}
+    if not own:
+        return
+    define, define_class = summariser._define, summariser._define_class
+
+    def reused(node, kind: str) -> bool:
+        part = memo.statement_part(
+            "summary." + kind, node, summariser.table, lambda stmt: _definition_records(summariser, stmt, kind),
+            lambda kept: kept.holds_in(summariser))
+        if any(q in summariser.functions for q, _ in part.functions) or any(
+                q in summariser.classes for q, _ in part.classes):
+            return False  # (not expected: the names were counted) the summariser merges them
+        part.merge_into(summariser)
+        return True
+
+    def define_top(node, scope, owner_class):
+        if scope or id(node) not in own or not reused(node, "def"):
+            define(node, scope, owner_class)
+
+    def define_class_top(node, scope):
+        if scope or id(node) not in own or not reused(node, "class"):
+            define_class(node, scope)
+
+    summariser._define, summariser._define_class = define_top, define_class_top
+
+
+def _module_scope_names(body) -> Iterator[str]:
+    """The names of the functions and classes defined at module scope: at the top level and in the
+    module's blocks (``if``, ``try``, loops...), not inside functions and classes."""
+    pending = list(body)
+    while pending:
+        stmt = pending.pop()
+        if isinstance(stmt, _DEFINITIONS):
+            yield stmt.name
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list):
+                pending.extend(s for s in block if isinstance(s, ast.stmt))
+        for holder in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
+            pending.extend(holder.body)
+
+
+def _if_in_class_body(cls: ast.ClassDef) -> bool:
+    pending = list(cls.body)
+    while pending:
+        stmt = pending.pop()
+        if isinstance(stmt, ast.If):
+            return True
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list):
+                pending.extend(s for s in block if isinstance(s, ast.stmt))
+        for holder in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
+            pending.extend(holder.body)
+    return False
+
+
+class _AskedIds:
+    """The summariser's step loops (ids), recording each question and its answer."""
+
+    def __init__(self, ids):
+        self.ids = ids
+        self.asked: Dict[int, bool] = {}
+
+    def __contains__(self, key) -> bool:
+        answer = key in self.ids
+        self.asked[key] = answer
+        return answer
+
+
+class _AskedLocals(dict):
+    """The module record's local names: what the definition binds (the dict's items) over what the
+    statements above bound (``prior``), recording the questions about those."""
+
+    def __init__(self, prior: dict):
+        super().__init__()
+        self.prior = prior
+        self.asked: Dict[str, object] = {}
+
+    def _prior(self, key):
+        found = self.prior.get(key, _MISSING)
+        self.asked.setdefault(key, found)
+        return found
+
+    def get(self, key, default=None):
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        found = self._prior(key)
+        return default if found is _MISSING else found
+
+    def __contains__(self, key) -> bool:
+        return dict.__contains__(self, key) or self._prior(key) is not _MISSING
+
+    def __getitem__(self, key):
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        found = self._prior(key)
+        if found is _MISSING:
+            raise KeyError(key)
+        return found
+
+
+class _AskedPlaces:
+    """The module body's host names (argument_places.HostNames), recording each key asked."""
+
+    def __init__(self, places):
+        self.places = places
+        self.asked: list = []
+
+    def key(self, node, where: str) -> str:
+        found = self.places.key(node, where)
+        self.asked.append((node, where, found))
+        return found
+
+
+class _DefinitionRecords:
+    """What one top-level definition adds to a summary, and what it read of the rest."""
+
+    def __init__(self, functions, classes, roots, settings, module_calls, module_locals, module_flags,
+                 loops, names, places):
+        self.functions, self.classes, self.roots, self.settings = functions, classes, roots, settings
+        self.module_calls, self.module_locals, self.module_flags = module_calls, module_locals, module_flags
+        self.loops, self.names, self.places = loops, names, places
+
+    def holds_in(self, summariser) -> bool:
+        """Would the definition read the same of this summariser's module?"""
+        module = summariser.functions["<module>"]
+        places = summariser._places.get(id(module))
+        return (all((key in summariser.step_loops) == answer for key, answer in self.loops.items())
+                and all(module["locals"].get(key, _MISSING) == found for key, found in self.names.items())
+                and (not self.places or (places is not None and all(
+                    places.key(node, where) == found for node, where, found in self.places))))
+
+    def merge_into(self, summariser) -> None:
+        """Add the records as the summariser's ``_define``/``_define_class`` would have (copies of
+        what it changes later, so that the kept records stay as they were made)."""
+        for qualname, record in self.functions:
+            summariser.functions[qualname] = dict(record, calls=list(record["calls"]), locals=dict(record["locals"]))
+        for qualname, record in self.classes:
+            summariser.classes[qualname] = dict(record, attrs=dict(record["attrs"]))
+        summariser.roots.extend(self.roots)
+        if self.settings:
+            summariser.settings = True
+        module = summariser.functions["<module>"]
+        module["calls"].extend(self.module_calls)
+        module["locals"].update(self.module_locals)
+        module.update(self.module_flags)
+
+
+def _definition_records(summariser, node: ast.AST, kind: str) -> _DefinitionRecords:
+    """The records the summariser's ``_define`` (``kind`` "def") or ``_define_class`` makes of one
+    top-level definition, on a copy of the summariser whose records are empty."""
+    import copy
+
+    sub = copy.copy(summariser)
+    sub.__dict__.pop("_define", None)  # the summariser's own methods, not reuse_definitions'
+    sub.__dict__.pop("_define_class", None)
+    sub.functions, sub.classes, sub.roots, sub.settings, sub.imports = {}, {}, [], False, []
+    sub._places = {}
+    sub._scope_bodies = [summariser.tree.body]
+    loops = sub.step_loops = _AskedIds(summariser.step_loops)
+    real_module = summariser.functions["<module>"]
+    module = sub._function("<module>", 0, None)
+    names = module["locals"] = _AskedLocals(real_module["locals"])
+    places = None
+    if id(real_module) in summariser._places:
+        places = sub._places[id(module)] = _AskedPlaces(summariser._places[id(real_module)])
+    if kind == "def":
+        type(summariser)._define(sub, node, "", None)
+    else:
+        type(summariser)._define_class(sub, node, "")
+    flags = {key: value for key, value in module.items()
+             if key not in ("line", "end", "cls", "calls", "locals") and value}
+    return _DefinitionRecords(
+        [(q, r) for q, r in sub.functions.items() if q != "<module>"], list(sub.classes.items()),
+        list(sub.roots), sub.settings, list(module["calls"]), dict(names.items()), flags,
+        loops.asked, names.asked, places.asked if places is not None else [])
+
+
 def _first_line(node: ast.AST) -> int:
     decorators: Sequence[ast.AST] = getattr(node, "decorator_list", ())
     return min([node.lineno, *(d.lineno for d in decorators)])
