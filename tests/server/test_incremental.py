@@ -532,6 +532,37 @@ def test_walks_are_those_of_ast_and_ast_walk_is_restored():
     assert ast.walk is original and edit_reuse.current() is None
 
 
+def test_a_module_walk_from_its_statements_walks_is_ast_walk():
+    """``ast.walk(module)`` made from the levels of its statements' walks (kept across lints for
+    the statements a change did not touch): the same node objects in the same order, over spliced
+    trees, nested definitions of different depths, and a module with ``type_ignores``."""
+    text = base_text()
+    rng = random.Random(5)
+    memo = DocumentMemo()
+    compared = 0
+    for _ in range(25):
+        try:
+            ast.parse(text)
+        except SyntaxError:
+            text = edit(base_text(), rng)
+            continue
+        with reusing(memo):
+            tree = memo.tree_for(text)
+            walked = list(ast.walk(tree))
+        expected = list(edit_reuse._original_walk(tree))
+        assert len(walked) == len(expected) and all(a is b for a, b in zip(walked, expected))
+        compared += 1
+        text = edit(text, rng)
+    assert compared > 10 and memo.spliced > 0
+    ignored = ast.parse("x = 1  # type: ignore\ndef f():\n    class A:\n        y = [z for z in ()]\n",
+                        type_comments=True)
+    assert ignored.type_ignores
+    with reusing(DocumentMemo()):
+        walked = list(ast.walk(ignored))
+    assert len(walked) == len(list(edit_reuse._original_walk(ignored))) and all(
+        a is b for a, b in zip(walked, edit_reuse._original_walk(ignored)))
+
+
 def test_an_unsaved_change_does_not_list_the_project_again(tmp_path, monkeypatch):
     """Who imports the linted file: the import words of an editor's unsaved texts are read from
     those texts at every change; the files on disk only when listed again (after a while, or when

@@ -186,9 +186,47 @@ class DocumentMemo:
         if cached is None:
             cached = self._kept_walks.get(key)
         if cached is None:
-            cached = (node, list(_original_walk(node)))
+            nodes = self._module_walk(node) if type(node) is ast.Module else list(_original_walk(node))
+            cached = (node, nodes)
         self._walks[key] = cached
         return iter(cached[1])
+
+    def _module_walk(self, module: ast.Module) -> list:
+        """``list(ast.walk(module))`` from the levels of its statements' walks (kept for the
+        statements a change did not touch). ``ast.walk`` goes breadth first: after the module come
+        its children (the statements, then ``type_ignores``), and each level below is, statement
+        after statement in order, the nodes at that depth in the statement's own walk."""
+        statement_levels = [self._levels(stmt) for stmt in module.body]
+        nodes: list = [module, *module.body, *module.type_ignores]
+        depth = 1
+        while True:
+            added = False
+            for levels in statement_levels:
+                if depth < len(levels):
+                    nodes.extend(levels[depth])
+                    added = True
+            if not added:
+                return nodes
+            depth += 1
+
+    def _levels(self, stmt: ast.AST) -> List[list]:
+        """The nodes of ``ast.walk(stmt)`` by depth below ``stmt``."""
+        key = ("levels", id(stmt))
+        cached = self._parts.get(key)
+        if cached is None:
+            cached = self._kept_parts.get(key)
+            if cached is None:
+                levels = [[stmt]]
+                while True:
+                    below: list = []
+                    for node in levels[-1]:
+                        below.extend(ast.iter_child_nodes(node))
+                    if not below:
+                        break
+                    levels.append(below)
+                cached = (stmt, levels)
+            self._parts[key] = cached
+        return cached[1]
 
     # ---- a module fact's part from one top-level statement ---------------------------------------
 
