@@ -493,13 +493,56 @@ def test_a_spliced_tree_is_the_full_parse():
         assert memo.spliced == (1 if spliced else 0), (old, new)
 
 
-def test_a_changed_line_count_is_parsed_whole():
-    memo = DocumentMemo()
-    memo.tree_for("import torch\nx = 1\n")
-    tree = memo.tree_for("import torch\n\nx = 1\n")
-    assert (memo.spliced, memo.parsed) == (0, 2)
-    assert ast.dump(tree, include_attributes=True) == ast.dump(ast.parse("import torch\n\nx = 1\n"),
-                                                               include_attributes=True)
+def test_a_changed_line_count_keeps_the_statements_above_the_change():
+    """A change that adds or removes lines: the statements above the last one that starts before
+    the first changed line are the last tree's (the same objects), the rest is parsed again with
+    its line numbers moved; or the whole text is parsed where nothing above can be kept."""
+    base = textwrap.dedent('''\
+        import torch
+
+
+        @decorator(1)
+        def f(x):
+            return x + 1  # one
+        # a comment between statements
+
+        a = 1; b = 2
+        class C:
+            y = "é" + 'two'
+        z = f(3)
+        u = (1,
+             2); v = 3
+        ''')
+    cases = [
+        ("    return x + 1  # one\n", "    y = x\n    return x + 1  # one\n", 1),  # a line typed in f
+        ("# a comment between statements\n", "", 1),  # a gap line deleted
+        ("# a comment between statements\n", "# a comment\nq = 1\n", 1),  # a gap line turned into two
+        ("z = f(3)\n", "    w = 1\nz = f(3)\n", 4),  # indented: it joins the class body above
+        ("a = 1; b = 2\n", "a = 1; b = 2\nc = 3\n", 2),  # after two statements on one line
+        ("     2); v = 3\n", "     2,\n     3); v = 3\n", 6),  # inside a statement over two lines
+        ("z = f(3)\n", "z = f(3\n\n", None),  # a syntax error: the whole parse reports it
+        ("import torch\n", "import torch\nimport numpy\n", None),  # nothing above the change
+        ("import torch\n", "\nimport torch\n", None),
+    ]
+    for old, new, kept in cases:
+        assert old in base
+        memo = DocumentMemo()
+        before = memo.tree_for(base)
+        text = base.replace(old, new, 1)
+        try:
+            expected = ast.dump(ast.parse(text), include_attributes=True)
+        except SyntaxError:
+            expected = None
+        try:
+            tree = memo.tree_for(text)
+            got = ast.dump(tree, include_attributes=True)
+        except SyntaxError:
+            tree = got = None
+        assert got == expected, (old, new)
+        assert memo.spliced == (0 if kept is None else 1), (old, new)
+        if kept is not None:
+            assert all(a is b for a, b in zip(tree.body[:kept], before.body[:kept])), (old, new)
+            assert tree.body[kept] is not before.body[kept], (old, new)
 
 
 def test_unit_parses_are_reused_and_forgotten_when_unused():

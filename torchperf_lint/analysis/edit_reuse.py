@@ -78,8 +78,10 @@ class DocumentMemo:
 
     def _spliced(self, lines: List[str]) -> Optional[ast.Module]:
         old_lines, old_tree = self._lines, self._tree
-        if old_tree is None or old_lines is None or len(old_lines) != len(lines) or not old_tree.body:
+        if old_tree is None or old_lines is None or not old_tree.body:
             return None
+        if len(old_lines) != len(lines):
+            return self._spliced_tail(lines)
         first = 0
         while first < len(lines) and lines[first] == old_lines[first]:
             first += 1
@@ -115,6 +117,34 @@ class DocumentMemo:
         for node in part.body:
             ast.increment_lineno(node, start - 1)
         return ast.Module(body=body[:low] + part.body + body[high + 1:], type_ignores=[])
+
+    def _spliced_tail(self, lines: List[str]) -> Optional[ast.Module]:
+        """A change that adds or removes lines: the statements above it are the last tree's, and
+        everything from the last statement that starts above the first changed line to the end
+        is parsed again (its line numbers move). A kept statement ends above a line that starts a
+        top-level statement at column 0 in both texts (the text up to that line is the same), so
+        it ends there in a full parse of the new text too."""
+        old_lines, body = self._lines, self._tree.body
+        first = 0
+        limit = min(len(lines), len(old_lines))
+        while first < limit and lines[first] == old_lines[first]:
+            first += 1
+        first_line = first + 1  # the first changed line, 1-based
+        starts = [_first_line(node) for node in body]
+        low = sum(1 for start in starts if start < first_line) - 1  # the last statement starting above it
+        # Statements that end on the line where the next one starts (``a = 1; b = 2``) go with it.
+        while low > 0 and body[low - 1].end_lineno >= starts[low]:
+            low -= 1
+        if low <= 0:
+            return None  # nothing above the change to keep: the whole text is parsed
+        start = starts[low]
+        try:
+            part = ast.parse("".join(lines[start - 1:]))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None  # the whole text is parsed, for the error it reports
+        for node in part.body:
+            ast.increment_lineno(node, start - 1)
+        return ast.Module(body=body[:low] + part.body, type_ignores=[])
 
     # ---- f-strings -------------------------------------------------------------------------------
 
