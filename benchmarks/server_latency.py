@@ -1,13 +1,15 @@
 """Latency of ``torchperf-lint server``: from a ``textDocument/didChange`` to the
 ``textDocument/publishDiagnostics`` of that version, on a 2,000-line file.
 
-    python benchmarks/server_latency.py [--changes 40] [--kind model|dense|both] [--file PATH] [--project DIR]
+    python benchmarks/server_latency.py [--changes 40] [--kind model|dense|both] [--edits numbers|lines]
+                                        [--file PATH] [--project DIR]
 
 The server runs as an editor starts it (a subprocess on stdio, spoken to by the plain JSON-RPC
 client of the tests). After the file is opened and its first diagnostics arrive, each change
 edits one line inside a different function (a number in a statement, as typing does), sends the
 whole text (the server synchronises documents whole) and waits for the diagnostics of that
-version before the next change. Prints median, p95, min and max in milliseconds; the server
+version before the next change (``--edits lines``: a line break typed after such a statement, and
+deleted by the next change). Prints median, p95, min and max in milliseconds; the server
 process's CPU time per change (median; from /proc: on a machine shared with other jobs, wall time
 includes waiting for a core, CPU time does not); and, in-process over the same edits, the server's
 lint of each new text (wall, CPU median and p95: the rest of the server's time is the protocol,
@@ -217,17 +219,24 @@ def process_cpu_ms(pid: int) -> float:
         return float("nan")
 
 
-def edited_texts(text: str, changes: int):
-    """The texts the benchmark sends: each one number edited in a different function."""
+def edited_texts(text: str, changes: int, edits: str = "numbers"):
+    """The texts the benchmark sends: each one number edited in a different function
+    (``numbers``), or a line break typed after such a statement and deleted by the next change
+    (``lines``: every line below moves, each second change)."""
     rows = text.splitlines(keepends=True)
     points = edit_points(text)
     for n in range(changes):
         line = points[(n * 7919) % len(points)]  # spread over the file
+        if edits == "lines":
+            yield "".join(rows[:line + 1] + ["\n"] + rows[line + 1:])
+            if n + 1 < changes:
+                yield "".join(rows)
+            continue
         rows[line] = bump(rows[line].rstrip("\n"), 1) + "\n"
         yield "".join(rows)
 
 
-def lint_alone(kind: str, text: str, changes: int, project: Optional[Path] = None) -> dict:
+def lint_alone(kind: str, text: str, changes: int, project: Optional[Path] = None, edits: str = "numbers") -> dict:
     """In-process, over the same edits: the server's lint of each new text (reusing the last one's,
     analysis/edit_reuse.py) and a fresh full lint of it (what the server did before), CPU ms.
 
@@ -244,7 +253,7 @@ def lint_alone(kind: str, text: str, changes: int, project: Optional[Path] = Non
         result, _ = lint_text(projects, server_path, text, 1, None)
         analyse(text, str(fresh_path), result.codes, result.line_length)
         server_wall, server_cpu, full_cpu = [], [], []
-        for version, new_text in enumerate(edited_texts(text, changes), start=2):
+        for version, new_text in enumerate(_first(edited_texts(text, changes, edits), changes), start=2):
             start, start_cpu = time.perf_counter(), time.process_time()
             lint_text(projects, server_path, new_text, version, None)
             server_wall.append((time.perf_counter() - start) * 1000)
@@ -253,6 +262,12 @@ def lint_alone(kind: str, text: str, changes: int, project: Optional[Path] = Non
             analyse(new_text, str(fresh_path), result.codes, result.line_length)
             full_cpu.append((time.process_time() - start_cpu) * 1000)
     return {"wall": server_wall, "cpu": server_cpu, "full_cpu": full_cpu}
+
+
+def _first(texts, count: int):
+    """The first ``count`` of ``texts``."""
+    for _, text in zip(range(count), texts):
+        yield text
 
 
 def project_folder(root: Path, kind: str, text: str, project: Optional[Path] = None) -> Path:
@@ -266,7 +281,7 @@ def project_folder(root: Path, kind: str, text: str, project: Optional[Path] = N
     return path
 
 
-def measure(kind: str, text: str, changes: int, project: Optional[Path] = None) -> dict:
+def measure(kind: str, text: str, changes: int, project: Optional[Path] = None, edits: str = "numbers") -> dict:
     from lsp_client import LspClient
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -277,7 +292,7 @@ def measure(kind: str, text: str, changes: int, project: Optional[Path] = None) 
             uri = client.open(path, text)
             first = client.diagnostics(uri, 1)
             latencies, cpu = [], []
-            for version, new_text in enumerate(edited_texts(text, changes), start=2):
+            for version, new_text in enumerate(_first(edited_texts(text, changes, edits), changes), start=2):
                 start, start_cpu = time.perf_counter(), process_cpu_ms(client.process.pid)
                 client.change(uri, new_text, version)
                 client.diagnostics(uri, version)
@@ -285,7 +300,7 @@ def measure(kind: str, text: str, changes: int, project: Optional[Path] = None) 
                 cpu.append(process_cpu_ms(client.process.pid) - start_cpu)
         finally:
             client.shutdown()
-    alone = lint_alone(kind, text, changes, project)
+    alone = lint_alone(kind, text, changes, project, edits)
     latencies.sort()
     return {
         "kind": kind, "lines": text.count("\n"), "findings": len(first), "changes": changes,
@@ -307,6 +322,9 @@ def main() -> int:
     parser.add_argument("--changes", type=int, default=40)
     parser.add_argument("--kind", choices=("model", "dense", "both"), default="both")
     parser.add_argument("--file", type=Path, help="measure this file instead of a generated one")
+    parser.add_argument("--edits", choices=("numbers", "lines"), default="numbers",
+                        help="numbers: a number edited per change (the target's measure); lines: a line break "
+                             "typed and deleted in turn (every line below moves)")
     parser.add_argument("--project", type=Path,
                         help="copy this folder's files next to the measured file (a project the index reads)")
     args = parser.parse_args()
@@ -322,7 +340,7 @@ def main() -> int:
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"python {sys.version.split()[0]}; {os.cpu_count()} cores, load average {load:.1f} at the start; "
-          f"{args.changes} changes per file{'; project ' + str(args.project) if args.project else ''}; "
+          f"{args.changes} changes per file ({args.edits}){'; project ' + str(args.project) if args.project else ''}; "
           f"times in ms")
     print("  server: didChange to publishDiagnostics, wall (median, p95, min, max) and the server process's CPU;")
     print("  in-process over the same edits: the server's lint (wall, CPU median and p95) and a fresh full lint (CPU);")
@@ -330,7 +348,7 @@ def main() -> int:
     print(f"{'file':<8} {'lines':>5} {'findings':>8} {'median':>7} {'p95':>7} {'min':>7} {'max':>7} "
           f"{'srv cpu':>7} {'lint':>7} {'lint cpu':>8} {'cpu p95':>7} {'full cpu':>8} {'load':>5}")
     for kind, text in cases:
-        r = measure(kind, text, args.changes, args.project)
+        r = measure(kind, text, args.changes, args.project, args.edits)
         print(f"{r['kind']:<8} {r['lines']:>5} {r['findings']:>8} {r['median']:>7.1f} {r['p95']:>7.1f} "
               f"{r['min']:>7.1f} {r['max']:>7.1f} {r['server_cpu_median']:>7.1f} {r['lint_alone_median']:>7.1f} "
               f"{r['lint_alone_cpu_median']:>8.1f} {r['lint_alone_cpu_p95']:>7.1f} {r['full_lint_cpu_median']:>8.1f} "

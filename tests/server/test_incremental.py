@@ -495,8 +495,9 @@ def test_a_spliced_tree_is_the_full_parse():
 
 def test_a_changed_line_count_keeps_the_statements_above_the_change():
     """A change that adds or removes lines: the statements above the last one that starts before
-    the first changed line are the last tree's (the same objects), the rest is parsed again with
-    its line numbers moved; or the whole text is parsed where nothing above can be kept."""
+    the first changed line are the last tree's (the same objects; those below it too where the
+    change lies inside statements, moved: the next test), and what is parsed again gets its line
+    numbers moved; or the whole text is parsed where nothing above can be kept."""
     base = textwrap.dedent('''\
         import torch
 
@@ -543,6 +544,41 @@ def test_a_changed_line_count_keeps_the_statements_above_the_change():
         if kept is not None:
             assert all(a is b for a, b in zip(tree.body[:kept], before.body[:kept])), (old, new)
             assert tree.body[kept] is not before.body[kept], (old, new)
+
+
+def test_statements_below_a_changed_line_count_move_and_keep_their_parts():
+    """Lines added or removed inside a statement: the statements below are the last tree's objects
+    with their line numbers moved (a full parse's, positions included); a part that holds line
+    numbers (where CUDA_VISIBLE_DEVICES is set) is made again for the new lines."""
+    from torchperf_lint.analysis.fix_safety import cuda_visible_devices
+    from torchperf_lint.analysis.names import ImportTable
+
+    base = textwrap.dedent('''\
+        import os
+        import torch
+
+
+        def helper(x):
+            return x + 1
+
+
+        def setup():
+            os.environ["CUDA_VISIBLE_DEVICES"] = "0"
+        ''')
+    memo = DocumentMemo()
+    texts = [base, base.replace("    return x + 1\n", "    y = x\n\n    return y + 1\n"), base]
+    trees = []
+    for text in texts:
+        with reusing(memo):
+            tree = memo.tree_for(text)
+            line = cuda_visible_devices(tree, ImportTable.from_ast(tree))
+        fresh = ast.parse(text)
+        assert ast.dump(tree, include_attributes=True) == ast.dump(fresh, include_attributes=True)
+        assert line == cuda_visible_devices(fresh, ImportTable.from_ast(fresh)) == text.count("\n")
+        trees.append(tree)
+    assert memo.spliced == 2
+    assert trees[1].body[-1] is trees[0].body[-1] and trees[2].body[-1] is trees[0].body[-1]  # moved, kept
+    assert trees[1].body[2] is not trees[0].body[2]  # helper, parsed again
 
 
 def test_unit_parses_are_reused_and_forgotten_when_unused():

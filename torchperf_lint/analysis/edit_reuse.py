@@ -8,15 +8,24 @@ lint, so that findings are those of a fresh ``lint_source`` by construction
 
 - the ``ast`` of the module: the top-level statements around the changed lines are parsed again
   and the others are the previous tree's (equal to what a full parse gives, line numbers
-  included: only when the number of lines is unchanged and the statements around the change parse
-  alone; otherwise the whole text is parsed);
+  included: those below a change that adds or removes lines are moved in place; where the change
+  touches a line between statements, everything from the statement above it to the end is parsed
+  again; where nothing above can be kept, or the statements around the change do not parse
+  alone, the whole text is parsed);
+- a module fact's part from one top-level statement (``statement_part``: the collector's facts,
+  TPL605's conv-into-BatchNorm map, TPL602's differentiating functions, the fix-safety facts, a
+  unit's ast prefilter scan, the kinds of assigned values) and the project index's records of a
+  top-level definition (``reuse_definitions``), each kept while its statement is the same object
+  and what else it read compares equal (the import table, the loop targets or local names of
+  the statements above, whether its loops are step loops...);
 - libcst's tree of a unit and its positions, by the unit's exact text (a unit whose text did not
   change is not parsed again; the rules still walk it with the new module's facts);
 - the f-strings of the file (for fixes near one): tokenized per top-level statement, each piece
   once per text;
 - ``ast.walk(node)`` (the module facts walk the whole module a dozen times per lint, and each class,
   function or statement again): the nodes are listed once per node object, and each walk iterates
-  that list (same nodes, same order); the statements a change did not touch keep their lists.
+  that list (same nodes, same order); the statements a change did not touch keep their lists, and
+  the module's list is made from its statements' (level by level, as ``ast.walk`` goes).
 
 A ``DocumentMemo`` belongs to one document; ``reusing(memo)`` makes it the memo of the lints this
 thread runs until the block ends, and forgets what that lint did not use (memory stays that of
@@ -80,42 +89,53 @@ class DocumentMemo:
         old_lines, old_tree = self._lines, self._tree
         if old_tree is None or old_lines is None or not old_tree.body:
             return None
-        if len(old_lines) != len(lines):
-            return self._spliced_tail(lines)
+        delta = len(lines) - len(old_lines)  # lines added (removed: negative)
+        limit = min(len(lines), len(old_lines))
         first = 0
-        while first < len(lines) and lines[first] == old_lines[first]:
+        while first < limit and lines[first] == old_lines[first]:
             first += 1
-        if first == len(lines):
+        if not delta and first == len(lines):
             return old_tree  # the same text
-        last = len(lines) - 1
-        while lines[last] == old_lines[last]:
-            last -= 1
-        first_line, last_line = first + 1, last + 1  # 1-based, inclusive
+        suffix = 0
+        while suffix < limit - first and lines[-1 - suffix] == old_lines[-1 - suffix]:
+            suffix += 1
+        # Old lines first_line..last_line (1-based, inclusive) became the new text's lines there.
+        first_line, last_line = first + 1, len(old_lines) - suffix
+        if last_line < first_line:
+            # Lines inserted between old lines ``first`` and ``first + 1``: both must be inside
+            # the statements parsed again.
+            first_line, last_line = first, first + 1
         body = old_tree.body
         spans = [(_first_line(node), node.end_lineno) for node in body]
         # The statements the changed lines touch; every changed line must lie inside their span
         # (a change on a blank or comment line between statements could start new code there).
         low = next((i for i, (_, end) in enumerate(spans) if end >= first_line), None)
         if low is None or spans[low][0] > first_line:
-            return None
+            return self._spliced_tail(lines) if delta else None
         high = low
         while high + 1 < len(spans) and spans[high + 1][0] <= last_line:
             high += 1
         if spans[high][1] < last_line:
-            return None
+            return self._spliced_tail(lines) if delta else None
         # Statements that share a line with the span (``a = 1; b = 2``) join it.
         while low > 0 and spans[low - 1][1] >= spans[low][0]:
             low -= 1
         while high + 1 < len(spans) and spans[high + 1][0] <= spans[high][1]:
             high += 1
         start, end = spans[low][0], spans[high][1]
-        segment = "".join(lines[start - 1:end])
+        segment = "".join(lines[start - 1:end + delta])
         try:
             part = ast.parse(segment)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None  # the whole text is parsed, for the error it reports
         for node in part.body:
             ast.increment_lineno(node, start - 1)
+        if delta:
+            # The statements below keep their text, a line number ``delta`` away: moved in place,
+            # so that they stay the objects the last lint's parts are kept by (the parts that
+            # hold line numbers are kept by the statement's line too: ``statement_part``).
+            for node in body[high + 1:]:
+                ast.increment_lineno(node, delta)
         return ast.Module(body=body[:low] + part.body + body[high + 1:], type_ignores=[])
 
     def _spliced_tail(self, lines: List[str]) -> Optional[ast.Module]:
@@ -261,19 +281,22 @@ class DocumentMemo:
     # ---- a module fact's part from one top-level statement ---------------------------------------
 
     def statement_part(self, name: str, stmt: ast.AST, table, compute: Callable[[ast.AST], object],
-                       still_valid: Optional[Callable[[object], bool]] = None):
+                       still_valid: Optional[Callable[[object], bool]] = None, positional: bool = False):
         """``compute(stmt)``, kept for the next lint while the statement is the same object (a
         statement the change did not touch, ``tree_for``) and the import table compares equal.
         ``compute`` must be a function of the statement's subtree and the table only, and its
         result is shared: the caller combines parts without changing them. ``still_valid(part)``:
-        whether a kept part holds given what else it read (the statements above it)."""
+        whether a kept part holds given what else it read (the statements above it).
+        ``positional``: the part holds line numbers (not only nodes, whose own numbers move with
+        them, ``tree_for``): it is kept only while the statement starts on the same line."""
         if table is not self._table:
             value = _table_value(table)
             if value != self._table_value:
                 self._kept_parts = {}
                 self._parts = {}
             self._table, self._table_value = table, value
-        key = (name, id(stmt))  # (an entry holds its statement: no other object can have this id)
+        # (an entry holds its statement: no other object can have this id)
+        key = (name, id(stmt), stmt.lineno) if positional else (name, id(stmt))
         cached = self._parts.get(key)
         if cached is None:
             cached = self._kept_parts.get(key)
@@ -312,14 +335,14 @@ def _table_value(table) -> object:
 
 
 def statement_part(name: str, stmt: ast.AST, table, compute: Callable[[ast.AST], object],
-                   still_valid: Optional[Callable[[object], bool]] = None):
+                   still_valid: Optional[Callable[[object], bool]] = None, positional: bool = False):
     """A module fact's part from one top-level statement: ``compute(stmt)``, from the last lint of
     the document when the language server lints (``reusing``) and the statement did not change
     (and ``still_valid(part)`` holds)."""
     memo = current()
     if memo is None:
         return compute(stmt)
-    return memo.statement_part(name, stmt, table, compute, still_valid)
+    return memo.statement_part(name, stmt, table, compute, still_valid, positional)
 
 
 # ---- the project index's summary of the document: its top-level definitions ----------------------
@@ -358,7 +381,7 @@ def reuse_definitions(summariser) -> None:
     def reused(node, kind: str) -> bool:
         part = memo.statement_part(
             "summary." + kind, node, summariser.table, lambda stmt: _definition_records(summariser, stmt, kind),
-            lambda kept: kept.holds_in(summariser))
+            lambda kept: kept.holds_in(summariser), positional=True)
         if any(q in summariser.functions for q, _ in part.functions) or any(
                 q in summariser.classes for q, _ in part.classes):
             return False  # (not expected: the names were counted) the summariser merges them

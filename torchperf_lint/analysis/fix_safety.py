@@ -174,7 +174,8 @@ def cuda_visible_devices(tree: ast.Module, table=None) -> Optional[int]:
     # line and its settings. ``ast.walk(tree)`` goes level by level, and within a level through the
     # top-level statements in order, so the first setting it meets is the least (depth, statement,
     # place in the statement's own walk).
-    parts = [statement_part("cuda_visible_devices", stmt, table, _loaders_and_settings) for stmt in tree.body]
+    parts = [statement_part("cuda_visible_devices", stmt, table, _loaders_and_settings, positional=True)
+             for stmt in tree.body]
     first_loader = min((first for first, _ in parts if first is not None), default=None)
     chosen = None
     for index, (_, settings) in enumerate(parts):
