@@ -1,13 +1,15 @@
 """Latency of ``torchperf-lint server``: from a ``textDocument/didChange`` to the
 ``textDocument/publishDiagnostics`` of that version, on a 2,000-line file.
 
-    python benchmarks/server_latency.py [--changes 40] [--kind model|dense|both] [--file PATH] [--project DIR]
+    python benchmarks/server_latency.py [--changes 40] [--kind model|dense|both] [--edits numbers|lines]
+                                        [--file PATH] [--project DIR]
 
 The server runs as an editor starts it (a subprocess on stdio, spoken to by the plain JSON-RPC
 client of the tests). After the file is opened and its first diagnostics arrive, each change
 edits one line inside a different function (a number in a statement, as typing does), sends the
 whole text (the server synchronises documents whole) and waits for the diagnostics of that
-version before the next change. Prints median, p95, min and max in milliseconds; the server
+version before the next change (``--edits lines``: a line break typed after such a statement, and
+deleted by the next change). Prints median, p95, min and max in milliseconds; the server
 process's CPU time per change (median; from /proc: on a machine shared with other jobs, wall time
 includes waiting for a core, CPU time does not); and, in-process over the same edits, the server's
 lint of each new text (wall, CPU median and p95: the rest of the server's time is the protocol,
@@ -217,53 +219,80 @@ def process_cpu_ms(pid: int) -> float:
         return float("nan")
 
 
-def edited_texts(text: str, changes: int):
-    """The texts the benchmark sends: each one number edited in a different function."""
+def edited_texts(text: str, changes: int, edits: str = "numbers"):
+    """The texts the benchmark sends: each one number edited in a different function
+    (``numbers``), or a line break typed after such a statement and deleted by the next change
+    (``lines``: every line below moves, each second change)."""
     rows = text.splitlines(keepends=True)
     points = edit_points(text)
     for n in range(changes):
         line = points[(n * 7919) % len(points)]  # spread over the file
+        if edits == "lines":
+            yield "".join(rows[:line + 1] + ["\n"] + rows[line + 1:])
+            if n + 1 < changes:
+                yield "".join(rows)
+            continue
         rows[line] = bump(rows[line].rstrip("\n"), 1) + "\n"
         yield "".join(rows)
 
 
-def lint_alone(path: Path, text: str, changes: int) -> dict:
+def lint_alone(kind: str, text: str, changes: int, project: Optional[Path] = None, edits: str = "numbers") -> dict:
     """In-process, over the same edits: the server's lint of each new text (reusing the last one's,
-    analysis/edit_reuse.py) and a fresh full lint of it (what the server did before), CPU ms."""
+    analysis/edit_reuse.py) and a fresh full lint of it (what the server did before), CPU ms.
+
+    Each in a project folder of its own, made here: the project index keeps a module's summary by
+    the digest of its text (in memory and on disk), and a text that the server or the other lint
+    had summarised already would cost less than a text an editor sends for the first time."""
     from torchperf_lint.frontends.runner import analyse
     from torchperf_lint.frontends.server import Projects, lint_text
 
-    projects = Projects()
-    result, _ = lint_text(projects, path, text, 1, None)
-    server_wall, server_cpu, full_cpu = [], [], []
-    for version, new_text in enumerate(edited_texts(text, changes), start=2):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        lint_text(projects, path, new_text, version, None)
-        server_wall.append((time.perf_counter() - start) * 1000)
-        server_cpu.append((time.process_time() - start_cpu) * 1000)
-        start_cpu = time.process_time()
-        analyse(new_text, str(path), result.codes, result.line_length)
-        full_cpu.append((time.process_time() - start_cpu) * 1000)
+    with tempfile.TemporaryDirectory() as server_tmp, tempfile.TemporaryDirectory() as fresh_tmp:
+        server_path = project_folder(Path(server_tmp), kind, text, project)
+        fresh_path = project_folder(Path(fresh_tmp), kind, text, project)
+        projects = Projects()
+        result, _ = lint_text(projects, server_path, text, 1, None)
+        analyse(text, str(fresh_path), result.codes, result.line_length)
+        server_wall, server_cpu, full_cpu = [], [], []
+        for version, new_text in enumerate(_first(edited_texts(text, changes, edits), changes), start=2):
+            start, start_cpu = time.perf_counter(), time.process_time()
+            lint_text(projects, server_path, new_text, version, None)
+            server_wall.append((time.perf_counter() - start) * 1000)
+            server_cpu.append((time.process_time() - start_cpu) * 1000)
+            start_cpu = time.process_time()
+            analyse(new_text, str(fresh_path), result.codes, result.line_length)
+            full_cpu.append((time.process_time() - start_cpu) * 1000)
     return {"wall": server_wall, "cpu": server_cpu, "full_cpu": full_cpu}
 
 
-def measure(kind: str, text: str, changes: int, project: Optional[Path] = None) -> dict:
+def _first(texts, count: int):
+    """The first ``count`` of ``texts``."""
+    for _, text in zip(range(count), texts):
+        yield text
+
+
+def project_folder(root: Path, kind: str, text: str, project: Optional[Path] = None) -> Path:
+    """``root`` made a project holding the measured file (and ``project``'s files): its path."""
+    if project is not None:  # the file among a real project's modules (the index reads them)
+        shutil.copytree(project, root, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns(".git", ".torchperf_lint_cache", "__pycache__"))
+    (root / "pyproject.toml").write_text('[project]\nname = "bench"\n', encoding="utf-8")
+    path = root / f"{kind}.py"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def measure(kind: str, text: str, changes: int, project: Optional[Path] = None, edits: str = "numbers") -> dict:
     from lsp_client import LspClient
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        if project is not None:  # the file among a real project's modules (the index reads them)
-            shutil.copytree(project, root, dirs_exist_ok=True,
-                            ignore=shutil.ignore_patterns(".git", ".torchperf_lint_cache", "__pycache__"))
-        (root / "pyproject.toml").write_text('[project]\nname = "bench"\n', encoding="utf-8")
-        path = root / f"{kind}.py"
-        path.write_text(text, encoding="utf-8")
+        path = project_folder(root, kind, text, project)
         client = LspClient(root)
         try:
             uri = client.open(path, text)
             first = client.diagnostics(uri, 1)
             latencies, cpu = [], []
-            for version, new_text in enumerate(edited_texts(text, changes), start=2):
+            for version, new_text in enumerate(_first(edited_texts(text, changes, edits), changes), start=2):
                 start, start_cpu = time.perf_counter(), process_cpu_ms(client.process.pid)
                 client.change(uri, new_text, version)
                 client.diagnostics(uri, version)
@@ -271,7 +300,7 @@ def measure(kind: str, text: str, changes: int, project: Optional[Path] = None) 
                 cpu.append(process_cpu_ms(client.process.pid) - start_cpu)
         finally:
             client.shutdown()
-        alone = lint_alone(path, text, changes)
+    alone = lint_alone(kind, text, changes, project, edits)
     latencies.sort()
     return {
         "kind": kind, "lines": text.count("\n"), "findings": len(first), "changes": changes,
@@ -293,6 +322,9 @@ def main() -> int:
     parser.add_argument("--changes", type=int, default=40)
     parser.add_argument("--kind", choices=("model", "dense", "both"), default="both")
     parser.add_argument("--file", type=Path, help="measure this file instead of a generated one")
+    parser.add_argument("--edits", choices=("numbers", "lines"), default="numbers",
+                        help="numbers: a number edited per change (the target's measure); lines: a line break "
+                             "typed and deleted in turn (every line below moves)")
     parser.add_argument("--project", type=Path,
                         help="copy this folder's files next to the measured file (a project the index reads)")
     args = parser.parse_args()
@@ -308,17 +340,19 @@ def main() -> int:
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"python {sys.version.split()[0]}; {os.cpu_count()} cores, load average {load:.1f} at the start; "
-          f"{args.changes} changes per file{'; project ' + str(args.project) if args.project else ''}; "
+          f"{args.changes} changes per file ({args.edits}){'; project ' + str(args.project) if args.project else ''}; "
           f"times in ms")
     print("  server: didChange to publishDiagnostics, wall (median, p95, min, max) and the server process's CPU;")
-    print("  in-process over the same edits: the server's lint (wall, CPU median and p95) and a fresh full lint (CPU)")
+    print("  in-process over the same edits: the server's lint (wall, CPU median and p95) and a fresh full lint (CPU);")
+    print("  load: the load average when the file's runs ended")
     print(f"{'file':<8} {'lines':>5} {'findings':>8} {'median':>7} {'p95':>7} {'min':>7} {'max':>7} "
-          f"{'srv cpu':>7} {'lint':>7} {'lint cpu':>8} {'cpu p95':>7} {'full cpu':>8}")
+          f"{'srv cpu':>7} {'lint':>7} {'lint cpu':>8} {'cpu p95':>7} {'full cpu':>8} {'load':>5}")
     for kind, text in cases:
-        r = measure(kind, text, args.changes, args.project)
+        r = measure(kind, text, args.changes, args.project, args.edits)
         print(f"{r['kind']:<8} {r['lines']:>5} {r['findings']:>8} {r['median']:>7.1f} {r['p95']:>7.1f} "
               f"{r['min']:>7.1f} {r['max']:>7.1f} {r['server_cpu_median']:>7.1f} {r['lint_alone_median']:>7.1f} "
-              f"{r['lint_alone_cpu_median']:>8.1f} {r['lint_alone_cpu_p95']:>7.1f} {r['full_lint_cpu_median']:>8.1f}")
+              f"{r['lint_alone_cpu_median']:>8.1f} {r['lint_alone_cpu_p95']:>7.1f} {r['full_lint_cpu_median']:>8.1f} "
+              f"{os.getloadavg()[0] if hasattr(os, 'getloadavg') else float('nan'):>5.1f}")
     return 0
 
 

@@ -185,6 +185,262 @@ def test_the_lint_of_each_edit_is_a_fresh_lint(tmp_path, seed):
     assert len(codes_seen - {"TPL900"}) >= 3
 
 
+# A module whose findings in one function depend on facts another statement holds.
+FACTS_ACROSS = textwrap.dedent('''\
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    from torch.autograd import grad
+    from torch.utils.data import DataLoader, TensorDataset
+
+    features = torch.randn(64, 8)
+    labels = torch.randint(0, 2, (64,))
+    dataset = TensorDataset(features, labels)
+
+
+    class Block(nn.Module):
+        def __init__(self, channels=16):
+            super().__init__()
+            self.conv = nn.Conv2d(channels, channels, 3, padding=1)
+            self.bn = nn.BatchNorm2d(channels)
+
+        def forward(self, x):
+            return F.relu(self.bn(self.conv(x)))
+
+
+    def penalty(critic, real):
+        real.requires_grad_(True)
+        out = critic(real).sum()
+        return grad(out, real, create_graph=True)[0].norm()
+
+
+    def make_loader():
+        return DataLoader(dataset, batch_size=8, num_workers=4, pin_memory=True)
+
+
+    def train(model, optimizer, device):
+        loader = make_loader()
+        for inputs, targets in loader:
+            inputs, targets = inputs.to(device), targets.to(device)
+            loss = F.cross_entropy(model(inputs), targets)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+
+    def validate(model, loader):
+        model.eval()
+        total = 0
+        for real, _ in loader:
+            out = model(real)
+            total = total + penalty(model, real) + out.sum()
+        return total
+    ''')
+# (old text, new text, the codes and lines of the findings after the edit): each edit changes a
+# fact that a statement the edit does not touch reads, and some change it back.
+FACT_EDITS = [
+    (None, None, [("TPL605", 15), ("TPL104", 35), ("TPL104", 35)]),
+    # the loader's pin_memory (module facts): TPL104 in train() goes
+    ("pin_memory=True", "pin_memory=False", [("TPL605", 15)]),
+    # the BatchNorm attribute of the class (TPL605's conv-into-BatchNorm map)
+    ("self.bn = nn.BatchNorm2d(channels)", "self.bn = nn.Identity()", []),
+    # the helper stops differentiating (TPL602's differentiating functions): validate() is reported
+    ("return grad(out, real, create_graph=True)[0].norm()", "return out.norm()", [("TPL602", 46)]),
+    # the import table: every name ``nn.`` stands for changes
+    ("import torch.nn as nn\n", "import torch.nn as tnn\n", [("TPL602", 46)]),
+    ("self.bn = nn.Identity()", "self.bn = nn.BatchNorm2d(channels)", [("TPL602", 46)]),
+    ("import torch.nn as tnn\n", "import torch.nn as nn\n", [("TPL605", 15), ("TPL602", 46)]),
+    ("return out.norm()", "return grad(out, real)[0].norm()", [("TPL605", 15)]),
+    # ``grad`` imported from elsewhere: the helper, not edited, no longer differentiates
+    ("from torch.autograd import grad", "from mylib import grad", [("TPL605", 15), ("TPL602", 46)]),
+    ("from mylib import grad", "from torch.autograd import grad", [("TPL605", 15)]),
+    ("pin_memory=False", "pin_memory=True", [("TPL605", 15), ("TPL104", 35), ("TPL104", 35)]),
+    # the dataset's tensors move to the GPU (dataset kinds: an assignment another statement reads)
+    ("features = torch.randn(64, 8)", "features = torch.randn(64, 8).cuda()",
+     [("TPL101", 7), ("TPL605", 15), ("TPL104", 35), ("TPL104", 35)]),
+]
+# The module facts' loop targets are the file's: ``xs = chunk[0]`` takes a batch because a loop
+# above binds ``chunk`` (TPL502 wants a batch moved), and stops when that loop is renamed.
+LOOP_TARGETS = textwrap.dedent('''\
+    import torch
+    from torch.utils.data import DataLoader
+    from mydata import build
+
+
+    def read(loader):
+        for chunk in loader:
+            pass
+
+
+    def step(model):
+        xs = chunk[0]
+        return model(xs.cuda())
+
+
+    loader = DataLoader(build(), batch_size=2, num_workers=2)
+    ''')
+LOOP_TARGET_EDITS = [
+    (None, None, [("TPL502", 16)]),
+    ("for chunk in loader:", "for piece in loader:", []),
+    ("num_workers=2", "num_workers=3", []),
+    ("for piece in loader:", "for chunk in loader:", [("TPL502", 16)]),
+    ("num_workers=3", "num_workers=2", [("TPL502", 16)]),
+]
+
+# What a dataset is made of, through a name bound in a statement the edit does not touch: a CUDA
+# tensor cannot be pinned (TPL502 goes).
+DATASET_KINDS = textwrap.dedent('''\
+    import torch
+    from torch.utils.data import DataLoader
+
+    data = torch.randn(64, 8)
+    ds = data
+
+
+    def train(model):
+        loader = DataLoader(ds, batch_size=8, num_workers=4)
+        for x in loader:
+            model(x.cuda())
+    ''')
+DATASET_KIND_EDITS = [
+    (None, None, [("TPL502", 9)]),
+    ("torch.randn(64, 8)", "torch.randn(64, 8).cuda()", [("TPL101", 4)]),
+    ("batch_size=8", "batch_size=16", [("TPL101", 4)]),
+    ("torch.randn(64, 8).cuda()", "torch.randn(64, 8)", [("TPL502", 9)]),
+    ("torch.randn(64, 8)", "load()", [("TPL502", 9)]),
+]
+
+
+@pytest.mark.parametrize("text, edits", [(FACTS_ACROSS, FACT_EDITS), (LOOP_TARGETS, LOOP_TARGET_EDITS),
+                                         (DATASET_KINDS, DATASET_KIND_EDITS)],
+                         ids=["facts", "loop-targets", "dataset-kinds"])
+def test_edits_that_change_a_fact_another_statement_reads(tmp_path, text, edits):
+    """Through the server's path, each edit's lint is a fresh lint of the text, whole diagnostics,
+    while the statements the edits do not touch keep their parts of the module facts."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "demo"\n', encoding="utf-8")
+    path = tmp_path / "train.py"
+    path.write_text(text, encoding="utf-8")
+    projects = Projects()
+    for version, (old, new, expected) in enumerate(edits, start=1):
+        if old is not None:
+            assert text.count(old) == 1, old
+            text = text.replace(old, new)
+        result, error = lint_text(projects, path, text, version, None)
+        assert error is None
+        fresh = analyse(text, str(path), result.codes, result.line_length)  # no memo: a fresh lint
+        assert describe(result.findings, result.noqa_rows) == describe(*fresh), (version, old)
+        assert [(f.code, f.line) for f in result.findings] == expected, (version, old)
+    memo = projects.for_path(path)._memos[str(path)]
+    assert memo.spliced == len(edits) - 1  # every edit kept the other statements' trees
+    assert memo.parts_kept > 0 and memo.parts_made > 0  # parts were kept, and made again
+
+
+# Top-level definitions whose summary records read the rest of the module: a decorator handed a
+# module-level name (where its value lives), a class body that calls a module-level instance, a
+# loop over a module-level name (a step loop when that name is a loader), a name defined twice, a
+# class with an ``if`` in its body.
+SUMMARY_TEXT = textwrap.dedent('''\
+    import torch
+    from torch.utils.data import DataLoader
+    from helpers import Tool, make, register
+
+    CONFIG = make()
+    tool = Tool()
+    feed = make()
+
+
+    @register(CONFIG)
+    def step(model, batch):
+        loss = model(batch).sum()
+        loss.backward()
+
+
+    class Trainer:
+        made = tool(CONFIG)
+
+        def fit(self, model, loader):
+            for batch in loader:
+                step(model, batch)
+
+
+    class Switch:
+        if torch.cuda.is_available():
+            device = "cuda"
+
+
+    def twice():
+        return 1
+
+
+    def twice():
+        return 2
+
+
+    def run(model, loader):
+        for epoch in range(3):
+            for batch in loader:
+                step(model, batch)
+
+
+    def make_feed():
+        return DataLoader(range(3))
+
+
+    def consume(feed):
+        for item in feed:
+            show(item)
+    ''')
+SUMMARY_EDITS = [
+    ("CONFIG = make()", "CONFIG = 3"),
+    ("tool = Tool()", "tool = make()"),
+    ("return 2", "return 3"),
+    ('device = "cuda"', 'device = "cpu"'),
+    ("CONFIG = 3", "CONFIG = make()"),
+    ("tool = make()", "tool = Tool()"),
+    ("loss.backward()", "loss.item()"),
+    ("for epoch in range(3):", "for epoch in range(4):"),
+    # ``feed`` becomes a loader: the loop in consume(), not edited, becomes a step loop
+    ("feed = make()", "feed = make_feed()"),
+    ("feed = make_feed()", "feed = make()"),
+]
+
+
+def test_summaries_through_the_memo_are_fresh_summaries():
+    """The project index's summary of each text, its top-level definitions taken from the last
+    lint's where they did not change (edit_reuse.reuse_definitions), is a fresh summary, key order
+    included: over the edits above and over random edits."""
+    import json
+
+    from torchperf_lint.analysis.project_index import summarize
+
+    def texts():
+        text = SUMMARY_TEXT
+        yield text
+        for old, new in SUMMARY_EDITS:
+            assert text.count(old) == 1, old
+            text = text.replace(old, new)
+            yield text
+        for seed in range(3):
+            rng = random.Random(seed)
+            text = base_text()
+            for _ in range(30):
+                yield text
+                text = edit(text, rng)
+
+    memo = DocumentMemo()
+    compared = 0
+    for text in texts():
+        try:
+            fresh = summarize(ast.parse(text))
+        except SyntaxError:
+            continue
+        with reusing(memo):
+            reused = summarize(memo.tree_for(text))
+        assert json.dumps(reused, default=repr) == json.dumps(fresh, default=repr), text
+        compared += 1
+    assert compared > 40 and memo.parts_kept > 0 and memo.parts_made > 0
+
+
 def test_a_spliced_tree_is_the_full_parse():
     """Top-level statements around the change parsed alone and put back, line numbers and columns
     included; or None (the whole text is parsed) where that could differ."""
@@ -237,13 +493,92 @@ def test_a_spliced_tree_is_the_full_parse():
         assert memo.spliced == (1 if spliced else 0), (old, new)
 
 
-def test_a_changed_line_count_is_parsed_whole():
+def test_a_changed_line_count_keeps_the_statements_above_the_change():
+    """A change that adds or removes lines: the statements above the last one that starts before
+    the first changed line are the last tree's (the same objects; those below it too where the
+    change lies inside statements, moved: the next test), and what is parsed again gets its line
+    numbers moved; or the whole text is parsed where nothing above can be kept."""
+    base = textwrap.dedent('''\
+        import torch
+
+
+        @decorator(1)
+        def f(x):
+            return x + 1  # one
+        # a comment between statements
+
+        a = 1; b = 2
+        class C:
+            y = "é" + 'two'
+        z = f(3)
+        u = (1,
+             2); v = 3
+        ''')
+    cases = [
+        ("    return x + 1  # one\n", "    y = x\n    return x + 1  # one\n", 1),  # a line typed in f
+        ("# a comment between statements\n", "", 1),  # a gap line deleted
+        ("# a comment between statements\n", "# a comment\nq = 1\n", 1),  # a gap line turned into two
+        ("z = f(3)\n", "    w = 1\nz = f(3)\n", 4),  # indented: it joins the class body above
+        ("a = 1; b = 2\n", "a = 1; b = 2\nc = 3\n", 2),  # after two statements on one line
+        ("     2); v = 3\n", "     2,\n     3); v = 3\n", 6),  # inside a statement over two lines
+        ("z = f(3)\n", "z = f(3\n\n", None),  # a syntax error: the whole parse reports it
+        ("import torch\n", "import torch\nimport numpy\n", None),  # nothing above the change
+        ("import torch\n", "\nimport torch\n", None),
+    ]
+    for old, new, kept in cases:
+        assert old in base
+        memo = DocumentMemo()
+        before = memo.tree_for(base)
+        text = base.replace(old, new, 1)
+        try:
+            expected = ast.dump(ast.parse(text), include_attributes=True)
+        except SyntaxError:
+            expected = None
+        try:
+            tree = memo.tree_for(text)
+            got = ast.dump(tree, include_attributes=True)
+        except SyntaxError:
+            tree = got = None
+        assert got == expected, (old, new)
+        assert memo.spliced == (0 if kept is None else 1), (old, new)
+        if kept is not None:
+            assert all(a is b for a, b in zip(tree.body[:kept], before.body[:kept])), (old, new)
+            assert tree.body[kept] is not before.body[kept], (old, new)
+
+
+def test_statements_below_a_changed_line_count_move_and_keep_their_parts():
+    """Lines added or removed inside a statement: the statements below are the last tree's objects
+    with their line numbers moved (a full parse's, positions included); a part that holds line
+    numbers (where CUDA_VISIBLE_DEVICES is set) is made again for the new lines."""
+    from torchperf_lint.analysis.fix_safety import cuda_visible_devices
+    from torchperf_lint.analysis.names import ImportTable
+
+    base = textwrap.dedent('''\
+        import os
+        import torch
+
+
+        def helper(x):
+            return x + 1
+
+
+        def setup():
+            os.environ["CUDA_VISIBLE_DEVICES"] = "0"
+        ''')
     memo = DocumentMemo()
-    memo.tree_for("import torch\nx = 1\n")
-    tree = memo.tree_for("import torch\n\nx = 1\n")
-    assert (memo.spliced, memo.parsed) == (0, 2)
-    assert ast.dump(tree, include_attributes=True) == ast.dump(ast.parse("import torch\n\nx = 1\n"),
-                                                               include_attributes=True)
+    texts = [base, base.replace("    return x + 1\n", "    y = x\n\n    return y + 1\n"), base]
+    trees = []
+    for text in texts:
+        with reusing(memo):
+            tree = memo.tree_for(text)
+            line = cuda_visible_devices(tree, ImportTable.from_ast(tree))
+        fresh = ast.parse(text)
+        assert ast.dump(tree, include_attributes=True) == ast.dump(fresh, include_attributes=True)
+        assert line == cuda_visible_devices(fresh, ImportTable.from_ast(fresh)) == text.count("\n")
+        trees.append(tree)
+    assert memo.spliced == 2
+    assert trees[1].body[-1] is trees[0].body[-1] and trees[2].body[-1] is trees[0].body[-1]  # moved, kept
+    assert trees[1].body[2] is not trees[0].body[2]  # helper, parsed again
 
 
 def test_unit_parses_are_reused_and_forgotten_when_unused():
@@ -274,6 +609,37 @@ def test_walks_are_those_of_ast_and_ast_walk_is_restored():
         assert [type(n).__name__ for n in ast.walk(tree)] == expected  # the second walk: the list
         assert list(ast.walk(tree.body[0].args)) == list(original(tree.body[0].args))
     assert ast.walk is original and edit_reuse.current() is None
+
+
+def test_a_module_walk_from_its_statements_walks_is_ast_walk():
+    """``ast.walk(module)`` made from the levels of its statements' walks (kept across lints for
+    the statements a change did not touch): the same node objects in the same order, over spliced
+    trees, nested definitions of different depths, and a module with ``type_ignores``."""
+    text = base_text()
+    rng = random.Random(5)
+    memo = DocumentMemo()
+    compared = 0
+    for _ in range(25):
+        try:
+            ast.parse(text)
+        except SyntaxError:
+            text = edit(base_text(), rng)
+            continue
+        with reusing(memo):
+            tree = memo.tree_for(text)
+            walked = list(ast.walk(tree))
+        expected = list(edit_reuse._original_walk(tree))
+        assert len(walked) == len(expected) and all(a is b for a, b in zip(walked, expected))
+        compared += 1
+        text = edit(text, rng)
+    assert compared > 10 and memo.spliced > 0
+    ignored = ast.parse("x = 1  # type: ignore\ndef f():\n    class A:\n        y = [z for z in ()]\n",
+                        type_comments=True)
+    assert ignored.type_ignores
+    with reusing(DocumentMemo()):
+        walked = list(ast.walk(ignored))
+    assert len(walked) == len(list(edit_reuse._original_walk(ignored))) and all(
+        a is b for a, b in zip(walked, edit_reuse._original_walk(ignored)))
 
 
 def test_an_unsaved_change_does_not_list_the_project_again(tmp_path, monkeypatch):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from typing import List, Optional, Sequence, Set
 
+from .edit_reuse import statement_part
 from .names import ImportTable, canonical, dotted_name_ast
 from .segments import walk_ast, walk_statements
 
@@ -55,19 +56,15 @@ class UnitAst:
         return self._calls
 
     def _scan(self) -> None:
-        nodes = list(walk_ast(self.statements))
-        aliases = self._aliases
-        for node in nodes:
-            kind = type(node)
-            if kind is ast.Call:
-                self._calls.append(node)
-            elif kind is ast.alias:
-                aliases.add((node.asname or node.name).partition(".")[0])
-            elif (kind is ast.Assign or kind is ast.AnnAssign) and isinstance(node.value, (ast.Name, ast.Attribute)):
-                # The walker binds such a name to what its value stands for (walker._track_values).
-                for target in (node.targets if kind is ast.Assign else [node.target]):
-                    if isinstance(target, ast.Name):
-                        aliases.add(target.id)
+        # walk_ast goes through its statements last first, each one whole: the unit's walk is
+        # its statements' walks in that order (the language server keeps those of the statements
+        # an edit did not touch).
+        nodes: List[ast.AST] = []
+        for stmt in reversed(self.statements):
+            stmt_nodes, calls, aliases = statement_part("ast_scan.unit", stmt, self.table, _scanned)
+            nodes.extend(stmt_nodes)
+            self._calls.extend(calls)
+            self._aliases.update(aliases)
         self._nodes = nodes
 
     def qualname(self, expr: ast.AST) -> Optional[str]:
@@ -104,3 +101,22 @@ class UnitAst:
     def calls_method(self, names) -> bool:
         """Is there a call ``<anything>.<name>(...)`` with ``name`` in ``names``?"""
         return any(type(c.func) is ast.Attribute and c.func.attr in names for c in self.calls)
+
+
+def _scanned(stmt: ast.AST):
+    """(the nodes of ``walk_ast([stmt])``, its calls, the names it binds as aliases)."""
+    nodes = list(walk_ast([stmt]))
+    calls = []
+    aliases = set()
+    for node in nodes:
+        kind = type(node)
+        if kind is ast.Call:
+            calls.append(node)
+        elif kind is ast.alias:
+            aliases.add((node.asname or node.name).partition(".")[0])
+        elif (kind is ast.Assign or kind is ast.AnnAssign) and isinstance(node.value, (ast.Name, ast.Attribute)):
+            # The walker binds such a name to what its value stands for (walker._track_values).
+            for target in (node.targets if kind is ast.Assign else [node.target]):
+                if isinstance(target, ast.Name):
+                    aliases.add(target.id)
+    return nodes, calls, frozenset(aliases)

@@ -8,15 +8,24 @@ lint, so that findings are those of a fresh ``lint_source`` by construction
 
 - the ``ast`` of the module: the top-level statements around the changed lines are parsed again
   and the others are the previous tree's (equal to what a full parse gives, line numbers
-  included: only when the number of lines is unchanged and the statements around the change parse
-  alone; otherwise the whole text is parsed);
+  included: those below a change that adds or removes lines are moved in place; where the change
+  touches a line between statements, everything from the statement above it to the end is parsed
+  again; where nothing above can be kept, or the statements around the change do not parse
+  alone, the whole text is parsed);
+- a module fact's part from one top-level statement (``statement_part``: the collector's facts,
+  TPL605's conv-into-BatchNorm map, TPL602's differentiating functions, the fix-safety facts, a
+  unit's ast prefilter scan, the kinds of assigned values) and the project index's records of a
+  top-level definition (``reuse_definitions``), each kept while its statement is the same object
+  and what else it read compares equal (the import table, the loop targets or local names of
+  the statements above, whether its loops are step loops...);
 - libcst's tree of a unit and its positions, by the unit's exact text (a unit whose text did not
   change is not parsed again; the rules still walk it with the new module's facts);
 - the f-strings of the file (for fixes near one): tokenized per top-level statement, each piece
   once per text;
 - ``ast.walk(node)`` (the module facts walk the whole module a dozen times per lint, and each class,
   function or statement again): the nodes are listed once per node object, and each walk iterates
-  that list (same nodes, same order); the statements a change did not touch keep their lists.
+  that list (same nodes, same order); the statements a change did not touch keep their lists, and
+  the module's list is made from its statements' (level by level, as ``ast.walk`` goes).
 
 A ``DocumentMemo`` belongs to one document; ``reusing(memo)`` makes it the memo of the lints this
 thread runs until the block ends, and forgets what that lint did not use (memory stays that of
@@ -53,7 +62,13 @@ class DocumentMemo:
         self._walks: Dict[int, Tuple[ast.AST, list]] = {}  # id(node) -> (node, ast.walk's nodes) this lint
         self._kept_walks: Dict[int, Tuple[ast.AST, list]] = {}  # ... of the last lint
         self._fstrings: Dict[str, dict] = {}  # "pieces": text of a piece -> its f-string regions
+        # (fact name, id(statement)) -> (statement, its part of the fact), this lint and the last
+        self._parts: Dict[Tuple[str, int], tuple] = {}
+        self._kept_parts: Dict[Tuple[str, int], tuple] = {}
+        self._table: object = None  # the import table the parts were computed with (this lint)
+        self._table_value: object = None  # ... its value, compared with the next lint's table
         self.spliced = self.parsed = 0  # counts, for tests and the benchmark
+        self.parts_kept = self.parts_made = 0  # ... of statement parts taken from the last lint, and made
 
     # ---- the module's ast ----------------------------------------------------------------------
 
@@ -72,43 +87,84 @@ class DocumentMemo:
 
     def _spliced(self, lines: List[str]) -> Optional[ast.Module]:
         old_lines, old_tree = self._lines, self._tree
-        if old_tree is None or old_lines is None or len(old_lines) != len(lines) or not old_tree.body:
+        if old_tree is None or old_lines is None or not old_tree.body:
             return None
+        delta = len(lines) - len(old_lines)  # lines added (removed: negative)
+        limit = min(len(lines), len(old_lines))
         first = 0
-        while first < len(lines) and lines[first] == old_lines[first]:
+        while first < limit and lines[first] == old_lines[first]:
             first += 1
-        if first == len(lines):
+        if not delta and first == len(lines):
             return old_tree  # the same text
-        last = len(lines) - 1
-        while lines[last] == old_lines[last]:
-            last -= 1
-        first_line, last_line = first + 1, last + 1  # 1-based, inclusive
+        suffix = 0
+        while suffix < limit - first and lines[-1 - suffix] == old_lines[-1 - suffix]:
+            suffix += 1
+        # Old lines first_line..last_line (1-based, inclusive) became the new text's lines there.
+        first_line, last_line = first + 1, len(old_lines) - suffix
+        if last_line < first_line:
+            # Lines inserted between old lines ``first`` and ``first + 1``: both must be inside
+            # the statements parsed again.
+            first_line, last_line = first, first + 1
         body = old_tree.body
         spans = [(_first_line(node), node.end_lineno) for node in body]
         # The statements the changed lines touch; every changed line must lie inside their span
         # (a change on a blank or comment line between statements could start new code there).
         low = next((i for i, (_, end) in enumerate(spans) if end >= first_line), None)
         if low is None or spans[low][0] > first_line:
-            return None
+            return self._spliced_tail(lines) if delta else None
         high = low
         while high + 1 < len(spans) and spans[high + 1][0] <= last_line:
             high += 1
         if spans[high][1] < last_line:
-            return None
+            return self._spliced_tail(lines) if delta else None
         # Statements that share a line with the span (``a = 1; b = 2``) join it.
         while low > 0 and spans[low - 1][1] >= spans[low][0]:
             low -= 1
         while high + 1 < len(spans) and spans[high + 1][0] <= spans[high][1]:
             high += 1
         start, end = spans[low][0], spans[high][1]
-        segment = "".join(lines[start - 1:end])
+        segment = "".join(lines[start - 1:end + delta])
         try:
             part = ast.parse(segment)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None  # the whole text is parsed, for the error it reports
         for node in part.body:
             ast.increment_lineno(node, start - 1)
+        if delta:
+            # The statements below keep their text, a line number ``delta`` away: moved in place,
+            # so that they stay the objects the last lint's parts are kept by (the parts that
+            # hold line numbers are kept by the statement's line too: ``statement_part``).
+            for node in body[high + 1:]:
+                ast.increment_lineno(node, delta)
         return ast.Module(body=body[:low] + part.body + body[high + 1:], type_ignores=[])
+
+    def _spliced_tail(self, lines: List[str]) -> Optional[ast.Module]:
+        """A change that adds or removes lines: the statements above it are the last tree's, and
+        everything from the last statement that starts above the first changed line to the end
+        is parsed again (its line numbers move). A kept statement ends above a line that starts a
+        top-level statement at column 0 in both texts (the text up to that line is the same), so
+        it ends there in a full parse of the new text too."""
+        old_lines, body = self._lines, self._tree.body
+        first = 0
+        limit = min(len(lines), len(old_lines))
+        while first < limit and lines[first] == old_lines[first]:
+            first += 1
+        first_line = first + 1  # the first changed line, 1-based
+        starts = [_first_line(node) for node in body]
+        low = sum(1 for start in starts if start < first_line) - 1  # the last statement starting above it
+        # Statements that end on the line where the next one starts (``a = 1; b = 2``) go with it.
+        while low > 0 and body[low - 1].end_lineno >= starts[low]:
+            low -= 1
+        if low <= 0:
+            return None  # nothing above the change to keep: the whole text is parsed
+        start = starts[low]
+        try:
+            part = ast.parse("".join(lines[start - 1:]))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None  # the whole text is parsed, for the error it reports
+        for node in part.body:
+            ast.increment_lineno(node, start - 1)
+        return ast.Module(body=body[:low] + part.body, type_ignores=[])
 
     # ---- f-strings -------------------------------------------------------------------------------
 
@@ -180,15 +236,85 @@ class DocumentMemo:
         if cached is None:
             cached = self._kept_walks.get(key)
         if cached is None:
-            cached = (node, list(_original_walk(node)))
+            nodes = self._module_walk(node) if type(node) is ast.Module else list(_original_walk(node))
+            cached = (node, nodes)
         self._walks[key] = cached
         return iter(cached[1])
+
+    def _module_walk(self, module: ast.Module) -> list:
+        """``list(ast.walk(module))`` from the levels of its statements' walks (kept for the
+        statements a change did not touch). ``ast.walk`` goes breadth first: after the module come
+        its children (the statements, then ``type_ignores``), and each level below is, statement
+        after statement in order, the nodes at that depth in the statement's own walk."""
+        statement_levels = [self._levels(stmt) for stmt in module.body]
+        nodes: list = [module, *module.body, *module.type_ignores]
+        depth = 1
+        while True:
+            added = False
+            for levels in statement_levels:
+                if depth < len(levels):
+                    nodes.extend(levels[depth])
+                    added = True
+            if not added:
+                return nodes
+            depth += 1
+
+    def _levels(self, stmt: ast.AST) -> List[list]:
+        """The nodes of ``ast.walk(stmt)`` by depth below ``stmt``."""
+        key = ("levels", id(stmt))
+        cached = self._parts.get(key)
+        if cached is None:
+            cached = self._kept_parts.get(key)
+            if cached is None:
+                levels = [[stmt]]
+                while True:
+                    below: list = []
+                    for node in levels[-1]:
+                        below.extend(ast.iter_child_nodes(node))
+                    if not below:
+                        break
+                    levels.append(below)
+                cached = (stmt, levels)
+            self._parts[key] = cached
+        return cached[1]
+
+    # ---- a module fact's part from one top-level statement ---------------------------------------
+
+    def statement_part(self, name: str, stmt: ast.AST, table, compute: Callable[[ast.AST], object],
+                       still_valid: Optional[Callable[[object], bool]] = None, positional: bool = False):
+        """``compute(stmt)``, kept for the next lint while the statement is the same object (a
+        statement the change did not touch, ``tree_for``) and the import table compares equal.
+        ``compute`` must be a function of the statement's subtree and the table only, and its
+        result is shared: the caller combines parts without changing them. ``still_valid(part)``:
+        whether a kept part holds given what else it read (the statements above it).
+        ``positional``: the part holds line numbers (not only nodes, whose own numbers move with
+        them, ``tree_for``): it is kept only while the statement starts on the same line."""
+        if table is not self._table:
+            value = _table_value(table)
+            if value != self._table_value:
+                self._kept_parts = {}
+                self._parts = {}
+            self._table, self._table_value = table, value
+        # (an entry holds its statement: no other object can have this id)
+        key = (name, id(stmt), stmt.lineno) if positional else (name, id(stmt))
+        cached = self._parts.get(key)
+        if cached is None:
+            cached = self._kept_parts.get(key)
+            if cached is None or (still_valid is not None and not still_valid(cached[1])):
+                cached = (stmt, compute(stmt))
+                self.parts_made += 1
+            else:
+                self.parts_kept += 1
+            self._parts[key] = cached
+        return cached[1]
 
     # ---- one lint ------------------------------------------------------------------------------
 
     def _finish(self) -> None:
         self._units, self._used = self._used, {}
         self._kept_walks, self._walks = self._walks, {}
+        self._kept_parts, self._parts = self._parts, {}
+        self._table = None  # (the value stays, for the next lint's comparison)
 
 
 def _lines(source: str) -> List[str]:
@@ -198,6 +324,235 @@ def _lines(source: str) -> List[str]:
     if parts[-1]:
         lines.append(parts[-1])
     return lines
+
+
+def _table_value(table) -> object:
+    """What an import table says, as a value (names.ImportTable: bindings, torch imported,
+    instances); None for no table."""
+    if table is None:
+        return None
+    return (dict(table.bindings), table.imports_torch, dict(table.instances))
+
+
+def statement_part(name: str, stmt: ast.AST, table, compute: Callable[[ast.AST], object],
+                   still_valid: Optional[Callable[[object], bool]] = None, positional: bool = False):
+    """A module fact's part from one top-level statement: ``compute(stmt)``, from the last lint of
+    the document when the language server lints (``reusing``) and the statement did not change
+    (and ``still_valid(part)`` holds)."""
+    memo = current()
+    if memo is None:
+        return compute(stmt)
+    return memo.statement_part(name, stmt, table, compute, still_valid, positional)
+
+
+# ---- the project index's summary of the document: its top-level definitions ----------------------
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_MISSING = object()
+
+
+def reuse_definitions(summariser) -> None:
+    """Let a summary of the document's tree (project_index's ``_Summariser``, before ``run``) take
+    the records of each top-level function and class from the last lint's summary where the
+    definition did not change, and make them otherwise as the summariser would.
+
+    A top-level definition's records (its functions, methods and classes, the roots and framework
+    settings it holds, and what its decorators and class body add to the module's record) are
+    made by the summariser's own ``_define``/``_define_class`` on a copy of it with empty records,
+    so that they are exactly what the summariser makes. What that reads of the rest of the module
+    is recorded and compared when the records are reused: whether its loops are step loops, the
+    module's local names it looks up, where the module-level names it hands to calls live; the
+    import table compares equal (``statement_part``). Left to the summariser: a name defined twice
+    at module level (the records merge), and a class with an ``if`` in its body (the test reads
+    the module's statements)."""
+    memo = current()
+    tree = getattr(summariser, "tree", None)
+    if memo is None or tree is None or tree is not memo._tree:
+        return  # not the document the server is linting (another module of its project)
+    counts: Dict[str, int] = {}
+    for name in _module_scope_names(tree.body):
+        counts[name] = counts.get(name, 0) + 1
+    own = {id(stmt) for stmt in tree.body if isinstance(stmt, _DEFINITIONS) and counts[stmt.name] == 1
+           and not (isinstance(stmt, ast.ClassDef) and _if_in_class_body(stmt))}
+    if not own:
+        return
+    define, define_class = summariser._define, summariser._define_class
+
+    def reused(node, kind: str) -> bool:
+        part = memo.statement_part(
+            "summary." + kind, node, summariser.table, lambda stmt: _definition_records(summariser, stmt, kind),
+            lambda kept: kept.holds_in(summariser), positional=True)
+        if any(q in summariser.functions for q, _ in part.functions) or any(
+                q in summariser.classes for q, _ in part.classes):
+            return False  # (not expected: the names were counted) the summariser merges them
+        part.merge_into(summariser)
+        return True
+
+    def define_top(node, scope, owner_class):
+        if scope or id(node) not in own or not reused(node, "def"):
+            define(node, scope, owner_class)
+
+    def define_class_top(node, scope):
+        if scope or id(node) not in own or not reused(node, "class"):
+            define_class(node, scope)
+
+    summariser._define, summariser._define_class = define_top, define_class_top
+
+
+def _module_scope_names(body) -> Iterator[str]:
+    """The names of the functions and classes defined at module scope: at the top level and in the
+    module's blocks (``if``, ``try``, loops...), not inside functions and classes."""
+    pending = list(body)
+    while pending:
+        stmt = pending.pop()
+        if isinstance(stmt, _DEFINITIONS):
+            yield stmt.name
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list):
+                pending.extend(s for s in block if isinstance(s, ast.stmt))
+        for holder in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
+            pending.extend(holder.body)
+
+
+def _if_in_class_body(cls: ast.ClassDef) -> bool:
+    pending = list(cls.body)
+    while pending:
+        stmt = pending.pop()
+        if isinstance(stmt, ast.If):
+            return True
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list):
+                pending.extend(s for s in block if isinstance(s, ast.stmt))
+        for holder in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
+            pending.extend(holder.body)
+    return False
+
+
+class _AskedIds:
+    """The summariser's step loops (ids), recording each question and its answer."""
+
+    def __init__(self, ids):
+        self.ids = ids
+        self.asked: Dict[int, bool] = {}
+
+    def __contains__(self, key) -> bool:
+        answer = key in self.ids
+        self.asked[key] = answer
+        return answer
+
+
+class _AskedLocals(dict):
+    """The module record's local names: what the definition binds (the dict's items) over what the
+    statements above bound (``prior``), recording the questions about those."""
+
+    def __init__(self, prior: dict):
+        super().__init__()
+        self.prior = prior
+        self.asked: Dict[str, object] = {}
+
+    def _prior(self, key):
+        found = self.prior.get(key, _MISSING)
+        self.asked.setdefault(key, found)
+        return found
+
+    def get(self, key, default=None):
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        found = self._prior(key)
+        return default if found is _MISSING else found
+
+    def __contains__(self, key) -> bool:
+        return dict.__contains__(self, key) or self._prior(key) is not _MISSING
+
+    def __getitem__(self, key):
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        found = self._prior(key)
+        if found is _MISSING:
+            raise KeyError(key)
+        return found
+
+
+class _AskedPlaces:
+    """The module body's host names (argument_places.HostNames), recording each key asked."""
+
+    def __init__(self, places):
+        self.places = places
+        self.asked: list = []
+
+    def key(self, node, where: str) -> str:
+        found = self.places.key(node, where)
+        self.asked.append((node, where, found))
+        return found
+
+
+class _DefinitionRecords:
+    """What one top-level definition adds to a summary, and what it read of the rest."""
+
+    def __init__(self, functions, classes, roots, settings, module_calls, module_locals, module_flags,
+                 loops, names, places):
+        self.functions, self.classes, self.roots, self.settings = functions, classes, roots, settings
+        self.module_calls, self.module_locals, self.module_flags = module_calls, module_locals, module_flags
+        self.loops, self.names, self.places = loops, names, places
+
+    def holds_in(self, summariser) -> bool:
+        """Would the definition read the same of this summariser's module?"""
+        module = summariser.functions["<module>"]
+        places = summariser._places.get(id(module))
+        return (all((key in summariser.step_loops) == answer for key, answer in self.loops.items())
+                and all(module["locals"].get(key, _MISSING) == found for key, found in self.names.items())
+                and (not self.places or (places is not None and all(
+                    places.key(node, where) == found for node, where, found in self.places))))
+
+    def merge_into(self, summariser) -> None:
+        """Add the records as the summariser's ``_define``/``_define_class`` would have (copies of
+        what it changes later, so that the kept records stay as they were made)."""
+        for qualname, record in self.functions:
+            summariser.functions[qualname] = dict(record, calls=list(record["calls"]), locals=dict(record["locals"]))
+        for qualname, record in self.classes:
+            summariser.classes[qualname] = dict(record, attrs=dict(record["attrs"]))
+        summariser.roots.extend(self.roots)
+        if self.settings:
+            summariser.settings = True
+        module = summariser.functions["<module>"]
+        module["calls"].extend(self.module_calls)
+        module["locals"].update(self.module_locals)
+        module.update(self.module_flags)
+
+
+def _definition_records(summariser, node: ast.AST, kind: str) -> _DefinitionRecords:
+    """The records the summariser's ``_define`` (``kind`` "def") or ``_define_class`` makes of one
+    top-level definition, on a copy of the summariser whose records are empty."""
+    import copy
+
+    sub = copy.copy(summariser)
+    sub.__dict__.pop("_define", None)  # the summariser's own methods, not reuse_definitions'
+    sub.__dict__.pop("_define_class", None)
+    sub.functions, sub.classes, sub.roots, sub.settings, sub.imports = {}, {}, [], False, []
+    sub._places = {}
+    sub._scope_bodies = [summariser.tree.body]
+    loops = sub.step_loops = _AskedIds(summariser.step_loops)
+    real_module = summariser.functions["<module>"]
+    module = sub._function("<module>", 0, None)
+    names = module["locals"] = _AskedLocals(real_module["locals"])
+    places = None
+    if id(real_module) in summariser._places:
+        places = sub._places[id(module)] = _AskedPlaces(summariser._places[id(real_module)])
+    if kind == "def":
+        type(summariser)._define(sub, node, "", None)
+    else:
+        type(summariser)._define_class(sub, node, "")
+    flags = {key: value for key, value in module.items()
+             if key not in ("line", "end", "cls", "calls", "locals") and value}
+    return _DefinitionRecords(
+        [(q, r) for q, r in sub.functions.items() if q != "<module>"], list(sub.classes.items()),
+        list(sub.roots), sub.settings, list(module["calls"]), dict(names.items()), flags,
+        loops.asked, names.asked, places.asked if places is not None else [])
 
 
 def _first_line(node: ast.AST) -> int:

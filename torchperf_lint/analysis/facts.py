@@ -10,7 +10,9 @@ import ast
 import re
 from typing import Optional
 
-from .in_memory import in_memory_class_assignments
+from . import edit_reuse
+from .edit_reuse import statement_part
+from .in_memory import in_memory_class_assignments, value_kind
 from .names import AUTOCASTS, SCALERS, ImportTable, canonical, dotted_name_ast, is_torch_name, turns_grad_off
 
 _BATCHNORM = frozenset(
@@ -336,6 +338,90 @@ def _takes_next_item(value: Optional[ast.AST]) -> bool:
                 and inner.func.attr in _PARAMETER_ITERATORS)
 
 
+class _AskedKinds:
+    """The kinds known so far (``assigned_kinds``' names), recording what a judgement asks."""
+
+    __slots__ = ("names", "asked")
+
+    def __init__(self, names: dict):
+        self.names = names
+        self.asked: dict = {}
+
+    def get(self, key, default=None):
+        found = self.names.get(key)
+        if key not in self.asked:
+            self.asked[key] = None if found is None else frozenset(found)
+        return default if found is None else found
+
+
+def _remembered_kinds(memo, table):
+    """``in_memory.value_kind`` for the language server: each value's kind kept with the kinds it
+    asked about (as many as the rounds of ``assigned_kinds`` need), and reused while the value is
+    the same node (a statement an edit did not touch), the import table is equal and the kinds it
+    asked about are the same."""
+
+    def kind_of(value, resolve, names):
+        seen = memo.statement_part("facts.value_kinds", value, table, lambda _: [])
+        for asked, kind in seen:
+            if all(names.get(key) == found for key, found in asked):
+                return kind
+        recording = _AskedKinds(names)
+        kind = value_kind(value, resolve, recording)
+        seen.append((tuple(recording.asked.items()), kind))
+        del seen[:-4]  # (the rounds of one lint; older answers are rarely asked again)
+        return kind
+
+    return kind_of
+
+
+class _LoopTargets(set):
+    """The loop targets one statement binds (the set's items), over those of the statements above
+    it (``prior``): a question about those is recorded with its answer (``asked``), so that a
+    statement's part can be kept while the statements above answer alike."""
+
+    def __init__(self, prior):
+        super().__init__()
+        self.prior = prior
+        self.asked: dict = {}
+
+    def __contains__(self, name) -> bool:
+        if set.__contains__(self, name):
+            return True
+        answer = name in self.prior
+        self.asked[name] = answer
+        return answer
+
+
+class _StatementFacts:
+    """What the collector finds in one top-level statement (the fields of ModuleFacts it fills)."""
+
+    def __init__(self, table: ImportTable, prior: set):
+        self.table = table
+        for field in ModuleFacts._FIELDS:
+            setattr(self, field, False)
+        self.set_epoch_receivers, self.sampler_names, self.deprecated_amp_in_fallback = set(), set(), set()
+        self.defined_names, self.move_receivers = set(), set()
+        self.deprecated_amp_name_uses: dict = {}
+        self.deprecated_amp_sites: dict = {}
+        self.assignments: list = []
+        self.loop_targets = _LoopTargets(prior)
+        self.callees: dict = {}
+
+    def same_answers(self, prior: set) -> bool:
+        """Would the statements above (``prior``: their loop targets) answer this statement's
+        questions as they did when it was collected?"""
+        return all((name in prior) == answer for name, answer in self.loop_targets.asked.items())
+
+
+def _collected(stmt: ast.AST, table: ImportTable, prior: set) -> _StatementFacts:
+    part = _StatementFacts(table, prior)
+    collector = _Collector(part)
+    collector.visit(stmt)
+    part.callees = collector._callees
+    part.loop_targets.prior = None  # (``prior`` grows with the statements below)
+    return part
+
+
 class ModuleFacts:
     """Computed on first access of any fact."""
 
@@ -375,13 +461,41 @@ class ModuleFacts:
             self.defined_names = set()  # names of the functions, methods and classes the file defines
             self.move_receivers = set()  # root names of what ``.cuda()`` / ``.to(x)`` is called on
             self.loop_targets = set()  # names bound by ``for`` loops and comprehensions
-            collector = _Collector(self)
-            collector.visit(self._tree)
+            callees: dict = {}  # function name -> all its call sites run without autograd
+            # One collector per top-level statement, in file order (its state is back to nothing
+            # between them), each part merged as the module-wide collector would have left it;
+            # the language server keeps the parts of the statements an edit did not touch.
+            table = self.table
+            prior = self.loop_targets  # the loop targets of the statements above the next one
+            for stmt in self._tree.body:
+                part = statement_part("facts.collector", stmt, table,
+                                      lambda s: _collected(s, table, prior),
+                                      lambda kept: kept.same_answers(prior))
+                self._merge(part, callees)
             # Functions whose every call site in the module runs under no_grad/inference_mode.
-            self.grad_free_callees = frozenset(name for name, quiet in collector._callees.items() if quiet)
+            self.grad_free_callees = frozenset(name for name, quiet in callees.items() if quiet)
             self._done = True
             return getattr(self, name)
         raise AttributeError(name)
+
+    def _merge(self, part: "_StatementFacts", callees: dict) -> None:
+        """Add one statement's facts to the module's (``part`` stays as it is: it may be kept)."""
+        for field in ModuleFacts._FIELDS:
+            if getattr(part, field):
+                setattr(self, field, True)
+        for field in ("set_epoch_receivers", "sampler_names", "deprecated_amp_in_fallback", "defined_names",
+                      "move_receivers"):
+            getattr(self, field).update(getattr(part, field))
+        self.loop_targets.update(part.loop_targets)
+        uses = self.deprecated_amp_name_uses
+        for used, count in part.deprecated_amp_name_uses.items():
+            uses[used] = uses.get(used, 0) + count
+        sites = self.deprecated_amp_sites
+        for used, nodes in part.deprecated_amp_sites.items():
+            sites.setdefault(used, []).extend(nodes)
+        self.assignments.extend(part.assignments)
+        for callee, quiet in part.callees.items():
+            callees[callee] = callees.get(callee, True) and quiet
 
     def dataset_kinds(self):
         """Dotted name -> kinds of the values assigned to it (in_memory.assigned_kinds), once."""
@@ -390,7 +504,12 @@ class ModuleFacts:
             from .in_memory import assigned_kinds
 
             resolve = lambda dotted: canonical(self.table.resolve(dotted))  # noqa: E731
-            kinds = self._dataset_kinds = assigned_kinds(self.assignments, resolve)
+            memo = edit_reuse.current()
+            if memo is None:
+                kinds = assigned_kinds(self.assignments, resolve)
+            else:
+                kinds = assigned_kinds(self.assignments, resolve, _remembered_kinds(memo, self.table))
+            self._dataset_kinds = kinds
         return kinds
 
     @property

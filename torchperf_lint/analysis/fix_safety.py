@@ -22,6 +22,8 @@ from __future__ import annotations
 import ast
 from typing import FrozenSet, List, Optional, Tuple
 
+from .edit_reuse import statement_part
+
 MOVE_METHODS = ("to", "cuda")
 _DATA_METHODS = ("__getitem__", "__getitems__", "__iter__", "__next__")
 CUDA_VISIBLE_DEVICES = "CUDA_VISIBLE_DEVICES"
@@ -95,7 +97,14 @@ def device_datasets(tree: ast.Module, table=None) -> FrozenSet[str]:
     data the items are taken from (``self.x = x.cuda()``). A loader over one may hand out device
     tensors already."""
     found = set()
-    for node in ast.walk(tree):
+    for stmt in tree.body:  # one part per top-level statement (the server keeps those not edited)
+        found |= statement_part("device_datasets", stmt, table, _device_datasets_in)
+    return frozenset(found)
+
+
+def _device_datasets_in(stmt: ast.AST) -> FrozenSet[str]:
+    found = set()
+    for node in ast.walk(stmt):
         if not isinstance(node, ast.ClassDef):
             continue
         methods = [item for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
@@ -118,12 +127,21 @@ def mps_only(tree: ast.Module, table=None) -> bool:
     """The file names the MPS device (``"mps"``, ``torch.backends.mps``) and nothing CUDA
     (``"cuda"``, ``.cuda()``, ``torch.cuda``)."""
     mps = cuda = False
-    for node in ast.walk(tree):
+    for stmt in tree.body:  # one part per top-level statement (the server keeps those not edited)
+        part_mps, part_cuda = statement_part("mps_only", stmt, table, _names_mps_cuda)
+        mps, cuda = mps or part_mps, cuda or part_cuda
+    return mps and not cuda
+
+
+def _names_mps_cuda(stmt: ast.AST) -> Tuple[bool, bool]:
+    """(names MPS somewhere, names CUDA somewhere) in one statement."""
+    mps = cuda = False
+    for node in ast.walk(stmt):
         if _names_a_device(node, "cuda"):
             cuda = True
         elif _names_a_device(node, "mps"):
             mps = True
-    return mps and not cuda
+    return mps, cuda
 
 
 def _sets_cuda_visible_devices(node: ast.AST) -> bool:
@@ -152,20 +170,45 @@ def cuda_visible_devices(tree: ast.Module, table=None) -> Optional[int]:
     into a DataLoader call of the file could run before; None when there is none. A setting at
     module level above every DataLoader call runs first; one inside a function, or below a call,
     may not."""
-    module_level = {id(statement) for statement in tree.body}
-    loader_lines = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and _calls_dataloader(n)]
-    first_loader = min(loader_lines, default=None)
-    for statement in ast.walk(tree):
-        if not isinstance(statement, ast.stmt):
+    # One part per top-level statement (the server keeps those not edited): its first DataLoader
+    # line and its settings. ``ast.walk(tree)`` goes level by level, and within a level through the
+    # top-level statements in order, so the first setting it meets is the least (depth, statement,
+    # place in the statement's own walk).
+    parts = [statement_part("cuda_visible_devices", stmt, table, _loaders_and_settings, positional=True)
+             for stmt in tree.body]
+    first_loader = min((first for first, _ in parts if first is not None), default=None)
+    chosen = None
+    for index, (_, settings) in enumerate(parts):
+        for depth, place, line in settings:
+            if depth > 0 or first_loader is None or line > first_loader:  # depth 0: module level
+                if chosen is None or (depth, index, place) < chosen[:3]:
+                    chosen = (depth, index, place, line)
+    return None if chosen is None else chosen[3]
+
+
+def _loaders_and_settings(stmt: ast.AST) -> Tuple[Optional[int], tuple]:
+    """The first line of a DataLoader call in ``stmt``, and (depth below ``stmt``, place in
+    ``ast.walk(stmt)``, line) of each statement in it that sets ``CUDA_VISIBLE_DEVICES``."""
+    loader_lines = [n.lineno for n in ast.walk(stmt) if isinstance(n, ast.Call) and _calls_dataloader(n)]
+    found = {}  # id(setting statement) -> its place in the walk
+    for place, node in enumerate(ast.walk(stmt)):
+        if not isinstance(node, ast.stmt):
             continue
-        inner = [statement] if isinstance(statement, (ast.Assign, ast.AugAssign)) else []
-        if isinstance(statement, ast.Expr):
-            inner = [statement.value]
-        if not any(_sets_cuda_visible_devices(n) for n in inner):
-            continue
-        if id(statement) not in module_level or first_loader is None or statement.lineno > first_loader:
-            return statement.lineno
-    return None
+        inner = [node] if isinstance(node, (ast.Assign, ast.AugAssign)) else []
+        if isinstance(node, ast.Expr):
+            inner = [node.value]
+        if any(_sets_cuda_visible_devices(n) for n in inner):
+            found[id(node)] = place
+    settings = []
+    if found:
+        depth = {id(stmt): 0}
+        for node in ast.walk(stmt):
+            level = depth[id(node)]
+            for child in ast.iter_child_nodes(node):
+                depth[id(child)] = level + 1
+            if id(node) in found:
+                settings.append((level, found[id(node)], node.lineno))
+    return min(loader_lines, default=None), tuple(settings)
 
 
 def _calls_dataloader(call: ast.Call) -> bool:

@@ -228,19 +228,28 @@ _DTYPES = frozenset(("float", "float32", "float16", "half", "bfloat16", "double"
                      "int64", "int", "int32", "int16", "int8", "uint8", "bool", "complex64"))
 
 
+def value_kind(value: ast.AST, resolve: Callable[[str], Optional[str]], names) -> Optional[str]:
+    """The kind of one assigned value, given the kinds known so far (``names``: read through its
+    ``get`` only)."""
+    return tensor_kind(value, resolve, names) or classify(value, resolve, names)
+
+
 def assigned_kinds(
-    assignments: Iterable["tuple[str, Optional[ast.AST]]"], resolve: Callable[[str], Optional[str]]
+    assignments: Iterable["tuple[str, Optional[ast.AST]]"], resolve: Callable[[str], Optional[str]],
+    kind_of: Callable = value_kind,
 ) -> Dict[str, Set[Optional[str]]]:
     """Name -> the kinds of all values assigned to it in the file ("tensor", "cuda tensor",
     IN_MEMORY, CUDA or None; a value None is one the file does not show), to a fixed point so that ``x = torch.randn(n).cuda(); ds =
     TensorDataset(x)`` follows ``x``. Scope-blind on purpose: a name counts as in memory only when
-    every assignment to it anywhere in the file says so, which only ever errs towards silence."""
+    every assignment to it anywhere in the file says so, which only ever errs towards silence.
+    ``kind_of``: ``value_kind``, or a function that gives what it gives (the language server's,
+    which remembers the kinds of the values an edit did not touch)."""
     pending = list(assignments)
     names: Dict[str, Set[Optional[str]]] = {}
     for _ in range(3):  # a chain of three names is as far as it is worth following
         new: Dict[str, Set[Optional[str]]] = {}
         for name, value in pending:
-            kind = None if value is None else tensor_kind(value, resolve, names) or classify(value, resolve, names)
+            kind = None if value is None else kind_of(value, resolve, names)
             new.setdefault(name, set()).add(kind)
         if new == names:
             break

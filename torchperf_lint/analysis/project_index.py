@@ -42,6 +42,7 @@ from collections import deque
 from fnmatch import fnmatch
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
+from . import edit_reuse
 from .argument_places import HostNames
 from .budgets import ast_spends_budget
 from .names import ImportTable, bound_names, dotted_name_ast, text_mentions_torch_import
@@ -517,7 +518,9 @@ def summarize(tree: ast.Module, table: Optional[ImportTable] = None, steps=None)
     summary on disk it is not needed), when it has them, so that they are not built twice."""
     if callable(steps):
         steps = steps()
-    return _Summariser(tree, table, steps).run()
+    summariser = _Summariser(tree, table, steps)
+    edit_reuse.reuse_definitions(summariser)  # the language server: definitions an edit did not touch
+    return summariser.run()
 
 
 def imports_module(module: "Module", target: "Module") -> bool:

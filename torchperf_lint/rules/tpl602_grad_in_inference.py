@@ -6,6 +6,7 @@ import ast
 
 import libcst as cst
 
+from ..analysis.edit_reuse import statement_part
 from ..analysis.names import canonical, dotted_name_ast
 from ..analysis.syntax import dotted_name, find_calls, is_grad_off, is_true, method_call
 from ..analysis.tree import descendants
@@ -123,7 +124,26 @@ def differentiating_functions(tree: ast.Module, table) -> frozenset:
     and the like), directly or through other such functions of the module, nested definitions
     apart."""
     calls = {}  # function name -> (differentiates itself?, names it calls)
-    for node in ast.walk(tree):
+    for stmt in tree.body:  # one part per top-level statement (the server keeps those not edited)
+        for name, own, called in statement_part("TPL602.differentiating_functions", stmt, table,
+                                                lambda part: _functions_calls(part, table)):
+            before = calls.get(name, (False, frozenset()))
+            calls[name] = (before[0] or own, before[1] | called)
+    found = {name for name, (own, _) in calls.items() if own}
+    changed = True
+    while changed:
+        changed = False
+        for name, (_, called) in calls.items():
+            if name not in found and not called.isdisjoint(found):
+                found.add(name)
+                changed = True
+    return frozenset(found)
+
+
+def _functions_calls(stmt: ast.stmt, table) -> tuple:
+    """(name, differentiates itself?, names it calls) for each function or method in ``stmt``."""
+    parts = []
+    for node in ast.walk(stmt):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         own, called = False, set()
@@ -142,17 +162,8 @@ def differentiating_functions(tree: ast.Module, table) -> frozenset:
                         "self", "cls"):
                     called.add(func.attr)
             pending.extend(ast.iter_child_nodes(child))
-        before = calls.get(node.name, (False, set()))
-        calls[node.name] = (before[0] or own, before[1] | called)
-    found = {name for name, (own, _) in calls.items() if own}
-    changed = True
-    while changed:
-        changed = False
-        for name, (_, called) in calls.items():
-            if name not in found and not called.isdisjoint(found):
-                found.add(name)
-                changed = True
-    return frozenset(found)
+        parts.append((node.name, own, frozenset(called)))
+    return tuple(parts)
 
 
 def _literal_arg(call: cst.Call):

@@ -13,6 +13,7 @@ from ..fixing.edits import add_keyword, set_keyword
 from ..findings import RuleFix
 from ..analysis.names import canonical, dotted_name_ast
 from ..analysis.syntax import assigned_names, has_splat, is_true, keyword, positional
+from ..analysis.edit_reuse import statement_part
 from ..analysis.segments import walk_ast, walk_statements
 from ..analysis.tree import descendants
 from ..analysis.walker import Rule
@@ -244,7 +245,15 @@ def _assigned_self_attributes_cst(function: cst.FunctionDef) -> Set[str]:
 # ---- the module-wide half, from the ast: which conv attributes feed a BatchNorm ------------------
 def convs_into_batchnorm(tree: ast.Module, table) -> FrozenSet[ConvKey]:
     keys: Set[ConvKey] = set()
-    for cls, _ in walk_statements(tree.body):
+    for stmt in tree.body:  # one part per top-level statement (the server keeps those not edited)
+        keys |= statement_part("TPL605.convs_into_batchnorm", stmt, table,
+                               lambda part: _statement_convs_into_batchnorm(part, table))
+    return frozenset(keys)
+
+
+def _statement_convs_into_batchnorm(stmt: ast.stmt, table) -> FrozenSet[ConvKey]:
+    keys: Set[ConvKey] = set()
+    for cls, _ in walk_statements([stmt]):
         if isinstance(cls, ast.ClassDef):
             keys |= _class_convs_into_batchnorm(cls, table)
     return frozenset(keys)
