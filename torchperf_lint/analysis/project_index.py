@@ -79,7 +79,7 @@ def find_root(path: str) -> str:
     (the working directory, where flake8, the CLI and editors run, when the file is inside it),
     else the file's own folder."""
     folder = os.path.dirname(os.path.abspath(path))
-    marked = find_project_root(folder)
+    marked = find_project_root(folder, _ROOTS["memo"])
     if marked is not None:
         return marked
     try:
@@ -551,10 +551,13 @@ def _frozen_summary(data: dict) -> dict:
 class Module:
     """A summarised module: its name in the project, its path, and its resolved import bindings."""
 
-    def __init__(self, name: str, path: str, data: dict, digest: str, stamp: Tuple[int, int]):
+    def __init__(self, name: str, path: str, data: dict, digest: str, stamp: Tuple[int, int], kept: bool = False):
         self.name = name
         self.path = path
-        self.data = data = _frozen_summary(data)
+        # ``kept``: the summary is already in the form a process keeps (an entry read from disk is
+        # stored that way: converting every summary each process loads was a third of the
+        # plugin's index time in flake8)
+        self.data = data = data if kept else _frozen_summary(data)
         self.digest = digest
         self.stamp = stamp  # (size, mtime_ns) of the file read; (-1, -1): text handed in
         is_package = os.path.basename(path) == "__init__.py"
@@ -681,9 +684,9 @@ class Project:
             self.memo.clear()
         data = self._cached(digest)
         if data is None:
-            data = summarize(tree, table, steps)
+            data = _frozen_summary(summarize(tree, table, steps))
             self._store(digest, data)
-        module = Module(self.module_name(path), path, data, digest, (-1, -1))
+        module = Module(self.module_name(path), path, data, digest, (-1, -1), kept=True)
         self._modules[path] = module
         return module
 
@@ -732,7 +735,7 @@ class Project:
             try:
                 tree = ast.parse(source)
                 self.parsed += 1
-                data = summarize(tree)
+                data = _frozen_summary(summarize(tree))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return None
             self._store(digest, data)
@@ -743,7 +746,7 @@ class Project:
                 self._kept_chars += len(source)
                 while len(self._trees) > MAX_KEPT_TREES or self._kept_chars > MAX_KEPT_CHARS:
                     self._kept_chars -= self._trees.pop(next(iter(self._trees)))[2]
-        module = Module(self.module_name(path), path, data, digest, (stat.st_size, stat.st_mtime_ns))
+        module = Module(self.module_name(path), path, data, digest, (stat.st_size, stat.st_mtime_ns), kept=True)
         self._modules[path] = module
         self._failed.pop(path, None)
         return module
@@ -779,11 +782,11 @@ class Project:
         data = self._cached(digest)
         if data is None:
             try:
-                data = summarize(ast.parse(source))
+                data = _frozen_summary(summarize(ast.parse(source)))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return None  # mid-edit text: its facts are missing until it parses again
             self._store(digest, data)
-        module = Module(self.module_name(path), path, data, digest, (-1, -1))
+        module = Module(self.module_name(path), path, data, digest, (-1, -1), kept=True)
         self._modules[path] = module
         return module
 
@@ -805,7 +808,8 @@ class Project:
         return os.path.join(self.cache_dir, "index", digest[:2], f"{digest}-{INDEX_VERSION}-{_CODE_DIGEST}.marshal")
 
     def _cached(self, digest: str) -> Optional[dict]:
-        """A stored summary (``marshal``: plain dicts, lists and strings; loading it runs no code)."""
+        """A stored summary, in the form a process keeps (``_frozen_summary``; ``marshal``: plain
+        dicts, tuples and strings; loading it runs no code)."""
         if not self.disk_cache:
             return None
         try:
@@ -1098,6 +1102,16 @@ def configure_kept_trees(enabled: bool) -> None:
     _KEEP_TREES["enabled"] = enabled
 
 
+# A front end's memo of project roots for its run (folder -> root, project_root.find_project_root),
+# shared with the index so that each linted file's project is not looked for again up the folders;
+# None (the default, an editor's server): looked for each time, so a pyproject.toml made later counts.
+_ROOTS: Dict[str, Optional[dict]] = {"memo": None}
+
+
+def configure_root_memo(memo: Optional[dict]) -> None:
+    _ROOTS["memo"] = memo
+
+
 def configure_disk_cache(enabled: bool = True, directory: Optional[str] = None) -> None:
     """Whether the index reads and writes its entries on disk, and where (None: the default)."""
     _DISK_CACHE["enabled"] = enabled
@@ -1111,3 +1125,15 @@ def parsed_tree(filename: str, source: str) -> Optional[ast.Module]:
         return project.take_tree(filename, source) if project is not None else None
     except (OSError, ValueError):
         return None
+
+
+def record_summary(filename: str, source: str, tree: ast.Module, table=None, steps=None) -> None:
+    """Summarise a linted file from the engine's tree, as ``step_bodies.step_bodies_for`` does, for
+    a file whose step bodies no rule needed: a later file's importer walk reads this summary
+    instead of parsing the file again. Never raises (the index must not cost a file its lint)."""
+    try:
+        project = project_for(filename)
+        if project is not None:
+            project.module_from_tree(filename, source, tree, table, steps)
+    except Exception:  # noqa: BLE001
+        pass
