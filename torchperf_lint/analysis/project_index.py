@@ -164,12 +164,10 @@ class _Summariser:
     def __init__(self, tree: ast.Module, table: Optional[ImportTable] = None, steps: Optional[ModuleSteps] = None):
         self.tree = tree
         self.table = table if table is not None else ImportTable.from_ast(tree)
-        if steps is None:
-            steps = ModuleSteps(tree, self.table)
-        self.step_loops: Set[int] = set()
-        for loop, _ in steps._loops_with_outer_counters():
-            if steps._ast_is_intrinsic(loop) and not steps._ast_is_epoch(loop):
-                self.step_loops.add(id(loop))
+        # The module's step loops, found at the first loop the scan meets: a module without loops
+        # (a third of a library's) never builds its ModuleSteps, a walk of its whole tree.
+        self._steps = steps  # ModuleSteps, a function that makes it, or None: made here
+        self._step_loops: Optional[Set[int]] = None
         self.imports: List[list] = []
         self.classes: Dict[str, dict] = {}
         self.functions: Dict[str, dict] = {}
@@ -196,6 +194,17 @@ class _Summariser:
         self._scan(self.tree.body, module_fn, "", None, frozenset(), False)
         return {"v": INDEX_VERSION, "imports": self.imports, "classes": self.classes,
                 "functions": self.functions, "roots": self.roots, "settings": self.settings}
+
+    def _step_loop_ids(self) -> Set[int]:
+        if self._step_loops is None:
+            steps = self._steps
+            if steps is None:
+                steps = ModuleSteps(self.tree, self.table)
+            elif callable(steps):
+                steps = steps()
+            self._step_loops = {id(loop) for loop, _ in steps._loops_with_outer_counters()
+                                if steps._ast_is_intrinsic(loop) and not steps._ast_is_epoch(loop)}
+        return self._step_loops
 
     def _function(self, qualname: str, line: int, owner_class: Optional[str], end: int = 0) -> dict:
         record = {"line": line, "end": end, "cls": owner_class, "calls": [], "backward": False, "syncbn": False,
@@ -240,7 +249,7 @@ class _Summariser:
                 continue
             if kind in _LOOPS:
                 self._expressions(stmt.test if kind is ast.While else stmt.iter, fn, scope, in_loop, step_loop)
-                inner_step = step_loop or id(stmt) in self.step_loops
+                inner_step = step_loop or id(stmt) in self._step_loop_ids()
                 if inner_step:
                     fn["drives"] = True
                 self._scan(stmt.body, fn, scope, owner_class, interval_names, True, inner_step)
@@ -502,9 +511,8 @@ def _leaves(body) -> bool:
 def summarize(tree: ast.Module, table: Optional[ImportTable] = None, steps=None) -> dict:
     """The summary of a module's tree; ``table`` and ``steps``: the engine's own for this tree
     (names.ImportTable, step_loops.ModuleSteps, or a function that builds it on demand: with the
-    summary on disk it is not needed), when it has them, so that they are not built twice."""
-    if callable(steps):
-        steps = steps()
+    summary on disk it is not needed, nor for a module without loops), when it has them, so that
+    they are not built twice."""
     return _Summariser(tree, table, steps).run()
 
 
