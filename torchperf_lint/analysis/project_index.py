@@ -275,7 +275,7 @@ class _Summariser:
 
     @classmethod
     def _is_interval(cls, test, names) -> bool:
-        if _ast_tests_interval(test, frozenset(), names):
+        if (names or _may_test_interval(test)) and _ast_tests_interval(test, frozenset(), names):
             return True
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
             return any(cls._is_interval(value, names) for value in test.values)
@@ -482,13 +482,33 @@ def _interval_names(body) -> FrozenSet[str]:
     bound by an assignment statement): most functions assign no test, and are not walked through."""
     # A nested function's own statements (owner not None) are not this body's.
     values = assigned_values(stmt for stmt, owner in walk_statements(body) if owner is None)
-    if not any(_mentions_test(v) for vs in values.values() for v in vs if v is not None):
+    assigned = [v for vs in values.values() for v in vs if v is not None]
+    if not any(_mentions_test(v) for v in assigned):
+        return frozenset()
+    # A value is an interval test by a ``%`` or a comparison in it, or by a name found to hold
+    # one: with neither in any value, no name is ever found (names_holding would walk each once).
+    if not any(_may_test_interval(v) for v in assigned):
         return frozenset()
     return names_holding(values, lambda value, found: _ast_tests_interval(value, frozenset(), found))
 
 
 def _mentions_test(value) -> bool:
     return type(value) in (ast.Compare, ast.BinOp, ast.BoolOp, ast.UnaryOp, ast.Name)
+
+
+def _may_test_interval(node) -> bool:
+    """Does ``node`` hold a ``%`` or a comparison (step_loops._ast_tests_interval needs one of
+    them, or a name known to hold an interval test)? The walk of ``ast.walk``'s nodes without its
+    generators: this runs for the assigned values and ``if`` tests of every module summarised."""
+    pending = [node]
+    pop, push = pending.pop, pending.append
+    while pending:
+        current = pop()
+        kind = type(current)
+        if kind is ast.Compare or (kind is ast.BinOp and isinstance(current.op, ast.Mod)):
+            return True
+        push_children(current, push)
+    return False
 
 
 def _leaves_for_good(body, in_loop: bool) -> bool:
