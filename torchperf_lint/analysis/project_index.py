@@ -740,6 +740,17 @@ class Project:
         stamp = (stat.st_size, stat.st_mtime_ns)
         if known is not None and known.stamp == stamp:
             return known
+        if known is not None and known.stamp == (-1, -1) and stat_is_file(stat):
+            # A text the engine handed in (module_from_tree), read from the disk for the first
+            # time: the same text there is the same module, and what was derived from it holds.
+            # (Emptying the memo here, once for each file linted before another file's importer
+            # walk read it, threw away the project's importer lists and class ancestries hundreds
+            # of times in a run over a library.)
+            on_disk = self._stamp_if_same_text(path, known.digest)
+            if on_disk is not None:
+                known.stamp = on_disk
+                self._failed.pop(path, None)
+                return known
         if known is not None:
             self.memo.clear()  # a module changed: what was derived from it may have too
         if known is None and self._failed.get(path) == stamp:
@@ -778,6 +789,21 @@ class Project:
         self._modules[path] = module
         self._failed.pop(path, None)
         return module
+
+    @staticmethod
+    def _stamp_if_same_text(path: str, digest: str) -> Optional[Tuple[int, int]]:
+        """(size, mtime_ns) of the file at ``path`` if it holds the text of ``digest`` and would be
+        summarised (``_module_at``'s tests), else None."""
+        try:
+            with open(path, "rb") as handle:
+                stat = os.fstat(handle.fileno())
+                if stat.st_size > MAX_SCANNED_BYTES or not stat_is_file(stat):
+                    return None
+                raw = handle.read()
+            source = raw.decode("utf-8").lstrip("\ufeff")
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+        return (stat.st_size, stat.st_mtime_ns) if content_digest(source) == digest else None
 
     def set_overlays(self, texts: Dict[str, str]) -> None:
         """The unsaved texts of an editor's open documents (path -> text), read instead of the
