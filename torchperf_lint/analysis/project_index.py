@@ -168,6 +168,10 @@ class _Summariser:
         # (a third of a library's) never builds its ModuleSteps, a walk of its whole tree.
         self._steps = steps  # ModuleSteps, a function that makes it, or None: made here
         self._step_loops: Optional[Set[int]] = None
+        # A call names a framework (_framework_call) only through a module-level name bound to
+        # one: without such a binding no call of the module needs resolving for it.
+        self._binds_framework = any(bound and bound.split(".", 1)[0] in _FRAMEWORK_HEADS
+                                    for bound in self.table.bindings.values())
         self.imports: List[list] = []
         self.classes: Dict[str, dict] = {}
         self.functions: Dict[str, dict] = {}
@@ -375,7 +379,8 @@ class _Summariser:
                 elif (isinstance(handler, ast.Attribute) and isinstance(handler.value, ast.Name)
                       and handler.value.id == "self"):
                     self.roots.append(["ignite", ["self", handler.attr, scope], call.lineno])
-        self._framework_call(call, scope)
+        if self._binds_framework:
+            self._framework_call(call, scope)
         if ref is not None:
             if ref[0] in ("name", "inst", "self", "selfattr", "super"):
                 ref.append(scope)
@@ -427,6 +432,8 @@ class _Summariser:
                 and self._iteration_event(decorator.args[0]))
 
 
+# The heads of the qualified names _framework_settings and the Ignite roots look for.
+_FRAMEWORK_HEADS = frozenset(("lightning", "pytorch_lightning", "transformers", "trl", "accelerate", "ignite"))
 _BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_"))
 # Installed libraries whose functions are never the project's own (argument places are not kept).
 _LIBRARY_MODULES = frozenset(
