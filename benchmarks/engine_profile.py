@@ -77,9 +77,18 @@ def cpu(fn):
     return time.process_time() - start, result
 
 
-def engine_and_floor(sources):
+def finding_line(name: str, finding) -> str:
+    """One finding, whole (code, range, message, related locations, fix), on one line."""
+    fix = finding.fix
+    fixed = None if fix is None else (fix.applicability, fix.description, tuple(fix.edits))
+    return (f"{name} {finding.code} {finding.line} {finding.col} {finding.end_line} {finding.end_col} "
+            f"{finding.message!r} {finding.related} {fixed}")
+
+
+def engine_and_floor(sources, found=None):
     """(engine cpu-s, floor cpu-s, findings, files that import torch), timed file by file and
-    alternately, so that a change of load on a shared machine weighs on both sides alike."""
+    alternately, so that a change of load on a shared machine weighs on both sides alike.
+    ``found``: a list that gets every finding as one line (finding_line), for a corpus diff."""
     engine = floor = 0.0
     findings = n_torch = 0
     clock = time.process_time
@@ -96,8 +105,11 @@ def engine_and_floor(sources):
             floor += clock() - start
             gc.enable()
         start = clock()
-        findings += len(lint_source(text, name))
+        result = lint_source(text, name)
         engine += clock() - start
+        findings += len(result)
+        if found is not None:
+            found.extend(finding_line(name, finding) for finding in result)  # fixes computed untimed
     return engine, floor, findings, n_torch
 
 
@@ -141,6 +153,9 @@ def main() -> None:
     parser.add_argument("trees", nargs="+", type=Path, metavar="TREE")
     parser.add_argument("--no-profile", action="store_true", help="skip the cProfile breakdown")
     parser.add_argument("--top", type=int, default=20, help="functions listed by own time")
+    parser.add_argument("--findings-out", type=Path, metavar="FILE",
+                        help="write every finding, whole and sorted, one a line (diff two trees of the code with it; "
+                             "run with PYTHONHASHSEED=0 and a fresh TORCHPERF_LINT_CACHE_DIR)")
     args = parser.parse_args()
     trees = [tree.resolve() for tree in args.trees]
     sources = load(trees)
@@ -148,7 +163,10 @@ def main() -> None:
     print(f"files {len(sources)}  {mb:.1f} MB  python {platform.python_version()}  "
           f"{platform.machine()} {platform.processor() or ''}")
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 12000))
-    engine, floor, findings, n_torch = engine_and_floor(sources)
+    found = [] if args.findings_out else None
+    engine, floor, findings, n_torch = engine_and_floor(sources, found)
+    if args.findings_out:
+        args.findings_out.write_text("".join(line + "\n" for line in sorted(found)), encoding="utf-8")
     print(f"engine  {engine:7.1f} cpu-s  {mb / engine:5.2f} MB/s per core   findings {findings}")
     print(f"floor   {floor:7.1f} cpu-s  {mb / floor:5.2f} MB/s   (ast.parse of the {n_torch} files that import torch)")
     print(f"engine / floor = {engine / floor:.2f}")

@@ -26,7 +26,7 @@ from .analysis import edit_reuse
 from .analysis.ast_scan import UnitAst
 from .analysis.facts import ModuleFacts
 from .analysis.names import ImportTable, text_mentions_torch_import
-from .analysis.project_index import parsed_tree
+from .analysis.project_index import parsed_tree, record_summary
 from .analysis.segments import Unit, split_units
 from .analysis.step_bodies import dependency_stamps, step_bodies_for
 from .analysis.walker import Context, walk
@@ -147,19 +147,42 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
     facts.source_lines = lines  # for fixes that edit other units of the file (TPL304's call sites)
     facts.target_torch = target_torch
     # The module's step loops only if its summary must be made (not when the index has it).
-    facts.step_bodies = bodies = step_bodies_for(filename, source, tree, table, lambda: facts.steps)
-    _DEPENDENCIES[filename] = dependency_stamps(bodies)
+    bodies = _StepBodiesOnDemand(filename, source, tree, table, facts)
     findings: List[Finding] = []
     failures: List[Tuple[str, int, int]] = []  # (reason, line, col)
     aliases = _aliases(table)
     with _recursion_limit():
         _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, failures, newline, max_line_length,
-                    sorted(bodies.body_lines()))
+                    bodies)
+    if bodies.made is None:
+        record_summary(filename, source, tree, table, lambda: facts.steps)
+    _DEPENDENCIES[filename] = dependency_stamps(bodies.made)
     findings = [f for f in findings if not _run_by_framework(f, facts)]
     if failures:
         _, line, col = failures[0]
         findings.append(analysis_failed("; ".join(reason for reason, _, _ in failures[:3]), line, col))
     return _dedupe(findings)
+
+
+class _StepBodiesOnDemand:
+    """The file's step bodies (step_bodies_for), made when the first unit that could hold a rule's
+    finding asks for them: most files of a library have none (in torch's nn/ and utils/, 135 of
+    241), and for those the walk over the modules that import the file was most of the project
+    index's cost. ``facts.step_bodies`` is set when they are made; every reader of it runs on a
+    unit that asked first (the walk, the rules, ``_run_by_framework`` on its findings)."""
+
+    def __init__(self, filename: str, source: str, tree, table, facts):
+        self.filename, self.source, self.tree, self.table, self.facts = filename, source, tree, table, facts
+        self.made = None
+        self.lines: List[int] = []  # the ``def`` lines of the step bodies, sorted
+
+    def make(self):
+        if self.made is None:
+            facts = self.facts
+            facts.step_bodies = self.made = step_bodies_for(self.filename, self.source, self.tree, self.table,
+                                                            lambda: facts.steps)
+            self.lines = sorted(self.made.body_lines())
+        return self.made
 
 
 class _collector_paused:
@@ -191,20 +214,24 @@ class _recursion_limit:
 
 
 def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, failures, newline="\n",
-                max_line_length: int = DEFAULT_LINE_LENGTH, body_lines: Sequence[int] = ()) -> None:
+                max_line_length: int = DEFAULT_LINE_LENGTH, bodies: Optional[_StepBodiesOnDemand] = None) -> None:
     for unit in split_units(tree):
-        text = unit.text(lines)
+        plain = unit.text(lines)
+        if bodies is not None and bodies.made is None:
+            # Are the step bodies needed at all? Only for a unit that passes some prefilter when
+            # read as holding one (below). The prefilters only look for text (an ``in`` test, a
+            # regex search), so a unit that fails them all with the loop words and more aliases
+            # added fails them without too: it is skipped before the bodies are made.
+            text = _with_aliases(plain + "\nfor while", aliases)
+            if not any(rule.may_match(text) for rule in rule_classes):
+                continue
+            bodies.make()
+        body_lines = bodies.lines if bodies is not None else ()
         # A unit that holds a step body (a framework step method, a per-step helper) is read by the
         # rules of a step loop as if it held one: their loop-word prefilters stand for "a step loop
         # may be here", which is true of it without a loop.
         holds_body = bool(body_lines) and _holds_line(body_lines, unit.start, unit.end)
-        if holds_body:
-            text += "\nfor while"
-
-        if aliases:
-            # ``from torch.nn import DataParallel as DP``: a unit that says ``DP(m)`` must pass the
-            # prefilters that look for ``DataParallel``.
-            text += "\n" + " ".join(full for local, full in aliases if local in text)
+        text = _with_aliases(plain + "\nfor while" if holds_body else plain, aliases)
         candidates = [rule for rule in rule_classes if rule.may_match(text)]
         if not candidates:
             continue
@@ -239,6 +266,14 @@ def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, fail
                              f"(more than {MAX_WIDTH}, too long for libcst)", wide_line, 0))
             continue
         findings.extend(_lint_unit(unit, lines, candidates, table, facts, failures, newline, max_line_length))
+
+
+def _with_aliases(text: str, aliases) -> str:
+    """``from torch.nn import DataParallel as DP``: a unit that says ``DP(m)`` must pass the
+    prefilters that look for ``DataParallel``."""
+    if aliases:
+        text += "\n" + " ".join(full for local, full in aliases if local in text)
+    return text
 
 
 def _holds_line(sorted_lines: Sequence[int], start: int, end: int) -> bool:

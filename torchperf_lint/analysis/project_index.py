@@ -81,7 +81,7 @@ def find_root(path: str) -> str:
     (the working directory, where flake8, the CLI and editors run, when the file is inside it),
     else the file's own folder."""
     folder = os.path.dirname(os.path.abspath(path))
-    marked = find_project_root(folder)
+    marked = find_project_root(folder, _ROOTS["memo"])
     if marked is not None:
         return marked
     try:
@@ -166,12 +166,14 @@ class _Summariser:
     def __init__(self, tree: ast.Module, table: Optional[ImportTable] = None, steps: Optional[ModuleSteps] = None):
         self.tree = tree
         self.table = table if table is not None else ImportTable.from_ast(tree)
-        if steps is None:
-            steps = ModuleSteps(tree, self.table)
-        self.step_loops: Set[int] = set()
-        for loop, _ in steps._loops_with_outer_counters():
-            if steps._ast_is_intrinsic(loop) and not steps._ast_is_epoch(loop):
-                self.step_loops.add(id(loop))
+        # The module's step loops, found at the first loop the scan meets: a module without loops
+        # (a third of a library's) never builds its ModuleSteps, a walk of its whole tree.
+        self._steps = steps  # ModuleSteps, a function that makes it, or None: made here
+        self._step_loops: Optional[Set[int]] = None
+        # A call names a framework (_framework_call) only through a module-level name bound to
+        # one: without such a binding no call of the module needs resolving for it.
+        self._binds_framework = any(bound and bound.split(".", 1)[0] in _FRAMEWORK_HEADS
+                                    for bound in self.table.bindings.values())
         self.imports: List[list] = []
         self.classes: Dict[str, dict] = {}
         self.functions: Dict[str, dict] = {}
@@ -198,6 +200,26 @@ class _Summariser:
         self._scan(self.tree.body, module_fn, "", None, frozenset(), False)
         return {"v": INDEX_VERSION, "imports": self.imports, "classes": self.classes,
                 "functions": self.functions, "roots": self.roots, "settings": self.settings}
+
+    # The language server's reuse of definitions (edit_reuse) reads and replaces the step loops.
+    @property
+    def step_loops(self) -> Set[int]:
+        return self._step_loop_ids()
+
+    @step_loops.setter
+    def step_loops(self, ids) -> None:
+        self._step_loops = ids
+
+    def _step_loop_ids(self) -> Set[int]:
+        if self._step_loops is None:
+            steps = self._steps
+            if steps is None:
+                steps = ModuleSteps(self.tree, self.table)
+            elif callable(steps):
+                steps = steps()
+            self._step_loops = {id(loop) for loop, _ in steps._loops_with_outer_counters()
+                                if steps._ast_is_intrinsic(loop) and not steps._ast_is_epoch(loop)}
+        return self._step_loops
 
     def _function(self, qualname: str, line: int, owner_class: Optional[str], end: int = 0) -> dict:
         record = {"line": line, "end": end, "cls": owner_class, "calls": [], "backward": False, "syncbn": False,
@@ -245,7 +267,7 @@ class _Summariser:
             gates = kind is ast.If and bool(stmt.orelse) and self._gates(stmt, interval_names)
             if kind in _LOOPS:
                 self._expressions(stmt.test if kind is ast.While else stmt.iter, fn, scope, in_loop, step_loop)
-                inner_step = step_loop or id(stmt) in self.step_loops
+                inner_step = step_loop or id(stmt) in self._step_loop_ids()
                 if inner_step:
                     fn["drives"] = True
                 self._scan(stmt.body, fn, scope, owner_class, interval_names, True, inner_step)
@@ -279,7 +301,7 @@ class _Summariser:
 
     @classmethod
     def _is_interval(cls, test, names) -> bool:
-        if _ast_tests_interval(test, frozenset(), names):
+        if (names or _may_test_interval(test)) and _ast_tests_interval(test, frozenset(), names):
             return True
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
             return any(cls._is_interval(value, names) for value in test.values)
@@ -379,7 +401,8 @@ class _Summariser:
                 elif (isinstance(handler, ast.Attribute) and isinstance(handler.value, ast.Name)
                       and handler.value.id == "self"):
                     self.roots.append(["ignite", ["self", handler.attr, scope], call.lineno])
-        self._framework_call(call, scope)
+        if self._binds_framework:
+            self._framework_call(call, scope)
         if ref is not None:
             if ref[0] in ("name", "inst", "self", "selfattr", "super"):
                 ref.append(scope)
@@ -431,6 +454,8 @@ class _Summariser:
                 and self._iteration_event(decorator.args[0]))
 
 
+# The heads of the qualified names _framework_settings and the Ignite roots look for.
+_FRAMEWORK_HEADS = frozenset(("lightning", "pytorch_lightning", "transformers", "trl", "accelerate", "ignite"))
 _BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_"))
 # Installed libraries whose functions are never the project's own (argument places are not kept).
 _LIBRARY_MODULES = frozenset(
@@ -486,13 +511,33 @@ def _interval_names(body) -> FrozenSet[str]:
     bound by an assignment statement): most functions assign no test, and are not walked through."""
     # A nested function's own statements (owner not None) are not this body's.
     values = assigned_values(stmt for stmt, owner in walk_statements(body) if owner is None)
-    if not any(_mentions_test(v) for vs in values.values() for v in vs if v is not None):
+    assigned = [v for vs in values.values() for v in vs if v is not None]
+    if not any(_mentions_test(v) for v in assigned):
+        return frozenset()
+    # A value is an interval test by a ``%`` or a comparison in it, or by a name found to hold
+    # one: with neither in any value, no name is ever found (names_holding would walk each once).
+    if not any(_may_test_interval(v) for v in assigned):
         return frozenset()
     return names_holding(values, lambda value, found: _ast_tests_interval(value, frozenset(), found))
 
 
 def _mentions_test(value) -> bool:
     return type(value) in (ast.Compare, ast.BinOp, ast.BoolOp, ast.UnaryOp, ast.Name)
+
+
+def _may_test_interval(node) -> bool:
+    """Does ``node`` hold a ``%`` or a comparison (step_loops._ast_tests_interval needs one of
+    them, or a name known to hold an interval test)? The walk of ``ast.walk``'s nodes without its
+    generators: this runs for the assigned values and ``if`` tests of every module summarised."""
+    pending = [node]
+    pop, push = pending.pop, pending.append
+    while pending:
+        current = pop()
+        kind = type(current)
+        if kind is ast.Compare or (kind is ast.BinOp and isinstance(current.op, ast.Mod)):
+            return True
+        push_children(current, push)
+    return False
 
 
 def _leaves_for_good(body, in_loop: bool) -> bool:
@@ -515,9 +560,8 @@ def _leaves(body) -> bool:
 def summarize(tree: ast.Module, table: Optional[ImportTable] = None, steps=None) -> dict:
     """The summary of a module's tree; ``table`` and ``steps``: the engine's own for this tree
     (names.ImportTable, step_loops.ModuleSteps, or a function that builds it on demand: with the
-    summary on disk it is not needed), when it has them, so that they are not built twice."""
-    if callable(steps):
-        steps = steps()
+    summary on disk it is not needed, nor for a module without loops), when it has them, so that
+    they are not built twice."""
     summariser = _Summariser(tree, table, steps)
     edit_reuse.reuse_definitions(summariser)  # the language server: definitions an edit did not touch
     return summariser.run()
@@ -566,10 +610,13 @@ def _frozen_summary(data: dict) -> dict:
 class Module:
     """A summarised module: its name in the project, its path, and its resolved import bindings."""
 
-    def __init__(self, name: str, path: str, data: dict, digest: str, stamp: Tuple[int, int]):
+    def __init__(self, name: str, path: str, data: dict, digest: str, stamp: Tuple[int, int], kept: bool = False):
         self.name = name
         self.path = path
-        self.data = data = _frozen_summary(data)
+        # ``kept``: the summary is already in the form a process keeps (an entry read from disk is
+        # stored that way: converting every summary each process loads was a third of the
+        # plugin's index time in flake8)
+        self.data = data = data if kept else _frozen_summary(data)
         self.digest = digest
         self.stamp = stamp  # (size, mtime_ns) of the file read; (-1, -1): text handed in
         is_package = os.path.basename(path) == "__init__.py"
@@ -696,9 +743,9 @@ class Project:
             self.memo.clear()
         data = self._cached(digest)
         if data is None:
-            data = summarize(tree, table, steps)
+            data = _frozen_summary(summarize(tree, table, steps))
             self._store(digest, data)
-        module = Module(self.module_name(path), path, data, digest, (-1, -1))
+        module = Module(self.module_name(path), path, data, digest, (-1, -1), kept=True)
         self._modules[path] = module
         return module
 
@@ -724,6 +771,17 @@ class Project:
         stamp = (stat.st_size, stat.st_mtime_ns)
         if known is not None and known.stamp == stamp:
             return known
+        if known is not None and known.stamp == (-1, -1) and stat_is_file(stat):
+            # A text the engine handed in (module_from_tree), read from the disk for the first
+            # time: the same text there is the same module, and what was derived from it holds.
+            # (Emptying the memo here, once for each file linted before another file's importer
+            # walk read it, threw away the project's importer lists and class ancestries hundreds
+            # of times in a run over a library.)
+            on_disk = self._stamp_if_same_text(path, known.digest)
+            if on_disk is not None:
+                known.stamp = on_disk
+                self._failed.pop(path, None)
+                return known
         if known is not None:
             self.memo.clear()  # a module changed: what was derived from it may have too
         if known is None and self._failed.get(path) == stamp:
@@ -747,7 +805,7 @@ class Project:
             try:
                 tree = ast.parse(source)
                 self.parsed += 1
-                data = summarize(tree)
+                data = _frozen_summary(summarize(tree))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return None
             self._store(digest, data)
@@ -758,10 +816,25 @@ class Project:
                 self._kept_chars += len(source)
                 while len(self._trees) > MAX_KEPT_TREES or self._kept_chars > MAX_KEPT_CHARS:
                     self._kept_chars -= self._trees.pop(next(iter(self._trees)))[2]
-        module = Module(self.module_name(path), path, data, digest, (stat.st_size, stat.st_mtime_ns))
+        module = Module(self.module_name(path), path, data, digest, (stat.st_size, stat.st_mtime_ns), kept=True)
         self._modules[path] = module
         self._failed.pop(path, None)
         return module
+
+    @staticmethod
+    def _stamp_if_same_text(path: str, digest: str) -> Optional[Tuple[int, int]]:
+        """(size, mtime_ns) of the file at ``path`` if it holds the text of ``digest`` and would be
+        summarised (``_module_at``'s tests), else None."""
+        try:
+            with open(path, "rb") as handle:
+                stat = os.fstat(handle.fileno())
+                if stat.st_size > MAX_SCANNED_BYTES or not stat_is_file(stat):
+                    return None
+                raw = handle.read()
+            source = raw.decode("utf-8").lstrip("\ufeff")
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+        return (stat.st_size, stat.st_mtime_ns) if content_digest(source) == digest else None
 
     def set_overlays(self, texts: Dict[str, str]) -> None:
         """The unsaved texts of an editor's open documents (path -> text), read instead of the
@@ -794,11 +867,11 @@ class Project:
         data = self._cached(digest)
         if data is None:
             try:
-                data = summarize(ast.parse(source))
+                data = _frozen_summary(summarize(ast.parse(source)))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return None  # mid-edit text: its facts are missing until it parses again
             self._store(digest, data)
-        module = Module(self.module_name(path), path, data, digest, (-1, -1))
+        module = Module(self.module_name(path), path, data, digest, (-1, -1), kept=True)
         self._modules[path] = module
         return module
 
@@ -820,7 +893,8 @@ class Project:
         return os.path.join(self.cache_dir, "index", digest[:2], f"{digest}-{INDEX_VERSION}-{_CODE_DIGEST}.marshal")
 
     def _cached(self, digest: str) -> Optional[dict]:
-        """A stored summary (``marshal``: plain dicts, lists and strings; loading it runs no code)."""
+        """A stored summary, in the form a process keeps (``_frozen_summary``; ``marshal``: plain
+        dicts, tuples and strings; loading it runs no code)."""
         if not self.disk_cache:
             return None
         try:
@@ -1113,6 +1187,16 @@ def configure_kept_trees(enabled: bool) -> None:
     _KEEP_TREES["enabled"] = enabled
 
 
+# A front end's memo of project roots for its run (folder -> root, project_root.find_project_root),
+# shared with the index so that each linted file's project is not looked for again up the folders;
+# None (the default, an editor's server): looked for each time, so a pyproject.toml made later counts.
+_ROOTS: Dict[str, Optional[dict]] = {"memo": None}
+
+
+def configure_root_memo(memo: Optional[dict]) -> None:
+    _ROOTS["memo"] = memo
+
+
 def configure_disk_cache(enabled: bool = True, directory: Optional[str] = None) -> None:
     """Whether the index reads and writes its entries on disk, and where (None: the default)."""
     _DISK_CACHE["enabled"] = enabled
@@ -1126,3 +1210,15 @@ def parsed_tree(filename: str, source: str) -> Optional[ast.Module]:
         return project.take_tree(filename, source) if project is not None else None
     except (OSError, ValueError):
         return None
+
+
+def record_summary(filename: str, source: str, tree: ast.Module, table=None, steps=None) -> None:
+    """Summarise a linted file from the engine's tree, as ``step_bodies.step_bodies_for`` does, for
+    a file whose step bodies no rule needed: a later file's importer walk reads this summary
+    instead of parsing the file again. Never raises (the index must not cost a file its lint)."""
+    try:
+        project = project_for(filename)
+        if project is not None:
+            project.module_from_tree(filename, source, tree, table, steps)
+    except Exception:  # noqa: BLE001
+        pass

@@ -83,13 +83,14 @@ class Plugin:
 
             if is_test_file(self.filename, find_project_root(self.filename, self._project_roots) or os.getcwd()):
                 return
-        from ..analysis.project_index import configure_kept_trees
+        from ..analysis.project_index import configure_kept_trees, configure_root_memo
         from ..engine import lint_source
         from .target_torch import resolve
 
         # flake8 hands the engine its own tree of each file: the index need not keep the trees it
         # parses of the modules that import the linted file (they would only take memory).
         configure_kept_trees(False)
+        configure_root_memo(self._project_roots)  # one run: the index finds each file's project here
 
         target = resolve(self.target_torch_setting, self.filename, self._project_targets, os.getcwd(),
                          self._project_roots)

@@ -1,0 +1,157 @@
+"""What the engine and the project index compute once, or not at all, within a run (issue 20,
+"Speed"): a file's step bodies are made only when one of its units could use them; a linted file
+that an importer walk later reads from the disk with the same text keeps the facts derived from
+it; index entries are stored in the form a process keeps. These tests check what is computed and
+what is reported, never how long it takes (benchmarks/ measure that)."""
+
+from __future__ import annotations
+
+import ast
+import os
+
+import pytest
+
+from torchperf_lint import engine
+from torchperf_lint.analysis import project_index
+
+SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
+        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+
+HELPER = """\
+import torch
+
+
+def helper(x):
+    return x.item()
+"""
+TRAIN = """\
+import torch
+import helper
+
+
+def main(model, loader, opt):
+    for x, y in loader:
+        loss = model(x.cuda()).sum()
+        loss.backward()
+        opt.step()
+        helper.helper(loss)
+"""
+CONSTANTS = """\
+import torch
+
+SIZE = 3
+"""
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("[tool.torchperf-lint]\n")
+    for name, text in (("helper.py", HELPER), ("train.py", TRAIN), ("constants.py", CONSTANTS)):
+        (root / name).write_text(text)
+    monkeypatch.chdir(root)
+    monkeypatch.setenv(project_index.CACHE_ENV, str(tmp_path / "cache"))
+    project_index._PROJECTS.clear()
+    yield root
+    project_index._PROJECTS.clear()
+
+
+@pytest.fixture
+def made(monkeypatch):
+    """The files whose step bodies the engine made, in order."""
+    files = []
+    real = engine.step_bodies_for
+
+    def counting(filename, *args, **kwargs):
+        files.append(os.path.basename(filename))
+        return real(filename, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "step_bodies_for", counting)
+    return files
+
+
+def _lint(root, name, text=None):
+    path = str(root / name)
+    return engine.lint_source((root / name).read_text() if text is None else text, path), path
+
+
+def test_step_bodies_are_made_only_for_a_file_with_a_unit_that_could_use_them(root, made):
+    findings, path = _lint(root, "constants.py")
+    assert findings == []
+    assert made == []  # no unit passes a prefilter even read as a step body: nothing to walk
+    assert engine.dependencies_of(path) == frozenset()
+    # ... and its summary is still made from the engine's tree, for the importer walks of others
+    project = project_index.project_for(path)
+    assert project.module_from_tree(path, CONSTANTS, ast.parse(CONSTANTS)).name == "constants"
+    assert project.parsed == 0
+
+    findings, path = _lint(root, "helper.py")
+    assert made == ["helper.py"]
+    (finding,) = findings
+    assert (finding.code, finding.line, finding.col, finding.end_line, finding.end_col) == ("TPL102", 5, 11, 5, 19)
+    assert finding.message == SYNC + " (called every step from train.py:10)"
+    assert finding.related == ((str(root / "train.py"), 10, "called every step from here (in main)"),)
+    assert finding.fix is None
+    train = root / "train.py"
+    stat = train.stat()
+    assert engine.dependencies_of(path) == frozenset(
+        {(str(train), stat.st_size, stat.st_mtime_ns, project_index.content_digest(TRAIN))})
+
+
+def test_the_same_findings_with_and_without_step_bodies_on_demand(root, monkeypatch):
+    """Every file of the project, linted with the bodies made eagerly for each (as before) and
+    on demand: the same findings, whole."""
+    def whole(found):
+        return [(f.code, f.line, f.col, f.end_line, f.end_col, f.message, f.related, f.fix) for f in found]
+
+    on_demand = {name: whole(_lint(root, name)[0]) for name in ("constants.py", "helper.py", "train.py")}
+    project_index._PROJECTS.clear()
+    real = engine._StepBodiesOnDemand.__init__
+
+    def eager(self, *args):
+        real(self, *args)
+        self.make()
+
+    monkeypatch.setattr(engine._StepBodiesOnDemand, "__init__", eager)
+    eagerly = {name: whole(_lint(root, name)[0]) for name in ("constants.py", "helper.py", "train.py")}
+    assert on_demand == eagerly
+    assert len(on_demand["helper.py"]) == 1
+
+
+def test_a_linted_file_read_back_with_the_same_text_keeps_what_was_derived(root):
+    _, path = _lint(root, "helper.py")
+    project = project_index.project_for(path)
+    linted = project._modules[path]
+    assert linted.stamp == (-1, -1)  # the engine's text: not read from the disk yet
+    project.memo[("derived",)] = "kept"
+    parsed = project.parsed  # train.py, which imports it: parsed by the index for its step bodies
+    read = project.module(path)
+    stat = (root / "helper.py").stat()
+    assert read is linted and read.stamp == (stat.st_size, stat.st_mtime_ns)
+    assert project.memo.get(("derived",)) == "kept"
+    assert project.parsed == parsed  # not parsed again
+
+
+def test_a_linted_text_that_differs_from_the_disk_is_replaced_and_the_facts_dropped(root):
+    edited = HELPER.replace("x.item()", "x.sum().item()")  # an editor's buffer, not saved
+    _, path = _lint(root, "helper.py", edited)
+    project = project_index.project_for(path)
+    linted = project._modules[path]
+    project.memo[("derived",)] = "stale"
+    read = project.module(path)
+    assert read is not linted
+    assert read.digest == project_index.content_digest(HELPER) != linted.digest
+    assert ("derived",) not in project.memo
+
+
+def test_index_entries_are_stored_as_a_process_keeps_them(root):
+    _lint(root, "train.py")
+    project = project_index.project_for(str(root / "train.py"))
+    stored = project._cached(project_index.content_digest(TRAIN))
+    expected = project_index._frozen_summary(project_index.summarize(ast.parse(TRAIN)))
+    assert stored == expected
+    calls = stored["functions"]["main"]["calls"]
+    assert type(calls) is tuple and all(type(call[3]) is tuple for call in calls)
+    module = project_index.Module("train", str(root / "train.py"), stored, "d", (1, 1), kept=True)
+    assert module.data is stored  # read as stored: not converted again
