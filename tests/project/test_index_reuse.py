@@ -52,6 +52,11 @@ def root(tmp_path, monkeypatch):
         (root / name).write_text(text)
     monkeypatch.chdir(root)
     monkeypatch.setenv(project_index.CACHE_ENV, str(tmp_path / "cache"))
+    # The process-wide settings an in-process CLI run (--no-cache) or flake8 run of another test
+    # may have left behind: these tests read the disk cache as a default run has it.
+    monkeypatch.setitem(project_index._DISK_CACHE, "enabled", True)
+    monkeypatch.setitem(project_index._DISK_CACHE, "directory", None)
+    monkeypatch.setitem(project_index._ROOTS, "memo", None)
     project_index._PROJECTS.clear()
     yield root
     project_index._PROJECTS.clear()
