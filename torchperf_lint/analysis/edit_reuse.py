@@ -408,12 +408,17 @@ def _module_scope_names(body) -> Iterator[str]:
         if isinstance(stmt, _DEFINITIONS):
             yield stmt.name
             continue
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(stmt, field, None)
-            if isinstance(block, list):
-                pending.extend(s for s in block if isinstance(s, ast.stmt))
-        for holder in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
-            pending.extend(holder.body)
+        pending.extend(_inner_statements(stmt))
+
+
+def _inner_statements(stmt) -> Iterator:
+    """The statements of a compound statement's blocks (body, else, finally, handlers, cases)."""
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(stmt, field, None)
+        if isinstance(block, list):
+            yield from (s for s in block if isinstance(s, ast.stmt))
+    for holder in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
+        yield from holder.body
 
 
 def _if_in_class_body(cls: ast.ClassDef) -> bool:
@@ -424,12 +429,7 @@ def _if_in_class_body(cls: ast.ClassDef) -> bool:
             return True
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(stmt, field, None)
-            if isinstance(block, list):
-                pending.extend(s for s in block if isinstance(s, ast.stmt))
-        for holder in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
-            pending.extend(holder.body)
+        pending.extend(_inner_statements(stmt))
     return False
 
 

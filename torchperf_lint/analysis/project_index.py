@@ -93,6 +93,21 @@ def find_root(path: str) -> str:
     return folder
 
 
+def _read_summarisable(path: str):
+    """(text, stat) of the file at ``path`` if the index would summarise it: a regular file of at
+    most MAX_SCANNED_BYTES in UTF-8 (stat taken from the open file, so both describe one version);
+    else None."""
+    try:
+        with open(path, "rb") as handle:
+            stat = os.fstat(handle.fileno())
+            if stat.st_size > MAX_SCANNED_BYTES or not stat_is_file(stat):
+                return None
+            raw = handle.read()
+        return raw.decode("utf-8").lstrip("\ufeff"), stat
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+
+
 def content_digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
@@ -790,15 +805,10 @@ class Project:
         self._failed[path] = stamp  # until a summary is made below
         if not stat_is_file(stat):
             return None  # a FIFO or device named *.py: opening it could wait forever
-        try:
-            with open(path, "rb") as handle:
-                stat = os.fstat(handle.fileno())
-                if stat.st_size > MAX_SCANNED_BYTES or not stat_is_file(stat):
-                    return None
-                raw = handle.read()
-            source = raw.decode("utf-8").lstrip("\ufeff")
-        except (OSError, UnicodeDecodeError, ValueError):
+        read = _read_summarisable(path)
+        if read is None:
             return None
+        source, stat = read
         digest = content_digest(source)
         data = self._cached(digest)
         if data is None:
@@ -825,15 +835,10 @@ class Project:
     def _stamp_if_same_text(path: str, digest: str) -> Optional[Tuple[int, int]]:
         """(size, mtime_ns) of the file at ``path`` if it holds the text of ``digest`` and would be
         summarised (``_module_at``'s tests), else None."""
-        try:
-            with open(path, "rb") as handle:
-                stat = os.fstat(handle.fileno())
-                if stat.st_size > MAX_SCANNED_BYTES or not stat_is_file(stat):
-                    return None
-                raw = handle.read()
-            source = raw.decode("utf-8").lstrip("\ufeff")
-        except (OSError, UnicodeDecodeError, ValueError):
+        read = _read_summarisable(path)
+        if read is None:
             return None
+        source, stat = read
         return (stat.st_size, stat.st_mtime_ns) if content_digest(source) == digest else None
 
     def set_overlays(self, texts: Dict[str, str]) -> None:
