@@ -59,3 +59,63 @@ def test_tpl102_a_value_kept_beside_the_returned_dict_still_syncs():
             return Engine(train_function)
         """
     assert diagnostics(source, "TPL102") == [(10, 14, ITEM, None, None)]
+
+
+# ---- sizes and slice bounds: a list of min/max, arithmetic in a slice, a narrow bound -----------
+CONVERSION = SYNC.format(what="`int()` of a tensor")
+
+
+def test_tpl102_sizes_through_a_min_list_slice_arithmetic_and_narrow_bounds_are_host_needed():
+    """rules.md: shapes and sizes are host-needed. StyleTTS2 takes a crop length as an item of
+    ``min([...])`` and writes ``int(d[i])`` inside a slice's arithmetic; deepspeech's ``MaskConv``
+    hands the length to ``narrow`` as its start and, through arithmetic, its length."""
+    source = """
+        import numpy as np
+        import torch
+        def train(model, loader, optimizer, max_len):
+            for x, lengths in loader:
+                y = model(x.cuda())
+                y.sum().backward()
+                optimizer.step()
+                lengths = lengths.cuda()
+                crop = min([int(lengths.min().item() / 2 - 1), max_len // 2])
+                start = np.random.randint(0, 10)
+                piece = y[:, start:start + crop]
+                d = y.sum(-1)
+                align = torch.zeros(4, 4)
+                c = 0
+                for i in range(4):
+                    align[i, c:c + int(d[i])] = 1
+                mask = torch.zeros_like(y)
+                for i, length in enumerate(lengths):
+                    length = length.item()
+                    if (mask[i].size(1) - length) > 0:
+                        mask[i].narrow(1, length, mask[i].size(1) - length).fill_(1)
+        """
+    assert diagnostics(source, "TPL102") == []
+
+
+def test_tpl102_the_same_values_read_as_numbers_still_sync():
+    """Flagged twins: the min's item is only logged, the ``int()`` is added to a running number
+    (no slice), and the length is only multiplied into a tensor (no bound)."""
+    source = """
+        import numpy as np
+        import torch
+        def train(model, loader, optimizer, max_len, log):
+            for x, lengths in loader:
+                y = model(x.cuda())
+                y.sum().backward()
+                optimizer.step()
+                lengths = lengths.cuda()
+                crop = min([int(lengths.min().item() / 2 - 1), max_len // 2])
+                log(crop)
+                d = y.sum(-1)
+                c = 0
+                for i in range(4):
+                    c = c + int(d[i])
+                for i, length in enumerate(lengths):
+                    length = length.item()
+                    y = y * (y.size(1) - length)
+        """
+    assert diagnostics(source, "TPL102") == [
+        (10, 24, ITEM, None, None), (15, 20, CONVERSION, None, None), (17, 21, ITEM, None, None)]

@@ -298,6 +298,8 @@ class HostSyncInLoop(Rule):
             index -= 1
         if index < len(path) - 1 and index >= 1 and isinstance(path[index - 1], cst.Slice):
             return True
+        if index < len(path) - 1 and self._host_argument(path[: index + 1]):
+            return True  # ``x.narrow(2, n, x.size(2) - n)``: a bound computed from the value
         if index >= 3 and isinstance(path[index - 1], cst.Element) and isinstance(path[index - 2], cst.Tuple):
             arg, call = path[index - 3], path[index - 4] if index >= 4 else None
             if isinstance(arg, cst.Arg) and isinstance(call, cst.Call) and self.ctx.qualname(
@@ -353,8 +355,13 @@ class HostSyncInLoop(Rule):
         shape or size (``x.view(n.item(), -1)``, ``torch.zeros(int(n))``)?"""
         stack = path
         index = _climb(stack, subscripts=False)
-        if index >= 1 and isinstance(stack[index - 1], cst.Slice):
-            return True  # a slice bound (``t[start.item():end.item()]``): a size the host needs
+        bound = index
+        while bound >= 1 and isinstance(stack[bound - 1], (cst.BinaryOperation, cst.UnaryOperation)):
+            bound -= 1
+        if bound >= 1 and isinstance(stack[bound - 1], cst.Slice):
+            # a slice bound (``t[start.item():end.item()]``), also computed from the value
+            # (``t[i, c:c + int(d[i])]``): a size the host needs
+            return True
         if self._host_library_argument(path):
             return True
         if index < 2 or not isinstance(stack[index - 1], cst.Arg) or not isinstance(stack[index - 2], cst.Call):
@@ -616,6 +623,10 @@ def _derived_assignment(path):
         elif (isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call)
               and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in _SIZE_BUILTINS):
             index -= 2
+        elif (index >= 5 and isinstance(parent, cst.Element) and isinstance(path[index - 2], (cst.List, cst.Tuple))
+              and isinstance(path[index - 3], cst.Arg) and isinstance(path[index - 4], cst.Call)
+              and isinstance(path[index - 4].func, cst.Name) and path[index - 4].func.value in ("min", "max")):
+            index -= 4  # ``mel_len = min([int(n.item() / 2 - 1), max_len // 2])``: an item of min's list
         else:
             break
     return _assigned_name(path[: index + 1])
