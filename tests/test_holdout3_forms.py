@@ -119,3 +119,41 @@ def test_tpl102_the_same_values_read_as_numbers_still_sync():
         """
     assert diagnostics(source, "TPL102") == [
         (10, 24, ITEM, None, None), (15, 20, CONVERSION, None, None), (17, 21, ITEM, None, None)]
+
+
+# ---- a tensor made on the device of a host tensor is on the host -------------------------------
+CPU_COPY = SYNC.format(what="`.cpu()`")
+
+
+def test_tpl102_a_factory_on_a_loader_batch_s_own_device_stays_on_the_host():
+    """rules.md "Where a value lives": a batch taken from a loader before any move is on the host,
+    and so is a tensor made with ``device=`` that batch's ``.device`` (vec2text pads the labels so
+    before listing them); host values carry through ``torch.cat``."""
+    source = """
+        import torch
+        def generate(model, loader, pad_id, out):
+            for inputs in loader:
+                moved = {k: v.cuda() for k, v in inputs.items()}
+                generated = model(**moved)
+                ids = inputs["input_ids"]
+                pad = torch.ones((ids.shape[0], 4), dtype=torch.long, device=ids.device) * pad_id
+                ids = torch.cat((ids, pad), dim=1)
+                out.extend(ids.cpu().tolist())
+        """
+    assert diagnostics(source, "TPL102") == []
+
+
+def test_tpl102_a_factory_on_a_moved_tensor_s_device_is_on_the_device():
+    """Flagged twin: the padding is made on the device of the generated (moved) ids."""
+    source = """
+        import torch
+        def generate(model, loader, pad_id, out):
+            for inputs in loader:
+                moved = {k: v.cuda() for k, v in inputs.items()}
+                generated = model(**moved)
+                ids = inputs["input_ids"].cuda()
+                pad = torch.ones((ids.shape[0], 4), dtype=torch.long, device=ids.device) * pad_id
+                ids = torch.cat((ids, pad), dim=1)
+                out.extend(ids.cpu().tolist())
+        """
+    assert diagnostics(source, "TPL102") == [(10, 19, CPU_COPY, None, None)]

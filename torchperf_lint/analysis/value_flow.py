@@ -627,10 +627,14 @@ class ValueFlow:
                 return CONTAINER
             return UNKNOWN
         if short in _LEGACY_CONSTRUCTORS:
+            if self._on_a_host_tensor_s_device(call, env, depth):
+                return CPU_TENSOR
             return DEVICE if keyword(call, "device") is not None or has_double_splat(call) else CPU_TENSOR
         if short in _NON_TENSOR_TORCH or not short[:1].islower() or short.startswith(("set_", "use_")):
             return UNKNOWN
         if short in CPU_FACTORIES:
+            if self._on_a_host_tensor_s_device(call, env, depth):
+                return CPU_TENSOR
             if keyword(call, "device") is not None or has_double_splat(call):
                 return DEVICE
             args = positional(call)
@@ -643,6 +647,17 @@ class ValueFlow:
                 return DEVICE  # data already on the device stays there
             return CPU_TENSOR
         return self._follow_tensor_args(call, env, depth)
+
+    def _on_a_host_tensor_s_device(self, call: cst.Call, env, depth: int) -> bool:
+        """``torch.ones(n, device=ids.device)`` with ``ids`` known to be on the host (a loader batch
+        not yet moved, a CPU tensor): made where that tensor lives, the host (vec2text pads the
+        batch's own ids so)."""
+        target = keyword(call, "device")
+        if target is None or has_double_splat(call):
+            return False
+        value = target.value
+        return (isinstance(value, cst.Attribute) and value.attr.value == "device"
+                and self._kind(value.value, env, depth + 1) in HOST_TENSORS)
 
     def _follow_tensor_args(self, call: cst.Call, env, depth: int) -> str:
         """``torch.cat([a, b])``, ``F.relu(x)``: on the host when the tensors it is given are."""
