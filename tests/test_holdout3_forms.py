@@ -157,3 +157,38 @@ def test_tpl102_a_factory_on_a_moved_tensor_s_device_is_on_the_device():
                 out.extend(ids.cpu().tolist())
         """
     assert diagnostics(source, "TPL102") == [(10, 19, CPU_COPY, None, None)]
+
+
+# ---- TPL101: a list written in the source and repeated is literal data --------------------------
+LEGACY_LONG = ("tensor is created on the CPU by the legacy constructor `torch.LongTensor(...)` and then copied "
+               "to the device; create it there with `torch.tensor(..., dtype=torch.int64, device=...)`")
+TENSOR = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.tensor(...)` "
+          "to create it there (runtime_guard: device-native creation)")
+
+
+def test_tpl101_a_repeated_list_literal_is_literal_data():
+    """rules.md TPL101: ``tensor``/the legacy constructors given literal data (a list, a
+    comprehension) then moved. ``[sos] * n`` is a list written in the source, repeated
+    (StyleTTS2's ASR decoder); the fix of ``torch.tensor`` is safe as for a plain list."""
+    source = """
+        import torch
+        def decode(x, n, sos):
+            start = torch.LongTensor([sos] * n).to(x.device)
+            zeros = torch.tensor([0.0] * n).cuda()
+            return start, zeros
+        """
+    assert diagnostics(source, "TPL101") == [
+        (4, 12, LEGACY_LONG, None, None),
+        (5, 12, TENSOR, "safe", 'create the tensor with device="cuda"'),
+    ]
+
+
+def test_tpl101_a_repeated_variable_is_data_from_the_host():
+    """Silent twin: ``ids * n`` repeats a value the source does not show (a list of the host, or a
+    tensor times a number): ``tensor(x)`` of data that is not a literal starts on the host."""
+    source = """
+        import torch
+        def decode(x, n, ids):
+            return torch.tensor(ids * n).cuda(), torch.LongTensor(ids * n).to(x.device)
+        """
+    assert diagnostics(source, "TPL101") == []
