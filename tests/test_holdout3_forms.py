@@ -192,3 +192,47 @@ def test_tpl101_a_repeated_variable_is_data_from_the_host():
             return torch.tensor(ids * n).cuda(), torch.LongTensor(ids * n).to(x.device)
         """
     assert diagnostics(source, "TPL101") == []
+
+
+# ---- the key of a lookup in a Python dict or list: decoding ids to text -------------------------
+class_source = """
+    import torch
+
+    class Decoder:
+        def __init__(self, labels):
+            self.int_to_char = dict([(i, c) for (i, c) in enumerate(labels)])
+            self.weights = torch.ones(len(labels), device="cuda")
+            self.mixed = {}
+
+        def reset(self):
+            self.mixed = torch.zeros(3, device="cuda")
+
+    class GreedyDecoder(Decoder):
+        def process_string(self, sequence, size, counts):
+            names = ["a", "b"]
+            string = ""
+            for i in range(size):
+                string += self.int_to_char[sequence[i].item()]
+                string += names[sequence[i].item()]
+                counts[sequence[i].item()] += 1
+                weight = self.weights[sequence[i].item()]
+                other = self.mixed[sequence[i].item()]
+            return string
+
+    def validate(model, loader, labels, counts):
+        decoder = GreedyDecoder(labels)
+        for x, sizes in loader:
+            out = model(x.cuda())
+            decoder.process_string(out.argmax(-1)[0], 4, counts)
+    """
+
+
+def test_tpl102_the_key_of_a_python_dict_or_list_lookup_is_host_needed_and_other_indexes_sync():
+    """deepspeech's greedy decoder: ``self.int_to_char[sequence[i].item()]`` reads the id on the
+    host because the mapping is a Python dict (bound only to one in the file), as is
+    ``names[...]`` of a list of the function: silent. Flagged twins, one per line: a Python
+    container written to (``counts[...] += 1``, a per-step count the device could keep), a
+    tensor attribute indexed, and an attribute the file also binds to a tensor."""
+    called = ITEM + " (called every step from <string>:29)"
+    assert diagnostics(class_source, "TPL102") == [
+        (20, 19, called, None, None), (21, 34, called, None, None), (22, 31, called, None, None)]

@@ -6,7 +6,9 @@ from typing import Optional
 
 import libcst as cst
 
+from ..analysis import value_flow
 from ..analysis.host_only import host_only_script
+from ..analysis.python_containers import container_attributes
 from ..analysis.syntax import assigned_names, branch_leaves, is_model_name, last_identifier, method_call
 from ..analysis.tree import descendants
 from ..analysis.walker import Rule, compile_text_tests
@@ -310,8 +312,34 @@ class HostSyncInLoop(Rule):
         return False
 
     def _host_needed_use(self, path) -> bool:
-        """``_host_argument``, or the test of an ``if`` that leaves a loop that runs no update."""
-        return self._host_argument(path) or self._decides_loop_stop_at(path)
+        """``_host_argument``, the key of a lookup in a Python dict or list, or the test of an ``if``
+        that leaves a loop that runs no update."""
+        return self._host_argument(path) or self._python_lookup_key(path) or self._decides_loop_stop_at(path)
+
+    def _python_lookup_key(self, path) -> bool:
+        """Is the last node of ``path`` (through method calls on it) the whole key of a read from a
+        Python dict or list (``self.int_to_char[seq[i].item()]``: deepspeech decoding ids to text;
+        ``names[pred.item()]``)? The mapping lives on the host and takes a Python number: the
+        host must have the value (rules.md, decoding samples that must reach the host). A
+        container of the function (``value_flow``), or a ``self.`` attribute the file only ever
+        binds to one (python_containers). A write (``counts[y.item()] += 1``) is not a lookup."""
+        index = _climb(path, subscripts=False, items=False)
+        if index < 4 or not isinstance(path[index - 1], cst.Index):
+            return False
+        element, subscript = path[index - 2], path[index - 3]
+        if not (isinstance(element, cst.SubscriptElement) and isinstance(subscript, cst.Subscript)
+                and len(subscript.slice) == 1):
+            return False
+        holder = path[index - 4]
+        if isinstance(holder, cst.AssignTarget) or (
+                isinstance(holder, (cst.AugAssign, cst.AnnAssign)) and holder.target is subscript):
+            return False
+        container = subscript.value
+        if isinstance(container, cst.Name):
+            return self.ctx.value_kind(container) in (value_flow.PYTHON, value_flow.CONTAINER)
+        return (isinstance(container, cst.Attribute) and isinstance(container.value, cst.Name)
+                and container.value.value == "self"
+                and container.attr.value in self.ctx.facts.derived("container_attributes", container_attributes))
 
     def _host_library_argument(self, path) -> bool:
         """Is the last node of ``path`` (through subscripts and method calls on it) an argument of
