@@ -236,3 +236,45 @@ def test_tpl102_the_key_of_a_python_dict_or_list_lookup_is_host_needed_and_other
     called = ITEM + " (called every step from <string>:29)"
     assert diagnostics(class_source, "TPL102") == [
         (20, 19, called, None, None), (21, 34, called, None, None), (22, 31, called, None, None)]
+
+
+# ---- torchmetrics states are tensors of the metric's device -------------------------------------
+metric_source = """
+    import torch
+    import lightning.pytorch as pl
+    from torchmetrics import Metric
+
+    class CharErrorRate(Metric):
+        def __init__(self):
+            super().__init__()
+            self.add_state("cer", default=torch.tensor(0), dist_reduce_fx="sum")
+            self.add_state("n_chars", default=torch.tensor(0), dist_reduce_fx="sum")
+            self.add_state("preds", default=[], dist_reduce_fx="cat")
+            self.scale = 2.0
+
+        def update(self, preds, targets):
+            for pred, target in zip(preds, targets):
+                self.cer += (pred != target).sum()
+
+        def compute(self):
+            cer = float(self.cer) * float(self.scale) / self.n_chars
+            return cer.item() + float(len(self.preds))
+
+    class Model(pl.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.cer = CharErrorRate()
+
+        def validation_step(self, batch, batch_idx):
+            self.log("cer", self.cer.compute())
+    """
+
+
+def test_tpl102_float_of_a_torchmetrics_tensor_state_syncs_and_other_attributes_do_not():
+    """deepspeech.pytorch: ``float(self.cer)`` in ``compute()``, called every validation step,
+    reads a state registered with ``add_state(..., default=torch.tensor(0))``: a tensor of the
+    metric, which moves with the model (and ``cer.item()`` of the quotient by another state). Silent
+    twins on the same lines: an attribute bound to a number, and a list state (its length)."""
+    chain = " (called every step from <string>:28 via validation_step)"
+    conversion = SYNC.format(what="`float()` of a tensor") + chain
+    assert diagnostics(metric_source, "TPL102") == [(19, 14, conversion, None, None), (20, 15, ITEM + chain, None, None)]

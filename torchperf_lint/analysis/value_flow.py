@@ -19,6 +19,7 @@ import libcst as cst
 from .names import is_torch_name
 from .step_loops import is_iterating_wrapper, is_model_name
 from .tensor_uses import names_used_as_tensors
+from .metric_states import tensor_states
 from .syntax import (device_kind, has_double_splat, is_loss_function_name, keyword, last_identifier, positional,
                      string_value)
 
@@ -509,6 +510,9 @@ class ValueFlow:
                 return owner  # ``batch.x``, ``arr.T``
             if owner == CPU_TENSOR:
                 return CPU_TENSOR
+            if (isinstance(expr.value, cst.Name) and expr.value.value == "self" and owner == UNKNOWN
+                    and attr in self.ctx.facts.derived("metric_tensor_states", tensor_states)):
+                return DEVICE  # ``self.add_state("cer", default=torch.tensor(0))``: a state of the metric
             return UNKNOWN
         if t is cst.Subscript:
             owner = self._kind(expr.value, env, depth + 1)
