@@ -67,7 +67,8 @@ CONVERSION = SYNC.format(what="`int()` of a tensor")
 
 def test_tpl102_sizes_through_a_min_list_slice_arithmetic_and_narrow_bounds_are_host_needed():
     """rules.md: shapes and sizes are host-needed. StyleTTS2 takes a crop length as an item of
-    ``min([...])`` and writes ``int(d[i])`` inside a slice's arithmetic; deepspeech's ``MaskConv``
+    ``min([...])``, writes ``int(d[i])`` inside a slice's arithmetic and adds it to the running
+    offset the next round slices with (``c += int(d[i])``); deepspeech's ``MaskConv``
     hands the length to ``narrow`` as its start and, through arithmetic, its length."""
     source = """
         import numpy as np
@@ -86,6 +87,7 @@ def test_tpl102_sizes_through_a_min_list_slice_arithmetic_and_narrow_bounds_are_
                 c = 0
                 for i in range(4):
                     align[i, c:c + int(d[i])] = 1
+                    c += int(d[i])
                 mask = torch.zeros_like(y)
                 for i, length in enumerate(lengths):
                     length = length.item()
@@ -97,7 +99,8 @@ def test_tpl102_sizes_through_a_min_list_slice_arithmetic_and_narrow_bounds_are_
 
 def test_tpl102_the_same_values_read_as_numbers_still_sync():
     """Flagged twins: the min's item is only logged, the ``int()`` is added to a running number
-    (no slice), and the length is only multiplied into a tensor (no bound)."""
+    (no slice; also with ``+=``, read the next round only by a logger), and the length is only
+    multiplied into a tensor (no bound)."""
     source = """
         import numpy as np
         import torch
@@ -113,12 +116,17 @@ def test_tpl102_the_same_values_read_as_numbers_still_sync():
                 c = 0
                 for i in range(4):
                     c = c + int(d[i])
+                total = 0
+                for i in range(4):
+                    log(total)
+                    total += int(d[i])
                 for i, length in enumerate(lengths):
                     length = length.item()
                     y = y * (y.size(1) - length)
         """
     assert diagnostics(source, "TPL102") == [
-        (10, 24, ITEM, None, None), (15, 20, CONVERSION, None, None), (17, 21, ITEM, None, None)]
+        (10, 24, ITEM, None, None), (15, 20, CONVERSION, None, None), (19, 21, CONVERSION, None, None),
+        (21, 21, ITEM, None, None)]
 
 
 # ---- a tensor made on the device of a host tensor is on the host -------------------------------

@@ -224,13 +224,29 @@ class HostSyncInLoop(Rule):
             return False
         uses = list(_name_uses(scope.body if isinstance(scope, cst.FunctionDef) else scope, name,
                                [scope], statement, [False]))
-        if not uses:
+        carried = self._carried_uses(name, statement)
+        if not uses and not carried:
             return False
         if _converts_to_host(value) and self._reaches_host_library(scope, name, statement):
             return True
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
         return self._uses_need_host(scope, name, list(_name_uses(body, name, [scope], statement, [False],
-                                                                 target_loads=True)), {name})
+                                                                 target_loads=True)) + carried, {name})
+
+    def _carried_uses(self, name: str, statement) -> list:
+        """The uses the next time round of ``name += ...`` in the innermost loop: every load of
+        ``name`` in the loop's body, those before the statement included (StyleTTS2's
+        ``x[i, c:c + int(d[i])] = 1``; ``c += int(d[i])``: the running offset is a slice bound)."""
+        if not isinstance(statement, cst.AugAssign):
+            return []
+        loop = self.ctx.innermost_loop()
+        stack = self.ctx.stack
+        position = next((i for i, n in enumerate(stack) if loop is not None and n is loop.node), None)
+        if position is None:
+            return []
+        return [path for path in _name_uses(loop.node.body, name, stack[:position + 1], None, [True],
+                                            target_loads=True)
+                if not (isinstance(path[-2], cst.AugAssign) and path[-2].target is path[-1])]
 
     def _reaches_host_library(self, scope, name: str, statement) -> bool:
         """Does the host array or list ``name`` (bound at ``statement``) reach numpy, scipy, OpenCV,
