@@ -522,6 +522,7 @@ device = torch.device("cuda")
 x = torch.zeros(8, 8).to(device)  # TPL101
 y = torch.tensor([1.0, 2.0]).cuda()  # TPL101
 z = torch.randn(4, 4).to(device="cuda:0")  # TPL101
+sos = torch.LongTensor([0] * 8).to(device)  # TPL101
 """,
     """
 import torch as T

@@ -1253,6 +1253,30 @@ def count_tokens(model, loader, optimizer, images, grid, merge):
                 mismatch = True
                 break
 """,
+    """
+import numpy as np
+import torch
+class Decoder:
+    def __init__(self, labels):
+        self.int_to_char = dict(enumerate(labels))
+    def process_string(self, sequence, size):
+        return "".join(self.int_to_char[sequence[i].item()] for i in range(size))  # a dict's key
+def train(model, loader, optimizer, labels, max_len):
+    decoder = Decoder(labels)
+    for x, lengths in loader:
+        out = model(x.cuda())
+        out.sum().backward()
+        optimizer.step()
+        text = decoder.process_string(out.argmax(-1)[0], 8)
+        crop = min([int(lengths.cuda().min().item() / 2 - 1), max_len])   # a slice bound
+        start = np.random.randint(0, 10)
+        piece = out[:, start:start + crop]
+        offset = 0
+        align = torch.zeros(4, 4)
+        for i in range(4):
+            align[i, offset:offset + int(out[i].sum())] = 1                 # slice bounds, also
+            offset += int(out[i].sum())                                     # the next round's
+""",
 )
 RULE.INVALID = (
     """
