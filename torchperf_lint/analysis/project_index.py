@@ -421,8 +421,24 @@ class _Summariser:
         if ref is not None:
             if ref[0] in ("name", "inst", "self", "selfattr", "super"):
                 ref.append(scope)
-            places = self._places.get(id(fn)) if self._may_reach_project(func) else None
+            reaches = self._may_reach_project(func)
+            places = self._places.get(id(fn)) if reaches else None
             fn["calls"].append([ref, call.lineno, step_loop, _constant_arguments(call, places)])
+            if reaches:
+                self._handed_functions(call, ref, scope)
+
+    def _handed_functions(self, call: ast.Call, ref: list, scope: str) -> None:
+        """``create_trainer(train_step, ...)`` with ``train_step`` a function defined before the call
+        in the calling function (or at module level): the callee may hand it to a framework
+        (``Engine(train_step)`` in another file, a "param" root). Recorded as a "handed" root:
+        [callee ref, position, the handed function's qualified name]."""
+        for index, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                return
+            if isinstance(arg, ast.Name):
+                qualname = f"{scope}.{arg.id}" if scope else arg.id
+                if qualname in self.functions:
+                    self.roots.append(["handed", [ref, index, qualname], call.lineno])
 
     def _may_reach_project(self, func) -> bool:
         """Can this call reach a function of the project (so that where its arguments live may
@@ -449,6 +465,11 @@ class _Summariser:
             first = call.args[0]
             if isinstance(first, ast.Name):
                 self.roots.append(["ignite", ["name", first.id, scope], call.lineno])
+                params = [p[0] for p in (self.functions.get(scope) or {}).get("params", [])] if scope else []
+                if first.id in params:
+                    # ``def create_trainer(train_step, ...): Engine(train_step)``: the function a
+                    # caller hands in at that position is the Engine's (a "handed" root's match)
+                    self.roots.append(["ignite", ["param", scope, params.index(first.id)], call.lineno])
             elif isinstance(first, ast.Attribute) and isinstance(first.value, ast.Name) and first.value.id == "self":
                 self.roots.append(["ignite", ["self", first.attr, scope], call.lineno])
 

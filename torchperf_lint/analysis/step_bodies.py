@@ -348,7 +348,14 @@ class StepBodies:
                         method = self.find_method((module.path, qual), name)
                         if method is not None:
                             push(method, (module.path, qual), Chain((), True, True, framework_trains=True))
-            for _, ref, line in module.data["roots"]:
+            for kind, ref, line in module.data["roots"]:
+                if kind == "handed":
+                    handed = self._handed_to_engine(module, ref)
+                    if handed is not None:
+                        push(handed, None, Chain((), True, True))
+                    continue
+                if ref[0] == "param":
+                    continue  # matched from the caller's side, the "handed" root above
                 if ref[0] == "def":
                     push((module.path, ref[1]), None, Chain((), True, True))
                     continue
@@ -386,6 +393,36 @@ class StepBodies:
                     push(target[0], target[1],
                          Chain(chain.hops + ((path, line, qual),), chain.root_named, chain.framework,
                                _steps_env(record), chain.framework_trains))
+
+    def _handed_to_engine(self, module: Module, handed: list) -> Optional[Key]:
+        """The function of ``module`` that a call hands, at the position where the callee (a
+        function of the project, in any file) hands its parameter to Ignite's ``Engine(...)``
+        (FixMatch: ``trainers.create_trainer(train_step, ...)``; ``Engine(train_step)`` in
+        ``trainers/basic.py``): the Engine's function, rules.md "A step body"."""
+        ref, position, qualname = handed
+        caller = module.functions.get(qualname.rpartition(".")[0] or "<module>")
+        if caller is None or qualname not in module.functions:
+            return None
+        own = self._own_class(module, caller)
+        target = self.resolve(module, ref, own, own)
+        if target is None and ref[0] in ("name", "dotted"):
+            # the helper's module may not be read yet (calls look only among those read): read it,
+            # one module per handed function, which few calls are
+            found = self.symbol(module.resolve(ref[1]), load=True)
+            target = ((found[1].path, found[2]), None) if found is not None and found[0] == "function" else None
+        if target is None:
+            return None
+        path, callee = target[0]
+        callee_module = self._loaded.get(path)
+        record = callee_module.functions.get(callee) if callee_module is not None else None
+        if record is None:
+            return None
+        params = record.get("params", [])
+        shift = 1 if params and params[0][0] in ("self", "cls") and ref[0] != "name" else 0
+        for kind, root, _ in callee_module.data["roots"]:
+            if kind == "ignite" and root[0] == "param" and root[1] == callee and root[2] - shift == position:
+                return module.path, qualname
+        return None
 
     def _note_arguments(self, function: Key, ref: list, constants: tuple) -> None:
         constants = dict(constants)  # kept as (key, value) pairs (project_index._frozen_summary)

@@ -19,6 +19,7 @@ import libcst as cst
 from .names import is_torch_name
 from .step_loops import is_iterating_wrapper, is_model_name
 from .tensor_uses import names_used_as_tensors
+from .metric_states import tensor_states
 from .syntax import (device_kind, has_double_splat, is_loss_function_name, keyword, last_identifier, positional,
                      string_value)
 
@@ -509,6 +510,9 @@ class ValueFlow:
                 return owner  # ``batch.x``, ``arr.T``
             if owner == CPU_TENSOR:
                 return CPU_TENSOR
+            if (isinstance(expr.value, cst.Name) and expr.value.value == "self" and owner == UNKNOWN
+                    and attr in self.ctx.facts.derived("metric_tensor_states", tensor_states)):
+                return DEVICE  # ``self.add_state("cer", default=torch.tensor(0))``: a state of the metric
             return UNKNOWN
         if t is cst.Subscript:
             owner = self._kind(expr.value, env, depth + 1)
@@ -627,10 +631,14 @@ class ValueFlow:
                 return CONTAINER
             return UNKNOWN
         if short in _LEGACY_CONSTRUCTORS:
+            if self._on_a_host_tensor_s_device(call, env, depth):
+                return CPU_TENSOR
             return DEVICE if keyword(call, "device") is not None or has_double_splat(call) else CPU_TENSOR
         if short in _NON_TENSOR_TORCH or not short[:1].islower() or short.startswith(("set_", "use_")):
             return UNKNOWN
         if short in CPU_FACTORIES:
+            if self._on_a_host_tensor_s_device(call, env, depth):
+                return CPU_TENSOR
             if keyword(call, "device") is not None or has_double_splat(call):
                 return DEVICE
             args = positional(call)
@@ -643,6 +651,18 @@ class ValueFlow:
                 return DEVICE  # data already on the device stays there
             return CPU_TENSOR
         return self._follow_tensor_args(call, env, depth)
+
+    def _on_a_host_tensor_s_device(self, call: cst.Call, env, depth: int) -> bool:
+        """``torch.ones(n, device=ids.device)`` with ``ids`` a loader batch not yet moved: made where
+        the batch lives, the host (vec2text pads the batch's own ids so). Only a batch: a tensor
+        that value flow calls a CPU tensor may be one on some paths only (yolov5's NMS copies its
+        input to the host only on MPS), and ``x.device`` follows the tensor at run time."""
+        target = keyword(call, "device")
+        if target is None or has_double_splat(call):
+            return False
+        value = target.value
+        return (isinstance(value, cst.Attribute) and value.attr.value == "device"
+                and self._kind(value.value, env, depth + 1) in BATCHES)
 
     def _follow_tensor_args(self, call: cst.Call, env, depth: int) -> str:
         """``torch.cat([a, b])``, ``F.relu(x)``: on the host when the tensors it is given are."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -511,18 +511,33 @@ def _evaluate(test: cst.BaseExpression, values) -> Optional[bool]:
 
 
 def _returned_names(function: cst.CSTNode) -> FrozenSet[str]:
-    """Names a function returns, alone or as items of a returned dict, list or tuple."""
+    """Names a function returns, alone or as items of a returned dict, list or tuple, also of one
+    built under a name that is returned (``d_x = out.mean().item()``; ``metrics = {"D_x": d_x}``;
+    ``return metrics``: the Ignite dcgan template), through a few such names."""
     names = set()
+    built = []  # (name, items of the dict, list or tuple literal it is bound to)
     for node in descendants(function.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))):
         if isinstance(node, cst.Return) and node.value is not None:
-            value = node.value
-            items = [value]
-            if isinstance(value, cst.Dict):
-                items = [e.value for e in value.elements if isinstance(e, cst.DictElement)]
-            elif isinstance(value, (cst.List, cst.Tuple)):
-                items = [e.value for e in value.elements]
-            names.update(item.value for item in items if isinstance(item, cst.Name))
+            names.update(_item_names(node.value))
+        elif (isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
+              and isinstance(node.value, (cst.Dict, cst.List, cst.Tuple))):
+            built.append((node.targets[0].target.value, _item_names(node.value)))
+    for _ in range(3):
+        grown = {item for name, items in built if name in names for item in items} - names
+        if not grown:
+            break
+        names |= grown
     return frozenset(names)
+
+
+def _item_names(value: cst.BaseExpression) -> Set[str]:
+    """The value itself when it is a name, or the names that are items of a dict, list or tuple."""
+    items = [value]
+    if isinstance(value, cst.Dict):
+        items = [e.value for e in value.elements if isinstance(e, cst.DictElement)]
+    elif isinstance(value, (cst.List, cst.Tuple)):
+        items = [e.value for e in value.elements]
+    return {item.value for item in items if isinstance(item, cst.Name)}
 
 
 def compile_text_tests(tests: Sequence[Union[str, Tuple[str, ...]]]) -> Callable[[str], bool]:

@@ -128,6 +128,9 @@ class CpuThenDevice(Rule):
             return True
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
             return self._is_literal_data(expr.expression)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
+            # ``[sos] * n``: a list written in the source, repeated (StyleTTS2's ASR decoder)
+            return any(isinstance(side, (cst.List, cst.Tuple)) for side in (expr.left, expr.right))
         if isinstance(expr, cst.Call):
             args = expr.args
             return (isinstance(expr.func, cst.Name) and expr.func.value == "float" and self.ctx.is_builtin("float")
@@ -420,6 +423,8 @@ def _is_literal_data_ast(expr) -> bool:
         return type(expr.value) in (int, float)
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
         return _is_literal_data_ast(expr.operand)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):  # ``[sos] * n``
+        return any(isinstance(side, (ast.List, ast.Tuple)) for side in (expr.left, expr.right))
     if isinstance(expr, ast.Call):  # ``float("-inf")``
         return (isinstance(expr.func, ast.Name) and expr.func.id == "float" and len(expr.args) == 1
                 and isinstance(expr.args[0], ast.Constant) and isinstance(expr.args[0].value, str))
@@ -517,6 +522,7 @@ device = torch.device("cuda")
 x = torch.zeros(8, 8).to(device)  # TPL101
 y = torch.tensor([1.0, 2.0]).cuda()  # TPL101
 z = torch.randn(4, 4).to(device="cuda:0")  # TPL101
+sos = torch.LongTensor([0] * 8).to(device)  # TPL101
 """,
     """
 import torch as T

@@ -6,7 +6,9 @@ from typing import Optional
 
 import libcst as cst
 
+from ..analysis import value_flow
 from ..analysis.host_only import host_only_script
+from ..analysis.python_containers import container_attributes
 from ..analysis.syntax import assigned_names, branch_leaves, is_model_name, last_identifier, method_call
 from ..analysis.tree import descendants
 from ..analysis.walker import Rule, compile_text_tests
@@ -222,13 +224,29 @@ class HostSyncInLoop(Rule):
             return False
         uses = list(_name_uses(scope.body if isinstance(scope, cst.FunctionDef) else scope, name,
                                [scope], statement, [False]))
-        if not uses:
+        carried = self._carried_uses(name, statement)
+        if not uses and not carried:
             return False
         if _converts_to_host(value) and self._reaches_host_library(scope, name, statement):
             return True
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
         return self._uses_need_host(scope, name, list(_name_uses(body, name, [scope], statement, [False],
-                                                                 target_loads=True)), {name})
+                                                                 target_loads=True)) + carried, {name})
+
+    def _carried_uses(self, name: str, statement) -> list:
+        """The uses the next time round of ``name += ...`` in the innermost loop: every load of
+        ``name`` in the loop's body, those before the statement included (StyleTTS2's
+        ``x[i, c:c + int(d[i])] = 1``; ``c += int(d[i])``: the running offset is a slice bound)."""
+        if not isinstance(statement, cst.AugAssign):
+            return []
+        loop = self.ctx.innermost_loop()
+        stack = self.ctx.stack
+        position = next((i for i, n in enumerate(stack) if loop is not None and n is loop.node), None)
+        if position is None:
+            return []
+        return [path for path in _name_uses(loop.node.body, name, stack[:position + 1], None, [True],
+                                            target_loads=True)
+                if not (isinstance(path[-2], cst.AugAssign) and path[-2].target is path[-1])]
 
     def _reaches_host_library(self, scope, name: str, statement) -> bool:
         """Does the host array or list ``name`` (bound at ``statement``) reach numpy, scipy, OpenCV,
@@ -298,6 +316,8 @@ class HostSyncInLoop(Rule):
             index -= 1
         if index < len(path) - 1 and index >= 1 and isinstance(path[index - 1], cst.Slice):
             return True
+        if index < len(path) - 1 and self._host_argument(path[: index + 1]):
+            return True  # ``x.narrow(2, n, x.size(2) - n)``: a bound computed from the value
         if index >= 3 and isinstance(path[index - 1], cst.Element) and isinstance(path[index - 2], cst.Tuple):
             arg, call = path[index - 3], path[index - 4] if index >= 4 else None
             if isinstance(arg, cst.Arg) and isinstance(call, cst.Call) and self.ctx.qualname(
@@ -308,8 +328,34 @@ class HostSyncInLoop(Rule):
         return False
 
     def _host_needed_use(self, path) -> bool:
-        """``_host_argument``, or the test of an ``if`` that leaves a loop that runs no update."""
-        return self._host_argument(path) or self._decides_loop_stop_at(path)
+        """``_host_argument``, the key of a lookup in a Python dict or list, or the test of an ``if``
+        that leaves a loop that runs no update."""
+        return self._host_argument(path) or self._python_lookup_key(path) or self._decides_loop_stop_at(path)
+
+    def _python_lookup_key(self, path) -> bool:
+        """Is the last node of ``path`` (through method calls on it) the whole key of a read from a
+        Python dict or list (``self.int_to_char[seq[i].item()]``: deepspeech decoding ids to text;
+        ``names[pred.item()]``)? The mapping lives on the host and takes a Python number: the
+        host must have the value (rules.md, decoding samples that must reach the host). A
+        container of the function (``value_flow``), or a ``self.`` attribute the file only ever
+        binds to one (python_containers). A write (``counts[y.item()] += 1``) is not a lookup."""
+        index = _climb(path, subscripts=False, items=False)
+        if index < 4 or not isinstance(path[index - 1], cst.Index):
+            return False
+        element, subscript = path[index - 2], path[index - 3]
+        if not (isinstance(element, cst.SubscriptElement) and isinstance(subscript, cst.Subscript)
+                and len(subscript.slice) == 1):
+            return False
+        holder = path[index - 4]
+        if isinstance(holder, cst.AssignTarget) or (
+                isinstance(holder, (cst.AugAssign, cst.AnnAssign)) and holder.target is subscript):
+            return False
+        container = subscript.value
+        if isinstance(container, cst.Name):
+            return self.ctx.value_kind(container) in (value_flow.PYTHON, value_flow.CONTAINER)
+        return (isinstance(container, cst.Attribute) and isinstance(container.value, cst.Name)
+                and container.value.value == "self"
+                and container.attr.value in self.ctx.facts.derived("container_attributes", container_attributes))
 
     def _host_library_argument(self, path) -> bool:
         """Is the last node of ``path`` (through subscripts and method calls on it) an argument of
@@ -353,8 +399,13 @@ class HostSyncInLoop(Rule):
         shape or size (``x.view(n.item(), -1)``, ``torch.zeros(int(n))``)?"""
         stack = path
         index = _climb(stack, subscripts=False)
-        if index >= 1 and isinstance(stack[index - 1], cst.Slice):
-            return True  # a slice bound (``t[start.item():end.item()]``): a size the host needs
+        bound = index
+        while bound >= 1 and isinstance(stack[bound - 1], (cst.BinaryOperation, cst.UnaryOperation)):
+            bound -= 1
+        if bound >= 1 and isinstance(stack[bound - 1], cst.Slice):
+            # a slice bound (``t[start.item():end.item()]``), also computed from the value
+            # (``t[i, c:c + int(d[i])]``): a size the host needs
+            return True
         if self._host_library_argument(path):
             return True
         if index < 2 or not isinstance(stack[index - 1], cst.Arg) or not isinstance(stack[index - 2], cst.Call):
@@ -616,6 +667,10 @@ def _derived_assignment(path):
         elif (isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call)
               and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in _SIZE_BUILTINS):
             index -= 2
+        elif (index >= 5 and isinstance(parent, cst.Element) and isinstance(path[index - 2], (cst.List, cst.Tuple))
+              and isinstance(path[index - 3], cst.Arg) and isinstance(path[index - 4], cst.Call)
+              and isinstance(path[index - 4].func, cst.Name) and path[index - 4].func.value in ("min", "max")):
+            index -= 4  # ``mel_len = min([int(n.item() / 2 - 1), max_len // 2])``: an item of min's list
         else:
             break
     return _assigned_name(path[: index + 1])
@@ -1197,6 +1252,30 @@ def count_tokens(model, loader, optimizer, images, grid, merge):
             if tokens != features:                               # decides whether the loop stops
                 mismatch = True
                 break
+""",
+    """
+import numpy as np
+import torch
+class Decoder:
+    def __init__(self, labels):
+        self.int_to_char = dict(enumerate(labels))
+    def process_string(self, sequence, size):
+        return "".join(self.int_to_char[sequence[i].item()] for i in range(size))  # a dict's key
+def train(model, loader, optimizer, labels, max_len):
+    decoder = Decoder(labels)
+    for x, lengths in loader:
+        out = model(x.cuda())
+        out.sum().backward()
+        optimizer.step()
+        text = decoder.process_string(out.argmax(-1)[0], 8)
+        crop = min([int(lengths.cuda().min().item() / 2 - 1), max_len])   # a slice bound
+        start = np.random.randint(0, 10)
+        piece = out[:, start:start + crop]
+        offset = 0
+        align = torch.zeros(4, 4)
+        for i in range(4):
+            align[i, offset:offset + int(out[i].sum())] = 1                 # slice bounds, also
+            offset += int(out[i].sum())                                     # the next round's
 """,
 )
 RULE.INVALID = (

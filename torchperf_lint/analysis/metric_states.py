@@ -1,0 +1,38 @@
+"""Metric states a file registers with torchmetrics' ``add_state`` (``self.cer``).
+
+``self.add_state("cer", default=torch.tensor(0), dist_reduce_fx="sum")`` makes ``self.cer`` a
+tensor that moves with the metric, and a metric is a child module of the model it measures (the
+LightningModule's ``self.wer = WordErrorRate(...)``): on the accelerator when the model is. rules.md
+"Where a value lives": a value of unknown origin counts as possibly on the device, and
+``float(self.cer)`` in ``compute()``, called every validation step, is a sync (deepspeech.pytorch
+of the holdout3 set). Value flow asks this module which ``self.<attr>`` are such states.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import FrozenSet
+
+
+def tensor_states(tree: ast.Module, table=None) -> FrozenSet[str]:
+    """The names registered by ``self.add_state("<name>", <torch call>, ...)`` (the default given
+    positionally or as ``default=``) whose default is a tensor made by a ``torch.`` call, never a
+    list (a list state holds the tensors appended to it, not one tensor)."""
+    found = set()
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_state"
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "self" and node.args):
+            continue
+        name = node.args[0]
+        default = node.args[1] if len(node.args) > 1 else next(
+            (k.value for k in node.keywords if k.arg == "default"), None)
+        if (isinstance(name, ast.Constant) and isinstance(name.value, str) and isinstance(default, ast.Call)
+                and _torch_call(default.func)):
+            found.add(name.value)
+    return frozenset(found)
+
+
+def _torch_call(func: ast.AST) -> bool:
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return isinstance(func, ast.Name) and func.id == "torch"

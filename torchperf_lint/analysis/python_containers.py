@@ -1,0 +1,49 @@
+"""Attributes a file keeps Python dicts and lists in (``self.int_to_char = dict(...)``).
+
+rules.md "A step body": a value the host must have is not a per-step sync. A Python dict or list
+is indexed by a Python number: ``self.int_to_char[sequence[i].item()]`` (deepspeech's greedy
+decoder, which turns the model's ids into text) reads the id on the host because the mapping
+lives there, not because the code could keep it on the device. TPL102 asks this module which
+``self.<attr>`` subscripts are such lookups.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import FrozenSet
+
+# Calls that build a Python mapping or sequence.
+_CONTAINER_CALLS = frozenset(("dict", "list", "tuple", "OrderedDict", "defaultdict", "collections.OrderedDict",
+                              "collections.defaultdict"))
+_CONTAINER_NODES = (ast.Dict, ast.List, ast.Tuple, ast.DictComp, ast.ListComp)
+
+
+def container_attributes(tree: ast.Module, table=None) -> FrozenSet[str]:
+    """The names ``attr`` that the file assigns as ``self.attr = ...`` only ever to a Python dict,
+    list or tuple (a literal, a comprehension, or ``dict(...)``/``list(...)``/``OrderedDict(...)``);
+    one assignment of anything else (a tensor, a call of unknown result) leaves the name out."""
+    containers, others = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        for target in targets:
+            if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"):
+                (containers if _builds_container(value) else others).add(target.attr)
+    return frozenset(containers - others)
+
+
+def _builds_container(value: ast.AST) -> bool:
+    if isinstance(value, _CONTAINER_NODES):
+        return True
+    if isinstance(value, ast.Call):
+        func = value.func
+        name = func.id if isinstance(func, ast.Name) else (
+            f"{func.value.id}.{func.attr}" if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+            else None)
+        return name in _CONTAINER_CALLS
+    return False
