@@ -5,36 +5,20 @@ FixMatch-pytorch of the holdout3 set: ``trainers.create_trainer(train_step, ...)
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
-import pytest
 
-from torchperf_lint.analysis import project_index
 from torchperf_lint.engine import lint_source
+
+from _project_files import write
 
 SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
         "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 
-def write(root: Path, files: dict) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
-
-
 def findings(root: Path, name: str):
     path = root / name
     return [(f.code, f.line, f.col, f.message, f.fix) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
-
-
-@pytest.fixture(autouse=True)
-def fresh_index(tmp_path, monkeypatch):
-    monkeypatch.setenv(project_index.CACHE_ENV, str(tmp_path / "cache"))
-    project_index._PROJECTS.clear()
-    yield
-    project_index._PROJECTS.clear()
 
 
 MAIN = """

@@ -6,33 +6,17 @@ in the function itself (the walk) and in a callee in another file (the project i
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
-import pytest
 
-from torchperf_lint.analysis import project_index
 from torchperf_lint.engine import lint_source
+
+from _project_files import write
 
 SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
         "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 EMPTY_CACHE = ("`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be "
                "re-allocated with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")
-
-
-@pytest.fixture(autouse=True)
-def fresh_index(tmp_path, monkeypatch):
-    monkeypatch.setenv(project_index.CACHE_ENV, str(tmp_path / "cache"))
-    project_index._PROJECTS.clear()
-    yield
-    project_index._PROJECTS.clear()
-
-
-def write(root: Path, files: dict) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
 
 
 def findings(root: Path, name: str):

@@ -3,13 +3,13 @@ fixture projects, each file linted by its real path so that the project index fi
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
-import pytest
 
 from torchperf_lint.analysis import project_index
 from torchperf_lint.engine import lint_source
+
+from _project_files import write
 
 SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
         "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
@@ -17,25 +17,9 @@ EMPTY_CACHE = ("`torch.cuda.empty_cache()` in a loop frees the allocator's cache
                "re-allocated with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")
 
 
-def write(root: Path, files: dict) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
-
-
 def findings(root: Path, name: str, codes=None):
     path = root / name
     return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=codes)]
-
-
-@pytest.fixture(autouse=True)
-def fresh_index(tmp_path, monkeypatch):
-    """Each test sees its own files: no project or cache of an earlier test."""
-    monkeypatch.setenv(project_index.CACHE_ENV, str(tmp_path / "cache"))
-    project_index._PROJECTS.clear()
-    yield
-    project_index._PROJECTS.clear()
 
 
 LIGHTNING = {
