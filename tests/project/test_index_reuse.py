@@ -160,3 +160,28 @@ def test_index_entries_are_stored_as_a_process_keeps_them(root):
     assert type(calls) is tuple and all(type(call[3]) is tuple for call in calls)
     module = project_index.Module("train", str(root / "train.py"), stored, "d", (1, 1), kept=True)
     assert module.data is stored  # read as stored: not converted again
+
+
+def test_an_entry_made_by_other_code_of_any_analysis_module_is_not_read(monkeypatch):
+    # The summariser reads helpers from several analysis modules (interval gates, throttles,
+    # budgets, step loops...): a change to any of them must change the entries' names, or an old
+    # summary would be read as today's.
+    import builtins
+    import io
+
+    monkeypatch.setitem(project_index._CODE_DIGEST, "value", None)
+    today = project_index._code_digest()
+    real_open = builtins.open
+
+    def edited_open(path, mode="r", *args, **kwargs):
+        if str(path).endswith(os.path.join("analysis", "interval_gates.py")) and "b" in mode:
+            with real_open(path, mode, *args, **kwargs) as handle:
+                return io.BytesIO(handle.read() + b"\n# edited\n")
+        return real_open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", edited_open)
+    monkeypatch.setitem(project_index._CODE_DIGEST, "value", None)
+    assert project_index._code_digest() != today
+    monkeypatch.setattr(builtins, "open", real_open)
+    monkeypatch.setitem(project_index._CODE_DIGEST, "value", None)
+    assert project_index._code_digest() == today  # the same code, the same name

@@ -916,7 +916,7 @@ class Project:
         return self.module(path) if path else None
 
     def _entry(self, digest: str) -> str:
-        return os.path.join(self.cache_dir, "index", digest[:2], f"{digest}-{INDEX_VERSION}-{_CODE_DIGEST}.marshal")
+        return os.path.join(self.cache_dir, "index", digest[:2], f"{digest}-{INDEX_VERSION}-{_code_digest()}.marshal")
 
     def _cached(self, digest: str) -> Optional[dict]:
         """A stored summary, in the form a process keeps (``_frozen_summary``; ``marshal``: plain
@@ -1166,18 +1166,25 @@ def _ignored(path: str, root: str, patterns: List[str]) -> bool:
 
 
 def _code_digest() -> str:
-    """The index's own code, so that a changed summary format never reads an old entry."""
-    h = hashlib.blake2b(digest_size=6)
-    for name in ("project_index.py", "step_loops.py", "names.py", "argument_places.py", "throttles.py", "budgets.py"):
-        try:
-            with open(os.path.join(os.path.dirname(__file__), name), "rb") as handle:
-                h.update(handle.read())
-        except OSError:
-            pass
-    return h.hexdigest()
+    """The code a summary is made by, so that a changed summariser never reads an old entry: every
+    module of analysis/ (the summariser reads helpers from several of them, interval gates,
+    throttles, budgets, step loops..., and a list of names would miss the next one); computed at
+    the first cache lookup, not at import."""
+    if _CODE_DIGEST["value"] is None:
+        h = hashlib.blake2b(digest_size=6)
+        folder = os.path.dirname(__file__)
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py"):
+                try:
+                    with open(os.path.join(folder, name), "rb") as handle:
+                        h.update(name.encode() + b"\0" + handle.read())
+                except OSError:
+                    pass
+        _CODE_DIGEST["value"] = h.hexdigest()
+    return _CODE_DIGEST["value"]
 
 
-_CODE_DIGEST = _code_digest()
+_CODE_DIGEST: Dict[str, Optional[str]] = {"value": None}
 _PROJECTS: Dict[Tuple[str, Optional[str]], Project] = {}
 
 
