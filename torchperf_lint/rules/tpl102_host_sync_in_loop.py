@@ -107,6 +107,8 @@ class HostSyncInLoop(Rule):
                 if not data:
                     return
                 receiver = data[0].value
+            if name == "numpy" and not _forces_copy(node):
+                return  # torch raises on a device tensor's ``.numpy()``: what it reads is on the host
             if not self._in_step():
                 return
             if ctx.is_host_value(receiver) or self._narrowed_to_numpy(receiver):
@@ -550,6 +552,17 @@ class HostSyncInLoop(Rule):
         ctx = self.ctx
         return (ctx.in_step_loop() and not ctx.leaves_loop(ctx.step_loop(), body_returns=False)
                 and not ctx.returned_to_framework() and not (ctx.step_body() is not None and _host_only(ctx.facts)))
+
+
+def _forces_copy(call: cst.Call) -> bool:
+    """``t.numpy(force=True)`` (torch 1.13+) copies a device tensor to the host first: a sync. A
+    bare ``t.numpy()`` raises on a device tensor ("can't convert cuda:0 device type tensor to
+    numpy"), so the tensor it reads is on the host and nothing waits: the copy, if any, is the
+    ``.cpu()`` before it, reported by itself (rules.md "Where a value lives": the receiver of a
+    bare ``.numpy()`` is known to live on the host). ``force=flag`` with a value the linter cannot
+    see is no copy it can show (silence beats guessing)."""
+    return any(a.keyword is not None and a.keyword.value == "force"
+               and isinstance(a.value, cst.Name) and a.value.value == "True" for a in call.args)
 
 
 def _host_only(facts) -> bool:
@@ -1277,6 +1290,14 @@ def train(model, loader, optimizer, labels, max_len):
             align[i, offset:offset + int(out[i].sum())] = 1                 # slice bounds, also
             offset += int(out[i].sum())                                     # the next round's
 """,
+    """
+import torch
+def evaluate(model, loader, to_xywh, results):
+    for imgs, _ in loader:
+        out = model(imgs.cuda())
+        boxes = to_xywh(out[:, :4])
+        results.append(boxes.numpy().tolist())   # a bare .numpy() raises on a device tensor: host
+""",
 )
 RULE.INVALID = (
     """
@@ -1414,7 +1435,7 @@ for x, y in loader:
     correct, total = (out.argmax(1) == y).sum(), y.numel()
     print(correct.item(), total)  # TPL102
     acc = float(correct) / total  # TPL102
-    x.numpy()  # TPL102
+    x.numpy(force=True)  # TPL102
 """,
     """
 import torch
