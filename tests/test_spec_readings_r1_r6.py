@@ -48,3 +48,73 @@ def test_tpl102_numpy_with_force_copies_from_the_device():
         (6, 23, NUMPY, None, None),
         (7, 23, CPU, None, None),
     ]
+
+
+# ---- R1: epoch-level loops that evaluate, and sample generation beside the step loop ------------
+def test_r1_an_epoch_body_that_evaluates_under_no_grad_runs_once_per_epoch():
+    """R1: the epoch loop's own model calls run under ``torch.no_grad()`` (or on a model the body
+    put in eval mode, PyTorch-GAN's clustergan, and torch loss modules measuring its outputs):
+    evaluation, once per epoch; the step loop is the nested one. The sample loop beside the step loop calls the generator under ``no_grad`` and
+    iterates no loader: sample generation, not a step loop."""
+    source = """
+        import torch
+        mse = torch.nn.MSELoss()
+        def train(generator, encoder, loader, opt, z, test_x, epochs, log):
+            for epoch in range(epochs):
+                for x, y in loader:
+                    loss = generator(x.cuda()).mean()
+                    loss.backward()
+                    opt.step()
+                with torch.no_grad():
+                    fake = generator(z)
+                log(fake.mean().item())
+                generator.eval()
+                encoder.eval()
+                rec = generator(encoder(test_x))
+                log(mse(rec, test_x).item())
+                samples = []
+                with torch.no_grad():
+                    for c in range(10):
+                        samples.append(generator(z[c]).cpu())
+                for c in range(10):
+                    with torch.inference_mode():
+                        img = generator(z[c])
+                    log(img.max().item())
+                log(loss.item())
+        """
+    assert diagnostics(source, "TPL102") == []
+
+
+def test_r1_model_calls_with_autograd_on_keep_the_epoch_loop_a_step_loop():
+    """Flagged twins: the epoch body calls the model with autograd on and no eval mode (a step by
+    the letter), and a loop beside the step loop that also steps the optimizer, or iterates a
+    loader, is no sample generation."""
+    source = """
+        import torch
+        mse = torch.nn.MSELoss()
+        def train(generator, loader, val_loader, opt, z, epochs, log):
+            for epoch in range(epochs):
+                for x, y in loader:
+                    loss = generator(x.cuda()).mean()
+                    loss.backward()
+                    opt.step()
+                fake = generator(z)
+                log(mse(fake, z).item())
+            for epoch in range(epochs):
+                for x, y in loader:
+                    generator(x.cuda()).mean().backward()
+                    opt.step()
+                for c in range(10):
+                    with torch.no_grad():
+                        img = generator(z[c])
+                    log(img.max().item())
+                    opt.step()
+                with torch.no_grad():
+                    for x in val_loader:
+                        log(generator(x.cuda()).max().item())
+        """
+    assert diagnostics(source, "TPL102") == [
+        (11, 12, ITEM, None, None),
+        (19, 16, ITEM, None, None),
+        (23, 20, ITEM, None, None),
+    ]

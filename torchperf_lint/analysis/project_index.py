@@ -233,7 +233,8 @@ class _Summariser:
             elif callable(steps):
                 steps = steps()
             self._step_loops = {id(loop) for loop, _ in steps._loops_with_outer_counters()
-                                if steps._ast_is_intrinsic(loop) and not steps._ast_is_epoch(loop)}
+                                if steps._ast_is_intrinsic(loop) and not steps._ast_is_epoch(loop)
+                                and not steps.is_sample_loop_ast(loop)}
         return self._step_loops
 
     def _function(self, qualname: str, line: int, owner_class: Optional[str], end: int = 0) -> dict:

@@ -342,9 +342,11 @@ class Context:
 
     def _classify_loop(self, loop: Block) -> bool:
         steps = self.steps
+        blocks = self.frame.blocks
+        if self._makes_samples(loop):
+            return False
         if steps.is_intrinsic(loop.node):
             return True
-        blocks = self.frame.blocks
         if loop in blocks:
             for outer in blocks[: blocks.index(loop)]:
                 if (outer.kind == LOOP and not self.is_epoch_loop(outer) and self.is_step_loop(outer)
@@ -359,6 +361,17 @@ class Context:
                 return False
             frame = frame.parent  # a lambda or comprehension scope runs where its function runs
         return frame is not None and frame.node.name.value in steps.step_called
+
+    def _makes_samples(self, loop: Block) -> bool:
+        """R1: a loop of an epoch-level loop's own body (beside its step loop) that generates
+        samples under no_grad runs once per epoch: not a step loop (step_loops.is_sample_loop)."""
+        blocks = self.frame.blocks
+        if loop not in blocks:
+            return False
+        loops = [b for b in blocks[: blocks.index(loop) + 1] if b.kind == LOOP]
+        # the loop itself, or a loop around it (a decoding loop inside the sample loop)
+        return any(self.steps.is_sample_loop(inner.node, outer.node) and not self._runs_every_step_of_a_body(outer)
+                   for outer, inner in zip(loops, loops[1:]))
 
     def in_step_loop(self) -> bool:
         """Is the current node "in a loop" (spec: the innermost loop, not an epoch-level one, and not
