@@ -118,3 +118,57 @@ def test_r1_model_calls_with_autograd_on_keep_the_epoch_loop_a_step_loop():
         (19, 16, ITEM, None, None),
         (23, 20, ITEM, None, None),
     ]
+
+
+# ---- R3: host-needed wins -------------------------------------------------------------------------
+def test_r3_one_host_needed_use_makes_the_sync_host_needed():
+    """R3: a value with one use the host must have (a size, a slice bound, ``split`` sections)
+    is not flagged, whatever its other uses (StyleTTS2's ``slmadv``: the length is a size of
+    ``torch.arange`` and a slice bound, and once arithmetic with a tensor; a bound also logged)."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, logger):
+            for x, lengths in loader:
+                out = model(x.cuda())
+                out.sum().backward()
+                optimizer.step()
+                l = int(lengths.cuda().min().item())
+                idx = torch.arange(0, l)
+                window = out[:, :l]
+                scale = out.mean() * l
+                start, end = out[0].long().item(), out[1].long().item()
+                part = x[start:end]
+                logger.log(end)
+                sizes = lengths.cuda().tolist()
+                chunks = out.split(sizes)
+                logger.log(sizes)
+        """
+    assert diagnostics(source, "TPL102") == []
+
+
+def test_r3_a_value_no_use_needs_on_the_host_still_syncs():
+    """Flagged twins: the same values only logged, multiplied into a tensor or kept; a size
+    needed only on another branch (a use the value cannot reach) does not count."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, logger, cond):
+            for x, lengths in loader:
+                out = model(x.cuda())
+                out.sum().backward()
+                optimizer.step()
+                l = int(lengths.cuda().min().item())
+                scale = out.mean() * l
+                start, end = out[0].long().item(), out[1].long().item()
+                logger.log(end - start)
+                if cond:
+                    sizes = lengths.cuda().tolist()
+                    logger.log(sizes)
+                else:
+                    chunks = out.split(sizes)
+        """
+    assert diagnostics(source, "TPL102") == [
+        (8, 16, ITEM, None, None),
+        (10, 21, ITEM, None, None),
+        (10, 43, ITEM, None, None),
+        (13, 20, SYNC.format(what="`.tolist()`"), None, None),
+    ]

@@ -232,7 +232,8 @@ class HostSyncInLoop(Rule):
         if _converts_to_host(value) and self._reaches_host_library(scope, name, statement):
             return True
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
-        return self._uses_need_host(scope, name, list(_name_uses(body, name, [scope], statement, [False],
+        # Only the uses the value can reach: one host-needed use is enough (R3)
+        return self._uses_need_host(scope, name, list(_name_uses(body, name, [scope], statement, [False], [False],
                                                                  target_loads=True)) + carried, {name})
 
     def _carried_uses(self, name: str, statement) -> list:
@@ -276,39 +277,37 @@ class HostSyncInLoop(Rule):
         return False
 
     def _uses_need_host(self, scope, name: str, uses, seen: set) -> bool:
-        """Does every use in ``uses`` (of ``name``) need the value on the host, with at least one
-        that does? A use may also test it (``if n > 0:``, ``0 <= i < t.size(0)``), take its length,
-        rebind the name to an item of it (``ind = ind[0]``), or give, through arithmetic and
-        ``min``/``max``/``int``, another name whose uses need the host in the same way
-        (``slen = s.item()``; ``n = slen - plen``; ``t[start : start + n]``): sizes and slice
-        bounds reached through a few names (spec: shapes and sizes are host-needed), also through a
-        clamp of the name into itself (``start = max(0, start)``; ``k = max(k, 1)`` before
-        ``torch.topk(x, k)``, whose ``k`` torch reads on the host: the development set's labels
-        count that one as a per-step sync, rules.md does not, docs/precision.md 2026-11-26 prec3)."""
-        needed = False
+        """Does a use in ``uses`` (of ``name``) need the value on the host? One is enough (the
+        lead's reading R3, 2026-11-26: host-needed wins; the sync cannot go while that use stays,
+        whatever the other uses read). A use that only tests it (``if n > 0:``,
+        ``0 <= i < t.size(0)``) or takes its length needs nothing by itself; a use may rebind the
+        name to an item of it (``ind = ind[0]``), or give, through arithmetic and
+        ``min``/``max``/``int``, another name with such a use (``slen = s.item()``;
+        ``n = slen - plen``; ``t[start : start + n]``): sizes and slice bounds reached through a
+        few names (spec: shapes and sizes are host-needed), also through a clamp of the name into
+        itself (``start = max(0, start)``; ``k = max(k, 1)`` before ``torch.topk(x, k)``, whose
+        ``k`` torch reads on the host: the development set's labels count that one as a per-step
+        sync, rules.md does not, docs/precision.md 2026-11-26 prec3)."""
         for path in uses:
             if self._host_needed_use(path):
-                needed = True
+                return True
+            if _tests_size(path):
                 continue
-            if _tests_size(path) or self._size_through_arithmetic(path):
-                needed = needed or not _tests_size(path)
-                continue
+            if self._size_through_arithmetic(path):
+                return True
             derived = _derived_assignment(path)
             if derived is None:
-                return False
-            derived_name, statement, _ = derived
-            if derived_name == name:
-                # ``ind = ind[0]``, ``k = max(k, 1)``, ``start = max(0, start)``: an item or a clamp of
-                # itself, still a size; its later uses are in ``uses`` already
                 continue
-            if derived_name in seen or len(seen) > 4:
-                return False
+            derived_name, statement, _ = derived
+            if derived_name == name or derived_name in seen or len(seen) > 4:
+                # ``ind = ind[0]``, ``k = max(k, 1)``: an item or a clamp of itself, whose later
+                # uses are in ``uses`` already
+                continue
             body = scope.body if isinstance(scope, cst.FunctionDef) else scope
-            later = list(_name_uses(body, derived_name, [scope], statement, [False], target_loads=True))
-            if not later or not self._uses_need_host(scope, derived_name, later, seen | {derived_name}):
-                return False
-            needed = True
-        return needed
+            later = list(_name_uses(body, derived_name, [scope], statement, [False], [False], target_loads=True))
+            if later and self._uses_need_host(scope, derived_name, later, seen | {derived_name}):
+                return True
+        return False
 
     def _size_through_arithmetic(self, path) -> bool:
         """A slice bound or ``F.pad`` width computed from the value (``t[s : s + n]``,
@@ -1297,6 +1296,9 @@ def evaluate(model, loader, to_xywh, results):
         out = model(imgs.cuda())
         boxes = to_xywh(out[:, :4])
         results.append(boxes.numpy().tolist())   # a bare .numpy() raises on a device tensor: host
+        start, end = out[0].long().item(), out[1].long().item()
+        window = imgs[start:end]                 # a slice bound: host-needed (R3) ...
+        results.append(end)                      # ... whatever else reads the value
 """,
 )
 RULE.INVALID = (
@@ -1345,8 +1347,7 @@ def train(model, loader, optimizer, logger, scheduler, plots, vae):
         images = vae.decode(out.cpu())  # TPL102
         scheduler.step(out.mean().item())  # TPL102
         start, end = out[0].long().item(), out[1].long().item()  # TPL102
-        window = x[start:end]
-        logger.log(end)                                  # `end` is also logged: not only a bound
+        logger.log(end - start)                          # only logged: no use needs the host
         if plots:
             logger.plot(out.cpu())  # TPL102
         if plots and batch_i > 3:
