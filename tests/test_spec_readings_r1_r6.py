@@ -172,3 +172,53 @@ def test_r3_a_value_no_use_needs_on_the_host_still_syncs():
         (10, 43, ITEM, None, None),
         (13, 20, SYNC.format(what="`.tolist()`"), None, None),
     ]
+
+
+# ---- R6: synchronize() bracketing a timer read is host-needed anywhere -----------------------------
+def test_r6_a_synchronize_before_a_timer_read_is_host_needed_in_a_training_loop():
+    """R6: ``torch.cuda.synchronize()`` followed, before any other device work, by a timer read
+    is what the user asked for (llm.c's per-step timing), also with host-only statements between
+    (a counter, a log line) and after the ``if`` it ends."""
+    source = """
+        import logging
+        import time
+        import torch
+        def train(model, loader, optimizer, cuda):
+            seen = 0
+            for step, (x, y) in enumerate(loader):
+                t0 = time.perf_counter()
+                loss = model(x.cuda()).sum()
+                loss.backward()
+                optimizer.step()
+                torch.cuda.synchronize()
+                seen += x.size(0)
+                logging.info("step %d done", step)
+                t1 = time.perf_counter()
+                if cuda:
+                    torch.cuda.synchronize(); n = len(x)
+                dt = time.time() - t0
+        """
+    assert diagnostics(source, "TPL102") == []
+
+
+def test_r6_a_synchronize_with_device_work_before_the_timer_read_still_syncs():
+    """Flagged twins: device work (a model call, an optimizer step) stands between the
+    synchronize and the timer read, or no timer read follows at all."""
+    source = """
+        import time
+        import torch
+        def train(model, loader, optimizer):
+            for step, (x, y) in enumerate(loader):
+                t0 = time.perf_counter()
+                loss = model(x.cuda()).sum()
+                loss.backward()
+                torch.cuda.synchronize()
+                optimizer.step()
+                t1 = time.perf_counter()
+                torch.cuda.synchronize()
+                print("done")
+        """
+    assert diagnostics(source, "TPL102") == [
+        (9, 8, SYNCHRONIZE, None, None),
+        (12, 8, SYNCHRONIZE, None, None),
+    ]

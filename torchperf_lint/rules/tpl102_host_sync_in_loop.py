@@ -25,6 +25,10 @@ _TIMERS = frozenset((
     "time.perf_counter", "time.time", "time.monotonic", "time.perf_counter_ns", "time.time_ns",
     "time.monotonic_ns", "timeit.default_timer",
 ))
+# How far after ``torch.cuda.synchronize()`` the timer read may come (R6), and the modules whose
+# calls between them queue nothing on the device.
+_MAX_STATEMENTS_BEFORE_TIMER = 6
+_HOST_MODULES = frozenset(("time", "timeit", "logging", "math", "datetime"))
 # Arguments torch itself needs on the host (spec: host-needed): callee name -> (positional indexes,
 # keywords). For a method (``x.split(sizes)``) the receiver is not counted.
 _HOST_ARGUMENTS = {
@@ -488,43 +492,55 @@ class HostSyncInLoop(Rule):
         return loop_node is not None and not ctx.steps.runs_update(loop_node.body)
 
     def _brackets_timer(self) -> bool:
-        """``torch.cuda.synchronize()`` followed at once by a timer read (``t1 = time.perf_counter()``),
-        also when it is the last statement of an ``if`` (``if cuda: torch.cuda.synchronize()``) that
-        the timer read follows: a benchmark that needs the device idle before it reads the clock."""
+        """``torch.cuda.synchronize()`` followed, before any other device work, by a timer read
+        (``t1 = time.perf_counter()``), also when it is the last statement of an ``if``
+        (``if cuda: torch.cuda.synchronize()``) that the timer read follows: the user asked for
+        that timing, and the clock means nothing without the wait (the lead's reading R6,
+        2026-11-26: host-needed anywhere, not only in a benchmark). Statements that do no device
+        work may stand between (``n += 1``, ``print("done")``, ``logging.info(...)``)."""
         stack = self.ctx.stack
         for index in range(len(stack) - 1, 0, -1):
             line = stack[index]
             if isinstance(line, cst.SimpleStatementLine):
                 small = list(line.body)
                 position = next((i for i, s in enumerate(small) if stack[index + 1] is s), None)
-                if position is not None and position + 1 < len(small):
-                    return self._reads_timer(small[position + 1])
-                following = self._next_statement(index)
-                return following is not None and self._reads_timer(following)
+                if position is None:
+                    return False
+                for statement in small[position + 1:]:
+                    if self._reads_timer(statement):
+                        return True
+                    if not self._host_only_work(statement):
+                        return False
+                path = list(stack[:index + 1])
+                for _ in range(_MAX_STATEMENTS_BEFORE_TIMER):
+                    found = _next_statement(path, len(path) - 1)
+                    if found is None:
+                        return False
+                    path = found
+                    if self._reads_timer(path[-1]):
+                        return True
+                    if not self._host_only_work(path[-1]):
+                        return False
+                return False
         return False
 
-    def _next_statement(self, index: int):
-        """The statement run right after the statement at ``ctx.stack[index]``, leaving the ``if``
-        blocks it ends (None when it ends a loop or a function, or there is none)."""
-        stack = self.ctx.stack
-        while index >= 1:
-            statement, block = stack[index], stack[index - 1]
-            if not isinstance(block, (cst.IndentedBlock, cst.Module)):
-                return None
-            body = list(block.body)
-            at = next((i for i, s in enumerate(body) if s is statement), None)
-            if at is None:
-                return None
-            if at + 1 < len(body):
-                return body[at + 1]
-            owner = stack[index - 2] if index >= 2 else None
-            if isinstance(owner, cst.If) and owner.body is block:
-                index -= 2  # the last statement of an ``if`` body: what follows the ``if``
-                while index >= 2 and isinstance(stack[index - 1], cst.If) and stack[index - 1].orelse is stack[index]:
-                    index -= 1  # an ``elif``: its ``if`` ends with it
-                continue
-            return None
-        return None
+    def _host_only_work(self, statement) -> bool:
+        """A simple statement whose calls are Python builtins, of the standard library's time,
+        logging and math modules, or a tensor's ``size()``/``dim()``/``numel()``: nothing queued on
+        the device."""
+        if not isinstance(statement, (cst.SimpleStatementLine, cst.BaseSmallStatement)):
+            return False
+        for node in descendants(statement):
+            if isinstance(node, cst.Call):
+                func = node.func
+                if isinstance(func, cst.Name) and self.ctx.is_builtin(func.value):
+                    continue
+                if (self.ctx.qualname(func) or "").split(".", 1)[0] in _HOST_MODULES:
+                    continue
+                if isinstance(func, cst.Attribute) and func.attr.value in ("size", "dim", "numel"):
+                    continue  # a tensor's metadata, read on the host
+                return False
+        return True
 
     def _reads_timer(self, node: cst.CSTNode) -> bool:
         if isinstance(node, cst.SimpleStatementLine):
@@ -562,6 +578,30 @@ def _forces_copy(call: cst.Call) -> bool:
     see is no copy it can show (silence beats guessing)."""
     return any(a.keyword is not None and a.keyword.value == "force"
                and isinstance(a.value, cst.Name) and a.value.value == "True" for a in call.args)
+
+
+def _next_statement(stack: list, index: int) -> Optional[list]:
+    """The path (``stack`` down to it) of the statement run right after the statement at
+    ``stack[index]``, leaving the ``if`` blocks it ends (None when it ends a loop or a function,
+    or there is none)."""
+    while index >= 1:
+        statement, block = stack[index], stack[index - 1]
+        if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+            return None
+        body = list(block.body)
+        at = next((i for i, s in enumerate(body) if s is statement), None)
+        if at is None:
+            return None
+        if at + 1 < len(body):
+            return list(stack[:index]) + [body[at + 1]]
+        owner = stack[index - 2] if index >= 2 else None
+        if isinstance(owner, cst.If) and owner.body is block:
+            index -= 2  # the last statement of an ``if`` body: what follows the ``if``
+            while index >= 2 and isinstance(stack[index - 1], cst.If) and stack[index - 1].orelse is stack[index]:
+                index -= 1  # an ``elif``: its ``if`` ends with it
+            continue
+        return None
+    return None
 
 
 def _host_only(facts) -> bool:
