@@ -222,3 +222,67 @@ def test_r6_a_synchronize_with_device_work_before_the_timer_read_still_syncs():
         (9, 8, SYNCHRONIZE, None, None),
         (12, 8, SYNCHRONIZE, None, None),
     ]
+
+
+# ---- R2: a backward function that every visible caller runs once -----------------------------------
+R2_HELPER = """
+    import torch
+    import torch.nn.functional as F
+
+    def visualize_gradients(net, imgs, labels):
+        net.zero_grad()
+        loss = F.cross_entropy(net(imgs), labels)
+        loss.backward()
+        return {n: p.grad.view(-1).cpu().numpy() for n, p in net.named_parameters()}
+
+    class Check:
+        def __init__(self, net, imgs, labels):
+            self.grads = self.grads_of(net, imgs, labels)
+
+        def grads_of(self, net, imgs, labels):
+            net(imgs).sum().backward()
+            return [p.grad.norm().item() for p in net.parameters()]
+
+    def inspect(net, imgs, labels):
+        return visualize_gradients(net, imgs, labels)
+    """
+
+
+def test_r2_a_backward_function_every_visible_caller_runs_once_is_no_step_body():
+    """R2: the project shows the callers of the functions with their own ``.backward()`` and each
+    runs it once: a module-level call outside any loop (the UvA tutorial's
+    ``visualize_gradients(model)``), a call in a run-once hook (``__init__``), a call in a
+    function itself only called that way."""
+    source = R2_HELPER + """
+    model = torch.nn.Linear(4, 2).cuda()
+    imgs, labels = torch.randn(8, 4).cuda(), torch.zeros(8).long().cuda()
+    visualize_gradients(model, imgs, labels)
+    check = Check(model, imgs, labels)
+    if __name__ == "__main__":
+        inspect(model, imgs, labels)
+    """
+    assert diagnostics(source, "TPL102") == []
+
+
+def test_r2_a_call_in_a_loop_or_no_visible_caller_keeps_the_step_body():
+    """Flagged twins: a caller runs it in a loop (over networks, or in a comprehension), or the
+    only caller is a function nobody visibly calls (``inspect``), or a method called from a method
+    that is no run-once hook and that nobody visibly calls: the step-body assumption stays."""
+    in_a_loop = R2_HELPER + """
+    for width in (2, 4):
+        model = torch.nn.Linear(4, width).cuda()
+        visualize_gradients(model, torch.randn(8, 4).cuda(), torch.zeros(8).long().cuda())
+    grads = [visualize_gradients(m, x, y) for m, x, y in []]
+    """
+    assert diagnostics(in_a_loop, "TPL102") == [(9, 15, CPU, None, None)]
+    in_a_comprehension = R2_HELPER + """
+    nets = [torch.nn.Linear(4, 2).cuda()]
+    grads = [visualize_gradients(m, torch.randn(8, 4).cuda(), None) for m in nets]
+    """
+    assert diagnostics(in_a_comprehension, "TPL102") == [(9, 15, CPU, None, None)]
+    no_caller = R2_HELPER
+    assert diagnostics(no_caller, "TPL102") == [(9, 15, CPU, None, None)]
+    not_a_hook = R2_HELPER.replace("def __init__(self, net, imgs, labels):", "def refresh(self, net, imgs, labels):")
+    assert diagnostics(not_a_hook + """
+    inspect(torch.nn.Linear(4, 2).cuda(), None, None)
+    """, "TPL102") == [(17, 16, ITEM, None, None)]

@@ -122,6 +122,7 @@ _SYNCBN = "convert_sync_batchnorm"
 
 
 _NO_CALLS_BELOW = frozenset((*_DEFS_AND_CLASSES, ast.Name, ast.Constant))
+_COMPREHENSIONS = frozenset((ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
 # Where statements hold statements, in ``_fields`` order (ast.walk's): a walk for assignments need
 # not enter expressions, which hold none.
 _STATEMENT_FIELDS = {
@@ -282,6 +283,8 @@ class _Summariser:
                 continue
             gates = kind is ast.If and bool(stmt.orelse) and self._gates(stmt, interval_names)
             if kind in _LOOPS:
+                # where the function's loops are (run_once.py: a call there may run many times)
+                fn.setdefault("loops", []).append([stmt.lineno, getattr(stmt, "end_lineno", None) or stmt.lineno])
                 self._expressions(stmt.test if kind is ast.While else stmt.iter, fn, scope, in_loop, step_loop)
                 inner_step = step_loop or id(stmt) in self._step_loop_ids()
                 if inner_step:
@@ -380,6 +383,8 @@ class _Summariser:
                 self._call(current, fn, scope, in_loop, step_loop)
             elif kind in _NO_CALLS_BELOW:
                 continue  # a nested definition (its own record) or a leaf: no call of this scope below
+            elif kind in _COMPREHENSIONS:
+                fn.setdefault("loops", []).append([current.lineno, current.end_lineno or current.lineno])
             push_children(current, push)
 
     def _call(self, call: ast.Call, fn: dict, scope: str, in_loop: bool, step_loop: bool) -> None:
