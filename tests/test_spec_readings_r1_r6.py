@@ -286,3 +286,44 @@ def test_r2_a_call_in_a_loop_or_no_visible_caller_keeps_the_step_body():
     assert diagnostics(not_a_hook + """
     inspect(torch.nn.Linear(4, 2).cuda(), None, None)
     """, "TPL102") == [(17, 16, ITEM, None, None)]
+
+
+# ---- R4 and R5: how the code already reads ---------------------------------------------------------
+# R4 (``.to(<name>)`` moves to a tensor's device only where value flow shows a tensor) has its
+# twins in tests/test_tpl101_move_to_a_tensor.py (``test_a_factory_moved_to_a_tensor_...`` and
+# ``test_a_factory_moved_to_what_may_be_a_device_or_a_dtype_is_silent``).
+R5_TRAINER = """
+    import torch
+    from trl import DPOTrainer
+
+    class MyDPO(DPOTrainer):
+        def concatenated_forward(self, model, batch):
+            logits = model(batch["input_ids"].cuda()).logits
+            self.store.append(logits.mean().item())
+            return logits
+
+        def get_batch_loss_metrics(self, model, batch, train_eval="train"):
+            logits = self.concatenated_forward(model, batch)
+            self.store.append(logits.max().item())
+            return logits.mean(), {}
+    """
+
+
+def test_r5_overrides_only_trl_calls_are_no_step_bodies():
+    """R5: ``get_batch_loss_metrics`` and ``concatenated_forward`` are called by trl's installed
+    ``compute_loss``, which the project cannot see into; rules.md's list of step methods is closed."""
+    assert diagnostics(R5_TRAINER, "TPL102") == []
+
+
+def test_r5_an_override_a_project_step_method_calls_is_a_step_body():
+    """Flagged twin: the project's own ``compute_loss`` (a listed step method) calls them."""
+    source = R5_TRAINER + """
+        def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+            loss, metrics = self.get_batch_loss_metrics(model, inputs)
+            return loss
+    """
+    chain = " (called every step from <string>:17 via {via})"
+    assert diagnostics(source, "TPL102") == [
+        (8, 26, ITEM + chain.format(via="compute_loss → get_batch_loss_metrics"), None, None),
+        (13, 26, ITEM + chain.format(via="compute_loss"), None, None),
+    ]
