@@ -1615,13 +1615,14 @@ def train(xs, loader, timings):
 )
 RULE.WHY = """\
 CUDA kernels run asynchronously: the Python loop only queues work, and stays ahead of the GPU.
-`.item()`, `.cpu()`, `.numpy()`, `.tolist()`, `float(t)`, `if t:`, `print(t)`, formatting a tensor
-(`f"{t:.3f}"`, `"%g" % t`, `"{}".format(t)`), builtin `max`/`min` of tensors,
+`.item()`, `.cpu()`, `.numpy(force=True)`, `.tolist()`, `float(t)`, `if t:`, `print(t)`, formatting a
+tensor (`f"{t:.3f}"`, `"%g" % t`, `"{}".format(t)`), builtin `max`/`min` of tensors,
 `torch.equal`/`torch.allclose`/`torch.is_nonzero` and `.nonzero()` need the value on the host, so the
 CPU waits until every queued kernel has finished and the copy is done. Once per step, the GPU idles
 while Python prepares the next step, and the pipeline never fills.
 
-Values the host must have are not reported: an argument torch itself requires on the host
+Values the host must have are not reported (one such use is enough, whatever else reads the value:
+the sync cannot go while that use stays): an argument torch itself requires on the host
 (`pack_padded_sequence` lengths, `split`/`tensor_split` sections, shapes and sizes such as
 `x.view(int(n), -1)`, slice bounds `t[a.item():b.item()]`; also through a name the function uses
 only there: `sizes = lengths.tolist()` then `x.split(sizes)`, `start, end = a.item(), b.item()` then
@@ -1630,10 +1631,11 @@ only there: `sizes = lengths.tolist()` then `x.split(sizes)`, `start, end = a.it
 tokenizer's `decode`/`batch_decode`, the test that decides whether a loop that runs no update stops
 (greedy decoding's `if next_id.item() == eos_id: break`, also through a name: `n = t.item()` then
 `if n != expected: break`; a training loop that stops on a NaN loss is still reported: checking
-every N steps would do), and a `torch.cuda.synchronize()` right before a timer
-read (`time.perf_counter()`, `time.time()`) in a benchmark, and a copy to the host under a test that
+every N steps would do), and a `torch.cuda.synchronize()` followed, before any other device work, by
+a timer read (`time.perf_counter()`, `time.time()`: the user asked for that timing), and a copy to the host under a test that
 the value is on MPS or XLA (`if "mps" in x.device.type: x = x.cpu()`: that device lacks the next op).
-Values known to live on the host never sync: besides numpy arrays, Python numbers and CPU tensors, the results of torch ops on host tensors
+Values known to live on the host never sync: besides numpy arrays, Python numbers and CPU tensors (and
+whatever a bare `.numpy()` reads: torch raises on a device tensor's), the results of torch ops on host tensors
 (a CPU-only script), the output of a model the file builds and never moves given host inputs, and
 counters read from objects (`model.get_step()`, `trainer.global_step`; a module moved with `.to()`
 is not a tensor), a helper's parameter that every per-step call hands a Python value
@@ -1643,7 +1645,11 @@ shares no values with the rest of its project.
 
 Only step loops are checked: loops over a data loader, loops that call `.backward()`, an optimizer's
 step or a model, loops nested in them, and loops in functions of the module that they call every
-step. Values known to live on the host (numpy arrays, Python numbers, CPU tensors, a batch taken from
+step. An epoch loop whose own body only evaluates (model calls under `torch.no_grad()` or on a
+model it put in eval mode, loss modules) runs its body once per epoch, and a loop beside its step
+loop that generates samples under `no_grad` (no loader, no backward, no optimizer step) is no step
+loop. A function with its own `.backward()` that every visible caller runs once (module level
+outside loops, `__init__`/`setup`/`configure_*` hooks) is no step body. Values known to live on the host (numpy arrays, Python numbers, CPU tensors, a batch taken from
 a loader before `.to(device)`) are read without a sync and never flagged; neither is a sync under an
 `if step % N == 0:` (or `if i == 0:` / `if i < 5:` / `if i == len(loader) - 1:` on the counter of that
 loop, not of an outer one;
