@@ -327,3 +327,53 @@ def test_r5_an_override_a_project_step_method_calls_is_a_step_body():
         (8, 26, ITEM + chain.format(via="compute_loss → get_batch_loss_metrics"), None, None),
         (13, 26, ITEM + chain.format(via="compute_loss"), None, None),
     ]
+
+
+def test_r1_a_no_grad_loop_over_a_wrapped_loader_is_no_sample_generation():
+    """Flagged twin: the loop beside the step loop iterates a loader through a name bound to
+    ``tqdm(val_loader)``: a validation loop, not sample generation."""
+    source = """
+        import torch
+        from tqdm import tqdm
+        def train(model, loader, val_loader, optimizer, criterion, epochs):
+            for epoch in range(epochs):
+                for x, y in loader:
+                    loss = criterion(model(x.cuda()), y.cuda())
+                    loss.backward()
+                    optimizer.step()
+                model.eval()
+                with torch.no_grad():
+                    val_bar = tqdm(val_loader)
+                    for x, y in val_bar:
+                        val_loss = criterion(model(x.cuda()), y.cuda()).item()
+        """
+    assert diagnostics(source, "TPL102") == [(14, 27, ITEM, None, None)]
+
+
+def test_r3_a_nan_stop_in_a_loop_that_hands_the_optimizer_to_a_loss_scaler_still_syncs():
+    """Flagged twin of R3's loop-stop use: the DeiT/MAE training loop stops on a NaN loss and runs
+    its update through ``loss_scaler(loss, optimizer, ...)`` (backward and step in another
+    module): a training loop, where a NaN check every N steps would do (rules.md). A decoding
+    loop that stops on the token is host-needed (the silent twin)."""
+    source = """
+        import math
+        import sys
+        import torch
+        def train_one_epoch(model, loader, optimizer, loss_scaler, metric_logger):
+            for samples, _ in loader:
+                loss = model(samples.cuda())
+                loss_value = loss.item()
+                if not math.isfinite(loss_value):
+                    sys.exit(1)
+                loss_scaler(loss, optimizer, parameters=model.parameters())
+                metric_logger.update(loss=loss_value)
+
+        def decode(model, ids, eos_id, out):
+            for _ in range(32):
+                token = model(ids)[:, -1].argmax(-1)
+                value = token.item()
+                if value == eos_id:
+                    break
+                out.append(value)
+        """
+    assert diagnostics(source, "TPL102") == [(8, 21, ITEM, None, None)]

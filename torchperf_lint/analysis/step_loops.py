@@ -136,6 +136,7 @@ class ModuleSteps:
         self._facts = weakref.proxy(facts) if facts is not None else None
         self.objects: Set[str] = set()  # last names bound to nn.Module instances made in the module
         self.loss_objects: Set[str] = set()  # ... to torch's loss modules (``nn.MSELoss()``)
+        self.wrapped_loaders: Set[str] = set()  # ... to ``tqdm(loader)``, ``enumerate(loader)``
         self.loaders: Set[str] = set()  # last names bound to DataLoader(...)
         self.pinned_loaders: Set[str] = set()
         self.unpinned_loaders: Set[str] = set()
@@ -159,7 +160,7 @@ class ModuleSteps:
         self._unmoved: Optional[FrozenSet[str]] = None
         # id of a loop -> (it is epoch-level, ids of its sample-generation loops): R1
         self._epoch_facts: Dict[int, Tuple[bool, FrozenSet[int]]] = {}
-        self._cst_epoch: Dict[int, Tuple[bool, FrozenSet[int]]] = {}
+        self._cst_epoch: Dict[int, tuple] = {}  # id -> (the libcst loop, its facts)
         self._sample_ids: Optional[FrozenSet[int]] = None
 
     # -- module facts ------------------------------------------------------------------------------
@@ -294,6 +295,9 @@ class ModuleSteps:
                 _holds_device_tensors(a) for a in value.args
             ):
                 device_datasets.update(names)
+            elif (is_iterating_wrapper(_last_ast(value.func)) and _last_ast(value.func) != "iter" and value.args
+                  and self.ast_iterates_loader(value.args[0])):
+                self.wrapped_loaders.update(names)  # ``bar = tqdm(val_loader)``: R1's sample loops
             elif (isinstance(value.func, ast.Name) and value.func.id == "iter"
                   and value.args and self.ast_iterates_loader(value.args[0])):
                 self.iterators.update(names)
@@ -475,7 +479,8 @@ class ModuleSteps:
     def _ast_samples(self, loop, quiet: bool, evaluated: FrozenSet[str]) -> bool:
         """R1's sample generation: ``loop`` (beside an epoch's step loop) iterates no loader, and
         every step call in it, nested loops included, is an evaluating model call."""
-        if type(loop) is not ast.While and self.ast_iterates_loader(loop.iter):
+        if type(loop) is not ast.While and (self.ast_iterates_loader(loop.iter)
+                                            or _last_ast(loop.iter) in self.wrapped_loaders):
             return False
         pending: List[Tuple[ast.AST, bool]] = [(node, quiet) for node in loop.body]
         found = False
@@ -484,7 +489,8 @@ class ModuleSteps:
             kind = type(node)
             if kind in _DEFINITIONS_SET:
                 continue
-            if (kind is ast.For or kind is ast.AsyncFor) and self.ast_iterates_loader(node.iter):
+            if (kind is ast.For or kind is ast.AsyncFor) and (self.ast_iterates_loader(node.iter)
+                                                              or _last_ast(node.iter) in self.wrapped_loaders):
                 return False
             if kind is ast.Call and self._ast_is_step_call(node):
                 if not self._ast_evaluates(node, inner, evaluated):
@@ -817,8 +823,8 @@ class ModuleSteps:
 
     def _cst_epoch_facts(self, loop) -> Tuple[bool, FrozenSet[int]]:
         known = self._cst_epoch.get(id(loop))
-        if known is not None:
-            return known
+        if known is not None and known[0] is loop:  # a unit's tree may be gone and its ids reused
+            return known[1]
         own: List[Tuple[cst.Call, bool]] = []
         nested: List[Tuple[cst.CSTNode, bool]] = []
         pending: List[Tuple[cst.CSTNode, bool]] = [(loop.body, False)]
@@ -847,7 +853,7 @@ class ModuleSteps:
                 facts = (True, samples)  # beside a step loop: R1
             elif not steps and samples:
                 facts = (True, frozenset())  # its only nested step loops make samples: as before R1
-        self._cst_epoch[id(loop)] = facts
+        self._cst_epoch[id(loop)] = (loop, facts)
         return facts
 
     def _cst_grad_off(self, expr) -> bool:
@@ -856,7 +862,7 @@ class ModuleSteps:
         return turns_grad_off(canonical(self.table.resolve(dotted)), dotted)
 
     def _cst_samples(self, loop, quiet: bool, evaluated: FrozenSet[str]) -> bool:
-        if isinstance(loop, cst.For) and self.iterates_loader(loop.iter):
+        if isinstance(loop, cst.For) and (self.iterates_loader(loop.iter) or _last(loop.iter) in self.wrapped_loaders):
             return False
         pending: List[Tuple[cst.CSTNode, bool]] = [(loop.body, quiet)]
         found = False
@@ -864,7 +870,7 @@ class ModuleSteps:
             node, inner = pending.pop()
             if _is_definition(node):
                 continue
-            if isinstance(node, cst.For) and self.iterates_loader(node.iter):
+            if isinstance(node, cst.For) and (self.iterates_loader(node.iter) or _last(node.iter) in self.wrapped_loaders):
                 return False
             if isinstance(node, cst.Call) and self.is_step_call(node):
                 if not _cst_evaluates(node, inner, evaluated):

@@ -9,7 +9,7 @@ import libcst as cst
 from ..analysis import value_flow
 from ..analysis.host_only import host_only_script
 from ..analysis.python_containers import container_attributes
-from ..analysis.syntax import assigned_names, branch_leaves, is_model_name, last_identifier, method_call
+from ..analysis.syntax import OPTIMIZER_WORD, assigned_names, branch_leaves, is_model_name, last_identifier, method_call
 from ..analysis.tree import descendants
 from ..analysis.walker import Rule, compile_text_tests
 
@@ -93,6 +93,10 @@ class HostSyncInLoop(Rule):
     _has_loop = staticmethod(compile_text_tests((r"\b(?:for|while)\b",)))
 
     needs_step_loop = True  # reports only in a step loop (_in_step: in_step_loop)
+
+    def __init__(self, ctx, sink: list):
+        super().__init__(ctx, sink)
+        self._training_loops: dict = {}  # id of a loop body -> (the body, it trains): _trains
 
     @classmethod
     def may_match(cls, text: str) -> bool:
@@ -392,7 +396,7 @@ class HostSyncInLoop(Rule):
                 if path[index + 1] is not node.test or not branch_leaves(node.body):
                     return False
                 loop = next((n for n in reversed(path[:index]) if isinstance(n, (cst.For, cst.While))), None)
-                return loop is not None and not self.ctx.steps.runs_update(loop.body)
+                return loop is not None and not self._trains(loop.body)
             if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.FunctionDef, cst.Lambda)):
                 return False
         return False
@@ -462,7 +466,7 @@ class HostSyncInLoop(Rule):
         if not isinstance(receiver, cst.Name):
             return False
         loop = self.ctx.innermost_loop()
-        if loop is None or self.ctx.steps.runs_update(loop.node.body):
+        if loop is None or self._trains(loop.node.body):
             return False
         name = receiver.value
 
@@ -489,7 +493,22 @@ class HostSyncInLoop(Rule):
             loop_node = loop.node if loop is not None else None
         else:
             loop_node = node
-        return loop_node is not None and not ctx.steps.runs_update(loop_node.body)
+        return loop_node is not None and not self._trains(loop_node.body)
+
+    def _trains(self, body) -> bool:
+        """Does a loop's body run the update (``steps.runs_update``), or hand the optimizer to a call
+        or call a loss scaler (``loss_scaler(loss, optimizer, parameters=...)``: the DeiT/MAE
+        wrapper that runs backward and step in another module)? Then a stop test in it is a
+        training loop's NaN check, which checking every N steps would do (rules.md: the loop-stop
+        reading is for loops that run no update: decoding). Worked out once per loop."""
+        known = self._training_loops.get(id(body))
+        if known is not None and known[0] is body:
+            return known[1]
+        trains = self.ctx.steps.runs_update(body) or any(
+            isinstance(n, cst.Call) and any(_names_optimizer(e) for e in (n.func, *(a.value for a in n.args)))
+            for n in descendants(body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))))
+        self._training_loops[id(body)] = (body, trains)
+        return trains
 
     def _brackets_timer(self) -> bool:
         """``torch.cuda.synchronize()`` followed, before any other device work, by a timer read
@@ -578,6 +597,15 @@ def _forces_copy(call: cst.Call) -> bool:
     see is no copy it can show (silence beats guessing)."""
     return any(a.keyword is not None and a.keyword.value == "force"
                and isinstance(a.value, cst.Name) and a.value.value == "True" for a in call.args)
+
+
+def _names_optimizer(expr) -> bool:
+    """``optimizer``, ``self.opt``, ``loss_scaler``, the receiver of ``optimizer.zero_grad``: an
+    optimizer or a gradient scaler (a scheduler is neither)."""
+    name = last_identifier(expr.value) if isinstance(expr, cst.Attribute) and isinstance(
+        expr.value, (cst.Name, cst.Attribute)) else last_identifier(expr)
+    names = [name, last_identifier(expr)] if isinstance(expr, cst.Attribute) else [name]
+    return any(n is not None and OPTIMIZER_WORD.search(n) is not None and "sched" not in n.lower() for n in names)
 
 
 def _next_statement(stack: list, index: int) -> Optional[list]:
