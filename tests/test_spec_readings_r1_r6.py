@@ -124,7 +124,8 @@ def test_r1_model_calls_with_autograd_on_keep_the_epoch_loop_a_step_loop():
 def test_r3_one_host_needed_use_makes_the_sync_host_needed():
     """R3: a value with one use the host must have (a size, a slice bound, ``split`` sections)
     is not flagged, whatever its other uses (StyleTTS2's ``slmadv``: the length is a size of
-    ``torch.arange`` and a slice bound, and once arithmetic with a tensor; a bound also logged)."""
+    ``torch.arange`` and a slice bound, and once arithmetic with a tensor; a bound also logged;
+    DeepSpeed-Chat's divergence index, a slice bound after an ``if`` that rebinds it on one path)."""
     source = """
         import torch
         def train(model, loader, optimizer, logger):
@@ -142,6 +143,12 @@ def test_r3_one_host_needed_use_makes_the_sync_host_needed():
                 sizes = lengths.cuda().tolist()
                 chunks = out.split(sizes)
                 logger.log(sizes)
+                ind = (out[0] != out[1]).nonzero().squeeze(-1)
+                if len(ind) > 0:
+                    ind = ind[0]
+                else:
+                    ind = 0                      # a new value on one path only
+                x[:ind] = 0                      # the slice bound still reads the first
         """
     assert diagnostics(source, "TPL102") == []
 

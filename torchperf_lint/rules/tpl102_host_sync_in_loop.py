@@ -240,9 +240,12 @@ class HostSyncInLoop(Rule):
         if _converts_to_host(value) and self._reaches_host_library(scope, name, statement):
             return True
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
-        # Only the uses the value can reach: one host-needed use is enough (R3)
+        # One host-needed use is enough (R3); not one the value cannot reach (the ``else`` of an
+        # ``if`` whose body makes it, or after an unconditional new value)
+        around = {id(n) for n in stack}
         return self._uses_need_host(scope, name, list(_name_uses(body, name, [scope], statement, [False], [False],
-                                                                 target_loads=True)) + carried, {name})
+                                                                 target_loads=True, rebinding_ends=around))
+                                    + carried, {name})
 
     def _carried_uses(self, name: str, statement) -> list:
         """The uses the next time round of ``name += ...`` in the innermost loop: every load of
@@ -312,7 +315,8 @@ class HostSyncInLoop(Rule):
                 # uses are in ``uses`` already
                 continue
             body = scope.body if isinstance(scope, cst.FunctionDef) else scope
-            later = list(_name_uses(body, derived_name, [scope], statement, [False], [False], target_loads=True))
+            later = list(_name_uses(body, derived_name, [scope], statement, [False], [False], target_loads=True,
+                                    rebinding_ends=_ancestors(path)))
             if later and self._uses_need_host(scope, derived_name, later, seen | {derived_name}):
                 return True
         return False
@@ -599,6 +603,13 @@ def _forces_copy(call: cst.Call) -> bool:
                and isinstance(a.value, cst.Name) and a.value.value == "True" for a in call.args)
 
 
+_BRANCHING = (cst.If, cst.For, cst.While, cst.Try, cst.Else)
+
+
+def _ancestors(path) -> set:
+    return {id(n) for n in path}
+
+
 def _names_optimizer(expr) -> bool:
     """``optimizer``, ``self.opt``, ``loss_scaler``, the receiver of ``optimizer.zero_grad``: an
     optimizer or a gradient scaler (a scheduler is neither)."""
@@ -842,24 +853,28 @@ def _shows_tensor(value: cst.BaseExpression, ctx) -> bool:
 
 
 def _name_uses(node: cst.CSTNode, name: str, path: list, after: cst.CSTNode, passed: list,
-               reaching: Optional[list] = None, target_loads: bool = False):
+               reaching: Optional[list] = None, target_loads: bool = False, rebinding_ends: bool = True):
     """Root-to-node paths of the loads of ``name`` below ``node`` (``path``: the nodes above it)
     that come after the statement ``after`` in source order (``passed[0]`` turns True there),
     nested definitions and assignment targets left out. With ``reaching``, only the uses the value
     assigned at ``after`` can reach: none in the ``else``/``elif`` of an ``if`` whose body holds
     ``after``, and none after the first later ``name = ...`` whose value does not read ``name``
     (a new value, not one derived from it: ``m = m[order]`` goes on, ``m = np.zeros(3)`` ends it;
-    ``reaching[0]`` turns True). With ``target_loads``, also the loads inside a subscript or
-    attribute target (``mask[i][:n] = 0`` reads ``n``)."""
+    ``reaching[0]`` turns True; with ``rebinding_ends`` a set of node ids (the statement's
+    ancestors), only a rebinding that runs whenever the statement does ends it: not one inside an
+    ``if``, loop or ``try`` the statement is not in). With ``target_loads``, also the loads inside a subscript or attribute target
+    (``mask[i][:n] = 0`` reads ``n``)."""
     if node is after:
         passed[0] = True
         return
     if reaching is not None and reaching[0]:
         return
     path = path + [node]
-    if (reaching is not None and passed[0] and isinstance(node, cst.Assign)
+    if (reaching is not None and rebinding_ends and passed[0] and isinstance(node, cst.Assign)
             and any(name in assigned_names(t.target) for t in node.targets)
-            and not any(isinstance(n, cst.Name) and n.value == name for n in descendants(node.value))):
+            and not any(isinstance(n, cst.Name) and n.value == name for n in descendants(node.value))
+            and (rebinding_ends is True or not any(
+                isinstance(n, _BRANCHING) and id(n) not in rebinding_ends for n in path))):
         reaching[0] = True
         return
     if isinstance(node, cst.Name):
@@ -872,11 +887,12 @@ def _name_uses(node: cst.CSTNode, name: str, path: list, after: cst.CSTNode, pas
     for child in node.children:
         if isinstance(child, cst.AssignTarget):
             if target_loads and isinstance(child.target, (cst.Subscript, cst.Attribute)):
-                yield from _name_uses(child.target, name, path + [child], after, passed, reaching, target_loads)
+                yield from _name_uses(child.target, name, path + [child], after, passed, reaching, target_loads,
+                                      rebinding_ends)
             continue
         if reaching is not None and isinstance(node, cst.If) and child is node.orelse and passed[0] and not before:
             return  # ``after`` is in this ``if``'s body: its ``else`` is another path
-        yield from _name_uses(child, name, path, after, passed, reaching, target_loads)
+        yield from _name_uses(child, name, path, after, passed, reaching, target_loads, rebinding_ends)
 
 
 def _is_string_literal(expr: cst.BaseExpression) -> bool:
