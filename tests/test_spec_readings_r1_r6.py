@@ -384,3 +384,22 @@ def test_r3_a_nan_stop_in_a_loop_that_hands_the_optimizer_to_a_loss_scaler_still
                 out.append(value)
         """
     assert diagnostics(source, "TPL102") == [(8, 21, ITEM, None, None)]
+
+
+def test_r1_an_inference_loop_with_a_warm_up_loop_is_no_epoch_loop():
+    """Flagged twin: the loop over images calls the model under ``no_grad`` and its only nested
+    loop warms the model up (no loader, no update): the outer loop is the per-image step loop,
+    not an epoch (yolov7's ``detect.py``)."""
+    source = """
+        import torch
+        def detect(model, dataset, log):
+            for path, img in dataset:
+                img = torch.from_numpy(img).cuda()
+                if img.shape[0] > 1:
+                    for i in range(3):
+                        model(img)
+                with torch.no_grad():
+                    pred = model(img)
+                log(pred.max().item())
+        """
+    assert diagnostics(source, "TPL102") == [(11, 12, ITEM, None, None)]

@@ -450,12 +450,21 @@ class ModuleSteps:
         facts: Tuple[bool, FrozenSet[int]] = (False, frozenset())
         if all(self._ast_evaluates(call, quiet, evaluated) for call, quiet in steps):
             samples = frozenset(id(node) for node, quiet in nested if self._ast_samples(node, quiet, evaluated))
-            if any(id(node) not in samples and self._body_runs_step(node) for node, _ in nested):
-                facts = (True, samples)  # beside a step loop: R1
+            if any(id(node) not in samples and self._body_runs_step(node)
+                   and (not steps or self._ast_trains(node)) for node, _ in nested):
+                facts = (True, samples)  # beside a step loop (one that trains, when the body evaluates): R1
             elif not steps and samples:
                 facts = (True, frozenset())  # its only nested step loops make samples: as before R1
         self._epoch_facts[id(loop)] = facts
         return facts
+
+    def _ast_trains(self, loop) -> bool:
+        """The step loop an evaluating epoch body needs beside it (R1): it iterates a loader or
+        runs the update; a warm-up loop that only calls the model (yolov7's ``detect.py``) makes
+        no epoch of the loop around it."""
+        return ((type(loop) is not ast.While and (self.ast_iterates_loader(loop.iter)
+                                                   or _last_ast(loop.iter) in self.wrapped_loaders))
+                or _ast_runs_update(loop.body, self))
 
     def _ast_grad_off(self, expr) -> bool:
         target = expr.func if isinstance(expr, ast.Call) else expr
@@ -849,12 +858,18 @@ class ModuleSteps:
         facts: Tuple[bool, FrozenSet[int]] = (False, frozenset())
         if all(_cst_evaluates(call, quiet, evaluated) for call, quiet in steps):
             samples = frozenset(id(node) for node, quiet in nested if self._cst_samples(node, quiet, evaluated))
-            if any(id(node) not in samples and self.runs_step(node.body) for node, _ in nested):
-                facts = (True, samples)  # beside a step loop: R1
+            if any(id(node) not in samples and self.runs_step(node.body)
+                   and (not steps or self._cst_trains(node)) for node, _ in nested):
+                facts = (True, samples)  # beside a step loop (one that trains, when the body evaluates): R1
             elif not steps and samples:
                 facts = (True, frozenset())  # its only nested step loops make samples: as before R1
         self._cst_epoch[id(loop)] = (loop, facts)
         return facts
+
+    def _cst_trains(self, loop) -> bool:
+        """The libcst twin of ``_ast_trains``."""
+        return ((isinstance(loop, cst.For) and (self.iterates_loader(loop.iter) or _last(loop.iter) in self.wrapped_loaders))
+                or self.runs_update(loop.body))
 
     def _cst_grad_off(self, expr) -> bool:
         target = expr.func if isinstance(expr, cst.Call) else expr
