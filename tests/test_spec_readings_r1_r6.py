@@ -403,3 +403,58 @@ def test_r1_an_inference_loop_with_a_warm_up_loop_is_no_epoch_loop():
                 log(pred.max().item())
         """
     assert diagnostics(source, "TPL102") == [(11, 12, ITEM, None, None)]
+
+
+# ---- actions handed back as they are to a caller that steps an environment -------------------------
+AGENT = """
+    import torch
+    import lightning.pytorch as pl
+
+    class Agent:
+        def __init__(self, net):
+            self.net = net
+
+        def __call__(self, state, device):
+            return self.random_action(state) if self.explore else self.get_action(state, device)
+
+        def get_action(self, state, device):
+            _, actions = torch.max(self.net(state.to(device)), dim=1)
+            return actions.detach().cpu().numpy()
+
+        def random_action(self, state):
+            return [0]
+
+    class DQN(pl.LightningModule):
+        def __init__(self, net, env):
+            super().__init__()
+            self.agent = Agent(net)
+            self.env = env
+
+        def test_step(self, batch, batch_idx):
+            state = self.env.reset()
+            action = self.agent(state, self.device)
+            {step}
+    """
+
+
+def test_an_action_returned_as_it_is_through_a_caller_reaches_the_environment():
+    """rules.md "A step body": a value handed to an environment's ``env.step(...)`` is host-needed.
+    ``Agent.__call__`` hands ``get_action``'s numpy actions back as they are (also through a
+    conditional expression) to ``test_step``, which steps the environment with them (lightning-
+    bolts' RL agents); a method of the value on the way (``.cpu().numpy()``) keeps it the same."""
+    source = AGENT.replace("{step}", "self.env.step(action[0])")
+    assert diagnostics(source, "TPL102") == []
+
+
+def test_an_action_kept_or_not_handed_back_as_it_is_still_syncs():
+    """Flagged twins: the step method keeps the action (no environment), or the caller does not
+    hand the callee's value back as it is."""
+    chain = " (called every step from <string>:{line} via {via})"
+    kept = AGENT.replace("{step}", "self.actions.append(action)")
+    assert diagnostics(kept, "TPL102") == [
+        (14, 15, CPU + chain.format(line=27, via="test_step → __call__"), None, None)]
+    not_as_it_is = AGENT.replace("{step}", "self.env.step(action[0])").replace(
+        "return self.random_action(state) if self.explore else self.get_action(state, device)",
+        "chosen = self.get_action(state, device); return chosen")
+    assert diagnostics(not_as_it_is, "TPL102") == [
+        (14, 15, CPU + chain.format(line=27, via="test_step → __call__"), None, None)]

@@ -278,6 +278,9 @@ class _Summariser:
                 continue
             fields = BLOCK_FIELDS.get(kind)
             if fields is None:
+                if kind is ast.Return and stmt.value is not None:
+                    # calls whose value the function hands back as it is (step_bodies: env.step)
+                    fn.setdefault("returns", []).extend(_returned_call_lines(stmt.value))
                 self._expressions(stmt, fn, scope, in_loop, step_loop)
                 self._bind_locals(stmt, fn, owner_class, scope)
                 continue
@@ -505,6 +508,15 @@ _LIBRARY_MODULES = frozenset(
     "cv2 PIL scipy matplotlib pandas tqdm torchvision warnings typing pathlib shutil subprocess".split()
 )
 _NO_VALUE = {"?": 1}  # a parameter without a literal default (a dict: never a literal's value)
+
+
+def _returned_call_lines(value) -> List[int]:
+    """Lines of the calls ``return f(...)`` or ``return f(...) if c else g(...)`` returns as they are."""
+    if type(value) is ast.Call:
+        return [value.lineno]
+    if type(value) is ast.IfExp:
+        return _returned_call_lines(value.body) + _returned_call_lines(value.orelse)
+    return []
 
 
 def _literal(node) -> object:

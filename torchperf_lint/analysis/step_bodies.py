@@ -390,13 +390,17 @@ class StepBodies:
             if record is None:
                 continue
             own = self._own_class(module, record)
+            steps_env = _steps_env(record)
+            passed_back = record.get("returns", ()) if chain.caller_steps_env else ()
             for ref, line, _, constants in record["calls"]:
                 target = self.resolve(module, ref, self_cls or own, own)
                 if target is not None:
                     self._note_arguments(target[0], ref, constants)
+                    # what a callee returns reaches the environment too when this function hands
+                    # it back as it is to a caller that steps one (``return self.get_action(s)``)
                     push(target[0], target[1],
                          Chain(chain.hops + ((path, line, qual),), chain.root_named, chain.framework,
-                               _steps_env(record), chain.framework_trains))
+                               steps_env or line in passed_back, chain.framework_trains))
 
     def _handed_to_engine(self, module: Module, handed: list) -> Optional[Key]:
         """The function of ``module`` that a call hands, at the position where the callee (a

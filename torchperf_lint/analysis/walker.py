@@ -259,8 +259,9 @@ class Context:
         """Is the value of the current node (a sync) handed back to whoever needs it on the host:
         returned by a framework step method (``return {"loss": loss, "acc": acc.item()}``, ``return
         loss.item()`` from an Ignite step: the framework hands it to its loggers), or returned to a
-        caller that steps an environment with it (``action = q.argmax().item(); return action``)?
-        Directly, inside a returned container, or through a name the function returns so
+        caller that steps an environment with it (``action = q.argmax().item(); return action``),
+        also through the caller's own ``return`` of the call (``return self.get_action(s)``)?
+        Directly, through methods of it, inside a returned container, or through a name the function returns so
         (rules.md "A step body": a value the host must have every step)."""
         chain = self.step_chain()
         if chain is None or not ((chain.framework and not chain.hops) or chain.caller_steps_env):
@@ -270,6 +271,9 @@ class Context:
             node = stack[index]
             if isinstance(node, cst.Return):
                 return True
+            if isinstance(node, cst.Attribute) and index >= 1 and isinstance(stack[index - 1], cst.Call) and (
+                    stack[index - 1].func is node):
+                continue  # a method of the value (``return actions.cpu().numpy()``)
             if isinstance(node, cst.Assign):
                 names = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
                 return len(names) == len(node.targets) and bool(names) and bool(
