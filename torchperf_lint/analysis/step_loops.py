@@ -868,7 +868,8 @@ class ModuleSteps:
 
     def _cst_trains(self, loop) -> bool:
         """The libcst twin of ``_ast_trains``."""
-        return ((isinstance(loop, cst.For) and (self.iterates_loader(loop.iter) or _last(loop.iter) in self.wrapped_loaders))
+        return ((isinstance(loop, cst.For) and (self.iterates_loader(loop.iter)
+                                                 or _last(loop.iter) in self.wrapped_loaders))
                 or self.runs_update(loop.body))
 
     def _cst_grad_off(self, expr) -> bool:
@@ -877,7 +878,8 @@ class ModuleSteps:
         return turns_grad_off(canonical(self.table.resolve(dotted)), dotted)
 
     def _cst_samples(self, loop, quiet: bool, evaluated: FrozenSet[str]) -> bool:
-        if isinstance(loop, cst.For) and (self.iterates_loader(loop.iter) or _last(loop.iter) in self.wrapped_loaders):
+        if isinstance(loop, cst.For) and (self.iterates_loader(loop.iter)
+                                          or _last(loop.iter) in self.wrapped_loaders):
             return False
         pending: List[Tuple[cst.CSTNode, bool]] = [(loop.body, quiet)]
         found = False
@@ -885,7 +887,8 @@ class ModuleSteps:
             node, inner = pending.pop()
             if _is_definition(node):
                 continue
-            if isinstance(node, cst.For) and (self.iterates_loader(node.iter) or _last(node.iter) in self.wrapped_loaders):
+            if isinstance(node, cst.For) and (self.iterates_loader(node.iter)
+                                              or _last(node.iter) in self.wrapped_loaders):
                 return False
             if isinstance(node, cst.Call) and self.is_step_call(node):
                 if not _cst_evaluates(node, inner, evaluated):
