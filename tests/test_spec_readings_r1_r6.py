@@ -54,8 +54,9 @@ def test_tpl102_numpy_with_force_copies_from_the_device():
 def test_r1_an_epoch_body_that_evaluates_under_no_grad_runs_once_per_epoch():
     """R1: the epoch loop's own model calls run under ``torch.no_grad()`` (or on a model the body
     put in eval mode, PyTorch-GAN's clustergan, and torch loss modules measuring its outputs):
-    evaluation, once per epoch; the step loop is the nested one. The sample loop beside the step loop calls the generator under ``no_grad`` and
-    iterates no loader: sample generation, not a step loop."""
+    evaluation, once per epoch; the step loop is the nested one. The sample loop beside the step
+    loop calls the generator under ``no_grad`` and iterates no loader: sample generation, not a
+    step loop."""
     source = """
         import torch
         mse = torch.nn.MSELoss()
