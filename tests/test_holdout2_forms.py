@@ -94,9 +94,11 @@ def test_tpl102_sizes_through_names_arithmetic_min_max_and_subscript_targets_are
     assert diagnostics(source, "TPL102") == []
 
 
-def test_tpl102_a_size_that_also_reaches_a_log_still_syncs():
+def test_tpl102_a_size_that_also_reaches_a_log_needs_the_host_and_an_index_still_syncs():
     """Twin: the same values, but one name derived from them is also logged or kept as a Python
-    number for a report; an index (``out[idx] = 0``) is no slice bound (a device index serves)."""
+    number for a report: the slice bound still needs the host (R3, the lead's reading of
+    2026-11-26: host-needed wins). An index (``out[idx] = 0``) is no slice bound (a device index
+    serves), and a value only printed syncs."""
     source = """
         import torch
         def train(model, loader, optimizer, out, logs):
@@ -115,8 +117,7 @@ def test_tpl102_a_size_that_also_reaches_a_log_still_syncs():
                 start = int(mask[2].sum().item())
                 print(start)
         """
-    assert diagnostics(source, "TPL102") == [
-        (9, 15, ITEM, None, None), (13, 14, ITEM, None, None), (16, 20, ITEM, None, None)]
+    assert diagnostics(source, "TPL102") == [(13, 14, ITEM, None, None), (16, 20, ITEM, None, None)]
 
 
 # ---- TPL103 in a step body: the interval is the remedy ----------------------------------------

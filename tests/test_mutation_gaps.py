@@ -358,7 +358,7 @@ def test_tpl102_sync_functions_and_allocator_queries():
 @pytest.mark.parametrize("call,what", [
     ("out.item()", "`.item()`"),
     ("out.cpu()", "`.cpu()`"),
-    ("out.numpy()", "`.numpy()`"),
+    ("out.numpy(force=True)", "`.numpy()`"),
     ("out.tolist()", "`.tolist()`"),
     ("out.nonzero()", "`.nonzero()`"),
     ("torch.nonzero(out)", "`.nonzero()`"),

@@ -239,8 +239,12 @@ def test_tpl102_host_needed_values():
         """
     assert diagnostics(source, "TPL102") == [(16, 15, SYNC.format(what="`.cpu()`"), None, None)]
     # a name held for torch is host-needed only while every use of it is
+    # R3 (the lead's reading, 2026-11-26): host-needed wins. The sections still need the host
+    # when they are also printed; a value only printed still syncs.
     used_elsewhere = source.replace("parts = tokens.split(sizes)", "parts = tokens.split(sizes); print(sizes)")
-    assert diagnostics(used_elsewhere, "TPL102") == [
+    assert diagnostics(used_elsewhere, "TPL102") == [(16, 15, SYNC.format(what="`.cpu()`"), None, None)]
+    only_printed = source.replace("parts = tokens.split(sizes)", "print(sizes)")
+    assert diagnostics(only_printed, "TPL102") == [
         (9, 16, SYNC.format(what="`.tolist()`"), None, None),
         (16, 15, SYNC.format(what="`.cpu()`"), None, None),
     ]

@@ -122,6 +122,7 @@ _SYNCBN = "convert_sync_batchnorm"
 
 
 _NO_CALLS_BELOW = frozenset((*_DEFS_AND_CLASSES, ast.Name, ast.Constant))
+_COMPREHENSIONS = frozenset((ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
 # Where statements hold statements, in ``_fields`` order (ast.walk's): a walk for assignments need
 # not enter expressions, which hold none.
 _STATEMENT_FIELDS = {
@@ -233,7 +234,8 @@ class _Summariser:
             elif callable(steps):
                 steps = steps()
             self._step_loops = {id(loop) for loop, _ in steps._loops_with_outer_counters()
-                                if steps._ast_is_intrinsic(loop) and not steps._ast_is_epoch(loop)}
+                                if steps._ast_is_intrinsic(loop) and not steps._ast_is_epoch(loop)
+                                and not steps.is_sample_loop_ast(loop)}
         return self._step_loops
 
     def _function(self, qualname: str, line: int, owner_class: Optional[str], end: int = 0) -> dict:
@@ -276,11 +278,16 @@ class _Summariser:
                 continue
             fields = BLOCK_FIELDS.get(kind)
             if fields is None:
+                if kind is ast.Return and stmt.value is not None:
+                    # calls whose value the function hands back as it is (step_bodies: env.step)
+                    fn.setdefault("returns", []).extend(_returned_call_lines(stmt.value))
                 self._expressions(stmt, fn, scope, in_loop, step_loop)
                 self._bind_locals(stmt, fn, owner_class, scope)
                 continue
             gates = kind is ast.If and bool(stmt.orelse) and self._gates(stmt, interval_names)
             if kind in _LOOPS:
+                # where the function's loops are (run_once.py: a call there may run many times)
+                fn.setdefault("loops", []).append([stmt.lineno, getattr(stmt, "end_lineno", None) or stmt.lineno])
                 self._expressions(stmt.test if kind is ast.While else stmt.iter, fn, scope, in_loop, step_loop)
                 inner_step = step_loop or id(stmt) in self._step_loop_ids()
                 if inner_step:
@@ -379,6 +386,8 @@ class _Summariser:
                 self._call(current, fn, scope, in_loop, step_loop)
             elif kind in _NO_CALLS_BELOW:
                 continue  # a nested definition (its own record) or a leaf: no call of this scope below
+            elif kind in _COMPREHENSIONS:
+                fn.setdefault("loops", []).append([current.lineno, current.end_lineno or current.lineno])
             push_children(current, push)
 
     def _call(self, call: ast.Call, fn: dict, scope: str, in_loop: bool, step_loop: bool) -> None:
@@ -499,6 +508,15 @@ _LIBRARY_MODULES = frozenset(
     "cv2 PIL scipy matplotlib pandas tqdm torchvision warnings typing pathlib shutil subprocess".split()
 )
 _NO_VALUE = {"?": 1}  # a parameter without a literal default (a dict: never a literal's value)
+
+
+def _returned_call_lines(value) -> List[int]:
+    """Lines of the calls ``return f(...)`` or ``return f(...) if c else g(...)`` returns as they are."""
+    if type(value) is ast.Call:
+        return [value.lineno]
+    if type(value) is ast.IfExp:
+        return _returned_call_lines(value.body) + _returned_call_lines(value.orelse)
+    return []
 
 
 def _literal(node) -> object:

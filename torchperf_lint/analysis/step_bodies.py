@@ -21,6 +21,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from .argument_places import HOST_KEY, UNKNOWN_KEY, passed_host
 from .project_index import Module, Project, content_digest, project_for, summarize
+from .run_once import RunOnce
 
 LIGHTNING_MODULE_STEPS = frozenset((
     "training_step", "validation_step", "test_step", "on_train_batch_start", "on_train_batch_end",
@@ -363,8 +364,11 @@ class StepBodies:
                 target = self.resolve(module, ref, self._own_class(module, scope_fn), None)
                 if target is not None:
                     push(target[0], target[1], Chain((), True, True))
+        once = RunOnce(self)
         for module in list(self._reachers):
             for qual in module.backward_functions:
+                if once.only_once((module.path, qual)):
+                    continue  # R2: every visible caller runs it once
                 push((module.path, qual), self._own_class(module, module.functions[qual]), Chain((), True, False))
         # Calls made in step loops: their callees are step bodies, with the loop's call as the chain.
         for module in list(self._reachers):
@@ -386,13 +390,17 @@ class StepBodies:
             if record is None:
                 continue
             own = self._own_class(module, record)
+            steps_env = _steps_env(record)
+            passed_back = record.get("returns", ()) if chain.caller_steps_env else ()
             for ref, line, _, constants in record["calls"]:
                 target = self.resolve(module, ref, self_cls or own, own)
                 if target is not None:
                     self._note_arguments(target[0], ref, constants)
+                    # what a callee returns reaches the environment too when this function hands
+                    # it back as it is to a caller that steps one (``return self.get_action(s)``)
                     push(target[0], target[1],
                          Chain(chain.hops + ((path, line, qual),), chain.root_named, chain.framework,
-                               _steps_env(record), chain.framework_trains))
+                               steps_env or line in passed_back, chain.framework_trains))
 
     def _handed_to_engine(self, module: Module, handed: list) -> Optional[Key]:
         """The function of ``module`` that a call hands, at the position where the callee (a

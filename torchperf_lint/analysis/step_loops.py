@@ -23,13 +23,13 @@ from __future__ import annotations
 import ast
 import re
 import weakref
-from typing import Dict, FrozenSet, Iterator, List, Optional, Set
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from .names import bound_names, dotted_name_ast, is_torch_name
+from .names import bound_names, canonical, dotted_name_ast, is_torch_name, turns_grad_off
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
-from .tree import descendants
+from .tree import children, descendants
 
 # ---- names (shared by the libcst and the ast side) ----------------------------------------------
 # A model is held in a variable named by a noun, at most one qualifier before it; functions that
@@ -49,6 +49,7 @@ OPTIMIZER_WORD = re.compile(r"optim|(^|_)opt(_|$)|scaler|^opt", re.I)
 _LOADER_WORD = re.compile(r"(?:loader|loaders)$", re.I)
 _NOT_LOADER = re.compile(r"(?:down|up|pre)loaders?$", re.I)
 _WRAPPERS = frozenset(("DistributedDataParallel", "DataParallel", "FullyShardedDataParallel"))
+_LOSS_CLASS = re.compile(r"torch\.nn\.(?:modules\.loss\.)?\w+Loss$")
 # Builtins that only look at what they are given (``print(model)``): no move (``unmoved_models``).
 _LOOKS_ONLY = frozenset("print str repr isinstance type len id hasattr getattr".split())
 # Methods that put a module on a device (``unmoved_models``).
@@ -134,6 +135,8 @@ class ModuleSteps:
         # alive until the cyclic garbage collector finds it.
         self._facts = weakref.proxy(facts) if facts is not None else None
         self.objects: Set[str] = set()  # last names bound to nn.Module instances made in the module
+        self.loss_objects: Set[str] = set()  # ... to torch's loss modules (``nn.MSELoss()``)
+        self.wrapped_loaders: Set[str] = set()  # ... to ``tqdm(loader)``, ``enumerate(loader)``
         self.loaders: Set[str] = set()  # last names bound to DataLoader(...)
         self.pinned_loaders: Set[str] = set()
         self.unpinned_loaders: Set[str] = set()
@@ -155,6 +158,10 @@ class ModuleSteps:
         self._takes_apart: Dict[Optional[str], bool] = {}
         self._updating: Optional[FrozenSet[str]] = None
         self._unmoved: Optional[FrozenSet[str]] = None
+        # id of a loop -> (it is epoch-level, ids of its sample-generation loops): R1
+        self._epoch_facts: Dict[int, Tuple[bool, FrozenSet[int]]] = {}
+        self._cst_epoch: Dict[int, tuple] = {}  # id -> (the libcst loop, its facts)
+        self._sample_ids: Optional[FrozenSet[int]] = None
 
     # -- module facts ------------------------------------------------------------------------------
     def _qual(self, node) -> Optional[str]:
@@ -268,6 +275,8 @@ class ModuleSteps:
                 self.class_instances.update(names)
             if self._makes_module(value):
                 self.objects.update(names)
+                if _LOSS_CLASS.match(self._qual(value.func) or ""):
+                    self.loss_objects.update(names)
             loader = self._loader_call(value)
             if loader is None and _last_ast(value.func) in factories:
                 loader = factories[_last_ast(value.func)]  # ``train_data = prepare_dataloader(ds, 32)``
@@ -286,6 +295,9 @@ class ModuleSteps:
                 _holds_device_tensors(a) for a in value.args
             ):
                 device_datasets.update(names)
+            elif (is_iterating_wrapper(_last_ast(value.func)) and _last_ast(value.func) != "iter" and value.args
+                  and self.ast_iterates_loader(value.args[0])):
+                self.wrapped_loaders.update(names)  # ``bar = tqdm(val_loader)``: R1's sample loops
             elif (isinstance(value.func, ast.Name) and value.func.id == "iter"
                   and value.args and self.ast_iterates_loader(value.args[0])):
                 self.iterators.update(names)
@@ -387,23 +399,118 @@ class ModuleSteps:
         return self._body_runs_step(loop)
 
     def _ast_is_epoch(self, loop) -> bool:
-        """Its own body runs no step, but a nested loop does."""
-        own: List[ast.AST] = []
-        nested = False
-        pending = list(loop.body)
+        """Its own body runs no step, but a nested loop does. The lead's reading R1 (2026-11-26):
+        a model call of its own body under ``torch.no_grad()``/``inference_mode()``, or of a model
+        that body puts in eval mode (``generator.eval()``), evaluates once per epoch: no step. Then
+        the nested step loop must be one that is not sample generation (``ast_sample_loops``)."""
+        return self._ast_epoch_facts(loop)[0]
+
+    def ast_sample_loops(self, loop) -> FrozenSet[int]:
+        """Ids of the sample-generation loops of ``loop``'s own body when ``loop`` is epoch-level
+        (R1): beside the step loop, not inside it, they call a model under no_grad (or one put in
+        eval mode) and iterate no loader, call no backward and step no optimizer."""
+        return self._ast_epoch_facts(loop)[1]
+
+    def is_sample_loop_ast(self, loop) -> bool:
+        """Is ``loop`` a sample-generation loop of an epoch-level loop of the file (R1)?"""
+        if self._sample_ids is None:
+            found: Set[int] = set()
+            for outer, _ in self._loops_with_outer_counters():
+                found.update(self.ast_sample_loops(outer))
+            self._sample_ids = frozenset(found)
+        return id(loop) in self._sample_ids
+
+    def _ast_epoch_facts(self, loop) -> Tuple[bool, FrozenSet[int]]:
+        known = self._epoch_facts.get(id(loop))
+        if known is not None:
+            return known
+        own: List[Tuple[ast.Call, bool]] = []
+        nested: List[Tuple[ast.AST, bool]] = []
+        pending: List[Tuple[ast.AST, bool]] = [(node, False) for node in loop.body]
         while pending:
-            node = pending.pop()
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            node, quiet = pending.pop()
+            kind = type(node)
+            if kind in _DEFINITIONS_SET:
                 continue
-            if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-                nested = nested or self._body_runs_step(node)
-                own.append(node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else node.test)
+            if kind in _LOOP_TYPES:
+                nested.append((node, quiet))
+                pending.append((node.test if kind is ast.While else node.iter, quiet))
                 continue
-            own.append(node)
-            pending.extend(ast.iter_child_nodes(node))
-        if any(isinstance(n, ast.Call) and self._ast_is_step_call(n) for n in own):
+            if kind is ast.Call:
+                own.append((node, quiet))
+            elif (kind is ast.With or kind is ast.AsyncWith) and any(
+                    self._ast_grad_off(item.context_expr) for item in node.items):
+                pending.extend((item, quiet) for item in node.items)
+                pending.extend((child, True) for child in node.body)
+                continue
+            pending.extend((child, quiet) for child in ast.iter_child_nodes(node))
+        # a loss module measures: without a backward in the body, what it computes is evaluation
+        evaluated = _ast_evaluated_names(call for call, _ in own) | self.loss_objects
+        steps = [(call, quiet) for call, quiet in own if self._ast_is_step_call(call)]
+        facts: Tuple[bool, FrozenSet[int]] = (False, frozenset())
+        if all(self._ast_evaluates(call, quiet, evaluated) for call, quiet in steps):
+            samples = frozenset(id(node) for node, quiet in nested if self._ast_samples(node, quiet, evaluated))
+            if any(id(node) not in samples and self._body_runs_step(node)
+                   and (not steps or self._ast_trains(node)) for node, _ in nested):
+                facts = (True, samples)  # beside a step loop (one that trains, when the body evaluates): R1
+            elif not steps and samples:
+                facts = (True, frozenset())  # its only nested step loops make samples: as before R1
+        self._epoch_facts[id(loop)] = facts
+        return facts
+
+    def _ast_trains(self, loop) -> bool:
+        """The step loop an evaluating epoch body needs beside it (R1): it iterates a loader or
+        runs the update; a warm-up loop that only calls the model (yolov7's ``detect.py``) makes
+        no epoch of the loop around it."""
+        return ((type(loop) is not ast.While and (self.ast_iterates_loader(loop.iter)
+                                                   or _last_ast(loop.iter) in self.wrapped_loaders))
+                or _ast_runs_update(loop.body, self))
+
+    def _ast_grad_off(self, expr) -> bool:
+        target = expr.func if isinstance(expr, ast.Call) else expr
+        dotted = dotted_name_ast(target)
+        return turns_grad_off(canonical(self.table.resolve(dotted)), dotted)
+
+    def _ast_evaluates(self, call: ast.Call, quiet: bool, evaluated: FrozenSet[str]) -> bool:
+        """A model call (not ``.backward()``, an optimizer's ``.step()`` or ``next(loader)``) with
+        autograd off, or of a model put in eval mode in the same body: evaluation, not a step."""
+        func = call.func
+        if isinstance(func, ast.Attribute):
+            if func.attr in ("backward", "step"):
+                return False
+            name = _last_ast(func.value) if func.attr == "forward" else func.attr
+        else:
+            if isinstance(func, ast.Name) and func.id == "next":
+                return False
+            name = _last_ast(func)
+        return quiet or name in evaluated
+
+    def _ast_samples(self, loop, quiet: bool, evaluated: FrozenSet[str]) -> bool:
+        """R1's sample generation: ``loop`` (beside an epoch's step loop) iterates no loader, and
+        every step call in it, nested loops included, is an evaluating model call."""
+        if type(loop) is not ast.While and (self.ast_iterates_loader(loop.iter)
+                                            or _last_ast(loop.iter) in self.wrapped_loaders):
             return False
-        return nested
+        pending: List[Tuple[ast.AST, bool]] = [(node, quiet) for node in loop.body]
+        found = False
+        while pending:
+            node, inner = pending.pop()
+            kind = type(node)
+            if kind in _DEFINITIONS_SET:
+                continue
+            if (kind is ast.For or kind is ast.AsyncFor) and (self.ast_iterates_loader(node.iter)
+                                                              or _last_ast(node.iter) in self.wrapped_loaders):
+                return False
+            if kind is ast.Call and self._ast_is_step_call(node):
+                if not self._ast_evaluates(node, inner, evaluated):
+                    return False
+                found = True
+            if (kind is ast.With or kind is ast.AsyncWith) and any(
+                    self._ast_grad_off(item.context_expr) for item in node.items):
+                pending.extend((child, True) for child in node.body)
+                continue
+            pending.extend((child, inner) for child in ast.iter_child_nodes(node))
+        return found
 
     def may_hold_step_loop(self, statements) -> bool:
         """Could a loop among ``statements`` (a unit's ast) be a step loop for the libcst side
@@ -546,7 +653,7 @@ class ModuleSteps:
 
         seeds: Set[str] = set()
         for loop, around in self._loops_with_outer_counters():
-            if self._ast_is_intrinsic(loop) and not self._ast_is_epoch(loop):
+            if self._ast_is_intrinsic(loop) and not self._ast_is_epoch(loop) and not self.is_sample_loop_ast(loop):
                 own = frozenset(bound_names(loop.target)) if isinstance(loop, (ast.For, ast.AsyncFor)) else frozenset()
                 counters = around - own
                 calls_in(loop.body, seeds, counters, _ast_interval_names(loop.body, counters))
@@ -715,26 +822,117 @@ class ModuleSteps:
         return self.runs_step(loop.body)
 
     def is_epoch_loop(self, loop) -> bool:
-        """Its body runs no step itself, but a nested loop does."""
-        nested_steps = False
+        """Its body runs no step itself, but a nested loop does (R1: evaluating model calls are no
+        step, see ``_ast_is_epoch``)."""
+        return self._cst_epoch_facts(loop)[0]
 
-        def prune(node) -> bool:
-            nonlocal nested_steps
+    def is_sample_loop(self, loop, epoch) -> bool:
+        """Is ``loop`` a sample-generation loop of the epoch-level loop ``epoch`` (R1)?"""
+        return self.is_epoch_loop(epoch) and id(loop) in self._cst_epoch_facts(epoch)[1]
+
+    def _cst_epoch_facts(self, loop) -> Tuple[bool, FrozenSet[int]]:
+        known = self._cst_epoch.get(id(loop))
+        if known is not None and known[0] is loop:  # a unit's tree may be gone and its ids reused
+            return known[1]
+        own: List[Tuple[cst.Call, bool]] = []
+        nested: List[Tuple[cst.CSTNode, bool]] = []
+        pending: List[Tuple[cst.CSTNode, bool]] = [(loop.body, False)]
+        while pending:
+            node, quiet = pending.pop()
+            if _is_definition(node):
+                continue
             if isinstance(node, (cst.For, cst.While)):
-                if not nested_steps and self.runs_step(node.body):
-                    nested_steps = True
-                return True
-            return _is_definition(node)
-
-        for node in descendants(loop.body, prune=prune):
-            if isinstance(node, cst.Call) and self.is_step_call(node):
-                return False
-            if isinstance(node, cst.For):
+                nested.append((node, quiet))
                 # The iterable of a nested ``for`` is evaluated by this loop's own body.
-                if any(isinstance(n, cst.Call) and self.is_step_call(n)
-                       for n in descendants(node.iter, prune=_is_definition)):
+                pending.append((node.iter if isinstance(node, cst.For) else node.test, quiet))
+                continue
+            if isinstance(node, cst.Call):
+                own.append((node, quiet))
+            elif isinstance(node, cst.With) and any(self._cst_grad_off(item.item) for item in node.items):
+                pending.extend((item, quiet) for item in node.items)
+                pending.append((node.body, True))
+                continue
+            pending.extend((child, quiet) for _, child in children(node))
+        evaluated = _cst_evaluated_names(call for call, _ in own) | self.loss_objects
+        steps = [(call, quiet) for call, quiet in own if self.is_step_call(call)]
+        facts: Tuple[bool, FrozenSet[int]] = (False, frozenset())
+        if all(_cst_evaluates(call, quiet, evaluated) for call, quiet in steps):
+            samples = frozenset(id(node) for node, quiet in nested if self._cst_samples(node, quiet, evaluated))
+            if any(id(node) not in samples and self.runs_step(node.body)
+                   and (not steps or self._cst_trains(node)) for node, _ in nested):
+                facts = (True, samples)  # beside a step loop (one that trains, when the body evaluates): R1
+            elif not steps and samples:
+                facts = (True, frozenset())  # its only nested step loops make samples: as before R1
+        self._cst_epoch[id(loop)] = (loop, facts)
+        return facts
+
+    def _cst_trains(self, loop) -> bool:
+        """The libcst twin of ``_ast_trains``."""
+        return ((isinstance(loop, cst.For) and (self.iterates_loader(loop.iter)
+                                                 or _last(loop.iter) in self.wrapped_loaders))
+                or self.runs_update(loop.body))
+
+    def _cst_grad_off(self, expr) -> bool:
+        target = expr.func if isinstance(expr, cst.Call) else expr
+        dotted = _cst_dotted(target)
+        return turns_grad_off(canonical(self.table.resolve(dotted)), dotted)
+
+    def _cst_samples(self, loop, quiet: bool, evaluated: FrozenSet[str]) -> bool:
+        if isinstance(loop, cst.For) and (self.iterates_loader(loop.iter)
+                                          or _last(loop.iter) in self.wrapped_loaders):
+            return False
+        pending: List[Tuple[cst.CSTNode, bool]] = [(loop.body, quiet)]
+        found = False
+        while pending:
+            node, inner = pending.pop()
+            if _is_definition(node):
+                continue
+            if isinstance(node, cst.For) and (self.iterates_loader(node.iter)
+                                              or _last(node.iter) in self.wrapped_loaders):
+                return False
+            if isinstance(node, cst.Call) and self.is_step_call(node):
+                if not _cst_evaluates(node, inner, evaluated):
                     return False
-        return nested_steps
+                found = True
+            if isinstance(node, cst.With) and any(self._cst_grad_off(item.item) for item in node.items):
+                pending.append((node.body, True))
+                continue
+            pending.extend((child, inner) for _, child in children(node))
+        return found
+
+
+def _ast_evaluated_names(calls) -> FrozenSet[str]:
+    """Last names of the receivers of ``X.eval()`` among ``calls`` (a model put in eval mode)."""
+    return frozenset(_last_ast(c.func.value) for c in calls
+                     if isinstance(c.func, ast.Attribute) and c.func.attr == "eval" and not c.args)
+
+
+def _cst_evaluated_names(calls) -> FrozenSet[str]:
+    return frozenset(_last(c.func.value) for c in calls
+                     if isinstance(c.func, cst.Attribute) and c.func.attr.value == "eval" and not c.args)
+
+
+def _cst_evaluates(call: cst.Call, quiet: bool, evaluated: FrozenSet[str]) -> bool:
+    """The libcst twin of ModuleSteps._ast_evaluates."""
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        if func.attr.value in ("backward", "step"):
+            return False
+        name = _last(func.value) if func.attr.value == "forward" else func.attr.value
+    else:
+        if isinstance(func, cst.Name) and func.value == "next":
+            return False
+        name = _last(func)
+    return quiet or name in evaluated
+
+
+def _cst_dotted(expr) -> Optional[str]:
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        head = _cst_dotted(expr.value)
+        return f"{head}.{expr.attr.value}" if head else None
+    return None
 
 
 # ---- retry loops (libcst) ------------------------------------------------------------------------

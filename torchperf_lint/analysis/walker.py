@@ -259,8 +259,9 @@ class Context:
         """Is the value of the current node (a sync) handed back to whoever needs it on the host:
         returned by a framework step method (``return {"loss": loss, "acc": acc.item()}``, ``return
         loss.item()`` from an Ignite step: the framework hands it to its loggers), or returned to a
-        caller that steps an environment with it (``action = q.argmax().item(); return action``)?
-        Directly, inside a returned container, or through a name the function returns so
+        caller that steps an environment with it (``action = q.argmax().item(); return action``),
+        also through the caller's own ``return`` of the call (``return self.get_action(s)``)?
+        Directly, through methods of it, inside a returned container, or through a name the function returns so
         (rules.md "A step body": a value the host must have every step)."""
         chain = self.step_chain()
         if chain is None or not ((chain.framework and not chain.hops) or chain.caller_steps_env):
@@ -270,6 +271,9 @@ class Context:
             node = stack[index]
             if isinstance(node, cst.Return):
                 return True
+            if isinstance(node, cst.Attribute) and index >= 1 and isinstance(stack[index - 1], cst.Call) and (
+                    stack[index - 1].func is node):
+                continue  # a method of the value (``return actions.cpu().numpy()``)
             if isinstance(node, cst.Assign):
                 names = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
                 return len(names) == len(node.targets) and bool(names) and bool(
@@ -342,9 +346,11 @@ class Context:
 
     def _classify_loop(self, loop: Block) -> bool:
         steps = self.steps
+        blocks = self.frame.blocks
+        if self._makes_samples(loop):
+            return False
         if steps.is_intrinsic(loop.node):
             return True
-        blocks = self.frame.blocks
         if loop in blocks:
             for outer in blocks[: blocks.index(loop)]:
                 if (outer.kind == LOOP and not self.is_epoch_loop(outer) and self.is_step_loop(outer)
@@ -359,6 +365,17 @@ class Context:
                 return False
             frame = frame.parent  # a lambda or comprehension scope runs where its function runs
         return frame is not None and frame.node.name.value in steps.step_called
+
+    def _makes_samples(self, loop: Block) -> bool:
+        """R1: a loop of an epoch-level loop's own body (beside its step loop) that generates
+        samples under no_grad runs once per epoch: not a step loop (step_loops.is_sample_loop)."""
+        blocks = self.frame.blocks
+        if loop not in blocks:
+            return False
+        loops = [b for b in blocks[: blocks.index(loop) + 1] if b.kind == LOOP]
+        # the loop itself, or a loop around it (a decoding loop inside the sample loop)
+        return any(self.steps.is_sample_loop(inner.node, outer.node) and not self._runs_every_step_of_a_body(outer)
+                   for outer, inner in zip(loops, loops[1:]))
 
     def in_step_loop(self) -> bool:
         """Is the current node "in a loop" (spec: the innermost loop, not an epoch-level one, and not

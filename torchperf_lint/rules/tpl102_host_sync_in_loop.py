@@ -9,7 +9,7 @@ import libcst as cst
 from ..analysis import value_flow
 from ..analysis.host_only import host_only_script
 from ..analysis.python_containers import container_attributes
-from ..analysis.syntax import assigned_names, branch_leaves, is_model_name, last_identifier, method_call
+from ..analysis.syntax import OPTIMIZER_WORD, assigned_names, branch_leaves, is_model_name, last_identifier, method_call
 from ..analysis.tree import descendants
 from ..analysis.walker import Rule, compile_text_tests
 
@@ -25,6 +25,10 @@ _TIMERS = frozenset((
     "time.perf_counter", "time.time", "time.monotonic", "time.perf_counter_ns", "time.time_ns",
     "time.monotonic_ns", "timeit.default_timer",
 ))
+# How far after ``torch.cuda.synchronize()`` the timer read may come (R6), and the modules whose
+# calls between them queue nothing on the device.
+_MAX_STATEMENTS_BEFORE_TIMER = 6
+_HOST_MODULES = frozenset(("time", "timeit", "logging", "math", "datetime"))
 # Arguments torch itself needs on the host (spec: host-needed): callee name -> (positional indexes,
 # keywords). For a method (``x.split(sizes)``) the receiver is not counted.
 _HOST_ARGUMENTS = {
@@ -90,6 +94,10 @@ class HostSyncInLoop(Rule):
 
     needs_step_loop = True  # reports only in a step loop (_in_step: in_step_loop)
 
+    def __init__(self, ctx, sink: list):
+        super().__init__(ctx, sink)
+        self._training_loops: dict = {}  # id of a loop body -> (the body, it trains): _trains
+
     @classmethod
     def may_match(cls, text: str) -> bool:
         return (cls._has_loop_word(text) and (cls._has_sync(text) or cls._reads_tensor(text))
@@ -107,6 +115,8 @@ class HostSyncInLoop(Rule):
                 if not data:
                     return
                 receiver = data[0].value
+            if name == "numpy" and not _forces_copy(node):
+                return  # torch raises on a device tensor's ``.numpy()``: what it reads is on the host
             if not self._in_step():
                 return
             if ctx.is_host_value(receiver) or self._narrowed_to_numpy(receiver):
@@ -230,8 +240,12 @@ class HostSyncInLoop(Rule):
         if _converts_to_host(value) and self._reaches_host_library(scope, name, statement):
             return True
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
-        return self._uses_need_host(scope, name, list(_name_uses(body, name, [scope], statement, [False],
-                                                                 target_loads=True)) + carried, {name})
+        # One host-needed use is enough (R3); not one the value cannot reach (the ``else`` of an
+        # ``if`` whose body makes it, or after an unconditional new value)
+        around = {id(n) for n in stack}
+        return self._uses_need_host(scope, name, list(_name_uses(body, name, [scope], statement, [False], [False],
+                                                                 target_loads=True, rebinding_ends=around))
+                                    + carried, {name})
 
     def _carried_uses(self, name: str, statement) -> list:
         """The uses the next time round of ``name += ...`` in the innermost loop: every load of
@@ -274,39 +288,38 @@ class HostSyncInLoop(Rule):
         return False
 
     def _uses_need_host(self, scope, name: str, uses, seen: set) -> bool:
-        """Does every use in ``uses`` (of ``name``) need the value on the host, with at least one
-        that does? A use may also test it (``if n > 0:``, ``0 <= i < t.size(0)``), take its length,
-        rebind the name to an item of it (``ind = ind[0]``), or give, through arithmetic and
-        ``min``/``max``/``int``, another name whose uses need the host in the same way
-        (``slen = s.item()``; ``n = slen - plen``; ``t[start : start + n]``): sizes and slice
-        bounds reached through a few names (spec: shapes and sizes are host-needed), also through a
-        clamp of the name into itself (``start = max(0, start)``; ``k = max(k, 1)`` before
-        ``torch.topk(x, k)``, whose ``k`` torch reads on the host: the development set's labels
-        count that one as a per-step sync, rules.md does not, docs/precision.md 2026-11-26 prec3)."""
-        needed = False
+        """Does a use in ``uses`` (of ``name``) need the value on the host? One is enough (the
+        lead's reading R3, 2026-11-26: host-needed wins; the sync cannot go while that use stays,
+        whatever the other uses read). A use that only tests it (``if n > 0:``,
+        ``0 <= i < t.size(0)``) or takes its length needs nothing by itself; a use may rebind the
+        name to an item of it (``ind = ind[0]``), or give, through arithmetic and
+        ``min``/``max``/``int``, another name with such a use (``slen = s.item()``;
+        ``n = slen - plen``; ``t[start : start + n]``): sizes and slice bounds reached through a
+        few names (spec: shapes and sizes are host-needed), also through a clamp of the name into
+        itself (``start = max(0, start)``; ``k = max(k, 1)`` before ``torch.topk(x, k)``, whose
+        ``k`` torch reads on the host: the development set's labels count that one as a per-step
+        sync, rules.md does not, docs/precision.md 2026-11-26 prec3)."""
         for path in uses:
             if self._host_needed_use(path):
-                needed = True
+                return True
+            if _tests_size(path):
                 continue
-            if _tests_size(path) or self._size_through_arithmetic(path):
-                needed = needed or not _tests_size(path)
-                continue
+            if self._size_through_arithmetic(path):
+                return True
             derived = _derived_assignment(path)
             if derived is None:
-                return False
-            derived_name, statement, _ = derived
-            if derived_name == name:
-                # ``ind = ind[0]``, ``k = max(k, 1)``, ``start = max(0, start)``: an item or a clamp of
-                # itself, still a size; its later uses are in ``uses`` already
                 continue
-            if derived_name in seen or len(seen) > 4:
-                return False
+            derived_name, statement, _ = derived
+            if derived_name == name or derived_name in seen or len(seen) > 4:
+                # ``ind = ind[0]``, ``k = max(k, 1)``: an item or a clamp of itself, whose later
+                # uses are in ``uses`` already
+                continue
             body = scope.body if isinstance(scope, cst.FunctionDef) else scope
-            later = list(_name_uses(body, derived_name, [scope], statement, [False], target_loads=True))
-            if not later or not self._uses_need_host(scope, derived_name, later, seen | {derived_name}):
-                return False
-            needed = True
-        return needed
+            later = list(_name_uses(body, derived_name, [scope], statement, [False], [False], target_loads=True,
+                                    rebinding_ends=_ancestors(path)))
+            if later and self._uses_need_host(scope, derived_name, later, seen | {derived_name}):
+                return True
+        return False
 
     def _size_through_arithmetic(self, path) -> bool:
         """A slice bound or ``F.pad`` width computed from the value (``t[s : s + n]``,
@@ -387,7 +400,7 @@ class HostSyncInLoop(Rule):
                 if path[index + 1] is not node.test or not branch_leaves(node.body):
                     return False
                 loop = next((n for n in reversed(path[:index]) if isinstance(n, (cst.For, cst.While))), None)
-                return loop is not None and not self.ctx.steps.runs_update(loop.body)
+                return loop is not None and not self._trains(loop.body)
             if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.FunctionDef, cst.Lambda)):
                 return False
         return False
@@ -457,7 +470,7 @@ class HostSyncInLoop(Rule):
         if not isinstance(receiver, cst.Name):
             return False
         loop = self.ctx.innermost_loop()
-        if loop is None or self.ctx.steps.runs_update(loop.node.body):
+        if loop is None or self._trains(loop.node.body):
             return False
         name = receiver.value
 
@@ -484,46 +497,73 @@ class HostSyncInLoop(Rule):
             loop_node = loop.node if loop is not None else None
         else:
             loop_node = node
-        return loop_node is not None and not ctx.steps.runs_update(loop_node.body)
+        return loop_node is not None and not self._trains(loop_node.body)
+
+    def _trains(self, body) -> bool:
+        """Does a loop's body run the update (``steps.runs_update``), or hand the optimizer to a call
+        or call a loss scaler (``loss_scaler(loss, optimizer, parameters=...)``: the DeiT/MAE
+        wrapper that runs backward and step in another module)? Then a stop test in it is a
+        training loop's NaN check, which checking every N steps would do (rules.md: the loop-stop
+        reading is for loops that run no update: decoding). Worked out once per loop."""
+        known = self._training_loops.get(id(body))
+        if known is not None and known[0] is body:
+            return known[1]
+        trains = self.ctx.steps.runs_update(body) or any(
+            isinstance(n, cst.Call) and any(_names_optimizer(e) for e in (n.func, *(a.value for a in n.args)))
+            for n in descendants(body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))))
+        self._training_loops[id(body)] = (body, trains)
+        return trains
 
     def _brackets_timer(self) -> bool:
-        """``torch.cuda.synchronize()`` followed at once by a timer read (``t1 = time.perf_counter()``),
-        also when it is the last statement of an ``if`` (``if cuda: torch.cuda.synchronize()``) that
-        the timer read follows: a benchmark that needs the device idle before it reads the clock."""
+        """``torch.cuda.synchronize()`` followed, before any other device work, by a timer read
+        (``t1 = time.perf_counter()``), also when it is the last statement of an ``if``
+        (``if cuda: torch.cuda.synchronize()``) that the timer read follows: the user asked for
+        that timing, and the clock means nothing without the wait (the lead's reading R6,
+        2026-11-26: host-needed anywhere, not only in a benchmark). Statements that do no device
+        work may stand between (``n += 1``, ``print("done")``, ``logging.info(...)``)."""
         stack = self.ctx.stack
         for index in range(len(stack) - 1, 0, -1):
             line = stack[index]
             if isinstance(line, cst.SimpleStatementLine):
                 small = list(line.body)
                 position = next((i for i, s in enumerate(small) if stack[index + 1] is s), None)
-                if position is not None and position + 1 < len(small):
-                    return self._reads_timer(small[position + 1])
-                following = self._next_statement(index)
-                return following is not None and self._reads_timer(following)
+                if position is None:
+                    return False
+                for statement in small[position + 1:]:
+                    if self._reads_timer(statement):
+                        return True
+                    if not self._host_only_work(statement):
+                        return False
+                path = list(stack[:index + 1])
+                for _ in range(_MAX_STATEMENTS_BEFORE_TIMER):
+                    found = _next_statement(path, len(path) - 1)
+                    if found is None:
+                        return False
+                    path = found
+                    if self._reads_timer(path[-1]):
+                        return True
+                    if not self._host_only_work(path[-1]):
+                        return False
+                return False
         return False
 
-    def _next_statement(self, index: int):
-        """The statement run right after the statement at ``ctx.stack[index]``, leaving the ``if``
-        blocks it ends (None when it ends a loop or a function, or there is none)."""
-        stack = self.ctx.stack
-        while index >= 1:
-            statement, block = stack[index], stack[index - 1]
-            if not isinstance(block, (cst.IndentedBlock, cst.Module)):
-                return None
-            body = list(block.body)
-            at = next((i for i, s in enumerate(body) if s is statement), None)
-            if at is None:
-                return None
-            if at + 1 < len(body):
-                return body[at + 1]
-            owner = stack[index - 2] if index >= 2 else None
-            if isinstance(owner, cst.If) and owner.body is block:
-                index -= 2  # the last statement of an ``if`` body: what follows the ``if``
-                while index >= 2 and isinstance(stack[index - 1], cst.If) and stack[index - 1].orelse is stack[index]:
-                    index -= 1  # an ``elif``: its ``if`` ends with it
-                continue
-            return None
-        return None
+    def _host_only_work(self, statement) -> bool:
+        """A simple statement whose calls are Python builtins, of the standard library's time,
+        logging and math modules, or a tensor's ``size()``/``dim()``/``numel()``: nothing queued on
+        the device."""
+        if not isinstance(statement, (cst.SimpleStatementLine, cst.BaseSmallStatement)):
+            return False
+        for node in descendants(statement):
+            if isinstance(node, cst.Call):
+                func = node.func
+                if isinstance(func, cst.Name) and self.ctx.is_builtin(func.value):
+                    continue
+                if (self.ctx.qualname(func) or "").split(".", 1)[0] in _HOST_MODULES:
+                    continue
+                if isinstance(func, cst.Attribute) and func.attr.value in ("size", "dim", "numel"):
+                    continue  # a tensor's metadata, read on the host
+                return False
+        return True
 
     def _reads_timer(self, node: cst.CSTNode) -> bool:
         if isinstance(node, cst.SimpleStatementLine):
@@ -550,6 +590,57 @@ class HostSyncInLoop(Rule):
         ctx = self.ctx
         return (ctx.in_step_loop() and not ctx.leaves_loop(ctx.step_loop(), body_returns=False)
                 and not ctx.returned_to_framework() and not (ctx.step_body() is not None and _host_only(ctx.facts)))
+
+
+def _forces_copy(call: cst.Call) -> bool:
+    """``t.numpy(force=True)`` (torch 1.13+) copies a device tensor to the host first: a sync. A
+    bare ``t.numpy()`` raises on a device tensor ("can't convert cuda:0 device type tensor to
+    numpy"), so the tensor it reads is on the host and nothing waits: the copy, if any, is the
+    ``.cpu()`` before it, reported by itself (rules.md "Where a value lives": the receiver of a
+    bare ``.numpy()`` is known to live on the host). ``force=flag`` with a value the linter cannot
+    see is no copy it can show (silence beats guessing)."""
+    return any(a.keyword is not None and a.keyword.value == "force"
+               and isinstance(a.value, cst.Name) and a.value.value == "True" for a in call.args)
+
+
+_BRANCHING = (cst.If, cst.For, cst.While, cst.Try, cst.Else)
+
+
+def _ancestors(path) -> set:
+    return {id(n) for n in path}
+
+
+def _names_optimizer(expr) -> bool:
+    """``optimizer``, ``self.opt``, ``loss_scaler``, the receiver of ``optimizer.zero_grad``: an
+    optimizer or a gradient scaler (a scheduler is neither)."""
+    name = last_identifier(expr.value) if isinstance(expr, cst.Attribute) and isinstance(
+        expr.value, (cst.Name, cst.Attribute)) else last_identifier(expr)
+    names = [name, last_identifier(expr)] if isinstance(expr, cst.Attribute) else [name]
+    return any(n is not None and OPTIMIZER_WORD.search(n) is not None and "sched" not in n.lower() for n in names)
+
+
+def _next_statement(stack: list, index: int) -> Optional[list]:
+    """The path (``stack`` down to it) of the statement run right after the statement at
+    ``stack[index]``, leaving the ``if`` blocks it ends (None when it ends a loop or a function,
+    or there is none)."""
+    while index >= 1:
+        statement, block = stack[index], stack[index - 1]
+        if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+            return None
+        body = list(block.body)
+        at = next((i for i, s in enumerate(body) if s is statement), None)
+        if at is None:
+            return None
+        if at + 1 < len(body):
+            return list(stack[:index]) + [body[at + 1]]
+        owner = stack[index - 2] if index >= 2 else None
+        if isinstance(owner, cst.If) and owner.body is block:
+            index -= 2  # the last statement of an ``if`` body: what follows the ``if``
+            while index >= 2 and isinstance(stack[index - 1], cst.If) and stack[index - 1].orelse is stack[index]:
+                index -= 1  # an ``elif``: its ``if`` ends with it
+            continue
+        return None
+    return None
 
 
 def _host_only(facts) -> bool:
@@ -762,24 +853,28 @@ def _shows_tensor(value: cst.BaseExpression, ctx) -> bool:
 
 
 def _name_uses(node: cst.CSTNode, name: str, path: list, after: cst.CSTNode, passed: list,
-               reaching: Optional[list] = None, target_loads: bool = False):
+               reaching: Optional[list] = None, target_loads: bool = False, rebinding_ends: bool = True):
     """Root-to-node paths of the loads of ``name`` below ``node`` (``path``: the nodes above it)
     that come after the statement ``after`` in source order (``passed[0]`` turns True there),
     nested definitions and assignment targets left out. With ``reaching``, only the uses the value
     assigned at ``after`` can reach: none in the ``else``/``elif`` of an ``if`` whose body holds
     ``after``, and none after the first later ``name = ...`` whose value does not read ``name``
     (a new value, not one derived from it: ``m = m[order]`` goes on, ``m = np.zeros(3)`` ends it;
-    ``reaching[0]`` turns True). With ``target_loads``, also the loads inside a subscript or
-    attribute target (``mask[i][:n] = 0`` reads ``n``)."""
+    ``reaching[0]`` turns True; with ``rebinding_ends`` a set of node ids (the statement's
+    ancestors), only a rebinding that runs whenever the statement does ends it: not one inside an
+    ``if``, loop or ``try`` the statement is not in). With ``target_loads``, also the loads inside a subscript or attribute target
+    (``mask[i][:n] = 0`` reads ``n``)."""
     if node is after:
         passed[0] = True
         return
     if reaching is not None and reaching[0]:
         return
     path = path + [node]
-    if (reaching is not None and passed[0] and isinstance(node, cst.Assign)
+    if (reaching is not None and rebinding_ends and passed[0] and isinstance(node, cst.Assign)
             and any(name in assigned_names(t.target) for t in node.targets)
-            and not any(isinstance(n, cst.Name) and n.value == name for n in descendants(node.value))):
+            and not any(isinstance(n, cst.Name) and n.value == name for n in descendants(node.value))
+            and (rebinding_ends is True or not any(
+                isinstance(n, _BRANCHING) and id(n) not in rebinding_ends for n in path))):
         reaching[0] = True
         return
     if isinstance(node, cst.Name):
@@ -792,11 +887,12 @@ def _name_uses(node: cst.CSTNode, name: str, path: list, after: cst.CSTNode, pas
     for child in node.children:
         if isinstance(child, cst.AssignTarget):
             if target_loads and isinstance(child.target, (cst.Subscript, cst.Attribute)):
-                yield from _name_uses(child.target, name, path + [child], after, passed, reaching, target_loads)
+                yield from _name_uses(child.target, name, path + [child], after, passed, reaching, target_loads,
+                                      rebinding_ends)
             continue
         if reaching is not None and isinstance(node, cst.If) and child is node.orelse and passed[0] and not before:
             return  # ``after`` is in this ``if``'s body: its ``else`` is another path
-        yield from _name_uses(child, name, path, after, passed, reaching, target_loads)
+        yield from _name_uses(child, name, path, after, passed, reaching, target_loads, rebinding_ends)
 
 
 def _is_string_literal(expr: cst.BaseExpression) -> bool:
@@ -1277,6 +1373,17 @@ def train(model, loader, optimizer, labels, max_len):
             align[i, offset:offset + int(out[i].sum())] = 1                 # slice bounds, also
             offset += int(out[i].sum())                                     # the next round's
 """,
+    """
+import torch
+def evaluate(model, loader, to_xywh, results):
+    for imgs, _ in loader:
+        out = model(imgs.cuda())
+        boxes = to_xywh(out[:, :4])
+        results.append(boxes.numpy().tolist())   # a bare .numpy() raises on a device tensor: host
+        start, end = out[0].long().item(), out[1].long().item()
+        window = imgs[start:end]                 # a slice bound: host-needed (R3) ...
+        results.append(end)                      # ... whatever else reads the value
+""",
 )
 RULE.INVALID = (
     """
@@ -1324,8 +1431,7 @@ def train(model, loader, optimizer, logger, scheduler, plots, vae):
         images = vae.decode(out.cpu())  # TPL102
         scheduler.step(out.mean().item())  # TPL102
         start, end = out[0].long().item(), out[1].long().item()  # TPL102
-        window = x[start:end]
-        logger.log(end)                                  # `end` is also logged: not only a bound
+        logger.log(end - start)                          # only logged: no use needs the host
         if plots:
             logger.plot(out.cpu())  # TPL102
         if plots and batch_i > 3:
@@ -1414,7 +1520,7 @@ for x, y in loader:
     correct, total = (out.argmax(1) == y).sum(), y.numel()
     print(correct.item(), total)  # TPL102
     acc = float(correct) / total  # TPL102
-    x.numpy()  # TPL102
+    x.numpy(force=True)  # TPL102
 """,
     """
 import torch
@@ -1553,13 +1659,14 @@ def train(xs, loader, timings):
 )
 RULE.WHY = """\
 CUDA kernels run asynchronously: the Python loop only queues work, and stays ahead of the GPU.
-`.item()`, `.cpu()`, `.numpy()`, `.tolist()`, `float(t)`, `if t:`, `print(t)`, formatting a tensor
-(`f"{t:.3f}"`, `"%g" % t`, `"{}".format(t)`), builtin `max`/`min` of tensors,
+`.item()`, `.cpu()`, `.numpy(force=True)`, `.tolist()`, `float(t)`, `if t:`, `print(t)`, formatting a
+tensor (`f"{t:.3f}"`, `"%g" % t`, `"{}".format(t)`), builtin `max`/`min` of tensors,
 `torch.equal`/`torch.allclose`/`torch.is_nonzero` and `.nonzero()` need the value on the host, so the
 CPU waits until every queued kernel has finished and the copy is done. Once per step, the GPU idles
 while Python prepares the next step, and the pipeline never fills.
 
-Values the host must have are not reported: an argument torch itself requires on the host
+Values the host must have are not reported (one such use is enough, whatever else reads the value:
+the sync cannot go while that use stays): an argument torch itself requires on the host
 (`pack_padded_sequence` lengths, `split`/`tensor_split` sections, shapes and sizes such as
 `x.view(int(n), -1)`, slice bounds `t[a.item():b.item()]`; also through a name the function uses
 only there: `sizes = lengths.tolist()` then `x.split(sizes)`, `start, end = a.item(), b.item()` then
@@ -1568,10 +1675,11 @@ only there: `sizes = lengths.tolist()` then `x.split(sizes)`, `start, end = a.it
 tokenizer's `decode`/`batch_decode`, the test that decides whether a loop that runs no update stops
 (greedy decoding's `if next_id.item() == eos_id: break`, also through a name: `n = t.item()` then
 `if n != expected: break`; a training loop that stops on a NaN loss is still reported: checking
-every N steps would do), and a `torch.cuda.synchronize()` right before a timer
-read (`time.perf_counter()`, `time.time()`) in a benchmark, and a copy to the host under a test that
+every N steps would do), and a `torch.cuda.synchronize()` followed, before any other device work, by
+a timer read (`time.perf_counter()`, `time.time()`: the user asked for that timing), and a copy to the host under a test that
 the value is on MPS or XLA (`if "mps" in x.device.type: x = x.cpu()`: that device lacks the next op).
-Values known to live on the host never sync: besides numpy arrays, Python numbers and CPU tensors, the results of torch ops on host tensors
+Values known to live on the host never sync: besides numpy arrays, Python numbers and CPU tensors (and
+whatever a bare `.numpy()` reads: torch raises on a device tensor's), the results of torch ops on host tensors
 (a CPU-only script), the output of a model the file builds and never moves given host inputs, and
 counters read from objects (`model.get_step()`, `trainer.global_step`; a module moved with `.to()`
 is not a tensor), a helper's parameter that every per-step call hands a Python value
@@ -1581,7 +1689,11 @@ shares no values with the rest of its project.
 
 Only step loops are checked: loops over a data loader, loops that call `.backward()`, an optimizer's
 step or a model, loops nested in them, and loops in functions of the module that they call every
-step. Values known to live on the host (numpy arrays, Python numbers, CPU tensors, a batch taken from
+step. An epoch loop whose own body only evaluates (model calls under `torch.no_grad()` or on a
+model it put in eval mode, loss modules) runs its body once per epoch, and a loop beside its step
+loop that generates samples under `no_grad` (no loader, no backward, no optimizer step) is no step
+loop. A function with its own `.backward()` that every visible caller runs once (module level
+outside loops, `__init__`/`setup`/`configure_*` hooks) is no step body. Values known to live on the host (numpy arrays, Python numbers, CPU tensors, a batch taken from
 a loader before `.to(device)`) are read without a sync and never flagged; neither is a sync under an
 `if step % N == 0:` (or `if i == 0:` / `if i < 5:` / `if i == len(loader) - 1:` on the counter of that
 loop, not of an outer one;

@@ -1,0 +1,100 @@
+"""Functions that their project runs once (the lead's reading R2 of rules.md "A step body",
+2026-11-26).
+
+A function whose own body calls ``.backward()`` is a step body ("its caller runs it every step")
+unless the project shows its callers and every one of them runs it once: a module-level call
+outside any loop, a call in a run-once hook (``__init__``, ``setup``, ``configure_*``,
+``on_train_start``, ``on_fit_start``, ``*_dataloader``), or a call in a function that is itself
+only called that way. No visible caller keeps the assumption (a closure handed to
+``optimizer.step(closure)``, a function another package calls).
+
+The callers are the calls the project index recorded in the modules the step-body walk has read
+(the linted file and the modules that import it); each function record keeps where its loops and
+comprehensions are (``loops``: first and last line), so a call inside one runs many times.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set, Tuple
+
+RUN_ONCE_HOOKS = frozenset(("__init__", "setup", "on_train_start", "on_fit_start"))
+# How many callers up the walk looks for a run-once caller ("a function that is itself only
+# called that way").
+MAX_DEPTH = 3
+
+Key = Tuple[str, str]
+
+
+def is_run_once_hook(qualname: str) -> bool:
+    last = qualname.rsplit(".", 1)[-1]
+    return last in RUN_ONCE_HOOKS or last.startswith("configure_") or last.endswith("_dataloader")
+
+
+def _called_name(ref) -> Optional[str]:
+    """The last name a recorded call calls (``self.helper(...)`` -> ``helper``)."""
+    kind = ref[0]
+    if kind in ("name", "self", "super"):
+        return ref[1]
+    if kind == "dotted":
+        return ref[1].rsplit(".", 1)[-1]
+    if kind in ("selfattr", "inst"):
+        return ref[2]
+    return None
+
+
+def _in_loop(record: dict, line: int) -> bool:
+    return any(first <= line <= last for first, last in record.get("loops", ()))
+
+
+class RunOnce:
+    """Which functions of the modules a StepBodies walk has read are called only once."""
+
+    def __init__(self, bodies):
+        self.bodies = bodies
+        self._sites: Optional[Dict[str, List[tuple]]] = None
+        self._known: Dict[Key, bool] = {}
+
+    def _call_sites(self, name: str) -> List[tuple]:
+        """(module, caller's qualified name, caller's record, call) of every recorded call whose
+        callee's last name is ``name``, over the modules read (built once)."""
+        if self._sites is None:
+            self._sites = {}
+            for module in list(self.bodies._loaded.values()):
+                for qual, record in module.functions.items():
+                    for call in record["calls"]:
+                        called = _called_name(call[0])
+                        if called is not None:
+                            self._sites.setdefault(called, []).append((module, qual, record, call))
+        found = list(self._sites.get(name, ()))
+        if name in ("forward", "__call__"):  # ``model(x)`` runs ``forward``
+            found += [s for s in self._sites.get("__call__", ()) if s not in found]
+        return found
+
+    def only_once(self, key: Key, depth: int = 0, seen: Optional[Set[Key]] = None) -> bool:
+        """Does the project show callers of ``key`` (path, qualified name), each running it once?"""
+        if depth == 0 and key in self._known:
+            return self._known[key]
+        seen = (seen or set()) | {key}
+        answer = self._only_once(key, depth, seen)
+        if depth == 0:
+            self._known[key] = answer
+        return answer
+
+    def _only_once(self, key: Key, depth: int, seen: Set[Key]) -> bool:
+        bodies = self.bodies
+        callers = 0
+        for module, qual, record, call in self._call_sites(key[1].rsplit(".", 1)[-1]):
+            ref, line = call[0], call[1]
+            own = bodies._own_class(module, record)
+            target = bodies.resolve(module, ref, own, own)
+            if target is None or target[0] != key:
+                continue
+            callers += 1
+            if call[2] or _in_loop(record, line):
+                return False  # a call in a loop (a step loop or any other) may run many times
+            if qual == "<module>" or is_run_once_hook(qual):
+                continue
+            caller = (module.path, qual)
+            if depth >= MAX_DEPTH or caller in seen or not self.only_once(caller, depth + 1, seen):
+                return False
+        return callers > 0
