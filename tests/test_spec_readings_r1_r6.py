@@ -33,8 +33,9 @@ def test_tpl102_a_bare_numpy_reads_a_tensor_that_is_on_the_host():
 
 def test_tpl102_numpy_with_force_copies_from_the_device():
     """Flagged twins: ``.numpy(force=True)`` copies a device tensor to the host (a sync), and the
-    ``.cpu()`` in ``.cpu().numpy()`` is the copy; ``force=flag`` of a value the linter cannot see
-    stays silent."""
+    ``.cpu()`` in ``.cpu().numpy()`` is the copy; a bare ``.numpy()`` (or ``force=flag``) of a
+    value the code put on the device stays reported (the catalog lists ``.numpy()``); the silent
+    twin is the test above (a value of unknown origin)."""
     source = """
         import torch
         def evaluate(model, loader, flag, results):
@@ -43,10 +44,13 @@ def test_tpl102_numpy_with_force_copies_from_the_device():
                 results.append(out.numpy(force=True))
                 results.append(out.cpu().numpy())
                 results.append(out.numpy(force=flag))
+                results.append(out.detach().numpy())
         """
     assert diagnostics(source, "TPL102") == [
         (6, 23, NUMPY, None, None),
         (7, 23, CPU, None, None),
+        (8, 23, NUMPY, None, None),
+        (9, 23, NUMPY, None, None),
     ]
 
 

@@ -115,8 +115,12 @@ class HostSyncInLoop(Rule):
                 if not data:
                     return
                 receiver = data[0].value
-            if name == "numpy" and not _forces_copy(node):
-                return  # torch raises on a device tensor's ``.numpy()``: what it reads is on the host
+            if name == "numpy" and not _forces_copy(node) and not ctx.is_device_tensor(receiver):
+                # torch raises on a device tensor's ``.numpy()``, so a value of unknown origin that
+                # reaches a bare ``.numpy()`` is on the host. A value the code itself put on the
+                # device stays reported, as the catalog lists ``.numpy()``: there it cannot run as
+                # written on an accelerator, and the remedy (keep it on the device) is the same.
+                return
             if not self._in_step():
                 return
             if ctx.is_host_value(receiver) or self._narrowed_to_numpy(receiver):
@@ -597,8 +601,8 @@ def _forces_copy(call: cst.Call) -> bool:
     bare ``t.numpy()`` raises on a device tensor ("can't convert cuda:0 device type tensor to
     numpy"), so the tensor it reads is on the host and nothing waits: the copy, if any, is the
     ``.cpu()`` before it, reported by itself (rules.md "Where a value lives": the receiver of a
-    bare ``.numpy()`` is known to live on the host). ``force=flag`` with a value the linter cannot
-    see is no copy it can show (silence beats guessing)."""
+    bare ``.numpy()`` is known to live on the host, unless value flow shows the code moved it to
+    the device). ``force=flag`` with a value the linter cannot see is no copy it can show."""
     return any(a.keyword is not None and a.keyword.value == "force"
                and isinstance(a.value, cst.Name) and a.value.value == "True" for a in call.args)
 
@@ -1679,7 +1683,8 @@ every N steps would do), and a `torch.cuda.synchronize()` followed, before any o
 a timer read (`time.perf_counter()`, `time.time()`: the user asked for that timing), and a copy to the host under a test that
 the value is on MPS or XLA (`if "mps" in x.device.type: x = x.cpu()`: that device lacks the next op).
 Values known to live on the host never sync: besides numpy arrays, Python numbers and CPU tensors (and
-whatever a bare `.numpy()` reads: torch raises on a device tensor's), the results of torch ops on host tensors
+whatever a bare `.numpy()` reads, unless the code itself put it on the device: torch raises on a
+device tensor's), the results of torch ops on host tensors
 (a CPU-only script), the output of a model the file builds and never moves given host inputs, and
 counters read from objects (`model.get_step()`, `trainer.global_step`; a module moved with `.to()`
 is not a tensor), a helper's parameter that every per-step call hands a Python value
