@@ -463,3 +463,27 @@ def test_an_action_kept_or_not_handed_back_as_it_is_still_syncs():
         "chosen = self.get_action(state, device); return chosen")
     assert diagnostics(not_as_it_is, "TPL102") == [
         (14, 15, CPU + chain.format(line=27, via="test_step → __call__"), None, None)]
+
+
+# ---- R3: scikit-learn's metrics take host arrays ---------------------------------------------------
+def test_r3_values_handed_to_scikit_learn_are_host_needed():
+    """R3: ``accuracy_score`` converts its arguments with numpy, so the copies it reads are values
+    the host must have (BertGCN's Ignite step); the same copy only logged stays flagged."""
+    source = """
+        import torch
+        from sklearn.metrics import accuracy_score
+        import sklearn.metrics as skm
+        def train_step(engine, batch, model, optimizer, log):
+            x, y = [t.cuda() for t in batch]
+            out = model(x)
+            loss = out.sum()
+            loss.backward()
+            optimizer.step()
+            y_true = y.detach().cpu()
+            y_pred = out.argmax(1).detach().cpu()
+            acc = accuracy_score(y_true, y_pred)
+            f1 = skm.f1_score(y.cpu(), out.argmax(1).cpu())
+            log(out.argmax(1).cpu())
+            return acc, f1
+        """
+    assert diagnostics(source, "TPL102") == [(15, 8, CPU, None, None)]

@@ -55,7 +55,8 @@ _HOST_COPY_ARGUMENTS = {
     ".index_add_": ((1, 2), ("index", "source")),
 }
 # Libraries that take host values only: a value handed to them must reach the host (spec: a step body).
-_HOST_LIBRARIES = frozenset(("numpy", "scipy", "cv2", "PIL"))
+# scikit-learn takes array-likes and converts them with numpy: its arguments must be on the host.
+_HOST_LIBRARIES = frozenset(("numpy", "scipy", "cv2", "PIL", "sklearn"))
 # Calls whose every positional argument is a size or a shape (``x.view(n, -1)``, ``torch.zeros(n)``).
 _SHAPE_METHODS = frozenset("view reshape expand repeat new_zeros new_ones new_empty new_full unflatten".split())
 _SHAPE_FACTORIES = frozenset(
@@ -376,7 +377,7 @@ class HostSyncInLoop(Rule):
 
     def _host_library_argument(self, path) -> bool:
         """Is the last node of ``path`` (through subscripts and method calls on it) an argument of
-        a numpy, scipy, OpenCV or PIL function, of an environment's ``env.step(...)``, or of a
+        a numpy, scipy, OpenCV, PIL or scikit-learn function, of an environment's ``env.step(...)``, or of a
         tokenizer's ``decode``/``batch_decode``: values the host must have (spec: a step body)?"""
         index = _climb(path, subscripts=True)
         if index < 2 or not isinstance(path[index - 1], cst.Arg) or not isinstance(path[index - 2], cst.Call):
@@ -1674,7 +1675,7 @@ the sync cannot go while that use stays): an argument torch itself requires on t
 (`pack_padded_sequence` lengths, `split`/`tensor_split` sections, shapes and sizes such as
 `x.view(int(n), -1)`, slice bounds `t[a.item():b.item()]`; also through a name the function uses
 only there: `sizes = lengths.tolist()` then `x.split(sizes)`, `start, end = a.item(), b.item()` then
-`t[start:end]`), a value handed to numpy, scipy, OpenCV or PIL (`np.unique(m.cpu().numpy())`, also
+`t[start:end]`), a value handed to numpy, scipy, OpenCV, PIL or scikit-learn (`np.unique(m.cpu().numpy())`, also
 `m = t.cpu().numpy()` then `np.unique(m[:, 1])`), to an environment's `env.step(...)` or to a
 tokenizer's `decode`/`batch_decode`, the test that decides whether a loop that runs no update stops
 (greedy decoding's `if next_id.item() == eos_id: break`, also through a name: `n = t.item()` then
