@@ -487,3 +487,20 @@ def test_r3_values_handed_to_scikit_learn_are_host_needed():
             return acc, f1
         """
     assert diagnostics(source, "TPL102") == [(15, 8, CPU, None, None)]
+
+
+# ---- a module's function is not a tensor's method ----------------------------------------------
+def test_tpl102_numpy_nonzero_is_a_module_function_not_a_tensor_method():
+    """``np.nonzero(row)`` names numpy's function (tevatron's SPLADE encoder): nothing is read
+    from a device; the tensor method in the same loop stays flagged."""
+    source = """
+        import torch
+        import numpy as np
+        def encode(model, loader, out):
+            for batch in loader:
+                reps = model(batch.cuda())
+                row = np.zeros(3)
+                out.append(np.nonzero(row)[0])
+                out.append(reps.nonzero())
+        """
+    assert diagnostics(source, "TPL102") == [(9, 19, SYNC.format(what="`.nonzero()`"), None, None)]

@@ -109,7 +109,10 @@ class HostSyncInLoop(Rule):
         found = method_call(node)
         if found is not None and found[1] in SYNC_METHODS:
             receiver, name = found
-            if name == "nonzero" and ctx.qualname(node.func) == "torch.nonzero":
+            function = ctx.qualname(node.func)
+            if function is not None and function.split(".", 1)[0] != "torch":
+                return  # an imported module's function (``np.nonzero(row)``), not a tensor's method
+            if name == "nonzero" and function == "torch.nonzero":
                 # ``torch.nonzero(mask)``: the tensor read is the argument, not ``torch``
                 data = [a for a in node.args if (a.keyword is None and not a.star)
                         or (a.keyword is not None and a.keyword.value == "input")]
