@@ -327,6 +327,27 @@ def test_tpl104_pinning_belongs_to_the_iterated_loader():
     assert count == 1 and "model(x.cuda(non_blocking=True)).sum().backward()" in fixed
 
 
+def test_tpl104_monai_s_dataloader_is_torch_s():
+    """MONAI's ``DataLoader`` subclasses torch's and hands ``pin_memory`` on (MONAI tutorials'
+    DDP scripts): its pinned batches copied blocking are flagged, its unpinned ones are not."""
+    source = textwrap.dedent("""\
+        import torch
+        from monai.data import DataLoader
+        import monai
+        def main(model, train_ds, val_ds, device):
+            train_loader = DataLoader(train_ds, batch_size=8, num_workers=2, pin_memory=True)
+            val_loader = monai.data.DataLoader(val_ds, num_workers=2)
+            for batch in train_loader:
+                model(batch["img"].to(device)).sum().backward()
+            for batch in val_loader:
+                model(batch["img"].to(device))
+        """)
+    assert diagnostics(source, "TPL104") == [(8, 14, BLOCKING, SAFE, "add non_blocking=True")]
+    fixed, count = fix_source(source, codes=["TPL104"])
+    assert count == 1 and 'model(batch["img"].to(device, non_blocking=True)).sum().backward()' in fixed
+    compile(fixed, "<fixed>", "exec")
+
+
 # ---- TPL502 ---------------------------------------------------------------------------------------
 NO_PIN = ("this module copies batches to the GPU but the DataLoader does not pin memory: each copy goes "
           "through a staging buffer and blocks; pass `pin_memory=True` (and copy with `non_blocking=True`) "

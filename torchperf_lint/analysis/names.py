@@ -170,6 +170,9 @@ _CANONICAL = {
     "torch.nn.parallel.distributed.DistributedDataParallel": "torch.nn.parallel.DistributedDataParallel",
     "torch.nn.DistributedDataParallel": "torch.nn.parallel.DistributedDataParallel",
     "torch.utils.data.dataloader.DataLoader": "torch.utils.data.DataLoader",
+    # MONAI's DataLoader subclasses torch's and hands every keyword (pin_memory, num_workers) on.
+    "monai.data.DataLoader": "torch.utils.data.DataLoader",
+    "monai.data.dataloader.DataLoader": "torch.utils.data.DataLoader",
     "torch.utils.data.distributed.DistributedSampler": "torch.utils.data.DistributedSampler",
     "torch.backends.cudnn": "torch.backends.cudnn",
     "torch.amp.autocast_mode.autocast": "torch.amp.autocast",

@@ -205,7 +205,7 @@ class ModuleSteps:
         if not isinstance(value, ast.Call):
             return None
         qual = self._qual(value.func)
-        if qual in ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader") or (
+        if (qual is not None and canonical(qual) == "torch.utils.data.DataLoader") or (
             qual is None and isinstance(value.func, ast.Name) and value.func.id == "DataLoader"
         ):
             return value
