@@ -122,6 +122,35 @@ _SYNCBN = "convert_sync_batchnorm"
 
 
 _NO_CALLS_BELOW = frozenset((*_DEFS_AND_CLASSES, ast.Name, ast.Constant))
+# The ASDL types of fields that never hold a node (names, numbers, literals, the operator and
+# context singletons, which segments._push_children does not hand on either).
+_SCALAR_FIELD_TYPES = frozenset(("identifier", "string", "int", "constant", "expr_context", "operator", "unaryop",
+                                 "boolop", "cmpop"))
+
+
+def _child_fields() -> Dict[type, Tuple[Tuple[str, bool], ...]]:
+    """Per node type, (field, holds a list) of the fields that may hold nodes, in ``_fields`` order,
+    read from the ASDL signature each class documents (``Call(expr func, expr* args, keyword*
+    keywords)``). The summary walks every expression of every module it reads, and a generic
+    walk looked at every field's value's type (names, operators, contexts) to find the nodes. A
+    type whose signature does not read as expected is walked the generic way."""
+    table: Dict[type, Tuple[Tuple[str, bool], ...]] = {}
+    for name in dir(ast):
+        kind = getattr(ast, name)
+        if not (isinstance(kind, type) and issubclass(kind, ast.AST)):
+            continue
+        match = re.fullmatch(r"(\w+)\((.*)\)", (kind.__doc__ or "").strip().split("\n", 1)[0])
+        if match is None or match.group(1) != name:
+            continue
+        declared = [part.split() for part in match.group(2).split(",")] if match.group(2) else []
+        if any(len(part) != 2 for part in declared) or [part[1] for part in declared] != list(kind._fields):
+            continue
+        table[kind] = tuple((field, written.endswith("*")) for written, field in declared
+                            if written.rstrip("*?") not in _SCALAR_FIELD_TYPES)
+    return table
+
+
+_CHILD_FIELDS = _child_fields()
 # Where statements hold statements, in ``_fields`` order (ast.walk's): a walk for assignments need
 # not enter expressions, which hold none.
 _STATEMENT_FIELDS = {
@@ -370,16 +399,30 @@ class _Summariser:
         # segments.walk_ast's order (its stack, children pushed in field order) inlined: this runs
         # for every statement of every module of the project, and a generator per statement and an
         # isinstance per node were a third of the summary's time.
+        # Children are handed on in push_children's order, less those it would have skipped at
+        # once (_NO_CALLS_BELOW: a nested definition has its own record, a leaf holds no call).
         pending = [node]
         pop, push = pending.pop, pending.append
+        child_fields, skipped = _CHILD_FIELDS, _NO_CALLS_BELOW
         while pending:
             current = pop()
             kind = type(current)
             if kind is ast.Call:
                 self._call(current, fn, scope, in_loop, step_loop)
-            elif kind in _NO_CALLS_BELOW:
-                continue  # a nested definition (its own record) or a leaf: no call of this scope below
-            push_children(current, push)
+            elif kind in skipped:
+                continue
+            fields = child_fields.get(kind)
+            if fields is None:
+                push_children(current, push)
+                continue
+            for name, many in fields:
+                value = getattr(current, name, None)
+                if many:
+                    for item in value or ():
+                        if item is not None and type(item) not in skipped:
+                            push(item)
+                elif value is not None and type(value) not in skipped:
+                    push(value)
 
     def _call(self, call: ast.Call, fn: dict, scope: str, in_loop: bool, step_loop: bool) -> None:
         func = call.func
@@ -567,13 +610,28 @@ def _may_test_interval(node) -> bool:
     generators: this runs for the assigned values and ``if`` tests of every module summarised."""
     pending = [node]
     pop, push = pending.pop, pending.append
+    child_fields = _CHILD_FIELDS
     while pending:
         current = pop()
         kind = type(current)
         if kind is ast.Compare or (kind is ast.BinOp and isinstance(current.op, ast.Mod)):
             return True
-        push_children(current, push)
+        fields = child_fields.get(kind)
+        if fields is None:
+            push_children(current, push)
+            continue
+        for name, many in fields:
+            value = getattr(current, name, None)
+            if many:
+                for item in value or ():
+                    if item is not None and type(item) not in _LEAVES:
+                        push(item)
+            elif value is not None and type(value) not in _LEAVES:
+                push(value)
     return False
+
+
+_LEAVES = frozenset((ast.Name, ast.Constant))  # nodes with no node below them
 
 
 def _leaves_for_good(body, in_loop: bool) -> bool:
