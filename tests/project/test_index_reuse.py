@@ -185,3 +185,53 @@ def test_an_entry_made_by_other_code_of_any_analysis_module_is_not_read(monkeypa
     monkeypatch.setattr(builtins, "open", real_open)
     monkeypatch.setitem(project_index._CODE_DIGEST, "value", None)
     assert project_index._code_digest() == today  # the same code, the same name
+
+
+def test_a_tree_the_index_parsed_is_linted_with_the_table_and_step_loops_its_summary_built(root, monkeypatch):
+    """helper.py's step bodies make the index parse train.py (it imports helper): the engine then
+    lints train.py from that tree, with the import table and step loops the summary built from it
+    (none built again), and reports what a lint that parses train.py itself reports."""
+    from torchperf_lint.analysis import names, step_loops
+
+    def whole(found):
+        return [(f.code, f.line, f.col, f.end_line, f.end_col, f.message, f.related, f.fix) for f in found]
+
+    (root / "train.py").write_text(TRAIN.replace("        opt.step()\n", "        opt.step()\n        print(loss.item())\n"))
+    alone = whole(_lint(root, "train.py")[0])  # no tree kept: the engine parses it
+    assert [(code, line) for code, line, *_ in alone] == [("TPL102", 10)]
+    project_index._PROJECTS.clear()
+    monkeypatch.setenv(project_index.CACHE_ENV, str(root.parent / "cache-2"))  # no entry of train.py
+
+    _lint(root, "helper.py")
+    project = project_index.project_for(str(root / "train.py"))
+    assert project.parsed == 1 and str(root / "train.py") in project._trees
+    built = []
+    real_steps, real_table = step_loops.ModuleSteps.__init__, names.ImportTable.from_ast.__func__
+
+    def counting_steps(self, *args, **kwargs):
+        built.append("steps")
+        real_steps(self, *args, **kwargs)
+
+    def counting_table(cls, tree):
+        built.append("table")
+        return real_table(cls, tree)
+
+    monkeypatch.setattr(step_loops.ModuleSteps, "__init__", counting_steps)
+    monkeypatch.setattr(names.ImportTable, "from_ast", classmethod(counting_table))
+    parses, real_parse = [], ast.parse
+    monkeypatch.setattr(ast, "parse", lambda *a, **k: parses.append(1) or real_parse(*a, **k))
+    assert whole(_lint(root, "train.py")[0]) == alone
+    assert built == [] and parses == []
+    assert str(root / "train.py") not in project._trees  # handed over once
+
+
+def test_a_kept_tree_of_another_text_is_not_used(root, monkeypatch):
+    """The file changed (an editor's buffer, stdin) after the index parsed it: the engine parses
+    the text it was given, and the kept tree, table and step loops are dropped."""
+    _lint(root, "helper.py")  # (a fresh cache: train.py parsed by the index)
+    project = project_index.project_for(str(root / "train.py"))
+    assert str(root / "train.py") in project._trees
+    edited = TRAIN.replace("helper.helper(loss)", "print(loss.item())")
+    findings, _ = _lint(root, "train.py", edited)
+    assert [(f.code, f.line) for f in findings if f.code == "TPL102"] == [("TPL102", 10)]
+    assert str(root / "train.py") not in project._trees

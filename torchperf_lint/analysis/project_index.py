@@ -261,6 +261,7 @@ class _Summariser:
                 steps = ModuleSteps(self.tree, self.table)
             elif callable(steps):
                 steps = steps()
+            self._steps = steps  # (for the engine, with a tree the index parsed: _summarised)
             self._step_loops = {id(loop) for loop, _ in steps._loops_with_outer_counters()
                                 if steps._ast_is_intrinsic(loop) and not steps._ast_is_epoch(loop)}
         return self._step_loops
@@ -656,9 +657,17 @@ def summarize(tree: ast.Module, table: Optional[ImportTable] = None, steps=None)
     (names.ImportTable, step_loops.ModuleSteps, or a function that builds it on demand: with the
     summary on disk it is not needed, nor for a module without loops), when it has them, so that
     they are not built twice."""
+    return _summarised(tree, table, steps)[0]
+
+
+def _summarised(tree: ast.Module, table: Optional[ImportTable] = None, steps=None):
+    """(the summary, the ImportTable it read, the ModuleSteps it built or was given, else None):
+    a tree the index parses for the engine is handed over with them (Project.take_parsed)."""
     summariser = _Summariser(tree, table, steps)
     edit_reuse.reuse_definitions(summariser)  # the language server: definitions an edit did not touch
-    return summariser.run()
+    data = summariser.run()
+    built = summariser._steps
+    return data, summariser.table, built if isinstance(built, ModuleSteps) else None
 
 
 def imports_module(module: "Module", target: "Module") -> bool:
@@ -785,7 +794,8 @@ class Project:
         self._folders: Set[str] = set()  # cache folders known to exist
         self._checked: Dict[str, float] = {}  # path -> when its stamp was last compared (monotonic)
         # Trees the index parsed, for the engine when it lints that file next (never parse twice).
-        self._trees: Dict[str, Tuple[str, ast.Module, int]] = {}  # path -> (digest, tree, characters)
+        # path -> (digest, tree, characters, its ImportTable, its ModuleSteps or None)
+        self._trees: Dict[str, tuple] = {}
         self._kept_chars = 0
         # An editor's unsaved texts (path -> text): read instead of the disk (set_overlays).
         self._overlays: Dict[str, str] = {}
@@ -894,14 +904,16 @@ class Project:
             try:
                 tree = ast.parse(source)
                 self.parsed += 1
-                data = _frozen_summary(summarize(tree))
+                data, table, steps = _summarised(tree)
+                data = _frozen_summary(data)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return None
             self._store(digest, data)
             if _KEEP_TREES["enabled"] and text_mentions_torch_import(source):
                 # The engine lints this text later (it lints only files that import torch): it
-                # takes the tree instead of parsing again. Other trees would only push these out.
-                self._trees[path] = (digest, tree, len(source))
+                # takes the tree instead of parsing again, with the import table and step loops
+                # the summary built from it. Other trees would only push these out.
+                self._trees[path] = (digest, tree, len(source), table, steps)
                 self._kept_chars += len(source)
                 while len(self._trees) > MAX_KEPT_TREES or self._kept_chars > MAX_KEPT_CHARS:
                     self._kept_chars -= self._trees.pop(next(iter(self._trees)))[2]
@@ -961,12 +973,20 @@ class Project:
 
     def take_tree(self, path: str, source: str) -> Optional[ast.Module]:
         """The tree the index parsed of exactly this text of ``path``, handed over once."""
+        parsed = self.take_parsed(path, source)
+        return parsed[0] if parsed is not None else None
+
+    def take_parsed(self, path: str, source: str):
+        """(tree, ImportTable, ModuleSteps or None) of exactly this text of ``path`` if the index
+        parsed it, handed over once: the table and the step loops are those its summary read
+        (step_loops.ModuleSteps depends on the tree and the table only, and keeps only what it
+        derives from them), so that the engine builds neither again."""
         kept = self._trees.pop(os.path.abspath(path), None)
         if kept is None:
             return None
         self._kept_chars -= kept[2]
         if kept[0] == content_digest(source):
-            return kept[1]
+            return kept[1], kept[3], kept[4]
         return None
 
     def module_named(self, name: str) -> Optional[Module]:
@@ -1296,9 +1316,16 @@ def configure_disk_cache(enabled: bool = True, directory: Optional[str] = None) 
 
 def parsed_tree(filename: str, source: str) -> Optional[ast.Module]:
     """The tree of ``source`` if the index parsed exactly this text of ``filename`` in this process."""
+    parsed = parsed_module(filename, source)
+    return parsed[0] if parsed is not None else None
+
+
+def parsed_module(filename: str, source: str):
+    """(tree, ImportTable, ModuleSteps or None) of ``source`` if the index parsed exactly this text
+    of ``filename`` in this process (Project.take_parsed), else None."""
     try:
         project = project_for(filename)
-        return project.take_tree(filename, source) if project is not None else None
+        return project.take_parsed(filename, source) if project is not None else None
     except (OSError, ValueError):
         return None
 
