@@ -235,3 +235,39 @@ def test_a_kept_tree_of_another_text_is_not_used(root, monkeypatch):
     findings, _ = _lint(root, "train.py", edited)
     assert [(f.code, f.line) for f in findings if f.code == "TPL102"] == [("TPL102", 10)]
     assert str(root / "train.py") not in project._trees
+
+
+def test_the_project_is_listed_again_after_a_time_that_grows_with_what_its_listing_costs(root, monkeypatch):
+    """A long-lived process lists the project's files again to see new and changed ones: after
+    IMPORTERS_FRESH_FOR seconds, or LISTING_COST_FACTOR times what the last listing took if that is
+    longer; a change it is told of (files_changed) at once."""
+    import time
+
+    project = project_index.project_for(str(root / "helper.py"))
+    listings = []
+    real = project_index.Project._list_disk_import_words
+
+    def counting(self):
+        listings.append(1)
+        real(self)
+
+    monkeypatch.setattr(project_index.Project, "_list_disk_import_words", counting)
+    assert project.importers("helper") == [str(root / "train.py")]
+    assert len(listings) == 1
+
+    def asked_after(seconds, listing_cost):
+        project._listing_cost = listing_cost
+        project._import_words_at = time.monotonic() - seconds
+        project.importers("helper")
+        return len(listings)
+
+    assert asked_after(4, 0.01) == 1  # fresh: within IMPORTERS_FRESH_FOR
+    assert asked_after(6, 0.01) == 2  # listed again: the time it costs is small
+    assert asked_after(6, 1.0) == 2  # a listing that took a second is fresh for 50
+    assert asked_after(49, 1.0) == 2
+    assert asked_after(51, 1.0) == 3
+    project._listing_cost = 1.0
+    (root / "other.py").write_text("import helper\n")
+    project.files_changed()
+    assert project.importers("helper") == [str(root / "other.py"), str(root / "train.py")]
+    assert len(listings) == 4

@@ -66,6 +66,10 @@ MAX_PROJECT_FOLDERS = 20000
 MAX_KEPT_TREES = 2048
 MAX_KEPT_CHARS = 8 * 1024 * 1024
 IMPORTERS_FRESH_FOR = 5.0  # seconds
+# ... or, for a project whose listing takes longer, this many times what its last listing took
+# (process time): listing a library of 3,000 files again every five seconds was a few percent of a
+# run over it, more the more loaded the machine (a CPU second spans more wall seconds).
+LISTING_COST_FACTOR = 50
 MAX_SCANNED_BYTES = 2 * 1024 * 1024  # bigger files are generated code: not summarised
 # Folders never part of a project: environments, caches, build output.
 _SKIPPED_DIRS = frozenset(("__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist",
@@ -783,6 +787,7 @@ class Project:
         self._words_by_stamp: Dict[str, Tuple[Tuple[int, int], FrozenSet[bytes]]] = {}  # as last read
         self.listing = 0  # bumped when the listing changes (importer closures depend on it)
         self._import_words_at = 0.0  # when the project's files were last listed (time.monotonic)
+        self._listing_cost = 0.0  # the process time that listing took
         self._disk_words: Optional[Dict[str, FrozenSet[bytes]]] = None  # path -> import words read from disk then
         self._overlay_words: Dict[str, Tuple[str, FrozenSet[bytes]]] = {}  # path -> (text, its import words)
         self._inverted: Optional[Dict[bytes, List[str]]] = None  # the last inversion of _import_words
@@ -1141,8 +1146,12 @@ class Project:
         """Make ``_importers_of`` current. The disk is listed once per run (a CLI or flake8 run
         lints every file in seconds); a long-lived process (an editor's server, a CLI run longer
         than IMPORTERS_FRESH_FOR) lists it again to see new, changed and removed files, and not
-        when only an unsaved text changed (set_overlays): then only the overlays' words are read."""
-        expired = time.monotonic() - self._import_words_at > IMPORTERS_FRESH_FOR
+        when only an unsaved text changed (set_overlays): then only the overlays' words are read.
+        The listing is fresh for IMPORTERS_FRESH_FOR seconds, or LISTING_COST_FACTOR times what
+        the last one took if that is longer (an editor's server is told of changed files at once:
+        files_changed)."""
+        fresh_for = max(IMPORTERS_FRESH_FOR, LISTING_COST_FACTOR * self._listing_cost)
+        expired = time.monotonic() - self._import_words_at > fresh_for
         if self._importers_of is not None and not expired:
             return
         if self._disk_words is None or expired:
@@ -1172,6 +1181,7 @@ class Project:
         files whose size or mtime changed: a library of 3,000 files read every five seconds cost
         a CLI run over it more than the engine's own work."""
         self._import_words_at = time.monotonic()
+        started = time.process_time()
         words_of: Dict[str, FrozenSet[bytes]] = {}
         known = self._words_by_stamp
         kept: Dict[str, Tuple[Tuple[int, int], FrozenSet[bytes]]] = {}
@@ -1195,6 +1205,7 @@ class Project:
             words_of[path] = words
         self._words_by_stamp = kept
         self._disk_words = words_of
+        self._listing_cost = time.process_time() - started
 
 
 def _import_words(raw: bytes) -> Set[bytes]:
