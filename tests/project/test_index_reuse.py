@@ -271,3 +271,49 @@ def test_the_project_is_listed_again_after_a_time_that_grows_with_what_its_listi
     project.files_changed()
     assert project.importers("helper") == [str(root / "other.py"), str(root / "train.py")]
     assert len(listings) == 4
+
+
+def test_the_summary_walk_hands_on_every_child_node_in_order():
+    """The summary's expression walk reads each node type's child fields from its ASDL signature
+    (project_index._CHILD_FIELDS): over every node of the package's own source, and of forms the
+    package does not use (match, walrus, starred, async, f-strings, lambdas, slices), those fields
+    give exactly the child nodes ``ast.iter_child_nodes`` gives, in its order, but the operator and
+    context singletons."""
+    from pathlib import Path
+
+    import torchperf_lint
+
+    singletons = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
+    extra = """
+match point:
+    case [x, *rest] if (n := len(rest)) > 1:
+        pass
+    case {"k": v, **others} | Point(x=0, y=_) as p:
+        pass
+async def f(a, /, b=1, *args, c, d=2, **kw):
+    async with g() as h, i():
+        async for j in k:
+            yield [l async for l in m if l]
+    return lambda q=1: q[1:2, ::3], f"{a!r:>{b}}", {**kw}, (*args,)
+global_name: int = 0
+del a[0], b.c
+try:
+    pass
+except* ValueError as e:
+    raise
+"""
+    sources = [path.read_text() for path in Path(torchperf_lint.__file__).parent.rglob("*.py")] + [extra]
+    checked = 0
+    for source in sources:
+        for node in ast.walk(ast.parse(source)):
+            fields = project_index._CHILD_FIELDS.get(type(node))
+            if fields is None:
+                continue
+            expected = [child for child in ast.iter_child_nodes(node) if not isinstance(child, singletons)]
+            found = []
+            for name, many in fields:
+                value = getattr(node, name)
+                found.extend((item for item in value if item is not None) if many else [value] if value else [])
+            assert found == expected, (type(node).__name__, ast.dump(node)[:200])
+            checked += 1
+    assert checked > 50000

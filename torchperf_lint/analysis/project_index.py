@@ -130,6 +130,10 @@ _NO_CALLS_BELOW = frozenset((*_DEFS_AND_CLASSES, ast.Name, ast.Constant))
 # context singletons, which segments._push_children does not hand on either).
 _SCALAR_FIELD_TYPES = frozenset(("identifier", "string", "int", "constant", "expr_context", "operator", "unaryop",
                                  "boolop", "cmpop"))
+# ... and those of fields that hold nodes (a type in neither set, from a later Python: that class is
+# walked the generic way).
+_NODE_FIELD_TYPES = frozenset(("expr", "stmt", "keyword", "arg", "arguments", "alias", "comprehension",
+                               "excepthandler", "withitem", "match_case", "pattern", "type_ignore", "type_param"))
 
 
 def _child_fields() -> Dict[type, Tuple[Tuple[str, bool], ...]]:
@@ -148,6 +152,8 @@ def _child_fields() -> Dict[type, Tuple[Tuple[str, bool], ...]]:
             continue
         declared = [part.split() for part in match.group(2).split(",")] if match.group(2) else []
         if any(len(part) != 2 for part in declared) or [part[1] for part in declared] != list(kind._fields):
+            continue
+        if any(written.rstrip("*?") not in _SCALAR_FIELD_TYPES | _NODE_FIELD_TYPES for written, _ in declared):
             continue
         table[kind] = tuple((field, written.endswith("*")) for written, field in declared
                             if written.rstrip("*?") not in _SCALAR_FIELD_TYPES)
