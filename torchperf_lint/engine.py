@@ -26,7 +26,7 @@ from .analysis import edit_reuse
 from .analysis.ast_scan import UnitAst
 from .analysis.facts import ModuleFacts
 from .analysis.names import ImportTable, text_mentions_torch_import
-from .analysis.project_index import parsed_tree, record_summary
+from .analysis.project_index import parsed_module, record_summary
 from .analysis.segments import Unit, split_units
 from .analysis.step_bodies import dependency_stamps, step_bodies_for
 from .analysis.walker import Context, walk
@@ -120,8 +120,11 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
     if nul != -1:
         line = source.count("\n", 0, nul) + 1
         return [analysis_failed("the file contains NUL bytes", line, nul - (source.rfind("\n", 0, nul) + 1))]
+    parsed = None
     if tree is None:
-        tree = parsed_tree(filename, source)  # the project index may have parsed this text already
+        parsed = parsed_module(filename, source)  # the project index may have parsed this text already
+        if parsed is not None:
+            tree = parsed[0]
     if tree is None:
         # At Python's own recursion limit: ast raises RecursionError on absurd nesting instead of
         # overflowing the C stack, which it could do under the raised limit below.
@@ -131,7 +134,7 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
         except SyntaxError as error:
             return [analysis_failed(f"syntax error at line {error.lineno}: {error.msg}",
                                     error.lineno or 1, (error.offset or 1) - 1)]
-    table = ImportTable.from_ast(tree)
+    table = parsed[1] if parsed is not None and parsed[1] is not None else ImportTable.from_ast(tree)
     if not table.imports_torch:
         return []
     # Module-level conditions (TPL104's pinned loader) on the whole file. The unit prefilters run
@@ -144,6 +147,8 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
     if lines is None:
         lines = split_lines(source)
     facts = ModuleFacts(tree, table)
+    if parsed is not None and parsed[2] is not None:
+        facts.__dict__["_steps"] = parsed[2]  # the step loops the index's summary of this tree built
     facts.source_lines = lines  # for fixes that edit other units of the file (TPL304's call sites)
     facts.target_torch = target_torch
     # The module's step loops only if its summary must be made (not when the index has it).

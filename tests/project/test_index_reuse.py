@@ -185,3 +185,135 @@ def test_an_entry_made_by_other_code_of_any_analysis_module_is_not_read(monkeypa
     monkeypatch.setattr(builtins, "open", real_open)
     monkeypatch.setitem(project_index._CODE_DIGEST, "value", None)
     assert project_index._code_digest() == today  # the same code, the same name
+
+
+def test_a_tree_the_index_parsed_is_linted_with_the_table_and_step_loops_its_summary_built(root, monkeypatch):
+    """helper.py's step bodies make the index parse train.py (it imports helper): the engine then
+    lints train.py from that tree, with the import table and step loops the summary built from it
+    (none built again), and reports what a lint that parses train.py itself reports."""
+    from torchperf_lint.analysis import names, step_loops
+
+    def whole(found):
+        return [(f.code, f.line, f.col, f.end_line, f.end_col, f.message, f.related, f.fix) for f in found]
+
+    (root / "train.py").write_text(TRAIN.replace("        opt.step()\n", "        opt.step()\n        print(loss.item())\n"))
+    alone = whole(_lint(root, "train.py")[0])  # no tree kept: the engine parses it
+    assert [(code, line) for code, line, *_ in alone] == [("TPL102", 10)]
+    project_index._PROJECTS.clear()
+    monkeypatch.setenv(project_index.CACHE_ENV, str(root.parent / "cache-2"))  # no entry of train.py
+
+    _lint(root, "helper.py")
+    project = project_index.project_for(str(root / "train.py"))
+    assert project.parsed == 1 and str(root / "train.py") in project._trees
+    built = []
+    real_steps, real_table = step_loops.ModuleSteps.__init__, names.ImportTable.from_ast.__func__
+
+    def counting_steps(self, *args, **kwargs):
+        built.append("steps")
+        real_steps(self, *args, **kwargs)
+
+    def counting_table(cls, tree):
+        built.append("table")
+        return real_table(cls, tree)
+
+    monkeypatch.setattr(step_loops.ModuleSteps, "__init__", counting_steps)
+    monkeypatch.setattr(names.ImportTable, "from_ast", classmethod(counting_table))
+    parses, real_parse = [], ast.parse
+    monkeypatch.setattr(ast, "parse", lambda *a, **k: parses.append(1) or real_parse(*a, **k))
+    assert whole(_lint(root, "train.py")[0]) == alone
+    assert built == [] and parses == []
+    assert str(root / "train.py") not in project._trees  # handed over once
+
+
+def test_a_kept_tree_of_another_text_is_not_used(root, monkeypatch):
+    """The file changed (an editor's buffer, stdin) after the index parsed it: the engine parses
+    the text it was given, and the kept tree, table and step loops are dropped."""
+    _lint(root, "helper.py")  # (a fresh cache: train.py parsed by the index)
+    project = project_index.project_for(str(root / "train.py"))
+    assert str(root / "train.py") in project._trees
+    edited = TRAIN.replace("helper.helper(loss)", "print(loss.item())")
+    findings, _ = _lint(root, "train.py", edited)
+    assert [(f.code, f.line) for f in findings if f.code == "TPL102"] == [("TPL102", 10)]
+    assert str(root / "train.py") not in project._trees
+
+
+def test_the_project_is_listed_again_after_a_time_that_grows_with_what_its_listing_costs(root, monkeypatch):
+    """A long-lived process lists the project's files again to see new and changed ones: after
+    IMPORTERS_FRESH_FOR seconds, or LISTING_COST_FACTOR times what the last listing took if that is
+    longer; a change it is told of (files_changed) at once."""
+    import time
+
+    project = project_index.project_for(str(root / "helper.py"))
+    listings = []
+    real = project_index.Project._list_disk_import_words
+
+    def counting(self):
+        listings.append(1)
+        real(self)
+
+    monkeypatch.setattr(project_index.Project, "_list_disk_import_words", counting)
+    assert project.importers("helper") == [str(root / "train.py")]
+    assert len(listings) == 1
+
+    def asked_after(seconds, listing_cost):
+        project._listing_cost = listing_cost
+        project._import_words_at = time.monotonic() - seconds
+        project.importers("helper")
+        return len(listings)
+
+    assert asked_after(4, 0.01) == 1  # fresh: within IMPORTERS_FRESH_FOR
+    assert asked_after(6, 0.01) == 2  # listed again: the time it costs is small
+    assert asked_after(6, 1.0) == 2  # a listing that took a second is fresh for 50
+    assert asked_after(49, 1.0) == 2
+    assert asked_after(51, 1.0) == 3
+    project._listing_cost = 1.0
+    (root / "other.py").write_text("import helper\n")
+    project.files_changed()
+    assert project.importers("helper") == [str(root / "other.py"), str(root / "train.py")]
+    assert len(listings) == 4
+
+
+def test_the_summary_walk_hands_on_every_child_node_in_order():
+    """The summary's expression walk reads each node type's child fields from its ASDL signature
+    (project_index._CHILD_FIELDS): over every node of the package's own source, and of forms the
+    package does not use (match, walrus, starred, async, f-strings, lambdas, slices), those fields
+    give exactly the child nodes ``ast.iter_child_nodes`` gives, in its order, but the operator and
+    context singletons."""
+    from pathlib import Path
+
+    import torchperf_lint
+
+    singletons = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
+    extra = """
+match point:
+    case [x, *rest] if (n := len(rest)) > 1:
+        pass
+    case {"k": v, **others} | Point(x=0, y=_) as p:
+        pass
+async def f(a, /, b=1, *args, c, d=2, **kw):
+    async with g() as h, i():
+        async for j in k:
+            yield [l async for l in m if l]
+    return lambda q=1: q[1:2, ::3], f"{a!r:>{b}}", {**kw}, (*args,)
+global_name: int = 0
+del a[0], b.c
+try:
+    pass
+except* ValueError as e:
+    raise
+"""
+    sources = [path.read_text() for path in Path(torchperf_lint.__file__).parent.rglob("*.py")] + [extra]
+    checked = 0
+    for source in sources:
+        for node in ast.walk(ast.parse(source)):
+            fields = project_index._CHILD_FIELDS.get(type(node))
+            if fields is None:
+                continue
+            expected = [child for child in ast.iter_child_nodes(node) if not isinstance(child, singletons)]
+            found = []
+            for name, many in fields:
+                value = getattr(node, name)
+                found.extend((item for item in value if item is not None) if many else [value] if value else [])
+            assert found == expected, (type(node).__name__, ast.dump(node)[:200])
+            checked += 1
+    assert checked > 50000

@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, FrozenSet, Iterable, Optional, Set
 
-from .segments import walk_statements
+from .segments import walk_ast, walk_statements
 
 # Prefixes of the keys that mark host arguments in a call's constant-argument record: "host:0"
 # (the first positional argument), "host:loss" (keyword ``loss``). A parameter name never holds ":".
@@ -146,7 +146,7 @@ class HostNames:
 
 
 def _names_in(target) -> Iterable[str]:
-    for node in ast.walk(target):
+    for node in walk_ast((target,)):  # (the same Name nodes as ast.walk, without its generators)
         if isinstance(node, ast.Name):
             yield node.id
 

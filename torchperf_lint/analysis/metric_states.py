@@ -13,14 +13,18 @@ from __future__ import annotations
 import ast
 from typing import FrozenSet
 
+from .segments import walk_ast
+
 
 def tensor_states(tree: ast.Module, table=None) -> FrozenSet[str]:
     """The names registered by ``self.add_state("<name>", <torch call>, ...)`` (the default given
     positionally or as ``default=``) whose default is a tensor made by a ``torch.`` call, never a
     list (a list state holds the tensors appended to it, not one tensor)."""
     found = set()
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_state"
+    # (segments.walk_ast: the same nodes as ast.walk but the operator and context singletons, without
+    # a generator per node; this walks every node of a file that value flow asks about.)
+    for node in walk_ast(tree.body):
+        if not (type(node) is ast.Call and isinstance(node.func, ast.Attribute) and node.func.attr == "add_state"
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "self" and node.args):
             continue
         name = node.args[0]

@@ -12,6 +12,8 @@ import ast
 import re
 from typing import Dict, Iterable, Optional
 
+from .segments import walk_statements
+
 # A cheap text test run before anything is parsed: does the file import torch at all?
 _IMPORTS_TORCH = re.compile(r"^[ \t]*(?:from[ \t]+torch\b|import[ \t]+(?:[\w. \t]+,[ \t]*)*torch\b)", re.M)
 
@@ -119,7 +121,9 @@ class ImportTable:
                 pending[0:0] = stmt.body
         if not imports_torch:
             # Imports inside functions count too ("never imports torch" is about the whole file).
-            for node in ast.walk(tree):
+            # An import is a statement: the statements are walked, not every expression node
+            # (the project index builds a table for every module it summarises, most without torch).
+            for node, _ in walk_statements(tree.body):
                 if isinstance(node, ast.Import) and any(
                     a.name == "torch" or a.name.startswith("torch.") for a in node.names
                 ):

@@ -66,6 +66,10 @@ MAX_PROJECT_FOLDERS = 20000
 MAX_KEPT_TREES = 2048
 MAX_KEPT_CHARS = 8 * 1024 * 1024
 IMPORTERS_FRESH_FOR = 5.0  # seconds
+# ... or, for a project whose listing takes longer, this many times what its last listing took
+# (process time): listing a library of 3,000 files again every five seconds was a few percent of a
+# run over it, more the more loaded the machine (a CPU second spans more wall seconds).
+LISTING_COST_FACTOR = 50
 MAX_SCANNED_BYTES = 2 * 1024 * 1024  # bigger files are generated code: not summarised
 # Folders never part of a project: environments, caches, build output.
 _SKIPPED_DIRS = frozenset(("__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist",
@@ -123,6 +127,41 @@ _SYNCBN = "convert_sync_batchnorm"
 
 _NO_CALLS_BELOW = frozenset((*_DEFS_AND_CLASSES, ast.Name, ast.Constant))
 _COMPREHENSIONS = frozenset((ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+# The ASDL types of fields that never hold a node (names, numbers, literals, the operator and
+# context singletons, which segments._push_children does not hand on either).
+_SCALAR_FIELD_TYPES = frozenset(("identifier", "string", "int", "constant", "expr_context", "operator", "unaryop",
+                                 "boolop", "cmpop"))
+# ... and those of fields that hold nodes (a type in neither set, from a later Python: that class is
+# walked the generic way).
+_NODE_FIELD_TYPES = frozenset(("expr", "stmt", "keyword", "arg", "arguments", "alias", "comprehension",
+                               "excepthandler", "withitem", "match_case", "pattern", "type_ignore", "type_param"))
+
+
+def _child_fields() -> Dict[type, Tuple[Tuple[str, bool], ...]]:
+    """Per node type, (field, holds a list) of the fields that may hold nodes, in ``_fields`` order,
+    read from the ASDL signature each class documents (``Call(expr func, expr* args, keyword*
+    keywords)``). The summary walks every expression of every module it reads, and a generic
+    walk looked at every field's value's type (names, operators, contexts) to find the nodes. A
+    type whose signature does not read as expected is walked the generic way."""
+    table: Dict[type, Tuple[Tuple[str, bool], ...]] = {}
+    for name in dir(ast):
+        kind = getattr(ast, name)
+        if not (isinstance(kind, type) and issubclass(kind, ast.AST)):
+            continue
+        match = re.fullmatch(r"(\w+)\((.*)\)", (kind.__doc__ or "").strip().split("\n", 1)[0])
+        if match is None or match.group(1) != name:
+            continue
+        declared = [part.split() for part in match.group(2).split(",")] if match.group(2) else []
+        if any(len(part) != 2 for part in declared) or [part[1] for part in declared] != list(kind._fields):
+            continue
+        if any(written.rstrip("*?") not in _SCALAR_FIELD_TYPES | _NODE_FIELD_TYPES for written, _ in declared):
+            continue
+        table[kind] = tuple((field, written.endswith("*")) for written, field in declared
+                            if written.rstrip("*?") not in _SCALAR_FIELD_TYPES)
+    return table
+
+
+_CHILD_FIELDS = _child_fields()
 # Where statements hold statements, in ``_fields`` order (ast.walk's): a walk for assignments need
 # not enter expressions, which hold none.
 _STATEMENT_FIELDS = {
@@ -233,6 +272,7 @@ class _Summariser:
                 steps = ModuleSteps(self.tree, self.table)
             elif callable(steps):
                 steps = steps()
+            self._steps = steps  # (for the engine, with a tree the index parsed: _summarised)
             self._step_loops = {id(loop) for loop, _ in steps._loops_with_outer_counters()
                                 if steps._ast_is_intrinsic(loop) and not steps._ast_is_epoch(loop)
                                 and not steps.is_sample_loop_ast(loop)}
@@ -377,18 +417,32 @@ class _Summariser:
         # segments.walk_ast's order (its stack, children pushed in field order) inlined: this runs
         # for every statement of every module of the project, and a generator per statement and an
         # isinstance per node were a third of the summary's time.
+        # Children are handed on in push_children's order, less those it would have skipped at
+        # once (_NO_CALLS_BELOW: a nested definition has its own record, a leaf holds no call).
         pending = [node]
         pop, push = pending.pop, pending.append
+        child_fields, skipped = _CHILD_FIELDS, _NO_CALLS_BELOW
         while pending:
             current = pop()
             kind = type(current)
             if kind is ast.Call:
                 self._call(current, fn, scope, in_loop, step_loop)
-            elif kind in _NO_CALLS_BELOW:
+            elif kind in skipped:
                 continue  # a nested definition (its own record) or a leaf: no call of this scope below
             elif kind in _COMPREHENSIONS:
                 fn.setdefault("loops", []).append([current.lineno, current.end_lineno or current.lineno])
-            push_children(current, push)
+            fields = child_fields.get(kind)
+            if fields is None:
+                push_children(current, push)
+                continue
+            for name, many in fields:
+                value = getattr(current, name, None)
+                if many:
+                    for item in value or ():
+                        if item is not None and type(item) not in skipped:
+                            push(item)
+                elif value is not None and type(value) not in skipped:
+                    push(value)
 
     def _call(self, call: ast.Call, fn: dict, scope: str, in_loop: bool, step_loop: bool) -> None:
         func = call.func
@@ -585,13 +639,28 @@ def _may_test_interval(node) -> bool:
     generators: this runs for the assigned values and ``if`` tests of every module summarised."""
     pending = [node]
     pop, push = pending.pop, pending.append
+    child_fields = _CHILD_FIELDS
     while pending:
         current = pop()
         kind = type(current)
         if kind is ast.Compare or (kind is ast.BinOp and isinstance(current.op, ast.Mod)):
             return True
-        push_children(current, push)
+        fields = child_fields.get(kind)
+        if fields is None:
+            push_children(current, push)
+            continue
+        for name, many in fields:
+            value = getattr(current, name, None)
+            if many:
+                for item in value or ():
+                    if item is not None and type(item) not in _LEAVES:
+                        push(item)
+            elif value is not None and type(value) not in _LEAVES:
+                push(value)
     return False
+
+
+_LEAVES = frozenset((ast.Name, ast.Constant))  # nodes with no node below them
 
 
 def _leaves_for_good(body, in_loop: bool) -> bool:
@@ -616,9 +685,17 @@ def summarize(tree: ast.Module, table: Optional[ImportTable] = None, steps=None)
     (names.ImportTable, step_loops.ModuleSteps, or a function that builds it on demand: with the
     summary on disk it is not needed, nor for a module without loops), when it has them, so that
     they are not built twice."""
+    return _summarised(tree, table, steps)[0]
+
+
+def _summarised(tree: ast.Module, table: Optional[ImportTable] = None, steps=None):
+    """(the summary, the ImportTable it read, the ModuleSteps it built or was given, else None):
+    a tree the index parses for the engine is handed over with them (Project.take_parsed)."""
     summariser = _Summariser(tree, table, steps)
     edit_reuse.reuse_definitions(summariser)  # the language server: definitions an edit did not touch
-    return summariser.run()
+    data = summariser.run()
+    built = summariser._steps
+    return data, summariser.table, built if isinstance(built, ModuleSteps) else None
 
 
 def imports_module(module: "Module", target: "Module") -> bool:
@@ -734,6 +811,7 @@ class Project:
         self._words_by_stamp: Dict[str, Tuple[Tuple[int, int], FrozenSet[bytes]]] = {}  # as last read
         self.listing = 0  # bumped when the listing changes (importer closures depend on it)
         self._import_words_at = 0.0  # when the project's files were last listed (time.monotonic)
+        self._listing_cost = 0.0  # the process time that listing took
         self._disk_words: Optional[Dict[str, FrozenSet[bytes]]] = None  # path -> import words read from disk then
         self._overlay_words: Dict[str, Tuple[str, FrozenSet[bytes]]] = {}  # path -> (text, its import words)
         self._inverted: Optional[Dict[bytes, List[str]]] = None  # the last inversion of _import_words
@@ -745,7 +823,8 @@ class Project:
         self._folders: Set[str] = set()  # cache folders known to exist
         self._checked: Dict[str, float] = {}  # path -> when its stamp was last compared (monotonic)
         # Trees the index parsed, for the engine when it lints that file next (never parse twice).
-        self._trees: Dict[str, Tuple[str, ast.Module, int]] = {}  # path -> (digest, tree, characters)
+        # path -> (digest, tree, characters, its ImportTable, its ModuleSteps or None)
+        self._trees: Dict[str, tuple] = {}
         self._kept_chars = 0
         # An editor's unsaved texts (path -> text): read instead of the disk (set_overlays).
         self._overlays: Dict[str, str] = {}
@@ -854,14 +933,16 @@ class Project:
             try:
                 tree = ast.parse(source)
                 self.parsed += 1
-                data = _frozen_summary(summarize(tree))
+                data, table, steps = _summarised(tree)
+                data = _frozen_summary(data)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return None
             self._store(digest, data)
             if _KEEP_TREES["enabled"] and text_mentions_torch_import(source):
                 # The engine lints this text later (it lints only files that import torch): it
-                # takes the tree instead of parsing again. Other trees would only push these out.
-                self._trees[path] = (digest, tree, len(source))
+                # takes the tree instead of parsing again, with the import table and step loops
+                # the summary built from it. Other trees would only push these out.
+                self._trees[path] = (digest, tree, len(source), table, steps)
                 self._kept_chars += len(source)
                 while len(self._trees) > MAX_KEPT_TREES or self._kept_chars > MAX_KEPT_CHARS:
                     self._kept_chars -= self._trees.pop(next(iter(self._trees)))[2]
@@ -921,12 +1002,20 @@ class Project:
 
     def take_tree(self, path: str, source: str) -> Optional[ast.Module]:
         """The tree the index parsed of exactly this text of ``path``, handed over once."""
+        parsed = self.take_parsed(path, source)
+        return parsed[0] if parsed is not None else None
+
+    def take_parsed(self, path: str, source: str):
+        """(tree, ImportTable, ModuleSteps or None) of exactly this text of ``path`` if the index
+        parsed it, handed over once: the table and the step loops are those its summary read
+        (step_loops.ModuleSteps depends on the tree and the table only, and keeps only what it
+        derives from them), so that the engine builds neither again."""
         kept = self._trees.pop(os.path.abspath(path), None)
         if kept is None:
             return None
         self._kept_chars -= kept[2]
         if kept[0] == content_digest(source):
-            return kept[1]
+            return kept[1], kept[3], kept[4]
         return None
 
     def module_named(self, name: str) -> Optional[Module]:
@@ -1081,8 +1170,12 @@ class Project:
         """Make ``_importers_of`` current. The disk is listed once per run (a CLI or flake8 run
         lints every file in seconds); a long-lived process (an editor's server, a CLI run longer
         than IMPORTERS_FRESH_FOR) lists it again to see new, changed and removed files, and not
-        when only an unsaved text changed (set_overlays): then only the overlays' words are read."""
-        expired = time.monotonic() - self._import_words_at > IMPORTERS_FRESH_FOR
+        when only an unsaved text changed (set_overlays): then only the overlays' words are read.
+        The listing is fresh for IMPORTERS_FRESH_FOR seconds, or LISTING_COST_FACTOR times what
+        the last one took if that is longer (an editor's server is told of changed files at once:
+        files_changed)."""
+        fresh_for = max(IMPORTERS_FRESH_FOR, LISTING_COST_FACTOR * self._listing_cost)
+        expired = time.monotonic() - self._import_words_at > fresh_for
         if self._importers_of is not None and not expired:
             return
         if self._disk_words is None or expired:
@@ -1112,6 +1205,7 @@ class Project:
         files whose size or mtime changed: a library of 3,000 files read every five seconds cost
         a CLI run over it more than the engine's own work."""
         self._import_words_at = time.monotonic()
+        started = time.process_time()
         words_of: Dict[str, FrozenSet[bytes]] = {}
         known = self._words_by_stamp
         kept: Dict[str, Tuple[Tuple[int, int], FrozenSet[bytes]]] = {}
@@ -1135,6 +1229,7 @@ class Project:
             words_of[path] = words
         self._words_by_stamp = kept
         self._disk_words = words_of
+        self._listing_cost = time.process_time() - started
 
 
 def _import_words(raw: bytes) -> Set[bytes]:
@@ -1256,9 +1351,16 @@ def configure_disk_cache(enabled: bool = True, directory: Optional[str] = None) 
 
 def parsed_tree(filename: str, source: str) -> Optional[ast.Module]:
     """The tree of ``source`` if the index parsed exactly this text of ``filename`` in this process."""
+    parsed = parsed_module(filename, source)
+    return parsed[0] if parsed is not None else None
+
+
+def parsed_module(filename: str, source: str):
+    """(tree, ImportTable, ModuleSteps or None) of ``source`` if the index parsed exactly this text
+    of ``filename`` in this process (Project.take_parsed), else None."""
     try:
         project = project_for(filename)
-        return project.take_tree(filename, source) if project is not None else None
+        return project.take_parsed(filename, source) if project is not None else None
     except (OSError, ValueError):
         return None
 

@@ -1087,7 +1087,7 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
     """The ast twin of syntax.tests_interval: ``%`` anywhere, a name holding such a test, or a
     counter compared with a number (not a plain name among ``outer_counters``: ``if fold == 0:``
     holds for a whole fold), equal to it or, for the first few steps, below it."""
-    for n in ast.walk(test):
+    for n in walk_ast((test,)):  # any node: the order does not matter (walk_ast: no generator per node)
         kind = type(n)
         if kind is ast.BinOp and isinstance(n.op, ast.Mod):
             return True
