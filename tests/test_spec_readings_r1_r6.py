@@ -504,3 +504,47 @@ def test_tpl102_numpy_nonzero_is_a_module_function_not_a_tensor_method():
                 out.append(reps.nonzero())
         """
     assert diagnostics(source, "TPL102") == [(9, 19, SYNC.format(what="`.nonzero()`"), None, None)]
+
+
+# ---- R7: the results of inference that the host keeps ----------------------------------------------
+def test_r7_inference_results_the_host_keeps_are_not_flagged():
+    """R7 (2026-11-26): in a loop that trains nothing, with autograd off, a ``.cpu()`` copy of a
+    model's output that is stored (appended, written, put into a container) or that host code
+    iterates is the result the run is for (tevatron's encoders and rerankers, fastMRI's
+    per-volume reconstructions), like ``predict_step``'s outputs. Flagged twins: a copy only
+    printed, a metric's ``.item()``, the same copy kept in a loop that trains."""
+    source = """
+        import torch
+        import numpy as np
+        def encode(model, loader, fout, n):
+            encoded, recons, results = [], {}, {}
+            with torch.no_grad():
+                for ids, batch in loader:
+                    out = model(batch.cuda())
+                    encoded.append(out.cpu().detach().numpy())
+                    recons.setdefault("a", []).append((1, out[0].float().cpu().numpy()))
+                    results[ids[0]] = out.cpu()
+                    scores = out.float().cpu().tolist()
+                    for i, s in zip(ids, scores):
+                        fout.write(f"{i} {s}\\n")
+                    total = out.sum().cpu()
+                    print(total)
+                    n += out.sum().item()
+            return np.concatenate(encoded), n
+        def train(model, loader, optimizer, kept):
+            for x in loader:
+                out = model(x.cuda())
+                out.sum().backward()
+                optimizer.step()
+                with torch.no_grad():
+                    kept.append(out.cpu())
+        def evaluate(model, loader, kept):
+            for x in loader:
+                kept.append(model(x.cuda()).cpu())
+        """
+    assert diagnostics(source, "TPL102") == [
+        (15, 20, CPU, None, None),
+        (17, 17, ITEM, None, None),
+        (25, 24, CPU, None, None),
+        (28, 20, CPU, None, None),
+    ]

@@ -133,6 +133,8 @@ class HostSyncInLoop(Rule):
                 return  # moving a model (or a copy of it: an EMA snapshot), not reading a value
             if self._read_by_loop_stop(receiver):
                 return
+            if name in ("cpu", "tolist", "numpy") and self._kept_inference_result():
+                return
             self._report_unless_host_needed(node, f"`.{name}()`")
             return
         if found is not None and found[1] == "format" and _is_string_literal(found[0]):
@@ -202,6 +204,35 @@ class HostSyncInLoop(Rule):
         if self._torch_needs_on_host() or self._decides_loop_stop() or self._device_fallback():
             return
         self.report(node, self.message.format(what=what))
+
+    def _kept_inference_result(self) -> bool:
+        """Is the current ``.cpu()``/``.tolist()``/``.numpy(force=True)`` a result of inference that
+        the host keeps (the lead's reading R7, 2026-11-26)? In a loop that trains nothing (no
+        backward, no optimizer or scaler step: ``_trains``), with autograd off
+        (``torch.no_grad()``/``inference_mode``), a copy of a model's output to the host that is stored as data (appended, extended, written, put into a
+        container: ``encoded.append(reps.cpu().numpy())``, ``recons[name].append((i, out.cpu()))``,
+        ``results[k] = out.cpu()``) or bound to a name that host code then stores or iterates
+        (``scores = out.cpu().tolist()``; ``for qid, s in zip(qids, scores): ...``) is what the run
+        is for: like ``predict_step``'s outputs (rules.md "A step body"), it must reach the host.
+        ``.item()``, ``float(t)`` and tests of a metric stay flagged: a number summed per batch can
+        stay on the device."""
+        ctx = self.ctx
+        loop = ctx.innermost_loop()
+        if loop is None or not ctx.under_grad_off() or self._trains(loop.node.body):
+            return False
+        stack = ctx.stack
+        if _kept_as_data(stack):
+            return True
+        found = _derived_assignment(stack)
+        if found is None:
+            return False
+        name, statement, _ = found
+        position = next((i for i, n in enumerate(stack) if n is loop.node), None)
+        if position is None:
+            return False
+        return any(_kept_as_data(path) or _iterated_on_host(path)
+                   for path in _name_uses(loop.node.body, name, stack[:position + 1], statement, [False],
+                                          reaching=[False]))
 
     def _device_fallback(self) -> bool:
         """Is the current node in the body of an ``if`` that asks whether the value sits on a device
@@ -693,6 +724,39 @@ def _stops_by_break_or_return(body) -> bool:
     if isinstance(last, cst.SimpleStatementLine):
         last = last.body[-1] if last.body else None
     return isinstance(last, (cst.Break, cst.Return))
+
+
+# Methods that keep their argument as data: a container's, a file's, a writer's.
+_KEEPING_METHODS = frozenset(("append", "extend", "insert", "add", "put", "write", "writerow", "writerows"))
+
+
+def _kept_as_data(path) -> bool:
+    """Is the last node of ``path`` (through method calls on it and items of a tuple or list) kept
+    as data: the argument of ``.append``/``.extend``/``.write``... or the value stored into a
+    subscript or attribute (``results[k] = ...``)?"""
+    index = _climb(path, subscripts=False)
+    if index < 2:
+        return False
+    parent = path[index - 1]
+    if isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call):
+        func = path[index - 2].func
+        return isinstance(func, cst.Attribute) and func.attr.value in _KEEPING_METHODS
+    if isinstance(parent, cst.Assign) and parent.value is path[index]:
+        return any(isinstance(t.target, (cst.Subscript, cst.Attribute)) for t in parent.targets)
+    return False
+
+
+def _iterated_on_host(path) -> bool:
+    """Is the last node of ``path`` (a name) what a Python ``for`` iterates, directly or through
+    ``zip``/``enumerate``?"""
+    index = len(path) - 1
+    node = path[index]
+    if (index >= 3 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call)
+            and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in ("zip", "enumerate")):
+        index -= 2
+        node = path[index]
+    parent = path[index - 1] if index >= 1 else None
+    return isinstance(parent, cst.For) and parent.iter is node
 
 
 def _climb(path, subscripts: bool, items: bool = True) -> int:
@@ -1392,6 +1456,17 @@ def evaluate(model, loader, to_xywh, results):
         window = imgs[start:end]                 # a slice bound: host-needed (R3) ...
         results.append(end)                      # ... whatever else reads the value
 """,
+    """
+import torch
+def encode(model, loader, encoded, fout):
+    with torch.no_grad():                        # inference: nothing trains in this loop
+        for ids, batch in loader:
+            reps = model(batch.cuda())
+            encoded.append(reps.cpu().numpy())   # the results the run is for (R7)
+            scores = reps.sum(-1).cpu().tolist()
+            for i, s in zip(ids, scores):        # read by host code
+                fout.write(f"{i} {s}\\n")
+""",
 )
 RULE.INVALID = (
     """
@@ -1684,8 +1759,13 @@ tokenizer's `decode`/`batch_decode`, the test that decides whether a loop that r
 (greedy decoding's `if next_id.item() == eos_id: break`, also through a name: `n = t.item()` then
 `if n != expected: break`; a training loop that stops on a NaN loss is still reported: checking
 every N steps would do), and a `torch.cuda.synchronize()` followed, before any other device work, by
-a timer read (`time.perf_counter()`, `time.time()`: the user asked for that timing), and a copy to the host under a test that
-the value is on MPS or XLA (`if "mps" in x.device.type: x = x.cpu()`: that device lacks the next op).
+a timer read (`time.perf_counter()`, `time.time()`: the user asked for that timing), a copy to the host under a test that
+the value is on MPS or XLA (`if "mps" in x.device.type: x = x.cpu()`: that device lacks the next op),
+and the results of inference the host keeps: in a loop that trains nothing, with autograd off, a
+copy to the host (`.cpu()`, `.tolist()`, `.numpy(force=True)`) that is stored (appended, written,
+put into a container) or iterated by host code
+(`encoded.append(reps.cpu().numpy())`), like `predict_step`'s outputs; a metric's `.item()` there
+is still reported.
 Values known to live on the host never sync: besides numpy arrays, Python numbers and CPU tensors (and
 whatever a bare `.numpy()` reads, unless the code itself put it on the device: torch raises on a
 device tensor's), the results of torch ops on host tensors
