@@ -289,6 +289,42 @@ CORPUS = [
              "`git archive <commit> icefall/__init__.py icefall/utils.py icefall/dist.py icefall/checkpoint.py "
              "icefall/hooks.py icefall/diagnostics.py icefall/err.py icefall/env.py` (the icefall package) into the "
              "same folder; the recipe's symlinked files are left out"},
+    # holdout5 (2026-11-26): a fifth fresh framework and multi-module set, labelled by reading only before any
+    # linter run on it; its corpus lives in /work/corpus_h5 and holds the .py files of the paths below only
+    # (git archive with ':(glob)<path>/**/*.py' pathspecs; docs/framework_corpus.md "holdout5" has the commands).
+    {"name": "Time-Series-Library", "github": "thuml/Time-Series-Library", "set": "holdout5",
+     "commit": "4e938a1767106324dd753b2a44832bf870a0252e", "take": ["exp", "utils", "run.py"], "only": "*.py", "drop": []},
+    {"name": "HALOs", "github": "ContextualAI/HALOs", "set": "holdout5",
+     "commit": "4831988636b4cbc1c30c0bce78df568cf0f8103b", "take": ["launch.py", "train"], "only": "*.py", "drop": []},
+    {"name": "FlagEmbedding", "github": "FlagOpen/FlagEmbedding", "set": "holdout5",
+     "commit": "7ed43d67ec03fbe5c31c0992dbfa941fb1860549",
+     "take": ["FlagEmbedding/abc/finetune/embedder", "FlagEmbedding/finetune/embedder"], "only": "*.py", "drop": []},
+    {"name": "parler-tts", "github": "huggingface/parler-tts", "set": "holdout5",
+     "commit": "d108732cd57788ec86bc857d99a6cabd66663d68", "take": ["training"], "only": "*.py", "drop": []},
+    {"name": "mistral-finetune", "github": "mistralai/mistral-finetune", "set": "holdout5",
+     "commit": "1943535d8e6d46b2eb47de8b81df07fec3ca5c15", "take": ["train.py", "finetune", "model"], "only": "*.py",
+     "drop": []},
+    {"name": "segment-anything", "github": "facebookresearch/segment-anything", "set": "holdout5",
+     "commit": "dca509fe793f601edb92606367a655c15ac00fdf", "take": ["segment_anything", "scripts"], "only": "*.py",
+     "drop": []},
+    {"name": "Tk-Instruct", "github": "yizhongw/Tk-Instruct", "set": "holdout5",
+     "commit": "7c0e4000901e7c148fbb8964042ebfc433f8d98e", "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "meshgpt-pytorch", "github": "lucidrains/meshgpt-pytorch", "set": "holdout5",
+     "commit": "2efe22196082df22a0a7027636c2d9ae4d708748", "take": ["meshgpt_pytorch"], "only": "*.py", "drop": []},
+    {"name": "lit-llama", "github": "Lightning-AI/lit-llama", "set": "holdout5",
+     "commit": "2a464de2a1d2f266614d15091d3d7f30330c3ede",
+     "take": ["finetune", "pretrain", "generate", "evaluate", "lit_llama", "generate.py"], "only": "*.py", "drop": []},
+    {"name": "lama", "github": "advimman/lama", "set": "holdout5",
+     "commit": "786f5936b27fb3dacd2b1ad799e4de968ea697e7",
+     "take": ["saicinpainting/training", "saicinpainting/utils.py", "bin/train.py", "bin/predict.py"], "only": "*.py",
+     "drop": []},
+    {"name": "gluonts", "github": "awslabs/gluonts", "set": "holdout5",
+     "commit": "3d05d465f97096583d87a6827948e0d0d3cb7e92",
+     "take": ["src/gluonts/torch/model", "src/gluonts/torch/__init__.py"], "only": "*.py", "drop": []},
+    {"name": "object-centric-library", "github": "addtt/object-centric-library", "set": "holdout5",
+     "commit": "c13c550cc193b50af63f027e4d147d2bf47bb62d",
+     "take": ["models", "evaluation", "utils", "train_object_discovery.py", "eval_metrics.py",
+              "eval_downstream_prediction.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -506,7 +542,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout", "holdout2", "holdout3", "holdout4"), default="dev")
+    parser.add_argument("--set", choices=("dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5"), default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
     parser.add_argument("--jobs", type=int, default=1, help="linter worker processes (default 1)")
