@@ -5,6 +5,7 @@
     python benchmarks/framework_score.py --corpus /work/corpus_h2 --set holdout2
     python benchmarks/framework_score.py --corpus /work/corpus_h3 --set holdout3
     python benchmarks/framework_score.py --corpus /work/corpus_h4 --set holdout4
+    python benchmarks/framework_score.py --corpus /work/corpus_h5 --set holdout5
     python benchmarks/framework_score.py --fetch-list
 
 The corpus is third-party code and is never committed: ``--fetch-list`` prints every repository,
