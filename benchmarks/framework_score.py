@@ -5,6 +5,7 @@
     python benchmarks/framework_score.py --corpus /work/corpus_h2 --set holdout2
     python benchmarks/framework_score.py --corpus /work/corpus_h3 --set holdout3
     python benchmarks/framework_score.py --corpus /work/corpus_h4 --set holdout4
+    python benchmarks/framework_score.py --corpus /work/corpus_h5 --set holdout5
     python benchmarks/framework_score.py --fetch-list
 
 The corpus is third-party code and is never committed: ``--fetch-list`` prints every repository,
@@ -289,6 +290,61 @@ CORPUS = [
              "`git archive <commit> icefall/__init__.py icefall/utils.py icefall/dist.py icefall/checkpoint.py "
              "icefall/hooks.py icefall/diagnostics.py icefall/err.py icefall/env.py` (the icefall package) into the "
              "same folder; the recipe's symlinked files are left out"},
+    # holdout5 (2026-11-26): a fifth fresh framework and multi-module set, labelled by reading only before any
+    # linter run on it; its corpus lives in /work/corpus_h5 and holds the .py files of the paths below only
+    # (git archive with ':(glob)<path>/**/*.py' pathspecs; docs/framework_corpus.md "holdout5" has the commands).
+    {"name": "Time-Series-Library", "github": "thuml/Time-Series-Library", "set": "holdout5",
+     "commit": "4e938a1767106324dd753b2a44832bf870a0252e", "take": ["exp", "utils", "run.py"], "only": "*.py", "drop": []},
+    {"name": "HALOs", "github": "ContextualAI/HALOs", "set": "holdout5",
+     "commit": "4831988636b4cbc1c30c0bce78df568cf0f8103b", "take": ["launch.py", "train"], "only": "*.py", "drop": []},
+    {"name": "FlagEmbedding", "github": "FlagOpen/FlagEmbedding", "set": "holdout5",
+     "commit": "7ed43d67ec03fbe5c31c0992dbfa941fb1860549",
+     "take": ["FlagEmbedding/abc/finetune/embedder", "FlagEmbedding/finetune/embedder"], "only": "*.py", "drop": []},
+    {"name": "parler-tts", "github": "huggingface/parler-tts", "set": "holdout5",
+     "commit": "d108732cd57788ec86bc857d99a6cabd66663d68", "take": ["training"], "only": "*.py", "drop": []},
+    {"name": "mistral-finetune", "github": "mistralai/mistral-finetune", "set": "holdout5",
+     "commit": "1943535d8e6d46b2eb47de8b81df07fec3ca5c15", "take": ["train.py", "finetune", "model"], "only": "*.py",
+     "drop": []},
+    {"name": "segment-anything", "github": "facebookresearch/segment-anything", "set": "holdout5",
+     "commit": "dca509fe793f601edb92606367a655c15ac00fdf", "take": ["segment_anything", "scripts"], "only": "*.py",
+     "drop": []},
+    {"name": "meshgpt-pytorch", "github": "lucidrains/meshgpt-pytorch", "set": "holdout5",
+     "commit": "2efe22196082df22a0a7027636c2d9ae4d708748", "take": ["meshgpt_pytorch"], "only": "*.py", "drop": []},
+    {"name": "lit-llama", "github": "Lightning-AI/lit-llama", "set": "holdout5",
+     "commit": "2a464de2a1d2f266614d15091d3d7f30330c3ede",
+     "take": ["finetune", "pretrain", "generate", "evaluate", "lit_llama", "generate.py"], "only": "*.py", "drop": []},
+    {"name": "lama", "github": "advimman/lama", "set": "holdout5",
+     "commit": "786f5936b27fb3dacd2b1ad799e4de968ea697e7",
+     "take": ["saicinpainting/training", "saicinpainting/utils.py", "bin/train.py", "bin/predict.py"], "only": "*.py",
+     "drop": []},
+    {"name": "object-centric-library", "github": "addtt/object-centric-library", "set": "holdout5",
+     "commit": "c13c550cc193b50af63f027e4d147d2bf47bb62d",
+     "take": ["models", "evaluation", "utils", "train_object_discovery.py", "eval_metrics.py",
+              "eval_downstream_prediction.py"], "only": "*.py", "drop": []},
+    {"name": "ALBEF", "github": "salesforce/ALBEF", "set": "holdout5",
+     "commit": "b9727e43c3040491774d1b22cc27718aa7772fac",
+     "take": ["Pretrain.py", "Retrieval.py", "VQA.py", "NLVR.py", "VE.py", "Grounding.py", "utils.py", "models"],
+     "only": "*.py", "drop": []},
+    {"name": "Deformable-DETR", "github": "fundamentalvision/Deformable-DETR", "set": "holdout5",
+     "commit": "11169a60c33333af00a4849f1808023eba96a931",
+     "take": ["main.py", "engine.py", "util", "datasets/data_prefetcher.py", "datasets/coco_eval.py",
+              "models/deformable_detr.py", "models/matcher.py", "models/segmentation.py", "models/backbone.py",
+              "models/position_encoding.py", "models/deformable_transformer.py"], "only": "*.py", "drop": []},
+    {"name": "LoFTR", "github": "zju3dv/LoFTR", "set": "holdout5",
+     "commit": "df7ca80f917334b94cfbe32cc2901e09a80e70a8", "take": ["src", "train.py", "test.py"], "only": "*.py",
+     "drop": []},
+    {"name": "VideoMAE", "github": "MCG-NJU/VideoMAE", "set": "holdout5",
+     "commit": "14ef8d856287c94ef1f985fe30f958eb4ec2c55d",
+     "take": ["engine_for_finetuning.py", "engine_for_pretraining.py", "run_class_finetuning.py",
+              "run_mae_pretraining.py", "run_videomae_vis.py", "utils.py", "modeling_finetune.py", "modeling_pretrain.py",
+              "masking_generator.py", "mixup.py", "optim_factory.py", "datasets.py"], "only": "*.py", "drop": []},
+    {"name": "AnimateDiff", "github": "guoyww/AnimateDiff", "set": "holdout5",
+     "commit": "e92bd5671ba62c0d774a32951453e328018b7c5b", "take": ["train.py", "animatediff", "scripts/animate.py"],
+     "only": "*.py", "drop": []},
+    {"name": "cloneofsimo-lora", "github": "cloneofsimo/lora", "set": "holdout5",
+     "commit": "d84074b3e3496f1cfa8a3f49b8b9972ef463b483", "take": ["lora_diffusion", "training_scripts"],
+     "only": "*.py", "drop": [],
+     "note": "named cloneofsimo-lora so that its folder never meets microsoft/LoRA's name"},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -506,7 +562,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout", "holdout2", "holdout3", "holdout4"), default="dev")
+    parser.add_argument("--set", choices=("dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5"), default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
     parser.add_argument("--jobs", type=int, default=1, help="linter worker processes (default 1)")
