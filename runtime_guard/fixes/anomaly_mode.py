@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
+from array import array
 
 import torch
 
@@ -24,7 +25,30 @@ from .base import Fix
 
 CODE = "TPL603"
 _BEFORE = "<turned on before runtime_guard was installed>"
-_MAX_SAMPLES = 10000  # step times kept per state: enough for a median, bounded for long runs
+_MAX_SAMPLES = 4096  # step times kept per state: enough for a median, bounded for long runs
+
+
+class _StepTimes:
+    """The first ``_MAX_SAMPLES`` step intervals of one anomaly state, in a buffer of doubles
+    allocated once at install and filled in place. A list that grew by one float per step made
+    the C library's heap change under every clean step of every guarded run (a new, larger block
+    for the list each time it grew, up to 80 KB): on a CPU conv step that moved where glibc put
+    the step's tensors, and with them how often it gave heap memory back to the kernel and
+    faulted it in again. Now a clean step allocates nothing here."""
+
+    __slots__ = ("values", "count")
+
+    def __init__(self) -> None:
+        self.values = array("d", bytes(8 * _MAX_SAMPLES))
+        self.count = 0
+
+    def add(self, seconds: float) -> None:
+        if self.count < _MAX_SAMPLES:
+            self.values[self.count] = seconds
+            self.count += 1
+
+    def kept(self) -> list:
+        return self.values[:self.count].tolist()
 
 
 class AnomalyModeFix(Fix):
@@ -36,8 +60,8 @@ class AnomalyModeFix(Fix):
         self.turned_on_at = _BEFORE if torch.is_anomaly_enabled() else None
         self.steps_on = 0
         self.steps_off = 0
-        self.seconds_on = []  # intervals between optimizer steps, by anomaly state at the step
-        self.seconds_off = []
+        self.seconds_on = _StepTimes()  # intervals between optimizer steps, by anomaly state
+        self.seconds_off = _StepTimes()
         self._last_step = None
         fix = self
         original = torch.set_anomaly_enabled
@@ -84,8 +108,8 @@ class AnomalyModeFix(Fix):
                         fix.steps_off += 1
                         samples = seconds_off
                     last = fix._last_step
-                    if last is not None and len(samples) < _MAX_SAMPLES:
-                        samples.append(now - last)
+                    if last is not None:
+                        samples.add(now - last)
                     fix._last_step = now
             except Exception as exc:
                 fix.fail(exc, "optimizer step hook")
@@ -95,7 +119,7 @@ class AnomalyModeFix(Fix):
     def finalize(self) -> None:
         with self._lock:
             steps_on, steps_off = self.steps_on, self.steps_off
-            on, off = list(self.seconds_on), list(self.seconds_off)
+            on, off = self.seconds_on.kept(), self.seconds_off.kept()
         if not steps_on:
             return
         # Imported here, at report time: statistics pulls in decimal and fractions, which a
