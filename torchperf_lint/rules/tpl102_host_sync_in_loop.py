@@ -230,7 +230,7 @@ class HostSyncInLoop(Rule):
         position = next((i for i, n in enumerate(stack) if n is loop.node), None)
         if position is None:
             return False
-        return any(_kept_as_data(path) or _iterated_on_host(path)
+        return any(_kept_as_data(path) or _for_over(path, len(path) - 1) is not None
                    for path in _name_uses(loop.node.body, name, stack[:position + 1], statement, [False],
                                           reaching=[False]))
 
@@ -746,19 +746,6 @@ def _kept_as_data(path) -> bool:
     return False
 
 
-def _iterated_on_host(path) -> bool:
-    """Is the last node of ``path`` (a name) what a Python ``for`` iterates, directly or through
-    ``zip``/``enumerate``?"""
-    index = len(path) - 1
-    node = path[index]
-    if (index >= 3 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call)
-            and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in ("zip", "enumerate")):
-        index -= 2
-        node = path[index]
-    parent = path[index - 1] if index >= 1 else None
-    return isinstance(parent, cst.For) and parent.iter is node
-
-
 def _climb(path, subscripts: bool, items: bool = True) -> int:
     """The index in ``path`` of the outermost node that still carries the last node's value: up
     through method calls and attributes of which it is the receiver (``lengths.cpu().long()``),
@@ -848,22 +835,29 @@ def _derived_names(path):
     if found is not None:
         yield found[0], found[1]
     index = _climb(path, subscripts=True, items=False)
-    node = path[index]
     if index >= 2 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call):
-        call = path[index - 2]
-        func = call.func
-        if isinstance(func, cst.Name) and func.value in ("zip", "enumerate") and index >= 3:
-            node, index = call, index - 2
-        elif (isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend")
-              and isinstance(func.value, cst.Name)):
+        func = path[index - 2].func
+        if (isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend")
+                and isinstance(func.value, cst.Name)):
             statement = next((n for n in reversed(path[:index - 2]) if isinstance(n, cst.BaseSmallStatement)), None)
             if statement is not None:
                 yield func.value.value, statement
             return
+    loop = _for_over(path, index)
+    if loop is not None:
+        for bound in assigned_names(loop.target):
+            yield bound, loop.target
+
+
+def _for_over(path, index: int):
+    """The ``for`` whose iterable is ``path[index]``, directly or through ``zip``/``enumerate``
+    (``for qid, s in zip(qids, scores):``), or None."""
+    node = path[index]
+    if (index >= 3 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call)
+            and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in ("zip", "enumerate")):
+        node, index = path[index - 2], index - 2
     parent = path[index - 1] if index >= 1 else None
-    if isinstance(parent, cst.For) and parent.iter is node:
-        for bound in assigned_names(parent.target):
-            yield bound, parent.target
+    return parent if isinstance(parent, cst.For) and parent.iter is node else None
 
 
 def _tests_size(path) -> bool:
