@@ -708,9 +708,22 @@ def _sharded_batches(samples, world, batch_sampler):
 
 
 def _destroy_group():
+    """Tear down the process group the guard started, while the interpreter is still whole.
+
+    A gloo worker thread that drops the last reference to a finished collective takes the GIL (the
+    work holds Python thread-local state). If it asks for the GIL once finalization has begun, the
+    thread is unwound through a noexcept destructor and the rank aborts with "terminate called
+    without an active exception" (about 1 run in 30 here, with or without the guard; torch's
+    ``destroy_process_group`` comments on the same race). Collecting cycles and yielding the GIL
+    after the group is gone lets those threads finish before finalization starts."""
     try:
+        import gc
+        import time
+
         import torch.distributed as dist
         if dist.is_initialized():
             dist.destroy_process_group()
+        gc.collect()
+        time.sleep(0.05)
     except Exception:
         pass

@@ -4,7 +4,6 @@ frameworks that inspect torch (Lightning's DDP strategy) run under the guard."""
 import inspect
 import os
 import re
-import subprocess
 import sys
 
 import pytest
@@ -13,7 +12,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.data import DataLoader
 
-from _rg_helpers import ROOT, SCRIPTS, _aborted_at_shutdown, guard_env
+from _rg_helpers import SCRIPTS, guard_env, run_until_clean_shutdown
 
 
 def _patched_callables(rg):
@@ -107,11 +106,7 @@ def test_batch_of_one_message_still_comes_from_the_eager_path(guard):
 
 
 def _lightning(tmp_path, *command, **env):
-    for attempt in range(2):  # once more when a rank died of gloo's shutdown SIGABRT (torch-facts.md)
-        proc = subprocess.run([sys.executable, *command], env=guard_env(**env), cwd=ROOT,
-                              capture_output=True, text=True, timeout=300)
-        if proc.returncode == 0 or not _aborted_at_shutdown(proc):
-            break
+    proc = run_until_clean_shutdown([sys.executable, *command], env=guard_env(**env))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
     return proc
 

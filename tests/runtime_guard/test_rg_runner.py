@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from _rg_helpers import ROOT, SCRIPTS, guard_env
+from _rg_helpers import ROOT, SCRIPTS, guard_env, run_until_clean_shutdown
 
 SAMPLES = os.path.join(ROOT, "samples")
 REPORT_HEADER = "runtime_guard report"
@@ -266,16 +266,10 @@ def test_parse_stops_at_the_target(guard):  # guard: imported without installing
 
 
 def _torchrun(args, cwd, **env):
-    """torchrun with 2 CPU processes; once more when it died of the gloo shutdown SIGABRT."""
+    """torchrun with 2 CPU processes, run again while it died only of the gloo shutdown SIGABRT."""
     torchrun = os.path.join(os.path.dirname(sys.executable), "torchrun")
-    command = [torchrun, "--standalone", "--nproc_per_node=2", *args]
-    for attempt in range(2):
-        proc = subprocess.run(command, cwd=cwd, env=guard_env(**env), capture_output=True,
-                              text=True, timeout=300)
-        aborted = "SIGABRT" in proc.stderr or "Signals.SIGABRT" in proc.stderr
-        if proc.returncode == 0 or not aborted:
-            return proc
-    return proc
+    return run_until_clean_shutdown([torchrun, "--standalone", "--nproc_per_node=2", *args],
+                                    env=guard_env(**env), cwd=cwd)
 
 
 def test_torchrun_runs_the_script_through_the_runner(tmp_path, capsys):

@@ -5,10 +5,9 @@ import json
 import os
 import re
 import socket
-import subprocess
 import sys
 
-from _rg_helpers import ROOT, SCRIPTS, _aborted_at_shutdown, guard_env
+from _rg_helpers import SCRIPTS, guard_env, run_until_clean_shutdown
 
 
 def _free_port():
@@ -19,15 +18,14 @@ def _free_port():
 
 def test_mp_spawn_ranks_are_guarded_and_reported(tmp_path):
     report = tmp_path / "report.json"
-    for attempt in range(2):  # once more when a rank died of gloo's shutdown SIGABRT (torch-facts.md)
+    def remove_stale_reports():
         for stale in tmp_path.glob("report*.json"):
             stale.unlink()
-        proc = subprocess.run(
-            [sys.executable, "-m", "runtime_guard", "--report", str(report),
-             os.path.join(SCRIPTS, "spawn_train.py"), str(_free_port())],
-            env=guard_env(), cwd=ROOT, capture_output=True, text=True, timeout=240)
-        if proc.returncode == 0 or not _aborted_at_shutdown(proc):
-            break
+
+    proc = run_until_clean_shutdown(
+        lambda: [sys.executable, "-m", "runtime_guard", "--report", str(report),
+                 os.path.join(SCRIPTS, "spawn_train.py"), str(_free_port())],
+        env=guard_env(), timeout=240, before_try=remove_stale_reports)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert sorted(re.findall(r"rank \d guard o[nf]+", proc.stdout)) == [
         "rank 0 guard on", "rank 1 guard on"]

@@ -54,10 +54,10 @@ def main():
     suffix = "-twin" if twin else ""
     torch.save(out, os.path.join(os.environ["OUT_DIR"], f"rank{os.environ['RANK']}{suffix}.pt"))
     if twin:
-        # The hand-written twin made its process group, so it tears it down, as a DDP script does:
-        # a gloo group left to the interpreter's exit can abort a rank ("terminate called without
-        # an active exception"), which failed this test once in CI.
-        dist.destroy_process_group()
+        # The hand-written twin made its process group, so it tears it down, as a DDP script does,
+        # and lets gloo's threads finish before the interpreter exits (see _clean_exit).
+        from _clean_exit import destroy_group_and_settle
+        destroy_group_and_settle()
 
 
 if __name__ == "__main__":

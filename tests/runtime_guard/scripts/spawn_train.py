@@ -28,7 +28,8 @@ def worker(rank, world, port):
     line = f"rank {rank} guard {'on' if guard is not None and guard.GUARD.installed else 'off'}\n"
     sys.stdout.flush()
     os.write(1, line.encode())  # one write: both ranks share the pipe
-    dist.destroy_process_group()
+    from _clean_exit import destroy_group_and_settle  # here: the line numbers above are asserted
+    destroy_group_and_settle()
 
 
 if __name__ == "__main__":
