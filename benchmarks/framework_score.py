@@ -6,6 +6,7 @@
     python benchmarks/framework_score.py --corpus /work/corpus_h3 --set holdout3
     python benchmarks/framework_score.py --corpus /work/corpus_h4 --set holdout4
     python benchmarks/framework_score.py --corpus /work/corpus_h5 --set holdout5
+    python benchmarks/framework_score.py --corpus /work/corpus_h6 --set holdout6
     python benchmarks/framework_score.py --fetch-list
 
 The corpus is third-party code and is never committed: ``--fetch-list`` prints every repository,
@@ -345,6 +346,67 @@ CORPUS = [
      "commit": "d84074b3e3496f1cfa8a3f49b8b9972ef463b483", "take": ["lora_diffusion", "training_scripts"],
      "only": "*.py", "drop": [],
      "note": "named cloneofsimo-lora so that its folder never meets microsoft/LoRA's name"},
+    # holdout6 (2026-11-26): a sixth fresh set, rich in framework step methods (Lightning, HF Trainer subclasses)
+    # and helpers in other modules, labelled by reading only before any linter run on it; its corpus lives in
+    # /work/corpus_h6 and holds the .py files of the paths below only (docs/framework_corpus.md "holdout6").
+    {"name": "REPA", "github": "sihyun-yu/REPA", "set": "holdout6",
+     "commit": "67f714503e3892f993844aab088ffc5791c92613",
+     "take": ["train.py", "train_t2i.py", "generate.py", "generate_t2i.py", "loss.py", "utils.py", "dataset.py",
+              "samplers.py", "models"], "only": "*.py", "drop": []},
+    {"name": "PixArt-alpha", "github": "PixArt-alpha/PixArt-alpha", "set": "holdout6",
+     "commit": "cac2fd3b4544cf7620d8fbbf8b19d97ffcb85892",
+     "take": ["train_scripts", "diffusion/__init__.py", "diffusion/iddpm.py", "diffusion/model/__init__.py",
+              "diffusion/model/builder.py", "diffusion/model/gaussian_diffusion.py", "diffusion/model/respace.py",
+              "diffusion/model/diffusion_utils.py", "diffusion/model/timestep_sampler.py", "diffusion/model/utils.py",
+              "diffusion/model/nets", "diffusion/utils"], "only": "*.py", "drop": []},
+    {"name": "train-CLIP", "github": "Zasder3/train-CLIP", "set": "holdout6",
+     "commit": "79d4c7960072047a9e0d39335ab60dcb150640c3", "take": ["models", "data", "train.py", "train_finetune.py"],
+     "only": "*.py", "drop": []},
+    {"name": "openspeech", "github": "openspeech-team/openspeech", "set": "holdout6",
+     "commit": "10b25890b64b722c50aa7579c2570ad5c69b2cf2",
+     "take": ["openspeech/models/__init__.py", "openspeech/models/openspeech_model.py",
+              "openspeech/models/openspeech_ctc_model.py", "openspeech/models/openspeech_encoder_decoder_model.py",
+              "openspeech/models/openspeech_transducer_model.py", "openspeech/models/openspeech_language_model.py",
+              "openspeech/models/deepspeech2", "openspeech/models/listen_attend_spell", "openspeech/metrics.py",
+              "openspeech/encoders", "openspeech/decoders", "openspeech/modules", "openspeech/criterion",
+              "openspeech/search", "openspeech/tokenizers/tokenizer.py", "openspeech/tokenizers/librispeech"],
+     "only": "*.py", "drop": []},
+    {"name": "RWKV-LM", "github": "BlinkDL/RWKV-LM", "set": "holdout6",
+     "commit": "524481d5099b38d9bc8ef1e89209161b86c8011b", "take": ["RWKV-v5/train.py", "RWKV-v5/src"],
+     "only": "*.py", "drop": []},
+    {"name": "openfold", "github": "aqlaboratory/openfold", "set": "holdout6",
+     "commit": "ce0029e1199b65fd834fe822be50d936cfe57fd4",
+     "take": ["train_openfold.py", "openfold/utils", "openfold/model", "openfold/np", "openfold/config.py",
+              "openfold/__init__.py"], "only": "*.py", "drop": []},
+    {"name": "boltz", "github": "jwohlwend/boltz", "set": "holdout6",
+     "commit": "832486dafed7b80e1246a3fed895e9bb03976558",
+     "take": ["src/boltz/model", "src/boltz/main.py", "src/boltz/__init__.py"], "only": "*.py", "drop": []},
+    {"name": "gritlm", "github": "ContextualAI/gritlm", "set": "holdout6",
+     "commit": "971068105a8508bca421841c59fddba7f6596402", "take": ["gritlm"], "only": "*.py", "drop": []},
+    {"name": "MeZO", "github": "princeton-nlp/MeZO", "set": "holdout6",
+     "commit": "552cb1b710767f9a6e1dc8f9645d7640376f9941", "take": ["large_models"], "only": "*.py", "drop": []},
+    {"name": "pyreft", "github": "stanfordnlp/pyreft", "set": "holdout6",
+     "commit": "dafd0995a366d7b47160a337dcc388eda7431821", "take": ["pyreft", "examples/reward", "examples/dpo"],
+     "only": "*.py", "drop": []},
+    {"name": "RLHF-Reward-Modeling", "github": "RLHFlow/RLHF-Reward-Modeling", "set": "holdout6",
+     "commit": "fc39179f5a9a4dd75047a4c0311672905b9d9a04",
+     "take": ["bradley-terry-rm", "pair-pm", "armo-rm", "odin", "math-rm"], "only": "*.py", "drop": []},
+    {"name": "mace", "github": "ACEsuit/mace", "set": "holdout6",
+     "commit": "667eee4e58d23a38ff5a75122109ec2025809649",
+     "take": ["mace/tools/train.py", "mace/tools/torch_tools.py", "mace/tools/utils.py", "mace/tools/__init__.py",
+              "mace/cli/run_train.py"], "only": "*.py", "drop": []},
+    {"name": "GPT-SoVITS", "github": "RVC-Boss/GPT-SoVITS", "set": "holdout6",
+     "commit": "48b1a0169a28582a8984402f82cf438d3bfa6aca",
+     "take": ["GPT_SoVITS/AR", "GPT_SoVITS/s1_train.py", "GPT_SoVITS/s2_train.py", "GPT_SoVITS/module",
+              "GPT_SoVITS/utils.py"], "only": "*.py", "drop": []},
+    {"name": "solo-learn", "github": "vturrisi/solo-learn", "set": "holdout6",
+     "commit": "9187ea39c2c3f43c455ab06664d2b019a9802954",
+     "take": ["solo", "main_pretrain.py", "main_linear.py", "main_knn.py"], "only": "*.py", "drop": []},
+    {"name": "DiffSinger", "github": "openvpi/DiffSinger", "set": "holdout6",
+     "commit": "753b7cc622aadf802b3145d7bb8f7df4afa213c4",
+     "take": ["basics", "training", "modules", "utils", "scripts/train.py"], "only": "*.py", "drop": []},
+    {"name": "torchmd-net", "github": "torchmd/torchmd-net", "set": "holdout6",
+     "commit": "833c07708e7d507fc33bdcd835ed083a321cc651", "take": ["torchmdnet"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -562,7 +624,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5"), default="dev")
+    parser.add_argument("--set", choices=("dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6"), default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
     parser.add_argument("--jobs", type=int, default=1, help="linter worker processes (default 1)")
