@@ -869,3 +869,71 @@ def test_ignite_engine_function_accumulating_on_ddp_is_flagged_lightning_step_is
     })
     assert findings(tmp_path, "ig.py", codes=["TPL207"]) == [("TPL207", 12, ACCUMULATION_MESSAGE)]
     assert findings(tmp_path, "lit.py", codes=["TPL207"]) == []
+
+
+SELF_CALL = {
+    "pyproject.toml": "[project]\nname = 'fold'\n",
+    "fold/__init__.py": "",
+    "fold/encoders.py": """
+        import torch
+        from torch import nn
+
+
+        class RelativePositionEncoder(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.proj = nn.Linear(dim, dim)
+
+            def forward(self, feats):
+                if torch.any(feats["cyclic_period"] != 0):
+                    feats = dict(feats, x=feats["x"].flip(0))
+                return self.proj(feats["x"])
+
+
+        class Summary(nn.Module):
+            def forward(self, x):
+                return x.mean().item()
+        """,
+    "fold/model.py": """
+        import lightning.pytorch as pl
+
+        from fold.encoders import RelativePositionEncoder, Summary
+
+
+        class Folding(pl.LightningModule):
+            def __init__(self):
+                super().__init__()
+                self.rel_pos = RelativePositionEncoder(4)
+                self.summary = Summary()
+
+            def forward(self, feats):
+                return self.rel_pos(feats)
+
+            def training_step(self, batch, batch_idx):
+                loss = self(batch).pow(2).mean()
+                self.log("loss", loss)
+                return loss
+
+            def on_train_epoch_end(self):
+                print(self.summary(self.rel_pos.proj.weight))
+        """,
+}
+
+
+def test_a_module_calling_itself_runs_its_forward_every_step(tmp_path):
+    """``self(batch)`` in ``training_step`` is ``nn.Module.__call__``: the module's own forward, and
+    what forward calls through ``self.rel_pos`` (a class of another file), run every step. Summary's
+    ``.item()`` is reached only from ``on_train_epoch_end`` (once per epoch): silent."""
+    write(tmp_path, SELF_CALL)
+    truth = ("testing a tensor's truth waits for the device in every iteration; keep values on the "
+             "device (`total += loss.detach()`) and sync once after the loop or every N steps "
+             "(runtime_guard: sync report)")
+    chain = " (called every step from fold/model.py:16 via training_step → forward)"
+    assert findings(tmp_path, "fold/encoders.py") == [("TPL102", 11, truth + chain)]
+    path = tmp_path / "fold/encoders.py"
+    (finding,) = lint_source(path.read_text(), str(path))
+    assert finding.related == ((str(tmp_path / "fold/model.py"), 16,
+                                "called every step from here (in training_step)"),
+                               (str(tmp_path / "fold/model.py"), 13,
+                                "called every step from here (in forward)"))
+    assert findings(tmp_path, "fold/model.py") == []
