@@ -249,6 +249,14 @@ class Context:
             self._body_blocks[key] = Block(BODY, node) if chain is not None else None
         return self._body_blocks[key]
 
+    def runs_inference_only(self) -> bool:
+        """Is the current function a step body that every visible chain runs with autograd off, in
+        a loop that trains nothing (a Lightning ``validation_step``, a helper of a ``@torch.no_grad()``
+        evaluation loop in another file: step_bodies.runs_inference_only)?"""
+        if self.step_body() is None:
+            return False
+        return self.facts.step_bodies.runs_inference_only(self.function_qualname())
+
     def step_chain(self):
         """The call chain that makes the current function a step body (step_bodies.Chain), or None."""
         if self.step_body() is None:

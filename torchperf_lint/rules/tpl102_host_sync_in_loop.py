@@ -11,7 +11,7 @@ from ..analysis.host_only import host_only_script
 from ..analysis.python_containers import container_attributes
 from ..analysis.syntax import OPTIMIZER_WORD, assigned_names, branch_leaves, is_model_name, last_identifier, method_call
 from ..analysis.tree import descendants
-from ..analysis.walker import Rule, compile_text_tests
+from ..analysis.walker import LOOP, Rule, compile_text_tests
 
 SYNC_METHODS = frozenset(("item", "cpu", "numpy", "tolist", "nonzero"))
 SYNC_FUNCTIONS = frozenset(("torch.cuda.synchronize", "torch.nonzero"))
@@ -135,6 +135,8 @@ class HostSyncInLoop(Rule):
                 return
             if name in ("cpu", "tolist", "numpy") and self._kept_inference_result():
                 return
+            if name == "item" and self._inference_id_key():
+                return
             self._report_unless_host_needed(node, f"`.{name}()`")
             return
         if found is not None and found[1] == "format" and _is_string_literal(found[0]):
@@ -217,22 +219,58 @@ class HostSyncInLoop(Rule):
         ``.item()``, ``float(t)`` and tests of a metric stay flagged: a number summed per batch can
         stay on the device."""
         ctx = self.ctx
-        loop = ctx.innermost_loop()
-        if loop is None or not ctx.under_grad_off() or self._trains(loop.node.body):
+        scope = self._inference_scope()
+        if scope is None:
             return False
         stack = ctx.stack
-        if _kept_as_data(stack):
+        if _kept_as_data(stack) or _iterated_by_host(stack, len(stack) - 1):
             return True
-        found = _derived_assignment(stack)
+        # bound to a name directly or inside what holds it (``item = {"pred": out.cpu().numpy()}``)
+        found = _derived_assignment(stack) or _assigned_name(stack[:_climb_kept(stack) + 1])
         if found is None:
             return False
         name, statement, _ = found
-        position = next((i for i, n in enumerate(stack) if n is loop.node), None)
+        position = next((i for i, n in enumerate(stack) if n is scope), None)
         if position is None:
             return False
-        return any(_kept_as_data(path) or _for_over(path, len(path) - 1) is not None
-                   for path in _name_uses(loop.node.body, name, stack[:position + 1], statement, [False],
+        return any(_kept_as_data(path) or _iterated_by_host(path, len(path) - 1)
+                   for path in _name_uses(scope.body, name, stack[:position + 1], statement, [False],
                                           reaching=[False]))
+
+    def _inference_scope(self):
+        """The loop (or, with no loop here, the step body's function) that R7 asks about, when it
+        runs with autograd off and trains nothing; None otherwise. Autograd is off here, or on
+        every visible chain to this step body; with no loop here the loop is the callers': every
+        chain must run inference (walker.runs_inference_only)."""
+        ctx = self.ctx
+        loop = ctx.innermost_loop()
+        if loop is None:
+            body = ctx.step_body() if ctx.runs_inference_only() else None
+            if body is None:
+                return None
+            scope = body.node
+        elif ctx.under_grad_off() or ctx.runs_inference_only():
+            scope = loop.node
+        else:
+            return None
+        # a loop around this one that trains runs it every training step (a nested loop of a step)
+        if any(block.kind == LOOP and self._trains(block.node.body) for block in ctx.frame.blocks):
+            return None
+        return None if self._trains(scope.body) else scope
+
+    def _inference_id_key(self) -> bool:
+        """``{target["image_id"].item(): output for ...}`` in a loop that runs inference (R7's
+        scope): a number taken as the key of a Python dict is an id the host files results under
+        (R3: a dict key must be a Python number; a tensor key hashes by identity)."""
+        stack = self.ctx.stack
+        index = _climb(stack, subscripts=False, items=False)
+        if index < 1:
+            return False
+        parent, child = stack[index - 1], stack[index]
+        if not ((isinstance(parent, cst.DictComp) and parent.key is child)
+                or (isinstance(parent, cst.DictElement) and parent.key is child)):
+            return False
+        return self._inference_scope() is not None
 
     def _device_fallback(self) -> bool:
         """Is the current node in the body of an ``if`` that asks whether the value sits on a device
@@ -731,10 +769,11 @@ _KEEPING_METHODS = frozenset(("append", "extend", "insert", "add", "put", "write
 
 
 def _kept_as_data(path) -> bool:
-    """Is the last node of ``path`` (through method calls on it and items of a tuple or list) kept
-    as data: the argument of ``.append``/``.extend``/``.write``... or the value stored into a
-    subscript or attribute (``results[k] = ...``)?"""
-    index = _climb(path, subscripts=False)
+    """Is the last node of ``path`` (through method calls on it, items of a tuple or list, and the
+    containers and strings that hold it: ``_climb_kept``) kept as data: the argument of
+    ``.append``/``.extend``/``.write``... or the value stored into a subscript or attribute
+    (``results[k] = ...``)?"""
+    index = _climb_kept(path)
     if index < 2:
         return False
     parent = path[index - 1]
@@ -744,6 +783,54 @@ def _kept_as_data(path) -> bool:
     if isinstance(parent, cst.Assign) and parent.value is path[index]:
         return any(isinstance(t.target, (cst.Subscript, cst.Attribute)) for t in parent.targets)
     return False
+
+
+# Builtins that turn a host value into another host value (R7: ``str(int(t.cpu().numpy()))``).
+_HOST_CONVERSIONS = frozenset(("str", "int", "float", "bool", "list", "tuple", "round"))
+
+
+def _climb_kept(path) -> int:
+    """``_climb`` for a copy the host keeps (R7): also up through an item read of it
+    (``labels[k]``), a dict, set or comprehension that holds it (``[{"bbox": b, "score": scores[k]}
+    for k, b in ...]``), a host conversion (``str(int(...))``) and the arguments of a string's
+    ``.format`` or an f-string: what holds the value holds the copy."""
+    index = len(path) - 1
+    while index >= 2:
+        parent, child = path[index - 1], path[index]
+        if isinstance(parent, cst.Attribute) and parent.value is child:
+            index -= 1
+        elif isinstance(parent, cst.Call) and parent.func is child:
+            index -= 1
+        elif isinstance(parent, cst.Subscript) and parent.value is child:
+            index -= 1
+        elif isinstance(parent, (cst.Element, cst.List, cst.Tuple, cst.Set, cst.DictElement, cst.Dict,
+                                 cst.FormattedStringExpression, cst.FormattedString)):
+            index -= 1
+        elif isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and parent.elt is child:
+            index -= 1
+        elif isinstance(parent, cst.DictComp) and parent.value is child:
+            index -= 1
+        elif isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call) and (
+                (isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in _HOST_CONVERSIONS)
+                or (isinstance(path[index - 2].func, cst.Attribute) and path[index - 2].func.attr.value == "format"
+                    and _is_string_literal(path[index - 2].func.value))):
+            index -= 2
+        else:
+            break
+    return index
+
+
+def _iterated_by_host(path, index: int) -> bool:
+    """Is ``path[index]`` what a ``for`` or a comprehension iterates, directly or through
+    ``zip``/``enumerate``? Host code runs over the copy (R7)."""
+    if _for_over(path, index) is not None:
+        return True
+    node = path[index]
+    if (index >= 3 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call)
+            and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in ("zip", "enumerate")):
+        node, index = path[index - 2], index - 2
+    parent = path[index - 1] if index >= 1 else None
+    return isinstance(parent, cst.CompFor) and parent.iter is node
 
 
 def _climb(path, subscripts: bool, items: bool = True) -> int:

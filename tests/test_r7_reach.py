@@ -1,0 +1,56 @@
+"""R7's reach inside one file (issue 20, holdout5): what counts as a copy the host keeps in a loop
+that trains nothing, with autograd off. Whole diagnostics, each form with its silent twin (a loop
+under ``torch.no_grad()`` that trains nothing) and its flagged twin (the same body in a loop that
+steps the optimizer)."""
+
+from __future__ import annotations
+
+from _diagnostics import rule_diagnostics as diagnostics
+
+SYNC = ("{what} waits for the device in every iteration; keep values on the device "
+        "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+ITEM = SYNC.format(what="`.item()`")
+CPU = SYNC.format(what="`.cpu()`")
+TOLIST = SYNC.format(what="`.tolist()`")
+
+KEPT = """
+    import torch
+    def cache(model, loader, optimizer, kept, lines):
+        with torch.no_grad():
+            for batch in loader:
+                ids = batch["ids"].cuda()
+                logps = model(ids).logits.sum(-1)
+                for k, v in zip(ids.tolist(), logps.tolist()):
+                    kept.append((tuple(k), v))
+                rows = [{"id": i, "score": s} for i, s in enumerate(logps.tolist())]
+                kept.extend(rows)
+                for i in range(ids.size(0)):
+                    line = "{} {}\\n".format(i, str(int(ids[i].cpu().numpy())))
+                    lines.append(line)
+                named = {i.item(): v for i, v in zip(ids, logps)}
+                kept.append(named)
+                kept.append(logps.sum().item())
+    """
+
+
+def test_r7_copies_iterated_by_host_code_formatted_or_used_as_keys_are_kept_results():
+    """HALOs' reference log-probs (``for k, v in zip(ids.tolist(), ...)``: the iterable of a host
+    ``for``), a comprehension over the copy, VideoMAE's result lines (``str(int(t.cpu().numpy()))``
+    formatted into a line that is appended), Deformable-DETR's ids as dict keys (R3: a Python dict
+    key). The metric's ``.item()`` appended per batch stays flagged."""
+    assert diagnostics(KEPT, "TPL102") == [(17, 24, ITEM, None, None)]
+
+
+def test_r7_the_same_copies_in_a_loop_that_trains_stay_flagged():
+    """Flagged twin: the loop steps the optimizer (R7 never covers a training loop, nor a loop
+    nested in one: the result lines' loop runs every training step)."""
+    source = KEPT.replace("                kept.append(logps.sum().item())\n",
+                          "                kept.append(logps.sum().item())\n                optimizer.step()\n")
+    assert diagnostics(source, "TPL102") == [
+        (8, 28, TOLIST, None, None),
+        (8, 42, TOLIST, None, None),
+        (10, 64, TOLIST, None, None),
+        (13, 51, CPU, None, None),
+        (15, 21, ITEM, None, None),
+        (17, 24, ITEM, None, None),
+    ]
