@@ -54,3 +54,49 @@ def test_r7_the_same_copies_in_a_loop_that_trains_stay_flagged():
         (15, 21, ITEM, None, None),
         (17, 24, ITEM, None, None),
     ]
+
+
+RETURNED = """
+    import torch
+    import numpy as np
+    def run_model(batch, model, device):
+        image, mean, fname = batch
+        output = model(image.to(device)).cpu()
+        output = output * 2 + mean
+        return output, fname[0]
+    def infer(model, loader, device, outputs):
+        for batch in loader:
+            with torch.no_grad():
+                output, fname = run_model(batch, model, device)
+            outputs[fname].append(output)
+    def rerank(model, loader, results):
+        for qids, batch in loader:
+            with torch.no_grad():
+                scores = model(batch.cuda()).scores.cpu().float().numpy()
+                for i in range(len(scores)):
+                    score = scores[i][0]
+                    results.setdefault(qids[i], []).append(score)
+    """
+
+
+def test_r7_a_copy_returned_to_an_inference_loop_or_kept_through_an_item_is_a_result():
+    """fastMRI's ``run_unet_model`` returns the reconstruction's ``.cpu()`` copy to the ``no_grad``
+    loop that keeps it (every visible caller runs inference); tevatron's reranker keeps an item of
+    the scores (``score = scores[i][0]``, appended)."""
+    assert diagnostics(RETURNED, "TPL102") == []
+
+
+def test_r7_a_copy_returned_to_a_training_loop_or_an_item_only_printed_stays_flagged():
+    """Flagged twins: a training loop also calls the helper (not every chain runs inference), and
+    the scores' item is only printed."""
+    trained = RETURNED + """
+    def train(model, loader, device, optimizer):
+        for batch in loader:
+            output, _ = run_model(batch, model, device)
+            output.sum().backward()
+            optimizer.step()
+    """
+    chain = " (called every step from <string>:12)"
+    assert diagnostics(trained, "TPL102") == [(6, 13, CPU + chain, None, None)]
+    printed = RETURNED.replace("results.setdefault(qids[i], []).append(score)", "print(score)")
+    assert diagnostics(printed, "TPL102") == [(17, 21, CPU, None, None)]

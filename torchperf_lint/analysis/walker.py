@@ -336,9 +336,31 @@ class Context:
             return True
         if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
             return Context._tests_step_interval(test.left, names) or Context._tests_step_interval(test.right, names)
-        return isinstance(test, cst.Call) and any(
-            a.keyword is None and is_counter_name(syntax.last_identifier(a.value))
-            for a in test.args if isinstance(a.value, (cst.Name, cst.Attribute)))
+        return Context._hands_counter(test)
+
+    @staticmethod
+    def _hands_counter(test: cst.BaseExpression, outer_counters: Optional[FrozenSet[str]] = None) -> bool:
+        """A call handed the step counter (``divisible_by(step, self.val_every)``), alone or as an
+        operand of ``and`` (rules.md "An interval"). In a loop (``outer_counters`` given) only a
+        step or batch counter by name (``step``, ``global_step``, ``batch_idx``: not ``j``, which
+        ``is_wrong(j)`` hands a per-sample index), and not an outer loop's counter (``epoch``: the
+        test holds for every step of that epoch)."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return (Context._hands_counter(test.left, outer_counters)
+                    or Context._hands_counter(test.right, outer_counters))
+        if not isinstance(test, cst.Call):
+            return False
+        for a in test.args:
+            if a.keyword is not None or not isinstance(a.value, (cst.Name, cst.Attribute)):
+                continue
+            name = syntax.last_identifier(a.value)
+            if outer_counters is None:
+                if is_counter_name(name):
+                    return True
+            elif (name and _STEP_COUNTER.match(name)
+                  and not (isinstance(a.value, cst.Name) and a.value.value in outer_counters)):
+                return True
+        return False
 
     def is_step_loop(self, loop: Block) -> bool:
         """Does ``loop`` (a LOOP block of the current frame) do device work each time round? See
@@ -448,6 +470,7 @@ class Context:
                 names = self._interval_names(loop, outer_counters)
             if (
                 (syntax.tests_interval(block.node.test, outer_counters, names)
+                 or self._hands_counter(block.node.test, outer_counters)
                  or spends_budget(block.node, self.frame.node) or cst_throttled_branch(block.node))
                 and not self.steps.runs_update(block.body)
             ):
@@ -482,6 +505,12 @@ class Context:
         if known is None:
             known = self._interval_names_of[id(loop.node)] = syntax.interval_names(loop.node.body, outer_counters)
         return known
+
+
+# A step or batch counter by name, for a call handed it in a loop (Context._hands_counter).
+_STEP_COUNTER = re.compile(
+    r"^(?:\w*steps?|idx|\w*_idx|\w*batch_i|iters?|iteration|\w*_iters?|\w*_iteration|num_updates|\w*_updates?)$",
+    re.I)
 
 
 def _not_taken(block: Block, calls) -> bool:

@@ -223,19 +223,33 @@ class HostSyncInLoop(Rule):
         if scope is None:
             return False
         stack = ctx.stack
-        if _kept_as_data(stack) or _iterated_by_host(stack, len(stack) - 1):
-            return True
-        # bound to a name directly or inside what holds it (``item = {"pred": out.cpu().numpy()}``)
-        found = _derived_assignment(stack) or _assigned_name(stack[:_climb_kept(stack) + 1])
-        if found is None:
-            return False
-        name, statement, _ = found
+        # A function that only inference runs (scope: the function itself, no loop in it) hands
+        # the copy it returns to the loop that called it (fastMRI's ``run_unet_model``).
+        handed_up = isinstance(scope, cst.FunctionDef)
+
+        def kept(path) -> bool:
+            return (_kept_as_data(path) or _iterated_by_host(path, len(path) - 1)
+                    or (handed_up and _returned(path)))
+
         position = next((i for i, n in enumerate(stack) if n is scope), None)
         if position is None:
             return False
-        return any(_kept_as_data(path) or _iterated_by_host(path, len(path) - 1)
-                   for path in _name_uses(scope.body, name, stack[:position + 1], statement, [False],
-                                          reaching=[False]))
+
+        def kept_through_names(path, depth: int) -> bool:
+            if kept(path):
+                return True
+            if depth == 0:
+                return False
+            # bound to a name directly or inside what holds it (``item = {"pred": out.cpu().numpy()}``),
+            # or an item of it bound so (``score = scores[i][0]``; then ``results.append((d, score))``)
+            found = _derived_assignment(path) or _assigned_name(path[:_climb_kept(path) + 1])
+            if found is None:
+                return False
+            name, statement, _ = found
+            return any(kept_through_names(use, depth - 1) for use in _name_uses(
+                scope.body, name, stack[:position + 1], statement, [False], reaching=[False]))
+
+        return kept_through_names(stack, 2)
 
     def _inference_scope(self):
         """The loop (or, with no loop here, the step body's function) that R7 asks about, when it
@@ -818,6 +832,12 @@ def _climb_kept(path) -> int:
         else:
             break
     return index
+
+
+def _returned(path) -> bool:
+    """Is the last node of ``path`` (as ``_climb_kept`` carries it) the value of a ``return``?"""
+    index = _climb_kept(path)
+    return index >= 1 and isinstance(path[index - 1], cst.Return) and path[index - 1].value is path[index]
 
 
 def _iterated_by_host(path, index: int) -> bool:

@@ -1,0 +1,82 @@
+"""Intervals found on holdout5 (rules.md "An interval": the remedy, not the pitfall). Whole
+diagnostics; each form with its silent twin and its flagged twin."""
+
+from __future__ import annotations
+
+from _diagnostics import rule_diagnostics as diagnostics
+
+SYNC = ("{what} waits for the device in every iteration; keep values on the device "
+        "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+CPU = SYNC.format(what="`.cpu()`")
+FORMAT = SYNC.format(what="formatting a tensor")
+
+SAVE = """
+    import torch
+    def save_progress(text_encoder, token_id, save_path):
+        learned = text_encoder.get_input_embeddings().weight[token_id]
+        torch.save({"token": learned.detach().cpu()}, save_path)
+    def train(args, text_encoder, loader, optimizer, accelerator, token_id):
+        global_step, last_save = 0, 0
+        for batch in loader:
+            loss = text_encoder(batch.cuda()).loss
+            accelerator.backward(loss)
+            optimizer.step()
+            global_step += 1
+            if args.save_steps and global_step - last_save >= args.save_steps:
+                if accelerator.is_main_process:
+                    save_progress(text_encoder, token_id, "emb.pt")
+                    last_save = global_step
+    """
+
+
+def test_a_save_under_a_mark_moved_inside_a_rank_gate_runs_at_the_interval():
+    """cloneofsimo-lora's ``save_progress``: the branch moves its own mark up to the step counter
+    (``last_save = global_step``) inside ``if accelerator.is_main_process:``, beside the save: the
+    helper runs once per ``save_steps``, not every step."""
+    assert diagnostics(SAVE, "TPL102") == []
+
+
+def test_a_save_under_a_mark_nothing_moves_runs_every_step():
+    """Flagged twin: nothing moves the mark, so once past it the branch runs every step."""
+    source = SAVE.replace("                last_save = global_step\n", "                pass\n")
+    chain = " (called every step from <string>:15)"
+    assert diagnostics(source, "TPL102") == [(5, 25, CPU + chain, None, None)]
+
+
+VALIDATE = """
+    import torch
+    def divisible_by(num, den):
+        return (num % den) == 0
+    class Trainer:
+        def forward(self):
+            step = 0
+            while step < self.num_train_steps:
+                loss = self.model(next(self.dl).cuda())
+                loss.backward()
+                self.optimizer.step()
+                if self.is_main and self.should_validate and divisible_by(step, self.val_every):
+                    total = 0.
+                    for _ in range(self.val_batches):
+                        with torch.no_grad():
+                            total += self.ema_model(next(self.val_dl).cuda())
+                    self.print(f"valid loss: {total:.3f}")
+                step += 1
+    """
+
+
+def test_a_call_handed_the_step_counter_in_a_step_loop_is_an_interval():
+    """meshgpt-pytorch: ``divisible_by(step, self.val_every)`` is a call handed the step counter, in
+    a ``while`` step loop (not only in a step body)."""
+    assert diagnostics(VALIDATE, "TPL102") == []
+
+
+def test_a_flag_test_or_a_call_handed_an_outer_counter_is_no_interval():
+    """Flagged twins: a test of settings only (when on, its body runs every step), and a call
+    handed the counter of an outer loop (true for every step of that epoch)."""
+    flag = VALIDATE.replace(" and divisible_by(step, self.val_every)", "")
+    assert diagnostics(flag, "TPL102") == [(17, 27, FORMAT, None, None)]
+    outer = VALIDATE.replace("            step = 0\n            while step < self.num_train_steps:\n",
+                             "            for epoch in range(3):\n             step = 0\n"
+                             "             while step < self.num_train_steps:\n").replace(
+        "divisible_by(step, self.val_every)", "divisible_by(epoch, self.val_every)")
+    assert diagnostics(outer, "TPL102") == [(18, 27, FORMAT, None, None)]
