@@ -100,3 +100,40 @@ def test_r7_a_copy_returned_to_a_training_loop_or_an_item_only_printed_stays_fla
     assert diagnostics(trained, "TPL102") == [(6, 13, CPU + chain, None, None)]
     printed = RETURNED.replace("results.setdefault(qids[i], []).append(score)", "print(score)")
     assert diagnostics(printed, "TPL102") == [(17, 21, CPU, None, None)]
+
+
+IGNITE = """
+    import torch
+    from ignite.engine import Engine
+    def covering(true_mask, pred_mask):
+        labels = torch.unique(true_mask).tolist()
+        hits = 0
+        for i in labels:
+            hits += int((pred_mask == i).any())
+        return hits
+    class Evaluator:
+        def __init__(self, model):
+            self.model = model
+            self.engine = Engine(self._eval_step)
+
+        @torch.no_grad()
+        def _eval_step(self, engine, batch):
+            output = self.model(batch["image"].cuda())
+            return covering(batch["mask"].cuda(), output)
+    """
+
+
+def test_r7_an_ignite_engine_function_that_calls_no_backward_runs_inference():
+    """object-centric-library's evaluator: Ignite's ``Engine`` only calls the function it was given
+    (rules.md "A step body"), here a ``@torch.no_grad()`` step that calls no backward; the labels
+    its helper copies are iterated by a host ``for`` (R7)."""
+    assert diagnostics(IGNITE, "TPL102") == []
+
+
+def test_r7_an_ignite_engine_function_that_trains_keeps_the_copy_flagged():
+    """Flagged twin: the Engine's function calls backward (and is not under no_grad)."""
+    source = IGNITE.replace("        @torch.no_grad()\n", "").replace(
+        "            return covering(batch[\"mask\"].cuda(), output)",
+        "            output.sum().backward()\n            return covering(batch[\"mask\"].cuda(), output)")
+    chain = " (called every step from <string>:18 via _eval_step)"
+    assert diagnostics(source, "TPL102") == [(5, 13, TOLIST + chain, None, None)]

@@ -550,15 +550,17 @@ class _Summariser:
             self.settings = True
         if qual.startswith("ignite.") and qual.endswith(".Engine") and call.args:
             first = call.args[0]
+            # "engine": the function Ignite's Engine runs (step_bodies: it trains only if it calls
+            # backward), unlike an "ignite" handler, which may run on a trainer's every iteration
             if isinstance(first, ast.Name):
-                self.roots.append(["ignite", ["name", first.id, scope], call.lineno])
+                self.roots.append(["engine", ["name", first.id, scope], call.lineno])
                 params = [p[0] for p in (self.functions.get(scope) or {}).get("params", [])] if scope else []
                 if first.id in params:
                     # ``def create_trainer(train_step, ...): Engine(train_step)``: the function a
                     # caller hands in at that position is the Engine's (a "handed" root's match)
                     self.roots.append(["ignite", ["param", scope, params.index(first.id)], call.lineno])
             elif isinstance(first, ast.Attribute) and isinstance(first.value, ast.Name) and first.value.id == "self":
-                self.roots.append(["ignite", ["self", first.attr, scope], call.lineno])
+                self.roots.append(["engine", ["self", first.attr, scope], call.lineno])
 
     def _iteration_event(self, event) -> bool:
         """``Events.ITERATION_COMPLETED`` (bare, or called with no filter): every iteration."""

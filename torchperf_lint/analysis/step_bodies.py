@@ -367,7 +367,7 @@ class StepBodies:
                 if kind == "handed":
                     handed = self._handed_to_engine(module, ref)
                     if handed is not None:
-                        push(handed, None, Chain((), True, True))
+                        push(handed, None, self._engine_chain(handed))
                     continue
                 if ref[0] == "param":
                     continue  # matched from the caller's side, the "handed" root above
@@ -377,7 +377,8 @@ class StepBodies:
                 scope_fn = module.functions.get(ref[-1] or "<module>", {})
                 target = self.resolve(module, ref, self._own_class(module, scope_fn), None)
                 if target is not None:
-                    push(target[0], target[1], Chain((), True, True))
+                    push(target[0], target[1], self._engine_chain(target[0]) if kind == "engine"
+                         else Chain((), True, True))
         once = RunOnce(self)
         for module in list(self._reachers):
             for qual in module.backward_functions:
@@ -422,6 +423,13 @@ class StepBodies:
                     push(target[0], target[1],
                          Chain(chain.hops + ((path, line, qual),), chain.root_named, chain.framework,
                                steps_env or line in passed_back, chain.framework_trains, grad_off, trains))
+
+    def _engine_chain(self, function: Key) -> Chain:
+        """The chain of an Ignite root: Ignite's ``Engine`` only calls the function, which trains by
+        itself or not (its own backward: an evaluator's ``@torch.no_grad()`` step trains nothing)."""
+        module = self._loaded.get(function[0])
+        record = module.functions.get(function[1]) if module is not None else None
+        return Chain((), True, True, trains=record is None or bool(record["backward"]))
 
     def _handed_to_engine(self, module: Module, handed: list) -> Optional[Key]:
         """The function of ``module`` that a call hands, at the position where the callee (a
