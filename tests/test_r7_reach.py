@@ -137,3 +137,39 @@ def test_r7_an_ignite_engine_function_that_trains_keeps_the_copy_flagged():
         "            output.sum().backward()\n            return covering(batch[\"mask\"].cuda(), output)")
     chain = " (called every step from <string>:18 via _eval_step)"
     assert diagnostics(source, "TPL102") == [(5, 13, TOLIST + chain, None, None)]
+
+
+METRICS = """
+    import torch
+    import lightning.pytorch as pl
+    class Lit(pl.LightningModule):
+        def _metrics(self, batch):
+            with self.profiler.profile("metrics"):
+                bs = batch["x"].size(0)
+                metrics = {
+                    "errs": [batch["errs"][batch["ids"] == b].cpu().numpy() for b in range(bs)],
+                    "R": batch["R"]}
+                ret = {"metrics": metrics}
+            return ret, bs
+        def validation_step(self, batch, batch_idx):
+            ret, _ = self._metrics(batch)
+            return ret
+    """
+
+
+def test_r7_a_metrics_dict_a_helper_of_an_evaluation_step_returns_holds_results():
+    """LoFTR: ``_compute_metrics``, called only from ``validation_step``/``test_step`` (Lightning
+    runs them with autograd off), puts per-pair ``.cpu().numpy()`` errors into a dict nested in the
+    dict it returns."""
+    assert diagnostics(METRICS, "TPL102") == []
+
+
+def test_r7_the_same_helper_called_from_training_step_stays_flagged():
+    """Flagged twin: ``training_step`` calls the helper too."""
+    source = METRICS + """
+        def training_step(self, batch, batch_idx):
+            ret, _ = self._metrics(batch)
+            return batch["loss"]
+    """
+    chain = " (called every step from <string>:18 via training_step)"
+    assert diagnostics(source, "TPL102") == [(9, 25, CPU + chain, None, None)]

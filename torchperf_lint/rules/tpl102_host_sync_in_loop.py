@@ -170,7 +170,7 @@ class HostSyncInLoop(Rule):
         """``f"{loss:.3f}"`` reads the tensor's value (``print(f"...")`` is reported as printing)."""
         if _is_print_argument(self.ctx):
             return
-        if any(isinstance(part, cst.FormattedStringExpression) and self.ctx.is_device_tensor(part.expression)
+        if any(isinstance(part, cst.FormattedStringExpression) and _formats_device_tensor(part.expression, self.ctx)
                for part in node.parts) and self._in_step():
             self._report_unless_host_needed(node, "formatting a tensor")
 
@@ -1019,10 +1019,19 @@ def _shows_tensor(value: cst.BaseExpression, ctx) -> bool:
     """``print(t)`` or ``print(f"{t:.3f}")``: formatting a tensor reads its values."""
     if isinstance(value, cst.FormattedString):
         return any(
-            isinstance(part, cst.FormattedStringExpression) and ctx.is_device_tensor(part.expression)
+            isinstance(part, cst.FormattedStringExpression) and _formats_device_tensor(part.expression, ctx)
             for part in value.parts
         )
-    return ctx.is_device_tensor(value)
+    return _formats_device_tensor(value, ctx)
+
+
+def _formats_device_tensor(expr: cst.BaseExpression, ctx) -> bool:
+    """A device tensor whose text is its values; not a model moved to the device
+    (``downstream_model = make_model(...).to(device)``: an ``nn.Module``'s repr lists its layers and
+    reads no tensor), named as models are or bound to one built in the module."""
+    if isinstance(expr, cst.Name) and (is_model_name(expr.value) or expr.value in ctx.steps.objects):
+        return False
+    return ctx.is_device_tensor(expr)
 
 
 def _name_uses(node: cst.CSTNode, name: str, path: list, after: cst.CSTNode, passed: list,
@@ -1103,7 +1112,40 @@ def _truth_tests_tensor(test: cst.BaseExpression, ctx) -> bool:
         return _truth_tests_tensor(test.expression, ctx)
     if isinstance(test, cst.BooleanOperation):
         return _truth_tests_tensor(test.left, ctx) or _truth_tests_tensor(test.right, ctx)
+    if isinstance(test, cst.Name) and test.value in _names_bound_to_containers(ctx.frame.node):
+        return False  # ``if output_dict:`` of a dict (or None) a model hands back with its loss
     return ctx.is_device_tensor(test)
+
+
+_CONTAINER_NAMES: dict = {}  # id of a function -> (the function, the names it binds to a dict or list)
+
+
+def _names_bound_to_containers(function: cst.CSTNode) -> frozenset:
+    """The names a function binds to a Python dict or list display somewhere (``output_dict = {}``),
+    or stores under a string key (``output_dict[f"weight_{k}"] = v``): such a name holds a
+    container whose truth is its length, whatever else value flow guesses for it."""
+    known = _CONTAINER_NAMES.get(id(function))
+    if known is not None and known[0] is function:
+        return known[1]
+    names = set()
+    body = getattr(function, "body", None)
+    for node in (descendants(body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)))
+                 if isinstance(function, cst.FunctionDef) else ()):
+        if not isinstance(node, cst.Assign):
+            continue
+        for target in node.targets:
+            if isinstance(target.target, cst.Name) and isinstance(node.value, (cst.Dict, cst.List)):
+                names.add(target.target.value)
+            elif (isinstance(target.target, cst.Subscript) and isinstance(target.target.value, cst.Name)
+                  and len(target.target.slice) == 1 and isinstance(target.target.slice[0].slice, cst.Index)
+                  and isinstance(target.target.slice[0].slice.value,
+                                 (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString))):
+                names.add(target.target.value.value)
+    found = frozenset(names)
+    if len(_CONTAINER_NAMES) > 256:
+        _CONTAINER_NAMES.clear()
+    _CONTAINER_NAMES[id(function)] = (function, found)
+    return found
 
 
 RULE = HostSyncInLoop
