@@ -173,3 +173,44 @@ def test_r7_the_same_helper_called_from_training_step_stays_flagged():
     """
     chain = " (called every step from <string>:18 via training_step)"
     assert diagnostics(source, "TPL102") == [(9, 25, CPU + chain, None, None)]
+
+
+PRECOMPUTE = """
+    import torch
+    def main(audio_decoder, data_loader, accelerator, precompute):
+        if precompute:
+            def apply_audio_decoder(batch):
+                audio_decoder.to(batch["x"].device).eval()
+                with torch.no_grad():
+                    labels = audio_decoder.encode(**batch)["audio_codes"]
+                return {"labels": labels, "len_audio": labels.sum(-1)}
+        all_labels, all_lens = [], []
+        for i, batch in enumerate(data_loader):
+            generate_labels = apply_audio_decoder(batch)
+            generate_labels = accelerator.gather_for_metrics(generate_labels)
+            if accelerator.is_main_process:
+                lab = generate_labels["labels"].cpu().transpose(1, 2)
+                lens = generate_labels["len_audio"].cpu().squeeze(1)
+                lab = [l[:, :int(n)] for (l, n) in zip(lab, lens)]
+                all_labels.extend(lab)
+                all_lens.extend(lens)
+    """
+
+
+def test_r7_a_precompute_loop_whose_helper_runs_the_model_under_no_grad():
+    """parler-tts precomputes codec labels once per run: the loop's model work is in a helper
+    defined beside it whose model call runs under ``torch.no_grad()``; the loop trains nothing and
+    keeps the copies (extended into lists, iterated by a comprehension)."""
+    assert diagnostics(PRECOMPUTE, "TPL102") == []
+
+
+def test_r7_a_loop_whose_helper_runs_the_model_with_autograd_on_stays_flagged():
+    """Flagged twins: the helper's model call outside ``no_grad``; the loop's own model call with
+    autograd on beside the helper."""
+    grad_on = PRECOMPUTE.replace("                with torch.no_grad():\n                    labels =",
+                                 "                if True:\n                    labels =")
+    assert diagnostics(grad_on, "TPL102") == [(15, 18, CPU, None, None), (16, 19, CPU, None, None)]
+    own_call = PRECOMPUTE.replace("            generate_labels = apply_audio_decoder(batch)\n",
+                                  "            generate_labels = apply_audio_decoder(batch)\n"
+                                  "            audio_decoder(batch)\n")
+    assert diagnostics(own_call, "TPL102") == [(16, 18, CPU, None, None), (17, 19, CPU, None, None)]

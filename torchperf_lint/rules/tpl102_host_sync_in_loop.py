@@ -7,9 +7,11 @@ from typing import Optional
 import libcst as cst
 
 from ..analysis import value_flow
+from ..analysis.grad_off_helpers import runs_model_with_autograd_off
 from ..analysis.host_only import host_only_script
 from ..analysis.python_containers import container_attributes
-from ..analysis.syntax import OPTIMIZER_WORD, assigned_names, branch_leaves, is_model_name, last_identifier, method_call
+from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, is_grad_off, is_model_name,
+                               last_identifier, method_call)
 from ..analysis.tree import descendants
 from ..analysis.walker import LOOP, Rule, compile_text_tests
 
@@ -98,6 +100,7 @@ class HostSyncInLoop(Rule):
     def __init__(self, ctx, sink: list):
         super().__init__(ctx, sink)
         self._training_loops: dict = {}  # id of a loop body -> (the body, it trains): _trains
+        self._grad_off_loops: dict = {}  # id of a loop -> (the loop, its helpers run grad off)
 
     @classmethod
     def may_match(cls, text: str) -> bool:
@@ -263,7 +266,7 @@ class HostSyncInLoop(Rule):
             if body is None:
                 return None
             scope = body.node
-        elif ctx.under_grad_off() or ctx.runs_inference_only():
+        elif ctx.under_grad_off() or ctx.runs_inference_only() or self._helpers_run_grad_off(loop.node):
             scope = loop.node
         else:
             return None
@@ -271,6 +274,18 @@ class HostSyncInLoop(Rule):
         if any(block.kind == LOOP and self._trains(block.node.body) for block in ctx.frame.blocks):
             return None
         return None if self._trains(scope.body) else scope
+
+    def _helpers_run_grad_off(self, loop: cst.CSTNode) -> bool:
+        """Does the loop run its model work with autograd off inside functions of the module
+        (parler-tts' ``apply_audio_decoder``: grad_off_helpers)? Worked out once per loop."""
+        known = self._grad_off_loops.get(id(loop))
+        if known is not None and known[0] is loop:
+            return known[1]
+        ctx = self.ctx
+        answer = runs_model_with_autograd_off(loop.body, ctx.stack, ctx.is_model_call,
+                                              lambda expr: is_grad_off(expr, ctx))
+        self._grad_off_loops[id(loop)] = (loop, answer)
+        return answer
 
     def _inference_id_key(self) -> bool:
         """``{target["image_id"].item(): output for ...}`` in a loop that runs inference (R7's
