@@ -80,3 +80,35 @@ def test_a_flag_test_or_a_call_handed_an_outer_counter_is_no_interval():
                              "             while step < self.num_train_steps:\n").replace(
         "divisible_by(step, self.val_every)", "divisible_by(epoch, self.val_every)")
     assert diagnostics(outer, "TPL102") == [(18, 27, FORMAT, None, None)]
+
+
+SAMPLES = """
+    import torch
+    class Trainer:
+        def train_step(self, steps):
+            imgs = next(self.dl).cuda()
+            loss = self.vae(imgs)
+            loss.backward()
+            self.optim.step()
+            if not (steps % self.save_results_every):
+                for model, name in ((self.ema_vae, "ema"), (self.vae, "online")):
+                    recons = model(next(self.dl).cuda())
+                    self.save(recons.detach().cpu(), name)
+                for imgs in self.valid_loader:
+                    self.save(self.vae(imgs.cuda()).detach().cpu(), "valid")
+    """
+
+
+def test_a_loop_over_models_under_an_interval_runs_at_the_interval():
+    """DALLE2's VQGAN trainer: under ``if not (steps % self.save_results_every):`` a loop over the
+    two models saves their reconstructions; it iterates no loader, so it runs twice per interval,
+    not every step. Flagged twin in the same source: a loop over a loader under the interval is a
+    validation pass with steps of its own."""
+    assert diagnostics(SAMPLES, "TPL102") == [(14, 26, CPU, None, None)]
+
+
+def test_a_loop_over_models_every_step_still_syncs():
+    """Flagged twin: without the interval the loop over the models runs every step."""
+    source = SAMPLES.replace("            if not (steps % self.save_results_every):\n",
+                             "            if self.save_results:\n")
+    assert diagnostics(source, "TPL102") == [(12, 26, CPU, None, None), (14, 26, CPU, None, None)]

@@ -411,7 +411,28 @@ class Context:
         """Is the current node "in a loop" (spec: the innermost loop, not an epoch-level one, and not
         under an interval ``if`` that runs no step) that is a step loop?"""
         loop = self.step_loop()
-        return loop is not None and not self.under_interval_check(loop) and self.is_step_loop(loop)
+        return (loop is not None and not self.under_interval_check(loop) and self.is_step_loop(loop)
+                and not self._held_by_an_interval(loop))
+
+    def _held_by_an_interval(self, loop: Block) -> bool:
+        """Is ``loop`` (iterating no loader: over models, over validation sets) inside an interval
+        ``if`` of its function (a test on the step counter, a call handed it, a branch that moves
+        its own mark) that runs no update? It runs a few times at each interval, not every step
+        (rules.md "An interval": the remedy; DALLE2's VQGAN trainer saves the reconstructions of
+        its two models under ``if not (steps % self.save_results_every):``). A loop over a loader
+        under the interval (a validation pass) runs its own steps: not held."""
+        if loop.kind != LOOP or not isinstance(loop.node, cst.For) or loop not in self.frame.blocks:
+            return False
+        if self.steps.iterates_loader(loop.node.iter):
+            return False
+        blocks = self.frame.blocks
+        for block in blocks[: blocks.index(loop)]:
+            if block.kind != IF or block.body is not block.node.body:
+                continue
+            if ((self._tests_step_interval(block.node.test, frozenset()) or cst_throttled_branch(block.node))
+                    and not self.steps.runs_update(block.body)):
+                return True
+        return False
 
     def current_step_loop(self) -> Optional[Block]:
         """The step loop the current node is in (the innermost, non-epoch loop if it is a step
