@@ -214,3 +214,30 @@ def test_r7_a_loop_whose_helper_runs_the_model_with_autograd_on_stays_flagged():
                                   "            generate_labels = apply_audio_decoder(batch)\n"
                                   "            audio_decoder(batch)\n")
     assert diagnostics(own_call, "TPL102") == [(16, 18, CPU, None, None), (17, 19, CPU, None, None)]
+
+
+WRITTEN = """
+    import torch
+    def scale_image(shape, masks):
+        return masks[: shape[0]]
+    def save_one_json(masks, jdict):
+        jdict.append({"masks": masks})
+    @torch.no_grad()
+    def run(model, loader, jdict, shape):
+        for im in loader:
+            pred = model(im.cuda())
+            masks = scale_image(shape, pred.permute(1, 2, 0).contiguous().cpu().numpy())
+            save_one_json(masks, jdict)
+    """
+
+
+def test_r7_a_copy_handed_to_a_helper_whose_result_is_written_is_a_result():
+    """yolov5's segmentation ``val.py``: the masks' copy goes through ``scale_image`` (numpy) and
+    the result is written into the COCO JSON by ``save_one_json``: results written out (R7)."""
+    assert diagnostics(WRITTEN, "TPL102") == []
+
+
+def test_r7_a_copy_whose_result_only_a_logger_reads_stays_flagged():
+    """Flagged twin: the scaled masks are only handed to a function that writes nothing by name."""
+    source = WRITTEN.replace("            save_one_json(masks, jdict)", "            log_masks(masks, jdict)")
+    assert diagnostics(source, "TPL102") == [(11, 35, CPU, None, None)]

@@ -245,7 +245,8 @@ class HostSyncInLoop(Rule):
                 return False
             # bound to a name directly or inside what holds it (``item = {"pred": out.cpu().numpy()}``),
             # or an item of it bound so (``score = scores[i][0]``; then ``results.append((d, score))``)
-            found = _derived_assignment(path) or _assigned_name(path[:_climb_kept(path) + 1])
+            found = (_derived_assignment(path) or _assigned_name(path[:_climb_kept(path) + 1])
+                     or _assigned_name(path[:_handed_to_function(path) + 1]))
             if found is None:
                 return False
             name, statement, _ = found
@@ -795,6 +796,8 @@ def _stops_by_break_or_return(body) -> bool:
 
 # Methods that keep their argument as data: a container's, a file's, a writer's.
 _KEEPING_METHODS = frozenset(("append", "extend", "insert", "add", "put", "write", "writerow", "writerows"))
+# Functions (called by a bare name) that write what they are handed out (R7: results written).
+_WRITING_PREFIXES = ("save", "write", "dump")
 
 
 def _kept_as_data(path) -> bool:
@@ -808,6 +811,8 @@ def _kept_as_data(path) -> bool:
     parent = path[index - 1]
     if isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call):
         func = path[index - 2].func
+        if isinstance(func, cst.Name):  # ``save_one_json(predn, jdict, path, masks)``: written out
+            return func.value.startswith(_WRITING_PREFIXES)
         return isinstance(func, cst.Attribute) and func.attr.value in _KEEPING_METHODS
     if isinstance(parent, cst.Assign) and parent.value is path[index]:
         return any(isinstance(t.target, (cst.Subscript, cst.Attribute)) for t in parent.targets)
@@ -847,6 +852,17 @@ def _climb_kept(path) -> int:
         else:
             break
     return index
+
+
+def _handed_to_function(path) -> int:
+    """The index of the call (by a bare name: a function, ``scale_image(shape, m.cpu().numpy(), ...)``)
+    that the last node of ``path`` (as ``_climb_kept`` carries it) is an argument of, whose result
+    is made from it; the last index when there is none."""
+    index = _climb_kept(path)
+    if (index >= 2 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call)
+            and isinstance(path[index - 2].func, cst.Name)):
+        return index - 2
+    return len(path) - 1
 
 
 def _returned(path) -> bool:
