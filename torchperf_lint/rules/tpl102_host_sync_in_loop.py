@@ -226,34 +226,10 @@ class HostSyncInLoop(Rule):
         if scope is None:
             return False
         stack = ctx.stack
-        # A function that only inference runs (scope: the function itself, no loop in it) hands
-        # the copy it returns to the loop that called it (fastMRI's ``run_unet_model``).
-        handed_up = isinstance(scope, cst.FunctionDef)
-
-        def kept(path) -> bool:
-            return (_kept_as_data(path) or _iterated_by_host(path, len(path) - 1)
-                    or (handed_up and _returned(path)))
-
         position = next((i for i, n in enumerate(stack) if n is scope), None)
         if position is None:
             return False
-
-        def kept_through_names(path, depth: int) -> bool:
-            if kept(path):
-                return True
-            if depth == 0:
-                return False
-            # bound to a name directly or inside what holds it (``item = {"pred": out.cpu().numpy()}``),
-            # or an item of it bound so (``score = scores[i][0]``; then ``results.append((d, score))``)
-            found = (_derived_assignment(path) or _assigned_name(path[:_climb_kept(path) + 1])
-                     or _assigned_name(path[:_handed_to_function(path) + 1]))
-            if found is None:
-                return False
-            name, statement, _ = found
-            return any(kept_through_names(use, depth - 1) for use in _name_uses(
-                scope.body, name, stack[:position + 1], statement, [False], reaching=[False]))
-
-        return kept_through_names(stack, 2)
+        return _kept_through_names(stack, 2, scope, stack[:position + 1])
 
     def _inference_scope(self):
         """The loop (or, with no loop here, the step body's function) that R7 asks about, when it
@@ -854,6 +830,31 @@ def _climb_kept(path) -> int:
     return index
 
 
+def _kept(path, scope) -> bool:
+    """Kept as data, iterated by host code, or (in a function only inference runs, ``scope`` the
+    function itself: fastMRI's ``run_unet_model``) returned to the loop that called it."""
+    return (_kept_as_data(path) or _iterated_by_host(path, len(path) - 1)
+            or (isinstance(scope, cst.FunctionDef) and _returned(path)))
+
+
+def _kept_through_names(path, depth: int, scope, above: list) -> bool:
+    """``_kept``, or bound to a name (directly, inside what holds it: ``item = {"pred":
+    out.cpu().numpy()}``, as an item of it: ``score = scores[i][0]``, or through a function's
+    result: ``masks = scale_image(shape, m.cpu().numpy())``) that is kept, ``depth`` names deep.
+    ``above``: the nodes down to ``scope``."""
+    if _kept(path, scope):
+        return True
+    if depth == 0:
+        return False
+    found = (_derived_assignment(path) or _assigned_name(path[:_climb_kept(path) + 1])
+             or _assigned_name(path[:_handed_to_function(path) + 1]))
+    if found is None:
+        return False
+    name, statement, _ = found
+    return any(_kept_through_names(use, depth - 1, scope, above)
+               for use in _name_uses(scope.body, name, above, statement, [False], reaching=[False]))
+
+
 def _handed_to_function(path) -> int:
     """The index of the call (by a bare name: a function, ``scale_image(shape, m.cpu().numpy(), ...)``)
     that the last node of ``path`` (as ``_climb_kept`` carries it) is an argument of, whose result
@@ -1143,19 +1144,17 @@ def _truth_tests_tensor(test: cst.BaseExpression, ctx) -> bool:
         return _truth_tests_tensor(test.expression, ctx)
     if isinstance(test, cst.BooleanOperation):
         return _truth_tests_tensor(test.left, ctx) or _truth_tests_tensor(test.right, ctx)
-    if isinstance(test, cst.Name) and test.value in _names_bound_to_containers(ctx.frame.node):
+    if isinstance(test, cst.Name) and test.value in _names_bound_to_containers(
+            ctx.frame.node, ctx.facts.derived("tpl102_container_names", lambda tree, table: {})):
         return False  # ``if output_dict:`` of a dict (or None) a model hands back with its loss
     return ctx.is_device_tensor(test)
 
 
-_CONTAINER_NAMES: dict = {}  # id of a function -> (the function, the names it binds to a dict or list)
-
-
-def _names_bound_to_containers(function: cst.CSTNode) -> frozenset:
+def _names_bound_to_containers(function: cst.CSTNode, memo: dict) -> frozenset:
     """The names a function binds to a Python dict or list display somewhere (``output_dict = {}``),
     or stores under a string key (``output_dict[f"weight_{k}"] = v``): such a name holds a
     container whose truth is its length, whatever else value flow guesses for it."""
-    known = _CONTAINER_NAMES.get(id(function))
+    known = memo.get(id(function))  # id of a function -> (the function, its names), per file
     if known is not None and known[0] is function:
         return known[1]
     names = set()
@@ -1173,9 +1172,7 @@ def _names_bound_to_containers(function: cst.CSTNode) -> frozenset:
                                  (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString))):
                 names.add(target.target.value.value)
     found = frozenset(names)
-    if len(_CONTAINER_NAMES) > 256:
-        _CONTAINER_NAMES.clear()
-    _CONTAINER_NAMES[id(function)] = (function, found)
+    memo[id(function)] = (function, found)
     return found
 
 
