@@ -112,3 +112,25 @@ def test_a_loop_over_models_every_step_still_syncs():
     source = SAMPLES.replace("            if not (steps % self.save_results_every):\n",
                              "            if self.save_results:\n")
     assert diagnostics(source, "TPL102") == [(12, 26, CPU, None, None), (14, 26, CPU, None, None)]
+
+
+VALIDATION = """
+    import torch
+    def train(model, train_loader, val_loader, optimizer, val_every, val_batches):
+        for step in range(1000):
+            x, y = train_loader.next_batch()
+            loss = model(x.cuda(), y.cuda())
+            loss.backward()
+            optimizer.step()
+            if step % val_every == 0:
+                val_loss = 0.0
+                for _ in range(val_batches):
+                    x, y = val_loader.next_batch()
+                    val_loss += model(x.cuda(), y.cuda()).item()
+    """
+
+
+def test_a_validation_pass_under_an_interval_keeps_its_steps():
+    """Flagged twin (llm.c): the loop under the interval takes a batch from a loader each time
+    round (``val_loader.next_batch()``): a validation pass, whose per-batch ``.item()`` syncs."""
+    assert diagnostics(VALIDATION, "TPL102") == [(13, 28, SYNC.format(what="`.item()`"), None, None)]

@@ -22,7 +22,7 @@ from .names import ImportTable, canonical, is_torch_name
 from . import syntax
 from .tree import child_nodes, descendants
 from . import value_flow
-from .step_loops import is_counter_name, is_model_name
+from .step_loops import is_counter_name, is_loader_name, is_model_name
 from .budgets import spends_budget
 from .throttles import cst_throttled_branch, cst_throttles
 from .interval_gates import cst_gates_what_follows
@@ -423,7 +423,7 @@ class Context:
         under the interval (a validation pass) runs its own steps: not held."""
         if loop.kind != LOOP or not isinstance(loop.node, cst.For) or loop not in self.frame.blocks:
             return False
-        if self.steps.iterates_loader(loop.node.iter):
+        if self.steps.iterates_loader(loop.node.iter) or self._fetches_batches(loop.node.body):
             return False
         blocks = self.frame.blocks
         for block in blocks[: blocks.index(loop)]:
@@ -431,6 +431,21 @@ class Context:
                 continue
             if ((self._tests_step_interval(block.node.test, frozenset()) or cst_throttled_branch(block.node))
                     and not self.steps.runs_update(block.body)):
+                return True
+        return False
+
+    def _fetches_batches(self, body: cst.CSTNode) -> bool:
+        """Does ``body`` take batches from a loader (``next(val_iter)`` of a loader, or a method of
+        one: llm.c's ``val_loader.next_batch()``)? Then its loop is a validation pass."""
+        steps = self.steps
+        for node in descendants(body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda))):
+            if not isinstance(node, cst.Call):
+                continue
+            func = node.func
+            if isinstance(func, cst.Name) and func.value in ("next", "iter") and node.args and (
+                    steps.iterates_loader(node.args[0].value)):
+                return True
+            if isinstance(func, cst.Attribute) and is_loader_name(syntax.last_identifier(func.value)):
                 return True
         return False
 
