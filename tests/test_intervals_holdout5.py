@@ -134,3 +134,23 @@ def test_a_validation_pass_under_an_interval_keeps_its_steps():
     """Flagged twin (llm.c): the loop under the interval takes a batch from a loader each time
     round (``val_loader.next_batch()``): a validation pass, whose per-batch ``.item()`` syncs."""
     assert diagnostics(VALIDATION, "TPL102") == [(13, 28, SYNC.format(what="`.item()`"), None, None)]
+
+
+def test_a_validation_pass_over_an_iterator_under_an_interval_keeps_its_steps():
+    """Flagged twin (pytorch/examples' SNLI): the loop under the interval iterates an iterator of
+    batches (``enumerate(dev_iter)``, no loader by name): not a few things written out."""
+    source = """
+        import torch
+        def train(model, train_iter, dev_iter, optimizer, dev_every):
+            for step, batch in enumerate(train_iter):
+                loss = model(batch)
+                loss.backward()
+                optimizer.step()
+                if step % dev_every == 0:
+                    n_correct = 0
+                    with torch.no_grad():
+                        for dev_batch_idx, dev_batch in enumerate(dev_iter):
+                            answer = model(dev_batch)
+                            n_correct += (answer.argmax(1) == dev_batch.label).sum().item()
+        """
+    assert diagnostics(source, "TPL102") == [(13, 33, SYNC.format(what="`.item()`"), None, None)]

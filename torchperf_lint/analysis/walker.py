@@ -415,24 +415,44 @@ class Context:
                 and not self._held_by_an_interval(loop))
 
     def _held_by_an_interval(self, loop: Block) -> bool:
-        """Is ``loop`` (iterating no loader: over models, over validation sets) inside an interval
-        ``if`` of its function (a test on the step counter, a call handed it, a branch that moves
-        its own mark) that runs no update? It runs a few times at each interval, not every step
-        (rules.md "An interval": the remedy; DALLE2's VQGAN trainer saves the reconstructions of
-        its two models under ``if not (steps % self.save_results_every):``). A loop over a loader
-        under the interval (a validation pass) runs its own steps: not held."""
-        if loop.kind != LOOP or not isinstance(loop.node, cst.For) or loop not in self.frame.blocks:
-            return False
-        if self.steps.iterates_loader(loop.node.iter) or self._fetches_batches(loop.node.body):
-            return False
+        """Is ``loop`` inside an interval ``if`` of its function (a test on the step counter, a call
+        handed it, a branch that moves its own mark) that runs no update, with a loop over a few
+        things written out (a tuple or list display, or a name the function binds to one: the
+        models to sample) between that ``if`` and the current node? It runs a few times at each
+        interval, not every step (rules.md "An interval": the remedy; DALLE2's VQGAN trainer saves
+        the reconstructions of its two models under ``if not (steps % self.save_results_every):``).
+        A loop there that iterates a loader, an iterator of unknown length or a range, or takes
+        batches (a validation pass) runs its own steps: not held."""
         blocks = self.frame.blocks
-        for block in blocks[: blocks.index(loop)]:
+        if loop.kind != LOOP or loop not in blocks:
+            return False
+        index = blocks.index(loop)
+        gate = None
+        for position in range(index - 1, -1, -1):
+            block = blocks[position]
             if block.kind != IF or block.body is not block.node.body:
                 continue
             if ((self._tests_step_interval(block.node.test, frozenset()) or cst_throttled_branch(block.node))
                     and not self.steps.runs_update(block.body)):
-                return True
-        return False
+                gate = position
+                break
+        if gate is None:
+            return False
+        loops = [b for b in blocks[gate + 1: index + 1] if b.kind == LOOP]
+        if any(not isinstance(b.node, cst.For) or self.steps.iterates_loader(b.node.iter)
+               or self._fetches_batches(b.node.body) for b in loops):
+            return False
+        return any(self._over_a_few(b.node.iter) for b in loops)
+
+    def _over_a_few(self, iterable: cst.BaseExpression) -> bool:
+        """A tuple or list display, or a name the function binds to one, also inside
+        ``enumerate``/``zip``: a few things written out (models, not batches)."""
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value in (
+                "enumerate", "zip"):
+            return any(a.keyword is None and self._over_a_few(a.value) for a in iterable.args)
+        if isinstance(iterable, cst.Name):
+            iterable = self.values.assigned_expr(iterable.value)
+        return isinstance(iterable, (cst.Tuple, cst.List))
 
     def _fetches_batches(self, body: cst.CSTNode) -> bool:
         """Does ``body`` take batches from a loader (``next(val_iter)`` of a loader, or a method of
