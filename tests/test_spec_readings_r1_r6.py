@@ -435,7 +435,7 @@ AGENT = """
             self.agent = Agent(net)
             self.env = env
 
-        def test_step(self, batch, batch_idx):
+        def training_step(self, batch, batch_idx):
             state = self.env.reset()
             action = self.agent(state, self.device)
             {step}
@@ -445,7 +445,7 @@ AGENT = """
 def test_an_action_returned_as_it_is_through_a_caller_reaches_the_environment():
     """rules.md "A step body": a value handed to an environment's ``env.step(...)`` is host-needed.
     ``Agent.__call__`` hands ``get_action``'s numpy actions back as they are (also through a
-    conditional expression) to ``test_step``, which steps the environment with them (lightning-
+    conditional expression) to ``training_step``, which steps the environment with them (lightning-
     bolts' RL agents); a method of the value on the way (``.cpu().numpy()``) keeps it the same."""
     source = AGENT.replace("{step}", "self.env.step(action[0])")
     assert diagnostics(source, "TPL102") == []
@@ -453,16 +453,17 @@ def test_an_action_returned_as_it_is_through_a_caller_reaches_the_environment():
 
 def test_an_action_kept_or_not_handed_back_as_it_is_still_syncs():
     """Flagged twins: the step method keeps the action (no environment), or the caller does not
-    hand the callee's value back as it is."""
+    hand the callee's value back as it is. (A ``training_step``: Lightning runs ``test_step`` with
+    autograd off, training nothing, where R7 makes a kept copy of an action a result.)"""
     chain = " (called every step from <string>:{line} via {via})"
     kept = AGENT.replace("{step}", "self.actions.append(action)")
     assert diagnostics(kept, "TPL102") == [
-        (14, 15, CPU + chain.format(line=27, via="test_step → __call__"), None, None)]
+        (14, 15, CPU + chain.format(line=27, via="training_step → __call__"), None, None)]
     not_as_it_is = AGENT.replace("{step}", "self.env.step(action[0])").replace(
         "return self.random_action(state) if self.explore else self.get_action(state, device)",
         "chosen = self.get_action(state, device); return chosen")
     assert diagnostics(not_as_it_is, "TPL102") == [
-        (14, 15, CPU + chain.format(line=27, via="test_step → __call__"), None, None)]
+        (14, 15, CPU + chain.format(line=27, via="training_step → __call__"), None, None)]
 
 
 # ---- R3: scikit-learn's metrics take host arrays ---------------------------------------------------

@@ -42,4 +42,4 @@ def _runs_by_itself(module) -> bool:
         return False
     if record.get("drives"):
         return True
-    return any(ref[0] == "name" and ref[1] in module.functions for ref, _, _, _ in record["calls"])
+    return any(ref[0] == "name" and ref[1] in module.functions for ref, *_ in record["calls"])

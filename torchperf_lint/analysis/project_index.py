@@ -50,10 +50,11 @@ from .throttles import ast_throttled_branch, ast_throttles
 from .segments import BLOCK_FIELDS, _push_children as push_children, walk_statements
 from .project_root import find_project_root
 from .interval_gates import ast_gates_what_follows
+from .inference_calls import ast_turns_grad_off, call_mode
 from .step_loops import (ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values, is_counter_name,
                          names_holding)
 
-INDEX_VERSION = "1"
+INDEX_VERSION = "2"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -236,6 +237,10 @@ class _Summariser:
         self.settings = False
         self._places: Dict[int, HostNames] = {}  # id(function record) -> its host names
         self._scope_bodies: List[list] = [tree.body]  # the statements of the function being scanned
+        # How a call is made (inference_calls.call_mode): autograd off around it in its function,
+        # and the loops of its function around it (each: [its body, it trains], computed on first use).
+        self._grad_off = 0
+        self._loops: List[list] = []
 
     def run(self) -> dict:
         for node, _ in walk_statements(self.tree.body):
@@ -332,7 +337,9 @@ class _Summariser:
                 inner_step = step_loop or id(stmt) in self._step_loop_ids()
                 if inner_step:
                     fn["drives"] = True
+                self._loops.append([stmt.body, None])
                 self._scan(stmt.body, fn, scope, owner_class, interval_names, True, inner_step)
+                self._loops.pop()
                 self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
                 continue
             for field, value in ast.iter_fields(stmt):
@@ -344,6 +351,9 @@ class _Summariser:
                     for item in value:
                         if isinstance(item, ast.AST):
                             self._expressions(item, fn, scope, in_loop, step_loop)
+            quiet = kind in (ast.With, ast.AsyncWith) and any(
+                ast_turns_grad_off(item.context_expr, self.table) for item in stmt.items)
+            self._grad_off += quiet
             for field in fields:
                 for child in getattr(stmt, field):
                     if field in ("handlers", "cases"):
@@ -352,6 +362,7 @@ class _Summariser:
                         self._scan(child.body, fn, scope, owner_class, interval_names, in_loop, step_loop)
                     else:
                         self._scan([child], fn, scope, owner_class, interval_names, in_loop, step_loop)
+            self._grad_off -= quiet
             if gates:
                 return
 
@@ -382,7 +393,11 @@ class _Summariser:
             if self._iteration_handler_decorator(decorator):
                 self.roots.append(["ignite", ["def", qualname], node.lineno])
         self._scope_bodies.append(node.body)
+        outer = self._grad_off, self._loops
+        self._grad_off = int(any(ast_turns_grad_off(d, self.table) for d in node.decorator_list))
+        self._loops = []
         self._scan(node.body, fn, qualname, owner_class, _interval_names(node.body), False)
+        self._grad_off, self._loops = outer
         self._scope_bodies.pop()
 
     def _define_class(self, node: ast.ClassDef, scope: str) -> None:
@@ -489,9 +504,18 @@ class _Summariser:
                 ref.append(scope)
             reaches = self._may_reach_project(func)
             places = self._places.get(id(fn)) if reaches else None
-            fn["calls"].append([ref, call.lineno, step_loop, _constant_arguments(call, places)])
+            fn["calls"].append([ref, call.lineno, step_loop, _constant_arguments(call, places), self._call_mode()])
             if reaches:
                 self._handed_functions(call, ref, scope)
+
+    def _call_mode(self) -> int:
+        """inference_calls.call_mode of a call made here."""
+        if not self._loops:
+            return call_mode(self._grad_off > 0, None)
+        loop = self._loops[-1]
+        if loop[1] is None:
+            loop[1] = _ast_runs_update(loop[0])
+        return call_mode(self._grad_off > 0, loop[1])
 
     def _handed_functions(self, call: ast.Call, ref: list, scope: str) -> None:
         """``create_trainer(train_step, ...)`` with ``train_step`` a function defined before the call
@@ -529,15 +553,17 @@ class _Summariser:
             self.settings = True
         if qual.startswith("ignite.") and qual.endswith(".Engine") and call.args:
             first = call.args[0]
+            # "engine": the function Ignite's Engine runs (step_bodies: it trains only if it calls
+            # backward), unlike an "ignite" handler, which may run on a trainer's every iteration
             if isinstance(first, ast.Name):
-                self.roots.append(["ignite", ["name", first.id, scope], call.lineno])
+                self.roots.append(["engine", ["name", first.id, scope], call.lineno])
                 params = [p[0] for p in (self.functions.get(scope) or {}).get("params", [])] if scope else []
                 if first.id in params:
                     # ``def create_trainer(train_step, ...): Engine(train_step)``: the function a
                     # caller hands in at that position is the Engine's (a "handed" root's match)
                     self.roots.append(["ignite", ["param", scope, params.index(first.id)], call.lineno])
             elif isinstance(first, ast.Attribute) and isinstance(first.value, ast.Name) and first.value.id == "self":
-                self.roots.append(["ignite", ["self", first.attr, scope], call.lineno])
+                self.roots.append(["engine", ["self", first.attr, scope], call.lineno])
 
     def _iteration_event(self, event) -> bool:
         """``Events.ITERATION_COMPLETED`` (bare, or called with no filter): every iteration."""
@@ -734,8 +760,8 @@ def _frozen_summary(data: dict) -> dict:
         for record in functions.values():
             calls = record.get("calls")
             if calls:
-                record["calls"] = tuple([(ref, line, step_loop, tuple(constants.items()))
-                                         for ref, line, step_loop, constants in calls])
+                record["calls"] = tuple([(ref, line, step_loop, tuple(constants.items()), mode)
+                                         for ref, line, step_loop, constants, mode in calls])
     return frozen
 
 

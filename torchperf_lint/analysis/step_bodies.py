@@ -21,6 +21,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from .argument_places import HOST_KEY, UNKNOWN_KEY, passed_host
 from .project_index import Module, Project, content_digest, project_for, summarize
+from .inference_calls import LIGHTNING_EVALUATION_STEPS, chain_state, runs_inference
 from .run_once import RunOnce
 
 LIGHTNING_MODULE_STEPS = frozenset((
@@ -70,11 +71,15 @@ Hop = Tuple[str, int, str]
 class Chain:
     """Why a function runs every step: the calls from a root to it (empty: it is a root)."""
 
-    __slots__ = ("hops", "root_named", "framework", "framework_trains", "caller_steps_env")
+    __slots__ = ("hops", "root_named", "framework", "framework_trains", "caller_steps_env", "grad_off", "trains")
 
     def __init__(self, hops: Tuple[Hop, ...], root_named: bool, framework: bool, caller_steps_env: bool = False,
-                 framework_trains: bool = False):
+                 framework_trains: bool = False, grad_off: bool = False, trains: bool = True):
         self.hops = hops
+        # On the way: autograd is off, and the innermost loop trains (inference_calls.chain_state);
+        # a chain with autograd off and no training loop runs inference only (R7).
+        self.grad_off = grad_off
+        self.trains = trains
         self.root_named = root_named  # the first caller is a step body itself (not a loop's owner)
         self.framework = framework  # a framework runs the root
         # ... and runs the backward and the optimizer step around it (Lightning, the HF Trainer and
@@ -117,6 +122,8 @@ class StepBodies:
         self._unknown_arguments: Set[str] = set()
         # Per function of the linted file: the parameters every per-step call hands a host value.
         self._host_parameters: Dict[str, FrozenSet[str]] = {}
+        # Functions of the linted file reached by some chain that does not run inference only (R7).
+        self._trained: Set[str] = set()
         try:
             self._compute()
         except RecursionError:
@@ -338,9 +345,14 @@ class StepBodies:
         seen: Set[Tuple[Key, Optional[Key]]] = set()
 
         def push(function: Key, self_cls: Optional[Key], chain: Chain) -> None:
-            if (function, self_cls) in seen or len(chain.hops) > MAX_CHAIN:
+            # A function is walked again when a chain that trains reaches it after one that runs
+            # inference only: every visible way to it decides whether it runs inference only.
+            inference = runs_inference(chain.grad_off, chain.trains)
+            if (function, self_cls, False) in seen or (function, self_cls, inference) in seen:
                 return
-            seen.add((function, self_cls))
+            if len(chain.hops) > MAX_CHAIN:
+                return
+            seen.add((function, self_cls, inference))
             queue.append((function, self_cls, chain))
 
         for module in list(self._reachers):
@@ -350,12 +362,14 @@ class StepBodies:
                     for name in sorted(_STEP_METHODS[kind]):  # a set: sorted, so the chain is the same every run
                         method = self.find_method((module.path, qual), name)
                         if method is not None:
-                            push(method, (module.path, qual), Chain((), True, True, framework_trains=True))
+                            evaluates = kind == "lightning" and name in LIGHTNING_EVALUATION_STEPS
+                            push(method, (module.path, qual), Chain((), True, True, framework_trains=True,
+                                                                    grad_off=evaluates, trains=not evaluates))
             for kind, ref, line in module.data["roots"]:
                 if kind == "handed":
                     handed = self._handed_to_engine(module, ref)
                     if handed is not None:
-                        push(handed, None, Chain((), True, True))
+                        push(handed, None, self._engine_chain(handed))
                     continue
                 if ref[0] == "param":
                     continue  # matched from the caller's side, the "handed" root above
@@ -365,7 +379,8 @@ class StepBodies:
                 scope_fn = module.functions.get(ref[-1] or "<module>", {})
                 target = self.resolve(module, ref, self._own_class(module, scope_fn), None)
                 if target is not None:
-                    push(target[0], target[1], Chain((), True, True))
+                    push(target[0], target[1], self._engine_chain(target[0]) if kind == "engine"
+                         else Chain((), True, True))
         once = RunOnce(self)
         for module in list(self._reachers):
             for qual in module.backward_functions:
@@ -374,19 +389,25 @@ class StepBodies:
                 push((module.path, qual), self._own_class(module, module.functions[qual]), Chain((), True, False))
         # Calls made in step loops: their callees are step bodies, with the loop's call as the chain.
         for module in list(self._reachers):
-            for qual, (ref, line, _, constants) in module.step_call_sites:
-                own = self._own_class(module, module.functions[qual])
+            for qual, (ref, line, _, constants, mode) in module.step_call_sites:
+                record = module.functions[qual]
+                own = self._own_class(module, record)
                 target = self.resolve(module, ref, own, own)
                 if target is not None:
                     self._note_arguments(target[0], ref, constants)
-                    push(target[0], target[1], Chain(((module.path, line, qual),), False, False))
+                    grad_off, trains = chain_state(mode, False, True, record["backward"])
+                    push(target[0], target[1], Chain(((module.path, line, qual),), False, False,
+                                                     grad_off=grad_off, trains=trains))
         while queue:
             function, self_cls, chain = queue.popleft()
             path, qual = function
-            if path == self.module.path and qual not in self.bodies:
-                self.bodies[qual] = chain
-                if not chain.hops:
-                    self._unknown_arguments.add(qual)  # a root: its framework or caller is not seen
+            if path == self.module.path:
+                if qual not in self.bodies:
+                    self.bodies[qual] = chain
+                    if not chain.hops:
+                        self._unknown_arguments.add(qual)  # a root: its framework or caller is not seen
+                if not runs_inference(chain.grad_off, chain.trains):
+                    self._trained.add(qual)
             module = self._loaded.get(path)
             record = module.functions.get(qual) if module is not None else None
             if record is None:
@@ -394,15 +415,23 @@ class StepBodies:
             own = self._own_class(module, record)
             steps_env = _steps_env(record)
             passed_back = record.get("returns", ()) if chain.caller_steps_env else ()
-            for ref, line, _, constants in record["calls"]:
+            for ref, line, _, constants, mode in record["calls"]:
                 target = self.resolve(module, ref, self_cls or own, own)
                 if target is not None:
                     self._note_arguments(target[0], ref, constants)
+                    grad_off, trains = chain_state(mode, chain.grad_off, chain.trains, record["backward"])
                     # what a callee returns reaches the environment too when this function hands
                     # it back as it is to a caller that steps one (``return self.get_action(s)``)
                     push(target[0], target[1],
                          Chain(chain.hops + ((path, line, qual),), chain.root_named, chain.framework,
-                               steps_env or line in passed_back, chain.framework_trains))
+                               steps_env or line in passed_back, chain.framework_trains, grad_off, trains))
+
+    def _engine_chain(self, function: Key) -> Chain:
+        """The chain of an Ignite root: Ignite's ``Engine`` only calls the function, which trains by
+        itself or not (its own backward: an evaluator's ``@torch.no_grad()`` step trains nothing)."""
+        module = self._loaded.get(function[0])
+        record = module.functions.get(function[1]) if module is not None else None
+        return Chain((), True, True, trains=record is None or bool(record["backward"]))
 
     def _handed_to_engine(self, module: Module, handed: list) -> Optional[Key]:
         """The function of ``module`` that a call hands, at the position where the callee (a
@@ -485,6 +514,11 @@ class StepBodies:
     def chain(self, qualname: str) -> Optional[Chain]:
         return self.bodies.get(qualname)
 
+    def runs_inference_only(self, qualname: str) -> bool:
+        """Is the linted file's step body ``qualname`` reached only by chains that run with autograd
+        off in a loop that trains nothing (inference_calls; R7)?"""
+        return qualname in self.bodies and qualname not in self._trained
+
     def body_lines(self) -> List[int]:
         """The ``def`` lines of the linted file's step bodies (the engine's unit prefilter)."""
         functions = self.module.functions
@@ -539,7 +573,7 @@ class StepBodies:
                 continue
             for qual, record in module.functions.items():
                 own = self._own_class(module, record)
-                for ref, _, _, _ in record["calls"]:
+                for ref, *_ in record["calls"]:
                     if ref[0] not in ("name", "dotted"):
                         continue
                     target = self.resolve(module, ref, own, own)
@@ -550,7 +584,7 @@ class StepBodies:
 
 def _steps_env(record: dict) -> bool:
     """Does the function call ``env.step(...)`` (or ``self.env.step``, ``envs.step``)?"""
-    for ref, _, _, _ in record["calls"]:
+    for ref, *_ in record["calls"]:
         if ref[0] == "dotted" and ref[1].endswith(".step") and "env" in ref[1].rsplit(".", 2)[-2].lower():
             return True
         if ref[0] == "selfattr" and ref[2] == "step" and "env" in ref[1].lower():

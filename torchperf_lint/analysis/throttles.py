@@ -11,7 +11,8 @@ step counter; what follows it is the interval).
 The test is "below the mark" (``c < m + k``, ``c - m < k``, or the same written with ``>``), and the
 statements it stands among reset the mark to the counter (``m = c``): what follows the exit runs once
 per period, not every step. The same test the other way round guards a branch that moves the mark
-itself (``if now - last_log > log_every: ...; last_log = now``): that branch runs once per period.
+itself (``if now - last_log > log_every: ...; last_log = now``, also inside an ``if`` of that branch:
+a rank gate around the save and the reset): that branch runs once per period.
 A test against a fixed number (``if step < warmup: continue``) is no
 throttle: after the warm-up everything runs every step. ``ast`` (the project index) and libcst (the
 rules) read it the same way.
@@ -56,10 +57,14 @@ def _ast_throttle(test) -> Optional[tuple]:
     return None
 
 
-def _ast_resets(statements: Sequence[ast.stmt], counter: str, mark: str) -> bool:
+def _ast_resets(statements: Sequence[ast.stmt], counter: str, mark: str, nested: bool = False) -> bool:
+    """Do ``statements`` set the mark to the counter; with ``nested``, also inside an ``if`` among
+    them (``if is_main_process: save(...); last_save = global_step``: the work the branch does is
+    in that ``if``, with the reset)?"""
     return any(
-        isinstance(s, ast.Assign) and len(s.targets) == 1 and _ast_key(s.targets[0]) == mark
-        and _ast_key(s.value) == counter
+        (isinstance(s, ast.Assign) and len(s.targets) == 1 and _ast_key(s.targets[0]) == mark
+         and _ast_key(s.value) == counter)
+        or (nested and isinstance(s, ast.If) and _ast_resets(s.body, counter, mark, nested))
         for s in statements
     )
 
@@ -84,7 +89,7 @@ def ast_throttled_branch(test, body: Sequence[ast.stmt]) -> bool:
     for one in tests:
         found = _ast_throttle(one)
         if (found is not None and not found[2] and None not in found[:2] and found[0] != found[1]
-                and _ast_resets(body, found[0], found[1])):
+                and _ast_resets(body, found[0], found[1], nested=True)):
             return True
     return False
 
@@ -121,8 +126,12 @@ def _cst_throttle(test) -> Optional[tuple]:
     return None
 
 
-def _cst_resets(statements, counter: str, mark: str) -> bool:
+def _cst_resets(statements, counter: str, mark: str, nested: bool = False) -> bool:
+    """The libcst twin of _ast_resets."""
     for statement in statements:
+        if nested and isinstance(statement, cst.If) and _cst_resets(
+                getattr(statement.body, "body", ()), counter, mark, nested):
+            return True
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
         for small in statement.body:
@@ -156,6 +165,6 @@ def cst_throttled_branch(branch: cst.If) -> bool:
     for one in _cst_operands(branch.test, only_and=True):
         found = _cst_throttle(one)
         if (found is not None and not found[2] and None not in found[:2] and found[0] != found[1]
-                and _cst_resets(statements, found[0], found[1])):
+                and _cst_resets(statements, found[0], found[1], nested=True)):
             return True
     return False

@@ -647,8 +647,14 @@ class ValueFlow:
                 if not args:
                     return UNKNOWN
                 return CPU_TENSOR if self._kind(args[0].value, env, depth + 1) in HOST else DEVICE
-            if short in ("tensor", "as_tensor") and args and self._kind(args[0].value, env, depth + 1) == DEVICE:
-                return DEVICE  # data already on the device stays there
+            if short in ("tensor", "as_tensor") and args:
+                data = self._kind(args[0].value, env, depth + 1)
+                if data == DEVICE:
+                    return DEVICE  # data already on the device stays there
+                if short == "as_tensor" and data == UNKNOWN and not _literal_data(args[0].value):
+                    # ``torch.as_tensor(v)`` hands a tensor back as it is, on its device: data of
+                    # unknown origin (HALOs' metrics, a ``clip_grad_norm_`` result) may be there
+                    return UNKNOWN
             return CPU_TENSOR
         return self._follow_tensor_args(call, env, depth)
 
@@ -789,3 +795,8 @@ def _loader_name(expr) -> Optional[str]:
     if isinstance(expr, cst.Name):
         return expr.value
     return None
+
+
+def _literal_data(expr: cst.BaseExpression) -> bool:
+    """A list, tuple or number written in the source (also a comprehension): host data."""
+    return isinstance(expr, (cst.List, cst.Tuple, cst.Integer, cst.Float, cst.ListComp, cst.UnaryOperation))

@@ -22,7 +22,7 @@ from .names import ImportTable, canonical, is_torch_name
 from . import syntax
 from .tree import child_nodes, descendants
 from . import value_flow
-from .step_loops import is_counter_name, is_model_name
+from .step_loops import is_counter_name, is_loader_name, is_model_name
 from .budgets import spends_budget
 from .throttles import cst_throttled_branch, cst_throttles
 from .interval_gates import cst_gates_what_follows
@@ -249,6 +249,14 @@ class Context:
             self._body_blocks[key] = Block(BODY, node) if chain is not None else None
         return self._body_blocks[key]
 
+    def runs_inference_only(self) -> bool:
+        """Is the current function a step body that every visible chain runs with autograd off, in
+        a loop that trains nothing (a Lightning ``validation_step``, a helper of a ``@torch.no_grad()``
+        evaluation loop in another file: step_bodies.runs_inference_only)?"""
+        if self.step_body() is None:
+            return False
+        return self.facts.step_bodies.runs_inference_only(self.function_qualname())
+
     def step_chain(self):
         """The call chain that makes the current function a step body (step_bodies.Chain), or None."""
         if self.step_body() is None:
@@ -328,9 +336,31 @@ class Context:
             return True
         if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
             return Context._tests_step_interval(test.left, names) or Context._tests_step_interval(test.right, names)
-        return isinstance(test, cst.Call) and any(
-            a.keyword is None and is_counter_name(syntax.last_identifier(a.value))
-            for a in test.args if isinstance(a.value, (cst.Name, cst.Attribute)))
+        return Context._hands_counter(test)
+
+    @staticmethod
+    def _hands_counter(test: cst.BaseExpression, outer_counters: Optional[FrozenSet[str]] = None) -> bool:
+        """A call handed the step counter (``divisible_by(step, self.val_every)``), alone or as an
+        operand of ``and`` (rules.md "An interval"). In a loop (``outer_counters`` given) only a
+        step or batch counter by name (``step``, ``global_step``, ``batch_idx``: not ``j``, which
+        ``is_wrong(j)`` hands a per-sample index), and not an outer loop's counter (``epoch``: the
+        test holds for every step of that epoch)."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return (Context._hands_counter(test.left, outer_counters)
+                    or Context._hands_counter(test.right, outer_counters))
+        if not isinstance(test, cst.Call):
+            return False
+        for a in test.args:
+            if a.keyword is not None or not isinstance(a.value, (cst.Name, cst.Attribute)):
+                continue
+            name = syntax.last_identifier(a.value)
+            if outer_counters is None:
+                if is_counter_name(name):
+                    return True
+            elif (name and _STEP_COUNTER.match(name)
+                  and not (isinstance(a.value, cst.Name) and a.value.value in outer_counters)):
+                return True
+        return False
 
     def is_step_loop(self, loop: Block) -> bool:
         """Does ``loop`` (a LOOP block of the current frame) do device work each time round? See
@@ -381,7 +411,63 @@ class Context:
         """Is the current node "in a loop" (spec: the innermost loop, not an epoch-level one, and not
         under an interval ``if`` that runs no step) that is a step loop?"""
         loop = self.step_loop()
-        return loop is not None and not self.under_interval_check(loop) and self.is_step_loop(loop)
+        return (loop is not None and not self.under_interval_check(loop) and self.is_step_loop(loop)
+                and not self._held_by_an_interval(loop))
+
+    def _held_by_an_interval(self, loop: Block) -> bool:
+        """Is ``loop`` inside an interval ``if`` of its function (a test on the step counter, a call
+        handed it, a branch that moves its own mark) that runs no update, with a loop over a few
+        things written out (a tuple or list display, or a name the function binds to one: the
+        models to sample) between that ``if`` and the current node? It runs a few times at each
+        interval, not every step (rules.md "An interval": the remedy; DALLE2's VQGAN trainer saves
+        the reconstructions of its two models under ``if not (steps % self.save_results_every):``).
+        A loop there that iterates a loader, an iterator of unknown length or a range, or takes
+        batches (a validation pass) runs its own steps: not held."""
+        blocks = self.frame.blocks
+        if loop.kind != LOOP or loop not in blocks:
+            return False
+        index = blocks.index(loop)
+        gate = None
+        for position in range(index - 1, -1, -1):
+            block = blocks[position]
+            if block.kind != IF or block.body is not block.node.body:
+                continue
+            if ((self._tests_step_interval(block.node.test, frozenset()) or cst_throttled_branch(block.node))
+                    and not self.steps.runs_update(block.body)):
+                gate = position
+                break
+        if gate is None:
+            return False
+        loops = [b for b in blocks[gate + 1: index + 1] if b.kind == LOOP]
+        if any(not isinstance(b.node, cst.For) or self.steps.iterates_loader(b.node.iter)
+               or self._fetches_batches(b.node.body) for b in loops):
+            return False
+        return any(self._over_a_few(b.node.iter) for b in loops)
+
+    def _over_a_few(self, iterable: cst.BaseExpression) -> bool:
+        """A tuple or list display, or a name the function binds to one, also inside
+        ``enumerate``/``zip``: a few things written out (models, not batches)."""
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value in (
+                "enumerate", "zip"):
+            return any(a.keyword is None and self._over_a_few(a.value) for a in iterable.args)
+        if isinstance(iterable, cst.Name):
+            iterable = self.values.assigned_expr(iterable.value)
+        return isinstance(iterable, (cst.Tuple, cst.List))
+
+    def _fetches_batches(self, body: cst.CSTNode) -> bool:
+        """Does ``body`` take batches from a loader (``next(val_iter)`` of a loader, or a method of
+        one: llm.c's ``val_loader.next_batch()``)? Then its loop is a validation pass."""
+        steps = self.steps
+        for node in descendants(body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda))):
+            if not isinstance(node, cst.Call):
+                continue
+            func = node.func
+            if isinstance(func, cst.Name) and func.value in ("next", "iter") and node.args and (
+                    steps.iterates_loader(node.args[0].value)):
+                return True
+            if isinstance(func, cst.Attribute) and is_loader_name(syntax.last_identifier(func.value)):
+                return True
+        return False
 
     def current_step_loop(self) -> Optional[Block]:
         """The step loop the current node is in (the innermost, non-epoch loop if it is a step
@@ -440,6 +526,7 @@ class Context:
                 names = self._interval_names(loop, outer_counters)
             if (
                 (syntax.tests_interval(block.node.test, outer_counters, names)
+                 or self._hands_counter(block.node.test, outer_counters)
                  or spends_budget(block.node, self.frame.node) or cst_throttled_branch(block.node))
                 and not self.steps.runs_update(block.body)
             ):
@@ -474,6 +561,12 @@ class Context:
         if known is None:
             known = self._interval_names_of[id(loop.node)] = syntax.interval_names(loop.node.body, outer_counters)
         return known
+
+
+# A step or batch counter by name, for a call handed it in a loop (Context._hands_counter).
+_STEP_COUNTER = re.compile(
+    r"^(?:\w*steps?|idx|\w*_idx|\w*batch_i|iters?|iteration|\w*_iters?|\w*_iteration|num_updates|\w*_updates?)$",
+    re.I)
 
 
 def _not_taken(block: Block, calls) -> bool:

@@ -7,11 +7,13 @@ from typing import Optional
 import libcst as cst
 
 from ..analysis import value_flow
+from ..analysis.grad_off_helpers import runs_model_with_autograd_off
 from ..analysis.host_only import host_only_script
 from ..analysis.python_containers import container_attributes
-from ..analysis.syntax import OPTIMIZER_WORD, assigned_names, branch_leaves, is_model_name, last_identifier, method_call
+from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, is_grad_off, is_model_name,
+                               last_identifier, method_call)
 from ..analysis.tree import descendants
-from ..analysis.walker import Rule, compile_text_tests
+from ..analysis.walker import LOOP, Rule, compile_text_tests
 
 SYNC_METHODS = frozenset(("item", "cpu", "numpy", "tolist", "nonzero"))
 SYNC_FUNCTIONS = frozenset(("torch.cuda.synchronize", "torch.nonzero"))
@@ -98,6 +100,7 @@ class HostSyncInLoop(Rule):
     def __init__(self, ctx, sink: list):
         super().__init__(ctx, sink)
         self._training_loops: dict = {}  # id of a loop body -> (the body, it trains): _trains
+        self._grad_off_loops: dict = {}  # id of a loop -> (the loop, its helpers run grad off)
 
     @classmethod
     def may_match(cls, text: str) -> bool:
@@ -135,6 +138,8 @@ class HostSyncInLoop(Rule):
                 return
             if name in ("cpu", "tolist", "numpy") and self._kept_inference_result():
                 return
+            if name == "item" and self._inference_id_key():
+                return
             self._report_unless_host_needed(node, f"`.{name}()`")
             return
         if found is not None and found[1] == "format" and _is_string_literal(found[0]):
@@ -168,7 +173,7 @@ class HostSyncInLoop(Rule):
         """``f"{loss:.3f}"`` reads the tensor's value (``print(f"...")`` is reported as printing)."""
         if _is_print_argument(self.ctx):
             return
-        if any(isinstance(part, cst.FormattedStringExpression) and self.ctx.is_device_tensor(part.expression)
+        if any(isinstance(part, cst.FormattedStringExpression) and _formats_device_tensor(part.expression, self.ctx)
                for part in node.parts) and self._in_step():
             self._report_unless_host_needed(node, "formatting a tensor")
 
@@ -217,22 +222,61 @@ class HostSyncInLoop(Rule):
         ``.item()``, ``float(t)`` and tests of a metric stay flagged: a number summed per batch can
         stay on the device."""
         ctx = self.ctx
-        loop = ctx.innermost_loop()
-        if loop is None or not ctx.under_grad_off() or self._trains(loop.node.body):
+        scope = self._inference_scope()
+        if scope is None:
             return False
         stack = ctx.stack
-        if _kept_as_data(stack):
-            return True
-        found = _derived_assignment(stack)
-        if found is None:
-            return False
-        name, statement, _ = found
-        position = next((i for i, n in enumerate(stack) if n is loop.node), None)
+        position = next((i for i, n in enumerate(stack) if n is scope), None)
         if position is None:
             return False
-        return any(_kept_as_data(path) or _for_over(path, len(path) - 1) is not None
-                   for path in _name_uses(loop.node.body, name, stack[:position + 1], statement, [False],
-                                          reaching=[False]))
+        return _kept_through_names(stack, 2, scope, stack[:position + 1])
+
+    def _inference_scope(self):
+        """The loop (or, with no loop here, the step body's function) that R7 asks about, when it
+        runs with autograd off and trains nothing; None otherwise. Autograd is off here, or on
+        every visible chain to this step body; with no loop here the loop is the callers': every
+        chain must run inference (walker.runs_inference_only)."""
+        ctx = self.ctx
+        loop = ctx.innermost_loop()
+        if loop is None:
+            body = ctx.step_body() if ctx.runs_inference_only() else None
+            if body is None:
+                return None
+            scope = body.node
+        elif ctx.under_grad_off() or ctx.runs_inference_only() or self._helpers_run_grad_off(loop.node):
+            scope = loop.node
+        else:
+            return None
+        # a loop around this one that trains runs it every training step (a nested loop of a step)
+        if any(block.kind == LOOP and self._trains(block.node.body) for block in ctx.frame.blocks):
+            return None
+        return None if self._trains(scope.body) else scope
+
+    def _helpers_run_grad_off(self, loop: cst.CSTNode) -> bool:
+        """Does the loop run its model work with autograd off inside functions of the module
+        (parler-tts' ``apply_audio_decoder``: grad_off_helpers)? Worked out once per loop."""
+        known = self._grad_off_loops.get(id(loop))
+        if known is not None and known[0] is loop:
+            return known[1]
+        ctx = self.ctx
+        answer = runs_model_with_autograd_off(loop.body, ctx.stack, ctx.is_model_call,
+                                              lambda expr: is_grad_off(expr, ctx))
+        self._grad_off_loops[id(loop)] = (loop, answer)
+        return answer
+
+    def _inference_id_key(self) -> bool:
+        """``{target["image_id"].item(): output for ...}`` in a loop that runs inference (R7's
+        scope): a number taken as the key of a Python dict is an id the host files results under
+        (R3: a dict key must be a Python number; a tensor key hashes by identity)."""
+        stack = self.ctx.stack
+        index = _climb(stack, subscripts=False, items=False)
+        if index < 1:
+            return False
+        parent, child = stack[index - 1], stack[index]
+        if not ((isinstance(parent, cst.DictComp) and parent.key is child)
+                or (isinstance(parent, cst.DictElement) and parent.key is child)):
+            return False
+        return self._inference_scope() is not None
 
     def _device_fallback(self) -> bool:
         """Is the current node in the body of an ``if`` that asks whether the value sits on a device
@@ -728,22 +772,117 @@ def _stops_by_break_or_return(body) -> bool:
 
 # Methods that keep their argument as data: a container's, a file's, a writer's.
 _KEEPING_METHODS = frozenset(("append", "extend", "insert", "add", "put", "write", "writerow", "writerows"))
+# Functions (called by a bare name) that write what they are handed out (R7: results written).
+_WRITING_PREFIXES = ("save", "write", "dump")
 
 
 def _kept_as_data(path) -> bool:
-    """Is the last node of ``path`` (through method calls on it and items of a tuple or list) kept
-    as data: the argument of ``.append``/``.extend``/``.write``... or the value stored into a
-    subscript or attribute (``results[k] = ...``)?"""
-    index = _climb(path, subscripts=False)
+    """Is the last node of ``path`` (through method calls on it, items of a tuple or list, and the
+    containers and strings that hold it: ``_climb_kept``) kept as data: the argument of
+    ``.append``/``.extend``/``.write``... or the value stored into a subscript or attribute
+    (``results[k] = ...``)?"""
+    index = _climb_kept(path)
     if index < 2:
         return False
     parent = path[index - 1]
     if isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call):
         func = path[index - 2].func
+        if isinstance(func, cst.Name):  # ``save_one_json(predn, jdict, path, masks)``: written out
+            return func.value.startswith(_WRITING_PREFIXES)
         return isinstance(func, cst.Attribute) and func.attr.value in _KEEPING_METHODS
     if isinstance(parent, cst.Assign) and parent.value is path[index]:
         return any(isinstance(t.target, (cst.Subscript, cst.Attribute)) for t in parent.targets)
     return False
+
+
+# Builtins that turn a host value into another host value (R7: ``str(int(t.cpu().numpy()))``).
+_HOST_CONVERSIONS = frozenset(("str", "int", "float", "bool", "list", "tuple", "round"))
+
+
+def _climb_kept(path) -> int:
+    """``_climb`` for a copy the host keeps (R7): also up through an item read of it
+    (``labels[k]``), a dict, set or comprehension that holds it (``[{"bbox": b, "score": scores[k]}
+    for k, b in ...]``), a host conversion (``str(int(...))``) and the arguments of a string's
+    ``.format`` or an f-string: what holds the value holds the copy."""
+    index = len(path) - 1
+    while index >= 2:
+        parent, child = path[index - 1], path[index]
+        if isinstance(parent, cst.Attribute) and parent.value is child:
+            index -= 1
+        elif isinstance(parent, cst.Call) and parent.func is child:
+            index -= 1
+        elif isinstance(parent, cst.Subscript) and parent.value is child:
+            index -= 1
+        elif isinstance(parent, (cst.Element, cst.List, cst.Tuple, cst.Set, cst.DictElement, cst.Dict,
+                                 cst.FormattedStringExpression, cst.FormattedString)):
+            index -= 1
+        elif isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and parent.elt is child:
+            index -= 1
+        elif isinstance(parent, cst.DictComp) and parent.value is child:
+            index -= 1
+        elif isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call) and (
+                (isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in _HOST_CONVERSIONS)
+                or (isinstance(path[index - 2].func, cst.Attribute) and path[index - 2].func.attr.value == "format"
+                    and _is_string_literal(path[index - 2].func.value))):
+            index -= 2
+        else:
+            break
+    return index
+
+
+def _kept(path, scope) -> bool:
+    """Kept as data, iterated by host code, or (in a function only inference runs, ``scope`` the
+    function itself: fastMRI's ``run_unet_model``) returned to the loop that called it."""
+    return (_kept_as_data(path) or _iterated_by_host(path, len(path) - 1)
+            or (isinstance(scope, cst.FunctionDef) and _returned(path)))
+
+
+def _kept_through_names(path, depth: int, scope, above: list) -> bool:
+    """``_kept``, or bound to a name (directly, inside what holds it: ``item = {"pred":
+    out.cpu().numpy()}``, as an item of it: ``score = scores[i][0]``, or through a function's
+    result: ``masks = scale_image(shape, m.cpu().numpy())``) that is kept, ``depth`` names deep.
+    ``above``: the nodes down to ``scope``."""
+    if _kept(path, scope):
+        return True
+    if depth == 0:
+        return False
+    found = (_derived_assignment(path) or _assigned_name(path[:_climb_kept(path) + 1])
+             or _assigned_name(path[:_handed_to_function(path) + 1]))
+    if found is None:
+        return False
+    name, statement, _ = found
+    return any(_kept_through_names(use, depth - 1, scope, above)
+               for use in _name_uses(scope.body, name, above, statement, [False], reaching=[False]))
+
+
+def _handed_to_function(path) -> int:
+    """The index of the call (by a bare name: a function, ``scale_image(shape, m.cpu().numpy(), ...)``)
+    that the last node of ``path`` (as ``_climb_kept`` carries it) is an argument of, whose result
+    is made from it; the last index when there is none."""
+    index = _climb_kept(path)
+    if (index >= 2 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call)
+            and isinstance(path[index - 2].func, cst.Name)):
+        return index - 2
+    return len(path) - 1
+
+
+def _returned(path) -> bool:
+    """Is the last node of ``path`` (as ``_climb_kept`` carries it) the value of a ``return``?"""
+    index = _climb_kept(path)
+    return index >= 1 and isinstance(path[index - 1], cst.Return) and path[index - 1].value is path[index]
+
+
+def _iterated_by_host(path, index: int) -> bool:
+    """Is ``path[index]`` what a ``for`` or a comprehension iterates, directly or through
+    ``zip``/``enumerate``? Host code runs over the copy (R7)."""
+    if _for_over(path, index) is not None:
+        return True
+    node = path[index]
+    if (index >= 3 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call)
+            and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in ("zip", "enumerate")):
+        node, index = path[index - 2], index - 2
+    parent = path[index - 1] if index >= 1 else None
+    return isinstance(parent, cst.CompFor) and parent.iter is node
 
 
 def _climb(path, subscripts: bool, items: bool = True) -> int:
@@ -912,10 +1051,19 @@ def _shows_tensor(value: cst.BaseExpression, ctx) -> bool:
     """``print(t)`` or ``print(f"{t:.3f}")``: formatting a tensor reads its values."""
     if isinstance(value, cst.FormattedString):
         return any(
-            isinstance(part, cst.FormattedStringExpression) and ctx.is_device_tensor(part.expression)
+            isinstance(part, cst.FormattedStringExpression) and _formats_device_tensor(part.expression, ctx)
             for part in value.parts
         )
-    return ctx.is_device_tensor(value)
+    return _formats_device_tensor(value, ctx)
+
+
+def _formats_device_tensor(expr: cst.BaseExpression, ctx) -> bool:
+    """A device tensor whose text is its values; not a model moved to the device
+    (``downstream_model = make_model(...).to(device)``: an ``nn.Module``'s repr lists its layers and
+    reads no tensor), named as models are or bound to one built in the module."""
+    if isinstance(expr, cst.Name) and (is_model_name(expr.value) or expr.value in ctx.steps.objects):
+        return False
+    return ctx.is_device_tensor(expr)
 
 
 def _name_uses(node: cst.CSTNode, name: str, path: list, after: cst.CSTNode, passed: list,
@@ -996,7 +1144,36 @@ def _truth_tests_tensor(test: cst.BaseExpression, ctx) -> bool:
         return _truth_tests_tensor(test.expression, ctx)
     if isinstance(test, cst.BooleanOperation):
         return _truth_tests_tensor(test.left, ctx) or _truth_tests_tensor(test.right, ctx)
+    if isinstance(test, cst.Name) and test.value in _names_bound_to_containers(
+            ctx.frame.node, ctx.facts.derived("tpl102_container_names", lambda tree, table: {})):
+        return False  # ``if output_dict:`` of a dict (or None) a model hands back with its loss
     return ctx.is_device_tensor(test)
+
+
+def _names_bound_to_containers(function: cst.CSTNode, memo: dict) -> frozenset:
+    """The names a function binds to a Python dict or list display somewhere (``output_dict = {}``),
+    or stores under a string key (``output_dict[f"weight_{k}"] = v``): such a name holds a
+    container whose truth is its length, whatever else value flow guesses for it."""
+    known = memo.get(id(function))  # id of a function -> (the function, its names), per file
+    if known is not None and known[0] is function:
+        return known[1]
+    names = set()
+    body = getattr(function, "body", None)
+    for node in (descendants(body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)))
+                 if isinstance(function, cst.FunctionDef) else ()):
+        if not isinstance(node, cst.Assign):
+            continue
+        for target in node.targets:
+            if isinstance(target.target, cst.Name) and isinstance(node.value, (cst.Dict, cst.List)):
+                names.add(target.target.value)
+            elif (isinstance(target.target, cst.Subscript) and isinstance(target.target.value, cst.Name)
+                  and len(target.target.slice) == 1 and isinstance(target.target.slice[0].slice, cst.Index)
+                  and isinstance(target.target.slice[0].slice.value,
+                                 (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString))):
+                names.add(target.target.value.value)
+    found = frozenset(names)
+    memo[id(function)] = (function, found)
+    return found
 
 
 RULE = HostSyncInLoop

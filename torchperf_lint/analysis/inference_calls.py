@@ -1,0 +1,62 @@
+"""Calls that run inference only (the lead's reading R7, carried along the call chain).
+
+R7: in a loop that trains nothing (no backward, no optimizer or scaler step), with autograd off, a
+copy to the host that host code keeps is the result the run is for, not a per-step sync. The loop
+and the ``no_grad`` are often in another function than the copy: Deformable-DETR's ``evaluate()``
+(``@torch.no_grad()``, a loop over the loader that steps nothing) calls ``coco_evaluator.update``,
+whose helper turns boxes into COCO result dicts with ``.tolist()`` in another file.
+
+The project index records, per call, how it is made (``call_mode``): under autograd off (a ``with
+torch.no_grad():`` around it or a decorator on its function), inside a loop of its function, and
+whether that loop trains. The step-body walk carries two facts along each chain (``chain_state``):
+autograd is off on the way, and the innermost loop on the way trains. A function reached only by
+chains with autograd off and no training loop runs inference only.
+
+Lightning runs ``validation_step`` and ``test_step`` with autograd off, in a loop that trains
+nothing: such a root starts a chain that runs inference (rules.md keeps them step bodies; R7 is
+what they are a step body of).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional, Tuple
+
+from .names import canonical, dotted_name_ast, turns_grad_off
+
+# Bits of a call record's mode.
+GRAD_OFF = 1  # autograd is off where the call is made
+IN_LOOP = 2  # the call is inside a loop of the calling function
+LOOP_TRAINS = 4  # ... and that (innermost) loop runs a backward or an optimizer/scaler step
+
+# Lightning evaluation steps: the framework runs them under no_grad/inference_mode, training nothing.
+LIGHTNING_EVALUATION_STEPS = frozenset(("validation_step", "test_step"))
+
+
+def ast_turns_grad_off(expr: ast.AST, table) -> bool:
+    """A ``with`` item or decorator that disables autograd (``torch.no_grad()``, ``@torch.inference_mode()``)."""
+    target = expr.func if isinstance(expr, ast.Call) else expr
+    dotted = dotted_name_ast(target)
+    return turns_grad_off(canonical(table.resolve(dotted)) if dotted else None, dotted)
+
+
+def call_mode(grad_off: bool, loop_trains: Optional[bool]) -> int:
+    """The mode of a call made with autograd off or on, in a loop that trains (True), in one that
+    does not (False), or in no loop of its function (None)."""
+    mode = GRAD_OFF if grad_off else 0
+    if loop_trains is not None:
+        mode |= IN_LOOP | (LOOP_TRAINS if loop_trains else 0)
+    return mode
+
+
+def chain_state(mode: int, grad_off: bool, trains: bool, caller_backward: bool) -> Tuple[bool, bool]:
+    """(autograd off, innermost loop trains) for a callee reached by a call of ``mode`` from a
+    caller whose chain has ``grad_off`` and ``trains``; a caller that calls backward itself trains."""
+    off = grad_off or bool(mode & GRAD_OFF)
+    if mode & IN_LOOP:
+        return off, bool(mode & LOOP_TRAINS) or caller_backward
+    return off, trains or caller_backward
+
+
+def runs_inference(grad_off: bool, trains: bool) -> bool:
+    return grad_off and not trains
