@@ -45,6 +45,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 from . import edit_reuse
 from .argument_places import HostNames
 from .budgets import ast_spends_budget
+from .host_library_parameters import host_library_parameters
 from .names import ImportTable, bound_names, dotted_name_ast, text_mentions_torch_import
 from .throttles import ast_throttled_branch, ast_throttles
 from .segments import BLOCK_FIELDS, _push_children as push_children, walk_statements
@@ -54,7 +55,7 @@ from .inference_calls import ast_turns_grad_off, call_mode
 from .step_loops import (ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values, is_counter_name,
                          names_holding)
 
-INDEX_VERSION = "2"
+INDEX_VERSION = "3"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -387,6 +388,7 @@ class _Summariser:
         qualname = f"{scope}.{node.name}" if scope else node.name
         fn = self._function(qualname, node.lineno, owner_class, getattr(node, "end_lineno", None) or node.lineno)
         fn["params"] = _parameters(node.args)
+        fn["hostp"] = host_library_parameters(node, self.table)
         self._places.setdefault(id(fn), HostNames(node.body))
         for decorator in node.decorator_list:
             self._expressions(decorator, self.functions.get(scope or "<module>") or fn, scope, False, False)
