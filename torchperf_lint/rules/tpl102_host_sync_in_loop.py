@@ -12,6 +12,7 @@ from ..analysis.host_library_parameters import (HOST_LIBRARIES, hands_to_host_li
                                                  project_function)
 from ..analysis.host_only import host_only_script
 from ..analysis.python_containers import container_attributes
+from ..analysis.stop_flags import sets_stop_flag
 from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, dotted_name, is_grad_off, is_model_name,
                                last_identifier, method_call)
 from ..analysis.tree import descendants
@@ -607,10 +608,11 @@ class HostSyncInLoop(Rule):
         that checking every N steps would save."""
         ctx = self.ctx
         if isinstance(node, cst.If):
-            if not branch_leaves(node.body):
-                return False
             loop = ctx.innermost_loop()
             loop_node = loop.node if loop is not None else None
+            # ``if eos_test: stop = True`` ... ``if stop: break`` stops the loop as surely (stop_flags)
+            if not branch_leaves(node.body) and not (loop_node is not None and sets_stop_flag(node.body, loop_node)):
+                return False
         else:
             loop_node = node
         return loop_node is not None and not self._trains(loop_node.body)
