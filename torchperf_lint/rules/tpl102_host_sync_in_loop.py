@@ -63,6 +63,8 @@ _HOST_COPY_ARGUMENTS = {
 # (host_library_parameters.HOST_LIBRARIES: numpy, scipy, OpenCV, PIL, scikit-learn, plotting, audio
 # and image-file libraries)
 _HOST_LIBRARIES = HOST_LIBRARIES
+# What reads a tensor's size (``idx.numel()``, ``idx.shape[0]``).
+_SIZE_READS = frozenset(("numel", "nelement", "shape", "size"))
 # Calls whose every positional argument is a size or a shape (``x.view(n, -1)``, ``torch.zeros(n)``).
 _SHAPE_METHODS = frozenset("view reshape expand repeat new_zeros new_ones new_empty new_full unflatten".split())
 _SHAPE_FACTORIES = frozenset(
@@ -143,6 +145,8 @@ class HostSyncInLoop(Rule):
             if name in ("cpu", "tolist", "numpy") and self._kept_inference_result():
                 return
             if name == "item" and self._inference_id_key():
+                return
+            if name == "nonzero" and self._size_read_on_host():
                 return
             self._report_unless_host_needed(node, f"`.{name}()`")
             return
@@ -489,6 +493,26 @@ class HostSyncInLoop(Rule):
                 word in owner for word in ("token", "processor", "processing"))):
             return True  # ids decoded to text (a VAE's or an autoencoder's ``decode`` takes tensors)
         return method == "step" and (owner.endswith("env") or owner.endswith("envs"))
+
+    def _size_read_on_host(self) -> bool:
+        """``idx = mask.nonzero()`` whose size the host then reads (``if idx.numel() > 0:``,
+        ``len(idx)``, ``idx.shape[0]``): the sync of ``nonzero`` is the count of its rows, and that
+        count is what the host asks for (R3: a size is host-needed)."""
+        stack = self.ctx.stack
+        found = _assigned_name(stack)
+        scope = next((n for n in reversed(stack[:-1]) if isinstance(n, (cst.FunctionDef, cst.Module))), None)
+        if found is None or scope is None:
+            return False
+        name, statement, _ = found
+        body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        for path in _name_uses(body, name, [scope], statement, [False], reaching=[False]):
+            parent = path[-2] if len(path) >= 2 else None
+            if isinstance(parent, cst.Attribute) and parent.value is path[-1] and parent.attr.value in _SIZE_READS:
+                return True
+            if (len(path) >= 3 and isinstance(parent, cst.Arg) and isinstance(path[-3], cst.Call)
+                    and isinstance(path[-3].func, cst.Name) and path[-3].func.value == "len"):
+                return True
+        return False
 
     def _project_hands_to_host_library(self, call: cst.Call, arg: cst.Arg) -> bool:
         """Is ``arg`` handed to a parameter that the called project function (in this file or
