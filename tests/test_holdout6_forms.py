@@ -186,3 +186,30 @@ def test_nonzero_used_only_as_an_index_still_syncs():
     """Flagged twin: the rows only index device tensors; a mask would do without the count."""
     source = DONE.replace("            if done_rows.numel() > 0:\n", "            if True:\n")
     assert diagnostics(source, "TPL102") == [(8, 20, NONZERO, None, None)]
+
+
+PICKED = """
+    import matplotlib.pyplot as plt
+    import torch
+    def train(model, loader, optimizer, writer):
+        for step, batch in enumerate(loader):
+            rest = model(batch.cuda())
+            rest.float().mean().backward()
+            optimizer.step()
+            rest = rest[0].cpu().numpy()
+            for i in range(4):
+                plt.vlines(i, 0, 10, linestyle="--" if rest[i] else "-")
+    """
+
+
+def test_a_copy_that_picks_a_matplotlib_argument_is_host_needed():
+    """DiffSinger's ``pitch_note_to_figure``: ``"--" if note_rest[i] else "-"`` picks the line style
+    matplotlib is handed; the call cannot be made before the host has the value."""
+    assert diagnostics(PICKED, "TPL102") == []
+
+
+def test_a_copy_that_picks_nothing_handed_to_a_library_still_syncs():
+    """Flagged twin: the same choice only names a label nobody draws."""
+    source = PICKED.replace('plt.vlines(i, 0, 10, linestyle="--" if rest[i] else "-")',
+                            'label = "--" if rest[i] else "-"')
+    assert diagnostics(source, "TPL102") == [(9, 15, CPU, None, None)]
