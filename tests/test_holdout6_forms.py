@@ -213,3 +213,33 @@ def test_a_copy_that_picks_nothing_handed_to_a_library_still_syncs():
     source = PICKED.replace('plt.vlines(i, 0, 10, linestyle="--" if rest[i] else "-")',
                             'label = "--" if rest[i] else "-"')
     assert diagnostics(source, "TPL102") == [(9, 15, CPU, None, None)]
+
+
+SUPERIMPOSE = """
+    import torch
+    from Bio.SVDSuperimposer import SVDSuperimposer
+    def _superimpose_np(reference, coords):
+        sup = SVDSuperimposer()
+        sup.set(reference, coords)
+        sup.run()
+        return sup.get_rms()
+    def _count(reference, coords):
+        return len(reference) + len(coords)
+    def validate(model, loader, metrics):
+        for batch in loader:
+            out = model(batch["x"].cuda())
+            reference_np = batch["y"].cuda().cpu().numpy()
+            metrics.append(_superimpose_np(reference_np, out.cpu().numpy()))
+    """
+
+
+def test_a_copy_a_function_of_the_file_hands_to_a_host_library_object_is_host_needed():
+    """openfold's ``_superimpose_single``: the arrays go to ``_superimpose_np``, which hands them to
+    Biopython's ``SVDSuperimposer`` (an object a host library made: ``sup.set(...)``)."""
+    assert diagnostics(SUPERIMPOSE, "TPL102") == []
+
+
+def test_a_copy_a_function_of_the_file_only_measures_still_syncs():
+    """Flagged twin: the function the copies go to reads their lengths only."""
+    source = SUPERIMPOSE.replace("metrics.append(_superimpose_np(", "metrics.append(_count(")
+    assert diagnostics(source, "TPL102") == [(14, 23, CPU, None, None), (15, 44, CPU, None, None)]
