@@ -243,3 +243,35 @@ def test_a_copy_a_function_of_the_file_only_measures_still_syncs():
     """Flagged twin: the function the copies go to reads their lengths only."""
     source = SUPERIMPOSE.replace("metrics.append(_superimpose_np(", "metrics.append(_count(")
     assert diagnostics(source, "TPL102") == [(14, 23, CPU, None, None), (15, 44, CPU, None, None)]
+
+
+TOLIST = SYNC.format(what="`.tolist()`")
+
+SLOTS = """
+    import torch
+    def decode(model, y, eos, n):
+        batch_idx_map = list(range(n))
+        y_list = [None] * n
+        for idx in range(100):
+            samples = model(y)
+            finished = torch.where(samples[:, 0] == eos)[0].tolist()
+            for i in finished:
+                y_list[batch_idx_map[i]] = y[i]
+            kept = torch.where(samples[:, 0] != eos)[0]
+            batch_idx_map = [batch_idx_map[i] for i in kept.tolist()]
+            y = torch.cat([y, samples], dim=1)[kept]
+        return y_list
+    """
+
+
+def test_ids_iterated_to_read_python_lists_are_lookup_keys():
+    """GPT-SoVITS' batched decoder: the finished rows' ids are iterated by host code and each one
+    reads the Python list ``batch_idx_map`` (R3: a lookup key, as ``names[pred.item()]``)."""
+    assert diagnostics(SLOTS, "TPL102") == []
+
+
+def test_ids_iterated_into_a_running_sum_still_sync():
+    """Flagged twin: the items only add up; no Python container is read with them."""
+    source = (SLOTS.replace("y_list[batch_idx_map[i]] = y[i]", "n += i")
+              .replace("[batch_idx_map[i] for i in kept.tolist()]", "[i + 1 for i in kept.tolist()]"))
+    assert diagnostics(source, "TPL102") == [(8, 19, TOLIST, None, None), (12, 40, TOLIST, None, None)]

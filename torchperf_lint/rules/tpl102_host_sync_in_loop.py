@@ -442,7 +442,31 @@ class HostSyncInLoop(Rule):
     def _host_needed_use(self, path) -> bool:
         """``_host_argument``, the key of a lookup in a Python dict or list, or the test of an ``if``
         that leaves a loop that runs no update."""
-        return self._host_argument(path) or self._python_lookup_key(path) or self._decides_loop_stop_at(path)
+        return (self._host_argument(path) or self._python_lookup_key(path) or self._decides_loop_stop_at(path)
+                or self._iterated_as_lookup_keys(path))
+
+    def _iterated_as_lookup_keys(self, path) -> bool:
+        """Is the last node of ``path`` (through method calls on it) what a host ``for`` or
+        comprehension iterates (``for i in done.tolist(): slot = batch_idx_map[i]``, ``[batch_idx_map[i]
+        for i in kept.tolist()]``), whose item is the key of a read from a Python dict or list
+        (``_python_lookup_key``)? The host needs each id to look it up, as it would one ``.item()``."""
+        index = _climb(path, subscripts=False, items=False)
+        node = path[index]
+        loop = _for_over(path, index)
+        if loop is not None:
+            where = next((i for i, n in enumerate(path) if n is loop), None)
+            scopes = [(loop.body, path[:where + 1])] if where is not None else []
+            targets = assigned_names(loop.target)
+        elif index >= 2 and isinstance(path[index - 1], cst.CompFor) and path[index - 1].iter is node:
+            owner = path[index - 2]
+            parts = [getattr(owner, field, None) for field in ("elt", "key", "value")]
+            scopes = [(part, path[:index - 1]) for part in parts if part is not None]
+            scopes += [(test, path[:index]) for test in path[index - 1].ifs]
+            targets = assigned_names(path[index - 1].target)
+        else:
+            return False
+        return any(self._python_lookup_key(use) for target in targets for part, above in scopes
+                   for use in _name_uses(part, target, above, None, [True], target_loads=True))
 
     def _python_lookup_key(self, path) -> bool:
         """Is the last node of ``path`` (through method calls on it) the whole key of a read from a
