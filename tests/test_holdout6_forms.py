@@ -275,3 +275,32 @@ def test_ids_iterated_into_a_running_sum_still_sync():
     source = (SLOTS.replace("y_list[batch_idx_map[i]] = y[i]", "n += i")
               .replace("[batch_idx_map[i] for i in kept.tolist()]", "[i + 1 for i in kept.tolist()]"))
     assert diagnostics(source, "TPL102") == [(8, 19, TOLIST, None, None), (12, 40, TOLIST, None, None)]
+
+
+METHOD_NAMESAKE = """
+    import numpy as np
+    import torch
+    def to_figure(x):
+        return len(x)
+    class Task:
+        def to_figure(self, x):
+            return np.cumsum(x)
+        def train(self, loader, optimizer):
+            for batch in loader:
+                out = self.model(batch.cuda())
+                out.mean().backward()
+                optimizer.step()
+                self.log(to_figure(out[0].cpu().numpy()))
+    """
+
+
+def test_a_bare_name_in_a_method_is_the_module_function_not_the_method():
+    """The bare ``to_figure`` is the module's function (which only measures), not the class's method
+    of the same name (which hands its argument to numpy): the copy still syncs."""
+    assert diagnostics(METHOD_NAMESAKE, "TPL102") == [(14, 31, CPU, None, None)]
+
+
+def test_the_module_function_that_hands_to_numpy_is_followed():
+    """Silent twin: the module function the bare name calls hands its argument to numpy."""
+    source = METHOD_NAMESAKE.replace("        return len(x)\n", "        return np.cumsum(x)\n")
+    assert diagnostics(source, "TPL102") == []

@@ -181,7 +181,8 @@ def project_function(bodies, dotted: str, scope: str) -> Optional[dict]:
     module = bodies.module
     if "." not in dotted:
         while scope:
-            record = module.functions.get(f"{scope}.{dotted}")
+            # a bare name in a method sees the functions nested around it, not the class's methods
+            record = None if scope in module.classes else module.functions.get(f"{scope}.{dotted}")
             if record is not None:
                 return record
             scope = scope.rpartition(".")[0]
