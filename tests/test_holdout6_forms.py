@@ -304,3 +304,4 @@ def test_the_module_function_that_hands_to_numpy_is_followed():
     """Silent twin: the module function the bare name calls hands its argument to numpy."""
     source = METHOD_NAMESAKE.replace("        return len(x)\n", "        return np.cumsum(x)\n")
     assert diagnostics(source, "TPL102") == []
+

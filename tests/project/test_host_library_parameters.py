@@ -66,3 +66,39 @@ def test_a_copy_another_file_only_counts_still_syncs(tmp_path):
     write(tmp_path, {"setup.py": "", "utils/__init__.py": "", "utils/plot.py": PLOT,
                      "task.py": TASK.replace("dur_to_figure", "dur_summary")})
     assert findings(tmp_path, "task.py") == [("TPL102", 10, 17, CPU)]
+
+
+PLOTS = """
+    import numpy as np
+
+
+    class Plotter:
+        def __init__(self):
+            self.data = []
+
+        def plot(self, x):
+            return np.array(self.data), len(x)
+
+
+    plotter = Plotter()
+    """
+
+USER = """
+    import torch
+    import plots
+
+
+    def train(model, loader, optimizer):
+        for batch in loader:
+            out = model(batch.cuda())
+            out.mean().backward()
+            optimizer.step()
+            plots.plotter.plot(out[0].cpu().numpy())
+    """
+
+
+def test_a_copy_handed_to_another_module_s_instance_method_binds_x_not_self(tmp_path):
+    """The method's ``self`` reaches numpy (``np.array(self.data)``), its ``x`` only gives a length;
+    the copy handed through the module's instance binds ``x``: it still syncs."""
+    write(tmp_path, {"setup.py": "", "plots.py": PLOTS, "task.py": USER})
+    assert findings(tmp_path, "task.py") == [("TPL102", 10, 27, CPU)]

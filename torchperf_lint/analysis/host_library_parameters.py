@@ -154,17 +154,17 @@ class _HostLibrary:
         return bool(qual) and qual.split(".", 1)[0] in HOST_LIBRARIES
 
 
-def parameter_of_argument(record: dict, position: Optional[int], keyword: Optional[str],
-                          bound_method: bool) -> Optional[str]:
+def parameter_of_argument(record: dict, position: Optional[int], keyword: Optional[str]) -> Optional[str]:
     """The parameter of the function ``record`` (a project index function record) that a call's
-    argument binds: ``position`` among the positional arguments, or ``keyword``. ``bound_method``:
-    the call is made on an instance, which takes the first parameter (``self``)."""
+    argument binds: ``position`` among the positional arguments, or ``keyword``. Only plain
+    functions are called this way (project_function: ``self.`` methods are not followed)."""
     params = [p[0] for p in record.get("params", ())]
+    if params and params[0] in ("self", "cls"):
+        return None  # a method reached through its class or an instance: which argument binds what is not known here
     if keyword is not None:
         return keyword if keyword in params else None
     if position is None:
         return None
-    position += 1 if bound_method else 0
     return params[position] if position < len(params) else None
 
 

@@ -554,7 +554,7 @@ class HostSyncInLoop(Rule):
         position = next((i for i, a in enumerate(positional) if a is arg), None) if keyword is None else None
         if keyword is None and any(a.star for a in call.args):
             return False  # a starred argument before it: its place is not known
-        return hands_to_host_library(record, parameter_of_argument(record, position, keyword, False))
+        return hands_to_host_library(record, parameter_of_argument(record, position, keyword))
 
     def _decides_loop_stop_at(self, path) -> bool:
         """Is the last node of ``path`` in the test of an ``if`` that leaves the innermost loop
