@@ -156,7 +156,8 @@ def test_a_test_that_sets_the_flag_the_loop_stops_on_is_a_loop_stop_decision():
 
 def test_a_flag_that_does_not_stop_the_loop_is_no_stop_decision():
     """Flagged twin: the flag only counts; the loop runs to ``max_len``."""
-    source = DECODE.replace("            if stop:\n                break\n", "            if stop:\n                y = y[:, :-1]\n")
+    source = DECODE.replace("            if stop:\n                break\n",
+                            "            if stop:\n                y = y[:, :-1]\n")
     assert diagnostics(source, "TPL102") == [(9, 11, TRUTH, None, None)]
 
 
@@ -304,4 +305,3 @@ def test_the_module_function_that_hands_to_numpy_is_followed():
     """Silent twin: the module function the bare name calls hands its argument to numpy."""
     source = METHOD_NAMESAKE.replace("        return len(x)\n", "        return np.cumsum(x)\n")
     assert diagnostics(source, "TPL102") == []
-

@@ -85,7 +85,8 @@ def host_library_parameters(node, table: ImportTable) -> List[str]:
     for statement in nodes:
         if isinstance(statement, ast.Import):
             for alias in statement.names:
-                local[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+                top = alias.name.split(".")[0]
+                local[alias.asname or top] = alias.name if alias.asname else top
         elif isinstance(statement, ast.ImportFrom) and not statement.level and statement.module:
             for alias in statement.names:
                 local[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
