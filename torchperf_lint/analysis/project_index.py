@@ -45,6 +45,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 from . import edit_reuse
 from .argument_places import HostNames
 from .budgets import ast_spends_budget
+from .host_library_parameters import HOST_LIBRARIES, host_library_parameters
 from .names import ImportTable, bound_names, dotted_name_ast, text_mentions_torch_import
 from .throttles import ast_throttled_branch, ast_throttles
 from .segments import BLOCK_FIELDS, _push_children as push_children, walk_statements
@@ -54,7 +55,7 @@ from .inference_calls import ast_turns_grad_off, call_mode
 from .step_loops import (ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values, is_counter_name,
                          names_holding)
 
-INDEX_VERSION = "2"
+INDEX_VERSION = "3"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -241,6 +242,11 @@ class _Summariser:
         # and the loops of its function around it (each: [its body, it trains], computed on first use).
         self._grad_off = 0
         self._loops: List[list] = []
+        # The names the module's imports (at any level) bind to host libraries, and the records of
+        # the functions that call through one: only those are asked which parameters reach a host
+        # library (host_library_parameters walks the function again).
+        self._host_heads: Set[str] = set()
+        self._host_calling: Set[int] = set()
 
     def run(self) -> dict:
         for node, _ in walk_statements(self.tree.body):
@@ -255,6 +261,8 @@ class _Summariser:
                 for alias in node.names:
                     if alias.name != "*":
                         self.imports.append([alias.asname or alias.name, node.level or 0, node.module or "", alias.name])
+        self._host_heads = {local for local, level, module, _ in self.imports
+                            if not level and module.split(".", 1)[0] in HOST_LIBRARIES}
         module_fn = self._function("<module>", 0, None)
         self._places[id(module_fn)] = HostNames(self.tree.body)
         self._scan(self.tree.body, module_fn, "", None, frozenset(), False)
@@ -397,6 +405,7 @@ class _Summariser:
         self._grad_off = int(any(ast_turns_grad_off(d, self.table) for d in node.decorator_list))
         self._loops = []
         self._scan(node.body, fn, qualname, owner_class, _interval_names(node.body), False)
+        fn["hostp"] = host_library_parameters(node, self.table) if id(fn) in self._host_calling else []
         self._grad_off, self._loops = outer
         self._scope_bodies.pop()
 
@@ -461,6 +470,12 @@ class _Summariser:
 
     def _call(self, call: ast.Call, fn: dict, scope: str, in_loop: bool, step_loop: bool) -> None:
         func = call.func
+        if self._host_heads:
+            head = func
+            while type(head) is ast.Attribute:
+                head = head.value
+            if type(head) is ast.Name and head.id in self._host_heads:
+                self._host_calling.add(id(fn))
         ref = None
         if isinstance(func, ast.Name):
             local = fn["locals"].get(func.id)

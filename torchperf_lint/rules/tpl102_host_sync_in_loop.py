@@ -8,9 +8,12 @@ import libcst as cst
 
 from ..analysis import value_flow
 from ..analysis.grad_off_helpers import runs_model_with_autograd_off
+from ..analysis.host_library_parameters import (HOST_LIBRARIES, hands_to_host_library, parameter_of_argument,
+                                                 project_function)
 from ..analysis.host_only import host_only_script
 from ..analysis.python_containers import container_attributes
-from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, is_grad_off, is_model_name,
+from ..analysis.stop_flags import sets_stop_flag
+from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, dotted_name, is_grad_off, is_model_name,
                                last_identifier, method_call)
 from ..analysis.tree import descendants
 from ..analysis.walker import LOOP, Rule, compile_text_tests
@@ -57,8 +60,11 @@ _HOST_COPY_ARGUMENTS = {
     ".index_add_": ((1, 2), ("index", "source")),
 }
 # Libraries that take host values only: a value handed to them must reach the host (spec: a step body).
-# scikit-learn takes array-likes and converts them with numpy: its arguments must be on the host.
-_HOST_LIBRARIES = frozenset(("numpy", "scipy", "cv2", "PIL", "sklearn"))
+# (host_library_parameters.HOST_LIBRARIES: numpy, scipy, OpenCV, PIL, scikit-learn, plotting, audio
+# and image-file libraries)
+_HOST_LIBRARIES = HOST_LIBRARIES
+# What reads a tensor's size (``idx.numel()``, ``idx.shape[0]``).
+_SIZE_READS = frozenset(("numel", "nelement", "shape", "size"))
 # Calls whose every positional argument is a size or a shape (``x.view(n, -1)``, ``torch.zeros(n)``).
 _SHAPE_METHODS = frozenset("view reshape expand repeat new_zeros new_ones new_empty new_full unflatten".split())
 _SHAPE_FACTORIES = frozenset(
@@ -139,6 +145,8 @@ class HostSyncInLoop(Rule):
             if name in ("cpu", "tolist", "numpy") and self._kept_inference_result():
                 return
             if name == "item" and self._inference_id_key():
+                return
+            if name == "nonzero" and self._size_read_on_host():
                 return
             self._report_unless_host_needed(node, f"`.{name}()`")
             return
@@ -306,7 +314,7 @@ class HostSyncInLoop(Rule):
         (``m = t.cpu().numpy()``) is host-needed when any use hands it to numpy, scipy, OpenCV, an
         environment or a decoder: the other uses then read a host array, not the device."""
         stack = self.ctx.stack
-        if self._host_needed_use(stack):
+        if self._host_needed_use(stack) or self._size_through_arithmetic(stack):
             return True
         found = _derived_assignment(stack)
         if found is None:
@@ -406,10 +414,18 @@ class HostSyncInLoop(Rule):
 
     def _size_through_arithmetic(self, path) -> bool:
         """A slice bound or ``F.pad`` width computed from the value (``t[s : s + n]``,
-        ``F.pad(x, (0, k - n))``): sizes the host needs, as the value itself would be."""
+        ``F.pad(x, (0, k - n))``, also through ``int(...)``: ``pad(x, (0, int(w - m.sum().item())))``):
+        sizes the host needs, as the value itself would be."""
         index = len(path) - 1
-        while index >= 1 and isinstance(path[index - 1], (cst.BinaryOperation, cst.UnaryOperation)):
-            index -= 1
+        while index >= 1:
+            if isinstance(path[index - 1], (cst.BinaryOperation, cst.UnaryOperation)):
+                index -= 1
+            elif (index >= 2 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call)
+                  and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in _SIZE_BUILTINS
+                  and self.ctx.is_builtin(path[index - 2].func.value)):
+                index -= 2
+            else:
+                break
         if index < len(path) - 1 and index >= 1 and isinstance(path[index - 1], cst.Slice):
             return True
         if index < len(path) - 1 and self._host_argument(path[: index + 1]):
@@ -426,7 +442,31 @@ class HostSyncInLoop(Rule):
     def _host_needed_use(self, path) -> bool:
         """``_host_argument``, the key of a lookup in a Python dict or list, or the test of an ``if``
         that leaves a loop that runs no update."""
-        return self._host_argument(path) or self._python_lookup_key(path) or self._decides_loop_stop_at(path)
+        return (self._host_argument(path) or self._python_lookup_key(path) or self._decides_loop_stop_at(path)
+                or self._iterated_as_lookup_keys(path))
+
+    def _iterated_as_lookup_keys(self, path) -> bool:
+        """Is the last node of ``path`` (through method calls on it) what a host ``for`` or
+        comprehension iterates (``for i in done.tolist(): slot = batch_idx_map[i]``, ``[batch_idx_map[i]
+        for i in kept.tolist()]``), whose item is the key of a read from a Python dict or list
+        (``_python_lookup_key``)? The host needs each id to look it up, as it would one ``.item()``."""
+        index = _climb(path, subscripts=False, items=False)
+        node = path[index]
+        loop = _for_over(path, index)
+        if loop is not None:
+            where = next((i for i, n in enumerate(path) if n is loop), None)
+            scopes = [(loop.body, path[:where + 1])] if where is not None else []
+            targets = assigned_names(loop.target)
+        elif index >= 2 and isinstance(path[index - 1], cst.CompFor) and path[index - 1].iter is node:
+            owner = path[index - 2]
+            parts = [getattr(owner, field, None) for field in ("elt", "key", "value")]
+            scopes = [(part, path[:index - 1]) for part in parts if part is not None]
+            scopes += [(test, path[:index]) for test in path[index - 1].ifs]
+            targets = assigned_names(path[index - 1].target)
+        else:
+            return False
+        return any(self._python_lookup_key(use) for target in targets for part, above in scopes
+                   for use in _name_uses(part, target, above, None, [True], target_loads=True))
 
     def _python_lookup_key(self, path) -> bool:
         """Is the last node of ``path`` (through method calls on it) the whole key of a read from a
@@ -458,11 +498,15 @@ class HostSyncInLoop(Rule):
         a numpy, scipy, OpenCV, PIL or scikit-learn function, of an environment's ``env.step(...)``, or of a
         tokenizer's ``decode``/``batch_decode``: values the host must have (spec: a step body)?"""
         index = _climb(path, subscripts=True)
+        while index >= 2 and isinstance(path[index - 1], cst.IfExp):
+            # ``linestyle="--" if rest[i] else "-"``: the value picks the argument the call is
+            # handed, so the host must have it when the call is made
+            index = _climb(path[:index], subscripts=True)
         if index < 2 or not isinstance(path[index - 1], cst.Arg) or not isinstance(path[index - 2], cst.Call):
             return False
         call = path[index - 2]
         qual = self.ctx.qualname(call.func) or ""
-        if qual.split(".", 1)[0] in _HOST_LIBRARIES:
+        if qual.split(".", 1)[0] in _HOST_LIBRARIES or self._project_hands_to_host_library(call, path[index - 1]):
             return True
         found = method_call(call)
         if found is None:
@@ -473,6 +517,44 @@ class HostSyncInLoop(Rule):
                 word in owner for word in ("token", "processor", "processing"))):
             return True  # ids decoded to text (a VAE's or an autoencoder's ``decode`` takes tensors)
         return method == "step" and (owner.endswith("env") or owner.endswith("envs"))
+
+    def _size_read_on_host(self) -> bool:
+        """``idx = mask.nonzero()`` whose size the host then reads (``if idx.numel() > 0:``,
+        ``len(idx)``, ``idx.shape[0]``): the sync of ``nonzero`` is the count of its rows, and that
+        count is what the host asks for (R3: a size is host-needed)."""
+        stack = self.ctx.stack
+        found = _assigned_name(stack)
+        scope = next((n for n in reversed(stack[:-1]) if isinstance(n, (cst.FunctionDef, cst.Module))), None)
+        if found is None or scope is None:
+            return False
+        name, statement, _ = found
+        body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        for path in _name_uses(body, name, [scope], statement, [False], reaching=[False]):
+            parent = path[-2] if len(path) >= 2 else None
+            if isinstance(parent, cst.Attribute) and parent.value is path[-1] and parent.attr.value in _SIZE_READS:
+                return True
+            if (len(path) >= 3 and isinstance(parent, cst.Arg) and isinstance(path[-3], cst.Call)
+                    and isinstance(path[-3].func, cst.Name) and path[-3].func.value == "len"):
+                return True
+        return False
+
+    def _project_hands_to_host_library(self, call: cst.Call, arg: cst.Arg) -> bool:
+        """Is ``arg`` handed to a parameter that the called project function (in this file or
+        another, by a bare or dotted name) hands to a host library (host_library_parameters:
+        DiffSinger's ``dur_to_figure(gt_dur, ...)``, which ``np.cumsum``s and plots it)?"""
+        bodies = getattr(self.ctx.facts, "step_bodies", None)
+        dotted = dotted_name(call.func)
+        if bodies is None or dotted is None or arg.star:
+            return False
+        record = project_function(bodies, dotted, self.ctx.function_qualname())
+        if record is None:
+            return False
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        position = next((i for i, a in enumerate(positional) if a is arg), None) if keyword is None else None
+        if keyword is None and any(a.star for a in call.args):
+            return False  # a starred argument before it: its place is not known
+        return hands_to_host_library(record, parameter_of_argument(record, position, keyword))
 
     def _decides_loop_stop_at(self, path) -> bool:
         """Is the last node of ``path`` in the test of an ``if`` that leaves the innermost loop
@@ -574,10 +656,11 @@ class HostSyncInLoop(Rule):
         that checking every N steps would save."""
         ctx = self.ctx
         if isinstance(node, cst.If):
-            if not branch_leaves(node.body):
-                return False
             loop = ctx.innermost_loop()
             loop_node = loop.node if loop is not None else None
+            # ``if eos_test: stop = True`` ... ``if stop: break`` stops the loop as surely (stop_flags)
+            if not branch_leaves(node.body) and not (loop_node is not None and sets_stop_flag(node.body, loop_node)):
+                return False
         else:
             loop_node = node
         return loop_node is not None and not self._trains(loop_node.body)
@@ -672,7 +755,22 @@ class HostSyncInLoop(Rule):
         not in a branch that leaves it."""
         ctx = self.ctx
         return (ctx.in_step_loop() and not ctx.leaves_loop(ctx.step_loop(), body_returns=False)
+                and not _in_failure_handler(ctx.stack)
                 and not ctx.returned_to_framework() and not (ctx.step_body() is not None and _host_only(ctx.facts)))
+
+
+def _in_failure_handler(stack) -> bool:
+    """Is the current node in an ``except`` handler of the step (boltz's ``except RuntimeError``
+    around a validation step that runs out of memory: the handler logs the batch id and skips it)?
+    It runs when the step failed, not every step (rules.md: a step body is code run once per step;
+    TPL103 excepts the out-of-memory handler for the same reason). A loop inside the handler is
+    its own loop."""
+    for node in reversed(stack[:-1]):
+        if isinstance(node, (cst.ExceptHandler, cst.ExceptStarHandler)):
+            return True
+        if isinstance(node, (cst.For, cst.While, cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return False
+    return False
 
 
 def _forces_copy(call: cst.Call) -> bool:
@@ -1528,6 +1626,34 @@ def greedy_decode(model, loader, eos_id, max_len):
                 break
             if (next_id == eos_id).all():
                 break
+""",
+    """
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+def dur_to_figure(dur):
+    dur = np.cumsum(dur.astype(np.int64))
+    plt.vlines(dur, 0, 10)                         # drawn by the host
+    return plt.gcf()
+@torch.no_grad()
+def decode(model, y, eos, max_len):
+    stop = False
+    for _ in range(max_len):
+        logits = model(y)
+        if logits.argmax(-1)[0] == eos:            # sets the flag the loop stops on: host-needed
+            stop = True
+        if stop:
+            break
+        y = torch.cat([y, logits.argmax(-1)[:, None]], dim=1)
+    return y
+def validate(model, loader, writer, log):
+    for step, batch in enumerate(loader):
+        try:
+            dur = model(batch.cuda())
+        except RuntimeError:
+            log.warning(f"out of memory at batch {batch[0, 0].cuda().item()}")   # only when a step failed
+            continue
+        writer.add_figure("dur", dur_to_figure(dur[0].cpu().numpy()), step)    # handed to numpy/matplotlib
 """,
     """
 import torch

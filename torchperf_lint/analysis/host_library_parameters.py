@@ -1,0 +1,199 @@
+"""Parameters a function hands to a host library (rules.md "A step body": a value handed to ``np.*``,
+``scipy.*``, ``cv2.*`` is one the host must have; the lead's reading R3: host-needed wins).
+
+DiffSinger's validation plots copy a tensor in one file (``gt_dur = gt_dur[0].cpu().numpy()``) and
+hand it to ``dur_to_figure(gt_dur, ...)`` in another, which hands it to ``np.cumsum`` and
+matplotlib: the copy is what the host draws, and it cannot go while the drawing stays. The project
+index records, per function, which parameters reach a host library call (``ast`` only, one
+function at a time): through the parameter's own name, names assigned from it (``x =
+x.astype(np.int64)``, ``spec = spec.cpu().numpy()``), and expressions that carry its values
+(``x.T``, ``x[i]``, ``x.reshape(...)``, arithmetic, a conditional expression). A shape or dtype read
+(``x.shape``) carries no value. The walk is flow-insensitive: a name once made from a parameter
+counts for all its uses (silence beats guessing).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional, Set
+
+from .names import ImportTable, dotted_name_ast
+
+# Libraries that take host values only. numpy, scipy, OpenCV, PIL and scikit-learn read arrays the
+# host holds; plotting, audio and image-file libraries draw or write numpy arrays (matplotlib
+# converts what it is handed with ``np.asarray``, which raises on a device tensor); Biopython's
+# numeric code (``Bio.SVDSuperimposer``) is numpy's.
+HOST_LIBRARIES = frozenset(("numpy", "scipy", "cv2", "PIL", "sklearn", "matplotlib", "librosa", "soundfile",
+                            "imageio", "skimage", "Bio"))
+# Attributes that read a tensor's or an array's metadata, not its values.
+_METADATA = frozenset(("shape", "ndim", "dtype", "device", "size", "is_cuda", "requires_grad"))
+_ROUNDS = 3  # assignments followed through this many names made from names
+
+
+def _sources(node: ast.AST, out: Set[str]) -> None:
+    """The local names whose values ``node`` carries."""
+    kind = type(node)
+    if kind is ast.Name:
+        out.add(node.id)
+    elif kind is ast.Attribute:
+        if node.attr not in _METADATA:
+            _sources(node.value, out)
+    elif kind is ast.Subscript:
+        _sources(node.value, out)
+    elif kind is ast.Call:
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr not in _METADATA:
+            _sources(func.value, out)  # ``x.astype(...)``, ``x.reshape(...)``, ``x.cpu().numpy()``
+    elif kind is ast.BinOp:
+        _sources(node.left, out)
+        _sources(node.right, out)
+    elif kind is ast.UnaryOp:
+        _sources(node.operand, out)
+    elif kind is ast.IfExp:
+        _sources(node.test, out)
+        _sources(node.body, out)
+        _sources(node.orelse, out)
+    elif kind in (ast.Tuple, ast.List):
+        for element in node.elts:
+            _sources(element, out)
+    elif kind is ast.Starred:
+        _sources(node.value, out)
+
+
+def _own_nodes(body: List[ast.stmt]):
+    """The nodes of a function's body, not those of nested functions, classes or lambdas."""
+    pending: List[ast.AST] = list(body)
+    while pending:
+        node = pending.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                pending.append(child)
+
+
+def host_library_parameters(node, table: ImportTable) -> List[str]:
+    """The names of ``node``'s parameters whose values reach an argument of a host library call."""
+    arguments = node.args
+    params = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+    if not params:
+        return []
+    origins: Dict[str, Set[str]] = {p: {p} for p in params}
+    nodes = list(_own_nodes(node.body))
+    # the function's own imports (``import matplotlib.pylab as plt`` inside it), and the names bound
+    # to what a host library made (``fig, ax = plt.subplots()``: ``ax.imshow(x)`` draws ``x``)
+    local: Dict[str, str] = {}
+    for statement in nodes:
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                top = alias.name.split(".")[0]
+                local[alias.asname or top] = alias.name if alias.asname else top
+        elif isinstance(statement, ast.ImportFrom) and not statement.level and statement.module:
+            for alias in statement.names:
+                local[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
+    host_library = _HostLibrary(table, local)
+    for statement in nodes:
+        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call) and host_library(
+                statement.value.func):
+            for target in statement.targets:
+                for bound in ast.walk(target):
+                    if isinstance(bound, ast.Name) and bound.id not in origins:
+                        host_library.objects.add(bound.id)
+    calls = [n for n in nodes if isinstance(n, ast.Call) and host_library(n.func)]
+    if not calls:
+        return []
+    assignments = [n for n in nodes if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                   and getattr(n, "value", None) is not None]
+    for _ in range(_ROUNDS):
+        changed = False
+        for assignment in assignments:
+            carried: Set[str] = set()
+            _sources(assignment.value, carried)
+            if isinstance(assignment.value, ast.Call) and host_library(assignment.value.func):
+                for arg in (*assignment.value.args, *(k.value for k in assignment.value.keywords)):
+                    _sources(arg, carried)  # ``x = np.cumsum(x)``: made from its argument
+            made_from = set().union(*(origins.get(name, ()) for name in carried)) if carried else set()
+            if not made_from:
+                continue
+            targets = assignment.targets if isinstance(assignment, ast.Assign) else [assignment.target]
+            for target in targets:
+                for bound in ast.walk(target):
+                    if isinstance(bound, ast.Name) and not made_from <= origins.setdefault(bound.id, set()):
+                        origins[bound.id] |= made_from
+                        changed = True
+        if not changed:
+            break
+    reached: Set[str] = set()
+    for call in calls:
+        carried = set()
+        for arg in (*call.args, *(k.value for k in call.keywords)):
+            _sources(arg, carried)
+        for name in carried:
+            reached |= origins.get(name, set())
+    return [p for p in params if p in reached]
+
+
+class _HostLibrary:
+    """Is a called function a host library's (through the module's imports or the function's own),
+    or a method of an object a host library made in the function (``ax.imshow``)?"""
+
+    def __init__(self, table: ImportTable, local: Dict[str, str]):
+        self.table = table
+        self.local = local
+        self.objects: Set[str] = set()
+
+    def __call__(self, func: ast.AST) -> bool:
+        dotted = dotted_name_ast(func)
+        if not dotted:
+            return False
+        head, _, rest = dotted.partition(".")
+        if rest and head in self.objects:
+            return True
+        if head in self.local:
+            qual: Optional[str] = self.local[head]
+        else:
+            qual = self.table.resolve(dotted)
+        return bool(qual) and qual.split(".", 1)[0] in HOST_LIBRARIES
+
+
+def parameter_of_argument(record: dict, position: Optional[int], keyword: Optional[str]) -> Optional[str]:
+    """The parameter of the function ``record`` (a project index function record) that a call's
+    argument binds: ``position`` among the positional arguments, or ``keyword``. Only plain
+    functions are called this way (project_function: ``self.`` methods are not followed)."""
+    params = [p[0] for p in record.get("params", ())]
+    if params and params[0] in ("self", "cls"):
+        return None  # a method reached through its class or an instance: which argument binds what is not known here
+    if keyword is not None:
+        return keyword if keyword in params else None
+    if position is None:
+        return None
+    return params[position] if position < len(params) else None
+
+
+def hands_to_host_library(record: Optional[dict], parameter: Optional[str]) -> bool:
+    """Does the function ``record`` hand ``parameter`` to a host library?"""
+    return record is not None and parameter is not None and parameter in record.get("hostp", ())
+
+
+def project_function(bodies, dotted: str, scope: str) -> Optional[dict]:
+    """The index record of the project function that ``dotted`` (a bare or dotted name called in the
+    linted file, in the function ``scope``) names: one of the file's own functions (nested ones
+    first), or one of another module of the project, through the file's imports (read from the
+    index when not read yet). ``bodies``: the file's step_bodies.StepBodies. None when unknown."""
+    module = bodies.module
+    if "." not in dotted:
+        while scope:
+            # a bare name in a method sees the functions nested around it, not the class's methods
+            record = None if scope in module.classes else module.functions.get(f"{scope}.{dotted}")
+            if record is not None:
+                return record
+            scope = scope.rpartition(".")[0]
+        record = module.functions.get(dotted)
+        if record is not None:
+            return record
+    absolute = module.resolve(dotted)
+    if absolute is None or absolute.split(".", 1)[0] in HOST_LIBRARIES:
+        return None
+    found = bodies.symbol(absolute, load=True)
+    if found is None or found[0] != "function":
+        return None
+    return found[1].functions.get(found[2])
