@@ -479,10 +479,7 @@ class _Summariser:
         ref = None
         if isinstance(func, ast.Name):
             local = fn["locals"].get(func.id)
-            if func.id == "self":
-                ref = ["self", "__call__"]  # a module calling itself: its forward (or __call__)
-            else:
-                ref = ["inst", local, "__call__"] if local else ["name", func.id]
+            ref = ["inst", local, "__call__"] if local else ["name", func.id]
         elif isinstance(func, ast.Attribute):
             attr = func.attr
             if attr in ("backward", "manual_backward") and not in_loop:

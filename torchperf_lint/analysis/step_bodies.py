@@ -319,8 +319,6 @@ class StepBodies:
         if kind == "self":
             if self_cls is None:
                 return None
-            if ref[1] == "__call__":  # `self(batch)` in a LightningModule: nn.Module.__call__ runs forward
-                return self._call_instance(self_cls, "__call__")
             method = self.find_method(self_cls, ref[1])
             if method is not None:
                 return method, self_cls
