@@ -172,8 +172,11 @@ def _interrupt_a_parallel_fix(tmp_path: Path, files: int):
     inodes = [p.stat().st_ino for p in paths]
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     errors = open(tmp_path / "stderr.txt", "w+")
+    # SIGINT at its default, as in a terminal: a test run started in the background by a
+    # non-interactive shell inherits it ignored, and Python then installs no Ctrl-C handler.
     process = subprocess.Popen([sys.executable, "-c", CLI, "check", "--fix", "--no-cache", "-j", "2"], cwd=root,
-                               stdout=subprocess.DEVNULL, stderr=errors, env=env, start_new_session=True)
+                               stdout=subprocess.DEVNULL, stderr=errors, env=env, start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         # A fixed file is a new inode (the atomic write renames a temporary file over it): a stat
         # per file is cheap enough that the signal follows the first fix closely, even under load.
@@ -190,7 +193,7 @@ def _interrupt_a_parallel_fix(tmp_path: Path, files: int):
 
 
 def test_ctrl_c_during_a_parallel_fix_stops_and_leaves_every_file_old_or_new(tmp_path):
-    # On a loaded machine the run can finish the whole tree between the first fix and the signal:
+    # On a loaded machine the run could finish the whole tree between the first fix and the signal:
     # then it is tried again with four times the files (the assertions are about an interrupted run).
     for attempt, count in enumerate((300, 1200, 4800)):
         code, err, root, files, pid = _interrupt_a_parallel_fix(tmp_path / f"try{attempt}", count)
