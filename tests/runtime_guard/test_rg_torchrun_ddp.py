@@ -4,7 +4,7 @@ import os
 import torch
 from torch import nn
 
-from _rg_helpers import SCRIPTS, run_torchrun
+from _rg_helpers import SCRIPTS, run_python, run_torchrun
 
 
 def _load(out, rank):
@@ -75,3 +75,25 @@ def test_onecycle_sized_by_len_before_sharding_keeps_its_schedule(tmp_path):
         assert left.startswith("loader not sharded: len(loader) = 27 was read at ")
         assert "onecycle_dp_train.py:36" in left and "would be 14" in left
         assert not [d for c, a, d in got["events"] if "sharded with DistributedSampler" in d]
+
+
+def test_the_group_the_guard_started_is_torn_down_before_the_interpreter_exits():
+    """``_destroy_group`` (registered at exit when the guard started the process group) leaves no
+    group behind after a DDP step, and the process then exits cleanly: a gloo worker that still
+    held a finished allreduce at finalization aborted ranks (see _rg_helpers._aborted_at_shutdown)."""
+    proc = run_python("""
+        import socket
+        import torch, torch.distributed as dist
+        from torch import nn
+        from runtime_guard.fixes.ddp import _destroy_group
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1)
+        model = nn.parallel.DistributedDataParallel(nn.Linear(3, 1))
+        model(torch.ones(2, 3)).sum().backward()
+        grad = model.module.weight.grad.clone()
+        _destroy_group()
+        print(dist.is_initialized(), grad.tolist())
+    """, RUNTIME_GUARD="off")
+    assert proc.stdout.strip() == "False [[2.0, 2.0, 2.0]]"
