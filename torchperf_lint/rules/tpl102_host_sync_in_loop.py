@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import libcst as cst
 
 from ..analysis import value_flow
@@ -16,6 +14,9 @@ from ..analysis.stop_flags import sets_stop_flag
 from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, dotted_name, is_grad_off, is_model_name,
                                last_identifier, method_call)
 from ..analysis.tree import descendants
+from ..analysis.value_uses import (SIZE_BUILTINS, ancestors, assigned_name, climb, derived_assignment,
+                                   derived_names, for_over, is_string_literal, kept_through_names, name_uses,
+                                   next_statement, tests_size)
 from ..analysis.walker import LOOP, Rule, compile_text_tests
 
 SYNC_METHODS = frozenset(("item", "cpu", "numpy", "tolist", "nonzero"))
@@ -150,7 +151,7 @@ class HostSyncInLoop(Rule):
                 return
             self._report_unless_host_needed(node, f"`.{name}()`")
             return
-        if found is not None and found[1] == "format" and _is_string_literal(found[0]):
+        if found is not None and found[1] == "format" and is_string_literal(found[0]):
             if any(ctx.is_device_tensor(a.value) for a in node.args if not a.star) and self._in_step():
                 self._report_unless_host_needed(node, "formatting a tensor")  # ``"{:.3f}".format(t)``
             return
@@ -187,7 +188,7 @@ class HostSyncInLoop(Rule):
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         """``"%g" % t``, ``"%d/%d" % (a, b)``: %-formatting reads the tensors' values."""
-        if not (isinstance(node.operator, cst.Modulo) and _is_string_literal(node.left)):
+        if not (isinstance(node.operator, cst.Modulo) and is_string_literal(node.left)):
             return
         if _holds_device_tensor(node.right, self.ctx) and self._in_step():
             self._report_unless_host_needed(node, "formatting a tensor")
@@ -237,7 +238,7 @@ class HostSyncInLoop(Rule):
         position = next((i for i, n in enumerate(stack) if n is scope), None)
         if position is None:
             return False
-        return _kept_through_names(stack, 2, scope, stack[:position + 1])
+        return kept_through_names(stack, 2, scope, stack[:position + 1])
 
     def _inference_scope(self):
         """The loop (or, with no loop here, the step body's function) that R7 asks about, when it
@@ -277,7 +278,7 @@ class HostSyncInLoop(Rule):
         scope): a number taken as the key of a Python dict is an id the host files results under
         (R3: a dict key must be a Python number; a tensor key hashes by identity)."""
         stack = self.ctx.stack
-        index = _climb(stack, subscripts=False, items=False)
+        index = climb(stack, subscripts=False, items=False)
         if index < 1:
             return False
         parent, child = stack[index - 1], stack[index]
@@ -316,14 +317,14 @@ class HostSyncInLoop(Rule):
         stack = self.ctx.stack
         if self._host_needed_use(stack) or self._size_through_arithmetic(stack):
             return True
-        found = _derived_assignment(stack)
+        found = derived_assignment(stack)
         if found is None:
             return False
         name, statement, value = found
         scope = next((n for n in reversed(stack[:-1]) if isinstance(n, (cst.FunctionDef, cst.Module))), None)
         if scope is None:
             return False
-        uses = list(_name_uses(scope.body if isinstance(scope, cst.FunctionDef) else scope, name,
+        uses = list(name_uses(scope.body if isinstance(scope, cst.FunctionDef) else scope, name,
                                [scope], statement, [False]))
         carried = self._carried_uses(name, statement)
         if not uses and not carried:
@@ -334,7 +335,7 @@ class HostSyncInLoop(Rule):
         # One host-needed use is enough (R3); not one the value cannot reach (the ``else`` of an
         # ``if`` whose body makes it, or after an unconditional new value)
         around = {id(n) for n in stack}
-        return self._uses_need_host(scope, name, list(_name_uses(body, name, [scope], statement, [False], [False],
+        return self._uses_need_host(scope, name, list(name_uses(body, name, [scope], statement, [False], [False],
                                                                  target_loads=True, rebinding_ends=around))
                                     + carried, {name})
 
@@ -349,7 +350,7 @@ class HostSyncInLoop(Rule):
         position = next((i for i, n in enumerate(stack) if loop is not None and n is loop.node), None)
         if position is None:
             return []
-        return [path for path in _name_uses(loop.node.body, name, stack[:position + 1], None, [True],
+        return [path for path in name_uses(loop.node.body, name, stack[:position + 1], None, [True],
                                             target_loads=True)
                 if not (isinstance(path[-2], cst.AugAssign) and path[-2].target is path[-1])]
 
@@ -368,11 +369,11 @@ class HostSyncInLoop(Rule):
         pending, seen = [(name, statement)], {name}
         while pending:
             current, after = pending.pop()
-            for path in _name_uses(body, current, [scope], after, [False], reaching=[False]):
+            for path in name_uses(body, current, [scope], after, [False], reaching=[False]):
                 if self._host_library_argument(path) and (
                         current == name or loop_node is None or any(n is loop_node for n in path)):
                     return True
-                for derived, bound_at in _derived_names(path):
+                for derived, bound_at in derived_names(path):
                     if derived not in seen and len(seen) < 8:
                         seen.add(derived)
                         pending.append((derived, bound_at))
@@ -393,11 +394,11 @@ class HostSyncInLoop(Rule):
         for path in uses:
             if self._host_needed_use(path):
                 return True
-            if _tests_size(path):
+            if tests_size(path):
                 continue
             if self._size_through_arithmetic(path):
                 return True
-            derived = _derived_assignment(path)
+            derived = derived_assignment(path)
             if derived is None:
                 continue
             derived_name, statement, _ = derived
@@ -406,8 +407,8 @@ class HostSyncInLoop(Rule):
                 # uses are in ``uses`` already
                 continue
             body = scope.body if isinstance(scope, cst.FunctionDef) else scope
-            later = list(_name_uses(body, derived_name, [scope], statement, [False], [False], target_loads=True,
-                                    rebinding_ends=_ancestors(path)))
+            later = list(name_uses(body, derived_name, [scope], statement, [False], [False], target_loads=True,
+                                    rebinding_ends=ancestors(path)))
             if later and self._uses_need_host(scope, derived_name, later, seen | {derived_name}):
                 return True
         return False
@@ -421,7 +422,7 @@ class HostSyncInLoop(Rule):
             if isinstance(path[index - 1], (cst.BinaryOperation, cst.UnaryOperation)):
                 index -= 1
             elif (index >= 2 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call)
-                  and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in _SIZE_BUILTINS
+                  and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in SIZE_BUILTINS
                   and self.ctx.is_builtin(path[index - 2].func.value)):
                 index -= 2
             else:
@@ -450,9 +451,9 @@ class HostSyncInLoop(Rule):
         comprehension iterates (``for i in done.tolist(): slot = batch_idx_map[i]``, ``[batch_idx_map[i]
         for i in kept.tolist()]``), whose item is the key of a read from a Python dict or list
         (``_python_lookup_key``)? The host needs each id to look it up, as it would one ``.item()``."""
-        index = _climb(path, subscripts=False, items=False)
+        index = climb(path, subscripts=False, items=False)
         node = path[index]
-        loop = _for_over(path, index)
+        loop = for_over(path, index)
         if loop is not None:
             where = next((i for i, n in enumerate(path) if n is loop), None)
             scopes = [(loop.body, path[:where + 1])] if where is not None else []
@@ -466,7 +467,7 @@ class HostSyncInLoop(Rule):
         else:
             return False
         return any(self._python_lookup_key(use) for target in targets for part, above in scopes
-                   for use in _name_uses(part, target, above, None, [True], target_loads=True))
+                   for use in name_uses(part, target, above, None, [True], target_loads=True))
 
     def _python_lookup_key(self, path) -> bool:
         """Is the last node of ``path`` (through method calls on it) the whole key of a read from a
@@ -475,7 +476,7 @@ class HostSyncInLoop(Rule):
         host must have the value (rules.md, decoding samples that must reach the host). A
         container of the function (``value_flow``), or a ``self.`` attribute the file only ever
         binds to one (python_containers). A write (``counts[y.item()] += 1``) is not a lookup."""
-        index = _climb(path, subscripts=False, items=False)
+        index = climb(path, subscripts=False, items=False)
         if index < 4 or not isinstance(path[index - 1], cst.Index):
             return False
         element, subscript = path[index - 2], path[index - 3]
@@ -497,11 +498,11 @@ class HostSyncInLoop(Rule):
         """Is the last node of ``path`` (through subscripts and method calls on it) an argument of
         a numpy, scipy, OpenCV, PIL or scikit-learn function, of an environment's ``env.step(...)``, or of a
         tokenizer's ``decode``/``batch_decode``: values the host must have (spec: a step body)?"""
-        index = _climb(path, subscripts=True)
+        index = climb(path, subscripts=True)
         while index >= 2 and isinstance(path[index - 1], cst.IfExp):
             # ``linestyle="--" if rest[i] else "-"``: the value picks the argument the call is
             # handed, so the host must have it when the call is made
-            index = _climb(path[:index], subscripts=True)
+            index = climb(path[:index], subscripts=True)
         if index < 2 or not isinstance(path[index - 1], cst.Arg) or not isinstance(path[index - 2], cst.Call):
             return False
         call = path[index - 2]
@@ -523,13 +524,13 @@ class HostSyncInLoop(Rule):
         ``len(idx)``, ``idx.shape[0]``): the sync of ``nonzero`` is the count of its rows, and that
         count is what the host asks for (R3: a size is host-needed)."""
         stack = self.ctx.stack
-        found = _assigned_name(stack)
+        found = assigned_name(stack)
         scope = next((n for n in reversed(stack[:-1]) if isinstance(n, (cst.FunctionDef, cst.Module))), None)
         if found is None or scope is None:
             return False
         name, statement, _ = found
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
-        for path in _name_uses(body, name, [scope], statement, [False], reaching=[False]):
+        for path in name_uses(body, name, [scope], statement, [False], reaching=[False]):
             parent = path[-2] if len(path) >= 2 else None
             if isinstance(parent, cst.Attribute) and parent.value is path[-1] and parent.attr.value in _SIZE_READS:
                 return True
@@ -576,7 +577,7 @@ class HostSyncInLoop(Rule):
         ``pack_padded_sequence`` lengths, ``split``/``tensor_split`` sections, ``narrow`` bounds, a
         shape or size (``x.view(n.item(), -1)``, ``torch.zeros(int(n))``)?"""
         stack = path
-        index = _climb(stack, subscripts=False)
+        index = climb(stack, subscripts=False)
         bound = index
         while bound >= 1 and isinstance(stack[bound - 1], (cst.BinaryOperation, cst.UnaryOperation)):
             bound -= 1
@@ -702,7 +703,7 @@ class HostSyncInLoop(Rule):
                         return False
                 path = list(stack[:index + 1])
                 for _ in range(_MAX_STATEMENTS_BEFORE_TIMER):
-                    found = _next_statement(path, len(path) - 1)
+                    found = next_statement(path, len(path) - 1)
                     if found is None:
                         return False
                     path = found
@@ -784,13 +785,6 @@ def _forces_copy(call: cst.Call) -> bool:
                and isinstance(a.value, cst.Name) and a.value.value == "True" for a in call.args)
 
 
-_BRANCHING = (cst.If, cst.For, cst.While, cst.Try, cst.Else)
-
-
-def _ancestors(path) -> set:
-    return {id(n) for n in path}
-
-
 def _names_optimizer(expr) -> bool:
     """``optimizer``, ``self.opt``, ``loss_scaler``, the receiver of ``optimizer.zero_grad``: an
     optimizer or a gradient scaler (a scheduler is neither)."""
@@ -798,30 +792,6 @@ def _names_optimizer(expr) -> bool:
         expr.value, (cst.Name, cst.Attribute)) else last_identifier(expr)
     names = [name, last_identifier(expr)] if isinstance(expr, cst.Attribute) else [name]
     return any(n is not None and OPTIMIZER_WORD.search(n) is not None and "sched" not in n.lower() for n in names)
-
-
-def _next_statement(stack: list, index: int) -> Optional[list]:
-    """The path (``stack`` down to it) of the statement run right after the statement at
-    ``stack[index]``, leaving the ``if`` blocks it ends (None when it ends a loop or a function,
-    or there is none)."""
-    while index >= 1:
-        statement, block = stack[index], stack[index - 1]
-        if not isinstance(block, (cst.IndentedBlock, cst.Module)):
-            return None
-        body = list(block.body)
-        at = next((i for i, s in enumerate(body) if s is statement), None)
-        if at is None:
-            return None
-        if at + 1 < len(body):
-            return list(stack[:index]) + [body[at + 1]]
-        owner = stack[index - 2] if index >= 2 else None
-        if isinstance(owner, cst.If) and owner.body is block:
-            index -= 2  # the last statement of an ``if`` body: what follows the ``if``
-            while index >= 2 and isinstance(stack[index - 1], cst.If) and stack[index - 1].orelse is stack[index]:
-                index -= 1  # an ``elif``: its ``if`` ends with it
-            continue
-        return None
-    return None
 
 
 def _host_only(facts) -> bool:
@@ -868,258 +838,6 @@ def _stops_by_break_or_return(body) -> bool:
     return isinstance(last, (cst.Break, cst.Return))
 
 
-# Methods that keep their argument as data: a container's, a file's, a writer's.
-_KEEPING_METHODS = frozenset(("append", "extend", "insert", "add", "put", "write", "writerow", "writerows"))
-# Functions (called by a bare name) that write what they are handed out (R7: results written).
-_WRITING_PREFIXES = ("save", "write", "dump")
-
-
-def _kept_as_data(path) -> bool:
-    """Is the last node of ``path`` (through method calls on it, items of a tuple or list, and the
-    containers and strings that hold it: ``_climb_kept``) kept as data: the argument of
-    ``.append``/``.extend``/``.write``... or the value stored into a subscript or attribute
-    (``results[k] = ...``)?"""
-    index = _climb_kept(path)
-    if index < 2:
-        return False
-    parent = path[index - 1]
-    if isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call):
-        func = path[index - 2].func
-        if isinstance(func, cst.Name):  # ``save_one_json(predn, jdict, path, masks)``: written out
-            return func.value.startswith(_WRITING_PREFIXES)
-        return isinstance(func, cst.Attribute) and func.attr.value in _KEEPING_METHODS
-    if isinstance(parent, cst.Assign) and parent.value is path[index]:
-        return any(isinstance(t.target, (cst.Subscript, cst.Attribute)) for t in parent.targets)
-    return False
-
-
-# Builtins that turn a host value into another host value (R7: ``str(int(t.cpu().numpy()))``).
-_HOST_CONVERSIONS = frozenset(("str", "int", "float", "bool", "list", "tuple", "round"))
-
-
-def _climb_kept(path) -> int:
-    """``_climb`` for a copy the host keeps (R7): also up through an item read of it
-    (``labels[k]``), a dict, set or comprehension that holds it (``[{"bbox": b, "score": scores[k]}
-    for k, b in ...]``), a host conversion (``str(int(...))``) and the arguments of a string's
-    ``.format`` or an f-string: what holds the value holds the copy."""
-    index = len(path) - 1
-    while index >= 2:
-        parent, child = path[index - 1], path[index]
-        if isinstance(parent, cst.Attribute) and parent.value is child:
-            index -= 1
-        elif isinstance(parent, cst.Call) and parent.func is child:
-            index -= 1
-        elif isinstance(parent, cst.Subscript) and parent.value is child:
-            index -= 1
-        elif isinstance(parent, (cst.Element, cst.List, cst.Tuple, cst.Set, cst.DictElement, cst.Dict,
-                                 cst.FormattedStringExpression, cst.FormattedString)):
-            index -= 1
-        elif isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and parent.elt is child:
-            index -= 1
-        elif isinstance(parent, cst.DictComp) and parent.value is child:
-            index -= 1
-        elif isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call) and (
-                (isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in _HOST_CONVERSIONS)
-                or (isinstance(path[index - 2].func, cst.Attribute) and path[index - 2].func.attr.value == "format"
-                    and _is_string_literal(path[index - 2].func.value))):
-            index -= 2
-        else:
-            break
-    return index
-
-
-def _kept(path, scope) -> bool:
-    """Kept as data, iterated by host code, or (in a function only inference runs, ``scope`` the
-    function itself: fastMRI's ``run_unet_model``) returned to the loop that called it."""
-    return (_kept_as_data(path) or _iterated_by_host(path, len(path) - 1)
-            or (isinstance(scope, cst.FunctionDef) and _returned(path)))
-
-
-def _kept_through_names(path, depth: int, scope, above: list) -> bool:
-    """``_kept``, or bound to a name (directly, inside what holds it: ``item = {"pred":
-    out.cpu().numpy()}``, as an item of it: ``score = scores[i][0]``, or through a function's
-    result: ``masks = scale_image(shape, m.cpu().numpy())``) that is kept, ``depth`` names deep.
-    ``above``: the nodes down to ``scope``."""
-    if _kept(path, scope):
-        return True
-    if depth == 0:
-        return False
-    found = (_derived_assignment(path) or _assigned_name(path[:_climb_kept(path) + 1])
-             or _assigned_name(path[:_handed_to_function(path) + 1]))
-    if found is None:
-        return False
-    name, statement, _ = found
-    return any(_kept_through_names(use, depth - 1, scope, above)
-               for use in _name_uses(scope.body, name, above, statement, [False], reaching=[False]))
-
-
-def _handed_to_function(path) -> int:
-    """The index of the call (by a bare name: a function, ``scale_image(shape, m.cpu().numpy(), ...)``)
-    that the last node of ``path`` (as ``_climb_kept`` carries it) is an argument of, whose result
-    is made from it; the last index when there is none."""
-    index = _climb_kept(path)
-    if (index >= 2 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call)
-            and isinstance(path[index - 2].func, cst.Name)):
-        return index - 2
-    return len(path) - 1
-
-
-def _returned(path) -> bool:
-    """Is the last node of ``path`` (as ``_climb_kept`` carries it) the value of a ``return``?"""
-    index = _climb_kept(path)
-    return index >= 1 and isinstance(path[index - 1], cst.Return) and path[index - 1].value is path[index]
-
-
-def _iterated_by_host(path, index: int) -> bool:
-    """Is ``path[index]`` what a ``for`` or a comprehension iterates, directly or through
-    ``zip``/``enumerate``? Host code runs over the copy (R7)."""
-    if _for_over(path, index) is not None:
-        return True
-    node = path[index]
-    if (index >= 3 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call)
-            and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in ("zip", "enumerate")):
-        node, index = path[index - 2], index - 2
-    parent = path[index - 1] if index >= 1 else None
-    return isinstance(parent, cst.CompFor) and parent.iter is node
-
-
-def _climb(path, subscripts: bool, items: bool = True) -> int:
-    """The index in ``path`` of the outermost node that still carries the last node's value: up
-    through method calls and attributes of which it is the receiver (``lengths.cpu().long()``),
-    with ``items``, items of a list or tuple of sizes (``x.view([a.item(), -1])``) and, with ``subscripts``,
-    subscripts of it and arithmetic with it (``np.unique(m[:, 1])``, ``cv2.imwrite(p, m * 255)``)."""
-    index = len(path) - 1
-    while index >= 2:
-        parent, child = path[index - 1], path[index]
-        if isinstance(parent, cst.Attribute) and parent.value is child:
-            index -= 1
-        elif isinstance(parent, cst.Call) and parent.func is child:
-            index -= 1
-        elif items and isinstance(parent, (cst.Element, cst.List, cst.Tuple)):
-            index -= 1
-        elif subscripts and isinstance(parent, cst.Subscript) and parent.value is child:
-            index -= 1
-        elif subscripts and isinstance(parent, cst.BinaryOperation):
-            index -= 1  # ``(m[0] * 255).astype("uint8")``: arithmetic on a host array stays one
-        else:
-            break
-    return index
-
-
-def _assigned_name(stack):
-    """(name, statement, value) when the last node of ``stack`` is, through method calls on it and
-    arithmetic, the value of ``name = ...``, ``name += ...``, or its item of ``a, b = x, y``."""
-    index = _climb(stack, subscripts=False, items=False)
-    while index >= 1 and isinstance(stack[index - 1], (cst.BinaryOperation, cst.UnaryOperation)):
-        index -= 1  # ``n.item() // merge``: arithmetic on the value keeps what it is used for
-    if index < 1:
-        return None
-    parent, value = stack[index - 1], stack[index]
-    target = None
-    if isinstance(parent, cst.Element) and index >= 3 and isinstance(stack[index - 2], cst.Tuple):
-        tuple_value, assign = stack[index - 2], stack[index - 3]
-        if (isinstance(assign, cst.Assign) and assign.value is tuple_value and len(assign.targets) == 1
-                and isinstance(assign.targets[0].target, cst.Tuple)):
-            targets = assign.targets[0].target.elements
-            position = next((i for i, e in enumerate(tuple_value.elements) if e is parent), None)
-            if position is not None and len(targets) == len(tuple_value.elements):
-                target = targets[position].value
-        parent = assign
-    elif isinstance(parent, cst.Assign) and parent.value is value and len(parent.targets) == 1:
-        target = parent.targets[0].target
-    elif isinstance(parent, cst.AugAssign) and parent.value is value:
-        target = parent.target
-    if not isinstance(target, cst.Name):
-        return None
-    return target.value, parent, value
-
-
-# Builtins whose result is still a size when handed one (``min(n, total - start)``).
-_SIZE_BUILTINS = frozenset(("min", "max", "int", "round", "abs"))
-
-
-def _derived_assignment(path):
-    """``_assigned_name`` for the last node of ``path`` seen through arithmetic, an item of it
-    (``ind = ind[0]``), the element of a list comprehension and the size builtins
-    (``actual = min(n, total - 1 - start)``)."""
-    index = len(path) - 1
-    while index >= 2:
-        parent, child = path[index - 1], path[index]
-        if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
-            index -= 1
-        elif isinstance(parent, cst.Subscript) and parent.value is child:
-            index -= 1
-        elif isinstance(parent, cst.ListComp) and parent.elt is child:
-            index -= 1  # ``ids = [t.tolist() for t in seqs]``: the list holds the values
-        elif (isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call)
-              and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in _SIZE_BUILTINS):
-            index -= 2
-        elif (index >= 5 and isinstance(parent, cst.Element) and isinstance(path[index - 2], (cst.List, cst.Tuple))
-              and isinstance(path[index - 3], cst.Arg) and isinstance(path[index - 4], cst.Call)
-              and isinstance(path[index - 4].func, cst.Name) and path[index - 4].func.value in ("min", "max")):
-            index -= 4  # ``mel_len = min([int(n.item() / 2 - 1), max_len // 2])``: an item of min's list
-        else:
-            break
-    return _assigned_name(path[: index + 1])
-
-
-def _derived_names(path):
-    """(name, node after which it holds a value made from the last node of ``path``): the target of
-    an assignment made from it (``_derived_assignment``), the targets of a ``for`` over it or over a
-    ``zip``/``enumerate`` of it (bound at the ``for``'s target), the list a value made from it is
-    appended to (``rest.append(t[n:])``, bound at that statement)."""
-    found = _derived_assignment(path)
-    if found is not None:
-        yield found[0], found[1]
-    index = _climb(path, subscripts=True, items=False)
-    if index >= 2 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call):
-        func = path[index - 2].func
-        if (isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend")
-                and isinstance(func.value, cst.Name)):
-            statement = next((n for n in reversed(path[:index - 2]) if isinstance(n, cst.BaseSmallStatement)), None)
-            if statement is not None:
-                yield func.value.value, statement
-            return
-    loop = _for_over(path, index)
-    if loop is not None:
-        for bound in assigned_names(loop.target):
-            yield bound, loop.target
-
-
-def _for_over(path, index: int):
-    """The ``for`` whose iterable is ``path[index]``, directly or through ``zip``/``enumerate``
-    (``for qid, s in zip(qids, scores):``), or None."""
-    node = path[index]
-    if (index >= 3 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call)
-            and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in ("zip", "enumerate")):
-        node, index = path[index - 2], index - 2
-    parent = path[index - 1] if index >= 1 else None
-    return parent if isinstance(parent, cst.For) and parent.iter is node else None
-
-
-def _tests_size(path) -> bool:
-    """Is the last node of ``path`` (through arithmetic and ``len(...)``) an operand of a comparison
-    that is, alone or under ``and``/``or``/``not``, the test of an ``if``/``while``/conditional
-    expression? A Python size compared on the host: the test reads no tensor."""
-    index = len(path) - 1
-    while index >= 1 and isinstance(path[index - 1], (cst.BinaryOperation, cst.UnaryOperation)):
-        index -= 1
-    if (index >= 2 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call)
-            and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value == "len"):
-        index -= 2
-    if index >= 1 and isinstance(path[index - 1], cst.ComparisonTarget):
-        index -= 1
-    if index < 1 or not isinstance(path[index - 1], cst.Comparison):
-        return False
-    index -= 1
-    while index >= 1 and isinstance(path[index - 1], (cst.BooleanOperation, cst.UnaryOperation)):
-        index -= 1
-    if index < 1:
-        return False
-    owner, test = path[index - 1], path[index]
-    return isinstance(owner, (cst.If, cst.While, cst.IfExp)) and owner.test is test
-
-
 def _converts_to_host(value: cst.BaseExpression) -> bool:
     """``t.cpu().numpy()``, ``x.tolist()``: the assigned value is a numpy array or a list."""
     found = method_call(value)
@@ -1162,63 +880,6 @@ def _formats_device_tensor(expr: cst.BaseExpression, ctx) -> bool:
     if isinstance(expr, cst.Name) and (is_model_name(expr.value) or expr.value in ctx.steps.objects):
         return False
     return ctx.is_device_tensor(expr)
-
-
-def _name_uses(node: cst.CSTNode, name: str, path: list, after: cst.CSTNode, passed: list,
-               reaching: Optional[list] = None, target_loads: bool = False, rebinding_ends: bool = True):
-    """Root-to-node paths of the loads of ``name`` below ``node`` (``path``: the nodes above it)
-    that come after the statement ``after`` in source order (``passed[0]`` turns True there),
-    nested definitions and assignment targets left out. With ``reaching``, only the uses the value
-    assigned at ``after`` can reach: none in the ``else``/``elif`` of an ``if`` whose body holds
-    ``after``, and none after the first later ``name = ...`` whose value does not read ``name``
-    (a new value, not one derived from it: ``m = m[order]`` goes on, ``m = np.zeros(3)`` ends it;
-    ``reaching[0]`` turns True; with ``rebinding_ends`` a set of node ids (the statement's
-    ancestors), only a rebinding that runs whenever the statement does ends it: not one inside an
-    ``if``, loop or ``try`` the statement is not in). With ``target_loads``, also the loads inside a subscript or attribute target
-    (``mask[i][:n] = 0`` reads ``n``)."""
-    if node is after:
-        passed[0] = True
-        return
-    if reaching is not None and reaching[0]:
-        return
-    path = path + [node]
-    if (reaching is not None and rebinding_ends and passed[0] and isinstance(node, cst.Assign)
-            and any(name in assigned_names(t.target) for t in node.targets)
-            and not any(isinstance(n, cst.Name) and n.value == name for n in descendants(node.value))
-            and (rebinding_ends is True or not any(
-                isinstance(n, _BRANCHING) and id(n) not in rebinding_ends for n in path))):
-        reaching[0] = True
-        return
-    if isinstance(node, cst.Name):
-        if node.value == name and passed[0]:
-            yield path
-        return
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-        return
-    before = passed[0]
-    for child in node.children:
-        if isinstance(child, cst.AssignTarget):
-            if target_loads and isinstance(child.target, (cst.Subscript, cst.Attribute)):
-                yield from _name_uses(child.target, name, path + [child], after, passed, reaching, target_loads,
-                                      rebinding_ends)
-            continue
-        if reaching is not None and isinstance(node, cst.If) and child is node.orelse and passed[0] and not before:
-            return  # ``after`` is in this ``if``'s body: its ``else`` is another path
-        yield from _name_uses(child, name, path, after, passed, reaching, target_loads, rebinding_ends)
-
-
-def _is_string_literal(expr: cst.BaseExpression) -> bool:
-    """A string written in the source, also built from such strings by ``+`` and by ``*`` with a
-    number (yolov5's progress bar: ``("%11s" * 2 + "%11.4g" * 5) % (...)``)."""
-    if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
-        return True
-    if isinstance(expr, cst.BinaryOperation):
-        if isinstance(expr.operator, cst.Add):
-            return _is_string_literal(expr.left) and _is_string_literal(expr.right)
-        if isinstance(expr.operator, cst.Multiply):
-            return ((_is_string_literal(expr.left) and isinstance(expr.right, cst.Integer))
-                    or (isinstance(expr.left, cst.Integer) and _is_string_literal(expr.right)))
-    return False
 
 
 def _holds_device_tensor(expr: cst.BaseExpression, ctx) -> bool:
