@@ -477,6 +477,13 @@ CORPUS = [
      "commit": "2b90b9f5ceec907a1c18123530e92e794ad901a4",
      "take": ["training", "sam2/modeling", "sam2/__init__.py", "sam2/build_sam.py", "sam2/utils/misc.py",
               "sam2/utils/transforms.py"], "only": "*.py", "drop": []},
+    {"name": "benchmarking-gnns", "github": "graphdeeplearning/benchmarking-gnns", "set": "holdout7",
+     "commit": "b6c407712fa576e9699555e1e035d1e327ccae6c",
+     "take": ["main_molecules_graph_regression.py", "main_superpixels_graph_classification.py",
+              "main_SBMs_node_classification.py", "train/metrics.py", "train/train_molecules_graph_regression.py",
+              "train/train_superpixels_graph_classification.py", "train/train_SBMs_node_classification.py",
+              "nets/molecules_graph_regression", "nets/superpixels_graph_classification",
+              "nets/SBMs_node_classification", "layers"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
