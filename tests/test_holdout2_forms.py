@@ -333,7 +333,8 @@ def test_tpl102_reads_of_the_token_a_decoding_loop_stops_on_are_host_needed():
 def test_tpl102_a_value_no_stop_test_reads_still_syncs():
     """Flagged twins: the loop stops on another value (``done``), it trains (a loop that runs an
     update pays the stop test every step, rules.md), or the test only raises on a bad shape (an
-    error check, no stop decision: deep-person-reid's visualize_actmap)."""
+    error check, no stop decision: deep-person-reid's visualize_actmap; that loop steps an
+    optimizer, so its copy is not an evaluation result, R8)."""
     source = """
         import torch
         def sample(model, ids, max_len, optimizer, loader):
@@ -357,6 +358,7 @@ def test_tpl102_a_value_no_stop_test_reads_still_syncs():
                 if feats.dim() != 4:
                     raise ValueError("feature maps expected")
                 out.append(feats.cpu())
+                optimizer.step()
             return out
         """
     assert diagnostics(source, "TPL102") == [

@@ -152,7 +152,8 @@ def test_tpl102_a_factory_on_a_loader_batch_s_own_device_stays_on_the_host():
 
 
 def test_tpl102_a_factory_on_a_moved_tensor_s_device_is_on_the_device():
-    """Flagged twin: the padding is made on the device of the generated (moved) ids."""
+    """Flagged twin: the padding is made on the device of the generated (moved) ids (in a loop that
+    steps an optimizer: in one that trains nothing the copy would be an evaluation result, R8)."""
     source = """
         import torch
         def generate(model, loader, pad_id, out):
@@ -163,6 +164,7 @@ def test_tpl102_a_factory_on_a_moved_tensor_s_device_is_on_the_device():
                 pad = torch.ones((ids.shape[0], 4), dtype=torch.long, device=ids.device) * pad_id
                 ids = torch.cat((ids, pad), dim=1)
                 out.extend(ids.cpu().tolist())
+                optimizer.step()
         """
     assert diagnostics(source, "TPL102") == [(10, 19, CPU_COPY, None, None)]
 

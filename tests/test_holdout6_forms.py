@@ -241,8 +241,10 @@ def test_a_copy_a_function_of_the_file_hands_to_a_host_library_object_is_host_ne
 
 
 def test_a_copy_a_function_of_the_file_only_measures_still_syncs():
-    """Flagged twin: the function the copies go to reads their lengths only."""
-    source = SUPERIMPOSE.replace("metrics.append(_superimpose_np(", "metrics.append(_count(")
+    """Flagged twin: the function the copies go to reads their lengths only (and the loop steps an
+    optimizer: in a loop that trains nothing the copies would be evaluation results, R8)."""
+    source = (SUPERIMPOSE.replace("metrics.append(_superimpose_np(", "metrics.append(_count(")
+              .replace("out.cpu().numpy()))\n", "out.cpu().numpy()))\n            optimizer.step()\n"))
     assert diagnostics(source, "TPL102") == [(14, 23, CPU, None, None), (15, 44, CPU, None, None)]
 
 
@@ -272,9 +274,12 @@ def test_ids_iterated_to_read_python_lists_are_lookup_keys():
 
 
 def test_ids_iterated_into_a_running_sum_still_sync():
-    """Flagged twin: the items only add up; no Python container is read with them."""
+    """Flagged twin: the items only add up; no Python container is read with them (and the loop
+    steps an optimizer: in a decoding loop that trains nothing the copies are R8's)."""
     source = (SLOTS.replace("y_list[batch_idx_map[i]] = y[i]", "n += i")
-              .replace("[batch_idx_map[i] for i in kept.tolist()]", "[i + 1 for i in kept.tolist()]"))
+              .replace("[batch_idx_map[i] for i in kept.tolist()]", "[i + 1 for i in kept.tolist()]")
+              .replace("            y = torch.cat([y, samples], dim=1)[kept]\n",
+                       "            y = torch.cat([y, samples], dim=1)[kept]\n            optimizer.step()\n"))
     assert diagnostics(source, "TPL102") == [(8, 19, TOLIST, None, None), (12, 40, TOLIST, None, None)]
 
 

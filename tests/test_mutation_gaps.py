@@ -365,8 +365,11 @@ def test_tpl102_sync_functions_and_allocator_queries():
     ("torch.cuda.synchronize()", "`torch.cuda.synchronize()`"),
 ])
 def test_tpl102_each_sync_alone_in_a_loop_that_names_no_loss(call, what):
-    """No ``loss``, ``model``, ``backward`` or ``if`` in the unit: only the sync passes the prefilter."""
-    source = f"import torch\ndef run(net, loader):\n    for batch in loader:\n        out = net(batch.cuda())\n        r = {call}\n"
+    """No ``loss``, ``model``, ``backward`` or ``if`` in the unit: only the sync passes the prefilter.
+    The loop steps its optimizer: it trains, so copies are flagged too (R8 keeps a loop that trains
+    nothing silent on copies: tests/test_r8_evaluation_copies.py)."""
+    source = (f"import torch\ndef run(net, loader, opt):\n    for batch in loader:\n        out = net(batch.cuda())\n"
+              f"        r = {call}\n        opt.step()\n")
     assert diagnostics(source) == [("TPL102", 5, 12, msg102(what), None)]
 
 

@@ -469,7 +469,8 @@ def test_calls_that_leave_the_loop_or_run_at_an_interval_are_not_per_step(tmp_pa
 def test_host_needed_values_and_first_batches_across_files(tmp_path):
     """yolov5's val.py shape: a helper called under ``if plots and batch_i < 3:`` runs for the
     first three batches only; one called under the flag alone runs every step. A helper whose
-    ``.cpu().numpy()`` result goes to numpy, and ``.item()`` slice bounds, are host-needed."""
+    ``.cpu().numpy()`` result goes to numpy, and ``.item()`` slice bounds, are host-needed. The loop
+    trains (its ``backward``): in a loop that trains nothing, copies are R8's and silent."""
     write(tmp_path, {
         "pyproject.toml": "",
         "val.py": """
@@ -486,6 +487,7 @@ def test_host_needed_values_and_first_batches_across_files(tmp_path):
                         output_to_target(preds)
                     if plots:
                         to_host(preds)
+                    preds.sum().backward()
             """,
         "plots.py": """
             import torch

@@ -20,6 +20,7 @@ what they are a step body of).
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional, Tuple
 
 from .names import canonical, dotted_name_ast, turns_grad_off
@@ -28,6 +29,14 @@ from .names import canonical, dotted_name_ast, turns_grad_off
 GRAD_OFF = 1  # autograd is off where the call is made
 IN_LOOP = 2  # the call is inside a loop of the calling function
 LOOP_TRAINS = 4  # ... and that (innermost) loop runs a backward or an optimizer/scaler step
+
+# Names that say a function may run a training step (R8: a loop that calls one, or a chain through
+# one, is not known to train nothing): ``train_step``, ``training_step``, ``take_step``,
+# ``optimizer_step``, ``run_backward``, ``step``; not the evaluation steps (``validation_step``,
+# ``eval_step``, ``test_step``, ``predict_step``, ``inference_step``).
+_TRAINING_NAME = re.compile(r"train|backward|(?:^|_)step$|optimi[sz]", re.IGNORECASE)
+_EVALUATION_NAME = re.compile(
+    r"(?:^|_)(?:val|valid|validation|eval|evaluation|test|predict|prediction|inference)_step$", re.IGNORECASE)
 
 # Lightning evaluation steps: the framework runs them under no_grad/inference_mode, training nothing.
 LIGHTNING_EVALUATION_STEPS = frozenset(("validation_step", "test_step"))
@@ -60,3 +69,17 @@ def chain_state(mode: int, grad_off: bool, trains: bool, caller_backward: bool) 
 
 def runs_inference(grad_off: bool, trains: bool) -> bool:
     return grad_off and not trains
+
+
+def chain_level(grad_off: bool, trains: bool) -> int:
+    """How much of training a chain runs: 0 inference only (autograd off, no training loop), 1
+    evaluation with autograd on (no training loop), 2 training. A function's highest level over
+    every chain to it decides both R7 (level 0 only) and R8 (never level 2)."""
+    if trains:
+        return 2
+    return 0 if grad_off else 1
+
+
+def names_training(name: str) -> bool:
+    """Does a function's or method's own name say it may train (``train_step``, ``take_step``)?"""
+    return _TRAINING_NAME.search(name) is not None and _EVALUATION_NAME.search(name) is None

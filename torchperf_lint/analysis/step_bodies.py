@@ -21,7 +21,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from .argument_places import HOST_KEY, UNKNOWN_KEY, passed_host
 from .project_index import Module, Project, content_digest, project_for, summarize
-from .inference_calls import LIGHTNING_EVALUATION_STEPS, chain_state, runs_inference
+from .inference_calls import LIGHTNING_EVALUATION_STEPS, chain_level, chain_state, names_training, runs_inference
 from .run_once import RunOnce
 
 LIGHTNING_MODULE_STEPS = frozenset((
@@ -105,6 +105,14 @@ class Chain:
                      for path, line, caller in self.hops)
 
 
+def _named_for_training(qualname: str, chain: Chain) -> bool:
+    """Does the function or a caller on its chain have a name that says it may train (``take_step``
+    whose closure calls backward, a ``train_step`` in another file)? Such a chain may train even
+    where the index sees no backward or optimizer step in its loops: R8 stays off there."""
+    return names_training(qualname.rpartition(".")[2]) or any(
+        names_training(hop[2].rpartition(".")[2]) for hop in chain.hops)
+
+
 class StepBodies:
     """The step bodies of one linted file, by qualified name, with their chains."""
 
@@ -124,6 +132,8 @@ class StepBodies:
         self._host_parameters: Dict[str, FrozenSet[str]] = {}
         # Functions of the linted file reached by some chain that does not run inference only (R7).
         self._trained: Set[str] = set()
+        # ... and by some chain whose loop trains (a backward or an optimizer step on the way; R8).
+        self._training: Set[str] = set()
         try:
             self._compute()
         except RecursionError:
@@ -340,17 +350,19 @@ class StepBodies:
     def _compute(self) -> None:
         self._importer_closure()
         queue: deque = deque()
-        seen: Set[Tuple[Key, Optional[Key]]] = set()
+        seen: Dict[Tuple[Key, Optional[Key]], int] = {}
 
         def push(function: Key, self_cls: Optional[Key], chain: Chain) -> None:
-            # A function is walked again when a chain that trains reaches it after one that runs
-            # inference only: every visible way to it decides whether it runs inference only.
-            inference = runs_inference(chain.grad_off, chain.trains)
-            if (function, self_cls, False) in seen or (function, self_cls, inference) in seen:
+            # A function is walked again when a chain of a higher level reaches it (inference only,
+            # then evaluation with autograd on, then training): every visible way to it decides
+            # whether it runs inference only (R7) and whether it trains at all (R8).
+            level = chain_level(chain.grad_off, chain.trains or _named_for_training(function[1], chain))
+            walked = seen.get((function, self_cls))
+            if walked is not None and walked >= level:
                 return
             if len(chain.hops) > MAX_CHAIN:
                 return
-            seen.add((function, self_cls, inference))
+            seen[(function, self_cls)] = level
             queue.append((function, self_cls, chain))
 
         for module in list(self._reachers):
@@ -406,6 +418,8 @@ class StepBodies:
                         self._unknown_arguments.add(qual)  # a root: its framework or caller is not seen
                 if not runs_inference(chain.grad_off, chain.trains):
                     self._trained.add(qual)
+                if chain.trains or _named_for_training(qual, chain):
+                    self._training.add(qual)
             module = self._loaded.get(path)
             record = module.functions.get(qual) if module is not None else None
             if record is None:
@@ -516,6 +530,12 @@ class StepBodies:
         """Is the linted file's step body ``qualname`` reached only by chains that run with autograd
         off in a loop that trains nothing (inference_calls; R7)?"""
         return qualname in self.bodies and qualname not in self._trained
+
+    def trains_nothing(self, qualname: str) -> bool:
+        """Is the linted file's step body ``qualname`` reached only by chains whose loops train
+        nothing (an evaluation or inference loop, Lightning's ``validation_step``/``test_step``),
+        with autograd on or off (the lead's reading R8)?"""
+        return qualname in self.bodies and qualname not in self._training
 
     def body_lines(self) -> List[int]:
         """The ``def`` lines of the linted file's step bodies (the engine's unit prefilter)."""

@@ -358,3 +358,33 @@ def is_string_literal(expr: cst.BaseExpression) -> bool:
             return ((is_string_literal(expr.left) and isinstance(expr.right, cst.Integer))
                     or (isinstance(expr.left, cst.Integer) and is_string_literal(expr.right)))
     return False
+
+
+def shown(path) -> bool:
+    """Is the last node of ``path``, through method calls, attributes and item reads of it
+    (``pred.cpu().numpy()[0]``), an argument of the builtin ``print`` or a value an f-string,
+    ``%``-formatting or a string's ``.format`` turns into text (``print(pred.cpu())``,
+    ``f"{acc.cpu():.3f}"``)? Such a copy is read to be shown, as a metric is."""
+    index = len(path) - 1
+    while index >= 2 and _carries(path[index - 1], path[index]):
+        index -= 1
+    if index < 2:
+        return False
+    parent, grand = path[index - 1], path[index - 2]
+    if isinstance(parent, cst.FormattedStringExpression):
+        return True
+    if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Modulo):
+        return is_string_literal(parent.left) and parent.right is path[index]
+    if isinstance(parent, cst.Arg) and isinstance(grand, cst.Call):
+        func = grand.func
+        return ((isinstance(func, cst.Name) and func.value == "print")
+                or (isinstance(func, cst.Attribute) and func.attr.value == "format" and is_string_literal(func.value)))
+    return False
+
+
+def _carries(parent, child) -> bool:
+    """Does ``parent`` hold the value of ``child`` as it is (a method or attribute of it, a call of
+    that method, an item of it: ``t.cpu().numpy()[0]``)?"""
+    return ((isinstance(parent, cst.Attribute) and parent.value is child)
+            or (isinstance(parent, cst.Call) and parent.func is child)
+            or (isinstance(parent, cst.Subscript) and parent.value is child))

@@ -257,6 +257,14 @@ class Context:
             return False
         return self.facts.step_bodies.runs_inference_only(self.function_qualname())
 
+    def trains_nothing(self) -> bool:
+        """Is the current function a step body that every visible chain runs in a loop that trains
+        nothing, autograd on or off (an evaluation loop's helper, a Lightning ``test_step``:
+        step_bodies.trains_nothing; the lead's reading R8)?"""
+        if self.step_body() is None:
+            return False
+        return self.facts.step_bodies.trains_nothing(self.function_qualname())
+
     def step_chain(self):
         """The call chain that makes the current function a step body (step_bodies.Chain), or None."""
         if self.step_body() is None:

@@ -9,6 +9,7 @@ from ..analysis.grad_off_helpers import runs_model_with_autograd_off
 from ..analysis.host_library_parameters import (HOST_LIBRARIES, hands_to_host_library, parameter_of_argument,
                                                  project_function)
 from ..analysis.host_only import host_only_script
+from ..analysis.inference_calls import names_training
 from ..analysis.python_containers import container_attributes
 from ..analysis.stop_flags import sets_stop_flag
 from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, dotted_name, is_grad_off, is_model_name,
@@ -16,7 +17,7 @@ from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, do
 from ..analysis.tree import descendants
 from ..analysis.value_uses import (SIZE_BUILTINS, ancestors, assigned_name, climb, derived_assignment,
                                    derived_names, for_over, is_string_literal, kept_through_names, name_uses,
-                                   next_statement, tests_size)
+                                   next_statement, shown, tests_size)
 from ..analysis.walker import LOOP, Rule, compile_text_tests
 
 SYNC_METHODS = frozenset(("item", "cpu", "numpy", "tolist", "nonzero"))
@@ -108,6 +109,7 @@ class HostSyncInLoop(Rule):
         super().__init__(ctx, sink)
         self._training_loops: dict = {}  # id of a loop body -> (the body, it trains): _trains
         self._grad_off_loops: dict = {}  # id of a loop -> (the loop, its helpers run grad off)
+        self._maybe_training_loops: dict = {}  # id of a loop body -> (the body, it may train): _may_train
 
     @classmethod
     def may_match(cls, text: str) -> bool:
@@ -143,7 +145,7 @@ class HostSyncInLoop(Rule):
                 return  # moving a model (or a copy of it: an EMA snapshot), not reading a value
             if self._read_by_loop_stop(receiver):
                 return
-            if name in ("cpu", "tolist", "numpy") and self._kept_inference_result():
+            if name in ("cpu", "tolist", "numpy") and (self._kept_inference_result() or self._evaluation_copy()):
                 return
             if name == "item" and self._inference_id_key():
                 return
@@ -239,6 +241,51 @@ class HostSyncInLoop(Rule):
         if position is None:
             return False
         return kept_through_names(stack, 2, scope, stack[:position + 1])
+
+    def _evaluation_copy(self) -> bool:
+        """Is the current ``.cpu()``/``.tolist()``/``.numpy()`` a copy made in code that trains
+        nothing (the lead's reading R8, 2026-11-26)? In an evaluation or inference loop (no
+        backward, no optimizer or scaler step in it, in a loop around it, or in a call it makes
+        that may train: ``_may_train``), or in a step body that every visible chain runs from such
+        a loop or from Lightning's ``validation_step``/``test_step``, a copy to the host is how
+        results reach what the host does with them (metrics in numpy or scikit-learn, kept
+        predictions, plots, files, decoding), with autograd on or off, whether or not the linter
+        can follow the value there; and copying batch by batch is what bounds the device memory
+        those results take (keeping every batch's predictions on the device until the end can
+        exhaust it), so "keep it on the device" is no safe remedy there. ``.item()``, printing,
+        formatting and tests of a tensor stay flagged, and so does a copy made to be printed or
+        formatted: they read a number the loop could keep on the device. A function whose own
+        name says it trains (``train_epoch``) is not known to train nothing."""
+        ctx = self.ctx
+        if shown(ctx.stack):
+            return False  # ``print(pred.cpu())``: read to be shown, as a metric is
+        qualname = ctx.function_qualname()
+        if qualname and names_training(qualname.rpartition(".")[2]):
+            return False
+        blocks = [block for block in ctx.frame.blocks if block.kind == LOOP] if ctx.frame is not None else []
+        if any(self._trains(block.node.body) or self._may_train(block.node.body) for block in blocks):
+            return False
+        if ctx.step_body() is not None:
+            return ctx.trains_nothing()  # the callers' loops decide: every chain must train nothing
+        return bool(blocks)
+
+    def _may_train(self, body) -> bool:
+        """Does a loop's body call something whose name says it may run a training step in a
+        function the module does not show (``trainer.train_step(batch)``, ``self.optimizer_step()``
+        of a base class in another file, ``run_backward(loss)``)? Such a loop is not known to
+        train nothing (R8 keeps its copies flagged)."""
+        known = self._maybe_training_loops.get(id(body))
+        if known is not None and known[0] is body:
+            return known[1]
+        answer = False
+        for node in descendants(body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))):
+            if isinstance(node, cst.Call):
+                name = last_identifier(node.func)
+                if name is not None and names_training(name):
+                    answer = True
+                    break
+        self._maybe_training_loops[id(body)] = (body, answer)
+        return answer
 
     def _inference_scope(self):
         """The loop (or, with no loop here, the step body's function) that R7 asks about, when it
@@ -1425,6 +1472,18 @@ def encode(model, loader, encoded, fout):
             for i, s in zip(ids, scores):        # read by host code
                 fout.write(f"{i} {s}\\n")
 """,
+    """
+import torch
+from sklearn.metrics import f1_score
+def validate(model, loader, criterion):
+    preds, labels, total = [], [], 0.0
+    for x, y in loader:                          # evaluation: no backward, no optimizer step
+        out = model(x.cuda())
+        preds.append(out.argmax(1).cpu())        # results on their way to the host (R8): per batch,
+        labels.append(y.cpu())                   # which bounds the device memory they take
+        total += criterion(out, y.cuda())        # the metric stays on the device
+    return f1_score(torch.cat(labels), torch.cat(preds)), total.item()
+""",
 )
 RULE.INVALID = (
     """
@@ -1562,6 +1621,8 @@ for x, y in loader:
     print(correct.item(), total)  # TPL102
     acc = float(correct) / total  # TPL102
     x.numpy(force=True)  # TPL102
+    criterion(out, y).backward()              # the loop trains: its copies are no evaluation results (R8)
+    optimizer.step()
 """,
     """
 import torch
@@ -1582,7 +1643,7 @@ def cross_validate(model, folds, test_loader):
             with torch.no_grad():
                 logits = model(batch.cuda(non_blocking=True))
             if i == 0:                        # the fold's counter: true for every batch of fold 0
-                kept.append(logits.cpu())  # TPL102
+                kept.append(logits.sum().item())  # TPL102
 """,
     """
 import torch
@@ -1697,6 +1758,16 @@ def train(xs, loader, timings):
         if not torch.isfinite(loss):  # TPL102
             break                                # a training loop: a NaN check every N steps would do
 """,
+    """
+import torch
+def validate(model, loader):
+    correct = 0
+    for x, y in loader:                          # evaluation: its copies are results (R8), but ...
+        out = model(x.cuda())
+        correct += (out.argmax(1) == y.cuda()).sum().item()  # TPL102
+        print(out.softmax(-1).cpu())  # TPL102
+    return correct
+""",
 )
 RULE.WHY = """\
 CUDA kernels run asynchronously: the Python loop only queues work, and stays ahead of the GPU.
@@ -1723,7 +1794,17 @@ and the results of inference the host keeps: in a loop that trains nothing, with
 copy to the host (`.cpu()`, `.tolist()`, `.numpy(force=True)`) that is stored (appended, written,
 put into a container) or iterated by host code
 (`encoded.append(reps.cpu().numpy())`), like `predict_step`'s outputs; a metric's `.item()` there
-is still reported.
+is still reported. More widely, a copy to the host (`.cpu()`, `.tolist()`, `.numpy(force=True)`) in
+code that trains nothing is not reported, autograd on or off, wherever its value goes: an evaluation
+or inference loop (no backward and no optimizer or scaler step in it, around it, or in a call it
+makes whose name says it may train: `train_step`, `take_step`), or a function that every visible
+call chain runs from such a loop or from Lightning's `validation_step`/`test_step`. Evaluation has
+to bring its results to the host (metrics in numpy or scikit-learn, kept predictions, plots,
+decoding, files), and copying them batch by batch is what bounds the device memory they take:
+keeping every batch's predictions on the device until the end can exhaust it. A copy printed or
+formatted where it is made (`print(out.cpu())`), a metric's `.item()`, `float(t)`, printing and
+tests of a tensor are still reported there, and so is everything in a function whose own name says
+it trains.
 Values known to live on the host never sync: besides numpy arrays, Python numbers and CPU tensors (and
 whatever a bare `.numpy()` reads, unless the code itself put it on the device: torch raises on a
 device tensor's), the results of torch ops on host tensors
