@@ -8,6 +8,7 @@
     python benchmarks/framework_score.py --corpus /work/corpus_h5 --set holdout5
     python benchmarks/framework_score.py --corpus /work/corpus_h6 --set holdout6
     python benchmarks/framework_score.py --corpus /work/corpus_h7 --set holdout7
+    python benchmarks/framework_score.py --corpus /work/corpus_h8 --set holdout8
     python benchmarks/framework_score.py --fetch-list
 
 The corpus is third-party code and is never committed: ``--fetch-list`` prints every repository,
@@ -484,6 +485,61 @@ CORPUS = [
               "train/train_superpixels_graph_classification.py", "train/train_SBMs_node_classification.py",
               "nets/molecules_graph_regression", "nets/superpixels_graph_classification",
               "nets/SBMs_node_classification", "layers"], "only": "*.py", "drop": []},
+    # holdout8 (2026-11-26): an eighth fresh set (Lightning modules and their project base classes, HF Trainer
+    # compute_loss/training_step overrides, Accelerate and DeepSpeed loops, plain multi-module projects whose step loops
+    # call helpers in other modules), labelled by reading only before any linter run on it; its corpus lives in
+    # /work/corpus_h8 and holds the .py files of the paths below only (docs/framework_corpus.md "holdout8").
+    {"name": "parseq", "github": "baudm/parseq", "set": "holdout8",
+     "commit": "1902db043c029a7e03a3818c616c06600af574be", "take": ["strhub", "train.py", "test.py"],
+     "only": "*.py", "drop": []},
+    {"name": "protein-frame-flow", "github": "microsoft/protein-frame-flow", "set": "holdout8",
+     "commit": "f50d8dbbdae827be291e9f73d732b61b195f8816",
+     "take": ["models", "data", "analysis", "experiments/train_se3_flows.py", "experiments/utils.py", "openfold/utils",
+              "openfold/np", "openfold/config.py"], "only": "*.py", "drop": []},
+    {"name": "pytorch_tabular", "github": "manujosephv/pytorch_tabular", "set": "holdout8",
+     "commit": "023db2776f96a0f2854e837eef62840be1a12a5e", "take": ["src/pytorch_tabular"], "only": "*.py", "drop": []},
+    {"name": "dirichlet-flow-matching", "github": "HannesStark/dirichlet-flow-matching", "set": "holdout8",
+     "commit": "6f360612da8f69ecf4860c075f74ed52b37ce64b",
+     "take": ["lightning_modules", "model", "utils", "train_classifier.py", "train_dna.py", "train_promo.py"],
+     "only": "*.py", "drop": []},
+    {"name": "CLMR", "github": "Spijkervet/CLMR", "set": "holdout8",
+     "commit": "423414d086350d04fd46e48bc74af30a208eff90", "take": ["clmr", "main.py", "linear_evaluation.py"],
+     "only": "*.py", "drop": []},
+    {"name": "Medusa", "github": "FasterDecoding/Medusa", "set": "holdout8",
+     "commit": "e2a5d20c048a9b0a4092e6933c34313687422518", "take": ["medusa/__init__.py", "medusa/train", "medusa/model"],
+     "only": "*.py", "drop": []},
+    {"name": "Consistency_LLM", "github": "hao-ai-lab/Consistency_LLM", "set": "holdout8",
+     "commit": "22775363f8563c63620e71f7a204e90a51d6a379", "take": ["cllm"], "only": "*.py", "drop": []},
+    {"name": "EAGLE", "github": "SafeAILab/EAGLE", "set": "holdout8",
+     "commit": "cb7e0841fe0c206c6ed74a197ad5e2a1f13f5a2b",
+     "take": ["eagle/__init__.py", "eagle/train", "eagle/traineagle3", "eagle/model/__init__.py", "eagle/model/cnets.py",
+              "eagle/model/configs.py", "eagle/model/utils.py", "eagle/model/choices.py"], "only": "*.py", "drop": []},
+    {"name": "IP-Adapter", "github": "tencent-ailab/IP-Adapter", "set": "holdout8",
+     "commit": "62e4af9d0c1ac7d5f8dd386a0ccf2211346af1a2",
+     "take": ["tutorial_train.py", "tutorial_train_faceid.py", "tutorial_train_plus.py", "tutorial_train_sdxl.py",
+              "ip_adapter/__init__.py", "ip_adapter/attention_processor.py", "ip_adapter/attention_processor_faceid.py",
+              "ip_adapter/ip_adapter.py", "ip_adapter/ip_adapter_faceid.py", "ip_adapter/ip_adapter_faceid_separate.py",
+              "ip_adapter/resampler.py", "ip_adapter/utils.py"], "only": "*.py", "drop": []},
+    {"name": "muse-maskgit-pytorch", "github": "lucidrains/muse-maskgit-pytorch", "set": "holdout8",
+     "commit": "6df7f33bcd33ba28a2f682d5bd293e4f8a513e6c", "take": ["muse_maskgit_pytorch"], "only": "*.py", "drop": []},
+    {"name": "drqv2", "github": "facebookresearch/drqv2", "set": "holdout8",
+     "commit": "c0c650b76c6e5d22a7eb5f2edffd1440fe94f8ef",
+     "take": ["train.py", "drqv2.py", "logger.py", "replay_buffer.py", "utils.py", "dmc.py", "video.py"],
+     "only": "*.py", "drop": []},
+    {"name": "GraphGPS", "github": "rampasek/GraphGPS", "set": "holdout8",
+     "commit": "28015707cbab7f8ad72bed0ee872d068ea59c94b", "take": ["main.py", "graphgps"], "only": "*.py", "drop": []},
+    {"name": "XLM", "github": "facebookresearch/XLM", "set": "holdout8",
+     "commit": "cd281d32612d145c6742b4d3f048f80df8669c30", "take": ["train.py", "xlm"], "only": "*.py", "drop": []},
+    {"name": "DPR", "github": "facebookresearch/DPR", "set": "holdout8",
+     "commit": "a31212dc0a54dfa85d8bfa01e1669f149ac832b7",
+     "take": ["train_dense_encoder.py", "train_extractive_reader.py", "dpr"], "only": "*.py", "drop": []},
+    {"name": "ast", "github": "YuanGongND/ast", "set": "holdout8",
+     "commit": "31088be8a3f6ef96416145c4b8d43c81f99eba7a", "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "momask-codes", "github": "EricGuo5513/momask-codes", "set": "holdout8",
+     "commit": "94a6636c9c463b7a9414c3401a6f1b67e6c51824",
+     "take": ["train_vq.py", "train_t2m_transformer.py", "train_res_transformer.py", "models", "utils/eval_t2m.py",
+              "utils/metrics.py", "utils/utils.py", "options", "data/t2m_dataset.py", "data/__init__.py"],
+     "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -702,7 +758,7 @@ def main(argv=None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
     parser.add_argument("--set", choices=("dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6",
-                                         "holdout7"), default="dev")
+                                         "holdout7", "holdout8"), default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
     parser.add_argument("--jobs", type=int, default=1, help="linter worker processes (default 1)")
