@@ -486,8 +486,8 @@ CORPUS = [
               "nets/molecules_graph_regression", "nets/superpixels_graph_classification",
               "nets/SBMs_node_classification", "layers"], "only": "*.py", "drop": []},
     # holdout8 (2026-11-26): an eighth fresh set (Lightning modules and their project base classes, HF Trainer
-    # compute_loss/training_step overrides, Accelerate and DeepSpeed loops, plain multi-module projects whose step loops
-    # call helpers in other modules), labelled by reading only before any linter run on it; its corpus lives in
+    # compute_loss/training_step overrides, Accelerate and DeepSpeed loops, Ignite Engine steps, plain multi-module
+    # projects whose step loops call helpers in other modules), labelled by reading only before any linter run on it; its corpus lives in
     # /work/corpus_h8 and holds the .py files of the paths below only (docs/framework_corpus.md "holdout8").
     {"name": "parseq", "github": "baudm/parseq", "set": "holdout8",
      "commit": "1902db043c029a7e03a3818c616c06600af574be", "take": ["strhub", "train.py", "test.py"],
@@ -533,8 +533,9 @@ CORPUS = [
     {"name": "DPR", "github": "facebookresearch/DPR", "set": "holdout8",
      "commit": "a31212dc0a54dfa85d8bfa01e1669f149ac832b7",
      "take": ["train_dense_encoder.py", "train_extractive_reader.py", "dpr"], "only": "*.py", "drop": []},
-    {"name": "ast", "github": "YuanGongND/ast", "set": "holdout8",
-     "commit": "31088be8a3f6ef96416145c4b8d43c81f99eba7a", "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "DUQ", "github": "y0ast/deterministic-uncertainty-quantification", "set": "holdout8",
+     "commit": "3a659230a1583cc9977ff65743a1c209e7af4bed",
+     "take": ["train_deep_ensemble.py", "train_duq_cifar.py", "train_duq_fm.py", "utils"], "only": "*.py", "drop": []},
     {"name": "momask-codes", "github": "EricGuo5513/momask-codes", "set": "holdout8",
      "commit": "94a6636c9c463b7a9414c3401a6f1b67e6c51824",
      "take": ["train_vq.py", "train_t2m_transformer.py", "train_res_transformer.py", "models", "utils/eval_t2m.py",
