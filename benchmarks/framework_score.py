@@ -487,8 +487,9 @@ CORPUS = [
               "nets/SBMs_node_classification", "layers"], "only": "*.py", "drop": []},
     # holdout8 (2026-11-26): an eighth fresh set (Lightning modules and their project base classes, HF Trainer
     # compute_loss/training_step overrides, Accelerate and DeepSpeed loops, Ignite Engine steps, plain multi-module
-    # projects whose step loops call helpers in other modules), labelled by reading only before any linter run on it; its corpus lives in
-    # /work/corpus_h8 and holds the .py files of the paths below only (docs/framework_corpus.md "holdout8").
+    # projects whose step loops call helpers in other modules), labelled by reading only before any linter run on it;
+    # its corpus lives in /work/corpus_h8 and holds the .py files of the paths below only (docs/framework_corpus.md
+    # "holdout8").
     {"name": "parseq", "github": "baudm/parseq", "set": "holdout8",
      "commit": "1902db043c029a7e03a3818c616c06600af574be", "take": ["strhub", "train.py", "test.py"],
      "only": "*.py", "drop": []},
