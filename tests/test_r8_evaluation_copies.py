@@ -114,3 +114,16 @@ def test_names_that_say_a_function_may_train():
     assert [name for name in ("validation_step", "eval_step", "test_step", "predict_step", "inference_step",
                               "val_step", "evaluate", "update", "forward", "steps")
             if names_training(name)] == []
+
+
+def test_r8_a_copy_read_as_a_number_where_it_is_made_is_a_metric():
+    """``loss.detach().cpu().item()`` and ``float(acc.cpu())``: the copy is how the metric is read
+    (the ``.item()`` of a host copy waits for nothing more: the copy is the sync reported)."""
+    source = EVALUATE.replace("            preds.append(out.argmax(1).cpu())\n",
+                              "            total = criterion(out, y.cuda()).detach().cpu().item()\n"
+                              "            acc = float((out.argmax(1) == y.cuda()).float().mean().cpu())\n")
+    assert diagnostics(source, "TPL102") == [
+        (7, 16, CPU, None, None),
+        (8, 20, CPU, None, None),
+        (11, 19, ITEM, None, None),
+    ]

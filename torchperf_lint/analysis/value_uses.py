@@ -388,3 +388,23 @@ def _carries(parent, child) -> bool:
     return ((isinstance(parent, cst.Attribute) and parent.value is child)
             or (isinstance(parent, cst.Call) and parent.func is child)
             or (isinstance(parent, cst.Subscript) and parent.value is child))
+
+
+_NUMBER_READS = frozenset(("item",))
+_NUMBER_BUILTINS = frozenset(("float", "int", "bool"))
+
+
+def read_as_number(path) -> bool:
+    """Is the last node of ``path`` (a copy to the host), through method calls and attributes of it,
+    read as a Python number right away: ``loss.detach().cpu().item()``, ``float(acc.cpu())``? The
+    copy is then a metric's read, not a result on its way to the host."""
+    index = len(path) - 1
+    while index >= 2 and _carries(path[index - 1], path[index]):
+        parent = path[index - 1]
+        if isinstance(parent, cst.Attribute) and parent.attr.value in _NUMBER_READS:
+            return True
+        index -= 1
+    if index >= 2 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call):
+        func = path[index - 2].func
+        return isinstance(func, cst.Name) and func.value in _NUMBER_BUILTINS
+    return False

@@ -17,7 +17,7 @@ from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, do
 from ..analysis.tree import descendants
 from ..analysis.value_uses import (SIZE_BUILTINS, ancestors, assigned_name, climb, derived_assignment,
                                    derived_names, for_over, is_string_literal, kept_through_names, name_uses,
-                                   next_statement, shown, tests_size)
+                                   next_statement, read_as_number, shown, tests_size)
 from ..analysis.walker import LOOP, Rule, compile_text_tests
 
 SYNC_METHODS = frozenset(("item", "cpu", "numpy", "tolist", "nonzero"))
@@ -253,12 +253,13 @@ class HostSyncInLoop(Rule):
         can follow the value there; and copying batch by batch is what bounds the device memory
         those results take (keeping every batch's predictions on the device until the end can
         exhaust it), so "keep it on the device" is no safe remedy there. ``.item()``, printing,
-        formatting and tests of a tensor stay flagged, and so does a copy made to be printed or
-        formatted: they read a number the loop could keep on the device. A function whose own
+        formatting and tests of a tensor stay flagged, and so does a copy made to be printed,
+        formatted or read as a number (``loss.cpu().item()``): they read a number the loop could
+        keep on the device. A function whose own
         name says it trains (``train_epoch``) is not known to train nothing."""
         ctx = self.ctx
-        if shown(ctx.stack):
-            return False  # ``print(pred.cpu())``: read to be shown, as a metric is
+        if shown(ctx.stack) or read_as_number(ctx.stack):
+            return False  # ``print(pred.cpu())``, ``loss.cpu().item()``: read as a metric is
         qualname = ctx.function_qualname()
         if qualname and names_training(qualname.rpartition(".")[2]):
             return False
@@ -1801,8 +1802,9 @@ makes whose name says it may train: `train_step`, `take_step`), or a function th
 call chain runs from such a loop or from Lightning's `validation_step`/`test_step`. Evaluation has
 to bring its results to the host (metrics in numpy or scikit-learn, kept predictions, plots,
 decoding, files), and copying them batch by batch is what bounds the device memory they take:
-keeping every batch's predictions on the device until the end can exhaust it. A copy printed or
-formatted where it is made (`print(out.cpu())`), a metric's `.item()`, `float(t)`, printing and
+keeping every batch's predictions on the device until the end can exhaust it. A copy printed,
+formatted or read as a number where it is made (`print(out.cpu())`, `loss.cpu().item()`), a
+metric's `.item()`, `float(t)`, printing and
 tests of a tensor are still reported there, and so is everything in a function whose own name says
 it trains.
 Values known to live on the host never sync: besides numpy arrays, Python numbers and CPU tensors (and
