@@ -12,6 +12,7 @@ from ..analysis.host_only import host_only_script
 from ..analysis.inference_calls import names_training
 from ..analysis.python_containers import container_attributes
 from ..analysis.stop_flags import sets_stop_flag
+from ..analysis.test_rereads import rereads_tested_value
 from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, dotted_name, is_grad_off, is_model_name,
                                last_identifier, method_call)
 from ..analysis.tree import descendants
@@ -50,6 +51,11 @@ _HOST_ARGUMENTS = {
     ".topk": ((0,), ("k",)),
     "torch.kthvalue": ((1,), ("k",)),
     ".kthvalue": ((0,), ("k",)),
+    # an output size and a number of points: torch reads them on the host to size the result
+    # (e2-tts' ``F.interpolate(x, size=n)`` and ``torch.linspace(0, m, n)`` with ``n`` from a mask's sum)
+    "torch.nn.functional.interpolate": ((1,), ("size",)),
+    "torch.linspace": ((2,), ("steps",)),
+    "torch.logspace": ((2,), ("steps",)),
 }
 # The index (and source) of an index op must be on the indexed tensor's device: a ``.cpu()`` copy
 # handed there (``store.index_copy_(0, idx.cpu(), feats.cpu())``) means the store is on the host
@@ -151,6 +157,8 @@ class HostSyncInLoop(Rule):
                 return
             if name == "nonzero" and self._size_read_on_host():
                 return
+            if self._rereads_test((receiver,)):
+                return
             self._report_unless_host_needed(node, f"`.{name}()`")
             return
         if found is not None and found[1] == "format" and is_string_literal(found[0]):
@@ -173,9 +181,11 @@ class HostSyncInLoop(Rule):
             if not args or not self._in_step():
                 return
             if name in CONVERSIONS and len(args) == 1 and ctx.is_device_tensor(args[0].value):
-                self._report_unless_host_needed(node, f"`{name}()` of a tensor")
+                if not self._rereads_test((args[0].value,)):
+                    self._report_unless_host_needed(node, f"`{name}()` of a tensor")
             elif name == "print" and any(_shows_tensor(a.value, ctx) for a in args):
-                self.report(node, self.message.format(what="printing a tensor"))
+                if not self._rereads_test([read for a in args for read in _shown_tensors(a.value, ctx)]):
+                    self.report(node, self.message.format(what="printing a tensor"))
             elif name in ("max", "min") and any(_holds_device_tensor(a.value, ctx) for a in args):
                 # Python compares the tensors with ``bool(a > b)``: one sync per comparison.
                 self._report_unless_host_needed(node, f"builtin `{name}()` of tensors")
@@ -185,7 +195,7 @@ class HostSyncInLoop(Rule):
         if _is_print_argument(self.ctx):
             return
         if any(isinstance(part, cst.FormattedStringExpression) and _formats_device_tensor(part.expression, self.ctx)
-               for part in node.parts) and self._in_step():
+               for part in node.parts) and self._in_step() and not self._rereads_test(_shown_tensors(node, self.ctx)):
             self._report_unless_host_needed(node, "formatting a tensor")
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
@@ -212,6 +222,32 @@ class HostSyncInLoop(Rule):
         # _in_step classifies the loop (a walk of its body) on first use. Both only read.
         if _truth_tests_tensor(node.test, self.ctx) and self._in_step() and not self._stops_loop(node):
             self.report(node.test, self.message.format(what="testing a tensor's truth"))
+
+    def _rereads_test(self, reads) -> bool:
+        """Does the current node only read again values that the ``if`` around it has just waited
+        for in its test (``if not math.isfinite(loss.item()): msg = f"Loss is {loss.item()}"``),
+        with nothing queued on the device in between (test_rereads)? The test is the per-step
+        sync, reported where it is; the branch's read stalls nothing more."""
+        return rereads_tested_value(self.ctx.stack, reads, self._test_waits_on, self._host_only_work)
+
+    def _test_waits_on(self, test: cst.BaseExpression, read: cst.BaseExpression) -> bool:
+        """Does ``test`` read ``read`` and wait for the device to do so: a truth test of a device
+        tensor that contains it (``torch.min(y) < -1.0``), or a sync of it (``read.item()``,
+        ``float(read)``)?"""
+        if not any(type(n) is type(read) and n.deep_equals(read) for n in descendants(test)):
+            return False
+        if _truth_tests_tensor(test, self.ctx):
+            return True
+        for node in descendants(test):
+            if not isinstance(node, cst.Call):
+                continue
+            found = method_call(node)
+            if found is not None and found[1] in ("item", "cpu", "tolist") and found[0].deep_equals(read):
+                return True
+            if (isinstance(node.func, cst.Name) and node.func.value in CONVERSIONS and self.ctx.is_builtin(
+                    node.func.value) and len(node.args) == 1 and node.args[0].value.deep_equals(read)):
+                return True
+        return False
 
     def _report_unless_host_needed(self, node: cst.CSTNode, what: str) -> None:
         """Report ``node`` unless its value is one the host must have (the spec's host-needed
@@ -918,6 +954,14 @@ def _shows_tensor(value: cst.BaseExpression, ctx) -> bool:
             for part in value.parts
         )
     return _formats_device_tensor(value, ctx)
+
+
+def _shown_tensors(value: cst.BaseExpression, ctx) -> list:
+    """The device tensors ``print(value)`` or the f-string ``value`` reads."""
+    if isinstance(value, cst.FormattedString):
+        return [part.expression for part in value.parts
+                if isinstance(part, cst.FormattedStringExpression) and _formats_device_tensor(part.expression, ctx)]
+    return [value] if _formats_device_tensor(value, ctx) else []
 
 
 def _formats_device_tensor(expr: cst.BaseExpression, ctx) -> bool:
