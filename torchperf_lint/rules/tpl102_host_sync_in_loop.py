@@ -10,6 +10,7 @@ from ..analysis.host_library_parameters import (HOST_LIBRARIES, hands_to_host_li
                                                  project_function)
 from ..analysis.host_only import host_only_script
 from ..analysis.inference_calls import names_training
+from ..analysis.instance_methods import instance_method, method_parameter
 from ..analysis.python_containers import container_attributes
 from ..analysis.stop_flags import sets_stop_flag
 from ..analysis.test_rereads import rereads_tested_value
@@ -155,7 +156,7 @@ class HostSyncInLoop(Rule):
                 return
             if name == "item" and self._inference_id_key():
                 return
-            if name == "nonzero" and self._size_read_on_host():
+            if name == "nonzero" and (self._size_read_on_host() or self._evaluation_indices()):
                 return
             if self._rereads_test((receiver,)):
                 return
@@ -527,7 +528,17 @@ class HostSyncInLoop(Rule):
         """``_host_argument``, the key of a lookup in a Python dict or list, or the test of an ``if``
         that leaves a loop that runs no update."""
         return (self._host_argument(path) or self._python_lookup_key(path) or self._decides_loop_stop_at(path)
-                or self._iterated_as_lookup_keys(path))
+                or self._iterated_as_lookup_keys(path) or self._numpy_index(path))
+
+    def _numpy_index(self, path) -> bool:
+        """Is the last node of ``path`` (through method calls on it) an index of a numpy array
+        (``pos.cpu().numpy()[mask]``, ``arr[:, keep]``)? numpy indexes on the host: a mask or index
+        array handed to it is a numpy consumer (R3), as an argument of an ``np.*`` function is."""
+        index = climb(path, subscripts=False, items=False)
+        if index < 4 or not isinstance(path[index - 1], cst.Index) or not isinstance(
+                path[index - 2], cst.SubscriptElement) or not isinstance(path[index - 3], cst.Subscript):
+            return False
+        return self.ctx.value_kind(path[index - 3].value) == value_flow.NUMPY
 
     def _iterated_as_lookup_keys(self, path) -> bool:
         """Is the last node of ``path`` (through method calls on it) what a host ``for`` or
@@ -582,10 +593,20 @@ class HostSyncInLoop(Rule):
         a numpy, scipy, OpenCV, PIL or scikit-learn function, of an environment's ``env.step(...)``, or of a
         tokenizer's ``decode``/``batch_decode``: values the host must have (spec: a step body)?"""
         index = climb(path, subscripts=True)
-        while index >= 2 and isinstance(path[index - 1], cst.IfExp):
-            # ``linestyle="--" if rest[i] else "-"``: the value picks the argument the call is
-            # handed, so the host must have it when the call is made
-            index = climb(path[:index], subscripts=True)
+        while index >= 2:
+            parent = path[index - 1]
+            if isinstance(parent, cst.IfExp):
+                # ``linestyle="--" if rest[i] else "-"``: the value picks the argument the call is
+                # handed, so the host must have it when the call is made
+                index = climb(path[:index], subscripts=True)
+            elif (isinstance(parent, (cst.ListComp, cst.GeneratorExp)) and parent.elt is path[index]) or isinstance(
+                    parent, (cst.Comparison, cst.ComparisonTarget, cst.UnaryOperation)):
+                # ``np.asarray([g.pos.cpu().numpy()[keep] for g in graphs])``, ``np.where(labels == r)``:
+                # the items of a list the call is handed, or an array compared elementwise, are
+                # what it reads
+                index = climb(path[:index], subscripts=True)
+            else:
+                break
         if index < 2 or not isinstance(path[index - 1], cst.Arg) or not isinstance(path[index - 2], cst.Call):
             return False
         call = path[index - 2]
@@ -622,6 +643,31 @@ class HostSyncInLoop(Rule):
                 return True
         return False
 
+    def _evaluation_indices(self) -> bool:
+        """``row, col = torch.nonzero(reps, as_tuple=True)`` in code that trains nothing (R8's scope:
+        ``_evaluation_copy``), with one of the indices copied to the host afterwards
+        (``col.cpu().numpy()`` into a sparse index or a scorer): the indices are the results that
+        evaluation brings to the host (R8), and that copy waits for the ``nonzero`` in any case;
+        its count is the size of what the copy brings (R3: a size is host-needed)."""
+        stack = self.ctx.stack
+        if len(stack) < 2 or not isinstance(stack[-2], cst.Assign) or stack[-2].value is not stack[-1]:
+            return False
+        if not self._evaluation_copy():
+            return False
+        statement = stack[-2]
+        scope = next((n for n in reversed(stack[:-1]) if isinstance(n, (cst.FunctionDef, cst.Module))), None)
+        if scope is None:
+            return False
+        body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        names = [n for t in statement.targets for n in assigned_names(t.target)]
+        for name in names:
+            for path in name_uses(body, name, [scope], statement, [False], reaching=[False]):
+                if (len(path) >= 3 and isinstance(path[-2], cst.Attribute) and path[-2].value is path[-1]
+                        and path[-2].attr.value in ("cpu", "tolist", "numpy")
+                        and isinstance(path[-3], cst.Call) and path[-3].func is path[-2]):
+                    return True
+        return False
+
     def _project_hands_to_host_library(self, call: cst.Call, arg: cst.Arg) -> bool:
         """Is ``arg`` handed to a parameter that the called project function (in this file or
         another, by a bare or dotted name) hands to a host library (host_library_parameters:
@@ -631,13 +677,17 @@ class HostSyncInLoop(Rule):
         if bodies is None or dotted is None or arg.star:
             return False
         record = project_function(bodies, dotted, self.ctx.function_qualname())
-        if record is None:
+        method = None if record is not None else instance_method(bodies, call.func, self.ctx.values.assigned_expr)
+        if record is None and method is None:
             return False
         keyword = arg.keyword.value if arg.keyword is not None else None
         positional = [a for a in call.args if a.keyword is None and not a.star]
         position = next((i for i, a in enumerate(positional) if a is arg), None) if keyword is None else None
         if keyword is None and any(a.star for a in call.args):
             return False  # a starred argument before it: its place is not known
+        if method is not None:
+            # ``rb.update_priorities(idx, prios)`` with ``rb = PrioritizedReplayBuffer(...)``
+            return hands_to_host_library(method, method_parameter(method, position, keyword))
         return hands_to_host_library(record, parameter_of_argument(record, position, keyword))
 
     def _decides_loop_stop_at(self, path) -> bool:
