@@ -247,3 +247,21 @@ def test_deep_copies_of_a_moved_batch_or_of_each_item_still_sync():
     unknown = COPIES.replace("def evaluate(model, dataset, n, pdbs):", "def evaluate(model, dataset, graphs, pdbs):").replace(
         "data_list = [copy.deepcopy(orig) for _ in range(n)]", "data_list = [copy.deepcopy(g) for g in graphs]")
     assert diagnostics(unknown, "TPL102") == [(10, 21, CPU, None, None)]
+
+
+def test_indices_computed_in_a_warning_branch_are_no_re_read():
+    """Flagged twin of the warning branch (trl's reward check, a development-set label): the branch
+    computes something new from the tested value (``.nonzero()`` finds the rows, and the host
+    waits for their count), so it waits for work the test did not."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, log):
+            for batch in loader:
+                rewards = model(batch.cuda())
+                if torch.isnan(rewards).all(dim=1).any():
+                    row = torch.isnan(rewards).all(dim=1).nonzero(as_tuple=True)[0][0]
+                    log.warning(row)
+                rewards.sum().backward()
+                optimizer.step()
+        """
+    assert diagnostics(source, "TPL102") == [(6, 11, TRUTH, None, None), (7, 18, NONZERO, None, None)]

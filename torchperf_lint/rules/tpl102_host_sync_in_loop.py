@@ -158,8 +158,8 @@ class HostSyncInLoop(Rule):
                 return
             if name == "nonzero" and (self._size_read_on_host() or self._evaluation_indices()):
                 return
-            if self._rereads_test((receiver,)):
-                return
+            if name != "nonzero" and self._rereads_test((receiver,)):
+                return  # (``nonzero`` computes new indices whose count the host waits for: no re-read)
             self._report_unless_host_needed(node, f"`.{name}()`")
             return
         if found is not None and found[1] == "format" and is_string_literal(found[0]):
