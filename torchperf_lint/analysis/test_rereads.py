@@ -1,4 +1,4 @@
-"""Reads of a value that the ``if`` around them has just waited for (TPL102; issue 20, holdout7).
+"""Messages that read a value the ``if`` around them has just waited for (TPL102; issue 20, holdout7).
 
 A warning or error branch often repeats, in its message, the value its test read::
 
@@ -15,6 +15,8 @@ remedy named at the test (check every N steps, or keep the check on the device) 
 a read of an expression the test itself read, in the ``if``'s body, before any statement that may
 queue device work or rebind a name the read uses, counts; a different value formatted in the branch
 (``f"{name}"`` of a batch field) is read after work the test did not wait for and stays reported.
+The rule asks this for messages only (printed or formatted values): a value taken for use in the
+branch (``if torch.isfinite(v): total += v.item()``) is the per-step work itself.
 """
 
 from __future__ import annotations

@@ -158,7 +158,7 @@ class HostSyncInLoop(Rule):
                 return
             if name == "nonzero" and (self._size_read_on_host() or self._evaluation_indices()):
                 return
-            if name != "nonzero" and self._rereads_test((receiver,)):
+            if name != "nonzero" and shown(ctx.stack) and self._rereads_test((receiver,)):
                 return  # (``nonzero`` computes new indices whose count the host waits for: no re-read)
             self._report_unless_host_needed(node, f"`.{name}()`")
             return
@@ -182,7 +182,7 @@ class HostSyncInLoop(Rule):
             if not args or not self._in_step():
                 return
             if name in CONVERSIONS and len(args) == 1 and ctx.is_device_tensor(args[0].value):
-                if not self._rereads_test((args[0].value,)):
+                if not (shown(ctx.stack) and self._rereads_test((args[0].value,))):
                     self._report_unless_host_needed(node, f"`{name}()` of a tensor")
             elif name == "print" and any(_shows_tensor(a.value, ctx) for a in args):
                 if not self._rereads_test([read for a in args for read in _shown_tensors(a.value, ctx)]):
@@ -225,10 +225,12 @@ class HostSyncInLoop(Rule):
             self.report(node.test, self.message.format(what="testing a tensor's truth"))
 
     def _rereads_test(self, reads) -> bool:
-        """Does the current node only read again values that the ``if`` around it has just waited
-        for in its test (``if not math.isfinite(loss.item()): msg = f"Loss is {loss.item()}"``),
-        with nothing queued on the device in between (test_rereads)? The test is the per-step
-        sync, reported where it is; the branch's read stalls nothing more."""
+        """Does the current message (a print, or a value formatted into text: callers check that)
+        only read again values that the ``if`` around it has just waited for in its test
+        (``if not math.isfinite(loss.item()): msg = f"Loss is {loss.item()}"``), with nothing queued
+        on the device in between (test_rereads)? The test is the per-step sync, reported where it
+        is; the warning's read stalls nothing more. A value taken for use (``if torch.isfinite(v):
+        total += v.item()``, a metric summed every step) is not a message and stays reported."""
         return rereads_tested_value(self.ctx.stack, reads, self._test_waits_on, self._host_only_work)
 
     def _test_waits_on(self, test: cst.BaseExpression, read: cst.BaseExpression) -> bool:
