@@ -19,6 +19,7 @@ import libcst as cst
 from .names import is_torch_name
 from .step_loops import is_iterating_wrapper, is_model_name
 from .tensor_uses import names_used_as_tensors
+from .tree import descendants
 from .metric_states import tensor_states
 from .syntax import (device_kind, has_double_splat, is_loss_function_name, keyword, last_identifier, positional,
                      string_value)
@@ -76,6 +77,7 @@ _PYTHON_BUILTINS = frozenset("float int bool len str round repr range format has
 _CONTAINER_BUILTINS = frozenset("list tuple dict set sorted".split())
 _BUILTINS = _PYTHON_BUILTINS | _CONTAINER_BUILTINS | {"next"}
 _PYTHON_MODULES = ("math.", "random.", "time.", "os.", "json.", "re.")
+_COPIES = frozenset(("copy.deepcopy", "copy.copy"))
 # The legacy typed constructors (``torch.LongTensor([i])``, ``torch.Tensor(n, m)``): CPU tensors.
 _LEGACY_CONSTRUCTORS = frozenset(
     "Tensor FloatTensor DoubleTensor HalfTensor BFloat16Tensor ByteTensor CharTensor ShortTensor IntTensor "
@@ -445,7 +447,33 @@ class ValueFlow:
         kind = self._kind(iterable, env, depth)
         if kind in TENSORS or kind in (NUMPY, PYTHON):
             return kind
+        if kind == CONTAINER and isinstance(iterable, cst.Name):
+            return self._built_items_kind(iterable.value, env, depth)
         return UNKNOWN
+
+    def _built_items_kind(self, name: str, env, depth: int) -> str:
+        """The kind of the items of a list ``name`` was bound to by a comprehension whose items read
+        none of its own targets (``data_list = [copy.deepcopy(batch) for _ in range(n)]``): each item
+        is that one expression's value. Known-host kinds only; UNKNOWN otherwise."""
+        if env is None:
+            frame, binding = self.ctx.frame, self.ctx.frame.values.get(name)
+        else:
+            frame, binding = env.frame, env.head
+            while binding is not None and binding.name != name:
+                binding = binding.prev
+        if binding is None or binding.source != "expr" or binding.extra[1]:
+            return UNKNOWN
+        built = binding.extra[0]
+        if not isinstance(built, (cst.ListComp, cst.GeneratorExp)):
+            return UNKNOWN
+        targets, comp = set(), built.for_in
+        while comp is not None:
+            targets |= {n.value for n in descendants(comp.target) if isinstance(n, cst.Name)}
+            comp = comp.inner_for_in
+        if any(isinstance(n, cst.Name) and n.value in targets for n in descendants(built.elt)):
+            return UNKNOWN
+        kind = self._kind(built.elt, _Env(binding, frame), depth + 1)
+        return kind if kind in HOST else UNKNOWN
 
     def _batch_kind(self, loader_expr) -> str:
         """A batch from ``loader_expr`` (a loader, an iterator over one, or a wrapper around one)."""
@@ -550,6 +578,10 @@ class ValueFlow:
         if qual is not None:
             if qual.startswith("numpy."):
                 return NUMPY
+            if qual in _COPIES and call.args and call.args[0].keyword is None and not call.args[0].star:
+                # ``copy.deepcopy(batch)``: a copy lives where what it copies lives (known-host only)
+                copied = self._kind(call.args[0].value, env, depth + 1)
+                return copied if copied in HOST else UNKNOWN
             if not is_torch_name(qual):
                 return PYTHON if qual.startswith(_PYTHON_MODULES) else UNKNOWN
             return self._torch_call_kind(call, qual, env, depth)

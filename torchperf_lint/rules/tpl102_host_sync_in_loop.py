@@ -10,8 +10,10 @@ from ..analysis.host_library_parameters import (HOST_LIBRARIES, hands_to_host_li
                                                  project_function)
 from ..analysis.host_only import host_only_script
 from ..analysis.inference_calls import names_training
+from ..analysis.instance_methods import instance_method, method_parameter
 from ..analysis.python_containers import container_attributes
 from ..analysis.stop_flags import sets_stop_flag
+from ..analysis.test_rereads import rereads_tested_value
 from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, dotted_name, is_grad_off, is_model_name,
                                last_identifier, method_call)
 from ..analysis.tree import descendants
@@ -50,6 +52,11 @@ _HOST_ARGUMENTS = {
     ".topk": ((0,), ("k",)),
     "torch.kthvalue": ((1,), ("k",)),
     ".kthvalue": ((0,), ("k",)),
+    # an output size and a number of points: torch reads them on the host to size the result
+    # (e2-tts' ``F.interpolate(x, size=n)`` and ``torch.linspace(0, m, n)`` with ``n`` from a mask's sum)
+    "torch.nn.functional.interpolate": ((1,), ("size",)),
+    "torch.linspace": ((2,), ("steps",)),
+    "torch.logspace": ((2,), ("steps",)),
 }
 # The index (and source) of an index op must be on the indexed tensor's device: a ``.cpu()`` copy
 # handed there (``store.index_copy_(0, idx.cpu(), feats.cpu())``) means the store is on the host
@@ -149,8 +156,10 @@ class HostSyncInLoop(Rule):
                 return
             if name == "item" and self._inference_id_key():
                 return
-            if name == "nonzero" and self._size_read_on_host():
+            if name == "nonzero" and (self._size_read_on_host() or self._evaluation_indices()):
                 return
+            if name != "nonzero" and shown(ctx.stack) and self._rereads_test((receiver,)):
+                return  # (``nonzero`` computes new indices whose count the host waits for: no re-read)
             self._report_unless_host_needed(node, f"`.{name}()`")
             return
         if found is not None and found[1] == "format" and is_string_literal(found[0]):
@@ -173,9 +182,11 @@ class HostSyncInLoop(Rule):
             if not args or not self._in_step():
                 return
             if name in CONVERSIONS and len(args) == 1 and ctx.is_device_tensor(args[0].value):
-                self._report_unless_host_needed(node, f"`{name}()` of a tensor")
+                if not (shown(ctx.stack) and self._rereads_test((args[0].value,))):
+                    self._report_unless_host_needed(node, f"`{name}()` of a tensor")
             elif name == "print" and any(_shows_tensor(a.value, ctx) for a in args):
-                self.report(node, self.message.format(what="printing a tensor"))
+                if not self._rereads_test([read for a in args for read in _shown_tensors(a.value, ctx)]):
+                    self.report(node, self.message.format(what="printing a tensor"))
             elif name in ("max", "min") and any(_holds_device_tensor(a.value, ctx) for a in args):
                 # Python compares the tensors with ``bool(a > b)``: one sync per comparison.
                 self._report_unless_host_needed(node, f"builtin `{name}()` of tensors")
@@ -185,7 +196,7 @@ class HostSyncInLoop(Rule):
         if _is_print_argument(self.ctx):
             return
         if any(isinstance(part, cst.FormattedStringExpression) and _formats_device_tensor(part.expression, self.ctx)
-               for part in node.parts) and self._in_step():
+               for part in node.parts) and self._in_step() and not self._rereads_test(_shown_tensors(node, self.ctx)):
             self._report_unless_host_needed(node, "formatting a tensor")
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
@@ -212,6 +223,34 @@ class HostSyncInLoop(Rule):
         # _in_step classifies the loop (a walk of its body) on first use. Both only read.
         if _truth_tests_tensor(node.test, self.ctx) and self._in_step() and not self._stops_loop(node):
             self.report(node.test, self.message.format(what="testing a tensor's truth"))
+
+    def _rereads_test(self, reads) -> bool:
+        """Does the current message (a print, or a value formatted into text: callers check that)
+        only read again values that the ``if`` around it has just waited for in its test
+        (``if not math.isfinite(loss.item()): msg = f"Loss is {loss.item()}"``), with nothing queued
+        on the device in between (test_rereads)? The test is the per-step sync, reported where it
+        is; the warning's read stalls nothing more. A value taken for use (``if torch.isfinite(v):
+        total += v.item()``, a metric summed every step) is not a message and stays reported."""
+        return rereads_tested_value(self.ctx.stack, reads, self._test_waits_on, self._host_only_work)
+
+    def _test_waits_on(self, test: cst.BaseExpression, read: cst.BaseExpression) -> bool:
+        """Does ``test`` read ``read`` and wait for the device to do so: a truth test of a device
+        tensor that contains it (``torch.min(y) < -1.0``), or a sync of it (``read.item()``,
+        ``float(read)``)?"""
+        if not any(type(n) is type(read) and n.deep_equals(read) for n in descendants(test)):
+            return False
+        if _truth_tests_tensor(test, self.ctx):
+            return True
+        for node in descendants(test):
+            if not isinstance(node, cst.Call):
+                continue
+            found = method_call(node)
+            if found is not None and found[1] in ("item", "cpu", "tolist") and found[0].deep_equals(read):
+                return True
+            if (isinstance(node.func, cst.Name) and node.func.value in CONVERSIONS and self.ctx.is_builtin(
+                    node.func.value) and len(node.args) == 1 and node.args[0].value.deep_equals(read)):
+                return True
+        return False
 
     def _report_unless_host_needed(self, node: cst.CSTNode, what: str) -> None:
         """Report ``node`` unless its value is one the host must have (the spec's host-needed
@@ -492,7 +531,17 @@ class HostSyncInLoop(Rule):
         """``_host_argument``, the key of a lookup in a Python dict or list, or the test of an ``if``
         that leaves a loop that runs no update."""
         return (self._host_argument(path) or self._python_lookup_key(path) or self._decides_loop_stop_at(path)
-                or self._iterated_as_lookup_keys(path))
+                or self._iterated_as_lookup_keys(path) or self._numpy_index(path))
+
+    def _numpy_index(self, path) -> bool:
+        """Is the last node of ``path`` (through method calls on it) an index of a numpy array
+        (``pos.cpu().numpy()[mask]``, ``arr[:, keep]``)? numpy indexes on the host: a mask or index
+        array handed to it is a numpy consumer (R3), as an argument of an ``np.*`` function is."""
+        index = climb(path, subscripts=False, items=False)
+        if index < 4 or not isinstance(path[index - 1], cst.Index) or not isinstance(
+                path[index - 2], cst.SubscriptElement) or not isinstance(path[index - 3], cst.Subscript):
+            return False
+        return self.ctx.value_kind(path[index - 3].value) == value_flow.NUMPY
 
     def _iterated_as_lookup_keys(self, path) -> bool:
         """Is the last node of ``path`` (through method calls on it) what a host ``for`` or
@@ -547,10 +596,20 @@ class HostSyncInLoop(Rule):
         a numpy, scipy, OpenCV, PIL or scikit-learn function, of an environment's ``env.step(...)``, or of a
         tokenizer's ``decode``/``batch_decode``: values the host must have (spec: a step body)?"""
         index = climb(path, subscripts=True)
-        while index >= 2 and isinstance(path[index - 1], cst.IfExp):
-            # ``linestyle="--" if rest[i] else "-"``: the value picks the argument the call is
-            # handed, so the host must have it when the call is made
-            index = climb(path[:index], subscripts=True)
+        while index >= 2:
+            parent = path[index - 1]
+            if isinstance(parent, cst.IfExp):
+                # ``linestyle="--" if rest[i] else "-"``: the value picks the argument the call is
+                # handed, so the host must have it when the call is made
+                index = climb(path[:index], subscripts=True)
+            elif (isinstance(parent, (cst.ListComp, cst.GeneratorExp)) and parent.elt is path[index]) or isinstance(
+                    parent, (cst.Comparison, cst.ComparisonTarget, cst.UnaryOperation)):
+                # ``np.asarray([g.pos.cpu().numpy()[keep] for g in graphs])``, ``np.where(labels == r)``:
+                # the items of a list the call is handed, or an array compared elementwise, are
+                # what it reads
+                index = climb(path[:index], subscripts=True)
+            else:
+                break
         if index < 2 or not isinstance(path[index - 1], cst.Arg) or not isinstance(path[index - 2], cst.Call):
             return False
         call = path[index - 2]
@@ -587,6 +646,31 @@ class HostSyncInLoop(Rule):
                 return True
         return False
 
+    def _evaluation_indices(self) -> bool:
+        """``row, col = torch.nonzero(reps, as_tuple=True)`` in code that trains nothing (R8's scope:
+        ``_evaluation_copy``), with one of the indices copied to the host afterwards
+        (``col.cpu().numpy()`` into a sparse index or a scorer): the indices are the results that
+        evaluation brings to the host (R8), and that copy waits for the ``nonzero`` in any case;
+        its count is the size of what the copy brings (R3: a size is host-needed)."""
+        stack = self.ctx.stack
+        if len(stack) < 2 or not isinstance(stack[-2], cst.Assign) or stack[-2].value is not stack[-1]:
+            return False
+        if not self._evaluation_copy():
+            return False
+        statement = stack[-2]
+        scope = next((n for n in reversed(stack[:-1]) if isinstance(n, (cst.FunctionDef, cst.Module))), None)
+        if scope is None:
+            return False
+        body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        names = [n for t in statement.targets for n in assigned_names(t.target)]
+        for name in names:
+            for path in name_uses(body, name, [scope], statement, [False], reaching=[False]):
+                if (len(path) >= 3 and isinstance(path[-2], cst.Attribute) and path[-2].value is path[-1]
+                        and path[-2].attr.value in ("cpu", "tolist", "numpy")
+                        and isinstance(path[-3], cst.Call) and path[-3].func is path[-2]):
+                    return True
+        return False
+
     def _project_hands_to_host_library(self, call: cst.Call, arg: cst.Arg) -> bool:
         """Is ``arg`` handed to a parameter that the called project function (in this file or
         another, by a bare or dotted name) hands to a host library (host_library_parameters:
@@ -596,13 +680,17 @@ class HostSyncInLoop(Rule):
         if bodies is None or dotted is None or arg.star:
             return False
         record = project_function(bodies, dotted, self.ctx.function_qualname())
-        if record is None:
+        method = None if record is not None else instance_method(bodies, call.func, self.ctx.values.assigned_expr)
+        if record is None and method is None:
             return False
         keyword = arg.keyword.value if arg.keyword is not None else None
         positional = [a for a in call.args if a.keyword is None and not a.star]
         position = next((i for i, a in enumerate(positional) if a is arg), None) if keyword is None else None
         if keyword is None and any(a.star for a in call.args):
             return False  # a starred argument before it: its place is not known
+        if method is not None:
+            # ``rb.update_priorities(idx, prios)`` with ``rb = PrioritizedReplayBuffer(...)``
+            return hands_to_host_library(method, method_parameter(method, position, keyword))
         return hands_to_host_library(record, parameter_of_argument(record, position, keyword))
 
     def _decides_loop_stop_at(self, path) -> bool:
@@ -919,6 +1007,14 @@ def _shows_tensor(value: cst.BaseExpression, ctx) -> bool:
             for part in value.parts
         )
     return _formats_device_tensor(value, ctx)
+
+
+def _shown_tensors(value: cst.BaseExpression, ctx) -> list:
+    """The device tensors ``print(value)`` or the f-string ``value`` reads."""
+    if isinstance(value, cst.FormattedString):
+        return [part.expression for part in value.parts
+                if isinstance(part, cst.FormattedStringExpression) and _formats_device_tensor(part.expression, ctx)]
+    return [value] if _formats_device_tensor(value, ctx) else []
 
 
 def _formats_device_tensor(expr: cst.BaseExpression, ctx) -> bool:

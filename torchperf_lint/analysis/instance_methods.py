@@ -1,0 +1,45 @@
+"""Methods of a project class called on a name bound to an instance of it (TPL102; issue 20, holdout7).
+
+cleanrl's prioritized replay writes ``rb = PrioritizedReplayBuffer(...)`` once and, every update,
+``rb.update_priorities(data.indices, new_priorities)``, a method of the same file that hands its
+``priorities`` parameter to ``np.abs``: the copy it is given must reach the host (the lead's reading
+R3, a numpy consumer). host_library_parameters.project_function follows bare and dotted function
+names only; this finds the method record of ``name.method(...)`` where ``name``'s value in the
+function is a call of a class the file defines, and binds the call's arguments past ``self``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import libcst as cst
+
+
+def instance_method(bodies, func: cst.BaseExpression,
+                    assigned_expr: Callable[[str], Optional[cst.BaseExpression]]) -> Optional[dict]:
+    """The index record of ``Class.method`` when ``func`` is ``name.method`` and ``name`` is bound
+    (``assigned_expr``: its reaching value in the function) to ``Class(...)``, a class of the linted
+    file; None otherwise (``self.`` attributes and objects handed in are not followed)."""
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)) or func.value.value in ("self", "cls"):
+        return None
+    made = assigned_expr(func.value.value)
+    if not (isinstance(made, cst.Call) and isinstance(made.func, cst.Name)):
+        return None
+    module = getattr(bodies, "module", None)
+    if module is None or made.func.value not in module.classes:
+        return None
+    return module.functions.get(f"{made.func.value}.{func.attr.value}")
+
+
+def method_parameter(record: dict, position: Optional[int], keyword: Optional[str]) -> Optional[str]:
+    """The parameter of the method ``record`` that an instance call's argument binds: ``position``
+    among the positional arguments (after ``self``), or ``keyword``."""
+    params = [p[0] for p in record.get("params", ())]
+    if not params or params[0] != "self":
+        return None  # a static or class method: how its arguments bind is not read here
+    params = params[1:]
+    if keyword is not None:
+        return keyword if keyword in params else None
+    if position is None:
+        return None
+    return params[position] if position < len(params) else None
