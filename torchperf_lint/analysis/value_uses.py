@@ -88,11 +88,7 @@ def climb_kept(path) -> int:
     index = len(path) - 1
     while index >= 2:
         parent, child = path[index - 1], path[index]
-        if isinstance(parent, cst.Attribute) and parent.value is child:
-            index -= 1
-        elif isinstance(parent, cst.Call) and parent.func is child:
-            index -= 1
-        elif isinstance(parent, cst.Subscript) and parent.value is child:
+        if _carries(parent, child):
             index -= 1
         elif isinstance(parent, (cst.Element, cst.List, cst.Tuple, cst.Set, cst.DictElement, cst.Dict,
                                  cst.FormattedStringExpression, cst.FormattedString)):
@@ -174,13 +170,9 @@ def climb(path, subscripts: bool, items: bool = True) -> int:
     index = len(path) - 1
     while index >= 2:
         parent, child = path[index - 1], path[index]
-        if isinstance(parent, cst.Attribute) and parent.value is child:
-            index -= 1
-        elif isinstance(parent, cst.Call) and parent.func is child:
+        if _carries(parent, child) and (subscripts or not isinstance(parent, cst.Subscript)):
             index -= 1
         elif items and isinstance(parent, (cst.Element, cst.List, cst.Tuple)):
-            index -= 1
-        elif subscripts and isinstance(parent, cst.Subscript) and parent.value is child:
             index -= 1
         elif subscripts and isinstance(parent, cst.BinaryOperation):
             index -= 1  # ``(m[0] * 255).astype("uint8")``: arithmetic on a host array stays one
