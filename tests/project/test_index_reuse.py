@@ -350,7 +350,7 @@ def test_the_callers_index_of_a_module_is_its_own_and_follows_its_edits(root, mo
     project = project_index.project_for(path)
     caller = project.module(str(root / "setup_run.py"))
     sites = caller.derived["call_sites"]
-    assert [(qual, call[0], call[1]) for _, qual, _, call in sites["probe"]] == [
+    assert [(qual, call[0], call[1]) for qual, _, call in sites["probe"]] == [
         ("<module>", ("dotted", "probe.probe"), 5)]
     assert run_once.module_call_sites(caller) is sites  # indexed once per module
 

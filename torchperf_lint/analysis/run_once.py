@@ -43,9 +43,10 @@ def _called_name(ref) -> Optional[str]:
 
 
 def module_call_sites(module) -> Dict[str, List[tuple]]:
-    """A module's recorded calls by the callee's last name: (module, caller's qualified name,
-    caller's record, call), in the order of its functions and their calls. Kept on the module
-    (``Module.derived``: its summary never changes; a changed file is a new Module)."""
+    """A module's recorded calls by the callee's last name: (caller's qualified name, caller's
+    record, call), in the order of its functions and their calls. Kept on the module
+    (``Module.derived``: its summary never changes; a changed file is a new Module). The module
+    itself is not in them: it would hold itself in a cycle, which only the cyclic collector frees."""
     sites = module.derived.get("call_sites")
     if sites is None:
         sites = module.derived["call_sites"] = {}
@@ -53,7 +54,7 @@ def module_call_sites(module) -> Dict[str, List[tuple]]:
             for call in record["calls"]:
                 called = _called_name(call[0])
                 if called is not None:
-                    sites.setdefault(called, []).append((module, qual, record, call))
+                    sites.setdefault(called, []).append((qual, record, call))
     return sites
 
 
@@ -87,8 +88,8 @@ class RunOnce:
     def _sites_named(self, name: str) -> List[tuple]:
         known = self._sites.get(name)
         if known is None:
-            known = self._sites[name] = [site for module in self._modules
-                                         for site in module_call_sites(module).get(name, ())]
+            known = self._sites[name] = [(module, qual, record, call) for module in self._modules
+                                         for qual, record, call in module_call_sites(module).get(name, ())]
         return known
 
     def only_once(self, key: Key, depth: int = 0, seen: Optional[Set[Key]] = None) -> bool:
