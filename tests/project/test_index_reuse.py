@@ -317,3 +317,48 @@ except* ValueError as e:
             assert found == expected, (type(node).__name__, ast.dump(node)[:200])
             checked += 1
     assert checked > 50000
+
+
+PROBE = """\
+import torch
+
+
+def probe(net, x):
+    net(x).sum().backward()
+    return x.item()
+"""
+RUN_ONCE = """\
+import torch
+import probe
+
+model = torch.nn.Linear(2, 2).cuda()
+probe.probe(model, torch.ones(2).cuda())
+"""
+
+
+def test_the_callers_index_of_a_module_is_its_own_and_follows_its_edits(root, monkeypatch):
+    """R2 reads the callers of a function with its own backward from every module the walk read;
+    each module's calls are indexed by callee name once (run_once.module_call_sites, kept on the
+    module). An edit of the caller's file makes a new module with its own index: the call now in a
+    loop makes ``probe`` a step body again."""
+    from torchperf_lint.analysis import run_once
+
+    (root / "probe.py").write_text(PROBE)
+    (root / "setup_run.py").write_text(RUN_ONCE)
+    findings, path = _lint(root, "probe.py")
+    assert findings == []  # its only visible caller runs it once, at module level (R2)
+    project = project_index.project_for(path)
+    caller = project.module(str(root / "setup_run.py"))
+    sites = caller.derived["call_sites"]
+    assert [(qual, call[0], call[1]) for qual, _, call in sites["probe"]] == [
+        ("<module>", ("dotted", "probe.probe"), 5)]
+    assert run_once.module_call_sites(caller) is sites  # indexed once per module
+
+    monkeypatch.setattr(project_index, "IMPORTERS_FRESH_FOR", 0.0)  # see the edit at once
+    (root / "setup_run.py").write_text(RUN_ONCE.replace(
+        "probe.probe(model,", "for _ in range(3):\n    probe.probe(model,"))
+    findings, _ = _lint(root, "probe.py")
+    assert [(f.code, f.line, f.col, f.end_line, f.end_col) for f in findings] == [("TPL102", 6, 11, 6, 19)]
+    assert findings[0].message == SYNC
+    edited = project.module(str(root / "setup_run.py"))
+    assert edited is not caller and "probe" in edited.derived["call_sites"]

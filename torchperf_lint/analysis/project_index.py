@@ -813,6 +813,9 @@ class Module:
                                    if record["backward"] and not record.get("drives") and q != "<module>"]
         self.step_call_sites = [(q, call) for q, record in data["functions"].items()
                                 for call in record["calls"] if call[2]]
+        # Facts other analysis modules derive from this summary alone, kept with it (run_once's call
+        # sites by callee name): a changed file is read into a new Module, so they never go stale.
+        self.derived: Dict[str, object] = {}
 
     @property
     def classes(self) -> Dict[str, dict]:

@@ -42,6 +42,22 @@ def _called_name(ref) -> Optional[str]:
     return None
 
 
+def module_call_sites(module) -> Dict[str, List[tuple]]:
+    """A module's recorded calls by the callee's last name: (caller's qualified name, caller's
+    record, call), in the order of its functions and their calls. Kept on the module
+    (``Module.derived``: its summary never changes; a changed file is a new Module). The module
+    itself is not in them: it would hold itself in a cycle, which only the cyclic collector frees."""
+    sites = module.derived.get("call_sites")
+    if sites is None:
+        sites = module.derived["call_sites"] = {}
+        for qual, record in module.functions.items():
+            for call in record["calls"]:
+                called = _called_name(call[0])
+                if called is not None:
+                    sites.setdefault(called, []).append((qual, record, call))
+    return sites
+
+
 def _in_loop(record: dict, line: int) -> bool:
     return any(first <= line <= last for first, last in record.get("loops", ()))
 
@@ -51,24 +67,30 @@ class RunOnce:
 
     def __init__(self, bodies):
         self.bodies = bodies
-        self._sites: Optional[Dict[str, List[tuple]]] = None
+        self._modules: Optional[List] = None  # the modules read when the first caller was looked for
+        self._sites: Dict[str, List[tuple]] = {}  # callee's last name -> its call sites, as first found
         self._known: Dict[Key, bool] = {}
 
     def _call_sites(self, name: str) -> List[tuple]:
         """(module, caller's qualified name, caller's record, call) of every recorded call whose
-        callee's last name is ``name``, over the modules read (built once)."""
-        if self._sites is None:
-            self._sites = {}
-            for module in list(self.bodies._loaded.values()):
-                for qual, record in module.functions.items():
-                    for call in record["calls"]:
-                        called = _called_name(call[0])
-                        if called is not None:
-                            self._sites.setdefault(called, []).append((module, qual, record, call))
-        found = list(self._sites.get(name, ()))
-        if name in ("forward", "__call__"):  # ``model(x)`` runs ``forward``
-            found += [s for s in self._sites.get("__call__", ()) if s not in found]
+        callee's last name is ``name``, over the modules read when the first caller was looked for
+        (in the order they were read, then each module's functions and calls in order). Each
+        module's calls are indexed by callee name once per process (``module_call_sites``): the
+        walks of a run read mostly the same modules, and indexing every read module's calls again
+        for each walk that asks was a tenth of a run over a library."""
+        if self._modules is None:
+            self._modules = list(self.bodies._loaded.values())
+        found = list(self._sites_named(name))
+        if name == "forward":  # ``model(x)`` runs ``forward``
+            found += [s for s in self._sites_named("__call__") if s not in found]
         return found
+
+    def _sites_named(self, name: str) -> List[tuple]:
+        known = self._sites.get(name)
+        if known is None:
+            known = self._sites[name] = [(module, qual, record, call) for module in self._modules
+                                         for qual, record, call in module_call_sites(module).get(name, ())]
+        return known
 
     def only_once(self, key: Key, depth: int = 0, seen: Optional[Set[Key]] = None) -> bool:
         """Does the project show callers of ``key`` (path, qualified name), each running it once?"""
