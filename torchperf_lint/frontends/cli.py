@@ -424,7 +424,7 @@ def run_tasks(tasks: List[Task], jobs: int, sizes: Dict[str, int], cwd: str):
         for task in tasks:
             yield process(task, display_path(task.path, cwd))
         return
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
     from .. import engine  # noqa: F401  imported once here, shared by the forked workers
@@ -436,32 +436,85 @@ def run_tasks(tasks: List[Task], jobs: int, sizes: Dict[str, int], cwd: str):
     unfinished: List[Task] = []
     stop = context.Event()
     finished = False
+    # Ctrl-C and SIGTERM only note the signal while the pool runs: a KeyboardInterrupt raised inside
+    # the executor's lock handling (``as_completed`` waiting on a condition) could leave a lock
+    # half-released, and the shutdown then failed with a traceback instead of stopping cleanly.
+    # The loop below looks at the note between waits and stops the pool at a safe point.
+    signals = _SignalNote(stop)
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
                              initializer=init_worker, initargs=(stop,)) as executor:
         try:
+            signals.install()
             for index, task in enumerate(ordered):
+                if signals.received:
+                    break
                 try:
                     pending[executor.submit(_process_one, task, display_path(task.path, cwd))] = task
                 except BrokenProcessPool:  # a worker died before every file was handed out
                     unfinished.extend(ordered[index:])
                     break
-            for future in as_completed(pending):
-                task = pending[future]
-                try:
-                    yield future.result()
-                except BrokenProcessPool:
-                    unfinished.append(task)
-                except Exception as error:  # pickling trouble and the like: report, go on
-                    yield FileResult(task.path, error=f"worker process failed: {type(error).__name__}: {error}")
-            finished = True
+            waiting = set(pending)
+            while waiting and not signals.received:
+                done, waiting = wait(waiting, timeout=0.1, return_when=FIRST_COMPLETED)
+                for future in done:
+                    task = pending[future]
+                    try:
+                        result = future.result()
+                    except BrokenProcessPool:
+                        unfinished.append(task)
+                        continue
+                    except Exception as error:  # pickling trouble and the like: report, go on
+                        result = FileResult(task.path, error=f"worker process failed: {type(error).__name__}: {error}")
+                    yield result
+            finished = not signals.received
         finally:
             if not finished:
                 # Interrupted (Ctrl-C, SIGTERM) or abandoned: no worker starts another file, and
                 # the files in hand are written whole or not at all before the workers go.
                 stop.set()
                 executor.shutdown(wait=True, cancel_futures=True)
+            signals.restore()
+    if signals.received:
+        raise KeyboardInterrupt(signals.received[0])
     if unfinished:
         yield from run_isolated(unfinished, jobs, cwd)
+
+
+class _SignalNote:
+    """While a worker pool runs: SIGINT and SIGTERM set the workers' stop event and are noted, to
+    be raised as ``KeyboardInterrupt(signum)`` once the pool has stopped. A signal the process
+    ignores (``nohup``) stays ignored; outside the main thread nothing is installed."""
+
+    def __init__(self, stop):
+        self.stop = stop
+        self.received: List[int] = []
+        self._previous: Dict[int, object] = {}
+
+    def _note(self, signum, frame):
+        self.received.append(signum)
+        self.stop.set()
+
+    def install(self) -> None:
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            try:
+                current = signal.getsignal(signum)
+                if current is signal.SIG_IGN or current is None:
+                    continue
+                self._previous[signum] = signal.signal(signum, self._note)
+            except (ValueError, OSError):
+                pass
+
+    def restore(self) -> None:
+        for signum, handler in self._previous.items():
+            try:
+                signal.signal(signum, handler)
+            except (ValueError, OSError, TypeError):
+                pass
+        self._previous.clear()
 
 
 def _mp_context():
