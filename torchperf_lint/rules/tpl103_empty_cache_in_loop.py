@@ -5,9 +5,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.step_loops import is_retry_loop
-from ..analysis.syntax import tests_once
+from ..analysis.syntax import OPTIMIZER_WORD, last_identifier, tests_once
 from ..analysis.tree import descendants
-from ..analysis.walker import BODY, Rule
+from ..analysis.walker import Rule
 
 
 class EmptyCacheInLoop(Rule):
@@ -28,8 +28,14 @@ class EmptyCacheInLoop(Rule):
         # memory before another attempt in a retry loop; a branch that leaves the loop runs it once.
         if loop is None or ctx.in_except_handler(loop) or ctx.leaves_loop(loop) or is_retry_loop(loop.node):
             return
-        if loop.kind == BODY and ctx.under_interval_check(loop):
-            return  # spec: inside a step body the interval ``if`` (or an early return under one) is the remedy
+        if ctx.under_interval_check(loop) and not _in_optimizer_block(ctx, loop):
+            # rules.md "A step body": inside a step body "the rules of a step loop body apply
+            # unchanged: the interval ``if`` is the remedy"; so it is in a step loop's body too
+            # (the lead's reading R9: ``if step % 100 == 0: empty_cache()`` frees the cache once per
+            # 100 steps, which costs nothing per step). An ``if`` that runs the optimizer step or
+            # clears its gradients (the gradient-accumulation boundary, ConvNeXt-V2's
+            # ``if (i + 1) % update_freq == 0: optimizer.zero_grad()``) runs at every update.
+            return
         outer_counters = None
         for block in ctx.blocks_inside(loop):
             if block.kind == "if" and block.body is block.node.body:
@@ -38,6 +44,19 @@ class EmptyCacheInLoop(Rule):
                 if tests_once(block.node.test, outer_counters) or _flag_set_in_handler(loop.node, block.node.test):
                     return  # once (``if step == 0:``), or recovery decided by an except handler
         self.report(node)
+
+
+def _in_optimizer_block(ctx, loop) -> bool:
+    """Is the current node in an ``if`` of ``loop`` whose body calls a method of an optimizer
+    (``optimizer.zero_grad()``, ``opt.step()``): the block that runs at every optimizer update?"""
+    for block in ctx.blocks_inside(loop):
+        if block.kind == "if" and block.body is block.node.body:
+            for node in descendants(block.node.body):
+                if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                        and OPTIMIZER_WORD.search(last_identifier(node.func.value) or "") is not None
+                        and "sched" not in (last_identifier(node.func.value) or "").lower()):
+                    return True
+    return False
 
 
 def _flag_set_in_handler(loop: cst.CSTNode, test: cst.BaseExpression) -> bool:
@@ -124,6 +143,15 @@ for step, (x, y) in enumerate(loader):
     if step < 3:                   # the first few steps only, while memory use settles
         torch.cuda.empty_cache()
 """,
+    """
+import torch
+for step, (x, y) in enumerate(loader):
+    loss = model(x).sum()
+    loss.backward()
+    optimizer.step()
+    if step % 100 == 0:            # an interval: once per 100 steps (R9)
+        torch.cuda.empty_cache()
+""",
 )
 RULE.INVALID = (
     """
@@ -152,6 +180,22 @@ for epoch in range(epochs):
         if epoch == 0:                # every step of the first epoch, not once
             torch.cuda.empty_cache()  # TPL103
 """,
+    """
+import torch
+for step, x in enumerate(loader):
+    model(x).sum().backward()
+    if step % accumulation == 0:      # runs the optimizer step: every update, no interval
+        optimizer.step()
+        torch.cuda.empty_cache()  # TPL103
+""",
+    """
+import torch
+for step, x in enumerate(loader):
+    loss_scaler(model(x).sum(), optimizer, update_grad=(step + 1) % accumulation == 0)
+    if (step + 1) % accumulation == 0:  # the update's boundary: it clears the gradients
+        optimizer.zero_grad()
+        torch.cuda.empty_cache()  # TPL103
+""",
 )
 RULE.WHY = """\
 PyTorch keeps freed blocks in a caching allocator so the next step reuses them without calling
@@ -163,7 +207,9 @@ Only step loops are checked (see TPL102). Freeing the cache to recover from out-
 documented use: in an `except` handler, under a flag such a handler sets, in a retry loop that tries
 again with a smaller batch, or once (`if step == 0:`, or the first few steps, `if step < 5:`, on
 that loop's own counter: `if epoch == 0:` on an outer loop's counter holds for a whole epoch) it is
-not flagged."""
+not flagged; nor under an interval (`if step % 100 == 0:`, or after an early `return`/`continue`
+under one), which frees the cache once per period: an `if` that itself runs the optimizer step
+(gradient accumulation) is no interval."""
 RULE.EXAMPLE = "for x, y in loader:\n    train_step(x, y)\n    torch.cuda.empty_cache()"
 RULE.USE_INSTEAD = "for x, y in loader:\n    train_step(x, y)"
 RULE.FIX_NOTE = "No autofix: removing a call is left to the author."
