@@ -475,6 +475,27 @@ class ValueFlow:
         kind = self._kind(built.elt, _Env(binding, frame), depth + 1)
         return kind if kind in HOST else UNKNOWN
 
+    def _copied_item_kind(self, name: str, env, depth: int) -> str:
+        """The kind of an item of a dict or list ``name`` was bound to by a comprehension whose every
+        item is a copy to the host (``reprs = {k: v.detach().cpu() for k, v in out.items()}``, then
+        ``reprs["ids"]``): what the copy makes, whatever the comprehension's targets held. Known-host
+        kinds only; UNKNOWN otherwise."""
+        if env is None:
+            frame, binding = self.ctx.frame, self.ctx.frame.values.get(name)
+        else:
+            frame, binding = env.frame, env.head
+            while binding is not None and binding.name != name:
+                binding = binding.prev
+        if binding is None or binding.source != "expr" or binding.extra[1]:
+            return UNKNOWN
+        built = binding.extra[0]
+        item = built.value if isinstance(built, cst.DictComp) else built.elt if isinstance(
+            built, (cst.ListComp, cst.GeneratorExp)) else None
+        if item is None or not _ends_in_host_copy(item):
+            return UNKNOWN
+        kind = self._kind(item, _Env(binding, frame), depth + 1)
+        return kind if kind in HOST else UNKNOWN
+
     def _batch_kind(self, loader_expr) -> str:
         """A batch from ``loader_expr`` (a loader, an iterator over one, or a wrapper around one)."""
         steps = self.ctx.steps
@@ -546,6 +567,8 @@ class ValueFlow:
             owner = self._kind(expr.value, env, depth + 1)
             if owner in TENSORS or owner in (NUMPY, PYTHON):
                 return owner
+            if owner == CONTAINER and isinstance(expr.value, cst.Name):
+                return self._copied_item_kind(expr.value.value, env, depth)  # ``reprs["ids"]``
             return UNKNOWN
         if t is cst.BinaryOperation:
             return combine((self._kind(expr.left, env, depth + 1), self._kind(expr.right, env, depth + 1)))
@@ -832,3 +855,22 @@ def _loader_name(expr) -> Optional[str]:
 def _literal_data(expr: cst.BaseExpression) -> bool:
     """A list, tuple or number written in the source (also a comprehension): host data."""
     return isinstance(expr, (cst.List, cst.Tuple, cst.Integer, cst.Float, cst.ListComp, cst.UnaryOperation))
+
+
+# Methods that copy a tensor to the host, and methods that keep a value where it is.
+_HOST_COPIES = frozenset(("cpu", "numpy", "tolist"))
+_KEEPS_PLACE = frozenset(("detach", "float", "double", "half", "long", "int", "bool", "clone", "contiguous",
+                          "squeeze", "unsqueeze", "view", "reshape", "permute", "transpose", "flatten"))
+
+
+def _ends_in_host_copy(expr: cst.BaseExpression) -> bool:
+    """``v.detach().cpu()``, ``v.cpu().float()``: a host copy, through methods that keep a value's
+    place; what ``v`` was does not change where the result lives."""
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        name = expr.func.attr.value
+        if name in _HOST_COPIES:
+            return True
+        if name not in _KEEPS_PLACE:
+            return False
+        expr = expr.func.value
+    return False
