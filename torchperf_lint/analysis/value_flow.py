@@ -451,10 +451,9 @@ class ValueFlow:
             return self._built_items_kind(iterable.value, env, depth)
         return UNKNOWN
 
-    def _built_items_kind(self, name: str, env, depth: int) -> str:
-        """The kind of the items of a list ``name`` was bound to by a comprehension whose items read
-        none of its own targets (``data_list = [copy.deepcopy(batch) for _ in range(n)]``): each item
-        is that one expression's value. Known-host kinds only; UNKNOWN otherwise."""
+    def _plain_binding(self, name: str, env):
+        """(the expression, the binding, its frame) of ``name``'s last plain ``name = expr``, as seen
+        at the walk's position (``env`` None) or when a binding was made; None otherwise."""
         if env is None:
             frame, binding = self.ctx.frame, self.ctx.frame.values.get(name)
         else:
@@ -462,8 +461,17 @@ class ValueFlow:
             while binding is not None and binding.name != name:
                 binding = binding.prev
         if binding is None or binding.source != "expr" or binding.extra[1]:
+            return None
+        return binding.extra[0], binding, frame
+
+    def _built_items_kind(self, name: str, env, depth: int) -> str:
+        """The kind of the items of a list ``name`` was bound to by a comprehension whose items read
+        none of its own targets (``data_list = [copy.deepcopy(batch) for _ in range(n)]``): each item
+        is that one expression's value. Known-host kinds only; UNKNOWN otherwise."""
+        found = self._plain_binding(name, env)
+        if found is None:
             return UNKNOWN
-        built = binding.extra[0]
+        built, binding, frame = found
         if not isinstance(built, (cst.ListComp, cst.GeneratorExp)):
             return UNKNOWN
         targets, comp = set(), built.for_in
@@ -480,15 +488,10 @@ class ValueFlow:
         item is a copy to the host (``reprs = {k: v.detach().cpu() for k, v in out.items()}``, then
         ``reprs["ids"]``): what the copy makes, whatever the comprehension's targets held. Known-host
         kinds only; UNKNOWN otherwise."""
-        if env is None:
-            frame, binding = self.ctx.frame, self.ctx.frame.values.get(name)
-        else:
-            frame, binding = env.frame, env.head
-            while binding is not None and binding.name != name:
-                binding = binding.prev
-        if binding is None or binding.source != "expr" or binding.extra[1]:
+        found = self._plain_binding(name, env)
+        if found is None:
             return UNKNOWN
-        built = binding.extra[0]
+        built, binding, frame = found
         item = built.value if isinstance(built, cst.DictComp) else built.elt if isinstance(
             built, (cst.ListComp, cst.GeneratorExp)) else None
         if item is None or not _ends_in_host_copy(item):
