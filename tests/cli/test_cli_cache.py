@@ -113,3 +113,18 @@ def test_cache_location_and_corruption(project, tmp_path, monkeypatch, engine_ca
     engine_calls.clear()
     assert project.run()[0] == 1
     assert engine_calls == []
+
+
+def test_a_run_in_process_leaves_the_index_cache_setting_as_it_found_it(project):
+    """The CLI sets the project index's disk cache for its run (``--no-cache``, ``--cache-dir``) and
+    puts the host's setting back after it: a later lint in the same process (an editor, a test)
+    must not read summaries from the last run's cache folder."""
+    from torchperf_lint.analysis import project_index
+
+    project.write("train.py", FIXABLE)
+    before = project_index.disk_cache_configuration()
+    code, _, _ = project.run("--cache-dir", str(project.root / "elsewhere"), "train.py")
+    assert code == 1
+    assert project_index.disk_cache_configuration() == before
+    project.run("--no-cache", "train.py")
+    assert project_index.disk_cache_configuration() == before

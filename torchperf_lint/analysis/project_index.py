@@ -1393,6 +1393,12 @@ def configure_disk_cache(enabled: bool = True, directory: Optional[str] = None) 
     _DISK_CACHE["directory"] = directory
 
 
+def disk_cache_configuration() -> Tuple[bool, Optional[str]]:
+    """(enabled, directory) as ``configure_disk_cache`` last set them: a front end that sets them
+    for its run puts them back after it."""
+    return bool(_DISK_CACHE["enabled"]), _DISK_CACHE["directory"]
+
+
 def parsed_tree(filename: str, source: str) -> Optional[ast.Module]:
     """The tree of ``source`` if the index parsed exactly this text of ``filename`` in this process."""
     parsed = parsed_module(filename, source)

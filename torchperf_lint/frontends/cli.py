@@ -310,10 +310,13 @@ def check_command(args) -> int:
                           targets[path][1]))
 
     task_codes = {task.path: frozenset(task.codes) for task in tasks}
+    previous_index_cache = None
     if tasks:  # (not imported when every file is in the cache: start-up, benchmarks/cli_latency.py)
-        # The project index keeps its summaries next to the findings, and none with --no-cache.
-        from ..analysis.project_index import configure_disk_cache
+        # The project index keeps its summaries next to the findings, and none with --no-cache;
+        # for this run only (a host that runs the CLI in process keeps its own setting after it).
+        from ..analysis.project_index import configure_disk_cache, disk_cache_configuration
 
+        previous_index_cache = disk_cache_configuration()
         configure_disk_cache(not args.no_cache, str(directory) if directory else None)
     running = run_tasks(tasks, jobs, sizes, cwd)
     try:
@@ -325,6 +328,8 @@ def check_command(args) -> int:
                             (unsafe, result.fixed) if counted else None, result.dependencies)
     finally:
         running.close()  # interrupted here: the workers stop now, not when the generator is collected
+        if previous_index_cache is not None:
+            configure_disk_cache(*previous_index_cache)
     if cache is not None:
         cache.save()
 
