@@ -127,3 +127,36 @@ def test_r8_a_copy_read_as_a_number_where_it_is_made_is_a_metric():
         (8, 20, CPU, None, None),
         (11, 19, ITEM, None, None),
     ]
+
+
+MODES = """
+    import torch
+    def run_epoch(model, loader, optimizer, mode, preds):
+        for x, y in loader:
+            out = model(x.cuda())
+            if mode == "train":
+                out.sum().backward()
+                optimizer.step()
+            if mode in ("val", "test"):
+                preds.append(out.argmax(1).cpu())
+            if not model.training:
+                preds.append(out.cpu())
+            if model.training:
+                pass
+            else:
+                preds.append(out.softmax(-1).cpu())
+            if mode != "train":
+                preds.append(out.max(1).values.cpu())
+    """
+
+
+def test_r8_a_branch_that_runs_only_in_evaluation_copies_results_in_a_loop_that_also_trains():
+    """The loop trains (in ``train`` mode); the four branches that run only in evaluation (a mode
+    string naming evaluation, ``not model.training``, the ``else`` of ``model.training``, a mode
+    other than ``train``) never run in a training step."""
+    assert diagnostics(MODES, "TPL102") == []
+
+
+def test_r8_a_branch_that_runs_in_training_keeps_its_copy_flagged():
+    source = MODES.replace('            if mode in ("val", "test"):\n', '            if mode == "train":\n')
+    assert diagnostics(source, "TPL102") == [(10, 25, CPU, None, None)]

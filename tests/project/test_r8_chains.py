@@ -105,3 +105,36 @@ def test_r8_the_same_helper_reached_only_from_an_evaluation_loop_is_silent(tmp_p
     train = TRAIN.replace("take_step", "score_batch").replace("def train_one_epoch(", "def evaluate(")
     write(tmp_path, {"setup.py": "", "utils.py": UTILS, "tools.py": tools, "train.py": train})
     assert findings(tmp_path, "utils.py") == []
+
+
+SHARED = """
+    import torch
+    import lightning.pytorch as pl
+
+
+    class Lit(pl.LightningModule):
+        def shared_step(self, batch, stage):
+            out = self.model(batch.to(self.device))
+            if stage == "val":
+                self.kept.append(out.argmax(-1).cpu())
+            if not self.training:
+                self.kept.append(out.cpu())
+            if stage != "val":
+                self.kept.append(out.detach().cpu())
+            return out.sum()
+
+        def training_step(self, batch, batch_idx):
+            return self.shared_step(batch, "train")
+
+        def validation_step(self, batch, batch_idx):
+            self.shared_step(batch, "val")
+    """
+
+
+def test_r8_a_branch_of_a_shared_step_that_runs_only_in_evaluation_copies_results(tmp_path):
+    """``if stage == "val":`` and ``if not self.training:`` in a step function that training and
+    validation share: those copies are evaluation results; the branch taken in training
+    (``stage != "val"``) is a per-step sync of training."""
+    write(tmp_path, {"setup.py": "", "lit.py": SHARED})
+    assert findings(tmp_path, "lit.py") == [
+        ("TPL102", 13, 29, CPU + " (called every step from lit.py:17 via training_step)")]

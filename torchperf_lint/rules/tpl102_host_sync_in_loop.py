@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import value_flow
+from ..analysis.evaluation_branches import in_evaluation_branch
 from ..analysis.grad_off_helpers import runs_model_with_autograd_off
 from ..analysis.host_library_parameters import (HOST_LIBRARIES, hands_to_host_library, parameter_of_argument,
                                                  project_function)
@@ -299,6 +300,8 @@ class HostSyncInLoop(Rule):
         ctx = self.ctx
         if shown(ctx.stack) or read_as_number(ctx.stack):
             return False  # ``print(pred.cpu())``, ``loss.cpu().item()``: read as a metric is
+        if in_evaluation_branch(ctx.stack):
+            return True  # ``if stage == "val":`` in a step that training shares: never runs in training
         qualname = ctx.function_qualname()
         if qualname and names_training(qualname.rpartition(".")[2]):
             return False

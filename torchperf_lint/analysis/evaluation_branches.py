@@ -1,0 +1,73 @@
+"""Branches that run only in evaluation: the body of ``if stage == "val":`` (a step function that
+Lightning's ``training_step`` and ``validation_step`` share, told apart by a stage or mode string),
+of ``if not self.training:``, and the ``else`` of ``if self.training:``.
+
+Such a branch trains nothing, whatever the function around it does on the other path: a copy to the
+host there is an evaluation result (the lead's reading R8). Only libcst nodes; the stage is read
+from a name or attribute whose last identifier says it is one (``stage``, ``mode``, ``split``,
+``phase``), compared with a string literal that names evaluation.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .syntax import last_identifier
+
+_STAGE_WORDS = ("stage", "mode", "split", "phase")
+_EVALUATION_STAGES = frozenset(("val", "valid", "validation", "test", "eval", "evaluation", "predict", "inference"))
+_TRAINING_STAGES = frozenset(("train", "training", "fit"))
+
+
+def _string(expr: cst.BaseExpression):
+    return expr.evaluated_value if isinstance(expr, cst.SimpleString) else None
+
+
+def _names_stage(expr: cst.BaseExpression) -> bool:
+    name = last_identifier(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
+    return name is not None and any(word in name.lower() for word in _STAGE_WORDS)
+
+
+def _stage_test(test: cst.BaseExpression):
+    """True when ``test`` holds only in evaluation, False when only in training, None otherwise."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _stage_test(test.expression)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Attribute) and test.attr.value == "training":
+        return False  # ``self.training``, ``model.training``: true in training
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    target = test.comparisons[0]
+    left, right = test.left, target.comparator
+    if _names_stage(right) and not _names_stage(left):
+        left, right = right, left
+    if not _names_stage(left):
+        return None
+    if isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+        value = _string(right)
+        if value in _EVALUATION_STAGES:
+            return isinstance(target.operator, cst.Equal)
+        if value in _TRAINING_STAGES:
+            return isinstance(target.operator, cst.NotEqual)
+        return None
+    if isinstance(target.operator, cst.In) and isinstance(right, (cst.Tuple, cst.List, cst.Set)):
+        values = {_string(e.value) for e in right.elements}
+        return True if values and values <= _EVALUATION_STAGES else None
+    return None
+
+
+def in_evaluation_branch(stack) -> bool:
+    """Is the last node of ``stack`` in a branch of the current function that runs only in
+    evaluation? A function or class between them ends the search."""
+    for index in range(len(stack) - 2, -1, -1):
+        node = stack[index]
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return False
+        if isinstance(node, cst.If):
+            child = stack[index + 1]
+            sense = _stage_test(node.test)
+            if sense is True and child is node.body:
+                return True
+            if sense is False and child is node.orelse and isinstance(child, cst.Else):
+                return True
+    return False
