@@ -160,3 +160,6 @@ def test_r8_a_branch_that_runs_only_in_evaluation_copies_results_in_a_loop_that_
 def test_r8_a_branch_that_runs_in_training_keeps_its_copy_flagged():
     source = MODES.replace('            if mode in ("val", "test"):\n', '            if mode == "train":\n')
     assert diagnostics(source, "TPL102") == [(10, 25, CPU, None, None)]
+    # ``model_kind`` is no stage (a name that only contains "mode"): the test says nothing of training
+    source = MODES.replace('            if mode in ("val", "test"):\n', '            if model_kind in ("val", "test"):\n')
+    assert diagnostics(source, "TPL102") == [(10, 25, CPU, None, None)]

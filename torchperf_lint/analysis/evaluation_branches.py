@@ -10,11 +10,15 @@ from a name or attribute whose last identifier says it is one (``stage``, ``mode
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from .syntax import last_identifier
 
-_STAGE_WORDS = ("stage", "mode", "split", "phase")
+# A stage's name is one of these words, alone or as the last part of a snake_case name
+# (``stage``, ``self.mode``, ``run_phase``); ``model`` or ``mode_weights`` is no stage.
+_STAGE_NAME = re.compile(r"(?:^|_)(?:stage|mode|split|phase)$", re.IGNORECASE)
 _EVALUATION_STAGES = frozenset(("val", "valid", "validation", "test", "eval", "evaluation", "predict", "inference"))
 _TRAINING_STAGES = frozenset(("train", "training", "fit"))
 
@@ -25,7 +29,7 @@ def _string(expr: cst.BaseExpression):
 
 def _names_stage(expr: cst.BaseExpression) -> bool:
     name = last_identifier(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
-    return name is not None and any(word in name.lower() for word in _STAGE_WORDS)
+    return name is not None and _STAGE_NAME.search(name) is not None
 
 
 def _stage_test(test: cst.BaseExpression):
