@@ -288,6 +288,22 @@ def _broadcast(tensors, group=None):
                 t.copy_(v)
 
 
+def _ranks_without_a_gpu(local_rank: int) -> str:
+    """Why DDP on CUDA cannot be built here ("" when it can): torchrun started more processes on
+    this node than it has GPUs (``--nproc_per_node=2`` on a one-GPU machine), so some rank has no
+    GPU of its own (``cuda.set_device`` of that rank fails: invalid device ordinal)."""
+    try:
+        local_world = int(os.environ.get("LOCAL_WORLD_SIZE", str(local_rank + 1)))
+    except ValueError:
+        local_world = local_rank + 1
+    gpus = torch.cuda.device_count()
+    if max(local_world, local_rank + 1) <= gpus:
+        return ""
+    return (f"{local_world} processes on this node but {gpus} GPU{'s' if gpus != 1 else ''} "
+            f"visible: DistributedDataParallel on CUDA needs one GPU per process (torchrun "
+            f"--nproc_per_node={gpus}); DataParallel kept as written")
+
+
 def world_size() -> int:
     try:
         return int(os.environ.get("WORLD_SIZE", "1"))
@@ -555,6 +571,13 @@ class DDPFix(Fix):
             self.left_alone(CODE, "module has no trainable parameters: DataParallel kept")
             return None
         local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+        if cuda and not dist.is_initialized():
+            short = _ranks_without_a_gpu(local_rank)
+            if short:
+                # Decided from facts every rank of the node shares (LOCAL_WORLD_SIZE, the GPUs
+                # visible), so no rank builds a DDP whose collectives the others never join.
+                self.left_alone(CODE, short)
+                return None
         if not dist.is_initialized():
             backend = "nccl" if cuda else "gloo"
             if cuda:

@@ -17,6 +17,10 @@ def guard_env(**extra):
     env = {k: v for k, v in os.environ.items() if not k.startswith("RUNTIME_GUARD")}
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     env["PYTHONWARNINGS"] = "ignore"
+    # These subprocesses test the CPU paths (gloo, CPU autocast, the meta stand-in): on a machine
+    # with a GPU they would take the CUDA paths instead (nccl, a script's CPU model under a CUDA
+    # DataParallel). test_rg_cuda.py asks for the GPU by passing CUDA_VISIBLE_DEVICES itself.
+    env["CUDA_VISIBLE_DEVICES"] = ""
     env.update({k: str(v) for k, v in extra.items()})
     return env
 
