@@ -10,6 +10,7 @@
     python benchmarks/framework_score.py --corpus /work/corpus_h7 --set holdout7
     python benchmarks/framework_score.py --corpus /work/corpus_h8 --set holdout8
     python benchmarks/framework_score.py --corpus /work/corpus_h9 --set holdout9
+    python benchmarks/framework_score.py --corpus /work/corpus_h10 --set holdout10
     python benchmarks/framework_score.py --fetch-list
 
 The corpus is third-party code and is never committed: ``--fetch-list`` prints every repository,
@@ -602,6 +603,68 @@ CORPUS = [
     {"name": "Diffusion-Models-pytorch", "github": "dome272/Diffusion-Models-pytorch", "set": "holdout9",
      "commit": "be352208d0576039fec061238c0e4385a562a2d4",
      "take": ["ddpm.py", "ddpm_conditional.py", "modules.py", "utils.py"], "only": "*.py", "drop": []},
+    # holdout10 (2026-11-26): a tenth fresh set (Lightning modules, HF Trainer compute_loss overrides, Accelerate
+    # loops, plain multi-module projects whose step loops call helpers in other modules; RL, materials, audio,
+    # vision, weather, NLP/LLM), labelled by reading only before any linter run on it; its corpus lives in
+    # /work/corpus_h10 and holds the .py files of the paths below only (docs/framework_corpus.md "holdout10").
+    {"name": "ptlflow", "github": "hmorimitsu/ptlflow", "set": "holdout10",
+     "commit": "e9cf9bcedd06cba2abe94d6bddfb2ed4f91ac3a2",
+     "take": ["ptlflow/__init__.py", "ptlflow/models/__init__.py", "ptlflow/models/base_model", "ptlflow/models/raft",
+              "ptlflow/models/gma", "ptlflow/utils/__init__.py", "ptlflow/utils/flow_metrics.py", "ptlflow/utils/utils.py"],
+     "only": "*.py", "drop": []},
+    {"name": "earth-forecasting-transformer", "github": "amazon-science/earth-forecasting-transformer", "set": "holdout10",
+     "commit": "7732b03bdb366110563516c3502315deab4c2026",
+     "take": ["scripts/cuboid_transformer", "src/earthformer/__init__.py", "src/earthformer/config.py",
+              "src/earthformer/cuboid_transformer", "src/earthformer/metrics", "src/earthformer/utils",
+              "src/earthformer/visualization", "src/earthformer/baselines"], "only": "*.py", "drop": []},
+    {"name": "SimCLR", "github": "Spijkervet/SimCLR", "set": "holdout10",
+     "commit": "2738efae85b3ca1b70b7919c5d7a7837d9d75235",
+     "take": ["main.py", "main_pl.py", "linear_evaluation.py", "model.py", "simclr", "utils"], "only": "*.py", "drop": []},
+    {"name": "VideoGPT", "github": "wilson1yan/VideoGPT", "set": "holdout10",
+     "commit": "733d2b1541e166d7f29df514c7d196c768011dd2",
+     "take": ["videogpt", "scripts/train_vqvae.py", "scripts/train_videogpt.py", "scripts/compute_fvd.py"],
+     "only": "*.py", "drop": []},
+    {"name": "R1-V", "github": "Deep-Agent/R1-V", "set": "holdout10",
+     "commit": "bbbbe3dc1ea6a74ce31c118c1722b1ee73e372ba",
+     "take": ["src/r1-v/src/open_r1"], "only": "*.py", "drop": []},
+    {"name": "ProLong", "github": "princeton-nlp/ProLong", "set": "holdout10",
+     "commit": "907dcf4b833a3510e39ce8355e45db4175648a49",
+     "take": ["training"], "only": "*.py", "drop": []},
+    {"name": "PickScore", "github": "yuvalkirstain/PickScore", "set": "holdout10",
+     "commit": "f79607ff68609c1e6dfa78cba38afeea4c248df1",
+     "take": ["trainer"], "only": "*.py", "drop": []},
+    {"name": "1d-tokenizer", "github": "bytedance/1d-tokenizer", "set": "holdout10",
+     "commit": "942a96fbdd873780179d1b78d5462911528bf8c8",
+     "take": ["scripts/train_titok.py", "scripts/train_tatitok.py", "scripts/train_maskgit.py", "scripts/train_rar.py",
+              "utils", "modeling/__init__.py", "modeling/titok.py", "modeling/tatitok.py", "modeling/maskgit.py",
+              "modeling/rar.py", "modeling/modules", "modeling/quantizer"], "only": "*.py", "drop": []},
+    {"name": "pixel2style2pixel", "github": "eladrich/pixel2style2pixel", "set": "holdout10",
+     "commit": "5cfff385beb7b95fbce775662b48fcc80081928d",
+     "take": ["training", "criteria", "scripts/train.py", "utils", "configs", "datasets", "options", "models/__init__.py",
+              "models/psp.py", "models/encoders", "models/stylegan2"], "only": "*.py", "drop": []},
+    {"name": "pytorch-segmentation", "github": "yassouali/pytorch-segmentation", "set": "holdout10",
+     "commit": "33434fa987bbf348c961473c15f044b85e32ca7f",
+     "take": ["train.py", "trainer.py", "base", "utils", "models/__init__.py", "models/deeplabv3_plus.py",
+              "models/duc_hdc.py", "models/enet.py", "models/fcn.py", "models/gcn.py", "models/pspnet.py",
+              "models/resnet.py", "models/segnet.py", "models/unet.py", "models/upernet.py"], "only": "*.py", "drop": []},
+    {"name": "PyTorch-YOLOv3", "github": "eriklindernoren/PyTorch-YOLOv3", "set": "holdout10",
+     "commit": "1d621c8489e22c76ceb93bb2397ac6c8dfb5ceb7",
+     "take": ["pytorchyolo"], "only": "*.py", "drop": []},
+    {"name": "OpenNRE", "github": "thunlp/OpenNRE", "set": "holdout10",
+     "commit": "8e42fd712f2ab01b48a7e7c4cb2bdea45ec6ff9a",
+     "take": ["opennre", "example"], "only": "*.py", "drop": []},
+    {"name": "decision-transformer", "github": "kzl/decision-transformer", "set": "holdout10",
+     "commit": "e2d82e68f330c00f763507b3b01d774740bee53f",
+     "take": ["gym", "atari"], "only": "*.py", "drop": []},
+    {"name": "pytorch-soft-actor-critic", "github": "pranz24/pytorch-soft-actor-critic", "set": "holdout10",
+     "commit": "c1805660b3961694be54079a355155a5cad492f5",
+     "take": ["main.py", "model.py", "replay_memory.py", "sac.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "cgcnn", "github": "txie-93/cgcnn", "set": "holdout10",
+     "commit": "f42ab233c4ee0c416879d6bc2d22a264418413ad",
+     "take": ["main.py", "predict.py", "cgcnn"], "only": "*.py", "drop": []},
+    {"name": "melgan-neurips", "github": "descriptinc/melgan-neurips", "set": "holdout10",
+     "commit": "6488045bfba1975602288de07a58570c7b4d66ea",
+     "take": ["mel2wav", "scripts"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -820,7 +883,7 @@ def main(argv=None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
     parser.add_argument("--set", choices=("dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6",
-                                         "holdout7", "holdout8", "holdout9"), default="dev")
+                                         "holdout7", "holdout8", "holdout9", "holdout10"), default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
     parser.add_argument("--jobs", type=int, default=1, help="linter worker processes (default 1)")
