@@ -52,6 +52,7 @@ from .segments import BLOCK_FIELDS, _push_children as push_children, walk_statem
 from .project_root import find_project_root
 from .interval_gates import ast_gates_what_follows
 from .inference_calls import ast_turns_grad_off, call_mode
+from .optimizer_loops import steps_each_item
 from .step_loops import (ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values, is_counter_name,
                          names_holding)
 
@@ -278,14 +279,18 @@ class _Summariser:
     def step_loops(self, ids) -> None:
         self._step_loops = ids
 
+    def _module_steps(self) -> ModuleSteps:
+        steps = self._steps
+        if steps is None:
+            steps = ModuleSteps(self.tree, self.table)
+        elif callable(steps):
+            steps = steps()
+        self._steps = steps  # (for the engine, with a tree the index parsed: _summarised)
+        return steps
+
     def _step_loop_ids(self) -> Set[int]:
         if self._step_loops is None:
-            steps = self._steps
-            if steps is None:
-                steps = ModuleSteps(self.tree, self.table)
-            elif callable(steps):
-                steps = steps()
-            self._steps = steps  # (for the engine, with a tree the index parsed: _summarised)
+            steps = self._module_steps()
             self._step_loops = {id(loop) for loop, _ in steps._loops_with_outer_counters()
                                 if steps._ast_is_intrinsic(loop) and not steps._ast_is_epoch(loop)
                                 and not steps.is_sample_loop_ast(loop)}
@@ -343,8 +348,8 @@ class _Summariser:
                 fn.setdefault("loops", []).append([stmt.lineno, getattr(stmt, "end_lineno", None) or stmt.lineno])
                 self._expressions(stmt.test if kind is ast.While else stmt.iter, fn, scope, in_loop, step_loop)
                 inner_step = step_loop or id(stmt) in self._step_loop_ids()
-                if inner_step:
-                    fn["drives"] = True
+                if inner_step and (step_loop or not steps_each_item(stmt, self._module_steps())):
+                    fn["drives"] = True  # (a loop stepping each of several optimizers is one step)
                 self._loops.append([stmt.body, None])
                 self._scan(stmt.body, fn, scope, owner_class, interval_names, True, inner_step)
                 self._loops.pop()

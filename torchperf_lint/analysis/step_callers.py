@@ -1,0 +1,109 @@
+"""Functions that perform one step through a function of the project (the lead's reading R10 of
+rules.md "A step body", 2026-11-26).
+
+rules.md: "a function whose own body, outside any loop, calls ``.backward()`` ... performs one step,
+and its caller runs it every step". R10 reads the same upward: a function whose own body, outside
+any loop, calls a project function that performs one step performs one step too, so it is a step
+body as well (XLM: ``mlm_step`` computes a loss, logs ``loss.item()`` and calls ``self.optimize(loss)``,
+whose own body calls ``loss.backward()``; ``train.py`` calls ``trainer.mlm_step(...)`` every
+iteration). The reading R2 applies to it as to a function with its own backward: it is not a step
+body when the project shows callers and every one of them runs it once (run_once.RunOnce).
+
+The walk goes up from the functions that call backward themselves, at most MAX_LEVELS callers up,
+over the calls the project index recorded in the modules the step-body walk has read (the linted
+file, the modules that import it, the base classes it met), each call resolved as the step-body
+walk resolves it (``self.`` methods, imports, instances of project classes). It never goes through
+a loop: a function that calls a step function inside its own loop (a step loop, or any loop) runs
+many steps, it does not perform one. A function that drives a step loop of its own is not a step
+body either (as for a function with its own backward: a warm-up step before the loop).
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Tuple
+
+from .run_once import is_run_once_hook, module_call_sites
+
+# How many callers up from a function with its own backward the walk looks.
+MAX_LEVELS = 3
+
+Key = Tuple[str, str]
+# One call down to the backward: (caller's path, line of the call, callee's path, the line of the
+# callee's ``def``, callee's qualified name).
+Down = Tuple[str, int, str, int, str]
+
+
+def _in_loop(record: dict, line: int) -> bool:
+    return any(first <= line <= last for first, last in record.get("loops", ()))
+
+
+def read_callees(bodies, module) -> None:
+    """Read the project modules that ``module``'s functions call into outside their loops (an
+    imported function, a method of an instance of an imported class), so that a step function of
+    a module that does not import the linted file is seen (``from .optim import backward_and_step``).
+    Only the linted module's own calls: a bounded number of reads (the walk's module budget)."""
+    for qual, record in module.functions.items():
+        if qual == "<module>":
+            continue
+        own = bodies._own_class(module, record)
+        for call in record["calls"]:
+            ref, line, step_loop = call[0], call[1], call[2]
+            if step_loop or _in_loop(record, line):
+                continue
+            if ref[0] in ("name", "dotted"):
+                if ref[1].split(".", 1)[0] in module.bindings:
+                    bodies.symbol(module.resolve(ref[1]), load=True)
+            else:
+                bodies.resolve(module, ref, own, own)  # an instance's class is read to find it
+
+
+def step_performers(bodies, modules: List) -> Dict[Key, Tuple[Down, ...]]:
+    """Every function of ``modules`` (the summaries a StepBodies walk has read) that performs one
+    step through calls, MAX_LEVELS at most, outside its loops: its calls down to a function whose
+    own body calls backward, first call first. Functions with their own backward are not in it
+    (they are step bodies by rules.md itself)."""
+    found: Dict[Key, Tuple[Down, ...]] = {}
+    performing = set()
+    frontier: List[Tuple[Key, int, Tuple[Down, ...]]] = []
+    for module in modules:
+        for qual in module.backward_functions:
+            performing.add((module.path, qual))
+            frontier.append(((module.path, qual), module.functions[qual]["line"], ()))
+    for _ in range(MAX_LEVELS):
+        following = []
+        for callee, callee_line, down in frontier:
+            name = callee[1].rsplit(".", 1)[-1]
+            for module in modules:
+                for qual, record, call in module_call_sites(module).get(name, ()):
+                    ref, line, step_loop = call[0], call[1], call[2]
+                    if qual == "<module>" or is_run_once_hook(qual) or step_loop or _in_loop(record, line):
+                        continue  # module level and run-once hooks run once (R2); a loop runs many steps
+                    if record.get("drives") or record["backward"]:
+                        continue  # drives a step loop; or performs a step by its own backward
+                    caller = (module.path, qual)
+                    if caller in performing:
+                        continue
+                    own = bodies._own_class(module, record)
+                    target = bodies.resolve(module, ref, own, own)
+                    if target is None or target[0] != callee:
+                        continue
+                    performing.add(caller)
+                    steps = ((module.path, line, callee[0], callee_line, callee[1]),) + down
+                    found[caller] = steps
+                    following.append((caller, record["line"], steps))
+        frontier = following
+        if not frontier:
+            break
+    return found
+
+
+def describe_performs(performs: Tuple[Down, ...], relative) -> str:
+    """``runs one step: calls optimize (xlm/trainer.py:194), which calls backward``."""
+    calls = [f"calls {qual.rsplit('.', 1)[-1]} ({relative(path)}:{line})" for _, _, path, line, qual in performs]
+    return f"runs one step: {', which '.join(calls)}, which calls backward"
+
+
+def related_performs(performs: Tuple[Down, ...]) -> Tuple[Tuple[str, int, str], ...]:
+    """(path, line, note) per call on the way down to the backward."""
+    return tuple((path, line, f"runs one step here: calls {qual.rsplit('.', 1)[-1]}")
+                 for path, line, _, _, qual in performs)
