@@ -181,8 +181,15 @@ def test_without_a_visible_caller_a_step_caller_stays_a_step_body(tmp_path):
                 loss = model(x.cuda()).sum()
                 optimize(loss, opt)
                 return loss.item()
+
+
+            def many_steps(model, xs, opt):
+                print(model.weight.sum().item())
+                for x in xs:
+                    one_step(model, x, opt)
             """,
     })
+    # ``many_steps`` calls the step function in its own loop: it runs many steps, not one (line 16)
     assert findings(tmp_path, "steps.py") == [
         ("TPL102", 12, SYNC + " (runs one step: calls optimize (steps.py:4), which calls backward)"),
     ]
@@ -228,7 +235,9 @@ def test_at_most_three_callers_up(tmp_path):
 def test_a_loop_stepping_each_of_several_optimizers_does_not_drive_training(tmp_path):
     """``for optimizer in optimizers: optimizer.step()`` is one step over several optimizers: the
     function still performs one step (its own ``.item()`` is flagged), while one that also holds a
-    loop over batches drives training (a warm-up step before its loop: silent)."""
+    loop over batches drives training (a warm-up step before its loop: silent), whether it calls
+    backward itself (``fit``, ``fit_batches``: their loops step no item of theirs) or through a step
+    function (``train``)."""
     write(tmp_path, {
         "pyproject.toml": "",
         "gan.py": """
@@ -250,6 +259,23 @@ def test_a_loop_stepping_each_of_several_optimizers_does_not_drive_training(tmp_
                     loss.backward()
                     for optimizer in optimizers:
                         optimizer.step()
+                return loss.item()
+
+
+            def fit_batches(model, batches, optimizer):
+                loss = model(batches[0]).sum()
+                loss.backward()
+                for x in batches:
+                    model(x).sum().backward()
+                    optimizer.step()
+                return loss.item()
+
+
+            def train(model, loader, optimizers):
+                loss = model(next(iter(loader))).sum()
+                optimize(loss, optimizers)  # a check step before the loop
+                for x in loader:
+                    optimize(model(x).sum(), optimizers)
                 return loss.item()
             """,
     })

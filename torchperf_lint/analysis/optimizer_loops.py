@@ -41,12 +41,11 @@ def _steps_an_item(call: ast.Call, items: Set[str]) -> bool:
 def steps_each_item(loop, steps) -> bool:
     """Is ``loop`` a ``for`` over optimizers (or their schedulers) whose only step work is stepping
     the item it took: every call in its body (nested definitions apart) that ``steps`` (a
-    step_loops.ModuleSteps) takes for step work steps an item of the loop, and the loop iterates
-    no data loader?"""
+    step_loops.ModuleSteps) takes for step work steps an item of the loop?"""
     if not isinstance(loop, (ast.For, ast.AsyncFor)):
         return False
     items = _target_names(loop.target)
-    if not items or steps.ast_iterates_loader(loop.iter):
+    if not items:
         return False
     found = False
     pending = list(loop.body)
