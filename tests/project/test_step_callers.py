@@ -25,7 +25,8 @@ def related(root: Path, name: str):
 
 
 # XLM's shape: ``optimize`` calls backward (and steps each of its optimizers in a loop: one step);
-# ``mlm_step`` logs ``loss.item()`` and calls ``self.optimize``; train.py calls ``mlm_step`` in a loop
+# ``mlm_step`` logs ``loss.item()`` and calls ``self.optimize``; ``clm_step`` calls ``update``, which
+# has the gradients computed in another module and steps the optimizer itself; train.py calls ``mlm_step`` in a loop
 # that the rules cannot see as a step loop (it iterates language pairs and calls no model).
 XLM_LIKE = {
     "pyproject.toml": "[project]\nname = 'xlmlike'\n",
@@ -34,20 +35,19 @@ XLM_LIKE = {
         import torch
 
 
-        def backward_and_step(loss, optimizers):
+        def compute_gradients(loss):
             loss.backward()
-            for optimizer in optimizers:
-                optimizer.step()
         """,
     "xlmlike/trainer.py": """
         import torch
-        from xlmlike.optim import backward_and_step
+        from xlmlike.optim import compute_gradients
 
 
         class Trainer:
             def __init__(self, model, optimizers):
                 self.model = model
                 self.optimizers = optimizers
+                self.optimizer = optimizers[0]
                 self.stats = []
                 self.warm_up()
 
@@ -69,7 +69,9 @@ XLM_LIKE = {
                 self.update(loss)
 
             def update(self, loss):
-                backward_and_step(loss, self.optimizers)
+                compute_gradients(loss)
+                self.optimizers[0].zero_grad()
+                self.optimizer.step()
 
             def warm_up(self):
                 loss = self.model(torch.zeros(2, device="cuda")).sum()
@@ -111,9 +113,9 @@ XLM_LIKE = {
 def test_a_method_that_calls_a_step_function_is_a_step_body_with_the_reason(tmp_path):
     write(tmp_path, XLM_LIKE)
     assert findings(tmp_path, "xlmlike/trainer.py") == [
-        ("TPL102", 21, SYNC + " (runs one step: calls optimize (xlmlike/trainer.py:12), which calls backward)"),
-        ("TPL102", 26, SYNC + " (runs one step: calls update (xlmlike/trainer.py:29), which calls "
-                              "backward_and_step (xlmlike/optim.py:4), which calls backward)"),
+        ("TPL102", 22, SYNC + " (runs one step: calls optimize (xlmlike/trainer.py:13), which calls backward)"),
+        ("TPL102", 27, SYNC + " (runs one step: calls update (xlmlike/trainer.py:30), which calls "
+                              "compute_gradients (xlmlike/optim.py:4), which calls backward)"),
     ]
 
 
@@ -121,19 +123,19 @@ def test_related_locations_name_each_call_down_to_the_backward(tmp_path):
     write(tmp_path, XLM_LIKE)
     trainer = str(tmp_path / "xlmlike/trainer.py")
     assert related(tmp_path, "xlmlike/trainer.py") == [
-        (21, ((trainer, 22, "runs one step here: calls optimize"),)),
-        (26, ((trainer, 27, "runs one step here: calls update"),
-              (trainer, 30, "runs one step here: calls backward_and_step"))),
+        (22, ((trainer, 23, "runs one step here: calls optimize"),)),
+        (27, ((trainer, 28, "runs one step here: calls update"),
+              (trainer, 31, "runs one step here: calls compute_gradients"))),
     ]
 
 
 def test_run_once_callers_loops_and_intervals_keep_a_caller_out(tmp_path):
     """``warm_up`` runs once (``__init__``), ``run_steps`` calls the step function in its own loop,
     ``guarded_step`` calls it only under an interval: none of them performs one step per call
-    (their ``.item()`` lines 34, 38, 44 are silent)."""
+    (their ``.item()`` lines 37, 41, 47 are silent)."""
     write(tmp_path, XLM_LIKE)
     lines = [line for _, line, _ in findings(tmp_path, "xlmlike/trainer.py")]
-    assert lines == [21, 26]
+    assert lines == [22, 27]
 
 
 def test_a_function_called_once_from_module_level_is_no_step_body(tmp_path):
@@ -280,3 +282,39 @@ def test_a_loop_stepping_each_of_several_optimizers_does_not_drive_training(tmp_
             """,
     })
     assert findings(tmp_path, "gan.py") == [("TPL102", 8, SYNC)]
+
+
+def test_a_caller_of_a_function_that_only_computes_gradients_performs_no_step(tmp_path):
+    """``get_grads`` calls backward and steps nothing (gradients for a plot): a step body by the
+    letter of rules.md, but ``plot_activation`` performs no training step through it, even when
+    called from a loop; ``check_step`` steps the optimizer after the gradients: a training step."""
+    write(tmp_path, {
+        "pyproject.toml": "",
+        "notebook.py": """
+            import torch
+
+
+            def get_grads(act_fn, x):
+                x = x.clone().requires_grad_()
+                act_fn(x).sum().backward()
+                return x.grad
+
+
+            def plot_activation(act_fn, x):
+                grads = get_grads(act_fn, x)
+                print(grads.cpu())
+
+
+            def check_step(act_fn, x, optimizer):
+                grads = get_grads(act_fn, x)
+                optimizer.step()
+                return grads.sum().item()
+
+
+            for fn in [torch.tanh, torch.relu]:
+                plot_activation(fn, torch.linspace(-5, 5, 100).cuda())
+            """,
+    })
+    assert findings(tmp_path, "notebook.py") == [
+        ("TPL102", 18, SYNC + " (runs one step: calls get_grads (notebook.py:4), which calls backward)"),
+    ]

@@ -9,6 +9,12 @@ whose own body calls ``loss.backward()``; ``train.py`` calls ``trainer.mlm_step(
 iteration). The reading R2 applies to it as to a function with its own backward: it is not a step
 body when the project shows callers and every one of them runs it once (run_once.RunOnce).
 
+One step of training updates the parameters: the caller, or a function on its way down to the
+backward, steps an optimizer or a scaler. A function that only computes gradients (a notebook's
+``get_grads`` for a plot of an activation function, called from a loop over a few activation
+functions) makes its callers perform nothing per step; the function itself stays what rules.md
+makes it.
+
 The walk goes up from the functions that call backward themselves, at most MAX_LEVELS callers up,
 over the calls the project index recorded in the modules the step-body walk has read (the linted
 file, the modules that import it, the base classes it met), each call resolved as the step-body
@@ -23,6 +29,7 @@ from __future__ import annotations
 from typing import Dict, List, Tuple
 
 from .run_once import is_run_once_hook, module_call_sites
+from .step_loops import OPTIMIZER_WORD
 
 # How many callers up from a function with its own backward the walk looks.
 MAX_LEVELS = 3
@@ -35,6 +42,22 @@ Down = Tuple[str, int, str, int, str]
 
 def _in_loop(record: dict, line: int) -> bool:
     return any(first <= line <= last for first, last in record.get("loops", ()))
+
+
+def steps_optimizer(record: dict) -> bool:
+    """Does the function step an optimizer or a scaler (``optimizer.step()``, ``self.opt.step()``,
+    ``scaler.step(opt)``; in a loop over several optimizers too), by the names step_loops reads?"""
+    for call in record["calls"]:
+        ref = call[0]
+        if ref[0] == "dotted" and ref[1].endswith(".step") and "." in ref[1]:
+            receiver = ref[1].rsplit(".", 2)[-2]
+        elif ref[0] == "selfattr" and ref[2] == "step":
+            receiver = ref[1]
+        else:
+            continue
+        if OPTIMIZER_WORD.search(receiver):
+            return True
+    return False
 
 
 def read_callees(bodies, module) -> None:
@@ -59,19 +82,23 @@ def read_callees(bodies, module) -> None:
 
 def step_performers(bodies, modules: List) -> Dict[Key, Tuple[Down, ...]]:
     """Every function of ``modules`` (the summaries a StepBodies walk has read) that performs one
-    step through calls, MAX_LEVELS at most, outside its loops: its calls down to a function whose
-    own body calls backward, first call first. Functions with their own backward are not in it
-    (they are step bodies by rules.md itself)."""
+    training step through calls, MAX_LEVELS at most, outside its loops: its calls down to a
+    function whose own body calls backward, first call first. A training step updates the
+    parameters: the function or one on its way down steps an optimizer or a scaler (a function
+    that only computes gradients, ``get_grads`` for a plot, performs no step; callers above it
+    still may). Functions with their own backward are not in it (they are step bodies by rules.md
+    itself)."""
     found: Dict[Key, Tuple[Down, ...]] = {}
     performing = set()
     frontier: List[Tuple[Key, int, Tuple[Down, ...]]] = []
     for module in modules:
         for qual in module.backward_functions:
             performing.add((module.path, qual))
-            frontier.append(((module.path, qual), module.functions[qual]["line"], ()))
+            record = module.functions[qual]
+            frontier.append(((module.path, qual), record["line"], (), steps_optimizer(record)))
     for _ in range(MAX_LEVELS):
         following = []
-        for callee, callee_line, down in frontier:
+        for callee, callee_line, down, updated in frontier:
             name = callee[1].rsplit(".", 1)[-1]
             for module in modules:
                 for qual, record, call in module_call_sites(module).get(name, ()):
@@ -89,8 +116,10 @@ def step_performers(bodies, modules: List) -> Dict[Key, Tuple[Down, ...]]:
                         continue
                     performing.add(caller)
                     steps = ((module.path, line, callee[0], callee_line, callee[1]),) + down
-                    found[caller] = steps
-                    following.append((caller, record["line"], steps))
+                    updates = updated or steps_optimizer(record)
+                    if updates:
+                        found[caller] = steps
+                    following.append((caller, record["line"], steps, updates))
         frontier = following
         if not frontier:
             break
