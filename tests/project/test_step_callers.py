@@ -26,24 +26,26 @@ def related(root: Path, name: str):
 
 # XLM's shape: ``optimize`` calls backward (and steps each of its optimizers in a loop: one step);
 # ``mlm_step`` logs ``loss.item()`` and calls ``self.optimize``; ``clm_step`` calls ``update``, which
-# has the gradients computed in another module and steps the optimizer itself; train.py calls ``mlm_step`` in a loop
-# that the rules cannot see as a step loop (it iterates language pairs and calls no model).
+# has the gradients computed by a base class in another module and steps the optimizer itself;
+# train.py calls them in a loop that the rules cannot see as a step loop (it iterates language pairs
+# and calls no model).
 XLM_LIKE = {
     "pyproject.toml": "[project]\nname = 'xlmlike'\n",
     "xlmlike/__init__.py": "",
-    "xlmlike/optim.py": """
+    "xlmlike/base.py": """
         import torch
 
 
-        def compute_gradients(loss):
-            loss.backward()
+        class BaseTrainer:
+            def compute_gradients(self, loss):
+                loss.backward()
         """,
     "xlmlike/trainer.py": """
         import torch
-        from xlmlike.optim import compute_gradients
+        from xlmlike.base import BaseTrainer
 
 
-        class Trainer:
+        class Trainer(BaseTrainer):
             def __init__(self, model, optimizers):
                 self.model = model
                 self.optimizers = optimizers
@@ -69,7 +71,7 @@ XLM_LIKE = {
                 self.update(loss)
 
             def update(self, loss):
-                compute_gradients(loss)
+                self.compute_gradients(loss)
                 self.optimizers[0].zero_grad()
                 self.optimizer.step()
 
@@ -115,7 +117,7 @@ def test_a_method_that_calls_a_step_function_is_a_step_body_with_the_reason(tmp_
     assert findings(tmp_path, "xlmlike/trainer.py") == [
         ("TPL102", 22, SYNC + " (runs one step: calls optimize (xlmlike/trainer.py:13), which calls backward)"),
         ("TPL102", 27, SYNC + " (runs one step: calls update (xlmlike/trainer.py:30), which calls "
-                              "compute_gradients (xlmlike/optim.py:4), which calls backward)"),
+                              "compute_gradients (xlmlike/base.py:5), which calls backward)"),
     ]
 
 

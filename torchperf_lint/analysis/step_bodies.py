@@ -23,7 +23,7 @@ from .argument_places import HOST_KEY, UNKNOWN_KEY, passed_host
 from .project_index import Module, Project, content_digest, project_for, summarize
 from .inference_calls import LIGHTNING_EVALUATION_STEPS, chain_level, chain_state, names_training, runs_inference
 from .run_once import RunOnce
-from .step_callers import describe_performs, read_callees, related_performs, step_performers
+from .step_callers import describe_performs, related_performs, step_performers
 
 LIGHTNING_MODULE_STEPS = frozenset((
     "training_step", "validation_step", "test_step", "on_train_batch_start", "on_train_batch_end",
@@ -419,7 +419,6 @@ class StepBodies:
                                                      grad_off=grad_off, trains=trains))
         # R10: a function that performs one step through its calls is a root too, R2 applied to it;
         # after the step loops' calls, so that one called from a step loop keeps that chain.
-        read_callees(self, self.module)
         for (path, qual), performs in step_performers(self, list(self._loaded.values())).items():
             module = self._loaded[path]
             if module in self._reachers and not once.only_once((path, qual)):

@@ -60,26 +60,6 @@ def steps_optimizer(record: dict) -> bool:
     return False
 
 
-def read_callees(bodies, module) -> None:
-    """Read the project modules that ``module``'s functions call into outside their loops (an
-    imported function, a method of an instance of an imported class), so that a step function of
-    a module that does not import the linted file is seen (``from .optim import backward_and_step``).
-    Only the linted module's own calls: a bounded number of reads (the walk's module budget)."""
-    for qual, record in module.functions.items():
-        if qual == "<module>":
-            continue
-        own = bodies._own_class(module, record)
-        for call in record["calls"]:
-            ref, line, step_loop = call[0], call[1], call[2]
-            if step_loop or _in_loop(record, line):
-                continue
-            if ref[0] in ("name", "dotted"):
-                if ref[1].split(".", 1)[0] in module.bindings:
-                    bodies.symbol(module.resolve(ref[1]), load=True)
-            else:
-                bodies.resolve(module, ref, own, own)  # an instance's class is read to find it
-
-
 def step_performers(bodies, modules: List) -> Dict[Key, Tuple[Down, ...]]:
     """Every function of ``modules`` (the summaries a StepBodies walk has read) that performs one
     training step through calls, MAX_LEVELS at most, outside its loops: its calls down to a
