@@ -53,6 +53,7 @@ from .project_root import find_project_root
 from .interval_gates import ast_gates_what_follows
 from .inference_calls import ast_turns_grad_off, call_mode
 from .optimizer_loops import steps_each_item
+from .script_folders import script_folder_bindings, sys_path_folders
 from .step_loops import (ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values, is_counter_name,
                          names_holding)
 
@@ -267,8 +268,12 @@ class _Summariser:
         module_fn = self._function("<module>", 0, None)
         self._places[id(module_fn)] = HostNames(self.tree.body)
         self._scan(self.tree.body, module_fn, "", None, frozenset(), False)
-        return {"v": INDEX_VERSION, "imports": self.imports, "classes": self.classes,
-                "functions": self.functions, "roots": self.roots, "settings": self.settings}
+        summary = {"v": INDEX_VERSION, "imports": self.imports, "classes": self.classes,
+                   "functions": self.functions, "roots": self.roots, "settings": self.settings}
+        added = sys_path_folders(self.tree)
+        if added:
+            summary["sys_path"] = added  # folders it puts on sys.path (script_folders)
+        return summary
 
     # The language server's reuse of definitions (edit_reuse) reads and replaces the step loops.
     @property
@@ -928,6 +933,7 @@ class Project:
             data = _frozen_summary(summarize(tree, table, steps))
             self._store(digest, data)
         module = Module(self.module_name(path), path, data, digest, (-1, -1), kept=True)
+        script_folder_bindings(self, module)  # a script's own folder and its sys.path
         self._modules[path] = module
         return module
 
@@ -996,6 +1002,7 @@ class Project:
                 while len(self._trees) > MAX_KEPT_TREES or self._kept_chars > MAX_KEPT_CHARS:
                     self._kept_chars -= self._trees.pop(next(iter(self._trees)))[2]
         module = Module(self.module_name(path), path, data, digest, (stat.st_size, stat.st_mtime_ns), kept=True)
+        script_folder_bindings(self, module)  # a script's own folder and its sys.path
         self._modules[path] = module
         self._failed.pop(path, None)
         return module
@@ -1046,6 +1053,7 @@ class Project:
                 return None  # mid-edit text: its facts are missing until it parses again
             self._store(digest, data)
         module = Module(self.module_name(path), path, data, digest, (-1, -1), kept=True)
+        script_folder_bindings(self, module)  # a script's own folder and its sys.path
         self._modules[path] = module
         return module
 
