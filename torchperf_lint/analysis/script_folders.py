@@ -169,9 +169,18 @@ def _folder(root: str, path: str, anchor: str, relative: str) -> Optional[str]:
     return folder if inside == "." or not inside.startswith("..") else None
 
 
-def _holds(folder: str, module: str, imported: Optional[str]) -> bool:
+def _holds(project, folder: str, module: str, imported: Optional[str]) -> bool:
     """Does ``folder`` hold the module ``module`` (a file or a package, or a folder holding the
-    imported submodule: ``from module import commons`` with ``module/commons.py``)?"""
+    imported submodule: ``from module import commons`` with ``module/commons.py``)? Kept per
+    project (``memo``): the modules of one folder import the same names."""
+    key = ("script_folder_holds", folder, module, imported)
+    known = project.memo.get(key)
+    if known is None:
+        known = project.memo[key] = _file_holds(folder, module, imported)
+    return known
+
+
+def _file_holds(folder: str, module: str, imported: Optional[str]) -> bool:
     base = os.path.join(folder, *module.split("."))
     if os.path.isfile(base + ".py") or os.path.isfile(os.path.join(base, "__init__.py")):
         return True
@@ -198,13 +207,13 @@ def script_folder_bindings(project, module) -> None:
             continue
         if module.bindings.get(local) != (f"{name}.{imported}" if imported is not None else name):
             continue  # a later import binds the name (``try: from .configs ... except: from configs ...``)
-        chosen = next((f for f in front if _holds(f, name, imported)), None)
+        chosen = next((f for f in front if _holds(project, f, name, imported)), None)
         if chosen is None:
             if project.path_of(name) is not None or (imported and project.path_of(f"{name}.{imported}")):
                 continue  # the root's own resolution
             if name.split(".", 1)[0] in _STDLIB:
                 continue
-            chosen = next((f for f in back if _holds(f, name, imported)), None)
+            chosen = next((f for f in back if _holds(project, f, name, imported)), None)
         if chosen is None:
             continue
         prefix = project.module_name(os.path.join(chosen, "__init__.py"))
