@@ -197,3 +197,12 @@ def test_what_is_not_a_folder_put_on_sys_path_is_not_recorded():
         def setup():
             sys.path.append("inside_a_function")
         """) == []
+
+
+def test_a_long_module_level_concatenation_is_no_path_and_does_not_exhaust_the_stack():
+    long_text = " + ".join(['"a"'] * 2000)
+    assert _folders(f"""
+        import sys
+        TEXT = {long_text}
+        sys.path.append("lib")
+        """) == [("append", "cwd", "lib")]

@@ -39,10 +39,16 @@ FILE, CWD = "file", "cwd"
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 _SAME_PATH = frozenset(("abspath", "realpath", "normpath", "expanduser", "resolve", "absolute", "str"))
 _MAX_STATEMENTS = 2000  # module-level statements looked at (a generated file may hold many)
+_MAX_DEPTH = 24  # nested expressions of one path looked into
 
 
-def _path_value(node, names: Dict[str, Tuple[str, str]]) -> Optional[Tuple[str, str]]:
-    """(anchor, relative path) of an expression that names a folder, or None."""
+def _path_value(node, names: Dict[str, Tuple[str, str]], depth: int = 0) -> Optional[Tuple[str, str]]:
+    """(anchor, relative path) of an expression that names a folder, or None. ``depth``: nested
+    expressions looked into so far (a long module-level concatenation is no path, and must not
+    exhaust the stack)."""
+    if depth > _MAX_DEPTH:
+        return None
+    depth += 1
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return (CWD, node.value) if not os.path.isabs(node.value) else None
     if isinstance(node, ast.Name):
@@ -50,10 +56,10 @@ def _path_value(node, names: Dict[str, Tuple[str, str]]) -> Optional[Tuple[str, 
             return FILE, "__file__"
         return names.get(node.id)
     if isinstance(node, ast.Attribute) and node.attr == "parent":
-        inner = _path_value(node.value, names)
+        inner = _path_value(node.value, names, depth)
         return _dirname(inner)
     if isinstance(node, ast.BinOp):
-        left = _path_value(node.left, names)
+        left = _path_value(node.left, names, depth)
         if isinstance(node.op, ast.Div) and left is not None:  # Path(...) / "sub"
             return _joined(left, node.right, names)
         if isinstance(node.op, ast.Add) and left is not None:  # now_dir + "/GPT_SoVITS"
@@ -63,11 +69,11 @@ def _path_value(node, names: Dict[str, Tuple[str, str]]) -> Optional[Tuple[str, 
         if (isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant)
                 and isinstance(node.left.value, str) and node.left.value.startswith("%s")):  # "%s/GPT_SoVITS" % now_dir
             base = _path_value(node.right.elts[0] if isinstance(node.right, ast.Tuple) and len(node.right.elts) == 1
-                               else node.right, names)
+                               else node.right, names, depth)
             return _joined(base, ast.Constant(node.left.value[2:].lstrip("/\\") or "."), names) if base else None
         return None
     if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.FormattedValue):
-        base = _path_value(node.values[0].value, names)
+        base = _path_value(node.values[0].value, names, depth)
         rest = node.values[1:]
         if base is None or not all(isinstance(v, ast.Constant) for v in rest):
             return None
@@ -80,15 +86,15 @@ def _path_value(node, names: Dict[str, Tuple[str, str]]) -> Optional[Tuple[str, 
     if name == "getcwd" and not node.args:
         return CWD, "."
     if name in ("Path", "PurePath") and len(node.args) == 1:
-        return _path_value(node.args[0], names)
+        return _path_value(node.args[0], names, depth)
     if name in _SAME_PATH:
         if isinstance(func, ast.Attribute) and not node.args and name in ("resolve", "absolute"):
-            return _path_value(func.value, names)
-        return _path_value(node.args[0], names) if len(node.args) == 1 else None
+            return _path_value(func.value, names, depth)
+        return _path_value(node.args[0], names, depth) if len(node.args) == 1 else None
     if name == "dirname" and len(node.args) == 1:
-        return _dirname(_path_value(node.args[0], names))
+        return _dirname(_path_value(node.args[0], names, depth))
     if name == "join" and node.args:
-        found = _path_value(node.args[0], names)
+        found = _path_value(node.args[0], names, depth)
         for part in node.args[1:]:
             found = _joined(found, part, names) if found is not None else None
         return found
