@@ -52,6 +52,8 @@ from .segments import BLOCK_FIELDS, _push_children as push_children, walk_statem
 from .project_root import find_project_root
 from .interval_gates import ast_gates_what_follows
 from .inference_calls import ast_turns_grad_off, call_mode
+from .optimizer_loops import steps_each_item
+from .script_folders import script_folder_bindings, sys_path_folders
 from .step_loops import (ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values, is_counter_name,
                          names_holding)
 
@@ -266,8 +268,12 @@ class _Summariser:
         module_fn = self._function("<module>", 0, None)
         self._places[id(module_fn)] = HostNames(self.tree.body)
         self._scan(self.tree.body, module_fn, "", None, frozenset(), False)
-        return {"v": INDEX_VERSION, "imports": self.imports, "classes": self.classes,
-                "functions": self.functions, "roots": self.roots, "settings": self.settings}
+        summary = {"v": INDEX_VERSION, "imports": self.imports, "classes": self.classes,
+                   "functions": self.functions, "roots": self.roots, "settings": self.settings}
+        added = sys_path_folders(self.tree)
+        if added:
+            summary["sys_path"] = added  # folders it puts on sys.path (script_folders)
+        return summary
 
     # The language server's reuse of definitions (edit_reuse) reads and replaces the step loops.
     @property
@@ -278,14 +284,18 @@ class _Summariser:
     def step_loops(self, ids) -> None:
         self._step_loops = ids
 
+    def _module_steps(self) -> ModuleSteps:
+        steps = self._steps
+        if steps is None:
+            steps = ModuleSteps(self.tree, self.table)
+        elif callable(steps):
+            steps = steps()
+        self._steps = steps  # (for the engine, with a tree the index parsed: _summarised)
+        return steps
+
     def _step_loop_ids(self) -> Set[int]:
         if self._step_loops is None:
-            steps = self._steps
-            if steps is None:
-                steps = ModuleSteps(self.tree, self.table)
-            elif callable(steps):
-                steps = steps()
-            self._steps = steps  # (for the engine, with a tree the index parsed: _summarised)
+            steps = self._module_steps()
             self._step_loops = {id(loop) for loop, _ in steps._loops_with_outer_counters()
                                 if steps._ast_is_intrinsic(loop) and not steps._ast_is_epoch(loop)
                                 and not steps.is_sample_loop_ast(loop)}
@@ -343,8 +353,8 @@ class _Summariser:
                 fn.setdefault("loops", []).append([stmt.lineno, getattr(stmt, "end_lineno", None) or stmt.lineno])
                 self._expressions(stmt.test if kind is ast.While else stmt.iter, fn, scope, in_loop, step_loop)
                 inner_step = step_loop or id(stmt) in self._step_loop_ids()
-                if inner_step:
-                    fn["drives"] = True
+                if inner_step and (step_loop or not steps_each_item(stmt, self._module_steps())):
+                    fn["drives"] = True  # (a loop stepping each of several optimizers is one step)
                 self._loops.append([stmt.body, None])
                 self._scan(stmt.body, fn, scope, owner_class, interval_names, True, inner_step)
                 self._loops.pop()
@@ -923,6 +933,7 @@ class Project:
             data = _frozen_summary(summarize(tree, table, steps))
             self._store(digest, data)
         module = Module(self.module_name(path), path, data, digest, (-1, -1), kept=True)
+        script_folder_bindings(self, module)  # a script's own folder and its sys.path
         self._modules[path] = module
         return module
 
@@ -991,6 +1002,7 @@ class Project:
                 while len(self._trees) > MAX_KEPT_TREES or self._kept_chars > MAX_KEPT_CHARS:
                     self._kept_chars -= self._trees.pop(next(iter(self._trees)))[2]
         module = Module(self.module_name(path), path, data, digest, (stat.st_size, stat.st_mtime_ns), kept=True)
+        script_folder_bindings(self, module)  # a script's own folder and its sys.path
         self._modules[path] = module
         self._failed.pop(path, None)
         return module
@@ -1041,6 +1053,7 @@ class Project:
                 return None  # mid-edit text: its facts are missing until it parses again
             self._store(digest, data)
         module = Module(self.module_name(path), path, data, digest, (-1, -1), kept=True)
+        script_folder_bindings(self, module)  # a script's own folder and its sys.path
         self._modules[path] = module
         return module
 

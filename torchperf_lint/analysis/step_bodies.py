@@ -23,6 +23,7 @@ from .argument_places import HOST_KEY, UNKNOWN_KEY, passed_host
 from .project_index import Module, Project, content_digest, project_for, summarize
 from .inference_calls import LIGHTNING_EVALUATION_STEPS, chain_level, chain_state, names_training, runs_inference
 from .run_once import RunOnce
+from .step_callers import describe_performs, related_performs, step_performers
 
 LIGHTNING_MODULE_STEPS = frozenset((
     "training_step", "validation_step", "test_step", "on_train_batch_start", "on_train_batch_end",
@@ -71,11 +72,15 @@ Hop = Tuple[str, int, str]
 class Chain:
     """Why a function runs every step: the calls from a root to it (empty: it is a root)."""
 
-    __slots__ = ("hops", "root_named", "framework", "framework_trains", "caller_steps_env", "grad_off", "trains")
+    __slots__ = ("hops", "root_named", "framework", "framework_trains", "caller_steps_env", "grad_off", "trains",
+                 "performs")
 
     def __init__(self, hops: Tuple[Hop, ...], root_named: bool, framework: bool, caller_steps_env: bool = False,
-                 framework_trains: bool = False, grad_off: bool = False, trains: bool = True):
+                 framework_trains: bool = False, grad_off: bool = False, trains: bool = True, performs: tuple = ()):
         self.hops = hops
+        # A root that performs one step through its calls (step_callers, R10): the calls down to
+        # the function that calls backward, which the message names.
+        self.performs = performs
         # On the way: autograd is off, and the innermost loop trains (inference_calls.chain_state);
         # a chain with autograd off and no training loop runs inference only (R7).
         self.grad_off = grad_off
@@ -92,6 +97,8 @@ class Chain:
 
     def describe(self, project: Optional[Project]) -> str:
         if not self.hops:
+            if self.performs:
+                return describe_performs(self.performs, project.relative if project is not None else os.path.basename)
             return ""
         path, line, _ = self.hops[0]
         where = project.relative(path) if project is not None else os.path.basename(path)
@@ -101,6 +108,8 @@ class Chain:
 
     def related(self, project: Optional[Project]) -> Tuple[Tuple[str, int, str], ...]:
         """(path, line, note) per call on the way; the path as the project index knows it (absolute)."""
+        if not self.hops and self.performs:
+            return related_performs(self.performs)
         return tuple((path, line, f"called every step from here (in {caller.rsplit('.', 1)[-1]})")
                      for path, line, caller in self.hops)
 
@@ -408,6 +417,13 @@ class StepBodies:
                     grad_off, trains = chain_state(mode, False, True, record["backward"])
                     push(target[0], target[1], Chain(((module.path, line, qual),), False, False,
                                                      grad_off=grad_off, trains=trains))
+        # R10: a function that performs one step through its calls is a root too, R2 applied to it;
+        # after the step loops' calls, so that one called from a step loop keeps that chain.
+        for (path, qual), performs in step_performers(self, list(self._loaded.values())).items():
+            module = self._loaded[path]
+            if module in self._reachers and not once.only_once((path, qual)):
+                push((path, qual), self._own_class(module, module.functions[qual]),
+                     Chain((), True, False, performs=performs))
         while queue:
             function, self_cls, chain = queue.popleft()
             path, qual = function

@@ -750,7 +750,7 @@ class Rule:
             ctx = self.ctx
             loop = ctx.current_step_loop()
             chain = ctx.step_chain() if loop is not None else None
-            if chain is not None and chain.hops and (loop.kind == BODY or not ctx.steps.is_intrinsic(loop.node)):
+            if chain is not None and (chain.hops or chain.performs) and (loop.kind == BODY or not ctx.steps.is_intrinsic(loop.node)):
                 project = ctx.facts.step_bodies.project
                 message = f"{message} ({chain.describe(project)})"
                 related = chain.related(project)
