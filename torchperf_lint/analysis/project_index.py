@@ -51,7 +51,7 @@ from .throttles import ast_throttled_branch, ast_throttles
 from .segments import BLOCK_FIELDS, _push_children as push_children, walk_statements
 from .project_root import find_project_root
 from .interval_gates import ast_gates_what_follows
-from .inference_calls import ast_turns_grad_off, call_mode
+from .inference_calls import ast_stage_test, ast_turns_grad_off, call_mode
 from .step_loops import (ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values, is_counter_name,
                          names_holding)
 
@@ -242,6 +242,7 @@ class _Summariser:
         # and the loops of its function around it (each: [its body, it trains], computed on first use).
         self._grad_off = 0
         self._loops: List[list] = []
+        self._evaluating = 0  # inside a branch that runs only in evaluation (``if stage == "val":``)
         # The names the module's imports (at any level) bind to host libraries, and the records of
         # the functions that call through one: only those are asked which parameters reach a host
         # library (host_library_parameters walks the function again).
@@ -362,7 +363,10 @@ class _Summariser:
             quiet = kind in (ast.With, ast.AsyncWith) and any(
                 ast_turns_grad_off(item.context_expr, self.table) for item in stmt.items)
             self._grad_off += quiet
+            evaluates = ast_stage_test(stmt.test) if kind is ast.If else None
             for field in fields:
+                branch = evaluates is not None and (field == "body") == evaluates
+                self._evaluating += branch
                 for child in getattr(stmt, field):
                     if field in ("handlers", "cases"):
                         if getattr(child, "type", None) is not None:
@@ -370,6 +374,7 @@ class _Summariser:
                         self._scan(child.body, fn, scope, owner_class, interval_names, in_loop, step_loop)
                     else:
                         self._scan([child], fn, scope, owner_class, interval_names, in_loop, step_loop)
+                self._evaluating -= branch
             self._grad_off -= quiet
             if gates:
                 return
@@ -401,12 +406,13 @@ class _Summariser:
             if self._iteration_handler_decorator(decorator):
                 self.roots.append(["ignite", ["def", qualname], node.lineno])
         self._scope_bodies.append(node.body)
-        outer = self._grad_off, self._loops
+        outer = self._grad_off, self._loops, self._evaluating
         self._grad_off = int(any(ast_turns_grad_off(d, self.table) for d in node.decorator_list))
         self._loops = []
+        self._evaluating = 0
         self._scan(node.body, fn, qualname, owner_class, _interval_names(node.body), False)
         fn["hostp"] = host_library_parameters(node, self.table) if id(fn) in self._host_calling else []
-        self._grad_off, self._loops = outer
+        self._grad_off, self._loops, self._evaluating = outer
         self._scope_bodies.pop()
 
     def _define_class(self, node: ast.ClassDef, scope: str) -> None:
@@ -523,11 +529,11 @@ class _Summariser:
     def _call_mode(self) -> int:
         """inference_calls.call_mode of a call made here."""
         if not self._loops:
-            return call_mode(self._grad_off > 0, None)
+            return call_mode(self._grad_off > 0, None, self._evaluating > 0)
         loop = self._loops[-1]
         if loop[1] is None:
             loop[1] = _ast_runs_update(loop[0])
-        return call_mode(self._grad_off > 0, loop[1])
+        return call_mode(self._grad_off > 0, loop[1], self._evaluating > 0)
 
     def _handed_functions(self, call: ast.Call, ref: list, scope: str) -> None:
         """``create_trainer(train_step, ...)`` with ``train_step`` a function defined before the call

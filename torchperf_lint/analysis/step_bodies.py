@@ -21,7 +21,8 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from .argument_places import HOST_KEY, UNKNOWN_KEY, passed_host
 from .project_index import Module, Project, content_digest, project_for, summarize
-from .inference_calls import LIGHTNING_EVALUATION_STEPS, chain_level, chain_state, names_training, runs_inference
+from .inference_calls import (EVALUATION_BRANCH, LIGHTNING_EVALUATION_STEPS, chain_level, chain_state, names_training,
+                              runs_inference)
 from .run_once import RunOnce
 
 LIGHTNING_MODULE_STEPS = frozenset((
@@ -71,7 +72,8 @@ Hop = Tuple[str, int, str]
 class Chain:
     """Why a function runs every step: the calls from a root to it (empty: it is a root)."""
 
-    __slots__ = ("hops", "root_named", "framework", "framework_trains", "caller_steps_env", "grad_off", "trains")
+    __slots__ = ("hops", "root_named", "framework", "framework_trains", "caller_steps_env", "grad_off", "trains",
+                 "named_from")
 
     def __init__(self, hops: Tuple[Hop, ...], root_named: bool, framework: bool, caller_steps_env: bool = False,
                  framework_trains: bool = False, grad_off: bool = False, trains: bool = True):
@@ -89,6 +91,10 @@ class Chain:
         # The direct caller steps an environment (``self.env.step(action)``): what the function
         # returns is needed on the host (rules.md "A step body": an environment's ``env.step``).
         self.caller_steps_env = caller_steps_env
+        # The callers whose names may say the chain trains (_named_for_training): those after the
+        # last call made in a branch that runs only in evaluation (``if stage == "val":
+        # self.log_samples(...)`` in a ``shared_step``: the step's name says nothing of that branch).
+        self.named_from = 0
 
     def describe(self, project: Optional[Project]) -> str:
         if not self.hops:
@@ -110,7 +116,15 @@ def _named_for_training(qualname: str, chain: Chain) -> bool:
     whose closure calls backward, a ``train_step`` in another file)? Such a chain may train even
     where the index sees no backward or optimizer step in its loops: R8 stays off there."""
     return names_training(qualname.rpartition(".")[2]) or any(
-        names_training(hop[2].rpartition(".")[2]) for hop in chain.hops)
+        names_training(hop[2].rpartition(".")[2]) for hop in chain.hops[chain.named_from:])
+
+
+def _from_evaluation_branch(chain: Chain, mode: int) -> Chain:
+    """``chain`` (just extended by a call of ``mode``), its callers' names set aside when that
+    call is made in a branch that runs only in evaluation."""
+    if mode & EVALUATION_BRANCH:
+        chain.named_from = len(chain.hops)
+    return chain
 
 
 class StepBodies:
@@ -406,8 +420,8 @@ class StepBodies:
                 if target is not None:
                     self._note_arguments(target[0], ref, constants)
                     grad_off, trains = chain_state(mode, False, True, record["backward"])
-                    push(target[0], target[1], Chain(((module.path, line, qual),), False, False,
-                                                     grad_off=grad_off, trains=trains))
+                    push(target[0], target[1], _from_evaluation_branch(Chain(
+                        ((module.path, line, qual),), False, False, grad_off=grad_off, trains=trains), mode))
         while queue:
             function, self_cls, chain = queue.popleft()
             path, qual = function
@@ -434,9 +448,10 @@ class StepBodies:
                     grad_off, trains = chain_state(mode, chain.grad_off, chain.trains, record["backward"])
                     # what a callee returns reaches the environment too when this function hands
                     # it back as it is to a caller that steps one (``return self.get_action(s)``)
-                    push(target[0], target[1],
-                         Chain(chain.hops + ((path, line, qual),), chain.root_named, chain.framework,
-                               steps_env or line in passed_back, chain.framework_trains, grad_off, trains))
+                    extended = Chain(chain.hops + ((path, line, qual),), chain.root_named, chain.framework,
+                                     steps_env or line in passed_back, chain.framework_trains, grad_off, trains)
+                    extended.named_from = chain.named_from
+                    push(target[0], target[1], _from_evaluation_branch(extended, mode))
 
     def _engine_chain(self, function: Key) -> Chain:
         """The chain of an Ignite root: Ignite's ``Engine`` only calls the function, which trains by

@@ -78,6 +78,10 @@ _CONTAINER_BUILTINS = frozenset("list tuple dict set sorted".split())
 _BUILTINS = _PYTHON_BUILTINS | _CONTAINER_BUILTINS | {"next"}
 _PYTHON_MODULES = ("math.", "random.", "time.", "os.", "json.", "re.")
 _COPIES = frozenset(("copy.deepcopy", "copy.copy"))
+# The standard library's containers: made on the host, their items unknown (a dict of lists keyed
+# by ids: ``embeddings = collections.defaultdict(list)``).
+_CONTAINER_CALLS = frozenset(("collections.defaultdict", "collections.OrderedDict", "collections.Counter",
+                              "collections.deque"))
 # The legacy typed constructors (``torch.LongTensor([i])``, ``torch.Tensor(n, m)``): CPU tensors.
 _LEGACY_CONSTRUCTORS = frozenset(
     "Tensor FloatTensor DoubleTensor HalfTensor BFloat16Tensor ByteTensor CharTensor ShortTensor IntTensor "
@@ -608,6 +612,8 @@ class ValueFlow:
                 # ``copy.deepcopy(batch)``: a copy lives where what it copies lives (known-host only)
                 copied = self._kind(call.args[0].value, env, depth + 1)
                 return copied if copied in HOST else UNKNOWN
+            if qual in _CONTAINER_CALLS:
+                return CONTAINER
             if not is_torch_name(qual):
                 return PYTHON if qual.startswith(_PYTHON_MODULES) else UNKNOWN
             return self._torch_call_kind(call, qual, env, depth)

@@ -1,0 +1,192 @@
+"""prec9 (docs/precision.md "prec9"): the policy-level classes of false findings on holdout4-9, each
+with a silent form and a flagged twin, asserting whole diagnostics.
+
+R10 a message in a branch taken only when a value is not finite; R11 a call made in a branch that
+runs only in evaluation carries the evaluation to its callee (tests/project/test_prec9_chains.py);
+R12 the key of a lookup in a standard-library container; R13 an interval inside the
+accumulation ``if`` (TPL103) and a few models written out in steps (TPL102)."""
+
+from __future__ import annotations
+
+from _diagnostics import rule_diagnostics as diagnostics
+
+SYNC = ("{what} waits for the device in every iteration; keep values on the device "
+        "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+ITEM = SYNC.format(what="`.item()`")
+CPU = SYNC.format(what="`.cpu()`")
+TRUTH = SYNC.format(what="testing a tensor's truth")
+PRINT = SYNC.format(what="printing a tensor")
+FORMAT = SYNC.format(what="formatting a tensor")
+EMPTY = ("`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be re-allocated with "
+         "synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")
+
+# ---- R10: a message in a branch taken only when a value is not finite ------------------------------
+
+NAN_MESSAGES = """
+    import math
+    import torch
+    def train(model, loader, optimizer, log):
+        for batch in loader:
+            xt = model(batch.cuda())
+            c = model(xt)
+            if torch.isnan(c).any():
+                print(f"NaN after: xt.min(): {xt.min()}")
+            p = model(c)
+            if torch.isnan(p).any():
+                print("nans:", torch.isnan(p).sum(), "set to 0")
+                p = torch.nan_to_num(p)
+            if torch.isfinite(p).all():
+                p = p * 2
+            else:
+                log.warning("bad %s" % p.max())
+            num_nans = torch.isnan(p).sum()
+            if num_nans > 0:
+                log.warning(f"{num_nans} failed, max {xt.max()}")
+            if not math.isfinite(p.sum().item()):
+                log.error("loss is {}".format(p.mean()))
+            p.sum().backward()
+            optimizer.step()
+    """
+
+
+def test_r10_messages_in_a_branch_taken_only_on_a_non_finite_value_are_not_per_step():
+    """dirichlet-flow-matching's ``if torch.isnan(c_factor).any(): print(f"... {xt.min()}")``: the
+    test is the per-step sync (reported); the message reports a failure, once the run has gone
+    wrong. The ``else`` of a finiteness test, a count of NaNs compared ``> 0``, and a negated
+    ``math.isfinite`` are such branches too; printing, f-strings, ``%`` and ``.format`` alike (the same lines are flagged without this reading)."""
+    assert diagnostics(NAN_MESSAGES, "TPL102") == [
+        (8, 11, TRUTH, None, None), (11, 11, TRUTH, None, None), (14, 11, TRUTH, None, None),
+        (19, 11, TRUTH, None, None), (21, 29, ITEM, None, None)]
+
+
+def test_r10_the_same_messages_under_a_bound_or_a_finite_test_stay_flagged():
+    """Flagged twins: a bound test (BigVGAN's and vits' ``if torch.min(y) < -1.0: print(...)``,
+    holdout3 judged the print true) is no failure branch, nor the branch a finite value takes (it
+    runs every healthy step), nor a ``<= 0`` count test."""
+    source = (NAN_MESSAGES.replace("if torch.isnan(c).any():", "if c.min() < -1.0:")
+              .replace("if torch.isfinite(p).all():\n                p = p * 2\n            else:\n",
+                       "if torch.isfinite(p).all():\n                p = p * 2\n            if True:\n")
+              .replace("if num_nans > 0:", "if num_nans <= 0:").replace("if not math.isfinite(", "if math.isfinite("))
+    assert diagnostics(source, "TPL102") == [
+        (8, 11, TRUTH, None, None), (9, 12, PRINT, None, None), (11, 11, TRUTH, None, None),
+        (14, 11, TRUTH, None, None), (17, 24, FORMAT, None, None), (19, 11, TRUTH, None, None),
+        (20, 24, FORMAT, None, None), (21, 25, ITEM, None, None), (22, 22, FORMAT, None, None)]
+
+
+def test_r10_values_taken_for_use_in_a_failure_branch_still_sync():
+    """Flagged twin: only messages are left alone; a value read there for use (a metric summed,
+    rows found with ``.nonzero()``: trl's reward check, a development-set label) waits as before."""
+    source = """
+        import torch
+        def train(model, loader, optimizer, totals):
+            for batch in loader:
+                out = model(batch.cuda())
+                if torch.isnan(out).any():
+                    totals["bad"] += out.abs().sum().item()
+                    row = torch.isnan(out).nonzero()
+                out.sum().backward()
+                optimizer.step()
+        """
+    nonzero = SYNC.format(what="`.nonzero()`")
+    assert diagnostics(source, "TPL102") == [(6, 11, TRUTH, None, None), (7, 29, ITEM, None, None),
+                                             (8, 18, nonzero, None, None)]
+
+
+# ---- R12: the key of a lookup in a standard-library container --------------------------------------
+
+KEYS = """
+    import collections
+    from collections import defaultdict
+    import torch
+    def test_step(model, loader, out):
+        for batch in loader:
+            reps = model(batch.cuda())
+            embeddings = collections.defaultdict(list)
+            weights = defaultdict(list)
+            for rep, ids in zip(reps, batch["ids"].cuda()):
+                embeddings[ids.item()].append(rep)
+                weights[ids.max().item()].append(rep.sum())
+            out.append(embeddings)
+    """
+
+
+def test_r12_an_id_that_keys_a_defaultdict_is_host_needed():
+    """dpr-scale's CITADEL retrieval: ``embeddings[expert_id.item()].append(...)`` into a
+    ``collections.defaultdict(list)``: a dict key must be a Python number (a tensor key hashes by
+    identity), so the host must have it (R3), as for a dict the code writes as a display."""
+    assert diagnostics(KEYS, "TPL102") == []
+
+
+def test_r12_a_counter_written_or_a_container_of_unknown_kind_keeps_the_key_flagged():
+    """Flagged twins: a write into the container (``counts[k] += 1``, a histogram the device could
+    keep with ``bincount``) is no lookup, and a container handed in from elsewhere may be a tensor."""
+    source = (KEYS.replace("embeddings[ids.item()].append(rep)", "embeddings[ids.item()] += 1")
+              .replace("weights = defaultdict(list)", "weights = out[0]"))
+    assert diagnostics(source, "TPL102") == [(11, 23, ITEM, None, None), (12, 20, ITEM, None, None)]
+
+
+# ---- R13: intervals ----------------------------------------------------------------------------------
+
+ACCUMULATION = """
+    import torch
+    def train(model, loader, optimizer, args):
+        global_step = 0
+        for step, batch in enumerate(loader):
+            loss = model(batch.cuda())
+            loss.backward()
+            if (step + 1) % args.accum == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+                global_step += 1
+                if args.do_eval and global_step % args.save_steps == 0:
+                    torch.save(model.state_dict(), "m.pt")
+                    torch.cuda.empty_cache()
+    """
+
+
+def test_r13_an_interval_inside_the_accumulation_if_is_the_remedy():
+    """CodeT5's ``if global_step % save_steps == 0: ... empty_cache()`` inside the ``if`` that steps
+    the optimizer: it frees the cache once per ``save_steps`` updates (R9)."""
+    assert diagnostics(ACCUMULATION, "TPL103") == []
+
+
+def test_r13_the_accumulation_if_alone_is_no_interval():
+    """Flagged twins: the call in the accumulation ``if`` itself (ConvNeXt-V2, R9), and under an
+    inner ``if`` that tests a flag, not a counter."""
+    source = ACCUMULATION.replace("                    torch.cuda.empty_cache()\n", "                torch.cuda.empty_cache()\n")
+    assert diagnostics(source, "TPL103") == [(14, 12, EMPTY, None, None)]
+    flag = ACCUMULATION.replace("args.do_eval and global_step % args.save_steps == 0", "args.do_eval")
+    assert diagnostics(flag, "TPL103") == [(14, 16, EMPTY, None, None)]
+
+
+SAMPLES = """
+    import torch
+    from torchvision.utils import make_grid
+    class Trainer:
+        def train_step(self, steps, device):
+            loss = self.vae(next(self.dl_iter).to(device))
+            loss.backward()
+            self.optim.step()
+            if not (steps % self.save_results_every):
+                vaes = ((self.vae, str(steps)),)
+                if self.use_ema:
+                    vaes = ((self.ema_vae.ema_model, f"{steps}.ema"),) + vaes
+                for model, filename in vaes:
+                    valid = next(self.valid_dl_iter).to(device)
+                    recons = model(valid, return_recons=True)
+                    grid = make_grid(torch.stack((valid, recons)).detach().cpu())
+    """
+
+
+def test_r13_a_few_models_written_out_under_an_interval_run_at_the_interval():
+    """muse-maskgit's trainer: the models to sample are a tuple display, extended by another under
+    ``if self.use_ema:`` (``((ema, name),) + vaes``): still a few things written out, so the loop
+    runs a few times at each interval (rules.md "An interval"; DALLE2's VQGAN trainer, one display)."""
+    assert diagnostics(SAMPLES, "TPL102") == []
+
+
+def test_r13_a_name_bound_to_something_else_is_not_a_few_models():
+    """Flagged twin: ``vaes`` also bound to what a call returns (of unknown length: batches, maybe)."""
+    source = SAMPLES.replace("vaes = ((self.ema_vae.ema_model, f\"{steps}.ema\"),) + vaes",
+                             "vaes = self.models_to_sample()")
+    assert diagnostics(source, "TPL102") == [(16, 33, CPU, None, None)]
