@@ -14,6 +14,7 @@ SYNC = ("{what} waits for the device in every iteration; keep values on the devi
         "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 ITEM = SYNC.format(what="`.item()`")
 CPU = SYNC.format(what="`.cpu()`")
+FLOAT = SYNC.format(what="`float()` of a tensor")
 TRUTH = SYNC.format(what="testing a tensor's truth")
 PRINT = SYNC.format(what="printing a tensor")
 FORMAT = SYNC.format(what="formatting a tensor")
@@ -31,6 +32,7 @@ NAN_MESSAGES = """
             c = model(xt)
             if torch.isnan(c).any():
                 print(f"NaN after: xt.min(): {xt.min()}")
+                print(xt.sum().item(), float(xt.mean()))
             p = model(c)
             if torch.isnan(p).any():
                 print("nans:", torch.isnan(p).sum(), "set to 0")
@@ -55,8 +57,8 @@ def test_r10_messages_in_a_branch_taken_only_on_a_non_finite_value_are_not_per_s
     wrong. The ``else`` of a finiteness test, a count of NaNs compared ``> 0``, and a negated
     ``math.isfinite`` are such branches too; printing, f-strings, ``%`` and ``.format`` alike (the same lines are flagged without this reading)."""
     assert diagnostics(NAN_MESSAGES, "TPL102") == [
-        (8, 11, TRUTH, None, None), (11, 11, TRUTH, None, None), (14, 11, TRUTH, None, None),
-        (19, 11, TRUTH, None, None), (21, 29, ITEM, None, None)]
+        (8, 11, TRUTH, None, None), (12, 11, TRUTH, None, None), (15, 11, TRUTH, None, None),
+        (20, 11, TRUTH, None, None), (22, 29, ITEM, None, None)]
 
 
 def test_r10_the_same_messages_under_a_bound_or_a_finite_test_stay_flagged():
@@ -68,9 +70,10 @@ def test_r10_the_same_messages_under_a_bound_or_a_finite_test_stay_flagged():
                        "if torch.isfinite(p).all():\n                p = p * 2\n            if True:\n")
               .replace("if num_nans > 0:", "if num_nans <= 0:").replace("if not math.isfinite(", "if math.isfinite("))
     assert diagnostics(source, "TPL102") == [
-        (8, 11, TRUTH, None, None), (9, 12, PRINT, None, None), (11, 11, TRUTH, None, None),
-        (14, 11, TRUTH, None, None), (17, 24, FORMAT, None, None), (19, 11, TRUTH, None, None),
-        (20, 24, FORMAT, None, None), (21, 25, ITEM, None, None), (22, 22, FORMAT, None, None)]
+        (8, 11, TRUTH, None, None), (9, 12, PRINT, None, None), (10, 18, ITEM, None, None),
+        (10, 35, FLOAT, None, None), (12, 11, TRUTH, None, None), (15, 11, TRUTH, None, None),
+        (18, 24, FORMAT, None, None), (20, 11, TRUTH, None, None), (21, 24, FORMAT, None, None),
+        (22, 25, ITEM, None, None), (23, 22, FORMAT, None, None)]
 
 
 def test_r10_values_taken_for_use_in_a_failure_branch_still_sync():

@@ -1,0 +1,86 @@
+"""R11 (docs/precision.md "prec9"): a call made in a branch that runs only in evaluation (``if
+self.stage == "val":``, ``if not self.training:``) carries the evaluation to its callee, in the same
+file or in another: the callee runs from there in no training step (R8 for the branch itself is
+analysis/evaluation_branches.py). A callee that training also reaches, through a call outside such
+a branch, keeps its copies flagged, with the chain in the message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from torchperf_lint.engine import lint_source
+
+from _project_files import write
+
+SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
+        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+CPU = SYNC.format(what="`.cpu()`")
+ITEM = SYNC.format(what="`.item()`")
+CHAIN = " (called every step from module.py:12 via training_step → general_step)"
+
+
+def findings(root: Path, name: str):
+    path = root / name
+    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
+
+
+SIMILARITIES = """
+    import torch
+
+
+    def log_data_similarities(seq_pred, kept):
+        kept.append(seq_pred.cpu())
+        return seq_pred.float().mean().item()
+    """
+MODULE = """
+    import lightning.pytorch as pl
+    import torch
+    from metrics import log_data_similarities
+
+
+    class DNAModule(pl.LightningModule):
+        def forward(self, batch):
+            return self.model(batch)
+
+        def training_step(self, batch, batch_idx):
+            self.stage = "train"
+            return self.general_step(batch)
+
+        def validation_step(self, batch, batch_idx):
+            self.stage = "val"
+            return self.general_step(batch)
+
+        def general_step(self, batch):
+            logits = self(batch)
+            if self.stage == "val":
+                self.log_samples(logits)
+                log_data_similarities(logits.argmax(-1), self.kept)
+            return logits.sum()
+
+        def log_samples(self, logits):
+            self.kept.append(logits.softmax(-1).cpu())
+    """
+
+
+def test_r11_helpers_called_in_a_validation_only_branch_of_a_shared_step_copy_results(tmp_path):
+    """dirichlet-flow-matching's ``general_step``: training and validation share it, and the
+    helpers are called only under ``if self.stage == "val":``. Their copies are evaluation results
+    (R8), in the same file and in another; the ``.item()`` read as a number stays flagged, with
+    its chain (the first found: through training_step, whose name, and general_step's, no longer count past
+    the branch)."""
+    write(tmp_path, {"setup.py": "", "metrics.py": SIMILARITIES, "module.py": MODULE})
+    assert findings(tmp_path, "module.py") == []
+    assert findings(tmp_path, "metrics.py") == [("TPL102", 6, 11, ITEM + CHAIN)]
+
+
+def test_r11_a_helper_also_called_outside_the_branch_keeps_its_copies_flagged(tmp_path):
+    """Flagged twin: the same helpers also called on the training path (outside the branch), or
+    under a test of a flag that is no stage (``if self.log_every_step:``)."""
+    both = MODULE.replace("            return logits.sum()\n",
+                          "            self.log_samples(logits)\n            return logits.sum()\n")
+    flag = MODULE.replace('if self.stage == "val":', "if self.log_every_step:")
+    write(tmp_path, {"setup.py": "", "metrics.py": SIMILARITIES, "module.py": both})
+    assert findings(tmp_path, "module.py") == [("TPL102", 27, 25, CPU + CHAIN)]
+    write(tmp_path, {"setup.py": "", "metrics.py": SIMILARITIES, "module.py": flag})
+    assert findings(tmp_path, "module.py") == [("TPL102", 26, 25, CPU + CHAIN)]
+    assert findings(tmp_path, "metrics.py") == [("TPL102", 5, 16, CPU + CHAIN), ("TPL102", 6, 11, ITEM + CHAIN)]
