@@ -193,3 +193,33 @@ def test_r13_a_name_bound_to_something_else_is_not_a_few_models():
     source = SAMPLES.replace("vaes = ((self.ema_vae.ema_model, f\"{steps}.ema\"),) + vaes",
                              "vaes = self.models_to_sample()")
     assert diagnostics(source, "TPL102") == [(16, 33, CPU, None, None)]
+
+
+# ---- R11 in one file: a helper called in the evaluation branch of a loop that trains in one mode ------
+
+MODES = """
+    import torch
+    def run_epoch(model, loader, optimizer, mode, kept):
+        for batch in loader:
+            out = model(batch.cuda())
+            if mode == "train":
+                out.sum().backward()
+                optimizer.step()
+            else:
+                keep(out, kept)
+    def keep(out, kept):
+        kept.append(out.argmax(-1).cpu())
+        return out.max().item()
+    """
+
+
+def test_r11_a_helper_called_only_in_the_evaluation_branch_of_a_loop_copies_results():
+    """The loop trains when ``mode == "train"``; its ``else`` runs only in evaluation, and so does
+    the helper called there (R8 for the copy; the metric's ``.item()`` stays flagged, with its chain)."""
+    assert diagnostics(MODES, "TPL102") == [(13, 11, ITEM + " (called every step from <string>:10)", None, None)]
+
+
+def test_r11_the_helper_called_on_the_training_path_too_keeps_its_copy_flagged():
+    source = MODES.replace("                optimizer.step()\n", "                optimizer.step()\n                keep(out, kept)\n")
+    chain = " (called every step from <string>:9)"
+    assert diagnostics(source, "TPL102") == [(13, 16, CPU + chain, None, None), (14, 11, ITEM + chain, None, None)]
