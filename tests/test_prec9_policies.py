@@ -223,3 +223,69 @@ def test_r11_the_helper_called_on_the_training_path_too_keeps_its_copy_flagged()
     source = MODES.replace("                optimizer.step()\n", "                optimizer.step()\n                keep(out, kept)\n")
     chain = " (called every step from <string>:9)"
     assert diagnostics(source, "TPL102") == [(13, 16, CPU + chain, None, None), (14, 11, ITEM + chain, None, None)]
+
+
+def test_r11_a_helper_the_training_branch_also_calls_every_n_steps_is_shared_code():
+    """Flagged twin (trl's ``_prepare_inputs``: ``if mode == "train": (every N steps)
+    self._generate_and_score_completions(...) else: self._generate_and_score_completions(...)``, two
+    holdout labels): the training branch calls the same helper under an interval, which the index
+    records as no per-step call; the helper is shared with training, not evaluation code."""
+    source = """
+        import torch
+        def run_epoch(model, loader, optimizer, mode, kept):
+            for step, batch in enumerate(loader):
+                out = model(batch.cuda())
+                if mode == "train":
+                    out.sum().backward()
+                    optimizer.step()
+                    if step % 10 == 0:
+                        keep(out, kept)
+                else:
+                    keep(out, kept)
+        def keep(out, kept):
+            kept.append(out.argmax(-1).cpu())
+            return out.max().item()
+        """
+    chain = " (called every step from <string>:12)"
+    assert diagnostics(source, "TPL102") == [(14, 16, CPU + chain, None, None), (15, 11, ITEM + chain, None, None)]
+
+
+# ---- R14: a helper's parameter that every per-step call hands a loader batch on the host -------------
+
+LOUDNESS = """
+    import torch
+    def normalize_loudness(wav, floor=3e-4):
+        energy = wav.pow(2).mean().sqrt().item()
+        if energy < floor:
+            return wav, 0
+        return wav * 2, energy
+    def process_shard(ds, vad_model, sink):
+        dl = torch.utils.data.DataLoader(ds, num_workers=1, batch_size=None)
+        for s in dl:
+            audio, sr = s["audio"]
+            shift = audio.mean()
+            audio, gain = normalize_loudness(audio[:, :sr * 3600] - shift)
+            sink.write(vad_model(audio))
+    """
+
+
+def test_r14_a_loader_batch_handed_to_a_helper_is_on_the_host_there():
+    """WhisperSpeech's ``normalize_loudness(audio[:, :n] - shift)``: ``audio`` comes from a batch of
+    a DataLoader that nothing moved (rules.md "Where a value lives"), through unpacking, slicing and
+    a tensor's arithmetic; every per-step call hands the helper such a value, so its ``.item()``
+    waits for no device. ``audio`` is bound again after the call (by what the helper returns): the
+    binding that runs right before the call, every time round, decides."""
+    assert diagnostics(LOUDNESS, "TPL102") == []
+
+
+def test_r14_a_batch_moved_or_bound_in_a_branch_before_the_call_is_not_known_host():
+    """Flagged twins: the batch moved before the call; moved in a branch between the binding and
+    the call (the binding that reaches the call is not known); a loader that a wrapper puts on the
+    device (``accelerator.prepare``)."""
+    moved = LOUDNESS.replace('audio, sr = s["audio"]', 'audio, sr = s["audio"]\n            audio = audio.cuda()')
+    assert diagnostics(moved, "TPL102") == [(4, 13, ITEM + " (called every step from <string>:14)", None, None)]
+    branch = LOUDNESS.replace("shift = audio.mean()", "shift = audio.mean()\n            if sr > 8000:\n"
+                                                            "                audio = audio.cuda()")
+    assert diagnostics(branch, "TPL102") == [(4, 13, ITEM + " (called every step from <string>:15)", None, None)]
+    prepared = LOUDNESS.replace("for s in dl:", "dl = accelerator.prepare(dl)\n        for s in dl:")
+    assert diagnostics(prepared, "TPL102") == [(4, 13, ITEM + " (called every step from <string>:14)", None, None)]

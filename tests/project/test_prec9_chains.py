@@ -84,3 +84,66 @@ def test_r11_a_helper_also_called_outside_the_branch_keeps_its_copies_flagged(tm
     write(tmp_path, {"setup.py": "", "metrics.py": SIMILARITIES, "module.py": flag})
     assert findings(tmp_path, "module.py") == [("TPL102", 26, 25, CPU + CHAIN)]
     assert findings(tmp_path, "metrics.py") == [("TPL102", 5, 16, CPU + CHAIN), ("TPL102", 6, 11, ITEM + CHAIN)]
+
+
+SAMPLING = """
+    import torch
+
+
+    def randomize_position(data_list, cutoff=7):
+        complex = data_list[0]
+        d = torch.cdist(complex["receptor"].pos, complex["ligand"].pos)
+        label = torch.any(d < cutoff, dim=1)
+        if torch.any(label):
+            center = complex["receptor"].pos[label].mean(dim=0)
+        else:
+            center = complex["receptor"].pos.mean(dim=0)
+        for g in data_list:
+            g["ligand"].pos = g["ligand"].pos - center
+    """
+EVALUATE = """
+    import copy
+    import torch
+    from torch.utils.data import DataLoader
+    from utils.sampling import randomize_position
+
+
+    def main(args, dataset, model):
+        test_loader = DataLoader(dataset, batch_size=1, num_workers=2)
+        for idx, orig_complex_graph in enumerate(test_loader):
+            data_list = [copy.deepcopy(orig_complex_graph) for _ in range(args.n)]
+            randomize_position(data_list)
+            data_list, confidence = model(data_list)
+    """
+TRAIN = """
+    import copy
+    from utils.sampling import randomize_position
+
+
+    def train_epoch(model, train_loader, optimizer):
+        for batch in train_loader:
+            graphs = [copy.deepcopy(batch) for _ in range(4)]
+            randomize_position(graphs)
+            model(graphs).backward()
+            optimizer.step()
+    """
+
+
+def test_r14_deep_copies_of_a_loader_batch_handed_to_a_helper_in_another_file_are_on_the_host(tmp_path):
+    """R14 (DiffDock's ``randomize_position``): every caller, in every file, hands it deep copies of a
+    batch of a DataLoader that nothing moved; ``data_list`` is bound again after the call, by the
+    model's output. The helper's truth test reads host tensors only."""
+    write(tmp_path, {"setup.py": "", "utils/__init__.py": "", "utils/sampling.py": SAMPLING,
+                     "evaluate.py": EVALUATE, "train.py": TRAIN})
+    assert findings(tmp_path, "utils/sampling.py") == []
+
+
+def test_r14_one_caller_that_moves_its_batch_keeps_the_helper_flagged(tmp_path):
+    """Flagged twin: one caller moves the batch to the device before copying it."""
+    moved = TRAIN.replace("        for batch in train_loader:\n",
+                          "        for batch in train_loader:\n            batch = batch.cuda()\n")
+    write(tmp_path, {"setup.py": "", "utils/__init__.py": "", "utils/sampling.py": SAMPLING,
+                     "evaluate.py": EVALUATE, "train.py": moved})
+    truth = SYNC.format(what="testing a tensor's truth")
+    assert findings(tmp_path, "utils/sampling.py") == [
+        ("TPL102", 8, 7, truth + " (called every step from evaluate.py:11)")]

@@ -138,3 +138,33 @@ def ast_stage_test(test: ast.AST) -> Optional[bool]:
         values = {_ast_string(e) for e in right.elts}
         return True if values and values <= EVALUATION_STAGES else None
     return None
+
+
+def called_outside_evaluation(body) -> frozenset:
+    """The last names of the functions and methods that ``body`` (a function's statements, nested
+    definitions apart) calls outside its branches that run only in evaluation, those under an
+    interval ``if`` included (the project index records no call there). A call in an evaluation
+    branch of a callee that the function also calls elsewhere (trl's ``_prepare_inputs``: ``if mode
+    == "train": (every N steps) self._generate(...) else: self._generate(...)``) does not make the
+    callee evaluation code: it runs in training too."""
+    names = set()
+    pending = list(body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.If):
+            sense = ast_stage_test(node.test)
+            pending.append(node.test)
+            if sense is not True:
+                pending.extend(node.body)
+            if sense is not False:
+                pending.extend(node.orelse)
+            continue
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            if name is not None:
+                names.add(name)
+        pending.extend(ast.iter_child_nodes(node))
+    return frozenset(names)

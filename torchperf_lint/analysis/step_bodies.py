@@ -19,7 +19,7 @@ import os
 from collections import deque
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
-from .argument_places import HOST_KEY, UNKNOWN_KEY, passed_host
+from .argument_places import HOST_KEY, UNKNOWN_KEY, passed_host, passed_host_values
 from .project_index import Module, Project, content_digest, project_for, summarize
 from .inference_calls import (EVALUATION_BRANCH, LIGHTNING_EVALUATION_STEPS, chain_level, chain_state, names_training,
                               runs_inference)
@@ -144,6 +144,9 @@ class StepBodies:
         self._unknown_arguments: Set[str] = set()
         # Per function of the linted file: the parameters every per-step call hands a host value.
         self._host_parameters: Dict[str, FrozenSet[str]] = {}
+        # ... and those every per-step call hands a value on the host that may be a batch or a
+        # tensor (a loader batch not moved, a ``.cpu()`` copy: argument_places, R14).
+        self._host_value_parameters: Dict[str, FrozenSet[str]] = {}
         # Functions of the linted file reached by some chain that does not run inference only (R7).
         self._trained: Set[str] = set()
         # ... and by some chain whose loop trains (a backward or an optimizer step on the way; R8).
@@ -503,6 +506,9 @@ class StepBodies:
         host = passed_host(constants, params, ref[0] != "name")
         known = self._host_parameters.get(qual)
         self._host_parameters[qual] = host if known is None else known & host
+        values = passed_host_values(constants, params, ref[0] != "name")
+        known = self._host_value_parameters.get(qual)
+        self._host_value_parameters[qual] = values if known is None else known & values
         if params and params[0][0] in ("self", "cls") and ref[0] != "name":
             params = params[1:]  # a method called on an object or class: ``self`` is not passed
         values: Dict[str, object] = {}
@@ -523,6 +529,14 @@ class StepBodies:
         if qualname in self._unknown_arguments or qualname not in self._arguments:
             return None
         return self._arguments[qualname]
+
+    def host_value_parameters(self, qualname: str) -> FrozenSet[str]:
+        """The parameters of the linted file's step body ``qualname`` that every per-step call hands
+        a value on the host, a batch or a tensor there included (R14); empty when some call is not
+        seen."""
+        if qualname in self._unknown_arguments:
+            return frozenset()
+        return self._host_value_parameters.get(qualname, frozenset())
 
     def host_parameters(self, qualname: str) -> FrozenSet[str]:
         """The parameters of the linted file's step body ``qualname`` that every per-step call hands

@@ -234,6 +234,12 @@ class ValueFlow:
         ``**kwargs``, only Python values): what the body reads from it is on the host."""
         self._add(name, "host", None)
 
+    def bind_host_batch(self, name: str) -> None:
+        """A parameter that every per-step caller hands a value on the host that may be a batch or
+        a tensor (a loader batch not moved, a ``.cpu()`` copy: argument_places, R14): like a
+        batch taken from a loader, what the body reads from it stays on the host until it moves it."""
+        self._add(name, "hostbatch", None)
+
     def bind_target(self, target: cst.CSTNode, value: Optional[cst.BaseExpression], shape_source=None) -> None:
         """``target = value`` (``shape_source``: ("element", iterable) for a ``for`` target)."""
         self._bind(target, (shape_source or ("expr", value)), ())
@@ -373,6 +379,8 @@ class ValueFlow:
             return UNKNOWN
         if source == "host":
             return PYTHON
+        if source == "hostbatch":
+            return BATCH
         if source == "tensor":
             before = self._binding_kind(extra, frame, depth) if extra is not None else UNKNOWN
             return before if before in TENSORS else DEVICE

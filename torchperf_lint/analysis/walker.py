@@ -920,12 +920,16 @@ class Walker:
         if bodies is None:
             return
         host = bodies.host_parameters(self.ctx.function_qualname())
-        if not host:
+        # a batch or tensor on the host (R14): what is read from it stays there
+        values = bodies.host_value_parameters(self.ctx.function_qualname()) - host
+        if not host and not values:
             return
         params = function.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             if param.name.value in host:
                 self.ctx.values.bind_host(param.name.value)
+            elif param.name.value in values:
+                self.ctx.values.bind_host_batch(param.name.value)
         for star, key in ((params.star_arg, "*"), (params.star_kwarg, "**")):
             if isinstance(star, cst.Param) and key in host:
                 self.ctx.values.bind_host(star.name.value)
