@@ -289,3 +289,23 @@ def test_r14_a_batch_moved_or_bound_in_a_branch_before_the_call_is_not_known_hos
     assert diagnostics(branch, "TPL102") == [(4, 13, ITEM + " (called every step from <string>:15)", None, None)]
     prepared = LOUDNESS.replace("for s in dl:", "dl = accelerator.prepare(dl)\n        for s in dl:")
     assert diagnostics(prepared, "TPL102") == [(4, 13, ITEM + " (called every step from <string>:14)", None, None)]
+
+
+def test_r14_a_binding_later_in_a_loop_around_the_call_reaches_it_the_next_time_round():
+    """Flagged twin: ``audio`` is bound before the inner loop, and again inside it after the call
+    (by a model's output on the device): from the second time round the call hands that one."""
+    source = """
+        import torch
+        def normalize_loudness(wav):
+            return wav.pow(2).mean().sqrt().item()
+        def process_shard(ds, model):
+            dl = torch.utils.data.DataLoader(ds, num_workers=1, batch_size=None)
+            for s in dl:
+                audio = s["audio"]
+                for k in range(3):
+                    normalize_loudness(audio)
+                    audio = model(audio)
+        """
+    assert diagnostics(source, "TPL102") == [(4, 11, ITEM + " (called every step from <string>:10)", None, None)]
+    once = source.replace("                    audio = model(audio)\n", "                    out = model(audio)\n")
+    assert diagnostics(once, "TPL102") == []

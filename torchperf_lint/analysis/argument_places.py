@@ -154,10 +154,6 @@ class HostNames:
                 for target in stmt.targets:
                     if isinstance(target, ast.Name):
                         bindings.setdefault(target.id, []).append(stmt.value)
-                    elif isinstance(target, (ast.Tuple, ast.List)) and all(
-                            isinstance(e, ast.Name) for e in target.elts):
-                        for element in target.elts:  # the parts of a host value are host
-                            bindings.setdefault(element.id, []).append(stmt.value)
                     else:
                         unknown.update(_names_in(target))
             elif kind is ast.AugAssign or kind is ast.AnnAssign:
