@@ -132,12 +132,13 @@ class HostNames:
     """The local names of one function (or module body) whose every binding is a host value, and the
     names bound to an optimizer's parameter groups; worked out on first use."""
 
-    __slots__ = ("_body", "_names", "_values", "_groups", "_host_batches")
+    __slots__ = ("_body", "_names", "_values", "_groups", "_host_batches", "_batch_loops")
 
     def __init__(self, body, host_batches: Optional[Callable[[ast.expr], bool]] = None):
         self._body = body
         self._names: Optional[FrozenSet[str]] = None
         self._values: FrozenSet[str] = frozenset()
+        self._batch_loops: Optional[bool] = None
         self._groups: FrozenSet[str] = frozenset()
         # Does a ``for`` over this iterable take batches from a data loader on the host?
         self._host_batches = host_batches
@@ -164,9 +165,6 @@ class HostNames:
             elif kind in (ast.For, ast.AsyncFor):
                 if isinstance(stmt.target, ast.Name) and _param_groups(stmt.iter):
                     groups.add(stmt.target.id)
-                elif self._host_batches is not None and self._host_batches(stmt.iter):
-                    for name in _names_in(stmt.target):  # a batch (or ``enumerate``'s counter)
-                        bindings.setdefault(name, []).append(BATCH)
                 else:
                     unknown.update(_names_in(stmt.target))
             elif kind in (ast.With, ast.AsyncWith):
@@ -221,21 +219,42 @@ class HostNames:
         # after ``audio, sr = batch["audio"]``): the binding that runs right before the call, every
         # time it runs, decides (_dominating_value).
         line = getattr(node, "lineno", None)
-        names = {n.id for n in walk_ast((node,)) if isinstance(n, ast.Name)} - self._values
-        if line is None or not names:
+        if line is None or not self._takes_batches():
             return False
-        values = {name: _dominating_value(self._body, name, line, self._host_batches) for name in names}
-        if any(value is None for value in values.values()):
-            return False
+        return self._host_at(node, line, 0, {})
+
+    def _takes_batches(self) -> bool:
+        """Does the function iterate a data loader on the host at all (where the names the flow
+        follows come from)? Worked out once: most functions do not, and skip the walk."""
+        if self._batch_loops is None:
+            self._batch_loops = any(isinstance(stmt, (ast.For, ast.AsyncFor)) and self._host_batches(stmt.iter)
+                                    for stmt, owner in walk_statements(self._body) if owner is None)
+        return self._batch_loops
+
+    def _host_at(self, node, line: int, depth: int, memo: dict) -> bool:
+        """Is ``node``, read on ``line``, a host value? Each name it reads counts as host when the
+        binding that dominates ``line`` is (a loop's batch, or a value host at that binding's own
+        line: ``data_list = [copy.deepcopy(graph) for _ in range(n)]`` with ``graph`` the batch)."""
         extra: Set[str] = set()
-        pending = set(names)
-        while pending:  # names whose binding reads another of them (``shift = audio.mean()``)
-            ready = {name for name in pending if is_host(values[name], self._values | extra, self._groups, True)}
-            if not ready:
-                return False
-            extra |= ready
-            pending -= ready
+        for name in _read_names(node) - self._values:
+            key = (name, line)
+            if key not in memo:
+                memo[key] = False  # a binding that reads itself is no host value by that
+                value = _dominating_value(self._body, name, line, self._host_batches)
+                memo[key] = value is BATCH or (value is not None and depth < 8 and self._host_at(
+                    value, value.lineno, depth + 1, memo))
+            if memo[key]:
+                extra.add(name)
         return is_host(node, self._values | extra, self._groups, True)
+
+
+def _read_names(node) -> Set[str]:
+    """The names an expression reads, less the targets of its comprehensions."""
+    read, bound = set(), set()
+    for inner in walk_ast((node,)):
+        if isinstance(inner, ast.Name):
+            (bound if isinstance(inner.ctx, ast.Store) else read).add(inner.id)
+    return read - bound
 
 
 def _binds(stmt, name: str) -> bool:
