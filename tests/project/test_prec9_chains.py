@@ -147,3 +147,59 @@ def test_r14_one_caller_that_moves_its_batch_keeps_the_helper_flagged(tmp_path):
     truth = SYNC.format(what="testing a tensor's truth")
     assert findings(tmp_path, "utils/sampling.py") == [
         ("TPL102", 8, 7, truth + " (called every step from evaluate.py:11)")]
+
+
+FLOW = """
+    import numpy as np
+    import scipy.special
+    import torch
+
+
+    class ConditionalFlow:
+        def __init__(self, K):
+            self.K = K
+
+        def c_factor(self, bs, alpha):
+            out = scipy.special.beta(alpha, self.K - 1)
+            return np.where(bs < 1, out / ((1 - bs) ** (self.K - 1)), 0)
+
+        def t_factor(self, bs, alpha):
+            return torch.where(bs < 1, bs * alpha, 0)
+    """
+FLOW_MODULE = """
+    import lightning.pytorch as pl
+    import torch
+    from utils.flow import ConditionalFlow
+
+
+    class FlowModule(pl.LightningModule):
+        def __init__(self, model):
+            super().__init__()
+            self.model = model
+            self.condflow = ConditionalFlow(K=4)
+
+        def forward(self, x):
+            return self.model(x)
+
+        def training_step(self, batch, batch_idx):
+            xt = self(batch)
+            s = xt.max()
+            c_factor = self.condflow.c_factor(xt.cpu().numpy(), s.item())
+            c_factor = torch.from_numpy(c_factor).to(xt)
+            return (xt * c_factor).sum()
+    """
+
+
+def test_r15_copies_handed_to_a_method_of_an_attribute_that_numpy_reads_are_host_needed(tmp_path):
+    """dirichlet-flow-matching's ``self.condflow.c_factor(xt.cpu().numpy(), s.item())``: ``__init__``
+    binds ``self.condflow`` to a project class whose ``c_factor`` hands both parameters to scipy and
+    numpy (another file): the host must have them (R3), as for ``rb.update_priorities(...)``."""
+    write(tmp_path, {"setup.py": "", "utils/__init__.py": "", "utils/flow.py": FLOW, "module.py": FLOW_MODULE})
+    assert findings(tmp_path, "module.py") == []
+
+
+def test_r15_a_method_that_keeps_its_parameters_on_the_device_leaves_the_copies_flagged(tmp_path):
+    """Flagged twin: ``t_factor`` computes with torch only; nothing there needs the host."""
+    write(tmp_path, {"setup.py": "", "utils/__init__.py": "", "utils/flow.py": FLOW,
+                     "module.py": FLOW_MODULE.replace("c_factor(xt", "t_factor(xt")})
+    assert findings(tmp_path, "module.py") == [("TPL102", 18, 42, CPU), ("TPL102", 18, 60, ITEM)]

@@ -552,6 +552,18 @@ class StepBodies:
         return (module.path, cls) if cls else None
 
     # -- questions the rules ask -------------------------------------------------------------------
+    def attribute_method(self, qualname: str, attr: str, method: str) -> Optional[dict]:
+        """The index record of the method that ``self.<attr>.<method>(...)`` calls in the linted
+        file's method ``qualname``, where ``__init__`` (of its class or a project base) binds
+        ``self.<attr>`` to an instance of a project class, in any file; None otherwise."""
+        record = self.module.functions.get(qualname)
+        own = self._own_class(self.module, record) if record is not None else None
+        if own is None or own[1] not in self.module.classes:
+            return None
+        found = self._call_instance(self._instance_attr(own, attr), method)
+        module = self._loaded.get(found[0][0]) if found is not None else None
+        return module.functions.get(found[0][1]) if module is not None else None
+
     def chain(self, qualname: str) -> Optional[Chain]:
         return self.bodies.get(qualname)
 

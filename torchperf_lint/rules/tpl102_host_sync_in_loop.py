@@ -11,7 +11,7 @@ from ..analysis.host_library_parameters import (HOST_LIBRARIES, hands_to_host_li
                                                  project_function)
 from ..analysis.host_only import host_only_script
 from ..analysis.inference_calls import names_training
-from ..analysis.instance_methods import instance_method, method_parameter
+from ..analysis.instance_methods import attribute_method, instance_method, method_parameter
 from ..analysis.nonfinite_branches import in_nonfinite_branch
 from ..analysis.python_containers import container_attributes
 from ..analysis.stop_flags import sets_stop_flag
@@ -688,7 +688,8 @@ class HostSyncInLoop(Rule):
         if bodies is None or dotted is None or arg.star:
             return False
         record = project_function(bodies, dotted, self.ctx.function_qualname())
-        method = None if record is not None else instance_method(bodies, call.func, self.ctx.values.assigned_expr)
+        method = None if record is not None else (instance_method(bodies, call.func, self.ctx.values.assigned_expr)
+                                                  or attribute_method(bodies, call.func, self.ctx.function_qualname()))
         if record is None and method is None:
             return False
         keyword = arg.keyword.value if arg.keyword is not None else None
