@@ -309,3 +309,34 @@ def test_r14_a_binding_later_in_a_loop_around_the_call_reaches_it_the_next_time_
     assert diagnostics(source, "TPL102") == [(4, 11, ITEM + " (called every step from <string>:10)", None, None)]
     once = source.replace("                    audio = model(audio)\n", "                    out = model(audio)\n")
     assert diagnostics(once, "TPL102") == []
+
+
+# ---- R16: pickle is a host library ------------------------------------------------------------------
+
+GATHER = """
+    import pickle
+    import torch
+    def all_gather_list(data, max_size=16384):
+        enc = pickle.dumps(data)
+        return torch.ByteTensor(list(enc))
+    def train(model, loader, optimizer):
+        for batch in loader:
+            q = model(batch.cuda())
+            q_to_send = torch.empty_like(q).cpu().copy_(q).detach_()
+            gathered = all_gather_list([q_to_send, q.sum().item()])
+            q.sum().backward()
+            optimizer.step()
+    """
+
+
+def test_r16_copies_handed_to_a_helper_that_pickles_them_are_host_needed():
+    """DPR's ``all_gather_list([q_vector_to_send, ...])``, which ``pickle.dumps`` its argument to send
+    the bytes: pickling needs the values on the host (a device tensor is copied there to be
+    pickled anyway), so the copy before it is a host need (R3), as a numpy consumer's is."""
+    assert diagnostics(GATHER, "TPL102") == []
+
+
+def test_r16_the_same_copies_handed_to_a_helper_that_keeps_them_as_tensors_stay_flagged():
+    source = GATHER.replace("enc = pickle.dumps(data)\n        return torch.ByteTensor(list(enc))",
+                            "return torch.stack(data[:1])")
+    assert diagnostics(source, "TPL102") == [(9, 20, CPU, None, None), (10, 47, ITEM, None, None)]
