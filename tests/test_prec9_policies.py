@@ -340,3 +340,39 @@ def test_r16_the_same_copies_handed_to_a_helper_that_keeps_them_as_tensors_stay_
     source = GATHER.replace("enc = pickle.dumps(data)\n        return torch.ByteTensor(list(enc))",
                             "return torch.stack(data[:1])")
     assert diagnostics(source, "TPL102") == [(9, 20, CPU, None, None), (10, 47, ITEM, None, None)]
+
+
+# ---- R17: a name the function calls is a function or a module, not a tensor --------------------------
+
+HEAD = """
+    import torch
+    import torch.nn.functional as F
+    def evaluate(encoder, finetuned_head, test_dataset, device):
+        est = []
+        if finetuned_head is not None:
+            finetuned_head = finetuned_head.to(device)
+            finetuned_head.eval()
+        with torch.no_grad():
+            for idx in range(len(test_dataset)):
+                output = encoder(test_dataset[idx].to(device))
+                if finetuned_head:
+                    output = finetuned_head(output)
+                est.append(F.softmax(output, dim=1).mean(dim=0))
+        return est
+    """
+
+
+def test_r17_a_name_the_function_calls_is_a_module_that_to_moves():
+    """CLMR's ``finetuned_head = finetuned_head.to(device)`` then ``output = finetuned_head(output)``:
+    a tensor is not callable, so ``.to(device)`` moved a module and ``if finetuned_head:`` tests
+    whether there is one (R4's reading the other way round: ``.to(x)`` says what ``x`` is only where
+    the code shows it)."""
+    assert diagnostics(HEAD, "TPL102") == []
+
+
+def test_r17_the_same_name_never_called_is_a_tensor_moved_to_the_device():
+    """Flagged twin: with no call of it, ``scale.to(device)`` is a tensor's move, and ``if scale:``
+    reads the tensor."""
+    source = (HEAD.replace("finetuned_head", "scale")
+              .replace("output = scale(output)", "output = output * 2"))
+    assert diagnostics(source, "TPL102") == [(12, 15, TRUTH, None, None)]

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import re
 import weakref
-from typing import Optional, Tuple, Union
+from typing import FrozenSet, Optional, Tuple, Union
 
 import libcst as cst
 
 from .names import is_torch_name
 from .step_loops import is_iterating_wrapper, is_model_name
-from .tensor_uses import names_used_as_tensors
+from .tensor_uses import names_called, names_used_as_tensors
 from .tree import descendants
 from .metric_states import tensor_states
 from .syntax import (device_kind, has_double_splat, is_loss_function_name, keyword, last_identifier, positional,
@@ -816,7 +816,19 @@ class ValueFlow:
         if name is None:
             return False
         return (name in ctx.steps.objects or is_model_name(name)
-                or (ctx.torch_instance(expr) or "").startswith("torch.nn."))
+                or (ctx.torch_instance(expr) or "").startswith("torch.nn.")
+                or (isinstance(expr, cst.Name) and name in self._called_names()))
+
+    def _called_names(self) -> FrozenSet[str]:
+        """The names the current function calls (tensor_uses.names_called), worked out once each."""
+        function = self.ctx.frame.node if self.ctx.frame is not None else None
+        if not isinstance(function, cst.FunctionDef):
+            return frozenset()
+        key = ("called", id(function))
+        known = self._tensor_uses.get(key)
+        if known is None:
+            known = self._tensor_uses[key] = names_called(function)
+        return known
 
     def _model_output_kind(self, call: cst.Call, env, depth: int) -> str:
         """What a model or loss call gives back: on the host for a model built in the file and never
