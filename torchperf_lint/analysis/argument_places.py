@@ -258,9 +258,13 @@ def _read_names(node) -> Set[str]:
 
 
 def _binds(stmt, name: str) -> bool:
-    """Does ``stmt`` (at any depth, nested definitions apart) bind ``name``?"""
+    """Does ``stmt`` (at any depth, nested definitions apart) bind ``name``, or may it move what
+    ``name`` holds (``batch.to(device)``: a PyG or DGL batch moves in place)?"""
     for node in walk_ast((stmt,)):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            return True
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MOVES
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name):
             return True
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
             return True
