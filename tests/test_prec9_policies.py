@@ -281,7 +281,8 @@ def test_r14_a_loader_batch_handed_to_a_helper_is_on_the_host_there():
 def test_r14_a_batch_moved_or_bound_in_a_branch_before_the_call_is_not_known_host():
     """Flagged twins: the batch moved before the call; moved in a branch between the binding and
     the call (the binding that reaches the call is not known); a loader that a wrapper puts on the
-    device (``accelerator.prepare``); a batch moved in place (``s.to(...)`` on a PyG batch)."""
+    device (``accelerator.prepare``); a batch moved in place (``s.to(...)`` on a PyG batch); a move
+    on the call's own line, before it (``audio = audio.cuda(); helper(audio)``)."""
     moved = LOUDNESS.replace('audio, sr = s["audio"]', 'audio, sr = s["audio"]\n            audio = audio.cuda()')
     assert diagnostics(moved, "TPL102") == [(4, 13, ITEM + " (called every step from <string>:14)", None, None)]
     branch = LOUDNESS.replace("shift = audio.mean()", "shift = audio.mean()\n            if sr > 8000:\n"
@@ -291,6 +292,8 @@ def test_r14_a_batch_moved_or_bound_in_a_branch_before_the_call_is_not_known_hos
     assert diagnostics(prepared, "TPL102") == [(4, 13, ITEM + " (called every step from <string>:14)", None, None)]
     in_place = LOUDNESS.replace('audio, sr = s["audio"]', 's.to("cuda")\n            audio, sr = s["audio"]')
     assert diagnostics(in_place, "TPL102") == [(4, 13, ITEM + " (called every step from <string>:14)", None, None)]
+    same_line = LOUDNESS.replace("audio, gain = normalize_loudness(", "audio = audio.cuda(); audio, gain = normalize_loudness(")
+    assert diagnostics(same_line, "TPL102") == [(4, 13, ITEM + " (called every step from <string>:13)", None, None)]
 
 
 def test_r14_a_binding_later_in_a_loop_around_the_call_reaches_it_the_next_time_round():

@@ -218,10 +218,9 @@ class HostNames:
         # A name bound again elsewhere in the function (``audio, gain = helper(audio - shift)``
         # after ``audio, sr = batch["audio"]``): the binding that runs right before the call, every
         # time it runs, decides (_dominating_value).
-        line = getattr(node, "lineno", None)
-        if line is None or not self._takes_batches():
+        if getattr(node, "lineno", None) is None or not self._takes_batches():
             return False
-        return self._host_at(node, line, 0, {})
+        return self._host_at(node, _position(node), 0, {})
 
     def _takes_batches(self) -> bool:
         """Does the function iterate a data loader on the host at all (where the names the flow
@@ -231,18 +230,19 @@ class HostNames:
                                     for stmt, owner in walk_statements(self._body) if owner is None)
         return self._batch_loops
 
-    def _host_at(self, node, line: int, depth: int, memo: dict) -> bool:
-        """Is ``node``, read on ``line``, a host value? Each name it reads counts as host when the
-        binding that dominates ``line`` is (a loop's batch, or a value host at that binding's own
-        line: ``data_list = [copy.deepcopy(graph) for _ in range(n)]`` with ``graph`` the batch)."""
+    def _host_at(self, node, where: tuple, depth: int, memo: dict) -> bool:
+        """Is ``node``, read at ``where`` (line, column), a host value? Each name it reads counts as
+        host when the binding that dominates ``where`` is (a loop's batch, or a value host where that
+        binding reads it: ``data_list = [copy.deepcopy(graph) for _ in range(n)]``, ``graph`` the
+        batch)."""
         extra: Set[str] = set()
         for name in _read_names(node) - self._values:
-            key = (name, line)
+            key = (name, where)
             if key not in memo:
                 memo[key] = False  # a binding that reads itself is no host value by that
-                value = _dominating_value(self._body, name, line, self._host_batches)
+                value = _dominating_value(self._body, name, where, self._host_batches)
                 memo[key] = value is BATCH or (value is not None and depth < 8 and self._host_at(
-                    value, value.lineno, depth + 1, memo))
+                    value, _position(value), depth + 1, memo))
             if memo[key]:
                 extra.add(name)
         return is_host(node, self._values | extra, self._groups, True)
@@ -283,15 +283,25 @@ def _simple_value(stmt, name: str):
     return None
 
 
-def _holds_line(stmt, line: int) -> bool:
-    return stmt.lineno <= line <= (getattr(stmt, "end_lineno", None) or stmt.lineno)
+def _position(node) -> tuple:
+    return node.lineno, node.col_offset
 
 
-def _nearest_before(statements, name: str, line: int):
-    """In one statement list, the value of the last plain binding of ``name`` before the statement on
-    ``line``; _UNSURE when a compound statement binds it there first (scanning back); None when
+def _end(node) -> tuple:
+    return (getattr(node, "end_lineno", None) or node.lineno), (getattr(node, "end_col_offset", None) or 0)
+
+
+def _holds_line(stmt, where: tuple) -> bool:
+    """Does ``stmt`` span the position ``where`` (line, column; ``x = x.cuda(); f(x)`` on one line
+    are two statements)?"""
+    return _position(stmt) <= where < _end(stmt)
+
+
+def _nearest_before(statements, name: str, where: tuple):
+    """In one statement list, the value of the last plain binding of ``name`` that ends before
+    ``where``; _UNSURE when a compound statement binds it there first (scanning back); None when
     nothing there binds it."""
-    for stmt in reversed([stmt for stmt in statements if (getattr(stmt, "end_lineno", None) or stmt.lineno) < line]):
+    for stmt in reversed([stmt for stmt in statements if _end(stmt) <= where]):
         if _binds(stmt, name):
             value = _simple_value(stmt, name)
             return value if value is not None else _UNSURE
@@ -301,29 +311,30 @@ def _nearest_before(statements, name: str, line: int):
 _UNSURE = object()
 
 
-def _dominating_value(body, name: str, line: int, host_batches):
-    """The value of the binding of ``name`` that runs before the statement on ``line`` each time that
-    statement runs: the nearest earlier plain assignment in one of the statement lists around it,
+def _dominating_value(body, name: str, where: tuple, host_batches):
+    """The value of the binding of ``name`` that runs before the position ``where`` (line, column)
+    each time that position runs: the nearest earlier plain assignment in one of the statement lists around it,
     innermost first, or the target of a ``for`` around it (BATCH when it iterates a loader on the
     host), with no other binding of ``name`` between them, nor later in a loop between them (that
     one would reach the next time round). None when unsure (a compound statement binds it first,
-    an ``except`` handler or a ``with ... as`` is on the way) or when nothing binds it there."""
+    an ``except`` handler, a ``match`` case or a ``with ... as`` is on the way, or the position is
+    in a compound statement's header) or when nothing binds it there."""
     chain = []  # (statement list, its statement that holds the line), outermost first
     statements = body
     while True:
-        holder = next((stmt for stmt in statements if _holds_line(stmt, line)), None)
+        holder = next((stmt for stmt in statements if _holds_line(stmt, where)), None)
         if holder is None or isinstance(holder, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return None
         chain.append((statements, holder))
         inner = next((block for block in (getattr(holder, field, None) for field in ("body", "orelse", "finalbody"))
-                      if isinstance(block, list) and any(_holds_line(stmt, line) for stmt in block)), None)
+                      if isinstance(block, list) and any(_holds_line(stmt, where) for stmt in block)), None)
         if inner is None:
-            if any(any(_holds_line(stmt, line) for stmt in handler.body) for handler in getattr(holder, "handlers", ())):
-                return None
+            if hasattr(holder, "handlers") or hasattr(holder, "cases") or hasattr(holder, "body"):
+                return None  # in an ``except`` handler, a ``match`` case: not followed
             break  # ``holder`` is the call's own statement
         statements = inner
     for depth in range(len(chain) - 1, -1, -1):
-        found = _nearest_before(chain[depth][0], name, line)
+        found = _nearest_before(chain[depth][0], name, where)
         if found is not None:
             return None if found is _UNSURE else found
         if depth == 0:
