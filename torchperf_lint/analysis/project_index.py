@@ -38,6 +38,7 @@ import os
 import re
 import stat as stat_module
 import time
+import weakref
 from collections import deque
 from fnmatch import fnmatch
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
@@ -266,7 +267,7 @@ class _Summariser:
         self._host_heads = {local for local, level, module, _ in self.imports
                             if not level and module.split(".", 1)[0] in HOST_LIBRARIES}
         module_fn = self._function("<module>", 0, None)
-        self._places[id(module_fn)] = HostNames(self.tree.body, self._iterates_host_batches)
+        self._places[id(module_fn)] = HostNames(self.tree.body, self._host_batch_test())
         self._scan(self.tree.body, module_fn, "", None, frozenset(), False)
         return {"v": INDEX_VERSION, "imports": self.imports, "classes": self.classes,
                 "functions": self.functions, "roots": self.roots, "settings": self.settings}
@@ -292,6 +293,16 @@ class _Summariser:
                                 if steps._ast_is_intrinsic(loop) and not steps._ast_is_epoch(loop)
                                 and not steps.is_sample_loop_ast(loop)}
         return self._step_loops
+
+    def _host_batch_test(self):
+        """_iterates_host_batches for a HostNames, through a weak reference: the summariser keeps
+        its HostNames, which must not keep the summariser (and its tree) alive in a cycle."""
+        summariser = weakref.ref(self)
+
+        def test(iterable) -> bool:
+            alive = summariser()
+            return alive is not None and alive._iterates_host_batches(iterable)
+        return test
 
     def _iterates_host_batches(self, iterable) -> bool:
         """Does a ``for`` over ``iterable`` take batches from a data loader that hands them out on the
@@ -408,7 +419,7 @@ class _Summariser:
         qualname = f"{scope}.{node.name}" if scope else node.name
         fn = self._function(qualname, node.lineno, owner_class, getattr(node, "end_lineno", None) or node.lineno)
         fn["params"] = _parameters(node.args)
-        self._places.setdefault(id(fn), HostNames(node.body, self._iterates_host_batches))
+        self._places.setdefault(id(fn), HostNames(node.body, self._host_batch_test()))
         for decorator in node.decorator_list:
             self._expressions(decorator, self.functions.get(scope or "<module>") or fn, scope, False, False)
             if self._iteration_handler_decorator(decorator):
