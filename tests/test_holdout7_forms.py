@@ -100,9 +100,13 @@ def test_a_message_that_reads_another_value_or_reads_after_device_work_still_syn
                               'print(f"[WARNING] loss is {loss}")')
               .replace('where = batch["name"]', "y = model(batch.cuda())")
               .replace('error_msg = f"Loss is {loss.item()}, skipping the batch"\n',
-                       'model.reset()\n                error_msg = f"Loss is {loss.item()}, skipping the batch"\n'))
+                       'model.reset()\n                error_msg = f"Loss is {loss.item()}, skipping the batch"\n')
+              # (bound tests, not failure tests: a message in a branch taken only on a non-finite
+              # value is no per-step work at all, prec9's R10; this twin is about re-reads)
+              .replace("if not math.isfinite(loss.item()):", "if loss.item() > 1e4:")
+              .replace("if num_nans > 0:", "if num_nans > 3:"))
     assert diagnostics(source, "TPL102") == [
-        (7, 29, ITEM, None, None), (9, 35, ITEM, None, None), (14, 11, TRUTH, None, None),
+        (7, 11, ITEM, None, None), (9, 35, ITEM, None, None), (14, 11, TRUTH, None, None),
         (15, 12, PRINT, None, None), (17, 11, TRUTH, None, None), (21, 37, FORMAT, None, None)]
 
 

@@ -302,8 +302,8 @@ def test_a_branch_no_per_step_call_takes_is_silent(tmp_path):
                     logits = model(x)
                     logits.sum().backward()
                     opt.step()
-                    top_k(logits, y, 1, reduction="none")
-                    top_k(logits, y, k=5, reduction="none")
+                    top_k(logits, y.cuda(), 1, reduction="none")
+                    top_k(logits, y.cuda(), k=5, reduction="none")
             """,
         "metrics.py": """
             import torch
@@ -319,7 +319,7 @@ def test_a_branch_no_per_step_call_takes_is_silent(tmp_path):
     })
     chain = " (called every step from train.py:10)"
     assert findings(tmp_path, "metrics.py") == [("TPL102", 9, SYNC + chain)]
-    (tmp_path / "train.py").write_text((tmp_path / "train.py").read_text() + "        top_k(logits, y, 1)\n")
+    (tmp_path / "train.py").write_text((tmp_path / "train.py").read_text() + "        top_k(logits, y.cuda(), 1)\n")
     project_index._PROJECTS.clear()
     assert [line for _, line, _ in findings(tmp_path, "metrics.py")] == [7, 9]
 

@@ -6,7 +6,12 @@ loss_value)`` with ``loss_value = loss.item()`` hands it a Python float, and the
 for each call, which arguments are known to be on the host, so that a step body's parameter is a
 host value when every per-step call hands it one (step_bodies.StepBodies.host_parameters).
 
-Known host at the call site (``ast`` only, one function at a time): literals; the results of
+Known host at the call site (``ast`` only, one function at a time), also host tensors (the reading
+R14 of docs/precision.md "prec9": rules.md "Where a value lives" across a call): a batch taken from
+a data loader (a ``for`` over one; the module builds no loader over device data) and what is taken
+from it, unpacked, copied (``copy.deepcopy``) or computed from it by a tensor's methods and
+arithmetic without a move (``.to(...)``, ``.cuda()``); a ``.cpu()`` or ``.numpy()`` copy; a list or
+tuple of host values (``[copy.deepcopy(batch) for _ in range(n)]``). Besides: literals; the results of
 ``.item()``/``.tolist()``/``.size()``/``.dim()``/``.numel()``, of ``float``/``int``/``bool``/``len``/
 ``round``/``str`` and of ``math.``/``time.`` functions; builtin ``max``/``min``/``abs`` and
 arithmetic of host values; an optimizer's hyperparameters (``optimizer.param_groups[0]["lr"]``, a
@@ -19,7 +24,7 @@ unknown result) is not known: the helper's parameter then stays of unknown origi
 from __future__ import annotations
 
 import ast
-from typing import Dict, FrozenSet, Iterable, Optional, Set
+from typing import Callable, Dict, FrozenSet, Iterable, Optional, Set
 
 from .segments import walk_ast, walk_statements
 
@@ -27,7 +32,21 @@ from .segments import walk_ast, walk_statements
 # (the first positional argument), "host:loss" (keyword ``loss``). A parameter name never holds ":".
 HOST_KEY = "host:"
 UNKNOWN_KEY = "?:"  # an argument passed whose place is not known
+# ... and beside it, an argument known to be a value on the host that may be a tensor or a batch
+# (R14): "?:0" and "hostv:0" both, so that what reads only Python numbers sees it as unknown.
+HOST_VALUE_KEY = "hostv:"
 _HOST_METHODS = frozenset("item tolist size dim ndimension numel nelement".split())
+_HOST_COPIES = frozenset(("cpu", "numpy"))
+# Methods that may put a host value on a device (or whose result's place the code does not show).
+_MOVES = frozenset("to cuda type xpu mps npu hpu ipu xla share_memory_".split())
+_COPY_FUNCTIONS = frozenset(("deepcopy", "copy"))
+
+
+class _Batch:
+    """The value of a name bound by a ``for`` over a data loader: a batch on the host."""
+
+
+BATCH = _Batch()
 _HOST_BUILTINS = frozenset("float int bool len round str".split())
 _HOST_OF_HOSTS = frozenset("max min abs sum".split())
 _HOST_MODULES = frozenset(("math", "time"))
@@ -38,19 +57,25 @@ def _param_groups(node) -> bool:
     return isinstance(node, ast.Attribute) and node.attr == "param_groups"
 
 
-def is_host(node, host_names: FrozenSet[str], groups: FrozenSet[str] = frozenset()) -> bool:
-    """Is the expression ``node`` known to hold a host value (see the module docstring)?"""
+def is_host(node, host_names: FrozenSet[str], groups: FrozenSet[str] = frozenset(), values: bool = False) -> bool:
+    """Is the expression ``node`` known to hold a host value (see the module docstring)? Without
+    ``values``, a Python value (a number, a string, what ``.item()`` returns); with it, also a
+    value on the host that may be a tensor or a batch (R14)."""
     kind = type(node)
     if kind is ast.Constant:
         return True
+    if node is BATCH:
+        return values
     if kind is ast.Name:
         return node.id in host_names
     if kind is ast.UnaryOp:
-        return is_host(node.operand, host_names, groups)
+        return is_host(node.operand, host_names, groups, values)
     if kind is ast.BinOp:
-        return is_host(node.left, host_names, groups) and is_host(node.right, host_names, groups)
+        return is_host(node.left, host_names, groups, values) and is_host(node.right, host_names, groups, values)
     if kind is ast.IfExp:
-        return is_host(node.body, host_names, groups) and is_host(node.orelse, host_names, groups)
+        return is_host(node.body, host_names, groups, values) and is_host(node.orelse, host_names, groups, values)
+    if values and _host_value(node, host_names, groups):
+        return True
     if kind is ast.Subscript:
         # ``optimizer.param_groups[0]["lr"]``, ``group["lr"]``: an optimizer's hyperparameter (not
         # ``["params"]``, the group's tensors)
@@ -77,16 +102,46 @@ def is_host(node, host_names: FrozenSet[str], groups: FrozenSet[str] = frozenset
     return False
 
 
+def _host_value(node, host_names: FrozenSet[str], groups: FrozenSet[str]) -> bool:
+    """The forms only a host value (R14), not a Python number, takes: a field or an item of one
+    (``batch["audio"]``, ``graph["ligand"].pos``), a tensor's method of one that names no device
+    (``audio.mean()``), a copy of one (``copy.deepcopy(batch)``), a list or tuple of them, and a
+    copy to the host of anything (``.cpu()``, ``.numpy()``)."""
+    kind = type(node)
+    if kind in (ast.Attribute, ast.Subscript):
+        return is_host(node.value, host_names, groups, True)
+    if kind in (ast.List, ast.Tuple):
+        return bool(node.elts) and all(not isinstance(e, ast.Starred) and is_host(e, host_names, groups, True)
+                                       for e in node.elts)
+    if kind is ast.ListComp:
+        return is_host(node.elt, host_names, groups, True)
+    if kind is not ast.Call:
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        if func.attr in _HOST_COPIES:
+            return True
+        if func.attr not in _MOVES and is_host(func.value, host_names, groups, True):
+            return True
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    return (name in _COPY_FUNCTIONS and len(node.args) == 1 and not node.keywords
+            and is_host(node.args[0], host_names, groups, True))
+
+
 class HostNames:
     """The local names of one function (or module body) whose every binding is a host value, and the
     names bound to an optimizer's parameter groups; worked out on first use."""
 
-    __slots__ = ("_body", "_names", "_groups")
+    __slots__ = ("_body", "_names", "_values", "_groups", "_host_batches", "_batch_loops")
 
-    def __init__(self, body):
+    def __init__(self, body, host_batches: Optional[Callable[[ast.expr], bool]] = None):
         self._body = body
         self._names: Optional[FrozenSet[str]] = None
+        self._values: FrozenSet[str] = frozenset()
+        self._batch_loops: Optional[bool] = None
         self._groups: FrozenSet[str] = frozenset()
+        # Does a ``for`` over this iterable take batches from a data loader on the host?
+        self._host_batches = host_batches
 
     def _compute(self) -> None:
         bindings: Dict[str, list] = {}
@@ -133,22 +188,191 @@ class HostNames:
                     host.discard(name)
                     changed = True
         self._names = frozenset(host)
+        values = {name for name in bindings if name not in unknown and name not in groups}
+        changed = True
+        while changed:  # the same for host values (R14): batches, host tensors, their copies
+            changed = False
+            known = frozenset(values)
+            for name in list(values):
+                if not all(is_host(value, known, self._groups, True) for value in bindings[name]):
+                    values.discard(name)
+                    changed = True
+        self._values = frozenset(values)
 
-    def key(self, node, where: str) -> str:
-        """The record's key for a call argument that is not a literal, at ``where`` (its index or
-        keyword): ``host:<where>`` when it is known to be on the host, else ``?:<where>``."""
-        return f"{HOST_KEY if self._is_host(node) else UNKNOWN_KEY}{where}"
-
-    def _is_host(self, node) -> bool:
+    def keys(self, node, where: str) -> tuple:
+        """The record's keys for a call argument that is not a literal, at ``where`` (its index or
+        keyword): ``host:<where>`` when it is known to be a Python value on the host; else
+        ``?:<where>``, with ``hostv:<where>`` beside it when it is known to be a value on the host
+        (a batch or a tensor there, R14)."""
         if self._names is None:
             self._compute()
-        return is_host(node, self._names, self._groups)
+        if is_host(node, self._names, self._groups):
+            return (f"{HOST_KEY}{where}",)
+        if self._host_batches is not None and self._is_host_value(node):
+            return (f"{UNKNOWN_KEY}{where}", f"{HOST_VALUE_KEY}{where}")
+        return (f"{UNKNOWN_KEY}{where}",)
+
+    def _is_host_value(self, node) -> bool:
+        if is_host(node, self._values, self._groups, True):
+            return True
+        # A name bound again elsewhere in the function (``audio, gain = helper(audio - shift)``
+        # after ``audio, sr = batch["audio"]``): the binding that runs right before the call, every
+        # time it runs, decides (_dominating_value).
+        if getattr(node, "lineno", None) is None or not self._takes_batches():
+            return False
+        return self._host_at(node, _position(node), 0, {})
+
+    def _takes_batches(self) -> bool:
+        """Does the function iterate a data loader on the host at all (where the names the flow
+        follows come from)? Worked out once: most functions do not, and skip the walk."""
+        if self._batch_loops is None:
+            self._batch_loops = any(isinstance(stmt, (ast.For, ast.AsyncFor)) and self._host_batches(stmt.iter)
+                                    for stmt, owner in walk_statements(self._body) if owner is None)
+        return self._batch_loops
+
+    def _host_at(self, node, where: tuple, depth: int, memo: dict) -> bool:
+        """Is ``node``, read at ``where`` (line, column), a host value? Each name it reads counts as
+        host when the binding that dominates ``where`` is (a loop's batch, or a value host where that
+        binding reads it: ``data_list = [copy.deepcopy(graph) for _ in range(n)]``, ``graph`` the
+        batch)."""
+        extra: Set[str] = set()
+        for name in _read_names(node) - self._values:
+            key = (name, where)
+            if key not in memo:
+                memo[key] = False  # a binding that reads itself is no host value by that
+                value = _dominating_value(self._body, name, where, self._host_batches)
+                memo[key] = value is BATCH or (value is not None and depth < 8 and self._host_at(
+                    value, _position(value), depth + 1, memo))
+            if memo[key]:
+                extra.add(name)
+        return is_host(node, self._values | extra, self._groups, True)
+
+
+def _read_names(node) -> Set[str]:
+    """The names an expression reads, less the targets of its comprehensions."""
+    read, bound = set(), set()
+    for inner in walk_ast((node,)):
+        if isinstance(inner, ast.Name):
+            (bound if isinstance(inner.ctx, ast.Store) else read).add(inner.id)
+    return read - bound
+
+
+def _binds(stmt, name: str) -> bool:
+    """Does ``stmt`` (at any depth, nested definitions apart) bind ``name``, or may it move what
+    ``name`` holds (``batch.to(device)``: a PyG or DGL batch moves in place)?"""
+    for node in walk_ast((stmt,)):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            return True
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MOVES
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return True
+    return False
+
+
+def _simple_value(stmt, name: str):
+    """The value a plain ``name = value`` or ``name, other = value`` gives ``name``; None otherwise."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target = stmt.targets[0]
+        if isinstance(target, ast.Name) and target.id == name:
+            return stmt.value
+        if isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in target.elts) and any(
+                e.id == name for e in target.elts):
+            return stmt.value
+    return None
+
+
+def _position(node) -> tuple:
+    return node.lineno, node.col_offset
+
+
+def _end(node) -> tuple:
+    return (getattr(node, "end_lineno", None) or node.lineno), (getattr(node, "end_col_offset", None) or 0)
+
+
+def _holds_line(stmt, where: tuple) -> bool:
+    """Does ``stmt`` span the position ``where`` (line, column; ``x = x.cuda(); f(x)`` on one line
+    are two statements)?"""
+    return _position(stmt) <= where < _end(stmt)
+
+
+def _nearest_before(statements, name: str, where: tuple):
+    """In one statement list, the value of the last plain binding of ``name`` that ends before
+    ``where``; _UNSURE when a compound statement binds it there first (scanning back); None when
+    nothing there binds it."""
+    for stmt in reversed([stmt for stmt in statements if _end(stmt) <= where]):
+        if _binds(stmt, name):
+            value = _simple_value(stmt, name)
+            return value if value is not None else _UNSURE
+    return None
+
+
+_UNSURE = object()
+
+
+def _dominating_value(body, name: str, where: tuple, host_batches):
+    """The value of the binding of ``name`` that runs before the position ``where`` (line, column)
+    each time that position runs: the nearest earlier plain assignment in one of the statement lists around it,
+    innermost first, or the target of a ``for`` around it (BATCH when it iterates a loader on the
+    host), with no other binding of ``name`` between them, nor later in a loop between them (that
+    one would reach the next time round). None when unsure (a compound statement binds it first,
+    an ``except`` handler, a ``match`` case or a ``with ... as`` is on the way, or the position is
+    in a compound statement's header) or when nothing binds it there."""
+    chain = []  # (statement list, its statement that holds the line), outermost first
+    statements = body
+    while True:
+        holder = next((stmt for stmt in statements if _holds_line(stmt, where)), None)
+        if holder is None or isinstance(holder, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return None
+        chain.append((statements, holder))
+        inner = next((block for block in (getattr(holder, field, None) for field in ("body", "orelse", "finalbody"))
+                      if isinstance(block, list) and any(_holds_line(stmt, where) for stmt in block)), None)
+        if inner is None:
+            if hasattr(holder, "handlers") or hasattr(holder, "cases") or hasattr(holder, "body"):
+                return None  # in an ``except`` handler, a ``match`` case: not followed
+            break  # ``holder`` is the call's own statement
+        statements = inner
+    for depth in range(len(chain) - 1, -1, -1):
+        found = _nearest_before(chain[depth][0], name, where)
+        if found is not None:
+            return None if found is _UNSURE else found
+        if depth == 0:
+            return None
+        around = chain[depth - 1][1]
+        if isinstance(around, (ast.For, ast.AsyncFor)) and _binds(around.target, name):
+            return BATCH if host_batches(around.iter) and chain[depth][0] is around.body else None
+        if isinstance(around, (ast.For, ast.AsyncFor, ast.While)) and any(
+                _binds(stmt, name) for stmt in (*around.body, *around.orelse)):
+            return None
+        if isinstance(around, (ast.With, ast.AsyncWith)) and any(
+                item.optional_vars is not None and _binds(item.optional_vars, name) for item in around.items):
+            return None
+    return None
 
 
 def _names_in(target) -> Iterable[str]:
     for node in walk_ast((target,)):  # (the same Name nodes as ast.walk, without its generators)
         if isinstance(node, ast.Name):
             yield node.id
+
+
+def passed_host_values(constants: dict, params: list, skip_self: bool) -> FrozenSet[str]:
+    """The named parameters to which one call hands a value on the host (R14): a Python value (as
+    ``passed_host``), a literal or a literal default left in place, or a batch or tensor there."""
+    if "*" in constants:
+        return frozenset()
+    if params and skip_self and params[0][0] in ("self", "cls"):
+        params = params[1:]
+    host: Set[str] = set()
+    for index, (name, default) in enumerate(params):
+        keys = (str(index), name)
+        if any(key in constants or f"{HOST_KEY}{key}" in constants or f"{HOST_VALUE_KEY}{key}" in constants
+               for key in keys):
+            host.add(name)
+        elif not any(f"{UNKNOWN_KEY}{key}" in constants for key in keys) and not isinstance(default, dict):
+            host.add(name)
+    return frozenset(host)
 
 
 def passed_host(constants: dict, params: list, skip_self: bool) -> FrozenSet[str]:

@@ -485,8 +485,8 @@ class _AskedPlaces:
         self.places = places
         self.asked: list = []
 
-    def key(self, node, where: str) -> str:
-        found = self.places.key(node, where)
+    def keys(self, node, where: str) -> tuple:
+        found = self.places.keys(node, where)
         self.asked.append((node, where, found))
         return found
 
@@ -507,7 +507,7 @@ class _DefinitionRecords:
         return (all((key in summariser.step_loops) == answer for key, answer in self.loops.items())
                 and all(module["locals"].get(key, _MISSING) == found for key, found in self.names.items())
                 and (not self.places or (places is not None and all(
-                    places.key(node, where) == found for node, where, found in self.places))))
+                    places.keys(node, where) == found for node, where, found in self.places))))
 
     def merge_into(self, summariser) -> None:
         """Add the records as the summariser's ``_define``/``_define_class`` would have (copies of

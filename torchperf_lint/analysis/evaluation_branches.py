@@ -10,17 +10,12 @@ from a name or attribute whose last identifier says it is one (``stage``, ``mode
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
+from .inference_calls import EVALUATION_STAGES as _EVALUATION_STAGES
+from .inference_calls import STAGE_NAME as _STAGE_NAME
+from .inference_calls import TRAINING_STAGES as _TRAINING_STAGES
 from .syntax import last_identifier
-
-# A stage's name is one of these words, alone or as the last part of a snake_case name
-# (``stage``, ``self.mode``, ``run_phase``); ``model`` or ``mode_weights`` is no stage.
-_STAGE_NAME = re.compile(r"(?:^|_)(?:stage|mode|split|phase)$", re.IGNORECASE)
-_EVALUATION_STAGES = frozenset(("val", "valid", "validation", "test", "eval", "evaluation", "predict", "inference"))
-_TRAINING_STAGES = frozenset(("train", "training", "fit"))
 
 
 def _string(expr: cst.BaseExpression):

@@ -22,9 +22,10 @@ from .names import ImportTable, dotted_name_ast
 # Libraries that take host values only. numpy, scipy, OpenCV, PIL and scikit-learn read arrays the
 # host holds; plotting, audio and image-file libraries draw or write numpy arrays (matplotlib
 # converts what it is handed with ``np.asarray``, which raises on a device tensor); Biopython's
-# numeric code (``Bio.SVDSuperimposer``) is numpy's.
+# numeric code (``Bio.SVDSuperimposer``) is numpy's; pickle turns what it is handed into bytes on the
+# host (a device tensor is copied there to be pickled: DPR's ``all_gather_list``, prec9's R16).
 HOST_LIBRARIES = frozenset(("numpy", "scipy", "cv2", "PIL", "sklearn", "matplotlib", "librosa", "soundfile",
-                            "imageio", "skimage", "Bio"))
+                            "imageio", "skimage", "Bio", "pickle"))
 # Attributes that read a tensor's or an array's metadata, not its values.
 _METADATA = frozenset(("shape", "ndim", "dtype", "device", "size", "is_cuda", "requires_grad"))
 _ROUNDS = 3  # assignments followed through this many names made from names

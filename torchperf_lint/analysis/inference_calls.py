@@ -29,6 +29,16 @@ from .names import canonical, dotted_name_ast, turns_grad_off
 GRAD_OFF = 1  # autograd is off where the call is made
 IN_LOOP = 2  # the call is inside a loop of the calling function
 LOOP_TRAINS = 4  # ... and that (innermost) loop runs a backward or an optimizer/scaler step
+# ... inside a branch of its function that runs only in evaluation (``if stage == "val":``,
+# ``if not self.training:``): the callee runs from there in no training step, whatever the caller
+# does on its other paths (R8, carried to the callee: evaluation_branches.py says it for the branch)
+EVALUATION_BRANCH = 8
+
+# A stage's name is one of these words, alone or as the last part of a snake_case name
+# (``stage``, ``self.mode``, ``run_phase``); ``model`` or ``mode_weights`` is no stage.
+STAGE_NAME = re.compile(r"(?:^|_)(?:stage|mode|split|phase)$", re.IGNORECASE)
+EVALUATION_STAGES = frozenset(("val", "valid", "validation", "test", "eval", "evaluation", "predict", "inference"))
+TRAINING_STAGES = frozenset(("train", "training", "fit"))
 
 # Names that say a function may run a training step (R8: a loop that calls one, or a chain through
 # one, is not known to train nothing): ``train_step``, ``training_step``, ``take_step``,
@@ -49,19 +59,26 @@ def ast_turns_grad_off(expr: ast.AST, table) -> bool:
     return turns_grad_off(canonical(table.resolve(dotted)) if dotted else None, dotted)
 
 
-def call_mode(grad_off: bool, loop_trains: Optional[bool]) -> int:
+def call_mode(grad_off: bool, loop_trains: Optional[bool], evaluating: bool = False) -> int:
     """The mode of a call made with autograd off or on, in a loop that trains (True), in one that
-    does not (False), or in no loop of its function (None)."""
+    does not (False), or in no loop of its function (None); ``evaluating``: in a branch that runs
+    only in evaluation."""
     mode = GRAD_OFF if grad_off else 0
     if loop_trains is not None:
         mode |= IN_LOOP | (LOOP_TRAINS if loop_trains else 0)
+    if evaluating:
+        mode |= EVALUATION_BRANCH
     return mode
 
 
 def chain_state(mode: int, grad_off: bool, trains: bool, caller_backward: bool) -> Tuple[bool, bool]:
     """(autograd off, innermost loop trains) for a callee reached by a call of ``mode`` from a
-    caller whose chain has ``grad_off`` and ``trains``; a caller that calls backward itself trains."""
+    caller whose chain has ``grad_off`` and ``trains``; a caller that calls backward itself trains.
+    A call in a branch that runs only in evaluation trains nothing, whatever the caller's other
+    paths do."""
     off = grad_off or bool(mode & GRAD_OFF)
+    if mode & EVALUATION_BRANCH:
+        return off, False
     if mode & IN_LOOP:
         return off, bool(mode & LOOP_TRAINS) or caller_backward
     return off, trains or caller_backward
@@ -83,3 +100,71 @@ def chain_level(grad_off: bool, trains: bool) -> int:
 def names_training(name: str) -> bool:
     """Does a function's or method's own name say it may train (``train_step``, ``take_step``)?"""
     return _TRAINING_NAME.search(name) is not None and _EVALUATION_NAME.search(name) is None
+
+
+def _ast_string(node) -> Optional[str]:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _ast_names_stage(node) -> bool:
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+    return name is not None and STAGE_NAME.search(name) is not None
+
+
+def ast_stage_test(test: ast.AST) -> Optional[bool]:
+    """The ``ast`` twin of evaluation_branches' test: True when ``test`` holds only in evaluation
+    (``stage == "val"``, ``mode in ("val", "test")``, ``not self.training``), False when only in
+    training (``self.training``, ``stage == "train"``), None otherwise."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = ast_stage_test(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Attribute) and test.attr == "training":
+        return False
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, right, operator = test.left, test.comparators[0], test.ops[0]
+    if _ast_names_stage(right) and not _ast_names_stage(left):
+        left, right = right, left
+    if not _ast_names_stage(left):
+        return None
+    if isinstance(operator, (ast.Eq, ast.NotEq)):
+        value = _ast_string(right)
+        if value in EVALUATION_STAGES:
+            return isinstance(operator, ast.Eq)
+        if value in TRAINING_STAGES:
+            return isinstance(operator, ast.NotEq)
+        return None
+    if isinstance(operator, ast.In) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+        values = {_ast_string(e) for e in right.elts}
+        return True if values and values <= EVALUATION_STAGES else None
+    return None
+
+
+def called_outside_evaluation(body) -> frozenset:
+    """The last names of the functions and methods that ``body`` (a function's statements, nested
+    definitions apart) calls outside its branches that run only in evaluation, those under an
+    interval ``if`` included (the project index records no call there). A call in an evaluation
+    branch of a callee that the function also calls elsewhere (trl's ``_prepare_inputs``: ``if mode
+    == "train": (every N steps) self._generate(...) else: self._generate(...)``) does not make the
+    callee evaluation code: it runs in training too."""
+    names = set()
+    pending = list(body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.If):
+            sense = ast_stage_test(node.test)
+            pending.append(node.test)
+            if sense is not True:
+                pending.extend(node.body)
+            if sense is not False:
+                pending.extend(node.orelse)
+            continue
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            if name is not None:
+                names.add(name)
+        pending.extend(ast.iter_child_nodes(node))
+    return frozenset(names)

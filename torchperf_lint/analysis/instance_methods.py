@@ -1,4 +1,5 @@
-"""Methods of a project class called on a name bound to an instance of it (TPL102; issue 20, holdout7).
+"""Methods of a project class called on a name or a ``self.`` attribute bound to an instance of it
+(TPL102; issue 20, holdout7; prec9).
 
 cleanrl's prioritized replay writes ``rb = PrioritizedReplayBuffer(...)`` once and, every update,
 ``rb.update_priorities(data.indices, new_priorities)``, a method of the same file that hands its
@@ -6,6 +7,9 @@ cleanrl's prioritized replay writes ``rb = PrioritizedReplayBuffer(...)`` once a
 R3, a numpy consumer). host_library_parameters.project_function follows bare and dotted function
 names only; this finds the method record of ``name.method(...)`` where ``name``'s value in the
 function is a call of a class the file defines, and binds the call's arguments past ``self``.
+dirichlet-flow-matching's ``self.condflow.c_factor(xt.cpu().numpy(), s.item())``, with
+``self.condflow = DirichletConditionalFlow(...)`` in ``__init__`` and ``c_factor`` in another file
+handing both parameters to scipy and numpy, is the same through an attribute (attribute_method).
 """
 
 from __future__ import annotations
@@ -29,6 +33,17 @@ def instance_method(bodies, func: cst.BaseExpression,
     if module is None or made.func.value not in module.classes:
         return None
     return module.functions.get(f"{made.func.value}.{func.attr.value}")
+
+
+def attribute_method(bodies, func: cst.BaseExpression, qualname: Optional[str]) -> Optional[dict]:
+    """The index record of ``Class.method`` when ``func`` is ``self.<attr>.method`` in the method
+    ``qualname`` and ``__init__`` binds ``self.<attr>`` to ``Class(...)``, a project class in any
+    file (step_bodies.StepBodies.attribute_method); None otherwise."""
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute)
+            and isinstance(func.value.value, cst.Name) and func.value.value.value == "self") or not qualname:
+        return None
+    ask = getattr(bodies, "attribute_method", None)
+    return ask(qualname, func.value.attr.value, func.attr.value) if ask is not None else None
 
 
 def method_parameter(record: dict, position: Optional[int], keyword: Optional[str]) -> Optional[str]:

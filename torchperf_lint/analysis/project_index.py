@@ -38,6 +38,7 @@ import os
 import re
 import stat as stat_module
 import time
+import weakref
 from collections import deque
 from fnmatch import fnmatch
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
@@ -51,7 +52,7 @@ from .throttles import ast_throttled_branch, ast_throttles
 from .segments import BLOCK_FIELDS, _push_children as push_children, walk_statements
 from .project_root import find_project_root
 from .interval_gates import ast_gates_what_follows
-from .inference_calls import ast_turns_grad_off, call_mode
+from .inference_calls import ast_stage_test, ast_turns_grad_off, call_mode, called_outside_evaluation
 from .optimizer_loops import steps_each_item
 from .script_folders import script_folder_bindings, sys_path_folders
 from .step_loops import (ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values, is_counter_name,
@@ -244,6 +245,8 @@ class _Summariser:
         # and the loops of its function around it (each: [its body, it trains], computed on first use).
         self._grad_off = 0
         self._loops: List[list] = []
+        self._evaluating = 0  # inside a branch that runs only in evaluation (``if stage == "val":``)
+        self._shared_calls = None  # ... and what the function calls outside them (on first use)
         # The names the module's imports (at any level) bind to host libraries, and the records of
         # the functions that call through one: only those are asked which parameters reach a host
         # library (host_library_parameters walks the function again).
@@ -266,7 +269,7 @@ class _Summariser:
         self._host_heads = {local for local, level, module, _ in self.imports
                             if not level and module.split(".", 1)[0] in HOST_LIBRARIES}
         module_fn = self._function("<module>", 0, None)
-        self._places[id(module_fn)] = HostNames(self.tree.body)
+        self._places[id(module_fn)] = HostNames(self.tree.body, self._host_batch_test())
         self._scan(self.tree.body, module_fn, "", None, frozenset(), False)
         summary = {"v": INDEX_VERSION, "imports": self.imports, "classes": self.classes,
                    "functions": self.functions, "roots": self.roots, "settings": self.settings}
@@ -300,6 +303,23 @@ class _Summariser:
                                 if steps._ast_is_intrinsic(loop) and not steps._ast_is_epoch(loop)
                                 and not steps.is_sample_loop_ast(loop)}
         return self._step_loops
+
+    def _host_batch_test(self):
+        """_iterates_host_batches for a HostNames, through a weak reference: the summariser keeps
+        its HostNames, which must not keep the summariser (and its tree) alive in a cycle."""
+        summariser = weakref.ref(self)
+
+        def test(iterable) -> bool:
+            alive = summariser()
+            return alive is not None and alive._iterates_host_batches(iterable)
+        return test
+
+    def _iterates_host_batches(self, iterable) -> bool:
+        """Does a ``for`` over ``iterable`` take batches from a data loader that hands them out on the
+        host (the module builds no loader over device data, none that a wrapper puts on the device)?"""
+        self._step_loop_ids()  # builds the module's step facts
+        steps = self._steps
+        return not steps.device_data_loaders and steps.ast_iterates_loader(iterable)
 
     def _function(self, qualname: str, line: int, owner_class: Optional[str], end: int = 0) -> dict:
         record = {"line": line, "end": end, "cls": owner_class, "calls": [], "backward": False, "syncbn": False,
@@ -372,7 +392,10 @@ class _Summariser:
             quiet = kind in (ast.With, ast.AsyncWith) and any(
                 ast_turns_grad_off(item.context_expr, self.table) for item in stmt.items)
             self._grad_off += quiet
+            evaluates = ast_stage_test(stmt.test) if kind is ast.If else None
             for field in fields:
+                branch = evaluates is not None and (field == "body") == evaluates
+                self._evaluating += branch
                 for child in getattr(stmt, field):
                     if field in ("handlers", "cases"):
                         if getattr(child, "type", None) is not None:
@@ -380,6 +403,7 @@ class _Summariser:
                         self._scan(child.body, fn, scope, owner_class, interval_names, in_loop, step_loop)
                     else:
                         self._scan([child], fn, scope, owner_class, interval_names, in_loop, step_loop)
+                self._evaluating -= branch
             self._grad_off -= quiet
             if gates:
                 return
@@ -405,18 +429,20 @@ class _Summariser:
         qualname = f"{scope}.{node.name}" if scope else node.name
         fn = self._function(qualname, node.lineno, owner_class, getattr(node, "end_lineno", None) or node.lineno)
         fn["params"] = _parameters(node.args)
-        self._places.setdefault(id(fn), HostNames(node.body))
+        self._places.setdefault(id(fn), HostNames(node.body, self._host_batch_test()))
         for decorator in node.decorator_list:
             self._expressions(decorator, self.functions.get(scope or "<module>") or fn, scope, False, False)
             if self._iteration_handler_decorator(decorator):
                 self.roots.append(["ignite", ["def", qualname], node.lineno])
         self._scope_bodies.append(node.body)
-        outer = self._grad_off, self._loops
+        outer = self._grad_off, self._loops, self._evaluating, self._shared_calls
         self._grad_off = int(any(ast_turns_grad_off(d, self.table) for d in node.decorator_list))
         self._loops = []
+        self._evaluating = 0
+        self._shared_calls = None  # worked out on first use (called_outside_evaluation)
         self._scan(node.body, fn, qualname, owner_class, _interval_names(node.body), False)
         fn["hostp"] = host_library_parameters(node, self.table) if id(fn) in self._host_calling else []
-        self._grad_off, self._loops = outer
+        self._grad_off, self._loops, self._evaluating, self._shared_calls = outer
         self._scope_bodies.pop()
 
     def _define_class(self, node: ast.ClassDef, scope: str) -> None:
@@ -526,18 +552,28 @@ class _Summariser:
                 ref.append(scope)
             reaches = self._may_reach_project(func)
             places = self._places.get(id(fn)) if reaches else None
-            fn["calls"].append([ref, call.lineno, step_loop, _constant_arguments(call, places), self._call_mode()])
+            fn["calls"].append([ref, call.lineno, step_loop, _constant_arguments(call, places), self._call_mode(call)])
             if reaches:
                 self._handed_functions(call, ref, scope)
 
-    def _call_mode(self) -> int:
+    def _call_mode(self, call: ast.Call) -> int:
         """inference_calls.call_mode of a call made here."""
+        evaluating = self._evaluating > 0 and self._only_in_evaluation(call)
         if not self._loops:
-            return call_mode(self._grad_off > 0, None)
+            return call_mode(self._grad_off > 0, None, evaluating)
         loop = self._loops[-1]
         if loop[1] is None:
             loop[1] = _ast_runs_update(loop[0])
-        return call_mode(self._grad_off > 0, loop[1])
+        return call_mode(self._grad_off > 0, loop[1], evaluating)
+
+    def _only_in_evaluation(self, call: ast.Call) -> bool:
+        """Does the function call this callee (by its last name) only in branches that run only in
+        evaluation (inference_calls.called_outside_evaluation)?"""
+        if self._shared_calls is None:
+            self._shared_calls = called_outside_evaluation(self._scope_bodies[-1])
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        return name not in self._shared_calls
 
     def _handed_functions(self, call: ast.Call, ref: list, scope: str) -> None:
         """``create_trainer(train_step, ...)`` with ``train_step`` a function defined before the call
@@ -642,7 +678,8 @@ def _parameters(args: ast.arguments) -> list:
 def _constant_arguments(call: ast.Call, places: Optional[HostNames] = None) -> dict:
     """The literal arguments of a call: {"0": value, "name": value}; "*" when it splats (unknown).
     With ``places`` (the calling function's host names), every other argument too, by where its
-    value lives: {"host:0": 1} known host, {"?:name": 1} not known (argument_places)."""
+    value lives: {"host:0": 1} known host, {"?:name": 1} not known, with {"hostv:name": 1} beside it
+    when it is a value on the host that may be a tensor (argument_places)."""
     out = {}
     for index, arg in enumerate(call.args):
         if isinstance(arg, ast.Starred):
@@ -652,7 +689,7 @@ def _constant_arguments(call: ast.Call, places: Optional[HostNames] = None) -> d
         if value is not _NO_VALUE:
             out[str(index)] = value
         elif places is not None:
-            out[places.key(arg, str(index))] = 1
+            out.update(dict.fromkeys(places.keys(arg, str(index)), 1))
     for keyword in call.keywords:
         if keyword.arg is None:
             out["*"] = True
@@ -661,7 +698,7 @@ def _constant_arguments(call: ast.Call, places: Optional[HostNames] = None) -> d
             if value is not _NO_VALUE:
                 out[keyword.arg] = value
             elif places is not None:
-                out[places.key(keyword.value, keyword.arg)] = 1
+                out.update(dict.fromkeys(places.keys(keyword.value, keyword.arg), 1))
     return out
 
 

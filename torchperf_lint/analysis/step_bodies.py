@@ -19,9 +19,10 @@ import os
 from collections import deque
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
-from .argument_places import HOST_KEY, UNKNOWN_KEY, passed_host
+from .argument_places import HOST_KEY, UNKNOWN_KEY, passed_host, passed_host_values
 from .project_index import Module, Project, content_digest, project_for, summarize
-from .inference_calls import LIGHTNING_EVALUATION_STEPS, chain_level, chain_state, names_training, runs_inference
+from .inference_calls import (EVALUATION_BRANCH, LIGHTNING_EVALUATION_STEPS, chain_level, chain_state, names_training,
+                              runs_inference)
 from .run_once import RunOnce
 from .step_callers import describe_performs, related_performs, step_performers
 
@@ -73,7 +74,7 @@ class Chain:
     """Why a function runs every step: the calls from a root to it (empty: it is a root)."""
 
     __slots__ = ("hops", "root_named", "framework", "framework_trains", "caller_steps_env", "grad_off", "trains",
-                 "performs")
+                 "performs", "named_from")
 
     def __init__(self, hops: Tuple[Hop, ...], root_named: bool, framework: bool, caller_steps_env: bool = False,
                  framework_trains: bool = False, grad_off: bool = False, trains: bool = True, performs: tuple = ()):
@@ -94,6 +95,10 @@ class Chain:
         # The direct caller steps an environment (``self.env.step(action)``): what the function
         # returns is needed on the host (rules.md "A step body": an environment's ``env.step``).
         self.caller_steps_env = caller_steps_env
+        # The callers whose names may say the chain trains (_named_for_training): those after the
+        # last call made in a branch that runs only in evaluation (``if stage == "val":
+        # self.log_samples(...)`` in a ``shared_step``: the step's name says nothing of that branch).
+        self.named_from = 0
 
     def describe(self, project: Optional[Project]) -> str:
         if not self.hops:
@@ -119,7 +124,15 @@ def _named_for_training(qualname: str, chain: Chain) -> bool:
     whose closure calls backward, a ``train_step`` in another file)? Such a chain may train even
     where the index sees no backward or optimizer step in its loops: R8 stays off there."""
     return names_training(qualname.rpartition(".")[2]) or any(
-        names_training(hop[2].rpartition(".")[2]) for hop in chain.hops)
+        names_training(hop[2].rpartition(".")[2]) for hop in chain.hops[chain.named_from:])
+
+
+def _from_evaluation_branch(chain: Chain, mode: int) -> Chain:
+    """``chain`` (just extended by a call of ``mode``), its callers' names set aside when that
+    call is made in a branch that runs only in evaluation."""
+    if mode & EVALUATION_BRANCH:
+        chain.named_from = len(chain.hops)
+    return chain
 
 
 class StepBodies:
@@ -139,6 +152,9 @@ class StepBodies:
         self._unknown_arguments: Set[str] = set()
         # Per function of the linted file: the parameters every per-step call hands a host value.
         self._host_parameters: Dict[str, FrozenSet[str]] = {}
+        # ... and those every per-step call hands a value on the host that may be a batch or a
+        # tensor (a loader batch not moved, a ``.cpu()`` copy: argument_places, R14).
+        self._host_value_parameters: Dict[str, FrozenSet[str]] = {}
         # Functions of the linted file reached by some chain that does not run inference only (R7).
         self._trained: Set[str] = set()
         # ... and by some chain whose loop trains (a backward or an optimizer step on the way; R8).
@@ -415,8 +431,8 @@ class StepBodies:
                 if target is not None:
                     self._note_arguments(target[0], ref, constants)
                     grad_off, trains = chain_state(mode, False, True, record["backward"])
-                    push(target[0], target[1], Chain(((module.path, line, qual),), False, False,
-                                                     grad_off=grad_off, trains=trains))
+                    push(target[0], target[1], _from_evaluation_branch(Chain(
+                        ((module.path, line, qual),), False, False, grad_off=grad_off, trains=trains), mode))
         # R10: a function that performs one step through its calls is a root too, R2 applied to it;
         # after the step loops' calls, so that one called from a step loop keeps that chain.
         for (path, qual), performs in step_performers(self, list(self._loaded.values())).items():
@@ -450,9 +466,10 @@ class StepBodies:
                     grad_off, trains = chain_state(mode, chain.grad_off, chain.trains, record["backward"])
                     # what a callee returns reaches the environment too when this function hands
                     # it back as it is to a caller that steps one (``return self.get_action(s)``)
-                    push(target[0], target[1],
-                         Chain(chain.hops + ((path, line, qual),), chain.root_named, chain.framework,
-                               steps_env or line in passed_back, chain.framework_trains, grad_off, trains))
+                    extended = Chain(chain.hops + ((path, line, qual),), chain.root_named, chain.framework,
+                                     steps_env or line in passed_back, chain.framework_trains, grad_off, trains)
+                    extended.named_from = chain.named_from
+                    push(target[0], target[1], _from_evaluation_branch(extended, mode))
 
     def _engine_chain(self, function: Key) -> Chain:
         """The chain of an Ignite root: Ignite's ``Engine`` only calls the function, which trains by
@@ -504,6 +521,9 @@ class StepBodies:
         host = passed_host(constants, params, ref[0] != "name")
         known = self._host_parameters.get(qual)
         self._host_parameters[qual] = host if known is None else known & host
+        values = passed_host_values(constants, params, ref[0] != "name")
+        known = self._host_value_parameters.get(qual)
+        self._host_value_parameters[qual] = values if known is None else known & values
         if params and params[0][0] in ("self", "cls") and ref[0] != "name":
             params = params[1:]  # a method called on an object or class: ``self`` is not passed
         values: Dict[str, object] = {}
@@ -525,6 +545,14 @@ class StepBodies:
             return None
         return self._arguments[qualname]
 
+    def host_value_parameters(self, qualname: str) -> FrozenSet[str]:
+        """The parameters of the linted file's step body ``qualname`` that every per-step call hands
+        a value on the host, a batch or a tensor there included (R14); empty when some call is not
+        seen."""
+        if qualname in self._unknown_arguments:
+            return frozenset()
+        return self._host_value_parameters.get(qualname, frozenset())
+
     def host_parameters(self, qualname: str) -> FrozenSet[str]:
         """The parameters of the linted file's step body ``qualname`` that every per-step call hands
         a value known to be on the host (argument_places; ``"*"``/``"**"``: every extra positional /
@@ -539,6 +567,18 @@ class StepBodies:
         return (module.path, cls) if cls else None
 
     # -- questions the rules ask -------------------------------------------------------------------
+    def attribute_method(self, qualname: str, attr: str, method: str) -> Optional[dict]:
+        """The index record of the method that ``self.<attr>.<method>(...)`` calls in the linted
+        file's method ``qualname``, where ``__init__`` (of its class or a project base) binds
+        ``self.<attr>`` to an instance of a project class, in any file; None otherwise."""
+        record = self.module.functions.get(qualname)
+        own = self._own_class(self.module, record) if record is not None else None
+        if own is None or own[1] not in self.module.classes:
+            return None
+        found = self._call_instance(self._instance_attr(own, attr), method)
+        module = self._loaded.get(found[0][0]) if found is not None else None
+        return module.functions.get(found[0][1]) if module is not None else None
+
     def chain(self, qualname: str) -> Optional[Chain]:
         return self.bodies.get(qualname)
 

@@ -73,3 +73,32 @@ def names_used_as_tensors(function: cst.CSTNode) -> FrozenSet[str]:
     uses = _Uses(function)
     function.visit(uses)
     return frozenset(uses.names)
+
+
+class _Calls(cst.CSTVisitor):
+    def __init__(self, top: cst.CSTNode):
+        super().__init__()
+        self.top = top
+        self.names = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.top
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name):
+            self.names.add(node.func.value)
+
+
+def names_called(function: cst.CSTNode) -> FrozenSet[str]:
+    """The names ``function``'s own body calls (``head(out)``): a function or a module, never a
+    tensor (a tensor is not callable), so ``head = head.to(device)`` moves a module (prec9, the
+    lead's R4 the other way round: CLMR's ``if finetuned_head:`` tests a module, not a tensor)."""
+    calls = _Calls(function)
+    function.visit(calls)
+    return frozenset(calls.names)

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import re
 import weakref
-from typing import Optional, Tuple, Union
+from typing import FrozenSet, Optional, Tuple, Union
 
 import libcst as cst
 
 from .names import is_torch_name
 from .step_loops import is_iterating_wrapper, is_model_name
-from .tensor_uses import names_used_as_tensors
+from .tensor_uses import names_called, names_used_as_tensors
 from .tree import descendants
 from .metric_states import tensor_states
 from .syntax import (device_kind, has_double_splat, is_loss_function_name, keyword, last_identifier, positional,
@@ -78,6 +78,10 @@ _CONTAINER_BUILTINS = frozenset("list tuple dict set sorted".split())
 _BUILTINS = _PYTHON_BUILTINS | _CONTAINER_BUILTINS | {"next"}
 _PYTHON_MODULES = ("math.", "random.", "time.", "os.", "json.", "re.")
 _COPIES = frozenset(("copy.deepcopy", "copy.copy"))
+# The standard library's containers: made on the host, their items unknown (a dict of lists keyed
+# by ids: ``embeddings = collections.defaultdict(list)``).
+_CONTAINER_CALLS = frozenset(("collections.defaultdict", "collections.OrderedDict", "collections.Counter",
+                              "collections.deque"))
 # The legacy typed constructors (``torch.LongTensor([i])``, ``torch.Tensor(n, m)``): CPU tensors.
 _LEGACY_CONSTRUCTORS = frozenset(
     "Tensor FloatTensor DoubleTensor HalfTensor BFloat16Tensor ByteTensor CharTensor ShortTensor IntTensor "
@@ -230,6 +234,12 @@ class ValueFlow:
         ``**kwargs``, only Python values): what the body reads from it is on the host."""
         self._add(name, "host", None)
 
+    def bind_host_batch(self, name: str) -> None:
+        """A parameter that every per-step caller hands a value on the host that may be a batch or
+        a tensor (a loader batch not moved, a ``.cpu()`` copy: argument_places, R14): like a
+        batch taken from a loader, what the body reads from it stays on the host until it moves it."""
+        self._add(name, "hostbatch", None)
+
     def bind_target(self, target: cst.CSTNode, value: Optional[cst.BaseExpression], shape_source=None) -> None:
         """``target = value`` (``shape_source``: ("element", iterable) for a ``for`` target)."""
         self._bind(target, (shape_source or ("expr", value)), ())
@@ -369,6 +379,8 @@ class ValueFlow:
             return UNKNOWN
         if source == "host":
             return PYTHON
+        if source == "hostbatch":
+            return BATCH
         if source == "tensor":
             before = self._binding_kind(extra, frame, depth) if extra is not None else UNKNOWN
             return before if before in TENSORS else DEVICE
@@ -608,6 +620,8 @@ class ValueFlow:
                 # ``copy.deepcopy(batch)``: a copy lives where what it copies lives (known-host only)
                 copied = self._kind(call.args[0].value, env, depth + 1)
                 return copied if copied in HOST else UNKNOWN
+            if qual in _CONTAINER_CALLS:
+                return CONTAINER
             if not is_torch_name(qual):
                 return PYTHON if qual.startswith(_PYTHON_MODULES) else UNKNOWN
             return self._torch_call_kind(call, qual, env, depth)
@@ -802,7 +816,19 @@ class ValueFlow:
         if name is None:
             return False
         return (name in ctx.steps.objects or is_model_name(name)
-                or (ctx.torch_instance(expr) or "").startswith("torch.nn."))
+                or (ctx.torch_instance(expr) or "").startswith("torch.nn.")
+                or (isinstance(expr, cst.Name) and name in self._called_names()))
+
+    def _called_names(self) -> FrozenSet[str]:
+        """The names the current function calls (tensor_uses.names_called), worked out once each."""
+        function = self.ctx.frame.node if self.ctx.frame is not None else None
+        if not isinstance(function, cst.FunctionDef):
+            return frozenset()
+        key = ("called", id(function))
+        known = self._tensor_uses.get(key)
+        if known is None:
+            known = self._tensor_uses[key] = names_called(function)
+        return known
 
     def _model_output_kind(self, call: cst.Call, env, depth: int) -> str:
         """What a model or loss call gives back: on the host for a model built in the file and never

@@ -459,7 +459,8 @@ class Context:
                 "enumerate", "zip"):
             return any(a.keyword is None and self._over_a_few(a.value) for a in iterable.args)
         if isinstance(iterable, cst.Name):
-            iterable = self.values.assigned_expr(iterable.value)
+            bound = self.values.assigned_expr(iterable.value)
+            return isinstance(bound, (cst.Tuple, cst.List)) or _binds_only_displays(self.frame.node, iterable.value)
         return isinstance(iterable, (cst.Tuple, cst.List))
 
     def _fetches_batches(self, body: cst.CSTNode) -> bool:
@@ -575,6 +576,35 @@ class Context:
 _STEP_COUNTER = re.compile(
     r"^(?:\w*steps?|idx|\w*_idx|\w*batch_i|iters?|iteration|\w*_iters?|\w*_iteration|num_updates|\w*_updates?)$",
     re.I)
+
+
+def _binds_only_displays(function: cst.CSTNode, name: str) -> bool:
+    """Does ``function`` bind ``name`` only with plain assignments of tuple or list displays, or of
+    such displays added to the name itself (muse-maskgit's ``vaes = ((self.vae, ...),)`` then, under
+    ``if self.use_ema:``, ``vaes = ((ema_model, ...),) + vaes``): a few things written out?"""
+    if not isinstance(function, cst.FunctionDef):
+        return False
+
+    def display(value) -> bool:
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+            return display(value.left) and display(value.right)
+        return isinstance(value, (cst.Tuple, cst.List)) or (isinstance(value, cst.Name) and value.value == name)
+
+    values = []
+    for node in descendants(function.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))):
+        if isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name
+                                                for t in node.targets):
+            if len(node.targets) != 1:
+                return False
+            values.append(node.value)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.With, cst.NamedExpr)):
+            target = node.target if not isinstance(node, cst.With) else None
+            names = [n.value for n in descendants(target) if isinstance(n, cst.Name)] if target is not None else []
+            if name in names or (isinstance(node, cst.With) and any(
+                    item.asname is not None and any(isinstance(n, cst.Name) and n.value == name
+                                                    for n in descendants(item.asname.name)) for item in node.items)):
+                return False
+    return bool(values) and all(display(value) for value in values)
 
 
 def _not_taken(block: Block, calls) -> bool:
@@ -890,12 +920,16 @@ class Walker:
         if bodies is None:
             return
         host = bodies.host_parameters(self.ctx.function_qualname())
-        if not host:
+        # a batch or tensor on the host (R14): what is read from it stays there
+        values = bodies.host_value_parameters(self.ctx.function_qualname()) - host
+        if not host and not values:
             return
         params = function.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             if param.name.value in host:
                 self.ctx.values.bind_host(param.name.value)
+            elif param.name.value in values:
+                self.ctx.values.bind_host_batch(param.name.value)
         for star, key in ((params.star_arg, "*"), (params.star_kwarg, "**")):
             if isinstance(star, cst.Param) and key in host:
                 self.ctx.values.bind_host(star.name.value)

@@ -11,7 +11,8 @@ from ..analysis.host_library_parameters import (HOST_LIBRARIES, hands_to_host_li
                                                  project_function)
 from ..analysis.host_only import host_only_script
 from ..analysis.inference_calls import names_training
-from ..analysis.instance_methods import instance_method, method_parameter
+from ..analysis.instance_methods import attribute_method, instance_method, method_parameter
+from ..analysis.nonfinite_branches import in_nonfinite_branch
 from ..analysis.python_containers import container_attributes
 from ..analysis.stop_flags import sets_stop_flag
 from ..analysis.test_rereads import rereads_tested_value
@@ -159,12 +160,14 @@ class HostSyncInLoop(Rule):
                 return
             if name == "nonzero" and (self._size_read_on_host() or self._evaluation_indices()):
                 return
-            if name != "nonzero" and shown(ctx.stack) and self._rereads_test((receiver,)):
+            if name != "nonzero" and shown(ctx.stack) and (self._rereads_test((receiver,))
+                                                           or in_nonfinite_branch(ctx.stack)):
                 return  # (``nonzero`` computes new indices whose count the host waits for: no re-read)
             self._report_unless_host_needed(node, f"`.{name}()`")
             return
         if found is not None and found[1] == "format" and is_string_literal(found[0]):
-            if any(ctx.is_device_tensor(a.value) for a in node.args if not a.star) and self._in_step():
+            if any(ctx.is_device_tensor(a.value) for a in node.args if not a.star) and self._in_step() and not (
+                    in_nonfinite_branch(ctx.stack)):
                 self._report_unless_host_needed(node, "formatting a tensor")  # ``"{:.3f}".format(t)``
             return
         qual = ctx.qualname(node.func)
@@ -183,10 +186,11 @@ class HostSyncInLoop(Rule):
             if not args or not self._in_step():
                 return
             if name in CONVERSIONS and len(args) == 1 and ctx.is_device_tensor(args[0].value):
-                if not (shown(ctx.stack) and self._rereads_test((args[0].value,))):
+                if not (shown(ctx.stack) and (self._rereads_test((args[0].value,)) or in_nonfinite_branch(ctx.stack))):
                     self._report_unless_host_needed(node, f"`{name}()` of a tensor")
             elif name == "print" and any(_shows_tensor(a.value, ctx) for a in args):
-                if not self._rereads_test([read for a in args for read in _shown_tensors(a.value, ctx)]):
+                if not (self._rereads_test([read for a in args for read in _shown_tensors(a.value, ctx)])
+                        or in_nonfinite_branch(ctx.stack)):
                     self.report(node, self.message.format(what="printing a tensor"))
             elif name in ("max", "min") and any(_holds_device_tensor(a.value, ctx) for a in args):
                 # Python compares the tensors with ``bool(a > b)``: one sync per comparison.
@@ -197,14 +201,15 @@ class HostSyncInLoop(Rule):
         if _is_print_argument(self.ctx):
             return
         if any(isinstance(part, cst.FormattedStringExpression) and _formats_device_tensor(part.expression, self.ctx)
-               for part in node.parts) and self._in_step() and not self._rereads_test(_shown_tensors(node, self.ctx)):
+               for part in node.parts) and self._in_step() and not (
+                self._rereads_test(_shown_tensors(node, self.ctx)) or in_nonfinite_branch(self.ctx.stack)):
             self._report_unless_host_needed(node, "formatting a tensor")
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         """``"%g" % t``, ``"%d/%d" % (a, b)``: %-formatting reads the tensors' values."""
         if not (isinstance(node.operator, cst.Modulo) and is_string_literal(node.left)):
             return
-        if _holds_device_tensor(node.right, self.ctx) and self._in_step():
+        if _holds_device_tensor(node.right, self.ctx) and self._in_step() and not in_nonfinite_branch(self.ctx.stack):
             self._report_unless_host_needed(node, "formatting a tensor")
 
     def visit_If(self, node: cst.If) -> None:
@@ -683,7 +688,8 @@ class HostSyncInLoop(Rule):
         if bodies is None or dotted is None or arg.star:
             return False
         record = project_function(bodies, dotted, self.ctx.function_qualname())
-        method = None if record is not None else instance_method(bodies, call.func, self.ctx.values.assigned_expr)
+        method = None if record is not None else (instance_method(bodies, call.func, self.ctx.values.assigned_expr)
+                                                  or attribute_method(bodies, call.func, self.ctx.function_qualname()))
         if record is None and method is None:
             return False
         keyword = arg.keyword.value if arg.keyword is not None else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis.step_loops import is_retry_loop
-from ..analysis.syntax import OPTIMIZER_WORD, last_identifier, tests_once
+from ..analysis.syntax import OPTIMIZER_WORD, last_identifier, tests_interval, tests_once
 from ..analysis.tree import descendants
 from ..analysis.walker import Rule
 
@@ -28,7 +28,8 @@ class EmptyCacheInLoop(Rule):
         # memory before another attempt in a retry loop; a branch that leaves the loop runs it once.
         if loop is None or ctx.in_except_handler(loop) or ctx.leaves_loop(loop) or is_retry_loop(loop.node):
             return
-        if ctx.under_interval_check(loop) and not _in_optimizer_block(ctx, loop):
+        if ctx.under_interval_check(loop) and (not _in_optimizer_block(ctx, loop)
+                                               or _interval_inside_optimizer_block(ctx, loop)):
             # rules.md "A step body": inside a step body "the rules of a step loop body apply
             # unchanged: the interval ``if`` is the remedy"; so it is in a step loop's body too
             # (the lead's reading R9: ``if step % 100 == 0: empty_cache()`` frees the cache once per
@@ -49,13 +50,35 @@ class EmptyCacheInLoop(Rule):
 def _in_optimizer_block(ctx, loop) -> bool:
     """Is the current node in an ``if`` of ``loop`` whose body calls a method of an optimizer
     (``optimizer.zero_grad()``, ``opt.step()``): the block that runs at every optimizer update?"""
-    for block in ctx.blocks_inside(loop):
-        if block.kind == "if" and block.body is block.node.body:
-            for node in descendants(block.node.body):
-                if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
-                        and OPTIMIZER_WORD.search(last_identifier(node.func.value) or "") is not None
-                        and "sched" not in (last_identifier(node.func.value) or "").lower()):
-                    return True
+    return any(_calls_optimizer(block.node.body) for block in _if_bodies(ctx, loop))
+
+
+def _interval_inside_optimizer_block(ctx, loop) -> bool:
+    """Is the current node, inside the block that runs at every optimizer update, also under an
+    interval ``if`` of its own that calls no optimizer method (CodeT5: ``if (step + 1) % accum ==
+    0: optimizer.step(); ...; if global_step % save_steps == 0: ...; empty_cache()``)? That inner
+    ``if`` runs once per ``save_steps`` updates: the remedy, as in a loop body (R9); only the
+    accumulation ``if`` itself is no interval."""
+    blocks = _if_bodies(ctx, loop)
+    last = max((i for i, block in enumerate(blocks) if _calls_optimizer(block.node.body)), default=None)
+    if last is None:
+        return False
+    counters = ctx.outer_loop_targets(loop)
+    return any(tests_interval(block.node.test, counters) and not _calls_optimizer(block.node.body)
+               for block in blocks[last + 1:])
+
+
+def _if_bodies(ctx, loop) -> list:
+    """The ``if`` blocks between ``loop`` and the current node whose body (not ``else``) holds it."""
+    return [block for block in ctx.blocks_inside(loop) if block.kind == "if" and block.body is block.node.body]
+
+
+def _calls_optimizer(body) -> bool:
+    for node in descendants(body):
+        if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                and OPTIMIZER_WORD.search(last_identifier(node.func.value) or "") is not None
+                and "sched" not in (last_identifier(node.func.value) or "").lower()):
+            return True
     return False
 
 
