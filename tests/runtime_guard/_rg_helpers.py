@@ -88,6 +88,18 @@ def _guard_fixture(monkeypatch):
     runtime_guard.GUARD.log.clear()
 
 
+def backward_and_step(loss, optimizer, scaler=None):
+    """One optimizer step on ``loss``: as a float16 script without a GradScaler writes it (the
+    guard's loss scaling applies), or with ``scaler``, the hand-written reference."""
+    if scaler is None:
+        loss.backward()
+        optimizer.step()
+    else:
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+
+
 def events(rg, code=None, action=None):
     return [e for e in rg.report() if (code is None or e.code == code)
             and (action is None or e.action == action)]

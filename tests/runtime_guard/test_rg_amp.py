@@ -9,7 +9,7 @@ import warnings
 import torch
 from torch import nn
 
-from _rg_helpers import events
+from _rg_helpers import backward_and_step, events
 
 TINY = 1e-8
 
@@ -152,13 +152,7 @@ def test_same_update_as_a_handwritten_grad_scaler(guard):
             with torch.autocast("cpu", dtype=torch.float16):
                 loss = model(x).float().mean() * TINY
             opt.zero_grad()
-            if scaler is None:
-                loss.backward()
-                opt.step()
-            else:
-                scaler.scale(loss).backward()
-                scaler.step(opt)
-                scaler.update()
+            backward_and_step(loss, opt, scaler)
         return [p.detach().clone() for p in model.parameters()]
 
     ref = train(torch.amp.GradScaler("cpu"))

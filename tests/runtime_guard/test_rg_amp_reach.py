@@ -10,7 +10,7 @@ import torch
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from _rg_helpers import events
+from _rg_helpers import backward_and_step, events
 
 TINY = 1e-8
 
@@ -269,13 +269,7 @@ def _train_plain_leaf_in_reentrant_segment(scaler=None, steps=3):
             h = torch.tanh(head(x))
             h = checkpoint(lambda t: torch.tanh(t @ weight), h, use_reentrant=True)
             loss = tail(h).float().mean() * TINY
-        if scaler is None:
-            loss.backward()
-            opt.step()
-        else:
-            scaler.scale(loss).backward()
-            scaler.step(opt)
-            scaler.update()
+        backward_and_step(loss, opt, scaler)
     return [weight.detach().clone(), *_params(head, tail)]
 
 
@@ -294,13 +288,7 @@ def test_sparse_overflow_skips_the_step(guard):
         opt = torch.optim.SGD(emb.parameters(), lr=0.1)
         with torch.autocast("cpu", dtype=torch.float16):
             loss = emb(torch.tensor([1, 3])).float().sum() * 1e38
-        if scaler is None:
-            loss.backward()
-            opt.step()
-        else:
-            scaler.scale(loss).backward()
-            scaler.step(opt)
-            scaler.update()
+        backward_and_step(loss, opt, scaler)
         return emb.weight.detach().clone()
 
     torch.manual_seed(0)

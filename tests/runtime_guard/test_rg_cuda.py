@@ -14,7 +14,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from _rg_helpers import ROOT, events, guard_env
+from _rg_helpers import ROOT, backward_and_step, events, guard_env
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
@@ -42,13 +42,7 @@ def _fp16_steps(model, x, y, steps, scaler=None):
         opt.zero_grad()
         with torch.autocast("cuda", dtype=torch.float16):
             loss = (model(x).float() - y).pow(2).mean() * TINY
-        if scaler is None:
-            loss.backward()
-            opt.step()
-        else:
-            scaler.scale(loss).backward()
-            scaler.step(opt)
-            scaler.update()
+        backward_and_step(loss, opt, scaler)
     return [p.detach().clone() for p in model.parameters()]
 
 
@@ -149,7 +143,7 @@ def test_sync_report_counts_gpu_reads_per_line_not_host_ones(guard):
         loss = (model(x) - y).pow(2).mean()
         loss.backward()
         opt.step()
-        seen = loss.item()  # a host sync on a GPU, every step  # noqa: F841
+        loss.item()  # a host sync on a GPU, every step
         torch.ones(()).item()  # a host tensor: waits for nothing
     (event,) = events(guard, "TPL102")
     assert event.count == 4 and event.detail.startswith("host sync: .item() x4")
