@@ -1063,6 +1063,20 @@ def is_counter_name(name: Optional[str]) -> bool:
     return bool(name) and _COUNTER.search(name) is not None and "rank" not in name.lower()
 
 
+# The counters of steps and batches alone (``step``, ``global_step``, ``batch_idx``, ``iteration``):
+# not ``i``/``idx``, which also count layers and samples (``if i in self.out_indices:`` in a
+# forward picks layers, every step).
+_STEP_OR_BATCH_COUNTER = re.compile(
+    r"^(?:\w*steps?|\w*batch_idx|\w*batch_ids?|\w*batch_i|\w*batch_nb|iters?|iteration|\w*_iters?"
+    r"|\w*_iteration|num_updates)$",
+    re.I,
+)
+
+
+def is_step_or_batch_counter(name: Optional[str]) -> bool:
+    return bool(name) and _STEP_OR_BATCH_COUNTER.search(name) is not None
+
+
 def _ast_runs_update(stmts, steps: Optional["ModuleSteps"] = None) -> bool:
     """``.backward()`` or an optimizer's/scaler's ``.step(...)`` in ``stmts`` (gradient accumulation);
     with ``steps``, also a call of a function or method of the module that runs one."""
@@ -1096,6 +1110,13 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
         if kind is not ast.Compare or len(n.ops) != 1:
             continue
         op, left, right = n.ops[0], n.left, n.comparators[0]
+        if isinstance(op, ast.In):
+            # ``if batch_idx in self.val_log_indices:``: chosen steps (rules.md "An interval": a
+            # test on the step or batch counter), not every step
+            if (isinstance(left, (ast.Name, ast.Attribute)) and is_step_or_batch_counter(_last_ast(left))
+                    and not (isinstance(left, ast.Name) and left.id in outer_counters)):
+                return True
+            continue
         if isinstance(op, ast.Eq):
             sides = (left, right)
             if any(_ast_fixed_index(a) for a in sides) and any(
