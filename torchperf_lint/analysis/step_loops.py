@@ -65,6 +65,16 @@ _ITERATING_WRAPPERS = frozenset(
 _LOGGING_WRAPPER = re.compile(r"(?:^|_)(?:log_every|progress|pbar|track)(?:_|$)")
 
 
+def _wrapped_loader(expr) -> Optional[str]:
+    """The name inside ``tqdm(enumerate(loader), total=...)`` (wrappers that hand out its items,
+    first argument each), or the name itself; None for anything else."""
+    while isinstance(expr, ast.Call) and is_iterating_wrapper(_last_ast(expr.func)) and expr.args:
+        if _last_ast(expr.func) in ("zip", "chain") and len(expr.args) > 1:
+            return None  # several iterables: not one loader's batches
+        expr = expr.args[0]
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
 def is_iterating_wrapper(name: Optional[str]) -> bool:
     """Does ``name(x, ...)`` iterate ``x`` and hand out its items (``tqdm(loader)``)?"""
     return bool(name) and (name in _ITERATING_WRAPPERS or _LOGGING_WRAPPER.search(name) is not None)
@@ -269,6 +279,14 @@ class ModuleSteps:
                 if node is not None:
                     aliases.append(node)  # ``self.train_data = train_data``
                 continue
+            if isinstance(value, ast.IfExp):
+                # minGPT's ``pbar = tqdm(enumerate(loader)) if is_train else enumerate(loader)``:
+                # one loader either way, wrapped or not (its pinning is that loader's)
+                wrapped = {_wrapped_loader(branch) for branch in (value.body, value.orelse)}
+                if len(wrapped) == 1 and None not in wrapped and len(names) == 1:
+                    self.wrapped_loaders.update(names)
+                    self.iterated[names[0]] = wrapped.pop()
+                continue
             if not isinstance(value, ast.Call):
                 continue
             if _last_ast(value.func) in class_names:
@@ -298,6 +316,10 @@ class ModuleSteps:
             elif (is_iterating_wrapper(_last_ast(value.func)) and _last_ast(value.func) != "iter" and value.args
                   and self.ast_iterates_loader(value.args[0])):
                 self.wrapped_loaders.update(names)  # ``bar = tqdm(val_loader)``: R1's sample loops
+                loader = _wrapped_loader(value)
+                if loader is not None and len(names) == 1:
+                    # its batches are that loader's (pinned or not): ``for i, (x, y) in bar:``
+                    self.iterated[names[0]] = loader
             elif (isinstance(value.func, ast.Name) and value.func.id == "iter"
                   and value.args and self.ast_iterates_loader(value.args[0])):
                 self.iterators.update(names)

@@ -438,7 +438,8 @@ class ValueFlow:
                 if name == "keys":
                     return PYTHON
                 return (PYTHON, values) if name == "items" else values
-        if steps.iterates_loader(iterable):
+        if steps.iterates_loader(iterable) or (isinstance(iterable, cst.Name) and iterable.value in steps.iterated):
+            # ``pbar = tqdm(enumerate(loader))`` then ``for i, (x, y) in pbar:``: that loader's batches
             return self._batch_kind(iterable)
         if isinstance(iterable, (cst.List, cst.Tuple, cst.Set)):
             kinds = {collapse(self._kind(e.value, env, depth)) for e in iterable.elements
