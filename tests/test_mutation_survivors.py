@@ -262,20 +262,25 @@ def test_tpl101_each_legacy_constructor_names_its_dtype():
 def test_tpl101_legacy_constructor_sizes_written_as_one_int_or_a_shape():
     source = """\
     import torch
-    def make(x, device):
+    def make(x, device, space):
         b = torch.FloatTensor(3).to(device)
-        c = torch.Tensor(x.shape).cuda()
+        y = torch.randn(2, 3)
+        c = torch.Tensor(y.shape).cuda()
         d = torch.Tensor([1, 2]).cuda()
         e = torch.Tensor(x).cuda()
-        return b, c, d, e
+        f = torch.Tensor(space.shape).cuda()
+        return b, c, d, e, f
     """
     assert diagnostics(source) == [
         ("TPL101", 3, 8, _legacy_message("FloatTensor", "torch.empty(..., dtype=torch.float32, device=...)"), None),
-        ("TPL101", 4, 8, _legacy_message("Tensor", "torch.empty(..., device=...)"), None),
+        # a tensor's ``.shape`` is a torch.Size: sizes
+        ("TPL101", 5, 8, _legacy_message("Tensor", "torch.empty(..., device=...)"), None),
         # ``torch.Tensor([1, 2])`` is a float tensor where ``torch.tensor([1, 2])`` infers int64.
-        ("TPL101", 5, 8, _legacy_message("Tensor", "torch.tensor(..., dtype=torch.get_default_dtype(), device=...)"),
+        ("TPL101", 6, 8, _legacy_message("Tensor", "torch.tensor(..., dtype=torch.get_default_dtype(), device=...)"),
          None),
-        # ``torch.Tensor(x)``: sizes or host data, it cannot be told: silent.
+        # ``torch.Tensor(x)``: sizes or host data, it cannot be told: silent. ``torch.Tensor(space.shape)``
+        # of something not known to be a tensor: a tuple is data (``tensor([6.])``, pytorch-soft-actor-critic
+        # sac.py, holdout10), a torch.Size sizes: silent too.
     ]
 
 

@@ -196,6 +196,22 @@ def _is_class_name(dotted: Optional[str]) -> bool:
     return bool(dotted) and dotted.rsplit(".", 1)[-1][:1].isupper()
 
 
+# nn.Module methods that return the module itself: ``IDLoss().to(device).eval()`` is an IDLoss.
+_RETURNS_THE_MODULE = frozenset(("to", "cuda", "cpu", "xpu", "eval", "train", "float", "half", "double",
+                                 "bfloat16", "requires_grad_", "share_memory", "to_empty"))
+
+
+def _constructed_class(call: ast.Call) -> Optional[str]:
+    """The dotted name of the class ``call`` builds an instance of, looking through the module
+    methods that return the module (``self.id_loss = IDLoss().to(self.device).eval()``,
+    pixel2style2pixel); what a class name alone says (``_is_class_name``)."""
+    while (isinstance(call.func, ast.Attribute) and call.func.attr in _RETURNS_THE_MODULE
+           and isinstance(call.func.value, ast.Call)):
+        call = call.func.value
+    made = dotted_name_ast(call.func)
+    return made if _is_class_name(made) else None
+
+
 def _flag_true(call: ast.Call, *names: str) -> bool:
     return any(k.arg in names and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords)
 
@@ -454,8 +470,8 @@ class _Summariser:
             if type(stmt) in _DEFS and stmt.name == "__init__":
                 for sub in _assignments(stmt):
                     if isinstance(sub.value, ast.Call):
-                        made = dotted_name_ast(sub.value.func)
-                        if not _is_class_name(made):
+                        made = _constructed_class(sub.value)
+                        if made is None:
                             continue
                         for target in sub.targets:
                             if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
@@ -466,8 +482,8 @@ class _Summariser:
     def _bind_locals(self, stmt, fn: dict, owner_class, scope: str) -> None:
         """``compute_loss = ComputeLoss(model)``: a name bound to an instance of a class."""
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
-            made = dotted_name_ast(stmt.value.func)
-            if _is_class_name(made):
+            made = _constructed_class(stmt.value)
+            if made is not None:
                 for target in stmt.targets:
                     for name in bound_names(target):
                         fn["locals"][name] = made

@@ -65,6 +65,16 @@ _ITERATING_WRAPPERS = frozenset(
 _LOGGING_WRAPPER = re.compile(r"(?:^|_)(?:log_every|progress|pbar|track)(?:_|$)")
 
 
+def _wrapped_loader(expr) -> Optional[str]:
+    """The name inside ``tqdm(enumerate(loader), total=...)`` (wrappers that hand out its items,
+    first argument each), or the name itself; None for anything else."""
+    while isinstance(expr, ast.Call) and is_iterating_wrapper(_last_ast(expr.func)) and expr.args:
+        if _last_ast(expr.func) in ("zip", "chain") and len(expr.args) > 1:
+            return None  # several iterables: not one loader's batches
+        expr = expr.args[0]
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
 def is_iterating_wrapper(name: Optional[str]) -> bool:
     """Does ``name(x, ...)`` iterate ``x`` and hand out its items (``tqdm(loader)``)?"""
     return bool(name) and (name in _ITERATING_WRAPPERS or _LOGGING_WRAPPER.search(name) is not None)
@@ -269,6 +279,14 @@ class ModuleSteps:
                 if node is not None:
                     aliases.append(node)  # ``self.train_data = train_data``
                 continue
+            if isinstance(value, ast.IfExp):
+                # minGPT's ``pbar = tqdm(enumerate(loader)) if is_train else enumerate(loader)``:
+                # one loader either way, wrapped or not (its pinning is that loader's)
+                wrapped = {_wrapped_loader(branch) for branch in (value.body, value.orelse)}
+                if len(wrapped) == 1 and None not in wrapped and len(names) == 1:
+                    self.wrapped_loaders.update(names)
+                    self.iterated[names[0]] = wrapped.pop()
+                continue
             if not isinstance(value, ast.Call):
                 continue
             if _last_ast(value.func) in class_names:
@@ -298,6 +316,10 @@ class ModuleSteps:
             elif (is_iterating_wrapper(_last_ast(value.func)) and _last_ast(value.func) != "iter" and value.args
                   and self.ast_iterates_loader(value.args[0])):
                 self.wrapped_loaders.update(names)  # ``bar = tqdm(val_loader)``: R1's sample loops
+                loader = _wrapped_loader(value)
+                if loader is not None and len(names) == 1:
+                    # its batches are that loader's (pinned or not): ``for i, (x, y) in bar:``
+                    self.iterated[names[0]] = loader
             elif (isinstance(value.func, ast.Name) and value.func.id == "iter"
                   and value.args and self.ast_iterates_loader(value.args[0])):
                 self.iterators.update(names)
@@ -1063,6 +1085,20 @@ def is_counter_name(name: Optional[str]) -> bool:
     return bool(name) and _COUNTER.search(name) is not None and "rank" not in name.lower()
 
 
+# The counters of steps and batches alone (``step``, ``global_step``, ``batch_idx``, ``iteration``):
+# not ``i``/``idx``, which also count layers and samples (``if i in self.out_indices:`` in a
+# forward picks layers, every step).
+_STEP_OR_BATCH_COUNTER = re.compile(
+    r"^(?:\w*steps?|\w*batch_idx|\w*batch_ids?|\w*batch_i|\w*batch_nb|iters?|iteration|\w*_iters?"
+    r"|\w*_iteration|num_updates)$",
+    re.I,
+)
+
+
+def is_step_or_batch_counter(name: Optional[str]) -> bool:
+    return bool(name) and _STEP_OR_BATCH_COUNTER.search(name) is not None
+
+
 def _ast_runs_update(stmts, steps: Optional["ModuleSteps"] = None) -> bool:
     """``.backward()`` or an optimizer's/scaler's ``.step(...)`` in ``stmts`` (gradient accumulation);
     with ``steps``, also a call of a function or method of the module that runs one."""
@@ -1096,6 +1132,13 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
         if kind is not ast.Compare or len(n.ops) != 1:
             continue
         op, left, right = n.ops[0], n.left, n.comparators[0]
+        if isinstance(op, ast.In):
+            # ``if batch_idx in self.val_log_indices:``: chosen steps (rules.md "An interval": a
+            # test on the step or batch counter), not every step
+            if (isinstance(left, (ast.Name, ast.Attribute)) and is_step_or_batch_counter(_last_ast(left))
+                    and not (isinstance(left, ast.Name) and left.id in outer_counters)):
+                return True
+            continue
         if isinstance(op, ast.Eq):
             sides = (left, right)
             if any(_ast_fixed_index(a) for a in sides) and any(

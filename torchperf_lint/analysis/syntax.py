@@ -10,7 +10,7 @@ import libcst as cst
 
 from .names import AUTOCASTS, SCALERS, is_torch_name, turns_grad_off  # noqa: F401 (re-exported)
 from .step_loops import (  # noqa: F401 (re-exported)
-    OPTIMIZER_WORD, is_counter_name, is_model_name, is_step_shape, names_holding)
+    OPTIMIZER_WORD, is_counter_name, is_model_name, is_step_or_batch_counter, is_step_shape, names_holding)
 from .in_memory import classify
 from .tree import descendants, less_than_sides
 
@@ -339,9 +339,22 @@ def tests_once(test: cst.BaseExpression, outer_counters: FrozenSet[str] = frozen
                 isinstance(left, cst.Name) and counter in outer_counters
             ):
                 return True
-        if _first_steps(node, outer_counters):
+        if _first_steps(node, outer_counters) or _chosen_steps(node, outer_counters):
             return True
     return False
+
+
+def _chosen_steps(node, outer_counters: FrozenSet[str]) -> bool:
+    """``if batch_idx in self.val_log_indices:`` / ``if step in [0, 100, 1000]:``: a step or batch
+    counter tested for membership runs at the steps chosen (rules.md "An interval": a test on the
+    step or batch counter). Not ``i``/``idx`` (layers and samples are counted so too), nor an
+    outer loop's counter, nor ``not in`` (every step but those)."""
+    if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1
+            and isinstance(node.comparisons[0].operator, cst.In)):
+        return False
+    left = node.left
+    counter = last_identifier(left) if isinstance(left, (cst.Name, cst.Attribute)) else None
+    return is_step_or_batch_counter(counter) and not (isinstance(left, cst.Name) and counter in outer_counters)
 
 
 def _fixed_index(node) -> bool:

@@ -247,6 +247,10 @@ class ValueFlow:
     def _bind(self, target, source, path) -> None:
         if isinstance(target, cst.Name):
             self._add(target.value, source[0], (source[1], path))
+        elif _self_attribute(target) is not None:
+            # ``self.tokens = 0`` in this function: what it reads back as ``self.tokens`` later in
+            # the same function (minGPT's trainer), under the key "self.tokens"
+            self._add(_self_attribute(target), source[0], (source[1], path))
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
             value = source[1]
@@ -270,9 +274,11 @@ class ValueFlow:
             self._bind(target.value, source, path)
 
     def bind_augmented(self, node: cst.AugAssign) -> None:
-        if isinstance(node.target, cst.Name):
-            name = node.target.value
+        name = node.target.value if isinstance(node.target, cst.Name) else _self_attribute(node.target)
+        if name is not None:
             before = self.ctx.frame.values.get(name)
+            if before is None and not isinstance(node.target, cst.Name):
+                return  # ``self.n += x`` with no ``self.n = ...`` before it here: its value is not known
             self._add(name, "aug", (node.value, before))
 
     def hint_tensor(self, name: str) -> None:
@@ -450,7 +456,8 @@ class ValueFlow:
                 if name == "keys":
                     return PYTHON
                 return (PYTHON, values) if name == "items" else values
-        if steps.iterates_loader(iterable):
+        if steps.iterates_loader(iterable) or (isinstance(iterable, cst.Name) and iterable.value in steps.iterated):
+            # ``pbar = tqdm(enumerate(loader))`` then ``for i, (x, y) in pbar:``: that loader's batches
             return self._batch_kind(iterable)
         if isinstance(iterable, (cst.List, cst.Tuple, cst.Set)):
             kinds = {collapse(self._kind(e.value, env, depth)) for e in iterable.elements
@@ -563,6 +570,11 @@ class ValueFlow:
             return self._call_kind(expr, env, depth)
         if t is cst.Attribute:
             attr = expr.attr.value
+            key = _self_attribute(expr)
+            if key is not None:
+                bound = self._lookup(key, env, depth)
+                if bound is not None:
+                    return bound  # ``self.tokens``, bound in this function before this use
             owner = self._kind(expr.value, env, depth + 1)
             if attr in _PYTHON_ATTRIBUTES and owner in TENSORS | {NUMPY}:
                 return PYTHON
@@ -859,6 +871,13 @@ def _find_in_target(target, name: str, path=()):
             found = _find_in_target(element.value, name, path + ((index, count),))
             if found is not None:
                 return found
+    return None
+
+
+def _self_attribute(node) -> Optional[str]:
+    """"self.tokens" for the expression ``self.tokens`` (one attribute of ``self``), else None."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return "self." + node.attr.value
     return None
 
 

@@ -153,6 +153,11 @@ class CpuThenDevice(Rule):
                 return "sizes"
             if self._is_literal_data(value):
                 return "data"
+            if isinstance(value, cst.Attribute) and value.attr.value == "shape":
+                # A tensor's ``.shape`` is a torch.Size, which the constructor reads as sizes; any
+                # other ``.shape`` is a tuple (numpy, a gym space), which it reads as data:
+                # ``torch.Tensor(action_space.shape)`` is ``tensor([6.])``.
+                return "sizes" if self.ctx.is_tensor(value.value) else None
             return "sizes" if _is_size_expression(value) else None
         if all(a.star == "*" or self._is_number(a.value) for a in args):
             return "sizes"  # several positional arguments are always sizes
