@@ -1,4 +1,4 @@
-"""Functions that perform one step through a project function (the lead's reading R10 of rules.md
+"""Functions that perform one step through a project function (the lead's reading R18 of rules.md
 "A step body"): multi-file fixture projects, each file linted by its real path."""
 
 from __future__ import annotations

@@ -79,7 +79,7 @@ class Chain:
     def __init__(self, hops: Tuple[Hop, ...], root_named: bool, framework: bool, caller_steps_env: bool = False,
                  framework_trains: bool = False, grad_off: bool = False, trains: bool = True, performs: tuple = ()):
         self.hops = hops
-        # A root that performs one step through its calls (step_callers, R10): the calls down to
+        # A root that performs one step through its calls (step_callers, R18): the calls down to
         # the function that calls backward, which the message names.
         self.performs = performs
         # On the way: autograd is off, and the innermost loop trains (inference_calls.chain_state);
@@ -433,7 +433,7 @@ class StepBodies:
                     grad_off, trains = chain_state(mode, False, True, record["backward"])
                     push(target[0], target[1], _from_evaluation_branch(Chain(
                         ((module.path, line, qual),), False, False, grad_off=grad_off, trains=trains), mode))
-        # R10: a function that performs one step through its calls is a root too, R2 applied to it;
+        # R18: a function that performs one step through its calls is a root too, R2 applied to it;
         # after the step loops' calls, so that one called from a step loop keeps that chain.
         for (path, qual), performs in step_performers(self, list(self._loaded.values())).items():
             module = self._loaded[path]

@@ -1,8 +1,8 @@
-"""Functions that perform one step through a function of the project (the lead's reading R10 of
+"""Functions that perform one step through a function of the project (the lead's reading R18 of
 rules.md "A step body", 2026-11-26).
 
 rules.md: "a function whose own body, outside any loop, calls ``.backward()`` ... performs one step,
-and its caller runs it every step". R10 reads the same upward: a function whose own body, outside
+and its caller runs it every step". R18 reads the same upward: a function whose own body, outside
 any loop, calls a project function that performs one step performs one step too, so it is a step
 body as well (XLM: ``mlm_step`` computes a loss, logs ``loss.item()`` and calls ``self.optimize(loss)``,
 whose own body calls ``loss.backward()``; ``train.py`` calls ``trainer.mlm_step(...)`` every
