@@ -269,13 +269,48 @@ def test_positions_without_the_empty_batched_visit_are_libcsts():
         assert dict(engine._PositionsOnly(module, unsafe_skip_copy=True).resolve(PositionProvider)) == expected
 
 
+# An interval gate (interval_gates.py) in a step loop: the project index's summary and the walk
+# both ask whether the ``if``/``else`` gates what follows.
+GATED_SOURCE = textwrap.dedent("""
+    import torch
+
+    def train(model, loader, opt, args):
+        for steps, batch in enumerate(loader):
+            loss = model(batch)
+            loss.backward()
+            opt.step()
+            if steps == 0:
+                if not args.sample_at_first:
+                    continue
+            else:
+                if steps % args.sample_every_n_steps != 0:
+                    continue
+            print(loss.item())
+""")
+
+
+def _our_garbage(garbage) -> list:
+    """Objects of ours among the collector's garbage: instances of our, libcst's or ast's classes,
+    and functions defined in our modules (closures that call each other hold each other's cells: a
+    cycle of builtin types that only the function's module names)."""
+    import types
+
+    return [type(o).__module__ + "." + type(o).__qualname__ + (f" {o.__qualname__}" if isinstance(o, types.FunctionType) else "")
+            for o in garbage
+            if type(o).__module__.startswith(("torchperf_lint", "libcst", "ast"))
+            or (isinstance(o, types.FunctionType) and (o.__module__ or "").startswith("torchperf_lint"))]
+
+
 def test_the_analysis_leaves_no_reference_cycles():
     """The engine pauses the cyclic garbage collector while it analyses a file; that is only sound
     while the trees it builds are freed by reference counting. A cycle (a frame and its bindings,
-    the facts and their step loops, a class made per call) would keep a file's trees alive."""
+    the facts and their step loops, a class made per call, two closures that call each other)
+    would keep a file's trees alive, and the CLI freezes what a file leaves (frontends/collector.py)."""
     import gc
 
-    sources = list(_example_sources())
+    from torchperf_lint.analysis.project_index import summarize
+
+    sources = [*_example_sources(), GATED_SOURCE]
     codes = list(RULES)
     gc.collect()
     was_enabled = gc.isenabled()
@@ -287,15 +322,16 @@ def test_the_analysis_leaves_no_reference_cycles():
             for finding in lint_source(source, codes=codes):
                 if finding.fix is not None:
                     fixes += bool(finding.fix.edits)  # fixes are computed from the unit's tree
+        summary = summarize(ast.parse(GATED_SOURCE))  # the index's summary, gates included
         gc.collect()
-        leaked = [type(o).__module__ + "." + type(o).__qualname__ for o in gc.garbage
-                  if type(o).__module__.startswith(("torchperf_lint", "libcst", "ast"))]
+        leaked = _our_garbage(gc.garbage)
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
         if was_enabled:
             gc.enable()
     assert fixes > 50
+    assert "train" in summary["functions"]  # the gated source was summarised
     assert leaked == []
 
 
