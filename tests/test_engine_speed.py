@@ -362,3 +362,75 @@ def test_compiled_text_tests_are_the_tests_they_stand_for(text):
         expected = all(any(s in text for s in t) if isinstance(t, tuple) else re.search(t, text) is not None
                        for t in tests)
         assert compile_text_tests(tests)(text) is expected
+
+
+SYNTAX_RICH = textwrap.dedent("""
+    import torch
+    from a import (b as c, d)
+    global_name: int = 1
+
+    @decorate(x, key=y)
+    async def f(p, /, q: int = 2, *args, r, s=3, **kwargs) -> "T":
+        global g
+        nonlocal_like = lambda z, *w, **v: z
+        async with lock as (a, b), other:
+            async for i, j in agen():
+                yield {**kwargs, "k": [x async for x in y if x], 1: {e for e in s}}
+        try:
+            del a[1:2:3], b.c
+        except (TypeError, ValueError) as err:
+            raise RuntimeError(f"{err!r:>{width}}") from err
+        else:
+            assert q, "message"
+        finally:
+            print(*args, sep="", **{"end": ""})
+        match p:
+            case [1, 2, *rest] if rest:
+                pass
+            case {"k": v, **others}:
+                pass
+            case Point(x=0, y=yy) | None:
+                pass
+            case str() as s2:
+                pass
+        while not (a < b <= c) and -a or ~b:
+            x = y if z else w
+            x += (yield from g()) @ h
+            break
+        return await t
+""")
+
+
+def _generic_walk(statements):
+    from torchperf_lint.analysis.segments import _push_children
+
+    pending = list(statements)
+    while pending:
+        node = pending.pop()
+        yield node
+        _push_children(node, pending.append)
+
+
+def test_walk_ast_hands_on_the_nodes_of_the_generic_walk_in_its_order():
+    """walk_ast reads only the fields that may hold nodes (segments.CHILD_FIELDS); the nodes and
+    their order must be those of the generic walk over every field."""
+    from torchperf_lint.analysis.segments import CHILD_FIELDS
+
+    root = os.path.join(os.path.dirname(engine.__file__))
+    sources = [SYNTAX_RICH, *SOURCES]
+    for folder, _, names in os.walk(root):
+        sources += [open(os.path.join(folder, n), encoding="utf-8").read() for n in sorted(names) if n.endswith(".py")]
+    assert len(CHILD_FIELDS) > 60 and ast.Call in CHILD_FIELDS and ast.Match in CHILD_FIELDS
+    for source in sources:
+        tree = ast.parse(source)
+        assert [id(n) for n in walk_ast(tree.body)] == [id(n) for n in _generic_walk(tree.body)]
+        prune = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+        expected = []
+        pending = list(tree.body)
+        while pending:
+            node = pending.pop()
+            expected.append(id(node))
+            if not isinstance(node, prune):
+                from torchperf_lint.analysis.segments import _push_children
+                _push_children(node, pending.append)
+        assert [id(n) for n in walk_ast(tree.body, prune)] == expected
