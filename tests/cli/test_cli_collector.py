@@ -105,3 +105,25 @@ def test_a_run_that_finds_objects_frozen_leaves_the_collector_alone(project, col
     assert code == 1
     assert gc.get_freeze_count() >= frozen  # not unfrozen by the run
     gc.unfreeze()
+
+
+def test_a_worker_decides_once_per_process(collector_state, monkeypatch):
+    """A worker process of the CLI manages the collector from its first file on; the decision is
+    per process (a worker forked from a process that had decided is asked again)."""
+    import os
+
+    seen = []
+    check = lambda: seen.append(gc.isenabled()) or len(seen)  # noqa: E731
+    monkeypatch.setitem(collector._STATE, "worker", None)
+    collector.check_file_in_worker(check)
+    collector.check_file_in_worker(check)
+    assert seen == [False, False]  # managed: paused while each file is checked
+    assert gc.get_freeze_count() > 0
+    gc.unfreeze()
+    # Decided in another process (the parent of a fork), with objects frozen here by someone else:
+    # this process is asked again, and leaves the collector alone.
+    monkeypatch.setitem(collector._STATE, "worker", (os.getpid() + 1, True))
+    gc.freeze()
+    collector.check_file_in_worker(check)
+    assert seen[-1] is True
+    assert collector._STATE["worker"] == (os.getpid(), False)
