@@ -269,13 +269,48 @@ def test_positions_without_the_empty_batched_visit_are_libcsts():
         assert dict(engine._PositionsOnly(module, unsafe_skip_copy=True).resolve(PositionProvider)) == expected
 
 
+# An interval gate (interval_gates.py) in a step loop: the project index's summary and the walk
+# both ask whether the ``if``/``else`` gates what follows.
+GATED_SOURCE = textwrap.dedent("""
+    import torch
+
+    def train(model, loader, opt, args):
+        for steps, batch in enumerate(loader):
+            loss = model(batch)
+            loss.backward()
+            opt.step()
+            if steps == 0:
+                if not args.sample_at_first:
+                    continue
+            else:
+                if steps % args.sample_every_n_steps != 0:
+                    continue
+            print(loss.item())
+""")
+
+
+def _our_garbage(garbage) -> list:
+    """Objects of ours among the collector's garbage: instances of our, libcst's or ast's classes,
+    and functions defined in our modules (closures that call each other hold each other's cells: a
+    cycle of builtin types that only the function's module names)."""
+    import types
+
+    return [type(o).__module__ + "." + type(o).__qualname__ + (f" {o.__qualname__}" if isinstance(o, types.FunctionType) else "")
+            for o in garbage
+            if type(o).__module__.startswith(("torchperf_lint", "libcst", "ast"))
+            or (isinstance(o, types.FunctionType) and (o.__module__ or "").startswith("torchperf_lint"))]
+
+
 def test_the_analysis_leaves_no_reference_cycles():
     """The engine pauses the cyclic garbage collector while it analyses a file; that is only sound
     while the trees it builds are freed by reference counting. A cycle (a frame and its bindings,
-    the facts and their step loops, a class made per call) would keep a file's trees alive."""
+    the facts and their step loops, a class made per call, two closures that call each other)
+    would keep a file's trees alive, and the CLI freezes what a file leaves (frontends/collector.py)."""
     import gc
 
-    sources = list(_example_sources())
+    from torchperf_lint.analysis.project_index import summarize
+
+    sources = [*_example_sources(), GATED_SOURCE]
     codes = list(RULES)
     gc.collect()
     was_enabled = gc.isenabled()
@@ -287,15 +322,16 @@ def test_the_analysis_leaves_no_reference_cycles():
             for finding in lint_source(source, codes=codes):
                 if finding.fix is not None:
                     fixes += bool(finding.fix.edits)  # fixes are computed from the unit's tree
+        summary = summarize(ast.parse(GATED_SOURCE))  # the index's summary, gates included
         gc.collect()
-        leaked = [type(o).__module__ + "." + type(o).__qualname__ for o in gc.garbage
-                  if type(o).__module__.startswith(("torchperf_lint", "libcst", "ast"))]
+        leaked = _our_garbage(gc.garbage)
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
         if was_enabled:
             gc.enable()
     assert fixes > 50
+    assert "train" in summary["functions"]  # the gated source was summarised
     assert leaked == []
 
 
@@ -326,3 +362,75 @@ def test_compiled_text_tests_are_the_tests_they_stand_for(text):
         expected = all(any(s in text for s in t) if isinstance(t, tuple) else re.search(t, text) is not None
                        for t in tests)
         assert compile_text_tests(tests)(text) is expected
+
+
+SYNTAX_RICH = textwrap.dedent("""
+    import torch
+    from a import (b as c, d)
+    global_name: int = 1
+
+    @decorate(x, key=y)
+    async def f(p, /, q: int = 2, *args, r, s=3, **kwargs) -> "T":
+        global g
+        nonlocal_like = lambda z, *w, **v: z
+        async with lock as (a, b), other:
+            async for i, j in agen():
+                yield {**kwargs, "k": [x async for x in y if x], 1: {e for e in s}}
+        try:
+            del a[1:2:3], b.c
+        except (TypeError, ValueError) as err:
+            raise RuntimeError(f"{err!r:>{width}}") from err
+        else:
+            assert q, "message"
+        finally:
+            print(*args, sep="", **{"end": ""})
+        match p:
+            case [1, 2, *rest] if rest:
+                pass
+            case {"k": v, **others}:
+                pass
+            case Point(x=0, y=yy) | None:
+                pass
+            case str() as s2:
+                pass
+        while not (a < b <= c) and -a or ~b:
+            x = y if z else w
+            x += (yield from g()) @ h
+            break
+        return await t
+""")
+
+
+def _generic_walk(statements):
+    from torchperf_lint.analysis.segments import _push_children
+
+    pending = list(statements)
+    while pending:
+        node = pending.pop()
+        yield node
+        _push_children(node, pending.append)
+
+
+def test_walk_ast_hands_on_the_nodes_of_the_generic_walk_in_its_order():
+    """walk_ast reads only the fields that may hold nodes (segments.CHILD_FIELDS); the nodes and
+    their order must be those of the generic walk over every field."""
+    from torchperf_lint.analysis.segments import CHILD_FIELDS
+
+    root = os.path.join(os.path.dirname(engine.__file__))
+    sources = [SYNTAX_RICH, *SOURCES]
+    for folder, _, names in os.walk(root):
+        sources += [open(os.path.join(folder, n), encoding="utf-8").read() for n in sorted(names) if n.endswith(".py")]
+    assert len(CHILD_FIELDS) > 60 and ast.Call in CHILD_FIELDS and ast.Match in CHILD_FIELDS
+    for source in sources:
+        tree = ast.parse(source)
+        assert [id(n) for n in walk_ast(tree.body)] == [id(n) for n in _generic_walk(tree.body)]
+        prune = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+        expected = []
+        pending = list(tree.body)
+        while pending:
+            node = pending.pop()
+            expected.append(id(node))
+            if not isinstance(node, prune):
+                from torchperf_lint.analysis.segments import _push_children
+                _push_children(node, pending.append)
+        assert [id(n) for n in walk_ast(tree.body, prune)] == expected

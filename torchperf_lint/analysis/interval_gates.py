@@ -28,16 +28,22 @@ import libcst as cst
 def ast_gates_what_follows(stmt: ast.If, is_interval: Callable, leaves: Callable) -> bool:
     """Does every path past ``stmt`` go through an interval? (``leaves(statements)``: the list ends
     by leaving the function or the loop round.)"""
+    return _ast_gated(stmt, is_interval, leaves)
 
-    def branch(statements, by_test: bool) -> bool:
-        return by_test or leaves(statements) or any(type(s) is ast.If and gated(s) for s in statements)
 
-    def gated(node: ast.If) -> bool:
-        if not node.orelse:
-            return leaves(node.body) and is_interval(node.test)
-        return branch(node.body, is_interval(node.test)) and branch(node.orelse, False)
+# Module-level functions, not closures of the call: two closures that call each other hold each
+# other's cells, a reference cycle per call that only the cyclic collector frees (the engine
+# pauses it while it lints, and the project index asks this of every ``if``/``else``).
+def _ast_branch(statements, by_test: bool, is_interval: Callable, leaves: Callable) -> bool:
+    return by_test or leaves(statements) or any(
+        type(s) is ast.If and _ast_gated(s, is_interval, leaves) for s in statements)
 
-    return gated(stmt)
+
+def _ast_gated(node: ast.If, is_interval: Callable, leaves: Callable) -> bool:
+    if not node.orelse:
+        return leaves(node.body) and is_interval(node.test)
+    return (_ast_branch(node.body, is_interval(node.test), is_interval, leaves)
+            and _ast_branch(node.orelse, False, is_interval, leaves))
 
 
 def _statements(suite) -> list:
@@ -56,15 +62,18 @@ def cst_leaves(suite) -> bool:
 
 def cst_gates_what_follows(stmt: cst.If, is_interval: Callable, leaves: Callable = cst_leaves) -> bool:
     """``ast_gates_what_follows`` on libcst (an ``elif`` is an ``If`` in ``orelse``)."""
+    return _cst_gated(stmt, is_interval, leaves)
 
-    def branch(suite, by_test: bool) -> bool:
-        return by_test or leaves(suite) or any(isinstance(s, cst.If) and gated(s) for s in _statements(suite))
 
-    def gated(node: cst.If) -> bool:
-        other = node.orelse
-        if other is None:
-            return leaves(node.body) and is_interval(node.test)
-        other_gated = gated(other) if isinstance(other, cst.If) else branch(other.body, False)
-        return other_gated and branch(node.body, is_interval(node.test))
+def _cst_branch(suite, by_test: bool, is_interval: Callable, leaves: Callable) -> bool:
+    return by_test or leaves(suite) or any(
+        isinstance(s, cst.If) and _cst_gated(s, is_interval, leaves) for s in _statements(suite))
 
-    return gated(stmt)
+
+def _cst_gated(node: cst.If, is_interval: Callable, leaves: Callable) -> bool:
+    other = node.orelse
+    if other is None:
+        return leaves(node.body) and is_interval(node.test)
+    other_gated = (_cst_gated(other, is_interval, leaves) if isinstance(other, cst.If)
+                   else _cst_branch(other.body, False, is_interval, leaves))
+    return other_gated and _cst_branch(node.body, is_interval(node.test), is_interval, leaves)

@@ -456,7 +456,7 @@ class _Summariser:
         self._loops = []
         self._evaluating = 0
         self._shared_calls = None  # worked out on first use (called_outside_evaluation)
-        self._scan(node.body, fn, qualname, owner_class, _interval_names(node.body), False)
+        self._scan(node.body, fn, qualname, owner_class, _IntervalNames(node.body), False)
         fn["hostp"] = host_library_parameters(node, self.table) if id(fn) in self._host_calling else []
         self._grad_off, self._loops, self._evaluating, self._shared_calls = outer
         self._scope_bodies.pop()
@@ -731,6 +731,28 @@ def _interval_names(body) -> FrozenSet[str]:
     if not any(_may_test_interval(v) for v in assigned):
         return frozenset()
     return names_holding(values, lambda value, found: _ast_tests_interval(value, frozenset(), found))
+
+
+class _IntervalNames:
+    """``_interval_names(body)``, worked out when the scan first asks (at an ``if``): a function
+    without one (most small methods of a library) is not walked for it."""
+
+    __slots__ = ("_body", "_names")
+
+    def __init__(self, body):
+        self._body = body
+        self._names: Optional[FrozenSet[str]] = None
+
+    def _get(self) -> FrozenSet[str]:
+        if self._names is None:
+            self._names = _interval_names(self._body)
+        return self._names
+
+    def __bool__(self) -> bool:
+        return bool(self._get())
+
+    def __contains__(self, name) -> bool:
+        return name in self._get()
 
 
 def _mentions_test(value) -> bool:

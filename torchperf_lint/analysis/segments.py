@@ -124,12 +124,64 @@ def walk_ast(statements: Sequence[ast.AST], prune: tuple = ()) -> Iterator[ast.A
     (``node.ctx``). Nodes of the ``prune`` types are yielded, not entered."""
     pending = list(statements)
     pop, push = pending.pop, pending.append
+    table = CHILD_FIELDS
     while pending:
         node = pop()
         yield node
         if prune and isinstance(node, prune):
             continue
-        _push_children(node, push)
+        # _push_children inlined, with only the fields that may hold nodes (CHILD_FIELDS): the
+        # same children in the same order, without a look at every name, number and operator.
+        fields = table.get(type(node))
+        if fields is None:
+            _push_children(node, push)
+            continue
+        for name, many in fields:
+            value = getattr(node, name, None)
+            if many:
+                for item in value or ():
+                    if item is not None:  # ``{**x}``: a None key
+                        push(item)
+            elif value is not None:
+                push(value)
+
+
+# The ASDL types of fields that never hold a node (names, numbers, literals, and the operator and
+# context singletons, which _push_children does not hand on either) ...
+_SCALAR_FIELD_TYPES = frozenset(("identifier", "string", "int", "constant", "expr_context", "operator", "unaryop",
+                                 "boolop", "cmpop"))
+# ... and those of fields that hold nodes (a type in neither set, from a later Python: that class is
+# walked the generic way).
+_NODE_FIELD_TYPES = frozenset(("expr", "stmt", "keyword", "arg", "arguments", "alias", "comprehension",
+                               "excepthandler", "withitem", "match_case", "pattern", "type_ignore", "type_param"))
+
+
+def _child_fields() -> dict:
+    """Per node type, (field, holds a list) of the fields that may hold nodes, in ``_fields`` order,
+    read from the ASDL signature each class documents (``Call(expr func, expr* args, keyword*
+    keywords)``); a type whose signature does not read as expected is walked the generic way.
+    (project_index._child_fields reads the same table for the summary's expression walk.)"""
+    import re
+
+    table = {}
+    for name in dir(ast):
+        kind = getattr(ast, name)
+        if not (isinstance(kind, type) and issubclass(kind, ast.AST)):
+            continue
+        match = re.fullmatch(r"(\w+)\((.*)\)", (kind.__doc__ or "").strip().split("\n", 1)[0])
+        if match is None or match.group(1) != name:
+            continue
+        declared = [part.split() for part in match.group(2).split(",")] if match.group(2) else []
+        if any(len(part) != 2 for part in declared) or [part[1] for part in declared] != list(kind._fields):
+            continue
+        if any(written.rstrip("*?") not in _SCALAR_FIELD_TYPES | _NODE_FIELD_TYPES for written, _ in declared):
+            continue
+        table[kind] = tuple((field, written.endswith("*")) for written, field in declared
+                            if written.rstrip("*?") not in _SCALAR_FIELD_TYPES)
+    return table
+
+
+CHILD_FIELDS = _child_fields()
 
 
 def _push_children(node: ast.AST, push) -> bool:

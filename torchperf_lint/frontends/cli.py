@@ -34,6 +34,7 @@ from .config import (
 )
 from .output import EXTRA_FORMATS, FORMATS, Reported, display_path, docs_url, fixes_applied, plural, render, summary
 from ..findings import applicable
+from . import collector
 from .line_length import configured_line_length
 from .atomic_write import WriteFailed, prepare_output_path, write_atomic
 from .runner import CHECK, DIFF, FIX, FileResult, Task, digest, init_worker, process
@@ -414,7 +415,7 @@ def _digest_file(path: str) -> Optional[str]:
 
 
 def _process_one(task: Task, display: str) -> FileResult:
-    return process(task, display)
+    return collector.check_file_in_worker(process, task, display)
 
 
 def run_tasks(tasks: List[Task], jobs: int, sizes: Dict[str, int], cwd: str):
@@ -426,8 +427,16 @@ def run_tasks(tasks: List[Task], jobs: int, sizes: Dict[str, int], cwd: str):
     if not tasks:
         return
     if jobs <= 1 or len(tasks) == 1:
-        for task in tasks:
-            yield process(task, display_path(task.path, cwd))
+        managed = collector.usable()  # the cyclic collector: see frontends/collector.py
+        if managed:
+            collector.start_of_run()
+        try:
+            for task in tasks:
+                display = display_path(task.path, cwd)
+                yield collector.check_file(process, task, display) if managed else process(task, display)
+        finally:
+            if managed:
+                collector.end_of_run()
         return
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
