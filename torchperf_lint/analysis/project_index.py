@@ -49,7 +49,7 @@ from .budgets import ast_spends_budget
 from .host_library_parameters import HOST_LIBRARIES, host_library_parameters
 from .names import ImportTable, bound_names, dotted_name_ast, text_mentions_torch_import
 from .throttles import ast_throttled_branch, ast_throttles
-from .segments import BLOCK_FIELDS, _push_children as push_children, walk_statements
+from .segments import BLOCK_FIELDS, CHILD_FIELDS, _push_children as push_children, walk_statements
 from .project_root import find_project_root
 from .interval_gates import ast_gates_what_follows
 from .inference_calls import ast_stage_test, ast_turns_grad_off, call_mode, called_outside_evaluation
@@ -132,41 +132,9 @@ _SYNCBN = "convert_sync_batchnorm"
 
 _NO_CALLS_BELOW = frozenset((*_DEFS_AND_CLASSES, ast.Name, ast.Constant))
 _COMPREHENSIONS = frozenset((ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
-# The ASDL types of fields that never hold a node (names, numbers, literals, the operator and
-# context singletons, which segments._push_children does not hand on either).
-_SCALAR_FIELD_TYPES = frozenset(("identifier", "string", "int", "constant", "expr_context", "operator", "unaryop",
-                                 "boolop", "cmpop"))
-# ... and those of fields that hold nodes (a type in neither set, from a later Python: that class is
-# walked the generic way).
-_NODE_FIELD_TYPES = frozenset(("expr", "stmt", "keyword", "arg", "arguments", "alias", "comprehension",
-                               "excepthandler", "withitem", "match_case", "pattern", "type_ignore", "type_param"))
-
-
-def _child_fields() -> Dict[type, Tuple[Tuple[str, bool], ...]]:
-    """Per node type, (field, holds a list) of the fields that may hold nodes, in ``_fields`` order,
-    read from the ASDL signature each class documents (``Call(expr func, expr* args, keyword*
-    keywords)``). The summary walks every expression of every module it reads, and a generic
-    walk looked at every field's value's type (names, operators, contexts) to find the nodes. A
-    type whose signature does not read as expected is walked the generic way."""
-    table: Dict[type, Tuple[Tuple[str, bool], ...]] = {}
-    for name in dir(ast):
-        kind = getattr(ast, name)
-        if not (isinstance(kind, type) and issubclass(kind, ast.AST)):
-            continue
-        match = re.fullmatch(r"(\w+)\((.*)\)", (kind.__doc__ or "").strip().split("\n", 1)[0])
-        if match is None or match.group(1) != name:
-            continue
-        declared = [part.split() for part in match.group(2).split(",")] if match.group(2) else []
-        if any(len(part) != 2 for part in declared) or [part[1] for part in declared] != list(kind._fields):
-            continue
-        if any(written.rstrip("*?") not in _SCALAR_FIELD_TYPES | _NODE_FIELD_TYPES for written, _ in declared):
-            continue
-        table[kind] = tuple((field, written.endswith("*")) for written, field in declared
-                            if written.rstrip("*?") not in _SCALAR_FIELD_TYPES)
-    return table
-
-
-_CHILD_FIELDS = _child_fields()
+# Per node type, the fields that may hold nodes (segments.CHILD_FIELDS, read from the ASDL
+# signatures): the summary walks every expression of every module it reads.
+_CHILD_FIELDS = CHILD_FIELDS
 # Where statements hold statements, in ``_fields`` order (ast.walk's): a walk for assignments need
 # not enter expressions, which hold none.
 _STATEMENT_FIELDS = {

@@ -160,7 +160,7 @@ def _child_fields() -> dict:
     """Per node type, (field, holds a list) of the fields that may hold nodes, in ``_fields`` order,
     read from the ASDL signature each class documents (``Call(expr func, expr* args, keyword*
     keywords)``); a type whose signature does not read as expected is walked the generic way.
-    (project_index._child_fields reads the same table for the summary's expression walk.)"""
+    (project_index reads the same table for the summary's expression walk.)"""
     import re
 
     table = {}
