@@ -106,7 +106,7 @@ class Binding:
 
     def __init__(self, name, source, extra, prev, prev_same, branches):
         self.name = name
-        self.source = source  # "expr", "element", "aug", "tensor", "unknown"
+        self.source = source  # "expr", "element", "aug", "tensor", "device", "unknown"
         self.extra = extra  # what the source needs (the expression, the shape path...)
         self.prev = prev  # the frame's previous binding: the bindings in effect when this was made
         self.prev_same = prev_same  # the frame's previous binding of the same name
@@ -242,7 +242,29 @@ class ValueFlow:
 
     def bind_target(self, target: cst.CSTNode, value: Optional[cst.BaseExpression], shape_source=None) -> None:
         """``target = value`` (``shape_source``: ("element", iterable) for a ``for`` target)."""
+        if isinstance(target, cst.Subscript) and value is not None:
+            self._every_item_moved(target, value)
+            return
         self._bind(target, (shape_source or ("expr", value)), ())
+
+    def _every_item_moved(self, target: cst.Subscript, value: cst.BaseExpression) -> None:
+        """``for i in range(len(data)): data[i] = data[i].cuda()``, ``for k in batch: batch[k] =
+        batch[k].to(device)``, ``for k, v in batch.items(): batch[k] = v.to(device)``: every item
+        of the container is moved to the device in place, so what is read from it afterwards lives
+        there (a loader batch moved item by item is no longer on the host). A store of one key, or a
+        loop over something else, leaves the container as it was."""
+        container = target.value
+        if not (isinstance(container, cst.Name) and len(target.slice) == 1
+                and isinstance(target.slice[0].slice, cst.Index)
+                and isinstance(target.slice[0].slice.value, cst.Name)):
+            return
+        key = target.slice[0].slice.value.value
+        if self._kind(value, None, 0) != DEVICE:
+            return
+        loop = next((b.node for b in reversed(self.ctx.frame.blocks) if isinstance(b.node, cst.For)), None)
+        if loop is None or not _walks_every_key(loop, container.value, key):
+            return
+        self._add(container.value, "device", None)
 
     def _bind(self, target, source, path) -> None:
         if isinstance(target, cst.Name):
@@ -387,6 +409,8 @@ class ValueFlow:
             return PYTHON
         if source == "hostbatch":
             return BATCH
+        if source == "device":
+            return DEVICE  # every item moved to the device in place (_every_item_moved)
         if source == "tensor":
             before = self._binding_kind(extra, frame, depth) if extra is not None else UNKNOWN
             return before if before in TENSORS else DEVICE
@@ -872,6 +896,32 @@ def _find_in_target(target, name: str, path=()):
             if found is not None:
                 return found
     return None
+
+
+def _walks_every_key(loop: cst.For, container: str, key: str) -> bool:
+    """Does ``loop`` hand ``key`` every index or key of ``container``: ``for key in
+    range(len(container))``, ``for key in container`` / ``container.keys()``, ``for key, v in
+    container.items()``?"""
+    target, iterable = loop.target, loop.iter
+    if isinstance(target, cst.Tuple) and target.elements and isinstance(iterable, cst.Call) and isinstance(
+            iterable.func, cst.Attribute) and iterable.func.attr.value == "items":
+        first = target.elements[0].value
+        return (isinstance(first, cst.Name) and first.value == key and isinstance(iterable.func.value, cst.Name)
+                and iterable.func.value.value == container)
+    if not (isinstance(target, cst.Name) and target.value == key):
+        return False
+    if isinstance(iterable, cst.Name):
+        return iterable.value == container
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute):
+        return (iterable.func.attr.value == "keys" and isinstance(iterable.func.value, cst.Name)
+                and iterable.func.value.value == container)
+    if (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "range"
+            and len(iterable.args) == 1):
+        length = iterable.args[0].value
+        return (isinstance(length, cst.Call) and isinstance(length.func, cst.Name) and length.func.value == "len"
+                and len(length.args) == 1 and isinstance(length.args[0].value, cst.Name)
+                and length.args[0].value.value == container)
+    return False
 
 
 def _self_attribute(node) -> Optional[str]:
