@@ -1,7 +1,7 @@
 """Where a value lives, for ``self.<name>`` bound earlier in the same function (rules.md "Where a
 value lives"): minGPT's trainer counts tokens on the device (``self.tokens += (y >= 0).sum()``) and
 reads them back for the learning-rate schedule every step. Whole diagnostics, with twins: a counter
-kept in Python, and an attribute bound in another method (its value is not known here)."""
+kept in Python, and an attribute bound in another method and only read here (not known)."""
 
 from __future__ import annotations
 
@@ -44,8 +44,17 @@ def test_a_token_count_kept_in_python_waits_for_nothing():
     assert diagnostics(source, "TPL102") == []
 
 
-def test_an_attribute_bound_in_another_method_is_not_known_here():
+def test_an_attribute_added_to_without_a_binding_here_holds_what_was_added():
+    """decision-transformer binds ``self.tokens = 0`` in the function around ``run_epoch``, after
+    defining it: ``self.tokens += (y >= 0).sum()`` still leaves a device tensor there."""
     source = MINGPT.replace("            self.tokens = 0\n", "            pass\n")
+    assert diagnostics(source, "TPL102") == [(16, 15, TRUTH, None, None), (17, 26, FLOAT, None, None),
+                                             (19, 58, FLOAT, None, None)]
+
+
+def test_an_attribute_bound_in_another_method_and_only_read_here_is_not_known():
+    source = MINGPT.replace("            self.tokens = 0\n", "            pass\n").replace(
+        "                self.tokens += (y >= 0).sum()\n", "")
     assert diagnostics(source, "TPL102") == []
 
 

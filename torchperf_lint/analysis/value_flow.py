@@ -296,11 +296,12 @@ class ValueFlow:
             self._bind(target.value, source, path)
 
     def bind_augmented(self, node: cst.AugAssign) -> None:
+        # ``self.tokens += (y >= 0).sum()``: whatever it held before (a number, a tensor), it holds
+        # a tensor where the added one lives afterwards, as a name does (decision-transformer binds
+        # ``self.tokens = 0`` in the function around the one that adds to it)
         name = node.target.value if isinstance(node.target, cst.Name) else _self_attribute(node.target)
         if name is not None:
             before = self.ctx.frame.values.get(name)
-            if before is None and not isinstance(node.target, cst.Name):
-                return  # ``self.n += x`` with no ``self.n = ...`` before it here: its value is not known
             self._add(name, "aug", (node.value, before))
 
     def hint_tensor(self, name: str) -> None:
