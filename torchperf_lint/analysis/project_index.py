@@ -55,8 +55,8 @@ from .interval_gates import ast_gates_what_follows
 from .inference_calls import ast_stage_test, ast_turns_grad_off, call_mode, called_outside_evaluation
 from .optimizer_loops import steps_each_item
 from .script_folders import script_folder_bindings, sys_path_folders
-from .step_loops import (ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values, is_counter_name,
-                         names_holding)
+from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
+                         is_counter_name, names_holding)
 
 INDEX_VERSION = "3"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
@@ -164,16 +164,11 @@ def _is_class_name(dotted: Optional[str]) -> bool:
     return bool(dotted) and dotted.rsplit(".", 1)[-1][:1].isupper()
 
 
-# nn.Module methods that return the module itself: ``IDLoss().to(device).eval()`` is an IDLoss.
-_RETURNS_THE_MODULE = frozenset(("to", "cuda", "cpu", "xpu", "eval", "train", "float", "half", "double",
-                                 "bfloat16", "requires_grad_", "share_memory", "to_empty"))
-
-
 def _constructed_class(call: ast.Call) -> Optional[str]:
     """The dotted name of the class ``call`` builds an instance of, looking through the module
     methods that return the module (``self.id_loss = IDLoss().to(self.device).eval()``,
     pixel2style2pixel); what a class name alone says (``_is_class_name``)."""
-    while (isinstance(call.func, ast.Attribute) and call.func.attr in _RETURNS_THE_MODULE
+    while (isinstance(call.func, ast.Attribute) and call.func.attr in RETURNS_THE_MODULE
            and isinstance(call.func.value, ast.Call)):
         call = call.func.value
     made = dotted_name_ast(call.func)

@@ -56,6 +56,11 @@ _LOOKS_ONLY = frozenset("print str repr isinstance type len id hasattr getattr".
 _MOVES = frozenset(("to", "cuda", "xpu", "mps", "to_empty", "ipu", "npu", "hpu"))
 # Wrappers whose loaders place batches on the device themselves (accelerate, Lightning Fabric).
 _DEVICE_PLACING = frozenset(("prepare", "prepare_data_loader", "setup_dataloaders"))
+# nn.Module methods that return the module itself: ``Net().to(device).eval()`` is a ``Net``.
+RETURNS_THE_MODULE = frozenset(("to", "cuda", "cpu", "xpu", "eval", "train", "float", "half", "double",
+                                "bfloat16", "requires_grad_", "share_memory", "to_empty"))
+
+
 # Wrappers that iterate what they are given: ``enumerate(loader)``, ``tqdm(loader, ...)``.
 _ITERATING_WRAPPERS = frozenset(
     "enumerate zip tqdm trange iter islice chain cycle reversed progress_bar track auto".split()
@@ -188,8 +193,7 @@ class ModuleSteps:
         """``Net(...)``, ``nn.Linear(...)``, ``Net().to(device)``, ``DDP(Net())``, ``torch.compile(net)``."""
         while isinstance(value, ast.Call):
             func = value.func
-            if isinstance(func, ast.Attribute) and func.attr in ("to", "cuda", "eval", "train", "half", "float",
-                                                                  "bfloat16", "requires_grad_"):
+            if isinstance(func, ast.Attribute) and func.attr in RETURNS_THE_MODULE:
                 value = func.value
                 continue
             qual = self._qual(func) or ""

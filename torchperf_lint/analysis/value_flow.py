@@ -106,7 +106,7 @@ class Binding:
 
     def __init__(self, name, source, extra, prev, prev_same, branches):
         self.name = name
-        self.source = source  # "expr", "element", "aug", "tensor", "device", "unknown"
+        self.source = source  # "expr", "element", "aug", "tensor", "moved", "unknown"
         self.extra = extra  # what the source needs (the expression, the shape path...)
         self.prev = prev  # the frame's previous binding: the bindings in effect when this was made
         self.prev_same = prev_same  # the frame's previous binding of the same name
@@ -250,21 +250,21 @@ class ValueFlow:
     def _every_item_moved(self, target: cst.Subscript, value: cst.BaseExpression) -> None:
         """``for i in range(len(data)): data[i] = data[i].cuda()``, ``for k in batch: batch[k] =
         batch[k].to(device)``, ``for k, v in batch.items(): batch[k] = v.to(device)``: every item
-        of the container is moved to the device in place, so what is read from it afterwards lives
-        there (a loader batch moved item by item is no longer on the host). A store of one key, or a
-        loop over something else, leaves the container as it was."""
+        of the container is stored again, so what is read from it afterwards lives where the stored
+        value lives (a loader batch moved item by item is no longer on the host). Recorded from the
+        syntax alone and judged when a rule asks ("moved" in _evaluate); a store of one key, or a
+        loop over something else, records nothing."""
         container = target.value
         if not (isinstance(container, cst.Name) and len(target.slice) == 1
                 and isinstance(target.slice[0].slice, cst.Index)
                 and isinstance(target.slice[0].slice.value, cst.Name)):
             return
-        key = target.slice[0].slice.value.value
-        if self._kind(value, None, 0) != DEVICE:
-            return
+        before = self.ctx.frame.values.get(container.value)
+        if before is None:
+            return  # a container bound outside this function: left as it is there
         loop = next((b.node for b in reversed(self.ctx.frame.blocks) if isinstance(b.node, cst.For)), None)
-        if loop is None or not _walks_every_key(loop, container.value, key):
-            return
-        self._add(container.value, "device", None)
+        if loop is not None and _walks_every_key(loop, container.value, target.slice[0].slice.value.value):
+            self._add(container.value, "moved", (value, before))
 
     def _bind(self, target, source, path) -> None:
         if isinstance(target, cst.Name):
@@ -410,8 +410,12 @@ class ValueFlow:
             return PYTHON
         if source == "hostbatch":
             return BATCH
-        if source == "device":
-            return DEVICE  # every item moved to the device in place (_every_item_moved)
+        if source == "moved":
+            # every item stored again (_every_item_moved): on the device if what was stored is
+            # there, else as the container was
+            value, before = extra
+            previous = self._binding_kind(before, frame, depth)
+            return DEVICE if self._kind(value, _Env(before, frame), depth) == DEVICE else previous
         if source == "tensor":
             before = self._binding_kind(extra, frame, depth) if extra is not None else UNKNOWN
             return before if before in TENSORS else DEVICE
