@@ -140,7 +140,8 @@ class CpuThenDevice(Rule):
 
     def _legacy_form(self, factory: cst.Call):
         """"sizes" for ``torch.Tensor(n, m)`` / ``torch.FloatTensor(*shape)`` / ``torch.Tensor(x.size())``,
-        "data" for ``torch.LongTensor([i])``; None when it cannot be told (``torch.Tensor(x)``: a
+        "data" for ``torch.LongTensor([i])``; ``torch.Tensor(x.shape)`` is sizes only for a tensor ``x``
+        (a numpy or gym ``.shape`` is a tuple: data); None when it cannot be told (``torch.Tensor(x)``: a
         size or a host list) or is neither."""
         if any(a.keyword is not None for a in factory.args):
             return None  # ``device=``, ``dtype=`` and the like: not the plain legacy form
@@ -501,7 +502,8 @@ def build(n, data, device):
     c = torch.cuda.FloatTensor(n, 4)           # made on the device
     d = torch.Tensor(n, 4, device=device)      # not moved
     e = torch.tensor(float(n)).to(device)      # a value computed at run time, not written data
-    return a, b, c, d, e
+    f = torch.Tensor(env.action_space.shape).to(device)   # a tuple's .shape is data: tensor([6.])
+    return a, b, c, d, e, f
 """,
     """
 import torch
@@ -584,7 +586,9 @@ def legacy(n, m, i, shape, x, device):
     c = torch.FloatTensor(n, 1, 1).uniform_(0, 1).to(device)  # TPL101
     d = torch.Tensor(*shape).to(x.device)  # TPL101
     e = torch.ByteTensor(x.size(0)).zero_().cuda()  # TPL101
-    return a, b, c, d, e
+    noise = torch.randn(n, m)
+    f = torch.Tensor(noise.shape).to(device)  # TPL101 (a tensor's .shape: sizes)
+    return a, b, c, d, e, f
 def numbers(x, device):
     low = torch.tensor(float("-inf")).to(x.device)  # TPL101
     pi = torch.tensor(math.pi).cuda()  # TPL101
