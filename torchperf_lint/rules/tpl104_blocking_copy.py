@@ -234,6 +234,18 @@ RULE.INVALID = (
     """
 import torch
 from torch.utils.data import DataLoader
+from tqdm import tqdm
+def run_epoch(model, optimizer, data, device, is_train):
+    loader = DataLoader(data, batch_size=64, shuffle=True, pin_memory=True)
+    pbar = tqdm(enumerate(loader), total=len(loader)) if is_train else enumerate(loader)
+    for it, (x, y) in pbar:                   # that loader's batches, wrapped or not
+        x = x.to(device)  # TPL104
+        model(x, y).backward()
+        optimizer.step()
+""",
+    """
+import torch
+from torch.utils.data import DataLoader
 device = torch.device("cuda")
 loader = DataLoader(ds, batch_size=64, num_workers=4, pin_memory=True)
 for x, y in loader:
