@@ -236,7 +236,7 @@ import torch
 from torch.utils.data import DataLoader
 from tqdm import tqdm
 def run_epoch(model, optimizer, data, device, is_train):
-    loader = DataLoader(data, batch_size=64, shuffle=True, pin_memory=True)
+    loader = DataLoader(data, batch_size=64, shuffle=True, num_workers=4, pin_memory=True)
     pbar = tqdm(enumerate(loader), total=len(loader)) if is_train else enumerate(loader)
     for it, (x, y) in pbar:                   # that loader's batches, wrapped or not
         x = x.to(device)  # TPL104
