@@ -13,20 +13,28 @@ way that needs no cooperation from the script's code between ``backward()`` and 
   (``loss_a.backward(retain_graph=True); loss_b.backward()``), gradient accumulation inside or
   across regions, a GAN's two-part discriminator loss.
 - ``torch.autograd.backward`` (which ``Tensor.backward`` calls) after such a region backpropagates
-  ``scale * loss``. Before it runs, each
-  leaf the graph reaches (found by walking ``grad_fn``) gets, once, a tensor hook
-  (``Tensor.register_hook``) that divides its incoming gradient by the scale of the backward in
-  progress *before* autograd accumulates it into ``.grad`` (inf/nan stays inf/nan, and the step's
-  check of ``.grad`` finds it). So ``.grad`` always holds true gradients: after every backward, for code that reads
-  them (grad-norm logging, clipping by hand, ``p.grad.clamp_``), for accumulation across backward
-  passes and scale changes, and for DistributedDataParallel, whose all-reduce runs after
-  accumulation. Under CPU/CUDA float16 autocast the parameters' gradients are float32, so the
-  division cannot underflow. A backward that is not scaled passes the hooks untouched.
-- Parameters the walk cannot reach get hooked too: a reentrant ``torch.utils.checkpoint`` segment
+  ``scale * loss``. The leaves the graph reaches (found by walking ``grad_fn``) are tracked.
+  Around the backward, for the tracked float32/float64 leaves: gradients already in ``.grad``
+  (accumulation) are multiplied by the scale before it, and every ``.grad`` is divided by it after
+  it returns, one fused multiplication per device (a power of two both ways: exact). No Python runs
+  per gradient during the backward: a tensor hook per leaf, tried first, ran in autograd's device
+  thread and cost a GIL hand-off per gradient (+52 % per step against a hand-written GradScaler on
+  a d=512 transformer on an H100, benchmarks/RUNTIME.md). Leaves of other dtypes (a ``.half()``
+  model: multiplying an accumulated float16 gradient by 65536 could overflow it) and leaves with
+  hooks of the script's own (which read ``.grad`` inside the backward: an optimizer step fused
+  into it) keep that hook (``Tensor.register_hook``), which divides the incoming gradient *before*
+  autograd accumulates it.
+  So ``.grad`` always holds true gradients after every backward, for code that reads them
+  (grad-norm logging, clipping by hand, ``p.grad.clamp_``), for accumulation across backward passes
+  and scale changes, and for DistributedDataParallel, whose all-reduce (of the scaled sum, linear)
+  runs inside the backward, before the division. inf/nan stays inf/nan, and the step's check of
+  ``.grad`` finds it. Under CPU/CUDA float16 autocast the parameters' gradients are float32, so the
+  division cannot underflow. A backward that is not scaled changes nothing.
+- Parameters the walk cannot reach get tracked too: a reentrant ``torch.utils.checkpoint`` segment
   recomputes its forward inside the backward and calls ``torch.autograd.backward`` there (during a
-  scaled backward, the ``nn.Parameter`` leaves of that inner graph are hooked before their
-  gradients arrive); after each scaled backward a sweep over the parameters of the optimizers seen
-  so far unscales and hooks any that got a gradient without a hook (unfrozen with
+  scaled backward, the ``nn.Parameter`` leaves of that inner graph are tracked, their gradients
+  multiplied, before their gradients arrive); after each scaled backward a sweep over the parameters
+  of the optimizers seen so far unscales and tracks any that got a gradient untracked (unfrozen with
   ``requires_grad_(True)``, added by ``add_param_group``, first used after the walks stopped). An
   optimizer's first step unscales what it holds the same way, and the report says so.
 - A hook before every optimizer step (subscribed to the guard's step hooks at the first float16
@@ -123,8 +131,12 @@ class AmpFix(Fix):
         self.state = _Scaling()
         self.tls = threading.local()  # fp16 autocast seen in this thread since the last step
         self.user_scaler = False
-        # id(leaf) -> (weak reference to the leaf, hook handle). Not a WeakKeyDictionary: its
-        # lookups compare tensors with ==, which is elementwise.
+        # id(leaf) -> weak reference, for the float32/float64 leaves whose gradients are unscaled
+        # in one batch around each scaled backward. Not a WeakKeyDictionary: its lookups compare
+        # tensors with ==, which is elementwise.
+        self.tracked = {}
+        # id(leaf) -> (weak reference to the leaf, hook handle), for the leaves of other dtypes,
+        # whose incoming gradients a tensor hook divides.
         self.hooked = {}
         self.step = None
         # A float16 autocast region with autograd on was entered (in any thread): until then no
@@ -192,12 +204,22 @@ class AmpFix(Fix):
                     fix.fail(exc, "backward")
                 if scaled is not None:
                     gradient, run = scaled
+                    try:
+                        fix.multiply_tracked(run, state.scale)
+                    except Exception as exc:
+                        fix.fail(exc, "backward")
                     state.current = run
                     try:
                         result = original_backward(tensors, gradient, retain_graph, create_graph,
                                                    None, inputs)
                     finally:
                         state.current = None
+                        # Also when the backward raised (a caught out-of-memory): .grad must not
+                        # stay multiplied.
+                        try:
+                            fix.multiply_tracked(run, 1.0 / run.scale, touch=True)
+                        except Exception as exc:
+                            fix.fail(exc, "backward")
                     try:
                         fix.sweep(run)
                     except Exception as exc:
@@ -250,6 +272,72 @@ class AmpFix(Fix):
             if ref() is not None:
                 handle.remove()
         self.hooked = {}
+        self.tracked = {}
+
+    def _is_tracked(self, leaf):
+        entry = self.tracked.get(id(leaf))
+        if entry is not None:
+            return entry() is leaf
+        entry = self.hooked.get(id(leaf))
+        return entry is not None and entry[0]() is leaf
+
+    @staticmethod
+    def _needs_hook(leaf):
+        """A leaf whose gradient must be true while the backward runs, or whose dtype cannot take
+        the multiplication: a float16/bfloat16 leaf; a leaf with hooks of the script's own, which
+        read its gradient inside the backward (an optimizer step fused into the backward with
+        ``register_post_accumulate_grad_hook``, a clamp in ``register_hook``)."""
+        return leaf.dtype not in (torch.float32, torch.float64) or bool(leaf._backward_hooks) \
+            or bool(getattr(leaf, "_post_accumulate_grad_hooks", None))
+
+    def _track(self, leaf):
+        """Unscale this leaf's gradients from now on: in the batch around each scaled backward,
+        or by a tensor hook where ``_needs_hook``. True if it was not tracked yet."""
+        if self._is_tracked(leaf):
+            return False
+        if self._needs_hook(leaf):
+            self._hook(leaf)
+            return True
+        key = id(leaf)
+        tracked = self.tracked
+
+        def forget(_ref, key=key):
+            if tracked.get(key) is _ref:
+                del tracked[key]
+
+        tracked[key] = weakref.ref(leaf, forget)
+        return True
+
+    def multiply_tracked(self, run, factor, touch=False):
+        """Multiply the gradients of the tracked leaves by ``factor`` (the scale before a scaled
+        backward, its inverse after it): one fused multiplication per device and dtype. A
+        gradient with a graph (``create_graph=True``) or a sparse one is replaced by a product
+        instead (in place would break its graph or its layout)."""
+        batches = {}
+        state = self.state
+        for key, ref in list(self.tracked.items()):
+            leaf = ref()
+            if leaf is None:
+                continue
+            if not touch and self._needs_hook(leaf):
+                # Hooks of the script's own registered since the leaf was tracked: from this
+                # backward on, its gradient is divided before it accumulates.
+                del self.tracked[key]
+                self._hook(leaf)
+                continue
+            grad = leaf.grad
+            if grad is None:
+                continue
+            if touch:
+                state.touched.add(key)
+            if grad.is_sparse or grad.requires_grad or not grad.is_floating_point():
+                leaf.grad = grad * factor
+            else:
+                batches.setdefault((grad.device, grad.dtype), []).append(grad)
+        if batches:
+            with torch.no_grad():
+                for grads in batches.values():
+                    torch._foreach_mul_(grads, factor)
 
     def _hook(self, leaf):
         key = id(leaf)
@@ -287,49 +375,57 @@ class AmpFix(Fix):
             leaves = self._leaves(tensor, inputs)
             if not leaves:
                 return None
-            before = len(self.hooked)
+            new = 0
             for leaf in leaves:
-                self._hook(leaf)
-            state.quiet = state.quiet + 1 if len(self.hooked) == before else 0
+                new += self._track(leaf)
+            state.quiet = 0 if new else state.quiet + 1
         if gradient is None:
             gradient = torch.full_like(tensor, state.scale, memory_format=torch.preserve_format)
         else:
             gradient = gradient * state.scale
         self.fixed(SCALER, "float16 autocast step without GradScaler: loss scaled for backward "
-                           "(65536 at first, adapted like GradScaler), each gradient divided "
-                           "back before it reaches .grad; steps with inf/nan skipped")
+                           "(65536 at first, adapted like GradScaler), gradients divided back "
+                           "as the backward returns; steps with inf/nan skipped")
         return gradient, _Backward(state.scale, state.flags)
 
     def hook_nested(self, tensors):
-        """Hook the parameters a reentrant backward inside the scaled one reaches. Only
-        ``nn.Parameter`` leaves: the segment's detached inputs are leaves too, and their gradients
-        flow on into the outer graph, where they must stay scaled."""
+        """Track the parameters a reentrant backward inside the scaled one reaches, before their
+        gradients arrive: a gradient they already hold is multiplied now, as the tracked leaves'
+        were before the outer backward. Only ``nn.Parameter`` leaves: the segment's detached
+        inputs are leaves too, and their gradients flow on into the outer graph, where they must
+        stay scaled."""
+        run = self.state.current
         roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
         for root in roots:
             if isinstance(root, torch.Tensor):
                 for leaf in self._leaves(root, None):
-                    if isinstance(leaf, torch.nn.Parameter):
-                        self._hook(leaf)
+                    if isinstance(leaf, torch.nn.Parameter) and self._track(leaf) and \
+                            id(leaf) in self.tracked and leaf.grad is not None:
+                        grad = leaf.grad
+                        if grad.is_sparse or grad.requires_grad:
+                            leaf.grad = grad * run.scale
+                        else:
+                            with torch.no_grad():
+                                grad.mul_(run.scale)
 
     def sweep(self, run):
-        """After a scaled backward: a trained parameter that got a gradient without passing a hook
+        """After a scaled backward: a trained parameter that got a gradient untracked
         (reached where the graph walk was skipped: unfrozen with ``requires_grad_(True)``, added
         with ``add_param_group``, first used by a branch taken late) holds it scaled: divide it
-        now, so that code reading ``.grad`` before the step sees true values, and hook it."""
+        now, so that code reading ``.grad`` before the step sees true values, and track it."""
         for optimizer in list(self.state.optimizers):
-            self._unscale_unhooked(optimizer, run)
+            self._unscale_untracked(optimizer, run)
 
-    def _unscale_unhooked(self, optimizer, run):
-        """Unscale and hook the parameters of ``optimizer`` holding a gradient no hook saw; their
-        number."""
+    def _unscale_untracked(self, optimizer, run):
+        """Unscale and track the parameters of ``optimizer`` holding a gradient while untracked;
+        their number."""
         state = self.state
         count = 0
         for group in optimizer.param_groups:
             for p in group["params"]:
                 if p.grad is None or not p.requires_grad:
                     continue
-                entry = self.hooked.get(id(p))
-                if entry is not None and entry[0]() is p:
+                if self._is_tracked(p):
                     continue
                 grad = p.grad
                 key = id(p)
@@ -342,7 +438,7 @@ class AmpFix(Fix):
                         torch._amp_foreach_non_finite_check_and_unscale_(
                             [grad], run.flag(key, grad.device), run.inv(grad.device))
                 state.touched.add(key)
-                self._hook(p)
+                self._track(p)
                 state.quiet = 0
                 count += 1
         return count
@@ -464,7 +560,7 @@ class AmpFix(Fix):
         this step saw them scaled, which the report says."""
         state = self.state
         scale = state.window["scale"] if state.window is not None else state.scale
-        count = self._unscale_unhooked(optimizer, _Backward(scale, state.flags))
+        count = self._unscale_untracked(optimizer, _Backward(scale, state.flags))
         if count:
             self.fixed(SCALER, f"{count} gradient tensor(s) reached outside the walked graph were "
                                "unscaled at the optimizer step, not right after backward: code "

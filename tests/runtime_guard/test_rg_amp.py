@@ -6,6 +6,7 @@ the same steps in float32 (true gradients) and with ``torch.amp.GradScaler("cpu"
 """
 import warnings
 
+import pytest
 import torch
 from torch import nn
 
@@ -230,16 +231,38 @@ def test_warn_mode_suggests_without_scaling(guard):
     assert ev.action == "suggested" and "RUNTIME_GUARD=fix" in ev.apply
 
 
-def test_uninstall_removes_the_gradient_hooks(guard):
+def test_float32_leaves_get_no_hook_half_leaves_one_until_uninstall(guard):
+    """float32 leaves are unscaled in one batch after the backward (no Python per gradient inside
+    it); float16 leaves get a tensor hook, which uninstall removes."""
+    guard.install(mode="fix", device="cpu")
+    model, x = _model(), _x()
+    half = nn.Linear(16, 1).half()
+    with torch.autocast("cpu", dtype=torch.float16):
+        loss = model(x).float().mean() * TINY + half(x.half()).float().mean() * TINY
+    loss.backward()
+    amp = guard.GUARD.fix("amp")
+    assert len(amp.tracked) == 4 and len(amp.hooked) == 2
+    assert all(not p._backward_hooks for p in model.parameters())
+    assert all(len(p._backward_hooks) == 1 for p in half.parameters())
+    guard.uninstall()
+    assert amp.tracked == {} and amp.hooked == {}
+    for p in list(model.parameters()) + list(half.parameters()):
+        assert not p._backward_hooks
+
+
+def test_backward_that_raises_leaves_the_gradients_as_they_were(guard):
+    """The gradients held before a scaled backward are multiplied by the scale for it and divided
+    back after it, also when it raises (a script that catches the error goes on with them)."""
     guard.install(mode="fix", device="cpu")
     model, x = _model(), _x()
     with torch.autocast("cpu", dtype=torch.float16):
-        loss = model(x).float().mean() * TINY
+        loss = model(x).float().mean()
     loss.backward()
-    assert len(guard.GUARD.fix("amp").hooked) == 4
-    guard.uninstall()
-    for p in model.parameters():
-        assert not p._backward_hooks
+    before = [p.grad.clone() for p in model.parameters()]
+    with pytest.raises(RuntimeError, match="second time"):
+        loss.backward()  # the graph was freed by the first one
+    for p, g in zip(model.parameters(), before):
+        assert torch.equal(p.grad, g)
 
 
 def test_parameter_first_used_after_the_graph_walks_stopped(guard):
@@ -266,3 +289,46 @@ def test_parameter_first_used_after_the_graph_walks_stopped(guard):
     ref_late.load_state_dict(late.state_dict())
     (ref_late(torch.tanh(ref_trunk(x))).mean() * TINY).backward()
     _close([p.grad for p in late.parameters()], [p.grad for p in ref_late.parameters()])
+
+
+def test_optimizer_fused_into_the_backward_steps_on_true_gradients(guard):
+    """An optimizer step inside the backward (``register_post_accumulate_grad_hook``, the pattern of
+    PyTorch's "fuse the optimizer step into backward" tutorial) reads ``.grad`` while the backward
+    runs: those leaves are unscaled before accumulation, so each step sees the true gradient."""
+
+    def train(guarded):
+        torch.manual_seed(0)
+        model, x = _model(), _x()
+        optimizers = {p: torch.optim.SGD([p], lr=1e4) for p in model.parameters()}
+        seen = []
+
+        def step_now(p):
+            seen.append(p.grad.detach().clone())
+            optimizers[p].step()
+            optimizers[p].zero_grad()
+
+        for p in model.parameters():
+            p.register_post_accumulate_grad_hook(step_now)
+        if guarded:
+            guard.install(mode="fix", device="cpu")
+        try:
+            for _ in range(2):
+                with torch.autocast("cpu", dtype=torch.float16):
+                    loss = model(x).float().mean() * TINY
+                loss.backward()
+        finally:
+            if guarded:
+                guard.uninstall()
+        return seen, [p.detach().clone() for p in model.parameters()]
+
+    seen_plain, _ = train(False)
+    seen_guard, params_guard = train(True)
+    assert len(seen_guard) == 8
+    # Without scaling the tiny loss's float16 gradients underflow to zero in places; with it they are
+    # the true ones, never 65536 times larger.
+    for g in seen_guard:
+        assert torch.isfinite(g).all() and g.abs().max() < 1e-7, g
+    assert sum(int(torch.count_nonzero(g)) for g in seen_guard) > \
+        sum(int(torch.count_nonzero(g)) for g in seen_plain)
+    for p in params_guard:
+        assert torch.isfinite(p).all() and p.abs().max() < 10
