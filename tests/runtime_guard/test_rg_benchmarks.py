@@ -21,3 +21,16 @@ def test_runtime_overhead_benchmark_runs():
     proc = run_python(f"import runpy, sys; sys.argv = [{script!r}, '--steps', '20', '--rounds', "
                       f"'3', '--width', '32']; runpy.run_path({script!r}, run_name='__main__')")
     assert "overhead:" in proc.stdout
+
+
+def test_runtime_amp_parts_benchmark_cpu_path():
+    script = os.path.join(ROOT, "benchmarks", "runtime_amp_parts.py")
+    proc = run_python(f"import runpy, sys; sys.argv = [{script!r}, '--quick']; "
+                      f"runpy.run_path({script!r}, run_name='__main__')", RUNTIME_GUARD="off")
+    out = proc.stdout
+    assert "device: CPU" in out
+    for variant in ("fp32", "fp16, no scaling", "guard, amp fix only", "guard, all fixes",
+                    "guard, all but sync_report", "guard, all but amp", "hand-written GradScaler"):
+        assert variant in out, out
+    for model in ("conv net", "transformer (small)", "transformer (d=512, 6 layers)"):
+        assert model in out, out
