@@ -26,7 +26,8 @@ def test_runtime_overhead_benchmark_runs():
 def test_runtime_amp_parts_benchmark_cpu_path():
     script = os.path.join(ROOT, "benchmarks", "runtime_amp_parts.py")
     proc = run_python(f"import runpy, sys; sys.argv = [{script!r}, '--quick']; "
-                      f"runpy.run_path({script!r}, run_name='__main__')", RUNTIME_GUARD="off")
+                      f"runpy.run_path({script!r}, run_name='__main__')", timeout=300,
+                      RUNTIME_GUARD="off")
     out = proc.stdout
     assert "device: CPU" in out
     for variant in ("fp32", "fp16, no scaling", "guard, amp fix only", "guard, all fixes",
