@@ -1,8 +1,11 @@
 """Gradient accumulation on a DDP model, run under torchrun (2 processes, gloo) by the tests.
 
 ACCUM micro-batches per optimizer step, STEPS optimizer steps. With NO_SYNC=1 the micro-batches
-that do not step run under ``model.no_sync()``, as they should. Writes what the guard reported and
-the final parameters to $OUT_DIR/rank{RANK}.pt.
+that do not step run under ``model.no_sync()``, as they should. With FP16=1 each micro-batch's
+forward runs under float16 autocast without a GradScaler and its loss is ~1e-8 (every float16
+gradient underflows unless the guard scales the loss): the accumulated gradient each step uses must
+still be the true one, local micro-batches under ``no_sync`` included. Writes what the guard
+reported and the final parameters to $OUT_DIR/rank{RANK}.pt.
 """
 import contextlib
 import os
@@ -17,6 +20,8 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 ACCUM = int(os.environ.get("ACCUM", "4"))
 STEPS = int(os.environ.get("STEPS", "3"))
 NO_SYNC = os.environ.get("NO_SYNC") == "1"
+FP16 = os.environ.get("FP16") == "1"
+TINY = 1e-8
 
 
 def counting_hook(counts):
@@ -38,7 +43,7 @@ def main():
     model = DDP(nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1)))
     reduced = [0]
     model.register_comm_hook(None, counting_hook(reduced))
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    opt = torch.optim.SGD(model.parameters(), lr=1e6 if FP16 else 0.1)
     g = torch.Generator().manual_seed(rank)
     data = [(torch.randn(4, 8, generator=g), torch.randn(4, 1, generator=g)) for _ in range(ACCUM * STEPS)]
     with torch.no_grad():
@@ -47,7 +52,11 @@ def main():
         stepping = (i + 1) % ACCUM == 0
         context = model.no_sync() if NO_SYNC and not stepping else contextlib.nullcontext()
         with context:
-            loss = nn.functional.mse_loss(model(x), y) / ACCUM
+            if FP16:
+                with torch.autocast("cpu", dtype=torch.float16):
+                    loss = nn.functional.mse_loss(model(x).float(), y) * TINY / ACCUM
+            else:
+                loss = nn.functional.mse_loss(model(x), y) / ACCUM
             loss.backward()
         if stepping:
             opt.step()
