@@ -25,7 +25,7 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 import runtime_guard  # noqa: E402
-from runtime_gpu import CUDA, DEV, conv_net, timed, transformer  # noqa: E402
+from runtime_gpu import CUDA, DEV, amp_steps, conv_net, timed, transformer  # noqa: E402
 
 # (label, install keyword arguments or None for no guard)
 GUARDS = (
@@ -41,43 +41,8 @@ def large_transformer(width=512, layers=6):
     return nn.Sequential(nn.TransformerEncoder(layer, layers), nn.Flatten(), nn.LazyLinear(10))
 
 
-def variants(make, inputs):
-    amp_dtype = torch.float16 if CUDA else torch.bfloat16
-    torch.manual_seed(0)
-    model = make().to(DEV)
-    x = inputs().to(DEV)
-    y = torch.randint(0, 10, (x.shape[0],), device=DEV)
-    model(x)  # materialise lazy layers
-    opt = torch.optim.SGD(model.parameters(), lr=1e-4)
-
-    def fp32():
-        loss = nn.functional.cross_entropy(model(x), y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-
-    def fp16_unscaled():
-        with torch.autocast(DEV, dtype=amp_dtype):
-            loss = nn.functional.cross_entropy(model(x), y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-
-    def by_hand(scaler):
-        def step():
-            with torch.autocast(DEV, dtype=amp_dtype):
-                loss = nn.functional.cross_entropy(model(x), y)
-            opt.zero_grad(set_to_none=True)
-            scaler.scale(loss).backward()
-            scaler.step(opt)
-            scaler.update()
-        return step
-
-    return fp32, fp16_unscaled, by_hand
-
-
 def measure(name, make, inputs, steps, rounds):
-    fp32, fp16_unscaled, by_hand = variants(make, inputs)
+    fp32, fp16_unscaled, by_hand = amp_steps(make, inputs)
     times = {}
     for _ in range(rounds):
         times.setdefault("fp32", []).append(timed(fp32, steps))

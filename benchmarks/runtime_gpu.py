@@ -112,7 +112,10 @@ def transformer():
     return nn.Sequential(nn.TransformerEncoder(layer, 2), nn.Flatten(), nn.LazyLinear(10))
 
 
-def bench_amp(name, make, inputs, steps):
+def amp_steps(make, inputs):
+    """The training steps compared for AMP, on one model built by ``make``: fp32, float16 autocast
+    without a scaler (the pitfall script; the guard adds the scaling), and a maker of the step with
+    a hand-written GradScaler (its scaler is built by the caller, after any guarded measurement)."""
     amp_dtype = torch.float16 if CUDA else torch.bfloat16
     torch.manual_seed(0)
     model = make().to(DEV)
@@ -120,7 +123,6 @@ def bench_amp(name, make, inputs, steps):
     y = torch.randint(0, 10, (x.shape[0],), device=DEV)
     model(x)  # materialise lazy layers
     opt = torch.optim.SGD(model.parameters(), lr=1e-3)
-    scaler = torch.amp.GradScaler(DEV, enabled=CUDA)
 
     def fp32():
         loss = nn.functional.cross_entropy(model(x), y)
@@ -135,18 +137,26 @@ def bench_amp(name, make, inputs, steps):
         loss.backward()
         opt.step()
 
-    def amp_by_hand():
-        with torch.autocast(DEV, dtype=amp_dtype):
-            loss = nn.functional.cross_entropy(model(x), y)
-        opt.zero_grad(set_to_none=True)
-        scaler.scale(loss).backward()
-        scaler.step(opt)
-        scaler.update()
+    def by_hand(scaler):
+        def amp_by_hand():
+            with torch.autocast(DEV, dtype=amp_dtype):
+                loss = nn.functional.cross_entropy(model(x), y)
+            opt.zero_grad(set_to_none=True)
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        return amp_by_hand
 
+    return fp32, amp_unscaled, by_hand
+
+
+def bench_amp(name, make, inputs, steps):
+    fp32, amp_unscaled, by_hand = amp_steps(make, inputs)
     # The guard must not see the hand-written scaler before its own measurement: build order.
     row = (f"amp {name} (fp32 | guard amp | GradScaler)", timed(fp32, steps),
-           with_guard(amp_unscaled, steps, DEV), timed(amp_by_hand, steps))
-    return row
+           with_guard(amp_unscaled, steps, DEV))
+    scaler = torch.amp.GradScaler(DEV, enabled=CUDA)
+    return row + (timed(by_hand(scaler), steps),)
 
 
 # -- DataParallel --------------------------------------------------------------------------------
