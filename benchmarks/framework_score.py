@@ -11,6 +11,7 @@
     python benchmarks/framework_score.py --corpus /work/corpus_h8 --set holdout8
     python benchmarks/framework_score.py --corpus /work/corpus_h9 --set holdout9
     python benchmarks/framework_score.py --corpus /work/corpus_h10 --set holdout10
+    python benchmarks/framework_score.py --corpus /work/corpus_h11 --set holdout11
     python benchmarks/framework_score.py --fetch-list
 
 The corpus is third-party code and is never committed: ``--fetch-list`` prints every repository,
@@ -665,6 +666,73 @@ CORPUS = [
     {"name": "melgan-neurips", "github": "descriptinc/melgan-neurips", "set": "holdout10",
      "commit": "6488045bfba1975602288de07a58570c7b4d66ea",
      "take": ["mel2wav", "scripts"], "only": "*.py", "drop": []},
+    # holdout11 (2026-11-26): an eleventh fresh set (Lightning modules, HF Trainer subclasses, an Accelerate loop, an
+    # Ignite engine, plain multi-module projects whose step loops call helpers in other modules and base classes; RL,
+    # protein design, speech, vision), labelled by reading only before any linter run on it; its corpus lives in
+    # /work/corpus_h11 and holds the .py files of the paths below only (docs/framework_corpus.md "holdout11").
+    {"name": "ngp_pl", "github": "kwea123/ngp_pl", "set": "holdout11",
+     "commit": "1b49af1856a276b236e0f17539814134ed329860",
+     "take": ["datasets", "losses.py", "metrics.py", "models", "opt.py", "train.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "Matcha-TTS", "github": "shivammehta25/Matcha-TTS", "set": "holdout11",
+     "commit": "108906c603fad5055f2649b3fd71d2bbdf222eac",
+     "take": ["matcha"], "only": "*.py", "drop": []},
+    {"name": "dice_loss_for_NLP", "github": "ShannonAI/dice_loss_for_NLP", "set": "holdout11",
+     "commit": "d437bb999185535df46fdb74d1f2f57161331b44",
+     "take": ["datasets", "loss", "metrics", "models", "tasks", "utils"], "only": "*.py", "drop": []},
+    {"name": "AnglE", "github": "SeanLee97/AnglE", "set": "holdout11",
+     "commit": "5155458cfa6f7fbc7a8a19a66960cd86eadfd534",
+     "take": ["angle_emb"], "only": "*.py", "drop": []},
+    {"name": "AutoCompressors", "github": "princeton-nlp/AutoCompressors", "set": "holdout11",
+     "commit": "80352a4233c4a70504c75bf95c5f3e6d2533a863",
+     "take": ["args.py", "auto_compressor.py", "base_trainer.py", "data.py", "evaluate_icl.py", "fast_attention.py",
+              "icl_dataset_loading.py", "modeling_flash_llama.py", "substep_trainer.py", "train.py", "utils.py"],
+     "only": "*.py", "drop": []},
+    {"name": "DiffBIR", "github": "XPixelGroup/DiffBIR", "set": "holdout11",
+     "commit": "3f8b5304245ba0ffd6f1995e51c27c3c72d7618f",
+     "take": ["train_stage1.py", "train_stage2.py", "diffbir"], "only": "*.py", "drop": []},
+    {"name": "reid-strong-baseline", "github": "michuanhaohao/reid-strong-baseline", "set": "holdout11",
+     "commit": "3da7e6f03164a92e696cb6da059b1cd771b0346d",
+     "take": ["config", "data", "engine", "layers", "modeling", "solver", "tools", "utils"], "only": "*.py", "drop": []},
+    {"name": "Pytorch-UNet", "github": "milesial/Pytorch-UNet", "set": "holdout11",
+     "commit": "21d7850f2af30a9695bbeea75f3136aa538cfc4a",
+     "take": ["train.py", "evaluate.py", "predict.py", "unet", "utils"], "only": "*.py", "drop": []},
+    {"name": "deep-text-recognition-benchmark", "github": "clovaai/deep-text-recognition-benchmark", "set": "holdout11",
+     "commit": "e2117f2fb882b3c6085030500a260c113be27a63",
+     "take": ["train.py", "test.py", "dataset.py", "model.py", "utils.py", "modules"], "only": "*.py", "drop": []},
+    {"name": "3D-ResNets-PyTorch", "github": "kenshohara/3D-ResNets-PyTorch", "set": "holdout11",
+     "commit": "540a0ea1abaee379fa3651d4d5afbd2d667a1f49",
+     "take": ["main.py", "training.py", "validation.py", "inference.py", "utils.py", "opts.py", "model.py", "mean.py",
+              "spatial_transforms.py", "temporal_transforms.py", "dataset.py", "models", "datasets"],
+     "only": "*.py", "drop": []},
+    {"name": "Dassl.pytorch", "github": "KaiyangZhou/Dassl.pytorch", "set": "holdout11",
+     "commit": "c61a1b570ac6333bd50fb5ae06aea59002fb20bb",
+     "take": ["dassl/__init__.py", "dassl/engine/__init__.py", "dassl/engine/build.py", "dassl/engine/trainer.py",
+              "dassl/engine/dg/__init__.py", "dassl/engine/dg/vanilla.py", "dassl/engine/dg/crossgrad.py",
+              "dassl/engine/ssl/__init__.py", "dassl/engine/ssl/fixmatch.py", "dassl/engine/da/__init__.py",
+              "dassl/engine/da/dann.py", "dassl/engine/da/mcd.py", "dassl/metrics", "dassl/utils", "dassl/evaluation",
+              "dassl/optim", "dassl/modeling/__init__.py", "dassl/modeling/ops/__init__.py",
+              "dassl/modeling/ops/reverse_grad.py", "tools/train.py"], "only": "*.py", "drop": []},
+    {"name": "kospeech", "github": "sooftware/kospeech", "set": "holdout11",
+     "commit": "984b5890dd53379486b2abc0165c3396eb52ad37",
+     "take": ["kospeech", "bin"], "only": "*.py", "drop": []},
+    {"name": "Diffusion-Policies-for-Offline-RL", "github": "Zhendong-Wang/Diffusion-Policies-for-Offline-RL",
+     "set": "holdout11", "commit": "d871f5c6b4a3a3a19a10c662a54f32d5819dfcdb",
+     "take": ["main.py", "agents", "utils"], "only": "*.py", "drop": []},
+    {"name": "CORL", "github": "tinkoff-ai/CORL", "set": "holdout11",
+     "commit": "6afec90484bbf47dee05fdf525e26a3ebe028e9b",
+     "take": ["algorithms/__init__.py", "algorithms/offline/iql.py", "algorithms/offline/td3_bc.py",
+              "algorithms/offline/dt.py"], "only": "*.py", "drop": []},
+    {"name": "diffab", "github": "luost26/diffab", "set": "holdout11",
+     "commit": "c3e2966601bf8025025ab87717b31b08fdd4834e",
+     "take": ["train.py", "diffab/datasets", "diffab/models", "diffab/modules", "diffab/utils"], "only": "*.py", "drop": []},
+    {"name": "se3_diffusion", "github": "jasonkyuyim/se3_diffusion", "set": "holdout11",
+     "commit": "53359d71cfabc819ffaa571abd2cef736c871a5d",
+     "take": ["experiments", "data", "model", "analysis", "openfold/utils/rigid_utils.py", "openfold/utils/feats.py",
+              "openfold/utils/tensor_utils.py", "openfold/np/residue_constants.py", "openfold/np/protein.py",
+              "openfold/data/data_transforms.py"], "only": "*.py", "drop": []},
+    {"name": "Wav2Lip", "github": "Rudrabha/Wav2Lip", "set": "holdout11",
+     "commit": "5c90fa9b4a2c2a37d0b4ebf7633ac41534eb9941",
+     "take": ["hq_wav2lip_train.py", "audio.py", "hparams.py", "models"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -883,7 +951,8 @@ def main(argv=None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
     parser.add_argument("--set", choices=("dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6",
-                                         "holdout7", "holdout8", "holdout9", "holdout10"), default="dev")
+                                         "holdout7", "holdout8", "holdout9", "holdout10", "holdout11"),
+                        default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
     parser.add_argument("--jobs", type=int, default=1, help="linter worker processes (default 1)")
