@@ -320,3 +320,127 @@ def test_a_caller_of_a_function_that_only_computes_gradients_performs_no_step(tm
     assert findings(tmp_path, "notebook.py") == [
         ("TPL102", 18, SYNC + " (runs one step: calls get_grads (notebook.py:4), which calls backward)"),
     ]
+
+
+# Dassl's shape: the base class's ``model_backward_and_update`` calls ``model_backward`` (its own
+# backward) and then ``model_update``, which steps each optimizer of a dict (``self._optims[name]``);
+# a subclass's ``forward_backward`` logs ``.item()`` values and calls ``model_backward_and_update``.
+# A base-class method that only computes gradients (``grads_only``) updates nothing: its caller
+# ``probe`` performs no step.
+DASSL_LIKE = {
+    "pyproject.toml": "[project]\nname = 'dassllike'\n",
+    "dassllike/__init__.py": "",
+    "dassllike/engine/__init__.py": "from .trainer import TrainerX  # isort:skip\n",
+    "dassllike/engine/trainer.py": """
+        import torch
+
+
+        class TrainerX:
+            def model_zero_grad(self, names):
+                for name in names:
+                    if self._optims[name] is not None:
+                        self._optims[name].zero_grad()
+
+            def model_backward(self, loss):
+                loss.backward()
+
+            def model_update(self, names):
+                for name in names:
+                    if self._optims[name] is not None:
+                        self._optims[name].step()
+
+            def model_backward_and_update(self, loss, names=None):
+                self.model_zero_grad(names)
+                self.model_backward(loss)
+                self.model_update(names)
+
+            def grads_only(self, loss):
+                self.model_backward(loss)
+        """,
+    "dassllike/engine/vanilla.py": """
+        import torch.nn.functional as F
+
+        from dassllike.engine import TrainerX
+
+
+        class Vanilla(TrainerX):
+            def forward_backward(self, batch):
+                output = self.model(batch[0])
+                loss = F.cross_entropy(output, batch[1])
+                self.model_backward_and_update(loss)
+                return {"loss": loss.item()}
+
+            def probe(self, batch):
+                loss = self.model(batch[0]).sum()
+                self.grads_only(loss)
+                return loss.item()
+        """,
+}
+
+
+def test_a_step_through_a_base_class_that_steps_a_dict_of_optimizers(tmp_path):
+    write(tmp_path, DASSL_LIKE)
+    assert findings(tmp_path, "dassllike/engine/vanilla.py") == [
+        ("TPL102", 11, SYNC + " (runs one step: calls model_backward_and_update "
+                              "(dassllike/engine/trainer.py:18), which calls model_backward "
+                              "(dassllike/engine/trainer.py:10), which calls backward)"),
+    ]
+
+
+STAR_IMPORT = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/train_utils.py": """
+        import torch
+
+
+        def log_losses(out, it):
+            print('[%d] loss %.4f' % (it, out['overall'].item()))
+
+
+        def summarize(out):
+            print(out['overall'].item())
+
+
+        def recursive_to(obj, device):
+            if device == 'cpu':
+                return obj.cpu()
+            return obj.cuda(device=device, non_blocking=True)
+        """,
+    "train.py": """
+        import torch
+        from pkg.misc import *
+        from pkg.train_utils import *
+
+
+        def main(model, loader, optimizer, device):
+            for it, batch in enumerate(loader):
+                batch = recursive_to(batch, device)
+                out = model(batch)
+                out['features'] = recursive_to(out['features'], device)
+                out['overall'].backward()
+                optimizer.step()
+                log_losses(out, it)
+            summarize(out)
+
+
+        if __name__ == "__main__":
+            main(None, [], None, 'cuda')
+        """,
+    "pkg/misc.py": """
+        def log_losses(out, it):
+            # shadowed: train.py star-imports train_utils after misc
+            print(out['overall'].item())
+        """,
+}
+
+
+def test_a_helper_reached_through_a_star_import_is_called_every_step(tmp_path):
+    """``from pkg.train_utils import *`` binds ``log_losses``: the per-step call reaches it (the later
+    star import wins over misc's). ``summarize`` runs once after the loop; ``recursive_to`` copies to
+    the host only under ``device == 'cpu'``, where its caller asked for the host: both silent."""
+    write(tmp_path, STAR_IMPORT)
+    assert findings(tmp_path, "pkg/train_utils.py") == [
+        ("TPL102", 5, SYNC + " (called every step from train.py:13)"),
+    ]
+    assert findings(tmp_path, "pkg/misc.py") == []

@@ -243,8 +243,8 @@ class _Summariser:
                         self.imports.append([top, 0, top, None])
             elif isinstance(node, ast.ImportFrom):
                 for alias in node.names:
-                    if alias.name != "*":
-                        self.imports.append([alias.asname or alias.name, node.level or 0, node.module or "", alias.name])
+                    # ``from .utils import *`` is recorded as the local name "*" (Module.star_imports)
+                    self.imports.append([alias.asname or alias.name, node.level or 0, node.module or "", alias.name])
         self._host_heads = {local for local, level, module, _ in self.imports
                             if not level and module.split(".", 1)[0] in HOST_LIBRARIES}
         module_fn = self._function("<module>", 0, None)
@@ -513,6 +513,19 @@ class _Summariser:
                 ref = ["selfattr", value.attr, attr]
             elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super"):
                 ref = ["super", attr]
+            elif isinstance(value, ast.Subscript):
+                # ``self._optims[name].step()``, ``envs[i].step(a)``: a method of an item of a
+                # container, recorded as "<container>[].<method>" (it resolves to no function of
+                # the project; step_callers and step_bodies read the container's name)
+                container = value.value
+                if isinstance(container, ast.Attribute) and isinstance(container.value, ast.Name):
+                    container = container.attr if container.value.id in ("self", "cls") else None
+                elif isinstance(container, ast.Name):
+                    container = container.id
+                else:
+                    container = None
+                if container:
+                    ref = ["dotted", f"{container}[].{attr}"]
             else:
                 dotted = dotted_name_ast(func)
                 if dotted:
@@ -791,7 +804,7 @@ def imports_module(module: "Module", target: "Module") -> bool:
     """Does ``module`` bind ``target`` (or a name inside it, or a package above it) by import?"""
     name = target.name
     return any(bound == name or bound.startswith(name + ".") or name.startswith(bound + ".")
-               for bound in module.bindings.values())
+               for bound in (*module.bindings.values(), *module.star_imports))
 
 
 def _frozen(value):
@@ -842,6 +855,9 @@ class Module:
         is_package = os.path.basename(path) == "__init__.py"
         package = name if is_package else name.rpartition(".")[0]
         self.bindings: Dict[str, str] = {}
+        # The modules of ``from <module> import *``, last first (a later star import shadows an
+        # earlier one's names, as Python binds them)
+        self.star_imports: Tuple[str, ...] = ()
         for local, level, module, imported in data["imports"]:
             if level:
                 parts = package.split(".") if package else []
@@ -849,7 +865,10 @@ class Module:
                     continue
                 base = ".".join(parts[: len(parts) - (level - 1)])
                 module = f"{base}.{module}" if base and module else (base or module)
-            if imported is None:
+            if imported == "*":
+                if module:
+                    self.star_imports = (module,) + self.star_imports
+            elif imported is None:
                 self.bindings[local] = module
             elif module:
                 self.bindings[local] = f"{module}.{imported}"

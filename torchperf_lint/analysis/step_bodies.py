@@ -338,7 +338,16 @@ class StepBodies:
                 if candidate in module.functions:
                     return (module.path, candidate), self_cls
                 scope = scope.rpartition(".")[0]
-            found = self.symbol(module.resolve(name), load=False)
+            dotted = module.resolve(name)
+            found = self.symbol(dotted, load=False)
+            if dotted is None:
+                # ``from .utils import *`` then ``log_losses(...)``: the name of the last
+                # star-imported project module that defines it, as Python binds it (the modules
+                # are read to know which one does: an earlier one's name is shadowed)
+                for star in module.star_imports:
+                    found = self.symbol(f"{star}.{name}", load=True)
+                    if found is not None:
+                        break
             if found is not None and found[0] == "function":
                 return (found[1].path, found[2]), None
             return None

@@ -46,7 +46,8 @@ def _in_loop(record: dict, line: int) -> bool:
 
 def steps_optimizer(record: dict) -> bool:
     """Does the function step an optimizer or a scaler (``optimizer.step()``, ``self.opt.step()``,
-    ``scaler.step(opt)``; in a loop over several optimizers too), by the names step_loops reads?"""
+    ``scaler.step(opt)``; in a loop over several optimizers too, ``self._optims[name].step()``), by
+    the names step_loops reads?"""
     for call in record["calls"]:
         ref = call[0]
         if ref[0] == "dotted" and ref[1].endswith(".step") and "." in ref[1]:
@@ -56,6 +57,29 @@ def steps_optimizer(record: dict) -> bool:
         else:
             continue
         if OPTIMIZER_WORD.search(receiver):
+            return True
+    return False
+
+
+def updates_parameters(bodies, module, record: dict) -> bool:
+    """Does the function step an optimizer or a scaler itself (steps_optimizer), or through a
+    project function it calls outside its loops (Dassl's ``model_backward_and_update`` calls
+    ``self.model_backward(loss)``, whose body calls backward, then ``self.model_update()``, whose
+    body steps ``self._optims[name]``)?"""
+    if steps_optimizer(record):
+        return True
+    own = bodies._own_class(module, record)
+    for call in record["calls"]:
+        ref, line = call[0], call[1]
+        if ref[0] not in ("self", "name", "selfattr", "inst", "super") or _in_loop(record, line):
+            continue
+        target = bodies.resolve(module, ref, own, own)
+        if target is None:
+            continue
+        path, qual = target[0]
+        callee_module = bodies._loaded.get(path)
+        callee = callee_module.functions.get(qual) if callee_module is not None else None
+        if callee is not None and steps_optimizer(callee):
             return True
     return False
 
@@ -96,7 +120,7 @@ def step_performers(bodies, modules: List) -> Dict[Key, Tuple[Down, ...]]:
                         continue
                     performing.add(caller)
                     steps = ((module.path, line, callee[0], callee_line, callee[1]),) + down
-                    updates = updated or steps_optimizer(record)
+                    updates = updated or updates_parameters(bodies, module, record)
                     if updates:
                         found[caller] = steps
                     following.append((caller, record["line"], steps, updates))

@@ -386,13 +386,16 @@ class HostSyncInLoop(Rule):
         """Is the current node in the body of an ``if`` that asks whether the value sits on a device
         that lacks the next op (``if "mps" in x.device.type: x = x.cpu()`` before NMS; also through a
         name the function sets to such a test, ``mps = "mps" in device.type``)? Such a copy runs
-        only on that device, because the host must do the work there: host-needed."""
+        only on that device, because the host must do the work there: host-needed. So is a copy
+        under a test that the device asked for is the host (``if device == "cpu": return x.cpu()``
+        in a helper that moves a batch where its caller says): the caller asked for the host."""
         stack = self.ctx.stack
         for index in range(len(stack) - 2, -1, -1):
             node = stack[index]
             if isinstance(node, (cst.FunctionDef, cst.Lambda)):
                 return False
-            if isinstance(node, cst.If) and stack[index + 1] is node.body and self._asks_device_type(node.test):
+            if isinstance(node, cst.If) and stack[index + 1] is node.body and (
+                    self._asks_device_type(node.test) or _asks_for_the_host(node.test)):
                 return True
         return False
 
@@ -971,6 +974,26 @@ def _names_device_type(test: cst.BaseExpression) -> bool:
             if names_type and names_device:
                 return True
     return False
+
+
+def _asks_for_the_host(test: cst.BaseExpression) -> bool:
+    """``device == "cpu"``, ``str(args.device) == 'cpu'``, ``x.device.type == "cpu"``: a test that
+    the device the code was asked for (a name or attribute that says ``device``) is the host."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 or \
+            not isinstance(test.comparisons[0].operator, cst.Equal):
+        return False
+    left, right = test.left, test.comparisons[0].comparator
+    if isinstance(left, cst.SimpleString):
+        left, right = right, left
+    if not (isinstance(right, cst.SimpleString) and right.evaluated_value == "cpu"):
+        return False
+    if isinstance(left, cst.Call) and isinstance(left.func, cst.Name) and left.func.value == "str" \
+            and len(left.args) == 1:
+        left = left.args[0].value
+    if isinstance(left, cst.Attribute) and left.attr.value == "type":
+        left = left.value
+    name = left.attr.value if isinstance(left, cst.Attribute) else left.value if isinstance(left, cst.Name) else ""
+    return "device" in name.lower()
 
 
 def _stops_by_break_or_return(body) -> bool:
