@@ -15,6 +15,7 @@ from ..analysis.syntax import (
     assigned_names, device_kind, has_double_splat, has_splat, is_literal_data, keyword, method_call, move_target,
     positional,
 )
+from ..analysis.tree import descendants
 from ..analysis.walker import Rule
 
 DETERMINISTIC = frozenset(
@@ -159,7 +160,16 @@ class CpuThenDevice(Rule):
                 # other ``.shape`` is a tuple (numpy, a gym space), which it reads as data:
                 # ``torch.Tensor(action_space.shape)`` is ``tensor([6.])``.
                 return "sizes" if self.ctx.is_tensor(value.value) else None
-            return "sizes" if _is_size_expression(value) else None
+            if _is_size_expression(value):
+                return "sizes"
+            if isinstance(value, cst.Name):
+                # ``batch_size = batch_H.size(0)`` ... ``torch.LongTensor(batch_size)``: a name bound
+                # to a size or an integer literal (value flow's Python kind also holds ``.tolist()``
+                # lists, which the constructor reads as data)
+                assigned = self.ctx.values.assigned_expr(value.value)
+                if assigned is not None and (isinstance(assigned, cst.Integer) or _is_size_expression(assigned)):
+                    return "sizes"
+            return None
         if all(a.star == "*" or self._is_number(a.value) for a in args):
             return "sizes"  # several positional arguments are always sizes
         return None
@@ -272,6 +282,16 @@ class CpuThenDevice(Rule):
                     self.report(factory, self._message(factory, name, target))
             return
         if not isinstance(assign, cst.Assign) or assign.value is not move:
+            if self._only_load(receiver):
+                # ``k = torch.tensor([...]).view(1, 3, 1, 1)`` ... ``x * k.to(x.device)``: the move
+                # is the name's one use in the function, so the host tensor is never used as such
+                factory, name = fresh
+                if move_target(move, self.ctx) == "accelerator":
+                    self.report(factory, self._message(factory, name))
+                else:
+                    target = self._tensor_target(move)
+                    if target is not None:
+                        self.report(factory, self._message(factory, name, target))
             return
         targets = [t.target for t in assign.targets]
         if len(targets) != 1 or not isinstance(targets[0], cst.Name) or targets[0].value != receiver.value:
@@ -283,6 +303,20 @@ class CpuThenDevice(Rule):
             target = self._tensor_target(move)
             if target is not None:
                 self.report(factory, self._message(factory, name, target))
+
+    def _only_load(self, receiver: cst.Name) -> bool:
+        """Is ``receiver`` the one place the function (or module) reads its name? Nested functions
+        and classes count: they may read it when called."""
+        scope = self.ctx.frame.node
+        if scope is None:
+            return False
+        reads = 0
+        for node in descendants(scope.body if hasattr(scope, "body") else scope):
+            if isinstance(node, cst.Name) and node.value == receiver.value:
+                reads += 1
+                if reads > 2:  # the binding target and this move
+                    return False
+        return reads == 2
 
     def _handed_out(self, move: cst.Call) -> bool:
         """Is the moved tensor returned or yielded (alone or in a tuple)? The host tensor is not used
@@ -515,8 +549,25 @@ def like(x, n, t):
     c = torch.zeros(n).to(kind)                # a dtype, although t is a tensor
     return a, b, c, t.shape
 """,
+    """
+import torch
+def blend(x, device, ids):
+    w = torch.tensor([1.0, 2.0])
+    y = w.to(device) + w.sum()                 # the host tensor is used again
+    t = torch.LongTensor(ids).to(device)       # ids: data or a size, cannot tell
+    return y, t
+""",
 )
 RULE.INVALID = (
+    """
+import torch
+def to_gray(target, batch_H, device):
+    kernel = torch.tensor([0.2989, 0.5870, 0.1140]).view(1, 3, 1, 1)  # TPL101
+    gray = (target * kernel.to(target.device)).sum(1)   # the name's one use: the move
+    batch_size = batch_H.size(0)
+    go = torch.LongTensor(batch_size).fill_(0).to(device)  # TPL101
+    return gray, go
+""",
     """
 import torch
 def probe(vae, size, weight_dtype, device):
