@@ -15,6 +15,7 @@ anything the project cannot see into (an installed package, ``self.trainer``).
 from __future__ import annotations
 
 import ast
+import builtins
 import os
 from collections import deque
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
@@ -25,6 +26,9 @@ from .inference_calls import (EVALUATION_BRANCH, LIGHTNING_EVALUATION_STEPS, cha
                               runs_inference)
 from .run_once import RunOnce
 from .step_callers import describe_performs, related_performs, step_performers
+
+# Names a call may take from the builtins: never looked up in star-imported modules
+_BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_"))
 
 LIGHTNING_MODULE_STEPS = frozenset((
     "training_step", "validation_step", "test_step", "on_train_batch_start", "on_train_batch_end",
@@ -340,7 +344,7 @@ class StepBodies:
                 scope = scope.rpartition(".")[0]
             dotted = module.resolve(name)
             found = self.symbol(dotted, load=False)
-            if dotted is None:
+            if dotted is None and module.star_imports and name not in _BUILTIN_NAMES:
                 # ``from .utils import *`` then ``log_losses(...)``: the name of the last
                 # star-imported project module that defines it, as Python binds it (the modules
                 # are read to know which one does: an earlier one's name is shadowed)
