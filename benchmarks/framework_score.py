@@ -12,6 +12,7 @@
     python benchmarks/framework_score.py --corpus /work/corpus_h9 --set holdout9
     python benchmarks/framework_score.py --corpus /work/corpus_h10 --set holdout10
     python benchmarks/framework_score.py --corpus /work/corpus_h11 --set holdout11
+    python benchmarks/framework_score.py --corpus /work/corpus_h12 --set holdout12
     python benchmarks/framework_score.py --fetch-list
 
 The corpus is third-party code and is never committed: ``--fetch-list`` prints every repository,
@@ -733,6 +734,84 @@ CORPUS = [
     {"name": "Wav2Lip", "github": "Rudrabha/Wav2Lip", "set": "holdout11",
      "commit": "5c90fa9b4a2c2a37d0b4ebf7633ac41534eb9941",
      "take": ["hq_wav2lip_train.py", "audio.py", "hparams.py", "models"], "only": "*.py", "drop": []},
+    # holdout12 (2026-11-26): a twelfth fresh set (Lightning modules and callbacks, HF Trainer subclasses, Ignite
+    # engines, Accelerate loops, plain multi-module projects whose step loops call helpers in other modules; GAN,
+    # molecular diffusion, NeRF, human mesh recovery, motion generation, TTS, LLM ranking and GRPO), labelled by reading
+    # only before any linter run on it; its corpus lives in /work/corpus_h12 and holds the .py files of the paths below
+    # only (docs/framework_corpus.md "holdout12").
+    {"name": "OminiControl", "github": "Yuanshi9815/OminiControl", "set": "holdout12",
+     "commit": "331dd34e3b06c450e128d7c10a80f94310029716",
+     "take": ["omini"], "only": "*.py", "drop": []},
+    {"name": "PARE", "github": "mkocabas/PARE", "set": "holdout12",
+     "commit": "f848b2f8dbf00a594ab0acc1b7795f9fad1c4b35",
+     "take": ["pare/__init__.py", "pare/core", "pare/losses", "pare/models", "pare/utils", "pare/dataset",
+              "scripts/train.py"], "only": "*.py", "drop": []},
+    {"name": "ICON", "github": "YuliangXiu/ICON", "set": "holdout12",
+     "commit": "cf46a6b6ff5a0073268db9e27a259ae2de41bc59",
+     "take": ["apps/ICON.py", "apps/Normal.py", "apps/train.py", "apps/train-normal.py", "lib/__init__.py",
+              "lib/common/__init__.py", "lib/common/train_util.py", "lib/net", "lib/dataset/__init__.py",
+              "lib/dataset/Evaluator.py", "lib/dataset/mesh_util.py"], "only": "*.py", "drop": []},
+    {"name": "VLM-R1", "github": "om-ai-lab/VLM-R1", "set": "holdout12",
+     "commit": "90052f478646e38bc67363862f699b7afca6b337",
+     "take": ["src/open-r1-multimodal/src/open_r1/__init__.py", "src/open-r1-multimodal/src/open_r1/trainer",
+              "src/open-r1-multimodal/src/open_r1/vlm_modules", "src/open-r1-multimodal/src/open_r1/grpo_jsonl.py",
+              "src/open-r1-multimodal/src/open_r1/grpo_rec.py",
+              "src/open-r1-multimodal/src/open_r1/utils/__init__.py",
+              "src/open-r1-multimodal/src/open_r1/utils/callbacks.py",
+              "src/open-r1-multimodal/src/open_r1/qwen2_5vl_monkey_patch.py"], "only": "*.py", "drop": []},
+    {"name": "LLM-Blender", "github": "yuchenlin/LLM-Blender", "set": "holdout12",
+     "commit": "2a67366122808f03075e3a9c84f0791dcde0a247",
+     "take": ["llm_blender/__init__.py", "llm_blender/pair_ranker", "llm_blender/common", "llm_blender/gen_fuser"],
+     "only": "*.py", "drop": []},
+    {"name": "Open-Assistant", "github": "LAION-AI/Open-Assistant", "set": "holdout12",
+     "commit": "f1e6ed9526f5817531f3ab85441a40b3671ddccb",
+     "take": ["model/model_training/__init__.py", "model/model_training/trainer_sft.py",
+              "model/model_training/trainer_rm.py", "model/model_training/efficiency_utils.py",
+              "model/model_training/metrics.py", "model/model_training/utils/utils.py",
+              "model/model_training/utils/losses.py", "model/model_training/models",
+              "model/model_training/custom_datasets/__init__.py",
+              "model/model_training/custom_datasets/dialogue_collator.py",
+              "model/model_training/custom_datasets/ranking_collator.py"], "only": "*.py", "drop": []},
+    {"name": "EasyContext", "github": "jzhang38/EasyContext", "set": "holdout12",
+     "commit": "6b0d31047e4e326cbd603f89d57cf8b1db3ff762",
+     "take": ["train.py", "eval_ppl.py", "easy_context"], "only": "*.py", "drop": []},
+    {"name": "Amphion", "github": "open-mmlab/Amphion", "set": "holdout12",
+     "commit": "d3de90f02e7f1c7dbc24b04d52fe1b8ef438effe",
+     "take": ["models/base/__init__.py", "models/base/new_trainer.py", "models/tts/base/__init__.py",
+              "models/tts/base/tts_trainer.py", "models/tts/fastspeech2/__init__.py",
+              "models/tts/fastspeech2/fs2.py", "models/tts/fastspeech2/fs2_trainer.py",
+              "models/tts/naturalspeech2/__init__.py", "models/tts/naturalspeech2/ns2_trainer.py"],
+     "only": "*.py", "drop": []},
+    {"name": "generative-query-network-pytorch", "github": "wohlert/generative-query-network-pytorch", "set": "holdout12",
+     "commit": "32f32632462d6796ecbc749a6617d3f3c0571b80",
+     "take": ["run-gqn.py", "run-draw.py", "run-convdraw.py", "shepardmetzler.py", "placeholder.py", "gqn", "draw"],
+     "only": "*.py", "drop": []},
+    {"name": "trainite", "github": "pytorch-ignite/trainite", "set": "holdout12",
+     "commit": "f3849ff8c9a21e04547aec5f52b94af956856805",
+     "take": ["trainite", "examples/counting", "examples/string_reversal"], "only": "*.py", "drop": []},
+    {"name": "T2M-GPT", "github": "Mael-zys/T2M-GPT", "set": "holdout12",
+     "commit": "b1446f1239f0fce579f922b5b10dd1b1103669cc",
+     "take": ["train_vq.py", "train_t2m_trans.py", "VQ_eval.py", "GPT_eval_multi.py", "models", "utils", "options",
+              "dataset"], "only": "*.py", "drop": []},
+    {"name": "hover_net", "github": "vqdang/hover_net", "set": "holdout12",
+     "commit": "67e2ce5e3f1a64a2ece77ad1c24233653a9e0901",
+     "take": ["run_train.py", "config.py", "models", "run_utils", "dataloader/__init__.py",
+              "dataloader/train_loader.py", "dataloader/augs.py", "misc/utils.py"], "only": "*.py", "drop": []},
+    {"name": "VIBE", "github": "mkocabas/VIBE", "set": "holdout12",
+     "commit": "851f779407445b75cd1926402f61c931568c6947",
+     "take": ["train.py", "lib/core", "lib/models", "lib/utils/utils.py", "lib/utils/geometry.py",
+              "lib/utils/eval_utils.py", "lib/dataset/__init__.py", "lib/dataset/loaders.py"],
+     "only": "*.py", "drop": []},
+    {"name": "pixel-nerf", "github": "sxyu/pixel-nerf", "set": "holdout12",
+     "commit": "91a044bdd62aebe0ed3a5685ca37cb8a9dc8e8ee",
+     "take": ["train", "src/model", "src/render", "src/util", "src/data/__init__.py", "src/data/data_util.py"],
+     "only": "*.py", "drop": []},
+    {"name": "stargan", "github": "yunjey/stargan", "set": "holdout12",
+     "commit": "94dd002e93a2863d9b987a937b85925b80f7a19f",
+     "take": ["main.py", "solver.py", "model.py", "data_loader.py", "logger.py"], "only": "*.py", "drop": []},
+    {"name": "GeoDiff", "github": "MinkaiXu/GeoDiff", "set": "holdout12",
+     "commit": "ea0ca48045a2f7abfccd7f0df449e45eb6eae638",
+     "take": ["train.py", "test.py", "eval_prop.py", "models", "utils"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -951,8 +1030,8 @@ def main(argv=None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
     parser.add_argument("--set", choices=("dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6",
-                                         "holdout7", "holdout8", "holdout9", "holdout10", "holdout11"),
-                        default="dev")
+                                         "holdout7", "holdout8", "holdout9", "holdout10", "holdout11",
+                                         "holdout12"), default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
     parser.add_argument("--jobs", type=int, default=1, help="linter worker processes (default 1)")
