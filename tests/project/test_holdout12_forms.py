@@ -126,3 +126,35 @@ def test_values_a_lightning_step_hands_back_through_converters_and_comprehension
     is not handed back."""
     write(tmp_path, ICON_LIKE)
     assert findings(tmp_path, "apps/icon.py") == [("TPL102", 20, SYNC)]
+
+
+MESH_METRICS = {
+    "pyproject.toml": "",
+    "train.py": """
+        import numpy as np
+        import torch
+        import trimesh
+
+
+        def chamfer(src_mesh, tgt_mesh, n):
+            pts, _ = trimesh.sample.sample_surface_even(tgt_mesh, n)
+            _, dist, _ = trimesh.proximity.closest_point(src_mesh, pts)
+            dist[np.isnan(dist)] = 0
+            return dist.mean().item() * 100
+
+
+        def train(model, loader, opt, src_mesh, tgt_mesh):
+            for batch in loader:
+                loss = model(batch.cuda())
+                loss.backward()
+                opt.step()
+                print(chamfer(src_mesh, tgt_mesh, 1000), loss.item())
+        """,
+}
+
+
+def test_values_a_host_array_library_computes_are_on_the_host(tmp_path):
+    """``trimesh`` (like numpy, scipy, OpenCV, scikit-learn) computes on the host and returns numpy:
+    ``.item()`` of its distances waits for no device; the loss's ``.item()`` does."""
+    write(tmp_path, MESH_METRICS)
+    assert findings(tmp_path, "train.py") == [("TPL102", 18, SYNC)]
