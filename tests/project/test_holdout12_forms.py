@@ -158,3 +158,36 @@ def test_values_a_host_array_library_computes_are_on_the_host(tmp_path):
     ``.item()`` of its distances waits for no device; the loss's ``.item()`` does."""
     write(tmp_path, MESH_METRICS)
     assert findings(tmp_path, "train.py") == [("TPL102", 18, SYNC)]
+
+
+ONE_PASS = {
+    "pyproject.toml": "",
+    "checks.py": """
+        import torch
+
+
+        def check_batch_mixing(model, loader):
+            for batch in loader:
+                x = batch.cuda().requires_grad_()
+                model(x)[0].abs().sum().backward()
+                if x.grad[1:].abs().sum().item() > 0:
+                    raise RuntimeError("the model mixes data across the batch")
+                break
+
+
+        def train(model, loader, opt):
+            for batch in loader:
+                loss = model(batch.cuda()).sum()
+                loss.backward()
+                opt.step()
+                if loss.item() > 1e3:
+                    raise RuntimeError("diverged")
+        """,
+}
+
+
+def test_a_loop_whose_first_pass_ends_in_break_runs_once(tmp_path):
+    """PARE's ``CheckBatchGradient``: a loop over the loader whose body ends in ``break`` looks at
+    one batch, once; the same loop without it runs every step."""
+    write(tmp_path, ONE_PASS)
+    assert findings(tmp_path, "checks.py") == [("TPL102", 18, SYNC)]
