@@ -131,7 +131,10 @@ _SYNCBN = "convert_sync_batchnorm"
 
 
 _NO_CALLS_BELOW = frozenset((*_DEFS_AND_CLASSES, ast.Name, ast.Constant))
-_COMPREHENSIONS = frozenset((ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+# Expressions whose body may run many times, or never, after the line that holds them: a
+# comprehension, and a lambda (``bwd_fn = lambda: o.backward(do)`` handed to a benchmark's loop)
+_AUTOGRAD_FUNCTION = frozenset(("torch.autograd.Function", "torch.autograd.function.Function"))
+_COMPREHENSIONS = frozenset((ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda))
 # Per node type, the fields that may hold nodes (segments.CHILD_FIELDS, read from the ASDL
 # signatures): the summary walks every expression of every module it reads.
 _CHILD_FIELDS = CHILD_FIELDS
@@ -470,6 +473,11 @@ class _Summariser:
                 continue  # a nested definition (its own record) or a leaf: no call of this scope below
             elif kind in _COMPREHENSIONS:
                 fn.setdefault("loops", []).append([current.lineno, current.end_lineno or current.lineno])
+                if kind is ast.Lambda:
+                    # its calls are the function's (reach), but a backward there is not one the
+                    # function makes itself: the lambda runs when, and as often as, it is called
+                    self._expressions(current.body, fn, scope, True, step_loop)
+                    continue
             fields = child_fields.get(kind)
             if fields is None:
                 push_children(current, push)
@@ -876,8 +884,16 @@ class Module:
         self.based_classes = [q for q, record in data["classes"].items() if record["bases"]]
         # A function that calls backward outside loops performs one step; one that also holds a
         # step loop drives training (a warm-up or check step before the loop): not a step body.
+        # Not: the forward/backward of a ``torch.autograd.Function`` subclass, which autograd runs
+        # inside a step's own forward and backward (a backward there recomputes a checkpointed
+        # segment: no step of its own; the lead's reading R20), and a ``test_*`` function, which a
+        # test runner calls once (pytest's convention; test files get no finding at all).
+        autograd = {q for q in self.based_classes
+                    if any(self.resolve(base) in _AUTOGRAD_FUNCTION for base in data["classes"][q]["bases"])}
         self.backward_functions = [q for q, record in data["functions"].items()
-                                   if record["backward"] and not record.get("drives") and q != "<module>"]
+                                   if record["backward"] and not record.get("drives") and q != "<module>"
+                                   and q.rpartition(".")[0] not in autograd
+                                   and not q.rpartition(".")[2].startswith("test_")]
         self.step_call_sites = [(q, call) for q, record in data["functions"].items()
                                 for call in record["calls"] if call[2]]
         # Facts other analysis modules derive from this summary alone, kept with it (run_once's call

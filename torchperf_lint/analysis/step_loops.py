@@ -420,6 +420,8 @@ class ModuleSteps:
         return known
 
     def _ast_is_intrinsic(self, loop) -> bool:
+        if loop.body and type(loop.body[-1]) is ast.Break:
+            return False  # its first pass ends in a ``break``: it runs once (a check on one batch)
         if isinstance(loop, (ast.For, ast.AsyncFor)) and self.ast_iterates_loader(loop.iter):
             return True
         return self._body_runs_step(loop)
@@ -842,7 +844,10 @@ class ModuleSteps:
         )
 
     def is_intrinsic(self, loop) -> bool:
-        """Iterates a loader, or its body runs a step (nested loops included)."""
+        """Iterates a loader, or its body runs a step (nested loops included); not a loop whose
+        first pass ends in a ``break`` (it runs once)."""
+        if _ends_in_break(loop.body):
+            return False
         if isinstance(loop, cst.For) and self.iterates_loader(loop.iter):
             return True
         return self.runs_step(loop.body)
@@ -1215,3 +1220,14 @@ def names_holding(values: Dict[str, List], is_test) -> FrozenSet[str]:
                 found.add(name)
                 changed = True
     return frozenset(found)
+
+
+def _ends_in_break(body) -> bool:
+    """Does a loop's body (a libcst block) end in an unconditional ``break``?"""
+    statements = getattr(body, "body", ())
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return bool(last.body) and isinstance(last.body[-1], cst.Break)
+    return False

@@ -655,7 +655,7 @@ class ValueFlow:
         func = call.func
         qual = ctx.qualname(func)
         if qual is not None:
-            if qual.startswith("numpy."):
+            if qual.startswith(_ARRAY_LIBRARIES):
                 return NUMPY
             if qual in _COPIES and call.args and call.args[0].keyword is None and not call.args[0].star:
                 # ``copy.deepcopy(batch)``: a copy lives where what it copies lives (known-host only)
@@ -962,6 +962,10 @@ def _literal_data(expr: cst.BaseExpression) -> bool:
 
 # Methods that copy a tensor to the host, and methods that keep a value where it is.
 _HOST_COPIES = frozenset(("cpu", "numpy", "tolist"))
+# Libraries whose functions compute on the host and return numpy arrays or numbers (a mesh's
+# ``trimesh.proximity.closest_point`` distances, OpenCV images, scipy and scikit-learn results)
+_ARRAY_LIBRARIES = ("numpy.", "scipy.", "cv2.", "trimesh.", "skimage.", "sklearn.", "librosa.", "soundfile.",
+                    "imageio.", "open3d.")
 _KEEPS_PLACE = frozenset(("detach", "float", "double", "half", "long", "int", "bool", "clone", "contiguous",
                           "squeeze", "unsqueeze", "view", "reshape", "permute", "transpose", "flatten"))
 

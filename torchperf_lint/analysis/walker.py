@@ -664,18 +664,46 @@ def _returned_names(function: cst.CSTNode) -> FrozenSet[str]:
     ``return metrics``: the Ignite dcgan template), through a few such names."""
     names = set()
     built = []  # (name, items of the dict, list or tuple literal it is bound to)
+    made = []  # (name, containers it is made from), resolved against ``built`` below
     for node in descendants(function.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))):
         if isinstance(node, cst.Return) and node.value is not None:
             names.update(_item_names(node.value))
-        elif (isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
-              and isinstance(node.value, (cst.Dict, cst.List, cst.Tuple))):
-            built.append((node.targets[0].target.value, _item_names(node.value)))
+        elif isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            target, value = node.targets[0].target.value, node.value
+            if isinstance(value, (cst.Dict, cst.List, cst.Tuple)):
+                built.append((target, _item_names(value)))
+            elif isinstance(value, (cst.DictComp, cst.ListComp)):
+                # ``metrics_return = {k: torch.tensor(v) for k, v in metrics_log.items()}``
+                made.append((target, {_iterated_name(f.iter) for f in _for_clauses(value.for_in)} - {None}))
+            elif isinstance(value, cst.Call):
+                # ``tf_log = tf_log_convert(metrics_log)``: a container handed to a converter
+                made.append((target, {a.value.value for a in value.args if isinstance(a.value, cst.Name)}))
+        elif (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "update"
+              and isinstance(node.func.value, cst.Name) and len(node.args) == 1):
+            # ``metrics_return.update({"log": tf_log, ...})``: more items of a container
+            built.append((node.func.value.value, _item_names(node.args[0].value)))
+    containers = {name for name, _ in built}
+    built += [(name, sources & containers) for name, sources in made]
     for _ in range(3):
         grown = {item for name, items in built if name in names for item in items} - names
         if not grown:
             break
         names |= grown
     return frozenset(names)
+
+
+def _for_clauses(clause):
+    while clause is not None:
+        yield clause
+        clause = clause.inner_for_in
+
+
+def _iterated_name(iterable: cst.BaseExpression) -> Optional[str]:
+    """``d`` of ``for ... in d``, ``d.items()``, ``d.values()``."""
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) and not iterable.args and \
+            iterable.func.attr.value in ("items", "values"):
+        iterable = iterable.func.value
+    return iterable.value if isinstance(iterable, cst.Name) else None
 
 
 def _item_names(value: cst.BaseExpression) -> Set[str]:
