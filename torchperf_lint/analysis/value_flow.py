@@ -625,19 +625,26 @@ class ValueFlow:
             return returned
         return kind
 
+    def return_kinds(self) -> Optional[ReturnKinds]:
+        """What the project's functions return (return_kinds.ReturnKinds), made on first use; None
+        while the file's step bodies are not made (the engine makes them for a unit a rule reads)."""
+        if self._returns is None:
+            bodies = getattr(self.ctx.facts, "step_bodies", None)
+            if bodies is None:
+                return None
+            tree = self.ctx.facts.derived("ast-tree", lambda tree, table: tree)
+            self._returns = ReturnKinds(bodies, tree)
+        return self._returns
+
     def _project_return(self, call: cst.Call, env, depth: int):
         """The shape of what ``call`` returns when it calls a project function (return_kinds), the
         tensors it makes from its arguments placed where this call's arguments are; None when it is
         no such call or the project is not known."""
         if not isinstance(call.func, (cst.Name, cst.Attribute, cst.Call)) or isinstance(call.func, cst.Call):
             return None
-        returns = self._returns
+        returns = self.return_kinds()
         if returns is None:
-            bodies = getattr(self.ctx.facts, "step_bodies", None)
-            if bodies is None:
-                return None
-            tree = self.ctx.facts.derived("ast-tree", lambda tree, table: tree)
-            returns = self._returns = ReturnKinds(bodies, tree)
+            return None
         shape = returns.of_call(call, self.ctx.function_qualname())
         if shape is None:
             return None
