@@ -95,12 +95,15 @@ def _merge(shapes: List[Shape]) -> Shape:
 
 
 def _combine(kinds) -> str:
-    """``a + b`` (value_flow.combine, with ARGS below DEVICE and a parameter as unknown)."""
+    """``a + b`` (value_flow.combine, with ARGS below DEVICE; a value made from the parameters
+    and host values only is still the parameters' value: ``x - 1.0``)."""
     kinds = set(kinds)
     if DEVICE in kinds:
         return DEVICE
     if ARGS in kinds:
-        return ARGS
+        return ARGS if kinds <= HOST | {ARGS, _PARAMETER} or not kinds & {UNKNOWN} else UNKNOWN
+    if _PARAMETER in kinds:
+        return _PARAMETER if kinds <= HOST | {_PARAMETER} else UNKNOWN
     if kinds & HOST_TENSORS:
         return CPU_TENSOR
     if NUMPY in kinds:
@@ -681,17 +684,15 @@ class _Evaluation:
             where = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "device"), None)
             if isinstance(where, ast.Constant) and isinstance(where.value, str):
                 return CPU_TENSOR if where.value.startswith("cpu") else DEVICE
-            if isinstance(where, ast.Attribute) and _dotted(where) and _dotted(where).startswith("torch.") and (
-                    where.attr not in ("device",)):
-                return owner if owner != _PARAMETER else UNKNOWN  # ``.to(torch.float16)``: a dtype
+            if isinstance(where, ast.Attribute) and (where.attr == "dtype" or (
+                    _dotted(where) or "").startswith("torch.") and where.attr != "device"):
+                return owner  # ``.to(torch.float16)``, ``.to(x.dtype)``: a dtype
             return DEVICE if owner != _PARAMETER else UNKNOWN
         if name in _PYTHON_METHODS:
             return PYTHON
         if name in _OTHER_METHODS:
             return UNKNOWN
-        if owner == _PARAMETER:
-            return None
-        return owner  # ``x.detach()``, ``a.dot(b)``, ``arr.mean()``: where the receiver lives
+        return owner  # ``x.detach()``, ``a.dot(b)``, ``arr.mean()``, ``x.exp()``: where the receiver lives
 
     def _attribute_module_call(self, func: ast.Attribute) -> Shape:
         """``self.fc(x)`` with ``self.fc = nn.Linear(...)`` in ``__init__``: a module's output."""
