@@ -535,7 +535,7 @@ class _Evaluation:
             return self._call(node, depth)
         if kind is ast.Attribute:
             owner = collapse(self.expr(node.value, depth + 1))
-            if node.attr in _PYTHON_ATTRIBUTES and owner in _TENSOR_KINDS | {NUMPY}:
+            if node.attr in _PYTHON_ATTRIBUTES and owner in _TENSOR_KINDS | {NUMPY, _PARAMETER}:
                 return PYTHON
             if node.attr in _TENSOR_ATTRIBUTES and owner in _TENSOR_KINDS:
                 return owner

@@ -1606,6 +1606,20 @@ def validate(model, loader, criterion):
         total += criterion(out, y.cuda())        # the metric stays on the device
     return f1_score(torch.cat(labels), torch.cat(preds)), total.item()
 """,
+    """
+import torch
+class IDLoss(torch.nn.Module):
+    def forward(self, feats, target):
+        pairs = feats.shape[0]
+        return (feats - target).abs().mean(), pairs / 2
+def train(model, loader, optimizer):
+    id_loss = IDLoss()
+    for x, y in loader:
+        loss, pairs = id_loss(model(x.cuda()), y.cuda())
+        print(f"pairs {pairs:.1f}", float(pairs))      # a Python number the project callee returns
+        loss.backward()
+        optimizer.step()
+""",
 )
 RULE.INVALID = (
     """
@@ -1889,6 +1903,18 @@ def validate(model, loader):
         correct += (out.argmax(1) == y.cuda()).sum().item()  # TPL102
         print(out.softmax(-1).cpu())  # TPL102
     return correct
+""",
+    """
+import torch
+def embed_batch(encoder, x):
+    return torch.nn.functional.normalize(encoder(x), dim=1)
+def train(model, loader, optimizer, encoder):
+    for x, y in loader:
+        feats = embed_batch(encoder, x.cuda())       # a helper returns a model's output: a device tensor
+        loss = model(feats).mean()
+        loss.backward()
+        optimizer.step()
+        print(float(feats[0].dot(feats[1])))  # TPL102
 """,
 )
 RULE.WHY = """\
