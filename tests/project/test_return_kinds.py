@@ -200,3 +200,34 @@ def test_a_copy_returned_to_a_caller_that_keeps_it_is_still_flagged(tmp_path):
                      "trainer.py": TRAINER})
     assert findings(tmp_path, "metrics.py") == [
         ("TPL102", 7, 11, CPU + " (called every step from trainer.py:9 via eval_metrics)", None)]
+
+
+GUARDED = """
+    import torch
+
+
+    def train(model, loader, optimizer, criterion):
+        for x, y in loader:
+            loss = criterion(model(x.cuda()), y.cuda())
+            extra = None
+            if isinstance(loss, (list, tuple)):
+                loss, extra = loss
+            if extra:
+                print("extra losses")
+            loss.backward()
+            optimizer.step()
+    """
+
+
+def test_items_of_a_value_tested_as_a_list_or_tuple_are_unknown(tmp_path):
+    """SlowFast (plain scripts, holdout3): ``loss, extra = loss`` under ``isinstance(loss, (list,
+    tuple))`` takes a Python sequence apart; ``if extra:`` tests a list, not a tensor."""
+    write(tmp_path, {"setup.py": "", "train.py": GUARDED})
+    assert findings(tmp_path, "train.py") == []
+
+
+def test_items_of_a_tensor_taken_apart_without_the_test_are_tensors(tmp_path):
+    write(tmp_path, {"setup.py": "", "train.py": GUARDED.replace("if isinstance(loss, (list, tuple)):",
+                                                                 "if loss.dim() > 0:")})
+    assert findings(tmp_path, "train.py") == [
+        ("TPL102", 10, 11, SYNC.format(what="testing a tensor's truth"), None)]

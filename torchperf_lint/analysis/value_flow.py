@@ -203,7 +203,28 @@ class ValueFlow:
         if isinstance(target, cst.Subscript) and value is not None:
             self._every_item_moved(target, value)
             return
+        if (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, cst.Name) and shape_source is None
+                and self._tested_as_sequence(value.value)):
+            # ``if isinstance(loss, (list, tuple)): loss, extra = loss``: the items of a Python
+            # sequence there, whatever value flow says of the name elsewhere (SlowFast)
+            self._bind(target, ("unknown", None), ())
+            return
         self._bind(target, (shape_source or ("expr", value)), ())
+
+    def _tested_as_sequence(self, name: str) -> bool:
+        """Is the walk in the body of an ``if isinstance(name, list/tuple ...)`` of its function?"""
+        for block in self.ctx.frame.blocks:
+            if block.kind != "if" or block.body is not block.node.body:
+                continue
+            test = block.node.test
+            if (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
+                    and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)
+                    and test.args[0].value.value == name):
+                kinds = test.args[1].value
+                names = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+                if names and all(isinstance(n, cst.Name) and n.value in ("list", "tuple") for n in names):
+                    return True
+        return False
 
     def _every_item_moved(self, target: cst.Subscript, value: cst.BaseExpression) -> None:
         """``for i in range(len(data)): data[i] = data[i].cuda()``, ``for k in batch: batch[k] =
