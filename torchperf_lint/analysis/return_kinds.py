@@ -449,8 +449,8 @@ class _Evaluation:
         """The kind of ``name`` read at ``read``: the binding that dominates the read when there is
         one (``x = self.model(x); x = x.squeeze()``), else what all its bindings agree on
         (augmented assignments combined with the rest)."""
-        if name in self.unsure:
-            return UNKNOWN
+        if name in self.unsure or (name in ("self", "cls") and name not in self.bindings):
+            return UNKNOWN  # an object, never a tensor (``self.model(x)`` is a call of its attribute)
         bindings = self.bindings.get(name)
         if not bindings:
             return _PARAMETER if name in self.parameters else UNKNOWN
