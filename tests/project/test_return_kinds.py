@@ -231,3 +231,36 @@ def test_items_of_a_tensor_taken_apart_without_the_test_are_tensors(tmp_path):
                                                                  "if loss.dim() > 0:")})
     assert findings(tmp_path, "train.py") == [
         ("TPL102", 10, 11, SYNC.format(what="testing a tensor's truth"), None)]
+
+
+CLLM_TRAINER = """
+    import torch
+    from transformers import Trainer
+
+
+    class CllmTrainer(Trainer):
+        def training_step(self, model, inputs):
+            logits = self.get_logits(model, inputs["input_ids"])
+            loss = self.soft_cross_entropy(logits[..., :-1, :].float(), inputs["mask"])
+            print(f"loss {loss} computed")
+            self.accelerator.backward(loss)
+            return loss.detach()
+
+        def get_logits(self, model, input_ids):
+            return model(input_ids=input_ids).logits
+
+        def soft_cross_entropy(self, predicts, padding_mask):
+            if (~padding_mask).sum() == 0:
+                return 0 * predicts[0][0][0]
+            log_prob = torch.nn.functional.log_softmax(predicts, dim=-1)
+            return -log_prob.sum() / (~padding_mask).sum()
+    """
+
+
+def test_a_loss_made_from_a_models_logits_by_a_method_is_a_device_tensor(tmp_path):
+    """Consistency_LLM (holdout8): ``soft_cross_entropy`` makes its loss by torch ops from its
+    parameters (``0 * predicts[0][0][0]`` on the early path): given the model's logits, which
+    ``get_logits`` returns (``model(...).logits``), the loss is on the device and printing it waits."""
+    write(tmp_path, {"setup.py": "", "trainer.py": CLLM_TRAINER})
+    assert findings(tmp_path, "trainer.py") == [
+        ("TPL102", 9, 8, SYNC.format(what="printing a tensor"), None)]

@@ -69,6 +69,8 @@ _PYTHON_METHODS = frozenset(
     "is_floating_point is_complex get_device".split())
 _PYTHON_ATTRIBUTES = frozenset(("shape", "ndim", "dtype", "device", "is_cuda", "requires_grad"))
 _TENSOR_ATTRIBUTES = frozenset(("grad", "data", "T", "mT", "H", "real", "imag"))
+# The tensor fields of a model's output object (transformers' ModelOutput), as value flow reads them.
+_OUTPUT_FIELDS = frozenset("logits loss last_hidden_state pooler_output start_logits end_logits".split())
 # Methods whose result is not the receiver's kind (an object, a hook handle...).
 _OTHER_METHODS = frozenset("backward register_hook storage untyped_storage values items keys".split())
 _TENSOR_KINDS = TENSORS | {ARGS}
@@ -84,6 +86,8 @@ def _merge(shapes: List[Shape]) -> Shape:
     kinds = {collapse(s) for s in shapes}
     if len(kinds) == 1:
         return kinds.pop()
+    if ARGS in kinds and kinds <= HOST | {ARGS, _PARAMETER}:
+        return ARGS  # ``return 0 * x[0]`` on one path, a torch op over the parameters on another
     if UNKNOWN in kinds or _PARAMETER in kinds:
         return UNKNOWN
     if kinds <= HOST:
@@ -435,8 +439,8 @@ class _Evaluation:
             if node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None):
                 shapes.append(_NONE)
             else:
-                shapes.append(self._public(self.expr(node.value, 0)))
-        return _merge(shapes)
+                shapes.append(self.expr(node.value, 0))
+        return self._public(_merge(shapes))
 
     @staticmethod
     def _public(shape: Shape) -> Shape:
@@ -539,6 +543,8 @@ class _Evaluation:
                 return PYTHON
             if node.attr in _TENSOR_ATTRIBUTES and owner in _TENSOR_KINDS:
                 return owner
+            if node.attr in _OUTPUT_FIELDS and owner == DEVICE:
+                return DEVICE  # ``model(**batch).logits``
             if owner in (NUMPY, CPU_TENSOR):
                 return owner
             return UNKNOWN
@@ -549,7 +555,7 @@ class _Evaluation:
                 if isinstance(index, ast.Constant) and isinstance(index.value, int) and -len(owner) <= index.value < len(owner):
                     return owner[index.value]
                 return UNKNOWN
-            return owner if owner in _TENSOR_KINDS or owner in (NUMPY, PYTHON) else UNKNOWN
+            return owner if owner in _TENSOR_KINDS or owner in (NUMPY, PYTHON, _PARAMETER) else UNKNOWN
         if kind is ast.BinOp:
             return _combine((collapse(self.expr(node.left, depth + 1)), collapse(self.expr(node.right, depth + 1))))
         if kind is ast.UnaryOp:
