@@ -661,7 +661,7 @@ class ValueFlow:
         """The shape of what ``call`` returns when it calls a project function (return_kinds), the
         tensors it makes from its arguments placed where this call's arguments are; None when it is
         no such call or the project is not known."""
-        if not isinstance(call.func, (cst.Name, cst.Attribute, cst.Call)) or isinstance(call.func, cst.Call):
+        if not isinstance(call.func, (cst.Name, cst.Attribute)) or is_torch_name(self.ctx.qualname(call.func)):
             return None
         returns = self.return_kinds()
         if returns is None:
