@@ -264,3 +264,46 @@ def test_a_loss_made_from_a_models_logits_by_a_method_is_a_device_tensor(tmp_pat
     write(tmp_path, {"setup.py": "", "trainer.py": CLLM_TRAINER})
     assert findings(tmp_path, "trainer.py") == [
         ("TPL102", 9, 8, SYNC.format(what="printing a tensor"), None)]
+
+
+TO_NUMPY = """
+    import torch
+
+
+    def to_numpy(t):
+        return t.detach().cpu().numpy()
+    """
+PASSING = """
+    import torch
+    from convert import to_numpy
+
+
+    def log_stats(values):
+        print("max", values.max().item())
+
+
+    def train(model, loader, optimizer, device):
+        for x, y in loader:
+            out = model(x.to(device))
+            loss = (out - y.to(device)).abs().mean()
+            loss.backward()
+            optimizer.step()
+            scores = to_numpy(out)
+            log_stats(scores)
+    """
+
+
+def test_a_parameter_every_per_step_call_hands_what_a_callee_returned_on_the_host(tmp_path):
+    """``log_stats`` gets what ``to_numpy`` (another file) returns, a numpy array: ``.item()`` of its
+    max waits for nothing (the copy is flagged where it is made, in convert.py)."""
+    write(tmp_path, {"setup.py": "", "convert.py": TO_NUMPY, "train.py": PASSING})
+    assert findings(tmp_path, "train.py") == []
+    assert findings(tmp_path, "convert.py") == [
+        ("TPL102", 5, 11, CPU + " (called every step from train.py:15)", None)]
+
+
+def test_a_parameter_one_call_hands_a_device_tensor_stays_unknown(tmp_path):
+    write(tmp_path, {"setup.py": "", "convert.py": TO_NUMPY,
+                     "train.py": PASSING.replace("log_stats(scores)", "log_stats(scores)\n            log_stats(out)")})
+    assert findings(tmp_path, "train.py") == [
+        ("TPL102", 6, 17, SYNC.format(what="`.item()`") + " (called every step from train.py:16)", None)]

@@ -142,6 +142,7 @@ class ReturnKinds:
         project = bodies.project
         self.memo = project.memo if project is not None else bodies.__dict__.setdefault("_return_memo", {})
         self._active = set()
+        self._passed: Dict[tuple, Dict[str, str]] = {}
 
     # -- from the linted file (libcst) ---------------------------------------------------------------
     def of_call(self, call: cst.Call, scope: str) -> Optional[Shape]:
@@ -153,6 +154,56 @@ class ReturnKinds:
             return None
         own = (module.path, record["cls"]) if record.get("cls") else None
         return self._call_shape(module, _cst_ref(call.func, record, scope), own, 0, call.func)
+
+    # -- what a parameter receives ---------------------------------------------------------------------
+    def passed_kind(self, qualname: str, parameter: str) -> str:
+        """The kind every per-step call of the linted file's step body ``qualname`` hands its
+        ``parameter``, read in each calling function with what project callees return
+        (``arr = to_numpy(pred)`` then ``vis(arr)``): PYTHON when every call hands a Python value,
+        NUMPY when every call hands numpy or a Python value, CPU_TENSOR when every call hands a
+        CPU tensor or those, else UNKNOWN. Worked out once per function, when value flow first asks."""
+        key = ("passed", self.bodies.module.path, self.bodies.module.digest, qualname)
+        kinds = self._passed.get(key)
+        if kinds is None:
+            kinds = self._passed[key] = self._passed_kinds(qualname)
+        return kinds.get(parameter, UNKNOWN)
+
+    def _passed_kinds(self, qualname: str) -> Dict[str, str]:
+        sites = self.bodies.per_step_call_sites(qualname)
+        record = self.bodies.module.functions.get(qualname)
+        if not sites or record is None:
+            return {}
+        params = [p[0] for p in record.get("params", ())]
+        name = qualname.rpartition(".")[2]
+        found: Optional[Dict[str, set]] = None
+        for module, caller, line, ref in sites:
+            node = self._function_node(module, caller) if caller != "<module>" else None
+            call = _call_at(node, line, name) if node is not None else None
+            if call is None:
+                return {}
+            names = params[1:] if params and params[0] in ("self", "cls") and ref[0] != "name" else params
+            caller_record = module.functions.get(caller) or {}
+            own = (module.path, caller_record["cls"]) if caller_record.get("cls") else None
+            evaluation = _Evaluation(self, module, caller, node, own, 0)
+            kinds: Dict[str, str] = {}
+            for index, argument in enumerate(call.args):
+                if index < len(names):
+                    kinds[names[index]] = collapse(evaluation.expr(argument, 0))
+            for keyword in call.keywords:
+                if keyword.arg in names:
+                    kinds[keyword.arg] = collapse(evaluation.expr(keyword.value, 0))
+            if found is None:
+                found = {parameter: {kind} for parameter, kind in kinds.items()}
+            else:
+                found = {parameter: seen | {kinds[parameter]} for parameter, seen in found.items() if parameter in kinds}
+        result = {}
+        for parameter, seen in (found or {}).items():
+            # (not a host container: a list of device tensors lives on the host, its items do not)
+            for kinds, kind in (({PYTHON}, PYTHON), ({PYTHON, NUMPY}, NUMPY), ({PYTHON, NUMPY, CPU_TENSOR}, CPU_TENSOR)):
+                if seen <= kinds:
+                    result[parameter] = kind
+                    break
+        return result
 
     # -- functions -----------------------------------------------------------------------------------
     def function_shape(self, key: Tuple[str, str], self_cls, depth: int) -> Shape:
@@ -248,6 +299,18 @@ class ReturnKinds:
                 if resolved.startswith("torch.nn.") or resolved in ("torch.nn", "torch.nn.Module"):
                     return True
         return False
+
+
+def _call_at(function, line: int, name: str) -> Optional[ast.Call]:
+    """The one call of ``name`` (bare or as an attribute) that starts on ``line`` in ``function``'s
+    own body, with no ``*``/``**`` argument; None when there is none or more than one."""
+    found = [node for node in _own_nodes(function.body) if isinstance(node, ast.Call) and node.lineno == line
+             and ((isinstance(node.func, ast.Name) and node.func.id == name)
+                  or (isinstance(node.func, ast.Attribute) and node.func.attr == name))]
+    if len(found) != 1 or any(isinstance(a, ast.Starred) for a in found[0].args) or any(
+            k.arg is None for k in found[0].keywords):
+        return None
+    return found[0]
 
 
 def _parse_same_text(project, module) -> Optional[ast.Module]:

@@ -198,6 +198,12 @@ class ValueFlow:
         batch taken from a loader, what the body reads from it stays on the host until it moves it."""
         self._add(name, "hostbatch", None)
 
+    def bind_passed(self, name: str, qualname: str) -> None:
+        """A step body's parameter whose per-step callers' arguments the index could not place: what
+        they are, read with what project callees return, is asked of return_kinds when a rule asks
+        about the parameter (``"passed"`` in _evaluate)."""
+        self._add(name, "passed", qualname)
+
     def bind_target(self, target: cst.CSTNode, value: Optional[cst.BaseExpression], shape_source=None) -> None:
         """``target = value`` (``shape_source``: ("element", iterable) for a ``for`` target)."""
         if isinstance(target, cst.Subscript) and value is not None:
@@ -389,6 +395,10 @@ class ValueFlow:
             return PYTHON
         if source == "hostbatch":
             return BATCH
+        if source == "passed":
+            returns = self.return_kinds()
+            passed = returns.passed_kind(extra, binding.name) if returns is not None else UNKNOWN
+            return passed if passed in (PYTHON, NUMPY, CPU_TENSOR) else UNKNOWN
         if source == "moved":
             # every item stored again (_every_item_moved): on the device if what was stored is
             # there, else as the container was
