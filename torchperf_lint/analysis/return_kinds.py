@@ -74,6 +74,8 @@ _OUTPUT_FIELDS = frozenset("logits loss last_hidden_state pooler_output start_lo
 # Methods whose result is not the receiver's kind (an object, a hook handle...).
 _OTHER_METHODS = frozenset("backward register_hook storage untyped_storage values items keys".split())
 _TENSOR_KINDS = TENSORS | {ARGS}
+# The patterns of ``match`` that bind names (not followed: unsure).
+_MATCH_BINDINGS = tuple(getattr(ast, name) for name in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(ast, name))
 
 
 def _merge(shapes: List[Shape]) -> Shape:
@@ -143,6 +145,7 @@ class ReturnKinds:
         self.memo = project.memo if project is not None else bodies.__dict__.setdefault("_return_memo", {})
         self._active = set()
         self._passed: Dict[tuple, Dict[str, str]] = {}
+        self._evaluations: Dict[tuple, "_Evaluation"] = {}
 
     # -- from the linted file (libcst) ---------------------------------------------------------------
     def of_call(self, call: cst.Call, scope: str) -> Optional[Shape]:
@@ -182,9 +185,7 @@ class ReturnKinds:
             if call is None:
                 return {}
             names = params[1:] if params and params[0] in ("self", "cls") and ref[0] != "name" else params
-            caller_record = module.functions.get(caller) or {}
-            own = (module.path, caller_record["cls"]) if caller_record.get("cls") else None
-            evaluation = _Evaluation(self, module, caller, node, own, 0)
+            evaluation = self._evaluation(module, caller, node)
             kinds: Dict[str, str] = {}
             for index, argument in enumerate(call.args):
                 if index < len(names):
@@ -204,6 +205,16 @@ class ReturnKinds:
                     result[parameter] = kind
                     break
         return result
+
+    def _evaluation(self, module, qual: str, node) -> "_Evaluation":
+        """The evaluation of a calling function's names (one per function, for all its calls)."""
+        key = (module.path, module.digest, qual)
+        evaluation = self._evaluations.get(key)
+        if evaluation is None:
+            record = module.functions.get(qual) or {}
+            own = (module.path, record["cls"]) if record.get("cls") else None
+            evaluation = self._evaluations[key] = _Evaluation(self, module, qual, node, own, 0)
+        return evaluation
 
     # -- functions -----------------------------------------------------------------------------------
     def function_shape(self, key: Tuple[str, str], self_cls, depth: int) -> Shape:
@@ -304,9 +315,20 @@ class ReturnKinds:
 def _call_at(function, line: int, name: str) -> Optional[ast.Call]:
     """The one call of ``name`` (bare or as an attribute) that starts on ``line`` in ``function``'s
     own body, with no ``*``/``**`` argument; None when there is none or more than one."""
-    found = [node for node in _own_nodes(function.body) if isinstance(node, ast.Call) and node.lineno == line
-             and ((isinstance(node.func, ast.Name) and node.func.id == name)
-                  or (isinstance(node.func, ast.Attribute) and node.func.attr == name))]
+    found = []
+    pending = [stmt for stmt in function.body if stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno)]
+    while pending:  # only the nodes whose lines hold ``line``
+        node = pending.pop()
+        if isinstance(node, ast.Call) and node.lineno == line and (
+                (isinstance(node.func, ast.Name) and node.func.id == name)
+                or (isinstance(node.func, ast.Attribute) and node.func.attr == name)):
+            found.append(node)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            start = getattr(child, "lineno", None)
+            if start is None or start <= line <= (getattr(child, "end_lineno", None) or start):
+                pending.append(child)
     if len(found) != 1 or any(isinstance(a, ast.Starred) for a in found[0].args) or any(
             k.arg is None for k in found[0].keywords):
         return None
@@ -476,8 +498,7 @@ class _Evaluation:
             elif kind is ast.Delete:
                 for target in node.targets:
                     self.unsure.update(_names_in(target))
-        for node in _own_nodes(self.node.body):
-            if type(node).__name__ in ("match_case", "MatchAs", "MatchStar", "MatchMapping"):
+            elif kind in _MATCH_BINDINGS:
                 self.unsure.update(n for n in (getattr(node, "name", None), getattr(node, "rest", None)) if n)
 
     def _bind(self, target, source: str, value, path: tuple) -> None:
