@@ -18,8 +18,8 @@ CPU = SYNC.format(what="`.cpu()`")
 
 def findings(root: Path, name: str):
     path = root / name
-    return [(f.code, f.line, f.col, f.message, f.fix) for f in lint_source(path.read_text(), str(path),
-                                                                            codes=["TPL102"])]
+    found = lint_source(path.read_text(), str(path), codes=["TPL102"])
+    return [(f.code, f.line, f.col, f.message, f.fix) for f in found]
 
 
 # pixel2style2pixel (holdout10): IDLoss.forward runs a project backbone, compares the features

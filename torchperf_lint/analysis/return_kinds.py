@@ -75,6 +75,9 @@ _OUTPUT_FIELDS = frozenset("logits loss last_hidden_state pooler_output start_lo
 _OTHER_METHODS = frozenset("backward register_hook storage untyped_storage values items keys".split())
 _TENSOR_KINDS = TENSORS | {ARGS}
 # The patterns of ``match`` that bind names (not followed: unsure).
+# What every per-step call hands a parameter -> the kind it has in the callee.
+_PASSED_KINDS = ((frozenset((PYTHON,)), PYTHON), (frozenset((PYTHON, NUMPY)), NUMPY),
+                 (frozenset((PYTHON, NUMPY, CPU_TENSOR)), CPU_TENSOR))
 _MATCH_BINDINGS = tuple(getattr(ast, name) for name in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(ast, name))
 
 
@@ -156,7 +159,7 @@ class ReturnKinds:
         if record is None:
             return None
         own = (module.path, record["cls"]) if record.get("cls") else None
-        return self._call_shape(module, _cst_ref(call.func, record, scope), own, 0, call.func)
+        return self._call_shape(module, _cst_ref(call.func, record, scope), own, 0)
 
     # -- what a parameter receives ---------------------------------------------------------------------
     def passed_kind(self, qualname: str, parameter: str) -> str:
@@ -196,12 +199,13 @@ class ReturnKinds:
             if found is None:
                 found = {parameter: {kind} for parameter, kind in kinds.items()}
             else:
-                found = {parameter: seen | {kinds[parameter]} for parameter, seen in found.items() if parameter in kinds}
+                found = {parameter: seen | {kinds[parameter]} for parameter, seen in found.items()
+                         if parameter in kinds}
         result = {}
         for parameter, seen in (found or {}).items():
             # (not a host container: a list of device tensors lives on the host, its items do not)
-            for kinds, kind in (({PYTHON}, PYTHON), ({PYTHON, NUMPY}, NUMPY), ({PYTHON, NUMPY, CPU_TENSOR}, CPU_TENSOR)):
-                if seen <= kinds:
+            for allowed, kind in _PASSED_KINDS:
+                if seen <= allowed:
                     result[parameter] = kind
                     break
         return result
@@ -218,6 +222,8 @@ class ReturnKinds:
 
     # -- functions -----------------------------------------------------------------------------------
     def function_shape(self, key: Tuple[str, str], self_cls, depth: int) -> Shape:
+        """The shape of what the function ``key`` (path, qualified name) returns, ``self`` an
+        instance of ``self_cls`` (its own class when None); remembered per function and text."""
         path, qual = key
         module = self._module(path)
         if module is None:
@@ -271,7 +277,7 @@ class ReturnKinds:
         return index
 
     # -- calls ---------------------------------------------------------------------------------------
-    def _call_shape(self, module, ref: Optional[list], own, depth: int, func=None) -> Optional[Shape]:
+    def _call_shape(self, module, ref: Optional[list], own, depth: int) -> Optional[Shape]:
         """The shape a call recorded as ``ref`` (project_index's form) returns: None when it calls no
         project function; UNKNOWN when it does and the summary says nothing."""
         if ref is None:
@@ -565,7 +571,8 @@ class _Evaluation:
                         break
                 return shape
             if name in self.parameters and not self._in_loop(where) and all(
-                    (getattr(value, "lineno", 0), getattr(value, "col_offset", 0)) >= where for _, value, _ in bindings):
+                    (getattr(value, "lineno", 0), getattr(value, "col_offset", 0)) >= where
+                    for _, value, _ in bindings):
                 return _PARAMETER  # read before the function binds it again: the argument
         plain = [self._binding(source, value, path) for source, value, path in bindings if source != "aug"]
         if name in self.parameters:
@@ -580,7 +587,8 @@ class _Evaluation:
     def _in_loop(self, where: tuple) -> bool:
         if self._loops is None:
             self._loops = [(node.lineno, getattr(node, "end_lineno", None) or node.lineno)
-                           for node in _own_nodes(self.node.body) if isinstance(node, (ast.For, ast.AsyncFor, ast.While))]
+                           for node in _own_nodes(self.node.body)
+                           if isinstance(node, (ast.For, ast.AsyncFor, ast.While))]
         return any(start <= where[0] <= end for start, end in self._loops)
 
     def _binding(self, source: str, value, path: tuple) -> Shape:
@@ -636,7 +644,8 @@ class _Evaluation:
             owner = self.expr(node.value, depth + 1)
             index = node.slice
             if isinstance(owner, tuple):
-                if isinstance(index, ast.Constant) and isinstance(index.value, int) and -len(owner) <= index.value < len(owner):
+                if (isinstance(index, ast.Constant) and isinstance(index.value, int)
+                        and -len(owner) <= index.value < len(owner)):
                     return owner[index.value]
                 return UNKNOWN
             return owner if owner in _TENSOR_KINDS or owner in (NUMPY, PYTHON, _PARAMETER) else UNKNOWN
