@@ -54,6 +54,14 @@ def callers_hand_to_host_library(bodies, returns, qualname: str, item: int) -> b
     one) hand what it returns (``item``: _WHOLE, or the index of a returned tuple's item) to a host
     library in its own function? ``returns``: the file's return_kinds.ReturnKinds (its function
     index gives the calling functions' ``ast``)."""
+    key = ("returned-copies", bodies.module.path, bodies.module.digest, qualname, item)
+    known = returns.memo.get(key)
+    if known is None:
+        known = returns.memo[key] = _callers_hand_on(bodies, returns, qualname, item)
+    return known
+
+
+def _callers_hand_on(bodies, returns, qualname: str, item: int) -> bool:
     target = (bodies.module.path, qualname)
     seen = 0
     for module in list(bodies._loaded.values()):
