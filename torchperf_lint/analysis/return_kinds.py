@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import weakref
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
@@ -445,7 +446,9 @@ class _Evaluation:
     """What one function returns (its summary's shape), worked out from its ``ast``."""
 
     def __init__(self, kinds: ReturnKinds, module, qual: str, node, self_cls, depth: int):
-        self.kinds = kinds
+        # A proxy: ReturnKinds keeps the evaluations of calling functions, and a cycle would keep the
+        # file's trees alive past its lint (the engine pauses the cyclic collector).
+        self.kinds = kinds if isinstance(kinds, weakref.ProxyType) else weakref.proxy(kinds)
         self.module = module
         self.qual = qual
         self.node = node
