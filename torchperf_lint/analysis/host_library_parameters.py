@@ -72,10 +72,12 @@ def _own_nodes(body: List[ast.stmt]):
                 pending.append(child)
 
 
-def host_library_parameters(node, table: ImportTable) -> List[str]:
-    """The names of ``node``'s parameters whose values reach an argument of a host library call."""
+def host_library_parameters(node, table: ImportTable, names: Optional[List[str]] = None) -> List[str]:
+    """The names of ``node``'s parameters (or of ``names``, local names of its body: what a call
+    there returned, returned_copies.py) whose values reach an argument of a host library call."""
     arguments = node.args
-    params = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+    params = names if names is not None else [
+        a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
     if not params:
         return []
     origins: Dict[str, Set[str]] = {p: {p} for p in params}

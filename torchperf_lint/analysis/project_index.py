@@ -1130,6 +1130,15 @@ class Project:
         self._modules[path] = module
         return module
 
+    def current_text(self, path: str) -> Optional[str]:
+        """The text of ``path`` as the index reads it now: an editor's unsaved text, else the file's
+        (None: unreadable, undecodable, too big)."""
+        path = os.path.abspath(path)
+        if path in self._overlays:
+            return self._overlays[path]
+        read = _read_summarisable(path)
+        return read[0] if read is not None else None
+
     def take_tree(self, path: str, source: str) -> Optional[ast.Module]:
         """The tree the index parsed of exactly this text of ``path``, handed over once."""
         parsed = self.take_parsed(path, source)

@@ -154,6 +154,7 @@ class StepBodies:
         # parameter (functions called with values the index cannot see are in _unknown_arguments).
         self._arguments: Dict[str, List[Dict[str, object]]] = {}
         self._unknown_arguments: Set[str] = set()
+        self._call_sites: Dict[str, list] = {}  # per function of the linted file: its per-step calls
         # Per function of the linted file: the parameters every per-step call hands a host value.
         self._host_parameters: Dict[str, FrozenSet[str]] = {}
         # ... and those every per-step call hands a value on the host that may be a batch or a
@@ -442,7 +443,7 @@ class StepBodies:
                 own = self._own_class(module, record)
                 target = self.resolve(module, ref, own, own)
                 if target is not None:
-                    self._note_arguments(target[0], ref, constants)
+                    self._note_arguments(target[0], ref, constants, (module, qual, line))
                     grad_off, trains = chain_state(mode, False, True, record["backward"])
                     push(target[0], target[1], _from_evaluation_branch(Chain(
                         ((module.path, line, qual),), False, False, grad_off=grad_off, trains=trains), mode))
@@ -475,7 +476,7 @@ class StepBodies:
             for ref, line, _, constants, mode in record["calls"]:
                 target = self.resolve(module, ref, self_cls or own, own)
                 if target is not None:
-                    self._note_arguments(target[0], ref, constants)
+                    self._note_arguments(target[0], ref, constants, (module, qual, line))
                     grad_off, trains = chain_state(mode, chain.grad_off, chain.trains, record["backward"])
                     # what a callee returns reaches the environment too when this function hands
                     # it back as it is to a caller that steps one (``return self.get_action(s)``)
@@ -521,11 +522,15 @@ class StepBodies:
                 return module.path, qualname
         return None
 
-    def _note_arguments(self, function: Key, ref: list, constants: tuple) -> None:
+    def _note_arguments(self, function: Key, ref: list, constants: tuple, site: tuple = None) -> None:
         constants = dict(constants)  # kept as (key, value) pairs (project_index._frozen_summary)
         path, qual = function
         if path != self.module.path:
             return
+        if site is not None:
+            # (the calling module, function and line, the call's record): where return_kinds reads
+            # an argument the index could not place (argument_places) from what a callee returned
+            self._call_sites.setdefault(qual, []).append((*site, ref))
         record = self.module.functions.get(qual)
         if record is None or "*" in constants:
             self._unknown_arguments.add(qual)
@@ -565,6 +570,13 @@ class StepBodies:
         if qualname in self._unknown_arguments:
             return frozenset()
         return self._host_value_parameters.get(qualname, frozenset())
+
+    def per_step_call_sites(self, qualname: str) -> Optional[list]:
+        """(module, calling function, line, call record) of every per-step call of the linted file's
+        step body ``qualname``; None when some call is not seen (a root, a splat, a framework)."""
+        if qualname in self._unknown_arguments:
+            return None
+        return self._call_sites.get(qualname)
 
     def host_parameters(self, qualname: str) -> FrozenSet[str]:
         """The parameters of the linted file's step body ``qualname`` that every per-step call hands

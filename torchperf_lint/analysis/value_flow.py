@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from typing import FrozenSet, Optional, Tuple, Union
+from typing import FrozenSet, Optional
 
 import libcst as cst
 
@@ -21,28 +21,12 @@ from .step_loops import is_iterating_wrapper, is_model_name
 from .tensor_uses import names_called, names_used_as_tensors
 from .tree import descendants
 from .metric_states import tensor_states
+from .return_kinds import ReturnKinds, at_call
 from .syntax import (device_kind, has_double_splat, is_loss_function_name, keyword, last_identifier, positional,
                      string_value)
-
-# Kinds. The host kinds never make a sync; DEVICE is a tensor that may live on an accelerator;
-# UNKNOWN is anything else (counted as possibly on the device by the rules that read back values,
-# but not as a tensor).
-NUMPY = "numpy"
-PYTHON = "python"  # numbers, strings, bools, and lists of numbers (``.tolist()``)
-CONTAINER = "container"  # a list/dict/tuple/set made in the code: on the host, its items unknown
-CPU_TENSOR = "cpu tensor"
-BATCH = "batch"  # taken from a data loader, not moved yet (a host tensor, or a structure of them)
-PINNED_BATCH = "pinned batch"  # ... from a loader made with pin_memory=True
-UNPINNED_BATCH = "unpinned batch"  # ... from a loader made without it
-DEVICE = "device tensor"
-UNKNOWN = "unknown"
-
-BATCHES = frozenset((BATCH, PINNED_BATCH, UNPINNED_BATCH))
-HOST = frozenset((NUMPY, PYTHON, CONTAINER, CPU_TENSOR)) | BATCHES
-TENSORS = frozenset((CPU_TENSOR, DEVICE)) | BATCHES
-HOST_TENSORS = frozenset((CPU_TENSOR,)) | BATCHES
-
-Shape = Union[str, Tuple["Shape", ...]]  # a kind, or the kinds of a tuple's items
+# The kinds (value_kinds.py), named here too: the rules read them as ``value_flow.DEVICE``.
+from .value_kinds import (BATCH, BATCHES, CONTAINER, CPU_TENSOR, DEVICE, HOST, HOST_TENSORS, NUMPY,  # noqa: F401
+                          PINNED_BATCH, PYTHON, TENSORS, UNKNOWN, UNPINNED_BATCH, Shape, collapse, combine, item_shape)
 
 # torch.X functions that do not return a tensor.
 _NON_TENSOR_TORCH = frozenset(
@@ -163,37 +147,10 @@ class _Env:
         self.branches = binding.branches
 
 
-def collapse(shape: Shape) -> str:
-    """One kind for a whole tuple: its items' kind when they agree, else a host container or unknown."""
-    if isinstance(shape, str):
-        return shape
-    kinds = {collapse(s) for s in shape}
-    if len(kinds) == 1:
-        return kinds.pop()
-    return CONTAINER if kinds <= HOST else UNKNOWN
 
 
-def item_shape(shape: Shape, index: int, count: int) -> Shape:
-    """The shape of item ``index`` when a value of ``shape`` is unpacked into ``count`` targets."""
-    if isinstance(shape, tuple):
-        return shape[index] if len(shape) == count else UNKNOWN
-    if shape in TENSORS or shape in (NUMPY, PYTHON):
-        return shape  # the rows of a tensor or an array, the parts of a batch
-    return UNKNOWN
 
 
-def combine(kinds) -> str:
-    """The kind of ``a + b``/``a > b``: a tensor on the device wins, then host tensors, then numpy."""
-    kinds = set(kinds)
-    if DEVICE in kinds:
-        return DEVICE
-    if kinds & HOST_TENSORS:
-        return CPU_TENSOR  # whatever else is there is not known to be a tensor
-    if NUMPY in kinds:
-        return NUMPY
-    if kinds and kinds <= {PYTHON}:
-        return PYTHON
-    return UNKNOWN
 
 
 class ValueFlow:
@@ -206,6 +163,7 @@ class ValueFlow:
         self.ctx = weakref.proxy(ctx)
         self._live = {}  # id(node) -> kind, for queries at the walk's current position
         self._tensor_uses = {}  # id(function) -> the names its body uses as tensors
+        self._returns = None  # what project functions return (return_kinds), made on first use
 
     # ---- recording (called by the walker) ---------------------------------------------------
     def _branches(self):
@@ -240,12 +198,39 @@ class ValueFlow:
         batch taken from a loader, what the body reads from it stays on the host until it moves it."""
         self._add(name, "hostbatch", None)
 
+    def bind_passed(self, name: str, qualname: str) -> None:
+        """A step body's parameter whose per-step callers' arguments the index could not place: what
+        they are, read with what project callees return, is asked of return_kinds when a rule asks
+        about the parameter (``"passed"`` in _evaluate)."""
+        self._add(name, "passed", qualname)
+
     def bind_target(self, target: cst.CSTNode, value: Optional[cst.BaseExpression], shape_source=None) -> None:
         """``target = value`` (``shape_source``: ("element", iterable) for a ``for`` target)."""
         if isinstance(target, cst.Subscript) and value is not None:
             self._every_item_moved(target, value)
             return
+        if (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, cst.Name) and shape_source is None
+                and self._tested_as_sequence(value.value)):
+            # ``if isinstance(loss, (list, tuple)): loss, extra = loss``: the items of a Python
+            # sequence there, whatever value flow says of the name elsewhere (SlowFast)
+            self._bind(target, ("unknown", None), ())
+            return
         self._bind(target, (shape_source or ("expr", value)), ())
+
+    def _tested_as_sequence(self, name: str) -> bool:
+        """Is the walk in the body of an ``if isinstance(name, list/tuple ...)`` of its function?"""
+        for block in self.ctx.frame.blocks:
+            if block.kind != "if" or block.body is not block.node.body:
+                continue
+            test = block.node.test
+            if (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
+                    and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)
+                    and test.args[0].value.value == name):
+                kinds = test.args[1].value
+                names = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+                if names and all(isinstance(n, cst.Name) and n.value in ("list", "tuple") for n in names):
+                    return True
+        return False
 
     def _every_item_moved(self, target: cst.Subscript, value: cst.BaseExpression) -> None:
         """``for i in range(len(data)): data[i] = data[i].cuda()``, ``for k in batch: batch[k] =
@@ -410,6 +395,10 @@ class ValueFlow:
             return PYTHON
         if source == "hostbatch":
             return BATCH
+        if source == "passed":
+            returns = self.return_kinds()
+            passed = returns.passed_kind(extra, binding.name) if returns is not None else UNKNOWN
+            return passed if passed in (PYTHON, NUMPY, CPU_TENSOR) else UNKNOWN
         if source == "moved":
             # every item stored again (_every_item_moved): on the device if what was stored is
             # there, else as the container was
@@ -428,6 +417,8 @@ class ValueFlow:
         expr, path = extra
         if source == "expr":
             gathered = self._gathered_tuple(expr, env, depth) if path else None
+            if gathered is None and path and isinstance(expr, cst.Call):
+                gathered = self._project_tuple(expr, env, depth)
             shape: Shape = gathered if gathered is not None else self._kind(expr, env, depth)
         else:
             shape = self._element_shape(expr, env, depth)
@@ -651,6 +642,60 @@ class ValueFlow:
         return UNKNOWN
 
     def _call_kind(self, call: cst.Call, env, depth: int) -> str:
+        kind = self._local_call_kind(call, env, depth)
+        if kind not in (UNKNOWN, DEVICE):
+            return kind
+        # What a project function returns (return_kinds): a host value known there wins over a
+        # model's or a loss's name; a tensor it makes stays what this function already says it is
+        # (a model of the file never moved, on host inputs, is on the host).
+        returned = self._project_return(call, env, depth)
+        if returned is None:
+            return kind
+        returned = collapse(returned)
+        if returned in HOST or returned == DEVICE:
+            return returned
+        return kind
+
+    def return_kinds(self) -> Optional[ReturnKinds]:
+        """What the project's functions return (return_kinds.ReturnKinds), made on first use; None
+        while the file's step bodies are not made (the engine makes them for a unit a rule reads)."""
+        if self._returns is None:
+            bodies = getattr(self.ctx.facts, "step_bodies", None)
+            if bodies is None:
+                return None
+            tree = self.ctx.facts.derived("ast-tree", lambda tree, table: tree)
+            self._returns = ReturnKinds(bodies, tree)
+        return self._returns
+
+    def _project_return(self, call: cst.Call, env, depth: int):
+        """The shape of what ``call`` returns when it calls a project function (return_kinds), the
+        tensors it makes from its arguments placed where this call's arguments are; None when it is
+        no such call or the project is not known."""
+        if not isinstance(call.func, (cst.Name, cst.Attribute)) or is_torch_name(self.ctx.qualname(call.func)):
+            return None
+        returns = self.return_kinds()
+        if returns is None:
+            return None
+        shape = returns.of_call(call, self.ctx.function_qualname())
+        if shape is None:
+            return None
+        arguments = None
+        if not any(a.star for a in call.args):
+            arguments = [self._kind(a.value, env, depth + 1) for a in call.args]
+        return at_call(shape, arguments)
+
+    def _project_tuple(self, call: cst.Call, env, depth: int) -> Optional[Shape]:
+        """``a, b, logs = self.id_loss(...)``: the items of a tuple a project function returns,
+        where return_kinds knows them (a host value, a device tensor), else what this function
+        says of the call as a whole; None when the project says nothing of the items."""
+        returned = self._project_return(call, env, depth)
+        if not isinstance(returned, tuple):
+            return None
+        whole = self._kind(call, env, depth)
+        return tuple(item if collapse(item) in HOST or collapse(item) == DEVICE else item_shape(whole, i, len(returned))
+                     for i, item in enumerate(returned))
+
+    def _local_call_kind(self, call: cst.Call, env, depth: int) -> str:
         ctx = self.ctx
         func = call.func
         qual = ctx.qualname(func)

@@ -947,10 +947,14 @@ class Walker:
         bodies = getattr(self.ctx.facts, "step_bodies", None)
         if bodies is None:
             return
-        host = bodies.host_parameters(self.ctx.function_qualname())
+        qualname = self.ctx.function_qualname()
+        host = bodies.host_parameters(qualname)
         # a batch or tensor on the host (R14): what is read from it stays there
-        values = bodies.host_value_parameters(self.ctx.function_qualname()) - host
-        if not host and not values:
+        values = bodies.host_value_parameters(qualname) - host
+        # ... and, asked of return_kinds only when a rule reads it, what the callers' arguments are
+        # by what project callees return (``arr = to_numpy(pred)`` then ``vis(arr)``)
+        passed = bool(bodies.per_step_call_sites(qualname))
+        if not host and not values and not passed:
             return
         params = function.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
@@ -958,6 +962,8 @@ class Walker:
                 self.ctx.values.bind_host(param.name.value)
             elif param.name.value in values:
                 self.ctx.values.bind_host_batch(param.name.value)
+            elif passed:
+                self.ctx.values.bind_passed(param.name.value, qualname)
         for star, key in ((params.star_arg, "*"), (params.star_kwarg, "**")):
             if isinstance(star, cst.Param) and key in host:
                 self.ctx.values.bind_host(star.name.value)

@@ -14,6 +14,7 @@ from ..analysis.inference_calls import names_training
 from ..analysis.instance_methods import attribute_method, instance_method, method_parameter
 from ..analysis.nonfinite_branches import in_nonfinite_branch
 from ..analysis.python_containers import container_attributes
+from ..analysis.returned_copies import callers_hand_to_host_library, returned_item
 from ..analysis.stop_flags import sets_stop_flag
 from ..analysis.test_rereads import rereads_tested_value
 from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, dotted_name, is_grad_off, is_model_name,
@@ -158,6 +159,8 @@ class HostSyncInLoop(Rule):
                 return
             if name == "item" and self._inference_id_key():
                 return
+            if name in ("cpu", "numpy", "tolist") and self._returned_to_host_library():
+                return
             if name == "nonzero" and (self._size_read_on_host() or self._evaluation_indices()):
                 return
             if name != "nonzero" and shown(ctx.stack) and (self._rereads_test((receiver,))
@@ -265,6 +268,19 @@ class HostSyncInLoop(Rule):
         if self._torch_needs_on_host() or self._decides_loop_stop() or self._device_fallback():
             return
         self.report(node, self.message.format(what=what))
+
+    def _returned_to_host_library(self) -> bool:
+        """Is the current copy returned (the whole value, or an item of a returned tuple) to callers
+        that every one hand it to a host library (``correct, n = batch_pix_accuracy(...)`` then
+        ``np.round(correct)``): host-needed across the call (R3; returned_copies)?"""
+        ctx = self.ctx
+        item = returned_item(ctx.stack)
+        if item is None:
+            return False
+        bodies = getattr(ctx.facts, "step_bodies", None)
+        returns = ctx.values.return_kinds()
+        return (bodies is not None and returns is not None
+                and callers_hand_to_host_library(bodies, returns, ctx.function_qualname(), item))
 
     def _kept_inference_result(self) -> bool:
         """Is the current ``.cpu()``/``.tolist()``/``.numpy(force=True)`` a result of inference that
@@ -1613,6 +1629,20 @@ def validate(model, loader, criterion):
         total += criterion(out, y.cuda())        # the metric stays on the device
     return f1_score(torch.cat(labels), torch.cat(preds)), total.item()
 """,
+    """
+import torch
+class IDLoss(torch.nn.Module):
+    def forward(self, feats, target):
+        pairs = feats.shape[0]
+        return (feats - target).abs().mean(), pairs / 2
+def train(model, loader, optimizer):
+    id_loss = IDLoss()
+    for x, y in loader:
+        loss, pairs = id_loss(model(x.cuda()), y.cuda())
+        print(f"pairs {pairs:.1f}", float(pairs))      # a Python number the project callee returns
+        loss.backward()
+        optimizer.step()
+""",
 )
 RULE.INVALID = (
     """
@@ -1896,6 +1926,18 @@ def validate(model, loader):
         correct += (out.argmax(1) == y.cuda()).sum().item()  # TPL102
         print(out.softmax(-1).cpu())  # TPL102
     return correct
+""",
+    """
+import torch
+def embed_batch(encoder, x):
+    return torch.nn.functional.normalize(encoder(x), dim=1)
+def train(model, loader, optimizer, encoder):
+    for x, y in loader:
+        feats = embed_batch(encoder, x.cuda())       # a helper returns a model's output: a device tensor
+        loss = model(feats).mean()
+        loss.backward()
+        optimizer.step()
+        print(float(feats[0].dot(feats[1])))  # TPL102
 """,
 )
 RULE.WHY = """\
