@@ -1486,6 +1486,18 @@ def disk_cache_configuration() -> Tuple[bool, Optional[str]]:
     return bool(_DISK_CACHE["enabled"]), _DISK_CACHE["directory"]
 
 
+def first_kept_tree(wanted) -> Optional[str]:
+    """The oldest file (absolute path) among ``wanted`` whose tree the index parsed ahead of the
+    engine and still holds (Project.take_parsed), over the projects of this process; None when it
+    holds none of them. A front end that chooses its order (frontends/lint_order.py) lints that
+    file next, before the tree is pushed out and the engine would parse the text again."""
+    for project in list(_PROJECTS.values()):
+        for path in project._trees:
+            if path in wanted:
+                return path
+    return None
+
+
 def parsed_tree(filename: str, source: str) -> Optional[ast.Module]:
     """The tree of ``source`` if the index parsed exactly this text of ``filename`` in this process."""
     parsed = parsed_module(filename, source)
