@@ -389,6 +389,10 @@ SUMMARY_TEXT = textwrap.dedent('''\
     def consume(feed):
         for item in feed:
             show(item)
+
+
+    def log_value(value):
+        recorder.add(value + 1)
     ''')
 SUMMARY_EDITS = [
     ("CONFIG = make()", "CONFIG = 3"),
@@ -402,6 +406,11 @@ SUMMARY_EDITS = [
     # ``feed`` becomes a loader: the loop in consume(), not edited, becomes a step loop
     ("feed = make()", "feed = make_feed()"),
     ("feed = make_feed()", "feed = make()"),
+    # ``recorder`` becomes a name bound at class level: the call in log_value(), not edited, may
+    # now reach a project function, and where its argument lives is recorded
+    # (project_index._Summariser._resolvable); the import table stays the same
+    ("made = tool(CONFIG)", "recorder = tool(CONFIG)"),
+    ("recorder = tool(CONFIG)", "made = tool(CONFIG)"),
 ]
 
 

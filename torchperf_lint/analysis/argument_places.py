@@ -132,13 +132,14 @@ class HostNames:
     """The local names of one function (or module body) whose every binding is a host value, and the
     names bound to an optimizer's parameter groups; worked out on first use."""
 
-    __slots__ = ("_body", "_names", "_values", "_groups", "_host_batches", "_batch_loops")
+    __slots__ = ("_body", "_names", "_values", "_groups", "_host_batches", "_batch_loops", "_loop_iterables")
 
     def __init__(self, body, host_batches: Optional[Callable[[ast.expr], bool]] = None):
         self._body = body
         self._names: Optional[FrozenSet[str]] = None
         self._values: FrozenSet[str] = frozenset()
         self._batch_loops: Optional[bool] = None
+        self._loop_iterables: list = []  # what each ``for`` of the body iterates, in walk order (_compute)
         self._groups: FrozenSet[str] = frozenset()
         # Does a ``for`` over this iterable take batches from a data loader on the host?
         self._host_batches = host_batches
@@ -147,6 +148,7 @@ class HostNames:
         bindings: Dict[str, list] = {}
         unknown: Set[str] = set()
         groups: Set[str] = set()
+        loops = self._loop_iterables = []
         for stmt, owner in walk_statements(self._body):
             if owner is not None:
                 continue  # a nested function's own statements
@@ -163,6 +165,7 @@ class HostNames:
                 else:
                     unknown.update(_names_in(stmt.target))
             elif kind in (ast.For, ast.AsyncFor):
+                loops.append(stmt.iter)
                 if isinstance(stmt.target, ast.Name) and _param_groups(stmt.iter):
                     groups.add(stmt.target.id)
                 else:
@@ -224,10 +227,12 @@ class HostNames:
 
     def _takes_batches(self) -> bool:
         """Does the function iterate a data loader on the host at all (where the names the flow
-        follows come from)? Worked out once: most functions do not, and skip the walk."""
+        follows come from)? Worked out once: most functions do not, and skip the walk. Its ``for``
+        statements were listed by ``_compute``'s walk of the statements, which ``keys`` runs first."""
         if self._batch_loops is None:
-            self._batch_loops = any(isinstance(stmt, (ast.For, ast.AsyncFor)) and self._host_batches(stmt.iter)
-                                    for stmt, owner in walk_statements(self._body) if owner is None)
+            if self._names is None:
+                self._compute()
+            self._batch_loops = any(self._host_batches(iterable) for iterable in self._loop_iterables)
         return self._batch_loops
 
     def _host_at(self, node, where: tuple, depth: int, memo: dict) -> bool:

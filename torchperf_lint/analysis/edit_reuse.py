@@ -361,7 +361,8 @@ def reuse_definitions(summariser) -> None:
     made by the summariser's own ``_define``/``_define_class`` on a copy of it with empty records,
     so that they are exactly what the summariser makes. What that reads of the rest of the module
     is recorded and compared when the records are reused: whether its loops are step loops, the
-    module's local names it looks up, where the module-level names it hands to calls live; the
+    module's local names it looks up, where the module-level names it hands to calls live, which
+    names the module binds at module or class level (whose calls' arguments are placed); the
     import table compares equal (``statement_part``). Left to the summariser: a name defined twice
     at module level (the records merge), and a class with an ``if`` in its body (the test reads
     the module's statements)."""
@@ -434,7 +435,8 @@ def _if_in_class_body(cls: ast.ClassDef) -> bool:
 
 
 class _AskedIds:
-    """The summariser's step loops (ids), recording each question and its answer."""
+    """A set the summariser asks about (its step loops' ids; the module-level names a dotted call's
+    head may be, ``_Summariser._resolvable``), recording each question and its answer."""
 
     def __init__(self, ids):
         self.ids = ids
@@ -495,10 +497,11 @@ class _DefinitionRecords:
     """What one top-level definition adds to a summary, and what it read of the rest."""
 
     def __init__(self, functions, classes, roots, settings, module_calls, module_locals, module_flags,
-                 loops, names, places):
+                 loops, names, places, heads=None):
         self.functions, self.classes, self.roots, self.settings = functions, classes, roots, settings
         self.module_calls, self.module_locals, self.module_flags = module_calls, module_locals, module_flags
         self.loops, self.names, self.places = loops, names, places
+        self.heads = heads or {}  # module-level names asked about (the summariser's _resolvable)
 
     def holds_in(self, summariser) -> bool:
         """Would the definition read the same of this summariser's module?"""
@@ -506,6 +509,7 @@ class _DefinitionRecords:
         places = summariser._places.get(id(module))
         return (all((key in summariser.step_loops) == answer for key, answer in self.loops.items())
                 and all(module["locals"].get(key, _MISSING) == found for key, found in self.names.items())
+                and all((head in summariser._heads) == answer for head, answer in self.heads.items())
                 and (not self.places or (places is not None and all(
                     places.keys(node, where) == found for node, where, found in self.places))))
 
@@ -540,6 +544,9 @@ def _definition_records(summariser, node: ast.AST, kind: str) -> _DefinitionReco
     real_module = summariser.functions["<module>"]
     module = sub._function("<module>", 0, None)
     names = module["locals"] = _AskedLocals(real_module["locals"])
+    heads = None
+    if summariser._heads is not None:
+        heads = sub._heads = _AskedIds(summariser._heads)
     places = None
     if id(real_module) in summariser._places:
         places = sub._places[id(module)] = _AskedPlaces(summariser._places[id(real_module)])
@@ -552,7 +559,7 @@ def _definition_records(summariser, node: ast.AST, kind: str) -> _DefinitionReco
     return _DefinitionRecords(
         [(q, r) for q, r in sub.functions.items() if q != "<module>"], list(sub.classes.items()),
         list(sub.roots), sub.settings, list(module["calls"]), dict(names.items()), flags,
-        loops.asked, names.asked, places.asked if places is not None else [])
+        loops.asked, names.asked, places.asked if places is not None else [], heads.asked if heads is not None else {})
 
 
 def _first_line(node: ast.AST) -> int:

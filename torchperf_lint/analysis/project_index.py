@@ -234,9 +234,22 @@ class _Summariser:
         # library (host_library_parameters walks the function again).
         self._host_heads: Set[str] = set()
         self._host_calling: Set[int] = set()
+        # The names a dotted call's head must be for the step-body walk ever to resolve it
+        # (_resolvable), worked out by ``run``; None: every call's arguments are placed. (The
+        # language server's reuse of definitions, edit_reuse, records which names a definition
+        # asked about, and reuses its records only while the answers hold.)
+        self._heads: Optional[Set[str]] = None
 
     def run(self) -> dict:
-        for node, _ in walk_statements(self.tree.body):
+        heads = set()
+        for node, owner in walk_statements(self.tree.body):
+            if heads is not None and owner is None:  # module or class level
+                kind = type(node)
+                if kind is ast.Assign:
+                    for target in node.targets:
+                        heads.update(bound_names(target))
+                elif kind in _DEFS_AND_CLASSES:
+                    heads.add(node.name)
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -250,6 +263,9 @@ class _Summariser:
                     self.imports.append([alias.asname or alias.name, node.level or 0, node.module or "", alias.name])
         self._host_heads = {local for local, level, module, _ in self.imports
                             if not level and module.split(".", 1)[0] in HOST_LIBRARIES}
+        if heads is not None:
+            heads.update(local for local, _, _, _ in self.imports)
+        self._heads = heads
         module_fn = self._function("<module>", 0, None)
         self._places[id(module_fn)] = HostNames(self.tree.body, self._host_batch_test())
         self._scan(self.tree.body, module_fn, "", None, frozenset(), False)
@@ -551,10 +567,22 @@ class _Summariser:
             if ref[0] in ("name", "inst", "self", "selfattr", "super"):
                 ref.append(scope)
             reaches = self._may_reach_project(func)
-            places = self._places.get(id(fn)) if reaches else None
+            places = self._places.get(id(fn)) if reaches and self._resolvable(ref) else None
             fn["calls"].append([ref, call.lineno, step_loop, _constant_arguments(call, places), self._call_mode(call)])
             if reaches:
                 self._handed_functions(call, ref, scope)
+
+    def _resolvable(self, ref: list) -> bool:
+        """May the step-body walk resolve a call of ``ref`` to a function of the project (so that
+        where its arguments live may be read, step_bodies._note_arguments)? A dotted call
+        (``x.view(...)``, ``logger.info(...)``) resolves only through the module-level name at its
+        head (``Module.resolve``: a class or function the module defines, a name it imports, an
+        instance bound at module or class level): a local variable's methods never do, and the
+        places of their arguments (a quarter of the calls that had them, over a library) were
+        worked out for nothing. The names are a superset, read from the statements before the scan
+        (a definition later in the module counts)."""
+        heads = self._heads
+        return heads is None or ref[0] != "dotted" or ref[1].partition(".")[0] in heads
 
     def _call_mode(self, call: ast.Call) -> int:
         """inference_calls.call_mode of a call made here."""
@@ -835,15 +863,23 @@ def _frozen_summary(data: dict) -> dict:
     numbers and other such tuples is dropped from its lists at its first collection. The calls
     are most of a summary (in torch's nn/ and utils/, 15,000 of the 31,000 objects the collector
     walked in the summaries of a flake8 run; with their tuples of calls, 18,000)."""
-    frozen = _frozen(data)
-    functions = frozen.get("functions")
-    if functions:
-        for record in functions.values():
-            calls = record.get("calls")
-            if calls:
-                record["calls"] = tuple([(ref, line, step_loop, tuple(constants.items()), mode)
-                                         for ref, line, step_loop, constants, mode in calls])
+    # The calls are converted once, straight to their kept form (a generic ``_frozen`` of them
+    # first, then the literal arguments again, built each call twice): a call's reference and its
+    # literal arguments hold only strings, numbers, booleans and None (``_call``).
+    frozen = {}
+    for key, value in data.items():
+        if key == "functions" and type(value) is dict:
+            frozen[key] = {qualname: {field: _frozen_calls(item) if field == "calls" else _frozen(item)
+                                      for field, item in record.items()}
+                           for qualname, record in value.items()}
+        else:
+            frozen[key] = _frozen(value)
     return frozen
+
+
+def _frozen_calls(calls) -> tuple:
+    return tuple([(tuple(ref), line, step_loop, tuple(constants.items()), mode)
+                  for ref, line, step_loop, constants, mode in calls])
 
 
 # ---- a module of the project -------------------------------------------------------------------
@@ -1492,6 +1528,18 @@ def disk_cache_configuration() -> Tuple[bool, Optional[str]]:
     """(enabled, directory) as ``configure_disk_cache`` last set them: a front end that sets them
     for its run puts them back after it."""
     return bool(_DISK_CACHE["enabled"]), _DISK_CACHE["directory"]
+
+
+def first_kept_tree(wanted) -> Optional[str]:
+    """The oldest file (absolute path) among ``wanted`` whose tree the index parsed ahead of the
+    engine and still holds (Project.take_parsed), over the projects of this process; None when it
+    holds none of them. A front end that chooses its order (frontends/lint_order.py) lints that
+    file next, before the tree is pushed out and the engine would parse the text again."""
+    for project in list(_PROJECTS.values()):
+        for path in project._trees:
+            if path in wanted:
+                return path
+    return None
 
 
 def parsed_tree(filename: str, source: str) -> Optional[ast.Module]:

@@ -427,6 +427,12 @@ def run_tasks(tasks: List[Task], jobs: int, sizes: Dict[str, int], cwd: str):
     if not tasks:
         return
     if jobs <= 1 or len(tasks) == 1:
+        if len(tasks) > 1 and all(task.mode != FIX for task in tasks):
+            # A file whose tree the project index parsed ahead (for another file's walk) next,
+            # while the index holds it: the engine does not parse it again (frontends/lint_order.py).
+            from .lint_order import serial
+
+            tasks = serial(tasks, lambda task: task.path)
         managed = collector.usable()  # the cyclic collector: see frontends/collector.py
         if managed:
             collector.start_of_run()
