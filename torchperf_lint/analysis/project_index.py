@@ -1175,6 +1175,13 @@ class Project:
         read = _read_summarisable(path)
         return read[0] if read is not None else None
 
+    def held_tree(self, path: str, digest: str) -> Optional[ast.Module]:
+        """The tree the index parsed of ``path`` and still holds for the engine, if its text has
+        ``digest``: read, not handed over (return_kinds reads a caller's tree without parsing the
+        text a second time; the engine takes it when that file's turn comes)."""
+        kept = self._trees.get(os.path.abspath(path))
+        return kept[1] if kept is not None and kept[0] == digest else None
+
     def take_tree(self, path: str, source: str) -> Optional[ast.Module]:
         """The tree the index parsed of exactly this text of ``path``, handed over once."""
         parsed = self.take_parsed(path, source)

@@ -347,6 +347,9 @@ def _parse_same_text(project, module) -> Optional[ast.Module]:
     None when the file now holds another text or does not parse."""
     if project is None:
         return None
+    held = project.held_tree(module.path, module.digest)
+    if held is not None:
+        return held
     text = project.current_text(module.path)
     if text is None or content_digest(text) != module.digest:
         return None
