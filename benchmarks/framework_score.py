@@ -812,6 +812,66 @@ CORPUS = [
     {"name": "GeoDiff", "github": "MinkaiXu/GeoDiff", "set": "holdout12",
      "commit": "ea0ca48045a2f7abfccd7f0df449e45eb6eae638",
      "take": ["train.py", "test.py", "eval_prop.py", "models", "utils"], "only": "*.py", "drop": []},
+    # holdout13 (2026-11-26): a thirteenth fresh set (Lightning modules and a callback-reached EMA, HF Trainer
+    # subclasses, Accelerate loops, plain multi-module projects whose step loops call loss and metric helpers in other
+    # modules; ControlNet, vision-language, captioning, optical flow, vocoders, clustering, segmentation, molecular
+    # diffusion and PDE surrogates), labelled by reading only before any linter run on it; its corpus lives in
+    # /work/corpus_h13 and holds the .py files of the paths below only (docs/framework_corpus.md "holdout13").
+    {"name": "ControlNet", "github": "lllyasviel/ControlNet", "set": "holdout13",
+     "commit": "ed85cd1e25a5ed592f7d8178495b4483de0331bf",
+     "take": ["cldm", "ldm", "tutorial_train.py", "tutorial_train_sd21.py", "share.py", "config.py"],
+     "only": "*.py", "drop": []},
+    {"name": "ViLT", "github": "dandelin/ViLT", "set": "holdout13",
+     "commit": "762fd3975c180db6fc88f577cf39549983fa373a",
+     "take": ["run.py", "vilt/__init__.py", "vilt/config.py", "vilt/modules", "vilt/gadgets", "vilt/datamodules",
+              "vilt/datasets", "vilt/transforms"], "only": "*.py", "drop": []},
+    {"name": "self-critical.pytorch", "github": "ruotianluo/self-critical.pytorch", "set": "holdout13",
+     "commit": "4c48a3304932d58c5349434e7b0085f48dcb4be4",
+     "take": ["captioning", "tools"], "only": "*.py", "drop": []},
+    {"name": "DiffSBDD", "github": "arneschneuing/DiffSBDD", "set": "holdout13",
+     "commit": "533ec129f98791b79b25aac86f0038fdacacf8e0",
+     "take": ["lightning_modules.py", "train.py", "dataset.py", "constants.py", "utils.py", "geometry_utils.py",
+              "equivariant_diffusion", "analysis/metrics.py", "analysis/molecule_builder.py",
+              "analysis/visualization.py"], "only": "*.py", "drop": []},
+    {"name": "pdearena", "github": "pdearena/pdearena", "set": "holdout13",
+     "commit": "78a8b03d50115d8bb24ce9f04efa5b920fcd4369",
+     "take": ["pdearena", "scripts"], "only": "*.py", "drop": []},
+    {"name": "mPLUG-Owl", "github": "X-PLUG/mPLUG-Owl", "set": "holdout13",
+     "commit": "0f3068fdb47b77aedc71fc39f5735cd7aa35e8f9",
+     "take": ["mPLUG-Owl/pipeline", "mPLUG-Owl/mplug_owl"], "only": "*.py", "drop": []},
+    {"name": "SpanMarkerNER", "github": "tomaarsen/SpanMarkerNER", "set": "holdout13",
+     "commit": "b38ca4844eb67e13302d05acff331f362627e2c3",
+     "take": ["span_marker"], "only": "*.py", "drop": []},
+    {"name": "Condenser", "github": "luyug/Condenser", "set": "holdout13",
+     "commit": "74880ab8d230c5bb4a4b363d50856b9bd711d38d",
+     "take": ["arguments.py", "data.py", "modeling.py", "run_co_pre_training.py", "run_pre_training.py",
+              "trainer.py"], "only": "*.py", "drop": []},
+    {"name": "img2img-turbo", "github": "GaParmar/img2img-turbo", "set": "holdout13",
+     "commit": "86f54146590ffb4543c8cf85b5a36657da670924",
+     "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "fastcomposer", "github": "mit-han-lab/fastcomposer", "set": "holdout13",
+     "commit": "b9304a2e7d09ffe4036ebd8ed5656bb08d6a8ca9",
+     "take": ["fastcomposer"], "only": "*.py", "drop": []},
+    {"name": "Unsupervised-Classification", "github": "wvangansbeke/Unsupervised-Classification", "set": "holdout13",
+     "commit": "952ec31eee2c38e7233d8ad3ac0de39bb031877a",
+     "take": ["data", "losses", "models", "utils", "eval.py", "moco.py", "scan.py", "selflabel.py", "simclr.py",
+              "tutorial_nn.py"], "only": "*.py", "drop": []},
+    {"name": "semseg", "github": "hszhao/semseg", "set": "holdout13",
+     "commit": "4f274c3f276778228bc14a4565822d46359f0cc8",
+     "take": ["tool", "util", "model", "lib"], "only": "*.py", "drop": []},
+    {"name": "gmflow", "github": "haofeixu/gmflow", "set": "holdout13",
+     "commit": "b5123431164d01ec14526a1c3d22218aecb62024",
+     "take": ["main.py", "loss.py", "evaluate.py", "gmflow", "utils", "data"], "only": "*.py", "drop": []},
+    {"name": "FlowFormer-Official", "github": "drinkingcoder/FlowFormer-Official", "set": "holdout13",
+     "commit": "6ba7ea82b45394d3a7a25808399695427c9febd8",
+     "take": ["train_FlowFormer.py", "evaluate_FlowFormer.py", "evaluate_FlowFormer_tile.py", "core", "configs"],
+     "only": "*.py", "drop": []},
+    {"name": "ParallelWaveGAN", "github": "kan-bayashi/ParallelWaveGAN", "set": "holdout13",
+     "commit": "86740373ec609cb9fb192d472d2aea125041491a",
+     "take": ["parallel_wavegan/__init__.py", "parallel_wavegan/bin/__init__.py", "parallel_wavegan/bin/train.py",
+              "parallel_wavegan/datasets", "parallel_wavegan/layers", "parallel_wavegan/losses",
+              "parallel_wavegan/models", "parallel_wavegan/optimizers", "parallel_wavegan/utils",
+              "parallel_wavegan/distributed"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -1031,7 +1091,8 @@ def main(argv=None) -> int:
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
     parser.add_argument("--set", choices=("dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6",
                                          "holdout7", "holdout8", "holdout9", "holdout10", "holdout11",
-                                         "holdout12"), default="dev")
+                                         "holdout12",
+                                         "holdout13"), default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
     parser.add_argument("--jobs", type=int, default=1, help="linter worker processes (default 1)")
