@@ -814,7 +814,7 @@ CORPUS = [
      "commit": "ea0ca48045a2f7abfccd7f0df449e45eb6eae638",
      "take": ["train.py", "test.py", "eval_prop.py", "models", "utils"], "only": "*.py", "drop": []},
     # holdout14 (2026-11-26): a fourteenth fresh set (plain training scripts and multi-module projects in graphs, speech,
-    # NLP, vision and RL; Lightning modules and a Lightning callback, Accelerate and DeepSpeed loops, an Ignite engine, HF
+    # NLP, vision and RL; a Lightning module, Accelerate and DeepSpeed loops, an Ignite engine, HF
     # Trainer subclasses), labelled by reading only before any linter run on it; its corpus lives in /work/corpus_h14
     # and holds the .py files of the paths below only (docs/framework_corpus.md "holdout14").
     {"name": "pyGAT", "github": "Diego999/pyGAT", "set": "holdout14",
@@ -865,8 +865,7 @@ CORPUS = [
      "take": ["rf.py", "dit.py", "advanced"], "only": "*.py", "drop": []},
     {"name": "state-spaces", "github": "HazyResearch/state-spaces", "set": "holdout14",
      "commit": "307f11bba801d5734235a1791df1859f6ae0e367",
-     "take": ["train.py", "src/callbacks", "src/tasks", "src/utils", "src/models/nn",
-              "sashimi/sc09_classifier/train_speech_commands.py", "sashimi/sc09_classifier/models",
+     "take": ["sashimi/sc09_classifier/train_speech_commands.py", "sashimi/sc09_classifier/models",
               "sashimi/sc09_classifier/transforms", "sashimi/sc09_classifier/speech_commands_dataset.py"],
      "only": "*.py", "drop": []},
     {"name": "byol-pytorch", "github": "lucidrains/byol-pytorch", "set": "holdout14",
