@@ -13,6 +13,7 @@
     python benchmarks/framework_score.py --corpus /work/corpus_h10 --set holdout10
     python benchmarks/framework_score.py --corpus /work/corpus_h11 --set holdout11
     python benchmarks/framework_score.py --corpus /work/corpus_h12 --set holdout12
+    python benchmarks/framework_score.py --corpus /work/corpus_h14 --set holdout14
     python benchmarks/framework_score.py --fetch-list
 
 The corpus is third-party code and is never committed: ``--fetch-list`` prints every repository,
@@ -872,6 +873,80 @@ CORPUS = [
               "parallel_wavegan/datasets", "parallel_wavegan/layers", "parallel_wavegan/losses",
               "parallel_wavegan/models", "parallel_wavegan/optimizers", "parallel_wavegan/utils",
               "parallel_wavegan/distributed"], "only": "*.py", "drop": []},
+    # holdout14 (2026-11-26): a fourteenth fresh set (plain training scripts and multi-module projects in graphs, speech,
+    # NLP, vision and RL; a Lightning module, Accelerate and DeepSpeed loops, an Ignite engine, HF
+    # Trainer subclasses), labelled by reading only before any linter run on it; its corpus lives in /work/corpus_h14
+    # and holds the .py files of the paths below only (docs/framework_corpus.md "holdout14").
+    {"name": "pyGAT", "github": "Diego999/pyGAT", "set": "holdout14",
+     "commit": "3664f2dc90cbf971564c0bf186dc794f12446d0c",
+     "take": ["layers.py", "models.py", "train.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "powerful-gnns", "github": "weihua916/powerful-gnns", "set": "holdout14",
+     "commit": "9a2ce8ac3e99278307093a464a95caf0fb04b602",
+     "take": ["main.py", "util.py", "models"], "only": "*.py", "drop": []},
+    {"name": "GCNII", "github": "chennnM/GCNII", "set": "holdout14",
+     "commit": "ca91f5686c4cd09cc1c6f98431a5d5b7e36acc92",
+     "take": ["full-supervised.py", "model.py", "ppi.py", "process.py", "train.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "pretrain-gnns", "github": "snap-stanford/pretrain-gnns", "set": "holdout14",
+     "commit": "8b20528a83b8869ce16451305b32c827258d19a3",
+     "take": ["chem/batch.py", "chem/dataloader.py", "chem/finetune.py", "chem/model.py", "chem/pretrain_contextpred.py",
+              "chem/pretrain_masking.py", "chem/pretrain_supervised.py", "chem/pretrain_edgepred.py", "chem/util.py",
+              "chem/splitters.py", "chem/loader.py"], "only": "*.py", "drop": []},
+    {"name": "glow-tts", "github": "jaywalnut310/glow-tts", "set": "holdout14",
+     "commit": "13e997689d643410f5d9f1f9a73877ae85e19bc2",
+     "take": ["attentions.py", "audio_processing.py", "commons.py", "data_utils.py", "init.py", "models.py", "modules.py",
+              "monotonic_align/__init__.py", "stft.py", "text", "train.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "wavenet_vocoder", "github": "r9y9/wavenet_vocoder", "set": "holdout14",
+     "commit": "a35fff76ea3687b05e1a10023cad3f7f64fa25a3",
+     "take": ["train.py", "audio.py", "hparams.py", "lrschedule.py", "evaluate.py", "synthesis.py", "wavenet_vocoder"],
+     "only": "*.py", "drop": []},
+    {"name": "autovc", "github": "auspicious3000/autovc", "set": "holdout14",
+     "commit": "c1827a60e83e6d26030b8953843b2f7cf2bd36db",
+     "take": ["data_loader.py", "hparams.py", "main.py", "model_bl.py", "model_vc.py", "solver_encoder.py"],
+     "only": "*.py", "drop": []},
+    {"name": "SimCTG", "github": "yxuansu/SimCTG", "set": "holdout14",
+     "commit": "3a91449c8f3133f2c183e481e705b1dbb268589c",
+     "take": ["pretraining", "story_generation", "simctg"], "only": "*.py", "drop": []},
+    {"name": "transformer-xl", "github": "kimiyoung/transformer-xl", "set": "holdout14",
+     "commit": "44781ed21dbaec88b280f74d9ae2877f52b492a5",
+     "take": ["pytorch"], "only": "*.py", "drop": []},
+    {"name": "CodeXGLUE", "github": "microsoft/CodeXGLUE", "set": "holdout14",
+     "commit": "ac74a62802a0dd159b3258c78a2df8ad36cdf2b9",
+     "take": ["Code-Code/Defect-detection/code/run.py", "Code-Code/Defect-detection/code/model.py",
+              "Code-Text/code-to-text/code/run.py", "Code-Text/code-to-text/code/model.py",
+              "Code-Text/code-to-text/code/bleu.py", "Code-Code/CodeCompletion-token/code/run_lm.py",
+              "Code-Code/CodeCompletion-token/code/model.py", "Code-Code/CodeCompletion-token/code/beam.py",
+              "Code-Code/CodeCompletion-token/code/dataset.py"], "only": "*.py", "drop": []},
+    {"name": "minimalRL", "github": "seungeunrho/minimalRL", "set": "holdout14",
+     "commit": "c8efed8481e3cd40e9739cfde220a55522555b57",
+     "take": ["REINFORCE.py", "a2c.py", "a3c.py", "acer.py", "actor_critic.py", "ddpg.py", "dqn.py", "ppo-continuous.py",
+              "ppo-lstm.py", "ppo.py", "sac.py", "vtrace.py"], "only": "*.py", "drop": []},
+    {"name": "minRF", "github": "cloneofsimo/minRF", "set": "holdout14",
+     "commit": "4fc10e0cc8ba976152c7936a1af9717209f03e18",
+     "take": ["rf.py", "dit.py", "advanced"], "only": "*.py", "drop": []},
+    {"name": "state-spaces", "github": "HazyResearch/state-spaces", "set": "holdout14",
+     "commit": "307f11bba801d5734235a1791df1859f6ae0e367",
+     "take": ["sashimi/sc09_classifier/train_speech_commands.py", "sashimi/sc09_classifier/models",
+              "sashimi/sc09_classifier/transforms", "sashimi/sc09_classifier/speech_commands_dataset.py"],
+     "only": "*.py", "drop": []},
+    {"name": "byol-pytorch", "github": "lucidrains/byol-pytorch", "set": "holdout14",
+     "commit": "299312613c1f44923e7869d1c82be7d536c2c42b",
+     "take": ["byol_pytorch", "examples"], "only": "*.py", "drop": []},
+    {"name": "Show-o", "github": "showlab/Show-o", "set": "holdout14",
+     "commit": "45a5a2de01d1ebd10cd5864d29310a76476cdf23",
+     "take": ["training/__init__.py", "training/data.py", "training/imagenet_dataset.py", "training/omni_attention.py",
+              "training/optimizer.py", "training/prompting_utils.py", "training/train.py", "training/utils.py", "models"],
+     "only": "*.py", "drop": []},
+    {"name": "Glow-PyTorch", "github": "y0ast/Glow-PyTorch", "set": "holdout14",
+     "commit": "13c7b013dde32600e732416f2ed15438d686636f",
+     "take": ["datasets.py", "model.py", "modules.py", "train.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "ChatGLM-Efficient-Tuning", "github": "hiyouga/ChatGLM-Efficient-Tuning", "set": "holdout14",
+     "commit": "3c12daaa36779c4b45f890699c9aa36311a9ad14",
+     "take": ["src/train_bash.py", "src/glmtuner/__init__.py", "src/glmtuner/tuner", "src/glmtuner/extras",
+              "src/glmtuner/dsets", "src/glmtuner/hparams"], "only": "*.py", "drop": []},
+    {"name": "P-tuning-v2", "github": "THUDM/P-tuning-v2", "set": "holdout14",
+     "commit": "b1520c9aa177ffe539a77b80fd8bca992e76513e",
+     "take": ["run.py", "arguments.py", "training", "tasks/utils.py", "tasks/glue", "model/sequence_classification.py",
+              "model/prefix_encoder.py", "model/utils.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -1092,7 +1167,8 @@ def main(argv=None) -> int:
     parser.add_argument("--set", choices=("dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6",
                                          "holdout7", "holdout8", "holdout9", "holdout10", "holdout11",
                                          "holdout12",
-                                         "holdout13"), default="dev")
+                                         "holdout13",
+                                         "holdout14"), default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
     parser.add_argument("--jobs", type=int, default=1, help="linter worker processes (default 1)")
