@@ -849,6 +849,8 @@ class ValueFlow:
             return PYTHON
         if name == "numpy":
             return NUMPY
+        if isinstance(receiver, cst.Name) and self._host_model_method(call, receiver, env, depth):
+            return CPU_TENSOR  # ``model.pi(torch.from_numpy(s).float())``: a method of a host model
         owner = self._kind(receiver, env, depth + 1)
         if name in _MODULE_CHAIN and owner not in TENSORS and self._is_module(receiver):
             return UNKNOWN  # ``model.to(device)``: a module, not a tensor (its methods give no tensors)
@@ -922,6 +924,16 @@ class ValueFlow:
         if not self._returns_model_output(call):
             return UNKNOWN
         return CPU_TENSOR if self._host_model_call(call, env, depth) else DEVICE
+
+    def _host_model_method(self, call: cst.Call, receiver: cst.Name, env, depth: int) -> bool:
+        """A method of a model built in the file and never moved (minimalRL's ``model.pi(s)``,
+        ``model.v(s)``), given host tensors: its result is on the host too, as its forward's is."""
+        if receiver.value not in self.ctx.steps.unmoved_models or self._function_of(receiver.value) is not None:
+            return False
+        if not call.args or any(a.star for a in call.args):
+            return False
+        kinds = [self._kind(a.value, env, depth + 1) for a in call.args]
+        return all(k in HOST for k in kinds) and any(k in HOST_TENSORS for k in kinds)
 
     def _host_model_call(self, call: cst.Call, env, depth: int) -> bool:
         func = call.func
