@@ -5,6 +5,8 @@ from torchperf_lint.engine import lint_source
 SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
         "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
+TRUTH = SYNC.replace("`.item()` waits", "testing a tensor's truth waits")
+
 ONE_LOADER_OF_SEVERAL = """\
 import torch
 
@@ -39,3 +41,28 @@ def test_a_loop_over_one_loader_of_a_dict_of_loaders_is_a_step_loop():
         ("TPL102", 8, SYNC + " (called every step from train.py:12)"),
         ("TPL102", 19, SYNC),
     ]
+
+
+DATASET_ITEMS = """\
+import torch
+
+
+def validate(model, val_dataset, predictions):
+    for val_id in range(len(val_dataset)):
+        image1, image2, flow_gt, _ = val_dataset[val_id]
+        flow = model(image1[None].cuda(), image2[None].cuda())[0].cpu()
+        valid = torch.sum(flow_gt ** 2, dim=0).sqrt() < 10
+        if valid.max() > 0:
+            print((flow - flow_gt)[:, valid].mean())
+        pred = model(image1[None].cuda(), image2[None].cuda())[0]
+        if pred.max() > 0:
+            print(val_id)
+"""
+
+
+def test_an_item_a_dataset_hands_out_is_on_the_host():
+    """gmflow's ``image1, image2, flow_gt, _ = val_dataset[val_id]``: an item a dataset hands out
+    is a batch before any move (rules.md "Where a value lives"), so testing its mask waits for no
+    device; an item of something else stays of unknown origin."""
+    found = [(f.code, f.line, f.message) for f in lint_source(DATASET_ITEMS, "evaluate.py", codes=("TPL102",))]
+    assert found == [("TPL102", 12, TRUTH)]

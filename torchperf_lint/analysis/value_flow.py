@@ -616,6 +616,11 @@ class ValueFlow:
                 return owner
             if owner == CONTAINER and isinstance(expr.value, cst.Name):
                 return self._copied_item_kind(expr.value.value, env, depth)  # ``reprs["ids"]``
+            if owner == UNKNOWN and _DATASET_NAME.search(last_identifier(expr.value) or "") is not None \
+                    and not any(isinstance(e.slice, cst.Slice) for e in expr.slice):
+                # ``image1, image2, flow_gt, _ = val_dataset[val_id]``: an item a dataset hands
+                # out, as a loader would, before any move (rules.md "Where a value lives")
+                return BATCH
             return UNKNOWN
         if t is cst.BinaryOperation:
             return combine((self._kind(expr.left, env, depth + 1), self._kind(expr.right, env, depth + 1)))
@@ -1019,6 +1024,7 @@ def _literal_data(expr: cst.BaseExpression) -> bool:
 
 # Methods that copy a tensor to the host, and methods that keep a value where it is.
 _HOST_COPIES = frozenset(("cpu", "numpy", "tolist"))
+_DATASET_NAME = re.compile(r"(?:^|_)(?:dataset|dset)$", re.I)
 # Libraries whose functions compute on the host and return numpy arrays or numbers (a mesh's
 # ``trimesh.proximity.closest_point`` distances, OpenCV images, scipy and scikit-learn results)
 _ARRAY_LIBRARIES = ("numpy.", "scipy.", "cv2.", "trimesh.", "skimage.", "sklearn.", "librosa.", "soundfile.",
