@@ -272,30 +272,22 @@ class CpuThenDevice(Rule):
         if fresh is None:
             return
         assign = self.ctx.parent()
-        if self._handed_out(move):
-            factory, name = fresh
-            if move_target(move, self.ctx) == "accelerator":  # ``yield inputs.cuda(), labels.cuda()``
-                self.report(factory, self._message(factory, name))
-            else:
-                target = self._tensor_target(move)
-                if target is not None:
-                    self.report(factory, self._message(factory, name, target))
+        if self._handed_out(move):  # ``yield inputs.cuda(), labels.cuda()``
+            self._report_moved(fresh, move)
             return
         if not isinstance(assign, cst.Assign) or assign.value is not move:
             if self._only_load(receiver):
                 # ``k = torch.tensor([...]).view(1, 3, 1, 1)`` ... ``x * k.to(x.device)``: the move
                 # is the name's one use in the function, so the host tensor is never used as such
-                factory, name = fresh
-                if move_target(move, self.ctx) == "accelerator":
-                    self.report(factory, self._message(factory, name))
-                else:
-                    target = self._tensor_target(move)
-                    if target is not None:
-                        self.report(factory, self._message(factory, name, target))
+                self._report_moved(fresh, move)
             return
         targets = [t.target for t in assign.targets]
         if len(targets) != 1 or not isinstance(targets[0], cst.Name) or targets[0].value != receiver.value:
             return  # the host tensor is kept under its name: moving its creation would change it
+        self._report_moved(fresh, move)
+
+    def _report_moved(self, fresh, move: cst.Call) -> None:
+        """Report the factory of a name moved later (no fix: creation and move are apart)."""
         factory, name = fresh
         if move_target(move, self.ctx) == "accelerator":
             self.report(factory, self._message(factory, name))
