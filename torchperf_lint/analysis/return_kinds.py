@@ -39,7 +39,7 @@ import libcst as cst
 from .argument_places import _dominating_value
 from .project_index import content_digest
 from .step_loops import is_model_name
-from .syntax import is_loss_function_name
+from .syntax import dotted_name, is_loss_function_name
 from .value_kinds import (CONTAINER, CPU_TENSOR, DEVICE, HOST, HOST_TENSORS, NUMPY, PYTHON, TENSORS, UNKNOWN, Shape,
                           collapse)
 
@@ -374,15 +374,6 @@ def _index_definitions(statements, scope: str, index: dict) -> None:
                     _index_definitions(inner.body if isinstance(inner, ast.ExceptHandler) else [inner], scope, index)
 
 
-def _cst_dotted(expr) -> Optional[str]:
-    if isinstance(expr, cst.Name):
-        return expr.value
-    if isinstance(expr, cst.Attribute):
-        head = _cst_dotted(expr.value)
-        return f"{head}.{expr.attr.value}" if head else None
-    return None
-
-
 def _cst_ref(func, record: dict, scope: str) -> Optional[list]:
     """project_index._Summariser._call's record of a call, for a libcst ``func``."""
     locals_ = record.get("locals", {})
@@ -402,7 +393,7 @@ def _cst_ref(func, record: dict, scope: str) -> Optional[list]:
         return ["selfattr", value.attr.value, attr, scope]
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "super":
         return ["super", attr, scope]
-    dotted = _cst_dotted(func)
+    dotted = dotted_name(func)
     return ["dotted", dotted] if dotted else None
 
 

@@ -933,9 +933,10 @@ class ValueFlow:
     def _host_model_method(self, call: cst.Call, receiver: cst.Name, env, depth: int) -> bool:
         """A method of a model built in the file and never moved (minimalRL's ``model.pi(s)``,
         ``model.v(s)``), given host tensors: its result is on the host too, as its forward's is."""
-        if receiver.value not in self.ctx.steps.unmoved_models or self._function_of(receiver.value) is not None:
-            return False
+        # the cheap tests first: every method call on a name passes here
         if not call.args or any(a.star for a in call.args):
+            return False
+        if receiver.value not in self.ctx.steps.unmoved_models or self._function_of(receiver.value) is not None:
             return False
         kinds = [self._kind(a.value, env, depth + 1) for a in call.args]
         return all(k in HOST for k in kinds) and any(k in HOST_TENSORS for k in kinds)
