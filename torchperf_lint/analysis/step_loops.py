@@ -242,6 +242,11 @@ class ModuleSteps:
                         stmt.target if isinstance(stmt, ast.AnnAssign) else None)
                     if owner is not None and isinstance(target, ast.Name) and self._loader_call(stmt.value):
                         local_loaders[(owner, target.id)] = stmt.value
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                # ``with tqdm(val_loader) as bar:`` binds ``bar`` as ``bar = tqdm(val_loader)`` would
+                assigns.extend(ast.Assign(targets=[item.optional_vars], value=item.context_expr)
+                               for item in stmt.items
+                               if type(item.optional_vars) is ast.Name and type(item.context_expr) is ast.Call)
             elif isinstance(stmt, ast.Return) and owner is not None and self._loader_call(stmt.value) is not None:
                 factories[owner] = stmt.value
             elif isinstance(stmt, ast.Return) and owner is not None and isinstance(stmt.value, (ast.Tuple, ast.Name)):
@@ -353,7 +358,8 @@ class ModuleSteps:
         if isinstance(expr, ast.Subscript):
             expr = expr.value  # ``self.data_loader["dev"]``, ``dataloaders[phase]``: one loader of several
         name = _last_ast(expr)
-        return is_loader_name(name) or name in self.loaders or name in self.iterators
+        return (is_loader_name(name) or name in self.loaders or name in self.iterators
+                or name in self.wrapped_loaders)  # ``enumerate(bar)`` where ``bar = tqdm(val_loader)``
 
     def _is_function(self, receiver: Optional[str], name: Optional[str], attribute: bool) -> bool:
         """``name(...)`` bound by a ``def`` of the module, or ``self.name(...)`` a method of its
@@ -734,7 +740,8 @@ class ModuleSteps:
         if isinstance(expr, cst.Subscript):
             expr = expr.value  # ``self.data_loader["dev"]``, ``dataloaders[phase]``: one loader of several
         name = _last(expr)
-        return is_loader_name(name) or name in self.loaders or name in self.iterators
+        return (is_loader_name(name) or name in self.loaders or name in self.iterators
+                or name in self.wrapped_loaders)
 
     def is_step_call(self, call: cst.Call) -> bool:
         method, receiver, func = _cst_call_shape(call)

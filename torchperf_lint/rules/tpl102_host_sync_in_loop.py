@@ -23,7 +23,7 @@ from ..analysis.tree import descendants
 from ..analysis.value_uses import (SIZE_BUILTINS, ancestors, assigned_name, climb, derived_assignment,
                                    derived_names, for_over, is_string_literal, kept_through_names, name_uses,
                                    next_statement, read_as_number, shown, tests_size)
-from ..analysis.walker import LOOP, Rule, compile_text_tests
+from ..analysis.walker import BODY, LOOP, Rule, compile_text_tests
 
 SYNC_METHODS = frozenset(("item", "cpu", "numpy", "tolist", "nonzero"))
 SYNC_FUNCTIONS = frozenset(("torch.cuda.synchronize", "torch.nonzero"))
@@ -449,9 +449,25 @@ class HostSyncInLoop(Rule):
         # One host-needed use is enough (R3); not one the value cannot reach (the ``else`` of an
         # ``if`` whose body makes it, or after an unconditional new value)
         around = {id(n) for n in stack}
-        return self._uses_need_host(scope, name, list(name_uses(body, name, [scope], statement, [False], [False],
-                                                                 target_loads=True, rebinding_ends=around))
-                                    + carried, {name})
+        later = list(name_uses(body, name, [scope], statement, [False], [False], target_loads=True,
+                               rebinding_ends=around))
+        loop = self.ctx.innermost_loop()
+        if loop is not None and _accumulates(statement, name) and self._nothing_around_runs_every_step(loop):
+            # ``xe_loss += loss.item() * len(y)`` ... after the loop ``np.exp(xe_loss / n)``: a sum
+            # the host reads once, after the loop, needs one sync there, not one per step (the
+            # message's own remedy); only what the loop itself does with it can need it every step
+            later = [path for path in later if any(n is loop.node for n in path)]
+        return self._uses_need_host(scope, name, later + carried, {name})
+
+    def _nothing_around_runs_every_step(self, loop) -> bool:
+        """Is ``loop`` outside any loop that runs every step and outside a step body, so that what
+        follows it in the function runs once per epoch or per call? (A total read after a loop over
+        the heads of one step, ``if tokens != features: break``, is read every step.)"""
+        blocks = self.ctx.frame.blocks
+        if loop not in blocks:
+            return False
+        return not any(outer.kind == BODY or (outer.kind == LOOP and not self.ctx.is_epoch_loop(outer))
+                       for outer in blocks[: blocks.index(loop)])
 
     def _carried_uses(self, name: str, statement) -> list:
         """The uses the next time round of ``name += ...`` in the innermost loop: every load of
@@ -1087,6 +1103,15 @@ def _is_print_argument(ctx) -> bool:
     arg, call = ctx.parent(1), ctx.parent(2)
     return (isinstance(arg, cst.Arg) and isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
             and call.func.value == "print" and ctx.is_builtin("print"))
+
+
+def _accumulates(statement, name: str) -> bool:
+    """Is ``statement`` a running total of ``name``: ``name += ...`` or ``name = name + ...``?"""
+    if isinstance(statement, cst.AugAssign):
+        return True
+    if isinstance(statement, cst.Assign):
+        return any(isinstance(n, cst.Name) and n.value == name for n in descendants(statement.value))
+    return False
 
 
 def _truth_tests_tensor(test: cst.BaseExpression, ctx) -> bool:
@@ -1939,6 +1964,17 @@ def train(model, loader, optimizer, encoder):
         optimizer.step()
         print(float(feats[0].dot(feats[1])))  # TPL102
 """,
+    """
+import numpy as np
+import torch
+def perplexity(model, loader):
+    total, count = 0.0, 0
+    for x, y in loader:
+        loss = model(x.cuda(), y.cuda())
+        total += loss.item() * len(y)  # TPL102
+        count += len(y)
+    return np.exp(total / count)                         # numpy reads the sum once, after the loop
+""",
 )
 RULE.WHY = """\
 CUDA kernels run asynchronously: the Python loop only queues work, and stays ahead of the GPU.
@@ -2023,3 +2059,4 @@ RULE.REFERENCES = (
     "https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html#avoid-unnecessary-cpu-gpu-synchronization",
     "https://pytorch.org/docs/stable/generated/torch.cuda.set_sync_debug_mode.html",
 )
+
