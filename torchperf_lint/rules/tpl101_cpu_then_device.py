@@ -46,9 +46,11 @@ _UNSAFE_FACTORY_KEYWORDS = frozenset(("requires_grad", "pin_memory", "out", "gen
 # in-place fills (the spec's list, with their obvious siblings).
 _KEEP_FRESH = frozenset(
     "float double half bfloat16 long int short bool byte char type view reshape repeat expand unsqueeze "
-    "squeeze t flatten contiguous fill_ zero_ tril triu tril_ triu_ transpose permute "
+    "squeeze t flatten contiguous fill_ zero_ tril triu tril_ triu_ transpose permute expand_as view_as reshape_as "
     "uniform_ normal_ random_ bernoulli_ exponential_".split()  # in-place (random) fills
 )
+# ``torch.autograd.Variable(t)`` without ``requires_grad=`` hands back ``t`` itself (torch >= 0.4).
+_VARIABLE = frozenset(("torch.autograd.Variable", "torch.autograd.variable.Variable"))
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
 _ORDERING = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 
@@ -95,7 +97,10 @@ class CpuThenDevice(Rule):
             func = call.func
             if type(func) is ast.Attribute and func.attr in ("to", "cuda"):
                 receiver = func.value
-                if (type(receiver) is ast.Name and receiver.id in fresh_names) or _may_be_fresh(receiver, factories):
+                while type(receiver) is ast.Call and type(receiver.func) is ast.Attribute and (
+                        receiver.func.attr in _KEEP_FRESH):
+                    receiver = receiver.func.value  # ``alpha.expand_as(x).to(...)``
+                if (type(receiver) is ast.Name and receiver.id in fresh_names) or _may_be_fresh(func.value, factories):
                     return True
         return False
 
@@ -192,6 +197,11 @@ class CpuThenDevice(Rule):
         direct = True
         while True:
             if isinstance(expr, cst.Call):
+                if (len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star
+                        and self.ctx.qualname(expr.func) in _VARIABLE):
+                    # ``Variable(torch.ones(1)).cuda()``: Variable has returned its tensor since torch 0.4
+                    expr, direct = expr.args[0].value, False
+                    continue
                 found = method_call(expr)
                 if found is not None and self._keeps_fresh(expr, found[1]):
                     expr, direct = found[0], False
@@ -250,6 +260,11 @@ class CpuThenDevice(Rule):
         if isinstance(receiver, cst.Name):
             self._moved_variable(node, receiver)
             return
+        named = self._name_under_fresh_ops(receiver)
+        if named is not None:
+            # ``alpha = alpha.expand_as(data).to(data.device)``: a name moved after ops that keep it fresh
+            self._moved_variable(node, named)
+            return
         fresh = self._fresh_tensor(receiver)
         if fresh is None:
             return
@@ -285,6 +300,17 @@ class CpuThenDevice(Rule):
         if len(targets) != 1 or not isinstance(targets[0], cst.Name) or targets[0].value != receiver.value:
             return  # the host tensor is kept under its name: moving its creation would change it
         self._report_moved(fresh, move)
+
+    def _name_under_fresh_ops(self, expr: cst.BaseExpression) -> Optional[cst.Name]:
+        """The name under one or more methods that keep a tensor fresh (``alpha.expand_as(x)``,
+        ``mask.float().view(-1)``), or None."""
+        seen = False
+        while isinstance(expr, cst.Call):
+            found = method_call(expr)
+            if found is None or not self._keeps_fresh(expr, found[1]):
+                return None
+            expr, seen = found[0], True
+        return expr if seen and isinstance(expr, cst.Name) else None
 
     def _report_moved(self, fresh, move: cst.Call) -> None:
         """Report the factory of a name moved later (no fix: creation and move are apart)."""
@@ -438,6 +464,9 @@ def _may_be_fresh(expr, factories) -> bool:
             func = expr.func
             if type(func) is ast.Attribute and (func.attr in _KEEP_FRESH or func.attr == "to"):
                 pending.append(func.value)
+            elif (type(func) is ast.Name or type(func) is ast.Attribute) and (
+                    (func.id if type(func) is ast.Name else func.attr) == "Variable") and len(expr.args) == 1:
+                pending.append(expr.args[0])  # ``Variable(torch.ones(1)).cuda()``: maybe the tensor itself
         elif kind is ast.BinOp:
             pending += (expr.left, expr.right)
         elif kind is ast.Compare:
