@@ -104,3 +104,36 @@ def test_a_total_the_host_reads_after_the_loop_is_flagged_one_it_reads_every_ste
     numpy inside the loop (``np.isnan(total)`` deciding a ``break``) or a running offset that
     bounds the next step's slice is needed on the host every step (R3): silent."""
     assert _found(TOTALS) == [("TPL102", 9, 19, SYNC)]
+
+
+INTERVAL_SAMPLES = """\
+import torch
+from itertools import cycle
+from torch.utils.data import DataLoader
+
+
+class Trainer:
+    def __init__(self, vae, ema_vae, ds):
+        self.vae, self.ema_vae = vae, ema_vae
+        self.dl = cycle(DataLoader(ds, batch_size=8, shuffle=True))
+        self.save_every = 100
+
+    def train_step(self, steps, opt):
+        imgs = next(self.dl).cuda()
+        loss = self.vae(imgs)
+        loss.backward()
+        opt.step()
+        if not (steps % self.save_every):
+            for model, name in ((self.ema_vae, "ema"), (self.vae, "vae")):
+                recons = model(next(self.dl).cuda())
+                grid = recons.detach().cpu()
+                save(grid, name)
+"""
+
+
+def test_a_few_models_sampled_under_an_interval_from_a_cycled_loader_stay_held():
+    """DALLE2's and muse-maskgit's VQGAN trainers: under ``if not (steps % save_every):`` a loop over
+    the two models takes one batch each with ``next(self.dl)`` of ``cycle(dl)``: a few samples at
+    each interval, not a validation pass (a cycled loader fetched by ``next`` is no loop over the
+    loader: the bar-wrapper reading above must not reach it)."""
+    assert _found(INTERVAL_SAMPLES) == []

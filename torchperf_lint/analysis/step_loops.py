@@ -351,15 +351,15 @@ class ModuleSteps:
         if isinstance(expr, ast.Call):
             name = _last_ast(expr.func)
             if is_iterating_wrapper(name):
-                # ``zip(*loaders)`` as libcst sees it: the starred argument's value
+                # ``zip(*loaders)`` as libcst sees it: the starred argument's value; ``enumerate(bar)``
+                # where ``bar = tqdm(val_loader)`` (a bar alone is asked about by the loops' tests)
                 return any(self.ast_iterates_loader(a.value if isinstance(a, ast.Starred) else a)
-                           for a in expr.args)
+                           or _last_ast(a) in self.wrapped_loaders for a in expr.args)
             return is_loader_name(name)
         if isinstance(expr, ast.Subscript):
             expr = expr.value  # ``self.data_loader["dev"]``, ``dataloaders[phase]``: one loader of several
         name = _last_ast(expr)
-        return (is_loader_name(name) or name in self.loaders or name in self.iterators
-                or name in self.wrapped_loaders)  # ``enumerate(bar)`` where ``bar = tqdm(val_loader)``
+        return is_loader_name(name) or name in self.loaders or name in self.iterators
 
     def _is_function(self, receiver: Optional[str], name: Optional[str], attribute: bool) -> bool:
         """``name(...)`` bound by a ``def`` of the module, or ``self.name(...)`` a method of its
@@ -735,13 +735,13 @@ class ModuleSteps:
         if isinstance(expr, cst.Call):
             name = _last(expr.func)
             if is_iterating_wrapper(name):
-                return any(self.iterates_loader(a.value) for a in expr.args if a.keyword is None)
+                return any(self.iterates_loader(a.value) or _last(a.value) in self.wrapped_loaders
+                           for a in expr.args if a.keyword is None)
             return is_loader_name(name)
         if isinstance(expr, cst.Subscript):
             expr = expr.value  # ``self.data_loader["dev"]``, ``dataloaders[phase]``: one loader of several
         name = _last(expr)
-        return (is_loader_name(name) or name in self.loaders or name in self.iterators
-                or name in self.wrapped_loaders)
+        return is_loader_name(name) or name in self.loaders or name in self.iterators
 
     def is_step_call(self, call: cst.Call) -> bool:
         method, receiver, func = _cst_call_shape(call)
