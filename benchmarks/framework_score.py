@@ -14,6 +14,7 @@
     python benchmarks/framework_score.py --corpus /work/corpus_h11 --set holdout11
     python benchmarks/framework_score.py --corpus /work/corpus_h12 --set holdout12
     python benchmarks/framework_score.py --corpus /work/corpus_h14 --set holdout14
+    python benchmarks/framework_score.py --corpus /work/corpus_h16 --set holdout16
     python benchmarks/framework_score.py --fetch-list
 
 The corpus is third-party code and is never committed: ``--fetch-list`` prints every repository,
@@ -947,6 +948,80 @@ CORPUS = [
      "commit": "b1520c9aa177ffe539a77b80fd8bca992e76513e",
      "take": ["run.py", "arguments.py", "training", "tasks/utils.py", "tasks/glue", "model/sequence_classification.py",
               "model/prefix_encoder.py", "model/utils.py"], "only": "*.py", "drop": []},
+    # holdout16 (2026-11-26): a sixteenth fresh set (plain training scripts and multi-module projects in scientific ML,
+    # graphs, multimodal, diffusion and RL; Lightning modules, an Ignite engine, Accelerate, Fabric and DeepSpeed loops,
+    # HF Trainer subclasses), labelled by reading only before any linter run on it; its corpus lives in /work/corpus_h16
+    # and holds the .py files of the paths below only (docs/framework_corpus.md "holdout16").
+    {"name": "torchdiffeq", "github": "rtqichen/torchdiffeq", "set": "holdout16",
+     "commit": "657943acefa826ef04c025ebeb1ff5e9d60dc268",
+     "take": ["examples"], "only": "*.py", "drop": []},
+    {"name": "PDEBench", "github": "pdebench/PDEBench", "set": "holdout16",
+     "commit": "9754b4c0ee2bcb967233a89d1c8a6a58bf7f7bc9",
+     "take": ["pdebench/models/fno", "pdebench/models/unet", "pdebench/models/inverse", "pdebench/models/metrics.py",
+              "pdebench/models/train_models_forward.py", "pdebench/models/train_models_inverse.py"],
+     "only": "*.py", "drop": []},
+    {"name": "NBFNet-PyG", "github": "KiddoZhu/NBFNet-PyG", "set": "holdout16",
+     "commit": "0c2d262e1d0175c174f62367d08ce4060b0d7b89",
+     "take": ["nbfnet", "script"], "only": "*.py", "drop": []},
+    {"name": "tgn", "github": "twitter-research/tgn", "set": "holdout16",
+     "commit": "d55bbe678acabb9fc3879c408fd1f2e15919667c",
+     "take": ["train_self_supervised.py", "train_supervised.py", "evaluation", "model", "modules", "utils"],
+     "only": "*.py", "drop": []},
+    {"name": "CLIP_prefix_caption", "github": "rmokady/CLIP_prefix_caption", "set": "holdout16",
+     "commit": "1ad805a844a62ab2e5480479aa021bccf0d4d12a",
+     "take": ["train.py", "parse_coco.py", "parse_conceptual.py"], "only": "*.py", "drop": []},
+    {"name": "motion-diffusion-model", "github": "GuyTevet/motion-diffusion-model", "set": "holdout16",
+     "commit": "d4fd88c86d9210b85323783a73acb9b794d73e44",
+     "take": ["train", "model", "diffusion", "utils", "data_loaders/get_data.py", "data_loaders/tensors.py"],
+     "only": "*.py", "drop": []},
+    {"name": "LISA", "github": "dvlab-research/LISA", "set": "holdout16",
+     "commit": "3cb2d4301f1af4691bd4f3938335ef06e76f155a",
+     "take": ["train_ds.py", "model/LISA.py", "model/segment_anything/__init__.py",
+              "model/segment_anything/build_sam.py", "model/segment_anything/modeling", "utils"],
+     "only": "*.py", "drop": []},
+    {"name": "simple_GRPO", "github": "lsdefine/simple_GRPO", "set": "holdout16",
+     "commit": "4ab94c64765a33f73a2c285d1285f935fd299ef2",
+     "take": ["grpo_vllm_one.py", "ref_server.py", "simple_grpo_v1", "regroup_ver"], "only": "*.py", "drop": []},
+    {"name": "Rainbow", "github": "Kaixhin/Rainbow", "set": "holdout16",
+     "commit": "1745b184c3dfc03d4ffa3ce2342ced9996b39a60",
+     "take": ["agent.py", "env.py", "main.py", "memory.py", "model.py", "test.py"], "only": "*.py", "drop": []},
+    {"name": "CQL", "github": "young-geng/CQL", "set": "holdout16",
+     "commit": "21efac46faadef7d24ecf03a8091ab9cc3a613fd",
+     "take": ["SimpleSAC"], "only": "*.py", "drop": []},
+    {"name": "DiGress", "github": "cvignac/DiGress", "set": "holdout16",
+     "commit": "780242b8d3e7d78316bb5cf90c639fb0cd4c6079",
+     "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "COMET", "github": "Unbabel/COMET", "set": "holdout16",
+     "commit": "da61b810ea06f67bbd5d96031f55082167a16e80",
+     "take": ["comet/__init__.py", "comet/cli/train.py", "comet/models", "comet/encoders", "comet/modules"],
+     "only": "*.py", "drop": []},
+    {"name": "InstantMesh", "github": "TencentARC/InstantMesh", "set": "holdout16",
+     "commit": "08822c52fdc399b93ea00e4fa9e596344ed52ccc",
+     "take": ["train.py", "src", "zero123plus"], "only": "*.py", "drop": []},
+    {"name": "detoxify", "github": "unitaryai/detoxify", "set": "holdout16",
+     "commit": "d5376446b6accee5dd2d346f2d3050f9d8a69af1",
+     "take": ["train.py", "src", "model_eval", "detoxify"], "only": "*.py", "drop": []},
+    {"name": "spring", "github": "SapienzaNLP/spring", "set": "holdout16",
+     "commit": "39079940d028ba0dde4c1af60432be49f67d76f8",
+     "take": ["bin/train.py", "bin/predict_amrs.py", "spring_amr"], "only": "*.py", "drop": []},
+    {"name": "ddpo-pytorch", "github": "kvablack/ddpo-pytorch", "set": "holdout16",
+     "commit": "1958463f020112c9a7bc85768d296daacc2e1b4b",
+     "take": ["scripts/train.py", "ddpo_pytorch", "config"], "only": "*.py", "drop": []},
+    {"name": "SMDM", "github": "ML-GSAI/SMDM", "set": "holdout16",
+     "commit": "583aa4716d17728dbb825aec6c24a121164d616a",
+     "take": ["pretrain", "sft", "lit_gpt/__init__.py", "lit_gpt/config.py", "lit_gpt/diffmodel.py",
+              "lit_gpt/model.py", "lit_gpt/packed_dataset.py", "lit_gpt/speed_monitor.py", "lit_gpt/tokenizer.py",
+              "lit_gpt/utils.py", "lit_gpt/fused_cross_entropy.py", "lit_gpt/fused_rotary_embedding.py",
+              "lit_gpt/rmsnorm.py"],
+     "only": "*.py", "drop": []},
+    {"name": "UnifiedSKG", "github": "xlang-ai/UnifiedSKG", "set": "holdout16",
+     "commit": "073a52b2402f09c40ab01ea407f19f89c56c4d27",
+     "take": ["train.py", "utils", "models/__init__.py", "models/unified"], "only": "*.py", "drop": []},
+    {"name": "GLiNER", "github": "urchade/GLiNER", "set": "holdout16",
+     "commit": "c2bb58ddf569480ef7a9de03bef653723a42f5c2",
+     "take": ["train.py", "gliner/__init__.py", "gliner/config.py", "gliner/utils.py", "gliner/training",
+              "gliner/modeling"],
+     "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -1168,7 +1243,8 @@ def main(argv=None) -> int:
                                          "holdout7", "holdout8", "holdout9", "holdout10", "holdout11",
                                          "holdout12",
                                          "holdout13",
-                                         "holdout14"), default="dev")
+                                         "holdout14",
+                                         "holdout16"), default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
     parser.add_argument("--jobs", type=int, default=1, help="linter worker processes (default 1)")
