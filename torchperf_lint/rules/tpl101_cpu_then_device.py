@@ -290,6 +290,20 @@ class CpuThenDevice(Rule):
         if self._handed_out(move):  # ``yield inputs.cuda(), labels.cuda()``
             self._report_moved(fresh, move)
             return
+        if isinstance(assign, cst.IfExp):
+            # ``x = x.to("cuda") if torch.cuda.is_available() else x.to("cpu")`` (or ``else x``): the
+            # name rebound to its own move on the branch that moves it
+            branches = (assign.body, assign.orelse)
+            if all(_moves_or_is(branch, receiver.value) for branch in branches):
+                move = next((b for b in branches if isinstance(b, cst.Call)
+                             and move_target(b, self.ctx) == "accelerator"), move)
+                parent = self.ctx.parent(2)
+                if isinstance(parent, cst.Assign) and parent.value is assign:
+                    assign = parent
+                    if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name) and (
+                            assign.targets[0].target.value == receiver.value):
+                        self._report_moved(fresh, move)
+                        return
         if not isinstance(assign, cst.Assign) or assign.value is not move:
             if self._only_load(receiver):
                 # ``k = torch.tensor([...]).view(1, 3, 1, 1)`` ... ``x * k.to(x.device)``: the move
@@ -435,6 +449,15 @@ def _is_size_expression(expr: cst.BaseExpression) -> bool:
         return (isinstance(func, cst.Attribute) and func.attr.value == "size") or (
             isinstance(func, cst.Name) and func.value == "len")
     return False
+
+
+def _moves_or_is(expr: cst.BaseExpression, name: str) -> bool:
+    """``name`` itself, or ``name.to(...)``/``name.cuda(...)``/``name.cpu()``."""
+    if isinstance(expr, cst.Name):
+        return expr.value == name
+    found = method_call(expr) if isinstance(expr, cst.Call) else None
+    return (found is not None and found[1] in ("to", "cuda", "cpu") and isinstance(found[0], cst.Name)
+            and found[0].value == name)
 
 
 def _may_be_factory(call: ast.Call, qualname: str) -> bool:
