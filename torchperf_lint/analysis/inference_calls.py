@@ -97,9 +97,18 @@ def chain_level(grad_off: bool, trains: bool) -> int:
     return 0 if grad_off else 1
 
 
+# A getter, loader or reporter of training things (``get_train_smiles``, ``load_train_data``,
+# ``log_train_metrics``) does not say it trains: "train" there names the data split, not the act.
+_FETCHES_TRAINING_THINGS = re.compile(
+    r"^_*(?:get|load|build|make|create|prepare|read|download|split|save|write|plot|show|print|format|parse"
+    r"|collate|log|visuali[sz]e|count|describe|dump)_(?!.*(?:backward|(?:^|_)step$|optimi[sz]))",
+    re.IGNORECASE)
+
+
 def names_training(name: str) -> bool:
     """Does a function's or method's own name say it may train (``train_step``, ``take_step``)?"""
-    return _TRAINING_NAME.search(name) is not None and _EVALUATION_NAME.search(name) is None
+    return (_TRAINING_NAME.search(name) is not None and _EVALUATION_NAME.search(name) is None
+            and _FETCHES_TRAINING_THINGS.match(name) is None)
 
 
 def _ast_string(node) -> Optional[str]:
