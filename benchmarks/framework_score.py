@@ -14,6 +14,7 @@
     python benchmarks/framework_score.py --corpus /work/corpus_h11 --set holdout11
     python benchmarks/framework_score.py --corpus /work/corpus_h12 --set holdout12
     python benchmarks/framework_score.py --corpus /work/corpus_h14 --set holdout14
+    python benchmarks/framework_score.py --corpus /work/corpus_h15 --set holdout15
     python benchmarks/framework_score.py --fetch-list
 
 The corpus is third-party code and is never committed: ``--fetch-list`` prints every repository,
@@ -947,6 +948,80 @@ CORPUS = [
      "commit": "b1520c9aa177ffe539a77b80fd8bca992e76513e",
      "take": ["run.py", "arguments.py", "training", "tasks/utils.py", "tasks/glue", "model/sequence_classification.py",
               "model/prefix_encoder.py", "model/utils.py"], "only": "*.py", "drop": []},
+    # holdout15 (2026-11-26): a fifteenth fresh set (plain training scripts and multi-module projects in vision,
+    # detection, segmentation, recommendation, time series and tabular learning; Lightning modules and callbacks,
+    # HF Trainer subclasses, Accelerate loops), labelled by reading only before any linter run on it; its corpus lives
+    # in /work/corpus_h15 and holds the .py files of the paths below only (docs/framework_corpus.md "holdout15").
+    {"name": "DeepLabV3Plus-Pytorch", "github": "VainF/DeepLabV3Plus-Pytorch", "set": "holdout15",
+     "commit": "4e1087de98bc49d55b9239ae92810ef7368660db",
+     "take": ["main.py", "datasets", "metrics", "network", "utils"], "only": "*.py", "drop": []},
+    {"name": "pytorch-retinanet", "github": "yhenon/pytorch-retinanet", "set": "holdout15",
+     "commit": "0348a9d57b279e3b5b235461b472d37da5feec3d",
+     "take": ["train.py", "coco_validation.py", "csv_validation.py", "retinanet"], "only": "*.py", "drop": []},
+    {"name": "monodepth2", "github": "nianticlabs/monodepth2", "set": "holdout15",
+     "commit": "b676244e5a1ca55564eb5d16ab521a48f823af31",
+     "take": ["train.py", "trainer.py", "options.py", "layers.py", "utils.py", "kitti_utils.py", "evaluate_depth.py",
+              "datasets", "networks"], "only": "*.py", "drop": []},
+    {"name": "moco", "github": "facebookresearch/moco", "set": "holdout15",
+     "commit": "132aea9da9bb995a411c915c0420be3db62052f3",
+     "take": ["main_moco.py", "main_lincls.py", "moco"], "only": "*.py", "drop": []},
+    {"name": "SASRec.pytorch", "github": "pmixer/SASRec.pytorch", "set": "holdout15",
+     "commit": "fde8a9c08febc2c898dc269b1d98ab762c50d2be",
+     "take": ["python"], "only": "*.py", "drop": []},
+    {"name": "BERT4Rec-VAE-Pytorch", "github": "jaywonchung/BERT4Rec-VAE-Pytorch", "set": "holdout15",
+     "commit": "f66f2534ebfd937778c7174b5f9f216efdebe5de",
+     "take": ["main.py", "config.py", "options.py", "templates.py", "utils.py", "loggers.py", "dataloaders", "models",
+              "trainers"], "only": "*.py", "drop": []},
+    {"name": "CIKM2020-S3Rec", "github": "aHuiWang/CIKM2020-S3Rec", "set": "holdout15",
+     "commit": "49a890dcb516c9ed3126564495234ea74d5cd566",
+     "take": ["datasets.py", "models.py", "modules.py", "run_finetune_full.py", "run_finetune_sample.py",
+              "run_pretrain.py", "trainers.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "mvts_transformer", "github": "gzerveas/mvts_transformer", "set": "holdout15",
+     "commit": "3f2e378bc77d02e82a44671f20cf15bc7761671a",
+     "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "tabnet", "github": "dreamquark-ai/tabnet", "set": "holdout15",
+     "commit": "2c0c4ebd2bb1cb639ea94ab4b11823bc49265588",
+     "take": ["pytorch_tabnet"], "only": "*.py", "drop": []},
+    {"name": "saint", "github": "somepago/saint", "set": "holdout15",
+     "commit": "e288e84c77a54cfd2ffb55a53678fb7cbbb16630",
+     "take": ["augmentations.py", "data_openml.py", "models", "train.py", "train_robust.py", "pretraining.py",
+              "utils.py"], "only": "*.py", "drop": []},
+    {"name": "Apollo", "github": "JusperLee/Apollo", "set": "holdout15",
+     "commit": "b17bf536b11fa527cddce5dd6694c4b04a44d3f6",
+     "take": ["train.py", "look2hear"], "only": "*.py", "drop": []},
+    {"name": "voicefixer_main", "github": "haoheliu/voicefixer_main", "set": "holdout15",
+     "commit": "374e0d700ba796de33691150a95fa6c63c1561c1",
+     "take": ["train_gsr_voicefixer.py", "train_gsr_unet.py", "train_ssr_unet.py", "models", "tools",
+              "dataloaders"], "only": "*.py", "drop": []},
+    {"name": "LLaRA", "github": "ljy0ustc/LLaRA", "set": "holdout15",
+     "commit": "9733f732399e95e236f4f2e1d1139c1f0437090e",
+     "take": ["SASRecModules_ori.py", "main.py", "optims.py", "data", "model",
+              "recommender"], "only": "*.py", "drop": []},
+    {"name": "tsdiff", "github": "amazon-science/unconditional-time-series-diffusion", "set": "holdout15",
+     "commit": "3eafeffdffefd4d2f5344ac63e5627a746c331a3",
+     "take": ["bin/train_model.py", "bin/train_cond_model.py", "src/uncond_ts_diff/arch/__init__.py",
+              "src/uncond_ts_diff/arch/backbones.py", "src/uncond_ts_diff/configs.py",
+              "src/uncond_ts_diff/dataset.py", "src/uncond_ts_diff/metrics", "src/uncond_ts_diff/model",
+              "src/uncond_ts_diff/predictor.py", "src/uncond_ts_diff/sampler",
+              "src/uncond_ts_diff/utils.py"], "only": "*.py", "drop": []},
+    {"name": "huggingsound", "github": "jonatasgrosman/huggingsound", "set": "holdout15",
+     "commit": "50e9fbaa41377c11d6ef9711700dbc1eae1cd7b0",
+     "take": ["huggingsound", "examples/speech_recognition/finetune.py"], "only": "*.py", "drop": []},
+    {"name": "be_great", "github": "kathrinse/be_great", "set": "holdout15",
+     "commit": "19848ad4e3f0f08c00c89fc2c407eb126b53e450",
+     "take": ["be_great"], "only": "*.py", "drop": []},
+    {"name": "Time-LLM", "github": "KimMeen/Time-LLM", "set": "holdout15",
+     "commit": "0045cde1ae0a7e7960b8f2273404eabac0f9c5da",
+     "take": ["run_main.py", "run_m4.py", "run_pretrain.py", "models/__init__.py", "models/TimeLLM.py",
+              "layers/__init__.py", "layers/Embed.py", "layers/StandardNorm.py", "utils", "data_provider",
+              "data_provider_pretrain"], "only": "*.py", "drop": []},
+    {"name": "naturalspeech2-pytorch", "github": "lucidrains/naturalspeech2-pytorch", "set": "holdout15",
+     "commit": "659bec7f7543e7747e809e950cc2f84242fbeec7",
+     "take": ["naturalspeech2_pytorch/__init__.py", "naturalspeech2_pytorch/aligner.py",
+              "naturalspeech2_pytorch/attend.py", "naturalspeech2_pytorch/naturalspeech2_pytorch.py",
+              "naturalspeech2_pytorch/version.py", "naturalspeech2_pytorch/utils/__init__.py",
+              "naturalspeech2_pytorch/utils/tokenizer.py",
+              "naturalspeech2_pytorch/utils/utils.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -1168,7 +1243,8 @@ def main(argv=None) -> int:
                                          "holdout7", "holdout8", "holdout9", "holdout10", "holdout11",
                                          "holdout12",
                                          "holdout13",
-                                         "holdout14"), default="dev")
+                                         "holdout14",
+                                         "holdout15"), default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
     parser.add_argument("--jobs", type=int, default=1, help="linter worker processes (default 1)")
