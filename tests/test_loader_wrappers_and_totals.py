@@ -137,3 +137,33 @@ def test_a_few_models_sampled_under_an_interval_from_a_cycled_loader_stay_held()
     each interval, not a validation pass (a cycled loader fetched by ``next`` is no loop over the
     loader: the bar-wrapper reading above must not reach it)."""
     assert _found(INTERVAL_SAMPLES) == []
+
+
+MONTE_CARLO = """\
+import torch
+
+
+def validate(model, val_dataloader, loaders, eval_iters):
+    losses = torch.zeros(eval_iters, device="cuda")
+    for k, val_data in enumerate(val_dataloader):
+        mc_loss = torch.zeros(128, device="cuda")
+        for i in range(128):
+            mc_loss[i] = model(val_data.cuda()).sum()
+        losses[k] = mc_loss.mean().item()
+    for loader in loaders:
+        flags = torch.zeros(1, device="cuda")
+        if not torch.all(flags == 0):
+            print("flags")
+        for x in loader:
+            model(x.cuda()).sum().backward()
+    return losses.mean()
+"""
+
+
+def test_a_loop_over_a_loader_is_no_epoch_whatever_its_nested_loops_do():
+    """SMDM's validation (holdout16, tuned there): each pass of ``for k, val_data in
+    enumerate(val_dataloader)`` takes a batch, and its 128 Monte Carlo passes of the model sit in a
+    nested loop; the outer loop is no epoch-level loop, so ``losses[k] = mc_loss.mean().item()``
+    waits once per batch. A loop over several loaders (``for loader in loaders:``) takes loaders,
+    not batches: it stays epoch-level and its own truth test runs once per loader."""
+    assert _found(MONTE_CARLO) == [("TPL102", 10, 20, SYNC)]

@@ -460,6 +460,13 @@ class ModuleSteps:
         known = self._epoch_facts.get(id(loop))
         if known is not None:
             return known
+        if type(loop) is not ast.While and not _over_loaders(_unwrapped_ast(loop.iter)) and (
+                self.ast_iterates_loader(loop.iter) or _last_ast(loop.iter) in self.wrapped_loaders):
+            # each time round takes a batch: a loop over a loader is no epoch, whatever its nested
+            # loops do (SMDM's validation: 128 Monte Carlo passes of the model per batch); a loop
+            # over several loaders (``for loader in loaders:``) takes loaders, not batches
+            self._epoch_facts[id(loop)] = (False, frozenset())
+            return self._epoch_facts[id(loop)]
         own: List[Tuple[ast.Call, bool]] = []
         nested: List[Tuple[ast.AST, bool]] = []
         pending: List[Tuple[ast.AST, bool]] = [(node, False) for node in loop.body]
@@ -876,6 +883,10 @@ class ModuleSteps:
         known = self._cst_epoch.get(id(loop))
         if known is not None and known[0] is loop:  # a unit's tree may be gone and its ids reused
             return known[1]
+        if isinstance(loop, cst.For) and not _over_loaders(_unwrapped_cst(loop.iter)) and (
+                self.iterates_loader(loop.iter) or _last(loop.iter) in self.wrapped_loaders):
+            self._cst_epoch[id(loop)] = (loop, (False, frozenset()))  # a loop over a loader is no epoch
+            return self._cst_epoch[id(loop)][1]
         own: List[Tuple[cst.Call, bool]] = []
         nested: List[Tuple[cst.CSTNode, bool]] = []
         pending: List[Tuple[cst.CSTNode, bool]] = [(loop.body, False)]
@@ -1040,6 +1051,28 @@ def _unpacked(assigns, tuple_factories) -> Iterator:
                         yield None, list(_target_last_names(element)), item
                 continue
         yield node, [n for t in targets for n in _target_last_names(t)], value
+
+
+def _unwrapped_ast(expr):
+    """``x`` of ``enumerate(x)``/``tqdm(x, ...)`` (wrappers that hand out its items one by one)."""
+    while isinstance(expr, ast.Call) and _last_ast(expr.func) in _ONE_BY_ONE and expr.args:
+        expr = expr.args[0]
+    return _last_ast(expr)
+
+
+def _unwrapped_cst(expr):
+    while isinstance(expr, cst.Call) and _last(expr.func) in _ONE_BY_ONE and expr.args:
+        expr = expr.args[0].value
+    return _last(expr)
+
+
+# Wrappers that hand out the items of their first argument one at a time.
+_ONE_BY_ONE = frozenset(("enumerate", "tqdm", "trange", "iter", "progress_bar", "track"))
+
+
+def _over_loaders(name: Optional[str]) -> bool:
+    """A name for several loaders (``loaders``, ``self.dataloaders``): its items are loaders."""
+    return name is not None and name.lower().endswith("loaders")
 
 
 def _last_ast(node) -> Optional[str]:
