@@ -115,8 +115,14 @@ def is_step_shape(method: Optional[str], receiver: Optional[str], func: Optional
     if method == "forward" and (is_model_name(receiver) or receiver in objects):
         return True
     # ``self(x)`` is not a model call here: an RL module stepping its environment calls itself,
-    # and the spec names models by their variables.
-    return func is not None and (is_model_name(func) or func in objects)
+    # and the spec names models by their variables. ``TimeLLM.Model(args)``, ``ResNet(...)``: a
+    # capitalised name is a class being built, not a model run.
+    return func is not None and (func in objects or (is_model_name(func) and not _names_class(func)))
+
+
+def _names_class(name: str) -> bool:
+    """``Model``, ``UNet``, ``ResNet50``: capitalised with some lower case (``G``, ``D``, ``MODEL`` are not)."""
+    return name[:1].isupper() and any(c.islower() for c in name)
 
 
 # ---- libcst side ------------------------------------------------------------------------------

@@ -431,6 +431,8 @@ class HostSyncInLoop(Rule):
         stack = self.ctx.stack
         if self._host_needed_use(stack) or self._size_through_arithmetic(stack):
             return True
+        if self._appended_for_host_library(stack):
+            return True
         found = derived_assignment(stack)
         if found is None:
             return False
@@ -468,6 +470,26 @@ class HostSyncInLoop(Rule):
             return False
         return not any(outer.kind == BODY or (outer.kind == LOOP and not self.ctx.is_epoch_loop(outer))
                        for outer in blocks[: blocks.index(loop)])
+
+    def _appended_for_host_library(self, stack) -> bool:
+        """``loss_hist.append(float(loss))`` where the same pass of the loop hands ``loss_hist`` to
+        numpy (``np.mean(loss_hist)`` in the progress print): the running window is read on the host
+        every step (R3). A list read by numpy only after the loop is not (one copy there would do)."""
+        index = climb(stack, subscripts=False, items=False)
+        if not (index >= 3 and isinstance(stack[index - 1], cst.Arg) and isinstance(stack[index - 2], cst.Call)):
+            return False
+        func = stack[index - 2].func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend", "appendleft")
+                and isinstance(func.value, cst.Name)):
+            return False
+        loop = self.ctx.innermost_loop()
+        statement = next((n for n in reversed(stack[:index - 2]) if isinstance(n, cst.BaseSmallStatement)), None)
+        if loop is None or statement is None:
+            return False
+        around = stack[:next(i for i, n in enumerate(stack) if n is loop.node) + 1]
+        return any(self._host_library_argument(path)
+                   for path in name_uses(loop.node.body, func.value.value, around, statement, [False],
+                                         reaching=[False]))
 
     def _carried_uses(self, name: str, statement) -> list:
         """The uses the next time round of ``name += ...`` in the innermost loop: every load of
@@ -674,6 +696,8 @@ class HostSyncInLoop(Rule):
         ``len(idx)``, ``idx.shape[0]``): the sync of ``nonzero`` is the count of its rows, and that
         count is what the host asks for (R3: a size is host-needed)."""
         stack = self.ctx.stack
+        if _reads_size(stack):
+            return True  # written in place: ``if (ids == tok).nonzero().shape[0] > 0:``
         found = assigned_name(stack)
         scope = next((n for n in reversed(stack[:-1]) if isinstance(n, (cst.FunctionDef, cst.Module))), None)
         if found is None or scope is None:
@@ -681,11 +705,7 @@ class HostSyncInLoop(Rule):
         name, statement, _ = found
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
         for path in name_uses(body, name, [scope], statement, [False], reaching=[False]):
-            parent = path[-2] if len(path) >= 2 else None
-            if isinstance(parent, cst.Attribute) and parent.value is path[-1] and parent.attr.value in _SIZE_READS:
-                return True
-            if (len(path) >= 3 and isinstance(parent, cst.Arg) and isinstance(path[-3], cst.Call)
-                    and isinstance(path[-3].func, cst.Name) and path[-3].func.value == "len"):
+            if _reads_size(path):
                 return True
         return False
 
@@ -855,8 +875,12 @@ class HostSyncInLoop(Rule):
         known = self._training_loops.get(id(body))
         if known is not None and known[0] is body:
             return known[1]
+        # an argument counts by its own name (``self.optimizer``), not its owner's: ``opt.min_depth``
+        # reads an option of an argparse ``opt``, it hands over no optimizer
         trains = self.ctx.steps.runs_update(body) or any(
-            isinstance(n, cst.Call) and any(_names_optimizer(e) for e in (n.func, *(a.value for a in n.args)))
+            isinstance(n, cst.Call) and (_names_optimizer(n.func) or any(
+                _names_optimizer(a.value) for a in n.args
+                if not (isinstance(a.value, cst.Attribute) and not _names_optimizer(a.value.attr))))
             for n in descendants(body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))))
         self._training_loops[id(body)] = (body, trains)
         return trains
@@ -1112,6 +1136,15 @@ def _accumulates(statement, name: str) -> bool:
     if isinstance(statement, cst.Assign):
         return any(isinstance(n, cst.Name) and n.value == name for n in descendants(statement.value))
     return False
+
+
+def _reads_size(path) -> bool:
+    """Is the last node of ``path`` read only for its size: ``x.shape``, ``x.numel()``, ``len(x)``?"""
+    parent = path[-2] if len(path) >= 2 else None
+    if isinstance(parent, cst.Attribute) and parent.value is path[-1] and parent.attr.value in _SIZE_READS:
+        return True
+    return (len(path) >= 3 and isinstance(parent, cst.Arg) and isinstance(path[-3], cst.Call)
+            and isinstance(path[-3].func, cst.Name) and path[-3].func.value == "len")
 
 
 def _truth_tests_tensor(test: cst.BaseExpression, ctx) -> bool:
