@@ -129,3 +129,39 @@ def test_a_window_numpy_reads_every_step_is_host_needed_a_list_read_after_the_lo
     numpy once, after the loop (R22): flagged."""
     assert _found(WINDOW) == [("TPL102", 14, 26, SYNC.format(what="float()").replace(
         "`float()` waits", "`float()` of a tensor waits"))]
+
+
+THROUGHPUT = """\
+import time
+import torch
+
+
+@torch.no_grad()
+def throughput(data_loader, model, logger):
+    for idx, (images, _) in enumerate(data_loader):
+        images = images.cuda(non_blocking=True)
+        for i in range(50):
+            model(images)
+        torch.cuda.synchronize()
+        logger.info("throughput averaged with 30 times")
+        tic1 = time.time()
+        for i in range(30):
+            model(images)
+        torch.cuda.synchronize()
+        logger.info(f"throughput {30 * images.shape[0] / (time.time() - tic1)}")
+        return
+
+
+def measure(data_loader, model):
+    for images in data_loader:
+        for i in range(5):
+            model(images.cuda())
+        torch.cuda.synchronize()
+"""
+
+
+def test_a_loop_whose_first_pass_returns_runs_once():
+    """Swin's and DeiT's ``throughput()`` (plain scripts, found measuring this session's changes):
+    the loop over the loader returns at the end of its first pass, so it times one batch, once; a
+    loop over the loader that goes on syncs once per batch."""
+    assert _found(THROUGHPUT) == [("TPL102", 25, 8, SYNC.format(what="torch.cuda.synchronize()"))]

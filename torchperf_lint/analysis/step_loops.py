@@ -434,8 +434,10 @@ class ModuleSteps:
         return known
 
     def _ast_is_intrinsic(self, loop) -> bool:
-        if loop.body and type(loop.body[-1]) is ast.Break:
-            return False  # its first pass ends in a ``break``: it runs once (a check on one batch)
+        if loop.body and type(loop.body[-1]) in (ast.Break, ast.Return):
+            # its first pass ends in a ``break`` or ``return``: it runs once (a check on one batch,
+            # DeiT's and Swin's ``throughput()`` timing one batch)
+            return False
         if isinstance(loop, (ast.For, ast.AsyncFor)) and self.ast_iterates_loader(loop.iter):
             return True
         return self._body_runs_step(loop)
@@ -869,7 +871,7 @@ class ModuleSteps:
 
     def is_intrinsic(self, loop) -> bool:
         """Iterates a loader, or its body runs a step (nested loops included); not a loop whose
-        first pass ends in a ``break`` (it runs once)."""
+        first pass ends in a ``break`` or ``return`` (it runs once)."""
         if _ends_in_break(loop.body):
             return False
         if isinstance(loop, cst.For) and self.iterates_loader(loop.iter):
@@ -1273,11 +1275,11 @@ def names_holding(values: Dict[str, List], is_test) -> FrozenSet[str]:
 
 
 def _ends_in_break(body) -> bool:
-    """Does a loop's body (a libcst block) end in an unconditional ``break``?"""
+    """Does a loop's body (a libcst block) end in an unconditional ``break`` or ``return``?"""
     statements = getattr(body, "body", ())
     if not statements:
         return False
     last = statements[-1]
     if isinstance(last, cst.SimpleStatementLine):
-        return bool(last.body) and isinstance(last.body[-1], cst.Break)
+        return bool(last.body) and isinstance(last.body[-1], (cst.Break, cst.Return))
     return False
