@@ -1,0 +1,185 @@
+"""Forms of the errors left on holdout11-14 (2026-11-26, helper prec11; tuned on those sets)."""
+
+from torchperf_lint.engine import lint_source
+
+SYNC = ("`{what}` waits for the device in every iteration; keep values on the device (`total += "
+        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+ITEM = SYNC.format(what=".item()")
+
+
+def _tpl102(source: str, path: str = "train.py"):
+    return [(f.code, f.line, f.message) for f in lint_source(source, path, codes=("TPL102",))]
+
+
+# ---- minimalRL (holdout14): a CPU-only script's policies -------------------------------------------
+
+MODEL_HANDED_TO_FILE_FUNCTIONS = """\
+import gym
+import torch
+import torch.nn as nn
+
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def v(self, x):
+        return self.fc(x)
+
+
+def test(step, model):
+    print(step, model.v(torch.zeros(4)).sum())
+
+
+def place(model, device):
+    model.fc.to(device)
+
+
+def train(env, steps, device):
+    kept = Policy()
+    placed = Policy()
+    place(placed, device)
+    opt = torch.optim.Adam(kept.parameters())
+    s = env.reset()
+    for t in range(steps):
+        loss = kept.v(torch.from_numpy(s).float()).sum()
+        loss.backward()
+        opt.step()
+        print(kept.v(torch.from_numpy(s).float()).sum().item())
+        print(placed.v(torch.from_numpy(s).float()).sum().item())
+        if t % 100 == 0:
+            test(t, kept)
+
+
+train(gym.make("CartPole-v1"), 100, "cuda")
+"""
+
+
+def test_a_model_handed_only_to_a_function_of_the_file_that_calls_it_stays_on_the_host():
+    """minimalRL's ``test(step_idx, model)`` and ``calc_target(pi, ...)``: a function the file
+    defines that only calls the model or its methods does not move it, so the model stays where
+    the file built it, on the host (rules.md "Where a value lives"); a function that moves a part
+    of it (``model.fc.to(device)``) may have moved it: its outputs stay possibly on the device."""
+    assert _tpl102(MODEL_HANDED_TO_FILE_FUNCTIONS) == [("TPL102", 34, ITEM)]
+
+
+MODEL_HANDED_ON = """\
+import torch
+import torch.nn as nn
+
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+
+def wrap(model, accelerator):
+    return accelerator.prepare(model)
+
+
+def train(env, steps, accelerator):
+    model = Policy()
+    wrap(model, accelerator)
+    opt = torch.optim.Adam(model.parameters())
+    s = env.reset()
+    for t in range(steps):
+        loss = model(torch.from_numpy(s).float()).sum()
+        loss.backward()
+        opt.step()
+        print(loss.item())
+"""
+
+
+def test_a_model_a_function_of_the_file_hands_on_may_be_moved():
+    """A function of the file that hands the model to another call (``accelerator.prepare``)
+    may move it: the model's outputs are possibly on the device and the read is reported."""
+    assert _tpl102(MODEL_HANDED_ON) == [("TPL102", 24, ITEM)]
+
+
+TUPLE_OF_A_HOST_MODEL = """\
+import gym
+import torch
+import torch.nn as nn
+
+
+class PPO(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def pi(self, x, hidden):
+        out = self.fc(x)
+        return torch.softmax(out, dim=-1), hidden
+
+
+def run(env, steps):
+    model = PPO()
+    moved = PPO().cuda()
+    h_out = (torch.zeros([1, 1, 32]), torch.zeros([1, 1, 32]))
+    s = env.reset()
+    for t in range(steps):
+        h_in = h_out
+        prob, h_out = model.pi(torch.from_numpy(s).float(), h_in)
+        loss = -torch.log(prob).sum()
+        loss.backward()
+        print(prob[0].item())
+        q, _ = moved.pi(torch.from_numpy(s).float().cuda(), h_in)
+        print(q[0].item())
+
+
+run(gym.make("CartPole-v1"), 100)
+"""
+
+
+def test_a_tuple_unpacked_from_a_host_model_method_holds_host_tensors():
+    """minimalRL's ``prob, h_out = model.pi(s, h_in)``: the items a method of a model built in the
+    file and never moved returns, given host tensors, are host tensors, as the whole result is
+    (R21), whatever the method's summary says of its ``self.fc`` outputs; the items of a moved
+    model's method stay possibly on the device."""
+    assert _tpl102(TUPLE_OF_A_HOST_MODEL, "ppo.py") == [("TPL102", 28, ITEM)]
+
+
+DISTRIBUTIONS = """\
+import gym
+import torch
+import torch.nn as nn
+from torch.distributions import Categorical, Normal
+
+
+class PPO(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def pi(self, x):
+        return self.fc(x), torch.ones(2)
+
+
+def run(env, steps, device):
+    model = PPO()
+    rollout = []
+    s = env.reset()
+    for t in range(steps):
+        mu, std = model.pi(torch.from_numpy(s).float())
+        dist = Normal(mu, std)
+        a = dist.sample()
+        log_prob = dist.log_prob(a)
+        rollout.append((s, log_prob.item(), Categorical(logits=mu).entropy().item()))
+        loss = -log_prob.sum()
+        loss.backward()
+        far = Normal(mu.to(device), std)
+        print(far.log_prob(a.to(device)).item())
+
+
+run(gym.make("Pendulum-v1"), 100, "cuda")
+"""
+
+
+def test_a_distribution_of_host_tensors_gives_host_samples_and_log_probs():
+    """minimalRL's ``dist = Normal(mu, std)``; ``log_prob = dist.log_prob(a)``; ``log_prob.item()``
+    with ``mu``, ``std`` host tensors: a torch.distributions object computes its samples and
+    log-probabilities from its parameters, where they live (the host); one built from a tensor
+    moved to the device gives values possibly there."""
+    assert _tpl102(DISTRIBUTIONS, "ppo.py") == [("TPL102", 29, ITEM)]
