@@ -53,6 +53,7 @@ from .segments import BLOCK_FIELDS, CHILD_FIELDS, _push_children as push_childre
 from .project_root import find_project_root
 from .interval_gates import ast_gates_what_follows
 from .inference_calls import ast_stage_test, ast_turns_grad_off, call_mode, called_outside_evaluation
+from .inner_updates import repeats_on_held_data
 from .optimizer_loops import steps_each_item
 from .script_folders import script_folder_bindings, sys_path_folders
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
@@ -319,6 +320,14 @@ class _Summariser:
         steps = self._steps
         return not steps.device_data_loaders and steps.ast_iterates_loader(iterable)
 
+    def _one_step_loop(self, loop, fn: dict) -> bool:
+        """A step loop that is part of one step, not a loop of steps its function drives: one that
+        steps each of several optimizers, or (in a function, not at module level) inner updates on
+        the data the function holds (inner_updates: ``for _ in range(self.n_step_F):``)."""
+        steps = self._module_steps()
+        return steps_each_item(loop, steps) or (fn is not self.functions.get("<module>")
+                                                and repeats_on_held_data(loop, steps))
+
     def _function(self, qualname: str, line: int, owner_class: Optional[str], end: int = 0) -> dict:
         record = {"line": line, "end": end, "cls": owner_class, "calls": [], "backward": False, "syncbn": False,
                   "locals": {}}
@@ -371,8 +380,8 @@ class _Summariser:
                 fn.setdefault("loops", []).append([stmt.lineno, getattr(stmt, "end_lineno", None) or stmt.lineno])
                 self._expressions(stmt.test if kind is ast.While else stmt.iter, fn, scope, in_loop, step_loop)
                 inner_step = step_loop or id(stmt) in self._step_loop_ids()
-                if inner_step and (step_loop or not steps_each_item(stmt, self._module_steps())):
-                    fn["drives"] = True  # (a loop stepping each of several optimizers is one step)
+                if inner_step and (step_loop or not self._one_step_loop(stmt, fn)):
+                    fn["drives"] = True
                 self._loops.append([stmt.body, None])
                 self._scan(stmt.body, fn, scope, owner_class, interval_names, True, inner_step)
                 self._loops.pop()
