@@ -94,3 +94,55 @@ def test_inner_updates_on_the_batch_a_function_holds_leave_it_a_step_body(tmp_pa
         ("TPL102", 19, SYNC + PERFORMS),
         ("TPL102", 19, SYNC + PERFORMS),
     ]
+
+
+# A class re-exported by a star import in a package's __init__.py (Dassl's ``dassl/utils/__init__.py``:
+# ``from .meters import *``), imported from the package by the trainer.
+STAR_REEXPORT = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/utils/__init__.py": "from .old_meters import *\nfrom .meters import *\n",
+    "pkg/utils/old_meters.py": """
+        class MetricMeter:
+            def update(self, input_dict):
+                # shadowed: the package star-imports meters after old_meters
+                print(input_dict["loss"].item())
+        """,
+    "pkg/utils/meters.py": """
+        import torch
+
+
+        class MetricMeter:
+            def __init__(self):
+                self.values = {}
+
+            def update(self, input_dict):
+                for k, v in input_dict.items():
+                    if isinstance(v, torch.Tensor):
+                        v = v.item()
+                    self.values[k] = v
+        """,
+    "pkg/trainer.py": """
+        from pkg.utils import MetricMeter
+
+
+        def run_epoch(model, loader, optimizer):
+            losses = MetricMeter()
+            for x in loader:
+                loss = model(x).sum()
+                loss.backward()
+                optimizer.step()
+                losses.update({"loss": loss})
+        """,
+}
+
+
+def test_a_class_re_exported_by_a_star_import_is_reached_from_the_package(tmp_path):
+    """``from pkg.utils import MetricMeter`` with ``pkg/utils/__init__.py`` re-exporting it by
+    ``from .meters import *``: the per-step ``losses.update(...)`` reaches meters' method (rules.md
+    "The project": re-exports in ``__init__.py``), the last star-imported module that defines the
+    name, as Python binds it; the shadowed one in old_meters is not reached."""
+    write(tmp_path, STAR_REEXPORT)
+    assert findings(tmp_path, "pkg/utils/meters.py") == [
+        ("TPL102", 11, SYNC + " (called every step from pkg/trainer.py:10)")]
+    assert findings(tmp_path, "pkg/utils/old_meters.py") == []
