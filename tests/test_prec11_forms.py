@@ -183,3 +183,40 @@ def test_a_distribution_of_host_tensors_gives_host_samples_and_log_probs():
     log-probabilities from its parameters, where they live (the host); one built from a tensor
     moved to the device gives values possibly there."""
     assert _tpl102(DISTRIBUTIONS, "ppo.py") == [("TPL102", 29, ITEM)]
+
+
+# ---- Matcha-TTS (holdout11): R3 across a call, a slice bound -----------------------------------------
+
+SLICE_BOUND_IN_A_CALLEE = """\
+import numpy as np
+import torch
+
+
+def save_durations(attn, x_length, y_length, path):
+    durations = attn.squeeze().sum(1)[:x_length].numpy()
+    np.save(path, durations)
+
+
+def save_head(attn, n, path):
+    np.save(path, attn[: int(n) + 1].numpy())
+
+
+@torch.inference_mode()
+def compute_durations(loader, model, device):
+    for batch in loader:
+        x, x_lengths, y_lengths = batch["x"].to(device), batch["x_lengths"].to(device), batch["y_lengths"].to(device)
+        attn = model(x, x_lengths).cpu()
+        for i in range(attn.shape[0]):
+            save_durations(attn[i], x_lengths[i].item(),
+                           y_lengths[i].item(), batch["paths"][i])
+            save_head(attn[i], n=x_lengths[i].item(), path=batch["paths"][i])
+"""
+
+
+def test_a_value_a_callee_uses_as_a_slice_bound_is_host_needed():
+    """Matcha's ``save_durations_to_folder(attn[i], x_lengths[i].item(), y_lengths[i].item(), ...)``:
+    the callee slices ``[:x_length]`` (also ``[: int(n) + 1]``, by keyword), a size the host needs,
+    so that sync cannot go while the call stays (R3 across the call); ``y_length``, which the
+    callee never uses as a bound, stays a sync that buys nothing."""
+    assert _tpl102(SLICE_BOUND_IN_A_CALLEE, "durations.py") == [("TPL102", 21, ITEM)]
+    assert SLICE_BOUND_IN_A_CALLEE.splitlines()[20].strip().startswith("y_lengths[i].item()")

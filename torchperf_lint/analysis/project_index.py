@@ -54,6 +54,7 @@ from .project_root import find_project_root
 from .interval_gates import ast_gates_what_follows
 from .inference_calls import ast_stage_test, ast_turns_grad_off, call_mode, called_outside_evaluation
 from .inner_updates import repeats_on_held_data
+from .slice_bound_parameters import slice_bound_parameters
 from .optimizer_loops import steps_each_item
 from .script_folders import script_folder_bindings, sys_path_folders
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
@@ -235,6 +236,7 @@ class _Summariser:
         # library (host_library_parameters walks the function again).
         self._host_heads: Set[str] = set()
         self._host_calling: Set[int] = set()
+        self._slicing: Set[int] = set()  # the records of the functions that write a slice (slice_bound_parameters)
         # The names a dotted call's head must be for the step-body walk ever to resolve it
         # (_resolvable), worked out by ``run``; None: every call's arguments are placed. (The
         # language server's reuse of definitions, edit_reuse, records which names a definition
@@ -449,6 +451,10 @@ class _Summariser:
         self._shared_calls = None  # worked out on first use (called_outside_evaluation)
         self._scan(node.body, fn, qualname, owner_class, _IntervalNames(node.body), False)
         fn["hostp"] = host_library_parameters(node, self.table) if id(fn) in self._host_calling else []
+        if id(fn) in self._slicing:
+            bounds = slice_bound_parameters(node)
+            if bounds:
+                fn["boundp"] = bounds
         self._grad_off, self._loops, self._evaluating, self._shared_calls = outer
         self._scope_bodies.pop()
 
@@ -494,6 +500,8 @@ class _Summariser:
             kind = type(current)
             if kind is ast.Call:
                 self._call(current, fn, scope, in_loop, step_loop)
+            elif kind is ast.Slice:
+                self._slicing.add(id(fn))
             elif kind in skipped:
                 continue  # a nested definition (its own record) or a leaf: no call of this scope below
             elif kind in _COMPREHENSIONS:

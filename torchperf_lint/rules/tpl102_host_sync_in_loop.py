@@ -15,6 +15,7 @@ from ..analysis.instance_methods import attribute_method, instance_method, metho
 from ..analysis.nonfinite_branches import in_nonfinite_branch
 from ..analysis.python_containers import container_attributes
 from ..analysis.returned_copies import callers_hand_to_host_library, returned_item
+from ..analysis.slice_bound_parameters import bounds_a_slice
 from ..analysis.stop_flags import sets_stop_flag
 from ..analysis.test_rereads import rereads_tested_value
 from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, dotted_name, is_grad_off, is_model_name,
@@ -718,8 +719,11 @@ class HostSyncInLoop(Rule):
             return False  # a starred argument before it: its place is not known
         if method is not None:
             # ``rb.update_priorities(idx, prios)`` with ``rb = PrioritizedReplayBuffer(...)``
-            return hands_to_host_library(method, method_parameter(method, position, keyword))
-        return hands_to_host_library(record, parameter_of_argument(record, position, keyword))
+            parameter = method_parameter(method, position, keyword)
+            return hands_to_host_library(method, parameter) or bounds_a_slice(method, parameter)
+        record_parameter = parameter_of_argument(record, position, keyword)
+        # (a slice bound there, ``attn.sum(1)[:x_length]``, is a size the host needs: R3 across the call)
+        return hands_to_host_library(record, record_parameter) or bounds_a_slice(record, record_parameter)
 
     def _decides_loop_stop_at(self, path) -> bool:
         """Is the last node of ``path`` in the test of an ``if`` that leaves the innermost loop
