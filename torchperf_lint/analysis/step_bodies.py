@@ -240,14 +240,6 @@ class StepBodies:
                 again = module.bindings[rest[0]] + ("." + ".".join(rest[1:]) if len(rest) > 1 else "")
                 if again != dotted:
                     return self.symbol(again, depth + 1, load)
-            if module.star_imports and not rest[0].startswith("_"):
-                # a re-export by a star import (``from .meters import *`` in dassl/utils/__init__.py):
-                # the last star-imported project module that defines the name, as Python binds it
-                # (the modules are read to know which one does, as for a star import's call)
-                for star in module.star_imports:
-                    found = self.symbol(f"{star}.{'.'.join(rest)}", depth + 1, True)
-                    if found is not None:
-                        return found
             locals_ = module.functions.get("<module>", {}).get("locals", {})
             if len(rest) == 2 and rest[0] in locals_:  # ``helper = Helper()`` at module level
                 found = self._class_of(module, locals_[rest[0]])
