@@ -220,3 +220,52 @@ def test_a_value_a_callee_uses_as_a_slice_bound_is_host_needed():
     callee never uses as a bound, stays a sync that buys nothing."""
     assert _tpl102(SLICE_BOUND_IN_A_CALLEE, "durations.py") == [("TPL102", 21, ITEM)]
     assert SLICE_BOUND_IN_A_CALLEE.splitlines()[20].strip().startswith("y_lengths[i].item()")
+
+
+# ---- PARE (holdout12): an optimised value handed to a helper that cannot train ----------------------
+
+CPU = SYNC.format(what=".cpu()")
+
+OPTIMISED_VALUE_TO_A_HELPER = """\
+import torch
+
+
+def to_perspective(cam, focal_length=5000.0):
+    return torch.stack([cam[:, 1], cam[:, 2], 2 * focal_length / (cam[:, 0] + 1e-9)], dim=-1)
+
+
+def refine(opt, cam):
+    opt.step()
+    return cam
+
+
+@torch.no_grad()
+def run_on_images(model, images, fit, device):
+    results = []
+    for image in images:
+        output = model(image.to(device))
+        update, new_opt_cam = fit(output)
+        output["cam_t"] = to_perspective(new_opt_cam)[update]
+        results.append(output["cam"].cpu())
+    return results
+
+
+@torch.no_grad()
+def run_and_refine(model, images, fit, device):
+    results = []
+    for image in images:
+        output = model(image.to(device))
+        update, new_opt_cam = fit(output)
+        output["cam_t"] = refine(new_opt_cam, output["cam"])
+        results.append(output["cam"].cpu())
+    return results
+"""
+
+
+def test_an_optimised_value_handed_to_a_helper_that_cannot_train_leaves_the_loop_inference():
+    """PARE's demo loop hands SMPLify's refined camera ``new_opt_cam`` to a project function whose
+    body is one ``torch.stack``: a function that calls no backward, steps nothing and calls only
+    library functions cannot train with what it is handed, so the loop trains nothing and its
+    stored copies are results the host keeps (R7/R8). Handed to a function that steps it, the
+    same name makes the loop train: its copy stays reported."""
+    assert _tpl102(OPTIMISED_VALUE_TO_A_HELPER, "demo.py") == [("TPL102", 31, CPU)]

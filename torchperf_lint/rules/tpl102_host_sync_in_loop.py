@@ -18,6 +18,7 @@ from ..analysis.returned_copies import callers_hand_to_host_library, returned_it
 from ..analysis.slice_bound_parameters import bounds_a_slice
 from ..analysis.stop_flags import sets_stop_flag
 from ..analysis.test_rereads import rereads_tested_value
+from ..analysis.trainless_helpers import trains_nothing
 from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, dotted_name, is_grad_off, is_model_name,
                                last_identifier, method_call)
 from ..analysis.tree import descendants
@@ -845,9 +846,19 @@ class HostSyncInLoop(Rule):
             return known[1]
         trains = self.ctx.steps.runs_update(body) or any(
             isinstance(n, cst.Call) and any(_names_optimizer(e) for e in (n.func, *(a.value for a in n.args)))
+            and not self._cannot_train(n)
             for n in descendants(body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))))
         self._training_loops[id(body)] = (body, trains)
         return trains
+
+    def _cannot_train(self, call: cst.Call) -> bool:
+        """Is ``call`` one of a project function that cannot train with what it is handed (no step
+        work, library calls only: trainless_helpers), so that an optimizer-named argument
+        (``new_opt_cam``, an optimised camera) does not make its loop train?"""
+        if _names_optimizer(call.func):
+            return False  # ``optimizer.step()``, ``loss_scaler(...)``: the call itself is the optimizer's
+        return trains_nothing(getattr(self.ctx.facts, "step_bodies", None), dotted_name(call.func),
+                              self.ctx.function_qualname() or "")
 
     def _brackets_timer(self) -> bool:
         """``torch.cuda.synchronize()`` followed, before any other device work, by a timer read
