@@ -53,6 +53,8 @@ from .segments import BLOCK_FIELDS, CHILD_FIELDS, _push_children as push_childre
 from .project_root import find_project_root
 from .interval_gates import ast_gates_what_follows
 from .inference_calls import ast_stage_test, ast_turns_grad_off, call_mode, called_outside_evaluation
+from .inner_updates import repeats_on_held_data
+from .slice_bound_parameters import slice_bound_parameters
 from .optimizer_loops import steps_each_item
 from .script_folders import script_folder_bindings, sys_path_folders
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
@@ -234,6 +236,7 @@ class _Summariser:
         # library (host_library_parameters walks the function again).
         self._host_heads: Set[str] = set()
         self._host_calling: Set[int] = set()
+        self._slicing: Set[int] = set()  # the records of the functions that write a slice (slice_bound_parameters)
         # The names a dotted call's head must be for the step-body walk ever to resolve it
         # (_resolvable), worked out by ``run``; None: every call's arguments are placed. (The
         # language server's reuse of definitions, edit_reuse, records which names a definition
@@ -319,6 +322,14 @@ class _Summariser:
         steps = self._steps
         return not steps.device_data_loaders and steps.ast_iterates_loader(iterable)
 
+    def _one_step_loop(self, loop, fn: dict) -> bool:
+        """A step loop that is part of one step, not a loop of steps its function drives: one that
+        steps each of several optimizers, or (in a function, not at module level) inner updates on
+        the data the function holds (inner_updates: ``for _ in range(self.n_step_F):``)."""
+        steps = self._module_steps()
+        return steps_each_item(loop, steps) or (fn is not self.functions.get("<module>")
+                                                and repeats_on_held_data(loop, steps))
+
     def _function(self, qualname: str, line: int, owner_class: Optional[str], end: int = 0) -> dict:
         record = {"line": line, "end": end, "cls": owner_class, "calls": [], "backward": False, "syncbn": False,
                   "locals": {}}
@@ -371,8 +382,8 @@ class _Summariser:
                 fn.setdefault("loops", []).append([stmt.lineno, getattr(stmt, "end_lineno", None) or stmt.lineno])
                 self._expressions(stmt.test if kind is ast.While else stmt.iter, fn, scope, in_loop, step_loop)
                 inner_step = step_loop or id(stmt) in self._step_loop_ids()
-                if inner_step and (step_loop or not steps_each_item(stmt, self._module_steps())):
-                    fn["drives"] = True  # (a loop stepping each of several optimizers is one step)
+                if inner_step and (step_loop or not self._one_step_loop(stmt, fn)):
+                    fn["drives"] = True
                 self._loops.append([stmt.body, None])
                 self._scan(stmt.body, fn, scope, owner_class, interval_names, True, inner_step)
                 self._loops.pop()
@@ -440,6 +451,10 @@ class _Summariser:
         self._shared_calls = None  # worked out on first use (called_outside_evaluation)
         self._scan(node.body, fn, qualname, owner_class, _IntervalNames(node.body), False)
         fn["hostp"] = host_library_parameters(node, self.table) if id(fn) in self._host_calling else []
+        if id(fn) in self._slicing:
+            bounds = slice_bound_parameters(node)
+            if bounds:
+                fn["boundp"] = bounds
         self._grad_off, self._loops, self._evaluating, self._shared_calls = outer
         self._scope_bodies.pop()
 
@@ -485,6 +500,8 @@ class _Summariser:
             kind = type(current)
             if kind is ast.Call:
                 self._call(current, fn, scope, in_loop, step_loop)
+            elif kind is ast.Slice:
+                self._slicing.add(id(fn))
             elif kind in skipped:
                 continue  # a nested definition (its own record) or a leaf: no call of this scope below
             elif kind in _COMPREHENSIONS:

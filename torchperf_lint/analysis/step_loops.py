@@ -30,6 +30,7 @@ import libcst as cst
 from .names import bound_names, canonical, dotted_name_ast, is_torch_name, turns_grad_off
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
 from .tree import children, descendants
+from .unmoving_callees import unmoving_call
 
 # ---- names (shared by the libcst and the ast side) ----------------------------------------------
 # A model is held in a variable named by a noun, at most one qualifier before it; functions that
@@ -278,6 +279,7 @@ class ModuleSteps:
         for cls in classes:
             self.methods.update(s.name for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
         in_classes = {id(s) for cls in classes for s in cls.body}
+        self._plain_defs = {name: [n for n in nodes if id(n) not in in_classes] for name, nodes in self._defs.items()}
         self.functions.update(name for name, nodes in self._defs.items() if any(id(n) not in in_classes for n in nodes))
         class_names = {cls.name for cls in classes}
         changed = True
@@ -784,10 +786,12 @@ class ModuleSteps:
         """Plain names the file binds only to modules it builds (its own ``nn.Module`` classes, torch
         layers), never moved: no ``.to(...)``/``.cuda()`` is called on them anywhere in the file, and
         they are never handed to a call (``accelerator.prepare(model)``, ``trainer.fit(model)``,
-        ``DDP(model)`` may move them). A model the file builds and keeps on the CPU."""
+        ``DDP(model)`` may move them) other than one of a function of the file that only calls
+        them or their methods (unmoving_callees). A model the file builds and keeps on the CPU."""
         if self._unmoved is None:
             values: Dict[str, List] = {}
             unsure: Set[str] = set()
+            unmoving: Dict[tuple, bool] = {}
             for node in ast.walk(self._tree):
                 kind = type(node)
                 if kind is ast.Assign or kind is ast.AnnAssign:
@@ -805,6 +809,9 @@ class ModuleSteps:
                         continue
                     for arg in (*node.args, *(k.value for k in node.keywords)):
                         if type(arg) is ast.Name:
+                            if type(func) is ast.Name and unmoving_call(self._plain_defs.get(func.id, ()), node, arg,
+                                                                        unmoving):
+                                continue  # ``test(step_idx, model)``: a function of the file that only calls it
                             unsure.add(arg.id)
                         elif type(arg) is ast.Starred and type(arg.value) is ast.Name:
                             unsure.add(arg.value.id)

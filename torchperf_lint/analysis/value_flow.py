@@ -16,6 +16,9 @@ from typing import FrozenSet, Optional
 
 import libcst as cst
 
+from .host_distributions import TENSOR_METHODS as DISTRIBUTION_METHODS
+from .host_distributions import is_distribution_class
+from .host_distributions import parameter_values as distribution_parameters
 from .names import is_torch_name
 from .step_loops import is_iterating_wrapper, is_model_name
 from .tensor_uses import names_called, names_used_as_tensors
@@ -697,7 +700,10 @@ class ValueFlow:
         if not isinstance(returned, tuple):
             return None
         whole = self._kind(call, env, depth)
-        return tuple(item if collapse(item) in HOST or collapse(item) == DEVICE else item_shape(whole, i, len(returned))
+        # A tensor the callee makes stays where this function places the call's tensors (a model of
+        # the file never moved, on host inputs: ``mu, std = model.pi(s)``), as for a single value.
+        known = HOST if whole == CPU_TENSOR else HOST | {DEVICE}
+        return tuple(item if collapse(item) in known else item_shape(whole, i, len(returned))
                      for i, item in enumerate(returned))
 
     def _local_call_kind(self, call: cst.Call, env, depth: int) -> str:
@@ -856,6 +862,8 @@ class ValueFlow:
             return NUMPY
         if isinstance(receiver, cst.Name) and self._host_model_method(call, receiver, env, depth):
             return CPU_TENSOR  # ``model.pi(torch.from_numpy(s).float())``: a method of a host model
+        if name in DISTRIBUTION_METHODS and self._host_distribution(receiver, env, depth):
+            return CPU_TENSOR  # ``Normal(mu, std).log_prob(a)`` of host ``mu``, ``std``
         owner = self._kind(receiver, env, depth + 1)
         if name in _MODULE_CHAIN and owner not in TENSORS and self._is_module(receiver):
             return UNKNOWN  # ``model.to(device)``: a module, not a tensor (its methods give no tensors)
@@ -940,6 +948,21 @@ class ValueFlow:
             return False
         kinds = [self._kind(a.value, env, depth + 1) for a in call.args]
         return all(k in HOST for k in kinds) and any(k in HOST_TENSORS for k in kinds)
+
+    def _host_distribution(self, receiver, env, depth: int) -> bool:
+        """Is ``receiver`` a torch.distributions object built from host tensors only (``Normal(mu,
+        std)`` or a name last bound to one, with ``mu``, ``std`` host tensors or numbers)?"""
+        made, made_env = receiver, env
+        if isinstance(receiver, cst.Name):
+            found = self._plain_binding(receiver.value, env)
+            if found is None:
+                return False
+            made, binding, frame = found
+            made_env = _Env(binding, frame)
+        if not (isinstance(made, cst.Call) and is_distribution_class(self.ctx.qualname(made.func))):
+            return False
+        kinds = [self._kind(value, made_env, depth + 1) for value in distribution_parameters(made)]
+        return bool(kinds) and all(k in HOST for k in kinds) and any(k in HOST_TENSORS for k in kinds)
 
     def _host_model_call(self, call: cst.Call, env, depth: int) -> bool:
         func = call.func

@@ -15,8 +15,10 @@ from ..analysis.instance_methods import attribute_method, instance_method, metho
 from ..analysis.nonfinite_branches import in_nonfinite_branch
 from ..analysis.python_containers import container_attributes
 from ..analysis.returned_copies import callers_hand_to_host_library, returned_item
+from ..analysis.slice_bound_parameters import bounds_a_slice
 from ..analysis.stop_flags import sets_stop_flag
 from ..analysis.test_rereads import rereads_tested_value
+from ..analysis.trainless_helpers import trains_nothing
 from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, dotted_name, is_grad_off, is_model_name,
                                last_identifier, method_call)
 from ..analysis.tree import descendants
@@ -754,8 +756,11 @@ class HostSyncInLoop(Rule):
             return False  # a starred argument before it: its place is not known
         if method is not None:
             # ``rb.update_priorities(idx, prios)`` with ``rb = PrioritizedReplayBuffer(...)``
-            return hands_to_host_library(method, method_parameter(method, position, keyword))
-        return hands_to_host_library(record, parameter_of_argument(record, position, keyword))
+            parameter = method_parameter(method, position, keyword)
+            return hands_to_host_library(method, parameter) or bounds_a_slice(method, parameter)
+        record_parameter = parameter_of_argument(record, position, keyword)
+        # (a slice bound there, ``attn.sum(1)[:x_length]``, is a size the host needs: R3 across the call)
+        return hands_to_host_library(record, record_parameter) or bounds_a_slice(record, record_parameter)
 
     def _decides_loop_stop_at(self, path) -> bool:
         """Is the last node of ``path`` in the test of an ``if`` that leaves the innermost loop
@@ -881,9 +886,19 @@ class HostSyncInLoop(Rule):
             isinstance(n, cst.Call) and (_names_optimizer(n.func) or any(
                 _names_optimizer(a.value) for a in n.args
                 if not (isinstance(a.value, cst.Attribute) and not _names_optimizer(a.value.attr))))
+            and not self._cannot_train(n)
             for n in descendants(body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))))
         self._training_loops[id(body)] = (body, trains)
         return trains
+
+    def _cannot_train(self, call: cst.Call) -> bool:
+        """Is ``call`` one of a project function that cannot train with what it is handed (no step
+        work, library calls only: trainless_helpers), so that an optimizer-named argument
+        (``new_opt_cam``, an optimised camera) does not make its loop train?"""
+        if _names_optimizer(call.func):
+            return False  # ``optimizer.step()``, ``loss_scaler(...)``: the call itself is the optimizer's
+        return trains_nothing(getattr(self.ctx.facts, "step_bodies", None), dotted_name(call.func),
+                              self.ctx.function_qualname() or "")
 
     def _brackets_timer(self) -> bool:
         """``torch.cuda.synchronize()`` followed, before any other device work, by a timer read
