@@ -16,6 +16,7 @@
     python benchmarks/framework_score.py --corpus /work/corpus_h14 --set holdout14
     python benchmarks/framework_score.py --corpus /work/corpus_h15 --set holdout15
     python benchmarks/framework_score.py --corpus /work/corpus_h16 --set holdout16
+    python benchmarks/framework_score.py --corpus /work/corpus_h18 --set holdout18
     python benchmarks/framework_score.py --fetch-list
 
 The corpus is third-party code and is never committed: ``--fetch-list`` prints every repository,
@@ -1097,6 +1098,80 @@ CORPUS = [
      "take": ["train.py", "gliner/__init__.py", "gliner/config.py", "gliner/utils.py", "gliner/training",
               "gliner/modeling"],
      "only": "*.py", "drop": []},
+    # holdout18 (2026-11-26): an eighteenth fresh set (NLP, LLM fine-tuning, retrieval/embeddings, recommendation,
+    # molecules/proteins and RL; Lightning modules, HF Trainer subclasses, Accelerate loops and plain scripts), labelled
+    # by reading only before any linter run on it; its corpus lives in /work/corpus_h18 and holds the .py files of the
+    # paths below only (docs/framework_corpus.md "holdout18").
+    {"name": "rebel", "github": "Babelscape/rebel", "set": "holdout18",
+     "commit": "54ea5fd07dafece420c28c6f71f1c6431f42797c",
+     "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "multiflow", "github": "jasonkyuyim/multiflow", "set": "holdout18",
+     "commit": "6278899970523bad29953047e7a42b32a41dc813",
+     "take": ["multiflow"], "only": "*.py", "drop": []},
+    {"name": "SaProt", "github": "westlake-repl/SaProt", "set": "holdout18",
+     "commit": "e91e4858b55944523f1f8d385f7b96a0d3d34c1d",
+     "take": ["__init__.py", "model", "dataset", "utils", "scripts/training.py"], "only": "*.py", "drop": []},
+    {"name": "ByProt", "github": "BytedProtein/ByProt", "set": "holdout18",
+     "commit": "dd279dc85f76ee2c28c819b71bf3911b90159f0a",
+     "take": ["train.py", "src/byprot/__init__.py", "src/byprot/training_pipeline.py", "src/byprot/tasks",
+              "src/byprot/modules", "src/byprot/utils", "src/byprot/datamodules", "src/byprot/models/__init__.py",
+              "src/byprot/models/fixedbb/__init__.py", "src/byprot/models/fixedbb/generator.py",
+              "src/byprot/models/fixedbb/protein_mpnn_cmlm"],
+     "only": "*.py", "drop": []},
+    {"name": "simpleT5", "github": "Shivanandroy/simpleT5", "set": "holdout18",
+     "commit": "39a137d494626f449ac46209bff19a9d8f1784d5",
+     "take": ["simplet5"], "only": "*.py", "drop": []},
+    {"name": "longformer", "github": "allenai/longformer", "set": "holdout18",
+     "commit": "caefee668e39cacdece7dd603a0bebf24df6d8ca",
+     "take": ["longformer/__init__.py", "longformer/longformer.py", "longformer/longformer_encoder_decoder.py",
+              "longformer/sliding_chunks.py", "longformer/diagonaled_mm_tvm.py", "scripts/triviaqa.py",
+              "scripts/summarization.py", "scripts/pretrain.py", "scripts/triviaqa_utils"],
+     "only": "*.py", "drop": []},
+    {"name": "RetroMAE", "github": "staoxiao/RetroMAE", "set": "holdout18",
+     "commit": "ee375876a5e571617e37dd43450decc7865e2a07",
+     "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "Dense", "github": "luyug/Dense", "set": "holdout18",
+     "commit": "454af38e06fe79aac8243b0fa31387c07ee874ab",
+     "take": ["src/dense"], "only": "*.py", "drop": []},
+    {"name": "LoftQ", "github": "yxli2123/LoftQ", "set": "holdout18",
+     "commit": "ae33fd4fd05fd4ba146555cd77c13d307eb4e9b3",
+     "take": ["glue", "train_clm.py", "train_gsm8k.py", "train_summarization.py", "quantize_save.py"],
+     "only": "*.py", "drop": []},
+    {"name": "PaLM-rlhf-pytorch", "github": "lucidrains/PaLM-rlhf-pytorch", "set": "holdout18",
+     "commit": "bd0d0f3893ec62f827fa35e759cb38d748829d51",
+     "take": ["palm_rlhf_pytorch", "train.py"], "only": "*.py", "drop": []},
+    {"name": "ProteinMPNN", "github": "dauparas/ProteinMPNN", "set": "holdout18",
+     "commit": "8907e6671bfbfc92303b5f79c4b5e6ce47cdef57",
+     "take": ["training"], "only": "*.py", "drop": []},
+    {"name": "DeepCTR-Torch", "github": "shenweichen/DeepCTR-Torch", "set": "holdout18",
+     "commit": "f6854257b1fc29caab655ce72c6b5528b7432574",
+     "take": ["deepctr_torch"], "only": "*.py", "drop": []},
+    {"name": "pytorch-fm", "github": "rixwew/pytorch-fm", "set": "holdout18",
+     "commit": "f74ad19771eda104e99874d19dc892e988ec53fa",
+     "take": ["torchfm", "examples/main.py"], "only": "*.py", "drop": []},
+    {"name": "uniem", "github": "wangyuxinwhy/uniem", "set": "holdout18",
+     "commit": "f76acf9287917cbb64ce7e6d36e18afaf4c452fd",
+     "take": ["uniem", "scripts/train_m3e.py", "scripts/train_medi.py", "examples/finetune_jsonl.py"],
+     "only": "*.py", "drop": []},
+    {"name": "SELFRec", "github": "Coder-Yu/SELFRec", "set": "holdout18",
+     "commit": "5b0229423cb1c727e85a704d63e460368c8b9dde",
+     "take": ["SELFRec.py", "main.py", "base", "data", "model", "util"], "only": "*.py", "drop": []},
+    {"name": "EquiBind", "github": "HannesStark/EquiBind", "set": "holdout18",
+     "commit": "4cb1b4c562dae914780154518a6b915bb4cba658",
+     "take": ["train.py", "commons", "datasets", "models", "trainer"], "only": "*.py", "drop": []},
+    {"name": "contriever", "github": "facebookresearch/contriever", "set": "holdout18",
+     "commit": "39fb2201450cdba1648183737ed56d6b1bc33778",
+     "take": ["train.py", "finetuning.py", "src"], "only": "*.py", "drop": []},
+    {"name": "NCF", "github": "guoyang9/NCF", "set": "holdout18",
+     "commit": "89ff06ffcd2bca6bb773b54925265c208a28d318",
+     "take": ["config.py", "data_utils.py", "evaluate.py", "main.py", "model.py"], "only": "*.py", "drop": []},
+    {"name": "FlowSite", "github": "HannesStark/FlowSite", "set": "holdout18",
+     "commit": "fe9d468476a454aee83f8edb04289b194277346d",
+     "take": ["train.py", "lightning_modules", "models", "utils", "datasets/complex_dataset.py"],
+     "only": "*.py", "drop": []},
+    {"name": "PPO-PyTorch", "github": "nikhilbarhate99/PPO-PyTorch", "set": "holdout18",
+     "commit": "728cce83d7ab628fe2634eabcdf3239997eb81dd",
+     "take": ["PPO.py", "train.py", "test.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -1320,7 +1395,8 @@ def main(argv=None) -> int:
                                          "holdout13",
                                          "holdout14",
                                          "holdout15",
-                                         "holdout16"), default="dev")
+                                         "holdout16",
+                                         "holdout18"), default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
     parser.add_argument("--jobs", type=int, default=1, help="linter worker processes (default 1)")
