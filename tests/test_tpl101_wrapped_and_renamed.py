@@ -108,3 +108,25 @@ def test_a_name_rebound_to_its_own_move_under_a_conditional_expression_is_report
         ("TPL101", 5, 13, _message("arange"), None),
         ("TPL101", 7, 11, _message("ones"), None),
     ]
+
+
+VIEWS = """\
+import torch
+
+
+def featurize(x, n, bsz, rows):
+    offsets = torch.arange(0, n)[None, :].repeat(bsz, 1).to(x.device)
+    eye = torch.eye(n)[..., None].expand(n, n, 4).cuda()
+    picked = torch.arange(0, n)[rows].cuda()
+    return offsets, eye, picked
+"""
+
+
+def test_a_new_axis_or_a_full_slice_keeps_a_factory_fresh():
+    """ByProt's ``torch.arange(0, n)[None, :].repeat(bsz, 1).to(device)`` (holdout18, tuned there):
+    indexing with ``None``, ``...`` or a bare ``:`` is a view of the whole fresh tensor; no fix
+    (ops stand between). Indexing with values (``[rows]``) picks data: silent."""
+    assert _found(VIEWS) == [
+        ("TPL101", 5, 14, _message("arange"), None),
+        ("TPL101", 6, 10, _message("eye"), None),
+    ]

@@ -206,6 +206,9 @@ class CpuThenDevice(Rule):
                 if found is not None and self._keeps_fresh(expr, found[1]):
                     expr, direct = found[0], False
                     continue
+            elif isinstance(expr, cst.Subscript) and all(_adds_or_keeps_axis(e.slice) for e in expr.slice):
+                expr, direct = expr.value, False  # ``torch.arange(n)[None, :]``: a view of the fresh tensor
+                continue
             elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
                 if self._is_number(expr.right):
                     expr, direct = expr.left, False
@@ -451,6 +454,15 @@ def _is_size_expression(expr: cst.BaseExpression) -> bool:
     return False
 
 
+def _adds_or_keeps_axis(index) -> bool:
+    """``None`` (a new axis), ``...`` or a bare ``:``: indexing that makes a view of the whole tensor."""
+    if isinstance(index, cst.Index):
+        value = index.value
+        return (isinstance(value, cst.Name) and value.value == "None") or isinstance(value, cst.Ellipsis)
+    return (isinstance(index, cst.Slice) and index.lower is None and index.upper is None
+            and index.step is None)
+
+
 def _moves_or_is(expr: cst.BaseExpression, name: str) -> bool:
     """``name`` itself, or ``name.to(...)``/``name.cuda(...)``/``name.cpu()``."""
     if isinstance(expr, cst.Name):
@@ -490,6 +502,8 @@ def _may_be_fresh(expr, factories) -> bool:
             elif (type(func) is ast.Name or type(func) is ast.Attribute) and (
                     (func.id if type(func) is ast.Name else func.attr) == "Variable") and len(expr.args) == 1:
                 pending.append(expr.args[0])  # ``Variable(torch.ones(1)).cuda()``: maybe the tensor itself
+        elif kind is ast.Subscript:
+            pending.append(expr.value)  # ``torch.arange(n)[None, :]`` (erring on "maybe": any index)
         elif kind is ast.BinOp:
             pending += (expr.left, expr.right)
         elif kind is ast.Compare:
