@@ -16,6 +16,7 @@
     python benchmarks/framework_score.py --corpus /work/corpus_h14 --set holdout14
     python benchmarks/framework_score.py --corpus /work/corpus_h15 --set holdout15
     python benchmarks/framework_score.py --corpus /work/corpus_h16 --set holdout16
+    python benchmarks/framework_score.py --corpus /work/corpus_h17 --set holdout17
     python benchmarks/framework_score.py --corpus /work/corpus_h18 --set holdout18
     python benchmarks/framework_score.py --fetch-list
 
@@ -1098,6 +1099,72 @@ CORPUS = [
      "take": ["train.py", "gliner/__init__.py", "gliner/config.py", "gliner/utils.py", "gliner/training",
               "gliner/modeling"],
      "only": "*.py", "drop": []},
+    # holdout17 (2026-11-26): a seventeenth fresh set (Lightning step methods, HF Trainer subclasses and copies,
+    # Accelerate loops and plain scripts in vision, medical imaging, audio/speech, time series and remote sensing),
+    # labelled by reading only before any linter run on it; its corpus lives in /work/corpus_h17 and holds the .py
+    # files of the paths below only (docs/framework_corpus.md "holdout17").
+    {"name": "GeoSeg", "github": "WangLibo1995/GeoSeg", "set": "holdout17",
+     "commit": "9453fe48209c4626b29e35e61bab93b61212c4b1",
+     "take": ["train_supervision.py", "geoseg", "tools", "config"], "only": "*.py", "drop": []},
+    {"name": "seasonal-contrast", "github": "ServiceNow/seasonal-contrast", "set": "holdout17",
+     "commit": "8285173ec205b64bc3e53b880344dd6c3f79fa7a",
+     "take": ["datasets", "models", "utils", "main_bigearthnet.py", "main_eurosat.py", "main_oscd.py",
+              "main_pretrain.py"], "only": "*.py", "drop": []},
+    {"name": "satclip", "github": "microsoft/satclip", "set": "holdout17",
+     "commit": "1ead1067e9a00d44b132403b6bb2ce061e48d48e",
+     "take": ["satclip"], "only": "*.py", "drop": ["satclip/positional_encoding/spherical_harmonics_ylm.py"]},
+    {"name": "RAVE", "github": "acids-ircam/RAVE", "set": "holdout17",
+     "commit": "f048ec4569afba7c6ba38d590be8a07b8ab24840",
+     "take": ["rave", "scripts/train.py"], "only": "*.py", "drop": []},
+    {"name": "byol-a", "github": "nttcslab/byol-a", "set": "holdout17",
+     "commit": "3e65c9283498d06915e6dbcff3445307d8d3e930",
+     "take": ["byol_a", "train.py", "evaluate.py", "v2/byol_a2", "v2/train_v2.py"], "only": "*.py", "drop": []},
+    {"name": "image-gpt", "github": "teddykoker/image-gpt", "set": "holdout17",
+     "commit": "b967b2469ffdde18000e3172bb7cf7d95e9f4083",
+     "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "simplerecon", "github": "nianticlabs/simplerecon", "set": "holdout17",
+     "commit": "113b825084cc62166c6f5584d526650928127317",
+     "take": ["experiment_modules", "losses.py", "modules", "train.py", "options.py", "utils",
+              "datasets/generic_mvs_dataset.py", "datasets/scannet_dataset.py"], "only": "*.py", "drop": []},
+    {"name": "openspeech", "github": "sooftware/openspeech", "set": "holdout17",
+     "commit": "bff10bc128208a5baa4025024b43a1962ba75a5a",
+     "take": ["openspeech", "openspeech_cli"], "only": "*.py", "drop": []},
+    {"name": "wav2vec2-sprint", "github": "jonatasgrosman/wav2vec2-sprint", "set": "holdout17",
+     "commit": "eb0b8d647db1cf1aecc7a028fa0b96786d54e381",
+     "take": ["run_common_voice.py", "dataset_ext.py", "cer.py", "wer.py"], "only": "*.py", "drop": []},
+    {"name": "Whisper-Finetune", "github": "yeyupiaoling/Whisper-Finetune", "set": "holdout17",
+     "commit": "cb4b601604dab1ac8aff2f9939eda8aee3082394",
+     "take": ["finetune.py", "evaluation.py", "utils", "metrics"], "only": "*.py", "drop": []},
+    {"name": "Time-MoE", "github": "Time-MoE/Time-MoE", "set": "holdout17",
+     "commit": "d3524fdaa5c0e83a29a6cc01828194dd870ec7b6",
+     "take": ["main.py", "run_eval.py", "time_moe"], "only": "*.py", "drop": []},
+    {"name": "RadFM", "github": "chaoyi-wu/RadFM", "set": "holdout17",
+     "commit": "9efba84cced9ffdcbce00d6005f255414ffa8c36",
+     "take": ["src/train.py", "src/My_Trainer", "src/Model", "src/datasampler.py", "src/Dataset/multi_dataset.py"],
+     "only": "*.py", "drop": []},
+    {"name": "tango", "github": "declare-lab/tango", "set": "holdout17",
+     "commit": "34ecd38898508017ca937508a047b42817d2b070",
+     "take": ["train.py", "models.py", "tools"], "only": "*.py", "drop": []},
+    {"name": "magvit2-pytorch", "github": "lucidrains/magvit2-pytorch", "set": "holdout17",
+     "commit": "a00519fa9b9ca58f783d0ab16c9e09579314c9cd",
+     "take": ["magvit2_pytorch"], "only": "*.py", "drop": []},
+    {"name": "Graph-WaveNet", "github": "nnzhan/Graph-WaveNet", "set": "holdout17",
+     "commit": "6b162e80c59a1d494809252eca055cff93dc66b1",
+     "take": ["engine.py", "model.py", "train.py", "util.py", "test.py"], "only": "*.py", "drop": []},
+    {"name": "CLAM", "github": "mahmoodlab/CLAM", "set": "holdout17",
+     "commit": "53e2409d4a8189c682c173382964a85f114f923c",
+     "take": ["main.py", "eval.py", "models", "dataset_modules", "utils"], "only": "*.py", "drop": []},
+    {"name": "SSL4MIS", "github": "HiLab-git/SSL4MIS", "set": "holdout17",
+     "commit": "06df6047a59aba9988ced8331998b5957ecb356b",
+     "take": ["code/train_fully_supervised_2D.py", "code/train_mean_teacher_2D.py",
+              "code/train_uncertainty_aware_mean_teacher_3D.py", "code/train_cross_pseudo_supervision_2D.py",
+              "code/utils", "code/val_2D.py", "code/val_3D.py", "code/networks/net_factory.py",
+              "code/networks/net_factory_3d.py", "code/networks/unet.py", "code/networks/vnet.py",
+              "code/networks/unet_3D.py", "code/dataloaders/dataset.py", "code/dataloaders/brats2019.py"],
+     "only": "*.py", "drop": []},
+    {"name": "seamless_communication", "github": "facebookresearch/seamless_communication", "set": "holdout17",
+     "commit": "90e2b57ac4d82fa2bfaa25caeffe39ceb8b2ebec",
+     "take": ["src/seamless_communication/cli/m4t/finetune"], "only": "*.py", "drop": []},
     # holdout18 (2026-11-26): an eighteenth fresh set (NLP, LLM fine-tuning, retrieval/embeddings, recommendation,
     # molecules/proteins and RL; Lightning modules, HF Trainer subclasses, Accelerate loops and plain scripts), labelled
     # by reading only before any linter run on it; its corpus lives in /work/corpus_h18 and holds the .py files of the
@@ -1396,6 +1463,7 @@ def main(argv=None) -> int:
                                          "holdout14",
                                          "holdout15",
                                          "holdout16",
+                                         "holdout17",
                                          "holdout18"), default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
