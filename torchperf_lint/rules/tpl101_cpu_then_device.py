@@ -615,6 +615,14 @@ def blend(x, device, ids):
     t = torch.LongTensor(ids).to(device)       # ids: data or a size, cannot tell
     return y, t
 """,
+    """
+import torch
+from torch.autograd import Variable
+def pick(x, n, rows):
+    leaf = Variable(torch.zeros(n), requires_grad=True).cuda()   # a new leaf, not the factory's tensor
+    picked = torch.arange(n)[rows].cuda()                         # indexing by values picks data
+    return leaf, picked
+""",
 )
 RULE.INVALID = (
     """
@@ -713,6 +721,18 @@ def one_hot(z: torch.Tensor, n):
     codes = torch.zeros(z.size(0), n).to(z, non_blocking=True)  # TPL101
     noise = torch.randn(n).to(z)  # TPL101
     return codes, noise
+""",
+    """
+import torch
+from torch.autograd import Variable
+def featurize(x, n, bsz):
+    ones = Variable(torch.ones(1)).cuda()  # TPL101
+    offsets = torch.arange(n)[None, :].repeat(bsz, 1).to(x.device)  # TPL101
+    alpha = torch.rand(bsz, 1)  # TPL101
+    alpha = alpha.expand_as(x).to(x.device)
+    tokens = torch.arange(n).long()  # TPL101
+    tokens = tokens.to("cuda") if torch.cuda.is_available() else tokens.to("cpu")
+    return ones, offsets, alpha, tokens
 """,
 )
 RULE.FIXES = (
