@@ -18,6 +18,10 @@
     python benchmarks/framework_score.py --corpus /work/corpus_h16 --set holdout16
     python benchmarks/framework_score.py --corpus /work/corpus_h17 --set holdout17
     python benchmarks/framework_score.py --corpus /work/corpus_h18 --set holdout18
+    python benchmarks/framework_score.py --corpus /work/corpus_h19 --set holdout19
+    python benchmarks/framework_score.py --corpus /work/corpus_h20 --set holdout20
+    python benchmarks/framework_score.py --corpus /work/corpus_h21 --set holdout21
+    python benchmarks/framework_score.py --corpus /work/corpus_h22 --set holdout22
     python benchmarks/framework_score.py --fetch-list
 
 The corpus is third-party code and is never committed: ``--fetch-list`` prints every repository,
@@ -1238,6 +1242,14 @@ CORPUS = [
     {"name": "PPO-PyTorch", "github": "nikhilbarhate99/PPO-PyTorch", "set": "holdout18",
      "commit": "728cce83d7ab628fe2634eabcdf3239997eb81dd",
      "take": ["PPO.py", "train.py", "test.py"], "only": "*.py", "drop": []},
+    # holdout19 (2026-11-26): entries below this line, before the holdout20 marker.
+
+    # holdout20 (2026-11-26): entries below this line, before the holdout21 marker.
+
+    # holdout21 (2026-11-26): entries below this line, before the holdout22 marker.
+
+    # holdout22 (2026-11-26): entries below this line, before the closing bracket.
+
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -1463,7 +1475,11 @@ def main(argv=None) -> int:
                                          "holdout15",
                                          "holdout16",
                                          "holdout17",
-                                         "holdout18"), default="dev")
+                                         "holdout18",
+                                         "holdout19",
+                                         "holdout20",
+                                         "holdout21",
+                                         "holdout22"), default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
     parser.add_argument("--jobs", type=int, default=1, help="linter worker processes (default 1)")
