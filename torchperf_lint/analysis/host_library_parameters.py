@@ -72,9 +72,14 @@ def _own_nodes(body: List[ast.stmt]):
                 pending.append(child)
 
 
-def host_library_parameters(node, table: ImportTable, names: Optional[List[str]] = None) -> List[str]:
+def host_library_parameters(node, table: ImportTable, names: Optional[List[str]] = None,
+                            self_methods: Optional[Dict[str, tuple]] = None) -> List[str]:
     """The names of ``node``'s parameters (or of ``names``, local names of its body: what a call
-    there returned, returned_copies.py) whose values reach an argument of a host library call."""
+    there returned, returned_copies.py) whose values reach an argument of a host library call.
+    ``self_methods``: methods of the same class, {name: (their parameters after ``self``, those
+    of them that reach a host library)}; an argument of ``self.<name>(...)`` bound to one of those
+    reaches it too (GeoSeg's ``Evaluator.add_batch`` hands its arrays to
+    ``self._generate_matrix``, which ``np.bincount``s them)."""
     arguments = node.args
     params = names if names is not None else [
         a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
@@ -101,8 +106,14 @@ def host_library_parameters(node, table: ImportTable, names: Optional[List[str]]
                 for bound in ast.walk(target):
                     if isinstance(bound, ast.Name) and bound.id not in origins:
                         host_library.objects.add(bound.id)
-    calls = [n for n in nodes if isinstance(n, ast.Call) and host_library(n.func)]
-    if not calls:
+    calls = [(*n.args, *(k.value for k in n.keywords)) for n in nodes
+             if isinstance(n, ast.Call) and host_library(n.func)]
+    if self_methods:
+        for n in nodes:
+            if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+                    and n.func.value.id == "self" and n.func.attr in self_methods):
+                calls.append(_host_bound_arguments(n, *self_methods[n.func.attr]))
+    if not any(calls):
         return []
     assignments = [n for n in nodes if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
                    and getattr(n, "value", None) is not None]
@@ -126,13 +137,26 @@ def host_library_parameters(node, table: ImportTable, names: Optional[List[str]]
         if not changed:
             break
     reached: Set[str] = set()
-    for call in calls:
+    for arguments in calls:
         carried = set()
-        for arg in (*call.args, *(k.value for k in call.keywords)):
+        for arg in arguments:
             _sources(arg, carried)
         for name in carried:
             reached |= origins.get(name, set())
     return [p for p in params if p in reached]
+
+
+def _host_bound_arguments(call: ast.Call, params: List[str], host: List[str]) -> tuple:
+    """The arguments of ``self.method(...)`` that bind one of ``host`` among ``params`` (the
+    method's parameters after ``self``); none after a starred argument (its places are unknown)."""
+    bound = []
+    for position, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        if position < len(params) and params[position] in host:
+            bound.append(arg)
+    bound.extend(k.value for k in call.keywords if k.arg in host)
+    return tuple(bound)
 
 
 class _HostLibrary:

@@ -60,7 +60,7 @@ from .script_folders import script_folder_bindings, sys_path_folders
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, names_holding)
 
-INDEX_VERSION = "3"
+INDEX_VERSION = "4"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -236,6 +236,7 @@ class _Summariser:
         # library (host_library_parameters walks the function again).
         self._host_heads: Set[str] = set()
         self._host_calling: Set[int] = set()
+        self._methods: List[tuple] = []  # (qualified name, class, node) of every method, for _host_parameters_through_self_methods
         self._slicing: Set[int] = set()  # the records of the functions that write a slice (slice_bound_parameters)
         # The names a dotted call's head must be for the step-body walk ever to resolve it
         # (_resolvable), worked out by ``run``; None: every call's arguments are placed. (The
@@ -272,12 +273,39 @@ class _Summariser:
         module_fn = self._function("<module>", 0, None)
         self._places[id(module_fn)] = HostNames(self.tree.body, self._host_batch_test())
         self._scan(self.tree.body, module_fn, "", None, frozenset(), False)
+        if self._host_heads and self._methods:
+            self._host_parameters_through_self_methods()
         summary = {"v": INDEX_VERSION, "imports": self.imports, "classes": self.classes,
                    "functions": self.functions, "roots": self.roots, "settings": self.settings}
         added = sys_path_folders(self.tree)
         if added:
             summary["sys_path"] = added  # folders it puts on sys.path (script_folders)
         return summary
+
+    def _host_parameters_through_self_methods(self) -> None:
+        """A method's parameters that it hands to a sibling method which hands them to a host
+        library (``add_batch(gt, pre)`` -> ``self._generate_matrix(gt, pre)`` -> ``np.bincount``):
+        they reach it too (host_library_parameters' ``self_methods``). Two hops at most; only in
+        modules that import a host library, whose classes have such a sibling."""
+        for _ in range(2):
+            host: Dict[str, Dict[str, tuple]] = {}
+            for qualname, owner, _node in self._methods:
+                fn = self.functions[qualname]
+                params = [p[0] for p in fn["params"]]
+                if fn["hostp"] and params and params[0] == "self":
+                    host.setdefault(owner, {})[qualname.rsplit(".", 1)[-1]] = (params[1:], fn["hostp"])
+            changed = False
+            for qualname, owner, node in self._methods:
+                siblings = host.get(owner)
+                fn = self.functions[qualname]
+                if not siblings or not any(c[0][0] == "self" and c[0][1] in siblings for c in fn["calls"]):
+                    continue
+                found = host_library_parameters(node, self.table, self_methods=siblings)
+                if set(found) - set(fn["hostp"]):
+                    fn["hostp"] = [p[0] for p in fn["params"] if p[0] in set(found) | set(fn["hostp"])]
+                    changed = True
+            if not changed:
+                break
 
     # The language server's reuse of definitions (edit_reuse) reads and replaces the step loops.
     @property
@@ -451,6 +479,8 @@ class _Summariser:
         self._shared_calls = None  # worked out on first use (called_outside_evaluation)
         self._scan(node.body, fn, qualname, owner_class, _IntervalNames(node.body), False)
         fn["hostp"] = host_library_parameters(node, self.table) if id(fn) in self._host_calling else []
+        if owner_class is not None:
+            self._methods.append((qualname, owner_class, node))
         if id(fn) in self._slicing:
             bounds = slice_bound_parameters(node)
             if bounds:
@@ -585,7 +615,10 @@ class _Summariser:
                 ref.append(scope)
             reaches = self._may_reach_project(func)
             places = self._places.get(id(fn)) if reaches and self._resolvable(ref) else None
-            fn["calls"].append([ref, call.lineno, step_loop, _constant_arguments(call, places), self._call_mode(call)])
+            constants = _constant_arguments(call, places)
+            if places is not None and fn["locals"]:
+                _instance_arguments(call, fn["locals"], constants)
+            fn["calls"].append([ref, call.lineno, step_loop, constants, self._call_mode(call)])
             if reaches:
                 self._handed_functions(call, ref, scope)
 
@@ -745,6 +778,24 @@ def _constant_arguments(call: ast.Call, places: Optional[HostNames] = None) -> d
             elif places is not None:
                 out.update(dict.fromkeys(places.keys(keyword.value, keyword.arg), 1))
     return out
+
+
+INSTANCE_KEY = "inst:"
+
+
+def _instance_arguments(call: ast.Call, instances: Dict[str, str], out: dict) -> None:
+    """Arguments that are names bound to an instance of a project class (``model =
+    inbatch.InBatch(opt)`` then ``train(opt, model)``): {"inst:1": "inbatch.InBatch"} beside the
+    argument's place, so the step-body walk can resolve ``model(...)`` in ``train`` through its
+    callers (step_bodies._through_callers)."""
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            return
+        if isinstance(arg, ast.Name) and arg.id in instances:
+            out[f"{INSTANCE_KEY}{index}"] = instances[arg.id]
+    for keyword in call.keywords:
+        if keyword.arg is not None and isinstance(keyword.value, ast.Name) and keyword.value.id in instances:
+            out[f"{INSTANCE_KEY}{keyword.arg}"] = instances[keyword.value.id]
 
 
 def _interval_names(body) -> FrozenSet[str]:
@@ -980,6 +1031,9 @@ class Project:
     def __init__(self, root: str, cache_dir: Optional[str] = None):
         self.root = root
         self._src = os.path.join(root, "src")
+        # ``src/`` is the src layout's folder of packages unless it is a package itself, which
+        # the project imports as ``src.x`` (contriever's ``from src import inbatch``)
+        self._src_layout = os.path.isdir(self._src) and not os.path.isfile(os.path.join(self._src, "__init__.py"))
         self.cache_dir = cache_dir if cache_dir is not None else (
             os.environ.get(CACHE_ENV) or os.path.join(root, CACHE_DIR_NAME))
         self.disk_cache = True  # read and write entries under cache_dir (False: memory only)
@@ -1013,7 +1067,7 @@ class Project:
     def module_name(self, path: str) -> str:
         path = os.path.abspath(path)
         rel = os.path.relpath(path, self.root)
-        if rel.startswith("src" + os.sep) and os.path.isdir(self._src):
+        if rel.startswith("src" + os.sep) and self._src_layout:
             rel = rel[4:]
         rel = rel[:-3] if rel.endswith(".py") else rel
         parts = [p for p in rel.split(os.sep) if p not in ("", ".")]

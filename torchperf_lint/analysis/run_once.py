@@ -25,9 +25,17 @@ MAX_DEPTH = 3
 Key = Tuple[str, str]
 
 
+# Hooks a framework runs at the start or end of an epoch or of the run (rules.md "A step body": per
+# epoch, not every step): ``on_validation_epoch_end``, Lightning 1.x ``validation_epoch_end``,
+# ``on_train_end``. What they call runs once each time, not every step (RAVE computes its receptive
+# field, with a backward, from ``validation_epoch_end``).
+_PER_EPOCH_HOOK_ENDS = ("epoch_end", "epoch_start", "_fit_end", "_train_end")
+
+
 def is_run_once_hook(qualname: str) -> bool:
     last = qualname.rsplit(".", 1)[-1]
-    return last in RUN_ONCE_HOOKS or last.startswith("configure_") or last.endswith("_dataloader")
+    return (last in RUN_ONCE_HOOKS or last.startswith("configure_") or last.endswith("_dataloader")
+            or last.endswith(_PER_EPOCH_HOOK_ENDS))
 
 
 def _called_name(ref) -> Optional[str]:

@@ -21,10 +21,10 @@ from collections import deque
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from .argument_places import HOST_KEY, UNKNOWN_KEY, passed_host, passed_host_values
-from .project_index import Module, Project, content_digest, project_for, summarize
+from .project_index import INSTANCE_KEY, Module, Project, content_digest, project_for, summarize
 from .inference_calls import (EVALUATION_BRANCH, LIGHTNING_EVALUATION_STEPS, chain_level, chain_state, names_training,
                               runs_inference)
-from .run_once import RunOnce
+from .run_once import RunOnce, module_call_sites
 from .step_callers import describe_performs, related_performs, step_performers
 
 # Names a call may take from the builtins: never looked up in star-imported modules
@@ -441,7 +441,7 @@ class StepBodies:
             for qual, (ref, line, _, constants, mode) in module.step_call_sites:
                 record = module.functions[qual]
                 own = self._own_class(module, record)
-                target = self.resolve(module, ref, own, own)
+                target = self.resolve(module, ref, own, own) or self._through_callers(module, qual, record, ref)
                 if target is not None:
                     self._note_arguments(target[0], ref, constants, (module, qual, line))
                     grad_off, trains = chain_state(mode, False, True, record["backward"])
@@ -474,7 +474,8 @@ class StepBodies:
             steps_env = _steps_env(record)
             passed_back = record.get("returns", ()) if chain.caller_steps_env else ()
             for ref, line, _, constants, mode in record["calls"]:
-                target = self.resolve(module, ref, self_cls or own, own)
+                target = (self.resolve(module, ref, self_cls or own, own)
+                          or self._through_callers(module, qual, record, ref))
                 if target is not None:
                     self._note_arguments(target[0], ref, constants, (module, qual, line))
                     grad_off, trains = chain_state(mode, chain.grad_off, chain.trains, record["backward"])
@@ -484,6 +485,41 @@ class StepBodies:
                                      steps_env or line in passed_back, chain.framework_trains, grad_off, trains)
                     extended.named_from = chain.named_from
                     push(target[0], target[1], _from_evaluation_branch(extended, mode))
+
+    def _through_callers(self, module: Module, qual: str, record: dict,
+                         ref: list) -> Optional[Tuple[Key, Optional[Key]]]:
+        """``model(**batch)`` / ``model.loss(x)`` in ``train(opt, model, ...)``, where ``model`` is a
+        parameter that every visible call of ``train`` hands a name bound to an instance of one
+        project class (``model = inbatch.InBatch(opt)`` then ``train(opt, model)``: the index's
+        "inst:" arguments): that class's ``forward``/method. None when a caller hands anything
+        else, callers disagree, or none is seen (contriever, holdout18)."""
+        if ref[0] == "name":
+            parameter, method = ref[1], "__call__"
+        elif ref[0] == "dotted" and ref[1].count(".") == 1:
+            parameter, method = ref[1].split(".")
+        else:
+            return None
+        params = [p[0] for p in record.get("params", ())]
+        if parameter not in params or parameter in ("self", "cls"):
+            return None
+        position = params.index(parameter)
+        function = (module.path, qual)
+        found: Optional[Key] = None
+        for caller_module in self._reachers:
+            for caller_qual, caller, call in module_call_sites(caller_module).get(qual.rsplit(".", 1)[-1], ()):
+                own = self._own_class(caller_module, caller)
+                target = self.resolve(caller_module, call[0], own, own)
+                if target is None or target[0] != function:
+                    continue
+                constants = dict(call[3])
+                skip = 1 if params[0] in ("self", "cls") and call[0][0] != "name" else 0
+                made = (constants.get(f"{INSTANCE_KEY}{position - skip}") if position >= skip else None) or \
+                    constants.get(f"{INSTANCE_KEY}{parameter}")
+                cls = self._class_of(caller_module, made) if made else None
+                if cls is None or (found is not None and cls != found):
+                    return None
+                found = cls
+        return self._call_instance(found, method) if found is not None else None
 
     def _engine_chain(self, function: Key) -> Chain:
         """The chain of an Ignite root: Ignite's ``Engine`` only calls the function, which trains by

@@ -273,6 +273,17 @@ def branch_leaves(branch: cst.CSTNode) -> bool:
 _EXITS = frozenset(("sys.exit", "exit", "quit", "os._exit"))
 
 
+def branch_skips_rest(branch: cst.CSTNode) -> bool:
+    """Does this branch end the current time round a loop: leave it (``branch_leaves``) or go on
+    to the next time round (``continue``)?"""
+    if branch_leaves(branch):
+        return True
+    if isinstance(branch, cst.If):
+        branch = branch.body
+    return any(isinstance(part, cst.Continue) for stmt in _statements(branch)
+               for part in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()))
+
+
 def branch_returns(branch: cst.CSTNode) -> bool:
     """Does this branch end by ``return`` (and neither raise nor exit before it)?"""
     if isinstance(branch, cst.If):

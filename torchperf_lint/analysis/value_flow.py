@@ -220,6 +220,17 @@ class ValueFlow:
             return
         self._bind(target, (shape_source or ("expr", value)), ())
 
+    def bind_loop_target(self, loop: cst.For) -> None:
+        """``for target in iterable:``. A name that the body uses as a key of what it iterates
+        (``for key in logs: self.log(f"train/{key}", logs[key])``) is a key of a mapping, not
+        an item of a tensor (a tensor's items index no tensor): a host value (ByProt)."""
+        target, iterable = loop.target, loop.iter
+        if (isinstance(target, cst.Name) and isinstance(iterable, cst.Name)
+                and _subscripts_with(loop.body, iterable.value, target.value)):
+            self.bind_host(target.value)
+            return
+        self.bind_target(target, None, ("element", iterable))
+
     def _tested_as_sequence(self, name: str) -> bool:
         """Is the walk in the body of an ``if isinstance(name, list/tuple ...)`` of its function?"""
         for block in self.ctx.frame.blocks:
@@ -987,6 +998,17 @@ def _find_in_target(target, name: str, path=()):
             if found is not None:
                 return found
     return None
+
+
+def _subscripts_with(body: cst.CSTNode, container: str, key: str) -> bool:
+    """Does ``body`` read or write ``container[key]`` (both plain names)?"""
+    for node in descendants(body):
+        if (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value == container
+                and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)):
+            index = node.slice[0].slice.value
+            if isinstance(index, cst.Name) and index.value == key:
+                return True
+    return False
 
 
 def _walks_every_key(loop: cst.For, container: str, key: str) -> bool:

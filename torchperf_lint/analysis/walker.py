@@ -310,9 +310,13 @@ class Context:
             names.append(self.scope_prefix)
         return ".".join(reversed(names))
 
-    def _after_interval_exit(self, function: cst.CSTNode) -> bool:
+    def _after_interval_exit(self, function: cst.CSTNode, updates_after: bool = True) -> bool:
         """Does an ``if <interval>: return`` (or ``continue``) come before the current node in the
-        statement lists between ``function`` and it? What follows it runs only at the interval."""
+        statement lists between ``function`` and it? What follows it runs only at the interval.
+        In a loop (``updates_after`` False) not where what follows runs the update: ``if (i + 1) %
+        accum: continue`` then ``optimizer.step()`` is gradient accumulation, no interval, as an
+        ``if`` that runs the update is none (seamless's ``if not step or step % n: continue``
+        before an evaluation is one)."""
         stack = self.stack
         try:
             start = stack.index(function)
@@ -329,8 +333,13 @@ class Context:
                 if (isinstance(statement, cst.If) and statement.orelse is None
                         and (self._tests_step_interval(statement.test, frozenset())
                              or cst_throttles(statement.test, statements))
-                        and syntax.branch_leaves(statement.body)):
-                    return True
+                        and (syntax.branch_leaves(statement.body)
+                             or (not updates_after and syntax.branch_skips_rest(statement.body)))):
+                    if updates_after:
+                        return True
+                    after = statements[statements.index(statement) + 1:]
+                    if not any(self.steps.runs_update(later) for later in after):
+                        return True
                 if (isinstance(statement, cst.If) and statement.orelse is not None and cst_gates_what_follows(
                         statement, lambda test: self._tests_step_interval(test, frozenset()))):
                     return True  # early exits under intervals in every branch of an if/else
@@ -540,7 +549,7 @@ class Context:
                 and not self.steps.runs_update(block.body)
             ):
                 return True
-        return False
+        return self._after_interval_exit(loop.node, updates_after=False)
 
     def _body_under_interval(self, body: Block, blocks: List[Block]) -> bool:
         """A step body's interval (rules.md "An interval"): an ``if`` on the step counter that runs
@@ -915,7 +924,7 @@ class Walker:
             if field == "target":
                 for name in syntax.assigned_names(node):
                     self.ctx.frame.bindings[name] = None
-                self.ctx.values.bind_target(node, None, ("element", parent.iter))
+                self.ctx.values.bind_loop_target(parent)
         elif parent_type is cst.While:
             if field == "test" or field == "body":
                 return self._push_block(Block(LOOP, parent))

@@ -175,8 +175,11 @@ class CpuThenDevice(Rule):
                 if assigned is not None and (isinstance(assigned, cst.Integer) or _is_size_expression(assigned)):
                     return "sizes"
             return None
-        if all(a.star == "*" or self._is_number(a.value) for a in args):
-            return "sizes"  # several positional arguments are always sizes
+        if all(a.star in ("", "*") for a in args):
+            # several positional arguments are always sizes (data is one argument; the constructor
+            # raises for ``torch.Tensor([1, 2], 3)``), whatever expressions give them (DeepCTR's
+            # ``torch.Tensor(sum(fc.dimension for fc in cols), 1)``)
+            return "sizes"
         return None
 
     def _message(self, factory: cst.Call, name: str, target: Optional[cst.BaseExpression] = None) -> str:

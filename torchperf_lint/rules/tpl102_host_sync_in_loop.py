@@ -220,8 +220,21 @@ class HostSyncInLoop(Rule):
     def visit_If(self, node: cst.If) -> None:
         # The value test first: it is cheap, and most tests are not of a device tensor, while
         # _in_step classifies the loop (a walk of its body) on first use. Both only read.
-        if _truth_tests_tensor(node.test, self.ctx) and self._in_step() and not self._stops_loop(node):
+        if (_truth_tests_tensor(node.test, self.ctx) and self._in_step() and not self._stops_loop(node)
+                and not self._guards_host_needed_use(node)):
             self.report(node.test, self.message.format(what="testing a tensor's truth"))
+
+    def _guards_host_needed_use(self, node: cst.If) -> bool:
+        """Is the test of one name (``if pad > 0:``, ``if n:``) whose value the ``if`` body then
+        needs on the host (``out[:, :-pad]``: a slice bound, R3)? The host fetches the value for
+        that use anyway; the test only guards it (``:-0`` would empty the slice), so one ``int()``
+        serves both and the test adds no wait of its own (longformer's ``padding_len``)."""
+        name = _tested_name(node.test)
+        scope = next((n for n in reversed(self.ctx.stack) if isinstance(n, cst.FunctionDef)), None)
+        if name is None or scope is None:
+            return False
+        uses = list(name_uses(node.body, name, list(self.ctx.stack), None, [True]))
+        return bool(uses) and self._uses_need_host(scope, name, uses, {name})
 
     def visit_CompIf(self, node: cst.CompIf) -> None:
         # A comprehension's filter (``{k: v for k in ks if not torch.isnan(v)}``) calls ``bool()``
@@ -1151,6 +1164,16 @@ def _accumulates(statement, name: str) -> bool:
     if isinstance(statement, cst.Assign):
         return any(isinstance(n, cst.Name) and n.value == name for n in descendants(statement.value))
     return False
+
+
+def _tested_name(test: cst.BaseExpression):
+    """The one name a test reads, alone or compared with numbers (``n``, ``not n``, ``n > 0``)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test = test.expression
+    if isinstance(test, cst.Comparison) and all(
+            isinstance(c.comparator, (cst.Integer, cst.Float)) for c in test.comparisons):
+        test = test.left
+    return test.value if isinstance(test, cst.Name) else None
 
 
 def _reads_size(path) -> bool:

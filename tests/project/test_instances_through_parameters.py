@@ -1,0 +1,87 @@
+"""A model handed to the function that holds the step loop (``train(opt, model, ...)``) by callers
+that all bind it to an instance of one project class: its ``forward`` and methods run every step
+(the lead, 2026-11-26, from holdout18's contriever, whose ``src/`` folder is a package imported as
+``from src import inbatch``, not the src layout)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from torchperf_lint.engine import lint_source
+
+from _project_files import write
+
+SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
+        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+
+CONTRIEVER_LIKE = {
+    "setup.py": "",
+    "src/__init__.py": "",
+    "src/inbatch.py": """
+        import torch
+        import torch.nn as nn
+
+
+        class InBatch(nn.Module):
+            def __init__(self, opt):
+                super().__init__()
+                self.encoder = nn.Linear(4, 4)
+
+            def forward(self, q_tokens, k_tokens, stats_prefix="", iter_stats={}):
+                loss = (self.encoder(q_tokens) * self.encoder(k_tokens)).sum()
+                iter_stats[f"{stats_prefix}loss"] = (loss.item(), 1)
+                return loss, iter_stats
+
+            def stats(self, q_tokens):
+                return torch.std(self.encoder(q_tokens), dim=0).mean().item()
+        """,
+    "finetuning.py": """
+        import torch
+        from src import inbatch
+
+
+        def train(opt, model, optimizer, loader):
+            for i, batch in enumerate(loader):
+                batch = {k: v.cuda() for k, v in batch.items()}
+                loss, stats = model(**batch, stats_prefix="train/")
+                print(model.stats(batch["q_tokens"]))
+                loss.backward()
+                optimizer.step()
+
+
+        def main(opt, loader):
+            model = inbatch.InBatch(opt)
+            model = model.cuda()
+            optimizer = torch.optim.AdamW(model.parameters())
+            train(opt, model, optimizer, loader)
+        """,
+}
+
+
+def _findings(root: Path):
+    path = root / "src/inbatch.py"
+    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+
+
+def test_forward_and_methods_of_a_model_handed_to_the_training_function_run_every_step(tmp_path):
+    write(tmp_path, CONTRIEVER_LIKE)
+    assert _findings(tmp_path) == [
+        ("TPL102", 12, SYNC + " (called every step from finetuning.py:8)"),
+        ("TPL102", 16, SYNC + " (called every step from finetuning.py:9)"),
+    ]
+
+
+def test_a_caller_that_hands_something_else_leaves_the_call_unresolved(tmp_path):
+    files = dict(CONTRIEVER_LIKE)
+    files["finetuning.py"] = files["finetuning.py"] + "\n\ndef other(opt, loader, build):\n    train(opt, build(opt), None, loader)\n"
+    write(tmp_path, files)
+    assert _findings(tmp_path) == []
+
+
+def test_callers_that_hand_instances_of_two_classes_leave_it_unresolved(tmp_path):
+    files = dict(CONTRIEVER_LIKE)
+    files["src/moco.py"] = "import torch.nn as nn\n\n\nclass MoCo(nn.Module):\n    pass\n"
+    files["finetuning.py"] = files["finetuning.py"].replace("from src import inbatch", "from src import inbatch, moco") + (
+        "\n\ndef other(opt, loader):\n    model = moco.MoCo()\n    train(opt, model, None, loader)\n")
+    write(tmp_path, files)
+    assert _findings(tmp_path) == []

@@ -1,0 +1,134 @@
+"""Forms of holdout17's and holdout18's first scores (2026-11-26, the lead; tuned on those sets):
+each with its flagged and silent twins, whole diagnostics."""
+
+from torchperf_lint.engine import lint_source
+
+SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
+        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+
+
+def _found(source, codes=("TPL102",), path="train.py"):
+    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
+
+
+LOG_KEYS = """\
+import torch
+import lightning.pytorch as pl
+
+
+class Task(pl.LightningModule):
+    def __init__(self, criterion):
+        super().__init__()
+        self.criterion = criterion
+        self.model = torch.nn.Linear(4, 4)
+
+    def training_step(self, batch, batch_idx):
+        loss, logging_output = self.criterion(self.model(batch), batch)
+        for log_key in logging_output:
+            log_value = logging_output[log_key]
+            self.log(f"train/{log_key}", log_value, on_step=True)
+        return loss
+"""
+
+
+def test_a_key_of_the_iterated_mapping_is_a_host_value():
+    """ByProt's ``for log_key in logging_output: ... self.log(f"train/{log_key}", ...)``
+    (holdout18): the body reads ``logging_output[log_key]``, so ``log_key`` is a key of a mapping
+    (a tensor's items index no tensor), and formatting it reads no device value. Iterating the
+    same unknown object without using the item as its key still formats a possible tensor."""
+    assert _found(LOG_KEYS) == []
+    items = LOG_KEYS.replace("            log_value = logging_output[log_key]\n", "            log_value = log_key\n")
+    assert _found(items) == [("TPL102", 15, 21, SYNC.format(what="formatting a tensor"))]
+
+
+SLICE_GUARD = """\
+import torch
+
+
+def train(model, loader, opt, pad):
+    for ids in loader:
+        ids = ids.cuda()
+        out = model(ids)
+        padding_len = ids[0].eq(pad).sum()
+        if padding_len > 0:
+            out = out[:, :-padding_len]
+        out.sum().backward()
+        opt.step()
+"""
+
+
+def test_a_test_that_guards_a_slice_bound_of_the_same_value_is_host_needed():
+    """longformer's ``if padding_len > 0: sequence_output = sequence_output[:, :-padding_len]``
+    (holdout18): the body needs the value on the host as a slice bound (R3), and the test only
+    guards that use (``:-0`` would empty the slice); one ``int()`` serves both. A body that uses
+    the value on the device keeps the test a per-step wait."""
+    assert _found(SLICE_GUARD) == []
+    scaled = SLICE_GUARD.replace("out[:, :-padding_len]", "out * padding_len")
+    assert _found(scaled) == [("TPL102", 9, 11, SYNC.format(what="testing a tensor's truth"))]
+    other = SLICE_GUARD.replace("out[:, :-padding_len]", "out[:, :-pad]")
+    assert _found(other) == [("TPL102", 9, 11, SYNC.format(what="testing a tensor's truth"))]
+
+
+EVAL_AFTER_CONTINUE = """\
+import torch
+
+
+class Trainer:
+    def run(self):
+        for batch in self.train_dataloader:
+            self._train_step(batch)
+            if not self.update_idx or self.update_idx % self.params.eval_steps != 0:
+                continue
+            torch.cuda.empty_cache()
+            print(self.loss.item())
+            self._eval_model()
+
+    def _train_step(self, batch):
+        self.loss = self.model(batch)
+        self.loss.backward()
+        self.optimizer.step()
+        self.update_idx += 1
+"""
+
+EMPTY_CACHE = ("`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be re-allocated "
+               "with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")
+
+
+def test_what_follows_an_early_continue_under_an_interval_runs_at_the_interval():
+    """seamless_communication's ``if not self.update_idx or self.update_idx % eval_steps != 0:
+    continue`` before ``torch.cuda.empty_cache()`` and the evaluation (holdout17): the rest of the
+    loop's body runs once per ``eval_steps`` updates (R9, rules.md "An interval"). A ``continue``
+    under a setting, or an accumulation ``continue`` before the optimizer's step, is no interval."""
+    codes = ("TPL102", "TPL103")
+    assert _found(EVAL_AFTER_CONTINUE, codes) == []
+    setting = EVAL_AFTER_CONTINUE.replace(
+        "not self.update_idx or self.update_idx % self.params.eval_steps != 0", "not self.params.eval")
+    assert _found(setting, codes) == [("TPL103", 10, 12, EMPTY_CACHE),
+                                      ("TPL102", 11, 18, SYNC.format(what="`.item()`"))]
+    accumulation = EVAL_AFTER_CONTINUE.replace("            self._eval_model()\n",
+                                               "            self.optimizer.step()\n")
+    assert _found(accumulation, codes) == [("TPL103", 10, 12, EMPTY_CACHE),
+                                           ("TPL102", 11, 18, SYNC.format(what="`.item()`"))]
+
+
+LEGACY_SIZES = """\
+import torch
+import torch.nn as nn
+
+
+class Linear(nn.Module):
+    def __init__(self, cols, device="cpu"):
+        super().__init__()
+        self.weight = nn.Parameter(torch.Tensor(sum(fc.dimension for fc in cols), 1).to(device))
+        self.bias = nn.Parameter(torch.Tensor(cols).to(device))
+"""
+
+LEGACY = ("tensor is created on the CPU by the legacy constructor `torch.Tensor(...)` and then copied to the "
+          "device; create it there with `torch.empty(..., device=...)`")
+
+
+def test_a_legacy_constructor_given_several_sizes_of_any_form_makes_an_empty_tensor():
+    """DeepCTR's ``torch.Tensor(sum(fc.dimension for fc in cols), 1).to(device)`` (holdout18):
+    several positional arguments are sizes whatever expressions give them; one argument of
+    unknown form (``torch.Tensor(cols)``: a size or host data) stays silent."""
+    assert _found(LEGACY_SIZES, codes=("TPL101",)) == [("TPL101", 8, 35, LEGACY)]
