@@ -132,3 +132,44 @@ def test_a_legacy_constructor_given_several_sizes_of_any_form_makes_an_empty_ten
     several positional arguments are sizes whatever expressions give them; one argument of
     unknown form (``torch.Tensor(cols)``: a size or host data) stays silent."""
     assert _found(LEGACY_SIZES, codes=("TPL101",)) == [("TPL101", 8, 35, LEGACY)]
+
+
+DECODE = """\
+import torch
+import pytorch_lightning as pl
+
+
+class TriviaQA(pl.LightningModule):
+    def __init__(self, args):
+        super().__init__()
+        self.args = args
+        self.model = torch.nn.Linear(4, 4)
+
+    def decode(self, start_logits, end_logits, question_end_index):
+        start_indices = start_logits.topk(k=self.args.n_best_size, dim=-1).indices
+        end_indices = end_logits.topk(k=self.args.n_best_size, dim=-1).indices
+        answers = []
+        for i in range(start_indices.size(0)):
+            for start in start_indices[i]:
+                for end in end_indices[i]:
+                    if start <= question_end_index[i]:
+                        continue
+                    answers.append((start, end))
+        return answers
+
+    def validation_step(self, batch, batch_nb):
+        start_logits, end_logits = self.model(batch[0])
+        return self.decode(start_logits, end_logits, batch[1])
+"""
+
+
+def test_a_parameter_every_per_step_caller_hands_a_device_tensor_is_one():
+    """longformer's ``TriviaQA.decode`` (holdout18), called every validation batch with the
+    model's logits: the ``topk`` indices it iterates are device tensors, and each candidate's
+    truth test waits for the device (R7 keeps evaluation truth tests flagged). Handed host copies
+    (``.cpu()``), the same loop reads host tensors."""
+    chain = " (called every step from train.py:25 via validation_step)"
+    assert _found(DECODE) == [("TPL102", 18, 23, SYNC.format(what="testing a tensor's truth") + chain)]
+    host = DECODE.replace("self.decode(start_logits, end_logits, batch[1])",
+                          "self.decode(start_logits.cpu(), end_logits.cpu(), batch[1])")
+    assert _found(host) == []

@@ -12,6 +12,7 @@ SYNC = ("{what} waits for the device in every iteration; keep values on the devi
 ITEM = SYNC.format(what="`.item()`")
 CPU = SYNC.format(what="`.cpu()`")
 TOLIST = SYNC.format(what="`.tolist()`")
+INT = SYNC.format(what="`int()` of a tensor")
 
 KEPT = """
     import torch
@@ -128,8 +129,11 @@ IGNITE = """
 def test_r7_an_ignite_engine_function_that_calls_no_backward_runs_inference():
     """object-centric-library's evaluator: Ignite's ``Engine`` only calls the function it was given
     (rules.md "A step body"), here a ``@torch.no_grad()`` step that calls no backward; the labels
-    its helper copies are iterated by a host ``for`` (R7)."""
-    assert diagnostics(IGNITE, "TPL102") == []
+    its helper copies are iterated by a host ``for`` (R7). The per-label ``int(t.any())`` is a
+    truth test of a metric in an evaluation step, which R7 keeps flagged: ``pred_mask`` is the
+    model's output that the only per-step caller hands ``covering`` (a device tensor, 2026-11-26)."""
+    chain = " (called every step from <string>:18 via _eval_step)"
+    assert diagnostics(IGNITE, "TPL102") == [(8, 16, INT + chain, None, None)]
 
 
 def test_r7_an_ignite_engine_function_that_trains_keeps_the_copy_flagged():
@@ -138,7 +142,7 @@ def test_r7_an_ignite_engine_function_that_trains_keeps_the_copy_flagged():
         "            return covering(batch[\"mask\"].cuda(), output)",
         "            output.sum().backward()\n            return covering(batch[\"mask\"].cuda(), output)")
     chain = " (called every step from <string>:18 via _eval_step)"
-    assert diagnostics(source, "TPL102") == [(5, 13, TOLIST + chain, None, None)]
+    assert diagnostics(source, "TPL102") == [(5, 13, TOLIST + chain, None, None), (8, 16, INT + chain, None, None)]
 
 
 METRICS = """

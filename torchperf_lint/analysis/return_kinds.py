@@ -78,7 +78,7 @@ _TENSOR_KINDS = TENSORS | {ARGS}
 # The patterns of ``match`` that bind names (not followed: unsure).
 # What every per-step call hands a parameter -> the kind it has in the callee.
 _PASSED_KINDS = ((frozenset((PYTHON,)), PYTHON), (frozenset((PYTHON, NUMPY)), NUMPY),
-                 (frozenset((PYTHON, NUMPY, CPU_TENSOR)), CPU_TENSOR))
+                 (frozenset((PYTHON, NUMPY, CPU_TENSOR)), CPU_TENSOR), (frozenset((DEVICE,)), DEVICE))
 _MATCH_BINDINGS = tuple(getattr(ast, name) for name in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(ast, name))
 
 

@@ -56,7 +56,8 @@ _OTHER_METHODS = frozenset("backward register_hook storage untyped_storage value
 # a device tensor gives back is on the device, one result per tensor of a tuple. Nothing they give
 # back is known to be on the host (an NCCL group gathers onto the GPU).
 _GATHERS = frozenset("gather gather_for_metrics reduce pad_across_processes".split())
-_TENSOR_ATTRIBUTES = frozenset(("grad", "data", "T", "mT", "H", "real", "imag"))
+# (``values``/``indices``: the fields of what ``topk``, ``max(dim)``, ``sort`` return)
+_TENSOR_ATTRIBUTES = frozenset(("grad", "data", "T", "mT", "H", "real", "imag", "values", "indices"))
 _PYTHON_ATTRIBUTES = frozenset(("shape", "ndim", "dtype", "device", "is_cuda", "requires_grad"))
 # The tensor fields of a model's output object (transformers' ModelOutput): ``model(**batch).logits``.
 _OUTPUT_FIELDS = frozenset("logits loss last_hidden_state pooler_output start_logits end_logits".split())
@@ -412,7 +413,7 @@ class ValueFlow:
         if source == "passed":
             returns = self.return_kinds()
             passed = returns.passed_kind(extra, binding.name) if returns is not None else UNKNOWN
-            return passed if passed in (PYTHON, NUMPY, CPU_TENSOR) else UNKNOWN
+            return passed if passed in (PYTHON, NUMPY, CPU_TENSOR, DEVICE) else UNKNOWN
         if source == "moved":
             # every item stored again (_every_item_moved): on the device if what was stored is
             # there, else as the container was
