@@ -173,3 +173,32 @@ def test_a_parameter_every_per_step_caller_hands_a_device_tensor_is_one():
     host = DECODE.replace("self.decode(start_logits, end_logits, batch[1])",
                           "self.decode(start_logits.cpu(), end_logits.cpu(), batch[1])")
     assert _found(host) == []
+
+
+LATCH = """\
+import torch
+
+
+class Meta(torch.nn.Module):
+    def forward_backward(self, images):
+        loss = self.student(images).sum()
+        loss.backward()
+        self.synchronize_streams()
+        return loss
+
+    def synchronize_streams(self):
+        if self.need_to_synchronize:
+            torch.cuda.synchronize()
+            self.need_to_synchronize = False
+"""
+
+
+def test_a_branch_that_turns_its_own_flag_off_runs_once():
+    """dinov2's ``fsdp_synchronize_streams`` (the plain-script holdout, reached now that a model
+    handed to ``do_train`` is followed): ``if self.need...: torch.cuda.synchronize(); self.need...
+    = False`` runs once until the flag is set again, not every step. A branch that leaves its flag
+    on is a setting, taken every step."""
+    assert _found(LATCH) == []
+    setting = LATCH.replace("            self.need_to_synchronize = False\n", "            self.synced = True\n")
+    chain = " (called every step from train.py:8 via forward_backward)"
+    assert _found(setting) == [("TPL102", 13, 12, SYNC.format(what="`torch.cuda.synchronize()`") + chain)]

@@ -168,3 +168,22 @@ def cst_throttled_branch(branch: cst.If) -> bool:
                 and _cst_resets(statements, found[0], found[1], nested=True)):
             return True
     return False
+
+
+def cst_latched_branch(branch: cst.If) -> bool:
+    """A latch: ``if self.need_sync: ...; self.need_sync = False`` (or ``if not done: ...; done =
+    True``): the branch turns its own test off, at the top level of its body, so it runs once
+    until something sets the flag again (dinov2's ``fsdp_synchronize_streams``). Like a throttle,
+    what it holds runs at chosen times, not every step (rules.md "An interval")."""
+    test, wanted = branch.test, "False"
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, wanted = test.expression, "True"
+    key = _cst_key(test)
+    if key is None:
+        return False
+    for statement in getattr(branch.body, "body", ()):
+        for small in getattr(statement, "body", ()) if isinstance(statement, cst.SimpleStatementLine) else ():
+            if (isinstance(small, cst.Assign) and isinstance(small.value, cst.Name) and small.value.value == wanted
+                    and any(_cst_key(t.target) == key for t in small.targets)):
+                return True
+    return False
