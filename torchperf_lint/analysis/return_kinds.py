@@ -601,8 +601,42 @@ class _Evaluation:
             if iterable.func.id == "range":
                 return PYTHON
             return (PYTHON, self._element(iterable.args[0]) if iterable.args else UNKNOWN)
+        if isinstance(iterable, ast.Name):
+            appended = self._appended_items(iterable.id)
+            if appended is not None:
+                return appended
         kind = collapse(self.expr(iterable, 1))
         return kind if kind in TENSORS or kind in (NUMPY, PYTHON, ARGS) else UNKNOWN
+
+    def _appended_items(self, name: str) -> Optional[Shape]:
+        """The items of a list the function starts empty and only appends to (``molecules = []``;
+        ``molecules.append([atoms.cpu(), bonds.cpu()])``): what every append agrees on, a list or
+        tuple display read item by item (DiGress's molecule lists); None when the name is bound
+        otherwise or changed in another way."""
+        bindings = self.bindings.get(name)
+        if not bindings or any(source != "expr" or not (isinstance(value, ast.List) and not value.elts)
+                               for source, value, _ in bindings):
+            return None
+        shapes: List[Shape] = []
+        for node in _own_nodes(self.node.body):
+            if (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name)
+                    and node.value.id == name):
+                return None  # ``molecules[i] = ...``
+            if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name):
+                continue
+            if node.attr != "append":
+                return None  # ``extend``, ``insert``, ``pop``...: not read here
+        for node in _own_nodes(self.node.body):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append"
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == name):
+                if len(node.args) != 1 or node.keywords:
+                    return None
+                item = node.args[0]
+                if isinstance(item, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in item.elts):
+                    shapes.append(tuple(self.expr(e, 1) for e in item.elts))
+                else:
+                    shapes.append(self.expr(item, 1))
+        return _merge(shapes) if shapes else None
 
     def _builtin(self, name: str) -> bool:
         return (name in _BUILTIN_NAMES and name not in self.bindings and name not in self.parameters
