@@ -85,3 +85,23 @@ def test_callers_that_hand_instances_of_two_classes_leave_it_unresolved(tmp_path
         "\n\ndef other(opt, loader):\n    model = moco.MoCo()\n    train(opt, model, None, loader)\n")
     write(tmp_path, files)
     assert _findings(tmp_path) == []
+
+
+def test_a_parallel_wrapper_keeps_the_wrapped_class(tmp_path):
+    """contriever wraps the model before handing it over (``model =
+    torch.nn.parallel.DistributedDataParallel(model, ...)``): the wrapper's call runs the wrapped
+    model's ``forward``. A wrapper of something the function did not build leaves it unresolved."""
+    files = dict(CONTRIEVER_LIKE)
+    files["finetuning.py"] = files["finetuning.py"].replace(
+        "            model = model.cuda()\n",
+        "            model = model.cuda()\n"
+        "            model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[0])\n")
+    write(tmp_path / "wrapped", files)
+    assert _findings(tmp_path / "wrapped") == [
+        ("TPL102", 12, SYNC + " (called every step from finetuning.py:8)"),
+        ("TPL102", 16, SYNC + " (called every step from finetuning.py:9)"),
+    ]
+    files["finetuning.py"] = files["finetuning.py"].replace(
+        "DistributedDataParallel(model, device_ids=[0])", "DistributedDataParallel(opt.model, device_ids=[0])")
+    write(tmp_path / "other", files)
+    assert _findings(tmp_path / "other") == []

@@ -60,7 +60,7 @@ from .script_folders import script_folder_bindings, sys_path_folders
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, names_holding)
 
-INDEX_VERSION = "4"
+INDEX_VERSION = "5"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -167,6 +167,10 @@ def _assignments(node: ast.AST):
 
 def _is_class_name(dotted: Optional[str]) -> bool:
     return bool(dotted) and dotted.rsplit(".", 1)[-1][:1].isupper()
+
+
+# Wrappers whose calls run the wrapped module's ``forward``.
+_PARALLEL_WRAPPERS = frozenset(("DistributedDataParallel", "DataParallel", "FullyShardedDataParallel", "DDP", "FSDP"))
 
 
 def _constructed_class(call: ast.Call) -> Optional[str]:
@@ -507,9 +511,19 @@ class _Summariser:
         self._scan(node.body, self.functions["<module>"], qualname, qualname, frozenset(), False)
 
     def _bind_locals(self, stmt, fn: dict, owner_class, scope: str) -> None:
-        """``compute_loss = ComputeLoss(model)``: a name bound to an instance of a class."""
+        """``compute_loss = ComputeLoss(model)``: a name bound to an instance of a class. A
+        parallel wrapper of such a name (``model = DistributedDataParallel(model, ...)``) runs the
+        wrapped model's ``forward``: the name keeps the wrapped class (contriever)."""
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
             made = _constructed_class(stmt.value)
+            if made is not None and made.rsplit(".", 1)[-1] in _PARALLEL_WRAPPERS:
+                inner = stmt.value.args[0] if stmt.value.args else None
+                made = fn["locals"].get(inner.id) if isinstance(inner, ast.Name) else None
+                if made is None:
+                    for target in stmt.targets:
+                        for name in bound_names(target):
+                            fn["locals"].pop(name, None)
+                    return
             if made is not None:
                 for target in stmt.targets:
                     for name in bound_names(target):
