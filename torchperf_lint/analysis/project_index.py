@@ -60,7 +60,7 @@ from .script_folders import script_folder_bindings, sys_path_folders
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, names_holding)
 
-INDEX_VERSION = "5"
+INDEX_VERSION = "6"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -516,6 +516,11 @@ class _Summariser:
         wrapped model's ``forward``: the name keeps the wrapped class (contriever)."""
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
             made = _constructed_class(stmt.value)
+            if made is None and isinstance(stmt.value.func, ast.Name) and self._imported_name(stmt.value.func.id):
+                # ``from engine import trainer`` ... ``engine = trainer(...)``: a lowercase name the
+                # project may define as a class (Graph-WaveNet); the step-body walk resolves it and
+                # finds no class when it is a function
+                made = stmt.value.func.id
             if made is not None and made.rsplit(".", 1)[-1] in _PARALLEL_WRAPPERS:
                 inner = stmt.value.args[0] if stmt.value.args else None
                 made = fn["locals"].get(inner.id) if isinstance(inner, ast.Name) else None
@@ -528,6 +533,15 @@ class _Summariser:
                 for target in stmt.targets:
                     for name in bound_names(target):
                         fn["locals"][name] = made
+
+    def _imported_name(self, name: str) -> bool:
+        """Is ``name`` bound by ``from <module> import name`` of a module that is no installed
+        library the index knows (a project module, possibly)?"""
+        for local, level, module, attr in self.imports:
+            if local == name and attr is not None:
+                head = module.split(".", 1)[0]
+                return bool(level) or (head not in _LIBRARY_MODULES and head not in _FRAMEWORK_HEADS)
+        return False
 
     # -- expressions -------------------------------------------------------------------------------
     def _expressions(self, node, fn: dict, scope: str, in_loop: bool, step_loop: bool) -> None:

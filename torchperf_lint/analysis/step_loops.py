@@ -71,6 +71,11 @@ _ITERATING_WRAPPERS = frozenset(
 _LOGGING_WRAPPER = re.compile(r"(?:^|_)(?:log_every|progress|pbar|track)(?:_|$)")
 
 
+
+# Methods of a loader object that hand out its batches (Graph-WaveNet's own DataLoader class:
+# ``for x, y in dataloader["val_loader"].get_iterator():``).
+_LOADER_ITERATORS = frozenset(("get_iterator", "iterator", "__iter__", "iter_batches"))
+
 def _wrapped_loader(expr) -> Optional[str]:
     """The name inside ``tqdm(enumerate(loader), total=...)`` (wrappers that hand out its items,
     first argument each), or the name itself; None for anything else."""
@@ -363,6 +368,9 @@ class ModuleSteps:
                 # where ``bar = tqdm(val_loader)`` (a bar alone is asked about by the loops' tests)
                 return any(self.ast_iterates_loader(a.value if isinstance(a, ast.Starred) else a)
                            or _last_ast(a) in self.wrapped_loaders for a in expr.args)
+            if (name in _LOADER_ITERATORS and isinstance(expr.func, ast.Attribute) and not expr.args
+                    and self.ast_iterates_loader(expr.func.value)):
+                return True  # ``dataloader["val_loader"].get_iterator()``
             return is_loader_name(name)
         if isinstance(expr, ast.Subscript):
             expr = expr.value  # ``self.data_loader["dev"]``, ``dataloaders[phase]``: one loader of several
@@ -754,6 +762,9 @@ class ModuleSteps:
             if is_iterating_wrapper(name):
                 return any(self.iterates_loader(a.value) or _last(a.value) in self.wrapped_loaders
                            for a in expr.args if a.keyword is None)
+            if (name in _LOADER_ITERATORS and isinstance(expr.func, cst.Attribute) and not expr.args
+                    and self.iterates_loader(expr.func.value)):
+                return True
             return is_loader_name(name)
         if isinstance(expr, cst.Subscript):
             expr = expr.value  # ``self.data_loader["dev"]``, ``dataloaders[phase]``: one loader of several
