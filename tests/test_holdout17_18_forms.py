@@ -202,3 +202,31 @@ def test_a_branch_that_turns_its_own_flag_off_runs_once():
     setting = LATCH.replace("            self.need_to_synchronize = False\n", "            self.synced = True\n")
     chain = " (called every step from train.py:8 via forward_backward)"
     assert _found(setting) == [("TPL102", 13, 12, SYNC.format(what="`torch.cuda.synchronize()`") + chain)]
+
+
+DEVICE_LOADER = """\
+import torch
+from helpers import create_dataloader, score
+
+
+class Trainer(torch.nn.Module):
+    def learn(self, memories):
+        dl = create_dataloader(memories, self.minibatch_size, device=self.device)
+        for sequences, old_log_probs in dl:
+            loss = (score(self.actor, sequences) - old_log_probs).exp().mean()
+            self.accelerate.backward(loss)
+            print(f"policy_loss: {loss.item():.3f}")
+            self.optim.step()
+"""
+
+
+def test_a_loader_told_its_device_hands_out_batches_not_known_to_be_on_the_host():
+    """PaLM-rlhf's ``dl = create_dataloader(memories, bs, device=self.device)`` (holdout18): the
+    loader puts its batches on the device, so a value computed from them is no host tensor and its
+    ``.item()`` waits every step. A loader built without a device hands out host batches, and a
+    value computed from one of them and something unknown is a host tensor (torch raises when a
+    CPU tensor meets a CUDA one)."""
+    chain = ""
+    assert _found(DEVICE_LOADER) == [("TPL102", 11, 34, SYNC.format(what="`.item()`") + chain)]
+    host = DEVICE_LOADER.replace(", device=self.device)", ")")
+    assert _found(host) == []

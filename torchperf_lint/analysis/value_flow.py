@@ -569,6 +569,11 @@ class ValueFlow:
             n is None or n not in steps.loaders or n in steps.device_data_loaders for n in names
         ):
             return UNKNOWN  # the module builds a loader over CUDA tensors: its batches are on the device
+        made = self.assigned_expr(name) if name is not None else None
+        if isinstance(made, cst.Call) and keyword(made, "device") is not None:
+            # ``dl = create_dataloader(data, batch_size, device=self.device)``: a loader told where
+            # to put its batches (PaLM-rlhf's collate moves them): not known to be on the host
+            return UNKNOWN
         if all(n in steps.pinned_loaders and n not in steps.unpinned_loaders for n in names):
             return PINNED_BATCH
         if all(n in steps.unpinned_loaders and n not in steps.pinned_loaders for n in names):
