@@ -206,7 +206,12 @@ def test_a_branch_that_turns_its_own_flag_off_runs_once():
 
 DEVICE_LOADER = """\
 import torch
-from helpers import create_dataloader, score
+from torch.utils.data import DataLoader
+from helpers import score
+
+
+def create_dataloader(data, batch_size, **kwargs):
+    return DataLoader(data, batch_size=batch_size, **kwargs)
 
 
 class Trainer(torch.nn.Module):
@@ -227,6 +232,6 @@ def test_a_loader_told_its_device_hands_out_batches_not_known_to_be_on_the_host(
     value computed from one of them and something unknown is a host tensor (torch raises when a
     CPU tensor meets a CUDA one)."""
     chain = ""
-    assert _found(DEVICE_LOADER) == [("TPL102", 11, 34, SYNC.format(what="`.item()`") + chain)]
+    assert _found(DEVICE_LOADER) == [("TPL102", 16, 34, SYNC.format(what="`.item()`") + chain)]
     host = DEVICE_LOADER.replace(", device=self.device)", ")")
     assert _found(host) == []
