@@ -235,3 +235,29 @@ def test_a_loader_told_its_device_hands_out_batches_not_known_to_be_on_the_host(
     assert _found(DEVICE_LOADER) == [("TPL102", 16, 34, SYNC.format(what="`.item()`") + chain)]
     host = DEVICE_LOADER.replace(", device=self.device)", ")")
     assert _found(host) == []
+
+
+REEXPORTED_TORCH = """\
+from byol_a.common import (os, sys, np, torch,
+                           nn, DataLoader)
+import pytorch_lightning as pl
+
+
+class Learner(pl.LightningModule):
+    def training_step(self, batch, batch_idx):
+        def to_np(A): return [a.cpu().numpy() for a in A]
+        mb, sb = to_np((batch.mean(), batch.std()))
+        self.log("mb", float(mb))
+        return self.learner(batch)
+"""
+
+
+def test_a_file_that_imports_torch_from_a_project_module_imports_torch():
+    """byol-a's ``from byol_a.common import (os, sys, np, torch, nn, ...)`` (holdout17): the project
+    re-exports the torch module, so the file imports torch and its step methods are linted (a copy
+    in a nested ``def`` called every ``training_step``). A file that imports no ``torch`` at all
+    still gets no finding (rules.md)."""
+    chain = " (called every step from train.py:9 via training_step)"
+    assert _found(REEXPORTED_TORCH) == [("TPL102", 8, 30, SYNC.format(what="`.cpu()`") + chain)]
+    no_torch = REEXPORTED_TORCH.replace("np, torch,\n", "np,\n")
+    assert _found(no_torch) == []

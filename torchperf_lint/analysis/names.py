@@ -16,10 +16,20 @@ from .segments import walk_statements
 
 # A cheap text test run before anything is parsed: does the file import torch at all?
 _IMPORTS_TORCH = re.compile(r"^[ \t]*(?:from[ \t]+torch\b|import[ \t]+(?:[\w. \t]+,[ \t]*)*torch\b)", re.M)
+# ``from byol_a.common import (os, np, torch, nn)``: the project re-exports the torch module under its
+# own name, which imports torch as surely (byol-a's scripts import torch only this way).
+_IMPORTS_TORCH_NAME = re.compile(r"^[ \t]*from[ \t]+\.*[\w.]*[ \t]+import[ \t]*(?:\([^)]*|[^\n]*)\btorch\b(?![ \t]+as\b)",
+                                 re.M)
 
 
 def text_mentions_torch_import(source: str) -> bool:
-    return "torch" in source and _IMPORTS_TORCH.search(source) is not None
+    return "torch" in source and (_IMPORTS_TORCH.search(source) is not None
+                                  or _IMPORTS_TORCH_NAME.search(source) is not None)
+
+
+def _imports_torch_name(node: ast.ImportFrom) -> bool:
+    """``from <module> import torch`` (not ``as`` another name): the torch module, re-exported."""
+    return any(a.name == "torch" and a.asname in (None, "torch") for a in node.names)
 
 
 def is_torch_name(qualname: Optional[str]) -> bool:
@@ -40,6 +50,14 @@ def bind_import(table: Dict[str, Optional[str]], node: ast.AST) -> None:
         if node.level or not node.module:
             for alias in node.names:  # relative imports are the project's own code
                 table[alias.asname or alias.name] = None
+            if _imports_torch_name(node):
+                table["torch"] = "torch"
+            return
+        if node.module.split(".", 1)[0] != "torch" and _imports_torch_name(node):
+            table["torch"] = "torch"  # ``from common import torch``: the module, re-exported
+            for alias in node.names:
+                if alias.name != "torch" and alias.name != "*":
+                    table[alias.asname or alias.name] = f"{node.module}.{alias.name}"
             return
         for alias in node.names:
             if alias.name == "*":
@@ -91,6 +109,8 @@ class ImportTable:
                 bind_import(bindings, stmt)
                 modules = [a.name for a in stmt.names] if isinstance(stmt, ast.Import) else [stmt.module or ""]
                 if not getattr(stmt, "level", 0) and any(m == "torch" or m.startswith("torch.") for m in modules):
+                    imports_torch = True
+                elif isinstance(stmt, ast.ImportFrom) and _imports_torch_name(stmt):
                     imports_torch = True
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 bindings[stmt.name] = None
