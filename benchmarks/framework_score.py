@@ -1282,6 +1282,15 @@ CORPUS = [
     {"name": "tab-ddpm", "github": "yandex-research/tab-ddpm", "set": "holdout22",
      "commit": "b476257dd460b778ba09eb97f7a51d6490fa17f8",
      "take": ["tab_ddpm", "lib", "scripts/__init__.py", "scripts/train.py", "scripts/utils_train.py"], "only": "*.py", "drop": []},
+    {"name": "ogb", "github": "snap-stanford/ogb", "set": "holdout22",
+     "commit": "61e9784ca76edeaa6e259ba0f836099608ff0586",
+     "take": ["setup.py", "examples/graphproppred/mol", "examples/nodeproppred/arxiv"], "only": "*.py", "drop": []},
+    {"name": "ProtPreTrain", "github": "kalininalab/ProtPreTrain", "set": "holdout22",
+     "commit": "69960b4f4383f79455700aac0bc0bc80d837f014",
+     "take": ["setup.py", "train.py", "finetune.py", "step"], "only": "*.py", "drop": []},
+    {"name": "regression-transformer", "github": "IBM/regression-transformer", "set": "holdout22",
+     "commit": "6820b45e4548ee2648557fcf120b3361414a8cd9",
+     "take": ["setup.py", "terminator", "scripts/run_language_modeling.py"], "only": "*.py", "drop": []},
 
 ]
 
