@@ -1247,6 +1247,21 @@ CORPUS = [
     # holdout20 (2026-11-26): entries below this line, before the holdout21 marker.
 
     # holdout21 (2026-11-26): entries below this line, before the holdout22 marker.
+    {"name": "nerf_pl", "github": "kwea123/nerf_pl", "set": "holdout21",
+     "commit": "52aeb387da64a9ad9a0f914ea9b049ffc598b20c",
+     "take": ["train.py", "losses.py", "metrics.py", "opt.py", "models", "datasets", "utils"], "only": "*.py", "drop": []},
+    {"name": "nerf-pytorch", "github": "yenchenlin/nerf-pytorch", "set": "holdout21",
+     "commit": "63a5a630c9abd62b0f21c08703d0ac2ea7d4b9dd",
+     "take": ["run_nerf.py", "run_nerf_helpers.py", "load_LINEMOD.py", "load_blender.py", "load_deepvoxels.py", "load_llff.py"], "only": "*.py", "drop": []},
+    {"name": "denoising-diffusion-pytorch", "github": "lucidrains/denoising-diffusion-pytorch", "set": "holdout21",
+     "commit": "faed4db28e724735323fa91c70aa9b28a6e1cbac",
+     "take": ["denoising_diffusion_pytorch"], "only": "*.py", "drop": []},
+    {"name": "SimCLR", "github": "sthalles/SimCLR", "set": "holdout21",
+     "commit": "1848fc934ad844ae630e6c452300433fe99acfd9",
+     "take": ["run.py", "simclr.py", "utils.py", "models", "data_aug", "exceptions"], "only": "*.py", "drop": []},
+    {"name": "donut", "github": "clovaai/donut", "set": "holdout21",
+     "commit": "4cfcf972560e1a0f26eb3e294c8fc88a0d336626",
+     "take": ["setup.py", "lightning_module.py", "train.py", "donut"], "only": "*.py", "drop": []},
 
     # holdout22 (2026-11-26): entries below this line, before the closing bracket.
 
