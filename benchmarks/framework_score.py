@@ -1245,6 +1245,37 @@ CORPUS = [
     # holdout19 (2026-11-26): entries below this line, before the holdout20 marker.
 
     # holdout20 (2026-11-26): entries below this line, before the holdout21 marker.
+    # holdout20 (2026-11-26): a twentieth fresh set (LLM fine-tuning, RLHF/PPO/ILQL/Quark, instruction tuning,
+    # vision-language training, diffusion/image generation; Accelerate loops, HF Trainer subclasses, one Lightning
+    # project and plain scripts), labelled by reading only before any linter run on it; its corpus lives in
+    # /work/corpus_h20 and holds the .py files of the paths below only (docs/framework_corpus_holdout20.md).
+    {"name": "nanoGPT", "github": "karpathy/nanoGPT", "set": "holdout20",
+     "commit": "3adf61e154c3fe3fca428ad6bc3818b27a3b8291",
+     "take": ["train.py", "model.py", "bench.py", "configurator.py", "sample.py"], "only": "*.py", "drop": []},
+    {"name": "stanford_alpaca", "github": "tatsu-lab/stanford_alpaca", "set": "holdout20",
+     "commit": "761dc5bfbdeeffa89b8bff5d038781a4055f796a",
+     "take": ["train.py"], "only": "*.py", "drop": []},
+    {"name": "imagen-pytorch", "github": "lucidrains/imagen-pytorch", "set": "holdout20",
+     "commit": "c166739b03b06fbc2e7c00116ffc81724626ad08",
+     "take": ["setup.py", "imagen_pytorch"], "only": "*.py", "drop": []},
+    {"name": "alpaca_farm", "github": "tatsu-lab/alpaca_farm", "set": "holdout20",
+     "commit": "30717ddae735365de756ee2085191b491a71788d",
+     "take": ["setup.py", "src/alpaca_farm", "examples"], "only": "*.py", "drop": []},
+    {"name": "trlx", "github": "CarperAI/trlx", "set": "holdout20",
+     "commit": "3340c2f3a56d1d14fdd5f13ad575121fa26b6d92",
+     "take": ["setup.py", "trlx"], "only": "*.py",
+     "drop": ["trlx/models/modeling_nemo_ilql.py", "trlx/models/modeling_nemo_ppo.py", "trlx/models/modeling_nemo_sft.py",
+              "trlx/trainer/nemo_ilql_trainer.py", "trlx/trainer/nemo_ppo_trainer.py", "trlx/trainer/nemo_sft_trainer.py"]},
+    {"name": "generative-models", "github": "Stability-AI/generative-models", "set": "holdout20",
+     "commit": "0ad7de9a5cb53fd63d6d30a4f385485e72e08597",
+     "take": ["main.py", "sgm"], "only": "*.py", "drop": []},
+    {"name": "open_clip", "github": "mlfoundations/open_clip", "set": "holdout20",
+     "commit": "89fb801f1e6087880e951fc8354b8a2077b79c6d",
+     "take": ["src/open_clip_train", "src/open_clip/loss.py", "src/open_clip/task", "src/open_clip/__init__.py"],
+     "only": "*.py", "drop": []},
+    {"name": "DALLE-pytorch", "github": "lucidrains/DALLE-pytorch", "set": "holdout20",
+     "commit": "58c1e1a4fef10725a79bd45cdb5581c03e3e59e7",
+     "take": ["setup.py", "train_dalle.py", "train_vae.py", "generate.py", "dalle_pytorch"], "only": "*.py", "drop": []},
 
     # holdout21 (2026-11-26): entries below this line, before the holdout22 marker.
 
