@@ -1276,6 +1276,9 @@ CORPUS = [
     {"name": "DALLE-pytorch", "github": "lucidrains/DALLE-pytorch", "set": "holdout20",
      "commit": "58c1e1a4fef10725a79bd45cdb5581c03e3e59e7",
      "take": ["setup.py", "train_dalle.py", "train_vae.py", "generate.py", "dalle_pytorch"], "only": "*.py", "drop": []},
+    {"name": "diffusion-e2e-ft", "github": "VisualComputingInstitute/diffusion-e2e-ft", "set": "holdout20",
+     "commit": "4ff5aad00f686e08d49e5ee55054e161dd0a7458",
+     "take": ["training"], "only": "*.py", "drop": []},
 
     # holdout21 (2026-11-26): entries below this line, before the holdout22 marker.
 
