@@ -1279,6 +1279,11 @@ CORPUS = [
     {"name": "diffusion-e2e-ft", "github": "VisualComputingInstitute/diffusion-e2e-ft", "set": "holdout20",
      "commit": "4ff5aad00f686e08d49e5ee55054e161dd0a7458",
      "take": ["training"], "only": "*.py", "drop": []},
+    {"name": "MiniGPT-4", "github": "Vision-CAIR/MiniGPT-4", "set": "holdout20",
+     "commit": "d94738a7626ec43eba6c2cddf3cd2043f1a9689a",
+     "take": ["train.py", "minigpt4/__init__.py", "minigpt4/common", "minigpt4/runners", "minigpt4/tasks", "minigpt4/models",
+              "minigpt4/datasets/data_utils.py", "minigpt4/datasets/datasets/dataloader_utils.py"], "only": "*.py",
+     "drop": ["minigpt4/common/vqa_tools"]},
 
     # holdout21 (2026-11-26): entries below this line, before the holdout22 marker.
 
