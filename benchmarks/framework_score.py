@@ -1284,6 +1284,10 @@ CORPUS = [
      "take": ["train.py", "minigpt4/__init__.py", "minigpt4/common", "minigpt4/runners", "minigpt4/tasks", "minigpt4/models",
               "minigpt4/datasets/data_utils.py", "minigpt4/datasets/datasets/dataloader_utils.py"], "only": "*.py",
      "drop": ["minigpt4/common/vqa_tools"]},
+    {"name": "MOSS-RLHF", "github": "OpenLMLab/MOSS-RLHF", "set": "holdout20",
+     "commit": "4865d826fc6705dfdf1894aede00b4c81dabb24b",
+     "take": ["__init__.py", "config_ppo.py", "config_rm.py", "metric.py", "ppo", "rm", "train_ppo.py", "train_rm.py",
+              "utils.py"], "only": "*.py", "drop": []},
 
     # holdout21 (2026-11-26): entries below this line, before the holdout22 marker.
 
