@@ -1288,6 +1288,12 @@ CORPUS = [
      "commit": "4865d826fc6705dfdf1894aede00b4c81dabb24b",
      "take": ["__init__.py", "config_ppo.py", "config_rm.py", "metric.py", "ppo", "rm", "train_ppo.py", "train_rm.py",
               "utils.py"], "only": "*.py", "drop": []},
+    {"name": "nanoVLM", "github": "huggingface/nanoVLM", "set": "holdout20",
+     "commit": "4e0c0961846135c2217f95e54cb4c2d66eb55e42",
+     "take": ["train.py", "generate.py", "models", "data"], "only": "*.py", "drop": []},
+    {"name": "minDALL-E", "github": "kakaobrain/minDALL-E", "set": "holdout20",
+     "commit": "e5480076b9634e9dc097e1892157ed2cf15a2f86",
+     "take": ["dalle", "examples"], "only": "*.py", "drop": []},
 
     # holdout21 (2026-11-26): entries below this line, before the holdout22 marker.
 
