@@ -261,3 +261,57 @@ def test_a_file_that_imports_torch_from_a_project_module_imports_torch():
     assert _found(REEXPORTED_TORCH) == [("TPL102", 8, 30, SYNC.format(what="`.cpu()`") + chain)]
     no_torch = REEXPORTED_TORCH.replace("np, torch,\n", "np,\n")
     assert _found(no_torch) == []
+
+
+MOVED_BATCH_FIELDS = """\
+import torch
+
+
+def train(model, device, loader, optimizer):
+    for step, batch in enumerate(loader):
+        batch = batch.to(device)
+        if batch.x.shape[0] == 1 or batch.batch[-1] == 0:
+            continue
+        if batch.num_graphs == 1:
+            continue
+        loss = model(batch).mean()
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_a_field_of_a_moved_batch_object_is_a_device_tensor():
+    """ogb's ``batch = batch.to(device)`` then ``if ... or batch.batch[-1] == 0:`` (holdout22,
+    after its first score): a field of a batch object moved to the device (a PyG ``Batch``) is a
+    tensor there, and testing it waits every step; its counts (``num_graphs``) and a tensor's
+    metadata (``shape``) are host values."""
+    assert _found(MOVED_BATCH_FIELDS) == [("TPL102", 7, 11, SYNC.format(what="testing a tensor's truth"))]
+
+
+ANY_OF_UNKNOWN = """\
+import torch
+import numpy as np
+import lightning.pytorch as pl
+
+
+class Model(pl.LightningModule):
+    def step(self, x, y, batch_idx):
+        if (x["decoder_lengths"] < x["decoder_lengths"].max()).any():
+            y = y[0]
+        if np.isnan(x["weights"]).any():
+            y = y[1]
+        return self(x), y
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return self.step(x, y, batch_idx)
+"""
+
+
+def test_any_of_a_value_not_known_to_be_on_the_host_counts_as_a_tensor_truth_test():
+    """pytorch-forecasting's ``if (x["decoder_lengths"] < x["decoder_lengths"].max()).any():`` in
+    ``BaseModel.step``, called every ``training_step`` (holdout19, after its first score): only a
+    tensor or an array has ``.any()``, and one not known to be on the host counts as possibly on
+    the device (rules.md "Where a value lives"). numpy's result is host."""
+    chain = " (called every step from train.py:16 via training_step)"
+    assert _found(ANY_OF_UNKNOWN) == [("TPL102", 8, 11, SYNC.format(what="testing a tensor's truth") + chain)]

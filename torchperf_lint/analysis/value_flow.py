@@ -59,6 +59,11 @@ _GATHERS = frozenset("gather gather_for_metrics reduce pad_across_processes".spl
 # (``values``/``indices``: the fields of what ``topk``, ``max(dim)``, ``sort`` return)
 _TENSOR_ATTRIBUTES = frozenset(("grad", "data", "T", "mT", "H", "real", "imag", "values", "indices"))
 _PYTHON_ATTRIBUTES = frozenset(("shape", "ndim", "dtype", "device", "is_cuda", "requires_grad"))
+# Fields of a tensor or of a moved batch object that hold no tensor: a tensor's metadata, and counts,
+# sizes and names (``batch.num_graphs``, ``batch.batch_size``, ``batch.keys``).
+_NOT_TENSOR_FIELD = re.compile(
+    r"^(?:layout|is_\w+|grad_fn|names?|itemsize|nbytes|output_nr|_\w+|keys|num_\w+|n_\w+|"
+    r"\w*_(?:size|len|length|count|names?|keys|paths?|str|text)|size|len|length|count|stride|storage)$")
 # The tensor fields of a model's output object (transformers' ModelOutput): ``model(**batch).logits``.
 _OUTPUT_FIELDS = frozenset("logits loss last_hidden_state pooler_output start_logits end_logits".split())
 _PYTHON_BUILTINS = frozenset("float int bool len str round repr range format hash id ord chr isinstance".split())
@@ -621,6 +626,11 @@ class ValueFlow:
             if attr in _TENSOR_ATTRIBUTES and owner in TENSORS:
                 return owner
             if attr in _OUTPUT_FIELDS and owner == DEVICE:
+                return DEVICE
+            if owner == DEVICE and isinstance(expr.value, cst.Name) and _NOT_TENSOR_FIELD.search(attr) is None:
+                # ``batch = batch.to(device)`` then ``batch.batch[-1] == 0``: a field of a batch object
+                # moved to the device (a PyG ``Batch``: ``x``, ``edge_index``, ``y``) is a tensor there;
+                # counts and sizes (``num_graphs``) and a tensor's own metadata are not (ogb)
                 return DEVICE
             if owner in BATCHES or owner == NUMPY:
                 return owner  # ``batch.x``, ``arr.T``

@@ -1194,6 +1194,12 @@ def _truth_tests_tensor(test: cst.BaseExpression, ctx) -> bool:
     if isinstance(test, cst.Name) and test.value in _names_bound_to_containers(
             ctx.frame.node, ctx.facts.derived("tpl102_container_names", lambda tree, table: {})):
         return False  # ``if output_dict:`` of a dict (or None) a model hands back with its loss
+    if (isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute) and test.func.attr.value in ("any", "all")
+            and not any(a.keyword is None and not isinstance(a.value, cst.Integer) for a in test.args)):
+        # ``if (x["lengths"] < x["lengths"].max()).any():``: only a tensor or an array has ``.any()``;
+        # one not known to be on the host counts as possibly on the device (rules.md "Where a value
+        # lives"), as for ``.item()`` (pytorch-forecasting's ``BaseModel.step``)
+        return ctx.is_device_tensor(test) or not ctx.is_host_value(test.func.value)
     return ctx.is_device_tensor(test)
 
 
