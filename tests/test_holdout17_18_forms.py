@@ -346,3 +346,37 @@ def test_a_running_total_read_by_numpy_only_under_an_interval_needs_no_sync_per_
     every_step = TOTAL_UNDER_INTERVAL.replace("        if (step + 1) % log_every == 0:\n            print(",
                                               "        if True:\n            print(")
     assert _found(every_step) == []
+
+
+FACTORY_FORMS = """\
+import torch
+
+
+def f(lr, n, T, device, sigma, mask):
+    a = torch.Tensor([lr])[0].cuda()
+    b = torch.ByteTensor(size=(n,)).to("cuda")
+    c = torch.linspace(0, 1, T).pow(2).to(device)
+    d = torch.arange(T)[mask].to(device)
+    e = torch.linspace(0, 1, T).pow(mask.cuda()).to(device)
+    return a, b, c, d, e
+"""
+
+FACTORY = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.{f}(...)` to "
+           "create it there (runtime_guard: device-native creation)")
+LEGACY_DATA = ("tensor is created on the CPU by the legacy constructor `torch.{f}(...)` and then copied to the device; "
+               "create it there with `torch.{modern}(..., device=...)`")
+
+
+def test_tpl101_through_a_fixed_index_a_size_keyword_and_arithmetic_methods():
+    """After the first scores of holdout19/21: ``torch.Tensor([lr])[0].cuda()`` (a fixed position
+    of a fresh tensor; cloths_segmentation), ``torch.ByteTensor(size=(n,)).to("cuda")`` (sizes
+    by keyword; stylegan2's all_gather) and ``.pow(2)`` as ``** 2`` (AudioLDM's DPM solver). An
+    index by a tensor and a power of a tensor are no fresh host tensors."""
+    found = [(line, message) for _, line, _, message in _found(FACTORY_FORMS, codes=("TPL101",))]
+    assert found == [
+        (5, LEGACY_DATA.format(f="Tensor", modern="tensor").replace("torch.tensor(..., device=...)",
+                                                                    "torch.tensor(..., dtype=torch.get_default_dtype(), device=...)")),
+        (6, LEGACY_DATA.format(f="ByteTensor", modern="empty").replace("torch.empty(..., device=...)",
+                                                                       "torch.empty(..., dtype=torch.uint8, device=...)")),
+        (7, FACTORY.format(f="linspace")),
+    ]

@@ -49,6 +49,8 @@ _KEEP_FRESH = frozenset(
     "squeeze t flatten contiguous fill_ zero_ tril triu tril_ triu_ transpose permute expand_as view_as reshape_as "
     "uniform_ normal_ random_ bernoulli_ exponential_".split()  # in-place (random) fills
 )
+# Methods that are arithmetic with one operand (``t.pow(2)`` is ``t ** 2``).
+_ARITHMETIC_METHODS = frozenset(("pow", "mul", "add", "sub", "div", "true_divide"))
 # ``torch.autograd.Variable(t)`` without ``requires_grad=`` hands back ``t`` itself (torch >= 0.4).
 _VARIABLE = frozenset(("torch.autograd.Variable", "torch.autograd.variable.Variable"))
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
@@ -149,6 +151,9 @@ class CpuThenDevice(Rule):
         "data" for ``torch.LongTensor([i])``; ``torch.Tensor(x.shape)`` is sizes only for a tensor ``x``
         (a numpy or gym ``.shape`` is a tuple: data); None when it cannot be told (``torch.Tensor(x)``: a
         size or a host list) or is neither."""
+        if (len(factory.args) == 1 and factory.args[0].keyword is not None
+                and factory.args[0].keyword.value == "size"):
+            return "sizes"  # ``torch.ByteTensor(size=(n,))`` (stylegan2's all_gather)
         if any(a.keyword is not None for a in factory.args):
             return None  # ``device=``, ``dtype=`` and the like: not the plain legacy form
         args = factory.args
@@ -238,6 +243,10 @@ class CpuThenDevice(Rule):
     def _keeps_fresh(self, call: cst.Call, method: str) -> bool:
         if method in _KEEP_FRESH:
             return not has_double_splat(call)
+        if method in _ARITHMETIC_METHODS:
+            # ``torch.linspace(...).pow(2)``, as ``** 2``: arithmetic with a number makes a new host tensor
+            args = positional(call)
+            return len(call.args) == 1 and len(args) == 1 and self._is_number(args[0].value)
         if method == "to":  # ``.to(torch.long)``, ``.to(dtype=weight_dtype)``: a dtype change, not a move
             args = positional(call)
             if len(call.args) == 1 and len(args) == 1:
@@ -458,10 +467,14 @@ def _is_size_expression(expr: cst.BaseExpression) -> bool:
 
 
 def _adds_or_keeps_axis(index) -> bool:
-    """``None`` (a new axis), ``...`` or a bare ``:``: indexing that makes a view of the whole tensor."""
+    """``None`` (a new axis), ``...`` or a bare ``:``: indexing that makes a view of the whole tensor;
+    or a fixed position (``torch.Tensor([lr])[0]``: a view of part of it, still made on the host)."""
     if isinstance(index, cst.Index):
         value = index.value
-        return (isinstance(value, cst.Name) and value.value == "None") or isinstance(value, cst.Ellipsis)
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+            value = value.expression
+        return ((isinstance(value, cst.Name) and value.value == "None") or isinstance(value, cst.Ellipsis)
+                or isinstance(value, cst.Integer))
     return (isinstance(index, cst.Slice) and index.lower is None and index.upper is None
             and index.step is None)
 
