@@ -447,6 +447,27 @@ class StepBodies:
                     grad_off, trains = chain_state(mode, False, True, record["backward"])
                     push(target[0], target[1], _from_evaluation_branch(Chain(
                         ((module.path, line, qual),), False, False, grad_off=grad_off, trains=trains), mode))
+        # Step loops a class inherits: a project base's loop that calls ``self.<m>(...)`` runs on an
+        # instance of each subclass too, and there ``self.<m>`` is the subclass's own override, in
+        # whatever file (trlx's ``AccelerateRLTrainer.learn`` calls ``self.loss``, which
+        # ``AccelerateSFTTrainer`` overrides in another module).
+        for module in list(self._reachers):
+            for qual in module.classes:
+                order, _ = self.mro((module.path, qual))
+                for base in order[1:]:
+                    base_module = self._loaded.get(base[0])
+                    if base_module is None:
+                        continue
+                    for fqual, (ref, line, _, constants, mode) in base_module.step_call_sites:
+                        record = base_module.functions[fqual]
+                        if ref[0] != "self" or record.get("cls") != base[1]:
+                            continue
+                        target = self.resolve(base_module, ref, (module.path, qual), base)
+                        if target is None or target[0][0] != module.path:
+                            continue  # the base's own method: reached from the base's loop as it is
+                        grad_off, trains = chain_state(mode, False, True, record["backward"])
+                        push(target[0], target[1], _from_evaluation_branch(Chain(
+                            ((base_module.path, line, fqual),), False, False, grad_off=grad_off, trains=trains), mode))
         # R18: a function that performs one step through its calls is a root too, R2 applied to it;
         # after the step loops' calls, so that one called from a step loop keeps that chain.
         for (path, qual), performs in step_performers(self, list(self._loaded.values())).items():
