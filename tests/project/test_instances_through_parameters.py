@@ -105,3 +105,50 @@ def test_a_parallel_wrapper_keeps_the_wrapped_class(tmp_path):
         "DistributedDataParallel(model, device_ids=[0])", "DistributedDataParallel(opt.model, device_ids=[0])")
     write(tmp_path / "other", files)
     assert _findings(tmp_path / "other") == []
+
+
+DICT_MODEL = {
+    "setup.py": "",
+    "wrap/__init__.py": "",
+    "wrap/loss_wrapper.py": """
+        import torch
+
+
+        class LossWrapper(torch.nn.Module):
+            def __init__(self, model):
+                super().__init__()
+                self.model = model
+
+            def forward(self, x):
+                out = {}
+                out["loss"] = self.model(x).mean()
+                out["reward"] = out["loss"].detach()
+                return out
+        """,
+    "train.py": """
+        import torch
+        from wrap.loss_wrapper import LossWrapper
+
+
+        def train(model, loader, optimizer):
+            lw_model = LossWrapper(model).cuda()
+            for x in loader:
+                model_out = lw_model(x.cuda())
+                model_out["loss"].backward()
+                optimizer.step()
+                print("avg_reward = {:.3f}".format(model_out["reward"].mean()))
+        """,
+}
+
+FORMAT = ("formatting a tensor waits for the device in every iteration; keep values on the device (`total += "
+          "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+
+
+def test_the_items_of_a_dict_a_project_model_returns_live_on_the_device(tmp_path):
+    """self-critical's ``model_out = dp_lw_model(...)`` then ``.format(..., model_out['reward'].mean())``
+    (holdout13): resolving the call to the project's ``LossWrapper.forward``, which returns a dict,
+    must not make its items less known than a model's output."""
+    write(tmp_path, DICT_MODEL)
+    path = tmp_path / "train.py"
+    found = [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    assert found == [("TPL102", 11, FORMAT)]

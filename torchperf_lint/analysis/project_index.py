@@ -60,7 +60,7 @@ from .script_folders import script_folder_bindings, sys_path_folders
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, names_holding)
 
-INDEX_VERSION = "6"
+INDEX_VERSION = "7"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -169,8 +169,11 @@ def _is_class_name(dotted: Optional[str]) -> bool:
     return bool(dotted) and dotted.rsplit(".", 1)[-1][:1].isupper()
 
 
-# Wrappers whose calls run the wrapped module's ``forward``.
-_PARALLEL_WRAPPERS = frozenset(("DistributedDataParallel", "DataParallel", "FullyShardedDataParallel", "DDP", "FSDP"))
+# Wrappers whose calls run the wrapped module's ``forward`` on the same process's inputs. Not
+# ``DataParallel``: it scatters each input over the GPUs before the replicas' ``forward`` runs, so
+# what the wrapped forward receives is not what the caller handed (self-critical's ``LossWrapper``
+# gets ``torch.arange(...)`` indices that the caller made on the host); a call of it stays unresolved.
+_PARALLEL_WRAPPERS = frozenset(("DistributedDataParallel", "FullyShardedDataParallel", "DDP", "FSDP"))
 
 
 def _constructed_class(call: ast.Call) -> Optional[str]:

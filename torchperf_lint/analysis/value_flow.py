@@ -687,6 +687,11 @@ class ValueFlow:
         if returned is None:
             return kind
         returned = collapse(returned)
+        if returned == CONTAINER and kind == DEVICE:
+            # a model's forward that returns a dict (self-critical's ``LossWrapper``: ``out['reward']``,
+            # ``out['loss']``): a model's output, whose items live on the device, as when the call
+            # resolved to no project function
+            return DEVICE
         if returned in HOST or returned == DEVICE:
             return returned
         return kind
