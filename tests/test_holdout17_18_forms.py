@@ -380,3 +380,29 @@ def test_tpl101_through_a_fixed_index_a_size_keyword_and_arithmetic_methods():
                                                                        "torch.empty(..., dtype=torch.uint8, device=...)")),
         (7, FACTORY.format(f="linspace")),
     ]
+
+
+NUMPY_METHOD = """\
+import numpy as np
+import torch
+from .core import maximum_path_c
+
+
+def train(model, loader, optimizer):
+    for x in loader:
+        value, mask = model(x.cuda())
+        mask = mask.data.cpu().numpy()
+        t_x_max = mask.sum(1)[:, 0].astype(np.int32)
+        maximum_path_c(value, t_x_max)
+        value.sum().backward()
+        optimizer.step()
+"""
+
+
+def test_a_copy_the_host_computes_with_through_a_numpy_only_method_is_host_needed():
+    """glow-tts's ``mask = mask.data.cpu().numpy()`` then ``mask.sum(1)[:, 0].astype(np.int32)``
+    handed to a compiled extension (holdout14): ``astype`` is a method only numpy arrays have, so
+    the host computes with the copy (R3). Without it, what the extension reads is not known."""
+    assert _found(NUMPY_METHOD) == []
+    plain = NUMPY_METHOD.replace("mask.sum(1)[:, 0].astype(np.int32)", "mask.sum(1)[:, 0]")
+    assert _found(plain) == [("TPL102", 9, 15, SYNC.format(what="`.cpu()`"))]

@@ -685,6 +685,12 @@ class HostSyncInLoop(Rule):
         a numpy, scipy, OpenCV, PIL or scikit-learn function, of an environment's ``env.step(...)``, or of a
         tokenizer's ``decode``/``batch_decode``: values the host must have (spec: a step body)?"""
         index = climb(path, subscripts=True)
+        if any(isinstance(node, cst.Attribute) and node.attr.value in _NUMPY_ONLY_METHODS
+               and isinstance(path[i - 1], cst.Call) and path[i - 1].func is node
+               for i, node in enumerate(path[index:], start=index) if i >= 1):
+            # ``mask = mask.cpu().numpy()`` ... ``mask.sum(1)[:, 0].astype(np.int32)``: a method only
+            # numpy arrays have: the host computes with the array (glow-tts's monotonic alignment)
+            return True
         while index >= 2:
             parent = path[index - 1]
             if isinstance(parent, cst.IfExp):
@@ -1173,6 +1179,10 @@ def _accumulates(statement, name: str) -> bool:
     if isinstance(statement, cst.Assign):
         return any(isinstance(n, cst.Name) and n.value == name for n in descendants(statement.value))
     return False
+
+
+# Methods only a numpy array has (a tensor has none of them).
+_NUMPY_ONLY_METHODS = frozenset(("astype", "tofile", "tobytes", "ptp"))
 
 
 def _under_interval_in(path, loop: cst.CSTNode) -> bool:
