@@ -280,8 +280,6 @@ class _Summariser:
         module_fn = self._function("<module>", 0, None)
         self._places[id(module_fn)] = HostNames(self.tree.body, self._host_batch_test())
         self._scan(self.tree.body, module_fn, "", None, frozenset(), False)
-        if self._host_heads and self._methods:
-            self._host_parameters_through_self_methods()
         summary = {"v": INDEX_VERSION, "imports": self.imports, "classes": self.classes,
                    "functions": self.functions, "roots": self.roots, "settings": self.settings}
         added = sys_path_folders(self.tree)
@@ -289,20 +287,22 @@ class _Summariser:
             summary["sys_path"] = added  # folders it puts on sys.path (script_folders)
         return summary
 
-    def _host_parameters_through_self_methods(self) -> None:
+    def _host_parameters_through_self_methods(self, methods: List[tuple]) -> None:
         """A method's parameters that it hands to a sibling method which hands them to a host
         library (``add_batch(gt, pre)`` -> ``self._generate_matrix(gt, pre)`` -> ``np.bincount``):
         they reach it too (host_library_parameters' ``self_methods``). Two hops at most; only in
-        modules that import a host library, whose classes have such a sibling."""
+        modules that import a host library, once a class's body is summarised (``methods``: its
+        methods and those of the classes nested in it), so that a class's records are the same
+        whether the language server reuses them or not (edit_reuse)."""
         for _ in range(2):
             host: Dict[str, Dict[str, tuple]] = {}
-            for qualname, owner, _node in self._methods:
+            for qualname, owner, _node in methods:
                 fn = self.functions[qualname]
                 params = [p[0] for p in fn["params"]]
                 if fn["hostp"] and params and params[0] == "self":
                     host.setdefault(owner, {})[qualname.rsplit(".", 1)[-1]] = (params[1:], fn["hostp"])
             changed = False
-            for qualname, owner, node in self._methods:
+            for qualname, owner, node in methods:
                 siblings = host.get(owner)
                 fn = self.functions[qualname]
                 if not siblings or not any(c[0][0] == "self" and c[0][1] in siblings for c in fn["calls"]):
@@ -511,7 +511,10 @@ class _Summariser:
                             if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                                     and target.value.id == "self"):
                                 record["attrs"][target.attr] = made
+        first = len(self._methods)
         self._scan(node.body, self.functions["<module>"], qualname, qualname, frozenset(), False)
+        if self._host_heads and len(self._methods) > first:
+            self._host_parameters_through_self_methods(self._methods[first:])
 
     def _bind_locals(self, stmt, fn: dict, owner_class, scope: str) -> None:
         """``compute_loss = ComputeLoss(model)``: a name bound to an instance of a class. A
@@ -526,12 +529,9 @@ class _Summariser:
                 made = stmt.value.func.id
             if made is not None and made.rsplit(".", 1)[-1] in _PARALLEL_WRAPPERS:
                 inner = stmt.value.args[0] if stmt.value.args else None
-                made = fn["locals"].get(inner.id) if isinstance(inner, ast.Name) else None
-                if made is None:
-                    for target in stmt.targets:
-                        for name in bound_names(target):
-                            fn["locals"].pop(name, None)
-                    return
+                # (a wrapper of anything else stays bound to the wrapper's class, which resolves to
+                # no project class)
+                made = (fn["locals"].get(inner.id) if isinstance(inner, ast.Name) else None) or made
             if made is not None:
                 for target in stmt.targets:
                     for name in bound_names(target):
@@ -647,7 +647,7 @@ class _Summariser:
             reaches = self._may_reach_project(func)
             places = self._places.get(id(fn)) if reaches and self._resolvable(ref) else None
             constants = _constant_arguments(call, places)
-            if places is not None and fn["locals"]:
+            if places is not None and (call.args or call.keywords):
                 _instance_arguments(call, fn["locals"], constants)
             fn["calls"].append([ref, call.lineno, step_loop, constants, self._call_mode(call)])
             if reaches:
@@ -819,14 +819,18 @@ def _instance_arguments(call: ast.Call, instances: Dict[str, str], out: dict) ->
     inbatch.InBatch(opt)`` then ``train(opt, model)``): {"inst:1": "inbatch.InBatch"} beside the
     argument's place, so the step-body walk can resolve ``model(...)`` in ``train`` through its
     callers (step_bodies._through_callers)."""
+    # (``get`` only: the language server's reuse of definitions hands a mapping that records what is
+    # looked up, edit_reuse._AskedLocals, and answers ``in`` for its own names alone)
     for index, arg in enumerate(call.args):
         if isinstance(arg, ast.Starred):
             return
-        if isinstance(arg, ast.Name) and arg.id in instances:
-            out[f"{INSTANCE_KEY}{index}"] = instances[arg.id]
+        made = instances.get(arg.id) if isinstance(arg, ast.Name) else None
+        if made is not None:
+            out[f"{INSTANCE_KEY}{index}"] = made
     for keyword in call.keywords:
-        if keyword.arg is not None and isinstance(keyword.value, ast.Name) and keyword.value.id in instances:
-            out[f"{INSTANCE_KEY}{keyword.arg}"] = instances[keyword.value.id]
+        made = instances.get(keyword.value.id) if keyword.arg is not None and isinstance(keyword.value, ast.Name) else None
+        if made is not None:
+            out[f"{INSTANCE_KEY}{keyword.arg}"] = made
 
 
 def _interval_names(body) -> FrozenSet[str]:
