@@ -274,6 +274,9 @@ def train(model, device, loader, optimizer):
             continue
         if batch.num_graphs == 1:
             continue
+        model = model.to(device)
+        if step < model.hyperparams["burn_in"]:
+            continue
         loss = model(batch).mean()
         loss.backward()
         optimizer.step()
@@ -284,7 +287,8 @@ def test_a_field_of_a_moved_batch_object_is_a_device_tensor():
     """ogb's ``batch = batch.to(device)`` then ``if ... or batch.batch[-1] == 0:`` (holdout22,
     after its first score): a field of a batch object moved to the device (a PyG ``Batch``) is a
     tensor there, and testing it waits every step; its counts (``num_graphs``) and a tensor's
-    metadata (``shape``) are host values."""
+    metadata (``shape``) are host values, and so are the attributes of a model moved there
+    (PyTorch-YOLOv3's ``model.hyperparams["burn_in"]``, holdout10)."""
     assert _found(MOVED_BATCH_FIELDS) == [("TPL102", 7, 11, SYNC.format(what="testing a tensor's truth"))]
 
 
@@ -406,3 +410,42 @@ def test_a_copy_the_host_computes_with_through_a_numpy_only_method_is_host_neede
     assert _found(NUMPY_METHOD) == []
     plain = NUMPY_METHOD.replace("mask.sum(1)[:, 0].astype(np.int32)", "mask.sum(1)[:, 0]")
     assert _found(plain) == [("TPL102", 9, 15, SYNC.format(what="`.cpu()`"))]
+
+
+MOVED_MODEL_ATTRIBUTE = '''\
+import torch
+import torch.nn as nn
+
+
+class Darknet(nn.Module):
+    def __init__(self, path):
+        super().__init__()
+        self.hyperparams = {"burn_in": 1000}
+
+
+def load_model(path):
+    device = torch.device("cuda")
+    model = Darknet(path).to(device)
+    return model
+
+
+def train(path, loader, optimizer):
+    model = load_model(path)
+    for step, (x, y) in enumerate(loader):
+        loss = model(x.cuda()).sum()
+        loss.backward()
+        if step < model.hyperparams["burn_in"]:
+            optimizer.step()
+'''
+
+
+def test_an_attribute_of_a_model_moved_to_the_device_is_no_tensor():
+    """PyTorch-YOLOv3's ``if batches_done < model.hyperparams['burn_in']:`` (holdout10): the model
+    comes back from ``load_model`` moved to the device, and its attributes are what ``__init__``
+    stored (a dict of numbers), not fields of a moved batch. The same test on a moved batch's field
+    waits for the device."""
+    assert _found(MOVED_MODEL_ATTRIBUTE) == []
+    batch = MOVED_MODEL_ATTRIBUTE.replace('if step < model.hyperparams["burn_in"]:',
+                                          'if step < x.hyperparams["burn_in"]:').replace(
+        "    for step, (x, y) in enumerate(loader):", "    for step, (x, y) in enumerate(loader):\n        x = x.to('cuda')")
+    assert _found(batch) == [("TPL102", 23, 11, SYNC.format(what="testing a tensor's truth"))]

@@ -627,10 +627,12 @@ class ValueFlow:
                 return owner
             if attr in _OUTPUT_FIELDS and owner == DEVICE:
                 return DEVICE
-            if owner == DEVICE and isinstance(expr.value, cst.Name) and _NOT_TENSOR_FIELD.search(attr) is None:
+            if (owner == DEVICE and isinstance(expr.value, cst.Name) and _NOT_TENSOR_FIELD.search(attr) is None
+                    and not is_model_name(expr.value.value) and not self._is_module(expr.value)):
                 # ``batch = batch.to(device)`` then ``batch.batch[-1] == 0``: a field of a batch object
                 # moved to the device (a PyG ``Batch``: ``x``, ``edge_index``, ``y``) is a tensor there;
-                # counts and sizes (``num_graphs``) and a tensor's own metadata are not (ogb)
+                # counts and sizes (``num_graphs``) and a tensor's own metadata are not (ogb), nor the
+                # attributes of a model moved there (PyTorch-YOLOv3's ``model.hyperparams``)
                 return DEVICE
             if owner in BATCHES or owner == NUMPY:
                 return owner  # ``batch.x``, ``arr.T``
