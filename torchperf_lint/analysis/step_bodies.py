@@ -155,6 +155,8 @@ class StepBodies:
         self._arguments: Dict[str, List[Dict[str, object]]] = {}
         self._unknown_arguments: Set[str] = set()
         self._call_sites: Dict[str, list] = {}  # per function of the linted file: its per-step calls
+        # (path, function, parameter) -> the project class its callers hand it (_through_callers)
+        self._parameter_classes: Dict[Tuple[str, str, str], Optional[Key]] = {}
         # Per function of the linted file: the parameters every per-step call hands a host value.
         self._host_parameters: Dict[str, FrozenSet[str]] = {}
         # ... and those every per-step call hands a value on the host that may be a batch or a
@@ -523,6 +525,16 @@ class StepBodies:
         params = [p[0] for p in record.get("params", ())]
         if parameter not in params or parameter in ("self", "cls"):
             return None
+        # asked for every such call of the walk (``model(x)`` in each function it reaches): the
+        # callers' answer is worked out once per function and parameter
+        key = (module.path, qual, parameter)
+        if key not in self._parameter_classes:
+            self._parameter_classes[key] = self._class_handed(module, qual, params, parameter)
+        found = self._parameter_classes[key]
+        return self._call_instance(found, method) if found is not None else None
+
+    def _class_handed(self, module: Module, qual: str, params: List[str], parameter: str) -> Optional[Key]:
+        """The one project class whose instances every visible call of ``qual`` hands ``parameter``."""
         position = params.index(parameter)
         function = (module.path, qual)
         found: Optional[Key] = None
@@ -540,7 +552,7 @@ class StepBodies:
                 if cls is None or (found is not None and cls != found):
                     return None
                 found = cls
-        return self._call_instance(found, method) if found is not None else None
+        return found
 
     def _engine_chain(self, function: Key) -> Chain:
         """The chain of an Ignite root: Ignite's ``Engine`` only calls the function, which trains by

@@ -69,12 +69,10 @@ _ITERATING_WRAPPERS = frozenset(
 # Logging and progress wrappers named by what they do: ``metric_logger.log_every(loader, 50)`` (the
 # DeiT/MAE/BLIP idiom), ``progress.track(loader)``, ``self.pbar(loader)``.
 _LOGGING_WRAPPER = re.compile(r"(?:^|_)(?:log_every|progress|pbar|track)(?:_|$)")
-
-
-
 # Methods of a loader object that hand out its batches (Graph-WaveNet's own DataLoader class:
 # ``for x, y in dataloader["val_loader"].get_iterator():``).
 _LOADER_ITERATORS = frozenset(("get_iterator", "iterator", "__iter__", "iter_batches"))
+
 
 def _wrapped_loader(expr) -> Optional[str]:
     """The name inside ``tqdm(enumerate(loader), total=...)`` (wrappers that hand out its items,

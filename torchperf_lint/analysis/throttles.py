@@ -91,7 +91,18 @@ def ast_throttled_branch(test, body: Sequence[ast.stmt]) -> bool:
         if (found is not None and not found[2] and None not in found[:2] and found[0] != found[1]
                 and _ast_resets(body, found[0], found[1], nested=True)):
             return True
-    return False
+    return _ast_latched(test, body)
+
+
+def _ast_latched(test, body: Sequence[ast.stmt]) -> bool:
+    """The ast twin of _cst_latched."""
+    wanted = False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, wanted = test.operand, True
+    key = _ast_key(test)
+    return key is not None and any(
+        isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is wanted
+        and any(_ast_key(t) == key for t in stmt.targets) for stmt in body)
 
 
 # --- libcst ---------------------------------------------------------------------------------------
@@ -167,14 +178,14 @@ def cst_throttled_branch(branch: cst.If) -> bool:
         if (found is not None and not found[2] and None not in found[:2] and found[0] != found[1]
                 and _cst_resets(statements, found[0], found[1], nested=True)):
             return True
-    return False
+    return _cst_latched(branch)
 
 
-def cst_latched_branch(branch: cst.If) -> bool:
-    """A latch: ``if self.need_sync: ...; self.need_sync = False`` (or ``if not done: ...; done =
-    True``): the branch turns its own test off, at the top level of its body, so it runs once
-    until something sets the flag again (dinov2's ``fsdp_synchronize_streams``). Like a throttle,
-    what it holds runs at chosen times, not every step (rules.md "An interval")."""
+def _cst_latched(branch: cst.If) -> bool:
+    """A latch, the throttle's simplest form: ``if self.need_sync: ...; self.need_sync = False``
+    (or ``if not done: ...; done = True``): the branch turns its own test off, at the top level of
+    its body, so it runs once until something sets the flag again (dinov2's
+    ``fsdp_synchronize_streams``): not every step (rules.md "An interval")."""
     test, wanted = branch.test, "False"
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         test, wanted = test.expression, "True"

@@ -24,7 +24,7 @@ from .tree import child_nodes, descendants
 from . import value_flow
 from .step_loops import is_counter_name, is_loader_name, is_model_name
 from .budgets import spends_budget
-from .throttles import cst_latched_branch, cst_throttled_branch, cst_throttles
+from .throttles import cst_throttled_branch, cst_throttles
 from .interval_gates import cst_gates_what_follows
 from .value_flow import ValueFlow
 
@@ -449,8 +449,7 @@ class Context:
             block = blocks[position]
             if block.kind != IF or block.body is not block.node.body:
                 continue
-            if ((self._tests_step_interval(block.node.test, frozenset()) or cst_throttled_branch(block.node)
-                 or cst_latched_branch(block.node))
+            if ((self._tests_step_interval(block.node.test, frozenset()) or cst_throttled_branch(block.node))
                     and not self.steps.runs_update(block.body)):
                 gate = position
                 break
@@ -546,8 +545,7 @@ class Context:
             if (
                 (syntax.tests_interval(block.node.test, outer_counters, names)
                  or self._hands_counter(block.node.test, outer_counters)
-                 or spends_budget(block.node, self.frame.node) or cst_throttled_branch(block.node)
-                 or cst_latched_branch(block.node))
+                 or spends_budget(block.node, self.frame.node) or cst_throttled_branch(block.node))
                 and not self.steps.runs_update(block.body)
             ):
                 return True
@@ -571,7 +569,7 @@ class Context:
             if names is None:
                 names = self._interval_names(body, frozenset())
             if ((self._tests_step_interval(block.node.test, names) or spends_budget(block.node, body.node)
-                 or cst_throttled_branch(block.node) or cst_latched_branch(block.node))
+                 or cst_throttled_branch(block.node))
                     and not self.steps.runs_update(block.body)):
                 return True
         return self._after_interval_exit(body.node)

@@ -1,0 +1,56 @@
+"""A call under a latch (``if need_sync: sync(); need_sync = False``) in another module's step loop
+runs once, not every step: the project index reads the latch as the rules do (throttles.py, the
+ast and libcst twins; the lead, 2026-11-27, from dinov2's ``fsdp_synchronize_streams``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from torchperf_lint.engine import lint_source
+
+from _project_files import write
+
+SYNC = ("`torch.cuda.synchronize()` waits for the device in every iteration; keep values on the device "
+        "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+
+LATCHED = {
+    "setup.py": "",
+    "helpers.py": """
+        import torch
+
+
+        def sync_streams():
+            torch.cuda.synchronize()
+        """,
+    "train.py": """
+        import torch
+        from helpers import sync_streams
+
+
+        def train(model, loader, optimizer):
+            need_sync = True
+            for x in loader:
+                model(x.cuda()).sum().backward()
+                optimizer.step()
+                if need_sync:
+                    sync_streams()
+                    need_sync = False
+        """,
+}
+
+
+def _findings(root: Path):
+    path = root / "helpers.py"
+    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+
+
+def test_a_helper_called_under_a_latch_runs_once(tmp_path):
+    write(tmp_path, LATCHED)
+    assert _findings(tmp_path) == []
+
+
+def test_a_flag_the_branch_leaves_on_is_a_setting(tmp_path):
+    files = dict(LATCHED)
+    files["train.py"] = files["train.py"].replace("need_sync = False", "synced = True")
+    write(tmp_path, files)
+    assert _findings(tmp_path) == [("TPL102", 5, SYNC + " (called every step from train.py:11)")]
