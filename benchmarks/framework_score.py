@@ -1423,7 +1423,7 @@ CORPUS = [
      "commit": "ff79a4ced85d21739e1a4c5cec9e1e8f896b962c",
      "take": ["mllm/__init__.py", "mllm/engine", "mllm/models", "mllm/pipeline", "mllm/utils", "mllm/config", "mllm/dataset/utils/compute_metrics.py"], "only": "*.py", "drop": []},
 
-    # holdout22 (2026-11-26): entries below this line, before the closing bracket.
+    # holdout22 (2026-11-26): entries below this line, before the holdout23 marker.
     {"name": "neural-lam", "github": "mllam/neural-lam", "set": "holdout22",
      "commit": "434d5fab574150735f2e96debb89ea6c3e962137",
      "take": ["pyproject.toml", "neural_lam"], "only": "*.py", "drop": []},
@@ -1467,6 +1467,10 @@ CORPUS = [
      "commit": "6820b45e4548ee2648557fcf120b3361414a8cd9",
      "take": ["setup.py", "terminator", "scripts/run_language_modeling.py"], "only": "*.py", "drop": []},
 
+    # holdout23 (2026-11-27): entries below this line, before the holdout24 marker.
+    # holdout24 (2026-11-27): entries below this line, before the holdout25 marker.
+    # holdout25 (2026-11-27): entries below this line, before the holdout26 marker.
+    # holdout26 (2026-11-27): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
