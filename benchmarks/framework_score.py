@@ -1688,19 +1688,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6",
-                                         "holdout7", "holdout8", "holdout9", "holdout10", "holdout11",
-                                         "holdout12",
-                                         "holdout13",
-                                         "holdout14",
-                                         "holdout15",
-                                         "holdout16",
-                                         "holdout17",
-                                         "holdout18",
-                                         "holdout19",
-                                         "holdout20",
-                                         "holdout21",
-                                         "holdout22"), default="dev")
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 27)),
+                        default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
     parser.add_argument("--jobs", type=int, default=1, help="linter worker processes (default 1)")
