@@ -132,10 +132,16 @@ class HostNames:
     """The local names of one function (or module body) whose every binding is a host value, and the
     names bound to an optimizer's parameter groups; worked out on first use."""
 
-    __slots__ = ("_body", "_names", "_values", "_groups", "_host_batches", "_batch_loops", "_loop_iterables")
+    __slots__ = ("_body", "_names", "_values", "_groups", "_host_batches", "_batch_loops", "_loop_iterables",
+                 "_params")
 
-    def __init__(self, body, host_batches: Optional[Callable[[ast.expr], bool]] = None):
+    def __init__(self, body, host_batches: Optional[Callable[[ast.expr], bool]] = None,
+                 params: FrozenSet[str] = frozenset()):
         self._body = body
+        # The function's parameters: bound by the caller, in no statement of the body. A binding
+        # of one that reads it again (``gold = gold.contiguous().view(-1)``) is host only if what
+        # the caller passed is, which the body does not show; ``loss = loss.item()`` still is.
+        self._params = params
         self._names: Optional[FrozenSet[str]] = None
         self._values: FrozenSet[str] = frozenset()
         self._batch_loops: Optional[bool] = None
@@ -182,12 +188,14 @@ class HostNames:
         groups -= set(bindings) | unknown
         self._groups = frozenset(groups)
         host = {name for name in bindings if name not in unknown and name not in groups}
+        params = self._params
         changed = True
         while changed:  # a name is host when all its values are, also through other host names
             changed = False
             known = frozenset(host)
             for name in list(host):
-                if not all(is_host(value, known, self._groups) for value in bindings[name]):
+                seen = known - {name} if name in params else known
+                if not all(is_host(value, seen, self._groups) for value in bindings[name]):
                     host.discard(name)
                     changed = True
         self._names = frozenset(host)
@@ -197,7 +205,8 @@ class HostNames:
             changed = False
             known = frozenset(values)
             for name in list(values):
-                if not all(is_host(value, known, self._groups, True) for value in bindings[name]):
+                seen = known - {name} if name in params else known
+                if not all(is_host(value, seen, self._groups, True) for value in bindings[name]):
                     values.discard(name)
                     changed = True
         self._values = frozenset(values)

@@ -60,7 +60,7 @@ from .script_folders import script_folder_bindings, sys_path_folders
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, names_holding)
 
-INDEX_VERSION = "8"
+INDEX_VERSION = "9"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -473,7 +473,7 @@ class _Summariser:
         qualname = f"{scope}.{node.name}" if scope else node.name
         fn = self._function(qualname, node.lineno, owner_class, getattr(node, "end_lineno", None) or node.lineno)
         fn["params"] = _parameters(node.args)
-        self._places.setdefault(id(fn), HostNames(node.body, self._host_batch_test()))
+        self._places.setdefault(id(fn), HostNames(node.body, self._host_batch_test(), _parameter_names(node.args)))
         for decorator in node.decorator_list:
             self._expressions(decorator, self.functions.get(scope or "<module>") or fn, scope, False, False)
             if self._iteration_handler_decorator(decorator):
@@ -773,6 +773,11 @@ def _literal(node) -> object:
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool, type(None))):
         return node.value
     return _NO_VALUE
+
+
+def _parameter_names(args: ast.arguments) -> FrozenSet[str]:
+    named = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a is not None]
+    return frozenset(a.arg for a in named)
 
 
 def _parameters(args: ast.arguments) -> list:
@@ -1305,6 +1310,21 @@ class Project:
         if kept[0] == content_digest(source):
             return kept[1], kept[3], kept[4]
         return None
+
+    def files_named(self, stem: str) -> List[str]:
+        """The project's files Python would import as a top-level module ``stem`` from their
+        folder: ``<folder>/stem.py`` and ``<folder>/stem/__init__.py`` (absolute paths)."""
+        self._ensure_import_listing()
+        key = ("files_named", self.listing)
+        table = self.memo.get(key)
+        if table is None:
+            table = {}
+            for path in self._import_words:
+                folder, base = os.path.split(path)
+                named = os.path.basename(folder) if base == "__init__.py" else base[:-3]
+                table.setdefault(named, []).append(path)
+            self.memo[key] = table
+        return table.get(stem, [])
 
     def module_named(self, name: str) -> Optional[Module]:
         path = self.path_of(name)

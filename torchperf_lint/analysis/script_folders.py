@@ -23,6 +23,13 @@ folders holds keeps the root's resolution, or none: an installed package):
    finds), then folders appended (``sys.path.append(...)``); never for a name of the standard
    library, which these cannot shadow.
 
+5. where none of these holds the module, the one project file named like it that defines the
+   imported name (``from loss import cal_performance`` with ``src/transformer/loss.py`` defining
+   ``cal_performance``): a folder the run script puts on ``PYTHONPATH`` (Speech-Transformer's
+   ``path.sh``), which no Python file shows. Only ``from x import y`` of a one-part ``x``, only
+   when exactly one such file defines ``y`` (a ``def``, ``class`` or assignment at module level, or
+   a submodule file ``x/y.py``); never a name of the standard library.
+
 A literal relative path counts from the project root (scripts are run from there). Folders outside
 the project are not followed.
 """
@@ -31,6 +38,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import sys
 from typing import Dict, List, Optional, Tuple
 
@@ -206,11 +214,11 @@ def script_folder_bindings(project, module) -> None:
                                         for f in (_folder(root, module.path, anchor, rel),) if f is not None]
     back = (own if package else []) + [f for how, anchor, rel in added if how == "append"
                                        for f in (_folder(root, module.path, anchor, rel),) if f is not None]
-    if not front and not back:
-        return
     for local, level, name, imported in data["imports"]:
         if level or not name:
             continue
+        if not front and not back and (imported is None or "." in name):
+            continue  # nothing but the fallback (5.) could rebind it
         if module.bindings.get(local) != (f"{name}.{imported}" if imported is not None else name):
             continue  # a later import binds the name (``try: from .configs ... except: from configs ...``)
         chosen = next((f for f in front if _holds(project, f, name, imported)), None)
@@ -220,8 +228,42 @@ def script_folder_bindings(project, module) -> None:
             if name.split(".", 1)[0] in _STDLIB:
                 continue
             chosen = next((f for f in back if _holds(project, f, name, imported)), None)
+            if chosen is None and imported is not None and "." not in name:
+                chosen = _only_folder_defining(project, module.path, name, imported)
         if chosen is None:
             continue
         prefix = project.module_name(os.path.join(chosen, "__init__.py"))
         if prefix:  # (none: the root or src/, the root's own resolution)
             module.bindings[local] = f"{prefix}.{name}.{imported}" if imported is not None else f"{prefix}.{name}"
+
+
+def _only_folder_defining(project, importer: str, name: str, imported: str) -> Optional[str]:
+    """The folder holding the one project file ``name.py`` (or package ``name/``) that defines
+    ``imported``, other than ``importer`` itself; None when no file or several do (module
+    docstring, 5.)."""
+    key = ("only_folder_defining", name, imported, project.listing)
+    if key in project.memo:
+        found = project.memo[key]
+    else:
+        folders = []
+        for path in project.files_named(name):
+            if path.endswith("__init__.py"):
+                package = os.path.dirname(path)
+                if _defines(project, path, imported) or os.path.isfile(os.path.join(package, imported + ".py")):
+                    folders.append((path, os.path.dirname(package)))
+            elif _defines(project, path, imported):
+                folders.append((path, os.path.dirname(path)))
+        found = project.memo[key] = folders[0] if len(folders) == 1 else None
+    if found is None or found[0] == os.path.abspath(importer):
+        return None
+    return found[1]
+
+
+def _defines(project, path: str, name: str) -> bool:
+    """``path`` binds ``name`` at module level: ``def``/``class``, an assignment, or an import."""
+    text = project.current_text(path)
+    if text is None:
+        return False
+    word = re.escape(name)
+    return re.search(rf"^(?:(?:async\s+)?def\s+{word}\b|class\s+{word}\b|{word}\s*(?::[^=\n]*)?=(?!=)"
+                     rf"|(?:from\s+\S+\s+)?import\s[^\n]*\b{word}\b)", text, re.M) is not None

@@ -182,6 +182,7 @@ class ModuleSteps:
         self._passed: Optional[Dict] = None
         self._takes_apart: Dict[Optional[str], bool] = {}
         self._updating: Optional[FrozenSet[str]] = None
+        self._stepping: Optional[FrozenSet[str]] = None
         self._unmoved: Optional[FrozenSet[str]] = None
         # id of a loop -> (it is epoch-level, ids of its sample-generation loops): R1
         self._epoch_facts: Dict[int, Tuple[bool, FrozenSet[int]]] = {}
@@ -410,12 +411,19 @@ class ModuleSteps:
         func = call.func
         if isinstance(func, ast.Attribute):
             receiver = _last_ast(func.value) if isinstance(func.value, ast.Name) else None
-            model = None if self._is_function(receiver, func.attr, True) else func.attr
+            if self._is_function(receiver, func.attr, True):
+                if func.attr in self.stepping_functions:
+                    return True
+                model = None
+            else:
+                model = func.attr
             return is_step_shape(func.attr, _last_ast(func.value), model, self.objects)
         if isinstance(func, ast.Name) and func.id == "next" and call.args:
             return self.ast_iterates_loader(call.args[0])
         name = _last_ast(func)
-        return is_step_shape(None, None, None if self._is_function(None, name, False) else name, self.objects)
+        if self._is_function(None, name, False):
+            return name in self.stepping_functions
+        return is_step_shape(None, None, name, self.objects)
 
     def _ast_runs_step(self, nodes) -> bool:
         """A step call among ``nodes`` (nested definitions apart). A nested loop's body is judged
@@ -774,7 +782,9 @@ class ModuleSteps:
         if method is None and func == "next" and call.args:
             return self.iterates_loader(call.args[0].value)
         if self.is_module_function(call.func):
-            func = None  # a function of the module runs a step only through the call graph
+            if (method or func) in self.stepping_functions:
+                return True  # it performs one step: the loop calling it runs steps
+            func = None  # otherwise a function of the module runs a step only through the call graph
         return is_step_shape(method, receiver, func, self.objects)
 
     def runs_update(self, node) -> bool:
@@ -879,6 +889,41 @@ class ModuleSteps:
                         changed = True
             self._updating = frozenset(own)
         return self._updating
+
+    @property
+    def stepping_functions(self) -> FrozenSet[str]:
+        """Names of the module's functions and methods that perform one training step: their body,
+        outside any loop, calls ``.backward()``, itself or through another such function of the
+        module (rules.md "A step body": "it performs one step, and its caller runs it every step").
+        A loop that calls one is a step loop (tab-ddpm's ``while step < self.steps:`` calling
+        ``self._run_step(x)``). A function whose backward sits in its own loop runs a whole epoch
+        and is not one: the loop calling it is epoch-level."""
+        if self._stepping is None:
+            own: Set[str] = set()
+            calls: Dict[str, Set[str]] = {}
+            for name, definitions in self._defs.items():
+                called = calls.setdefault(name, set())
+                for definition in definitions:
+                    for node in walk_ast(definition.body, prune=_DEFINITIONS_AND_LOOPS):
+                        if type(node) is not ast.Call:
+                            continue
+                        func = node.func
+                        if type(func) is ast.Attribute and func.attr == "backward":
+                            own.add(name)
+                        elif type(func) is ast.Name and self._is_function(None, func.id, False):
+                            called.add(func.id)
+                        elif (type(func) is ast.Attribute and type(func.value) is ast.Name
+                              and self._is_function(func.value.id, func.attr, True)):
+                            called.add(func.attr)
+            changed = True
+            while changed:
+                changed = False
+                for name, called in calls.items():
+                    if name not in own and not called.isdisjoint(own):
+                        own.add(name)
+                        changed = True
+            self._stepping = frozenset(own)
+        return self._stepping
 
     def runs_step(self, node) -> bool:
         return any(
@@ -1149,11 +1194,12 @@ _DEFINITIONS_AND_LOOPS = _DEFINITIONS + _LOOP_TYPES
 
 
 # Loop counters: ``i``, ``step``, ``global_step``, ``batch_idx``, ``batch_i`` and ``ni`` (yolov5), ``it``,
+# Lightning's old ``batch_nb`` (MVSNet_pl's ``if batch_nb == 0:``),
 # ``num_updates``. Not ranks:
 # ``if rank == 0:`` runs every step on rank 0.
 _COUNTER = re.compile(
     r"^(?:[ijkn]|ni|it|iters?|iteration|idx|\w*_idx|\w*steps?|\w*_iters?|\w*_iteration|epoch\w*|count\w*|\w*_count"
-    r"|num_updates|\w*_updates?|\w*batch_i)$",
+    r"|num_updates|\w*_updates?|\w*batch_i|\w*batch_(?:nb|num|no|number))$",
     re.I,
 )
 
@@ -1166,7 +1212,7 @@ def is_counter_name(name: Optional[str]) -> bool:
 # not ``i``/``idx``, which also count layers and samples (``if i in self.out_indices:`` in a
 # forward picks layers, every step).
 _STEP_OR_BATCH_COUNTER = re.compile(
-    r"^(?:\w*steps?|\w*batch_idx|\w*batch_ids?|\w*batch_i|\w*batch_nb|iters?|iteration|\w*_iters?"
+    r"^(?:\w*steps?|\w*batch_idx|\w*batch_ids?|\w*batch_i|\w*batch_(?:nb|num|no|number)|iters?|iteration|\w*_iters?"
     r"|\w*_iteration|num_updates)$",
     re.I,
 )

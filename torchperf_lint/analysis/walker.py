@@ -575,9 +575,16 @@ class Context:
         return self._after_interval_exit(body.node)
 
     def _interval_names(self, loop: Block, outer_counters: FrozenSet[str]) -> FrozenSet[str]:
+        """Names holding interval tests: assigned in the loop's body, or in the function around it
+        (lightweight-gan's ``apply_gradient_penalty = self.steps % 4 == 0`` before its
+        accumulation loop; every assignment of the name in the function must be such a test)."""
         known = self._interval_names_of.get(id(loop.node))
         if known is None:
-            known = self._interval_names_of[id(loop.node)] = syntax.interval_names(loop.node.body, outer_counters)
+            known = syntax.interval_names(loop.node.body, outer_counters)
+            function = self.frame.node
+            if isinstance(function, cst.FunctionDef) and loop.kind != BODY:
+                known = known | syntax.interval_names(function.body, outer_counters)
+            self._interval_names_of[id(loop.node)] = known
         return known
 
 

@@ -1,0 +1,105 @@
+"""Two forms of Speech-Transformer (holdout19; the lead, 2026-11-27):
+
+- ``from loss import cal_performance`` in ``src/solver/solver.py`` resolves only through the
+  ``PYTHONPATH`` its run script sets (``src/transformer``): the one project file ``loss.py`` that
+  defines ``cal_performance`` is the module (script_folders, 5.). Two files defining it, or a file
+  named so that does not define it, leave the import unresolved (an installed package).
+- ``gold = gold.contiguous().view(-1)`` rebinds a parameter from itself: what the caller passed
+  decides where it lives, so the helper it is handed on to does not get a host value
+  (argument_places.HostNames; it did, and ``cal_loss``'s ``.item()`` went silent)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from torchperf_lint.engine import lint_source
+
+from _project_files import write
+
+SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
+        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+
+PROJECT = {
+    "setup.py": "",
+    "src/__init__.py": "",
+    "src/solver/__init__.py": "",
+    "src/transformer/__init__.py": "",
+    "src/transformer/loss.py": """
+        import torch
+
+
+        def cal_performance(pred, gold, smoothing=0.0):
+            gold = gold.contiguous().view(-1)
+            loss = cal_loss(pred, gold, smoothing)
+            n_correct = pred.argmax(1).eq(gold).sum().item()
+            return loss, n_correct
+
+
+        def cal_loss(pred, gold, smoothing=0.0):
+            non_pad_mask = gold.ne(-1)
+            n_word = non_pad_mask.sum().item()
+            return torch.nn.functional.cross_entropy(pred, gold, reduction="sum") / n_word
+        """,
+    "src/solver/solver.py": """
+        import torch
+
+        from loss import cal_performance
+
+
+        class Solver:
+            def __init__(self, model, loader, optimizer):
+                self.model = model
+                self.loader = loader
+                self.optimizer = optimizer
+
+            def train(self):
+                for x, y in self.loader:
+                    pred = self.model(x.cuda())
+                    loss, n_correct = cal_performance(pred, y.cuda())
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+        """,
+}
+
+
+def _findings(root: Path):
+    path = root / "src/transformer/loss.py"
+    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+
+
+def test_an_import_only_the_run_scripts_path_resolves_reaches_the_one_file_defining_it(tmp_path):
+    write(tmp_path, PROJECT)
+    assert _findings(tmp_path) == [
+        ("TPL102", 7, 16, SYNC + " (called every step from src/solver/solver.py:15)"),
+        ("TPL102", 13, 13, SYNC + " (called every step from src/solver/solver.py:15 via cal_performance)"),
+    ]
+
+
+def test_two_files_defining_the_name_or_none_leave_the_import_unresolved(tmp_path):
+    files = dict(PROJECT)
+    files["tools/loss.py"] = "def cal_performance(pred, gold):\n    return pred\n"
+    write(tmp_path, files)
+    assert _findings(tmp_path) == []
+
+
+def test_a_file_of_that_name_that_does_not_define_the_name_is_not_the_module(tmp_path):
+    files = dict(PROJECT)
+    files["src/transformer/loss.py"] = files["src/transformer/loss.py"].replace(
+        "def cal_performance(", "def cal_scores(")
+    files["src/transformer/metrics.py"] = "from loss import cal_scores as cal_performance\n"
+    write(tmp_path, files)
+    assert _findings(tmp_path) == []
+
+
+def test_a_parameter_rebound_from_itself_is_not_a_host_value(tmp_path):
+    """The caller hands ``y.cuda()``; a batch label rebound by ``.view`` stays where it was. Rebound
+    to a host copy (``gold.cpu()``, itself a sync), ``cal_loss``'s ``gold`` is on the host."""
+    write(tmp_path, PROJECT)
+    lines = [f[1] for f in _findings(tmp_path)]
+    assert 13 in lines
+    files = dict(PROJECT)
+    files["src/transformer/loss.py"] = files["src/transformer/loss.py"].replace(
+        "gold = gold.contiguous().view(-1)", "gold = gold.cpu()")
+    write(tmp_path, files)
+    assert [f[1] for f in _findings(tmp_path)] == [5, 7]
