@@ -152,3 +152,42 @@ def test_an_interval_test_held_in_a_name_assigned_before_the_loop():
                                  "        if self.always_gp:\n            apply_gradient_penalty = True\n"
                                  "        opt.zero_grad()\n")
     assert [f[:2] for f in _found(reassigned)] == [("TPL102", 15), ("TPL102", 17)]
+
+
+EPOCH_HOOK = """\
+import torch
+import pytorch_lightning as pl
+
+
+class Task(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(4, 1)
+        self.loss = torch.nn.MSELoss()
+
+    def training_step(self, batch, batch_idx):
+        return self.loss(self.net(batch["x"]), batch["y"])
+
+    def validation_epoch_end(self, outputs):
+        for dataset_idx, batch_outputs in enumerate(outputs):
+            print("x_val_loss: {}".format(batch_outputs[0]["val_loss"].item()))
+            preds = torch.cat([x["pred"] for x in batch_outputs])
+            val_loss = self.loss(preds, torch.cat([x["actual"] for x in batch_outputs]))
+            self.log("val", val_loss.item())
+"""
+
+
+def test_a_loop_of_a_per_epoch_hook_over_collected_outputs_is_no_step_loop():
+    """molformer's ``validation_epoch_end`` (Lightning 1.x) goes over the outputs its validation
+    steps collected, one dataset at a time, and calls the loss module on them: once per epoch,
+    not a step loop, although it calls a module. The same loop in a function that is no hook,
+    a hook's loop over a loader, and a hook's loop that trains are step loops."""
+    assert _found(EPOCH_HOOK) == []
+    helper = EPOCH_HOOK.replace("validation_epoch_end", "validation_helper")
+    both = [("TPL102", 16, 42, SYNC.format(what="`.item()`")), ("TPL102", 19, 28, SYNC.format(what="`.item()`"))]
+    assert _found(helper) == both
+    over_loader = EPOCH_HOOK.replace("enumerate(outputs)", "enumerate(self.extra_loader)")
+    assert _found(over_loader) == both[1:]  # (a batch from a loader is on the host)
+    trains = EPOCH_HOOK.replace('            self.log("val", val_loss.item())\n',
+                                '            self.log("val", val_loss.item())\n            val_loss.backward()\n')
+    assert _found(trains) == both

@@ -95,11 +95,10 @@ def test_a_file_of_that_name_that_does_not_define_the_name_is_not_the_module(tmp
 def test_a_parameter_rebound_from_itself_is_not_a_host_value(tmp_path):
     """The caller hands ``y.cuda()``; a batch label rebound by ``.view`` stays where it was. Rebound
     to a host copy (``gold.cpu()``, itself a sync), ``cal_loss``'s ``gold`` is on the host."""
-    write(tmp_path, PROJECT)
-    lines = [f[1] for f in _findings(tmp_path)]
-    assert 13 in lines
+    write(tmp_path / "moved", PROJECT)
+    assert [f[1] for f in _findings(tmp_path / "moved")] == [7, 13]
     files = dict(PROJECT)
     files["src/transformer/loss.py"] = files["src/transformer/loss.py"].replace(
         "gold = gold.contiguous().view(-1)", "gold = gold.cpu()")
-    write(tmp_path, files)
-    assert [f[1] for f in _findings(tmp_path)] == [5, 7]
+    write(tmp_path / "copied", files)
+    assert [f[1] for f in _findings(tmp_path / "copied")] == [5, 7]

@@ -32,6 +32,12 @@ Key = Tuple[str, str]
 _PER_EPOCH_HOOK_ENDS = ("epoch_end", "epoch_start", "_fit_end", "_train_end")
 
 
+def is_per_epoch_hook(name: str) -> bool:
+    """``validation_epoch_end``, ``on_train_epoch_start``, ``on_fit_end``: a hook run per epoch or
+    per run (the last part of a qualified name)."""
+    return name.endswith(_PER_EPOCH_HOOK_ENDS)
+
+
 def is_run_once_hook(qualname: str) -> bool:
     last = qualname.rsplit(".", 1)[-1]
     return (last in RUN_ONCE_HOOKS or last.startswith("configure_") or last.endswith("_dataloader")

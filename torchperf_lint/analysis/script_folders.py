@@ -28,7 +28,9 @@ folders holds keeps the root's resolution, or none: an installed package):
    ``cal_performance``): a folder the run script puts on ``PYTHONPATH`` (Speech-Transformer's
    ``path.sh``), which no Python file shows. Only ``from x import y`` of a one-part ``x``, only
    when exactly one such file defines ``y`` (a ``def``, ``class`` or assignment at module level, or
-   a submodule file ``x/y.py``); never a name of the standard library.
+   a submodule file ``x/y.py``), and only within the importer's own top-level folder (``src/``: the
+   component the run script runs; a script in ``scripts/`` importing ``utils`` does not reach
+   ``tools/utils.py``, and may mean the package of that name); never a name of the standard library.
 
 A literal relative path counts from the project root (scripts are run from there). Folders outside
 the project are not followed.
@@ -256,7 +258,15 @@ def _only_folder_defining(project, importer: str, name: str, imported: str) -> O
         found = project.memo[key] = folders[0] if len(folders) == 1 else None
     if found is None or found[0] == os.path.abspath(importer):
         return None
+    if _top_folder(project.root, found[0]) != _top_folder(project.root, importer):
+        return None
     return found[1]
+
+
+def _top_folder(root: str, path: str) -> Optional[str]:
+    """The first folder of ``path`` below the root (None: a file of the root itself)."""
+    parts = os.path.relpath(os.path.abspath(path), root).split(os.sep)
+    return parts[0] if len(parts) > 1 else None
 
 
 def _defines(project, path: str, name: str) -> bool:

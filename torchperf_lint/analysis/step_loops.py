@@ -27,6 +27,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from .run_once import is_per_epoch_hook
 from .names import bound_names, canonical, dotted_name_ast, is_torch_name, turns_grad_off
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
 from .tree import children, descendants
@@ -183,6 +184,7 @@ class ModuleSteps:
         self._takes_apart: Dict[Optional[str], bool] = {}
         self._updating: Optional[FrozenSet[str]] = None
         self._stepping: Optional[FrozenSet[str]] = None
+        self._hook_loops: Optional[FrozenSet[int]] = None
         self._unmoved: Optional[FrozenSet[str]] = None
         # id of a loop -> (it is epoch-level, ids of its sample-generation loops): R1
         self._epoch_facts: Dict[int, Tuple[bool, FrozenSet[int]]] = {}
@@ -456,7 +458,38 @@ class ModuleSteps:
             return False
         if isinstance(loop, (ast.For, ast.AsyncFor)) and self.ast_iterates_loader(loop.iter):
             return True
-        return self._body_runs_step(loop)
+        return id(loop) not in self.epoch_hook_loops and self._body_runs_step(loop)
+
+    @property
+    def epoch_hook_loops(self) -> FrozenSet[int]:
+        """Ids of the loops of per-epoch hooks (``validation_epoch_end(self, outputs)``) that
+        iterate no loader and run no update: they go over what the epoch's steps collected, once
+        per epoch, and a model or loss module they call (molformer's ``self.loss(preds, actuals)``
+        per dataset) makes no step of them (the walker's twin: ``Context._classify_loop``)."""
+        if self._hook_loops is None:
+            found: Set[int] = set()
+            for name, definitions in self._defs.items():
+                if not is_per_epoch_hook(name):
+                    continue
+                for definition in definitions:
+                    for node in walk_ast(definition.body, prune=_DEFINITIONS):
+                        if type(node) in _LOOP_TYPES and self.aggregates_in_hook_ast(node):
+                            found.add(id(node))
+            self._hook_loops = frozenset(found)
+        return self._hook_loops
+
+    def aggregates_in_hook_ast(self, loop) -> bool:
+        """(In a per-epoch hook) ``loop`` iterates no loader and runs no update itself."""
+        if isinstance(loop, (ast.For, ast.AsyncFor)) and (
+                self.ast_iterates_loader(loop.iter) or _last_ast(loop.iter) in self.wrapped_loaders):
+            return False
+        return not _ast_runs_update(loop.body, self)
+
+    def aggregates_in_hook(self, loop) -> bool:
+        """The libcst twin of ``aggregates_in_hook_ast``."""
+        if isinstance(loop, cst.For) and (self.iterates_loader(loop.iter) or _last(loop.iter) in self.wrapped_loaders):
+            return False
+        return not self.runs_update(loop.body)
 
     def _ast_is_epoch(self, loop) -> bool:
         """Its own body runs no step, but a nested loop does. The lead's reading R1 (2026-11-26):

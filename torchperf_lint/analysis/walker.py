@@ -23,6 +23,7 @@ from . import syntax
 from .tree import child_nodes, descendants
 from . import value_flow
 from .step_loops import is_counter_name, is_loader_name, is_model_name
+from .run_once import is_per_epoch_hook
 from .budgets import spends_budget
 from .throttles import cst_throttled_branch, cst_throttles
 from .interval_gates import cst_gates_what_follows
@@ -396,6 +397,8 @@ class Context:
         blocks = self.frame.blocks
         if self._makes_samples(loop):
             return False
+        if self._in_per_epoch_hook() and steps.aggregates_in_hook(loop.node):
+            return False  # over what the epoch's steps collected (step_loops.epoch_hook_loops)
         if steps.is_intrinsic(loop.node):
             return True
         if loop in blocks:
@@ -412,6 +415,16 @@ class Context:
                 return False
             frame = frame.parent  # a lambda or comprehension scope runs where its function runs
         return frame is not None and frame.node.name.value in steps.step_called
+
+    def _in_per_epoch_hook(self) -> bool:
+        """Is the current frame (a lambda or comprehension: the function around it) a per-epoch
+        hook (``validation_epoch_end``, ``on_train_epoch_end``)?"""
+        frame = self.frame
+        while frame is not None and not isinstance(frame.node, cst.FunctionDef):
+            if isinstance(frame.node, cst.ClassDef):
+                return False
+            frame = frame.parent
+        return frame is not None and is_per_epoch_hook(frame.node.name.value)
 
     def _makes_samples(self, loop: Block) -> bool:
         """R1: a loop of an epoch-level loop's own body (beside its step loop) that generates
