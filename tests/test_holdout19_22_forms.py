@@ -191,3 +191,37 @@ def test_a_loop_of_a_per_epoch_hook_over_collected_outputs_is_no_step_loop():
     trains = EPOCH_HOOK.replace('            self.log("val", val_loss.item())\n',
                                 '            self.log("val", val_loss.item())\n            val_loss.backward()\n')
     assert _found(trains) == both
+
+
+LOSS_DICT = """\
+import torch
+
+
+def train(model, loader, opt):
+    for x in loader:
+        x = x.cuda()
+        out = model(x)
+        loss1 = out.mean()
+        loss2 = out.std()
+        loss_dict = {"a": loss1, "b": loss2}
+        (loss1 + loss2).backward()
+        opt.step()
+        logs = {k: float(v) for k, v in loss_dict.items()}
+        for v in loss_dict.values():
+            print(float(v))
+"""
+
+
+def test_float_of_the_values_of_a_dict_of_device_losses():
+    """AudioLDM's ``{k: float(v) for k, v in loss_dict.items()}``: each value of a dict displayed
+    from device losses is a tensor there, and ``float()`` of it syncs. A dict that also holds a
+    Python number, or one filled later, is not known to hold tensors: ``float()`` of its values
+    stays silent (``.item()`` of them would still be reported)."""
+    assert _found(LOSS_DICT) == [("TPL102", 13, 19, SYNC.format(what="`float()` of a tensor")),
+                                 ("TPL102", 15, 18, SYNC.format(what="`float()` of a tensor"))]
+    mixed = LOSS_DICT.replace('{"a": loss1, "b": loss2}', '{"a": loss1, "lr": 0.1}')
+    assert _found(mixed) == []
+    filled = LOSS_DICT.replace('{"a": loss1, "b": loss2}', '{}\n        loss_dict["a"] = loss1')
+    assert _found(filled) == []
+    keywords = LOSS_DICT.replace('{"a": loss1, "b": loss2}', 'dict(a=loss1, b=loss2)')
+    assert [f[:2] for f in _found(keywords)] == [("TPL102", 13), ("TPL102", 15)]

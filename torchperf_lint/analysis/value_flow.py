@@ -495,6 +495,8 @@ class ValueFlow:
                 values = owner if owner in BATCHES or owner == PYTHON else UNKNOWN  # ``host_kwargs.items()``
                 if name == "keys":
                     return PYTHON
+                if owner == CONTAINER and isinstance(func.value, cst.Name):
+                    values = self._displayed_values_kind(func.value.value, env, depth)
                 return (PYTHON, values) if name == "items" else values
         if steps.iterates_loader(iterable) or (isinstance(iterable, cst.Name) and iterable.value in steps.iterated):
             # ``pbar = tqdm(enumerate(loader))`` then ``for i, (x, y) in pbar:``: that loader's batches
@@ -522,6 +524,29 @@ class ValueFlow:
         if binding is None or binding.source != "expr" or binding.extra[1]:
             return None
         return binding.extra[0], binding, frame
+
+    def _displayed_values_kind(self, name: str, env, depth: int) -> str:
+        """DEVICE when ``name`` was last bound to a dict display (``{"a": loss1, "b": loss2}``,
+        ``dict(a=loss1)``) whose every value may be on the device: what
+        ``.items()``/``.values()`` of it hand out (``float(v)`` of each then reads a device loss).
+        UNKNOWN otherwise (an empty dict filled later, a value of another kind)."""
+        found = self._plain_binding(name, env)
+        if found is None:
+            return UNKNOWN
+        built, binding, frame = found
+        inner = _Env(binding, frame)
+        if isinstance(built, cst.Dict):
+            values = [e.value for e in built.elements if isinstance(e, cst.DictElement)]
+            if len(values) != len(built.elements):
+                return UNKNOWN  # a ``**other`` spread
+        elif (isinstance(built, cst.Call) and isinstance(built.func, cst.Name) and built.func.value == "dict"
+              and built.args and all(a.keyword is not None for a in built.args)):
+            values = [a.value for a in built.args]
+        else:
+            return UNKNOWN
+        if values and all(self._kind(v, inner, depth + 1) == DEVICE for v in values):
+            return DEVICE
+        return UNKNOWN
 
     def _built_items_kind(self, name: str, env, depth: int) -> str:
         """The kind of the items of a list ``name`` was bound to by a comprehension whose items read
