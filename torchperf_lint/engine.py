@@ -112,8 +112,15 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
           max_line_length: int = DEFAULT_LINE_LENGTH, target_torch=None,
           filename: str = "<string>") -> List[Finding]:
     _DEPENDENCIES.pop(filename, None)
-    if not text_mentions_torch_import(source):
-        return []  # the common case for non-torch files: one substring search
+    torch_file = text_mentions_torch_import(source)
+    if not torch_file:
+        # The common case for non-torch files: a few substring searches. A module that imports no
+        # torch may still run every step on tensors it is handed (trlx's ``AccelerateSFTTrainer.loss``
+        # overrides its torch base class's hook and calls ``loss.item()``): only its syncs that a
+        # project step body reaches are reported (``_reached_syncs``).
+        if not (filename != "<string>" and "TPL102" in codes and _may_sync(source)):
+            return []
+        codes = {"TPL102"}
     if len(source) > MAX_FILE_BYTES:
         return [analysis_failed(f"file larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")]
     nul = source.find("\x00")
@@ -135,7 +142,7 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
             return [analysis_failed(f"syntax error at line {error.lineno}: {error.msg}",
                                     error.lineno or 1, (error.offset or 1) - 1)]
     table = parsed[1] if parsed is not None and parsed[1] is not None else ImportTable.from_ast(tree)
-    if not table.imports_torch:
+    if torch_file and not table.imports_torch:
         return []
     # Module-level conditions (TPL104's pinned loader) on the whole file. The unit prefilters run
     # on the units only: testing the file first as well cost more than it saved (every torch file
@@ -163,10 +170,20 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
         record_summary(filename, source, tree, table, lambda: facts.steps)
     _DEPENDENCIES[filename] = dependency_stamps(bodies.made)
     findings = [f for f in findings if not _run_by_framework(f, facts)]
+    if not torch_file:
+        findings = [f for f in findings if f.related]  # reached from a step body of the project
     if failures:
         _, line, col = failures[0]
         findings.append(analysis_failed("; ".join(reason for reason, _, _ in failures[:3]), line, col))
     return _dedupe(findings)
+
+
+# Calls that copy a value to the host, as text: the only findings a file without torch can have.
+_SYNC_TEXTS = (".item()", ".cpu()")
+
+
+def _may_sync(source: str) -> bool:
+    return any(text in source for text in _SYNC_TEXTS)
 
 
 class _StepBodiesOnDemand:

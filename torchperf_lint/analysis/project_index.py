@@ -149,14 +149,14 @@ _STATEMENT_FIELDS = {
 
 
 def _assignments(node: ast.AST):
-    """The ``Assign`` statements under ``node``, in ``ast.walk``'s order (breadth first, fields in
+    """The ``Assign`` statements (and ``AnnAssign`` with a value) under ``node``, in ``ast.walk``'s order (breadth first, fields in
     order; a later one of the same attribute wins, as it did under ``ast.walk``)."""
     todo = deque((node,))
     pop, extend = todo.popleft, todo.extend
     while todo:
         current = pop()
         kind = type(current)
-        if kind is ast.Assign:
+        if kind is ast.Assign or (kind is ast.AnnAssign and current.value is not None):
             yield current
             continue
         fields = _STATEMENT_FIELDS.get(kind)
@@ -185,6 +185,24 @@ def _constructed_class(call: ast.Call) -> Optional[str]:
         call = call.func.value
     made = dotted_name_ast(call.func)
     return made if _is_class_name(made) else None
+
+
+def _declared_class(assignment) -> Optional[str]:
+    """The class an assignment states its value is an instance of: an annotation naming a class
+    (``self.ilql: ILQLConfig = ...``) or ``typing.cast(ILQLConfig, ...)`` (trlx's
+    ``self.ilql: ILQLConfig = cast(ILQLConfig, config.method)``). The value comes from a registry
+    or a config the project does not show; the code states the class."""
+    if type(assignment) is ast.AnnAssign:
+        named = dotted_name_ast(assignment.annotation)
+        if _is_class_name(named):
+            return named
+    value = assignment.value
+    if (isinstance(value, ast.Call) and len(value.args) == 2 and not value.keywords
+            and (dotted_name_ast(value.func) or "").rsplit(".", 1)[-1] == "cast"):
+        named = dotted_name_ast(value.args[0])
+        if _is_class_name(named):
+            return named
+    return None
 
 
 def _flag_true(call: ast.Call, *names: str) -> bool:
@@ -503,11 +521,11 @@ class _Summariser:
         for stmt in node.body:
             if type(stmt) in _DEFS and stmt.name == "__init__":
                 for sub in _assignments(stmt):
-                    if isinstance(sub.value, ast.Call):
+                    made = _declared_class(sub)
+                    if made is None and isinstance(sub.value, ast.Call):
                         made = _constructed_class(sub.value)
-                        if made is None:
-                            continue
-                        for target in sub.targets:
+                    if made is not None:
+                        for target in (sub.targets if type(sub) is ast.Assign else (sub.target,)):
                             if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                                     and target.value.id == "self"):
                                 record["attrs"][target.attr] = made
@@ -520,8 +538,13 @@ class _Summariser:
         """``compute_loss = ComputeLoss(model)``: a name bound to an instance of a class. A
         parallel wrapper of such a name (``model = DistributedDataParallel(model, ...)``) runs the
         wrapped model's ``forward``: the name keeps the wrapped class (contriever)."""
+        if type(stmt) is ast.AnnAssign and stmt.value is not None and isinstance(stmt.target, ast.Name):
+            made = _declared_class(stmt)  # ``ilql: ILQLConfig = config.method``
+            if made is not None:
+                fn["locals"][stmt.target.id] = made
+            return
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
-            made = _constructed_class(stmt.value)
+            made = _declared_class(stmt) or _constructed_class(stmt.value)
             if made is None and isinstance(stmt.value.func, ast.Name) and self._imported_name(stmt.value.func.id):
                 # ``from engine import trainer`` ... ``engine = trainer(...)``: a lowercase name the
                 # project may define as a class (Graph-WaveNet); the step-body walk resolves it and
