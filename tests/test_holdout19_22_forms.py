@@ -225,3 +225,34 @@ def test_float_of_the_values_of_a_dict_of_device_losses():
     assert _found(filled) == []
     keywords = LOSS_DICT.replace('{"a": loss1, "b": loss2}', 'dict(a=loss1, b=loss2)')
     assert [f[:2] for f in _found(keywords)] == [("TPL102", 13), ("TPL102", 15)]
+
+
+IGNITE_OUTPUT = """\
+import torch
+from ignite.engine import Engine
+
+
+def create_trainer(model, optimizer, criterion):
+    def train_update_function(engine, batch):
+        x, y = batch[0].cuda(), batch[1].cuda()
+        loss_dict = criterion(model(x), y)
+        output = {k: v.item() for k, v in loss_dict.items()}
+        loss = loss_dict["total"]
+        loss.backward()
+        optimizer.step()
+        return output
+
+    return Engine(train_update_function)
+"""
+
+
+def test_a_comprehension_of_items_returned_to_ignite_is_host_needed():
+    """satellite-segmentation-e2e's Ignite process function returns ``{k: v.item() for k, v in
+    loss_dict.items()}``: the container the step hands its framework for logging (rules.md "A step
+    body"), as the dict display beside it is. Kept and not returned, the same comprehension is a
+    sync every step; so is a sync in what the comprehension iterates."""
+    assert _found(IGNITE_OUTPUT) == []
+    kept = IGNITE_OUTPUT.replace("        return output\n", "        engine.state.kept = output\n")
+    assert _found(kept) == [("TPL102", 9, 21, SYNC.format(what="`.item()`"))]
+    iterated = IGNITE_OUTPUT.replace("for k, v in loss_dict.items()}", "for k, v in zip(loss_dict, y.cpu())}")
+    assert [f[:2] for f in _found(iterated)] == [("TPL102", 9)]

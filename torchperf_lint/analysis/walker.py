@@ -295,6 +295,12 @@ class Context:
                 names = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
                 return len(names) == len(node.targets) and bool(names) and bool(
                     set(names) & _returned_names(self.frame.node))
+            if isinstance(node, (cst.DictComp, cst.ListComp)):
+                # an item of a returned comprehension (``output = {k: v.item() for k, v in
+                # loss_dict.items()}`` returned from an Ignite step), not what it iterates
+                if stack[index + 1] not in ((node.key, node.value) if isinstance(node, cst.DictComp) else (node.elt,)):
+                    return False
+                continue
             if not isinstance(node, (cst.Dict, cst.DictElement, cst.List, cst.Tuple, cst.Element, cst.Call,
                                      cst.Arg)):
                 return False
