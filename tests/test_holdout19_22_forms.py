@@ -46,7 +46,8 @@ def test_a_loop_calling_a_method_that_performs_one_step_is_a_step_loop():
     name) and calls ``self._run_step(x)``, whose body runs backward outside any loop: rules.md "it
     performs one step, and its caller runs it every step", so the loop's ``.item()`` is per step.
     A method whose backward sits in its own loop runs many steps (a whole epoch): the loop that
-    calls it is epoch-level and stays silent; so does a loop calling a method that never trains."""
+    calls it is epoch-level and stays silent; so does a loop calling a method that never trains,
+    or one that computes gradients and steps no optimizer."""
     assert _found(STEP_METHOD_LOOP) == [("TPL102", 24, 21, SYNC.format(what="`.item()`"))]
     own_loop = STEP_METHOD_LOOP.replace(
         "        loss = self.model(x).mean()\n        loss.backward()\n        self.opt.step()\n",
@@ -55,6 +56,9 @@ def test_a_loop_calling_a_method_that_performs_one_step_is_a_step_loop():
     assert _found(own_loop) == []
     no_backward = STEP_METHOD_LOOP.replace("        loss.backward()\n", "")
     assert _found(no_backward) == []
+    # gradients alone (a probe, a plot) update nothing: no step (R18)
+    gradients_only = STEP_METHOD_LOOP.replace("        self.opt.step()\n", "")
+    assert _found(gradients_only) == []
 
 
 def test_a_function_that_steps_through_another_function_makes_its_callers_loop_a_step_loop():

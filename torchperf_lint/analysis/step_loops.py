@@ -927,35 +927,47 @@ class ModuleSteps:
     def stepping_functions(self) -> FrozenSet[str]:
         """Names of the module's functions and methods that perform one training step: their body,
         outside any loop, calls ``.backward()``, itself or through another such function of the
-        module (rules.md "A step body": "it performs one step, and its caller runs it every step").
-        A loop that calls one is a step loop (tab-ddpm's ``while step < self.steps:`` calling
-        ``self._run_step(x)``). A function whose backward sits in its own loop runs a whole epoch
-        and is not one: the loop calling it is epoch-level."""
+        module (rules.md "A step body": "it performs one step, and its caller runs it every step"),
+        and they step an optimizer or a scaler on the way, anywhere in their body or their callees'
+        (R18: a function that only computes gradients, a notebook's ``get_grads`` for a plot,
+        trains nothing; ``for opt in optimizers: opt.step()`` is one step). A loop that calls one is
+        a step loop (tab-ddpm's ``while step < self.steps:`` calling ``self._run_step(x)``). A
+        function whose backward sits in its own loop runs many steps (a whole epoch) and is not
+        one: the loop calling it is epoch-level."""
         if self._stepping is None:
-            own: Set[str] = set()
-            calls: Dict[str, Set[str]] = {}
+            backward: Set[str] = set()
+            stepped: Set[str] = set()
+            calls: Dict[str, Set[str]] = {}  # calls outside loops
+            loop_calls: Dict[str, Set[str]] = {}  # calls in loops too
             for name, definitions in self._defs.items():
                 called = calls.setdefault(name, set())
+                anywhere = loop_calls.setdefault(name, set())
                 for definition in definitions:
-                    for node in walk_ast(definition.body, prune=_DEFINITIONS_AND_LOOPS):
+                    flat = set(map(id, walk_ast(definition.body, prune=_DEFINITIONS_AND_LOOPS)))
+                    for node in walk_ast(definition.body, prune=_DEFINITIONS):
                         if type(node) is not ast.Call:
                             continue
                         func = node.func
+                        outside = id(node) in flat
+                        callee = None
                         if type(func) is ast.Attribute and func.attr == "backward":
-                            own.add(name)
+                            if outside:
+                                backward.add(name)
+                        elif type(func) is ast.Attribute and func.attr == "step" and is_step_shape(
+                                "step", _last_ast(func.value), None, ()):
+                            stepped.add(name)
                         elif type(func) is ast.Name and self._is_function(None, func.id, False):
-                            called.add(func.id)
+                            callee = func.id
                         elif (type(func) is ast.Attribute and type(func.value) is ast.Name
                               and self._is_function(func.value.id, func.attr, True)):
-                            called.add(func.attr)
-            changed = True
-            while changed:
-                changed = False
-                for name, called in calls.items():
-                    if name not in own and not called.isdisjoint(own):
-                        own.add(name)
-                        changed = True
-            self._stepping = frozenset(own)
+                            callee = func.attr
+                        if callee is not None:
+                            anywhere.add(callee)
+                            if outside:
+                                called.add(callee)
+            _close(backward, calls)
+            _close(stepped, loop_calls)
+            self._stepping = frozenset(backward & stepped)
         return self._stepping
 
     def runs_step(self, node) -> bool:
@@ -1213,6 +1225,17 @@ def _holds_device_tensors(expr) -> bool:
         if isinstance(node, ast.keyword) and node.arg == "device":
             return True
     return False
+
+
+def _close(found: Set[str], calls: Dict[str, Set[str]]) -> None:
+    """Add to ``found`` every function that calls one of ``found`` (``calls``: name -> callees)."""
+    changed = True
+    while changed:
+        changed = False
+        for name, called in calls.items():
+            if name not in found and not called.isdisjoint(found):
+                found.add(name)
+                changed = True
 
 
 def _ast_body_nodes(stmts) -> Iterator[ast.AST]:
