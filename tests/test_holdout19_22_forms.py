@@ -260,3 +260,49 @@ def test_a_comprehension_of_items_returned_to_ignite_is_host_needed():
     assert _found(kept) == [("TPL102", 9, 21, SYNC.format(what="`.item()`"))]
     iterated = IGNITE_OUTPUT.replace("for k, v in loss_dict.items()}", "for k, v in zip(loss_dict, y.cpu())}")
     assert [f[:2] for f in _found(iterated)] == [("TPL102", 9)]
+
+
+EARLY_STOP = """\
+import torch
+import torch.nn.functional as F
+
+
+def train_step(model, optimizer, x, y):
+    model.train()
+    optimizer.zero_grad()
+    loss = F.nll_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+
+
+def validate_step(model, x, y):
+    model.eval()
+    with torch.no_grad():
+        loss_val = F.nll_loss(model(x), y)
+        return loss_val.item()
+
+
+def train(model, optimizer, x, y, epochs, patience):
+    best, bad_counter = 1e9, 0
+    for epoch in range(epochs):
+        train_step(model, optimizer, x, y)
+        loss_val = validate_step(model, x, y)
+        if loss_val < best:
+            best, bad_counter = loss_val, 0
+        else:
+            bad_counter += 1
+        if bad_counter == patience:
+            break
+"""
+
+
+def test_a_value_the_calling_loop_stops_on_is_host_needed():
+    """GCNII's full-batch epoch loop calls ``train_step`` (one step: backward and the optimizer)
+    and ``validate_step``, whose returned ``loss_val.item()`` decides the early stop: the host must
+    have it every time round (rules.md "Where a value lives"; holdout14's labels). Only printed, or
+    in a loop that never breaks, the same value is a sync every step."""
+    assert _found(EARLY_STOP) == []
+    printed = EARLY_STOP.replace("        if loss_val < best:", "        print(loss_val)\n        if epoch < best:")
+    assert _found(printed) == [("TPL102", 17, 15, SYNC.format(what="`.item()`") + " (called every step from train.py:24)")]
+    endless = EARLY_STOP.replace("            break\n", "            bad_counter = 0\n")
+    assert [f[:2] for f in _found(endless)] == [("TPL102", 17)]

@@ -57,10 +57,11 @@ from .inner_updates import repeats_on_held_data
 from .slice_bound_parameters import slice_bound_parameters
 from .optimizer_loops import steps_each_item
 from .script_folders import script_folder_bindings, sys_path_folders
+from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, names_holding)
 
-INDEX_VERSION = "9"
+INDEX_VERSION = "10"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -298,12 +299,21 @@ class _Summariser:
         module_fn = self._function("<module>", 0, None)
         self._places[id(module_fn)] = HostNames(self.tree.body, self._host_batch_test())
         self._scan(self.tree.body, module_fn, "", None, frozenset(), False)
+        self._note_loop_stops(module_fn, self.tree.body)
         summary = {"v": INDEX_VERSION, "imports": self.imports, "classes": self.classes,
                    "functions": self.functions, "roots": self.roots, "settings": self.settings}
         added = sys_path_folders(self.tree)
         if added:
             summary["sys_path"] = added  # folders it puts on sys.path (script_folders)
         return summary
+
+    @staticmethod
+    def _note_loop_stops(fn: dict, body) -> None:
+        """The calls whose results a loop of the function stops on (stop_flags.loop_stop_calls)."""
+        if fn.get("loops"):
+            stops = loop_stop_calls(body)
+            if stops:
+                fn["stops"] = stops
 
     def _host_parameters_through_self_methods(self, methods: List[tuple]) -> None:
         """A method's parameters that it hands to a sibling method which hands them to a host
@@ -503,6 +513,7 @@ class _Summariser:
         self._evaluating = 0
         self._shared_calls = None  # worked out on first use (called_outside_evaluation)
         self._scan(node.body, fn, qualname, owner_class, _IntervalNames(node.body), False)
+        self._note_loop_stops(fn, node.body)
         fn["hostp"] = host_library_parameters(node, self.table) if id(fn) in self._host_calling else []
         if owner_class is not None:
             self._methods.append((qualname, owner_class, node))

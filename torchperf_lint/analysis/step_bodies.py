@@ -447,8 +447,10 @@ class StepBodies:
                 if target is not None:
                     self._note_arguments(target[0], ref, constants, (module, qual, line))
                     grad_off, trains = chain_state(mode, False, True, record["backward"])
+                    # (the loop stops on what the call returns: the caller needs it on the host)
                     push(target[0], target[1], _from_evaluation_branch(Chain(
-                        ((module.path, line, qual),), False, False, grad_off=grad_off, trains=trains), mode))
+                        ((module.path, line, qual),), False, False, line in record.get("stops", ()),
+                        grad_off=grad_off, trains=trains), mode))
         # Step loops a class inherits: a project base's loop that calls ``self.<m>(...)`` runs on an
         # instance of each subclass too, and there ``self.<m>`` is the subclass's own override, in
         # whatever file (trlx's ``AccelerateRLTrainer.learn`` calls ``self.loss``, which
@@ -494,7 +496,10 @@ class StepBodies:
             if record is None:
                 continue
             own = self._own_class(module, record)
+            # what a callee returns is needed on the host when this function steps an environment
+            # with it, or stops its loop on it (an early stop: project_index's "stops")
             steps_env = _steps_env(record)
+            stops = record.get("stops", ())
             passed_back = record.get("returns", ()) if chain.caller_steps_env else ()
             for ref, line, _, constants, mode in record["calls"]:
                 target = (self.resolve(module, ref, self_cls or own, own)
@@ -505,7 +510,8 @@ class StepBodies:
                     # what a callee returns reaches the environment too when this function hands
                     # it back as it is to a caller that steps one (``return self.get_action(s)``)
                     extended = Chain(chain.hops + ((path, line, qual),), chain.root_named, chain.framework,
-                                     steps_env or line in passed_back, chain.framework_trains, grad_off, trains)
+                                     steps_env or line in passed_back or line in stops, chain.framework_trains,
+                                     grad_off, trains)
                     extended.named_from = chain.named_from
                     push(target[0], target[1], _from_evaluation_branch(extended, mode))
 

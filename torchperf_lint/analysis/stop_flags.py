@@ -9,10 +9,13 @@ would: the host must have its value every time round.
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+import ast
+from typing import Iterable, List, Optional
 
 import libcst as cst
 
+from .names import bound_names
+from .segments import BLOCK_FIELDS, walk_statements
 from .syntax import branch_leaves
 from .tree import descendants
 
@@ -50,3 +53,49 @@ def sets_stop_flag(branch, loop: cst.CSTNode) -> bool:
         return True
     return any(isinstance(n, cst.If) and _reads(n.test, name) and branch_leaves(n.body)
                for n in descendants(loop.body, prune=lambda n: isinstance(n, _NESTED)))
+
+
+_AST_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_AST_NESTED = _AST_LOOPS + (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def loop_stop_calls(body) -> List[int]:
+    """Lines of the calls whose results a loop of the function stops on: in a loop whose own body
+    ``break``s, a call's value bound to names (``loss_val, acc_val = validate()``) that an ``if`` of
+    the same loop tests (``if loss_val < best: ... bad_counter += 1``, then ``if bad_counter ==
+    patience: break``: the early stop of a full-batch GCN, GCNII and pyGAT of holdout14). What the
+    callee returns decides whether the loop stops: the host must have it every time round
+    (rules.md "Where a value lives"). A loop without a ``break`` of its own needs none of it."""
+    lines: List[int] = []
+    for stmt, owner in walk_statements(body):
+        if owner is not None or type(stmt) not in _AST_LOOPS:
+            continue
+        own = list(_own_statements(stmt.body))
+        if not any(type(s) is ast.Break for s in own):
+            continue
+        tested = {n.id for s in own if type(s) is ast.If for n in ast.walk(s.test) if type(n) is ast.Name}
+        if not tested:
+            continue
+        for s in own:
+            if type(s) is ast.Assign and type(s.value) is ast.Call and any(
+                    name in tested for target in s.targets for name in bound_names(target)):
+                lines.append(s.value.lineno)
+    return lines
+
+
+def _own_statements(statements) -> Iterable[ast.stmt]:
+    """A loop body's statements, its ``if``/``with``/``try`` blocks included, not nested loops or
+    definitions."""
+    pending = list(reversed(statements))
+    while pending:
+        stmt = pending.pop()
+        yield stmt
+        if isinstance(stmt, _AST_NESTED):
+            continue
+        for field in BLOCK_FIELDS.get(type(stmt), ()):
+            children = getattr(stmt, field)
+            if field in ("handlers", "cases"):
+                for holder in reversed(children):
+                    pending.extend(reversed(holder.body))
+            else:
+                pending.extend(reversed(children))
