@@ -61,7 +61,7 @@ from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, names_holding)
 
-INDEX_VERSION = "10"
+INDEX_VERSION = "11"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -185,7 +185,15 @@ def _constructed_class(call: ast.Call) -> Optional[str]:
            and isinstance(call.func.value, ast.Call)):
         call = call.func.value
     made = dotted_name_ast(call.func)
+    if made is not None and "." in made and made.rsplit(".", 1)[1] in _ALTERNATE_CONSTRUCTORS:
+        made = made.rsplit(".", 1)[0]  # ``Ner.from_pretrained(path)``: an instance of ``Ner``
     return made if _is_class_name(made) else None
+
+
+# Class methods that build an instance of their class: Hugging Face's ``from_pretrained`` /
+# ``from_config``, Lightning's ``load_from_checkpoint`` (BERT-NER's ``model = Ner.from_pretrained(...)``
+# of its own ``BertForTokenClassification`` subclass, whose ``forward`` the step loop runs).
+_ALTERNATE_CONSTRUCTORS = frozenset(("from_pretrained", "from_config", "load_from_checkpoint"))
 
 
 def _declared_class(assignment) -> Optional[str]:
