@@ -26,7 +26,7 @@ from .analysis import edit_reuse
 from .analysis.ast_scan import UnitAst
 from .analysis.facts import ModuleFacts
 from .analysis.names import ImportTable, text_mentions_torch_import
-from .analysis.project_index import parsed_module, record_summary
+from .analysis.project_index import parsed_module, record_summary, star_torch_bindings
 from .analysis.segments import Unit, split_units
 from .analysis.step_bodies import dependency_stamps, step_bodies_for
 from .analysis.walker import Context, walk
@@ -113,6 +113,10 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
           filename: str = "<string>") -> List[Finding]:
     _DEPENDENCIES.pop(filename, None)
     torch_file = text_mentions_torch_import(source)
+    star_torch: Dict[str, str] = {}
+    if not torch_file and "import *" in source and filename != "<string>":
+        star_torch = star_torch_bindings(filename)  # torch through ``from .utils import *``
+        torch_file = bool(star_torch)
     if not torch_file:
         # The common case for non-torch files: a few substring searches. A module that imports no
         # torch may still run every step on tensors it is handed (trlx's ``AccelerateSFTTrainer.loss``
@@ -142,6 +146,9 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
             return [analysis_failed(f"syntax error at line {error.lineno}: {error.msg}",
                                     error.lineno or 1, (error.offset or 1) - 1)]
     table = parsed[1] if parsed is not None and parsed[1] is not None else ImportTable.from_ast(tree)
+    if star_torch:
+        table = table.with_star_bindings(star_torch)
+        parsed = (parsed[0], table, None) if parsed is not None else None  # (step loops read the new table)
     if torch_file and not table.imports_torch:
         return []
     # Module-level conditions (TPL104's pinned loader) on the whole file. The unit prefilters run

@@ -95,6 +95,13 @@ class ImportTable:
         # Module-level objects made by a torch class: ``criterion = nn.MSELoss()`` -> torch.nn.MSELoss
         self.instances: Dict[str, str] = instances or {}
 
+    def with_star_bindings(self, star: Dict[str, str]) -> "ImportTable":
+        """This table with the torch names a ``from <module> import *`` brings in (names the
+        module binds itself keep their meaning): a module that uses torch only through them."""
+        bindings = dict(star)
+        bindings.update(self.bindings)
+        return ImportTable(bindings, True, dict(self.instances))
+
     @classmethod
     def from_ast(cls, tree: ast.Module) -> "ImportTable":
         bindings: Dict[str, Optional[str]] = {}

@@ -1743,3 +1743,34 @@ def record_summary(filename: str, source: str, tree: ast.Module, table=None, ste
             project.module_from_tree(filename, source, tree, table, steps)
     except Exception:  # noqa: BLE001
         pass
+
+
+def star_torch_bindings(filename: str, depth: int = 3) -> Dict[str, str]:
+    """The torch names a module gets only through ``from <project module> import *`` (TextBrewer's
+    ``distiller_train.py`` imports nothing but ``from .distiller_utils import *``, whose ``import
+    torch`` it then uses): local name -> torch's qualified name, through star imports of star
+    imports ``depth`` levels down. Empty when the project shows none (an installed module, a text
+    that is not on disk)."""
+    project = project_for(filename)
+    module = project.module(filename) if project is not None else None
+    found: Dict[str, str] = {}
+    if module is None:
+        return found
+    seen: Set[str] = set()
+    frontier = [module]
+    for _ in range(depth):
+        following = []
+        for current in frontier:
+            for name in current.star_imports:
+                if name in seen:
+                    continue
+                seen.add(name)
+                target = project.module_named(name)
+                if target is None:
+                    continue
+                for local, bound in target.bindings.items():
+                    if bound == "torch" or bound.startswith("torch."):
+                        found.setdefault(local, bound)
+                following.append(target)
+        frontier = following
+    return found

@@ -1,0 +1,65 @@
+"""A module that gets torch only through ``from <project module> import *`` (TextBrewer's
+``distiller_train.py``, holdout24; the lead, 2026-11-27) is a torch module: every rule runs on it,
+with the names the star import brings in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from torchperf_lint.engine import lint_source
+
+from _project_files import write
+
+SYNC = ("`.cpu()` waits for the device in every iteration; keep values on the device (`total += "
+        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+SYNCHRONIZE = SYNC.replace("`.cpu()`", "`torch.cuda.synchronize()`")
+
+PROJECT = {
+    "setup.py": "",
+    "pkg/__init__.py": "",
+    "pkg/utils.py": """
+        import torch
+        import torch.nn.functional as F
+        from pkg.common import *
+        """,
+    "pkg/common.py": """
+        import numpy as np
+        """,
+    "pkg/train.py": """
+        from .utils import *
+
+
+        def train(model, loader, optimizer):
+            for batch in loader:
+                loss = F.cross_entropy(model(batch[0].cuda()), batch[1].cuda())
+                loss.backward()
+                optimizer.step()
+                print(loss.cpu())
+                torch.cuda.synchronize()
+        """,
+}
+
+
+def _findings(root: Path):
+    path = root / "pkg/train.py"
+    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+
+
+def test_torch_through_a_star_import_of_a_project_module(tmp_path):
+    write(tmp_path, PROJECT)
+    assert _findings(tmp_path) == [("TPL102", 9, SYNC), ("TPL102", 10, SYNCHRONIZE)]
+
+
+def test_a_star_import_of_a_module_without_torch_brings_no_torch(tmp_path):
+    files = dict(PROJECT)
+    files["pkg/utils.py"] = "from pkg.common import *\n"
+    write(tmp_path, files)
+    assert _findings(tmp_path) == []
+
+
+def test_torch_two_star_imports_down(tmp_path):
+    files = dict(PROJECT)
+    files["pkg/utils.py"] = "from pkg.common import *\n"
+    files["pkg/common.py"] = "import torch\nimport torch.nn.functional as F\n"
+    write(tmp_path, files)
+    assert _findings(tmp_path) == [("TPL102", 9, SYNC), ("TPL102", 10, SYNCHRONIZE)]
