@@ -44,3 +44,34 @@ def test_a_model_built_by_from_pretrained_runs_its_classes_forward():
         ("TPL102", 9, 15, SYNC.format(what="`.item()`") + " (called every step from train.py:18)")]
     unknown = FROM_PRETRAINED.replace("Ner.from_pretrained(args.bert_model)", "build_model(args.bert_model)")
     assert _found(unknown) == []
+
+
+CONDITIONAL_EXPRESSION = """\
+import torch
+
+
+def train(model, loader, opt):
+    for x in loader:
+        out = model(x.cuda())
+        y = out.mean() if (out != 0).sum() != 0 else out.sum()
+        zs = [s.mean() if (s != 0).sum() != 0 else s.sum() for s in torch.split(out, 2)]
+        y.backward()
+        opt.step()
+"""
+
+
+def test_a_conditional_expression_tests_a_tensors_truth():
+    """TransformerSum's token pooling picks ``mean`` or a zero vector with ``a if (seq != 0).sum()
+    != 0 else b`` for every sentence of every batch: ``bool()`` of a device tensor, as in an ``if``
+    statement. A test of a Python value, or outside a step loop, is silent."""
+    assert _found(CONDITIONAL_EXPRESSION) == [
+        ("TPL102", 7, 26, SYNC.format(what="testing a tensor's truth")),
+        ("TPL102", 8, 26, SYNC.format(what="testing a tensor's truth")),
+    ]
+    host = CONDITIONAL_EXPRESSION.replace("(out != 0).sum() != 0", "out.dim() != 0").replace(
+        "(s != 0).sum() != 0", "len(s) != 0")
+    assert _found(host) == []
+    # a function without a loop that trains nothing (it computes, once per call, what it returns)
+    once = CONDITIONAL_EXPRESSION.replace("    for x in loader:\n", "    if loader:\n        x = loader[0]\n").replace(
+        "        y.backward()\n        opt.step()\n", "        return y, zs\n")
+    assert _found(once) == []

@@ -242,6 +242,13 @@ class HostSyncInLoop(Rule):
         if _truth_tests_tensor(node.test, self.ctx) and self._in_step():
             self.report(node.test, self.message.format(what="testing a tensor's truth"))
 
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        # ``a if (seq != 0).sum() != 0 else b`` calls ``bool()`` on its test as an ``if`` statement
+        # does (TransformerSum's token pooling, once per sentence of every batch); ``torch.where``
+        # keeps the choice on the device.
+        if _truth_tests_tensor(node.test, self.ctx) and self._in_step():
+            self.report(node.test, self.message.format(what="testing a tensor's truth"))
+
     def visit_While(self, node: cst.While) -> None:
         # The value test first: it is cheap, and most tests are not of a device tensor, while
         # _in_step classifies the loop (a walk of its body) on first use. Both only read.
