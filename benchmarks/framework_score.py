@@ -1470,6 +1470,47 @@ CORPUS = [
     # holdout23 (2026-11-27): entries below this line, before the holdout24 marker.
     # holdout24 (2026-11-27): entries below this line, before the holdout25 marker.
     # holdout25 (2026-11-27): entries below this line, before the holdout26 marker.
+    # holdout25: medical imaging, remote sensing, driving/trajectory prediction, point clouds, depth estimation;
+    # labelled by reading only before any linter run (docs/framework_corpus_holdout25.md); corpus /work/corpus_h25.
+    {"name": "Pointnet2_PyTorch", "github": "erikwijmans/Pointnet2_PyTorch", "set": "holdout25",
+     "commit": "b5ceb6d9ca0467ea34beb81023f96ee82228f626",
+     "take": ["setup.py", "pointnet2", "pointnet2_ops_lib/pointnet2_ops"], "only": "*.py", "drop": []},
+    {"name": "HiVT", "github": "ZikangZhou/HiVT", "set": "holdout25",
+     "commit": "6876656ce7671982ebdc29113aaaa028c2931518",
+     "take": ["datamodules", "datasets", "eval.py", "losses", "metrics", "models", "train.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "QCNet", "github": "ZikangZhou/QCNet", "set": "holdout25",
+     "commit": "55cacb418cbbce3753119c1f157360e66993d0d0",
+     "take": ["__init__.py", "datamodules", "datasets", "layers", "losses", "metrics", "modules", "predictors", "test.py", "train_qcnet.py", "transforms", "utils", "val.py"], "only": "*.py", "drop": []},
+    {"name": "sc_depth_pl", "github": "JiawangBian/sc_depth_pl", "set": "holdout25",
+     "commit": "bf45d4dd2e59c8ef425e3be3617b35d68e867c52",
+     "take": ["SC_Depth.py", "SC_DepthV2.py", "SC_DepthV3.py", "config.py", "data_modules.py", "datasets", "eval_depth.py", "generate_valid_frame_index.py", "inference.py", "losses", "models", "setup.py", "test.py", "train.py", "visualization.py"], "only": "*.py", "drop": []},
+    {"name": "TCP", "github": "OpenDriveLab/TCP", "set": "holdout25",
+     "commit": "73cc1ddfb615439b3f035c0285f5c9ffce350418",
+     "take": ["TCP"], "only": "*.py", "drop": []},
+    {"name": "mile", "github": "wayveai/mile", "set": "holdout25",
+     "commit": "c8b245c7e83ae487d1263758436fd76b80b0cf54",
+     "take": ["train.py", "mile"], "only": "*.py", "drop": []},
+    {"name": "xrayto3D-benchmark", "github": "naamiinepal/xrayto3D-benchmark", "set": "holdout25",
+     "commit": "6db949c1f5a4bc2332c93dec3312f4ca6f5e14ef",
+     "take": ["setup.py", "train.py", "evaluate.py", "XrayTo3DShape", "sweep"], "only": "*.py", "drop": []},
+    {"name": "Driving-with-LLMs", "github": "wayveai/Driving-with-LLMs", "set": "holdout25",
+     "commit": "fb323d6d11dd6b7fbd220f13238a8430ddc6b69c",
+     "take": ["models/mlp.py", "models/transformer.py", "models/vector_bc.py", "models/vector_encoder.py", "models/vector_lm.py", "scripts/collect_vqa.py", "scripts/grade_vqa.py", "train.py", "train_bc.py", "utils/model_utils.py", "utils/prompt_utils.py", "utils/training_utils.py", "utils/vector_utils.py"], "only": "*.py", "drop": []},
+    {"name": "PointLLM", "github": "OpenRobotLab/PointLLM", "set": "holdout25",
+     "commit": "77bf64cc703c70ea896b44326b96673ffed5af4e",
+     "take": ["pointllm/__init__.py", "pointllm/utils.py", "pointllm/conversation.py", "pointllm/model", "pointllm/train", "pointllm/data"], "only": "*.py", "drop": []},
+    {"name": "med-seg-diff-pytorch", "github": "lucidrains/med-seg-diff-pytorch", "set": "holdout25",
+     "commit": "618e6a48b63e4886129199af8e3e02ff008cbc8e",
+     "take": ["driver.py", "med_seg_diff_pytorch", "sample.py", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "ZoeDepth", "github": "isl-org/ZoeDepth", "set": "holdout25",
+     "commit": "d87f17b2f5fdcb174cf4fb115491f4a6c60de152",
+     "take": ["train_mono.py", "train_mix.py", "evaluate.py", "zoedepth"], "only": "*.py", "drop": []},
+    {"name": "Point-MAE", "github": "Pang-Yatian/Point-MAE", "set": "holdout25",
+     "commit": "7445a68068d707da6d959b66773bfef84c4e3e32",
+     "take": ["main.py", "tools", "models", "utils", "datasets", "segmentation"], "only": "*.py", "drop": []},
+    {"name": "ChangeFormer", "github": "wgcban/ChangeFormer", "set": "holdout25",
+     "commit": "afd1b7ed640aa265a2c730de958416ae7356a2f9",
+     "take": ["data_config.py", "data_preparation", "datasets", "demo_DSIFN.py", "demo_LEVIR.py", "eval_cd.py", "main_cd.py", "misc", "models", "utils.py"], "only": "*.py", "drop": []},
     # holdout26 (2026-11-27): entries below this line, before the closing bracket.
 ]
 
