@@ -75,3 +75,38 @@ def test_a_conditional_expression_tests_a_tensors_truth():
     once = CONDITIONAL_EXPRESSION.replace("    for x in loader:\n", "    if loader:\n        x = loader[0]\n").replace(
         "        y.backward()\n        opt.step()\n", "        return y, zs\n")
     assert _found(once) == []
+
+
+NUMPY_THROUGH_A_COMPARISON = """\
+import numpy as np
+import torch
+
+
+def predict_check(pred_variable, gold_variable):
+    pred = pred_variable.cpu().data.numpy()
+    gold = gold_variable.cpu().data.numpy()
+    overlaped = (pred == gold)
+    return np.sum(overlaped), overlaped.shape[0]
+
+
+def train(model, loader, optimizer):
+    right = 0
+    for x, y in loader:
+        out = model(x.cuda())
+        loss = out.mean()
+        loss.backward()
+        optimizer.step()
+        r, t = predict_check(out.argmax(-1), y.cuda())
+        right += r
+"""
+
+
+def test_a_host_copy_numpy_reads_through_a_comparison_is_host_needed():
+    """NCRFpp's ``predict_check``: ``pred = pred_variable.cpu().data.numpy()``, ``overlaped = (pred
+    == gold)``, ``np.sum(overlaped)`` every step: numpy reads the copies (rules.md "A step body",
+    handed to ``np.*``) through an elementwise comparison. Compared and only printed, the copies
+    are syncs the step does not need."""
+    assert _found(NUMPY_THROUGH_A_COMPARISON) == []
+    printed = NUMPY_THROUGH_A_COMPARISON.replace("    return np.sum(overlaped), overlaped.shape[0]\n",
+                                                  "    print(overlaped)\n    return 0, 0\n")
+    assert [f[:2] for f in _found(printed)] == [("TPL102", 6), ("TPL102", 7)]

@@ -214,7 +214,7 @@ SIZE_BUILTINS = frozenset(("min", "max", "int", "round", "abs"))
 
 
 def derived_assignment(path):
-    """``assigned_name`` for the last node of ``path`` seen through arithmetic, an item of it
+    """``assigned_name`` for the last node of ``path`` seen through arithmetic and comparisons, an item of it
     (``ind = ind[0]``), the element of a list comprehension and the size builtins
     (``actual = min(n, total - 1 - start)``)."""
     index = len(path) - 1
@@ -222,6 +222,10 @@ def derived_assignment(path):
         parent, child = path[index - 1], path[index]
         if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
             index -= 1
+        elif isinstance(parent, cst.Comparison) and parent.left is child:
+            index -= 1  # ``overlaped = (pred == gold)``: an elementwise comparison of the value
+        elif isinstance(parent, cst.ComparisonTarget) and isinstance(path[index - 2], cst.Comparison):
+            index -= 2
         elif isinstance(parent, cst.Subscript) and parent.value is child:
             index -= 1
         elif isinstance(parent, cst.ListComp) and parent.elt is child:
