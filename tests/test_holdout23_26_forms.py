@@ -110,3 +110,52 @@ def test_a_host_copy_numpy_reads_through_a_comparison_is_host_needed():
     printed = NUMPY_THROUGH_A_COMPARISON.replace("    return np.sum(overlaped), overlaped.shape[0]\n",
                                                   "    print(overlaped)\n    return 0, 0\n")
     assert [f[:2] for f in _found(printed)] == [("TPL102", 6), ("TPL102", 7)]
+
+
+BEAM_SEARCH = """\
+import torch
+
+
+class Translator:
+    def translate(self, data_iter):
+        with torch.no_grad():
+            for batch in data_iter:
+                self.translate_batch(batch)
+
+    def translate_batch(self, batch):
+        with torch.no_grad():
+            return self._fast_translate_batch(batch, 50)
+
+    def _fast_translate_batch(self, batch, max_length):
+        alive_seq = batch.src.new_zeros(4, 1)
+        hypotheses = [[] for _ in range(4)]
+        for step in range(max_length):
+            log_probs = self.model.decoder(alive_seq)
+            topk_ids = log_probs.argmax(-1)
+            alive_seq = torch.cat([alive_seq, topk_ids[:, None]], -1)
+            is_finished = topk_ids.eq(3)
+            if is_finished.any():
+                for i in range(is_finished.size(0)):
+                    if is_finished[i]:
+                        hypotheses[i].append(alive_seq[i])
+        return hypotheses
+"""
+
+
+def test_a_beam_search_run_with_autograd_off_decodes_samples_for_the_host():
+    """PreSumm's ``_fast_translate_batch``, which its module calls only under ``torch.no_grad()``:
+    its loop over decoding steps calls the decoder, iterates no loader and trains nothing: rules.md
+    "decoding samples that must reach the host" is no step loop. Called once with autograd on, or
+    run over a loader, the same loop is a step loop."""
+    assert _found(BEAM_SEARCH) == []
+    truth = SYNC.format(what="testing a tensor's truth")
+    autograd_on = BEAM_SEARCH.replace("    def translate_batch(self, batch):\n        with torch.no_grad():\n"
+                                      "            return self._fast_translate_batch(batch, 50)\n",
+                                      "    def translate_batch(self, batch):\n"
+                                      "        return self._fast_translate_batch(batch, 50)\n")
+    assert _found(autograd_on) == [("TPL102", 21, 15, truth), ("TPL102", 23, 23, truth)]
+    decorated = BEAM_SEARCH.replace("    def _fast_translate_batch(", "    @torch.no_grad()\n    def fast_translate_batch(")
+    decorated = decorated.replace("self._fast_translate_batch(batch, 50)", "self.fast_translate_batch(batch, 50)")
+    assert _found(decorated) == []
+    over_loader = BEAM_SEARCH.replace("for step in range(max_length):", "for step in self.step_loader:")
+    assert [f[:2] for f in _found(over_loader)] == [("TPL102", 22), ("TPL102", 24)]

@@ -118,13 +118,8 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
         star_torch = star_torch_bindings(filename)  # torch through ``from .utils import *``
         torch_file = bool(star_torch)
     if not torch_file:
-        # The common case for non-torch files: a few substring searches. A module that imports no
-        # torch may still run every step on tensors it is handed (trlx's ``AccelerateSFTTrainer.loss``
-        # overrides its torch base class's hook and calls ``loss.item()``): only its syncs that a
-        # project step body reaches are reported (``_reached_syncs``).
-        if not (filename != "<string>" and "TPL102" in codes and _may_sync(source)):
-            return []
-        codes = {"TPL102"}
+        return []  # the common case for non-torch files: a substring search or two (rules.md: a file
+        # that never imports torch gets no finding at all)
     if len(source) > MAX_FILE_BYTES:
         return [analysis_failed(f"file larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")]
     nul = source.find("\x00")
@@ -149,7 +144,7 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
     if star_torch:
         table = table.with_star_bindings(star_torch)
         parsed = (parsed[0], table, None) if parsed is not None else None  # (step loops read the new table)
-    if torch_file and not table.imports_torch:
+    if not table.imports_torch:
         return []
     # Module-level conditions (TPL104's pinned loader) on the whole file. The unit prefilters run
     # on the units only: testing the file first as well cost more than it saved (every torch file
@@ -177,20 +172,10 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
         record_summary(filename, source, tree, table, lambda: facts.steps)
     _DEPENDENCIES[filename] = dependency_stamps(bodies.made)
     findings = [f for f in findings if not _run_by_framework(f, facts)]
-    if not torch_file:
-        findings = [f for f in findings if f.related]  # reached from a step body of the project
     if failures:
         _, line, col = failures[0]
         findings.append(analysis_failed("; ".join(reason for reason, _, _ in failures[:3]), line, col))
     return _dedupe(findings)
-
-
-# Calls that copy a value to the host, as text: the only findings a file without torch can have.
-_SYNC_TEXTS = (".item()", ".cpu()")
-
-
-def _may_sync(source: str) -> bool:
-    return any(text in source for text in _SYNC_TEXTS)
 
 
 class _StepBodiesOnDemand:

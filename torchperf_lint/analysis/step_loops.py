@@ -185,6 +185,8 @@ class ModuleSteps:
         self._updating: Optional[FrozenSet[str]] = None
         self._stepping: Optional[FrozenSet[str]] = None
         self._hook_loops: Optional[FrozenSet[int]] = None
+        self._grad_off_fns: Optional[FrozenSet[str]] = None
+        self._decoding: Optional[FrozenSet[int]] = None
         self._unmoved: Optional[FrozenSet[str]] = None
         # id of a loop -> (it is epoch-level, ids of its sample-generation loops): R1
         self._epoch_facts: Dict[int, Tuple[bool, FrozenSet[int]]] = {}
@@ -458,7 +460,93 @@ class ModuleSteps:
             return False
         if isinstance(loop, (ast.For, ast.AsyncFor)) and self.ast_iterates_loader(loop.iter):
             return True
-        return id(loop) not in self.epoch_hook_loops and self._body_runs_step(loop)
+        return (id(loop) not in self.epoch_hook_loops and id(loop) not in self.decoding_loops
+                and self._body_runs_step(loop))
+
+    @property
+    def grad_off_functions(self) -> FrozenSet[str]:
+        """Names of the module's functions and methods that run with autograd off: decorated with
+        ``torch.no_grad()`` (or another grad-off decorator), or called only, by the module, inside
+        a grad-off ``with`` or from such a function (at least one call; PreSumm's
+        ``translate_batch`` calls ``self._fast_translate_batch(...)`` under ``torch.no_grad()``).
+        A function another module calls may be called with autograd on: the project's other
+        modules are not read here, so such a name counts only by its decorator or when nothing
+        outside calls it the module can see (a ``_``-prefixed method)."""
+        if self._grad_off_fns is None:
+            decorated: Set[str] = set()
+            sites: Dict[str, List[Tuple[str, bool]]] = {}  # callee -> (caller, under a grad-off with)
+            for name, definitions in self._defs.items():
+                for definition in definitions:
+                    if any(self._ast_grad_off(d) for d in definition.decorator_list):
+                        decorated.add(name)
+                    pending = [(stmt, False) for stmt in definition.body]
+                    while pending:
+                        node, quiet = pending.pop()
+                        kind = type(node)
+                        if kind in _DEFINITIONS_SET:
+                            continue
+                        if kind in (ast.With, ast.AsyncWith) and any(
+                                self._ast_grad_off(item.context_expr) for item in node.items):
+                            quiet = True
+                        if kind is ast.Call:
+                            func = node.func
+                            callee = None
+                            if type(func) is ast.Name and self._is_function(None, func.id, False):
+                                callee = func.id
+                            elif (type(func) is ast.Attribute and type(func.value) is ast.Name
+                                  and self._is_function(func.value.id, func.attr, True)):
+                                callee = func.attr
+                            if callee is not None:
+                                sites.setdefault(callee, []).append((name, quiet))
+                        pending.extend((child, quiet) for child in ast.iter_child_nodes(node))
+            found = set(decorated)
+            changed = True
+            while changed:
+                changed = False
+                for callee, calls in sites.items():
+                    if callee in found or not callee.startswith("_"):
+                        continue
+                    if all(quiet or caller in found for caller, quiet in calls):
+                        found.add(callee)
+                        changed = True
+            self._grad_off_fns = frozenset(found)
+        return self._grad_off_fns
+
+    @property
+    def decoding_loops(self) -> FrozenSet[int]:
+        """Ids of the loops that decode or sample with autograd off (rules.md "A step loop": a loop
+        "decoding samples that must reach the host" is not a step loop): a loop at the top of a
+        function that runs with autograd off (``grad_off_functions``), or under a grad-off ``with``
+        of its function, that iterates no loader and runs no update (PreSumm's beam search
+        ``for step in range(max_length):`` calling ``self.model.decoder``). The walker's twin:
+        ``Context._classify_loop``."""
+        if self._decoding is None:
+            found: Set[int] = set()
+            grad_off = self.grad_off_functions
+            for name, definitions in self._defs.items():
+                for definition in definitions:
+                    quiet_function = name in grad_off
+                    pending = [(stmt, quiet_function) for stmt in definition.body]
+                    while pending:
+                        node, quiet = pending.pop()
+                        kind = type(node)
+                        if kind in _DEFINITIONS_SET:
+                            continue
+                        if kind in _LOOP_TYPES:
+                            if quiet and self.aggregates_in_hook_ast(node):
+                                found.add(id(node))
+                            continue  # loops inside a loop are that loop's
+                        if kind in (ast.With, ast.AsyncWith) and any(
+                                self._ast_grad_off(item.context_expr) for item in node.items):
+                            quiet = True
+                        for field in BLOCK_FIELDS.get(kind, ()):
+                            children = getattr(node, field)
+                            if field in ("handlers", "cases"):
+                                pending.extend((s, quiet) for holder in children for s in holder.body)
+                            else:
+                                pending.extend((s, quiet) for s in children)
+            self._decoding = frozenset(found)
+        return self._decoding
 
     @property
     def epoch_hook_loops(self) -> FrozenSet[int]:
@@ -479,7 +567,8 @@ class ModuleSteps:
         return self._hook_loops
 
     def aggregates_in_hook_ast(self, loop) -> bool:
-        """(In a per-epoch hook) ``loop`` iterates no loader and runs no update itself."""
+        """``loop`` iterates no loader and runs no update itself (in a per-epoch hook: it goes over
+        what the epoch collected; with autograd off: it decodes or samples)."""
         if isinstance(loop, (ast.For, ast.AsyncFor)) and (
                 self.ast_iterates_loader(loop.iter) or _last_ast(loop.iter) in self.wrapped_loaders):
             return False
