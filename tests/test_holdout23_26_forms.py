@@ -159,3 +159,36 @@ def test_a_beam_search_run_with_autograd_off_decodes_samples_for_the_host():
     assert _found(decorated) == []
     over_loader = BEAM_SEARCH.replace("for step in range(max_length):", "for step in self.step_loader:")
     assert [f[:2] for f in _found(over_loader)] == [("TPL102", 22), ("TPL102", 24)]
+
+
+PINNING_KWARGS = """\
+import torch
+
+kwargs = {"num_workers": 4, "pin_memory": True} if torch.cuda.is_available() else {}
+train_loader = torch.utils.data.DataLoader(train_dataset, batch_size=64, shuffle=True, **kwargs)
+
+
+def train(model, optimizer, device):
+    for batch_idx, data in enumerate(train_loader):
+        data = data.to(device)
+        optimizer.zero_grad()
+        loss = -model.log_probs(data).mean()
+        loss.backward()
+        optimizer.step()
+"""
+PINNED = ("the batch is copied to the device synchronously although its DataLoader pins memory; "
+          "add `non_blocking=True` so the copy overlaps with compute")
+
+
+def test_a_loader_pinned_through_a_settings_dict():
+    """pytorch-flows (and the PyTorch examples): ``kwargs = {"num_workers": 4, "pin_memory": True}
+    if args.cuda else {}`` then ``DataLoader(..., **kwargs)``: the loader pins whenever a GPU runs
+    it, so its batch's blocking copy is TPL104, with the safe fix. Settings that do not pin, and a
+    splat of something the module does not show, leave the loader unpinned."""
+    found = lint_source(PINNING_KWARGS, "train.py", codes=("TPL104",))
+    assert [(f.code, f.line, f.col, f.message) for f in found] == [("TPL104", 9, 15, PINNED)]
+    assert found[0].fix.applicability == "safe" and found[0].fix.description == "add non_blocking=True"
+    unpinned = PINNING_KWARGS.replace('"pin_memory": True', '"pin_memory": False')
+    assert lint_source(unpinned, "train.py", codes=("TPL104",)) == []
+    unknown = PINNING_KWARGS.replace("**kwargs)", "**args.loader_kwargs)")
+    assert lint_source(unknown, "train.py", codes=("TPL104",)) == []

@@ -155,6 +155,8 @@ class _Collector(ast.NodeVisitor):
             for kw in node.keywords:
                 if kw.arg == "pin_memory" and isinstance(kw.value, ast.Constant) and kw.value.value is True:
                     facts.pins_loader = True
+                elif kw.arg is None:
+                    facts.pins_loader = True  # ``**kwargs``: settings that may pin (step_loops._pins says which)
         if qual in SCALERS:
             facts.has_grad_scaler = True
         if qual in _RUNTIME_DEVICE_CHOICE:

@@ -177,6 +177,7 @@ class ModuleSteps:
         # one runs a function (a step only through the call graph), never a model.
         self.functions: Set[str] = set()
         self.methods: Set[str] = set()
+        self._pinning: FrozenSet[str] = frozenset()  # names bound to loader settings that pin (_collect)
         self._collect()
         self._step_called: Optional[FrozenSet[str]] = None
         self._runs_step: Dict[int, bool] = {}  # id of a loop -> its body runs a step (ast)
@@ -275,6 +276,7 @@ class ModuleSteps:
             elif isinstance(stmt, ast.ClassDef):
                 classes.append(stmt)
         self._factories = factories
+        self._pinning = _pinning_settings(assigns)
         for owner, value in returns:
             items = value.elts if isinstance(value, ast.Tuple) else [value]
             made = [self._loader_call(item) or (local_loaders.get((owner, item.id)) if isinstance(item, ast.Name)
@@ -325,7 +327,7 @@ class ModuleSteps:
                 loader = factories[_last_ast(value.func)]  # ``train_data = prepare_dataloader(ds, 32)``
             if loader is not None:
                 self.loaders.update(names)
-                (self.pinned_loaders if _pins(loader) else self.unpinned_loaders).update(names)
+                (self.pinned_loaders if _pins(loader, self._pinning) else self.unpinned_loaders).update(names)
                 dataset = loader.args[0] if loader.args else next(
                     (k.value for k in loader.keywords if k.arg == "dataset"), None)
                 if dataset is not None and (_holds_device_tensors(dataset) or _last_ast(dataset) in device_datasets):
@@ -780,7 +782,7 @@ class ModuleSteps:
             if loader is not None:
                 name = f"<loader at line {arg.lineno}>"
                 self.loaders.add(name)
-                (self.pinned_loaders if _pins(loader) else self.unpinned_loaders).add(name)
+                (self.pinned_loaders if _pins(loader, self._pinning) else self.unpinned_loaders).add(name)
         return name
 
     @property
@@ -1296,9 +1298,36 @@ def _target_last_names(target) -> Iterator[str]:
         yield from _target_last_names(target.value)
 
 
-def _pins(call: ast.Call) -> bool:
-    return any(k.arg == "pin_memory" and isinstance(k.value, ast.Constant) and k.value.value is True
+def _pins(call: ast.Call, pinning: FrozenSet[str] = frozenset()) -> bool:
+    """``pin_memory=True``, or ``**kwargs`` of a name the module binds to settings that pin
+    (``pinning``: ``kwargs = {"num_workers": 1, "pin_memory": True} if use_cuda else {}``, the
+    PyTorch examples' and pytorch-flows' form: pinned whenever a GPU runs it)."""
+    return any((k.arg == "pin_memory" and isinstance(k.value, ast.Constant) and k.value.value is True)
+               or (k.arg is None and isinstance(k.value, ast.Name) and k.value.id in pinning)
                for k in call.keywords)
+
+
+def _pinning_settings(assigns) -> FrozenSet[str]:
+    """Names assigned a dict of loader settings that pins: a ``{..., "pin_memory": True}`` display,
+    ``dict(..., pin_memory=True)``, or a conditional expression with one in a branch."""
+    found = set()
+    for stmt in assigns:
+        target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        if isinstance(target, ast.Name) and _pinning_value(stmt.value):
+            found.add(target.id)
+    return frozenset(found)
+
+
+def _pinning_value(value) -> bool:
+    if isinstance(value, ast.IfExp):
+        return _pinning_value(value.body) or _pinning_value(value.orelse)
+    if isinstance(value, ast.Dict):
+        return any(isinstance(k, ast.Constant) and k.value == "pin_memory" and isinstance(v, ast.Constant)
+                   and v.value is True for k, v in zip(value.keys, value.values))
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict":
+        return any(k.arg == "pin_memory" and isinstance(k.value, ast.Constant) and k.value.value is True
+                   for k in value.keywords)
+    return False
 
 
 def _holds_device_tensors(expr) -> bool:

@@ -22,7 +22,7 @@ class BlockingCopy(Rule):
     )
     prefilter = ((".to(", ".cuda("), ("for", "while"), r"\b(?:for|while)\b")
     needs_step_loop = True  # reports only in a step loop (current_step_loop)
-    file_prefilter = (("pin_memory",), r"pin_memory\s*=\s*True")
+    file_prefilter = (("pin_memory",), r"pin_memory\s*=\s*True|[\"']pin_memory[\"']\s*:\s*True")
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
