@@ -519,7 +519,8 @@ class ModuleSteps:
         """Ids of the loops that decode or sample with autograd off (rules.md "A step loop": a loop
         "decoding samples that must reach the host" is not a step loop): a loop at the top of a
         function that runs with autograd off (``grad_off_functions``), or under a grad-off ``with``
-        of its function, that iterates no loader and runs no update (PreSumm's beam search
+        of its function, that iterates no loader, runs no update and feeds a model call what its
+        own body made (``_feeds_model_back_ast``: PreSumm's beam search
         ``for step in range(max_length):`` calling ``self.model.decoder``). The walker's twin:
         ``Context._classify_loop``."""
         if self._decoding is None:
@@ -535,7 +536,7 @@ class ModuleSteps:
                         if kind in _DEFINITIONS_SET:
                             continue
                         if kind in _LOOP_TYPES:
-                            if quiet and self.aggregates_in_hook_ast(node):
+                            if quiet and self.aggregates_in_hook_ast(node) and self._feeds_model_back_ast(node):
                                 found.add(id(node))
                             continue  # loops inside a loop are that loop's
                         if kind in (ast.With, ast.AsyncWith) and any(
@@ -575,6 +576,43 @@ class ModuleSteps:
                 self.ast_iterates_loader(loop.iter) or _last_ast(loop.iter) in self.wrapped_loaders):
             return False
         return not _ast_runs_update(loop.body, self)
+
+    def _feeds_model_back_ast(self, loop) -> bool:
+        """Does the loop hand a model call a name its own body assigns (``alive_seq = torch.cat([
+        alive_seq, ids])`` then ``self.model.decoder(alive_seq)``; ``x = step(x)`` then
+        ``model(x, t)``): generation, each round fed by the last? Inference over given inputs
+        (``for chunk in chunks: results.append(model(chunk))``) feeds nothing back."""
+        assigned = {name for node in walk_ast(loop.body, prune=_DEFINITIONS) if type(node) in (ast.Assign, ast.AugAssign)
+                    for target in (node.targets if type(node) is ast.Assign else (node.target,))
+                    for name in bound_names(target)}
+        if not assigned:
+            return False
+        for node in walk_ast(loop.body, prune=_DEFINITIONS):
+            if type(node) is ast.Call and self._ast_is_step_call(node) and any(
+                    type(n) is ast.Name and n.id in assigned
+                    for arg in (*node.args, *(k.value for k in node.keywords)) for n in walk_ast((arg,))):
+                return True
+        return False
+
+    def feeds_model_back(self, loop) -> bool:
+        """The libcst twin of ``_feeds_model_back_ast``."""
+        assigned = set()
+        for node in descendants(loop.body, prune=_is_definition):
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    assigned.update(n.value for n in descendants(target.target) if isinstance(n, cst.Name))
+                    if isinstance(target.target, cst.Name):
+                        assigned.add(target.target.value)
+            elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+                assigned.add(node.target.value)
+        if not assigned:
+            return False
+        for node in descendants(loop.body, prune=_is_definition):
+            if isinstance(node, cst.Call) and self.is_step_call(node) and any(
+                    isinstance(n, cst.Name) and n.value in assigned
+                    for arg in node.args for n in [arg.value, *descendants(arg.value)]):
+                return True
+        return False
 
     def aggregates_in_hook(self, loop) -> bool:
         """The libcst twin of ``aggregates_in_hook_ast``."""

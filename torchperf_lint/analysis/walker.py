@@ -427,11 +427,12 @@ class Context:
     def _decodes(self, loop: Block) -> bool:
         """Is ``loop`` at the top of its function (no loop of the frame around it), with autograd
         off there (a grad-off ``with`` or decorator, or a function the module calls only so:
-        ``steps.grad_off_functions``), iterating no loader and running no update?"""
+        ``steps.grad_off_functions``), iterating no loader, running no update, and feeding a model
+        call what its own body made (generation: ``steps.feeds_model_back``)?"""
         blocks = self.frame.blocks
         if loop not in blocks or any(b.kind == LOOP for b in blocks[: blocks.index(loop)]):
             return False
-        if not self.steps.aggregates_in_hook(loop.node):
+        if not self.steps.aggregates_in_hook(loop.node) or not self.steps.feeds_model_back(loop.node):
             return False
         if any(b.kind == WITH and any(syntax.is_grad_off(i.item, self) for i in b.node.items)
                for b in blocks[: blocks.index(loop)]):
