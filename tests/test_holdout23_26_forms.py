@@ -192,3 +192,35 @@ def test_a_loader_pinned_through_a_settings_dict():
     assert lint_source(unpinned, "train.py", codes=("TPL104",)) == []
     unknown = PINNING_KWARGS.replace("**kwargs)", "**args.loader_kwargs)")
     assert lint_source(unknown, "train.py", codes=("TPL104",)) == []
+
+
+OPTIMIZER_INDEX = """\
+import numpy as np
+import torch
+import pytorch_lightning as pl
+
+
+class GAN(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.generator = torch.nn.Linear(4, 4)
+
+    def training_step(self, batch, batch_idx, optimizer_idx):
+        out = self.generator(batch[0])
+        if optimizer_idx == 1:
+            self.M = (out.mean() + 1).item()
+        if np.mod(batch_idx, 100) == 1:
+            print(out.sum().item())
+        return out.mean()
+"""
+
+
+def test_the_optimizer_index_picks_no_step_and_np_mod_is_an_interval():
+    """lightning-gans' BEGAN: ``if optimizer_idx == 1:`` runs on every discriminator step (Lightning
+    hands the index of the optimizer being stepped, not a counter); ChangeFormer's
+    ``np.mod(self.batch_id, 100) == 1`` is ``%`` by another name: an interval."""
+    assert _found(OPTIMIZER_INDEX) == [("TPL102", 14, 21, SYNC.format(what="`.item()`"))]
+    counter = OPTIMIZER_INDEX.replace("if optimizer_idx == 1:", "if batch_idx == 1:")
+    assert _found(counter) == []
+    every = OPTIMIZER_INDEX.replace("np.mod(batch_idx, 100) == 1", "batch_idx >= 0 and out.dim()")
+    assert [f[:2] for f in _found(every)] == [("TPL102", 14), ("TPL102", 16)]

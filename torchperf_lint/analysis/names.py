@@ -22,6 +22,12 @@ _IMPORTS_TORCH_NAME = re.compile(r"^[ \t]*from[ \t]+\.*[\w.]*[ \t]+import[ \t]*(
                                  re.M)
 
 
+# ``np.mod(step, n)``, ``math.fmod``, ``torch.remainder``: the ``%`` of an interval test by name
+# (step_loops._ast_tests_interval and syntax.tests_interval, the two twins).
+MODULO_FUNCTIONS = frozenset(("mod", "fmod", "remainder"))
+MODULO_OWNERS = frozenset(("np", "numpy", "math", "torch"))
+
+
 def text_mentions_torch_import(source: str) -> bool:
     return "torch" in source and (_IMPORTS_TORCH.search(source) is not None
                                   or _IMPORTS_TORCH_NAME.search(source) is not None)

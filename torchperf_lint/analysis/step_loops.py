@@ -28,7 +28,8 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from .run_once import is_per_epoch_hook
-from .names import bound_names, canonical, dotted_name_ast, is_torch_name, turns_grad_off
+from .names import (MODULO_FUNCTIONS, MODULO_OWNERS, bound_names, canonical, dotted_name_ast, is_torch_name,
+                    turns_grad_off)
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
 from .tree import children, descendants
 from .unmoving_callees import unmoving_call
@@ -582,7 +583,8 @@ class ModuleSteps:
         alive_seq, ids])`` then ``self.model.decoder(alive_seq)``; ``x = step(x)`` then
         ``model(x, t)``): generation, each round fed by the last? Inference over given inputs
         (``for chunk in chunks: results.append(model(chunk))``) feeds nothing back."""
-        assigned = {name for node in walk_ast(loop.body, prune=_DEFINITIONS) if type(node) in (ast.Assign, ast.AugAssign)
+        assigned = {name for node in walk_ast(loop.body, prune=_DEFINITIONS)
+                    if type(node) in (ast.Assign, ast.AugAssign)
                     for target in (node.targets if type(node) is ast.Assign else (node.target,))
                     for name in bound_names(target)}
         if not assigned:
@@ -1417,7 +1419,14 @@ _COUNTER = re.compile(
 
 
 def is_counter_name(name: Optional[str]) -> bool:
-    return bool(name) and _COUNTER.search(name) is not None and "rank" not in name.lower()
+    return (bool(name) and _COUNTER.search(name) is not None and "rank" not in name.lower()
+            and _PICKS_NO_STEP.search(name) is None)
+
+
+# Indices a step is handed that pick no step: Lightning's ``optimizer_idx`` (which optimizer this
+# call steps: ``if optimizer_idx == 1:`` runs on every step of the discriminator) and
+# ``dataloader_idx`` (which validation loader the batch came from).
+_PICKS_NO_STEP = re.compile(r"^(?:optimizer|opt|dataloader|loader)_idx$", re.I)
 
 
 # The counters of steps and batches alone (``step``, ``global_step``, ``batch_idx``, ``iteration``):
@@ -1462,6 +1471,9 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
         kind = type(n)
         if kind is ast.BinOp and isinstance(n.op, ast.Mod):
             return True
+        if (kind is ast.Call and type(n.func) is ast.Attribute and n.func.attr in MODULO_FUNCTIONS
+                and type(n.func.value) is ast.Name and n.func.value.id in MODULO_OWNERS):
+            return True  # ``np.mod(self.batch_id, 100) == 1``: ``%`` by another name (ChangeFormer)
         if kind is ast.Name and n.id in interval_names:
             return True
         if kind is not ast.Compare or len(n.ops) != 1:

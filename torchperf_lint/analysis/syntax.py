@@ -9,6 +9,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Tuple
 import libcst as cst
 
 from .names import AUTOCASTS, SCALERS, is_torch_name, turns_grad_off  # noqa: F401 (re-exported)
+from .names import MODULO_FUNCTIONS, MODULO_OWNERS
 from .step_loops import (  # noqa: F401 (re-exported)
     OPTIMIZER_WORD, is_counter_name, is_model_name, is_step_or_batch_counter, is_step_shape, names_holding)
 from .in_memory import classify
@@ -305,6 +306,9 @@ def tests_interval(test: cst.BaseExpression, outer_counters: FrozenSet[str] = fr
     for n in descendants(test):
         if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo):
             return True
+        if (isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in MODULO_FUNCTIONS
+                and isinstance(n.func.value, cst.Name) and n.func.value.value in MODULO_OWNERS):
+            return True  # ``np.mod(step, n) == 1``
         if interval_names and isinstance(n, cst.Name) and n.value in interval_names:
             return True
     return tests_once(test, outer_counters)

@@ -381,7 +381,7 @@ class Context:
             if outer_counters is None:
                 if is_counter_name(name):
                     return True
-            elif (name and _STEP_COUNTER.match(name)
+            elif (name and _STEP_COUNTER.match(name) and is_counter_name(name)
                   and not (isinstance(a.value, cst.Name) and a.value.value in outer_counters)):
                 return True
         return False
