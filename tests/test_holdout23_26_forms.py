@@ -112,55 +112,6 @@ def test_a_host_copy_numpy_reads_through_a_comparison_is_host_needed():
     assert [f[:2] for f in _found(printed)] == [("TPL102", 6), ("TPL102", 7)]
 
 
-BEAM_SEARCH = """\
-import torch
-
-
-class Translator:
-    def translate(self, data_iter):
-        with torch.no_grad():
-            for batch in data_iter:
-                self.translate_batch(batch)
-
-    def translate_batch(self, batch):
-        with torch.no_grad():
-            return self._fast_translate_batch(batch, 50)
-
-    def _fast_translate_batch(self, batch, max_length):
-        alive_seq = batch.src.new_zeros(4, 1)
-        hypotheses = [[] for _ in range(4)]
-        for step in range(max_length):
-            log_probs = self.model.decoder(alive_seq)
-            topk_ids = log_probs.argmax(-1)
-            alive_seq = torch.cat([alive_seq, topk_ids[:, None]], -1)
-            is_finished = topk_ids.eq(3)
-            if is_finished.any():
-                for i in range(is_finished.size(0)):
-                    if is_finished[i]:
-                        hypotheses[i].append(alive_seq[i])
-        return hypotheses
-"""
-
-
-def test_a_beam_search_run_with_autograd_off_decodes_samples_for_the_host():
-    """PreSumm's ``_fast_translate_batch``, which its module calls only under ``torch.no_grad()``:
-    its loop over decoding steps calls the decoder, iterates no loader and trains nothing: rules.md
-    "decoding samples that must reach the host" is no step loop. Called once with autograd on, or
-    run over a loader, the same loop is a step loop."""
-    assert _found(BEAM_SEARCH) == []
-    truth = SYNC.format(what="testing a tensor's truth")
-    autograd_on = BEAM_SEARCH.replace("    def translate_batch(self, batch):\n        with torch.no_grad():\n"
-                                      "            return self._fast_translate_batch(batch, 50)\n",
-                                      "    def translate_batch(self, batch):\n"
-                                      "        return self._fast_translate_batch(batch, 50)\n")
-    assert _found(autograd_on) == [("TPL102", 21, 15, truth), ("TPL102", 23, 23, truth)]
-    decorated = BEAM_SEARCH.replace("    def _fast_translate_batch(", "    @torch.no_grad()\n    def fast_translate_batch(")
-    decorated = decorated.replace("self._fast_translate_batch(batch, 50)", "self.fast_translate_batch(batch, 50)")
-    assert _found(decorated) == []
-    over_loader = BEAM_SEARCH.replace("for step in range(max_length):", "for step in self.step_loader:")
-    assert [f[:2] for f in _found(over_loader)] == [("TPL102", 22), ("TPL102", 24)]
-
-
 PINNING_KWARGS = """\
 import torch
 
@@ -224,3 +175,28 @@ def test_the_optimizer_index_picks_no_step_and_np_mod_is_an_interval():
     assert _found(counter) == []
     every = OPTIMIZER_INDEX.replace("np.mod(batch_idx, 100) == 1", "batch_idx >= 0 and out.dim()")
     assert [f[:2] for f in _found(every)] == [("TPL102", 14), ("TPL102", 16)]
+
+
+CONDITIONAL_BAR = """\
+import torch
+from tqdm import tqdm
+
+
+class Trainer:
+    def train(self):
+        for epoch in range(10):
+            pbar = tqdm(enumerate(self.train_loader), desc="train") if self.rank == 0 else enumerate(self.train_loader)
+            for i, batch in pbar:
+                losses = self.train_on_batch(batch, i)
+                print(losses["total"].item())
+"""
+
+
+def test_a_progress_bar_chosen_by_a_conditional_iterates_the_loader():
+    """ZoeDepth's ``pbar = tqdm(enumerate(self.train_loader)) if is_rank_zero(...) else
+    enumerate(self.train_loader)``: either way the loop takes the loader's batches, a step loop
+    whose per-batch ``.item()`` is reported. A conditional over something that is no loader is
+    not."""
+    assert _found(CONDITIONAL_BAR) == [("TPL102", 11, 22, SYNC.format(what="`.item()`"))]
+    other = CONDITIONAL_BAR.replace("self.train_loader", "self.train_files")
+    assert _found(other) == []

@@ -78,11 +78,14 @@ _LOADER_ITERATORS = frozenset(("get_iterator", "iterator", "__iter__", "iter_bat
 
 def _wrapped_loader(expr) -> Optional[str]:
     """The name inside ``tqdm(enumerate(loader), total=...)`` (wrappers that hand out its items,
-    first argument each), or the name itself; None for anything else."""
+    first argument each), or the name itself (a ``self.`` attribute by its last name); None for
+    anything else."""
     while isinstance(expr, ast.Call) and is_iterating_wrapper(_last_ast(expr.func)) and expr.args:
         if _last_ast(expr.func) in ("zip", "chain") and len(expr.args) > 1:
             return None  # several iterables: not one loader's batches
         expr = expr.args[0]
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls"):
+        return expr.attr  # ``enumerate(self.train_loader)`` (ZoeDepth): the attribute's last name
     return expr.id if isinstance(expr, ast.Name) else None
 
 
@@ -187,8 +190,6 @@ class ModuleSteps:
         self._updating: Optional[FrozenSet[str]] = None
         self._stepping: Optional[FrozenSet[str]] = None
         self._hook_loops: Optional[FrozenSet[int]] = None
-        self._grad_off_fns: Optional[FrozenSet[str]] = None
-        self._decoding: Optional[FrozenSet[int]] = None
         self._unmoved: Optional[FrozenSet[str]] = None
         # id of a loop -> (it is epoch-level, ids of its sample-generation loops): R1
         self._epoch_facts: Dict[int, Tuple[bool, FrozenSet[int]]] = {}
@@ -381,7 +382,8 @@ class ModuleSteps:
         if isinstance(expr, ast.Subscript):
             expr = expr.value  # ``self.data_loader["dev"]``, ``dataloaders[phase]``: one loader of several
         name = _last_ast(expr)
-        return is_loader_name(name) or name in self.loaders or name in self.iterators
+        return is_loader_name(name) or name in self.loaders or name in self.iterators or (
+            isinstance(expr, ast.Name) and self._iterates_named_loader(name))
 
     def _is_function(self, receiver: Optional[str], name: Optional[str], attribute: bool) -> bool:
         """``name(...)`` bound by a ``def`` of the module, or ``self.name(...)`` a method of its
@@ -463,94 +465,7 @@ class ModuleSteps:
             return False
         if isinstance(loop, (ast.For, ast.AsyncFor)) and self.ast_iterates_loader(loop.iter):
             return True
-        return (id(loop) not in self.epoch_hook_loops and id(loop) not in self.decoding_loops
-                and self._body_runs_step(loop))
-
-    @property
-    def grad_off_functions(self) -> FrozenSet[str]:
-        """Names of the module's functions and methods that run with autograd off: decorated with
-        ``torch.no_grad()`` (or another grad-off decorator), or called only, by the module, inside
-        a grad-off ``with`` or from such a function (at least one call; PreSumm's
-        ``translate_batch`` calls ``self._fast_translate_batch(...)`` under ``torch.no_grad()``).
-        A function another module calls may be called with autograd on: the project's other
-        modules are not read here, so such a name counts only by its decorator or when nothing
-        outside calls it the module can see (a ``_``-prefixed method)."""
-        if self._grad_off_fns is None:
-            decorated: Set[str] = set()
-            sites: Dict[str, List[Tuple[str, bool]]] = {}  # callee -> (caller, under a grad-off with)
-            for name, definitions in self._defs.items():
-                for definition in definitions:
-                    if any(self._ast_grad_off(d) for d in definition.decorator_list):
-                        decorated.add(name)
-                    pending = [(stmt, False) for stmt in definition.body]
-                    while pending:
-                        node, quiet = pending.pop()
-                        kind = type(node)
-                        if kind in _DEFINITIONS_SET:
-                            continue
-                        if kind in (ast.With, ast.AsyncWith) and any(
-                                self._ast_grad_off(item.context_expr) for item in node.items):
-                            quiet = True
-                        if kind is ast.Call:
-                            func = node.func
-                            callee = None
-                            if type(func) is ast.Name and self._is_function(None, func.id, False):
-                                callee = func.id
-                            elif (type(func) is ast.Attribute and type(func.value) is ast.Name
-                                  and self._is_function(func.value.id, func.attr, True)):
-                                callee = func.attr
-                            if callee is not None:
-                                sites.setdefault(callee, []).append((name, quiet))
-                        pending.extend((child, quiet) for child in ast.iter_child_nodes(node))
-            found = set(decorated)
-            changed = True
-            while changed:
-                changed = False
-                for callee, calls in sites.items():
-                    if callee in found or not callee.startswith("_"):
-                        continue
-                    if all(quiet or caller in found for caller, quiet in calls):
-                        found.add(callee)
-                        changed = True
-            self._grad_off_fns = frozenset(found)
-        return self._grad_off_fns
-
-    @property
-    def decoding_loops(self) -> FrozenSet[int]:
-        """Ids of the loops that decode or sample with autograd off (rules.md "A step loop": a loop
-        "decoding samples that must reach the host" is not a step loop): a loop at the top of a
-        function that runs with autograd off (``grad_off_functions``), or under a grad-off ``with``
-        of its function, that iterates no loader, runs no update and feeds a model call what its
-        own body made (``_feeds_model_back_ast``: PreSumm's beam search
-        ``for step in range(max_length):`` calling ``self.model.decoder``). The walker's twin:
-        ``Context._classify_loop``."""
-        if self._decoding is None:
-            found: Set[int] = set()
-            grad_off = self.grad_off_functions
-            for name, definitions in self._defs.items():
-                for definition in definitions:
-                    quiet_function = name in grad_off
-                    pending = [(stmt, quiet_function) for stmt in definition.body]
-                    while pending:
-                        node, quiet = pending.pop()
-                        kind = type(node)
-                        if kind in _DEFINITIONS_SET:
-                            continue
-                        if kind in _LOOP_TYPES:
-                            if quiet and self.aggregates_in_hook_ast(node) and self._feeds_model_back_ast(node):
-                                found.add(id(node))
-                            continue  # loops inside a loop are that loop's
-                        if kind in (ast.With, ast.AsyncWith) and any(
-                                self._ast_grad_off(item.context_expr) for item in node.items):
-                            quiet = True
-                        for field in BLOCK_FIELDS.get(kind, ()):
-                            children = getattr(node, field)
-                            if field in ("handlers", "cases"):
-                                pending.extend((s, quiet) for holder in children for s in holder.body)
-                            else:
-                                pending.extend((s, quiet) for s in children)
-            self._decoding = frozenset(found)
-        return self._decoding
+        return id(loop) not in self.epoch_hook_loops and self._body_runs_step(loop)
 
     @property
     def epoch_hook_loops(self) -> FrozenSet[int]:
@@ -571,50 +486,12 @@ class ModuleSteps:
         return self._hook_loops
 
     def aggregates_in_hook_ast(self, loop) -> bool:
-        """``loop`` iterates no loader and runs no update itself (in a per-epoch hook: it goes over
-        what the epoch collected; with autograd off: it decodes or samples)."""
+        """(In a per-epoch hook) ``loop`` iterates no loader and runs no update itself: it goes over
+        what the epoch collected."""
         if isinstance(loop, (ast.For, ast.AsyncFor)) and (
                 self.ast_iterates_loader(loop.iter) or _last_ast(loop.iter) in self.wrapped_loaders):
             return False
         return not _ast_runs_update(loop.body, self)
-
-    def _feeds_model_back_ast(self, loop) -> bool:
-        """Does the loop hand a model call a name its own body assigns (``alive_seq = torch.cat([
-        alive_seq, ids])`` then ``self.model.decoder(alive_seq)``; ``x = step(x)`` then
-        ``model(x, t)``): generation, each round fed by the last? Inference over given inputs
-        (``for chunk in chunks: results.append(model(chunk))``) feeds nothing back."""
-        assigned = {name for node in walk_ast(loop.body, prune=_DEFINITIONS)
-                    if type(node) in (ast.Assign, ast.AugAssign)
-                    for target in (node.targets if type(node) is ast.Assign else (node.target,))
-                    for name in bound_names(target)}
-        if not assigned:
-            return False
-        for node in walk_ast(loop.body, prune=_DEFINITIONS):
-            if type(node) is ast.Call and self._ast_is_step_call(node) and any(
-                    type(n) is ast.Name and n.id in assigned
-                    for arg in (*node.args, *(k.value for k in node.keywords)) for n in walk_ast((arg,))):
-                return True
-        return False
-
-    def feeds_model_back(self, loop) -> bool:
-        """The libcst twin of ``_feeds_model_back_ast``."""
-        assigned = set()
-        for node in descendants(loop.body, prune=_is_definition):
-            if isinstance(node, cst.Assign):
-                for target in node.targets:
-                    assigned.update(n.value for n in descendants(target.target) if isinstance(n, cst.Name))
-                    if isinstance(target.target, cst.Name):
-                        assigned.add(target.target.value)
-            elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
-                assigned.add(node.target.value)
-        if not assigned:
-            return False
-        for node in descendants(loop.body, prune=_is_definition):
-            if isinstance(node, cst.Call) and self.is_step_call(node) and any(
-                    isinstance(n, cst.Name) and n.value in assigned
-                    for arg in node.args for n in [arg.value, *descendants(arg.value)]):
-                return True
-        return False
 
     def aggregates_in_hook(self, loop) -> bool:
         """The libcst twin of ``aggregates_in_hook_ast``."""
@@ -939,7 +816,15 @@ class ModuleSteps:
         if isinstance(expr, cst.Subscript):
             expr = expr.value  # ``self.data_loader["dev"]``, ``dataloaders[phase]``: one loader of several
         name = _last(expr)
-        return is_loader_name(name) or name in self.loaders or name in self.iterators
+        return is_loader_name(name) or name in self.loaders or name in self.iterators or (
+            isinstance(expr, cst.Name) and self._iterates_named_loader(name))
+
+    def _iterates_named_loader(self, name: Optional[str]) -> bool:
+        """``pbar``, bound to ``tqdm(enumerate(self.train_loader)) if rank == 0 else
+        enumerate(self.train_loader)`` (ZoeDepth, minGPT): its items are a loader's batches when
+        the loader it wraps is one (``iterated``)."""
+        loader = self.iterated.get(name or "")
+        return loader is not None and (is_loader_name(loader) or loader in self.loaders)
 
     def is_step_call(self, call: cst.Call) -> bool:
         method, receiver, func = _cst_call_shape(call)

@@ -405,8 +405,6 @@ class Context:
             return False
         if self._in_per_epoch_hook() and steps.aggregates_in_hook(loop.node):
             return False  # over what the epoch's steps collected (step_loops.epoch_hook_loops)
-        if self._decodes(loop):
-            return False  # decoding or sampling with autograd off (step_loops.decoding_loops)
         if steps.is_intrinsic(loop.node):
             return True
         if loop in blocks:
@@ -423,24 +421,6 @@ class Context:
                 return False
             frame = frame.parent  # a lambda or comprehension scope runs where its function runs
         return frame is not None and frame.node.name.value in steps.step_called
-
-    def _decodes(self, loop: Block) -> bool:
-        """Is ``loop`` at the top of its function (no loop of the frame around it), with autograd
-        off there (a grad-off ``with`` or decorator, or a function the module calls only so:
-        ``steps.grad_off_functions``), iterating no loader, running no update, and feeding a model
-        call what its own body made (generation: ``steps.feeds_model_back``)?"""
-        blocks = self.frame.blocks
-        if loop not in blocks or any(b.kind == LOOP for b in blocks[: blocks.index(loop)]):
-            return False
-        if not self.steps.aggregates_in_hook(loop.node) or not self.steps.feeds_model_back(loop.node):
-            return False
-        if any(b.kind == WITH and any(syntax.is_grad_off(i.item, self) for i in b.node.items)
-               for b in blocks[: blocks.index(loop)]):
-            return True
-        function = self.frame.node
-        return isinstance(function, cst.FunctionDef) and (
-            function.name.value in self.steps.grad_off_functions
-            or any(syntax.is_grad_off(d.decorator, self) for d in function.decorators))
 
     def _in_per_epoch_hook(self) -> bool:
         """Is the current frame (a lambda or comprehension: the function around it) a per-epoch
