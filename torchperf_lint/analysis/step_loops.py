@@ -923,21 +923,21 @@ class ModuleSteps:
                     called = calls.setdefault(name, set())
                     for node in _ast_body_nodes(definition.body):
                         if type(node) is ast.Call:
-                            func = node.func
-                            if type(func) is ast.Name and self._is_function(None, func.id, False):
-                                called.add(func.id)
-                            elif (type(func) is ast.Attribute and type(func.value) is ast.Name
-                                  and self._is_function(func.value.id, func.attr, True)):
-                                called.add(func.attr)
-            changed = True
-            while changed:
-                changed = False
-                for name, called in calls.items():
-                    if name not in own and not called.isdisjoint(own):
-                        own.add(name)
-                        changed = True
+                            callee = self._module_callee(node.func)
+                            if callee is not None:
+                                called.add(callee)
+            _close(own, calls)
             self._updating = frozenset(own)
         return self._updating
+
+    def _module_callee(self, func) -> Optional[str]:
+        """The name of the module's function or ``self.`` method an ``ast`` call's ``func`` calls."""
+        if type(func) is ast.Name and self._is_function(None, func.id, False):
+            return func.id
+        if type(func) is ast.Attribute and type(func.value) is ast.Name and self._is_function(
+                func.value.id, func.attr, True):
+            return func.attr
+        return None
 
     @property
     def stepping_functions(self) -> FrozenSet[str]:
@@ -972,11 +972,8 @@ class ModuleSteps:
                         elif type(func) is ast.Attribute and func.attr == "step" and is_step_shape(
                                 "step", _last_ast(func.value), None, ()):
                             stepped.add(name)
-                        elif type(func) is ast.Name and self._is_function(None, func.id, False):
-                            callee = func.id
-                        elif (type(func) is ast.Attribute and type(func.value) is ast.Name
-                              and self._is_function(func.value.id, func.attr, True)):
-                            callee = func.attr
+                        else:
+                            callee = self._module_callee(func)
                         if callee is not None:
                             anywhere.add(callee)
                             if outside:
