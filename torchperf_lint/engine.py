@@ -114,7 +114,7 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
     _DEPENDENCIES.pop(filename, None)
     torch_file = text_mentions_torch_import(source)
     star_torch: Dict[str, str] = {}
-    if not torch_file and "import *" in source and filename != "<string>":
+    if not torch_file and "import *" in source and filename != "<string>" and _may_use_torch(source):
         star_torch = star_torch_bindings(filename)  # torch through ``from .utils import *``
         torch_file = bool(star_torch)
     if not torch_file:
@@ -176,6 +176,15 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
         _, line, col = failures[0]
         findings.append(analysis_failed("; ".join(reason for reason, _, _ in failures[:3]), line, col))
     return _dedupe(findings)
+
+
+# Texts a module that gets torch through a star import shows where a rule could match (a package's
+# ``__init__.py`` of star imports alone shows none, and is not summarised to find out).
+_TORCH_USE_TEXTS = ("torch.", ".cuda(", ".item()", ".backward(", ".cpu()", ".to(")
+
+
+def _may_use_torch(source: str) -> bool:
+    return any(text in source for text in _TORCH_USE_TEXTS)
 
 
 class _StepBodiesOnDemand:

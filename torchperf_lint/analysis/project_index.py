@@ -1141,6 +1141,7 @@ class Project:
         self._disk_words: Optional[Dict[str, FrozenSet[bytes]]] = None  # path -> import words read from disk then
         self._overlay_words: Dict[str, Tuple[str, FrozenSet[bytes]]] = {}  # path -> (text, its import words)
         self._inverted: Optional[Dict[bytes, List[str]]] = None  # the last inversion of _import_words
+        self._files_by_stem: Optional[Tuple[int, Dict[str, List[str]]]] = None  # (listing, stem -> files)
         self._ignored: Optional[List[str]] = None
         self.parsed = 0  # files this process parsed for the index (benchmarks read it)
         # Facts derived from several summaries (step_bodies: class ancestries, importers), valid
@@ -1367,16 +1368,16 @@ class Project:
         """The project's files Python would import as a top-level module ``stem`` from their
         folder: ``<folder>/stem.py`` and ``<folder>/stem/__init__.py`` (absolute paths)."""
         self._ensure_import_listing()
-        key = ("files_named", self.listing)
-        table = self.memo.get(key)
-        if table is None:
-            table = {}
+        known = self._files_by_stem
+        if known is None or known[0] != self.listing:
+            # kept per listing, not in ``memo``: a changed module empties the memo, not the listing
+            table: Dict[str, List[str]] = {}
             for path in self._import_words:
                 folder, base = os.path.split(path)
                 named = os.path.basename(folder) if base == "__init__.py" else base[:-3]
                 table.setdefault(named, []).append(path)
-            self.memo[key] = table
-        return table.get(stem, [])
+            known = self._files_by_stem = (self.listing, table)
+        return known[1].get(stem, [])
 
     def module_named(self, name: str) -> Optional[Module]:
         path = self.path_of(name)

@@ -188,7 +188,8 @@ class ModuleSteps:
         self._passed: Optional[Dict] = None
         self._takes_apart: Dict[Optional[str], bool] = {}
         self._updating: Optional[FrozenSet[str]] = None
-        self._stepping: Optional[FrozenSet[str]] = None
+        self._performs: Dict[str, bool] = {}  # name -> performs one step (performs_step)
+        self._step_fact_memo: Dict[str, tuple] = {}
         self._hook_loops: Optional[FrozenSet[int]] = None
         self._unmoved: Optional[FrozenSet[str]] = None
         # id of a loop -> (it is epoch-level, ids of its sample-generation loops): R1
@@ -421,7 +422,7 @@ class ModuleSteps:
         if isinstance(func, ast.Attribute):
             receiver = _last_ast(func.value) if isinstance(func.value, ast.Name) else None
             if self._is_function(receiver, func.attr, True):
-                if func.attr in self.stepping_functions:
+                if self.performs_step(func.attr):
                     return True
                 model = None
             else:
@@ -431,7 +432,7 @@ class ModuleSteps:
             return self.ast_iterates_loader(call.args[0])
         name = _last_ast(func)
         if self._is_function(None, name, False):
-            return name in self.stepping_functions
+            return self.performs_step(name)
         return is_step_shape(None, None, name, self.objects)
 
     def _ast_runs_step(self, nodes) -> bool:
@@ -831,7 +832,7 @@ class ModuleSteps:
         if method is None and func == "next" and call.args:
             return self.iterates_loader(call.args[0].value)
         if self.is_module_function(call.func):
-            if (method or func) in self.stepping_functions:
+            if self.performs_step(method or func):
                 return True  # it performs one step: the loop calling it runs steps
             func = None  # otherwise a function of the module runs a step only through the call graph
         return is_step_shape(method, receiver, func, self.objects)
@@ -939,49 +940,70 @@ class ModuleSteps:
             return func.attr
         return None
 
-    @property
-    def stepping_functions(self) -> FrozenSet[str]:
-        """Names of the module's functions and methods that perform one training step: their body,
+    def performs_step(self, name: Optional[str]) -> bool:
+        """Does the module's function or method ``name`` perform one training step: its body,
         outside any loop, calls ``.backward()``, itself or through another such function of the
         module (rules.md "A step body": "it performs one step, and its caller runs it every step"),
-        and they step an optimizer or a scaler on the way, anywhere in their body or their callees'
+        and it steps an optimizer or a scaler on the way, anywhere in its body or its callees'
         (R18: a function that only computes gradients, a notebook's ``get_grads`` for a plot,
         trains nothing; ``for opt in optimizers: opt.step()`` is one step). A loop that calls one is
-        a step loop (tab-ddpm's ``while step < self.steps:`` calling ``self._run_step(x)``). A
+        a step loop (R23: tab-ddpm's ``while step < self.steps:`` calling ``self._run_step(x)``). A
         function whose backward sits in its own loop runs many steps (a whole epoch) and is not
-        one: the loop calling it is epoch-level."""
-        if self._stepping is None:
-            backward: Set[str] = set()
-            stepped: Set[str] = set()
-            calls: Dict[str, Set[str]] = {}  # calls outside loops
-            loop_calls: Dict[str, Set[str]] = {}  # calls in loops too
-            for name, definitions in self._defs.items():
-                called = calls.setdefault(name, set())
-                anywhere = loop_calls.setdefault(name, set())
-                for definition in definitions:
-                    flat = set(map(id, walk_ast(definition.body, prune=_DEFINITIONS_AND_LOOPS)))
-                    for node in walk_ast(definition.body, prune=_DEFINITIONS):
-                        if type(node) is not ast.Call:
-                            continue
-                        func = node.func
-                        outside = id(node) in flat
-                        callee = None
-                        if type(func) is ast.Attribute and func.attr == "backward":
-                            if outside:
-                                backward.add(name)
-                        elif type(func) is ast.Attribute and func.attr == "step" and is_step_shape(
-                                "step", _last_ast(func.value), None, ()):
-                            stepped.add(name)
-                        else:
-                            callee = self._module_callee(func)
+        one: the loop calling it is epoch-level. Worked out per name asked, from the functions it
+        reaches (most modules never ask: a library's loops call no function of their own that
+        trains)."""
+        if not name or name not in self._defs:
+            return False
+        known = self._performs.get(name)
+        if known is None:
+            known = self._performs[name] = (self._reaches(name, 0, set()) and self._reaches(name, 1, set()))
+        return known
+
+    def _reaches(self, name: str, which: int, seen: Set[str]) -> bool:
+        """``which`` 0: a backward outside loops, through calls outside loops; 1: an optimizer's or
+        scaler's ``step``, anywhere, through calls anywhere (``_step_facts``)."""
+        if name in seen:
+            return False
+        seen.add(name)
+        facts = self._step_facts(name)
+        if facts[which]:
+            return True
+        return any(self._reaches(callee, which, seen) for callee in facts[2 + which])
+
+    def _step_facts(self, name: str) -> tuple:
+        """(backward outside loops, an optimizer step anywhere, callees outside loops, callees
+        anywhere) of the module's definitions of ``name``, in one walk that knows the loops."""
+        known = self._step_fact_memo.get(name)
+        if known is not None:
+            return known
+        backward = stepped = False
+        flat_callees: Set[str] = set()
+        all_callees: Set[str] = set()
+        for definition in self._defs.get(name, ()):
+            pending = [(node, False) for node in definition.body]
+            while pending:
+                node, looped = pending.pop()
+                kind = type(node)
+                if kind in _DEFINITIONS_SET:
+                    continue
+                if kind in _LOOP_TYPES:
+                    looped = True
+                elif kind is ast.Call:
+                    func = node.func
+                    if type(func) is ast.Attribute and func.attr == "backward":
+                        backward = backward or not looped
+                    elif type(func) is ast.Attribute and func.attr == "step" and is_step_shape(
+                            "step", _last_ast(func.value), None, ()):
+                        stepped = True
+                    else:
+                        callee = self._module_callee(func)
                         if callee is not None:
-                            anywhere.add(callee)
-                            if outside:
-                                called.add(callee)
-            _close(backward, calls)
-            _close(stepped, loop_calls)
-            self._stepping = frozenset(backward & stepped)
-        return self._stepping
+                            all_callees.add(callee)
+                            if not looped:
+                                flat_callees.add(callee)
+                pending.extend((child, looped) for child in ast.iter_child_nodes(node))
+        known = self._step_fact_memo[name] = (backward, stepped, flat_callees, all_callees)
+        return known
 
     def runs_step(self, node) -> bool:
         return any(
