@@ -154,65 +154,49 @@ def test_the_items_of_a_dict_a_project_model_returns_live_on_the_device(tmp_path
     assert found == [("TPL102", 11, FORMAT)]
 
 
-def test_a_data_parallel_wrapper_keeps_the_wrapped_class(tmp_path):
-    """real-nvp's ``net = torch.nn.DataParallel(net, args.gpu_ids)`` before ``train(epoch, net,
-    ...)``: DataParallel runs the wrapped ``forward`` every step too. It scatters the inputs over
-    the GPUs first, so a call of the wrapper hands the forward no places (holdout26; the lead,
-    2026-11-27): a host value the caller passes does not make the forward's parameter host."""
-    files = dict(CONTRIEVER_LIKE)
-    files["finetuning.py"] = files["finetuning.py"].replace(
-        "            model = model.cuda()\n",
-        "            model = model.cuda()\n"
-        "            model = torch.nn.DataParallel(model)\n")
-    write(tmp_path / "wrapped", files)
-    assert _findings(tmp_path / "wrapped") == [
-        ("TPL102", 12, SYNC + " (called every step from finetuning.py:8)"),
-        ("TPL102", 16, SYNC + " (called every step from finetuning.py:9)"),
-    ]
-    files["finetuning.py"] = files["finetuning.py"].replace("DataParallel(model)", "DataParallel(opt.model)")
-    write(tmp_path / "other", files)
-    assert _findings(tmp_path / "other") == []
+DICT_MODEL = {
+    "setup.py": "",
+    "wrap/__init__.py": "",
+    "wrap/loss_wrapper.py": """
+        import torch
 
 
-def test_a_data_parallel_call_hands_the_forward_no_host_places(tmp_path):
-    """self-critical's shape: the caller hands indices on the host (a loader's batch, never moved)
-    to a DataParallel-wrapped loss module; the replicas receive them on their GPUs, so the
-    forward's ``.tolist()`` of them is a sync there (without the wrapper, a host value: silent)."""
-    files = {
-        "setup.py": "",
-        "wrapper.py": """
-            import torch
-            import torch.nn as nn
+        class LossWrapper(torch.nn.Module):
+            def __init__(self, model):
+                super().__init__()
+                self.model = model
+
+            def forward(self, x):
+                out = {}
+                out["loss"] = self.model(x).mean()
+                out["reward"] = out["loss"].detach()
+                return out
+        """,
+    "train.py": """
+        import torch
+        from wrap.loss_wrapper import LossWrapper
 
 
-            class LossWrapper(nn.Module):
-                def __init__(self):
-                    super().__init__()
-                    self.crit = nn.Linear(4, 4)
+        def train(model, loader, optimizer):
+            lw_model = LossWrapper(model).cuda()
+            for x in loader:
+                model_out = lw_model(x.cuda())
+                model_out["loss"].backward()
+                optimizer.step()
+                print("avg_reward = {:.3f}".format(model_out["reward"].mean()))
+        """,
+}
 
-                def forward(self, fc_feats, gt_indices):
-                    picked = gt_indices.tolist()
-                    return self.crit(fc_feats[picked]).sum()
-            """,
-        "train.py": """
-            import torch
-            from wrapper import LossWrapper
+FORMAT = ("formatting a tensor waits for the device in every iteration; keep values on the device (`total += "
+          "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 
-            def main(loader, optimizer):
-                lw_model = LossWrapper().cuda()
-                dp_lw_model = torch.nn.DataParallel(lw_model)
-                for fc_feats, gt_indices in loader:
-                    loss = dp_lw_model(fc_feats.cuda(), gt_indices)
-                    loss.backward()
-                    optimizer.step()
-            """,
-    }
-    write(tmp_path / "scattered", files)
-    path = tmp_path / "scattered" / "wrapper.py"
-    found = [(f.code, f.line) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
-    assert found == [("TPL102", 11)]
-    files["train.py"] = files["train.py"].replace("dp_lw_model = torch.nn.DataParallel(lw_model)", "dp_lw_model = lw_model")
-    write(tmp_path / "plain", files)
-    path = tmp_path / "plain" / "wrapper.py"
-    assert [(f.code, f.line) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))] == []
+def test_the_items_of_a_dict_a_project_model_returns_live_on_the_device(tmp_path):
+    """self-critical's ``model_out = dp_lw_model(...)`` then ``.format(..., model_out['reward'].mean())``
+    (holdout13): resolving the call to the project's ``LossWrapper.forward``, which returns a dict,
+    must not make its items less known than a model's output."""
+    write(tmp_path, DICT_MODEL)
+    path = tmp_path / "train.py"
+    found = [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    assert found == [("TPL102", 11, FORMAT)]
+
