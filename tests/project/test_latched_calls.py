@@ -54,3 +54,17 @@ def test_a_flag_the_branch_leaves_on_is_a_setting(tmp_path):
     files["train.py"] = files["train.py"].replace("need_sync = False", "synced = True")
     write(tmp_path, files)
     assert _findings(tmp_path) == [("TPL102", 5, SYNC + " (called every step from train.py:11)")]
+
+
+def test_a_helper_called_under_np_mod_runs_every_n_steps(tmp_path):
+    """``if np.mod(step, 100):`` (no comparison) is ``%`` by name: the index reads the helper's call
+    under it as an interval, as the walker reads the test (ChangeFormer's ``np.mod``)."""
+    files = dict(LATCHED)
+    files["train.py"] = files["train.py"].replace("need_sync = True", "import numpy as np").replace(
+        "for x in loader:", "for step, x in enumerate(loader):").replace(
+        "if need_sync:", "if not np.mod(step, 100):").replace("                    need_sync = False\n", "")
+    write(tmp_path / "mod", files)
+    assert _findings(tmp_path / "mod") == []
+    files["train.py"] = files["train.py"].replace("if not np.mod(step, 100):", "if not np.sign(step):")
+    write(tmp_path / "sign", files)
+    assert [f[:2] for f in _findings(tmp_path / "sign")] == [("TPL102", 5)]

@@ -47,7 +47,8 @@ from . import edit_reuse
 from .argument_places import HostNames
 from .budgets import ast_spends_budget
 from .host_library_parameters import HOST_LIBRARIES, host_library_parameters
-from .names import ImportTable, bound_names, dotted_name_ast, text_mentions_torch_import
+from .names import (MODULO_FUNCTIONS, MODULO_OWNERS, ImportTable, bound_names, dotted_name_ast,
+                    text_mentions_torch_import)
 from .throttles import ast_throttled_branch, ast_throttles
 from .segments import BLOCK_FIELDS, CHILD_FIELDS, _push_children as push_children, walk_statements
 from .project_root import find_project_root
@@ -61,7 +62,7 @@ from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, names_holding)
 
-INDEX_VERSION = "14"
+INDEX_VERSION = "15"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -925,7 +926,7 @@ def _mentions_test(value) -> bool:
 
 
 def _may_test_interval(node) -> bool:
-    """Does ``node`` hold a ``%`` or a comparison (step_loops._ast_tests_interval needs one of
+    """Does ``node`` hold a ``%`` (or ``np.mod``) or a comparison (step_loops._ast_tests_interval needs one of
     them, or a name known to hold an interval test)? The walk of ``ast.walk``'s nodes without its
     generators: this runs for the assigned values and ``if`` tests of every module summarised."""
     pending = [node]
@@ -936,6 +937,9 @@ def _may_test_interval(node) -> bool:
         kind = type(current)
         if kind is ast.Compare or (kind is ast.BinOp and isinstance(current.op, ast.Mod)):
             return True
+        if (kind is ast.Call and type(current.func) is ast.Attribute and current.func.attr in MODULO_FUNCTIONS
+                and type(current.func.value) is ast.Name and current.func.value.id in MODULO_OWNERS):
+            return True  # ``if np.mod(step, 100):``
         fields = child_fields.get(kind)
         if fields is None:
             push_children(current, push)

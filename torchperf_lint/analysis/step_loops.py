@@ -1246,9 +1246,13 @@ def _pins(call: ast.Call, pinning: FrozenSet[str] = frozenset()) -> bool:
     """``pin_memory=True``, or ``**kwargs`` of a name the module binds to settings that pin
     (``pinning``: ``kwargs = {"num_workers": 1, "pin_memory": True} if use_cuda else {}``, the
     PyTorch examples' and pytorch-flows' form: pinned whenever a GPU runs it)."""
-    return any((k.arg == "pin_memory" and isinstance(k.value, ast.Constant) and k.value.value is True)
-               or (k.arg is None and isinstance(k.value, ast.Name) and k.value.id in pinning)
-               for k in call.keywords)
+    return _sets_pin_memory(call.keywords) or any(
+        k.arg is None and isinstance(k.value, ast.Name) and k.value.id in pinning for k in call.keywords)
+
+
+def _sets_pin_memory(keywords) -> bool:
+    return any(k.arg == "pin_memory" and isinstance(k.value, ast.Constant) and k.value.value is True
+               for k in keywords)
 
 
 def _pinning_settings(assigns) -> FrozenSet[str]:
@@ -1269,8 +1273,7 @@ def _pinning_value(value) -> bool:
         return any(isinstance(k, ast.Constant) and k.value == "pin_memory" and isinstance(v, ast.Constant)
                    and v.value is True for k, v in zip(value.keys, value.values))
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict":
-        return any(k.arg == "pin_memory" and isinstance(k.value, ast.Constant) and k.value.value is True
-                   for k in value.keywords)
+        return _sets_pin_memory(value.keywords)
     return False
 
 

@@ -602,7 +602,12 @@ class Context:
             known = syntax.interval_names(loop.node.body, outer_counters)
             function = self.frame.node
             if isinstance(function, cst.FunctionDef) and loop.kind != BODY:
-                known = known | syntax.interval_names(function.body, outer_counters)
+                # one walk of the function per set of outer counters, not one per loop of it
+                key = (id(function), outer_counters)
+                around = self._interval_names_of.get(key)
+                if around is None:
+                    around = self._interval_names_of[key] = syntax.interval_names(function.body, outer_counters)
+                known = known | around
             self._interval_names_of[id(loop.node)] = known
         return known
 
