@@ -1619,7 +1619,7 @@ CORPUS = [
     {"name": "ChangeFormer", "github": "wgcban/ChangeFormer", "set": "holdout25",
      "commit": "afd1b7ed640aa265a2c730de958416ae7356a2f9",
      "take": ["data_config.py", "data_preparation", "datasets", "demo_DSIFN.py", "demo_LEVIR.py", "eval_cd.py", "main_cd.py", "misc", "models", "utils.py"], "only": "*.py", "drop": []},
-    # holdout26 (2026-11-27): entries below this line, before the closing bracket.
+    # holdout26 (2026-11-27): entries below this line, before the holdout27 marker.
     {"name": "PatchCore", "github": "hcw-00/PatchCore_anomaly_detection", "set": "holdout26",
      "commit": "538a2b7867f27d51adc8a45e3541ec385aa6f14c",
      "take": ["train.py", "sampling_methods"], "only": "*.py", "drop": []},
@@ -1683,6 +1683,10 @@ CORPUS = [
     {"name": "glow-pytorch", "github": "rosinality/glow-pytorch", "set": "holdout26",
      "commit": "97081ff115a694cf04aeedbd58447f33d242c879",
      "take": ["model.py", "train.py"], "only": "*.py", "drop": []},
+    # holdout27 (2026-11-27): entries below this line, before the holdout28 marker.
+    # holdout28 (2026-11-27): entries below this line, before the holdout29 marker.
+    # holdout29 (2026-11-27): entries below this line, before the holdout30 marker.
+    # holdout30 (2026-11-27): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -1900,7 +1904,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 27)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 31)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
