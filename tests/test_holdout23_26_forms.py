@@ -200,3 +200,53 @@ def test_a_progress_bar_chosen_by_a_conditional_iterates_the_loader():
     assert _found(CONDITIONAL_BAR) == [("TPL102", 11, 22, SYNC.format(what="`.item()`"))]
     other = CONDITIONAL_BAR.replace("self.train_loader", "self.train_files")
     assert _found(other) == []
+
+
+WHOLE_REDUCTION_COMPARED = """\
+import numpy as np
+import torch
+from torch import nn
+import pytorch_lightning as pl
+
+
+class SpatialRegressionLoss(nn.Module):
+    def forward(self, prediction, target):
+        mask = target != 255
+        if mask.sum() == 0:
+            return prediction.new_zeros(1)[0]
+        if prediction.min() < 0 or prediction.max() > 1:
+            raise ValueError("out of range")
+        return (prediction - target).abs().mean()
+
+
+class WorldModel(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Linear(4, 4)
+        self.center_loss = SpatialRegressionLoss()
+
+    def training_step(self, batch, batch_idx):
+        return self.center_loss(self.net(batch["x"]), batch["y"])
+"""
+
+
+def test_a_whole_reduction_compared_in_a_step_body_tests_a_tensors_truth():
+    """mile's ``SpatialRegressionLoss.forward``, run every step through ``self.center_loss(...)``,
+    tests ``if mask.sum() == 0:`` and real-nvp's ``RealNVP.forward`` ``if x.min() < 0 or x.max() >
+    1``: only a tensor or an array has a whole reduction, and one not known to be on the host counts
+    as possibly on the device (rules.md "Where a value lives"), as ``.any()`` already did. A
+    reduction along a dimension, of a numpy array, or outside a step body is silent."""
+    chain = " (called every step from train.py:24 via training_step)"
+    assert _found(WHOLE_REDUCTION_COMPARED) == [
+        ("TPL102", 10, 11, SYNC.format(what="testing a tensor's truth") + chain),
+        ("TPL102", 12, 11, SYNC.format(what="testing a tensor's truth") + chain),
+    ]
+    along = WHOLE_REDUCTION_COMPARED.replace("mask.sum() == 0", "mask.sum(1) == 0").replace(
+        "prediction.min() < 0 or prediction.max() > 1", "prediction.min(dim=0) is None")
+    assert _found(along) == []
+    numpy = WHOLE_REDUCTION_COMPARED.replace("mask = target != 255", "mask = np.asarray(target) != 255").replace(
+        "prediction.min() < 0 or prediction.max() > 1", "np.asarray(prediction).min() < 0")
+    assert _found(numpy) == []
+    never_run = WHOLE_REDUCTION_COMPARED.replace(
+        'return self.center_loss(self.net(batch["x"]), batch["y"])', 'return self.net(batch["x"]).sum()')
+    assert _found(never_run) == []

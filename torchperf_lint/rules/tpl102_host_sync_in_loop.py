@@ -1238,7 +1238,25 @@ def _truth_tests_tensor(test: cst.BaseExpression, ctx) -> bool:
         # one not known to be on the host counts as possibly on the device (rules.md "Where a value
         # lives"), as for ``.item()`` (pytorch-forecasting's ``BaseModel.step``)
         return ctx.is_device_tensor(test) or not ctx.is_host_value(test.func.value)
+    if (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and not isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn))
+            and (_reduction_of_unknown(test.left, ctx) or _reduction_of_unknown(test.comparisons[0].comparator, ctx))):
+        # ``if mask.sum() == 0:``, ``if x.min() < 0``: a reduction of the whole value, which only a
+        # tensor or an array has; one not known to be on the host counts as possibly on the device
+        # (rules.md "Where a value lives"), as for ``.any()`` above (mile's ``SpatialRegressionLoss``)
+        return True
     return ctx.is_device_tensor(test)
+
+
+# Reductions of a whole tensor to one element: Python lists, dicts and strings have none of them.
+_WHOLE_REDUCTIONS = frozenset(("sum", "max", "min", "mean", "prod", "amax", "amin", "count_nonzero"))
+
+
+def _reduction_of_unknown(expr: cst.BaseExpression, ctx) -> bool:
+    """``x.sum()`` (no dimension named) of an ``x`` not known to be on the host."""
+    return (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value in _WHOLE_REDUCTIONS and not expr.args
+            and not ctx.is_host_value(expr.func.value) and not ctx.is_host_value(expr))
 
 
 def _names_bound_to_containers(function: cst.CSTNode, memo: dict) -> frozenset:
