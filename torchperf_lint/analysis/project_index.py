@@ -275,7 +275,10 @@ class _Summariser:
         self._host_heads: Set[str] = set()
         self._host_calling: Set[int] = set()
         self._methods: List[tuple] = []  # (qualified name, class, node) of every method, for _host_parameters_through_self_methods
-        self._slicing: Set[int] = set()  # the records of the functions that write a slice (slice_bound_parameters)
+        # id(function record) -> the slices its own body writes, outside lambdas, as the walk of its
+        # expressions meets them (slice_bound_parameters reads their bounds: no second walk)
+        self._slices: Dict[int, List[ast.Slice]] = {}
+        self._in_lambda = 0
         # The names a dotted call's head must be for the step-body walk ever to resolve it
         # (_resolvable), worked out by ``run``; None: every call's arguments are placed. (The
         # language server's reuse of definitions, edit_reuse, records which names a definition
@@ -529,8 +532,9 @@ class _Summariser:
         fn["hostp"] = host_library_parameters(node, self.table) if id(fn) in self._host_calling else []
         if owner_class is not None:
             self._methods.append((qualname, owner_class, node))
-        if id(fn) in self._slicing:
-            bounds = slice_bound_parameters(node)
+        slices = self._slices.pop(id(fn), None)
+        if slices:
+            bounds = slice_bound_parameters(node, slices)
             if bounds:
                 fn["boundp"] = bounds
         self._grad_off, self._loops, self._evaluating, self._shared_calls = outer
@@ -608,7 +612,8 @@ class _Summariser:
             if kind is ast.Call:
                 self._call(current, fn, scope, in_loop, step_loop)
             elif kind is ast.Slice:
-                self._slicing.add(id(fn))
+                if not self._in_lambda:
+                    self._slices.setdefault(id(fn), []).append(current)
             elif kind in skipped:
                 continue  # a nested definition (its own record) or a leaf: no call of this scope below
             elif kind in _COMPREHENSIONS:
@@ -616,7 +621,9 @@ class _Summariser:
                 if kind is ast.Lambda:
                     # its calls are the function's (reach), but a backward there is not one the
                     # function makes itself: the lambda runs when, and as often as, it is called
+                    self._in_lambda += 1
                     self._expressions(current.body, fn, scope, True, step_loop)
+                    self._in_lambda -= 1
                     continue
             fields = child_fields.get(kind)
             if fields is None:

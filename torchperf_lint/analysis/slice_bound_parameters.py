@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 from typing import List, Set
 
-from .host_library_parameters import _own_nodes
 
 _SIZE_CALLS = frozenset(("int", "min", "max", "round"))
 
@@ -33,20 +32,20 @@ def _bound_names(node, out: Set[str]) -> None:
             _bound_names(arg, out)
 
 
-def slice_bound_parameters(node) -> List[str]:
-    """The names of ``node``'s parameters (not ``self``/``cls``) that are a bound of a slice its own
-    body writes (nested definitions apart)."""
+def slice_bound_parameters(node, slices: List[ast.Slice]) -> List[str]:
+    """The names of ``node``'s parameters (not ``self``/``cls``) that are a bound of one of
+    ``slices``: the slices its own body writes (nested definitions and lambdas apart), as the
+    project index's walk of the body met them."""
     arguments = node.args
     params = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
               if a.arg not in ("self", "cls")]
     if not params:
         return []
     bounds: Set[str] = set()
-    for current in _own_nodes(node.body):
-        if type(current) is ast.Slice:
-            for part in (current.lower, current.upper, current.step):
-                if part is not None:
-                    _bound_names(part, bounds)
+    for current in slices:
+        for part in (current.lower, current.upper, current.step):
+            if part is not None:
+                _bound_names(part, bounds)
     return [p for p in params if p in bounds]
 
 
