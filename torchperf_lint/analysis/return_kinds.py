@@ -139,6 +139,13 @@ def at_call(shape: Shape, argument_kinds: Optional[List[str]]) -> Shape:
     return UNKNOWN
 
 
+# Installed libraries whose classes a project class may derive from without being an ``nn.Module``.
+_NOT_MODULE_LIBRARIES = frozenset((
+    "typing", "typing_extensions", "abc", "enum", "collections", "dataclasses", "contextlib", "threading",
+    "multiprocessing", "json", "argparse", "unittest", "functools", "numbers", "io", "logging", "pydantic",
+    "numpy", "sklearn", "gym", "gymnasium", "torch"))
+
+
 class ReturnKinds:
     """The shapes of what the project's functions return, for one linted file's StepBodies."""
 
@@ -296,8 +303,11 @@ class ReturnKinds:
             return None
         (path, qual), self_cls = target
         shape = self.function_shape((path, qual), self_cls, depth + 1)
-        if shape in (UNKNOWN, ARGS) and self._module_call(ref, path, qual):
-            return DEVICE  # a project nn.Module's forward: a model's output, as value flow reads one
+        if shape in (UNKNOWN, ARGS, CONTAINER) and self._module_call(ref, path, qual):
+            # a project nn.Module's forward: a model's output, as value flow reads one; a dict or a
+            # list it returns holds its outputs (MolCA's ``return {"loss": loss}``), as value flow
+            # reads a container a model hands back
+            return DEVICE
         return shape
 
     def _module_call(self, ref: list, path: str, qual: str) -> bool:
@@ -306,6 +316,11 @@ class ReturnKinds:
         return qual.endswith(".forward") and self.is_torch_module((path, qual.rpartition(".")[0]))
 
     def is_torch_module(self, cls) -> bool:
+        """Does the project class ``cls`` derive from ``torch.nn.Module``, or (its ``forward`` being
+        what a call of an instance runs) from a class of an installed library, which the project
+        cannot show: MolCA's ``Blip2Qformer(Blip2Base)``, ``Blip2Base(lavis...BaseModel)``. Calling
+        an instance runs ``forward`` only through ``nn.Module.__call__``; a library class that is
+        no module would leave the call failing."""
         order, _ = self.bodies.mro(cls)
         for path, qual in order:
             module = self._module(path)
@@ -315,6 +330,9 @@ class ReturnKinds:
             for base in record["bases"]:
                 resolved = module.resolve(base) or ""
                 if resolved.startswith("torch.nn.") or resolved in ("torch.nn", "torch.nn.Module"):
+                    return True
+                if ("." in resolved and resolved.split(".", 1)[0] not in _NOT_MODULE_LIBRARIES
+                        and self.bodies._class_of(module, base) is None):
                     return True
         return False
 

@@ -839,7 +839,17 @@ class ValueFlow:
 
     def _returns_model_output(self, call: cst.Call) -> bool:
         """``logits = model(x)``, ``loss = criterion(out, y)``, ``loss = self.compute_loss(...)``."""
-        return self.ctx.is_model_call(call) or is_loss_function_name(last_identifier(call.func))
+        return (self.ctx.is_model_call(call) or is_loss_function_name(last_identifier(call.func))
+                or self._calls_own_module(call))
+
+    def _calls_own_module(self, call: cst.Call) -> bool:
+        """``output = self(x, targets=y)`` in a method of a class of this file that derives from
+        ``nn.Module`` (Transformers4Rec's ``Model.fit``): the module's own forward, a model's output.
+        (Value flow only: whether a loop calling it is a step loop is not changed by this.)"""
+        if not (isinstance(call.func, cst.Name) and call.func.value == "self"):
+            return False
+        owner = self.ctx.function_qualname().rpartition(".")[0].rpartition(".")[2]
+        return bool(owner) and owner in self.ctx.steps.module_classes
 
     def _torch_call_kind(self, call: cst.Call, qual: str, env, depth: int) -> str:
         if qual.startswith(_TENSOR_NAMESPACES):

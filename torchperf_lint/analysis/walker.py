@@ -173,13 +173,17 @@ class Context:
                 return block
         return None
 
-    def under_grad_off(self) -> bool:
+    def under_grad_off(self, mode_given: bool = True) -> bool:
         """Is the current node run with autograd off: inside ``with torch.no_grad():`` (or
-        inference_mode, set_grad_enabled) or in a function decorated with one, at any depth?"""
+        inference_mode, set_grad_enabled) or in a function decorated with one, at any depth?
+        Without ``mode_given``, a ``with torch.set_grad_enabled(<a name>):`` does not count: a rule
+        that asks so has seen a backward pass run there, which only a mode left on allows
+        (Transformers4Rec's ``with torch.set_grad_enabled(mode=train):`` around its training loop)."""
         frame = self.frame
         while frame is not None:
             for block in frame.blocks:
-                if block.kind == WITH and any(syntax.is_grad_off(i.item, self) for i in block.node.items):
+                if block.kind == WITH and any(syntax.is_grad_off(i.item, self) and (mode_given or not _mode_of_a_name(i.item))
+                                              for i in block.node.items):
                     return True
             if isinstance(frame.node, cst.FunctionDef) and any(
                 syntax.is_grad_off(d.decorator, self) for d in frame.node.decorators
@@ -1055,3 +1059,11 @@ class Walker:
 
 def walk(module: cst.Module, ctx: Context, rules: List[Rule]) -> None:
     Walker(ctx, rules).walk(module)
+
+
+def _mode_of_a_name(item: cst.BaseExpression) -> bool:
+    """``set_grad_enabled(train)`` / ``set_grad_enabled(mode=self.training)``: a mode the code decides."""
+    if not (isinstance(item, cst.Call) and syntax.last_identifier(item.func) == "set_grad_enabled" and item.args):
+        return False
+    value = item.args[0].value
+    return isinstance(value, cst.Attribute) or (isinstance(value, cst.Name) and value.value not in ("True", "False", "None"))

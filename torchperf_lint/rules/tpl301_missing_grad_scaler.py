@@ -41,10 +41,11 @@ class MissingGradScaler(Rule):
                 continue
             if ctx.facts.has_grad_scaler or ctx.facts.mentions_scaler:
                 return
-            if ctx.under_grad_off() or any(is_grad_off(i.item, ctx) for i in node.items):
-                return  # inference: nothing to scale
             if not self._runs_backward(node):
                 return
+            # (a backward runs there: a grad mode the code sets by a name is on when it does)
+            if ctx.under_grad_off(mode_given=False) or any(is_grad_off(i.item, ctx) for i in node.items):
+                return  # inference: nothing to scale
             self.report(item, None if self.torch_has("torch.amp.GradScaler") else self.message_before_2_3)
             return
 

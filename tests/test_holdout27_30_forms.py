@@ -1,0 +1,106 @@
+"""Forms the first scores of holdout27-holdout30 missed or got wrong (2026-11-27, the twelfth
+session; tuned on those sets after their first scores): each with its flagged and silent twins,
+whole diagnostics."""
+
+from torchperf_lint.engine import lint_source
+
+SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
+        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+SCALER = ("float16 autocast around a backward pass without a GradScaler: small gradients underflow to zero in "
+          "float16; create `scaler = torch.amp.GradScaler(\"cuda\")` and use `scaler.scale(loss).backward()`, "
+          "`scaler.step(optimizer)`, `scaler.update()` (or autocast to bfloat16) (runtime_guard: AMP step)")
+
+
+def _found(source, codes=("TPL102",), path="train.py"):
+    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
+
+
+LIBRARY_BASED_MODEL = """\
+import torch
+import pytorch_lightning as pl
+from lavis.models.base_model import BaseModel
+
+
+class Blip2Base(BaseModel):
+    pass
+
+
+class Blip2Qformer(Blip2Base):
+    def forward(self, batch):
+        return self.lm(batch)
+
+
+class Blip2OPT(Blip2Base):
+    def forward(self, batch):
+        outputs = self.opt(batch)
+        return {"loss": outputs.loss}
+
+
+class Stage(pl.LightningModule):
+    def __init__(self, args):
+        super().__init__()
+        self.blip2qformer = Blip2Qformer()
+        self.blip2opt = Blip2OPT()
+
+    def training_step(self, batch, batch_idx):
+        blip2_loss = self.blip2qformer(batch)
+        self.log("train_loss", float(blip2_loss.loss), batch_size=4)
+        loss = self.blip2opt(batch)
+        self.log("opt_loss", float(loss["loss"]), batch_size=4)
+        return blip2_loss.loss + loss["loss"]
+"""
+
+
+def test_a_project_model_built_on_a_library_class_gives_a_models_output():
+    """MolCA's ``Blip2Qformer`` derives, through its own ``Blip2Base``, from lavis's ``BaseModel``,
+    which the project cannot show: calling an instance runs its ``forward`` only as an ``nn.Module``
+    does, so what it returns (an output object, or the dict ``{"loss": loss}``) is a model's output,
+    and ``float()`` of it for ``self.log`` syncs every step. A project class on a base of the
+    standard library (``abc.ABC``) is no module: silent."""
+    float_sync = SYNC.format(what="`float()` of a tensor")
+    assert _found(LIBRARY_BASED_MODEL) == [
+        ("TPL102", 29, 31, float_sync),
+        ("TPL102", 31, 29, float_sync),
+    ]
+    abstract = LIBRARY_BASED_MODEL.replace("from lavis.models.base_model import BaseModel", "from abc import ABC").replace(
+        "class Blip2Base(BaseModel):", "class Blip2Base(ABC):")
+    assert _found(abstract) == []
+
+
+OWN_FORWARD = """\
+import torch
+
+
+class Model(torch.nn.Module):
+    def fit(self, dataloader, optimizer, amp=False, train=True):
+        losses = []
+        with torch.set_grad_enabled(mode=train):
+            for batch_idx, (x, y) in enumerate(dataloader):
+                if amp:
+                    with torch.cuda.amp.autocast():
+                        output = self(x, targets=y, training=True)
+                else:
+                    output = self(x, targets=y, training=True)
+                losses.append(float(output["loss"]))
+                if train:
+                    optimizer.zero_grad()
+                    output["loss"].backward()
+                    optimizer.step()
+        return losses
+"""
+
+
+def test_a_modules_own_call_in_its_training_loop():
+    """Transformers4Rec's ``Model.fit``: ``output = self(x, ...)`` in a method of an ``nn.Module``
+    runs the module's own forward (a model's output: ``float(output["loss"])`` syncs every step), and
+    the float16 autocast around it has no GradScaler although a backward runs in the loop: the
+    ``with torch.set_grad_enabled(mode=train):`` around the loop is on whenever that backward runs.
+    A class that is no module, and a grad mode set off by a constant or ``no_grad``, stay silent."""
+    assert _found(OWN_FORWARD, codes=("TPL102", "TPL301")) == [
+        ("TPL301", 10, 25, SCALER),
+        ("TPL102", 14, 30, SYNC.format(what="`float()` of a tensor")),
+    ]
+    plain = OWN_FORWARD.replace("class Model(torch.nn.Module):", "class Model:")
+    assert _found(plain) == []
+    for off in ("torch.set_grad_enabled(False)", "torch.no_grad()"):
+        assert _found(OWN_FORWARD.replace("torch.set_grad_enabled(mode=train)", off), codes=("TPL301",)) == []
