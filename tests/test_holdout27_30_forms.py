@@ -104,3 +104,36 @@ def test_a_modules_own_call_in_its_training_loop():
     assert _found(plain) == []
     for off in ("torch.set_grad_enabled(False)", "torch.no_grad()"):
         assert _found(OWN_FORWARD.replace("torch.set_grad_enabled(mode=train)", off), codes=("TPL301",)) == []
+
+
+INHERITED_EVAL_MODEL = """\
+import torch
+from text2vec.sentence_model import SentenceModel
+
+
+class BgeModel(SentenceModel):
+    def train_model(self, train_dataloader, optimizer, num_epochs, eval_dataset):
+        best_eval_metric = 0
+        for epoch in range(num_epochs):
+            for step, batch in enumerate(train_dataloader):
+                loss = self.calc_loss(self.bert(batch.to(self.device)))
+                loss.backward()
+                optimizer.step()
+            results = self.eval_model(eval_dataset)
+            eval_spearman = results["eval_spearman"]
+            if eval_spearman > best_eval_metric:
+                best_eval_metric = eval_spearman
+        return best_eval_metric
+"""
+
+
+def test_an_inherited_eval_model_method_is_no_model():
+    """text2vec's ``BgeModel.train_model`` calls ``self.eval_model(eval_dataset)`` once per epoch,
+    a method its base ``SentenceModel`` (another file) defines: no model call, so the epoch loop
+    runs no step of its own and what ``eval_model`` returns is no model output. Where the module
+    binds ``self.eval_model = ...`` (a model kept for evaluation), the call is a model's again."""
+    assert _found(INHERITED_EVAL_MODEL) == []
+    kept = INHERITED_EVAL_MODEL.replace(
+        "        best_eval_metric = 0\n",
+        "        best_eval_metric = 0\n        self.eval_model = self.bert\n")
+    assert _found(kept) == [("TPL102", 16, 15, SYNC.format(what="testing a tensor's truth"))]

@@ -48,6 +48,9 @@ _VERBS = frozenset(
     "restore store track watch visualize plot show draw run named".split()  # named_modules(): an iterator
 )
 # Not verbs here: ``eval_model``, ``train_model``, ``test_model`` name models as often as functions.
+# ``self.eval_model(...)`` is a method (one a project base class defines, text2vec's
+# ``SentenceModel.eval_model``) unless the module binds ``self.eval_model = ...`` (ModuleSteps._is_function).
+_MODEL_OR_METHOD_WORDS = frozenset(("eval", "train", "test"))
 OPTIMIZER_WORD = re.compile(r"optim|(^|_)opt(_|$)|scaler|^opt", re.I)
 _LOADER_WORD = re.compile(r"(?:loader|loaders)$", re.I)
 _NOT_LOADER = re.compile(r"(?:down|up|pre)loaders?$", re.I)
@@ -196,6 +199,7 @@ class ModuleSteps:
         self._epoch_facts: Dict[int, Tuple[bool, FrozenSet[int]]] = {}
         self._cst_epoch: Dict[int, tuple] = {}  # id -> (the libcst loop, its facts)
         self._sample_ids: Optional[FrozenSet[int]] = None
+        self._self_attributes: Optional[FrozenSet[str]] = None
 
     # -- module facts ------------------------------------------------------------------------------
     def _qual(self, node) -> Optional[str]:
@@ -392,8 +396,20 @@ class ModuleSteps:
         if name is None or name in self.objects:
             return False
         if attribute:
-            return receiver in ("self", "cls") and name in self.methods
+            return receiver in ("self", "cls") and (name in self.methods or (
+                name.split("_", 1)[0] in _MODEL_OR_METHOD_WORDS and name not in self.self_attributes))
         return name in self.functions
+
+    @property
+    def self_attributes(self) -> FrozenSet[str]:
+        """The names ``X`` the module binds as ``self.X = ...`` (or ``cls.X``), anywhere."""
+        if self._self_attributes is None:
+            self._self_attributes = frozenset(
+                target.attr for stmt, _ in walk_statements(self._tree.body) if type(stmt) in (ast.Assign, ast.AnnAssign)
+                for top in (stmt.targets if type(stmt) is ast.Assign else [stmt.target])
+                for target in (top.elts if type(top) in (ast.Tuple, ast.List) else [top])
+                if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id in ("self", "cls"))
+        return self._self_attributes
 
     def only_takes_apart(self, name: Optional[str]) -> bool:
         """Every ``def name`` of the module only takes its arguments apart: subscripts, attributes,
