@@ -137,3 +137,29 @@ def test_an_inherited_eval_model_method_is_no_model():
         "        best_eval_metric = 0\n",
         "        best_eval_metric = 0\n        self.eval_model = self.bert\n")
     assert _found(kept) == [("TPL102", 16, 15, SYNC.format(what="testing a tensor's truth"))]
+
+
+FIRST_BATCH_ONLY = """\
+import torch
+
+
+def train(model, optimizer, train_dataloader, n_epochs):
+    for epoch in range(n_epochs):
+        for batch_cnt, (input_ids, labels) in enumerate(train_dataloader):
+            if batch_cnt == 1 and epoch == 0:
+                torch.cuda.empty_cache()
+            loss = model(input_ids=input_ids, labels=labels).loss
+            loss.backward()
+            optimizer.step()
+"""
+
+
+def test_a_batch_cnt_counter_tested_for_one_value_is_an_interval():
+    """MOSS's ``if batch_cnt == 1 and epoch == 0: torch.cuda.empty_cache()`` runs once in the whole
+    run: ``batch_cnt`` counts batches (rules.md "An interval": a test on the batch counter). A test
+    that holds on every batch after the first is none."""
+    assert _found(FIRST_BATCH_ONLY, codes=("TPL103",)) == []
+    every = FIRST_BATCH_ONLY.replace("batch_cnt == 1 and epoch == 0", "batch_cnt > 1")
+    assert _found(every, codes=("TPL103",)) == [(
+        "TPL103", 8, 16, "`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be "
+        "re-allocated with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")]

@@ -1331,11 +1331,11 @@ _DEFINITIONS_AND_LOOPS = _DEFINITIONS + _LOOP_TYPES
 
 
 # Loop counters: ``i``, ``step``, ``global_step``, ``batch_idx``, ``batch_i`` and ``ni`` (yolov5), ``it``,
-# Lightning's old ``batch_nb`` (MVSNet_pl's ``if batch_nb == 0:``),
+# Lightning's old ``batch_nb`` (MVSNet_pl's ``if batch_nb == 0:``), ``batch_cnt`` (MOSS's ``if batch_cnt == 1:``),
 # ``num_updates``. Not ranks:
 # ``if rank == 0:`` runs every step on rank 0.
 _COUNTER = re.compile(
-    r"^(?:[ijkn]|ni|it|iters?|iteration|idx|\w*_idx|\w*steps?|\w*_iters?|\w*_iteration|epoch\w*|count\w*|\w*_count"
+    r"^(?:[ijkn]|ni|it|iters?|iteration|idx|\w*_idx|\w*steps?|\w*_iters?|\w*_iteration|epoch\w*|count\w*|\w*_count|\w*_?cnt"
     r"|num_updates|\w*_updates?|\w*batch_i|\w*batch_(?:nb|num|no|number))$",
     re.I,
 )
