@@ -63,3 +63,19 @@ def test_torch_two_star_imports_down(tmp_path):
     files["pkg/common.py"] = "import torch\nimport torch.nn.functional as F\n"
     write(tmp_path, files)
     assert _findings(tmp_path) == [("TPL102", 9, SYNC), ("TPL102", 10, SYNCHRONIZE)]
+
+
+def test_torch_through_a_star_import_beside_a_submodule_alias(tmp_path):
+    """pytorch-YOLOv4's ``tool/region_loss.py``: ``import torch.nn as nn`` binds ``nn`` alone; the
+    ``torch`` its ``torch.linspace(...).cuda()`` uses comes from ``from tool.torch_utils import *``
+    (holdout27). A module that also binds ``torch`` itself reads its own import (same findings)."""
+    files = dict(PROJECT)
+    files["pkg/train.py"] = PROJECT["pkg/train.py"].replace(
+        "from .utils import *", "import torch.nn as nn\n        from .utils import *")
+    write(tmp_path, files)
+    shifted = [("TPL102", 10, SYNC), ("TPL102", 11, SYNCHRONIZE)]
+    assert _findings(tmp_path) == shifted
+    files["pkg/train.py"] = PROJECT["pkg/train.py"].replace(
+        "from .utils import *", "import torch.nn as nn\n        import torch\n        from .utils import *")
+    write(tmp_path, files)
+    assert _findings(tmp_path) == [("TPL102", 11, SYNC), ("TPL102", 12, SYNCHRONIZE)]
