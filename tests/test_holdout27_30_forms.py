@@ -163,3 +163,32 @@ def test_a_batch_cnt_counter_tested_for_one_value_is_an_interval():
     assert _found(every, codes=("TPL103",)) == [(
         "TPL103", 8, 16, "`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be "
         "re-allocated with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")]
+
+
+GRPO_PRINTS = """\
+import torch
+from transformers import Trainer
+
+
+class GRPOTrainer(Trainer):
+    def compute_loss(self, model, inputs, return_outputs=False):
+        prompt_inputs = super()._prepare_inputs(inputs)
+        prompt_ids = prompt_inputs["input_ids"]
+        with unwrap_model_for_generation(self.model, self.accelerator) as unwrapped_model:
+            prompt_completion_ids = unwrapped_model.generate(prompt_ids)
+        print("prompts_ids", prompt_ids)
+        print("prompt_completion_ids", prompt_completion_ids)
+        print("prompt len", prompt_ids.size(1))
+        return model(**inputs).loss
+"""
+
+
+def test_prepared_inputs_and_generated_ids_live_on_the_device():
+    """BioReason's GRPO ``compute_loss`` prints ``super()._prepare_inputs(...)``'s ids (the Hugging
+    Face ``Trainer`` moves the batch to its device) and a model's ``generate(...)`` ids every step.
+    A size read off them, and what an object that is no model generates, are no tensor."""
+    printing = SYNC.format(what="printing a tensor")  # (a framework step method: no chain)
+    assert _found(GRPO_PRINTS) == [("TPL102", 11, 8, printing), ("TPL102", 12, 8, printing)]
+    other = GRPO_PRINTS.replace("super()._prepare_inputs(inputs)", "self.tokenize(inputs)").replace(
+        "unwrapped_model.generate(prompt_ids)", "self.sampler.generate(prompt_ids)")
+    assert _found(other) == []

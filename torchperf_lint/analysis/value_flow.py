@@ -960,6 +960,12 @@ class ValueFlow:
             return owner if call.args and owner in TENSORS else PYTHON if owner in TENSORS else UNKNOWN
         if name in _OTHER_METHODS:
             return UNKNOWN
+        if name == "generate" and owner not in TENSORS and self._is_module(receiver):
+            return DEVICE  # ``unwrapped_model.generate(prompt_ids)``: token ids where the model runs
+        if name in _PREPARES_INPUTS and _is_self_or_super(receiver):
+            # ``super()._prepare_inputs(inputs)`` in a Hugging Face ``Trainer``: the batch moved to the
+            # device the trainer runs on (BioReason's GRPO trainer prints its ``prompt_ids``)
+            return DEVICE
         if name in _GATHERS and owner not in TENSORS and call.args and call.args[0].keyword is None:
             given = self._kind(call.args[0].value, env, depth + 1)
             return DEVICE if given == DEVICE else UNKNOWN
@@ -1148,3 +1154,14 @@ def _ends_in_host_copy(expr: cst.BaseExpression) -> bool:
             return False
         expr = expr.func.value
     return False
+
+
+# Hugging Face ``Trainer`` methods that move a batch to the trainer's device and return it.
+_PREPARES_INPUTS = frozenset(("_prepare_inputs", "_prepare_input"))
+
+
+def _is_self_or_super(expr) -> bool:
+    """``self`` or ``super()``."""
+    if isinstance(expr, cst.Name):
+        return expr.value == "self"
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "super" and not expr.args
