@@ -192,3 +192,30 @@ def test_prepared_inputs_and_generated_ids_live_on_the_device():
     other = GRPO_PRINTS.replace("super()._prepare_inputs(inputs)", "self.tokenize(inputs)").replace(
         "unwrapped_model.generate(prompt_ids)", "self.sampler.generate(prompt_ids)")
     assert _found(other) == []
+
+
+PARENTHESISED_TEST = """\
+import torch
+
+
+def train(model, loader, optimizer, args):
+    for inputs in loader:
+        tr_loss_step = model(inputs.cuda()).mean()
+        if (
+            args.logging_nan_inf_filter
+            and (torch.isnan(tr_loss_step) or torch.isinf(tr_loss_step))
+        ):
+            continue
+        if (torch.isnan(tr_loss_step)):
+            continue
+        tr_loss_step.backward()
+        optimizer.step()
+"""
+
+
+def test_a_parenthesised_test_opening_on_the_if_line_is_reported_there():
+    """DexVLA's (the Hugging Face ``_inner_training_loop``'s) ``if (`` with one operand per line, as
+    black writes it: the truth test is reported on the ``if`` line, where a reader and a ``# noqa``
+    look, not on the operand's line. A test in parentheses on one line is reported at the test."""
+    truth = SYNC.format(what="testing a tensor's truth")
+    assert _found(PARENTHESISED_TEST) == [("TPL102", 7, 8, truth), ("TPL102", 12, 12, truth)]

@@ -222,7 +222,7 @@ class HostSyncInLoop(Rule):
         # _in_step classifies the loop (a walk of its body) on first use. Both only read.
         if (_truth_tests_tensor(node.test, self.ctx) and self._in_step() and not self._stops_loop(node)
                 and not self._guards_host_needed_use(node)):
-            self.report(node.test, self.message.format(what="testing a tensor's truth"))
+            self.report(_reported_test(node), self.message.format(what="testing a tensor's truth"))
 
     def _guards_host_needed_use(self, node: cst.If) -> bool:
         """Is the test of one name (``if pad > 0:``, ``if n:``) whose value the ``if`` body then
@@ -253,7 +253,7 @@ class HostSyncInLoop(Rule):
         # The value test first: it is cheap, and most tests are not of a device tensor, while
         # _in_step classifies the loop (a walk of its body) on first use. Both only read.
         if _truth_tests_tensor(node.test, self.ctx) and self._in_step() and not self._stops_loop(node):
-            self.report(node.test, self.message.format(what="testing a tensor's truth"))
+            self.report(_reported_test(node), self.message.format(what="testing a tensor's truth"))
 
     def _rereads_test(self, reads) -> bool:
         """Does the current message (a print, or a value formatted into text: callers check that)
@@ -1221,6 +1221,16 @@ def _reads_size(path) -> bool:
         return True
     return (len(path) >= 3 and isinstance(parent, cst.Arg) and isinstance(path[-3], cst.Call)
             and isinstance(path[-3].func, cst.Name) and path[-3].func.value == "len")
+
+
+def _reported_test(statement) -> cst.CSTNode:
+    """Where an ``if``/``while`` statement's truth test is reported: the test, or the statement
+    when the test is a parenthesised block that opens on the statement's line (``if (`` then one
+    operand per line, as black writes a long test): the line a reader and a ``# noqa`` look at."""
+    test = statement.test
+    if test.lpar and isinstance(test.lpar[0].whitespace_after, cst.ParenthesizedWhitespace):
+        return statement
+    return test
 
 
 def _truth_tests_tensor(test: cst.BaseExpression, ctx) -> bool:
