@@ -219,3 +219,33 @@ def test_a_parenthesised_test_opening_on_the_if_line_is_reported_there():
     look, not on the operand's line. A test in parentheses on one line is reported at the test."""
     truth = SYNC.format(what="testing a tensor's truth")
     assert _found(PARENTHESISED_TEST) == [("TPL102", 7, 8, truth), ("TPL102", 12, 12, truth)]
+
+
+EARLY_CONTINUE_ACCUMULATION = """\
+import torch
+from torch.nn.parallel import DistributedDataParallel
+
+
+def train(model, train_loader, optimizer, scaler, args):
+    model = DistributedDataParallel(model)
+    for data_iter, inputs in enumerate(train_loader):
+        loss = model(*[t.cuda() for t in inputs]).mean() / args.update_freq
+        scaler.scale(loss).backward()
+
+        if (data_iter + 1) % args.update_freq != 0:
+            continue
+
+        scaler.step(optimizer)
+        scaler.update()
+        model.zero_grad(set_to_none=True)
+"""
+
+
+def test_accumulation_by_an_early_continue_under_an_interval():
+    """SLIP's ``main.py`` accumulates with ``if (data_iter + 1) % args.update_freq != 0: continue``
+    before the scaler's step: every backward all-reduces, one step in ``update_freq`` uses it.
+    A ``continue`` under a test that is no interval leaves the step running every round: silent."""
+    from torchperf_lint.rules.tpl207_ddp_accumulation_without_no_sync import RULE
+    assert _found(EARLY_CONTINUE_ACCUMULATION, codes=("TPL207",)) == [("TPL207", 9, 8, RULE.message)]
+    no_interval = EARLY_CONTINUE_ACCUMULATION.replace("(data_iter + 1) % args.update_freq != 0", "loss is None")
+    assert _found(no_interval, codes=("TPL207",)) == []

@@ -55,6 +55,12 @@ def _optimizer_steps(node: cst.CSTNode, ctx, interval: bool) -> Iterator[Tuple[c
     (``if (i + 1) % accum == 0:``) guards it. Nested loops, functions and classes are not looked into."""
     if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While)):
         return
+    if isinstance(node, cst.IndentedBlock):
+        for statement in node.body:
+            yield from _optimizer_steps(statement, ctx, interval)
+            # ``if (i + 1) % accum != 0: continue``: what follows runs only at the interval (SLIP)
+            interval = interval or _skips_rest_under_interval(statement)
+        return
     if isinstance(node, cst.If):
         guarded = interval or tests_interval(node.test)
         yield from _optimizer_steps(node.body, ctx, guarded)
@@ -65,6 +71,17 @@ def _optimizer_steps(node: cst.CSTNode, ctx, interval: bool) -> Iterator[Tuple[c
         yield node, interval
     for _, child in children(node):
         yield from _optimizer_steps(child, ctx, interval)
+
+
+def _skips_rest_under_interval(statement: cst.CSTNode) -> bool:
+    """``if <interval test>: continue`` (no ``else``): the rest of the loop body is the interval."""
+    if not (isinstance(statement, cst.If) and statement.orelse is None and tests_interval(statement.test)):
+        return False
+    body = statement.body
+    last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else None
+    parts = last.body if isinstance(last, cst.SimpleStatementLine) else (
+        body.body if isinstance(body, cst.SimpleStatementSuite) else ())
+    return any(isinstance(part, cst.Continue) for part in parts)
 
 
 def _is_step(call: cst.Call, ctx) -> bool:
