@@ -2,7 +2,7 @@
 session; tuned on those sets after their first scores): each with its flagged and silent twins,
 whole diagnostics."""
 
-from torchperf_lint.engine import lint_source
+from torchperf_lint.engine import fix_source, lint_source
 
 SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
         "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
@@ -249,3 +249,43 @@ def test_accumulation_by_an_early_continue_under_an_interval():
     assert _found(EARLY_CONTINUE_ACCUMULATION, codes=("TPL207",)) == [("TPL207", 9, 8, RULE.message)]
     no_interval = EARLY_CONTINUE_ACCUMULATION.replace("(data_iter + 1) % args.update_freq != 0", "loss is None")
     assert _found(no_interval, codes=("TPL207",)) == []
+
+
+BAR_ABOVE_ITS_LOADER = """\
+import torch
+import tqdm
+
+
+def train(model, device, train_sampler, optimizer):
+    pbar = tqdm.tqdm(train_sampler)
+    for x, y in pbar:
+        x, y = x.to(device), y.to(device)
+        model(x, y).backward()
+        optimizer.step()
+
+
+def main(args, dataset, model, optimizer):
+    dataloader_kwargs = {"num_workers": 4, "pin_memory": True}
+    train_sampler = torch.utils.data.DataLoader(dataset, batch_size=16, **dataloader_kwargs)
+    train(model, torch.device("cuda"), train_sampler, optimizer)
+"""
+
+
+def test_a_progress_bar_defined_above_the_loader_it_wraps():
+    """open-unmix's ``train()`` iterates ``pbar = tqdm.tqdm(train_sampler)``, and the pinned
+    ``train_sampler = DataLoader(..., **dataloader_kwargs)`` is bound further down, in ``main()``:
+    the bar still hands out that loader's pinned batches. An unpinned loader stays silent."""
+    found = [(f.code, f.line, f.col, f.message) for f in lint_source(BAR_ABOVE_ITS_LOADER, "train.py", codes=("TPL104",))]
+    assert [f[:3] for f in found] == [("TPL104", 8, 15), ("TPL104", 8, 29)]
+    from torchperf_lint.rules.tpl104_blocking_copy import RULE
+    assert {f[3] for f in found} == {RULE.message}
+    fixes = [(f.fix.applicability, f.fix.description)
+             for f in lint_source(BAR_ABOVE_ITS_LOADER, "train.py", codes=("TPL104",))]
+    assert fixes == [("safe", "add non_blocking=True")] * 2
+    fixed, count = fix_source(BAR_ABOVE_ITS_LOADER, codes=("TPL104",), filename="train.py")
+    assert count == 2 and fixed == BAR_ABOVE_ITS_LOADER.replace(
+        "x, y = x.to(device), y.to(device)", "x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)")
+    compile(fixed, "train.py", "exec")
+    assert fix_source(fixed, codes=("TPL104",), filename="train.py") == (fixed, 0)
+    unpinned = BAR_ABOVE_ITS_LOADER.replace('"pin_memory": True', '"pin_memory": False')
+    assert _found(unpinned, codes=("TPL104",)) == []

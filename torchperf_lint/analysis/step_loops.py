@@ -308,6 +308,7 @@ class ModuleSteps:
                     changed = True
         device_datasets: Set[str] = set()
         aliases = []
+        later: List[tuple] = []  # wrappers of names not known to be loaders yet (_bind_wrapper)
         for node, names, value in _unpacked(assigns, tuple_factories):
             if isinstance(value, (ast.Name, ast.Attribute)):
                 if node is not None:
@@ -347,20 +348,10 @@ class ModuleSteps:
                 _holds_device_tensors(a) for a in value.args
             ):
                 device_datasets.update(names)
-            elif (is_iterating_wrapper(_last_ast(value.func)) and _last_ast(value.func) != "iter" and value.args
-                  and self.ast_iterates_loader(value.args[0])):
-                self.wrapped_loaders.update(names)  # ``bar = tqdm(val_loader)``: R1's sample loops
-                loader = _wrapped_loader(value)
-                if loader is not None and len(names) == 1:
-                    # its batches are that loader's (pinned or not): ``for i, (x, y) in bar:``
-                    self.iterated[names[0]] = loader
-            elif (isinstance(value.func, ast.Name) and value.func.id == "iter"
-                  and value.args and self.ast_iterates_loader(value.args[0])):
-                self.iterators.update(names)
-                loader = _last_ast(value.args[0])
-                if loader is not None:
-                    for name in names:
-                        self.iterated[name] = loader
+            elif is_iterating_wrapper(_last_ast(value.func)) and value.args and not self._bind_wrapper(names, value):
+                # ``pbar = tqdm(train_sampler)`` in ``train()`` above the ``main()`` that binds
+                # ``train_sampler = DataLoader(...)`` (open-unmix): asked again once every loader is known
+                later.append((names, value))
         for node in aliases:
             source = _last_ast(node.value)
             if source in self.loaders:
@@ -370,6 +361,27 @@ class ModuleSteps:
                 for group in (self.pinned_loaders, self.unpinned_loaders, self.device_data_loaders):
                     if source in group:
                         group.update(names)
+        for names, value in later:
+            self._bind_wrapper(names, value)
+
+    def _bind_wrapper(self, names: List[str], value: ast.Call) -> bool:
+        """``bar = tqdm(val_loader)`` / ``it = iter(loader)`` over a loader the module knows: record
+        the names (and the loader whose batches they hand out); False when it iterates none known."""
+        if not self.ast_iterates_loader(value.args[0]):
+            return False
+        if _last_ast(value.func) != "iter":
+            self.wrapped_loaders.update(names)  # ``bar = tqdm(val_loader)``: R1's sample loops
+            loader = _wrapped_loader(value)
+            if loader is not None and len(names) == 1:
+                # its batches are that loader's (pinned or not): ``for i, (x, y) in bar:``
+                self.iterated[names[0]] = loader
+        elif isinstance(value.func, ast.Name):
+            self.iterators.update(names)
+            loader = _last_ast(value.args[0])
+            if loader is not None:
+                for name in names:
+                    self.iterated[name] = loader
+        return True
 
     # -- loops on the ast side ---------------------------------------------------------------------
     def ast_iterates_loader(self, expr) -> bool:
