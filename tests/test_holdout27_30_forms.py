@@ -289,3 +289,30 @@ def test_a_progress_bar_defined_above_the_loader_it_wraps():
     assert fix_source(fixed, codes=("TPL104",), filename="train.py") == (fixed, 0)
     unpinned = BAR_ABOVE_ITS_LOADER.replace('"pin_memory": True', '"pin_memory": False')
     assert _found(unpinned, codes=("TPL104",)) == []
+
+
+CONVERTED_BEFORE_THE_MOVE = """\
+import torch
+from torch.utils.data import DataLoader
+
+
+def generate(model, dataset):
+    loader = DataLoader(dataset, batch_size=8, num_workers=4, pin_memory=True)
+    for batch in loader:
+        inputs = batch["input_ids"].cuda()
+        images = batch["images"].half().cuda()
+        pixels = batch["pixels"].to(torch.bfloat16).cuda()
+        masks = batch["masks"].float().cuda()
+        model(inputs, images, pixels, masks)
+"""
+
+
+def test_a_batch_converted_on_the_host_is_no_longer_pinned():
+    """RLAIF-V's ``batch['images'].half().cuda()``: ``.half()`` (or ``.to(torch.bfloat16)``)
+    makes a new host tensor in pageable memory, whose copy cannot overlap: no TPL104 there. The
+    ``input_ids`` moved as the loader pinned them, and ``.float()`` (the batch itself when it is
+    float32 already), keep theirs."""
+    from torchperf_lint.rules.tpl104_blocking_copy import RULE
+    found = [(f.code, f.line, f.col, f.message) for f in lint_source(CONVERTED_BEFORE_THE_MOVE, "gen.py",
+                                                                    codes=("TPL104",))]
+    assert found == [("TPL104", 8, 17, RULE.message), ("TPL104", 11, 16, RULE.message)]

@@ -952,6 +952,8 @@ class ValueFlow:
             if where == "cpu":
                 return CPU_TENSOR
             if where == "dtype":
+                if owner == PINNED_BATCH:
+                    return UNPINNED_BATCH  # ``batch.to(torch.float16)``: a converted copy, in pageable memory
                 return owner if owner in TENSORS else UNKNOWN
             return DEVICE
         if name in _PYTHON_METHODS:
@@ -969,6 +971,10 @@ class ValueFlow:
         if name in _GATHERS and owner not in TENSORS and call.args and call.args[0].keyword is None:
             given = self._kind(call.args[0].value, env, depth + 1)
             return DEVICE if given == DEVICE else UNKNOWN
+        if owner == PINNED_BATCH and name in _PAGEABLE_COPIES:
+            # ``batch['images'].half().cuda()`` (RLAIF-V): the host makes a new tensor in pageable
+            # memory, and its copy to the device cannot overlap whatever ``non_blocking`` says
+            return UNPINNED_BATCH
         if owner in BATCHES:
             return owner  # ``batch.float()``, ``batch.get("x")``
         if owner in (CPU_TENSOR, DEVICE, NUMPY):
@@ -1165,3 +1171,8 @@ def _is_self_or_super(expr) -> bool:
     if isinstance(expr, cst.Name):
         return expr.value == "self"
     return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "super" and not expr.args
+
+
+# Methods that always give a new tensor (never the tensor itself, as ``.float()`` of a float32
+# batch does): on a pinned batch, a copy in pageable memory.
+_PAGEABLE_COPIES = frozenset(("half", "bfloat16", "double", "clone"))
