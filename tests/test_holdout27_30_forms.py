@@ -316,3 +316,25 @@ def test_a_batch_converted_on_the_host_is_no_longer_pinned():
     found = [(f.code, f.line, f.col, f.message) for f in lint_source(CONVERTED_BEFORE_THE_MOVE, "gen.py",
                                                                     codes=("TPL104",))]
     assert found == [("TPL104", 8, 17, RULE.message), ("TPL104", 11, 16, RULE.message)]
+
+
+ASSERT_MESSAGE = """\
+import torch
+
+
+def train(model, loader, optimizer):
+    for x in loader:
+        loss = model(x.cuda()).mean()
+        assert torch.isfinite(loss), f"loss: {loss.item()}"
+        assert loss.item() < 1e6, "diverged"
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_a_sync_in_an_asserts_message_runs_only_when_it_fails():
+    """nequip's ``assert torch.isclose(...), f"numeric: {numeric.item()}"``: Python builds the
+    message only once the assertion has failed (and then raises), never on a step that passes. The
+    assertion's test itself runs every step (rules.md: asserts on tensors are read ambiguous, but
+    an ``.item()`` in the test is the per-step sync)."""
+    assert _found(ASSERT_MESSAGE) == [("TPL102", 8, 15, SYNC.format(what="`.item()`"))]

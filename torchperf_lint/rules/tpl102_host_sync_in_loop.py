@@ -1018,10 +1018,15 @@ def _in_failure_handler(stack) -> bool:
     """Is the current node in an ``except`` handler of the step (boltz's ``except RuntimeError``
     around a validation step that runs out of memory: the handler logs the batch id and skips it)?
     It runs when the step failed, not every step (rules.md: a step body is code run once per step;
-    TPL103 excepts the out-of-memory handler for the same reason). A loop inside the handler is
-    its own loop."""
-    for node in reversed(stack[:-1]):
+    TPL103 excepts the out-of-memory handler for the same reason), or in the message of an
+    ``assert`` (built only when the assertion fails). A loop inside the handler is its own loop."""
+    for index in range(len(stack) - 2, -1, -1):
+        node = stack[index]
         if isinstance(node, (cst.ExceptHandler, cst.ExceptStarHandler)):
+            return True
+        if isinstance(node, cst.Assert) and node.msg is not None and stack[index + 1] is node.msg:
+            # ``assert ok, f"numeric: {numeric.item()}"``: the message is built only once the
+            # assertion has failed, which then raises (nequip's finite-difference checks)
             return True
         if isinstance(node, (cst.For, cst.While, cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             return False
