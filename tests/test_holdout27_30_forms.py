@@ -338,3 +338,32 @@ def test_a_sync_in_an_asserts_message_runs_only_when_it_fails():
     assertion's test itself runs every step (rules.md: asserts on tensors are read ambiguous, but
     an ``.item()`` in the test is the per-step sync)."""
     assert _found(ASSERT_MESSAGE) == [("TPL102", 8, 15, SYNC.format(what="`.item()`"))]
+
+
+DICT_STORE_KEYS = """\
+import torch
+import pytorch_lightning as pl
+
+
+class Separator(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(4, 4)
+        self.estimates = {}
+        self.counts = {}
+
+    def training_step(self, batch, batch_idx):
+        mixtures, mixture_ids, offsets, names = batch
+        out = self.net(mixtures)
+        for est, idx, offset, name in zip(out, mixture_ids, offsets, names):
+            self.estimates[name][idx.item()][offset.item()] = est.detach()
+            self.counts[idx.item()] += 1
+        return out.sum()
+"""
+
+
+def test_a_key_a_python_dict_stores_under_is_host_needed():
+    """LaSAFT's ``self.test_estimation_dict[target_name][mixture_idx.item()][window_offset.item()] =
+    ...``: a Python dict takes its keys on the host, for a store as for a read (R3), also a dict
+    kept in a dict. A running count (``self.counts[idx.item()] += 1``) stays a per-step sync (R22)."""
+    assert _found(DICT_STORE_KEYS) == [("TPL102", 17, 24, SYNC.format(what="`.item()`"))]

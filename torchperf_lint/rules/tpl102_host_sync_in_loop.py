@@ -668,7 +668,8 @@ class HostSyncInLoop(Rule):
         ``names[pred.item()]``)? The mapping lives on the host and takes a Python number: the
         host must have the value (rules.md, decoding samples that must reach the host). A
         container of the function (``value_flow``), or a ``self.`` attribute the file only ever
-        binds to one (python_containers). A write (``counts[y.item()] += 1``) is not a lookup."""
+        binds to one (python_containers), or an item of one; a store (``res[image_id.item()] = out``)
+        needs the key as a read does. An update (``counts[y.item()] += 1``) is a running count (R22)."""
         index = climb(path, subscripts=False, items=False)
         if index < 4 or not isinstance(path[index - 1], cst.Index):
             return False
@@ -677,10 +678,13 @@ class HostSyncInLoop(Rule):
                 and len(subscript.slice) == 1):
             return False
         holder = path[index - 4]
-        if isinstance(holder, cst.AssignTarget) or (
-                isinstance(holder, (cst.AugAssign, cst.AnnAssign)) and holder.target is subscript):
+        if isinstance(holder, (cst.AugAssign, cst.AnnAssign)) and holder.target is subscript:
             return False
         container = subscript.value
+        while isinstance(container, cst.Subscript):
+            # ``self.estimates[name][idx.item()][offset.item()] = est``: a key of a dict kept in a
+            # dict (LaSAFT's test_step; a store needs the key on the host as a read does)
+            container = container.value
         if isinstance(container, cst.Name):
             return self.ctx.value_kind(container) in (value_flow.PYTHON, value_flow.CONTAINER)
         return (isinstance(container, cst.Attribute) and isinstance(container.value, cst.Name)
