@@ -27,6 +27,7 @@ from .analysis import edit_reuse
 from .analysis.ast_scan import UnitAst
 from .analysis.facts import ModuleFacts
 from .analysis.names import ImportTable, text_mentions_torch_import
+from .analysis.parameter_loaders import iterated_parameters
 from .analysis.project_index import parsed_module, record_summary, star_torch_bindings
 from .analysis.segments import Unit, split_units
 from .analysis.step_bodies import dependency_stamps, step_bodies_for
@@ -214,7 +215,16 @@ class _StepBodiesOnDemand:
             facts.step_bodies = self.made = step_bodies_for(self.filename, self.source, self.tree, self.table,
                                                             lambda: facts.steps)
             self.lines = sorted(self.made.body_lines())
+            self._parameter_loaders()
         return self.made
+
+    def _parameter_loaders(self) -> None:
+        """The parameters this module's loops iterate that every visible call, in any file, hands a
+        ``DataLoader``: loaders of the module (parameter_loaders)."""
+        found = [param for qualname, param in iterated_parameters(self.tree)
+                 if self.made.loader_parameter(qualname, param)]
+        if found:
+            self.facts.steps.loaders.update(found)
 
 
 class _collector_paused:

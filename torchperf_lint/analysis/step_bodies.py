@@ -21,6 +21,7 @@ from collections import deque
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from .argument_places import HOST_KEY, UNKNOWN_KEY, passed_host, passed_host_values
+from .names import canonical
 from .project_index import INSTANCE_KEY, Module, Project, content_digest, project_for, summarize
 from .inference_calls import (EVALUATION_BRANCH, LIGHTNING_EVALUATION_STEPS, chain_level, chain_state, names_training,
                               runs_inference)
@@ -47,6 +48,7 @@ _STEP_METHODS = {"lightning": LIGHTNING_MODULE_STEPS, "lightning-callback": LIGH
 MAX_IMPORTER_DEPTH = 3
 MAX_MODULES = 400
 MAX_CHAIN = 12
+_DATA_LOADER = "torch.utils.data.DataLoader"
 
 
 def framework_kind(qual: str) -> Optional[str]:
@@ -538,6 +540,34 @@ class StepBodies:
             self._parameter_classes[key] = self._class_handed(module, qual, params, parameter)
         found = self._parameter_classes[key]
         return self._call_instance(found, method) if found is not None else None
+
+    def loader_parameter(self, qual: str, parameter: str) -> bool:
+        """Does every visible call of the linted file's function ``qual`` (at least one, in any file
+        of the project) hand ``parameter`` a name its caller binds to ``DataLoader(...)``
+        (deeplabv3-plus's ``fit_one_epoch(..., gen, gen_val, ...)`` from ``train.py``)? The index's
+        "inst:" arguments name the class an argument was built from."""
+        module = self.module
+        record = module.functions.get(qual)
+        params = [p[0] for p in record.get("params", ())] if record is not None else []
+        if parameter not in params:
+            return False
+        position = params.index(parameter)
+        function = (module.path, qual)
+        seen = False
+        for caller_module in self._reachers:
+            for caller_qual, caller, call in module_call_sites(caller_module).get(qual.rsplit(".", 1)[-1], ()):
+                own = self._own_class(caller_module, caller)
+                target = self.resolve(caller_module, call[0], own, own)
+                if target is None or target[0] != function:
+                    continue
+                constants = dict(call[3])
+                skip = 1 if params[0] in ("self", "cls") and call[0][0] != "name" else 0
+                made = (constants.get(f"{INSTANCE_KEY}{position - skip}") if position >= skip else None) or \
+                    constants.get(f"{INSTANCE_KEY}{parameter}")
+                if not made or canonical(caller_module.resolve(made) or made) != _DATA_LOADER:
+                    return False
+                seen = True
+        return seen
 
     def _class_handed(self, module: Module, qual: str, params: List[str], parameter: str) -> Optional[Key]:
         """The one project class whose instances every visible call of ``qual`` hands ``parameter``."""
