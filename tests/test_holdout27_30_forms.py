@@ -367,3 +367,36 @@ def test_a_key_a_python_dict_stores_under_is_host_needed():
     ...``: a Python dict takes its keys on the host, for a store as for a read (R3), also a dict
     kept in a dict. A running count (``self.counts[idx.item()] += 1``) stays a per-step sync (R22)."""
     assert _found(DICT_STORE_KEYS) == [("TPL102", 17, 24, SYNC.format(what="`.item()`"))]
+
+
+OUTPUT_COUNT_FIELD = """\
+import torch
+import pytorch_lightning as pl
+
+
+class LitWrapper(pl.LightningModule):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, **inputs):
+        return self.model(**inputs)
+
+    def validation_step(self, batch, batch_idx):
+        outputs = self(**batch)
+        total_num = outputs.cl_total_num
+        accuracy = 0.0
+        if total_num > 0:
+            accuracy = outputs.cl_correct_num / total_num
+        if outputs.loss > 100:
+            print("diverging")
+        self.log_dict({"val_loss": outputs.loss, "accuracy": accuracy})
+"""
+
+
+def test_a_count_field_of_a_modules_own_output_is_no_tensor():
+    """RecFormer's ``validation_step``: ``outputs = self(**batch)`` is the module's own output (R28),
+    and its ``loss`` a device tensor (a truth test syncs every validation batch), but
+    ``outputs.cl_total_num`` holds the batch size, a Python int: a field named as a count
+    (``*_num``, ``*_count``, ``num_*``) is no tensor."""
+    assert _found(OUTPUT_COUNT_FIELD) == [("TPL102", 19, 11, SYNC.format(what="testing a tensor's truth"))]

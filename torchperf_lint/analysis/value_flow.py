@@ -61,9 +61,10 @@ _TENSOR_ATTRIBUTES = frozenset(("grad", "data", "T", "mT", "H", "real", "imag", 
 _PYTHON_ATTRIBUTES = frozenset(("shape", "ndim", "dtype", "device", "is_cuda", "requires_grad"))
 # Fields of a tensor or of a moved batch object that hold no tensor: a tensor's metadata, and counts,
 # sizes and names (``batch.num_graphs``, ``batch.batch_size``, ``batch.keys``).
+# (``cl_total_num``: RecFormer's output dataclass holds the batch size there, a Python int)
 _NOT_TENSOR_FIELD = re.compile(
     r"^(?:layout|is_\w+|grad_fn|names?|itemsize|nbytes|output_nr|_\w+|keys|num_\w+|n_\w+|"
-    r"\w*_(?:size|len|length|count|names?|keys|paths?|str|text)|size|len|length|count|stride|storage)$")
+    r"\w*_(?:size|len|length|count|num|names?|keys|paths?|str|text)|size|len|length|count|stride|storage)$")
 # The tensor fields of a model's output object (transformers' ModelOutput): ``model(**batch).logits``.
 _OUTPUT_FIELDS = frozenset("logits loss last_hidden_state pooler_output start_logits end_logits".split())
 _PYTHON_BUILTINS = frozenset("float int bool len str round repr range format hash id ord chr isinstance".split())
