@@ -400,3 +400,45 @@ def test_a_count_field_of_a_modules_own_output_is_no_tensor():
     ``outputs.cl_total_num`` holds the batch size, a Python int: a field named as a count
     (``*_num``, ``*_count``, ``num_*``) is no tensor."""
     assert _found(OUTPUT_COUNT_FIELD) == [("TPL102", 19, 11, SYNC.format(what="testing a tensor's truth"))]
+
+
+CPU_ATTRIBUTE_METER = """\
+import torch
+
+
+class TestMeter:
+    def __init__(self, num_videos, num_cls, multi_label):
+        self.video_preds = torch.zeros((num_videos, num_cls))
+        self.video_labels = (
+            torch.zeros((num_videos, num_cls)) if multi_label else torch.zeros((num_videos)).long()
+        )
+
+    def update_stats(self, preds, labels, clip_ids):
+        for ind in range(preds.shape[0]):
+            vid_id = int(clip_ids[ind])
+            if self.video_labels[vid_id].sum() > 0:
+                continue
+            self.video_labels[vid_id] = labels[ind]
+
+
+def test(model, test_loader, num_videos, num_cls):
+    meter = TestMeter(num_videos, num_cls, False)
+    for inputs, labels, video_idx in test_loader:
+        preds = model(inputs.cuda())
+        meter.update_stats(preds.cpu(), labels, video_idx)
+"""
+
+
+def test_a_self_attribute_only_ever_made_by_a_host_factory_lives_on_the_host():
+    """TimeSformer's ``TestMeter`` keeps ``self.video_labels = torch.zeros(...)`` (one of two
+    factories, neither given a device) and tests ``if self.video_labels[vid_id].sum() > 0:`` per
+    clip: a plain attribute stays where it was made, so the test waits for no device. One moved
+    anywhere in the file (``self.video_labels.cuda()``), or registered as a buffer, may live on the
+    device: flagged (R27)."""
+    assert _found(CPU_ATTRIBUTE_METER) == []
+    truth = SYNC.format(what="testing a tensor's truth") + " (called every step from train.py:26)"
+    for moved in ("self.video_labels = self.video_labels.cuda()",
+                  "self.register_buffer('video_labels', torch.zeros(num_videos))"):
+        source = CPU_ATTRIBUTE_METER.replace(
+            "    def update_stats(", f"    def place(self):\n        {moved}\n\n    def update_stats(")
+        assert _found(source) == [("TPL102", 17, 15, truth)], moved

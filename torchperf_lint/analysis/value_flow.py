@@ -23,6 +23,7 @@ from .names import is_torch_name
 from .step_loops import is_iterating_wrapper, is_model_name
 from .tensor_uses import names_called, names_used_as_tensors
 from .tree import descendants
+from .cpu_attributes import cpu_tensor_attributes
 from .metric_states import tensor_states
 from .return_kinds import ReturnKinds, at_call
 from .syntax import (device_kind, has_double_splat, is_loss_function_name, keyword, last_identifier, positional,
@@ -667,6 +668,9 @@ class ValueFlow:
             if (isinstance(expr.value, cst.Name) and expr.value.value == "self" and owner == UNKNOWN
                     and attr in self.ctx.facts.derived("metric_tensor_states", tensor_states)):
                 return DEVICE  # ``self.add_state("cer", default=torch.tensor(0))``: a state of the metric
+            if (isinstance(expr.value, cst.Name) and expr.value.value == "self" and owner == UNKNOWN
+                    and attr in self.ctx.facts.derived("cpu_tensor_attributes", cpu_tensor_attributes)):
+                return CPU_TENSOR  # ``self.video_labels = torch.zeros(n)`` and nothing else: on the host
             return UNKNOWN
         if t is cst.Subscript:
             owner = self._kind(expr.value, env, depth + 1)
