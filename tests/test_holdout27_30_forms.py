@@ -442,3 +442,51 @@ def test_a_self_attribute_only_ever_made_by_a_host_factory_lives_on_the_host():
         source = CPU_ATTRIBUTE_METER.replace(
             "    def update_stats(", f"    def place(self):\n        {moved}\n\n    def update_stats(")
         assert _found(source) == [("TPL102", 17, 15, truth)], moved
+
+
+DEBUG_DUMPS = """\
+import torch
+import pytorch_lightning as pl
+
+
+def debug_tensor_content(tensor, name):
+    print(name, torch.min(tensor), torch.isnan(tensor).any())
+
+
+class InputMonitor(pl.Callback):
+    def __init__(self):
+        self.logged_train_batch = False
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
+        if self.logged_train_batch:
+            return
+        debug_tensor_content(batch, "train")
+        self.logged_train_batch = True
+
+
+class Speaker(pl.LightningModule):
+    def training_step(self, batch, batch_idx):
+        try:
+            loss = self.net(batch).mean()
+        except Exception:
+            debug_tensor_content(batch, "train_step")
+            raise
+        return loss
+"""
+
+
+def test_a_latched_dump_and_a_failure_handlers_dump_run_not_every_step():
+    """w2v2-speaker's ``InputMonitor.on_train_batch_start`` returns early once its flag is set and
+    sets it after dumping the first batch (a latch: rules.md "An interval", what follows an early
+    exit runs once); its ``training_step`` dumps the batch only in an ``except`` handler (when the
+    step failed). Neither makes the dump's prints per-step syncs. Without the latch's reset, or
+    with the dump in the ``try`` body, they are."""
+    assert _found(DEBUG_DUMPS) == []
+    chain = " (called every step from train.py:{line} via {via})"
+    printing = SYNC.format(what="printing a tensor")
+    never_reset = DEBUG_DUMPS.replace("        self.logged_train_batch = True\n", "")
+    assert _found(never_reset) == [("TPL102", 6, 4, printing + chain.format(line=16, via="on_train_batch_start"))]
+    in_try = DEBUG_DUMPS.replace(
+        "            loss = self.net(batch).mean()\n",
+        "            loss = self.net(batch).mean()\n            debug_tensor_content(loss, 'loss')\n")
+    assert _found(in_try) == [("TPL102", 6, 4, printing + chain.format(line=24, via="training_step"))]

@@ -260,10 +260,14 @@ CLLM_TRAINER = """
 def test_a_loss_made_from_a_models_logits_by_a_method_is_a_device_tensor(tmp_path):
     """Consistency_LLM (holdout8): ``soft_cross_entropy`` makes its loss by torch ops from its
     parameters (``0 * predicts[0][0][0]`` on the early path): given the model's logits, which
-    ``get_logits`` returns (``model(...).logits``), the loss is on the device and printing it waits."""
+    ``get_logits`` returns (``model(...).logits``), the loss is on the device and printing it waits.
+    Its ``if (~padding_mask).sum() == 0:`` on the batch's mask tests a tensor's truth every step
+    (R27, 2026-11-27: a whole reduction compared, of a value not known to be on the host)."""
     write(tmp_path, {"setup.py": "", "trainer.py": CLLM_TRAINER})
     assert findings(tmp_path, "trainer.py") == [
-        ("TPL102", 9, 8, SYNC.format(what="printing a tensor"), None)]
+        ("TPL102", 9, 8, SYNC.format(what="printing a tensor"), None),
+        ("TPL102", 17, 11, SYNC.format(what="testing a tensor's truth")
+         + " (called every step from trainer.py:8 via training_step)", None)]
 
 
 TO_NUMPY = """

@@ -62,7 +62,7 @@ from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, names_holding)
 
-INDEX_VERSION = "15"
+INDEX_VERSION = "16"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -487,6 +487,11 @@ class _Summariser:
                     if field in ("handlers", "cases"):
                         if getattr(child, "type", None) is not None:
                             self._expressions(child.type, fn, scope, in_loop, step_loop)
+                        if field == "handlers" and child.body:
+                            # what an ``except`` handler calls runs when the step failed, not every
+                            # step (step_bodies skips calls on these lines; TPL102's failure handlers)
+                            fn.setdefault("handlers", []).append(
+                                [child.lineno, getattr(child, "end_lineno", None) or child.lineno])
                         self._scan(child.body, fn, scope, owner_class, interval_names, in_loop, step_loop)
                     else:
                         self._scan([child], fn, scope, owner_class, interval_names, in_loop, step_loop)

@@ -444,6 +444,8 @@ class StepBodies:
         for module in list(self._reachers):
             for qual, (ref, line, _, constants, mode) in module.step_call_sites:
                 record = module.functions[qual]
+                if any(first <= line <= last for first, last in record.get("handlers", ())):
+                    continue  # in an ``except`` handler of the loop: runs when a step failed
                 own = self._own_class(module, record)
                 target = self.resolve(module, ref, own, own) or self._through_callers(module, qual, record, ref)
                 if target is not None:
@@ -503,7 +505,10 @@ class StepBodies:
             steps_env = _steps_env(record)
             stops = record.get("stops", ())
             passed_back = record.get("returns", ()) if chain.caller_steps_env else ()
+            handlers = record.get("handlers", ())
             for ref, line, _, constants, mode in record["calls"]:
+                if handlers and any(first <= line <= last for first, last in handlers):
+                    continue  # in an ``except`` handler: runs when the step failed, not every step
                 target = (self.resolve(module, ref, self_cls or own, own)
                           or self._through_callers(module, qual, record, ref))
                 if target is not None:

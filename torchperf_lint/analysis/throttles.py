@@ -71,14 +71,26 @@ def _ast_resets(statements: Sequence[ast.stmt], counter: str, mark: str, nested:
 
 def ast_throttles(test, statements: Sequence[ast.stmt]) -> bool:
     """Is ``test`` (of an ``if`` among ``statements`` whose body leaves) a throttle: below a mark that
-    ``statements`` reset to the counter, alone or as one operand of ``and``/``or``?"""
+    ``statements`` reset to the counter, alone or as one operand of ``and``/``or``; or a latch that
+    ``statements`` set (``if self.logged_train_batch: return`` ... ``self.logged_train_batch = True``)?"""
     tests = test.values if isinstance(test, ast.BoolOp) else [test]
     for one in tests:
         found = _ast_throttle(one)
         if (found is not None and found[2] and None not in found[:2] and found[0] != found[1]
                 and _ast_resets(statements, found[0], found[1])):
             return True
-    return False
+    return _ast_early_latch(test, statements)
+
+
+def _ast_early_latch(test, statements: Sequence[ast.stmt]) -> bool:
+    """The ast twin of _cst_early_latch."""
+    wanted = True
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, wanted = test.operand, False
+    key = _ast_key(test)
+    return key is not None and any(
+        isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is wanted
+        and any(_ast_key(t) == key for t in stmt.targets) for stmt in statements)
 
 
 def ast_throttled_branch(test, body: Sequence[ast.stmt]) -> bool:
@@ -167,6 +179,25 @@ def cst_throttles(test, statements) -> bool:
         if (found is not None and found[2] and None not in found[:2] and found[0] != found[1]
                 and _cst_resets(statements, found[0], found[1])):
             return True
+    return _cst_early_latch(test, statements)
+
+
+def _cst_early_latch(test, statements) -> bool:
+    """A latch ahead of what it guards: ``if self.logged_train_batch: return`` and, among the same
+    statements, ``self.logged_train_batch = True`` (w2v2-speaker's ``InputMonitor`` callback dumps
+    the first batch once): what follows the exit runs once until something clears the flag, not
+    every step (rules.md "An interval": an early exit, what follows it is the interval)."""
+    wanted = "True"
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, wanted = test.expression, "False"
+    key = _cst_key(test)
+    if key is None:
+        return False
+    for statement in statements:
+        for small in getattr(statement, "body", ()) if isinstance(statement, cst.SimpleStatementLine) else ():
+            if (isinstance(small, cst.Assign) and isinstance(small.value, cst.Name) and small.value.value == wanted
+                    and any(_cst_key(t.target) == key for t in small.targets)):
+                return True
     return False
 
 
