@@ -22,6 +22,14 @@
     python benchmarks/framework_score.py --corpus /work/corpus_h20 --set holdout20
     python benchmarks/framework_score.py --corpus /work/corpus_h21 --set holdout21
     python benchmarks/framework_score.py --corpus /work/corpus_h22 --set holdout22
+    python benchmarks/framework_score.py --corpus /work/corpus_h23 --set holdout23
+    python benchmarks/framework_score.py --corpus /work/corpus_h24 --set holdout24
+    python benchmarks/framework_score.py --corpus /work/corpus_h25 --set holdout25
+    python benchmarks/framework_score.py --corpus /work/corpus_h26 --set holdout26
+    python benchmarks/framework_score.py --corpus /work/corpus_h27 --set holdout27
+    python benchmarks/framework_score.py --corpus /work/corpus_h28 --set holdout28
+    python benchmarks/framework_score.py --corpus /work/corpus_h29 --set holdout29
+    python benchmarks/framework_score.py --corpus /work/corpus_h30 --set holdout30
     python benchmarks/framework_score.py --fetch-list
 
 The corpus is third-party code and is never committed: ``--fetch-list`` prints every repository,
