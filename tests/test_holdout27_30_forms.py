@@ -490,3 +490,41 @@ def test_a_latched_dump_and_a_failure_handlers_dump_run_not_every_step():
         "            loss = self.net(batch).mean()\n",
         "            loss = self.net(batch).mean()\n            debug_tensor_content(loss, 'loss')\n")
     assert _found(in_try) == [("TPL102", 6, 4, printing + chain.format(line=24, via="training_step"))]
+
+
+DPO_EVAL_METRICS = """\
+import torch
+from trl import DPOTrainer
+
+
+class CustomDPOTrainer(DPOTrainer):
+    def get_batch_metrics(self, model, batch, train_eval="train"):
+        metrics = {}
+        chosen_rewards = model(batch["chosen"]).logits.mean(-1)
+        metrics["rewards/chosen"] = chosen_rewards.cpu().mean()
+        metrics["rewards/first"] = chosen_rewards[0].item()
+        return chosen_rewards.mean(), metrics
+
+    def prediction_step(self, model, inputs, prediction_loss_only, ignore_keys=None):
+        with torch.no_grad():
+            loss, metrics = self.get_batch_metrics(model, inputs, train_eval="eval")
+        self.store_metrics(metrics, train_eval="eval")
+        return loss.detach(), None, None
+"""
+
+
+def test_the_hugging_face_prediction_step_is_an_evaluation_step():
+    """BELLE's ``CustomDPOTrainer``: the ``.cpu()`` metrics of ``get_batch_metrics``, whose only
+    visible caller is the Trainer's ``prediction_step`` (its evaluation loop, autograd off), are
+    copies in code that trains nothing (R8), as in a Lightning ``validation_step``; the per-batch
+    ``.item()`` stays (R7). Called from the project's own ``compute_loss`` too, the copy runs every
+    training step."""
+    chain = " (called every step from train.py:15 via prediction_step)"
+    assert _found(DPO_EVAL_METRICS) == [("TPL102", 10, 35, SYNC.format(what="`.item()`") + chain)]
+    trained = DPO_EVAL_METRICS + """
+    def compute_loss(self, model, inputs, return_outputs=False):
+        return self.get_batch_metrics(model, inputs)[0]
+"""
+    trained_chain = " (called every step from train.py:20 via compute_loss)"
+    assert _found(trained) == [("TPL102", 9, 36, SYNC.format(what="`.cpu()`") + trained_chain),
+                               ("TPL102", 10, 35, SYNC.format(what="`.item()`") + trained_chain)]

@@ -40,6 +40,7 @@ LIGHTNING_CALLBACK_STEPS = frozenset((
     "on_before_optimizer_step",
 ))
 HF_TRAINER_STEPS = frozenset(("compute_loss", "training_step", "prediction_step"))
+HF_EVALUATION_STEP = "prediction_step"
 HF_CALLBACK_STEPS = frozenset(("on_step_begin", "on_step_end", "on_substep_end", "on_pre_optimizer_step",
                                "on_optimizer_step"))
 _STEP_METHODS = {"lightning": LIGHTNING_MODULE_STEPS, "lightning-callback": LIGHTNING_CALLBACK_STEPS,
@@ -415,7 +416,11 @@ class StepBodies:
                     for name in sorted(_STEP_METHODS[kind]):  # a set: sorted, so the chain is the same every run
                         method = self.find_method((module.path, qual), name)
                         if method is not None:
-                            evaluates = kind == "lightning" and name in LIGHTNING_EVALUATION_STEPS
+                            # evaluation steps: Lightning's validation/test steps, and the Hugging
+                            # Face Trainer's prediction_step, which its evaluation loop runs with
+                            # autograd off (BELLE's DPO metrics, R8)
+                            evaluates = ((kind == "lightning" and name in LIGHTNING_EVALUATION_STEPS)
+                                         or (kind == "hf" and name == HF_EVALUATION_STEP))
                             push(method, (module.path, qual), Chain((), True, True, framework_trains=True,
                                                                     grad_off=evaluates, trains=not evaluates))
             for kind, ref, line in module.data["roots"]:
