@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from typing import FrozenSet
 
+from .python_containers import self_attribute_assignments
+
 # torch factories that make a tensor on the host unless told a device (the ``*_like`` ones follow
 # their argument, which may be on a device: not here).
 _FACTORIES = frozenset(
@@ -27,24 +29,17 @@ def cpu_tensor_attributes(tree: ast.Module, table=None) -> FrozenSet[str]:
     never moves (``self.attr.to(...)``, ``.cuda()`` anywhere disqualify it: a result assigned
     elsewhere may be read back)."""
     host, others = set(), set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign):
-            targets, value = node.targets, node.value
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            targets, value = [node.target], node.value
-        elif isinstance(node, ast.Call):
+    nodes = list(ast.walk(tree))
+    for node in nodes:
+        if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr == "register_buffer" and node.args and \
                     isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                 others.add(node.args[0].value)
             elif isinstance(func, ast.Attribute) and func.attr in ("to", "cuda") and _self_attr(func.value):
                 others.add(func.value.attr)
-            continue
-        else:
-            continue
-        for target in targets:
-            if _self_attr(target):
-                (host if _host_factory(value, table) else others).add(target.attr)
+    for attr, value in self_attribute_assignments(tree, nodes):
+        (host if _host_factory(value, table) else others).add(attr)
     return frozenset(host - others)
 
 

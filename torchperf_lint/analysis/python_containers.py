@@ -23,7 +23,15 @@ def container_attributes(tree: ast.Module, table=None) -> FrozenSet[str]:
     list or tuple (a literal, a comprehension, or ``dict(...)``/``list(...)``/``OrderedDict(...)``);
     one assignment of anything else (a tensor, a call of unknown result) leaves the name out."""
     containers, others = set(), set()
-    for node in ast.walk(tree):
+    for attr, value in self_attribute_assignments(tree):
+        (containers if _builds_container(value) else others).add(attr)
+    return frozenset(containers - others)
+
+
+def self_attribute_assignments(tree: ast.Module, nodes=None):
+    """(attr, value) for every ``self.attr = value`` (or annotated) assignment of the file;
+    ``nodes``: the file's nodes when the caller walks them already."""
+    for node in (ast.walk(tree) if nodes is None else nodes):
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
@@ -33,8 +41,7 @@ def container_attributes(tree: ast.Module, table=None) -> FrozenSet[str]:
         for target in targets:
             if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                     and target.value.id == "self"):
-                (containers if _builds_container(value) else others).add(target.attr)
-    return frozenset(containers - others)
+                yield target.attr, value
 
 
 def _builds_container(value: ast.AST) -> bool:

@@ -561,29 +561,28 @@ class StepBodies:
         params = [p[0] for p in record.get("params", ())] if record is not None else []
         if parameter not in params:
             return False
-        position = params.index(parameter)
-        function = (module.path, qual)
         seen = False
-        for caller_module in self._reachers:
-            for caller_qual, caller, call in module_call_sites(caller_module).get(qual.rsplit(".", 1)[-1], ()):
-                own = self._own_class(caller_module, caller)
-                target = self.resolve(caller_module, call[0], own, own)
-                if target is None or target[0] != function:
-                    continue
-                constants = dict(call[3])
-                skip = 1 if params[0] in ("self", "cls") and call[0][0] != "name" else 0
-                made = (constants.get(f"{INSTANCE_KEY}{position - skip}") if position >= skip else None) or \
-                    constants.get(f"{INSTANCE_KEY}{parameter}")
-                if not made or canonical(caller_module.resolve(made) or made) != _DATA_LOADER:
-                    return False
-                seen = True
+        for caller_module, made in self._handed(module, qual, params, parameter):
+            if not made or canonical(caller_module.resolve(made) or made) != _DATA_LOADER:
+                return False
+            seen = True
         return seen
 
     def _class_handed(self, module: Module, qual: str, params: List[str], parameter: str) -> Optional[Key]:
         """The one project class whose instances every visible call of ``qual`` hands ``parameter``."""
+        found: Optional[Key] = None
+        for caller_module, made in self._handed(module, qual, params, parameter):
+            cls = self._class_of(caller_module, made) if made else None
+            if cls is None or (found is not None and cls != found):
+                return None
+            found = cls
+        return found
+
+    def _handed(self, module: Module, qual: str, params: List[str], parameter: str):
+        """(the calling module, the class an "inst:" argument names or None) for every visible call
+        of ``module``'s function ``qual``, as the index recorded what it hands ``parameter``."""
         position = params.index(parameter)
         function = (module.path, qual)
-        found: Optional[Key] = None
         for caller_module in self._reachers:
             for caller_qual, caller, call in module_call_sites(caller_module).get(qual.rsplit(".", 1)[-1], ()):
                 own = self._own_class(caller_module, caller)
@@ -594,11 +593,7 @@ class StepBodies:
                 skip = 1 if params[0] in ("self", "cls") and call[0][0] != "name" else 0
                 made = (constants.get(f"{INSTANCE_KEY}{position - skip}") if position >= skip else None) or \
                     constants.get(f"{INSTANCE_KEY}{parameter}")
-                cls = self._class_of(caller_module, made) if made else None
-                if cls is None or (found is not None and cls != found):
-                    return None
-                found = cls
-        return found
+                yield caller_module, made
 
     def _engine_chain(self, function: Key) -> Chain:
         """The chain of an Ignite root: Ignite's ``Engine`` only calls the function, which trains by

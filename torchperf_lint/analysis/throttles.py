@@ -84,13 +84,7 @@ def ast_throttles(test, statements: Sequence[ast.stmt]) -> bool:
 
 def _ast_early_latch(test, statements: Sequence[ast.stmt]) -> bool:
     """The ast twin of _cst_early_latch."""
-    wanted = True
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        test, wanted = test.operand, False
-    key = _ast_key(test)
-    return key is not None and any(
-        isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is wanted
-        and any(_ast_key(t) == key for t in stmt.targets) for stmt in statements)
+    return _ast_sets_flag(test, statements, True)
 
 
 def ast_throttled_branch(test, body: Sequence[ast.stmt]) -> bool:
@@ -108,13 +102,19 @@ def ast_throttled_branch(test, body: Sequence[ast.stmt]) -> bool:
 
 def _ast_latched(test, body: Sequence[ast.stmt]) -> bool:
     """The ast twin of _cst_latched."""
-    wanted = False
+    return _ast_sets_flag(test, body, False)
+
+
+def _ast_sets_flag(test, statements: Sequence[ast.stmt], when_tested: bool) -> bool:
+    """Do ``statements`` set the flag ``test`` reads (``self.flag``, or ``not self.flag``) to
+    ``when_tested`` (``not when_tested`` for the negated test)?"""
+    wanted = when_tested
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        test, wanted = test.operand, True
+        test, wanted = test.operand, not when_tested
     key = _ast_key(test)
     return key is not None and any(
         isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is wanted
-        and any(_ast_key(t) == key for t in stmt.targets) for stmt in body)
+        and any(_ast_key(t) == key for t in stmt.targets) for stmt in statements)
 
 
 # --- libcst ---------------------------------------------------------------------------------------
@@ -187,18 +187,7 @@ def _cst_early_latch(test, statements) -> bool:
     statements, ``self.logged_train_batch = True`` (w2v2-speaker's ``InputMonitor`` callback dumps
     the first batch once): what follows the exit runs once until something clears the flag, not
     every step (rules.md "An interval": an early exit, what follows it is the interval)."""
-    wanted = "True"
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        test, wanted = test.expression, "False"
-    key = _cst_key(test)
-    if key is None:
-        return False
-    for statement in statements:
-        for small in getattr(statement, "body", ()) if isinstance(statement, cst.SimpleStatementLine) else ():
-            if (isinstance(small, cst.Assign) and isinstance(small.value, cst.Name) and small.value.value == wanted
-                    and any(_cst_key(t.target) == key for t in small.targets)):
-                return True
-    return False
+    return _cst_sets_flag(test, statements, True)
 
 
 def cst_throttled_branch(branch: cst.If) -> bool:
@@ -217,13 +206,18 @@ def _cst_latched(branch: cst.If) -> bool:
     (or ``if not done: ...; done = True``): the branch turns its own test off, at the top level of
     its body, so it runs once until something sets the flag again (dinov2's
     ``fsdp_synchronize_streams``): not every step (rules.md "An interval")."""
-    test, wanted = branch.test, "False"
+    return _cst_sets_flag(branch.test, getattr(branch.body, "body", ()), False)
+
+
+def _cst_sets_flag(test, statements, when_tested: bool) -> bool:
+    """The libcst twin of _ast_sets_flag."""
+    wanted = "True" if when_tested else "False"
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        test, wanted = test.expression, "True"
+        test, wanted = test.expression, "False" if when_tested else "True"
     key = _cst_key(test)
     if key is None:
         return False
-    for statement in getattr(branch.body, "body", ()):
+    for statement in statements:
         for small in getattr(statement, "body", ()) if isinstance(statement, cst.SimpleStatementLine) else ():
             if (isinstance(small, cst.Assign) and isinstance(small.value, cst.Name) and small.value.value == wanted
                     and any(_cst_key(t.target) == key for t in small.targets)):
