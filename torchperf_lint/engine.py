@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import gc
-import re
 import sys
 from bisect import bisect_left, bisect_right
 from typing import Collection, Dict, List, Optional, Sequence, Tuple
@@ -116,13 +115,9 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
     _DEPENDENCIES.pop(filename, None)
     torch_file = text_mentions_torch_import(source)
     star_torch: Dict[str, str] = {}
-    if ("import *" in source and filename != "<string>" and _may_use_torch(source)
-            and (not torch_file or ("torch." in source and _BINDS_TORCH.search(source) is None))):
-        # torch through ``from .utils import *``: in a file that imports no torch, or one that
-        # imports only a submodule under another name (pytorch-YOLOv4's ``import torch.nn as nn``
-        # beside ``from tool.torch_utils import *``, then ``torch.linspace(...)``)
-        star_torch = star_torch_bindings(filename)
-        torch_file = torch_file or bool(star_torch)
+    if not torch_file and "import *" in source and filename != "<string>" and _may_use_torch(source):
+        star_torch = star_torch_bindings(filename)  # torch through ``from .utils import *``
+        torch_file = bool(star_torch)
     if not torch_file:
         return []  # the common case for non-torch files: a substring search or two (rules.md: a file
         # that never imports torch gets no finding at all)
@@ -147,6 +142,11 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
             return [analysis_failed(f"syntax error at line {error.lineno}: {error.msg}",
                                     error.lineno or 1, (error.offset or 1) - 1)]
     table = parsed[1] if parsed is not None and parsed[1] is not None else ImportTable.from_ast(tree)
+    if (not star_torch and "import *" in source and filename != "<string>" and "torch." in source
+            and "torch" not in table.bindings):
+        # a torch file whose own imports do not bind ``torch`` itself (pytorch-YOLOv4's ``import
+        # torch.nn as nn`` beside ``from tool.torch_utils import *``, then ``torch.linspace(...)``)
+        star_torch = star_torch_bindings(filename)
     if star_torch:
         table = table.with_star_bindings(star_torch)
         parsed = (parsed[0], table, None) if parsed is not None else None  # (step loops read the new table)
@@ -187,10 +187,6 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
 # Texts a module that gets torch through a star import shows where a rule could match (a package's
 # ``__init__.py`` of star imports alone shows none, and is not summarised to find out).
 _TORCH_USE_TEXTS = ("torch.", ".cuda(", ".item()", ".backward(", ".cpu()", ".to(")
-# An import that binds the name ``torch`` itself (``import torch``, ``import torch.nn``, ``import
-# torch as torch``; ``from x import torch``).
-_BINDS_TORCH = re.compile(r"^[ \t]*(?:import[ \t]+torch(?:\.[\w.]+)?[ \t]*(?:$|[,#;])|import[ \t]+torch[ \t]+as[ \t]+torch\b"
-                          r"|from[ \t]+[\w.]+[ \t]+import[ \t].*\btorch\b)", re.M)
 
 
 def _may_use_torch(source: str) -> bool:
