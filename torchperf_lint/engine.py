@@ -26,7 +26,6 @@ from .analysis import edit_reuse
 from .analysis.ast_scan import UnitAst
 from .analysis.facts import ModuleFacts
 from .analysis.names import ImportTable, text_mentions_torch_import
-from .analysis.parameter_loaders import iterated_parameters
 from .analysis.project_index import parsed_module, record_summary, star_torch_bindings
 from .analysis.segments import Unit, split_units
 from .analysis.step_bodies import dependency_stamps, step_bodies_for
@@ -215,12 +214,12 @@ class _StepBodiesOnDemand:
         return self.made
 
     def _parameter_loaders(self) -> None:
-        """The parameters this module's loops iterate that every visible call, in any file, hands a
-        ``DataLoader``: loaders of the module (parameter_loaders)."""
-        found = [param for qualname, param in iterated_parameters(self.tree)
-                 if self.made.loader_parameter(qualname, param)]
+        """The parameters this module's loops iterate (the index's "iterp") that every visible call,
+        in any file, hands a ``DataLoader``: loaders of the module."""
+        found = [param for qualname, record in self.made.module.functions.items()
+                 for param in record.get("iterp", ()) if self.made.loader_parameter(qualname, param)]
         if found:
-            self.facts.steps.loaders.update(found)
+            self.facts.steps.add_loaders(found)
 
 
 class _collector_paused:

@@ -60,9 +60,9 @@ from .optimizer_loops import steps_each_item
 from .script_folders import script_folder_bindings, sys_path_folders
 from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
-                         is_counter_name, names_holding)
+                         is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "16"
+INDEX_VERSION = "17"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -458,6 +458,13 @@ class _Summariser:
             if kind in _LOOPS:
                 # where the function's loops are (run_once.py: a call there may run many times)
                 fn.setdefault("loops", []).append([stmt.lineno, getattr(stmt, "end_lineno", None) or stmt.lineno])
+                if kind is not ast.While:
+                    # a parameter the loop iterates (``enumerate(gen_val)``), whose callers may hand
+                    # it a loader (step_bodies.StepBodies.loader_parameter)
+                    name = iterated_name(stmt.iter)
+                    if (name and not is_loader_name(name) and any(p[0] == name for p in fn.get("params", ()))
+                            and name not in fn.get("iterp", ())):
+                        fn.setdefault("iterp", []).append(name)
                 self._expressions(stmt.test if kind is ast.While else stmt.iter, fn, scope, in_loop, step_loop)
                 inner_step = step_loop or id(stmt) in self._step_loop_ids()
                 if inner_step and (step_loop or not self._one_step_loop(stmt, fn)):

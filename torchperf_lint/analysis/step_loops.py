@@ -79,16 +79,29 @@ _LOGGING_WRAPPER = re.compile(r"(?:^|_)(?:log_every|progress|pbar|track)(?:_|$)"
 _LOADER_ITERATORS = frozenset(("get_iterator", "iterator", "__iter__", "iter_batches"))
 
 
-def _wrapped_loader(expr) -> Optional[str]:
-    """The name inside ``tqdm(enumerate(loader), total=...)`` (wrappers that hand out its items,
-    first argument each), or the name itself (a ``self.`` attribute by its last name); None for
-    anything else."""
+def _unwrapped(expr):
+    """What ``tqdm(enumerate(x), total=...)`` iterates (wrappers that hand out its items, first
+    argument each): ``x``; None when a wrapper takes several iterables (``zip(a, b)``)."""
     while isinstance(expr, ast.Call) and is_iterating_wrapper(_last_ast(expr.func)) and expr.args:
         if _last_ast(expr.func) in ("zip", "chain") and len(expr.args) > 1:
             return None  # several iterables: not one loader's batches
         expr = expr.args[0]
+    return expr
+
+
+def _wrapped_loader(expr) -> Optional[str]:
+    """The name inside ``tqdm(enumerate(loader), total=...)``, or the name itself (a ``self.``
+    attribute by its last name); None for anything else."""
+    expr = _unwrapped(expr)
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls"):
         return expr.attr  # ``enumerate(self.train_loader)`` (ZoeDepth): the attribute's last name
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def iterated_name(expr) -> Optional[str]:
+    """The plain name a ``for`` over ``expr`` iterates, through wrappers (``enumerate(gen_val)``):
+    what may be a parameter the callers hand a loader (step_bodies.StepBodies.loader_parameter)."""
+    expr = _unwrapped(expr)
     return expr.id if isinstance(expr, ast.Name) else None
 
 
@@ -382,6 +395,14 @@ class ModuleSteps:
                 for name in names:
                     self.iterated[name] = loader
         return True
+
+    def add_loaders(self, names) -> None:
+        """Names the project shows to be loaders (parameters every caller hands a ``DataLoader``):
+        the facts worked out from the module's loaders so far are dropped, to be worked out again."""
+        self.loaders.update(names)
+        self._step_called = self._hook_loops = self._sample_ids = None
+        for memo in (self._runs_step, self._performs, self._step_fact_memo, self._epoch_facts, self._cst_epoch):
+            memo.clear()
 
     # -- loops on the ast side ---------------------------------------------------------------------
     def ast_iterates_loader(self, expr) -> bool:
