@@ -1820,6 +1820,17 @@ def train(model, loader, optimizer):
         loss.backward()
         optimizer.step()
 """,
+    """
+import torch
+def train(model, loader, optimizer, results):
+    for x, ids in loader:
+        loss = model(x.cuda()).mean()
+        assert torch.isfinite(loss), f"loss {loss.item()}"   # the message is built only on failure
+        results[ids[0].item()] = loss.detach()             # a Python dict's key: needed on the host
+        loss.backward()
+        optimizer.step()
+""",
+
 )
 RULE.INVALID = (
     """
@@ -2127,6 +2138,18 @@ def perplexity(model, loader):
         count += len(y)
     return np.exp(total / count)                         # numpy reads the sum once, after the loop
 """,
+    """
+import torch
+def train(model, loader, optimizer):
+    for x, y in loader:
+        out = model(x.cuda())
+        mask = y.cuda() != 255
+        if mask.sum() == 0:  # TPL102
+            continue
+        out.mean().backward()
+        optimizer.step()
+""",
+
 )
 RULE.WHY = """\
 CUDA kernels run asynchronously: the Python loop only queues work, and stays ahead of the GPU.

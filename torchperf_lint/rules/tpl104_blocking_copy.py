@@ -229,6 +229,15 @@ def test(model, device):
     for x, y in build_eval_loader():          # built elsewhere: its pinning is not known
         model(x.to(device))
 """,
+    """
+import torch
+from torch.utils.data import DataLoader
+loader = DataLoader(ds, batch_size=8, num_workers=4, pin_memory=True)
+for batch in loader:
+    images = batch["images"].half().cuda()   # .half() made a pageable copy: nothing to overlap
+    model(images)
+""",
+
 )
 RULE.INVALID = (
     """

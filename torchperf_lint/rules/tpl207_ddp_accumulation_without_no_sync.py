@@ -189,6 +189,19 @@ def train(model, loader, optimizer, scaler, accum, rank):
                 scaler.update()
                 optimizer.zero_grad()
 """,
+    """
+import torch
+from torch.nn.parallel import DistributedDataParallel
+model = DistributedDataParallel(model)
+for data_iter, inputs in enumerate(loader):
+    loss = model(*inputs).mean() / update_freq
+    scaler.scale(loss).backward()  # TPL207
+    if (data_iter + 1) % update_freq != 0:
+        continue                   # SLIP: what follows runs every update_freq rounds
+    scaler.step(optimizer)
+    scaler.update()
+""",
+
 )
 RULE.WHY = """\
 DistributedDataParallel all-reduces every gradient bucket at the end of every backward pass. With

@@ -158,6 +158,17 @@ def train(model, loader, opt):
         loss = model(x).sum()
     loss.backward()
 """,
+    """
+import torch
+def fit(model, loader, optimizer, train=True):
+    with torch.set_grad_enabled(mode=train):     # on whenever the backward below runs
+        for x, y in loader:
+            with torch.cuda.amp.autocast():  # TPL301
+                loss = model(x, y)
+            loss.backward()
+            optimizer.step()
+""",
+
 )
 RULE.WHY = """\
 float16 has a narrow range: gradients smaller than about 6e-8 become zero, and small loss values
