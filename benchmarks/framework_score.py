@@ -1837,7 +1837,7 @@ CORPUS = [
     {"name": "scGPT", "github": "bowang-lab/scGPT", "set": "holdout29",
      "commit": "cebd6fae655b9c585a4807daa3ac31bb764f06b4",
      "take": ["pyproject.toml", "scgpt", "examples/finetune_integration.py"], "only": "*.py", "drop": []},
-    # holdout30 (2026-11-27): entries below this line, before the closing bracket.
+    # holdout30 (2026-11-27): entries below this line, before the holdout31 marker.
     {"name": "sgmse", "github": "sp-uhh/sgmse", "set": "holdout30",
      "commit": "ae690e8c046aa163da0c6c774842fa5f9a5f2183",
      "take": ["sgmse", "train.py", "enhancement.py", "calc_metrics.py"], "only": "*.py", "drop": []},
@@ -1898,6 +1898,10 @@ CORPUS = [
     {"name": "w2v2-speaker", "github": "nikvaessen/w2v2-speaker", "set": "holdout30",
      "commit": "1505fa32aa832984983710b52dad22b0092b3efb",
      "take": ["run.py", "predict.py", "src"], "only": "*.py", "drop": []},
+    # holdout31 (2026-11-27): entries below this line, before the holdout32 marker.
+    # holdout32 (2026-11-27): entries below this line, before the holdout33 marker.
+    # holdout33 (2026-11-27): entries below this line, before the holdout34 marker.
+    # holdout34 (2026-11-27): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -2115,7 +2119,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 31)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 35)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
