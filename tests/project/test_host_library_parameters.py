@@ -102,3 +102,62 @@ def test_a_copy_handed_to_another_module_s_instance_method_binds_x_not_self(tmp_
     the copy handed through the module's instance binds ``x``: it still syncs."""
     write(tmp_path, {"setup.py": "", "plots.py": PLOTS, "task.py": USER})
     assert findings(tmp_path, "task.py") == [("TPL102", 10, 27, CPU)]
+
+
+EVALUATE = """
+    import numpy as np
+    from core.inference import get_max_preds
+
+
+    def accuracy(output, target, thr=0.5):
+        pred, _ = get_max_preds(output)
+        target, _ = get_max_preds(target)
+        norm = np.ones((pred.shape[0], 2)) * np.array([output.shape[2], output.shape[3]]) / 10
+        return float((pred - target).sum() < thr * norm.sum())
+
+
+    def shape_of(output, target):
+        return count_of(output), count_of(target)
+
+
+    def count_of(array):
+        return len(array)
+    """
+
+INFERENCE = """
+    import numpy as np
+
+
+    def get_max_preds(batch_heatmaps):
+        reshaped = batch_heatmaps.reshape((batch_heatmaps.shape[0], batch_heatmaps.shape[1], -1))
+        return np.argmax(reshaped, 2), np.amax(reshaped, 2)
+    """
+
+POSE_TRAIN = """
+    import torch
+    from core.evaluate import accuracy
+
+
+    def train(model, loader, optimizer):
+        for images, target in loader:
+            output = model(images.cuda())
+            loss = (output - target.cuda()).pow(2).mean()
+            loss.backward()
+            optimizer.step()
+            acc = accuracy(output.detach().cpu().numpy(), target.detach().cpu().numpy())
+    """
+
+
+def test_a_copy_handed_on_to_a_function_that_hands_it_to_numpy_is_host_needed(tmp_path):
+    """HRNet's ``accuracy(output.cpu().numpy(), target.cpu().numpy())`` every step: ``accuracy``
+    hands both to ``get_max_preds`` (another file), which ``np.argmax``es them: the copies are what
+    the host computes with (R3), two calls down. Flagged twin: the function they are handed on to
+    only counts them."""
+    files = {"setup.py": "", "core/__init__.py": "", "core/evaluate.py": EVALUATE,
+             "core/inference.py": INFERENCE, "train.py": POSE_TRAIN}
+    write(tmp_path, files)
+    assert findings(tmp_path, "train.py") == []
+    counted = tmp_path / "counted"
+    write(counted, {**files, "train.py": POSE_TRAIN.replace("accuracy(", "shape_of(").replace(
+        "import accuracy", "import shape_of")})
+    assert findings(counted, "train.py") == [("TPL102", 11, 23, CPU)]  # one finding a line

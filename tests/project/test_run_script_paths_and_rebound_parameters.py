@@ -102,3 +102,65 @@ def test_a_parameter_rebound_from_itself_is_not_a_host_value(tmp_path):
         "gold = gold.contiguous().view(-1)", "gold = gold.cpu()")
     write(tmp_path / "copied", files)
     assert [f[1] for f in _findings(tmp_path / "copied")] == [5, 7]
+
+
+LIB_ON_PATH = {
+    "setup.py": "",
+    "tools/_init_paths.py": """
+        import os.path as osp
+        import sys
+
+
+        def add_path(path):
+            if path not in sys.path:
+                sys.path.insert(0, path)
+
+
+        add_path(osp.join(osp.dirname(__file__), "..", "lib"))
+        """,
+    "tools/train.py": """
+        import _init_paths
+        from core.function import train
+        """,
+    "lib/core/__init__.py": "",
+    "lib/core/evaluate.py": """
+        import torch
+
+
+        def accuracy(output, target):
+            correct = (output.argmax(1) == target).sum().item()
+            return correct / len(target)
+        """,
+    "lib/core/function.py": """
+        import torch
+
+        from core.evaluate import accuracy
+
+
+        def train(model, loader, optimizer):
+            for images, target in loader:
+                output = model(images.cuda())
+                loss = torch.nn.functional.cross_entropy(output, target.cuda())
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                acc = accuracy(output, target.cuda())
+        """,
+}
+
+
+def test_a_dotted_import_of_a_folder_a_helper_function_puts_on_the_path_reaches_its_one_file(tmp_path):
+    """HRNet's ``tools/_init_paths.py`` puts ``lib`` on ``sys.path`` through a helper function, and
+    ``lib/core/function.py`` imports ``from core.evaluate import accuracy``: the one file at
+    ``.../core/evaluate.py`` defining ``accuracy`` is the module (script_folders, 5., dotted). A
+    second ``core/evaluate.py`` defining it leaves the import unresolved."""
+    write(tmp_path, LIB_ON_PATH)
+    path = tmp_path / "lib/core/evaluate.py"
+    found = [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    assert found == [("TPL102", 5, 14, SYNC
+                      + " (called every step from lib/core/function.py:13)")]
+    twice = tmp_path / "twice"
+    write(twice, {**LIB_ON_PATH, "other/core/__init__.py": "",
+                  "other/core/evaluate.py": "def accuracy(output, target):\n    return 0\n"})
+    path = twice / "lib/core/evaluate.py"
+    assert lint_source(path.read_text(), str(path), codes=("TPL102",)) == []

@@ -206,21 +206,65 @@ def project_function(bodies, dotted: str, scope: str) -> Optional[dict]:
     linted file, in the function ``scope``) names: one of the file's own functions (nested ones
     first), or one of another module of the project, through the file's imports (read from the
     index when not read yet). ``bodies``: the file's step_bodies.StepBodies. None when unknown."""
-    module = bodies.module
+    found = _project_function_in(bodies, bodies.module, dotted, scope)
+    return found[1] if found is not None else None
+
+
+def _project_function_in(bodies, module, dotted: str, scope: str):
+    """(its module, its record) of the project function ``dotted`` names in ``module``."""
     if "." not in dotted:
         while scope:
             # a bare name in a method sees the functions nested around it, not the class's methods
             record = None if scope in module.classes else module.functions.get(f"{scope}.{dotted}")
             if record is not None:
-                return record
+                return module, record
             scope = scope.rpartition(".")[0]
         record = module.functions.get(dotted)
         if record is not None:
-            return record
+            return module, record
     absolute = module.resolve(dotted)
     if absolute is None or absolute.split(".", 1)[0] in HOST_LIBRARIES:
         return None
     found = bodies.symbol(absolute, load=True)
     if found is None or found[0] != "function":
         return None
-    return found[1].functions.get(found[2])
+    record = found[1].functions.get(found[2])
+    return (found[1], record) if record is not None else None
+
+
+_HANDED_ON = 2  # calls followed from a function to the functions it hands a parameter to
+
+
+def reaches_host_library(bodies, dotted: str, scope: str, position: Optional[int], keyword: Optional[str]) -> bool:
+    """Does the project function ``dotted`` names (called in the linted file, in ``scope``) hand the
+    argument at ``position`` (or ``keyword``) to a host library, itself or through the plain
+    functions it hands that parameter to, as it is (HRNet's ``accuracy(output, target)`` hands
+    ``output`` to ``get_max_preds``, which ``np.argmax``es it: the project index's ``argp``)?"""
+    found = _project_function_in(bodies, bodies.module, dotted, scope)
+    if found is None:
+        return False
+    module, record = found
+    parameter = parameter_of_argument(record, position, keyword)
+    for _ in range(_HANDED_ON + 1):
+        if parameter is None:
+            return False
+        if hands_to_host_library(record, parameter):
+            return True
+        handed = next(((index, key) for name, index, key in record.get("argp", ()) if name == parameter), None)
+        if handed is None:
+            return False
+        index, key = handed
+        ref, scope_of_call = record["calls"][index][0], None
+        if ref[0] == "name":
+            dotted, scope_of_call = ref[1], ref[2]
+        elif ref[0] == "dotted":
+            dotted = ref[1]
+        else:
+            return False
+        found = _project_function_in(bodies, module, dotted, scope_of_call or "")
+        if found is None:
+            return False
+        module, record = found
+        parameter = parameter_of_argument(record, int(key) if key.isdigit() else None,
+                                          None if key.isdigit() else key)
+    return False

@@ -62,7 +62,7 @@ from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "17"
+INDEX_VERSION = "18"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -717,6 +717,8 @@ class _Summariser:
             fn["calls"].append([ref, call.lineno, step_loop, constants, self._call_mode(call)])
             if reaches:
                 self._handed_functions(call, ref, scope)
+                if ref[0] in ("name", "dotted") and fn.get("params"):
+                    self._handed_parameters(call, fn)
 
     def _resolvable(self, ref: list) -> bool:
         """May the step-body walk resolve a call of ``ref`` to a function of the project (so that
@@ -761,6 +763,31 @@ class _Summariser:
                 qualname = f"{scope}.{arg.id}" if scope else arg.id
                 if qualname in self.functions:
                     self.roots.append(["handed", [ref, index, qualname], call.lineno])
+
+    @staticmethod
+    def _handed_parameters(call: ast.Call, fn: dict) -> None:
+        """The function's own parameters that this call (the last of ``fn["calls"]``, a plain
+        function of the project perhaps) is handed as they are: [[parameter, index of the call,
+        position or keyword]] in ``fn["argp"]``, so that a parameter handed on to a function that
+        hands it to a host library is known to reach one too (HRNet's ``accuracy(output, target)``
+        -> ``get_max_preds(output)`` -> ``np.argmax``: host_library_parameters.reaches_host_library)."""
+        params = None
+        handed = []
+        for position, arg in enumerate(call.args):
+            if type(arg) is ast.Starred:
+                break
+            if type(arg) is ast.Name:
+                params = params or {p[0] for p in fn["params"]}
+                if arg.id in params:
+                    handed.append([arg.id, len(fn["calls"]) - 1, str(position)])
+        for keyword in call.keywords:
+            value = keyword.value
+            if keyword.arg is not None and type(value) is ast.Name:
+                params = params or {p[0] for p in fn["params"]}
+                if value.id in params:
+                    handed.append([value.id, len(fn["calls"]) - 1, keyword.arg])
+        if handed:
+            fn.setdefault("argp", []).extend(handed)
 
     def _may_reach_project(self, func) -> bool:
         """Can this call reach a function of the project (so that where its arguments live may

@@ -26,11 +26,13 @@ folders holds keeps the root's resolution, or none: an installed package):
 5. where none of these holds the module, the one project file named like it that defines the
    imported name (``from loss import cal_performance`` with ``src/transformer/loss.py`` defining
    ``cal_performance``): a folder the run script puts on ``PYTHONPATH`` (Speech-Transformer's
-   ``path.sh``), which no Python file shows. Only ``from x import y`` of a one-part ``x``, only
+   ``path.sh``), which no Python file shows. Only ``from x import y``, only
    when exactly one such file defines ``y`` (a ``def``, ``class`` or assignment at module level, or
-   a submodule file ``x/y.py``), and only within the importer's own top-level folder (``src/``: the
-   component the run script runs; a script in ``scripts/`` importing ``utils`` does not reach
-   ``tools/utils.py``, and may mean the package of that name); never a name of the standard library.
+   a submodule file ``x/y.py``), also of a dotted ``x`` (``from core.evaluate import accuracy``
+   with ``lib/core/evaluate.py``: the folder above ``core``), and only within the importer's own
+   top-level folder (``src/``: the component the run script runs; a script in ``scripts/``
+   importing ``utils`` does not reach ``tools/utils.py``, and may mean the package of that name);
+   never a name of the standard library.
 
 A literal relative path counts from the project root (scripts are run from there). Folders outside
 the project are not followed.
@@ -230,7 +232,7 @@ def script_folder_bindings(project, module) -> None:
             if name.split(".", 1)[0] in _STDLIB:
                 continue
             chosen = next((f for f in back if _holds(project, f, name, imported)), None)
-            if chosen is None and imported is not None and "." not in name:
+            if chosen is None and imported is not None:
                 chosen = _only_folder_defining(project, module.path, name, imported)
         if chosen is None:
             continue
@@ -242,25 +244,41 @@ def script_folder_bindings(project, module) -> None:
 def _only_folder_defining(project, importer: str, name: str, imported: str) -> Optional[str]:
     """The folder holding the one project file ``name.py`` (or package ``name/``) that defines
     ``imported``, other than ``importer`` itself; None when no file or several do (module
-    docstring, 5.)."""
+    docstring, 5.). A dotted ``name`` (``core.evaluate``) is a file at the end of its folders
+    (``lib/core/evaluate.py``, found from ``lib``: HRNet's ``_init_paths`` puts ``lib`` on the
+    path through a helper function)."""
     key = ("only_folder_defining", name, imported, project.listing)
     if key in project.memo:
         found = project.memo[key]
     else:
+        *packages, stem = name.split(".")
         folders = []
-        for path in project.files_named(name):
+        for path in project.files_named(stem):
             if path.endswith("__init__.py"):
                 package = os.path.dirname(path)
                 if _defines(project, path, imported) or os.path.isfile(os.path.join(package, imported + ".py")):
                     folders.append((path, os.path.dirname(package)))
             elif _defines(project, path, imported):
                 folders.append((path, os.path.dirname(path)))
+        if packages:
+            folders = [(path, _above(folder, packages)) for path, folder in folders]
+            folders = [(path, folder) for path, folder in folders if folder is not None]
         found = project.memo[key] = folders[0] if len(folders) == 1 else None
     if found is None or found[0] == os.path.abspath(importer):
         return None
     if _top_folder(project.root, found[0]) != _top_folder(project.root, importer):
         return None
     return found[1]
+
+
+def _above(folder: str, packages: List[str]) -> Optional[str]:
+    """The folder above ``folder``'s last folders when they are named ``packages`` (``lib`` for
+    ``lib/core`` and ``["core"]``), else None."""
+    for package in reversed(packages):
+        folder, last = os.path.split(folder)
+        if last != package:
+            return None
+    return folder
 
 
 def _top_folder(root: str, path: str) -> Optional[str]:

@@ -1054,7 +1054,48 @@ class Walker:
                         frame.torch_instances[name] = instance
                     else:
                         frame.torch_instances.pop(name, None)
-                ctx.values.bind_target(target, value)
+                if node_type is cst.AnnAssign and type(target) is cst.Name and _names_no_tensor(
+                        node.annotation.annotation):
+                    # ``aggregator: MetricAggregator = hydra.utils.instantiate(...).to(device)``: the
+                    # annotation says what the value is, whatever ``.to(device)`` suggests (sheeprl)
+                    ctx.values.bind_host(target.value)
+                else:
+                    ctx.values.bind_target(target, value)
+
+
+# The words of an annotation that may name a tensor, a container of tensors, a model or a batch
+# object (``Tensor``, ``Optional[torch.Tensor]``, ``Dict[str, Tensor]``, ``nn.Module``, ``Data``):
+# an annotation with one says nothing of where the value lives.
+_MAY_HOLD_TENSORS = re.compile(r"Tensor|Module|Model|Net|Parameter|Any|Dict|List|Tuple|Sequence|Mapping|Iter|"
+                               r"Union|Callable|Batch|Output|Data|Array|Type|Var|Sample|State|Buffer|Storage")
+_HOST_BUILTINS = frozenset(("int", "float", "bool", "str", "complex", "bytes"))
+
+
+def _names_no_tensor(annotation: cst.BaseExpression) -> bool:
+    """Does ``annotation`` name a Python number or string, or a class whose name cannot be a
+    tensor's, a container's or a model's (``MetricAggregator``, ``X | None``, ``Optional[X]``)?"""
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        parts = [annotation.left, annotation.right]
+    elif (isinstance(annotation, cst.Subscript) and syntax.last_identifier(annotation.value) == "Optional"
+          and len(annotation.slice) == 1 and isinstance(annotation.slice[0].slice, cst.Index)):
+        parts = [annotation.slice[0].slice.value]
+    else:
+        parts = [annotation]
+    named = False
+    for part in parts:
+        if isinstance(part, cst.Name) and part.value == "None":
+            continue
+        if not isinstance(part, (cst.Name, cst.Attribute)):
+            return False
+        name = syntax.last_identifier(part) or ""
+        dotted = syntax.dotted_name(part) or ""
+        if name in _HOST_BUILTINS and isinstance(part, cst.Name):
+            named = True
+            continue
+        if not name[:1].isupper() or _MAY_HOLD_TENSORS.search(name) or dotted.split(".", 1)[0] in ("torch", "nn"):
+            return False
+        named = True
+    return named
 
 
 def walk(module: cst.Module, ctx: Context, rules: List[Rule]) -> None:

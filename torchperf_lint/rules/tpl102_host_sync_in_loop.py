@@ -8,7 +8,7 @@ from ..analysis import value_flow
 from ..analysis.evaluation_branches import in_evaluation_branch
 from ..analysis.grad_off_helpers import runs_model_with_autograd_off
 from ..analysis.host_library_parameters import (HOST_LIBRARIES, hands_to_host_library, parameter_of_argument,
-                                                 project_function)
+                                                 project_function, reaches_host_library)
 from ..analysis.host_only import host_only_script
 from ..analysis.inference_calls import names_training
 from ..analysis.instance_methods import attribute_method, instance_method, method_parameter
@@ -799,7 +799,8 @@ class HostSyncInLoop(Rule):
             return hands_to_host_library(method, parameter) or bounds_a_slice(method, parameter)
         record_parameter = parameter_of_argument(record, position, keyword)
         # (a slice bound there, ``attn.sum(1)[:x_length]``, is a size the host needs: R3 across the call)
-        return hands_to_host_library(record, record_parameter) or bounds_a_slice(record, record_parameter)
+        return bounds_a_slice(record, record_parameter) or reaches_host_library(
+            bodies, dotted, self.ctx.function_qualname(), position, keyword)
 
     def _decides_loop_stop_at(self, path) -> bool:
         """Is the last node of ``path`` in the test of an ``if`` that leaves the innermost loop

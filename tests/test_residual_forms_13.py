@@ -1,0 +1,50 @@
+"""Forms the tuned scores of holdout23-holdout30 still got wrong (2026-11-27, the thirteenth
+session, before the first scores of holdout31-holdout34): each with its flagged and silent twins,
+whole diagnostics."""
+
+
+from torchperf_lint.engine import lint_source
+
+SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
+        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+TRUTH = SYNC.format(what="testing a tensor's truth")
+
+
+def _found(source, codes=("TPL102",), path="train.py"):
+    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
+
+
+ANNOTATED = """\
+import torch
+import hydra
+
+
+def train(cfg, loader, model, opt, device):
+    aggregator = None
+    if cfg.metric:
+        aggregator: MetricAggregator | None = hydra.utils.instantiate(cfg.metric).to(device)
+    flags: Optional[RunFlags] = hydra.utils.instantiate(cfg.flags).to(device)
+    acc: torch.Tensor = hydra.utils.instantiate(cfg.acc).to(device)
+    for x, y in loader:
+        loss = model(x.to(device)).mean()
+        loss.backward()
+        opt.step()
+        if aggregator and not aggregator.disabled:
+            aggregator.update("loss", loss.detach())
+        if flags:
+            pass
+        if acc:
+            pass
+"""
+
+
+def test_an_annotation_naming_a_class_says_the_value_is_no_tensor():
+    """sheeprl binds ``aggregator: MetricAggregator = hydra.utils.instantiate(...).to(device)`` and
+    tests ``if aggregator and not aggregator.disabled:`` every step (bound in an ``if``, after
+    ``aggregator = None``): ``.to(device)`` of what
+    ``instantiate`` made looks like a device tensor, but the annotation names a class that is none.
+    An annotation that may name a tensor (``torch.Tensor``) says nothing: still flagged."""
+    assert _found(ANNOTATED) == [("TPL102", 19, 11, TRUTH)]
+    unannotated = ANNOTATED.replace(": MetricAggregator | None", "").replace(": Optional[RunFlags]", "")
+    assert _found(unannotated) == [("TPL102", 15, 11, TRUTH), ("TPL102", 17, 11, TRUTH),
+                                   ("TPL102", 19, 11, TRUTH)]
