@@ -65,7 +65,6 @@ def test_tpl102_a_budget_and_the_last_batch_pick_a_few_steps():
     assert diagnostics(source.format(refill="", op="=="), "TPL102") == []
     assert diagnostics(source.format(refill="printed = 0", op="!="), "TPL102") == [
         (13, 16, SYNC.format(what="printing a tensor"), None, None),
-        (13, 22, SYNC.format(what="formatting a tensor"), None, None),
         (15, 18, SYNC.format(what="`.item()`"), None, None),
     ]
 

@@ -311,3 +311,54 @@ def test_a_parameter_one_call_hands_a_device_tensor_stays_unknown(tmp_path):
                      "train.py": PASSING.replace("log_stats(scores)", "log_stats(scores)\n            log_stats(out)")})
     assert findings(tmp_path, "train.py") == [
         ("TPL102", 6, 17, SYNC.format(what="`.item()`") + " (called every step from train.py:16)", None)]
+
+
+# ECAPA-TDNN (holdout30) and the classic ImageNet example: ``accuracy(output, target, topk)``
+# appends one tensor per k to a list and returns it.
+TOPK_ACCURACY = """
+    import torch
+
+
+    def accuracy(output, target, topk=(1,)):
+        maxk = max(topk)
+        batch_size = target.size(0)
+        _, pred = output.topk(maxk, 1, True, True)
+        pred = pred.t()
+        correct = pred.eq(target.view(1, -1).expand_as(pred))
+        res = []
+        for k in topk:
+            correct_k = correct[:k].reshape(-1).float().sum(0, keepdim=True)
+            res.append(correct_k.mul_(100.0 / batch_size))
+        return res
+    """
+
+TOPK_TRAIN = """
+    import torch
+    from tools import accuracy
+
+
+    def train(model, loader, optimizer):
+        top1 = 0
+        for x, y in loader:
+            out = model(x.cuda())
+            loss = out.mean()
+            loss.backward()
+            optimizer.step()
+            prec = accuracy(out, y.cuda())[0]
+            top1 += prec
+            print("ACC: %2.2f%%" % (top1 / 3))
+            acc1, = accuracy(out.cpu(), y)
+            print("ACC: %2.2f%%" % acc1)
+    """
+
+
+def test_a_list_of_tensors_a_function_appends_and_returns_holds_them_where_its_arguments_are(tmp_path):
+    """``accuracy(out, y.cuda())[0]`` is a device tensor: ``output.topk(...)`` is a method only a
+    tensor has, made where the argument lives, and every item appended to ``res`` is made from it.
+    Printing the running sum syncs every step (once a line: the ``%`` in ``print`` is the printing);
+    the items of ``accuracy(out.cpu(), y)`` are on the host (the copy is the sync; printing is silent)."""
+    write(tmp_path, {"setup.py": "", "tools.py": TOPK_ACCURACY, "train.py": TOPK_TRAIN})
+    assert findings(tmp_path, "train.py") == [
+        ("TPL102", 14, 8, SYNC.format(what="printing a tensor"), None),
+        ("TPL102", 15, 25, CPU, None),
+    ]

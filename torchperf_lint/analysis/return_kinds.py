@@ -75,6 +75,11 @@ _OUTPUT_FIELDS = frozenset("logits loss last_hidden_state pooler_output start_lo
 # Methods whose result is not the receiver's kind (an object, a hook handle...).
 _OTHER_METHODS = frozenset("backward register_hook storage untyped_storage values items keys".split())
 _TENSOR_KINDS = TENSORS | {ARGS}
+# Methods only a tensor has (not a numpy array, a list or a Python number): what one of them returns
+# from a parameter is a tensor made where the argument lives (``output.topk(maxk, 1, True, True)``).
+_TENSOR_ONLY_METHODS = frozenset(
+    "topk eq ne gt lt ge le expand_as view_as float half bfloat16 long int bool mul_ add_ sub_ div_ "
+    "unsqueeze detach contiguous masked_fill softmax log_softmax sigmoid argsort kthvalue".split())
 # The patterns of ``match`` that bind names (not followed: unsure).
 # What every per-step call hands a parameter -> the kind it has in the callee.
 _PASSED_KINDS = ((frozenset((PYTHON,)), PYTHON), (frozenset((PYTHON, NUMPY)), NUMPY),
@@ -543,9 +548,19 @@ class _Evaluation:
         for node in self.returns:
             if node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None):
                 shapes.append(_NONE)
+            elif isinstance(node.value, ast.Name) and self._appended_tensors(node.value.id):
+                # ``res = []``, ``res.append(correct_k.mul_(100.0 / batch_size))``, ``return res``:
+                # the classic ``accuracy(output, target, topk)``; what the caller reads from the
+                # list (``accuracy(...)[0]``, ``acc1, acc5 = accuracy(...)``) is one of its tensors
+                shapes.append(self._appended_items(node.value.id))
             else:
                 shapes.append(self.expr(node.value, 0))
         return self._public(_merge(shapes))
+
+    def _appended_tensors(self, name: str) -> bool:
+        """Is ``name`` a list the function starts empty and only appends tensors to?"""
+        items = self._appended_items(name)
+        return isinstance(items, str) and items in _TENSOR_KINDS
 
     @staticmethod
     def _public(shape: Shape) -> Shape:
@@ -828,6 +843,8 @@ class _Evaluation:
             return DEVICE
         if owner not in _TENSOR_KINDS and owner not in (NUMPY, _PARAMETER):
             return None
+        if owner == _PARAMETER and name in _TENSOR_ONLY_METHODS:
+            return ARGS  # ``output.topk(maxk, 1)``: only a tensor has it, made where the argument is
         if name == "to":
             where = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "device"), None)
             if isinstance(where, ast.Constant) and isinstance(where.value, str):

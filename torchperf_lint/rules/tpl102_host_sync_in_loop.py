@@ -214,6 +214,8 @@ class HostSyncInLoop(Rule):
         """``"%g" % t``, ``"%d/%d" % (a, b)``: %-formatting reads the tensors' values."""
         if not (isinstance(node.operator, cst.Modulo) and is_string_literal(node.left)):
             return
+        if _is_print_argument(self.ctx):
+            return  # ``print("%.2f" % t)``: reported once, as printing (as an f-string there is)
         if _holds_device_tensor(node.right, self.ctx) and self._in_step() and not in_nonfinite_branch(self.ctx.stack):
             self._report_unless_host_needed(node, "formatting a tensor")
 
