@@ -48,3 +48,30 @@ def test_an_annotation_naming_a_class_says_the_value_is_no_tensor():
     unannotated = ANNOTATED.replace(": MetricAggregator | None", "").replace(": Optional[RunFlags]", "")
     assert _found(unannotated) == [("TPL102", 15, 11, TRUTH), ("TPL102", 17, 11, TRUTH),
                                    ("TPL102", 19, 11, TRUTH)]
+
+
+PRINTED_ON_ITS_OWN_LINE = """\
+import torch
+
+
+def main(model, loader, optimizer, device):
+    for step, batch in enumerate(loader):
+        loss = model(batch.to(device)).mean()
+        print(
+            f"Step: {step}, loss = {loss}"
+        )
+        print("step", step,
+              loss)
+        print(f"Step: {step}, loss = {loss}")
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_a_printed_tensor_on_a_line_of_its_own_is_reported_there():
+    """DeepSpeed-Chat prints ``print(\\n f"... loss = {loss}"\\n)`` (black's layout of a long call):
+    the sync is the line that formats the tensor, where a reader and a ``# noqa`` look. On the
+    ``print`` line when the argument starts there."""
+    printing = SYNC.format(what="printing a tensor")
+    assert _found(PRINTED_ON_ITS_OWN_LINE) == [("TPL102", 8, 12, printing), ("TPL102", 11, 14, printing),
+                                               ("TPL102", 12, 8, printing)]

@@ -196,7 +196,7 @@ class HostSyncInLoop(Rule):
             elif name == "print" and any(_shows_tensor(a.value, ctx) for a in args):
                 if not (self._rereads_test([read for a in args for read in _shown_tensors(a.value, ctx)])
                         or in_nonfinite_branch(ctx.stack)):
-                    self.report(node, self.message.format(what="printing a tensor"))
+                    self.report(_printed_at(node, args, ctx), self.message.format(what="printing a tensor"))
             elif name in ("max", "min") and any(_holds_device_tensor(a.value, ctx) for a in args):
                 # Python compares the tensors with ``bool(a > b)``: one sync per comparison.
                 self._report_unless_host_needed(node, f"builtin `{name}()` of tensors")
@@ -1182,6 +1182,20 @@ def _holds_device_tensor(expr: cst.BaseExpression, ctx) -> bool:
     if isinstance(expr, (cst.Tuple, cst.List)):
         return any(ctx.is_device_tensor(e.value) for e in expr.elements)
     return ctx.is_device_tensor(expr)
+
+
+def _printed_at(call: cst.Call, args, ctx) -> cst.CSTNode:
+    """Where ``print(...)`` of a tensor is reported: the call, or the first argument that shows a
+    tensor when that argument starts on a line of its own (``print(\n    f"... loss = {loss}"\n)``,
+    as black writes a long one: the line that formats the tensor, where a reader and a ``# noqa``
+    look)."""
+    before = call.whitespace_before_args
+    for arg in args:
+        if _shows_tensor(arg.value, ctx):
+            return arg.value if isinstance(before, cst.ParenthesizedWhitespace) else call
+        comma = arg.comma
+        before = comma.whitespace_after if isinstance(comma, cst.Comma) else None
+    return call
 
 
 def _is_print_argument(ctx) -> bool:
