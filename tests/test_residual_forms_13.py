@@ -75,3 +75,52 @@ def test_a_printed_tensor_on_a_line_of_its_own_is_reported_there():
     printing = SYNC.format(what="printing a tensor")
     assert _found(PRINTED_ON_ITS_OWN_LINE) == [("TPL102", 8, 12, printing), ("TPL102", 11, 14, printing),
                                                ("TPL102", 12, 8, printing)]
+
+
+BUFFERS = """\
+import torch
+from torch import nn
+
+
+class LitEma(nn.Module):
+    def __init__(self, model, decay=0.9999, use_num_upates=True):
+        super().__init__()
+        self.decay = decay
+        self.register_buffer("num_updates", torch.tensor(0, dtype=torch.int) if use_num_upates
+                             else torch.tensor(-1, dtype=torch.int))
+        self.register_buffer("mask", None)
+        self.steps = 0
+
+    def forward(self, model):
+        decay = self.decay
+        if self.num_updates >= 0:
+            self.num_updates += 1
+            decay = min(self.decay, (1 + self.num_updates) / (10 + self.num_updates))
+        if self.mask:
+            pass
+        self.steps += 1
+        if self.steps > 10:
+            pass
+        return decay
+
+
+def train(model, loader, opt):
+    ema = LitEma(model)
+    for x in loader:
+        loss = model(x.cuda()).mean()
+        loss.backward()
+        opt.step()
+        ema(model)
+"""
+
+
+def test_a_registered_buffer_moves_with_its_module():
+    """ControlNet's ``LitEma`` registers ``num_updates`` as a buffer (``torch.tensor(0)``), moved to
+    the device with the model: ``if self.num_updates >= 0:`` and the builtin ``min`` over it sync
+    every step, also after ``self.num_updates += 1``. A buffer registered as ``None`` and a plain
+    counter attribute are no tensors."""
+    chain = " (called every step from train.py:33)"
+    assert _found(BUFFERS) == [
+        ("TPL102", 16, 11, TRUTH + chain),
+        ("TPL102", 18, 20, SYNC.format(what="builtin `min()` of tensors") + chain),
+    ]

@@ -309,7 +309,10 @@ class ValueFlow:
         name = node.target.value if isinstance(node.target, cst.Name) else _self_attribute(node.target)
         if name is not None:
             before = self.ctx.frame.values.get(name)
-            self._add(name, "aug", (node.value, before))
+            # (an attribute not bound before in the function: what it holds is asked of the
+            # attribute itself, ``self.num_updates += 1`` of a registered buffer)
+            held = node.target if before is None and not isinstance(node.target, cst.Name) else None
+            self._add(name, "aug", (node.value, before, held))
 
     def hint_tensor(self, name: str) -> None:
         """``loss.backward()``: ``loss`` is a tensor, wherever it came from."""
@@ -431,10 +434,14 @@ class ValueFlow:
             before = self._binding_kind(extra, frame, depth) if extra is not None else UNKNOWN
             return before if before in TENSORS else DEVICE
         if source == "aug":
-            value, before = extra
+            value, before, attribute = extra
             kinds = [self._kind(value, env, depth)]
             if before is not None:
                 kinds.append(self._binding_kind(before, frame, depth))
+            elif attribute is not None:
+                held = self._kind(attribute, env, depth + 1)
+                if held != UNKNOWN:
+                    kinds.append(held)
             return combine(kinds)
         expr, path = extra
         if source == "expr":
