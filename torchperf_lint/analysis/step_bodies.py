@@ -245,6 +245,15 @@ class StepBodies:
                 again = module.bindings[rest[0]] + ("." + ".".join(rest[1:]) if len(rest) > 1 else "")
                 if again != dotted:
                     return self.symbol(again, depth + 1, load)
+            if module.star_imports and rest[0] not in module.functions.get("<module>", {}).get("locals", {}):
+                # a re-export through a star import: ``from .meters import *`` in dassl/utils/__init__.py,
+                # then ``from dassl.utils import MetricMeter`` (the last star-imported module that
+                # defines the name, as Python binds it)
+                for star in module.star_imports:
+                    if star.split(".", 1)[0] == dotted.split(".", 1)[0]:  # a module of the project
+                        found = self.symbol(f"{star}.{'.'.join(rest)}", depth + 1, load)
+                        if found is not None:
+                            return found
             locals_ = module.functions.get("<module>", {}).get("locals", {})
             if len(rest) == 2 and rest[0] in locals_:  # ``helper = Helper()`` at module level
                 found = self._class_of(module, locals_[rest[0]])
