@@ -124,3 +124,42 @@ def test_a_registered_buffer_moves_with_its_module():
         ("TPL102", 16, 11, TRUTH + chain),
         ("TPL102", 18, 20, SYNC.format(what="builtin `min()` of tensors") + chain),
     ]
+
+
+LEGACY_SIZES = """\
+import torch
+
+
+class Beam(object):
+    def __init__(self, size, values, device):
+        self.scores = torch.FloatTensor(size).zero_().to(device)
+        self.next_ys = [torch.LongTensor(size).fill_(0).to(device)]
+        self.data = torch.FloatTensor(values).to(device)
+
+
+def to_one_hot(tensor, n):
+    one_hot = torch.FloatTensor(tensor.size() + (n,)).zero_()
+    if tensor.is_cuda:
+        one_hot = one_hot.cuda()
+    return one_hot
+
+
+def rebound(size, device):
+    size = [size, 2.0]
+    return torch.FloatTensor(size).to(device)
+"""
+
+
+def test_a_legacy_constructor_given_a_size_parameter_or_a_grown_size():
+    """UniXcoder's ``Beam(size, ...)`` builds ``torch.FloatTensor(size).zero_().to(device)``: a
+    parameter named as a size is a size (the constructor makes an uninitialised tensor of that
+    many elements on the CPU); wavenet_vocoder's ``torch.FloatTensor(tensor.size() + (n,))`` is a
+    size grown by a dimension. A parameter named otherwise (``values``: data), or a size name bound
+    again to a list, stays unknown: silent."""
+    legacy = ("tensor is created on the CPU by the legacy constructor `torch.{factory}(...)` and then copied to "
+              "the device; create it there with `torch.empty(..., dtype={dtype}, device=...)`")
+    assert _found(LEGACY_SIZES, codes=("TPL101",)) == [
+        ("TPL101", 6, 22, legacy.format(factory="FloatTensor", dtype="torch.float32")),
+        ("TPL101", 7, 24, legacy.format(factory="LongTensor", dtype="torch.int64")),
+        ("TPL101", 12, 14, legacy.format(factory="FloatTensor", dtype="torch.float32")),
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 import libcst as cst
@@ -146,6 +147,15 @@ class CpuThenDevice(Rule):
                     and isinstance(args[0].value, cst.SimpleString))
         return isinstance(expr, cst.Attribute) and self.ctx.qualname(expr) in _NUMBER_CONSTANTS
 
+    def _is_parameter(self, name: str) -> bool:
+        """Is ``name`` a parameter of the function around the current node, not bound again
+        before here?"""
+        function = next((n for n in reversed(self.ctx.stack) if isinstance(n, cst.FunctionDef)), None)
+        if function is None or self.ctx.values.assigned_expr(name) is not None:
+            return False
+        params = function.params
+        return any(p.name.value == name for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+
     def _legacy_form(self, factory: cst.Call):
         """"sizes" for ``torch.Tensor(n, m)`` / ``torch.FloatTensor(*shape)`` / ``torch.Tensor(x.size())``,
         "data" for ``torch.LongTensor([i])``; ``torch.Tensor(x.shape)`` is sizes only for a tensor ``x``
@@ -170,7 +180,11 @@ class CpuThenDevice(Rule):
                 # other ``.shape`` is a tuple (numpy, a gym space), which it reads as data:
                 # ``torch.Tensor(action_space.shape)`` is ``tensor([6.])``.
                 return "sizes" if self.ctx.is_tensor(value.value) else None
-            if _is_size_expression(value):
+            if _is_size_expression(value) or _grows_a_size(value):
+                return "sizes"
+            if isinstance(value, cst.Name) and _SIZE_PARAMETER.match(value.value) and self._is_parameter(value.value):
+                # ``def __init__(self, size, ...)``: ``torch.FloatTensor(size).zero_()`` (UniXcoder's
+                # beam): a parameter named as a size is one, not a list of data
                 return "sizes"
             if isinstance(value, cst.Name):
                 # ``batch_size = batch_H.size(0)`` ... ``torch.LongTensor(batch_size)``: a name bound
@@ -453,6 +467,18 @@ def _is_plain_reference(expr: cst.BaseExpression) -> bool:
     while isinstance(expr, cst.Attribute):
         expr = expr.value
     return isinstance(expr, cst.Name)
+
+
+# Parameter names that hold a size, not data: ``size``, ``n``, ``batch_size``, ``num_classes``,
+# ``n_tokens``, ``max_len``, ``seq_length``, ``dim``, ``hidden_dim``.
+_SIZE_PARAMETER = re.compile(r"^(?:size|n|k|dim|length|\w+_(?:size|dim|len|length)|(?:num|n)_\w+)$")
+
+
+def _grows_a_size(expr: cst.BaseExpression) -> bool:
+    """``tensor.size() + (n,)``: a size with dimensions added (wavenet_vocoder's ``to_one_hot``)."""
+    return (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add)
+            and (_is_size_expression(expr.left) and isinstance(expr.left, cst.Call))
+            and isinstance(expr.right, cst.Tuple))
 
 
 def _is_size_expression(expr: cst.BaseExpression) -> bool:
