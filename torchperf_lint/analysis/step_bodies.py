@@ -142,6 +142,9 @@ def _from_evaluation_branch(chain: Chain, mode: int) -> Chain:
     return chain
 
 
+_STAR_DEPTH = 2  # star re-exports followed by symbol()
+
+
 class StepBodies:
     """The step bodies of one linted file, by qualified name, with their chains."""
 
@@ -151,6 +154,7 @@ class StepBodies:
         self.bodies: Dict[str, Chain] = {}
         self._loaded: Dict[str, Module] = {module.path: module}
         self._budget = MAX_MODULES
+        self._star_expanding: Set[str] = set()  # modules whose star imports symbol() is reading
         self._reachers: List[Module] = [module]
         self._memo: Dict[tuple, object] = {}  # without a project
         # Per function of the linted file: the literal arguments of each per-step call of it, by
@@ -245,15 +249,21 @@ class StepBodies:
                 again = module.bindings[rest[0]] + ("." + ".".join(rest[1:]) if len(rest) > 1 else "")
                 if again != dotted:
                     return self.symbol(again, depth + 1, load)
-            if module.star_imports and rest[0] not in module.functions.get("<module>", {}).get("locals", {}):
+            if (module.star_imports and depth < _STAR_DEPTH and module.path not in self._star_expanding
+                    and rest[0] not in module.functions.get("<module>", {}).get("locals", {})):
                 # a re-export through a star import: ``from .meters import *`` in dassl/utils/__init__.py,
                 # then ``from dassl.utils import MetricMeter`` (the last star-imported module that
-                # defines the name, as Python binds it)
-                for star in module.star_imports:
-                    if star.split(".", 1)[0] == dotted.split(".", 1)[0]:  # a module of the project
-                        found = self.symbol(f"{star}.{'.'.join(rest)}", depth + 1, load)
-                        if found is not None:
-                            return found
+                # defines the name, as Python binds it). Two levels at most, and never through a
+                # module whose stars are being read already (packages that star-import each other).
+                self._star_expanding.add(module.path)
+                try:
+                    for star in module.star_imports:
+                        if star.split(".", 1)[0] == dotted.split(".", 1)[0]:  # a module of the project
+                            found = self.symbol(f"{star}.{'.'.join(rest)}", depth + 1, load)
+                            if found is not None:
+                                return found
+                finally:
+                    self._star_expanding.discard(module.path)
             locals_ = module.functions.get("<module>", {}).get("locals", {})
             if len(rest) == 2 and rest[0] in locals_:  # ``helper = Helper()`` at module level
                 found = self._class_of(module, locals_[rest[0]])
