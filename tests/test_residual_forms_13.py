@@ -163,3 +163,41 @@ def test_a_legacy_constructor_given_a_size_parameter_or_a_grown_size():
         ("TPL101", 7, 24, legacy.format(factory="LongTensor", dtype="torch.int64")),
         ("TPL101", 12, 14, legacy.format(factory="FloatTensor", dtype="torch.float32")),
     ]
+
+
+ABSTRACT_STEP = """\
+import torch
+from tqdm import tqdm
+
+
+class AbstractRecommender(torch.nn.Module):
+    def calc_loss(self, batch):
+        raise NotImplementedError
+
+    def parse(self, batch):
+        return batch[0], batch[1]
+
+
+class GeneralRecommender(AbstractRecommender):
+    def fit(self, train_loader, optimizer):
+        for epoch in range(10):
+            current_loss = 0.
+            for batch in tqdm(train_loader):
+                loss = self.calc_loss(batch)
+                if torch.isnan(loss):
+                    raise ValueError("Loss=Nan")
+                loss.backward()
+                optimizer.step()
+                current_loss += loss.item()
+                users, items = self.parse(batch)
+                print(users.item())
+"""
+
+
+def test_an_abstract_method_does_not_take_its_arguments_apart():
+    """daisyRec's ``loss = self.calc_loss(batch)``: the base class's ``calc_loss`` only raises
+    ``NotImplementedError`` (a subclass computes the loss on the device); it returns nothing of the
+    host batch, so the loss is no host value and its NaN test and ``.item()`` sync every step. A
+    method that returns parts of the batch it is handed (``self.parse(batch)``) still gives host
+    values: silent."""
+    assert _found(ABSTRACT_STEP) == [("TPL102", 19, 19, TRUTH), ("TPL102", 23, 32, SYNC.format(what="`.item()`"))]

@@ -461,7 +461,11 @@ class ModuleSteps:
                 or type(node) in (ast.Yield, ast.YieldFrom, ast.Await, ast.Lambda, ast.FunctionDef,
                                   ast.AsyncFunctionDef, ast.ClassDef)
                 for definition in definitions for node in walk_ast(definition.body)
-            ) and not any(isinstance(d, ast.AsyncFunctionDef) or d.decorator_list for d in definitions)
+            ) and not any(isinstance(d, ast.AsyncFunctionDef) or d.decorator_list for d in definitions) and all(
+                # a body that returns nothing (``raise NotImplementedError``, ``pass``: an abstract
+                # method a subclass overrides, daisyRec's ``calc_loss``) says nothing of the override
+                any(type(node) is ast.Return and node.value is not None for node in walk_ast(definition.body))
+                for definition in definitions)
             self._takes_apart[name] = known
         return known
 
