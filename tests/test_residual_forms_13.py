@@ -253,3 +253,41 @@ def test_a_validation_pass_every_n_epochs_runs_its_own_steps():
         ("TPL102", 23, 15, item),
         ("TPL102", 28, 39, item + " (called every step from train.py:15)"),
     ]
+
+
+DL_LOOP = """\
+import torch
+
+
+def run(engine, train_dl, metric):
+    for batch in train_dl:
+        engine.step(batch)
+        print(metric.compute().item())
+"""
+
+
+def test_a_loader_named_dl_is_a_loader():
+    """pytorch-accelerated's ``for batch in self._train_dl:`` (fastai's ``dl``/``dls`` too): a loop
+    over a loader is a step loop. A name that is not a loader's (``train_items``) makes no step loop
+    by itself: silent."""
+    assert _found(DL_LOOP) == [("TPL102", 7, 14, SYNC.format(what="`.item()`"))]
+    assert _found(DL_LOOP.replace("train_dl", "train_items")) == []
+
+
+ARITHMETIC_ALONE = """\
+import torch
+
+
+def get_r_adv(x, it=1, xi=1e-1):
+    d = torch.rand(x.shape).sub(0.5).to(x.device)
+    return d
+"""
+
+
+def test_arithmetic_with_a_number_keeps_a_factory_fresh_in_a_file_that_holds_nothing_else():
+    """CCT's ``torch.rand(x.shape).sub(0.5).to(x.device)`` was flagged only in a file that held
+    another TPL101 form: the rule keeps a tensor fresh through arithmetic with a number
+    (``.sub(0.5)``), but its ast prefilter, which decides whether a unit is read at all, did not."""
+    fresh = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.rand(...)` "
+             "to create it there (runtime_guard: device-native creation)")
+    assert _found(ARITHMETIC_ALONE, codes=("TPL101",)) == [("TPL101", 5, 8, fresh)]

@@ -101,7 +101,7 @@ class CpuThenDevice(Rule):
             if type(func) is ast.Attribute and func.attr in ("to", "cuda"):
                 receiver = func.value
                 while type(receiver) is ast.Call and type(receiver.func) is ast.Attribute and (
-                        receiver.func.attr in _KEEP_FRESH):
+                        receiver.func.attr in _KEEP_FRESH or receiver.func.attr in _ARITHMETIC_METHODS):
                     receiver = receiver.func.value  # ``alpha.expand_as(x).to(...)``
                 if (type(receiver) is ast.Name and receiver.id in fresh_names) or _may_be_fresh(func.value, factories):
                     return True
@@ -539,7 +539,9 @@ def _may_be_fresh(expr, factories) -> bool:
             if id(expr) in factories:
                 return True
             func = expr.func
-            if type(func) is ast.Attribute and (func.attr in _KEEP_FRESH or func.attr == "to"):
+            if type(func) is ast.Attribute and (func.attr in _KEEP_FRESH or func.attr in _ARITHMETIC_METHODS
+                                                or func.attr == "to"):
+                # (``torch.rand(x.shape).sub(0.5)``: the rule keeps arithmetic with a number fresh too)
                 pending.append(func.value)
             elif (type(func) is ast.Name or type(func) is ast.Attribute) and (
                     (func.id if type(func) is ast.Name else func.attr) == "Variable") and len(expr.args) == 1:
