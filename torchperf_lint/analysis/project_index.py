@@ -62,7 +62,7 @@ from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "22"
+INDEX_VERSION = "23"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -456,6 +456,8 @@ class _Summariser:
                 if kind is ast.Return and stmt.value is not None:
                     # calls whose value the function hands back as it is (step_bodies: env.step)
                     fn.setdefault("returns", []).extend(_returned_call_lines(stmt.value))
+                    if type(stmt.value) is ast.Name:
+                        fn["retdef"] = stmt.value.id  # ``return step_fn``: a nested function, perhaps
                 self._expressions(stmt, fn, scope, in_loop, step_loop)
                 self._bind_locals(stmt, fn, owner_class, scope)
                 continue
@@ -828,6 +830,25 @@ class _Summariser:
                     self.roots.append(["ignite", ["param", scope, params.index(first.id)], call.lineno])
             elif isinstance(first, ast.Attribute) and isinstance(first.value, ast.Name) and first.value.id == "self":
                 self.roots.append(["engine", ["self", first.attr, scope], call.lineno])
+            elif isinstance(first, ast.Call) and isinstance(first.func, (ast.Name, ast.Attribute)):
+                # ``Engine(get_step_fn(model, optimizer, ...))``: the function the factory returns
+                # (medical-ai; step_bodies reads the factory's ``retdef``)
+                made = dotted_name_ast(first.func)
+                if made and "." not in made:
+                    made = self._aliased_function(made) or made  # ``get_step_fn = get_step_fn_det_seg``
+                if made:
+                    ref = ["name", made, scope] if "." not in made else ["dotted", made]
+                    self.roots.append(["engine", ["made", ref], call.lineno])
+
+    def _aliased_function(self, name: str) -> Optional[str]:
+        """The one name or dotted name the function being scanned binds ``name`` to (``get_step_fn =
+        get_step_fn_det_seg``, in any branch); None when it binds it otherwise or not at all."""
+        values = set()
+        for stmt, owner in walk_statements(self._scope_bodies[-1]):
+            if owner is None and type(stmt) is ast.Assign and any(
+                    type(t) is ast.Name and t.id == name for t in stmt.targets):
+                values.add(dotted_name_ast(stmt.value) if type(stmt.value) in (ast.Name, ast.Attribute) else None)
+        return values.pop() if len(values) == 1 else None
 
     def _iteration_event(self, event) -> bool:
         """``Events.ITERATION_COMPLETED`` (bare, or called with no filter): every iteration."""

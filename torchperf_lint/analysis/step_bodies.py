@@ -453,6 +453,11 @@ class StepBodies:
                 if ref[0] == "def":
                     push((module.path, ref[1]), None, Chain((), True, True))
                     continue
+                if ref[0] == "made":
+                    made = self._made_function(module, ref[1])
+                    if made is not None:
+                        push(made, None, self._engine_chain(made))
+                    continue
                 scope_fn = module.functions.get(ref[-1] or "<module>", {})
                 target = self.resolve(module, ref, self._own_class(module, scope_fn), None)
                 if target is not None:
@@ -613,6 +618,19 @@ class StepBodies:
                 made = (constants.get(f"{INSTANCE_KEY}{position - skip}") if position >= skip else None) or \
                     constants.get(f"{INSTANCE_KEY}{parameter}")
                 yield caller_module, made
+
+    def _made_function(self, module: Module, ref: list) -> Optional[Key]:
+        """The nested function that the factory ``ref`` calls returns (``def get_step_fn(...): def
+        step_fn(engine, batch): ...; return step_fn``), or None."""
+        found = self.resolve(module, ref, None, None)
+        if found is None:
+            return None
+        (path, qual), _ = found
+        owner = self._loaded.get(path)
+        record = owner.functions.get(qual) if owner is not None else None
+        name = record.get("retdef") if record is not None else None
+        made = f"{qual}.{name}" if name else None
+        return (path, made) if made is not None and made in owner.functions else None
 
     def _engine_chain(self, function: Key) -> Chain:
         """The chain of an Ignite root: Ignite's ``Engine`` only calls the function, which trains by
