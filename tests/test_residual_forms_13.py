@@ -291,3 +291,29 @@ def test_arithmetic_with_a_number_keeps_a_factory_fresh_in_a_file_that_holds_not
     fresh = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.rand(...)` "
              "to create it there (runtime_guard: device-native creation)")
     assert _found(ARITHMETIC_ALONE, codes=("TPL101",)) == [("TPL101", 5, 8, fresh)]
+
+
+SET_MEMBERS = """\
+import torch
+
+
+class OnlineEvaluator:
+    def on_train_batch_end(self, batch, model, optimizer, report_gen):
+        for x, ids in batch:
+            loss = model(x.cuda()).mean()
+            loss.backward()
+            optimizer.step()
+            ids_head = tuple(ids.cuda().tolist())
+            if ids_head not in self.visited_ids:
+                self.visited_ids.add(ids_head)
+            tokens = set(report_gen.cuda().tolist())
+            counted = tuple(ids.cuda().tolist())
+            print(len(counted))
+"""
+
+
+def test_a_member_a_python_set_hashes_is_host_needed():
+    """InnerEye's ``ids = tuple(batch[...][0].tolist())`` then ``if ids not in self.visited_ids:
+    self.visited_ids.add(ids)``, medical-ai's ``set(report_gen.tolist())``: a Python set hashes its
+    members on the host (R31, as a dict key). A copy only counted (``len(counted)``) still syncs."""
+    assert _found(SET_MEMBERS) == [("TPL102", 14, 28, SYNC.format(what="`.tolist()`"))]

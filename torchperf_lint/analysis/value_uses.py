@@ -233,6 +233,10 @@ def derived_assignment(path):
         elif (isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call)
               and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in SIZE_BUILTINS):
             index -= 2
+        elif (isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call)
+              and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in ("tuple", "list")
+              and len(path[index - 2].args) == 1):
+            index -= 2  # ``ids = tuple(batch[0].tolist())``: the same values, as a tuple
         elif (index >= 5 and isinstance(parent, cst.Element) and isinstance(path[index - 2], (cst.List, cst.Tuple))
               and isinstance(path[index - 3], cst.Arg) and isinstance(path[index - 4], cst.Call)
               and isinstance(path[index - 4].func, cst.Name) and path[index - 4].func.value in ("min", "max")):

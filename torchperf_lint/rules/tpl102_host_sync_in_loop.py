@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ..analysis import value_flow
@@ -629,7 +631,37 @@ class HostSyncInLoop(Rule):
         """``_host_argument``, the key of a lookup in a Python dict or list, or the test of an ``if``
         that leaves a loop that runs no update."""
         return (self._host_argument(path) or self._python_lookup_key(path) or self._decides_loop_stop_at(path)
-                or self._iterated_as_lookup_keys(path) or self._numpy_index(path))
+                or self._iterated_as_lookup_keys(path) or self._numpy_index(path) or self._set_member(path))
+
+    def _set_member(self, path) -> bool:
+        """Is the last node of ``path`` (through method calls on it and ``tuple``/``list``/``str``
+        of it) a member a Python set or dict is asked about or given: ``ids in self.visited_ids``,
+        ``self.visited_ids.add(ids)``, ``set(tokens)``? The set hashes it on the host, as a dict key
+        (R31; InnerEye's visited-batch ids, medical-ai's token sets)."""
+        index = len(path) - 1
+        while index >= 2:
+            parent = path[index - 1]
+            if isinstance(parent, cst.Attribute) and parent.value is path[index] and isinstance(path[index - 2], cst.Call):
+                index -= 2  # ``x.tolist()``, ``x.cpu()``
+            elif (isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call)
+                  and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in ("tuple", "list", "str")
+                  and self.ctx.is_builtin(path[index - 2].func.value)):
+                index -= 2
+            else:
+                break
+        if index < 2:
+            return False
+        parent, node = path[index - 1], path[index]
+        if isinstance(parent, cst.Comparison) and parent.left is node and parent.comparisons and isinstance(
+                parent.comparisons[0].operator, (cst.In, cst.NotIn)):
+            return not self.ctx.is_tensor(parent.comparisons[0].comparator)
+        if isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call) and parent.keyword is None:
+            func = path[index - 2].func
+            if isinstance(func, cst.Name) and func.value in ("set", "frozenset") and self.ctx.is_builtin(func.value):
+                return True
+            return (isinstance(func, cst.Attribute) and func.attr.value == "add" and len(path[index - 2].args) == 1
+                    and last_identifier(func.value) is not None and _SET_NAME.search(last_identifier(func.value)) is not None)
+        return False
 
     def _numpy_index(self, path) -> bool:
         """Is the last node of ``path`` (through method calls on it) an index of a numpy array
@@ -1196,6 +1228,10 @@ def _printed_at(call: cst.Call, args, ctx) -> cst.CSTNode:
         comma = arg.comma
         before = comma.whitespace_after if isinstance(comma, cst.Comma) else None
     return call
+
+
+# Names of Python sets a value is added to (``self.visited_ids.add(ids)``, ``seen.add(key)``).
+_SET_NAME = re.compile(r"(?:^|_)(?:ids|seen|visited|keys|set|names|done)$|_set$|^seen_|^visited_", re.I)
 
 
 def _is_print_argument(ctx) -> bool:
