@@ -317,3 +317,29 @@ def test_a_member_a_python_set_hashes_is_host_needed():
     self.visited_ids.add(ids)``, medical-ai's ``set(report_gen.tolist())``: a Python set hashes its
     members on the host (R31, as a dict key). A copy only counted (``len(counted)``) still syncs."""
     assert _found(SET_MEMBERS) == [("TPL102", 14, 28, SYNC.format(what="`.tolist()`"))]
+
+
+NORMAL_OF_TENSORS = """\
+import torch
+
+
+def sample(h, n, device, single):
+    mean = h.mean(0, keepdim=True).expand(n, -1)
+    if single:
+        std = torch.zeros_like(mean)
+    else:
+        std = h.std(0, keepdim=True).expand(n, -1)
+    of_tensors = torch.normal(mean, std).to(h)
+    of_numbers = torch.normal(0.0, 1.0, size=(n,)).to(device)
+    of_keywords = torch.normal(mean=0.0, std=0.5 * 2, size=(n, 3)).cuda()
+    return of_tensors, of_numbers, of_keywords
+"""
+
+
+def test_normal_of_tensors_draws_where_they_are():
+    """lightning-ir's ``torch.normal(mean, std).to(h_states)`` with ``mean``/``std`` reductions of a
+    tensor: torch draws the sample on their device, no CPU tensor is made (judged false). With
+    numbers (written, or Python values) it is a CPU factory moved: flagged."""
+    random_ = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.normal(...)` to "
+               "create it there (runtime_guard: device-native creation)")
+    assert _found(NORMAL_OF_TENSORS, codes=("TPL101",)) == [("TPL101", 11, 17, random_), ("TPL101", 12, 18, random_)]

@@ -128,7 +128,29 @@ class CpuThenDevice(Rule):
                 return None
         if name in LIKE and (not data or not self.ctx.is_cpu_tensor(data[0].value)):
             return None
+        if name == "normal" and not self._normal_of_numbers(factory):
+            return None  # ``torch.normal(mean, std)`` of tensors draws where they are (lightning-ir)
         return name
+
+    def _normal_of_numbers(self, factory: cst.Call) -> bool:
+        """``torch.normal(0.0, 1.0, size=(n,))``: the mean and the std are numbers (written, or not
+        known to be tensors), so the sample is made on the CPU; with a tensor mean or std it is made
+        on that tensor's device."""
+        data = positional(factory)
+        given = [a.value for a in data[:2]] + [a.value for a in factory.args
+                                                if a.keyword is not None and a.keyword.value in ("mean", "std")]
+        return bool(given) and all(self._written_number(value) for value in given)
+
+    def _written_number(self, expr: cst.BaseExpression) -> bool:
+        """A number written in the source or known to be a Python value (``0.0``, ``-1``, ``sigma``
+        bound to a float), not merely a name of unknown kind (``mean = h.mean(0)``)."""
+        if isinstance(expr, (cst.Integer, cst.Float)):
+            return True
+        if isinstance(expr, cst.UnaryOperation):
+            return self._written_number(expr.expression)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._written_number(expr.left) and self._written_number(expr.right)
+        return self.ctx.value_kind(expr) == value_flow.PYTHON
 
     def _is_literal_data(self, expr: cst.BaseExpression) -> bool:
         """Data written in the source: a list, tuple, comprehension or number, numbers written as
