@@ -329,7 +329,7 @@ def sample(h, n, device, single):
         std = torch.zeros_like(mean)
     else:
         std = h.std(0, keepdim=True).expand(n, -1)
-    of_tensors = torch.normal(mean, std).to(h)
+    of_tensors = torch.normal(mean, std).to(device)
     of_numbers = torch.normal(0.0, 1.0, size=(n,)).to(device)
     of_keywords = torch.normal(mean=0.0, std=0.5 * 2, size=(n, 3)).cuda()
     return of_tensors, of_numbers, of_keywords
@@ -337,7 +337,7 @@ def sample(h, n, device, single):
 
 
 def test_normal_of_tensors_draws_where_they_are():
-    """lightning-ir's ``torch.normal(mean, std).to(h_states)`` with ``mean``/``std`` reductions of a
+    """lightning-ir's ``torch.normal(mean, std).to(h_states)`` (here ``.to(device)``) with ``mean``/``std`` reductions of a
     tensor: torch draws the sample on their device, no CPU tensor is made (judged false). With
     numbers (written, or Python values) it is a CPU factory moved: flagged."""
     random_ = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.normal(...)` to "
