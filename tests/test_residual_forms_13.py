@@ -343,3 +343,20 @@ def test_normal_of_tensors_draws_where_they_are():
     random_ = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.normal(...)` to "
                "create it there (runtime_guard: device-native creation)")
     assert _found(NORMAL_OF_TENSORS, codes=("TPL101",)) == [("TPL101", 11, 17, random_), ("TPL101", 12, 18, random_)]
+
+
+REPEATED = """\
+import torch
+
+
+def compute_edge_to_face_mapping(n):
+    return torch.arange(n).repeat_interleave(3).cuda()
+"""
+
+
+def test_repeat_interleave_keeps_a_factory_fresh():
+    """stable-dreamfusion's ``torch.arange(n).repeat_interleave(3).cuda()``: a sibling of
+    ``.repeat(...)``, a new host tensor moved."""
+    assert _found(REPEATED, codes=("TPL101",)) == [
+        ("TPL101", 5, 11, "tensor is created on the CPU and then copied to the device; pass `device=` to "
+                          "`torch.arange(...)` to create it there (runtime_guard: device-native creation)")]

@@ -164,3 +164,41 @@ def test_a_dotted_import_of_a_folder_a_helper_function_puts_on_the_path_reaches_
                   "other/core/evaluate.py": "def accuracy(output, target):\n    return 0\n"})
     path = twice / "lib/core/evaluate.py"
     assert lint_source(path.read_text(), str(path), codes=("TPL102",)) == []
+
+
+STAR_ON_SCRIPT_PATH = {
+    "setup.py": "",
+    "code/model/__init__.py": "",
+    "code/model/embedder.py": "import torch\nimport torch.nn as nn\n",
+    "code/model/network.py": """
+        from model.embedder import *
+
+
+        class RenderingNetwork(nn.Module):
+            def volume_rendering(self, z_vals, density):
+                dists = z_vals[:, 1:] - z_vals[:, :-1]
+                return torch.cat([dists, torch.zeros(dists.shape[0], 1).cuda()], -1) * density
+        """,
+    "code/training/train.py": """
+        import sys
+        sys.path.append("../code")
+        from model.network import RenderingNetwork
+        """,
+}
+
+
+def test_a_star_import_that_only_the_script_s_folder_resolves_binds_torch(tmp_path):
+    """volsdf's ``code/model/network.py`` gets torch only through ``from model.embedder import *``,
+    which resolves when the scripts run from ``code/``: the one project file at the end of
+    ``model/embedder.py`` is the module (script_folders, 5., for a star import), so the file imports
+    torch (R25) and its CPU factory moved with ``.cuda()`` is found. Two such files leave the star
+    unresolved: no torch, no finding (rules.md)."""
+    write(tmp_path, STAR_ON_SCRIPT_PATH)
+    path = tmp_path / "code/model/network.py"
+    found = [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL101",))]
+    assert found == [("TPL101", 7, 33, "tensor is created on the CPU and then copied to the device; pass `device=` to "
+                      "`torch.zeros(...)` to create it there (runtime_guard: device-native creation)")]
+    twice = tmp_path / "twice"
+    write(twice, {**STAR_ON_SCRIPT_PATH, "other/model/__init__.py": "", "other/model/embedder.py": "X = 1\n"})
+    path = twice / "code/model/network.py"
+    assert lint_source(path.read_text(), str(path), codes=("TPL101",)) == []

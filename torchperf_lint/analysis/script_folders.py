@@ -221,7 +221,10 @@ def script_folder_bindings(project, module) -> None:
     for local, level, name, imported in data["imports"]:
         if level or not name:
             continue
-        if not front and not back and (imported is None or "." in name):
+        if imported == "*":
+            _rebind_star(project, module, name, front, back)
+            continue
+        if not front and not back and imported is None:
             continue  # nothing but the fallback (5.) could rebind it
         if module.bindings.get(local) != (f"{name}.{imported}" if imported is not None else name):
             continue  # a later import binds the name (``try: from .configs ... except: from configs ...``)
@@ -241,7 +244,28 @@ def script_folder_bindings(project, module) -> None:
             module.bindings[local] = f"{prefix}.{name}.{imported}" if imported is not None else f"{prefix}.{name}"
 
 
-def _only_folder_defining(project, importer: str, name: str, imported: str) -> Optional[str]:
+def _rebind_star(project, module, name: str, front, back) -> None:
+    """``from model.embedder import *`` (volsdf's ``code/model/network.py``, run from ``code/``):
+    the module a star import names, found as a ``from x import y`` is (the folders of the path in
+    order, then the one project file at the end of the name's folders), so that what it binds
+    (``torch``: R25) is read from there."""
+    if name not in module.star_imports:
+        return
+    chosen = next((f for f in front if _holds(project, f, name, None)), None)
+    if chosen is None:
+        if project.path_of(name) is not None or name.split(".", 1)[0] in _STDLIB:
+            return  # the root's own resolution
+        chosen = next((f for f in back if _holds(project, f, name, None)), None)
+        if chosen is None:
+            chosen = _only_folder_defining(project, module.path, name, None)
+    if chosen is None:
+        return
+    prefix = project.module_name(os.path.join(chosen, "__init__.py"))
+    if prefix:
+        module.star_imports = tuple(f"{prefix}.{name}" if star == name else star for star in module.star_imports)
+
+
+def _only_folder_defining(project, importer: str, name: str, imported: Optional[str]) -> Optional[str]:
     """The folder holding the one project file ``name.py`` (or package ``name/``) that defines
     ``imported``, other than ``importer`` itself; None when no file or several do (module
     docstring, 5.). A dotted ``name`` (``core.evaluate``) is a file at the end of its folders
@@ -256,9 +280,10 @@ def _only_folder_defining(project, importer: str, name: str, imported: str) -> O
         for path in project.files_named(stem):
             if path.endswith("__init__.py"):
                 package = os.path.dirname(path)
-                if _defines(project, path, imported) or os.path.isfile(os.path.join(package, imported + ".py")):
+                if imported is None or _defines(project, path, imported) or os.path.isfile(
+                        os.path.join(package, imported + ".py")):
                     folders.append((path, os.path.dirname(package)))
-            elif _defines(project, path, imported):
+            elif imported is None or _defines(project, path, imported):
                 folders.append((path, os.path.dirname(path)))
         if packages:
             folders = [(path, _above(folder, packages)) for path, folder in folders]

@@ -46,8 +46,8 @@ _UNSAFE_FACTORY_KEYWORDS = frozenset(("requires_grad", "pin_memory", "out", "gen
 # Ops after which the tensor is still a fresh host tensor nobody else holds: dtype and shape changes,
 # in-place fills (the spec's list, with their obvious siblings).
 _KEEP_FRESH = frozenset(
-    "float double half bfloat16 long int short bool byte char type view reshape repeat expand unsqueeze "
-    "squeeze t flatten contiguous fill_ zero_ tril triu tril_ triu_ transpose permute expand_as view_as reshape_as "
+    "float double half bfloat16 long int short bool byte char type view reshape repeat repeat_interleave expand "
+    "unsqueeze squeeze t flatten contiguous fill_ zero_ tril triu tril_ triu_ transpose permute expand_as view_as reshape_as "
     "uniform_ normal_ random_ bernoulli_ exponential_".split()  # in-place (random) fills
 )
 # Methods that are arithmetic with one operand (``t.pow(2)`` is ``t ** 2``).
