@@ -167,11 +167,12 @@ def test_a_parameter_every_per_step_caller_hands_a_device_tensor_is_one():
     """longformer's ``TriviaQA.decode`` (holdout18), called every validation batch with the
     model's logits: the ``topk`` indices it iterates are device tensors, and each candidate's
     truth test waits for the device (R7 keeps evaluation truth tests flagged). Handed host copies
-    (``.cpu()``), the same loop reads host tensors."""
+    (``.cpu()``), the same loop reads host tensors (the batch too: Lightning moved it to the device,
+    2026-11-27, the thirteenth session)."""
     chain = " (called every step from train.py:25 via validation_step)"
     assert _found(DECODE) == [("TPL102", 18, 23, SYNC.format(what="testing a tensor's truth") + chain)]
     host = DECODE.replace("self.decode(start_logits, end_logits, batch[1])",
-                          "self.decode(start_logits.cpu(), end_logits.cpu(), batch[1])")
+                          "self.decode(start_logits.cpu(), end_logits.cpu(), batch[1].cpu())")
     assert _found(host) == []
 
 

@@ -360,3 +360,38 @@ def test_repeat_interleave_keeps_a_factory_fresh():
     assert _found(REPEATED, codes=("TPL101",)) == [
         ("TPL101", 5, 11, "tensor is created on the CPU and then copied to the device; pass `device=` to "
                           "`torch.arange(...)` to create it there (runtime_guard: device-native creation)")]
+
+
+LIGHTNING_BATCH = """\
+import torch
+import pytorch_lightning as pl
+
+
+class MOTNeuralSolver(pl.LightningModule):
+    def _compute_loss(self, outputs, batch):
+        positive_vals = batch.edge_labels.sum()
+        if positive_vals:
+            return outputs.mean() / positive_vals
+        return outputs.mean()
+
+    def training_step(self, batch, batch_idx):
+        outputs = self.model(batch)
+        loss = self._compute_loss(outputs, batch)
+        if batch["mode"] == "train":
+            print(batch["name"])
+        names = batch["names"]
+        if names or batch.get("flag") or "mask" in batch:
+            pass
+        return loss
+"""
+
+
+def test_a_lightning_step_s_batch_is_on_the_device():
+    """Lightning moves the batch to the module's device before it calls ``training_step`` (rules.md
+    "Where a value lives": a batch moved is on the device): mot_neural_solver's
+    ``positive_vals = batch.edge_labels.sum()`` in the helper the step hands the batch to is a
+    device tensor, and ``if positive_vals:`` syncs every step. The string-keyed items of a dict
+    batch (names, modes, flags) are what they were before the move: silent, as is a comparison
+    with a string."""
+    assert _found(LIGHTNING_BATCH) == [("TPL102", 8, 11, TRUTH + " (called every step from train.py:14 via "
+                                                            "training_step)")]

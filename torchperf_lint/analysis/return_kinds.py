@@ -577,6 +577,8 @@ class _Evaluation:
             return UNKNOWN  # an object, never a tensor (``self.model(x)`` is a call of its attribute)
         bindings = self.bindings.get(name)
         if not bindings:
+            if name in self.parameters and name == self.kinds.bodies.moved_batch_parameter(self.module.path, self.qual):
+                return DEVICE  # a Lightning step's batch, moved by the framework
             return _PARAMETER if name in self.parameters else UNKNOWN
         where = (getattr(read, "lineno", 0), getattr(read, "col_offset", 0))
         key = (name, where)
@@ -707,6 +709,9 @@ class _Evaluation:
         if kind is ast.Subscript:
             owner = self.expr(node.value, depth + 1)
             index = node.slice
+            if (owner == DEVICE and isinstance(index, ast.Constant) and isinstance(index.value, str)
+                    and isinstance(node.value, ast.Name) and not self.bindings.get(node.value.id)):
+                return UNKNOWN  # ``batch["names"]`` of a Lightning batch: an item of a mapping
             if isinstance(owner, tuple):
                 if (isinstance(index, ast.Constant) and isinstance(index.value, int)
                         and -len(owner) <= index.value < len(owner)):

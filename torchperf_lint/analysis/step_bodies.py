@@ -43,6 +43,9 @@ HF_TRAINER_STEPS = frozenset(("compute_loss", "training_step", "prediction_step"
 HF_EVALUATION_STEP = "prediction_step"
 HF_CALLBACK_STEPS = frozenset(("on_step_begin", "on_step_end", "on_substep_end", "on_pre_optimizer_step",
                                "on_optimizer_step"))
+# The Lightning steps that are handed a batch the framework moved (not hooks: ``on_train_batch_end``
+# is handed the outputs first).
+LIGHTNING_BATCH_STEPS = frozenset(("training_step", "validation_step", "test_step", "predict_step"))
 _STEP_METHODS = {"lightning": LIGHTNING_MODULE_STEPS, "lightning-callback": LIGHTNING_CALLBACK_STEPS,
                  "hf": HF_TRAINER_STEPS, "hf-callback": HF_CALLBACK_STEPS}
 # How far the walk goes: modules that import the linted file, and how many summaries in all.
@@ -155,6 +158,9 @@ class StepBodies:
         self._loaded: Dict[str, Module] = {module.path: module}
         self._budget = MAX_MODULES
         self._star_expanding: Set[str] = set()  # modules whose star imports symbol() is reading
+        # Lightning step methods whose ``batch`` the framework has moved to the device (rules.md
+        # "Where a value lives": a batch moved is on the device): (path, qualified name)
+        self._lightning_batch_steps: Set[Key] = set()
         self._reachers: List[Module] = [module]
         self._memo: Dict[tuple, object] = {}  # without a project
         # Per function of the linted file: the literal arguments of each per-step call of it, by
@@ -442,6 +448,8 @@ class StepBodies:
                                          or (kind == "hf" and name == HF_EVALUATION_STEP))
                             push(method, (module.path, qual), Chain((), True, True, framework_trains=True,
                                                                     grad_off=evaluates, trains=not evaluates))
+                            if kind == "lightning" and name in LIGHTNING_BATCH_STEPS:
+                                self._lightning_batch_steps.add(method)
             for kind, ref, line in module.data["roots"]:
                 if kind == "handed":
                     handed = self._handed_to_engine(module, ref)
@@ -618,6 +626,17 @@ class StepBodies:
                 made = (constants.get(f"{INSTANCE_KEY}{position - skip}") if position >= skip else None) or \
                     constants.get(f"{INSTANCE_KEY}{parameter}")
                 yield caller_module, made
+
+    def moved_batch_parameter(self, path: str, qualname: str) -> Optional[str]:
+        """The name of the batch parameter of the Lightning step method ``qualname`` of ``path``
+        (``training_step(self, batch, batch_idx)``: Lightning moves the batch to the module's
+        device before the call), or None."""
+        if (path, qualname) not in self._lightning_batch_steps:
+            return None
+        module = self._loaded.get(path)
+        record = module.functions.get(qualname) if module is not None else None
+        params = [p[0] for p in record.get("params", ())] if record is not None else []
+        return params[1] if len(params) > 1 and params[0] == "self" else None
 
     def _made_function(self, module: Module, ref: list) -> Optional[Key]:
         """The nested function that the factory ``ref`` calls returns (``def get_step_fn(...): def

@@ -209,6 +209,24 @@ class ValueFlow:
         batch taken from a loader, what the body reads from it stays on the host until it moves it."""
         self._add(name, "hostbatch", None)
 
+    def bind_moved_batch(self, name: str) -> None:
+        """A batch the framework moved to the device before the call (Lightning's step methods):
+        what the body reads from it is on the device, as from ``batch = batch.to(device)``."""
+        self._add(name, "device", None)
+
+    def _moved_batch(self, expr) -> bool:
+        """Is ``expr`` a name bound, where it is read, to a batch the framework moved
+        (``bind_moved_batch``)?"""
+        if not isinstance(expr, cst.Name):
+            return False
+        frame = self.ctx.frame
+        while frame is not None:
+            binding = frame.values.get(expr.value)
+            if binding is not None:
+                return binding.source == "device"
+            frame = frame.parent
+        return False
+
     def bind_passed(self, name: str, qualname: str) -> None:
         """A step body's parameter whose per-step callers' arguments the index could not place: what
         they are, read with what project callees return, is asked of return_kinds when a rule asks
@@ -420,6 +438,8 @@ class ValueFlow:
             return PYTHON
         if source == "hostbatch":
             return BATCH
+        if source == "device":
+            return DEVICE
         if source == "passed":
             returns = self.return_kinds()
             passed = returns.passed_kind(extra, binding.name) if returns is not None else UNKNOWN
@@ -681,6 +701,10 @@ class ValueFlow:
             return UNKNOWN
         if t is cst.Subscript:
             owner = self._kind(expr.value, env, depth + 1)
+            if owner == DEVICE and _string_key(expr) and self._moved_batch(expr.value):
+                # ``batch["names"]`` of a Lightning batch: an item of a mapping (the framework moved
+                # its tensors; strings and lists stay what they were)
+                return UNKNOWN
             if owner in TENSORS or owner in (NUMPY, PYTHON):
                 return owner
             if owner == CONTAINER and isinstance(expr.value, cst.Name):
@@ -700,6 +724,9 @@ class ValueFlow:
         if t is cst.Comparison:
             if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons):
                 return PYTHON
+            if any(isinstance(v, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+                   for v in (expr.left, *(c.comparator for c in expr.comparisons))):
+                return PYTHON  # ``batch["mode"] == "train"``: no tensor compares with a string
             kinds = [self._kind(expr.left, env, depth + 1)]
             kinds.extend(self._kind(c.comparator, env, depth + 1) for c in expr.comparisons)
             return combine(kinds)
@@ -989,6 +1016,9 @@ class ValueFlow:
             return UNPINNED_BATCH
         if owner in BATCHES:
             return owner  # ``batch.float()``, ``batch.get("x")``
+        if (owner == DEVICE and name == "get" and call.args and isinstance(call.args[0].value, cst.SimpleString)
+                and self._moved_batch(receiver)):
+            return UNKNOWN  # ``batch.get("flag")``: an item of a mapping, not a tensor's
         if owner in (CPU_TENSOR, DEVICE, NUMPY):
             return owner
         return self._model_output_kind(call, env, depth)
@@ -1080,6 +1110,12 @@ def _find_in_target(target, name: str, path=()):
             if found is not None:
                 return found
     return None
+
+
+def _string_key(subscript: cst.Subscript) -> bool:
+    """``x["name"]``: one string literal as the key."""
+    return (len(subscript.slice) == 1 and isinstance(subscript.slice[0].slice, cst.Index)
+            and isinstance(subscript.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString)))
 
 
 def _subscripts_with(body: cst.CSTNode, container: str, key: str) -> bool:

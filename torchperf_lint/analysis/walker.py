@@ -992,6 +992,9 @@ class Walker:
         if bodies is None:
             return
         qualname = self.ctx.function_qualname()
+        moved = bodies.moved_batch_parameter(bodies.module.path, qualname)
+        if moved is not None:
+            self.ctx.values.bind_moved_batch(moved)
         host = bodies.host_parameters(qualname)
         # a batch or tensor on the host (R14): what is read from it stays there
         values = bodies.host_value_parameters(qualname) - host
