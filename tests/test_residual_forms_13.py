@@ -337,8 +337,8 @@ def sample(h, n, device, single):
 
 
 def test_normal_of_tensors_draws_where_they_are():
-    """lightning-ir's ``torch.normal(mean, std).to(h_states)`` (here ``.to(device)``) with ``mean``/``std`` reductions of a
-    tensor: torch draws the sample on their device, no CPU tensor is made (judged false). With
+    """lightning-ir's ``torch.normal(mean, std).to(h_states)`` (here ``.to(device)``) with
+    ``mean``/``std`` reductions of a tensor: torch draws the sample on their device, no CPU tensor is made (judged false). With
     numbers (written, or Python values) it is a CPU factory moved: flagged."""
     random_ = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.normal(...)` to "
                "create it there (runtime_guard: device-native creation)")

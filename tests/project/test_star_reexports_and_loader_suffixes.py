@@ -97,7 +97,8 @@ def test_packages_that_star_import_each_other_are_read_a_bounded_number_of_times
         files[f"dassl/utils/{name}.py"] = "".join(f"from .{other} import *\n" for other in names if other != name)
     files["dassl/utils/__init__.py"] = "".join(f"from .{name} import *\n" for name in names) + "from .meters import *\n"
     files["dassl/engine/trainer.py"] = files["dassl/engine/trainer.py"].replace(
-        "losses.update(loss_summary)", "losses.update(loss_summary)\n                    other = Missing()\n                    other.update(loss_summary)")
+        "losses.update(loss_summary)",
+        "losses.update(loss_summary)\n                    other = Missing()\n                    other.update(loss_summary)")
     files["dassl/engine/trainer.py"] = files["dassl/engine/trainer.py"].replace(
         "from dassl.utils import MetricMeter", "from dassl.utils import MetricMeter, Missing")
     write(tmp_path, files)

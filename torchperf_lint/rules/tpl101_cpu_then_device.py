@@ -139,18 +139,8 @@ class CpuThenDevice(Rule):
         data = positional(factory)
         given = [a.value for a in data[:2]] + [a.value for a in factory.args
                                                 if a.keyword is not None and a.keyword.value in ("mean", "std")]
-        return bool(given) and all(self._written_number(value) for value in given)
-
-    def _written_number(self, expr: cst.BaseExpression) -> bool:
-        """A number written in the source or known to be a Python value (``0.0``, ``-1``, ``sigma``
-        bound to a float), not merely a name of unknown kind (``mean = h.mean(0)``)."""
-        if isinstance(expr, (cst.Integer, cst.Float)):
-            return True
-        if isinstance(expr, cst.UnaryOperation):
-            return self._written_number(expr.expression)
-        if isinstance(expr, cst.BinaryOperation):
-            return self._written_number(expr.left) and self._written_number(expr.right)
-        return self.ctx.value_kind(expr) == value_flow.PYTHON
+        # (numbers written or known Python values, not a name of unknown kind: ``mean = h.mean(0)``)
+        return bool(given) and all(self._is_number(value, unknown_names=False) for value in given)
 
     def _is_literal_data(self, expr: cst.BaseExpression) -> bool:
         """Data written in the source: a list, tuple, comprehension or number, numbers written as
@@ -290,18 +280,19 @@ class CpuThenDevice(Rule):
             return len(call.args) == 1 and call.args[0].keyword is not None and call.args[0].keyword.value == "dtype"
         return False
 
-    def _is_number(self, expr: cst.BaseExpression) -> bool:
-        """A number, or a name or attribute not known to hold a tensor (``k``, ``self.p``, ``len(x)``)."""
+    def _is_number(self, expr: cst.BaseExpression, unknown_names: bool = True) -> bool:
+        """A number, or a name or attribute not known to hold a tensor (``k``, ``self.p``, ``len(x)``);
+        without ``unknown_names``, only a number written or a value known to be a Python one."""
         if isinstance(expr, (cst.Integer, cst.Float)):
             return True
         if isinstance(expr, cst.UnaryOperation):
-            return self._is_number(expr.expression)
+            return self._is_number(expr.expression, unknown_names)
         if isinstance(expr, cst.BinaryOperation):
-            return self._is_number(expr.left) and self._is_number(expr.right)
+            return self._is_number(expr.left, unknown_names) and self._is_number(expr.right, unknown_names)
         kind = self.ctx.value_kind(expr)
         if kind == value_flow.PYTHON:
             return True
-        return isinstance(expr, (cst.Name, cst.Attribute)) and kind == value_flow.UNKNOWN
+        return unknown_names and isinstance(expr, (cst.Name, cst.Attribute)) and kind == value_flow.UNKNOWN
 
     def visit_Call(self, node: cst.Call) -> None:
         found = method_call(node)
