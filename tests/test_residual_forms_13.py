@@ -395,3 +395,38 @@ def test_a_lightning_step_s_batch_is_on_the_device():
     with a string."""
     assert _found(LIGHTNING_BATCH) == [("TPL102", 8, 11, TRUTH + " (called every step from train.py:14 via "
                                                             "training_step)")]
+
+
+EVALUATION_BESIDE_TRAINING = """\
+import numpy as np
+import torch
+from torch import nn, optim
+from tqdm import tqdm
+
+train_data = torch.utils.data.DataLoader(array, batch_size=256, shuffle=True)
+test_data = torch.utils.data.DataLoader(array, batch_size=512)
+model = CDAE(512).to(device)
+optimizer = optim.Adam(model.parameters(), lr=1e-2)
+for epoch in tqdm(range(50)):
+    model.train()
+    for iter_ in tqdm(train_data):
+        outputs = model(iter_.float())
+        loss = outputs.mean()
+        loss.backward()
+        optimizer.step()
+        kept = loss.detach().cpu()
+    scores = []
+    model.eval()
+    with torch.no_grad():
+        for iter_ in test_data:
+            scores.append(model(iter_.float()).cpu().numpy())
+    scores = np.vstack(scores)
+"""
+
+
+def test_an_evaluation_pass_beside_the_training_loop_trains_nothing():
+    """recsys's pipeline scripts evaluate in a loop of their own beside the training loop, inside the loop
+    over epochs: the epoch loop trains in its other loop, the evaluation pass trains nothing, and
+    its copies to the host are how the scores reach numpy (R8: silent). The training loop's own
+    copy still syncs."""
+    assert _found(EVALUATION_BESIDE_TRAINING) == [("TPL102", 17, 15, SYNC.format(what="`.cpu()`"))]

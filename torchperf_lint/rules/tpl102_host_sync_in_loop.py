@@ -353,7 +353,12 @@ class HostSyncInLoop(Rule):
         if qualname and names_training(qualname.rpartition(".")[2]):
             return False
         blocks = [block for block in ctx.frame.blocks if block.kind == LOOP] if ctx.frame is not None else []
-        if any(self._trains(block.node.body) or self._may_train(block.node.body) for block in blocks):
+        # (an epoch-level loop around the evaluation loop trains in its other, sibling loop: the
+        # evaluation pass itself trains nothing; recsys's ``for iter_ in test_data:`` under
+        # ``torch.no_grad()`` beside the training loop, in the loop over epochs)
+        around = [block for index, block in enumerate(blocks)
+                  if index == len(blocks) - 1 or not ctx.is_epoch_loop(block)]
+        if any(self._trains(block.node.body) or self._may_train(block.node.body) for block in around):
             return False
         if ctx.step_body() is not None:
             return ctx.trains_nothing()  # the callers' loops decide: every chain must train nothing
