@@ -362,3 +362,42 @@ def test_a_list_of_tensors_a_function_appends_and_returns_holds_them_where_its_a
         ("TPL102", 14, 8, SYNC.format(what="printing a tensor"), None),
         ("TPL102", 15, 25, CPU, None),
     ]
+
+
+# mvsnerf (holdout31): ``mse2psnr2 = lambda x: -10. * np.log(x) / np.log(10.)`` in utils.py, reached
+# through ``from utils import *``; ``psnr = mse2psnr2(img_loss.item())`` is a numpy value.
+PSNR_UTILS = """
+    import numpy as np
+    import torch
+
+    mse2psnr2 = lambda x: -10. * np.log(x) / np.log(10.)
+    to_device = lambda x: x.cuda()
+    """
+
+PSNR_TRAIN = """
+    import torch
+    from utils import *
+
+
+    def train(model, loader, optimizer):
+        for x in loader:
+            loss = model(x.cuda()).mean()
+            loss.backward()
+            optimizer.step()
+            psnr = mse2psnr2(loss.item())
+            print(psnr.item())
+            y = to_device(x)
+            if y.sum():
+                pass
+    """
+
+
+def test_a_module_level_lambda_returns_what_its_expression_makes(tmp_path):
+    """The index records ``name = lambda ...`` at module level as the function it is, and
+    return_kinds reads its expression: ``mse2psnr2(loss.item())`` is numpy (its ``.item()`` reads
+    the host), ``to_device(x)`` a device tensor (its truth test syncs)."""
+    write(tmp_path, {"setup.py": "", "utils.py": PSNR_UTILS, "train.py": PSNR_TRAIN})
+    assert findings(tmp_path, "train.py") == [
+        ("TPL102", 10, 25, SYNC.format(what="`.item()`"), None),
+        ("TPL102", 13, 11, SYNC.format(what="testing a tensor's truth"), None),
+    ]

@@ -57,12 +57,13 @@ from .inference_calls import ast_stage_test, ast_turns_grad_off, call_mode, call
 from .inner_updates import repeats_on_held_data
 from .slice_bound_parameters import slice_bound_parameters
 from .optimizer_loops import steps_each_item
+from .named_lambdas import lambda_function
 from .script_folders import script_folder_bindings, sys_path_folders
 from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "23"
+INDEX_VERSION = "24"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -425,6 +426,11 @@ class _Summariser:
             if kind is ast.ClassDef:
                 self._define_class(stmt, scope)
                 continue
+            if kind is ast.Assign and not scope and type(stmt.value) is ast.Lambda:
+                made = lambda_function(stmt)  # ``to_np = lambda x: ...``: a function of the module
+                if made is not None:
+                    self._define(made, scope, owner_class)
+                    continue
             if kind is ast.If and _leaves_for_good(stmt.body, in_loop) and not _ast_runs_update(stmt.body):
                 # ``if done: generate_example(); break``: what it calls runs once, not every step
                 self._expressions(stmt.test, fn, scope, in_loop, step_loop)

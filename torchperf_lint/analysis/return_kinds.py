@@ -37,6 +37,7 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from .argument_places import _dominating_value
+from .named_lambdas import lambda_function
 from .project_index import content_digest
 from .step_loops import is_model_name
 from .syntax import dotted_name, is_loss_function_name
@@ -390,6 +391,10 @@ def _index_definitions(statements, scope: str, index: dict) -> None:
             _index_definitions(stmt.body, qual, index)
         elif isinstance(stmt, ast.ClassDef):
             _index_definitions(stmt.body, f"{scope}.{stmt.name}" if scope else stmt.name, index)
+        elif not scope and isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Lambda):
+            made = lambda_function(stmt)  # ``mse2psnr2 = lambda x: ...``, as the index records it
+            if made is not None:
+                index.setdefault(made.name, made)
         elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
             # definitions under ``if TYPE_CHECKING:``/``try:`` are the module's own (as the index sees them)
             for field in ("body", "orelse", "finalbody", "handlers"):
