@@ -430,3 +430,46 @@ def test_an_evaluation_pass_beside_the_training_loop_trains_nothing():
     its copies to the host are how the scores reach numpy (R8: silent). The training loop's own
     copy still syncs."""
     assert _found(EVALUATION_BESIDE_TRAINING) == [("TPL102", 17, 15, SYNC.format(what="`.cpu()`"))]
+
+
+SCALES_AT_AN_INTERVAL = """\
+import torch
+
+
+class VARTrainer:
+    def __init__(self, patch_nums, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.begin_ends = []
+        cur = 0
+        for pn in patch_nums:
+            self.begin_ends.append((cur, cur + pn * pn))
+            cur += pn * pn
+
+    def train_step(self, g_it, inp, gt):
+        logits = self.model(inp.cuda())
+        loss = logits.mean()
+        loss.backward()
+        self.optimizer.step()
+        if g_it == 0 or (g_it + 1) % 500 == 0:
+            if self.is_master:
+                kw = {}
+                for si, (bg, ed) in enumerate(self.begin_ends):
+                    kw[si] = self.val_loss(logits[:, bg:ed], gt[:, bg:ed]).item()
+            for batch in self.val_loader:
+                print(self.model(batch.cuda()).mean().item())
+
+
+def train(patch_nums, model, optimizer, loader):
+    trainer = VARTrainer(patch_nums, model, optimizer)
+    for g_it, (inp, gt) in enumerate(loader):
+        trainer.train_step(g_it, inp, gt)
+"""
+
+
+def test_a_loop_over_a_list_attribute_under_an_interval_runs_at_the_interval():
+    """VAR logs the accuracy of each scale under ``if (g_it + 1) % 500 == 0:`` with ``for si,
+    (bg, ed) in enumerate(self.begin_ends):``, a list the class only ever builds by hand: a few
+    things at each interval, not a loop of its own steps (silent). A validation pass over a loader
+    there runs its own steps: flagged."""
+    assert _found(SCALES_AT_AN_INTERVAL) == [("TPL102", 25, 22, SYNC.format(what="`.item()`"))]

@@ -28,6 +28,7 @@ from .budgets import spends_budget
 from .throttles import cst_throttled_branch, cst_throttles
 from .interval_gates import cst_gates_what_follows
 from .value_flow import ValueFlow
+from .python_containers import container_attributes
 
 if TYPE_CHECKING:
     from .ast_scan import UnitAst
@@ -493,6 +494,11 @@ class Context:
         if isinstance(iterable, cst.Name):
             bound = self.values.assigned_expr(iterable.value)
             return isinstance(bound, (cst.Tuple, cst.List)) or _binds_only_displays(self.frame.node, iterable.value)
+        if (isinstance(iterable, cst.Attribute) and isinstance(iterable.value, cst.Name)
+                and iterable.value.value == "self"):
+            # ``for si, (bg, ed) in enumerate(self.begin_ends):``: a list the file only ever binds
+            # to a Python list (VAR's scales), not batches
+            return iterable.attr.value in self.facts.derived("container_attributes", container_attributes)
         return isinstance(iterable, (cst.Tuple, cst.List))
 
     def _fetches_batches(self, body: cst.CSTNode) -> bool:
