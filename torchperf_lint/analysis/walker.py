@@ -481,8 +481,8 @@ class Context:
             return False
         loops = [b for b in blocks[gate + 1: index + 1] if b.kind == LOOP]
         if any(not isinstance(b.node, cst.For) or self.steps.iterates_loader(b.node.iter)
-               or self._fetches_batches(b.node.body) for b in loops):
-            return False
+               or (self._fetches_batches(b.node.body) and not self._over_a_few(b.node.iter)) for b in loops):
+            return False  # (a batch fetched for each of a few models written out: still a few times)
         return any(self._over_a_few(b.node.iter) for b in loops)
 
     def _over_a_few(self, iterable: cst.BaseExpression) -> bool:
