@@ -267,11 +267,12 @@ def run(engine, train_dl, metric):
 
 
 def test_a_loader_named_dl_is_a_loader():
-    """pytorch-accelerated's ``for batch in self._train_dl:`` (fastai's ``dl``/``dls`` too): a loop
-    over a loader is a step loop. A name that is not a loader's (``train_items``) makes no step loop
-    by itself: silent."""
+    """pytorch-accelerated's ``for batch in self._train_dl:``: a loop over a loader is a step loop.
+    A name that is not a loader's (``train_items``), or names a list of loaders (``train_dls``:
+    its loop hands out loaders, icefall's validation sets), makes no step loop by itself: silent."""
     assert _found(DL_LOOP) == [("TPL102", 7, 14, SYNC.format(what="`.item()`"))]
     assert _found(DL_LOOP.replace("train_dl", "train_items")) == []
+    assert _found(DL_LOOP.replace("train_dl", "train_dls")) == []
 
 
 ARITHMETIC_ALONE = """\

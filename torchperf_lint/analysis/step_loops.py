@@ -54,11 +54,12 @@ _MODEL_OR_METHOD_WORDS = frozenset(("eval", "train", "test"))
 OPTIMIZER_WORD = re.compile(r"optim|(^|_)opt(_|$)|scaler|^opt", re.I)
 # ``train_loader``, ``loaders``; also with the short suffix of a split or a stream (Dassl's
 # ``train_loader_x``/``train_loader_u``, ``dataloader_train``, ``loader_src``, ``train_loader_iter``);
-# ``train_dl``, ``dl`` (fastai's and pytorch-accelerated's name for a loader).
+# ``train_dl``, ``dl`` (pytorch-accelerated's name for a loader; not ``dls``, a list of loaders whose
+# iteration hands out loaders: icefall's ``zip(valid_sets, valid_dls)``).
 _LOADER_WORD = re.compile(
     r"(?:(?:loader|loaders)(?:_(?:x|u|s|l|ul|lb|ulb|train|tr|trn|val|valid|dev|eval|test|src|tgt|source|target|"
     r"labeled|unlabeled|lab|unlab|sup|unsup|id|ood|main|aux|all|full|mix|clean|noisy|real|fake|pos|neg|iter|\d))?"
-    r"|(?:^|_)dls?)$",
+    r"|(?:^|_)dl)$",
     re.I)
 _NOT_LOADER = re.compile(r"(?:down|up|pre)loaders?$", re.I)
 _WRAPPERS = frozenset(("DistributedDataParallel", "DataParallel", "FullyShardedDataParallel"))
