@@ -41,8 +41,8 @@ from .named_lambdas import lambda_function
 from .project_index import content_digest
 from .step_loops import is_model_name
 from .syntax import dotted_name, is_loss_function_name
-from .value_kinds import (CONTAINER, CPU_TENSOR, DEVICE, HOST, HOST_TENSORS, NUMPY, PYTHON, TENSORS, UNKNOWN, Shape,
-                          collapse)
+from .value_kinds import (CONTAINER, CPU_TENSOR, DEVICE, HOST, HOST_TENSORS, MOVED_BATCH, NUMPY, PYTHON, TENSORS,
+                          UNKNOWN, Shape, collapse)
 
 # A tensor made by torch ops from the function's parameters only: where the call's arguments live.
 ARGS = "like its arguments"
@@ -84,7 +84,8 @@ _TENSOR_ONLY_METHODS = frozenset(
 # The patterns of ``match`` that bind names (not followed: unsure).
 # What every per-step call hands a parameter -> the kind it has in the callee.
 _PASSED_KINDS = ((frozenset((PYTHON,)), PYTHON), (frozenset((PYTHON, NUMPY)), NUMPY),
-                 (frozenset((PYTHON, NUMPY, CPU_TENSOR)), CPU_TENSOR), (frozenset((DEVICE,)), DEVICE))
+                 (frozenset((PYTHON, NUMPY, CPU_TENSOR)), CPU_TENSOR), (frozenset((DEVICE,)), DEVICE),
+                 (frozenset((MOVED_BATCH,)), MOVED_BATCH))
 _MATCH_BINDINGS = tuple(getattr(ast, name) for name in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(ast, name))
 
 
@@ -571,7 +572,7 @@ class _Evaluation:
     def _public(shape: Shape) -> Shape:
         if isinstance(shape, tuple):
             return tuple(_Evaluation._public(s) for s in shape)
-        return UNKNOWN if shape == _PARAMETER else shape
+        return UNKNOWN if shape in (_PARAMETER, MOVED_BATCH) else shape
 
     # -- names ---------------------------------------------------------------------------------------
     def name(self, name: str, read: ast.AST) -> Shape:
@@ -583,7 +584,7 @@ class _Evaluation:
         bindings = self.bindings.get(name)
         if not bindings:
             if name in self.parameters and name == self.kinds.bodies.moved_batch_parameter(self.module.path, self.qual):
-                return DEVICE  # a Lightning step's batch, moved by the framework
+                return MOVED_BATCH  # a Lightning step's batch, moved by the framework (its fields: R35)
             return _PARAMETER if name in self.parameters else UNKNOWN
         where = (getattr(read, "lineno", 0), getattr(read, "col_offset", 0))
         key = (name, where)
@@ -714,9 +715,6 @@ class _Evaluation:
         if kind is ast.Subscript:
             owner = self.expr(node.value, depth + 1)
             index = node.slice
-            if (owner == DEVICE and isinstance(index, ast.Constant) and isinstance(index.value, str)
-                    and isinstance(node.value, ast.Name) and not self.bindings.get(node.value.id)):
-                return UNKNOWN  # ``batch["names"]`` of a Lightning batch: an item of a mapping
             if isinstance(owner, tuple):
                 if (isinstance(index, ast.Constant) and isinstance(index.value, int)
                         and -len(owner) <= index.value < len(owner)):

@@ -29,8 +29,9 @@ from .return_kinds import ReturnKinds, at_call
 from .syntax import (device_kind, has_double_splat, is_loss_function_name, keyword, last_identifier, positional,
                      string_value)
 # The kinds (value_kinds.py), named here too: the rules read them as ``value_flow.DEVICE``.
-from .value_kinds import (BATCH, BATCHES, CONTAINER, CPU_TENSOR, DEVICE, HOST, HOST_TENSORS, NUMPY,  # noqa: F401
-                          PINNED_BATCH, PYTHON, TENSORS, UNKNOWN, UNPINNED_BATCH, Shape, collapse, combine, item_shape)
+from .value_kinds import (BATCH, BATCHES, CONTAINER, CPU_TENSOR, DEVICE, HOST, HOST_TENSORS,  # noqa: F401
+                          MOVED_BATCH, NUMPY, PINNED_BATCH, PYTHON, TENSORS, UNKNOWN, UNPINNED_BATCH, Shape, collapse,
+                          combine, item_shape)
 
 # torch.X functions that do not return a tensor.
 _NON_TENSOR_TORCH = frozenset(
@@ -223,6 +224,9 @@ class ValueFlow:
         while frame is not None:
             binding = frame.values.get(expr.value)
             if binding is not None:
+                if binding.source == "passed":  # a helper handed the step's batch (return_kinds)
+                    returns = self.return_kinds()
+                    return returns is not None and returns.passed_kind(binding.extra, binding.name) == MOVED_BATCH
                 return binding.source == "device"
             frame = frame.parent
         return False
@@ -439,7 +443,7 @@ class ValueFlow:
         if source == "hostbatch":
             return BATCH
         if source == "device":
-            return DEVICE
+            return UNKNOWN  # the moved batch itself: its fields are read through _moved_batch
         if source == "passed":
             returns = self.return_kinds()
             passed = returns.passed_kind(extra, binding.name) if returns is not None else UNKNOWN
@@ -669,6 +673,9 @@ class ValueFlow:
             return self._call_kind(expr, env, depth)
         if t is cst.Attribute:
             attr = expr.attr.value
+            if (isinstance(expr.value, cst.Name) and _NOT_TENSOR_FIELD.search(attr) is None
+                    and attr not in _PYTHON_ATTRIBUTES and self._moved_batch(expr.value)):
+                return DEVICE  # ``batch.edge_labels`` of a batch the framework moved (R35)
             key = _self_attribute(expr)
             if key is not None:
                 bound = self._lookup(key, env, depth)
@@ -701,10 +708,6 @@ class ValueFlow:
             return UNKNOWN
         if t is cst.Subscript:
             owner = self._kind(expr.value, env, depth + 1)
-            if owner == DEVICE and _string_key(expr) and self._moved_batch(expr.value):
-                # ``batch["names"]`` of a Lightning batch: an item of a mapping (the framework moved
-                # its tensors; strings and lists stay what they were)
-                return UNKNOWN
             if owner in TENSORS or owner in (NUMPY, PYTHON):
                 return owner
             if owner == CONTAINER and isinstance(expr.value, cst.Name):
@@ -1016,9 +1019,6 @@ class ValueFlow:
             return UNPINNED_BATCH
         if owner in BATCHES:
             return owner  # ``batch.float()``, ``batch.get("x")``
-        if (owner == DEVICE and name == "get" and call.args and isinstance(call.args[0].value, cst.SimpleString)
-                and self._moved_batch(receiver)):
-            return UNKNOWN  # ``batch.get("flag")``: an item of a mapping, not a tensor's
         if owner in (CPU_TENSOR, DEVICE, NUMPY):
             return owner
         return self._model_output_kind(call, env, depth)
@@ -1110,12 +1110,6 @@ def _find_in_target(target, name: str, path=()):
             if found is not None:
                 return found
     return None
-
-
-def _string_key(subscript: cst.Subscript) -> bool:
-    """``x["name"]``: one string literal as the key."""
-    return (len(subscript.slice) == 1 and isinstance(subscript.slice[0].slice, cst.Index)
-            and isinstance(subscript.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString)))
 
 
 def _subscripts_with(body: cst.CSTNode, container: str, key: str) -> bool:

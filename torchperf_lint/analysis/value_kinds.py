@@ -19,6 +19,10 @@ PINNED_BATCH = "pinned batch"  # ... from a loader made with pin_memory=True
 UNPINNED_BATCH = "unpinned batch"  # ... from a loader made without it
 DEVICE = "device tensor"
 UNKNOWN = "unknown"
+# A batch object a framework moved to the device (a Lightning step's ``batch``): its fields
+# (``batch.edge_labels``) are device tensors; what its items are (a tuple of tensors and strings, a
+# dict) is not known, so the batch itself counts as UNKNOWN wherever a kind is asked.
+MOVED_BATCH = "moved batch"
 
 BATCHES = frozenset((BATCH, PINNED_BATCH, UNPINNED_BATCH))
 HOST = frozenset((NUMPY, PYTHON, CONTAINER, CPU_TENSOR)) | BATCHES
