@@ -375,9 +375,13 @@ class MOTNeuralSolver(pl.LightningModule):
             return outputs.mean() / positive_vals
         return outputs.mean()
 
+    def _train_val_step(self, batch, batch_idx, train_val):
+        outputs = self.model(batch)
+        return self._compute_loss(outputs, batch)
+
     def training_step(self, batch, batch_idx):
         outputs = self.model(batch)
-        loss = self._compute_loss(outputs, batch)
+        loss = self._train_val_step(batch, batch_idx, "train")
         if batch["mode"] == "train":
             print(batch["name"])
         images, labels = batch
@@ -398,8 +402,8 @@ def test_a_lightning_step_s_batch_is_on_the_device():
     known (a tuple or dict batch holds tensors beside strings and lists: parseq's labels,
     climate-learn's variable names), nor are its count fields: silent, as is a comparison with a
     string."""
-    assert _found(LIGHTNING_BATCH) == [("TPL102", 8, 11, TRUTH + " (called every step from train.py:14 via "
-                                                            "training_step)")]
+    assert _found(LIGHTNING_BATCH) == [("TPL102", 8, 11, TRUTH + " (called every step from train.py:18 via "
+                                                            "training_step \u2192 _train_val_step)")]
 
 
 EVALUATION_BESIDE_TRAINING = """\

@@ -186,6 +186,7 @@ class ReturnKinds:
         key = ("passed", self.bodies.module.path, self.bodies.module.digest, qualname)
         kinds = self._passed.get(key)
         if kinds is None:
+            self._passed[key] = {}  # a call cycle reads nothing of itself
             kinds = self._passed[key] = self._passed_kinds(qualname)
         return kinds.get(parameter, UNKNOWN)
 
@@ -583,8 +584,13 @@ class _Evaluation:
             return UNKNOWN  # an object, never a tensor (``self.model(x)`` is a call of its attribute)
         bindings = self.bindings.get(name)
         if not bindings:
-            if name in self.parameters and name == self.kinds.bodies.moved_batch_parameter(self.module.path, self.qual):
-                return MOVED_BATCH  # a Lightning step's batch, moved by the framework (its fields: R35)
+            if name in self.parameters and (
+                    name == self.kinds.bodies.moved_batch_parameter(self.module.path, self.qual)
+                    or (self.module is self.kinds.bodies.module
+                        and self.kinds.passed_kind(self.qual, name) == MOVED_BATCH)):
+                # a Lightning step's batch, moved by the framework (its fields: R35), also where the
+                # step's helper hands it on (``training_step`` -> ``_train_val_step`` -> ``_compute_loss``)
+                return MOVED_BATCH
             return _PARAMETER if name in self.parameters else UNKNOWN
         where = (getattr(read, "lineno", 0), getattr(read, "col_offset", 0))
         key = (name, where)
