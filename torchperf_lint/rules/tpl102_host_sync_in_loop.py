@@ -644,9 +644,14 @@ class HostSyncInLoop(Rule):
         ``self.visited_ids.add(ids)``, ``set(tokens)``? The set hashes it on the host, as a dict key
         (R31; InnerEye's visited-batch ids, medical-ai's token sets)."""
         index = len(path) - 1
+        if isinstance(path[index], cst.Call) and isinstance(path[index].func, cst.Attribute) and (
+                path[index].func.attr.value == "item"):
+            return False  # one number per element (yolov7's ``d.item() not in detected_set``): a dedupe the device can do
         while index >= 2:
             parent = path[index - 1]
             if isinstance(parent, cst.Attribute) and parent.value is path[index] and isinstance(path[index - 2], cst.Call):
+                if parent.attr.value == "item":
+                    return False
                 index -= 2  # ``x.tolist()``, ``x.cpu()``
             elif (isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call)
                   and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in ("tuple", "list", "str")
