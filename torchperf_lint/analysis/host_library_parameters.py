@@ -201,17 +201,17 @@ def hands_to_host_library(record: Optional[dict], parameter: Optional[str]) -> b
     return record is not None and parameter is not None and parameter in record.get("hostp", ())
 
 
-def project_function(bodies, dotted: str, scope: str) -> Optional[dict]:
-    """The index record of the project function that ``dotted`` (a bare or dotted name called in the
-    linted file, in the function ``scope``) names: one of the file's own functions (nested ones
-    first), or one of another module of the project, through the file's imports (read from the
-    index when not read yet). ``bodies``: the file's step_bodies.StepBodies. None when unknown."""
-    found = _project_function_in(bodies, bodies.module, dotted, scope)
-    return found[1] if found is not None else None
+def project_function(bodies, dotted: str, scope: str):
+    """(its module, its index record) of the project function that ``dotted`` (a bare or dotted
+    name called in the linted file, in the function ``scope``) names: one of the file's own
+    functions (nested ones first), or one of another module of the project, through the file's
+    imports (read from the index when not read yet). ``bodies``: the file's
+    step_bodies.StepBodies. None when unknown."""
+    return _project_function_in(bodies, bodies.module, dotted, scope)
 
 
 def _project_function_in(bodies, module, dotted: str, scope: str):
-    """(its module, its record) of the project function ``dotted`` names in ``module``."""
+    """``project_function`` for a call made in ``module``."""
     if "." not in dotted:
         while scope:
             # a bare name in a method sees the functions nested around it, not the class's methods
@@ -235,16 +235,11 @@ def _project_function_in(bodies, module, dotted: str, scope: str):
 _HANDED_ON = 2  # calls followed from a function to the functions it hands a parameter to
 
 
-def reaches_host_library(bodies, dotted: str, scope: str, position: Optional[int], keyword: Optional[str]) -> bool:
-    """Does the project function ``dotted`` names (called in the linted file, in ``scope``) hand the
-    argument at ``position`` (or ``keyword``) to a host library, itself or through the plain
-    functions it hands that parameter to, as it is (HRNet's ``accuracy(output, target)`` hands
-    ``output`` to ``get_max_preds``, which ``np.argmax``es it: the project index's ``argp``)?"""
-    found = _project_function_in(bodies, bodies.module, dotted, scope)
-    if found is None:
-        return False
-    module, record = found
-    parameter = parameter_of_argument(record, position, keyword)
+def reaches_host_library(bodies, module, record: dict, parameter: Optional[str]) -> bool:
+    """Does the project function ``record`` (of ``module``) hand ``parameter`` to a host library,
+    itself or through the plain functions it hands that parameter to, as it is (HRNet's
+    ``accuracy(output, target)`` hands ``output`` to ``get_max_preds``, which ``np.argmax``es it:
+    the project index's ``argp``), at most ``_HANDED_ON`` calls down?"""
     for _ in range(_HANDED_ON + 1):
         if parameter is None:
             return False
@@ -254,14 +249,13 @@ def reaches_host_library(bodies, dotted: str, scope: str, position: Optional[int
         if handed is None:
             return False
         index, key = handed
-        ref, scope_of_call = record["calls"][index][0], None
+        ref = record["calls"][index][0]
         if ref[0] == "name":
-            dotted, scope_of_call = ref[1], ref[2]
+            found = _project_function_in(bodies, module, ref[1], ref[2])
         elif ref[0] == "dotted":
-            dotted = ref[1]
+            found = _project_function_in(bodies, module, ref[1], "")
         else:
             return False
-        found = _project_function_in(bodies, module, dotted, scope_of_call or "")
         if found is None:
             return False
         module, record = found

@@ -823,6 +823,9 @@ numbers and leaves the CPU generator where it was, so later CPU draws change; an
 `linspace`/`logspace`, whose values computed on CUDA can differ from the CPU's in the last bits. A comment inside `.to(...)` moves to
 the `device=` argument's line.
 
+`torch.normal(mean, std)` is a CPU factory only when its mean and std are numbers: given tensors it
+draws on their device, and nothing is made on the host.
+
 `.to(x)` with `x` a tensor moves to `x`'s device (and casts to its dtype): reported when the linter
 knows `x` is a tensor (made on the device in the function, or a name the function uses as one:
 `x.unsqueeze(-1)`, `A.shape`, a `torch.Tensor` annotation), never for a name it cannot tell from a

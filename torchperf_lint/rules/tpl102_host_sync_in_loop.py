@@ -646,15 +646,18 @@ class HostSyncInLoop(Rule):
         index = len(path) - 1
         if isinstance(path[index], cst.Call) and isinstance(path[index].func, cst.Attribute) and (
                 path[index].func.attr.value == "item"):
-            return False  # one number per element (yolov7's ``d.item() not in detected_set``): a dedupe the device can do
+            # one number per element (yolov7's ``d.item() not in detected_set``): a dedupe the device can do
+            return False
         while index >= 2:
             parent = path[index - 1]
-            if isinstance(parent, cst.Attribute) and parent.value is path[index] and isinstance(path[index - 2], cst.Call):
+            if (isinstance(parent, cst.Attribute) and parent.value is path[index]
+                    and isinstance(path[index - 2], cst.Call)):
                 if parent.attr.value == "item":
                     return False
                 index -= 2  # ``x.tolist()``, ``x.cpu()``
             elif (isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call)
-                  and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in ("tuple", "list", "str")
+                  and isinstance(path[index - 2].func, cst.Name)
+                  and path[index - 2].func.value in ("tuple", "list", "str")
                   and self.ctx.is_builtin(path[index - 2].func.value)):
                 index -= 2
             else:
@@ -670,7 +673,7 @@ class HostSyncInLoop(Rule):
             if isinstance(func, cst.Name) and func.value in ("set", "frozenset") and self.ctx.is_builtin(func.value):
                 return True
             return (isinstance(func, cst.Attribute) and func.attr.value == "add" and len(path[index - 2].args) == 1
-                    and last_identifier(func.value) is not None and _SET_NAME.search(last_identifier(func.value)) is not None)
+                    and _SET_NAME.search(last_identifier(func.value) or "") is not None)
         return False
 
     def _numpy_index(self, path) -> bool:
@@ -827,7 +830,8 @@ class HostSyncInLoop(Rule):
         dotted = dotted_name(call.func)
         if bodies is None or dotted is None or arg.star:
             return False
-        record = project_function(bodies, dotted, self.ctx.function_qualname())
+        found = project_function(bodies, dotted, self.ctx.function_qualname())
+        module, record = found if found is not None else (None, None)
         method = None if record is not None else (instance_method(bodies, call.func, self.ctx.values.assigned_expr)
                                                   or attribute_method(bodies, call.func, self.ctx.function_qualname()))
         if record is None and method is None:
@@ -844,7 +848,7 @@ class HostSyncInLoop(Rule):
         record_parameter = parameter_of_argument(record, position, keyword)
         # (a slice bound there, ``attn.sum(1)[:x_length]``, is a size the host needs: R3 across the call)
         return bounds_a_slice(record, record_parameter) or reaches_host_library(
-            bodies, dotted, self.ctx.function_qualname(), position, keyword)
+            bodies, module, record, record_parameter)
 
     def _decides_loop_stop_at(self, path) -> bool:
         """Is the last node of ``path`` in the test of an ``if`` that leaves the innermost loop
