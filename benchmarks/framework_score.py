@@ -2100,7 +2100,7 @@ CORPUS = [
      "commit": "96d9c726c2e1ed61711d307da7804af0ca6af281",
      "take": ["src/mos4d", "scripts/train.py"],
      "only": "*.py", "drop": []},
-    # holdout34 (2026-11-27): entries below this line, before the closing bracket.
+    # holdout34 (2026-11-27): entries below this line, before the holdout35 marker.
     {"name": "piper", "github": "rhasspy/piper", "set": "holdout34",
      "commit": "73c04d81d5590ecc46e522de3601ce7fb29fc2be",
      "take": ["src/python/setup.py", "src/python/piper_train"], "only": "*.py", "drop": []},
@@ -2149,6 +2149,10 @@ CORPUS = [
     {"name": "Grad-TTS", "github": "huawei-noah/Speech-Backbones", "set": "holdout34",
      "commit": "7782c7a223dd25df47b4538698ee9756774e2924",
      "take": ["Grad-TTS/train.py", "Grad-TTS/train_multi_speaker.py", "Grad-TTS/data.py", "Grad-TTS/params.py", "Grad-TTS/utils.py", "Grad-TTS/model", "Grad-TTS/text"], "only": "*.py", "drop": []},
+    # holdout35 (2026-11-27): entries below this line, before the holdout36 marker.
+    # holdout36 (2026-11-27): entries below this line, before the holdout37 marker.
+    # holdout37 (2026-11-27): entries below this line, before the holdout38 marker.
+    # holdout38 (2026-11-27): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -2366,7 +2370,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 35)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 39)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
