@@ -349,9 +349,6 @@ class HostSyncInLoop(Rule):
             return False  # ``print(pred.cpu())``, ``loss.cpu().item()``: read as a metric is
         if in_evaluation_branch(ctx.stack):
             return True  # ``if stage == "val":`` in a step that training shares: never runs in training
-        qualname = ctx.function_qualname()
-        if qualname and names_training(qualname.rpartition(".")[2]):
-            return False
         blocks = [block for block in ctx.frame.blocks if block.kind == LOOP] if ctx.frame is not None else []
         # (an epoch-level loop around the evaluation loop trains in its other, sibling loop: the
         # evaluation pass itself trains nothing; recsys's ``for iter_ in test_data:`` under
@@ -359,6 +356,13 @@ class HostSyncInLoop(Rule):
         around = [block for index, block in enumerate(blocks)
                   if index == len(blocks) - 1 or not ctx.is_epoch_loop(block)]
         if any(self._trains(block.node.body) or self._may_train(block.node.body) for block in around):
+            return False
+        if any(block not in around and self._trains(block.node.body) for block in blocks):
+            # the training loop is in sight, beside this one in the epoch loop: whatever the
+            # function is called (recsys's ``train_gmf``), this pass is its evaluation
+            return True
+        qualname = ctx.function_qualname()
+        if qualname and names_training(qualname.rpartition(".")[2]):
             return False
         if ctx.step_body() is not None:
             return ctx.trains_nothing()  # the callers' loops decide: every chain must train nothing
