@@ -1,0 +1,144 @@
+"""Python ints made from tensors, and whether the host needs them (the lead's reading R38).
+
+``int(t)``, ``int(t.item())`` and ``int(1.5 * lengths.max().item() + 10)`` make a Python int, and
+a Python int taken from a tensor is a count, an index, a size, a length or an id: what the host
+hands to ``range``, to a generator's ``max_len=``, to ``torch.topk``'s ``k``, or looks a list up
+with. A float is read as a metric; an int is read to steer host code. So an int is host-needed
+(R3) when what is done with it hands it to a call or indexes with it, and nothing done with it
+shows it, logs it, keeps it in a container or adds it into a running count (R22: ``correct +=
+int((pred == y).sum())`` stays a pitfall, as ``total += loss.item()`` does).
+
+Everything here reads libcst paths (root-to-node lists) of the linted unit.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, List, Optional
+
+import libcst as cst
+
+# A call that shows, logs, keeps or adds up what it is handed: an int handed to one is read as a
+# metric (``self.log("n", n)``, ``writer.add_scalar(...)``, ``meter.update(n)``, ``ids.append(n)``).
+# Matched by the words of the callee's name (``add_scalar``: "add", "scalar"), so that ``pad`` or
+# ``padding`` is not "add".
+_SHOWING_WORDS = frozenset(("log", "print", "scalar", "scalars", "postfix", "description", "write", "info",
+                            "debug", "warn", "warning", "error", "update", "append", "extend", "insert", "add",
+                            "put", "push", "record", "track", "report", "format", "str", "repr", "dump", "save",
+                            "emit", "send", "display", "show", "plot", "dict", "metric", "metrics"))
+_SHOWING_PREFIXES = ("log", "print", "write")
+
+# Builtins an int goes through as it is (``max(1, n)``, ``min(n, total)``, ``abs(n)``).
+_CARRYING_BUILTINS = frozenset(("int", "min", "max", "abs", "round"))
+
+HOST = "host"      # a use the host needs the int for: a call's argument, an index, a slice bound
+SHOWN = "shown"    # a use that reads it as a metric: shown, logged, kept, added up, returned
+NEUTRAL = "neutral"  # a use that needs nothing by itself: a test of it
+
+
+def int_conversion(path: list, is_builtin: Callable[[str], bool]) -> Optional[int]:
+    """The index in ``path`` of the builtin ``int(...)`` call whose argument holds the last node
+    (through method calls on it, arithmetic and the carrying builtins), or of the last node itself
+    when it is that call; None when the value is not made into an int."""
+    index = len(path) - 1
+    if _is_builtin_call(path[index], "int", is_builtin):
+        return index
+    while index >= 2:
+        parent, child = path[index - 1], path[index]
+        if ((isinstance(parent, cst.Attribute) and parent.value is child)
+                or (isinstance(parent, cst.Call) and parent.func is child)):
+            index -= 1
+        elif isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+            index -= 1
+        elif isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call):
+            call = path[index - 2]
+            if _is_builtin_call(call, "int", is_builtin):
+                return index - 2
+            if any(_is_builtin_call(call, name, is_builtin) for name in _CARRYING_BUILTINS):
+                index -= 2
+                continue
+            return None
+        else:
+            return None
+    return None
+
+
+def _is_builtin_call(node, name: str, is_builtin: Callable[[str], bool]) -> bool:
+    return (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == name
+            and is_builtin(name))
+
+
+def use_of_int(path: list, is_builtin: Callable[[str], bool],
+               later_uses: Callable[[str, cst.CSTNode], Iterable[list]], depth: int = 0) -> str:
+    """HOST, SHOWN or NEUTRAL: what the code does with the int at the last node of ``path``.
+    ``later_uses(name, statement)`` gives the paths of the later loads of a name bound there."""
+    index = len(path) - 1
+    while index >= 1:
+        parent, child = path[index - 1], path[index]
+        if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+            index -= 1
+            continue
+        if isinstance(parent, cst.Comparison) or isinstance(parent, cst.ComparisonTarget):
+            # a test of it needs nothing by itself, unless the comparison is added up
+            # (``correct += (y_hat == y)``: CLAM's per-class accuracy)
+            top = index - 1
+            while top >= 1 and isinstance(path[top - 1], (cst.Comparison, cst.ComparisonTarget,
+                                                          cst.BinaryOperation, cst.UnaryOperation)):
+                top -= 1
+            if top >= 1 and isinstance(path[top - 1], cst.AugAssign) and path[top - 1].value is path[top]:
+                return SHOWN
+            return NEUTRAL
+        if isinstance(parent, cst.Arg) and index >= 2 and isinstance(path[index - 2], cst.Call):
+            call = path[index - 2]
+            if any(_is_builtin_call(call, name, is_builtin) for name in _CARRYING_BUILTINS):
+                index -= 2
+                continue
+            if _is_builtin_call(call, "len", is_builtin) or _is_builtin_call(call, "bool", is_builtin):
+                return NEUTRAL
+            return SHOWN if _shows(call) else HOST
+        if isinstance(parent, cst.Element) and index >= 2 and isinstance(path[index - 2], (cst.Tuple, cst.List)):
+            index -= 2  # ``torch.randint(0, n, (b, n))``: a size in a tuple of sizes
+            continue
+        if isinstance(parent, (cst.Index, cst.Slice)):
+            if (isinstance(parent, cst.Index) and index >= 4 and isinstance(path[index - 4], cst.AugAssign)
+                    and path[index - 4].target is path[index - 3]):
+                return SHOWN  # ``counts[n] += 1``: a running count (R22, R31)
+            return HOST  # ``names[n]``, ``t[:n]``: an index or a bound the host needs
+        if isinstance(parent, cst.Assign) and parent.value is child:
+            if depth >= 3 or len(parent.targets) != 1 or not isinstance(parent.targets[0].target, cst.Name):
+                return SHOWN  # kept in an attribute or a container, or too far to follow
+            uses = [use_of_int(p, is_builtin, later_uses, depth + 1)
+                    for p in later_uses(parent.targets[0].target.value, parent)]
+            if not uses or SHOWN in uses:
+                return SHOWN
+            return HOST if HOST in uses else NEUTRAL
+        if isinstance(parent, (cst.If, cst.While, cst.IfExp, cst.BooleanOperation, cst.Assert)):
+            return NEUTRAL
+        # added up, returned, yielded, kept in a container, formatted, or anything not read here
+        return SHOWN
+    return SHOWN
+
+
+def _shows(call: cst.Call) -> bool:
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+    if name is None:
+        return True  # a call of a computed callee: not known to need the int
+    words = name.lower().split("_")
+    return any(w in _SHOWING_WORDS or w.startswith(_SHOWING_PREFIXES) for w in words)
+
+
+def int_for_host(path: list, is_builtin: Callable[[str], bool],
+                 later_uses: Callable[[str, cst.CSTNode], Iterable[list]]) -> bool:
+    """Is the last node of ``path`` made into a Python int that the host needs (R38)?"""
+    at = int_conversion(path, is_builtin)
+    if at is None:
+        return False
+    return use_of_int(path[: at + 1], is_builtin, later_uses) == HOST
+
+
+def statement_uses(scope_body, scope: List[cst.CSTNode], name_uses) -> Callable[[str, cst.CSTNode], List[list]]:
+    """``later_uses`` for ``use_of_int``: the loads of a name after the statement that binds it, in
+    the function's body (value_uses.name_uses, the uses the bound value reaches)."""
+    def later(name: str, statement: cst.CSTNode) -> List[list]:
+        return list(name_uses(scope_body, name, scope, statement, [False], [False], target_loads=True))
+    return later
