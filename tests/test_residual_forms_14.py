@@ -49,3 +49,55 @@ def test_an_evaluation_pass_beside_a_visible_training_loop_in_a_function_named_f
         ("TPL102", 15, 19, SYNC.format(what="`.cpu()`")),
         ("TPL102", 22, 22, SYNC.format(what="`.item()`")),
     ]
+
+
+PYTHON_INTS = """\
+import torch
+
+
+def train(model, loader, opt, decoder, names, counts):
+    for x, y in loader:
+        out = model(x.cuda())
+        loss = out.mean()
+        loss.backward()
+        opt.step()
+        hyp = decoder.generate(out, max_len=int(1.3 * out.max().item() + 5))
+        k = int(out.sum().item())
+        top = torch.topk(out, k)
+        n = int(y.cuda().sum())
+        print(n)
+        m = int(out.argmax())
+        counts[m] += 1
+        c = 0
+        c += int((out > 0).sum())
+        idx = int(out.argmin().item())
+        label = names[idx]
+        z = int(out.min().item())
+        if z > 3:
+            pass
+        w = max(1, int(out.std().item()))
+        noise = torch.randint(0, 9, (w, 3))
+        self_log = int(out.var().item())
+        opt.log_dict({"n": self_log})
+        t = int(out.median().item())
+        total = t + 1
+        return_value = int(out.mean().item())
+"""
+
+
+def test_a_python_int_the_host_needs_is_silent_and_one_read_as_a_metric_stays_flagged():
+    """R38: an int made from a tensor is a count, an index, a size or an id. Handed to a call
+    (``max_len=``, ``torch.topk``'s ``k``, a size in a tuple of sizes) or indexing a list, the host
+    needs it (silent); printed, added up (``counts[m] += 1``, ``c += ...``), logged, only tested,
+    or bound and never read, it is read as a metric (flagged, as before)."""
+    int_of = SYNC.format(what="`int()` of a tensor")
+    item = SYNC.format(what="`.item()`")
+    assert _found(PYTHON_INTS) == [
+        ("TPL102", 13, 12, int_of),
+        ("TPL102", 15, 12, int_of),
+        ("TPL102", 18, 13, int_of),
+        ("TPL102", 21, 16, item),
+        ("TPL102", 26, 23, item),
+        ("TPL102", 28, 16, item),
+        ("TPL102", 30, 27, item),
+    ]
