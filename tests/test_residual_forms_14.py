@@ -101,3 +101,35 @@ def test_a_python_int_the_host_needs_is_silent_and_one_read_as_a_metric_stays_fl
         ("TPL102", 28, 16, item),
         ("TPL102", 30, 27, item),
     ]
+
+
+NONZERO_COUNTS = """\
+import torch
+
+
+def train(model, loader, opt, end_token_id):
+    for x, y in loader:
+        out = model(x.cuda())
+        loss = out.mean()
+        loss.backward()
+        opt.step()
+        finished = (out > 0).nonzero(as_tuple=False).view(-1)
+        for j in finished:
+            pass
+        (nonzeros,) = (out == end_token_id).nonzero(as_tuple=True)
+        if len(nonzeros) == 0:
+            pass
+        (kept,) = (out == 3).nonzero(as_tuple=True)
+        out[kept] = 0
+        rows = (out > 1).nonzero()
+        out[rows] = 1
+"""
+
+
+def test_nonzero_indices_iterated_or_unpacked_and_counted_are_host_needed():
+    """Beam search's ``for j in finished_hyp:`` runs once per row of the ``nonzero``, and
+    ``(nonzeros,) = ....nonzero(as_tuple=True)`` then ``len(nonzeros)`` reads the count: the host
+    needs the size (R3; joeynmt, PreSumm, alpaca_farm, LLaVA-RLHF). Indices that only index a
+    tensor on the device, unpacked or not, stay flagged."""
+    nonzero = SYNC.format(what="`.nonzero()`")
+    assert _found(NONZERO_COUNTS) == [("TPL102", 16, 18, nonzero), ("TPL102", 18, 15, nonzero)]

@@ -801,15 +801,26 @@ class HostSyncInLoop(Rule):
         stack = self.ctx.stack
         if _reads_size(stack):
             return True  # written in place: ``if (ids == tok).nonzero().shape[0] > 0:``
-        found = assigned_name(stack)
         scope = next((n for n in reversed(stack[:-1]) if isinstance(n, (cst.FunctionDef, cst.Module))), None)
-        if found is None or scope is None:
+        if scope is None:
             return False
-        name, statement, _ = found
+        found = assigned_name(stack)
+        if found is not None:
+            bound, statement = [found[0]], found[1]
+        else:
+            # ``(nonzeros,) = (seq == eos).nonzero(as_tuple=True)`` then ``len(nonzeros)``: the
+            # indices unpacked (alpaca_farm's and LLaVA-RLHF's validity masks)
+            index = climb(stack, subscripts=False, items=False)
+            statement = stack[index - 1] if index >= 1 else None
+            if not (isinstance(statement, cst.Assign) and statement.value is stack[index]
+                    and all(isinstance(t.target, (cst.Tuple, cst.List)) for t in statement.targets)):
+                return False
+            bound = [n for t in statement.targets for n in assigned_names(t.target)]
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
-        for path in name_uses(body, name, [scope], statement, [False], reaching=[False]):
-            if _reads_size(path):
-                return True
+        for name in bound:
+            for path in name_uses(body, name, [scope], statement, [False], reaching=[False]):
+                if _reads_size(path) or _iterated(path):
+                    return True
         return False
 
     def _evaluation_indices(self) -> bool:
@@ -1303,6 +1314,13 @@ def _tested_name(test: cst.BaseExpression):
             isinstance(c.comparator, (cst.Integer, cst.Float)) for c in test.comparisons):
         test = test.left
     return test.value if isinstance(test, cst.Name) else None
+
+
+def _iterated(path) -> bool:
+    """Is the last node of ``path`` what a Python ``for`` loop iterates (``for j in finished_hyp:``,
+    beam search's finished candidates)? The loop runs once per row: the host needs the count."""
+    parent = path[-2] if len(path) >= 2 else None
+    return isinstance(parent, cst.For) and parent.iter is path[-1]
 
 
 def _reads_size(path) -> bool:
