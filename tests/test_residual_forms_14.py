@@ -133,3 +133,33 @@ def test_nonzero_indices_iterated_or_unpacked_and_counted_are_host_needed():
     tensor on the device, unpacked or not, stay flagged."""
     nonzero = SYNC.format(what="`.nonzero()`")
     assert _found(NONZERO_COUNTS) == [("TPL102", 16, 18, nonzero), ("TPL102", 18, 15, nonzero)]
+
+
+PYTHON_LISTS = """\
+import torch
+
+
+def train(model, loader, opt, tokenizer, metrics):
+    for x, y in loader:
+        out = model(x.cuda())
+        loss = out.mean()
+        loss.backward()
+        opt.step()
+        tokens = tokenizer.convert_ids_to_tokens(out.argmax(-1).tolist())
+        lengths = y.cuda().sum(-1).tolist()
+        h = model.encode(out, lengths)
+        metrics["loss"] = loss.tolist()
+        per = out.mean(-1).tolist()
+        pairs = [(a, b) for a, b in zip(per, per)]
+        metrics.extend(out.tolist())
+        print(out.tolist())
+"""
+
+
+def test_a_python_list_of_ids_or_lengths_handed_to_a_call_is_host_needed():
+    """R38 for ``.tolist()``: a list read from a tensor and handed as it is to a call that neither
+    shows, logs nor keeps it (a tokenizer, a helper taking lengths) is ids or sizes the host needs
+    (silent); stored into a metrics dict, zipped, extended or printed it stays flagged."""
+    tolist = SYNC.format(what="`.tolist()`")
+    assert _found(PYTHON_LISTS) == [("TPL102", 13, 26, tolist), ("TPL102", 14, 14, tolist),
+                                    ("TPL102", 16, 23, tolist), ("TPL102", 17, 14, tolist)]

@@ -94,6 +94,10 @@ def use_of_int(path: list, is_builtin: Callable[[str], bool],
                 continue
             if _is_builtin_call(call, "len", is_builtin) or _is_builtin_call(call, "bool", is_builtin):
                 return NEUTRAL
+            if _is_builtin_call(call, "range", is_builtin):
+                return HOST
+            if isinstance(call.func, cst.Name) and is_builtin(call.func.value):
+                return SHOWN  # ``zip``, ``enumerate``, ``sorted``, ``sum``, ``str``: not followed
             return SHOWN if _shows(call) else HOST
         if isinstance(parent, cst.Element) and index >= 2 and isinstance(path[index - 2], (cst.Tuple, cst.List)):
             index -= 2  # ``torch.randint(0, n, (b, n))``: a size in a tuple of sizes
@@ -125,6 +129,20 @@ def _shows(call: cst.Call) -> bool:
         return True  # a call of a computed callee: not known to need the int
     words = name.lower().split("_")
     return any(w in _SHOWING_WORDS or w.startswith(_SHOWING_PREFIXES) for w in words)
+
+
+def list_for_host(path: list, is_builtin: Callable[[str], bool],
+                  later_uses: Callable[[str, cst.CSTNode], Iterable[list]]) -> bool:
+    """Is the last node of ``path`` a ``.tolist()`` whose Python list the host needs as R38 reads
+    an int: handed as it is to a call that neither shows, logs nor keeps it (a tokenizer's
+    ``convert_ids_to_tokens(ids.tolist())``, lengths handed to a helper, the sizes a model is
+    called with), or bound to a name only such calls read? A list of numbers read from a tensor
+    is ids, lengths or sizes there; metrics are stored, extended, logged or summed (flagged)."""
+    node = path[-1]
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "tolist"
+            and not node.args):
+        return False
+    return use_of_int(path, is_builtin, later_uses) == HOST
 
 
 def int_for_host(path: list, is_builtin: Callable[[str], bool],

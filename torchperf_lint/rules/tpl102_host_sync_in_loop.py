@@ -16,7 +16,7 @@ from ..analysis.inference_calls import names_training
 from ..analysis.instance_methods import attribute_method, instance_method, method_parameter
 from ..analysis.nonfinite_branches import in_nonfinite_branch
 from ..analysis.python_containers import container_attributes
-from ..analysis.python_ints import int_for_host, statement_uses
+from ..analysis.python_ints import int_for_host, list_for_host, statement_uses
 from ..analysis.returned_copies import callers_hand_to_host_library, returned_item
 from ..analysis.slice_bound_parameters import bounds_a_slice
 from ..analysis.stop_flags import sets_stop_flag
@@ -504,14 +504,16 @@ class HostSyncInLoop(Rule):
         return self._uses_need_host(scope, name, later + carried, {name})
 
     def _int_for_host(self, stack) -> bool:
-        """Is the value made into a Python int that the host needs: handed to a call or indexing
-        with it, and never shown, logged, kept or added up (R38: ``max_len=int(1.3 *
-        len1.max().item() + 5)``, ``k = int(n.item())`` ... ``torch.topk(x, k)``)?"""
+        """Is the value made into a Python int (or a list, ``.tolist()``) that the host needs:
+        handed to a call or indexing with it, and never shown, logged, kept or added up (R38:
+        ``max_len=int(1.3 * len1.max().item() + 5)``, ``k = int(n.item())`` ... ``torch.topk(x,
+        k)``, ``tokenizer.convert_ids_to_tokens(ids.tolist())``)?"""
         scope = next((n for n in reversed(stack[:-1]) if isinstance(n, (cst.FunctionDef, cst.Module))), None)
         if scope is None:
             return False
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
-        return int_for_host(stack, self.ctx.is_builtin, statement_uses(body, [scope], name_uses))
+        uses = statement_uses(body, [scope], name_uses)
+        return int_for_host(stack, self.ctx.is_builtin, uses) or list_for_host(stack, self.ctx.is_builtin, uses)
 
     def _nothing_around_runs_every_step(self, loop) -> bool:
         """Is ``loop`` outside any loop that runs every step and outside a step body, so that what
