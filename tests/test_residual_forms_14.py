@@ -163,3 +163,34 @@ def test_a_python_list_of_ids_or_lengths_handed_to_a_call_is_host_needed():
     tolist = SYNC.format(what="`.tolist()`")
     assert _found(PYTHON_LISTS) == [("TPL102", 13, 26, tolist), ("TPL102", 14, 14, tolist),
                                     ("TPL102", 16, 23, tolist), ("TPL102", 17, 14, tolist)]
+
+
+SIZE_KEYWORDS = """\
+import torch
+
+
+def train(model, loader, opt, attn, meter, sched):
+    for x, y in loader:
+        out = model(x.cuda())
+        lens = y.cuda().sum(-1)
+        loss = out.mean()
+        loss.backward()
+        opt.step()
+        o = attn(out, max_length_q=lens.max().item(), max_length_k=lens.max().item())
+        max_len = lens.max().item()
+        hyp = model.generate(out, max_len=max_len)
+        meter.update(loss.item(), n=lens.sum().item())
+        sched.step(loss.item())
+        w = out.mean().item()
+        z = out * w
+"""
+
+
+def test_an_item_handed_as_a_size_named_keyword_is_host_needed():
+    """R38 for ``.item()``, a number that may be a float: handed, directly or through a name, as a
+    keyword that names a size (``max_length_q=``, flash-attention's varlen lengths; ``max_len=``)
+    the host reads it as one (silent). Handed to a metric's ``update`` (also as ``n=``), to a
+    positional parameter, or used in arithmetic, it stays flagged."""
+    item = SYNC.format(what="`.item()`")
+    assert _found(SIZE_KEYWORDS) == [("TPL102", 14, 21, item), ("TPL102", 14, 36, item),
+                                     ("TPL102", 15, 19, item), ("TPL102", 16, 12, item)]

@@ -13,6 +13,7 @@ Everything here reads libcst paths (root-to-node lists) of the linted unit.
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Iterable, List, Optional
 
 import libcst as cst
@@ -29,6 +30,11 @@ _SHOWING_PREFIXES = ("log", "print", "write")
 
 # Builtins an int goes through as it is (``max(1, n)``, ``min(n, total)``, ``abs(n)``).
 _CARRYING_BUILTINS = frozenset(("int", "min", "max", "abs", "round"))
+
+# A keyword that names a size, a length or a count (``max_len=``, ``max_length_q=``, ``num_beams=``,
+# ``seq_len=``, ``k=``): what it is handed is read on the host as one.
+SIZE_KEYWORD = re.compile(r"^(?:k|n|size|length|dim|\w*_(?:size|len|length|lengths|seqlen|dim)(?:_\w)?|"
+                          r"max_\w+|min_\w+|num_\w+|n_\w+)$")
 
 HOST = "host"      # a use the host needs the int for: a call's argument, an index, a slice bound
 SHOWN = "shown"    # a use that reads it as a metric: shown, logged, kept, added up, returned
@@ -68,9 +74,13 @@ def _is_builtin_call(node, name: str, is_builtin: Callable[[str], bool]) -> bool
 
 
 def use_of_int(path: list, is_builtin: Callable[[str], bool],
-               later_uses: Callable[[str, cst.CSTNode], Iterable[list]], depth: int = 0) -> str:
+               later_uses: Callable[[str, cst.CSTNode], Iterable[list]], depth: int = 0,
+               sizes_only: bool = False) -> str:
     """HOST, SHOWN or NEUTRAL: what the code does with the int at the last node of ``path``.
-    ``later_uses(name, statement)`` gives the paths of the later loads of a name bound there."""
+    ``later_uses(name, statement)`` gives the paths of the later loads of a name bound there.
+    With ``sizes_only`` (a number that may be a float: ``t.max().item()``), a call's argument is
+    host-needed only as a keyword that names a size (``max_length_q=``, ``max_len=``); indexes
+    and slice bounds are, as for an int."""
     index = len(path) - 1
     while index >= 1:
         parent, child = path[index - 1], path[index]
@@ -98,19 +108,27 @@ def use_of_int(path: list, is_builtin: Callable[[str], bool],
                 return HOST
             if isinstance(call.func, cst.Name) and is_builtin(call.func.value):
                 return SHOWN  # ``zip``, ``enumerate``, ``sorted``, ``sum``, ``str``: not followed
-            return SHOWN if _shows(call) else HOST
+            if _shows(call):
+                return SHOWN
+            if sizes_only and not (parent.keyword is not None and SIZE_KEYWORD.match(parent.keyword.value)):
+                return SHOWN  # a number handed on as it is: a metric, a weight, a fill value...
+            return HOST
         if isinstance(parent, cst.Element) and index >= 2 and isinstance(path[index - 2], (cst.Tuple, cst.List)):
             index -= 2  # ``torch.randint(0, n, (b, n))``: a size in a tuple of sizes
             continue
-        if isinstance(parent, (cst.Index, cst.Slice)):
-            if (isinstance(parent, cst.Index) and index >= 4 and isinstance(path[index - 4], cst.AugAssign)
-                    and path[index - 4].target is path[index - 3]):
-                return SHOWN  # ``counts[n] += 1``: a running count (R22, R31)
-            return HOST  # ``names[n]``, ``t[:n]``: an index or a bound the host needs
+        if isinstance(parent, cst.Slice):
+            return HOST  # ``t[:n]``: a bound the host needs
+        if isinstance(parent, cst.Index):
+            if sizes_only or (index >= 4 and isinstance(path[index - 4], (cst.AugAssign, cst.AssignTarget))):
+                # ``counts[n] += 1``: a running count (R22, R31); ``out[i] = 0``, and any index of a
+                # number that may be a float: a device index would serve (the readings of R12/R31
+                # decide those by the container's kind)
+                return SHOWN
+            return HOST  # ``names[n]``: an int the host looks a list up with
         if isinstance(parent, cst.Assign) and parent.value is child:
             if depth >= 3 or len(parent.targets) != 1 or not isinstance(parent.targets[0].target, cst.Name):
                 return SHOWN  # kept in an attribute or a container, or too far to follow
-            uses = [use_of_int(p, is_builtin, later_uses, depth + 1)
+            uses = [use_of_int(p, is_builtin, later_uses, depth + 1, sizes_only)
                     for p in later_uses(parent.targets[0].target.value, parent)]
             if not uses or SHOWN in uses:
                 return SHOWN
@@ -143,6 +161,19 @@ def list_for_host(path: list, is_builtin: Callable[[str], bool],
             and not node.args):
         return False
     return use_of_int(path, is_builtin, later_uses) == HOST
+
+
+def item_size_for_host(path: list, is_builtin: Callable[[str], bool],
+                       later_uses: Callable[[str, cst.CSTNode], Iterable[list]]) -> bool:
+    """Is the last node of ``path`` an ``.item()`` whose number is handed, directly or through a
+    name and arithmetic, as a size-named keyword argument (``max_length_q=seq_lens.max().item()``,
+    flash-attention's varlen lengths; ``max_len = lens.max().item()`` ... ``generate(...,
+    max_len=max_len)``), or indexes or bounds a subscript, and is never shown, logged, kept or added
+    up? A size the host reads (R3, R38)."""
+    node = path[-1]
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "item"):
+        return False
+    return use_of_int(path, is_builtin, later_uses, sizes_only=True) == HOST
 
 
 def int_for_host(path: list, is_builtin: Callable[[str], bool],

@@ -16,7 +16,7 @@ from ..analysis.inference_calls import names_training
 from ..analysis.instance_methods import attribute_method, instance_method, method_parameter
 from ..analysis.nonfinite_branches import in_nonfinite_branch
 from ..analysis.python_containers import container_attributes
-from ..analysis.python_ints import int_for_host, list_for_host, statement_uses
+from ..analysis.python_ints import int_for_host, item_size_for_host, list_for_host, statement_uses
 from ..analysis.returned_copies import callers_hand_to_host_library, returned_item
 from ..analysis.slice_bound_parameters import bounds_a_slice
 from ..analysis.stop_flags import sets_stop_flag
@@ -513,7 +513,8 @@ class HostSyncInLoop(Rule):
             return False
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
         uses = statement_uses(body, [scope], name_uses)
-        return int_for_host(stack, self.ctx.is_builtin, uses) or list_for_host(stack, self.ctx.is_builtin, uses)
+        return (int_for_host(stack, self.ctx.is_builtin, uses) or list_for_host(stack, self.ctx.is_builtin, uses)
+                or item_size_for_host(stack, self.ctx.is_builtin, uses))
 
     def _nothing_around_runs_every_step(self, loop) -> bool:
         """Is ``loop`` outside any loop that runs every step and outside a step body, so that what
