@@ -315,10 +315,13 @@ def check_command(args) -> int:
     if tasks:  # (not imported when every file is in the cache: start-up, benchmarks/cli_latency.py)
         # The project index keeps its summaries next to the findings, and none with --no-cache;
         # for this run only (a host that runs the CLI in process keeps its own setting after it).
-        from ..analysis.project_index import configure_disk_cache, disk_cache_configuration
+        from ..analysis.project_index import configure_disk_cache, configure_root_memo, disk_cache_configuration
 
         previous_index_cache = disk_cache_configuration()
         configure_disk_cache(not args.no_cache, str(directory) if directory else None)
+        # One run: the index finds each folder's project root once (as flake8's plugin does), not
+        # by walking the folders up again for every linted file.
+        configure_root_memo({})
     running = run_tasks(tasks, jobs, sizes, cwd)
     try:
         for result in running:
@@ -331,6 +334,7 @@ def check_command(args) -> int:
         running.close()  # interrupted here: the workers stop now, not when the generator is collected
         if previous_index_cache is not None:
             configure_disk_cache(*previous_index_cache)
+            configure_root_memo(None)  # a host that runs the CLI in process sees later pyproject.tomls
     if cache is not None:
         cache.save()
 
