@@ -194,3 +194,54 @@ def test_an_item_handed_as_a_size_named_keyword_is_host_needed():
     item = SYNC.format(what="`.item()`")
     assert _found(SIZE_KEYWORDS) == [("TPL102", 14, 21, item), ("TPL102", 14, 36, item),
                                      ("TPL102", 15, 19, item), ("TPL102", 16, 12, item)]
+
+
+FACTORIES_THROUGH_FUNCTIONS_AND_NAMES = """\
+import torch
+
+
+def prompt_ids(input_ids):
+    eos = torch.unsqueeze(torch.Tensor([29871]).long(), dim=0).to(input_ids.device)
+    flat = torch.flatten(torch.zeros(2, 3)).cuda()
+    return eos, flat
+
+
+def total(losses):
+    tot_loss: torch.Tensor = torch.tensor(0.0)
+    for name, scaled in losses:
+        tot_loss = tot_loss.to(scaled.device) + scaled
+    return tot_loss
+
+
+def kept(losses):
+    base = torch.tensor(0.0)
+    for name, scaled in losses:
+        moved = base.to(scaled.device) + scaled
+        print(base)
+    return moved
+
+
+def summed(scaled):
+    acc = torch.zeros(3)
+    acc = acc.to(scaled.device) + acc
+    return acc
+"""
+
+
+def test_tpl101_a_factory_through_torch_functions_an_annotated_name_or_arithmetic_on_its_move():
+    """openvla's ``torch.unsqueeze(torch.Tensor([29871]).long(), dim=0).to(ids.device)`` (the function
+    spelling of a view keeps the tensor fresh), and lightning-pose's ``tot_loss: Tensor =
+    torch.tensor(0.0)`` rebound to ``tot_loss.to(scaled.device) + scaled`` (the host tensor is never
+    used again). Silent twins: a name read again on the host (``print(base)``), and a rebinding that
+    reads the name a second time (``acc.to(d) + acc``)."""
+    legacy = ("tensor is created on the CPU by the legacy constructor `torch.Tensor(...)` and then copied to "
+              "the device; create it there with `torch.tensor(..., dtype=torch.get_default_dtype(), device=...)`")
+    moved = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.{name}(...)` "
+             "to create it there (runtime_guard: device-native creation)")
+    found = [(f.code, f.line, f.col, f.message, f.fix is None)
+             for f in lint_source(FACTORIES_THROUGH_FUNCTIONS_AND_NAMES, "train.py", codes=("TPL101",))]
+    assert found == [
+        ("TPL101", 5, 26, legacy, True),
+        ("TPL101", 6, 25, moved.format(name="zeros"), True),
+        ("TPL101", 11, 29, moved.format(name="tensor"), True),
+    ]

@@ -50,6 +50,8 @@ _KEEP_FRESH = frozenset(
     "unsqueeze squeeze t flatten contiguous fill_ zero_ tril triu tril_ triu_ transpose permute expand_as view_as reshape_as "
     "uniform_ normal_ random_ bernoulli_ exponential_".split()  # in-place (random) fills
 )
+# Those of them torch also offers as functions of the tensor (``torch.unsqueeze(t, 0)``).
+_FUNCTION_FORMS = frozenset("unsqueeze squeeze reshape flatten t transpose permute tril triu".split())
 # Methods that are arithmetic with one operand (``t.pow(2)`` is ``t ** 2``).
 _ARITHMETIC_METHODS = frozenset(("pow", "mul", "add", "sub", "div", "true_divide"))
 # ``torch.autograd.Variable(t)`` without ``requires_grad=`` hands back ``t`` itself (torch >= 0.4).
@@ -96,6 +98,9 @@ class CpuThenDevice(Rule):
             if (type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name
                     and _may_be_fresh(node.value, factories)):
                 fresh_names.add(node.targets[0].id)
+            elif (type(node) is ast.AnnAssign and type(node.target) is ast.Name and node.value is not None
+                  and _may_be_fresh(node.value, factories)):
+                fresh_names.add(node.target.id)  # ``tot_loss: Tensor = torch.tensor(0.0)``
         for call in unit.calls:
             func = call.func
             if type(func) is ast.Attribute and func.attr in ("to", "cuda"):
@@ -236,6 +241,12 @@ class CpuThenDevice(Rule):
                     # ``Variable(torch.ones(1)).cuda()``: Variable has returned its tensor since torch 0.4
                     expr, direct = expr.args[0].value, False
                     continue
+                held = self._function_form_operand(expr)
+                if held is not None:
+                    # ``torch.unsqueeze(torch.Tensor([29871]).long(), dim=0)``: the function spelling
+                    # of a method that keeps the tensor fresh (openvla's predict_action)
+                    expr, direct = held, False
+                    continue
                 found = method_call(expr)
                 if found is not None and self._keeps_fresh(expr, found[1]):
                     expr, direct = found[0], False
@@ -265,6 +276,20 @@ class CpuThenDevice(Rule):
             break
         name = self._factory_name(expr)
         return (expr, name, direct) if name is not None else None
+
+    def _function_form_operand(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """The tensor operand of ``torch.unsqueeze(t, 0)``, ``torch.reshape(t, shape)``,
+        ``torch.flatten(t)``... (the ``_KEEP_FRESH`` views and casts called as torch functions), or
+        None."""
+        qual = self.ctx.qualname(call.func)
+        if not qual or not qual.startswith("torch.") or qual.count(".") != 1 or has_splat(call):
+            return None
+        if qual[6:] not in _FUNCTION_FORMS:
+            return None
+        args = positional(call)
+        if not args or call.args[0] is not args[0]:
+            return None
+        return args[0].value
 
     def _keeps_fresh(self, call: cst.Call, method: str) -> bool:
         if method in _KEEP_FRESH:
@@ -346,6 +371,20 @@ class CpuThenDevice(Rule):
                             assign.targets[0].target.value == receiver.value):
                         self._report_moved(fresh, move)
                         return
+        if isinstance(assign, cst.BinaryOperation) and isinstance(assign.operator, _ARITHMETIC):
+            # ``tot_loss = tot_loss.to(scaled.device) + scaled``: the name rebound to arithmetic on
+            # its own move, the host tensor never used again (lightning-pose's loss factory)
+            depth = 1
+            while isinstance(self.ctx.parent(depth), cst.BinaryOperation):
+                depth += 1
+            outer = self.ctx.parent(depth)
+            if (isinstance(outer, cst.Assign) and outer.value is self.ctx.parent(depth - 1)
+                    and len(outer.targets) == 1 and isinstance(outer.targets[0].target, cst.Name)
+                    and outer.targets[0].target.value == receiver.value
+                    and sum(1 for n in descendants(outer.value)
+                            if isinstance(n, cst.Name) and n.value == receiver.value) == 1):
+                self._report_moved(fresh, move)
+                return
         if not isinstance(assign, cst.Assign) or assign.value is not move:
             if self._only_load(receiver):
                 # ``k = torch.tensor([...]).view(1, 3, 1, 1)`` ... ``x * k.to(x.device)``: the move
@@ -362,6 +401,10 @@ class CpuThenDevice(Rule):
         ``mask.float().view(-1)``), or None."""
         seen = False
         while isinstance(expr, cst.Call):
+            held = self._function_form_operand(expr)
+            if held is not None:  # ``torch.unsqueeze(mask, 0)``: the tensor is the operand, not ``torch``
+                expr, seen = held, True
+                continue
             found = method_call(expr)
             if found is None or not self._keeps_fresh(expr, found[1]):
                 return None
@@ -407,6 +450,15 @@ class CpuThenDevice(Rule):
         # worked on where it is: creating it on the device would turn each write into a kernel.
         if self._fresh and not isinstance(self.ctx.parent(), cst.AssignTarget):
             self._fresh.pop((id(self.ctx.frame), node.value), None)
+
+    def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
+        """``tot_loss: Tensor = torch.tensor(0.0)``: a binding as ``leave_Assign``'s (lightning-pose)."""
+        frame = id(self.ctx.frame)
+        if isinstance(node.target, cst.Name):
+            self._fresh.pop((frame, node.target.value), None)
+            fresh = self._fresh_tensor(node.value) if node.value is not None else None
+            if fresh is not None:
+                self._fresh[(frame, node.target.value)] = fresh[:2]
 
     def leave_Assign(self, node: cst.Assign) -> None:
         frame = id(self.ctx.frame)
@@ -556,6 +608,8 @@ def _may_be_fresh(expr, factories) -> bool:
                                                 or func.attr == "to"):
                 # (``torch.rand(x.shape).sub(0.5)``: the rule keeps arithmetic with a number fresh too)
                 pending.append(func.value)
+                if func.attr in _FUNCTION_FORMS and expr.args:
+                    pending.append(expr.args[0])  # ``torch.unsqueeze(torch.Tensor([1]), dim=0)``
             elif (type(func) is ast.Name or type(func) is ast.Attribute) and (
                     (func.id if type(func) is ast.Name else func.attr) == "Variable") and len(expr.args) == 1:
                 pending.append(expr.args[0])  # ``Variable(torch.ones(1)).cuda()``: maybe the tensor itself
