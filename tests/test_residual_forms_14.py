@@ -245,3 +245,32 @@ def test_tpl101_a_factory_through_torch_functions_an_annotated_name_or_arithmeti
         ("TPL101", 6, 25, moved.format(name="zeros"), True),
         ("TPL101", 11, 29, moved.format(name="tensor"), True),
     ]
+
+
+SELF_CALLED_FORWARD = """\
+import torch
+import pytorch_lightning as pl
+
+
+class HubertModule(pl.LightningModule):
+    def forward(self, **batch):
+        loss = batch["x"].sum()
+        self.log("loss_m", loss.detach().item())
+        return {"loss": loss}
+
+    def summarize(self):
+        return self.metric.compute().item()
+
+    def training_step(self, batch, batch_idx):
+        output = self(**batch)
+        self.log("train_loss", output["loss"])
+        return output["loss"]
+"""
+
+
+def test_a_step_method_calling_self_runs_forward_every_step():
+    """``output = self(**batch)`` in ``training_step`` runs the module's own ``forward`` every step
+    (Fengshenbang's HuBERT logs each masked loss there with ``.item()``): the sync in ``forward``
+    is reported with its chain. A method no step calls (``summarize``) stays silent."""
+    assert _found(SELF_CALLED_FORWARD) == [
+        ("TPL102", 8, 27, SYNC.format(what="`.item()`") + " (called every step from train.py:15 via training_step)")]

@@ -368,6 +368,10 @@ class StepBodies:
         kind = ref[0]
         if kind == "name":
             name, scope = ref[1], ref[2]
+            if name == "self" and self_cls is not None:
+                # ``output = self(**batch)`` in a step method: the module's own ``forward`` (a
+                # Lightning module computing its loss and logging in ``forward``: Fengshenbang's HuBERT)
+                return self._call_instance(self_cls, "__call__")
             while scope:
                 candidate = f"{scope}.{name}"
                 if candidate in module.functions:
