@@ -46,6 +46,38 @@ def attribute_method(bodies, func: cst.BaseExpression, qualname: Optional[str]) 
     return ask(qualname, func.value.attr.value, func.attr.value) if ask is not None else None
 
 
+def annotated_method(bodies, func: cst.BaseExpression, function: Optional[cst.FunctionDef]) -> Optional[dict]:
+    """The index record of ``Class.method`` when ``func`` is ``name.method`` and ``name`` is a
+    parameter of ``function`` annotated with a project class, in any file (openvla's
+    ``action_tokenizer: ActionTokenizer`` ... ``action_tokenizer.decode_token_ids_to_actions(ids)``,
+    with the class in another module: rules.md "Where a value lives" and R34, an annotation that
+    names a class is what the value is); None otherwise."""
+    if function is None or not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+        return None
+    name = func.value.value
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value != name:
+            continue
+        annotation = param.annotation.annotation if param.annotation is not None else None
+        dotted = _dotted(annotation)
+        ask = getattr(bodies, "class_method", None)
+        return ask(dotted, func.attr.value) if dotted and ask is not None else None
+    return None
+
+
+def _dotted(expr) -> Optional[str]:
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        head = _dotted(expr.value)
+        return f"{head}.{expr.attr.value}" if head else None
+    if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
+        text = expr.evaluated_value if isinstance(expr, cst.SimpleString) else None
+        return text if isinstance(text, str) and text.replace(".", "").replace("_", "").isalnum() else None
+    return None
+
+
 def method_parameter(record: dict, position: Optional[int], keyword: Optional[str]) -> Optional[str]:
     """The parameter of the method ``record`` that an instance call's argument binds: ``position``
     among the positional arguments (after ``self``), or ``keyword``."""

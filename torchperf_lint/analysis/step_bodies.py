@@ -774,6 +774,13 @@ class StepBodies:
         module = self._loaded.get(found[0][0]) if found is not None else None
         return module.functions.get(found[0][1]) if module is not None else None
 
+    def class_method(self, dotted: str, method: str) -> Optional[dict]:
+        """The index record of ``method`` of the project class the linted file names ``dotted``
+        (defined there or imported, from any file; found through its project bases), or None."""
+        found = self._call_instance(self._class_of(self.module, dotted), method)
+        module = self._loaded.get(found[0][0]) if found is not None else None
+        return module.functions.get(found[0][1]) if module is not None else None
+
     def chain(self, qualname: str) -> Optional[Chain]:
         return self.bodies.get(qualname)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 import libcst as cst
 
@@ -13,7 +14,7 @@ from ..analysis.host_library_parameters import (HOST_LIBRARIES, hands_to_host_li
                                                  project_function, reaches_host_library)
 from ..analysis.host_only import host_only_script
 from ..analysis.inference_calls import names_training
-from ..analysis.instance_methods import attribute_method, instance_method, method_parameter
+from ..analysis.instance_methods import annotated_method, attribute_method, instance_method, method_parameter
 from ..analysis.nonfinite_branches import in_nonfinite_branch
 from ..analysis.python_containers import container_attributes
 from ..analysis.python_ints import int_for_host, item_size_for_host, list_for_host, statement_uses
@@ -861,8 +862,10 @@ class HostSyncInLoop(Rule):
             return False
         found = project_function(bodies, dotted, self.ctx.function_qualname())
         module, record = found if found is not None else (None, None)
-        method = None if record is not None else (instance_method(bodies, call.func, self.ctx.values.assigned_expr)
-                                                  or attribute_method(bodies, call.func, self.ctx.function_qualname()))
+        method = None if record is not None else (
+            instance_method(bodies, call.func, self.ctx.values.assigned_expr)
+            or attribute_method(bodies, call.func, self.ctx.function_qualname())
+            or annotated_method(bodies, call.func, self._enclosing_function()))
         if record is None and method is None:
             return False
         keyword = arg.keyword.value if arg.keyword is not None else None
@@ -878,6 +881,9 @@ class HostSyncInLoop(Rule):
         # (a slice bound there, ``attn.sum(1)[:x_length]``, is a size the host needs: R3 across the call)
         return bounds_a_slice(record, record_parameter) or reaches_host_library(
             bodies, module, record, record_parameter)
+
+    def _enclosing_function(self) -> Optional[cst.FunctionDef]:
+        return next((n for n in reversed(self.ctx.stack) if isinstance(n, cst.FunctionDef)), None)
 
     def _decides_loop_stop_at(self, path) -> bool:
         """Is the last node of ``path`` in the test of an ``if`` that leaves the innermost loop

@@ -1,0 +1,66 @@
+"""A parameter annotated with a project class, in another file, is an instance of it: a copy handed
+to one of its methods that hands it to numpy is host-needed (openvla's ``action_tokenizer:
+ActionTokenizer`` ... ``action_tokenizer.decode_token_ids_to_actions(preds.cpu().numpy())``, judged
+false on holdout36; R3 through R34)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from torchperf_lint.engine import lint_source
+
+from _project_files import write
+
+SYNC = ("`.cpu()` waits for the device in every iteration; keep values on the device (`total += "
+        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+
+OPENVLA_LIKE = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/tok.py": """
+        import numpy as np
+
+
+        class ActionTokenizer:
+            def decode_token_ids_to_actions(self, action_token_ids):
+                ids = np.clip(action_token_ids, 0, 255)
+                return self.bins[ids]
+        """,
+    "pkg/train.py": """
+        import torch
+        from pkg.tok import ActionTokenizer
+
+
+        def run(model, loader, opt, action_tokenizer: ActionTokenizer):
+            for batch in loader:
+                out = model(batch["x"].cuda())
+                loss = out.mean()
+                loss.backward()
+                opt.step()
+                preds = out.argmax(-1)
+                acts = torch.tensor(action_tokenizer.decode_token_ids_to_actions(preds.cpu().numpy()))
+        """,
+}
+
+
+def _findings(root: Path):
+    path = root / "pkg" / "train.py"
+    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+
+
+def test_a_copy_handed_to_a_numpy_method_of_an_annotated_parameter_is_host_needed(tmp_path):
+    write(tmp_path, OPENVLA_LIKE)
+    assert _findings(tmp_path) == []
+
+
+def test_a_method_that_keeps_it_in_torch_or_no_annotation_leaves_the_copy_flagged(tmp_path):
+    files = dict(OPENVLA_LIKE)
+    files["pkg/tok.py"] = files["pkg/tok.py"].replace("np.clip(action_token_ids, 0, 255)",
+                                                      "action_token_ids.clamp(0, 255)")
+    write(tmp_path, files)
+    assert _findings(tmp_path) == [("TPL102", 12, 73, SYNC)]
+    files = dict(OPENVLA_LIKE)
+    files["pkg/train.py"] = files["pkg/train.py"].replace("action_tokenizer: ActionTokenizer", "action_tokenizer")
+    write(tmp_path / "plain", files)
+    path = tmp_path / "plain" / "pkg" / "train.py"
+    assert [(f.line, f.col) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))] == [(12, 73)]
