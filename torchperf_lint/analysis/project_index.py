@@ -63,7 +63,7 @@ from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "25"
+INDEX_VERSION = "26"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -572,6 +572,9 @@ class _Summariser:
         self.classes[qualname] = record
         for stmt in node.body:
             if type(stmt) in _DEFS and stmt.name == "__init__":
+                handed = _process_method_handed_up(stmt)
+                if handed:
+                    record["process"] = handed
                 for sub in _assignments(stmt):
                     made = _declared_class(sub)
                     if made is None and isinstance(sub.value, ast.Call):
@@ -897,6 +900,36 @@ def _literal(node) -> object:
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool, type(None))):
         return node.value
     return _NO_VALUE
+
+
+def _process_method_handed_up(init) -> List[str]:
+    """The methods ``__init__`` hands its base's ``__init__`` as the first argument:
+    ``super().__init__(self._iteration if iteration_update is None else iteration_update)`` in
+    MONAI's ``Workflow(Engine)``. On an Ignite ``Engine`` subclass that method is the function the
+    engine runs every iteration (step_bodies reads it with the class's framework bases)."""
+    found: List[str] = []
+    for node in ast.walk(init):
+        if not (type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "__init__"):
+            continue
+        receiver = node.func.value
+        if type(receiver) is ast.Call and type(receiver.func) is ast.Name and receiver.func.id == "super":
+            args = node.args
+        elif dotted_name_ast(receiver) is not None and node.args and type(node.args[0]) is ast.Name and (
+                node.args[0].id == "self"):
+            args = node.args[1:]  # ``Engine.__init__(self, self._step)``
+        else:
+            continue
+        first = args[0] if args and type(args[0]) is not ast.Starred else None
+        if first is None:
+            for keyword in node.keywords:
+                if keyword.arg == "process_function":
+                    first = keyword.value
+        options = [first.body, first.orelse] if type(first) is ast.IfExp else [first]
+        for option in options:
+            if (type(option) is ast.Attribute and type(option.value) is ast.Name and option.value.id == "self"
+                    and option.attr not in found):
+                found.append(option.attr)
+    return found
 
 
 def _parameter_names(args: ast.arguments) -> FrozenSet[str]:

@@ -71,6 +71,8 @@ def framework_kind(qual: str) -> Optional[str]:
             return "hf"
     if head == "trl" and last.endswith("Trainer"):
         return "hf"
+    if head == "ignite" and last == "Engine":
+        return "ignite-engine"
     return None
 
 
@@ -335,6 +337,17 @@ class StepBodies:
                     pending.append(found)
         return order, kinds
 
+    def _process_methods(self, order: List[Key]) -> List[str]:
+        """The methods the classes of ``order`` (an ancestry) hand to their base's ``__init__``."""
+        names: List[str] = []
+        for current in order:
+            module = self._loaded.get(current[0])
+            record = module.classes.get(current[1]) if module is not None else None
+            for name in (record or {}).get("process", ()):
+                if name not in names:
+                    names.append(name)
+        return names
+
     def find_method(self, cls: Key, name: str, skip_first: bool = False) -> Optional[Key]:
         order, _ = self.mro(cls)
         for current in order[1:] if skip_first else order:
@@ -441,7 +454,17 @@ class StepBodies:
         for module in list(self._reachers):
             for qual in module.based_classes:
                 order, kinds = self.mro((module.path, qual))
+                if "ignite-engine" in kinds:
+                    # an Engine subclass that hands one of its methods to ``Engine.__init__``: the
+                    # engine runs it every iteration (MONAI's ``Workflow._iteration``, overridden by
+                    # each trainer), as it runs the function given to ``Engine(...)``
+                    for name in self._process_methods(order):
+                        method = self.find_method((module.path, qual), name)
+                        if method is not None:
+                            push(method, (module.path, qual), self._engine_chain(method))
                 for kind in sorted(kinds):
+                    if kind not in _STEP_METHODS:
+                        continue
                     for name in sorted(_STEP_METHODS[kind]):  # a set: sorted, so the chain is the same every run
                         method = self.find_method((module.path, qual), name)
                         if method is not None:
