@@ -274,3 +274,42 @@ def test_a_step_method_calling_self_runs_forward_every_step():
     is reported with its chain. A method no step calls (``summarize``) stays silent."""
     assert _found(SELF_CALLED_FORWARD) == [
         ("TPL102", 8, 27, SYNC.format(what="`.item()`") + " (called every step from train.py:15 via training_step)")]
+
+
+NUMPY_MASKS = """\
+import numpy as np
+import torch
+
+
+def select_random_points(pr, gt):
+    pred, gt = pr.data.cpu().numpy(), gt.data.cpu().numpy()
+    error = np.zeros_like(pred)
+    error[pred != gt] = 1
+    return error
+
+
+def keep_on_device(pr, gt):
+    pred, gt = pr.data.cpu(), gt.data.cpu()
+    error = torch.zeros_like(pred)
+    error[pred != gt] = 1
+    return error
+
+
+def train(model, loader, opt):
+    for x, y in loader:
+        out = model(x.cuda())
+        loss = out.mean()
+        loss.backward()
+        opt.step()
+        pts = select_random_points(out, y.cuda())
+        kept = keep_on_device(out, y.cuda())
+"""
+
+
+def test_a_copy_compared_into_a_mask_of_a_numpy_array_is_host_needed():
+    """SAM-Med2D's ``error[pred != gt] = 1`` with ``error = np.zeros_like(pred)`` made after the
+    copies: numpy indexes with the mask on the host, so ``gt``'s copy is a numpy consumer's (R3),
+    as ``pred``'s is through ``np.zeros_like``. The twin that keeps the arrays in torch
+    (``torch.zeros_like``) leaves both copies flagged."""
+    called = SYNC.format(what="`.cpu()`") + " (called every step from train.py:26)"
+    assert _found(NUMPY_MASKS) == [("TPL102", 13, 15, called), ("TPL102", 13, 30, called)]

@@ -478,7 +478,7 @@ class HostSyncInLoop(Rule):
         if scope is None:
             return False
         uses = list(name_uses(scope.body if isinstance(scope, cst.FunctionDef) else scope, name,
-                               [scope], statement, [False]))
+                               [scope], statement, [False], target_loads=True))
         carried = self._carried_uses(name, statement)
         if not uses and not carried:
             return False
@@ -700,10 +700,36 @@ class HostSyncInLoop(Rule):
         (``pos.cpu().numpy()[mask]``, ``arr[:, keep]``)? numpy indexes on the host: a mask or index
         array handed to it is a numpy consumer (R3), as an argument of an ``np.*`` function is."""
         index = climb(path, subscripts=False, items=False)
+        while index >= 2 and (isinstance(path[index - 1], (cst.Comparison, cst.BinaryOperation, cst.UnaryOperation))
+                              or (isinstance(path[index - 1], cst.ComparisonTarget)
+                                  and isinstance(path[index - 2], cst.Comparison))):
+            # ``error[pred != gt] = 1``: a mask made from the value indexes the numpy array (SAM-Med2D)
+            index -= 2 if isinstance(path[index - 1], cst.ComparisonTarget) else 1
         if index < 4 or not isinstance(path[index - 1], cst.Index) or not isinstance(
                 path[index - 2], cst.SubscriptElement) or not isinstance(path[index - 3], cst.Subscript):
             return False
-        return self.ctx.value_kind(path[index - 3].value) == value_flow.NUMPY
+        container = path[index - 3].value
+        if self.ctx.value_kind(container) == value_flow.NUMPY:
+            return True
+        # (an array made after the sync, ``error = np.zeros_like(pred)``: where the walk stands the
+        # name is not bound yet, so every binding the function gives it is read instead)
+        return isinstance(container, cst.Name) and self._only_bound_to_numpy(path, container.value)
+
+    def _only_bound_to_numpy(self, path, name: str) -> bool:
+        """Does the function around ``path`` bind ``name`` only to results of ``np.*`` calls?"""
+        scope = next((n for n in reversed(path) if isinstance(n, cst.FunctionDef)), None)
+        if scope is None:
+            return False
+        values = []
+        for node in descendants(scope.body):
+            if isinstance(node, cst.Assign) and any(name in assigned_names(t.target) for t in node.targets):
+                if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+                    return False
+                values.append(node.value)
+            elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)) and name in assigned_names(node.target):
+                return False
+        return bool(values) and all(
+            isinstance(v, cst.Call) and (self.ctx.qualname(v.func) or "").startswith("numpy.") for v in values)
 
     def _iterated_as_lookup_keys(self, path) -> bool:
         """Is the last node of ``path`` (through method calls on it) what a host ``for`` or
