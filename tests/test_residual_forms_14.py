@@ -313,3 +313,40 @@ def test_a_copy_compared_into_a_mask_of_a_numpy_array_is_host_needed():
     (``torch.zeros_like``) leaves both copies flagged."""
     called = SYNC.format(what="`.cpu()`") + " (called every step from train.py:26)"
     assert _found(NUMPY_MASKS) == [("TPL102", 13, 15, called), ("TPL102", 13, 30, called)]
+
+
+PREPARED_AND_RESUMED = """\
+import torch
+from accelerate import Accelerator
+
+
+def trainer(model, optimizer, make_loader, resume):
+    accelerator = Accelerator()
+    train_dataloader = make_loader()
+    model, optimizer, train_dataloader = accelerator.prepare(model, optimizer, train_dataloader)
+    skipped = None
+    if resume:
+        skipped = accelerator.skip_first_batches(train_dataloader, 10)
+    for epoch in range(3):
+        dataloader = train_dataloader if skipped is None else skipped
+        total = 0
+        for x, y, pad_mask in dataloader:
+            logits = model(x, pad_mask)
+            loss = logits.mean()
+            total += (pad_mask == 0).sum().item()
+            accelerator.backward(loss)
+            optimizer.step()
+        skipped = None
+"""
+
+
+def test_a_batch_of_a_prepared_loader_chosen_or_resumed_is_on_the_device():
+    """AMPLIFY: ``train_dataloader`` (made by a project function elsewhere, a loader by its name)
+    goes through ``accelerator.prepare``, is resumed with ``skip_first_batches`` and chosen with an
+    ``if``/``else``: every way, its batches are on the device, so a count summed from one every step
+    syncs. Unprepared, the same loop reads host batches (silent)."""
+    assert _found(PREPARED_AND_RESUMED) == [("TPL102", 18, 21, SYNC.format(what="`.item()`"))]
+    unprepared = PREPARED_AND_RESUMED.replace(
+        "model, optimizer, train_dataloader = accelerator.prepare(model, optimizer, train_dataloader)",
+        "model, optimizer = accelerator.prepare(model, optimizer)")
+    assert _found(unprepared) == []

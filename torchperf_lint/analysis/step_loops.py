@@ -330,6 +330,7 @@ class ModuleSteps:
         device_datasets: Set[str] = set()
         aliases = []
         later: List[tuple] = []  # wrappers of names not known to be loaders yet (_bind_wrapper)
+        choices: List[tuple] = []  # (names, loaders): a name bound to one of some loaders
         for node, names, value in _unpacked(assigns, tuple_factories):
             if isinstance(value, (ast.Name, ast.Attribute)):
                 if node is not None:
@@ -342,6 +343,16 @@ class ModuleSteps:
                 if len(wrapped) == 1 and None not in wrapped and len(names) == 1:
                     self.wrapped_loaders.update(names)
                     self.iterated[names[0]] = wrapped.pop()
+                elif (None not in wrapped and len(names) == 1 and isinstance(value.body, (ast.Name, ast.Attribute))
+                      and isinstance(value.orelse, (ast.Name, ast.Attribute))):
+                    # AMPLIFY's ``dataloader = train_dataloader if skipped is None else skipped``:
+                    # one of two loaders; what both are, it is (read once every loader is known)
+                    choices.append((names, tuple(wrapped)))
+                continue
+            if (isinstance(value, ast.Call) and _last_ast(value.func) == "skip_first_batches" and value.args
+                    and isinstance(value.args[0], (ast.Name, ast.Attribute))):
+                # ``accelerator.skip_first_batches(train_dataloader, n)``: the same loader, resumed
+                choices.append((names, (_last_ast(value.args[0]),)))
                 continue
             if not isinstance(value, ast.Call):
                 continue
@@ -361,10 +372,16 @@ class ModuleSteps:
                     (k.value for k in loader.keywords if k.arg == "dataset"), None)
                 if dataset is not None and (_holds_device_tensors(dataset) or _last_ast(dataset) in device_datasets):
                     self.device_data_loaders.update(names)
-            elif _last_ast(value.func) in _DEVICE_PLACING and any(_last_ast(a) in self.loaders for a in value.args):
-                # ``dl = accelerator.prepare(dl)``: the wrapper hands out batches already on the device
-                self.loaders.update(names)
-                self.device_data_loaders.update(names)
+            elif _last_ast(value.func) in _DEVICE_PLACING and any(
+                    _last_ast(a) in self.loaders or is_loader_name(_last_ast(a)) for a in value.args):
+                # ``dl = accelerator.prepare(dl)``: the wrapper hands out batches already on the device;
+                # also a loader known by its name only (AMPLIFY's ``train_dataloader`` made by a
+                # project function of another file). Of several prepared together, the loaders.
+                prepared = [n for n, a in zip(names, value.args)
+                            if _last_ast(a) in self.loaders or is_loader_name(_last_ast(a))] if (
+                    len(names) == len(value.args) and len(names) > 1) else names
+                self.loaders.update(prepared)
+                self.device_data_loaders.update(prepared)
             elif _last_ast(value.func) in ("TensorDataset", "StackDataset") and any(
                 _holds_device_tensors(a) for a in value.args
             ):
@@ -384,6 +401,12 @@ class ModuleSteps:
                         group.update(names)
         for names, value in later:
             self._bind_wrapper(names, value)
+        for names, sources in choices:
+            if all(source in self.loaders for source in sources):
+                self.loaders.update(names)
+                for group in (self.pinned_loaders, self.unpinned_loaders, self.device_data_loaders):
+                    if all(source in group for source in sources):
+                        group.update(names)
 
     def _bind_wrapper(self, names: List[str], value: ast.Call) -> bool:
         """``bar = tqdm(val_loader)`` / ``it = iter(loader)`` over a loader the module knows: record
