@@ -350,3 +350,52 @@ def test_a_batch_of_a_prepared_loader_chosen_or_resumed_is_on_the_device():
         "model, optimizer, train_dataloader = accelerator.prepare(model, optimizer, train_dataloader)",
         "model, optimizer = accelerator.prepare(model, optimizer)")
     assert _found(unprepared) == []
+
+
+LAYERS = """\
+import torch
+from torch import nn
+import pytorch_lightning as pl
+
+
+class Block(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.lin = nn.Linear(d, d)
+
+    def forward(self, x):
+        if torch.isnan(x).any():
+            raise ValueError("nan")
+        return self.lin(x)
+
+
+class Other(nn.Module):
+    def forward(self, x):
+        return x
+
+
+class Model(pl.LightningModule):
+    def __init__(self, d, n):
+        super().__init__()
+        self.layers = nn.ModuleList([Block(d) for _ in range(n)])
+
+    def forward(self, x):
+        for i, layer in enumerate(self.layers):
+            x = layer(x)
+        return x
+
+    def training_step(self, batch, batch_idx):
+        return self(batch).mean()
+"""
+
+
+def test_a_layer_of_a_module_list_of_one_project_class_runs_its_forward():
+    """LexaLCM: ``self.layers = nn.ModuleList([Block(d) for _ in range(n)])`` and ``for i, layer in
+    enumerate(self.layers): x = layer(x)`` in the forward that ``training_step`` runs through
+    ``self(batch)``: each layer's ``forward`` runs every step, and its truth test syncs. A list of
+    instances of different classes binds no class (silent)."""
+    truth = SYNC.format(what="testing a tensor's truth")
+    assert _found(LAYERS) == [
+        ("TPL102", 12, 11, truth + " (called every step from train.py:33 via training_step \u2192 forward)")]
+    mixed = LAYERS.replace("nn.ModuleList([Block(d) for _ in range(n)])", "nn.ModuleList([Block(d), Other()])")
+    assert _found(mixed) == []

@@ -63,7 +63,7 @@ from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "26"
+INDEX_VERSION = "27"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -180,6 +180,37 @@ def _is_class_name(dotted: Optional[str]) -> bool:
 # framework sets it reached no label and made five findings the judges read as host-needed, list
 # keys and scorer inputs the linter does not see through the calls.)
 _PARALLEL_WRAPPERS = frozenset(("DistributedDataParallel", "FullyShardedDataParallel", "DDP", "FSDP"))
+
+
+_LAYER_CONTAINERS = frozenset(("ModuleList", "Sequential"))
+
+
+def _layer_class(assignment) -> Optional[Tuple[str, str]]:
+    """(attribute, class) for ``self.layers = nn.ModuleList([Block(...) for _ in range(n)])`` (or a
+    list of calls of one class, or ``nn.Sequential(*[...])``): a container of instances of one
+    class, by a name that says it is one."""
+    if type(assignment) is not ast.Assign or len(assignment.targets) != 1:
+        return None
+    target, value = assignment.targets[0], assignment.value
+    if not (type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self"
+            and type(value) is ast.Call and len(value.args) == 1 and not value.keywords):
+        return None
+    container = dotted_name_ast(value.func)
+    if container is None or container.rsplit(".", 1)[-1] not in _LAYER_CONTAINERS:
+        return None
+    items = value.args[0]
+    if type(items) is ast.Starred:
+        items = items.value
+    if type(items) is ast.ListComp:
+        elements = [items.elt]
+    elif type(items) in (ast.List, ast.Tuple):
+        elements = items.elts
+    else:
+        return None
+    made = {_constructed_class(e) if type(e) is ast.Call else None for e in elements}
+    if len(made) != 1 or None in made:
+        return None
+    return target.attr, made.pop()
 
 
 def _constructed_class(call: ast.Call) -> Optional[str]:
@@ -468,6 +499,8 @@ class _Summariser:
                 self._bind_locals(stmt, fn, owner_class, scope)
                 continue
             gates = kind is ast.If and bool(stmt.orelse) and self._gates(stmt, interval_names)
+            if kind is ast.For and owner_class:
+                self._bind_layer(stmt, fn, owner_class)
             if kind in _LOOPS:
                 # where the function's loops are (run_once.py: a call there may run many times)
                 fn.setdefault("loops", []).append([stmt.lineno, getattr(stmt, "end_lineno", None) or stmt.lineno])
@@ -576,6 +609,10 @@ class _Summariser:
                 if handed:
                     record["process"] = handed
                 for sub in _assignments(stmt):
+                    layer = _layer_class(sub)
+                    if layer is not None:
+                        record.setdefault("items", {})[layer[0]] = layer[1]
+                        continue
                     made = _declared_class(sub)
                     if made is None and isinstance(sub.value, ast.Call):
                         made = _constructed_class(sub.value)
@@ -588,6 +625,22 @@ class _Summariser:
         self._scan(node.body, self.functions["<module>"], qualname, qualname, frozenset(), False)
         if self._host_heads and len(self._methods) > first:
             self._host_parameters_through_self_methods(self._methods[first:])
+
+    def _bind_layer(self, stmt: ast.For, fn: dict, owner_class: str) -> None:
+        """``for layer in self.layers:`` (also ``for i, layer in enumerate(self.layers):``) over a
+        ``self.`` container ``__init__`` fills with instances of one project class: the loop's name
+        is an instance of it, so ``layer(x)`` runs its ``forward`` (LexaLCM's AdaLN blocks)."""
+        record = self.classes.get(owner_class)
+        items = record.get("items") if record is not None else None
+        if not items:
+            return
+        iterated, target = stmt.iter, stmt.target
+        if (type(iterated) is ast.Call and type(iterated.func) is ast.Name and iterated.func.id == "enumerate"
+                and len(iterated.args) == 1 and type(target) is ast.Tuple and len(target.elts) == 2):
+            iterated, target = iterated.args[0], target.elts[1]
+        if (type(target) is ast.Name and type(iterated) is ast.Attribute and type(iterated.value) is ast.Name
+                and iterated.value.id == "self" and iterated.attr in items):
+            fn["locals"][target.id] = items[iterated.attr]
 
     def _bind_locals(self, stmt, fn: dict, owner_class, scope: str) -> None:
         """``compute_loss = ComputeLoss(model)``: a name bound to an instance of a class. A
