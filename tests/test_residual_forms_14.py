@@ -399,3 +399,39 @@ def test_a_layer_of_a_module_list_of_one_project_class_runs_its_forward():
         ("TPL102", 12, 11, truth + " (called every step from train.py:33 via training_step \u2192 forward)")]
     mixed = LAYERS.replace("nn.ModuleList([Block(d) for _ in range(n)])", "nn.ModuleList([Block(d), Other()])")
     assert _found(mixed) == []
+
+
+FUNCTION_ATTRIBUTES = """\
+import torch
+import pytorch_lightning as pl
+
+
+def label_smoothed_nll_loss(lprobs, target, epsilon):
+    valid_length = target.ne(-100).sum()
+    return lprobs.sum() / valid_length.item()
+
+
+def unused_loss(lprobs, target):
+    return lprobs.sum() / target.sum().item()
+
+
+class DeltaLM(pl.LightningModule):
+    def __init__(self, loss_fn):
+        super().__init__()
+        self.loss_fn = label_smoothed_nll_loss
+        self.given = loss_fn
+
+    def training_step(self, batch, batch_idx):
+        lprobs = self.model(batch["x"])
+        extra = self.given(lprobs, batch["y"])
+        return self.loss_fn(lprobs, batch["y"], 0.1) + extra
+"""
+
+
+def test_a_function_kept_on_the_instance_runs_when_the_step_calls_it():
+    """Fengshenbang's DeltaLM: ``self.loss_fn = label_smoothed_nll_loss`` in ``__init__`` and
+    ``self.loss_fn(...)`` in ``training_step``: the module's function runs every step and its
+    ``.item()`` syncs. A function no step reaches (``unused_loss``) and one handed in as a
+    parameter (``self.given``) are not followed."""
+    assert _found(FUNCTION_ATTRIBUTES) == [
+        ("TPL102", 7, 26, SYNC.format(what="`.item()`") + " (called every step from train.py:23 via training_step)")]

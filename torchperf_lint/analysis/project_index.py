@@ -63,7 +63,7 @@ from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "27"
+INDEX_VERSION = "28"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -613,6 +613,12 @@ class _Summariser:
                     if layer is not None:
                         record.setdefault("items", {})[layer[0]] = layer[1]
                         continue
+                    if (type(sub) is ast.Assign and len(sub.targets) == 1 and type(sub.value) is ast.Name
+                            and type(sub.targets[0]) is ast.Attribute and type(sub.targets[0].value) is ast.Name
+                            and sub.targets[0].value.id == "self"):
+                        # ``self.loss_fn = label_smoothed_nll_loss``: a function kept on the instance
+                        # (step_bodies resolves ``self.loss_fn(...)`` to it when it is a function)
+                        record.setdefault("fnattrs", {})[sub.targets[0].attr] = sub.value.id
                     made = _declared_class(sub)
                     if made is None and isinstance(sub.value, ast.Call):
                         made = _constructed_class(sub.value)

@@ -365,6 +365,24 @@ class StepBodies:
                 return self._class_of(module, made)
         return None
 
+    def _function_attr(self, cls: Key, attr: str) -> Optional[Tuple[Key, Optional[Key]]]:
+        """``self.loss_fn(...)`` where ``__init__`` (of the class or a project base) binds
+        ``self.loss_fn = label_smoothed_nll_loss``, a function of that class's module (defined or
+        imported): that function (Fengshenbang's DeltaLM)."""
+        order, _ = self.mro(cls)
+        for current in order:
+            module = self._loaded[current[0]]
+            name = module.classes[current[1]].get("fnattrs", {}).get(attr)
+            if name is None:
+                continue
+            if name in module.functions:
+                return (module.path, name), None
+            found = self.symbol(module.resolve(name), load=False)
+            if found is not None and found[0] == "function":
+                return (found[1].path, found[2]), None
+            return None
+        return None
+
     def _call_instance(self, cls: Optional[Key], method: str) -> Optional[Tuple[Key, Key]]:
         if cls is None:
             return None
@@ -418,7 +436,8 @@ class StepBodies:
             method = self.find_method(self_cls, ref[1])
             if method is not None:
                 return method, self_cls
-            return self._call_instance(self._instance_attr(self_cls, ref[1]), "__call__")
+            found = self._call_instance(self._instance_attr(self_cls, ref[1]), "__call__")
+            return found if found is not None else self._function_attr(self_cls, ref[1])
         if kind == "selfattr":
             if self_cls is None:
                 return None
