@@ -435,3 +435,54 @@ def test_a_function_kept_on_the_instance_runs_when_the_step_calls_it():
     parameter (``self.given``) are not followed."""
     assert _found(FUNCTION_ATTRIBUTES) == [
         ("TPL102", 7, 26, SYNC.format(what="`.item()`") + " (called every step from train.py:23 via training_step)")]
+
+
+DATA_PARALLEL_SUBCLASS = """\
+import torch
+from torch import nn
+
+
+class FocalLoss(nn.Module):
+    def forward(self, pred, target):
+        positive = target > 0
+        if positive.sum() > 0:
+            return (pred[positive] - target[positive]).abs().mean()
+        return pred.sum() * 0
+
+
+class CustomDataParallel(nn.DataParallel):
+    def scatter(self, inputs, kwargs, device_ids):
+        return inputs, kwargs
+
+
+class ModelWithLoss(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.criterion = FocalLoss()
+        self.model = model
+
+    def forward(self, x, y):
+        return self.criterion(self.model(x), y)
+
+
+def train(net, loader, opt, gpus):
+    model = ModelWithLoss(net)
+    if gpus > 1:
+        model = CustomDataParallel(model, gpus)
+    for x, y in loader:
+        loss = model(x.cuda(), y.cuda())
+        loss.backward()
+        opt.step()
+"""
+
+
+def test_a_model_rewrapped_in_a_data_parallel_subclass_still_runs_its_forward():
+    """EfficientDet: ``model = CustomDataParallel(model, n)`` (a project subclass of
+    ``nn.DataParallel``) under a setting: the wrapper runs the wrapped ``ModelWithLoss.forward``,
+    whose loss module's truth test syncs every step. Without the wrapper's name saying so, a
+    project class binds the name to itself (silent)."""
+    truth = SYNC.format(what="testing a tensor's truth")
+    assert _found(DATA_PARALLEL_SUBCLASS) == [
+        ("TPL102", 8, 11, truth + " (called every step from train.py:33 via forward)")]
+    renamed = DATA_PARALLEL_SUBCLASS.replace("CustomDataParallel", "CustomWrapper")
+    assert _found(renamed) == []

@@ -63,7 +63,7 @@ from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "28"
+INDEX_VERSION = "29"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -180,6 +180,12 @@ def _is_class_name(dotted: Optional[str]) -> bool:
 # framework sets it reached no label and made five findings the judges read as host-needed, list
 # keys and scorer inputs the linter does not see through the calls.)
 _PARALLEL_WRAPPERS = frozenset(("DistributedDataParallel", "FullyShardedDataParallel", "DDP", "FSDP"))
+
+
+def _is_parallel_wrapper(name: str) -> bool:
+    """A wrapper that runs the wrapped model's ``forward``: DDP and FSDP, and ``DataParallel`` with
+    the project's own subclasses of it (EfficientDet's ``CustomDataParallel``)."""
+    return name in _PARALLEL_WRAPPERS or name.endswith("DataParallel")
 
 
 _LAYER_CONTAINERS = frozenset(("ModuleList", "Sequential"))
@@ -664,7 +670,7 @@ class _Summariser:
                 # project may define as a class (Graph-WaveNet); the step-body walk resolves it and
                 # finds no class when it is a function
                 made = stmt.value.func.id
-            if made is not None and made.rsplit(".", 1)[-1] in _PARALLEL_WRAPPERS:
+            if made is not None and _is_parallel_wrapper(made.rsplit(".", 1)[-1]):
                 inner = stmt.value.args[0] if stmt.value.args else None
                 # (a wrapper of anything else stays bound to the wrapper's class, which resolves to
                 # no project class)
