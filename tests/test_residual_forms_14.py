@@ -194,6 +194,10 @@ def test_an_item_handed_as_a_size_named_keyword_is_host_needed():
     item = SYNC.format(what="`.item()`")
     assert _found(SIZE_KEYWORDS) == [("TPL102", 14, 21, item), ("TPL102", 14, 36, item),
                                      ("TPL102", 15, 19, item), ("TPL102", 16, 12, item)]
+    # a count a loss divides by is no size: HF's ``num_items_in_batch=`` takes a tensor as well
+    # (accelerate's gradient-accumulation example, judged true)
+    counted = SIZE_KEYWORDS.replace("max_len=max_len", "num_items_in_batch=max_len")
+    assert ("TPL102", 12, 18, item) in _found(counted)
 
 
 FACTORIES_THROUGH_FUNCTIONS_AND_NAMES = """\

@@ -31,10 +31,11 @@ _SHOWING_PREFIXES = ("log", "print", "write")
 # Builtins an int goes through as it is (``max(1, n)``, ``min(n, total)``, ``abs(n)``).
 _CARRYING_BUILTINS = frozenset(("int", "min", "max", "abs", "round"))
 
-# A keyword that names a size, a length or a count (``max_len=``, ``max_length_q=``, ``num_beams=``,
-# ``seq_len=``, ``k=``): what it is handed is read on the host as one.
-SIZE_KEYWORD = re.compile(r"^(?:k|n|size|length|dim|\w*_(?:size|len|length|lengths|seqlen|dim)(?:_\w)?|"
-                          r"max_\w+|min_\w+|num_\w+|n_\w+)$")
+# A keyword that names a size or a length (``max_len=``, ``max_length_q=``, ``num_beams=``,
+# ``seq_len=``, ``k=``): what it is handed is read on the host as one. Not every count: a loss
+# divides by ``num_items_in_batch=`` as well on the device (accelerate's example, judged true).
+SIZE_KEYWORD = re.compile(r"^(?:k|size|length|dim|seq_?len|\w*_(?:size|len|length|lengths|seqlen|dim)(?:_\w)?|"
+                          r"max_(?:len|length|seqlen|seq_len|new_tokens|tokens)\w*|num_(?:beams|samples|tokens_to_generate))$")
 
 HOST = "host"      # a use the host needs the int for: a call's argument, an index, a slice bound
 SHOWN = "shown"    # a use that reads it as a metric: shown, logged, kept, added up, returned
