@@ -18,6 +18,8 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from .syntax import dotted_name
+
 
 def instance_method(bodies, func: cst.BaseExpression,
                     assigned_expr: Callable[[str], Optional[cst.BaseExpression]]) -> Optional[dict]:
@@ -67,15 +69,11 @@ def annotated_method(bodies, func: cst.BaseExpression, function: Optional[cst.Fu
 
 
 def _dotted(expr) -> Optional[str]:
-    if isinstance(expr, cst.Name):
-        return expr.value
-    if isinstance(expr, cst.Attribute):
-        head = _dotted(expr.value)
-        return f"{head}.{expr.attr.value}" if head else None
-    if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
-        text = expr.evaluated_value if isinstance(expr, cst.SimpleString) else None
+    """The dotted name an annotation writes, also as a string (``"ActionTokenizer"``)."""
+    if isinstance(expr, cst.SimpleString):
+        text = expr.evaluated_value
         return text if isinstance(text, str) and text.replace(".", "").replace("_", "").isalnum() else None
-    return None
+    return dotted_name(expr) if expr is not None else None
 
 
 def method_parameter(record: dict, position: Optional[int], keyword: Optional[str]) -> Optional[str]:
