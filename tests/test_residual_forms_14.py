@@ -490,3 +490,55 @@ def test_a_model_rewrapped_in_a_data_parallel_subclass_still_runs_its_forward():
         ("TPL102", 8, 11, truth + " (called every step from train.py:33 via forward)")]
     renamed = DATA_PARALLEL_SUBCLASS.replace("CustomDataParallel", "CustomWrapper")
     assert _found(renamed) == []
+
+
+CLOSED_BY_ARGUMENTS = """\
+import torch
+
+
+def handle_scaling(validation_dataset, output, labels):
+    output = validation_dataset.inverse_scale(output.cpu())
+    labels = validation_dataset.inverse_scale(labels.cpu())
+    return output, labels
+
+
+def compute_loss(labels, output, criterion, validation_dataset, probabilistic=None):
+    if validation_dataset:
+        output, labels = handle_scaling(validation_dataset, output, labels)
+    if probabilistic is not None:
+        print(output.mean().item())
+    return criterion(output, labels)
+
+
+def train(model, loader, opt, criterion):
+    for x, y in loader:
+        out = model(x.cuda())
+        loss = compute_loss(y.cuda(), out, criterion, None)
+        loss.backward()
+        opt.step()
+
+
+def validate(model, loader, criterion, dataset):
+    with torch.no_grad():
+        for x, y in loader:
+            out = model(x.cuda())
+            loss = compute_loss(y.cuda(), out, criterion, dataset, probabilistic=True)
+            print(loss.item())
+"""
+
+
+def test_a_call_in_a_branch_the_per_step_arguments_close_is_not_per_step_there():
+    """flow-forecast: the training loop calls ``compute_loss(..., None)``, and ``compute_loss``
+    calls the scaling helper only under ``if validation_dataset:``: from the training loop the
+    helper never runs; from the validation loop (autograd off) its copies are evaluation copies
+    (R8): silent. Handed a dataset from the training loop too, the helper's copies are per-step
+    syncs of training."""
+    item = SYNC.format(what="`.item()`")
+    cpu = SYNC.format(what="`.cpu()`")
+    assert _found(CLOSED_BY_ARGUMENTS) == [
+        ("TPL102", 14, 14, item + " (called every step from train.py:21)"), ("TPL102", 31, 18, item)]
+    opened = CLOSED_BY_ARGUMENTS.replace("compute_loss(y.cuda(), out, criterion, None)",
+                                         "compute_loss(y.cuda(), out, criterion, loader.dataset)")
+    assert _found(opened)[:2] == [
+        ("TPL102", 5, 46, cpu + " (called every step from train.py:21 via compute_loss)"),
+        ("TPL102", 6, 46, cpu + " (called every step from train.py:21 via compute_loss)")]

@@ -63,7 +63,7 @@ from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "29"
+INDEX_VERSION = "30"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -505,6 +505,8 @@ class _Summariser:
                 self._bind_locals(stmt, fn, owner_class, scope)
                 continue
             gates = kind is ast.If and bool(stmt.orelse) and self._gates(stmt, interval_names)
+            if kind is ast.If and fn.get("params"):
+                _record_parameter_guard(stmt, fn)
             if kind is ast.For and owner_class:
                 self._bind_layer(stmt, fn, owner_class)
             if kind in _LOOPS:
@@ -965,6 +967,36 @@ def _literal(node) -> object:
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool, type(None))):
         return node.value
     return _NO_VALUE
+
+
+_OPPOSITE_GUARD = {"truthy": "falsy", "falsy": "truthy", "none": "notnone", "notnone": "none"}
+
+
+def _record_parameter_guard(stmt: ast.If, fn: dict) -> None:
+    """``if validation_dataset:`` (``if not p:``, ``if p is None:``, ``if p is not None:``) on a
+    parameter of the function: the lines of each branch and what the parameter must be there, as
+    [first, last, parameter, "truthy"|"falsy"|"none"|"notnone"] in ``fn["pguards"]``. A per-step
+    call that hands the parameter a literal the branch excludes does not run the calls in it
+    (flow-forecast's ``compute_loss(..., None)`` from the training loop, whose ``if
+    validation_dataset:`` calls the scaling helper of validation; step_bodies)."""
+    test, wanted = stmt.test, None
+    if type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+        test, negated = test.operand, True
+    else:
+        negated = False
+    if type(test) is ast.Name:
+        name, wanted = test.id, "falsy" if negated else "truthy"
+    elif (not negated and type(test) is ast.Compare and len(test.ops) == 1 and type(test.left) is ast.Name
+          and type(test.comparators[0]) is ast.Constant and test.comparators[0].value is None
+          and type(test.ops[0]) in (ast.Is, ast.IsNot)):
+        name, wanted = test.left.id, "none" if type(test.ops[0]) is ast.Is else "notnone"
+    if wanted is None or not any(p[0] == name for p in fn["params"]):
+        return
+    guards = fn.setdefault("pguards", [])
+    guards.append([stmt.body[0].lineno, stmt.body[-1].end_lineno or stmt.body[-1].lineno, name, wanted])
+    if stmt.orelse:
+        guards.append([stmt.orelse[0].lineno, stmt.orelse[-1].end_lineno or stmt.orelse[-1].lineno, name,
+                       _OPPOSITE_GUARD[wanted]])
 
 
 def _process_method_handed_up(init) -> List[str]:

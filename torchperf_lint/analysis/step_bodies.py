@@ -457,18 +457,21 @@ class StepBodies:
         queue: deque = deque()
         seen: Dict[Tuple[Key, Optional[Key]], int] = {}
 
-        def push(function: Key, self_cls: Optional[Key], chain: Chain) -> None:
+        def push(function: Key, self_cls: Optional[Key], chain: Chain, args: Optional[dict] = None) -> None:
             # A function is walked again when a chain of a higher level reaches it (inference only,
             # then evaluation with autograd on, then training): every visible way to it decides
-            # whether it runs inference only (R7) and whether it trains at all (R8).
+            # whether it runs inference only (R7) and whether it trains at all (R8). Literal
+            # arguments that close a branch on a parameter (``pguards``) make a walk of their own:
+            # a call there with other arguments may take the branch.
+            sig = self._guard_signature(function, args)
             level = chain_level(chain.grad_off, chain.trains or _named_for_training(function[1], chain))
-            walked = seen.get((function, self_cls))
+            walked = seen.get((function, self_cls, sig))
             if walked is not None and walked >= level:
                 return
             if len(chain.hops) > MAX_CHAIN:
                 return
-            seen[(function, self_cls)] = level
-            queue.append((function, self_cls, chain))
+            seen[(function, self_cls, sig)] = level
+            queue.append((function, self_cls, chain, args if sig else None))
 
         for module in list(self._reachers):
             for qual in module.based_classes:
@@ -537,7 +540,7 @@ class StepBodies:
                     # (the loop stops on what the call returns: the caller needs it on the host)
                     push(target[0], target[1], _from_evaluation_branch(Chain(
                         ((module.path, line, qual),), False, False, line in record.get("stops", ()),
-                        grad_off=grad_off, trains=trains), mode))
+                        grad_off=grad_off, trains=trains), mode), self._call_values(target[0], ref, constants))
         # Step loops a class inherits: a project base's loop that calls ``self.<m>(...)`` runs on an
         # instance of each subclass too, and there ``self.<m>`` is the subclass's own override, in
         # whatever file (trlx's ``AccelerateRLTrainer.learn`` calls ``self.loss``, which
@@ -567,7 +570,7 @@ class StepBodies:
                 push((path, qual), self._own_class(module, module.functions[qual]),
                      Chain((), True, False, performs=performs))
         while queue:
-            function, self_cls, chain = queue.popleft()
+            function, self_cls, chain, args = queue.popleft()
             path, qual = function
             if path == self.module.path:
                 if qual not in self.bodies:
@@ -589,9 +592,12 @@ class StepBodies:
             stops = record.get("stops", ())
             passed_back = record.get("returns", ()) if chain.caller_steps_env else ()
             handlers = record.get("handlers", ())
+            closed = _closed_branches(record, args)
             for ref, line, _, constants, mode in record["calls"]:
                 if handlers and any(first <= line <= last for first, last in handlers):
                     continue  # in an ``except`` handler: runs when the step failed, not every step
+                if closed and any(first <= line <= last for first, last in closed):
+                    continue  # in a branch the arguments of this chain's call close
                 target = (self.resolve(module, ref, self_cls or own, own)
                           or self._through_callers(module, qual, record, ref))
                 if target is not None:
@@ -603,7 +609,8 @@ class StepBodies:
                                      steps_env or line in passed_back or line in stops, chain.framework_trains,
                                      grad_off, trains)
                     extended.named_from = chain.named_from
-                    push(target[0], target[1], _from_evaluation_branch(extended, mode))
+                    push(target[0], target[1], _from_evaluation_branch(extended, mode),
+                         self._call_values(target[0], ref, constants))
 
     def _through_callers(self, module: Module, qual: str, record: dict,
                          ref: list) -> Optional[Tuple[Key, Optional[Key]]]:
@@ -754,19 +761,29 @@ class StepBodies:
         values = passed_host_values(constants, params, ref[0] != "name")
         known = self._host_value_parameters.get(qual)
         self._host_value_parameters[qual] = values if known is None else known & values
-        if params and params[0][0] in ("self", "cls") and ref[0] != "name":
-            params = params[1:]  # a method called on an object or class: ``self`` is not passed
-        values: Dict[str, object] = {}
-        for index, (name, default) in enumerate(params):
-            if str(index) in constants:
-                values[name] = constants[str(index)]
-            elif name in constants:
-                values[name] = constants[name]
-            elif any(f"{mark}{key}" in constants for mark in (HOST_KEY, UNKNOWN_KEY) for key in (str(index), name)):
-                continue  # passed, but not a literal
-            elif not isinstance(default, dict):
-                values[name] = default  # not passed: its literal default
-        self._arguments.setdefault(qual, []).append(values)
+        self._arguments.setdefault(qual, []).append(_literal_values(record, ref, constants))
+
+    def _guard_signature(self, function: Key, args: Optional[dict]) -> Optional[tuple]:
+        """What ``args`` say of the parameters the function's branches test (None: nothing)."""
+        if not args:
+            return None
+        module = self._loaded.get(function[0])
+        record = module.functions.get(function[1]) if module is not None else None
+        guards = record.get("pguards") if record is not None else None
+        if not guards:
+            return None
+        tested = sorted({guard[2] for guard in guards if guard[2] in args})
+        return tuple((name, args[name] is None, bool(args[name])) for name in tested) or None
+
+    def _call_values(self, function: Key, ref: list, constants) -> Optional[dict]:
+        """The literal arguments a call hands ``function``, by parameter (None when it splats or
+        the function is not read)."""
+        module = self._loaded.get(function[0])
+        record = module.functions.get(function[1]) if module is not None else None
+        if record is None or not record.get("pguards"):
+            return None
+        constants = dict(constants)
+        return None if "*" in constants else _literal_values(record, ref, constants)
 
     def per_step_arguments(self, qualname: str) -> Optional[List[Dict[str, object]]]:
         """The literal arguments of every per-step call of a step body of the linted file, by
@@ -898,6 +915,37 @@ class StepBodies:
                     if target is not None and target[0] == (self.module.path, qualname):
                         callers.append(record)
         return bool(callers) and all(record["syncbn"] for record in callers)
+
+
+def _literal_values(record: dict, ref: list, constants: dict) -> Dict[str, object]:
+    """The literal value of each parameter of ``record`` that a call (``constants``, the index's
+    record of its arguments) hands it, or leaves at its literal default."""
+    params = record.get("params", [])
+    if params and params[0][0] in ("self", "cls") and ref[0] != "name":
+        params = params[1:]  # a method called on an object or class: ``self`` is not passed
+    values: Dict[str, object] = {}
+    for index, (name, default) in enumerate(params):
+        if str(index) in constants:
+            values[name] = constants[str(index)]
+        elif name in constants:
+            values[name] = constants[name]
+        elif any(f"{mark}{key}" in constants for mark in (HOST_KEY, UNKNOWN_KEY) for key in (str(index), name)):
+            continue  # passed, but not a literal
+        elif not isinstance(default, dict):
+            values[name] = default  # not passed: its literal default
+    return values
+
+
+_GUARD_HOLDS = {"truthy": bool, "falsy": lambda value: not value, "none": lambda value: value is None,
+                "notnone": lambda value: value is not None}
+
+
+def _closed_branches(record: dict, args: Optional[dict]) -> List[Tuple[int, int]]:
+    """The line spans of the branches on a parameter (``pguards``) that ``args`` close."""
+    if not args:
+        return []
+    return [(first, last) for first, last, name, wanted in record.get("pguards", ())
+            if name in args and not _GUARD_HOLDS[wanted](args[name])]
 
 
 def _steps_env(record: dict) -> bool:
