@@ -399,10 +399,10 @@ class StepBodies:
         kind = ref[0]
         if kind == "name":
             name, scope = ref[1], ref[2]
-            if name == "self" and self_cls is not None:
-                # ``output = self(**batch)`` in a step method: the module's own ``forward`` (a
-                # Lightning module computing its loss and logging in ``forward``: Fengshenbang's HuBERT)
-                return self._call_instance(self_cls, "__call__")
+            # (``output = self(**batch)`` is not followed to the module's own ``forward``: measured
+            # twice on every framework set, 2026-11-26 and 2026-11-27, it found 10 more pitfalls and
+            # 23 more false findings, host needs in model ``forward``s TPL102 cannot see yet:
+            # docs/precision.md, "The self(...) reach, measured again and reverted")
             while scope:
                 candidate = f"{scope}.{name}"
                 if candidate in module.functions:
