@@ -494,16 +494,18 @@ def train(net, loader, opt, gpus):
 """
 
 
-def test_a_model_rewrapped_in_a_data_parallel_subclass_still_runs_its_forward():
+def test_a_model_rewrapped_in_a_data_parallel_subclass_is_not_followed():
     """EfficientDet: ``model = CustomDataParallel(model, n)`` (a project subclass of
-    ``nn.DataParallel``) under a setting: the wrapper runs the wrapped ``ModelWithLoss.forward``,
-    whose loss module's truth test syncs every step. Without the wrapper's name saying so, a
-    project class binds the name to itself (silent)."""
+    ``nn.DataParallel``) under a setting runs the wrapped ``ModelWithLoss.forward``, whose loss
+    module's truth test syncs every step; but following ``DataParallel`` wrappers was measured on
+    the 39 sets (2026-11-27): 1 more pitfall, 9 more false findings. Precision first: a name
+    rebound to a ``DataParallel`` wrapper binds the wrapper's class (silent). Unwrapped, the same
+    model is followed."""
+    assert _found(DATA_PARALLEL_SUBCLASS) == []
     truth = SYNC.format(what="testing a tensor's truth")
-    assert _found(DATA_PARALLEL_SUBCLASS) == [
+    unwrapped = DATA_PARALLEL_SUBCLASS.replace("        model = CustomDataParallel(model, gpus)\n", "        pass\n")
+    assert _found(unwrapped) == [
         ("TPL102", 8, 11, truth + " (called every step from train.py:33 via forward)")]
-    renamed = DATA_PARALLEL_SUBCLASS.replace("CustomDataParallel", "CustomWrapper")
-    assert _found(renamed) == []
 
 
 CLOSED_BY_ARGUMENTS = """\
