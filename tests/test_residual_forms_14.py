@@ -558,3 +558,45 @@ def test_a_call_in_a_branch_the_per_step_arguments_close_is_not_per_step_there()
     assert _found(opened)[:2] == [
         ("TPL102", 5, 46, cpu + " (called every step from train.py:21 via compute_loss)"),
         ("TPL102", 6, 46, cpu + " (called every step from train.py:21 via compute_loss)")]
+
+
+HANDED_ON = """\
+import torch
+
+
+def handle_scaling(validation_dataset, output, labels):
+    output = validation_dataset.inverse_scale(output.cpu())
+    return output, labels
+
+
+def compute_loss(labels, output, criterion, validation_dataset):
+    if validation_dataset:
+        output, labels = handle_scaling(validation_dataset, output, labels)
+    return criterion(output, labels)
+
+
+def multi_crit(crits, output, labels, valid=None):
+    loss = 0.0
+    for crit in crits:
+        loss += compute_loss(labels, output, crit, valid)
+    return loss
+
+
+def train(model, loader, opt, crits):
+    for x, y in loader:
+        out = model(x.cuda())
+        loss = multi_crit(crits, out, y.cuda(), None)
+        loss.backward()
+        opt.step()
+"""
+
+
+def test_a_literal_handed_on_through_a_parameter_closes_the_branch_too():
+    """flow-forecast's ``multi_crit(criterion, output, labels, None)`` hands its ``valid`` on, as it
+    is, to ``compute_loss``, whose ``if validation_dataset:`` then stays closed from the training
+    loop (R40 through the index's ``argp``): the helper's copy is not per step. Handed a dataset,
+    the branch opens and the copy syncs every step."""
+    assert _found(HANDED_ON) == []
+    opened = HANDED_ON.replace("multi_crit(crits, out, y.cuda(), None)", "multi_crit(crits, out, y.cuda(), loader.dataset)")
+    assert _found(opened) == [
+        ("TPL102", 5, 46, SYNC.format(what="`.cpu()`") + " (called every step from train.py:25 via multi_crit \u2192 compute_loss)")]

@@ -593,7 +593,8 @@ class StepBodies:
             passed_back = record.get("returns", ()) if chain.caller_steps_env else ()
             handlers = record.get("handlers", ())
             closed = _closed_branches(record, args)
-            for ref, line, _, constants, mode in record["calls"]:
+            handed_on = _handed_on(record, args)
+            for index, (ref, line, _, constants, mode) in enumerate(record["calls"]):
                 if handlers and any(first <= line <= last for first, last in handlers):
                     continue  # in an ``except`` handler: runs when the step failed, not every step
                 if closed and any(first <= line <= last for first, last in closed):
@@ -610,7 +611,7 @@ class StepBodies:
                                      grad_off, trains)
                     extended.named_from = chain.named_from
                     push(target[0], target[1], _from_evaluation_branch(extended, mode),
-                         self._call_values(target[0], ref, constants))
+                         self._call_values(target[0], ref, constants, handed_on.get(index)))
 
     def _through_callers(self, module: Module, qual: str, record: dict,
                          ref: list) -> Optional[Tuple[Key, Optional[Key]]]:
@@ -769,21 +770,28 @@ class StepBodies:
             return None
         module = self._loaded.get(function[0])
         record = module.functions.get(function[1]) if module is not None else None
-        guards = record.get("pguards") if record is not None else None
-        if not guards:
+        if record is None:
             return None
-        tested = sorted({guard[2] for guard in guards if guard[2] in args})
+        # the parameters its branches test, and those it hands on as they are to a call (whose
+        # callee's branches may test them: flow-forecast's ``multi_crit(..., valid)``)
+        tested = sorted({guard[2] for guard in record.get("pguards", ()) if guard[2] in args}
+                        | {handed[0] for handed in record.get("argp", ()) if handed[0] in args})
         return tuple((name, args[name] is None, bool(args[name])) for name in tested) or None
 
-    def _call_values(self, function: Key, ref: list, constants) -> Optional[dict]:
-        """The literal arguments a call hands ``function``, by parameter (None when it splats or
-        the function is not read)."""
+    def _call_values(self, function: Key, ref: list, constants, handed: Optional[dict] = None) -> Optional[dict]:
+        """The literal arguments a call hands ``function``, by parameter, with ``handed`` (the
+        caller's own parameters it hands on as they are, by position or keyword: their values in
+        the caller's walk); None when it splats or the function tests and hands on nothing."""
         module = self._loaded.get(function[0])
         record = module.functions.get(function[1]) if module is not None else None
-        if record is None or not record.get("pguards"):
+        if record is None or not (record.get("pguards") or record.get("argp")):
             return None
         constants = dict(constants)
-        return None if "*" in constants else _literal_values(record, ref, constants)
+        if "*" in constants:
+            return None
+        for key, value in (handed or {}).items():
+            constants[key] = value
+        return _literal_values(record, ref, constants)
 
     def per_step_arguments(self, qualname: str) -> Optional[List[Dict[str, object]]]:
         """The literal arguments of every per-step call of a step body of the linted file, by
@@ -938,6 +946,19 @@ def _literal_values(record: dict, ref: list, constants: dict) -> Dict[str, objec
 
 _GUARD_HOLDS = {"truthy": bool, "falsy": lambda value: not value, "none": lambda value: value is None,
                 "notnone": lambda value: value is not None}
+
+
+def _handed_on(record: dict, args: Optional[dict]) -> Dict[int, Dict[str, object]]:
+    """Per call (by its index in ``record["calls"]``): the literal values, from ``args``, of the
+    function's own parameters that the call is handed as they are (the index's ``argp``), by the
+    position or keyword they take there."""
+    found: Dict[int, Dict[str, object]] = {}
+    if not args:
+        return found
+    for parameter, index, place in record.get("argp", ()):
+        if parameter in args:
+            found.setdefault(index, {})[place] = args[parameter]
+    return found
 
 
 def _closed_branches(record: dict, args: Optional[dict]) -> List[Tuple[int, int]]:
