@@ -880,6 +880,12 @@ the `device=` argument's line.
 `torch.normal(mean, std)` is a CPU factory only when its mean and std are numbers: given tensors it
 draws on their device, and nothing is made on the host.
 
+Views and casts keep the tensor a fresh host one whether written as methods or as torch functions
+(`torch.triu(torch.ones(n, n), 1).to(device)`, `torch.unsqueeze(torch.tensor([k]), 0).cuda()`;
+reading R39); with ops between factory and move no fix is offered. A factory bound to a name (also
+by an annotated assignment) and moved later, `x = x.to(device)` or `x = x.to(d) + y`, is reported
+at the factory, without a fix.
+
 `.to(x)` with `x` a tensor moves to `x`'s device (and casts to its dtype): reported when the linter
 knows `x` is a tensor (made on the device in the function, or a name the function uses as one:
 `x.unsqueeze(-1)`, `A.shape`, a `torch.Tensor` annotation), never for a name it cannot tell from a
