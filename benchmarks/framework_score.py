@@ -2304,7 +2304,7 @@ CORPUS = [
     {"name": "SimCLR-leftthomas", "github": "leftthomas/SimCLR", "set": "holdout37",
      "commit": "cee178b6cab1efab67f8b527a0cff91c9e793f5c",
      "take": ["main.py", "linear.py", "model.py", "utils.py"], "only": "*.py", "drop": []},
-    # holdout38 (2026-11-27): entries below this line, before the closing bracket.
+    # holdout38 (2026-11-27): entries below this line, before the holdout39 marker.
     {"name": "HTS-AT", "github": "RetroCirce/HTS-Audio-Transformer", "set": "holdout38",
      "commit": "2e29471fce7e770edeaaa64a41908bf234844fc5",
      "take": ["main.py", "sed_model.py", "model", "models.py", "utils.py", "data_generator.py", "config.py",
@@ -2368,6 +2368,10 @@ CORPUS = [
               "qm9", "n_body_system/__init__.py", "n_body_system/dataset_nbody.py", "n_body_system/model.py",
               "ae_datasets"],
      "only": "*.py", "drop": []},
+    # holdout39 (2026-11-27): entries below this line, before the holdout40 marker.
+    # holdout40 (2026-11-27): entries below this line, before the holdout41 marker.
+    # holdout41 (2026-11-27): entries below this line, before the holdout42 marker.
+    # holdout42 (2026-11-27): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -2585,7 +2589,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 39)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 43)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
