@@ -64,3 +64,27 @@ def test_a_method_that_keeps_it_in_torch_or_no_annotation_leaves_the_copy_flagge
     write(tmp_path / "plain", files)
     path = tmp_path / "plain" / "pkg" / "train.py"
     assert [(f.line, f.col) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))] == [(12, 73)]
+
+
+def _bound_in_the_function(files: dict) -> dict:
+    """openvla's own spelling: ``action_tokenizer = ActionTokenizer(...)`` in the training function,
+    the class imported from another file."""
+    files = dict(files)
+    files["pkg/train.py"] = files["pkg/train.py"].replace(
+        "opt, action_tokenizer: ActionTokenizer):\n",
+        "opt, processor):\n            action_tokenizer = ActionTokenizer(processor.tokenizer)\n")
+    return files
+
+
+def test_a_name_bound_to_an_instance_of_a_class_imported_from_another_file_is_that_class(tmp_path):
+    write(tmp_path, _bound_in_the_function(OPENVLA_LIKE))
+    assert "ActionTokenizer(processor.tokenizer)" in (tmp_path / "pkg" / "train.py").read_text()
+    assert _findings(tmp_path) == []
+
+
+def test_an_imported_class_whose_method_keeps_the_value_in_torch_leaves_the_copy_flagged(tmp_path):
+    files = _bound_in_the_function(OPENVLA_LIKE)
+    files["pkg/tok.py"] = files["pkg/tok.py"].replace("np.clip(action_token_ids, 0, 255)",
+                                                      "action_token_ids.clamp(0, 255)")
+    write(tmp_path, files)
+    assert _findings(tmp_path) == [("TPL102", 13, 73, SYNC)]

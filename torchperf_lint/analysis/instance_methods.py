@@ -24,17 +24,25 @@ from .syntax import dotted_name
 def instance_method(bodies, func: cst.BaseExpression,
                     assigned_expr: Callable[[str], Optional[cst.BaseExpression]]) -> Optional[dict]:
     """The index record of ``Class.method`` when ``func`` is ``name.method`` and ``name`` is bound
-    (``assigned_expr``: its reaching value in the function) to ``Class(...)``, a class of the linted
-    file; None otherwise (``self.`` attributes and objects handed in are not followed)."""
+    (``assigned_expr``: its reaching value in the function) to ``Class(...)``, a project class of the
+    linted file or imported from another (through its project bases); None otherwise (``self.``
+    attributes and objects handed in are not followed here)."""
     if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)) or func.value.value in ("self", "cls"):
         return None
     made = assigned_expr(func.value.value)
-    if not (isinstance(made, cst.Call) and isinstance(made.func, cst.Name)):
+    if not (isinstance(made, cst.Call) and isinstance(made.func, (cst.Name, cst.Attribute))):
         return None
     module = getattr(bodies, "module", None)
-    if module is None or made.func.value not in module.classes:
+    if module is None:
         return None
-    return module.functions.get(f"{made.func.value}.{func.attr.value}")
+    if isinstance(made.func, cst.Name) and made.func.value in module.classes:
+        return module.functions.get(f"{made.func.value}.{func.attr.value}")
+    # a class imported from another project file (openvla's ``action_tokenizer =
+    # ActionTokenizer(processor.tokenizer)`` in finetune.py, the class in prismatic/vla/): what
+    # annotated_method finds for a parameter annotated with it, R34
+    dotted = dotted_name(made.func)
+    ask = getattr(bodies, "class_method", None)
+    return ask(dotted, func.attr.value) if dotted and ask is not None else None
 
 
 def attribute_method(bodies, func: cst.BaseExpression, qualname: Optional[str]) -> Optional[dict]:
