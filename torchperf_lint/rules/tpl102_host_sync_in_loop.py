@@ -849,7 +849,7 @@ class HostSyncInLoop(Rule):
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
         for name in bound:
             for path in name_uses(body, name, [scope], statement, [False], reaching=[False]):
-                if _reads_size(path) or _iterated(path):
+                if _reads_size(path) or _iterated(path) or _item_reads_size(path):
                     return True
         return False
 
@@ -1365,6 +1365,14 @@ def _reads_size(path) -> bool:
         return True
     return (len(path) >= 3 and isinstance(parent, cst.Arg) and isinstance(path[-3], cst.Call)
             and isinstance(path[-3].func, cst.Name) and path[-3].func.value == "len")
+
+
+def _item_reads_size(path) -> bool:
+    """``stmps = (seq == tok).nonzero(as_tuple=True)`` then ``len(stmps[0])``: one tensor of the
+    tuple, taken by a literal index, read for its size (rlhf-length-biases' ``get_starts``)."""
+    return (len(path) >= 3 and isinstance(path[-2], cst.Subscript) and path[-2].value is path[-1]
+            and len(path[-2].slice) == 1 and isinstance(path[-2].slice[0].slice, cst.Index)
+            and isinstance(path[-2].slice[0].slice.value, cst.Integer) and _reads_size(path[:-1]))
 
 
 def _reported_test(statement) -> cst.CSTNode:
