@@ -44,3 +44,32 @@ def test_one_tensor_of_a_nonzero_tuple_counted_is_a_size_the_host_needs():
         ("TPL102", 5, 12, SYNC.format(what="`.nonzero()`")
          + " (called every step from train.py:14)"),
     ]
+
+
+COPIED_IN_A_BRANCH = """\
+import torch
+
+
+def score(model, loader, out_file, chunked, copy):
+    with torch.no_grad():
+        for batch in loader:
+            output_pos = model(batch.cuda())
+            if chunked:
+                output_pos, chunk_scores = output_pos
+                chunk_scores = chunk_scores.cpu()
+            ranking = output_pos.cpu()
+            for i in range(ranking.shape[0]):
+                if chunked:
+                    out_file.write(str(float(ranking[i])) + " ".join([str(float(s)) for s in chunk_scores[i]]))
+"""
+
+
+def test_a_name_bound_again_in_the_same_branch_reaches_only_as_bound_last():
+    """matchmaker's teacher scorer: ``if chunked:`` unpacks the model's output and copies the chunk
+    scores to the host in the same branch; a later ``if chunked:`` reads them: only the copy can
+    reach it, so ``float()`` of its items waits for nothing (rules.md 'Where a value lives').
+    Copied only under a further test, the device tensor of the unpacking may reach it: flagged."""
+    assert _found(COPIED_IN_A_BRANCH) == []
+    nested = COPIED_IN_A_BRANCH.replace("                chunk_scores = chunk_scores.cpu()",
+                                        "                if copy:\n                    chunk_scores = chunk_scores.cpu()")
+    assert _found(nested) == [("TPL102", 15, 74, SYNC.format(what="`float()` of a tensor"))]

@@ -98,9 +98,9 @@ _MAX_DEPTH = 60  # deeper chains of definitions count as unknown (generated code
 class Binding:
     # No reference to its frame: the frame holds its bindings, and a cycle would keep every tree of
     # the unit alive until the cyclic garbage collector finds it. Lookups know the frame they are in.
-    __slots__ = ("name", "source", "extra", "prev", "prev_same", "branches", "kind")
+    __slots__ = ("name", "source", "extra", "prev", "prev_same", "branches", "guards", "kind")
 
-    def __init__(self, name, source, extra, prev, prev_same, branches):
+    def __init__(self, name, source, extra, prev, prev_same, branches, guards=()):
         self.name = name
         self.source = source  # "expr", "element", "aug", "tensor", "moved", "unknown"
         self.extra = extra  # what the source needs (the expression, the shape path...)
@@ -108,6 +108,9 @@ class Binding:
         self.prev_same = prev_same  # the frame's previous binding of the same name
         # The ``if`` branches it was made in: id(If node) -> id(branch). None: in none.
         self.branches = branches
+        # The blocks that decide whether it runs, outermost first: each ``if`` branch as
+        # (id(If), id(branch)), each loop and ``except`` body as its id (``with`` bodies always run)
+        self.guards = guards
         self.kind: Optional[str] = None
 
 
@@ -140,11 +143,19 @@ def _reaching(binding: Binding, seen_from):
         if any(len(covered[node]) > 1 for node, _ in outer):
             return found
         binding = binding.prev_same
-        while binding is not None and not _compatible(binding.branches, seen_from):
+        while binding is not None and (not _compatible(binding.branches, seen_from) or _overwritten(binding, found)):
             binding = binding.prev_same
         if binding is None:
             return found
         found.append(binding)
+
+
+def _overwritten(binding: Binding, later) -> bool:
+    """Is ``binding`` bound again by one of the ``later`` bindings of its name whenever it runs: a
+    later one made under the same blocks or fewer of them (``if chunked: out, chunk = out`` then
+    ``chunk = chunk.cpu()`` in the same branch: only the copy reaches a later ``if chunked:``)?"""
+    guards = binding.guards
+    return any(guards[:len(other.guards)] == other.guards for other in later)
 
 
 class _Env:
@@ -190,7 +201,18 @@ class ValueFlow:
     def _add(self, name: str, source: str, extra) -> None:
         frame = self.ctx.frame
         head = frame.values.get(None)
-        binding = Binding(name, source, extra, head, frame.values.get(name), self._branches())
+        branches = None
+        guards = ()
+        for block in frame.blocks:
+            kind = block.kind
+            if kind == "if":
+                if branches is None:
+                    branches = {}
+                branches[id(block.node)] = id(block.body)
+                guards += ((id(block.node), id(block.body)),)
+            elif kind != "with":
+                guards += (id(block.node),)
+        binding = Binding(name, source, extra, head, frame.values.get(name), branches, guards)
         frame.values[name] = binding
         frame.values[None] = binding
         if self._live:
