@@ -2419,7 +2419,7 @@ CORPUS = [
      "only": "*.py", "drop": []},
     {"name": "CLIP-Caption-Reward", "github": "j-min/CLIP-Caption-Reward", "set": "holdout42",
      "commit": "ca5fe53b848d7e7b1fb9808984f7a3187b2a32d6",
-     "take": ["setup.py", "tools/train_pl.py", "retrieval", "captioning", "clip"],
+     "take": ["setup.py", "retrieval", "clip"],
      "only": "*.py", "drop": []},
     {"name": "virtex", "github": "kdexd/virtex", "set": "holdout42",
      "commit": "ae67b23f86ab10934f43df239666592acbd74631",
@@ -2437,6 +2437,10 @@ CORPUS = [
     {"name": "Transformer-QG-on-SQuAD", "github": "p208p2002/Transformer-QG-on-SQuAD", "set": "holdout42",
      "commit": "afd443b885d4b9fa9435ce5b6f3d270ad7152c97",
      "take": ["models", "utils", "train_causal_lm.py", "train_masked_lm.py", "train_seq2seq_lm.py"],
+     "only": "*.py", "drop": []},
+    {"name": "SpeechCLIP", "github": "atosystem/SpeechCLIP", "set": "holdout42",
+     "commit": "839cd2bb38ab0485bb0c1209dd84e97e3f960a36",
+     "take": ["avssl", "run_task.py"],
      "only": "*.py", "drop": []},
 ]
 
