@@ -2582,7 +2582,7 @@ CORPUS = [
      "commit": "f47569071bf07f1be06888630e30b826b8f6ed82",
      "take": ["data.py", "language_model.py"],
      "only": "*.py", "drop": []},
-    {"name": "multimodal", "github": "facebookresearch/multimodal", "set": "holdout42",
+    {"name": "fb-multimodal", "github": "facebookresearch/multimodal", "set": "holdout42",
      "commit": "3c2a85a39aafaec6b5b15df9cb05ffe1cbd026aa",
      "take": ["setup.py", "examples/flava", "examples/mugen/retrieval", "examples/mugen/data", "examples/albef"],
      "only": "*.py", "drop": []},
@@ -2628,6 +2628,18 @@ CORPUS = [
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
 IGNITE_HOLDOUT = ("examples/references/", "examples/transformers/", "examples/siamese_network/",
                   "examples/reinforcement_learning/", "examples/cifar100_amp_benchmark/")
+
+
+def _duplicate_names() -> list:
+    """Names two CORPUS entries share: findings and labels are keyed by name, so a second entry
+    of a name would be read as the first one's set (holdout42's facebookresearch/multimodal was
+    first named as holdout34's multimodal/multimodal)."""
+    seen, twice = set(), []
+    for entry in CORPUS:
+        if entry["name"] in seen:
+            twice.append(entry["name"])
+        seen.add(entry["name"])
+    return twice
 
 
 def in_set(repo: str, path: str, which: str) -> bool:
@@ -2851,6 +2863,8 @@ def main(argv=None) -> int:
     parser.add_argument("--findings-out", type=Path, help="also write the findings as JSON lines")
     parser.add_argument("--findings-in", type=Path, help="score these findings instead of running the CLI")
     args = parser.parse_args(argv)
+    if _duplicate_names():
+        parser.error(f"CORPUS names entries twice: {', '.join(_duplicate_names())}")
     if args.fetch_list:
         fetch_list()
         return 0
