@@ -73,3 +73,35 @@ def test_a_name_bound_again_in_the_same_branch_reaches_only_as_bound_last():
     nested = COPIED_IN_A_BRANCH.replace("                chunk_scores = chunk_scores.cpu()",
                                         "                if copy:\n                    chunk_scores = chunk_scores.cpu()")
     assert _found(nested) == [("TPL102", 15, 74, SYNC.format(what="`float()` of a tensor"))]
+
+
+SETTINGS_MAPPING = """\
+import argparse
+import torch
+
+
+def main():
+    args = argparse.ArgumentParser().parse_args()
+    args.mapping_act2v = {i: i // 3 for i in range(300)}
+    train(args, *build(args))
+
+
+def train(args, model, loader, criterion, optimizer):
+    for images, target in loader:
+        images, target = images.cuda(), target.cuda()
+        output = model(images)
+        target_to_verb = torch.tensor([args.mapping_act2v[a] for a in target.tolist()]).cuda()
+        loss = criterion(output, target_to_verb)
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_ids_looked_up_in_a_dict_kept_on_the_settings_namespace_are_host_needed():
+    """LaViLa: ``args.mapping_act2v`` is only ever a dict the file builds; its keys must be Python
+    ints, so ``target.tolist()`` iterated to look them up is host-needed (R31, a lookup key).
+    The namespace attribute bound to something else as well is unknown: flagged."""
+    assert _found(SETTINGS_MAPPING) == []
+    unknown = SETTINGS_MAPPING.replace("    train(args, *build(args))",
+                                       "    args.mapping_act2v = load_table(args)\n    train(args, *build(args))")
+    assert _found(unknown) == [("TPL102", 16, 70, SYNC.format(what="`.tolist()`"))]

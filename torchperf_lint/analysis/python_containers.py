@@ -28,6 +28,26 @@ def container_attributes(tree: ast.Module, table=None) -> FrozenSet[str]:
     return frozenset(containers - others)
 
 
+def settings_container_attributes(tree: ast.Module, table=None) -> FrozenSet[str]:
+    """``name.attr`` for the attributes of objects other than ``self`` that the file assigns only
+    ever a Python dict, list or tuple (LaViLa's ``args.mapping_act2v = {i: ... for ...}`` on the
+    argparse namespace, read per step as ``args.mapping_act2v[a] for a in target.tolist()``)."""
+    containers, others = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        for target in targets:
+            if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                    and target.value.id not in ("self", "cls")):
+                key = f"{target.value.id}.{target.attr}"
+                (containers if isinstance(node, ast.Assign) and _builds_container(value) else others).add(key)
+    return frozenset(containers - others)
+
+
 def self_attribute_assignments(tree: ast.Module, nodes=None):
     """(attr, value) for every ``self.attr = value`` (or annotated) assignment of the file;
     ``nodes``: the file's nodes when the caller walks them already."""

@@ -16,7 +16,7 @@ from ..analysis.host_only import host_only_script
 from ..analysis.inference_calls import names_training
 from ..analysis.instance_methods import annotated_method, attribute_method, instance_method, method_parameter
 from ..analysis.nonfinite_branches import in_nonfinite_branch
-from ..analysis.python_containers import container_attributes
+from ..analysis.python_containers import container_attributes, settings_container_attributes
 from ..analysis.python_ints import int_for_host, item_size_for_host, list_for_host, statement_uses
 from ..analysis.returned_copies import callers_hand_to_host_library, returned_item
 from ..analysis.slice_bound_parameters import bounds_a_slice
@@ -779,9 +779,12 @@ class HostSyncInLoop(Rule):
             container = container.value
         if isinstance(container, cst.Name):
             return self.ctx.value_kind(container) in (value_flow.PYTHON, value_flow.CONTAINER)
-        return (isinstance(container, cst.Attribute) and isinstance(container.value, cst.Name)
-                and container.value.value == "self"
-                and container.attr.value in self.ctx.facts.derived("container_attributes", container_attributes))
+        if not (isinstance(container, cst.Attribute) and isinstance(container.value, cst.Name)):
+            return False
+        if container.value.value == "self":
+            return container.attr.value in self.ctx.facts.derived("container_attributes", container_attributes)
+        return (f"{container.value.value}.{container.attr.value}"
+                in self.ctx.facts.derived("settings_container_attributes", settings_container_attributes))
 
     def _host_library_argument(self, path) -> bool:
         """Is the last node of ``path`` (through subscripts and method calls on it) an argument of
