@@ -105,3 +105,62 @@ def test_ids_looked_up_in_a_dict_kept_on_the_settings_namespace_are_host_needed(
     unknown = SETTINGS_MAPPING.replace("    train(args, *build(args))",
                                        "    args.mapping_act2v = load_table(args)\n    train(args, *build(args))")
     assert _found(unknown) == [("TPL102", 16, 70, SYNC.format(what="`.tolist()`"))]
+
+
+ONE_HOT_ON_THE_HOST = """\
+import numpy as np
+import torch
+
+
+def to_one_hot(y, classes):
+    c = np.zeros(shape=[len(y), classes], dtype="float32")
+    c[range(len(y)), y] = 1.
+    return torch.from_numpy(c)
+
+
+def train(model, loader, opt):
+    for x, y in loader:
+        x, y = x.cuda(), y.cuda()
+        y_hat = model(x)
+        targets = to_one_hot(y.cpu(), y_hat.size(1)).to(y.device)
+        loss = ((y_hat - targets) ** 2).mean()
+        loss.backward()
+        opt.step()
+"""
+
+
+def test_a_copy_that_indexes_an_array_numpy_made_in_the_callee_is_host_needed():
+    """continual-learning's ``lf.to_one_hot(y.cpu(), n)``: the callee writes into a numpy array
+    at the indices it is handed (R3: a numpy consumer, across the call); silent. The same helper
+    writing into a torch tensor leaves the copy flagged."""
+    assert _found(ONE_HOT_ON_THE_HOST) == []
+    in_torch = ONE_HOT_ON_THE_HOST.replace('np.zeros(shape=[len(y), classes], dtype="float32")',
+                                           "torch.zeros(len(y), classes)").replace(
+        "return torch.from_numpy(c)", "return c")
+    assert _found(in_torch) == [("TPL102", 15, 29, SYNC.format(what="`.cpu()`"))]
+
+
+EVALUATED_ON_THE_TRAINING_SET = """\
+import torch
+
+
+def train_evaluate(model, train_loader):
+    model.eval()
+    correct = 0
+    for data, target in train_loader:
+        data, target = data.cuda(), target.cuda()
+        output = model(data)
+        pred = output.max(1, keepdim=True)[1]
+        correct += pred.eq(target.view_as(pred)).cpu().sum()
+    print(correct)
+"""
+
+
+def test_a_function_named_for_evaluating_on_the_training_set_trains_nothing():
+    """kd-pytorch's ``train_evaluate``: the name ends in what it does (evaluate), its loop trains
+    nothing: its copy is an evaluation copy (R8), silent. Named ``train_epoch`` or
+    ``train_and_evaluate``, the name says it may train: flagged."""
+    assert _found(EVALUATED_ON_THE_TRAINING_SET) == []
+    for name in ("train_epoch", "train_and_evaluate"):
+        renamed = EVALUATED_ON_THE_TRAINING_SET.replace("def train_evaluate(", f"def {name}(")
+        assert _found(renamed) == [("TPL102", 11, 19, SYNC.format(what="`.cpu()`"))], name

@@ -108,6 +108,11 @@ def host_library_parameters(node, table: ImportTable, names: Optional[List[str]]
                         host_library.objects.add(bound.id)
     calls = [(*n.args, *(k.value for k in n.keywords)) for n in nodes
              if isinstance(n, ast.Call) and host_library(n.func)]
+    if host_library.objects:
+        # ``c = np.zeros(...)`` then ``c[range(len(y)), y] = 1.``: an index into an array a host
+        # library made is read by numpy (continual-learning's ``to_one_hot``)
+        calls.extend((n.slice,) for n in nodes if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
+                     and n.value.id in host_library.objects)
     if self_methods:
         for n in nodes:
             if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)

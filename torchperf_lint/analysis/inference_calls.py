@@ -105,10 +105,17 @@ _FETCHES_TRAINING_THINGS = re.compile(
     re.IGNORECASE)
 
 
+# A name that ends in what it does to the training data: ``train_evaluate`` (kd-pytorch: the
+# accuracy on the training set, holdout41), ``train_set_eval``; ``train_and_evaluate`` does both.
+_EVALUATES_LAST = re.compile(r"(?:^|_)(?:eval|evaluate|evaluation|validate|validation|test|predict|inference)$",
+                             re.IGNORECASE)
+
+
 def names_training(name: str) -> bool:
     """Does a function's or method's own name say it may train (``train_step``, ``take_step``)?"""
     return (_TRAINING_NAME.search(name) is not None and _EVALUATION_NAME.search(name) is None
-            and _FETCHES_TRAINING_THINGS.match(name) is None)
+            and _FETCHES_TRAINING_THINGS.match(name) is None
+            and (_EVALUATES_LAST.search(name) is None or "_and_" in name.lower()))
 
 
 def _ast_string(node) -> Optional[str]:

@@ -27,6 +27,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from .generation_loops import ast_feeds_back, cst_feeds_back
 from .run_once import is_per_epoch_hook
 from .names import (MODULO_FUNCTIONS, MODULO_OWNERS, bound_names, canonical, dotted_name_ast, is_torch_name,
                     turns_grad_off)
@@ -221,6 +222,7 @@ class ModuleSteps:
         self._cst_epoch: Dict[int, tuple] = {}  # id -> (the libcst loop, its facts)
         self._sample_ids: Optional[FrozenSet[int]] = None
         self._self_attributes: Optional[FrozenSet[str]] = None
+        self._quiet_loops: Optional[FrozenSet[int]] = None  # ids of loops with autograd off around them
 
     # -- module facts ------------------------------------------------------------------------------
     def _qual(self, node) -> Optional[str]:
@@ -550,7 +552,80 @@ class ModuleSteps:
             return False
         if isinstance(loop, (ast.For, ast.AsyncFor)) and self.ast_iterates_loader(loop.iter):
             return True
-        return id(loop) not in self.epoch_hook_loops and self._body_runs_step(loop)
+        return id(loop) not in self.epoch_hook_loops and self._body_runs_step(loop) and not self._ast_generates(loop)
+
+    def _ast_generates(self, loop) -> bool:
+        """A generation loop (generation_loops, R41): autograd off around it, no loader, no
+        update, and a model fed what the loop made."""
+        if self._quiet_loops is None:
+            self._quiet_loops = frozenset(self._loops_with_grad_off())
+        if id(loop) not in self._quiet_loops:
+            return False
+        if isinstance(loop, (ast.For, ast.AsyncFor)) and _last_ast(loop.iter) in self.wrapped_loaders:
+            return False
+        return not _ast_runs_update(loop.body, self) and ast_feeds_back(loop, self._ast_model_call)
+
+    def _ast_model_call(self, call: ast.Call) -> bool:
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in ("backward", "step"):
+            return False
+        if isinstance(func, ast.Name) and func.id == "next":
+            return False
+        return self._ast_is_step_call(call)
+
+    def _loops_with_grad_off(self) -> Iterator[int]:
+        """Ids of the loops of the file that run with autograd off: in a function decorated with
+        ``no_grad``/``inference_mode`` (or in a function nested in one), or under such a ``with``.
+        ``set_grad_enabled(<not a literal False>)`` does not count (a mode a name chooses)."""
+        pending = [(stmt, False) for stmt in self._tree.body]
+        while pending:
+            node, quiet = pending.pop()
+            kind = type(node)
+            if kind is ast.ClassDef:
+                pending.extend((child, False) for child in node.body)
+                continue
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                off = quiet or any(self._ast_turns_grad_off(d) for d in node.decorator_list)
+                pending.extend((child, off) for child in node.body)
+                continue
+            if kind in _LOOP_TYPES and quiet:
+                yield id(node)
+            if (kind is ast.With or kind is ast.AsyncWith) and any(
+                    self._ast_turns_grad_off(item.context_expr) for item in node.items):
+                pending.extend((child, True) for child in node.body)
+                continue
+            fields = BLOCK_FIELDS.get(kind)
+            if fields is None:
+                continue
+            for name in fields:
+                for child in getattr(node, name):
+                    if name == "handlers" or name == "cases":
+                        pending.extend((grandchild, quiet) for grandchild in child.body)
+                    else:
+                        pending.append((child, quiet))
+
+    def _ast_turns_grad_off(self, expr) -> bool:
+        if not self._ast_grad_off(expr):
+            return False
+        if isinstance(expr, ast.Call) and (dotted_name_ast(expr.func) or "").endswith("set_grad_enabled"):
+            first = expr.args[0] if expr.args else next((k.value for k in expr.keywords if k.arg == "mode"), None)
+            return isinstance(first, ast.Constant) and first.value is False
+        return True
+
+    def generates(self, loop) -> bool:
+        """The libcst twin of ``_ast_generates``, autograd off around ``loop`` known to the caller
+        (walker.Context._generates)."""
+        if isinstance(loop, cst.For) and (self.iterates_loader(loop.iter) or _last(loop.iter) in self.wrapped_loaders):
+            return False
+        return not self.runs_update(loop.body) and cst_feeds_back(loop, self._cst_model_call)
+
+    def _cst_model_call(self, call: cst.Call) -> bool:
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("backward", "step"):
+            return False
+        if isinstance(func, cst.Name) and func.value == "next":
+            return False
+        return self.is_step_call(call)
 
     @property
     def epoch_hook_loops(self) -> FrozenSet[int]:

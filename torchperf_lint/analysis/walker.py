@@ -39,6 +39,17 @@ LOOP, IF, EXCEPT, WITH = "loop", "if", "except", "with"
 BODY = "body"
 
 
+def _turns_grad_off(expr: cst.BaseExpression, ctx) -> bool:
+    """``no_grad``/``inference_mode`` (a decorator or a ``with`` item); ``set_grad_enabled`` only
+    with a literal ``False`` (the twin of step_loops.ModuleSteps._ast_turns_grad_off)."""
+    if not syntax.is_grad_off(expr, ctx):
+        return False
+    if isinstance(expr, cst.Call) and (syntax.dotted_name(expr.func) or "").endswith("set_grad_enabled"):
+        first = expr.args[0].value if expr.args else None
+        return isinstance(first, cst.Name) and first.value == "False"
+    return True
+
+
 class Block:
     __slots__ = ("kind", "node", "body")
 
@@ -410,7 +421,7 @@ class Context:
             return False
         if self._in_per_epoch_hook() and steps.aggregates_in_hook(loop.node):
             return False  # over what the epoch's steps collected (step_loops.epoch_hook_loops)
-        if steps.is_intrinsic(loop.node):
+        if steps.is_intrinsic(loop.node) and not self._generates(loop):
             return True
         if loop in blocks:
             for outer in blocks[: blocks.index(loop)]:
@@ -426,6 +437,26 @@ class Context:
                 return False
             frame = frame.parent  # a lambda or comprehension scope runs where its function runs
         return frame is not None and frame.node.name.value in steps.step_called
+
+    def _generates(self, loop: Block) -> bool:
+        """A generation loop (analysis/generation_loops, R41): autograd off around it, by a
+        decorator of its function (or of one around it) or a ``with`` outside it; then the
+        loop's own facts (step_loops.ModuleSteps.generates)."""
+        blocks = self.frame.blocks
+        if loop not in blocks:
+            return False
+        quiet = any(block.kind == WITH and any(_turns_grad_off(i.item, self) for i in block.node.items)
+                    for block in blocks[: blocks.index(loop)])
+        frame = self.frame
+        while not quiet and frame is not None:
+            if frame is not self.frame:
+                quiet = any(block.kind == WITH and any(_turns_grad_off(i.item, self) for i in block.node.items)
+                            for block in frame.blocks)
+            if isinstance(frame.node, cst.FunctionDef) and any(
+                    _turns_grad_off(d.decorator, self) for d in frame.node.decorators):
+                quiet = True
+            frame = frame.parent
+        return quiet and self.steps.generates(loop.node)
 
     def _in_per_epoch_hook(self) -> bool:
         """Is the current frame (a lambda or comprehension: the function around it) a per-epoch

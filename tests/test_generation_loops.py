@@ -1,0 +1,114 @@
+"""R41: a loop that, with autograd off, feeds a model what it made (sampling, decoding) is no step
+loop by itself (analysis/generation_loops.py; holdout39's dllm samplers, flow_matching's solver):
+its own syncs and those of the helpers it calls stay silent; the same loop with autograd on, an
+evaluation loop that feeds nothing back, and a sampler that a training loop runs every step stay
+flagged. Whole diagnostics."""
+
+from torchperf_lint.engine import lint_source
+
+SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
+        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+TRUTH = SYNC.format(what="testing a tensor's truth")
+ITEM = SYNC.format(what="`.item()`")
+
+
+def _found(source, path="sampler.py"):
+    return [(f.line, f.col, f.message) for f in lint_source(source, path, codes=("TPL102",))]
+
+
+SAMPLER = """\
+import torch
+
+
+def pick(conf, k):
+    if conf.sum().item() >= k:
+        return conf > 0
+    return conf < 0
+
+
+class Sampler:
+    @torch.no_grad()
+    def sample(self, x, steps, block, mask_id):
+        for blk in range(x.shape[1] // block):
+            for step in range(steps):
+                block_slice = x[:, blk * block:(blk + 1) * block]
+                active = block_slice == mask_id
+                logits = self.model(x[:, :(blk + 1) * block]).logits
+                probs = logits.softmax(-1).amax(-1)
+                if probs.max().item() > 0.9:
+                    print("confident")
+                chosen = pick(probs, 3)
+                block_slice[chosen & active] = logits.argmax(-1)[chosen & active]
+        return x
+"""
+
+
+def test_a_sampler_that_feeds_the_model_what_it_made_with_autograd_off_is_no_step_loop():
+    """dllm's LLaDA2 sampler: the model reads ``x``; the loop writes its picks into a view of
+    ``x``; autograd is off: the syncs of the loop and of the helper it calls are silent."""
+    assert _found(SAMPLER) == []
+
+
+def test_the_same_loop_with_autograd_on_is_a_step_loop():
+    source = SAMPLER.replace("    @torch.no_grad()\n", "")
+    assert _found(source) == [
+        (5, 7, ITEM + " (called every step from sampler.py:20)"),
+        (18, 19, ITEM),
+    ]
+
+
+def test_a_loop_under_no_grad_that_feeds_nothing_back_is_an_evaluation_loop():
+    """``x = data[i].cuda()`` before the model call: each round reads new data, not what the last
+    one made (R7: per-batch syncs of an evaluation loop stay flagged)."""
+    source = """\
+import torch
+
+
+@torch.no_grad()
+def evaluate(model, data, n):
+    correct = 0
+    for i in range(n):
+        x = data[i].cuda()
+        out = model(x)
+        correct += (out.argmax(-1) == 0).sum().item()
+    return correct
+"""
+    assert _found(source, "evaluate.py") == [(10, 19, ITEM)]
+
+
+def test_a_decoding_loop_with_autograd_off_made_by_a_with_block_is_no_step_loop():
+    source = """\
+import torch
+
+
+def generate(model, ids, eos, steps):
+    with torch.no_grad():
+        for _ in range(steps):
+            logits = model(ids)
+            nxt = logits[:, -1].argmax(-1, keepdim=True)
+            ids = torch.cat([ids, nxt], dim=1)
+            if nxt[0, 0].item() == eos:
+                print("done")
+    return ids
+"""
+    assert _found(source, "generate.py") == []
+    off = source.replace("with torch.no_grad():", "with torch.set_grad_enabled(False):")
+    assert _found(off, "generate.py") == []
+    mode = source.replace("with torch.no_grad():", "with torch.set_grad_enabled(train):")
+    assert _found(mode, "generate.py") == [(10, 15, ITEM)]
+
+
+def test_a_sampler_a_training_loop_runs_every_step_still_runs_every_step():
+    """GRPO-style: the training loop calls the sampler every step; its loop then runs every step
+    (rules.md: a loop inside a function that a step loop calls)."""
+    source = SAMPLER + """
+
+def train(model, loader, opt):
+    sampler = Sampler()
+    for batch in loader:
+        x = sampler.sample(batch.cuda(), 4, 8, 0)
+        loss = model(x).mean()
+        loss.backward()
+        opt.step()
+"""
+    assert _found(source) == [(5, 7, ITEM + " (called every step from sampler.py:29 via sample)"), (19, 19, ITEM)]
