@@ -164,3 +164,47 @@ def test_a_function_named_for_evaluating_on_the_training_set_trains_nothing():
     for name in ("train_epoch", "train_and_evaluate"):
         renamed = EVALUATED_ON_THE_TRAINING_SET.replace("def train_evaluate(", f"def {name}(")
         assert _found(renamed) == [("TPL102", 11, 19, SYNC.format(what="`.cpu()`"))], name
+
+
+DEVICE_METHOD = """\
+import torch
+
+
+class Learner(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 3)
+
+    def _device(self):
+        return next(self.parameters()).device
+
+    def penalty(self, a):
+        return torch.eye(a.shape[0]).to(self._device()) * 2
+"""
+
+
+def test_a_move_to_what_a_device_named_method_returns_is_a_move_to_the_device():
+    """continual-learning: ``.to(self._device())``, where ``_device`` returns where the parameters
+    live, moves the factory as ``.to(self.device)`` does (14 labels of holdout41). The fix passes
+    the same call as ``device=``; the fixed code computes the same tensor, and fixing twice
+    changes nothing. A method named otherwise (``self._target()``) is not known to be a device."""
+    from torchperf_lint.catalog import SAFE
+    from torchperf_lint.engine import fix_source
+
+    found = [(f.code, f.line, f.col, f.message, f.fix.applicability, f.fix.description)
+             for f in lint_source(DEVICE_METHOD, "learner.py", codes=("TPL101",))]
+    assert found == [("TPL101", 13, 15,
+                      "tensor is created on the CPU and then copied to the device; pass `device=` to "
+                      "`torch.eye(...)` to create it there (runtime_guard: device-native creation)",
+                      SAFE, "create the tensor with device=self._device()")]
+    fixed, count = fix_source(DEVICE_METHOD, codes=["TPL101"])
+    assert count == 1 and "torch.eye(a.shape[0], device=self._device()) * 2" in fixed
+    assert fix_source(fixed, codes=["TPL101"]) == (fixed, 0)
+    import torch
+    before, after = {}, {}
+    exec(compile(DEVICE_METHOD, "before", "exec"), before)
+    exec(compile(fixed, "after", "exec"), after)
+    a = torch.ones(4, 2)
+    assert torch.equal(before["Learner"]().penalty(a), after["Learner"]().penalty(a))
+    other = DEVICE_METHOD.replace("self._device()", "self._target()").replace("def _device(", "def _target(")
+    assert lint_source(other, "learner.py", codes=("TPL101",)) == []

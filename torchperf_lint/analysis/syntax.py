@@ -181,6 +181,12 @@ def device_kind(expr: cst.BaseExpression, ctx, _depth: int = 0) -> Optional[str]
                 return device_kind(args[0].value, ctx)
             type_arg = keyword(expr, "type")
             return device_kind(type_arg.value, ctx) if type_arg else None
+        called = last_identifier(expr.func)
+        if not expr.args and called is not None and not is_torch_name(qual) and _DEVICE_WORD.search(called) \
+                and "name" not in called.lower():
+            # ``.to(self._device())``, a method of the project that names what it returns
+            # (continual-learning's ``return next(self.parameters()).device``), as ``.to(self.device)``
+            return "accelerator"
         return None
     qual = ctx.qualname(expr)
     if is_torch_name(qual):
