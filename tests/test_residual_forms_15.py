@@ -208,3 +208,35 @@ def test_a_move_to_what_a_device_named_method_returns_is_a_move_to_the_device():
     assert torch.equal(before["Learner"]().penalty(a), after["Learner"]().penalty(a))
     other = DEVICE_METHOD.replace("self._device()", "self._target()").replace("def _device(", "def _target(")
     assert lint_source(other, "learner.py", codes=("TPL101",)) == []
+
+
+TYPE_AS = """\
+import torch
+
+
+def step(model, batch):
+    X = unpack(batch)
+    t = torch.rand(X.shape[0]).type_as(X)
+    vt = flow_of(t, X)
+    loss = torch.mean(t[:, None] * (vt - X) ** 2)
+    if not torch.isfinite(loss):
+        raise ValueError("Loss Not Finite")
+    return loss
+
+
+def train(model, loader, opt):
+    for X in loader:
+        loss = step(model, X.cuda())
+        loss.backward()
+        opt.step()
+"""
+
+
+def test_type_as_puts_the_factory_where_its_argument_lives():
+    """cfm's ``t = torch.rand(n).type_as(X)``: ``type_as`` casts and moves to ``X``'s device; a
+    value made with it is no host value, and the NaN stop of the training step that tests the
+    loss is flagged (R24). ``.type_as`` of a CPU tensor stays on the host: silent."""
+    assert _found(TYPE_AS) == [("TPL102", 9, 7, SYNC.format(what="testing a tensor's truth")
+                                + " (called every step from train.py:16)")]
+    host = TYPE_AS.replace("type_as(X)", "type_as(torch.zeros(1))").replace("t[:, None] * (vt - X) ** 2", "t")
+    assert _found(host) == []

@@ -1020,6 +1020,13 @@ class ValueFlow:
                     return UNPINNED_BATCH  # ``batch.to(torch.float16)``: a converted copy, in pageable memory
                 return owner if owner in TENSORS else UNKNOWN
             return DEVICE
+        if name == "type_as" and len(call.args) == 1 and call.args[0].keyword is None:
+            # ``torch.rand(n).type_as(X)``: X's dtype and device (cfm's timesteps, holdout39);
+            # where X lives, or unknown
+            other = self._kind(call.args[0].value, env, depth + 1)
+            if other == DEVICE or (other in HOST_TENSORS and owner in HOST_TENSORS):
+                return other if other == DEVICE else CPU_TENSOR
+            return UNKNOWN
         if name in _PYTHON_METHODS:
             return PYTHON if owner in TENSORS or owner in (NUMPY, UNKNOWN) else UNKNOWN
         if name == "type":
