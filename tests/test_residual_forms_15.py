@@ -240,3 +240,50 @@ def test_type_as_puts_the_factory_where_its_argument_lives():
                                 + " (called every step from train.py:16)")]
     host = TYPE_AS.replace("type_as(X)", "type_as(torch.zeros(1))").replace("t[:, None] * (vt - X) ** 2", "t")
     assert _found(host) == []
+
+
+DEFAULTED_SCHEDULER = """\
+import torch
+
+
+class LinearAlpha:
+    def alpha(self, i):
+        i_t = torch.as_tensor(i, device=i.device if isinstance(i, torch.Tensor) else None)
+        if not torch.all((0.0 <= i_t) & (i_t <= 1.0)):
+            raise ValueError("not in [0, 1]")
+        out = 1 - i_t
+        return out.item() if isinstance(i, float) else out
+
+
+class Trainer:
+    def __init__(self, model, scheduler=None):
+        self.model = model
+        self.scheduler = scheduler if scheduler is not None else LinearAlpha()
+
+    def loss(self, x):
+        t = torch.rand(x.shape[0], device=x.device)
+        return (self.scheduler.alpha(t) * self.model(x)).mean()
+
+
+def train(model, loader, opt):
+    trainer = Trainer(model)
+    for x in loader:
+        loss = trainer.loss(x.cuda())
+        loss.backward()
+        opt.step()
+"""
+
+
+def test_an_attribute_bound_to_a_default_instance_and_a_number_branch():
+    """dllm's trainers: ``self.scheduler = scheduler if scheduler is not None else
+    LinearAlphaScheduler()`` is an instance of that class, so its range check runs every step
+    (flagged, with the chain); ``out.item() if isinstance(i, float) else out`` runs only when the
+    caller hands a Python number, which the step never does: silent. A default made by an
+    unknown call is not followed; a branch on anything but a number type stays flagged."""
+    chain = " (called every step from train.py:26 via loss)"
+    assert _found(DEFAULTED_SCHEDULER) == [("TPL102", 7, 11, SYNC.format(what="testing a tensor's truth") + chain)]
+    unknown = DEFAULTED_SCHEDULER.replace("else LinearAlpha()", "else make_default()")
+    assert _found(unknown) == []
+    flag = DEFAULTED_SCHEDULER.replace("if isinstance(i, float) else out", "if i.dim() == 0 else out")
+    assert _found(flag) == [("TPL102", 7, 11, SYNC.format(what="testing a tensor's truth") + chain),
+                            ("TPL102", 10, 15, SYNC.format(what="`.item()`") + chain)]

@@ -63,7 +63,7 @@ from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "32"
+INDEX_VERSION = "33"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -239,6 +239,18 @@ def _constructed_class(call: ast.Call) -> Optional[str]:
 # ``from_config``, Lightning's ``load_from_checkpoint`` (BERT-NER's ``model = Ner.from_pretrained(...)``
 # of its own ``BertForTokenClassification`` subclass, whose ``forward`` the step loop runs).
 _ALTERNATE_CONSTRUCTORS = frozenset(("from_pretrained", "from_config", "load_from_checkpoint"))
+
+
+def _defaulted_class(choice: ast.IfExp) -> Optional[str]:
+    """The class of ``scheduler if scheduler is not None else LinearAlphaScheduler()`` (dllm's
+    trainers, holdout39): an instance handed in, or one of this class made by default. The one
+    class a branch builds, when the other builds none (a name, ``None``)."""
+    made = {_constructed_class(branch) if isinstance(branch, ast.Call) else None
+            for branch in (choice.body, choice.orelse)}
+    if any(isinstance(branch, ast.Call) and _constructed_class(branch) is None for branch in (choice.body, choice.orelse)):
+        return None  # the other branch calls something that may make anything
+    made.discard(None)
+    return made.pop() if len(made) == 1 else None
 
 
 def _declared_class(assignment) -> Optional[str]:
@@ -633,6 +645,8 @@ class _Summariser:
                     made = _declared_class(sub)
                     if made is None and isinstance(sub.value, ast.Call):
                         made = _constructed_class(sub.value)
+                    elif made is None and isinstance(sub.value, ast.IfExp):
+                        made = _defaulted_class(sub.value)
                     if made is not None:
                         for target in (sub.targets if type(sub) is ast.Assign else (sub.target,)):
                             if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)

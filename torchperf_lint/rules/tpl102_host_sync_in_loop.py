@@ -155,7 +155,7 @@ class HostSyncInLoop(Rule):
                 return
             if not self._in_step():
                 return
-            if ctx.is_host_value(receiver) or self._narrowed_to_numpy(receiver):
+            if ctx.is_host_value(receiver) or self._narrowed_to_numpy(receiver) or self._given_a_number():
                 return  # numpy values and host tensors are read without waiting for a device
             if name == "cpu" and is_model_name(last_identifier(_copied(receiver, ctx))):
                 return  # moving a model (or a copy of it: an EMA snapshot), not reading a value
@@ -1110,6 +1110,29 @@ class HostSyncInLoop(Rule):
             return False
         return any(isinstance(n, cst.Call) and self.ctx.qualname(n.func) in _TIMERS for n in descendants(node))
 
+    def _given_a_number(self) -> bool:
+        """``return out.item() if isinstance(i, float) else out`` (dllm's noise schedulers, holdout39):
+        in the branch where a parameter of the function is a Python number, the function was
+        handed a number, not a step's tensor, and gives one back; its per-step callers hand
+        tensors and never take that branch (as R40's closed branches)."""
+        stack = self.ctx.stack
+        function = next((n for n in reversed(stack) if isinstance(n, cst.FunctionDef)), None)
+        if function is None:
+            return False
+        params = {p.name.value for p in (*function.params.posonly_params, *function.params.params,
+                                         *function.params.kwonly_params)}
+        for index, node in enumerate(stack[:-1]):
+            if isinstance(node, (cst.IfExp, cst.If)) and stack[index + 1] is node.body:
+                test = node.test
+                if (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
+                        and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)
+                        and test.args[0].value.value in params):
+                    kinds = test.args[1].value
+                    elements = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+                    if elements and all(last_identifier(e) in _NUMBER_TYPES for e in elements):
+                        return True
+        return False
+
     def _narrowed_to_numpy(self, receiver: cst.BaseExpression) -> bool:
         """``x.tolist() if isinstance(x, np.ndarray) else x`` (or the same ``if`` block)."""
         if not isinstance(receiver, cst.Name):
@@ -1245,6 +1268,9 @@ def _copied(expr: cst.BaseExpression, ctx) -> cst.BaseExpression:
     while isinstance(expr, cst.Call) and expr.args and ctx.qualname(expr.func) in ("copy.deepcopy", "copy.copy"):
         expr = expr.args[0].value
     return expr
+
+
+_NUMBER_TYPES = frozenset(("float", "int", "Number", "Real", "Integral"))
 
 
 def _isinstance_types(test: cst.BaseExpression, name: str, ctx) -> list:
