@@ -287,3 +287,19 @@ def test_an_attribute_bound_to_a_default_instance_and_a_number_branch():
     flag = DEFAULTED_SCHEDULER.replace("if isinstance(i, float) else out", "if i.dim() == 0 else out")
     assert _found(flag) == [("TPL102", 7, 11, SYNC.format(what="testing a tensor's truth") + chain),
                             ("TPL102", 10, 15, SYNC.format(what="`.item()`") + chain)]
+
+
+def test_torch_reached_through_its_own_attribute_is_torch():
+    """flow_matching's ``torch.torch.rand(n).to(device)``: ``torch.torch`` is the module itself,
+    so the factory is torch's, moved after it is made (holdout39's two labels). The fix is
+    offered as unsafe: a random factory on the device draws from another generator."""
+    from torchperf_lint.catalog import UNSAFE
+
+    source = "import torch\n\n\ndef f(samples, device):\n    return torch.torch.rand(samples.shape[0]).to(device)\n"
+    found = [(f.code, f.line, f.col, f.message, f.fix.applicability, f.fix.description)
+             for f in lint_source(source, "train.py", codes=("TPL101",))]
+    assert found == [("TPL101", 5, 11,
+                      "tensor is created on the CPU and then copied to the device; pass `device=` to "
+                      "`torch.rand(...)` to create it there (runtime_guard: device-native creation)",
+                      UNSAFE, "create the tensor with device=device")]
+    assert lint_source(source.replace("torch.torch.rand", "torch.other.rand"), "train.py", codes=("TPL101",)) == []

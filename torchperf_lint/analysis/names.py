@@ -176,6 +176,9 @@ def _resolve_dotted(bindings: Dict[str, Optional[str]], dotted: str) -> Optional
     base = bindings.get(head)
     if base is None:
         return None
+    if base == "torch":
+        while rest.startswith("torch."):
+            rest = rest[6:]  # ``torch.torch.rand``: the module is its own attribute (flow_matching)
     return f"{base}.{rest}" if rest else base
 
 
@@ -228,4 +231,6 @@ _CANONICAL = {
 def canonical(qualname: Optional[str]) -> Optional[str]:
     if qualname is None:
         return None
+    while qualname.startswith("torch.torch."):
+        qualname = qualname[6:]  # ``torch.torch.rand``: the module is its own attribute (flow_matching)
     return _CANONICAL.get(qualname, qualname)
