@@ -303,3 +303,56 @@ def test_torch_reached_through_its_own_attribute_is_torch():
                       "`torch.rand(...)` to create it there (runtime_guard: device-native creation)",
                       UNSAFE, "create the tensor with device=device")]
     assert lint_source(source.replace("torch.torch.rand", "torch.other.rand"), "train.py", codes=("TPL101",)) == []
+
+
+TOTAL_READ_AFTER_THE_LOOP = """\
+import pickle
+import numpy as np
+import torch
+
+
+def all_gather_list(data):
+    return [pickle.loads(pickle.dumps(data))]
+
+
+def forward_step(cfg, model, batch):
+    return model(batch)
+
+
+@torch.no_grad()
+def validate(model, val_loaders, cfg):
+    mlm_loss = 0
+    for name, val_loader in val_loaders.items():
+        for step, batch in enumerate(val_loader):
+            outputs = forward_step(cfg, model, batch)
+            mlm_loss += outputs["mlm_loss"].sum().item()
+    return sum(all_gather_list(mlm_loss))
+
+
+def train(model, loader, opt):
+    total = 0
+    for x, y in loader:
+        loss = model(x.cuda(), y.cuda())
+        loss.backward()
+        opt.step()
+        total += loss.detach().cpu().numpy()
+    return np.exp(total)
+"""
+
+
+def test_running_totals_handed_to_a_host_library_only_after_the_loop_are_per_step_syncs():
+    """R22: a total read only after the loop needs one sync there. ClipBERT's validation sums
+    ``.item()``s per batch inside ``for name, val_loader in val_loaders.items():`` (a loop that
+    takes loaders, once per loader) and pickles them with ``all_gather_list`` after the loops; a
+    training loop's ``total += loss.cpu().numpy()`` goes to numpy only at the end. Both flagged.
+    Handed to the host library in the loop, every step: host-needed, silent."""
+    assert _found(TOTAL_READ_AFTER_THE_LOOP) == [
+        ("TPL102", 20, 24, SYNC.format(what="`.item()`")),
+        ("TPL102", 30, 17, SYNC.format(what="`.cpu()`")),
+    ]
+    each_step = TOTAL_READ_AFTER_THE_LOOP.replace(
+        '            mlm_loss += outputs["mlm_loss"].sum().item()\n',
+        '            mlm_loss += outputs["mlm_loss"].sum().item()\n            all_gather_list(mlm_loss)\n').replace(
+        "        total += loss.detach().cpu().numpy()\n",
+        "        total += loss.detach().cpu().numpy()\n        print(np.exp(total))\n")
+    assert _found(each_step) == []

@@ -524,7 +524,8 @@ class HostSyncInLoop(Rule):
         blocks = self.ctx.frame.blocks
         if loop not in blocks:
             return False
-        return not any(outer.kind == BODY or (outer.kind == LOOP and not self.ctx.is_epoch_loop(outer))
+        return not any(outer.kind == BODY or (outer.kind == LOOP and not self.ctx.is_epoch_loop(outer)
+                                              and not _takes_loaders(outer.node))
                        for outer in blocks[: blocks.index(loop)])
 
     def _appended_for_host_library(self, stack) -> bool:
@@ -572,7 +573,8 @@ class HostSyncInLoop(Rule):
         the same time round the loop reads it: a list filled every step and handed to numpy after
         the loop (``np.concatenate(all_indices)``) needs one copy at the end, not one per step. A
         running total (``running_total``) read there only under an interval needs one per interval
-        (R22: ``if (step + 1) % log_every == 0: np.around(total / n)``, tab-ddpm)."""
+        (R22: ``if (step + 1) % log_every == 0: np.around(total / n)``, tab-ddpm), and one read
+        only after the loop needs one sync there."""
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
         loop = self.ctx.innermost_loop()
         loop_node = loop.node if loop is not None else None
@@ -580,8 +582,12 @@ class HostSyncInLoop(Rule):
         while pending:
             current, after = pending.pop()
             for path in name_uses(body, current, [scope], after, [False], reaching=[False]):
+                # (a running total counts only where the loop reads it: handed to a host library,
+                # pickle too, after the loop it needs one sync there, R22; ClipBERT's validation
+                # sums gathered with ``all_gather_list`` after the loop, holdout42)
                 if self._host_library_argument(path) and (
-                        current == name or loop_node is None or any(n is loop_node for n in path)) and not (
+                        (current == name and not running_total) or loop_node is None
+                        or any(n is loop_node for n in path)) and not (
                         running_total and loop_node is not None and _under_interval_in(path, loop_node)):
                     return True
                 for derived, bound_at in derived_names(path):
@@ -1152,6 +1158,22 @@ class HostSyncInLoop(Rule):
         return (ctx.in_step_loop() and not ctx.leaves_loop(ctx.step_loop(), body_returns=False)
                 and not _in_failure_handler(ctx.stack)
                 and not ctx.returned_to_framework() and not (ctx.step_body() is not None and _host_only(ctx.facts)))
+
+
+def _takes_loaders(loop) -> bool:
+    """``for name, val_loader in val_loaders.items():`` (ClipBERT's validation, holdout42): each
+    time round takes a loader, whose own loop inside takes the batches; it runs once per loader."""
+    if not isinstance(loop, cst.For):
+        return False
+    iterated = loop.iter
+    while isinstance(iterated, cst.Call) and iterated.args and isinstance(iterated.func, cst.Name) \
+            and iterated.func.value in ("enumerate", "sorted", "list"):
+        iterated = iterated.args[0].value
+    if (isinstance(iterated, cst.Call) and isinstance(iterated.func, cst.Attribute)
+            and iterated.func.attr.value in ("items", "values") and not iterated.args):
+        iterated = iterated.func.value
+    name = last_identifier(iterated)
+    return name is not None and name.lower().endswith("loaders")
 
 
 def _in_failure_handler(stack) -> bool:
