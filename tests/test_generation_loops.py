@@ -112,3 +112,49 @@ def train(model, loader, opt):
         opt.step()
 """
     assert _found(source) == [(5, 7, ITEM + " (called every step from sampler.py:29 via sample)"), (19, 19, ITEM)]
+
+
+def test_an_evaluation_loop_over_data_that_carries_a_memory_is_no_generation_loop():
+    """transformer-xl's ``evaluate``: ``for idx, (data, target) in enumerate(eval_iter)`` hands the
+    model each batch and the memory the last batch left (``loss, mems = ret[0], ret[1:]``); it goes
+    over data, not over steps: an evaluation loop (R7), its per-batch ``.item()`` flagged. The same
+    body over ``range(n)`` would be a generation loop."""
+    source = """\
+import torch
+
+
+def evaluate(model, eval_iter):
+    total = 0
+    with torch.no_grad():
+        mems = tuple()
+        for idx, (data, target) in enumerate(eval_iter):
+            ret = model(data, target, *mems)
+            loss, mems = ret[0], ret[1:]
+            total += loss.mean().item()
+    return total
+"""
+    assert _found(source, "eval.py") == [(11, 21, ITEM)]
+    steps = source.replace("for idx, (data, target) in enumerate(eval_iter):", "for idx in range(8):").replace(
+        "model(data, target, *mems)", "model(eval_iter, *mems)")
+    assert _found(steps, "eval.py") == []
+
+
+def test_a_name_bound_again_before_the_model_call_feeds_nothing_back():
+    """PreSumm's validation: ``mask = batch.mask`` then ``scores, mask = model(src, mask)``: each
+    round reads its own batch's mask; the store after the call reaches nothing. Flagged."""
+    source = """\
+import torch
+
+
+@torch.no_grad()
+def validate(model, batches, n):
+    total = 0
+    for i in range(n):
+        src, mask = batches[i]
+        scores, mask = model(src, mask)
+        total += scores.sum().item()
+    return total
+"""
+    assert _found(source, "validate.py") == [(10, 17, ITEM)]
+    carried = source.replace("        src, mask = batches[i]\n", "        src = batches[i]\n")
+    assert _found(carried, "validate.py") == []

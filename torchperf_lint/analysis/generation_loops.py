@@ -13,17 +13,22 @@ What makes a loop a generation loop here, on the ast (the index, ModuleSteps) an
 walker) alike:
 - autograd is off around it (a ``no_grad``/``inference_mode`` decorator of its function or a
   ``with`` around it; ``set_grad_enabled(<a name>)`` does not count);
-- it iterates no data loader and runs no update (no backward, no optimizer step);
+- it iterates no data loader and runs no update (no backward, no optimizer step), and it goes
+  over steps: a ``while``, a ``range`` (through ``enumerate``/``tqdm``/``reversed``), or a
+  schedule's steps (``for t in self.scheduler.timesteps``); a loop over anything else takes data
+  (``for batch in valid_iter``) and is an evaluation loop (R7), whatever it carries over (the
+  memory of transformer-xl's evaluation);
 - its body calls a model, and a name read in that call's arguments (or a view of it taken in the
   body, ``block = x[:, a:b]``) is bound or stored again by a statement of the body at or after the
-  call: the next round reads what this one made. An evaluation loop that binds its input before
+  call, and not bound before the call: the next round reads what this one made. An evaluation loop that binds its input before
   the call (``x = data[i].cuda(); out = model(x)``) feeds nothing back and stays a step loop.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, List, Set
+import re
+from typing import Callable, Dict, List, Optional, Set
 
 import libcst as cst
 
@@ -249,6 +254,9 @@ def _cst_names(node) -> Set[str]:
 
 # -- shared ------------------------------------------------------------------------------------
 def _feeds_back(first_read: Dict[str, int], stores: List[tuple], views: Dict[str, str]) -> bool:
+    """A name the model reads whose value the round before made: stored at or after the read, and
+    not bound again before it (``mask = batch.mask``, then ``out, mask = model(src, mask)`` feeds
+    nothing back: each round reads its batch's mask)."""
     if not first_read:
         return False
     reads = dict(first_read)
@@ -256,9 +264,66 @@ def _feeds_back(first_read: Dict[str, int], stores: List[tuple], views: Dict[str
         # ``x_suffix = x[:, s:]`` read by the model, then ``x = torch.cat(...)``: ``x`` is read
         if view in first_read and first_read[view] < reads.get(base, first_read[view] + 1):
             reads[base] = first_read[view]
+    first_store: Dict[str, int] = {}
+    for name, index in stores:
+        first_store.setdefault(name, index)
     for name, index in stores:
         for stored in (name, views.get(name)):
             read = reads.get(stored) if stored is not None else None
-            if read is not None and index >= read:
+            if read is not None and index >= read and first_store.get(stored, read) >= read:
                 return True
     return False
+
+
+# What a sampling or decoding loop goes over: a range of steps, or the steps of a schedule
+# (``for t in self.scheduler.timesteps``, ``for t in time_steps[1:]``); a loop over anything else
+# (``for batch in valid_iter``, ``enumerate(eval_iter)``) takes data, and is an evaluation loop.
+_SCHEDULE_NAME = re.compile(r"(?:^|_)(?:t|ts|times?|timesteps?|steps?|sigmas?|schedule|noise_levels?|levels)$|timestep",
+                            re.IGNORECASE)
+_WRAPPERS = frozenset(("enumerate", "reversed", "list", "tqdm", "trange", "iter", "sorted", "tuple"))
+
+
+def ast_iterates_steps(loop) -> bool:
+    """A ``while``, or a ``for`` over a range of steps or a schedule's steps (``_SCHEDULE_NAME``)."""
+    if isinstance(loop, ast.While):
+        return True
+    iterable = loop.iter
+    while isinstance(iterable, ast.Call) and iterable.args and _ast_last(iterable.func) in _WRAPPERS:
+        iterable = iterable.args[0]
+    if isinstance(iterable, ast.Call):
+        return _ast_last(iterable.func) in ("range", "arange", "linspace")
+    while isinstance(iterable, ast.Subscript):
+        iterable = iterable.value  # ``time_steps[1:]``
+    name = _ast_last(iterable)
+    return name is not None and _SCHEDULE_NAME.search(name) is not None
+
+
+def _ast_last(node) -> Optional[str]:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def cst_iterates_steps(loop) -> bool:
+    """The libcst twin of ``ast_iterates_steps``."""
+    if isinstance(loop, cst.While):
+        return True
+    iterable = loop.iter
+    while isinstance(iterable, cst.Call) and iterable.args and _cst_last(iterable.func) in _WRAPPERS:
+        iterable = iterable.args[0].value
+    if isinstance(iterable, cst.Call):
+        return _cst_last(iterable.func) in ("range", "arange", "linspace")
+    while isinstance(iterable, cst.Subscript):
+        iterable = iterable.value
+    name = _cst_last(iterable)
+    return name is not None and _SCHEDULE_NAME.search(name) is not None
+
+
+def _cst_last(node) -> Optional[str]:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None

@@ -27,7 +27,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from .generation_loops import ast_feeds_back, cst_feeds_back
+from .generation_loops import ast_feeds_back, ast_iterates_steps, cst_feeds_back, cst_iterates_steps
 from .run_once import is_per_epoch_hook
 from .names import (MODULO_FUNCTIONS, MODULO_OWNERS, bound_names, canonical, dotted_name_ast, is_torch_name,
                     turns_grad_off)
@@ -563,7 +563,8 @@ class ModuleSteps:
             return False
         if isinstance(loop, (ast.For, ast.AsyncFor)) and _last_ast(loop.iter) in self.wrapped_loaders:
             return False
-        return not _ast_runs_update(loop.body, self) and ast_feeds_back(loop, self._ast_model_call)
+        return (ast_iterates_steps(loop) and not _ast_runs_update(loop.body, self)
+                and ast_feeds_back(loop, self._ast_model_call))
 
     def _ast_model_call(self, call: ast.Call) -> bool:
         func = call.func
@@ -617,7 +618,7 @@ class ModuleSteps:
         (walker.Context._generates)."""
         if isinstance(loop, cst.For) and (self.iterates_loader(loop.iter) or _last(loop.iter) in self.wrapped_loaders):
             return False
-        return not self.runs_update(loop.body) and cst_feeds_back(loop, self._cst_model_call)
+        return cst_iterates_steps(loop) and not self.runs_update(loop.body) and cst_feeds_back(loop, self._cst_model_call)
 
     def _cst_model_call(self, call: cst.Call) -> bool:
         func = call.func
