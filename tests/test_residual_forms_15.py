@@ -356,3 +356,41 @@ def test_running_totals_handed_to_a_host_library_only_after_the_loop_are_per_ste
         "        total += loss.detach().cpu().numpy()\n",
         "        total += loss.detach().cpu().numpy()\n        print(np.exp(total))\n")
     assert _found(each_step) == []
+
+
+NUMPY_METER = """\
+import numpy as np
+import torch
+
+
+class AverageMeter:
+    def __init__(self):
+        self.sum = 0
+        self.count = 0
+
+    def update(self, val, weight=1):
+        self.sum = np.add(self.sum, np.multiply(val, weight))
+        self.count = self.count + weight
+
+
+def validate(model, val_loader, criterion):
+    meter = AverageMeter()
+    with torch.no_grad():
+        for data, target in val_loader:
+            output = model(data.cuda())
+            loss = criterion(output, target.cuda())
+            meter.update(loss.item())
+    return meter.sum / meter.count
+"""
+
+
+def test_a_meter_that_adds_into_its_state_with_numpy_is_a_running_total():
+    """CCT's ``AverageMeter.update``: ``self.sum = np.add(self.sum, np.multiply(val, w))`` only adds
+    the value into the meter's state, read after the loop: a running total (R22), not a numpy
+    consumer that needs the number every step (R3). The per-batch ``.item()`` stays flagged
+    (R7). A method that computes with the value and gives it back (``return np.clip(val, 0,
+    1)``) needs it on the host: silent."""
+    assert _found(NUMPY_METER) == [("TPL102", 21, 25, SYNC.format(what="`.item()`"))]
+    computes = NUMPY_METER.replace("        self.sum = np.add(self.sum, np.multiply(val, weight))\n",
+                                   "        self.sum = self.sum + val\n        return np.clip(val, 0, 1)\n")
+    assert _found(computes) == []

@@ -106,8 +106,12 @@ def host_library_parameters(node, table: ImportTable, names: Optional[List[str]]
                 for bound in ast.walk(target):
                     if isinstance(bound, ast.Name) and bound.id not in origins:
                         host_library.objects.add(bound.id)
+    # What a method only adds into its own state (``self.sum = np.add(self.sum, np.multiply(val,
+    # w))``: an AverageMeter's ``update``) is a running total, read later if ever (R22): no host
+    # need of the value handed in.
+    kept_in_state = {id(inner) for n in nodes if _stores_in_self(n) for inner in ast.walk(n.value)}
     calls = [(*n.args, *(k.value for k in n.keywords)) for n in nodes
-             if isinstance(n, ast.Call) and host_library(n.func)]
+             if isinstance(n, ast.Call) and host_library(n.func) and id(n) not in kept_in_state]
     if host_library.objects:
         # ``c = np.zeros(...)`` then ``c[range(len(y)), y] = 1.``: an index into an array a host
         # library made is read by numpy (continual-learning's ``to_one_hot``)
@@ -149,6 +153,18 @@ def host_library_parameters(node, table: ImportTable, names: Optional[List[str]]
         for name in carried:
             reached |= origins.get(name, set())
     return [p for p in params if p in reached]
+
+
+def _stores_in_self(node) -> bool:
+    """``self.x = value`` / ``self.x += value`` (every target an attribute of ``self``)."""
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AugAssign):
+        targets = [node.target]
+    else:
+        return False
+    return all(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+               for t in targets)
 
 
 def _host_bound_arguments(call: ast.Call, params: List[str], host: List[str]) -> tuple:
