@@ -158,3 +158,40 @@ def validate(model, batches, n):
     assert _found(source, "validate.py") == [(10, 17, ITEM)]
     carried = source.replace("        src, mask = batches[i]\n", "        src = batches[i]\n")
     assert _found(carried, "validate.py") == []
+
+
+def test_a_schedule_behind_wrappers_and_a_state_read_through_an_alias_feed_back():
+    """audio-diffusion's DDIM pass: ``for t in self.progress_bar(torch.flip(self.scheduler.timesteps,
+    (0,)))`` goes over a schedule's steps; bd3lm: the model reads ``x_prefix = x`` and the round
+    ends with ``x = torch.cat(...)``: what it reads is what the last round made. Both silent with
+    autograd off; the same loop over ``self.progress_bar(batches)`` takes data: flagged."""
+    source = """\
+import torch
+
+
+class Pipeline:
+    @torch.no_grad()
+    def encode(self, sample, cond):
+        for t in self.progress_bar(torch.flip(self.scheduler.timesteps, (0,))):
+            x_prefix = sample
+            out = self.unet(x_prefix, t, cond)
+            if t.item() > 500:
+                print("early")
+            sample = torch.cat([sample[:, :1], self.clip(out)[:, 1:]], dim=1)
+        return sample
+
+    def clip(self, out):
+        if out.abs().max().item() > 1:
+            return out.clamp(-1, 1)
+        return out
+"""
+    assert _found(source, "pipeline.py") == []
+    # (with a step loop beside it in the same function, the function is parsed with libcst and the
+    # walker's twin decides: the same answer)
+    beside = source.replace("        return sample\n", "        for batch in loader:\n"
+                            "            print(self.unet(batch.cuda(), 0, cond).sum().item())\n        return sample\n").replace(
+        "def encode(self, sample, cond):", "def encode(self, sample, cond, loader):")
+    assert _found(beside, "pipeline.py") == [(14, 18, ITEM)]
+    data = source.replace("torch.flip(self.scheduler.timesteps, (0,))", "batches").replace(
+        "    def encode(self, sample, cond):", "    def encode(self, sample, cond, batches):")
+    assert _found(data, "pipeline.py") == [(10, 15, ITEM), (16, 11, ITEM + " (called every step from pipeline.py:12)")]

@@ -35,32 +35,56 @@ import libcst as cst
 _AST_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
+class _Statement:
+    """What one statement of a loop's body does, for ``_feeds_back``: the names each model call
+    reads, the names it binds whole (with the names their value is made from), and the names whose
+    part it stores (``x[:, a:b] = ...``)."""
+
+    __slots__ = ("reads", "binds", "parts")
+
+    def __init__(self):
+        self.reads: List[Set[str]] = []
+        self.binds: List[tuple] = []  # (name, names of the value or None, the name it is a view of or None)
+        self.parts: List[str] = []
+
+
 # -- ast ---------------------------------------------------------------------------------------
 def ast_feeds_back(loop, is_model_call: Callable[[ast.Call], bool]) -> bool:
-    """Does a model call in ``loop``'s body read a name that a statement of the body at or after
-    it binds or stores again (directly or through a view taken in the body)?"""
+    """Does a model call in ``loop``'s body read a value that the round before made (see
+    ``_feeds_back``)?"""
     statements: List[ast.stmt] = []
     _ast_statements(loop.body, statements)
-    first_read: Dict[str, int] = {}
-    stores: List[tuple] = []  # (name, statement index)
-    views: Dict[str, str] = {}  # a name bound in the body to a subscript of another -> that name
-    for index, statement in enumerate(statements):
+    records = []
+    for statement in statements:
+        record = _Statement()
         for node in _ast_own_nodes(statement):
             if isinstance(node, ast.Call) and is_model_call(node):
+                read: Set[str] = set()
                 for argument in (*node.args, *(k.value for k in node.keywords)):
-                    for name in _ast_names(argument):
-                        first_read.setdefault(name, index)
-        targets = _ast_targets(statement)
-        for target in targets:
-            for name in _ast_stored(target):
-                stores.append((name, index))
-        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Subscript):
-            base = _ast_base(statement.value)
-            if base is not None:
-                for target in statement.targets:
-                    if isinstance(target, ast.Name):
-                        views[target.id] = base
-    return _feeds_back(first_read, stores, views)
+                    read |= _ast_names(argument)
+                record.reads.append(read)
+        value = getattr(statement, "value", None)
+        plain = isinstance(statement, (ast.Assign, ast.AnnAssign)) and value is not None
+        made = _ast_names(value) if plain else None
+        view = _ast_base(value) if plain and isinstance(value, (ast.Subscript, ast.Name)) else None
+        for target in _ast_targets(statement):
+            _ast_record_target(target, made, view, record)
+        records.append(record)
+    return _feeds_back(records)
+
+
+def _ast_record_target(target, made, view, record: _Statement) -> None:
+    if isinstance(target, ast.Name):
+        record.binds.append((target.id, made, view))
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            _ast_record_target(element, None, None, record)
+    elif isinstance(target, ast.Starred):
+        _ast_record_target(target.value, None, None, record)
+    else:
+        base = _ast_base(target)
+        if base is not None:
+            record.parts.append(base)
 
 
 def _ast_statements(body, out: List[ast.stmt]) -> None:
@@ -104,18 +128,7 @@ def _ast_targets(statement: ast.stmt) -> list:
     return []
 
 
-def _ast_stored(target) -> List[str]:
-    if isinstance(target, ast.Name):
-        return [target.id]
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return [name for element in target.elts for name in _ast_stored(element)]
-    if isinstance(target, ast.Starred):
-        return _ast_stored(target.value)
-    base = _ast_base(target)
-    return [base] if base is not None else []
-
-
-def _ast_base(node) -> str | None:
+def _ast_base(node) -> Optional[str]:
     """``x`` of ``x[...]``, ``x[...][...]``, ``x.attr[...]`` (a store into part of ``x``)."""
     while isinstance(node, (ast.Subscript, ast.Attribute)):
         node = node.value
@@ -135,25 +148,37 @@ def cst_feeds_back(loop, is_model_call: Callable[[cst.Call], bool]) -> bool:
     """The libcst twin of ``ast_feeds_back``."""
     statements: List[cst.CSTNode] = []
     _cst_statements(loop.body, statements)
-    first_read: Dict[str, int] = {}
-    stores: List[tuple] = []
-    views: Dict[str, str] = {}
-    for index, statement in enumerate(statements):
+    records = []
+    for statement in statements:
+        record = _Statement()
         for node in _cst_own_nodes(statement):
             if isinstance(node, cst.Call) and is_model_call(node):
+                read: Set[str] = set()
                 for argument in node.args:
-                    for name in _cst_names(argument.value):
-                        first_read.setdefault(name, index)
+                    read |= _cst_names(argument.value)
+                record.reads.append(read)
+        value = getattr(statement, "value", None)
+        plain = isinstance(statement, (cst.Assign, cst.AnnAssign)) and value is not None
+        made = _cst_names(value) if plain else None
+        view = _cst_base(value) if plain and isinstance(value, (cst.Subscript, cst.Name)) else None
         for target in _cst_targets(statement):
-            for name in _cst_stored(target):
-                stores.append((name, index))
-        if isinstance(statement, cst.Assign) and isinstance(statement.value, cst.Subscript):
-            base = _cst_base(statement.value)
-            if base is not None:
-                for target in statement.targets:
-                    if isinstance(target.target, cst.Name):
-                        views[target.target.value] = base
-    return _feeds_back(first_read, stores, views)
+            _cst_record_target(target, made, view, record)
+        records.append(record)
+    return _feeds_back(records)
+
+
+def _cst_record_target(target, made, view, record: _Statement) -> None:
+    if isinstance(target, cst.Name):
+        record.binds.append((target.value, made, view))
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            _cst_record_target(element.value, None, None, record)
+    elif isinstance(target, cst.StarredElement):
+        _cst_record_target(target.value, None, None, record)
+    else:
+        base = _cst_base(target)
+        if base is not None:
+            record.parts.append(base)
 
 
 _CST_DEFINITIONS = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -219,18 +244,7 @@ def _cst_targets(statement) -> list:
     return []
 
 
-def _cst_stored(target) -> List[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [name for element in target.elements for name in _cst_stored(element.value)]
-    if isinstance(target, cst.StarredElement):
-        return _cst_stored(target.value)
-    base = _cst_base(target)
-    return [base] if base is not None else []
-
-
-def _cst_base(node) -> str | None:
+def _cst_base(node) -> Optional[str]:
     while isinstance(node, (cst.Subscript, cst.Attribute)):
         node = node.value
     return node.value if isinstance(node, cst.Name) and node.value not in ("self", "cls") else None
@@ -253,25 +267,63 @@ def _cst_names(node) -> Set[str]:
 
 
 # -- shared ------------------------------------------------------------------------------------
-def _feeds_back(first_read: Dict[str, int], stores: List[tuple], views: Dict[str, str]) -> bool:
-    """A name the model reads whose value the round before made: stored at or after the read, and
-    not bound again before it (``mask = batch.mask``, then ``out, mask = model(src, mask)`` feeds
-    nothing back: each round reads its batch's mask)."""
-    if not first_read:
-        return False
-    reads = dict(first_read)
-    for view, base in views.items():
-        # ``x_suffix = x[:, s:]`` read by the model, then ``x = torch.cat(...)``: ``x`` is read
-        if view in first_read and first_read[view] < reads.get(base, first_read[view] + 1):
-            reads[base] = first_read[view]
-    first_store: Dict[str, int] = {}
-    for name, index in stores:
-        first_store.setdefault(name, index)
-    for name, index in stores:
-        for stored in (name, views.get(name)):
-            read = reads.get(stored) if stored is not None else None
-            if read is not None and index >= read and first_store.get(stored, read) >= read:
+def _feeds_back(records: List[_Statement]) -> bool:
+    """Does a model call read a value the round before made? From the names the call reads,
+    follow each back through the body's bindings before the call (``x_block = x[:, a:b]``,
+    ``inp = torch.cat([x, pad])``) to names the body does not bind before it: each such name
+    holds what the previous round left. The loop feeds the model what it made when the body
+    binds one of them again, or stores into part of it (also through a view bound from it:
+    ``block = x[:, a:b]; block[m] = tokens``), at or after the call. An evaluation loop whose
+    input is bound before the call (``src, mask = batch; out, mask = model(src, mask)``) reads
+    nothing the round before made."""
+    for position, record in enumerate(records):
+        for read in record.reads:
+            roots = _roots(records, read, position)
+            if roots and any(_changes(records, name, later) for name in roots
+                             for later in range(position, len(records))):
                 return True
+    return False
+
+
+def _last_binding(records: List[_Statement], name: str, before: int):
+    """(index, names of the value, the name it is a view of) of the last whole binding of
+    ``name`` before ``before``."""
+    for index in range(before - 1, -1, -1):
+        for bound, made, view in records[index].binds:
+            if bound == name:
+                return index, made, view
+    return None
+
+
+def _roots(records: List[_Statement], names: Set[str], before: int) -> Set[str]:
+    roots: Set[str] = set()
+    pending = [(name, before) for name in names]
+    seen = set()
+    while pending and len(seen) < 64:
+        name, at = pending.pop()
+        if (name, at) in seen:
+            continue
+        seen.add((name, at))
+        found = _last_binding(records, name, at)
+        if found is None:
+            roots.add(name)
+        elif found[1]:
+            pending.extend((inner, found[0]) for inner in found[1])
+    return roots
+
+
+def _changes(records: List[_Statement], name: str, index: int) -> bool:
+    """Does statement ``index`` bind ``name`` again, or store into part of it (directly or
+    through a view of it bound before: a name bound to ``name`` or a subscript of it)?"""
+    record = records[index]
+    if any(bound == name for bound, _, _ in record.binds):
+        return True
+    for part in record.parts:
+        if part == name:
+            return True
+        found = _last_binding(records, part, index)
+        if found is not None and found[2] == name:
+            return True  # ``block = x[:, a:b]`` then ``block[m] = tokens``: a store into ``x``
     return False
 
 
@@ -280,18 +332,20 @@ def _feeds_back(first_read: Dict[str, int], stores: List[tuple], views: Dict[str
 # (``for batch in valid_iter``, ``enumerate(eval_iter)``) takes data, and is an evaluation loop.
 _SCHEDULE_NAME = re.compile(r"(?:^|_)(?:t|ts|times?|timesteps?|steps?|sigmas?|schedule|noise_levels?|levels)$|timestep",
                             re.IGNORECASE)
-_WRAPPERS = frozenset(("enumerate", "reversed", "list", "tqdm", "trange", "iter", "sorted", "tuple"))
+_RANGES = frozenset(("range", "arange", "linspace", "trange"))
 
 
 def ast_iterates_steps(loop) -> bool:
-    """A ``while``, or a ``for`` over a range of steps or a schedule's steps (``_SCHEDULE_NAME``)."""
+    """A ``while``, or a ``for`` over a range of steps or a schedule's steps (``_SCHEDULE_NAME``),
+    through the calls that wrap them (``enumerate``, ``tqdm``, ``reversed``, a progress bar)."""
     if isinstance(loop, ast.While):
         return True
     iterable = loop.iter
-    while isinstance(iterable, ast.Call) and iterable.args and _ast_last(iterable.func) in _WRAPPERS:
-        iterable = iterable.args[0]
+    while (isinstance(iterable, ast.Call) and iterable.args and not isinstance(iterable.args[0], ast.Starred)
+           and _ast_last(iterable.func) not in _RANGES):
+        iterable = iterable.args[0]  # ``enumerate(...)``, ``self.progress_bar(torch.flip(ts, (0,)))``
     if isinstance(iterable, ast.Call):
-        return _ast_last(iterable.func) in ("range", "arange", "linspace")
+        return _ast_last(iterable.func) in _RANGES
     while isinstance(iterable, ast.Subscript):
         iterable = iterable.value  # ``time_steps[1:]``
     name = _ast_last(iterable)
@@ -311,10 +365,11 @@ def cst_iterates_steps(loop) -> bool:
     if isinstance(loop, cst.While):
         return True
     iterable = loop.iter
-    while isinstance(iterable, cst.Call) and iterable.args and _cst_last(iterable.func) in _WRAPPERS:
+    while (isinstance(iterable, cst.Call) and iterable.args and not iterable.args[0].star
+           and _cst_last(iterable.func) not in _RANGES):
         iterable = iterable.args[0].value
     if isinstance(iterable, cst.Call):
-        return _cst_last(iterable.func) in ("range", "arange", "linspace")
+        return _cst_last(iterable.func) in _RANGES
     while isinstance(iterable, cst.Subscript):
         iterable = iterable.value
     name = _cst_last(iterable)
