@@ -117,8 +117,9 @@ def train(model, loader, opt):
 def test_an_evaluation_loop_over_data_that_carries_a_memory_is_no_generation_loop():
     """transformer-xl's ``evaluate``: ``for idx, (data, target) in enumerate(eval_iter)`` hands the
     model each batch and the memory the last batch left (``loss, mems = ret[0], ret[1:]``); it goes
-    over data, not over steps: an evaluation loop (R7), its per-batch ``.item()`` flagged. The same
-    body over ``range(n)`` would be a generation loop."""
+    over data, not over steps: an evaluation loop (R7), its per-batch ``.item()`` flagged. Over
+    ``range(n)`` with only the memory coming back it is no generation either; feeding the model's
+    output back as the next input is."""
     source = """\
 import torch
 
@@ -134,9 +135,15 @@ def evaluate(model, eval_iter):
     return total
 """
     assert _found(source, "eval.py") == [(11, 21, ITEM)]
+    # over a range, with only the memory coming back: still no generation (the state alone);
+    # with the model's own output fed back as the next input, generation
     steps = source.replace("for idx, (data, target) in enumerate(eval_iter):", "for idx in range(8):").replace(
         "model(data, target, *mems)", "model(eval_iter, *mems)")
-    assert _found(steps, "eval.py") == []
+    assert _found(steps, "eval.py") == [(11, 21, ITEM)]
+    fed = steps.replace("model(eval_iter, *mems)", "model(tokens, *mems)").replace(
+        "            total += loss.mean().item()\n", "            total += loss.mean().item()\n            tokens = ret[0].argmax(-1)\n").replace(
+        "def evaluate(model, eval_iter):", "def evaluate(model, eval_iter, tokens):")
+    assert _found(fed, "eval.py") == []
 
 
 def test_a_name_bound_again_before_the_model_call_feeds_nothing_back():
@@ -195,3 +202,29 @@ class Pipeline:
     data = source.replace("torch.flip(self.scheduler.timesteps, (0,))", "batches").replace(
         "    def encode(self, sample, cond):", "    def encode(self, sample, cond, batches):")
     assert _found(data, "pipeline.py") == [(10, 15, ITEM), (16, 11, ITEM + " (called every step from pipeline.py:12)")]
+
+
+def test_a_recurrent_state_carried_over_data_is_no_generation():
+    """pytorch/examples' word_language_model ``evaluate``: ``for i in range(0, n, bptt)`` over
+    chunks of the data, ``output, hidden = model(data, hidden)``: only the recurrent state comes
+    back; each round reads new data. An evaluation loop (R7): its per-batch ``.item()`` flagged.
+    Feeding back the sample it made (``data = output.argmax(-1)``) makes it generation: silent."""
+    source = """\
+import torch
+
+
+def evaluate(model, data_source, criterion, bptt, hidden):
+    total_loss = 0.
+    with torch.no_grad():
+        for i in range(0, data_source.size(0) - 1, bptt):
+            data, targets = get_batch(data_source, i)
+            output, hidden = model(data, hidden)
+            total_loss += len(data) * criterion(output, targets).item()
+    return total_loss
+"""
+    assert _found(source, "main.py") == [(10, 38, ITEM)]
+    sample = source.replace("            data, targets = get_batch(data_source, i)\n", "").replace(
+        "def evaluate(model, data_source, criterion, bptt, hidden):", "def evaluate(model, data, criterion, bptt, hidden, targets, data_source):").replace(
+        "            total_loss += len(data) * criterion(output, targets).item()\n",
+        "            total_loss += len(data) * criterion(output, targets).item()\n            data = output.argmax(-1)\n")
+    assert _found(sample, "main.py") == []

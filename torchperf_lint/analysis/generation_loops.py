@@ -20,7 +20,9 @@ walker) alike:
   memory of transformer-xl's evaluation);
 - its body calls a model, and a name read in that call's arguments (or a view of it taken in the
   body, ``block = x[:, a:b]``) is bound or stored again by a statement of the body at or after the
-  call, and not bound before the call: the next round reads what this one made. An evaluation loop that binds its input before
+  call, and not bound before the call: the next round reads what this one made. A recurrent
+  state alone (``hidden``, ``mems``, a cache) does not count: an evaluation over data carries it too
+  (pytorch/examples' word_language_model). An evaluation loop that binds its input before
   the call (``x = data[i].cuda(); out = model(x)``) feeds nothing back and stays a step loop.
 """
 
@@ -278,11 +280,17 @@ def _feeds_back(records: List[_Statement]) -> bool:
     nothing the round before made."""
     for position, record in enumerate(records):
         for read in record.reads:
-            roots = _roots(records, read, position)
+            roots = {name for name in _roots(records, read, position) if _CARRIED_STATE.search(name) is None}
             if roots and any(_changes(records, name, later) for name in roots
                              for later in range(position, len(records))):
                 return True
     return False
+
+
+# A recurrent network's carried state (``output, hidden = model(data, hidden)``; transformer-xl's
+# ``mems``; a KV cache) comes back every round of an evaluation over data too: what a generation
+# loop feeds back is what the model made (tokens, a sample), not only its state.
+_CARRIED_STATE = re.compile(r"hidden|^h[xc]?$|^(?:h|c)_?[0-9]*$|mems?$|memory|states?$|cache|^past", re.IGNORECASE)
 
 
 def _last_binding(records: List[_Statement], name: str, before: int):
