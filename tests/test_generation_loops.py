@@ -228,3 +228,24 @@ def evaluate(model, data_source, criterion, bptt, hidden):
         "            total_loss += len(data) * criterion(output, targets).item()\n",
         "            total_loss += len(data) * criterion(output, targets).item()\n            data = output.argmax(-1)\n")
     assert _found(sample, "main.py") == []
+
+
+def test_a_one_line_loop_and_a_keyword_mode_are_read_as_the_others():
+    """A loop whose body sits on its header's line (``for _ in range(n): out = model(ids); ...``)
+    is read statement by statement like an indented one; ``set_grad_enabled(mode=False)`` turns
+    autograd off as ``set_grad_enabled(False)`` does. Silent; with ``mode=True``, flagged."""
+    source = """\
+import torch
+
+
+def generate(model, ids, steps, total, loader):
+    with torch.set_grad_enabled(mode=False):
+        for _ in range(steps): out = model(ids); ids = torch.cat([ids, out.argmax(-1)], 1); total += out.sum().item()
+    for batch in loader:
+        print(model(batch.cuda()).sum().item())
+    return ids, total
+"""
+    # (the loop over the loader beside it makes the function one the walker reads with libcst)
+    assert _found(source, "generate.py") == [(8, 14, ITEM)]
+    on = source.replace("mode=False", "mode=True")
+    assert _found(on, "generate.py") == [(6, 101, ITEM), (8, 14, ITEM)]

@@ -14,8 +14,9 @@ walker) alike:
 - autograd is off around it (a ``no_grad``/``inference_mode`` decorator of its function or a
   ``with`` around it; ``set_grad_enabled(<a name>)`` does not count);
 - it iterates no data loader and runs no update (no backward, no optimizer step), and it goes
-  over steps: a ``while``, a ``range`` (through ``enumerate``/``tqdm``/``reversed``), or a
-  schedule's steps (``for t in self.scheduler.timesteps``); a loop over anything else takes data
+  over steps: a ``while``, a ``range``, or a schedule's steps (``for t in
+  self.scheduler.timesteps``), through any call that wraps them (``enumerate``, ``tqdm``, a
+  progress bar, ``torch.flip``); a loop over anything else takes data
   (``for batch in valid_iter``) and is an evaluation loop (R7), whatever it carries over (the
   memory of transformer-xl's evaluation);
 - its body calls a model, and a name read in that call's arguments (or a view of it taken in the
@@ -192,6 +193,8 @@ def _cst_statements(block, out: List[cst.CSTNode]) -> None:
     for statement in body:
         if isinstance(statement, cst.SimpleStatementLine):
             out.extend(statement.body)
+        elif isinstance(statement, cst.BaseSmallStatement):
+            out.append(statement)  # ``for i in range(n): x = model(x)``: a suite on the header's line
         elif isinstance(statement, _CST_DEFINITIONS):
             continue
         elif isinstance(statement, cst.BaseCompoundStatement):
@@ -385,6 +388,8 @@ def cst_iterates_steps(loop) -> bool:
 
 
 def _cst_last(node) -> Optional[str]:
+    # (syntax.last_identifier and step_loops' ``_last``/``_last_ast`` say the same, but both modules
+    # import this one: a copy here keeps the imports running downward)
     if isinstance(node, cst.Name):
         return node.value
     if isinstance(node, cst.Attribute):

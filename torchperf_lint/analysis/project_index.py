@@ -244,13 +244,10 @@ _ALTERNATE_CONSTRUCTORS = frozenset(("from_pretrained", "from_config", "load_fro
 def _defaulted_class(choice: ast.IfExp) -> Optional[str]:
     """The class of ``scheduler if scheduler is not None else LinearAlphaScheduler()`` (dllm's
     trainers, holdout39): an instance handed in, or one of this class made by default. The one
-    class a branch builds, when the other builds none (a name, ``None``)."""
-    made = {_constructed_class(branch) if isinstance(branch, ast.Call) else None
-            for branch in (choice.body, choice.orelse)}
-    if any(isinstance(branch, ast.Call) and _constructed_class(branch) is None for branch in (choice.body, choice.orelse)):
-        return None  # the other branch calls something that may make anything
-    made.discard(None)
-    return made.pop() if len(made) == 1 else None
+    class the branches' calls build; the other branch may be a name or ``None``."""
+    # every call among the branches builds the same class (a call of anything else may make anything)
+    made = {_constructed_class(branch) for branch in (choice.body, choice.orelse) if isinstance(branch, ast.Call)}
+    return made.pop() if len(made) == 1 and None not in made else None
 
 
 def _declared_class(assignment) -> Optional[str]:

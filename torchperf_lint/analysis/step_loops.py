@@ -223,6 +223,7 @@ class ModuleSteps:
         self._sample_ids: Optional[FrozenSet[int]] = None
         self._self_attributes: Optional[FrozenSet[str]] = None
         self._quiet_loops: Optional[FrozenSet[int]] = None  # ids of loops with autograd off around them
+        self._generation: Dict[int, bool] = {}  # id of a loop -> it is a generation loop (ast)
 
     # -- module facts ------------------------------------------------------------------------------
     def _qual(self, node) -> Optional[str]:
@@ -561,10 +562,13 @@ class ModuleSteps:
             self._quiet_loops = frozenset(self._loops_with_grad_off())
         if id(loop) not in self._quiet_loops:
             return False
-        if isinstance(loop, (ast.For, ast.AsyncFor)) and _last_ast(loop.iter) in self.wrapped_loaders:
-            return False
-        return (ast_iterates_steps(loop) and not _ast_runs_update(loop.body, self)
+        known = self._generation.get(id(loop))
+        if known is None:
+            known = self._generation[id(loop)] = (
+                not (isinstance(loop, (ast.For, ast.AsyncFor)) and _last_ast(loop.iter) in self.wrapped_loaders)
+                and ast_iterates_steps(loop) and not _ast_runs_update(loop.body, self)
                 and ast_feeds_back(loop, self._ast_model_call))
+        return known
 
     def _ast_model_call(self, call: ast.Call) -> bool:
         func = call.func

@@ -45,7 +45,8 @@ def _turns_grad_off(expr: cst.BaseExpression, ctx) -> bool:
     if not syntax.is_grad_off(expr, ctx):
         return False
     if isinstance(expr, cst.Call) and (syntax.dotted_name(expr.func) or "").endswith("set_grad_enabled"):
-        first = expr.args[0].value if expr.args else None
+        mode = syntax.keyword(expr, "mode")
+        first = expr.args[0].value if expr.args and expr.args[0].keyword is None else mode.value if mode else None
         return isinstance(first, cst.Name) and first.value == "False"
     return True
 
@@ -445,16 +446,14 @@ class Context:
         blocks = self.frame.blocks
         if loop not in blocks:
             return False
-        quiet = any(block.kind == WITH and any(_turns_grad_off(i.item, self) for i in block.node.items)
-                    for block in blocks[: blocks.index(loop)])
+        around = [blocks[: blocks.index(loop)]]  # this frame's blocks outside the loop, then all of each outer frame's
         frame = self.frame
+        quiet = False
         while not quiet and frame is not None:
-            if frame is not self.frame:
-                quiet = any(block.kind == WITH and any(_turns_grad_off(i.item, self) for i in block.node.items)
-                            for block in frame.blocks)
-            if isinstance(frame.node, cst.FunctionDef) and any(
-                    _turns_grad_off(d.decorator, self) for d in frame.node.decorators):
-                quiet = True
+            quiet = any(block.kind == WITH and any(_turns_grad_off(i.item, self) for i in block.node.items)
+                        for block in (around.pop() if around else frame.blocks)) or (
+                isinstance(frame.node, cst.FunctionDef)
+                and any(_turns_grad_off(d.decorator, self) for d in frame.node.decorators))
             frame = frame.parent
         return quiet and self.steps.generates(loop.node)
 

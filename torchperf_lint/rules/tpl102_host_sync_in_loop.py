@@ -1840,6 +1840,17 @@ def train(model, loader, optimizer, timings):
 """,
     """
 import torch
+@torch.no_grad()
+def sample(model, x, steps, mask_id):
+    for step in range(steps):
+        logits = model(x)
+        if (x == mask_id).sum().item() == 0:      # a sampler fed what it made, autograd off: no step loop
+            print("all tokens chosen")
+        x = torch.where(x == mask_id, logits.argmax(-1), x)
+    return x
+""",
+    """
+import torch
 def greedy_decode(model, loader, eos_id, max_len):
     for src in loader:
         ys = src.cuda()
@@ -2027,6 +2038,16 @@ def train(model, loader, optimizer, results):
 
 )
 RULE.INVALID = (
+    """
+import torch
+def sample(model, x, steps, mask_id):
+    for step in range(steps):
+        logits = model(x)
+        if (x == mask_id).sum().item() == 0:      # TPL102 (autograd on: the same loop is a step loop)
+            print("all tokens chosen")
+        x = torch.where(x == mask_id, logits.argmax(-1), x)
+    return x
+""",
     """
 import torch
 def non_max_suppression(prediction):
@@ -2397,7 +2418,12 @@ step or a model, loops nested in them, and loops in functions of the module that
 step. An epoch loop whose own body only evaluates (model calls under `torch.no_grad()` or on a
 model it put in eval mode, loss modules) runs its body once per epoch, and a loop beside its step
 loop that generates samples under `no_grad` (no loader, no backward, no optimizer step) is no step
-loop. A function with its own `.backward()` that every visible caller runs once (module level
+loop. Nor is a sampling or decoding loop run with autograd off that goes over steps (a `while`, a
+`range`, a scheduler's timesteps) and feeds the model what the previous round made (`ids =
+torch.cat([ids, next_id], 1)`, `x[:, a:b] = tokens`, `x_t = step(x_t, model(x_t))`): its syncs
+decide what the next round reads; called every step by a training loop, it still runs every step.
+A recurrent state coming back alone (`output, hidden = model(data, hidden)`) does not make an
+evaluation over data such a loop. A function with its own `.backward()` that every visible caller runs once (module level
 outside loops, `__init__`/`setup`/`configure_*` hooks) is no step body. Values known to live on the host (numpy arrays, Python numbers, CPU tensors, a batch taken from
 a loader before `.to(device)`) are read without a sync and never flagged; neither is a sync under an
 `if step % N == 0:` (or `if i == 0:` / `if i < 5:` / `if i == len(loader) - 1:` on the counter of that
