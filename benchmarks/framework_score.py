@@ -2552,7 +2552,7 @@ CORPUS = [
     {"name": "kd-pytorch", "github": "haitongli/knowledge-distillation-pytorch", "set": "holdout41",
      "commit": "9937528f0be0efa979c745174fbcbe9621cea8b7",
      "take": ["utils.py", "model", "mnist"], "only": "*.py", "drop": []},
-    # holdout42 (2026-11-27): entries below this line, before the closing bracket.
+    # holdout42 (2026-11-27): entries below this line, before the holdout43 marker.
     {"name": "LaViLa", "github": "facebookresearch/LaViLa", "set": "holdout42",
      "commit": "8002b5ab0db31789b9897a0a9c36729099e21ad4",
      "take": ["main_pretrain.py", "main_finetune_classification.py", "main_finetune_retrieval.py", "lavila"],
@@ -2623,6 +2623,10 @@ CORPUS = [
      "commit": "839cd2bb38ab0485bb0c1209dd84e97e3f960a36",
      "take": ["avssl", "run_task.py"],
      "only": "*.py", "drop": []},
+    # holdout43 (2026-11-27): entries below this line, before the holdout44 marker.
+    # holdout44 (2026-11-27): entries below this line, before the holdout45 marker.
+    # holdout45 (2026-11-27): entries below this line, before the holdout46 marker.
+    # holdout46 (2026-11-27): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -2852,7 +2856,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 43)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 47)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
