@@ -2690,6 +2690,10 @@ CORPUS = [
      "commit": "8735a6991a23c2d646a514a665193168f8251ebe",
      "take": ["train.py", "train_ddp.py", "val.py", "backbone.py", "hybridnets", "utils"],
      "only": "*.py", "drop": []},
+    {"name": "transformer_ocr", "github": "reymondzzzz/transformer_ocr", "set": "holdout43",
+     "commit": "347dfc3512550a211185caec2bfaaa19ce021b43",
+     "take": ["__init__.py", "configs", "ocr", "train.py"],
+     "only": "*.py", "drop": []},
     # holdout44 (2026-11-27): entries below this line, before the holdout45 marker.
     # holdout45 (2026-11-27): entries below this line, before the holdout46 marker.
     # holdout46 (2026-11-27): entries below this line, before the closing bracket.
