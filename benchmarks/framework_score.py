@@ -2689,6 +2689,12 @@ CORPUS = [
      "commit": "21ed8e57c7256834d4fbaf19579ca25ad3d135ee",
      "take": ["UNETR/BTCV", "SwinUNETR/BRATS21", "SwinUNETR/Pretrain"],
      "only": "*.py", "drop": []},
+    {"name": "alignn", "github": "usnistgov/alignn", "set": "holdout45",
+     "commit": "a8be0bed552ac70c14b8db825a48dbca1d14ad8d",
+     "take": ["pyproject.toml", "setup.py", "alignn/__init__.py", "alignn/train.py", "alignn/train_alignn.py",
+              "alignn/models", "alignn/utils.py", "alignn/data.py", "alignn/graphs.py", "alignn/config.py",
+              "alignn/lmdb_dataset.py", "alignn/dataset.py", "alignn/profiler.py"],
+     "only": "*.py", "drop": []},
     # holdout46 (2026-11-27): entries below this line, before the closing bracket.
 ]
 
