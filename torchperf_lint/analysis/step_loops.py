@@ -1551,8 +1551,9 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
             continue
         op, left, right = n.ops[0], n.left, n.comparators[0]
         if isinstance(op, ast.In):
-            # ``if batch_idx in self.val_log_indices:``: chosen steps (rules.md "An interval": a
-            # test on the step or batch counter), not every step
+            # ``if batch_idx in self.val_log_indices:``, ``if step + 1 in log_steps:``: chosen
+            # steps (rules.md "An interval": a test on the step or batch counter), not every step
+            left = _ast_unshifted(left)
             if (isinstance(left, (ast.Name, ast.Attribute)) and is_step_or_batch_counter(_last_ast(left))
                     and not (isinstance(left, ast.Name) and left.id in outer_counters)):
                 return True
@@ -1565,6 +1566,8 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
                 for a in sides
             ):
                 return True
+            if any(_ast_shifted_counter(a, outer_counters) and _ast_bound(b) for a, b in (sides, sides[::-1])):
+                return True
             continue
         if isinstance(op, (ast.Gt, ast.GtE)):
             left, right = right, left
@@ -1574,6 +1577,30 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
                 and is_counter_name(left.id) and left.id not in outer_counters):
             return True
     return False
+
+
+def _ast_unshifted(node):
+    """``step`` of ``step + 1`` / ``step - 1``; any other node as it is."""
+    if (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub))
+            and isinstance(node.right, ast.Constant) and type(node.right.value) is int):
+        return node.left
+    return node
+
+
+def _ast_shifted_counter(node, outer_counters: FrozenSet[str]) -> bool:
+    """The ast twin of syntax._shifted_counter: ``step + 1``, ``self.global_step + 1``."""
+    inner = _ast_unshifted(node)
+    return (inner is not node and isinstance(inner, (ast.Name, ast.Attribute)) and is_counter_name(_last_ast(inner))
+            and not (isinstance(inner, ast.Name) and inner.id in outer_counters))
+
+
+def _ast_bound(node) -> bool:
+    """The ast twin of syntax._bound: a number, a length, a name or a setting's attribute."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) is int
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, ast.Name) and node.func.id == "len"
+    return isinstance(node, (ast.Name, ast.Attribute)) or _ast_fixed_index(node)
 
 
 def _ast_fixed_index(node) -> bool:

@@ -360,6 +360,8 @@ def tests_once(test: cst.BaseExpression, outer_counters: FrozenSet[str] = frozen
                 isinstance(left, cst.Name) and counter in outer_counters
             ):
                 return True
+            if any(_shifted_counter(a, outer_counters) and _bound(b) for a, b in ((left, right), (right, left))):
+                return True  # ``step + 1 == config.steps``, ``val_step + 1 == len(loader)``: the last one
         if _first_steps(node, outer_counters) or _chosen_steps(node, outer_counters):
             return True
     return False
@@ -373,9 +375,36 @@ def _chosen_steps(node, outer_counters: FrozenSet[str]) -> bool:
     if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1
             and isinstance(node.comparisons[0].operator, cst.In)):
         return False
-    left = node.left
+    left = _unshifted(node.left)  # ``step + 1 in log_steps``
     counter = last_identifier(left) if isinstance(left, (cst.Name, cst.Attribute)) else None
     return is_step_or_batch_counter(counter) and not (isinstance(left, cst.Name) and counter in outer_counters)
+
+
+def _unshifted(node):
+    """``step`` of ``step + 1`` / ``step - 1``; any other node as it is."""
+    if (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract))
+            and isinstance(node.right, cst.Integer)):
+        return node.left
+    return node
+
+
+def _shifted_counter(node, outer_counters: FrozenSet[str]) -> bool:
+    """``step + 1``, ``self.global_step + 1``: a counter a number away, which equals a bound once
+    per run of its loop (not an outer loop's counter: ``fold + 1 == k`` holds for a whole fold)."""
+    inner = _unshifted(node)
+    counter = last_identifier(inner)
+    return inner is not node and is_counter_name(counter) and not (
+        isinstance(inner, cst.Name) and counter in outer_counters)
+
+
+def _bound(node) -> bool:
+    """What a shifted counter is compared with for its last step: a number, ``len(loader)``, a
+    name or a setting's attribute (``config.steps``), or a length and a number."""
+    if isinstance(node, cst.Integer):
+        return True
+    if isinstance(node, cst.Call):
+        return isinstance(node.func, cst.Name) and node.func.value == "len"
+    return isinstance(node, (cst.Name, cst.Attribute)) or _fixed_index(node)
 
 
 def _fixed_index(node) -> bool:

@@ -309,9 +309,15 @@ class Context:
                     stack[index - 1].func is node):
                 continue  # a method of the value (``return actions.cpu().numpy()``)
             if isinstance(node, cst.Assign):
-                names = [t.target.value for t in node.targets if isinstance(t.target, cst.Name)]
-                return len(names) == len(node.targets) and bool(names) and bool(
-                    set(names) & _returned_names(self.frame.node))
+                # ``x = t.item()`` or ``res["loss"] = t.item()`` with ``x`` / ``res`` returned
+                names = [_stored_name(t.target) for t in node.targets]
+                return None not in names and bool(names) and bool(set(names) & _returned_names(self.frame.node))
+            if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                    and node.func.attr.value in _CONTAINER_ADDS and isinstance(node.func.value, cst.Name)):
+                # ``res.update({"loss": loss.item(), ...})`` with ``res`` returned (an Ignite step)
+                return node.func.value.value in _returned_names(self.frame.node)
+            if isinstance(node, cst.BinaryOperation):
+                continue  # ``"loss": value_loss.item() + policy_loss.item()``: a number the host adds
             if isinstance(node, (cst.DictComp, cst.ListComp)):
                 # an item of a returned comprehension (``output = {k: v.item() for k, v in
                 # loss_dict.items()}`` returned from an Ignite step), not what it iterates
@@ -736,6 +742,16 @@ def _evaluate(test: cst.BaseExpression, values) -> Optional[bool]:
         if isinstance(target.operator, cst.IsNot) and right is None:
             return left is not None
     return None
+
+
+_CONTAINER_ADDS = frozenset({"update", "append", "extend", "insert", "setdefault"})
+
+
+def _stored_name(target: cst.BaseExpression) -> Optional[str]:
+    """The name an assignment stores into: ``x`` of ``x = ...`` and of ``x[key] = ...``."""
+    if isinstance(target, cst.Subscript):
+        target = target.value
+    return target.value if isinstance(target, cst.Name) else None
 
 
 def _returned_names(function: cst.CSTNode) -> FrozenSet[str]:

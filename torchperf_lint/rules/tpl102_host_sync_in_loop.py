@@ -1040,8 +1040,10 @@ class HostSyncInLoop(Rule):
             return known[1]
         # an argument counts by its own name (``self.optimizer``), not its owner's: ``opt.min_depth``
         # reads an option of an argparse ``opt``, it hands over no optimizer
+        # ``optimizer.zero_grad()`` alone updates nothing: alignn's validation loop, copied from
+        # its training loop, clears the gradients and runs no backward (holdout45)
         trains = self.ctx.steps.runs_update(body) or any(
-            isinstance(n, cst.Call) and (_names_optimizer(n.func) or any(
+            isinstance(n, cst.Call) and ((_names_optimizer(n.func) and not _clears_gradients(n.func)) or any(
                 _names_optimizer(a.value) for a in n.args
                 if not (isinstance(a.value, cst.Attribute) and not _names_optimizer(a.value.attr))))
             and not self._cannot_train(n)
@@ -1204,6 +1206,11 @@ def _forces_copy(call: cst.Call) -> bool:
     the device). ``force=flag`` with a value the linter cannot see is no copy it can show."""
     return any(a.keyword is not None and a.keyword.value == "force"
                and isinstance(a.value, cst.Name) and a.value.value == "True" for a in call.args)
+
+
+def _clears_gradients(func) -> bool:
+    """``optimizer.zero_grad`` (``set_to_none`` or not): the gradients cleared, no update run."""
+    return isinstance(func, cst.Attribute) and func.attr.value == "zero_grad"
 
 
 def _names_optimizer(expr) -> bool:

@@ -1,0 +1,92 @@
+"""Forms the first scores of holdout43-holdout46 got wrong (2026-11-27, the sixteenth session):
+each with its flagged twin, whole diagnostics."""
+
+from torchperf_lint.engine import lint_source
+
+SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
+        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+
+
+def _found(source, codes=("TPL102",), path="train.py"):
+    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
+
+
+VALIDATION_PASS = """\
+import torch
+
+
+def train(net, optimizer, train_loader, val_loader, device, epochs):
+    for epoch in range(epochs):
+        for x, y in train_loader:
+            optimizer.zero_grad()
+            loss = net(x.to(device)).sum()
+            loss.backward()
+            optimizer.step()
+        val_result = []
+        for x, y in val_loader:
+            info = {}
+            optimizer.zero_grad()
+            out = net(x.to(device))
+            info["pred"] = out.cpu().detach().numpy().tolist()
+            val_result.append(info)
+            {update}
+"""
+
+
+def test_a_validation_pass_that_only_clears_gradients_trains_nothing():
+    """alignn's validation loop, copied from its training loop, keeps ``optimizer.zero_grad()``:
+    clearing gradients runs no update, so the pass beside the training loop trains nothing and
+    its kept predictions are evaluation copies (R8, R36)."""
+    assert _found(VALIDATION_PASS.replace("{update}", "")) == []
+
+
+def test_the_same_pass_stepping_the_optimizer_trains():
+    source = VALIDATION_PASS.replace("{update}", "optimizer.step()")
+    assert _found(source) == [("TPL102", 16, 27, SYNC.format(what="`.cpu()`"))]
+
+
+LAST_AND_CHOSEN_STEPS = """\
+import torch
+
+
+class Timer:
+    def __init__(self, device):
+        self.totals = {"step": torch.zeros((), device=device)}
+
+    def aggregated(self):
+        return {k: v.item() for k, v in self.totals.items()}
+
+
+def train(model, loader, opt, config, log_steps, device):
+    timer = Timer(device)
+    for step, batch in enumerate(loader):
+        loss = model(batch.to(device)).mean()
+        loss.backward()
+        opt.step()
+        is_last_step = step + 1 == config.steps
+        if is_last_step:
+            print(timer.aggregated())
+        if step + 1 {chosen} log_steps:
+            print(loss.item())
+        if step - 1 == len(loader):
+            print(loss.item())
+"""
+
+
+def test_a_shifted_counter_equal_to_a_bound_or_in_chosen_steps_is_an_interval():
+    """lightly-train: ``is_last_val_step = val_step + 1 == len(val_dataloader)`` guards the timer's
+    aggregation (a callee's ``.item()`` comprehension), ``step + 1 in log_steps`` the logging:
+    rules.md "An interval" (a test on the step counter) picks one or a few steps."""
+    assert _found(LAST_AND_CHOSEN_STEPS.replace("{chosen}", "in")) == []
+
+
+def test_every_step_but_the_chosen_ones_still_syncs():
+    assert _found(LAST_AND_CHOSEN_STEPS.replace("{chosen}", "not in")) == [
+        ("TPL102", 22, 18, SYNC.format(what="`.item()`"))]
+
+
+def test_a_counter_shifted_by_another_counter_is_no_interval():
+    """``step + epoch == n`` is no counter a number away: no interval, the sync stays flagged."""
+    source = LAST_AND_CHOSEN_STEPS.replace("{chosen}", "in").replace("step - 1 == len(loader)",
+                                                                     "step + config.epoch == config.steps")
+    assert _found(source) == [("TPL102", 24, 18, SYNC.format(what="`.item()`"))]
