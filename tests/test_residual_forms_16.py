@@ -90,3 +90,39 @@ def test_a_counter_shifted_by_another_counter_is_no_interval():
     source = LAST_AND_CHOSEN_STEPS.replace("{chosen}", "in").replace("step - 1 == len(loader)",
                                                                      "step + config.epoch == config.steps")
     assert _found(source) == [("TPL102", 24, 18, SYNC.format(what="`.item()`"))]
+
+
+MOLECULE = """\
+import torch
+from rdkit import Chem
+
+
+def make(atom_types, bonds, positions, decoder, kept):
+    mol = Chem.RWMol()
+    for atom in atom_types:
+        mol.AddAtom(Chem.Atom(decoder[atom.item()]))
+    for bond in bonds:
+        {bond_use}(bond[0].item(), bond[1].item())
+    return mol
+
+
+def train(model, loader, opt, decoder, kept):
+    for x in loader:
+        out = model(x.cuda())
+        out.mean().backward()
+        opt.step()
+        make(out.argmax(-1), out.long(), out, decoder, kept)
+"""
+
+
+def test_items_an_rdkit_call_or_an_rdkit_object_is_handed_are_host_needed():
+    """bio-diffusion's ``make_mol_edm``: ``Chem.Atom(decoder[atom.item()])`` (an item that picks
+    what RDKit is handed) and ``mol.AddBond(i.item(), j.item())`` on ``mol = Chem.RWMol()``: RDKit
+    is a host library like numpy (R3)."""
+    assert _found(MOLECULE.replace("{bond_use}", "mol.AddBond")) == []
+
+
+def test_the_same_items_kept_in_a_python_list_still_sync():
+    item = SYNC.format(what="`.item()`") + " (called every step from train.py:19)"
+    assert _found(MOLECULE.replace("{bond_use}", "kept.insert")) == [
+        ("TPL102", 10, 20, item), ("TPL102", 10, 36, item)]

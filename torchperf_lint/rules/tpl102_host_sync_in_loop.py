@@ -809,6 +809,10 @@ class HostSyncInLoop(Rule):
                 # ``linestyle="--" if rest[i] else "-"``: the value picks the argument the call is
                 # handed, so the host must have it when the call is made
                 index = climb(path[:index], subscripts=True)
+            elif (isinstance(parent, cst.Index) and index >= 4 and isinstance(path[index - 2], cst.SubscriptElement)
+                  and isinstance(path[index - 3], cst.Subscript)):
+                # ``Chem.Atom(decoder[atom.item()])``: the item picks what the call is handed
+                index = climb(path[:index - 2], subscripts=True)
             elif (isinstance(parent, (cst.ListComp, cst.GeneratorExp)) and parent.elt is path[index]) or isinstance(
                     parent, (cst.Comparison, cst.ComparisonTarget, cst.UnaryOperation)):
                 # ``np.asarray([g.pos.cpu().numpy()[keep] for g in graphs])``, ``np.where(labels == r)``:
@@ -827,6 +831,12 @@ class HostSyncInLoop(Rule):
         if found is None:
             return False
         receiver, method = found
+        if isinstance(receiver, cst.Name):
+            made = self.ctx.values.assigned_expr(receiver.value)
+            if isinstance(made, cst.Call) and (self.ctx.qualname(made.func) or "").split(".", 1)[0] in _HOST_LIBRARIES:
+                # ``mol = Chem.RWMol()`` ... ``mol.AddBond(i.item(), j.item())``: a method of an
+                # object a host library made (bio-diffusion's molecules, holdout45)
+                return True
         owner = (last_identifier(receiver) or "").lower()
         if method == "batch_decode" or (method == "decode" and any(
                 word in owner for word in ("token", "processor", "processing"))):
