@@ -126,3 +126,36 @@ def test_the_same_items_kept_in_a_python_list_still_sync():
     item = SYNC.format(what="`.item()`") + " (called every step from train.py:19)"
     assert _found(MOLECULE.replace("{bond_use}", "kept.insert")) == [
         ("TPL102", 10, 20, item), ("TPL102", 10, 36, item)]
+
+
+LIST_READ_AT_AN_INTERVAL = """\
+import numpy as np
+import torch
+
+
+def train(model, loader, opt, args):
+    loss_train = []
+    global_step = 0
+    for batch in loader:
+        loss = model(batch.cuda()).mean()
+        loss_train.append(loss.item())
+        loss.backward()
+        opt.step()
+        global_step += 1
+        val_cond = global_step % args.eval_num == 0
+        {read}
+            print(np.mean(loss_train))
+"""
+
+
+def test_a_list_numpy_reads_only_under_an_interval_is_a_running_total():
+    """SwinUNETR's pre-training appends ``loss.item()`` every step and hands the list to
+    ``np.mean`` only under ``if val_cond:`` (``global_step % eval_num == 0``): one copy per
+    interval would do (R22), the per-step sync stays flagged."""
+    assert _found(LIST_READ_AT_AN_INTERVAL.replace("{read}", "if val_cond:")) == [
+        ("TPL102", 10, 26, SYNC.format(what="`.item()`"))]
+
+
+def test_a_list_numpy_reads_every_step_is_host_needed():
+    """The running window read every step (a progress print of ``np.mean(loss_hist)``): R3."""
+    assert _found(LIST_READ_AT_AN_INTERVAL.replace("{read}", "if args.verbose:")) == []

@@ -639,6 +639,10 @@ class Context:
                 return True
         return self._after_interval_exit(body.node)
 
+    def interval_names_of(self, loop: Block) -> FrozenSet[str]:
+        """The names holding interval tests that a test inside ``loop`` may read (_interval_names)."""
+        return self._interval_names(loop, frozenset())
+
     def _interval_names(self, loop: Block, outer_counters: FrozenSet[str]) -> FrozenSet[str]:
         """Names holding interval tests: assigned in the loop's body, or in the function around it
         (lightweight-gan's ``apply_gradient_penalty = self.steps % 4 == 0`` before its

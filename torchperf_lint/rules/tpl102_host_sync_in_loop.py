@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import FrozenSet, Optional
 
 import libcst as cst
 
@@ -500,8 +500,9 @@ class HostSyncInLoop(Rule):
         if loop is not None and _accumulates(statement, name):
             # ... or inside the loop only under an interval (``if (step + 1) % log_every == 0:
             # np.around(total / count)``): one sync per interval, not per step (R22; tab-ddpm)
-            later = [path for path in later if not _under_interval_in(path, loop.node)]
-            carried = [path for path in carried if not _under_interval_in(path, loop.node)]
+            names = self.ctx.interval_names_of(loop)
+            later = [path for path in later if not _under_interval_in(path, loop.node, names)]
+            carried = [path for path in carried if not _under_interval_in(path, loop.node, names)]
         return self._uses_need_host(scope, name, later + carried, {name})
 
     def _int_for_host(self, stack) -> bool:
@@ -544,7 +545,10 @@ class HostSyncInLoop(Rule):
         if loop is None or statement is None:
             return False
         around = stack[:next(i for i, n in enumerate(stack) if n is loop.node) + 1]
-        return any(self._host_library_argument(path)
+        # (read only under an interval, ``if step % eval_num == 0: np.mean(loss_train)``, the list
+        # needs one copy per interval, not one per step: R22, SwinUNETR's pre-training, holdout45)
+        names = self.ctx.interval_names_of(loop)
+        return any(self._host_library_argument(path) and not _under_interval_in(path, loop.node, names)
                    for path in name_uses(loop.node.body, func.value.value, around, statement, [False],
                                          reaching=[False]))
 
@@ -588,7 +592,8 @@ class HostSyncInLoop(Rule):
                 if self._host_library_argument(path) and (
                         (current == name and not running_total) or loop_node is None
                         or any(n is loop_node for n in path)) and not (
-                        running_total and loop_node is not None and _under_interval_in(path, loop_node)):
+                        running_total and loop_node is not None
+                        and _under_interval_in(path, loop_node, self.ctx.interval_names_of(loop))):
                     return True
                 for derived, bound_at in derived_names(path):
                     if derived not in seen and len(seen) < 8:
@@ -1397,14 +1402,15 @@ def _accumulates(statement, name: str) -> bool:
 _NUMPY_ONLY_METHODS = frozenset(("astype", "tofile", "tobytes", "ptp"))
 
 
-def _under_interval_in(path, loop: cst.CSTNode) -> bool:
+def _under_interval_in(path, loop: cst.CSTNode, names: FrozenSet[str] = frozenset()) -> bool:
     """Does ``path`` (root to a use) run through the body of an ``if`` on an interval
-    (``step % n == 0``) inside ``loop``?"""
+    (``step % n == 0``, or a name of ``names`` holding one: ``if val_cond:``) inside ``loop``?"""
     inside = False
     for index, node in enumerate(path[:-1]):
         if node is loop:
             inside = True
-        elif inside and isinstance(node, cst.If) and path[index + 1] is node.body and tests_interval(node.test):
+        elif (inside and isinstance(node, cst.If) and path[index + 1] is node.body
+              and tests_interval(node.test, frozenset(), names)):
             return True
     return False
 
