@@ -2815,7 +2815,7 @@ CORPUS = [
               "alignn/models", "alignn/utils.py", "alignn/data.py", "alignn/graphs.py", "alignn/config.py",
               "alignn/lmdb_dataset.py", "alignn/dataset.py", "alignn/profiler.py"],
      "only": "*.py", "drop": []},
-    # holdout46 (2026-11-27): entries below this line, before the closing bracket.
+    # holdout46 (2026-11-27): entries below this line, before the holdout47 marker.
     # holdout46: a fresh held-out set of 16 repositories (language models and text: LLM preference
     # tuning with HF Trainer subclasses, distillation, retrieval/embeddings, text classification, NER,
     # summarization, relation extraction; Lightning modules, HF Trainer/trl-style subclasses, an
@@ -2896,6 +2896,10 @@ CORPUS = [
      "commit": "5fe254dd64d37332347edc73738edcb56096183f",
      "take": ["setup.py", "blink/__init__.py", "blink/utils.py", "blink/biencoder", "blink/crossencoder",
               "blink/candidate_ranking", "blink/common"], "only": "*.py", "drop": []},
+    # holdout47 (2026-11-27): entries below this line, before the holdout48 marker.
+    # holdout48 (2026-11-27): entries below this line, before the holdout49 marker.
+    # holdout49 (2026-11-27): entries below this line, before the holdout50 marker.
+    # holdout50 (2026-11-27): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -3125,7 +3129,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 47)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 51)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
