@@ -159,3 +159,38 @@ def test_a_list_numpy_reads_only_under_an_interval_is_a_running_total():
 def test_a_list_numpy_reads_every_step_is_host_needed():
     """The running window read every step (a progress print of ``np.mean(loss_hist)``): R3."""
     assert _found(LIST_READ_AT_AN_INTERVAL.replace("{read}", "if args.verbose:")) == []
+
+
+ACTIONS_INDEX_AN_ARRAY = """\
+import numpy as np
+import torch
+
+
+def calc_loss(batch, net, tgt_net, device):
+    states, next_states = batch
+    next_distr_v, next_qvals_v = tgt_net.both(torch.tensor(next_states).to(device))
+    next_acts = next_qvals_v.max(1)[1].data.cpu().numpy()
+    next_distr = tgt_net.apply_softmax(next_distr_v)
+    next_distr = {array}
+    best = next_distr[range(len(batch)), next_acts]
+    return net(torch.tensor(states).to(device)).mean() + float(np.clip(best, 0, 1).sum())
+
+
+def train(net, tgt_net, loader, opt, device):
+    for batch in loader:
+        loss = calc_loss(batch, net, tgt_net, device)
+        loss.backward()
+        opt.step()
+"""
+
+
+def test_actions_that_index_a_numpy_array_made_later_in_the_function_are_host_needed():
+    """DRL-Hands-On's distributional DQN: ``next_acts = ....cpu().numpy()`` indexes ``next_distr``,
+    rebound to a ``.numpy()`` copy after the sync and before the index: numpy indexes on the host
+    (R3). The last binding before the use decides, not the first."""
+    assert _found(ACTIONS_INDEX_AN_ARRAY.replace("{array}", "next_distr.data.cpu().numpy()")) == []
+
+
+def test_the_same_actions_indexing_a_tensor_still_sync():
+    item = SYNC.format(what="`.cpu()`") + " (called every step from train.py:17)"
+    assert _found(ACTIONS_INDEX_AN_ARRAY.replace("{array}", "next_distr * 2")) == [("TPL102", 8, 16, item)]

@@ -727,20 +727,35 @@ class HostSyncInLoop(Rule):
         return isinstance(container, cst.Name) and self._only_bound_to_numpy(path, container.value)
 
     def _only_bound_to_numpy(self, path, name: str) -> bool:
-        """Does the function around ``path`` bind ``name`` only to results of ``np.*`` calls?"""
+        """Is ``name`` a numpy array where ``path`` uses it: the last binding the function gives
+        it before the use's statement is a numpy array (an ``np.*`` call's result or a
+        ``.numpy()`` copy: DRL-Hands-On's ``next_distr = next_distr.data.cpu().numpy()`` indexed by
+        the actions, holdout44), or, bound only after it (``error = np.zeros_like(pred)`` after the
+        sync), every binding the function gives it is one?"""
         scope = next((n for n in reversed(path) if isinstance(n, cst.FunctionDef)), None)
         if scope is None:
             return False
-        values = []
+        statement = next((n for n in reversed(path) if isinstance(n, cst.BaseSmallStatement)), None)
+        values, before, reached = [], None, False
         for node in descendants(scope.body):
+            if node is statement:
+                reached = True
             if isinstance(node, cst.Assign) and any(name in assigned_names(t.target) for t in node.targets):
                 if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
                     return False
                 values.append(node.value)
+                if not reached and statement is not None:
+                    before = node.value
             elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)) and name in assigned_names(node.target):
                 return False
-        return bool(values) and all(
-            isinstance(v, cst.Call) and (self.ctx.qualname(v.func) or "").startswith("numpy.") for v in values)
+        if before is not None:
+            return self._makes_numpy_array(before)
+        return bool(values) and all(self._makes_numpy_array(v) for v in values)
+
+    def _makes_numpy_array(self, value) -> bool:
+        return isinstance(value, cst.Call) and (
+            (self.ctx.qualname(value.func) or "").startswith("numpy.")
+            or (isinstance(value.func, cst.Attribute) and value.func.attr.value == "numpy"))
 
     def _iterated_as_lookup_keys(self, path) -> bool:
         """Is the last node of ``path`` (through method calls on it) what a host ``for`` or
