@@ -194,3 +194,39 @@ def test_actions_that_index_a_numpy_array_made_later_in_the_function_are_host_ne
 def test_the_same_actions_indexing_a_tensor_still_sync():
     item = SYNC.format(what="`.cpu()`") + " (called every step from train.py:17)"
     assert _found(ACTIONS_INDEX_AN_ARRAY.replace("{array}", "next_distr * 2")) == [("TPL102", 8, 16, item)]
+
+
+ROLLOUT = """\
+import torch
+
+
+def rollout(policy, env, reward_scaler, buffer, optimizer, td):
+    while not td["done"].all():
+        with torch.no_grad():
+            out = policy(td)
+        td = env.step(out)
+        reward = reward_scaler(td["reward"])
+        buffer.extend(reward)
+        {update}
+    return buffer
+
+
+def train(policy, env, reward_scaler, buffer, optimizer, loader):
+    for batch in loader:
+        rollout(policy, env, reward_scaler, buffer, optimizer, batch.cuda())
+        loss = policy(batch.cuda()).mean()
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_the_test_of_a_rollout_loop_that_calls_a_reward_scaler_is_host_needed():
+    """rl4co's StepwisePPO: ``while not td["done"].all():`` decides whether the rollout stops, a
+    loop that runs no update (rules.md: a value that decides whether a loop stops); calling a
+    reward scaler object (``reward_scaler(r)``, ``self.scaler(r)``) steps no optimizer."""
+    assert _found(ROLLOUT.replace("{update}", "")) == []
+
+
+def test_the_test_of_a_loop_that_steps_the_optimizer_still_syncs():
+    item = SYNC.format(what="testing a tensor's truth") + " (called every step from train.py:17)"
+    assert _found(ROLLOUT.replace("{update}", "optimizer.step()")) == [("TPL102", 5, 10, item)]

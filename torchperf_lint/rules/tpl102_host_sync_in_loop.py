@@ -952,9 +952,12 @@ class HostSyncInLoop(Rule):
 
     def _decides_loop_stop_at(self, path) -> bool:
         """Is the last node of ``path`` in the test of an ``if`` that leaves the innermost loop
-        around it, a loop that runs no update (``if tokens != features: break``)?"""
+        around it, a loop that runs no update (``if tokens != features: break``), or in the test
+        of such a ``while`` loop itself (rl4co's rollout: ``while not td["done"].all():``)?"""
         for index in range(len(path) - 2, -1, -1):
             node = path[index]
+            if isinstance(node, cst.While) and path[index + 1] is node.test:
+                return not self._trains(node.body)
             if isinstance(node, cst.If):
                 if path[index + 1] is not node.test or not branch_leaves(node.body):
                     return False
@@ -1071,9 +1074,12 @@ class HostSyncInLoop(Rule):
         # an argument counts by its own name (``self.optimizer``), not its owner's: ``opt.min_depth``
         # reads an option of an argparse ``opt``, it hands over no optimizer
         # ``optimizer.zero_grad()`` alone updates nothing: alignn's validation loop, copied from
-        # its training loop, clears the gradients and runs no backward (holdout45)
+        # its training loop, clears the gradients and runs no backward (holdout45); nor does a call
+        # of a scaler object itself (rl4co's reward scaler, ``self.scaler(reward)``): a loss scaler
+        # that steps is handed the optimizer (below), a gradient scaler steps by its methods
         trains = self.ctx.steps.runs_update(body) or any(
-            isinstance(n, cst.Call) and ((_names_optimizer(n.func) and not _clears_gradients(n.func)) or any(
+            isinstance(n, cst.Call) and ((_names_optimizer(n.func) and not _clears_gradients(n.func)
+                                          and not _calls_a_scaler(n.func)) or any(
                 _names_optimizer(a.value) for a in n.args
                 if not (isinstance(a.value, cst.Attribute) and not _names_optimizer(a.value.attr))))
             and not self._cannot_train(n)
@@ -1236,6 +1242,13 @@ def _forces_copy(call: cst.Call) -> bool:
     the device). ``force=flag`` with a value the linter cannot see is no copy it can show."""
     return any(a.keyword is not None and a.keyword.value == "force"
                and isinstance(a.value, cst.Name) and a.value.value == "True" for a in call.args)
+
+
+def _calls_a_scaler(func) -> bool:
+    """``self.scaler(reward)``, ``scaler(x)``: the scaler object called, not a method of it."""
+    name = last_identifier(func)
+    return (name is not None and "scaler" in name.lower() and OPTIMIZER_WORD.search(name.lower().replace("scaler", "")) is None
+            and not (isinstance(func, cst.Attribute) and _names_optimizer(func.value)))
 
 
 def _clears_gradients(func) -> bool:
