@@ -230,3 +230,32 @@ def test_the_test_of_a_rollout_loop_that_calls_a_reward_scaler_is_host_needed():
 def test_the_test_of_a_loop_that_steps_the_optimizer_still_syncs():
     item = SYNC.format(what="testing a tensor's truth") + " (called every step from train.py:17)"
     assert _found(ROLLOUT.replace("{update}", "optimizer.step()")) == [("TPL102", 5, 10, item)]
+
+
+FINAL_TEST_PASS = """\
+import torch
+
+
+def {name}(net, optimizer, train_loader, test_loader, device, epochs, results):
+    for epoch in range(epochs):
+        for x, y in train_loader:
+            loss = net(x.to(device)).sum()
+            loss.backward()
+            optimizer.step()
+    for x, y in test_loader:
+        out = net(x.to(device))
+        results.append(out.cpu().numpy().tolist())
+"""
+
+
+def test_a_test_pass_after_the_epoch_loop_trains_nothing_whatever_the_function_is_called():
+    """alignn's ``train_dgl`` runs its test loader after the epoch loop: the training loop is in
+    sight beside it in the function, so the final pass is the run's evaluation (R36), its kept
+    predictions evaluation copies (R8), although the function's name says it trains."""
+    assert _found(FINAL_TEST_PASS.replace("{name}", "train_dgl")) == []
+
+
+def test_a_pass_with_no_training_in_sight_in_a_function_named_for_training_stays_flagged():
+    source = FINAL_TEST_PASS.replace("{name}", "train_dgl").replace(
+        "            loss.backward()\n            optimizer.step()\n", "            results.append(loss)\n")
+    assert _found(source) == [("TPL102", 11, 23, SYNC.format(what="`.cpu()`"))]

@@ -126,6 +126,7 @@ class HostSyncInLoop(Rule):
         self._training_loops: dict = {}  # id of a loop body -> (the body, it trains): _trains
         self._grad_off_loops: dict = {}  # id of a loop -> (the loop, its helpers run grad off)
         self._maybe_training_loops: dict = {}  # id of a loop body -> (the body, it may train): _may_train
+        self._sibling_training: dict = {}  # id of a loop -> (the loop, a training loop beside it)
 
     @classmethod
     def may_match(cls, text: str) -> bool:
@@ -363,12 +364,30 @@ class HostSyncInLoop(Rule):
             # the training loop is in sight, beside this one in the epoch loop: whatever the
             # function is called (recsys's ``train_gmf``), this pass is its evaluation
             return True
+        if blocks and self._trains_in_another_loop(blocks[0].node):
+            # ... or beside it in the function (alignn's ``train_dgl`` tests on ``test_loader``
+            # after its epoch loop): the final pass is the run's evaluation (R36)
+            return True
         qualname = ctx.function_qualname()
         if qualname and names_training(qualname.rpartition(".")[2]):
             return False
         if ctx.step_body() is not None:
             return ctx.trains_nothing()  # the callers' loops decide: every chain must train nothing
         return bool(blocks)
+
+    def _trains_in_another_loop(self, outermost) -> bool:
+        """Does the function around the walk run a training loop that is not ``outermost`` (the
+        outermost loop around the current node) nor inside it? Worked out once per loop."""
+        known = self._sibling_training.get(id(outermost))
+        if known is not None and known[0] is outermost:
+            return known[1]
+        function = next((n for n in reversed(self.ctx.stack) if isinstance(n, cst.FunctionDef)), None)
+        answer = function is not None and any(
+            isinstance(node, (cst.For, cst.While)) and self._trains(node.body)
+            for node in descendants(function.body, prune=lambda n: n is outermost or isinstance(
+                n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))))
+        self._sibling_training[id(outermost)] = (outermost, answer)
+        return answer
 
     def _may_train(self, body) -> bool:
         """Does a loop's body call something whose name says it may run a training step in a
