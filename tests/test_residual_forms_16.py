@@ -259,3 +259,39 @@ def test_a_pass_with_no_training_in_sight_in_a_function_named_for_training_stays
     source = FINAL_TEST_PASS.replace("{name}", "train_dgl").replace(
         "            loss.backward()\n            optimizer.step()\n", "            results.append(loss)\n")
     assert _found(source) == [("TPL102", 11, 23, SYNC.format(what="`.cpu()`"))]
+
+
+PCA_ATTRIBUTE = """\
+import torch
+from sklearn.decomposition import PCA
+
+
+class Projector:
+    def transform(self, h):
+        return h
+
+
+class Probe(torch.nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.pca = {pca}
+        self.head = torch.nn.Linear(4, 1)
+
+    def fit(self, hidden, optimizer):
+        for h in hidden:
+            h = self.pca.transform(h.cpu().numpy())
+            loss = self.head(torch.tensor(h).cuda()).mean()
+            loss.backward()
+            optimizer.step()
+"""
+
+
+def test_a_method_of_a_self_attribute_a_host_library_made_is_a_host_library_call():
+    """lobster's MLP probe: ``self.pca = PCA(n) if n else None``, then every step
+    ``self.pca.transform(h.cpu().numpy())``: scikit-learn reads the copy on the host (R3)."""
+    assert _found(PCA_ATTRIBUTE.replace("{pca}", "PCA(n_components=n) if n else None")) == []
+
+
+def test_the_same_method_of_a_project_object_still_syncs():
+    assert _found(PCA_ATTRIBUTE.replace("{pca}", "Projector()")) == [
+        ("TPL102", 18, 35, SYNC.format(what="`.cpu()`"))]

@@ -15,9 +15,10 @@ counts for all its uses (silence beats guessing).
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Set
+from typing import Dict, FrozenSet, List, Optional, Set
 
 from .names import ImportTable, dotted_name_ast
+from .python_containers import self_attribute_assignments
 
 # Libraries that take host values only. numpy, scipy, OpenCV, PIL and scikit-learn read arrays the
 # host holds; plotting, audio and image-file libraries draw or write numpy arrays (matplotlib
@@ -283,3 +284,24 @@ def reaches_host_library(bodies, module, record: dict, parameter: Optional[str])
         parameter = parameter_of_argument(record, int(key) if key.isdigit() else None,
                                           None if key.isdigit() else key)
     return False
+
+
+def host_library_attributes(tree: ast.Module, table=None) -> FrozenSet[str]:
+    """The names ``attr`` that the file assigns as ``self.attr = ...`` only ever to an object a host
+    library's call made, or None (lobster's ``self.pca = PCA(n) if n else None``): a method of it
+    (``self.pca.transform(h.cpu().numpy())``) is a host library's call."""
+    made, others = set(), set()
+    for attr, value in self_attribute_assignments(tree):
+        (made if _host_library_made(value, table) else others).add(attr)
+    return frozenset(made - others)
+
+
+def _host_library_made(value, table) -> bool:
+    if isinstance(value, ast.IfExp):
+        branches = [b for b in (value.body, value.orelse) if not (isinstance(b, ast.Constant) and b.value is None)]
+        return bool(branches) and all(_host_library_made(b, table) for b in branches)
+    if not isinstance(value, ast.Call) or table is None:
+        return False
+    qual = table.resolve(dotted_name_ast(value.func))
+    return bool(qual) and qual.split(".", 1)[0] in HOST_LIBRARIES
+

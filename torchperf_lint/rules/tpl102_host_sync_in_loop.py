@@ -10,8 +10,8 @@ import libcst as cst
 from ..analysis import value_flow
 from ..analysis.evaluation_branches import in_evaluation_branch
 from ..analysis.grad_off_helpers import runs_model_with_autograd_off
-from ..analysis.host_library_parameters import (HOST_LIBRARIES, hands_to_host_library, parameter_of_argument,
-                                                 project_function, reaches_host_library)
+from ..analysis.host_library_parameters import (HOST_LIBRARIES, hands_to_host_library, host_library_attributes,
+                                                 parameter_of_argument, project_function, reaches_host_library)
 from ..analysis.host_only import host_only_script
 from ..analysis.inference_calls import names_training
 from ..analysis.instance_methods import annotated_method, attribute_method, instance_method, method_parameter
@@ -870,17 +870,32 @@ class HostSyncInLoop(Rule):
         if found is None:
             return False
         receiver, method = found
-        if isinstance(receiver, cst.Name):
-            made = self.ctx.values.assigned_expr(receiver.value)
-            if isinstance(made, cst.Call) and (self.ctx.qualname(made.func) or "").split(".", 1)[0] in _HOST_LIBRARIES:
-                # ``mol = Chem.RWMol()`` ... ``mol.AddBond(i.item(), j.item())``: a method of an
-                # object a host library made (bio-diffusion's molecules, holdout45)
-                return True
+        if self._made_by_host_library(receiver):
+            # ``mol = Chem.RWMol()`` ... ``mol.AddBond(i.item(), j.item())``, ``self.pca =
+            # PCA(...)`` ... ``self.pca.transform(h.cpu().numpy())``: a method of an object a host
+            # library made (bio-diffusion's molecules, lobster's PCA, holdout45)
+            return True
         owner = (last_identifier(receiver) or "").lower()
         if method == "batch_decode" or (method == "decode" and any(
                 word in owner for word in ("token", "processor", "processing"))):
             return True  # ids decoded to text (a VAE's or an autoencoder's ``decode`` takes tensors)
         return method == "step" and (owner.endswith("env") or owner.endswith("envs"))
+
+    def _made_by_host_library(self, receiver) -> bool:
+        """Is ``receiver`` a name last bound in the function to what a host library's call made, or
+        a ``self.`` attribute every assignment of which in the file is one (or None)?"""
+        if isinstance(receiver, cst.Name):
+            return self._host_library_made(self.ctx.values.assigned_expr(receiver.value))
+        return (isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name)
+                and receiver.value.value == "self" and receiver.attr.value in self.ctx.facts.derived(
+                    "host_library_attributes", host_library_attributes))
+
+    def _host_library_made(self, value) -> bool:
+        """``PCA(n)``, ``Chem.RWMol()``, also ``PCA(n) if k else None``: a host library's object."""
+        if isinstance(value, cst.IfExp):
+            branches = [b for b in (value.body, value.orelse) if not (isinstance(b, cst.Name) and b.value == "None")]
+            return bool(branches) and all(self._host_library_made(b) for b in branches)
+        return isinstance(value, cst.Call) and (self.ctx.qualname(value.func) or "").split(".", 1)[0] in _HOST_LIBRARIES
 
     def _size_read_on_host(self) -> bool:
         """``idx = mask.nonzero()`` whose size the host then reads (``if idx.numel() > 0:``,
