@@ -295,3 +295,56 @@ def test_a_method_of_a_self_attribute_a_host_library_made_is_a_host_library_call
 def test_the_same_method_of_a_project_object_still_syncs():
     assert _found(PCA_ATTRIBUTE.replace("{pca}", "Projector()")) == [
         ("TPL102", 18, 35, SYNC.format(what="`.cpu()`"))]
+
+
+METRIC_OF_HOST_ARRAYS = """\
+import numpy as np
+import torch
+from scipy.ndimage import zoom
+
+
+def metric_percase(pred, gt):
+    if pred.sum() > 0 and gt.sum() > 0:
+        return 1
+    return 0
+
+
+def test_volume(image, label, net, classes):
+    image, label = image.squeeze(0).cpu().numpy(), label.squeeze(0).cpu().numpy()
+    if len(image.shape) == 3:
+        prediction = {made}
+        for ind in range(image.shape[0]):
+            out = net(torch.from_numpy(image[ind]).cuda())
+            prediction[ind] = out.argmax(0).cpu().numpy()
+    else:
+        prediction = net(torch.from_numpy(image).cuda()).argmax(0).cpu().numpy()
+        if image.shape[0] != 3:
+            prediction = zoom(prediction, (2, 2), order=0)
+    metric_list = []
+    for i in range(1, classes):
+        metric_list.append(metric_percase(prediction == i, label == i))
+    return metric_list
+
+
+def validate(net, loader, classes):
+    total = 0
+    for image, label in loader:
+        total += np.mean(test_volume(image, label, net, classes))
+    return total
+"""
+
+
+def test_a_metric_helper_handed_arrays_numpy_and_scipy_made_tests_host_values():
+    """SAMed's ``calculate_metric_percase``: its only caller hands ``prediction == i`` and
+    ``label == i``, where ``prediction`` is ``np.zeros_like(label)`` filled item by item, a
+    ``.numpy()`` copy or scipy's ``zoom`` of one, ``label`` a ``.numpy()`` copy unpacked from a
+    tuple and ``i`` a ``range`` counter: the tests read host arrays (rules.md "Where a value
+    lives")."""
+    assert _found(METRIC_OF_HOST_ARRAYS.replace("{made}", "np.zeros_like(label)")) == []
+
+
+def test_the_same_helper_handed_a_device_tensor_filled_item_by_item_still_syncs():
+    item = SYNC.format(what="testing a tensor's truth") + " (called every step from train.py:32 via test_volume)"
+    source = METRIC_OF_HOST_ARRAYS.replace("{made}", "torch.zeros(image.shape).cuda()").replace(
+        "prediction[ind] = out.argmax(0).cpu().numpy()", "prediction[ind] = out.argmax(0)")
+    assert _found(source) == [("TPL102", 7, 7, item)]

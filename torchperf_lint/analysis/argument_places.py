@@ -42,6 +42,9 @@ _MOVES = frozenset("to cuda type xpu mps npu hpu ipu xla share_memory_".split())
 _COPY_FUNCTIONS = frozenset(("deepcopy", "copy"))
 
 
+_A_PYTHON_INT = ast.Constant(0)  # what ``for i in range(n)`` binds ``i`` to, for the bindings
+
+
 class _Batch:
     """The value of a name bound by a ``for`` over a data loader: a batch on the host."""
 
@@ -110,6 +113,9 @@ def _host_value(node, host_names: FrozenSet[str], groups: FrozenSet[str]) -> boo
     kind = type(node)
     if kind in (ast.Attribute, ast.Subscript):
         return is_host(node.value, host_names, groups, True)
+    if kind is ast.Compare:
+        # ``prediction == i``: a host array compared with host values is a host array
+        return all(is_host(side, host_names, groups, True) for side in (node.left, *node.comparators))
     if kind in (ast.List, ast.Tuple):
         return bool(node.elts) and all(not isinstance(e, ast.Starred) and is_host(e, host_names, groups, True)
                                        for e in node.elts)
@@ -123,6 +129,8 @@ def _host_value(node, host_names: FrozenSet[str], groups: FrozenSet[str]) -> boo
             return True
         if func.attr not in _MOVES and is_host(func.value, host_names, groups, True):
             return True
+    elif isinstance(func, ast.Name) and func.id in host_names:
+        return True  # a host library's function (``zoom(x, ...)``), with host_libraries (HostNames)
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
     return (name in _COPY_FUNCTIONS and len(node.args) == 1 and not node.keywords
             and is_host(node.args[0], host_names, groups, True))
@@ -133,11 +141,14 @@ class HostNames:
     names bound to an optimizer's parameter groups; worked out on first use."""
 
     __slots__ = ("_body", "_names", "_values", "_groups", "_host_batches", "_batch_loops", "_loop_iterables",
-                 "_params")
+                 "_params", "_host_libraries")
 
     def __init__(self, body, host_batches: Optional[Callable[[ast.expr], bool]] = None,
-                 params: FrozenSet[str] = frozenset()):
+                 params: FrozenSet[str] = frozenset(), host_libraries: FrozenSet[str] = frozenset()):
         self._body = body
+        # Names the module imports from host libraries (``np``, ``zoom`` of ``scipy.ndimage``): what
+        # their calls return is on the host (SAMed's ``prediction = zoom(prediction, ...)``)
+        self._host_libraries = host_libraries
         # The function's parameters: bound by the caller, in no statement of the body. A binding
         # of one that reads it again (``gold = gold.contiguous().view(-1)``) is host only if what
         # the caller passed is, which the body does not show; ``loss = loss.item()`` still is.
@@ -153,6 +164,7 @@ class HostNames:
     def _compute(self) -> None:
         bindings: Dict[str, list] = {}
         unknown: Set[str] = set()
+        items_stored: Set[str] = set()  # names an item is stored into: host values only if numpy arrays
         groups: Set[str] = set()
         loops = self._loop_iterables = []
         for stmt, owner in walk_statements(self._body):
@@ -163,6 +175,16 @@ class HostNames:
                 for target in stmt.targets:
                     if isinstance(target, ast.Name):
                         bindings.setdefault(target.id, []).append(stmt.value)
+                    elif (isinstance(target, ast.Tuple) and isinstance(stmt.value, ast.Tuple)
+                          and len(target.elts) == len(stmt.value.elts)
+                          and all(isinstance(t, ast.Name) for t in target.elts)
+                          and not any(isinstance(v, ast.Starred) for v in stmt.value.elts)):
+                        # ``image, label = image.cpu().numpy(), label.cpu().numpy()``: one by one
+                        for name, value in zip(target.elts, stmt.value.elts):
+                            bindings.setdefault(name.id, []).append(value)
+                    elif (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
+                          and len(stmt.targets) == 1):
+                        items_stored.add(target.value.id)  # ``prediction[ind] = ...``
                     else:
                         unknown.update(_names_in(target))
             elif kind is ast.AugAssign or kind is ast.AnnAssign:
@@ -174,6 +196,10 @@ class HostNames:
                 loops.append(stmt.iter)
                 if isinstance(stmt.target, ast.Name) and _param_groups(stmt.iter):
                     groups.add(stmt.target.id)
+                elif (isinstance(stmt.target, ast.Name) and isinstance(stmt.iter, ast.Call)
+                      and isinstance(stmt.iter.func, ast.Name) and stmt.iter.func.id == "range"
+                      and "range" not in bindings):
+                    bindings.setdefault(stmt.target.id, []).append(_A_PYTHON_INT)  # ``for i in range(n)``
                 else:
                     unknown.update(_names_in(stmt.target))
             elif kind in (ast.With, ast.AsyncWith):
@@ -185,9 +211,9 @@ class HostNames:
             elif kind in (ast.Import, ast.ImportFrom):
                 unknown.update((a.asname or a.name).split(".")[0] for a in stmt.names)
         # Walrus targets and comprehension variables are not followed: not host.
-        groups -= set(bindings) | unknown
+        groups -= set(bindings) | unknown | items_stored
         self._groups = frozenset(groups)
-        host = {name for name in bindings if name not in unknown and name not in groups}
+        host = {name for name in bindings if name not in unknown and name not in groups and name not in items_stored}
         params = self._params
         changed = True
         while changed:  # a name is host when all its values are, also through other host names
@@ -199,17 +225,30 @@ class HostNames:
                     host.discard(name)
                     changed = True
         self._names = frozenset(host)
-        values = {name for name in bindings if name not in unknown and name not in groups}
+        # a numpy array stays one whatever is stored into its items (a list would hold tensors)
+        values = {name for name in bindings if name not in unknown and name not in groups and (
+            name not in items_stored or all(self._makes_numpy_array(v) for v in bindings[name]))}
         changed = True
         while changed:  # the same for host values (R14): batches, host tensors, their copies
             changed = False
-            known = frozenset(values)
+            known = frozenset(values) | (self._host_libraries - set(bindings) - unknown)
             for name in list(values):
                 seen = known - {name} if name in params else known
                 if not all(is_host(value, seen, self._groups, True) for value in bindings[name]):
                     values.discard(name)
                     changed = True
         self._values = frozenset(values)
+
+    def _makes_numpy_array(self, value) -> bool:
+        """``np.zeros_like(x)``, ``t.cpu().numpy()``, ``zoom(x, f)``: an array a host library (or
+        ``.numpy()``) made."""
+        if not isinstance(value, ast.Call):
+            return False
+        func = value.func
+        if isinstance(func, ast.Name):
+            return func.id in self._host_libraries  # ``zoom(x, ...)`` of scipy.ndimage
+        return isinstance(func, ast.Attribute) and (func.attr == "numpy" or (
+            isinstance(func.value, ast.Name) and func.value.id in self._host_libraries))
 
     def keys(self, node, where: str) -> tuple:
         """The record's keys for a call argument that is not a literal, at ``where`` (its index or
@@ -225,7 +264,7 @@ class HostNames:
         return (f"{UNKNOWN_KEY}{where}",)
 
     def _is_host_value(self, node) -> bool:
-        if is_host(node, self._values, self._groups, True):
+        if is_host(node, self._values | self._host_libraries, self._groups, True):
             return True
         # A name bound again elsewhere in the function (``audio, gain = helper(audio - shift)``
         # after ``audio, sr = batch["audio"]``): the binding that runs right before the call, every

@@ -63,7 +63,7 @@ from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "37"
+INDEX_VERSION = "38"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -323,6 +323,7 @@ class _Summariser:
         # the functions that call through one: only those are asked which parameters reach a host
         # library (host_library_parameters walks the function again).
         self._host_heads: Set[str] = set()
+        self._host_library_names: FrozenSet[str] = frozenset()
         self._host_calling: Set[int] = set()
         self._methods: List[tuple] = []  # (qualified name, class, node) of every method, for _host_parameters_through_self_methods
         # id(function record) -> the slices its own body writes, outside lambdas, as the walk of its
@@ -362,7 +363,11 @@ class _Summariser:
             heads.update(local for local, _, _, _ in self.imports)
         self._heads = heads
         module_fn = self._function("<module>", 0, None)
-        self._places[id(module_fn)] = HostNames(self.tree.body, self._host_batch_test())
+        self._host_library_names = frozenset(local for local, level, module, _ in self.imports
+                                             if not level and module.split(".", 1)[0] in HOST_LIBRARIES
+                                             and module.split(".", 1)[0] != "pickle")  # (pickle loads tensors)
+        self._places[id(module_fn)] = HostNames(self.tree.body, self._host_batch_test(),
+                                                host_libraries=self._host_library_names)
         self._scan(self.tree.body, module_fn, "", None, frozenset(), False)
         self._note_loop_stops(module_fn, self.tree.body)
         summary = {"v": INDEX_VERSION, "imports": self.imports, "classes": self.classes,
@@ -594,7 +599,8 @@ class _Summariser:
         qualname = f"{scope}.{node.name}" if scope else node.name
         fn = self._function(qualname, node.lineno, owner_class, getattr(node, "end_lineno", None) or node.lineno)
         fn["params"] = _parameters(node.args)
-        self._places.setdefault(id(fn), HostNames(node.body, self._host_batch_test(), _parameter_names(node.args)))
+        self._places.setdefault(id(fn), HostNames(node.body, self._host_batch_test(), _parameter_names(node.args),
+                                                  self._host_library_names))
         for decorator in node.decorator_list:
             self._expressions(decorator, self.functions.get(scope or "<module>") or fn, scope, False, False)
             if self._iteration_handler_decorator(decorator):
