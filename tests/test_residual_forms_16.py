@@ -348,3 +348,36 @@ def test_the_same_helper_handed_a_device_tensor_filled_item_by_item_still_syncs(
     source = METRIC_OF_HOST_ARRAYS.replace("{made}", "torch.zeros(image.shape).cuda()").replace(
         "prediction[ind] = out.argmax(0).cpu().numpy()", "prediction[ind] = out.argmax(0)")
     assert _found(source) == [("TPL102", 7, 7, item)]
+
+
+MEMORY_BENCHMARK = """\
+import torch
+
+
+def benchmark_memory_bwd(fn, *inputs):
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+    torch.cuda.synchronize()
+    y = fn(*inputs)
+    y.sum().backward()
+    torch.cuda.synchronize()
+    mem = {read}
+    torch.cuda.empty_cache()
+    return mem
+"""
+
+
+def test_a_function_that_measures_peak_memory_keeps_its_syncs_and_empty_cache():
+    """hyena-dna's ``benchmark_memory_bwd`` (a step body by its own backward, rules.md): it resets
+    and reads back the peak memory statistics, so its ``synchronize()`` calls make the reading mean
+    something and its ``empty_cache()`` calls give it a clean start (R6's timer, R43)."""
+    assert _found(MEMORY_BENCHMARK.replace("{read}", "torch.cuda.max_memory_allocated()"),
+                  codes=("TPL102", "TPL103")) == []
+
+
+def test_the_same_function_reading_no_peak_still_reports_both():
+    empty = ("`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be "
+             "re-allocated with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")
+    sync = SYNC.format(what="`torch.cuda.synchronize()`")
+    assert _found(MEMORY_BENCHMARK.replace("{read}", "y.detach()"), codes=("TPL102", "TPL103")) == [
+        ("TPL103", 5, 4, empty), ("TPL102", 7, 4, sync), ("TPL102", 10, 4, sync), ("TPL103", 12, 4, empty)]

@@ -13,6 +13,7 @@ from ..analysis.grad_off_helpers import runs_model_with_autograd_off
 from ..analysis.host_library_parameters import (HOST_LIBRARIES, hands_to_host_library, host_library_attributes,
                                                  parameter_of_argument, project_function, reaches_host_library)
 from ..analysis.host_only import host_only_script
+from ..analysis.memory_measurement import measures_peak_memory
 from ..analysis.inference_calls import names_training
 from ..analysis.instance_methods import annotated_method, attribute_method, instance_method, method_parameter
 from ..analysis.nonfinite_branches import in_nonfinite_branch
@@ -182,7 +183,8 @@ class HostSyncInLoop(Rule):
             return
         qual = ctx.qualname(node.func)
         if qual in SYNC_FUNCTIONS:
-            if self._in_step() and not (qual == "torch.cuda.synchronize" and self._brackets_timer()):
+            if self._in_step() and not (qual == "torch.cuda.synchronize" and (
+                    self._brackets_timer() or self._in_memory_measurement())):
                 self.report(node, self.message.format(what=f"`{qual}()`"))
             return
         if qual in BOOL_FUNCTIONS:
@@ -1129,6 +1131,11 @@ class HostSyncInLoop(Rule):
             return False  # ``optimizer.step()``, ``loss_scaler(...)``: the call itself is the optimizer's
         return trains_nothing(getattr(self.ctx.facts, "step_bodies", None), dotted_name(call.func),
                               self.ctx.function_qualname() or "")
+
+    def _in_memory_measurement(self) -> bool:
+        """In a function that resets and reads back the peak memory statistics (R43)?"""
+        function = next((n for n in reversed(self.ctx.stack) if isinstance(n, cst.FunctionDef)), None)
+        return function is not None and measures_peak_memory(function, self.ctx.qualname)
 
     def _brackets_timer(self) -> bool:
         """``torch.cuda.synchronize()`` followed, before any other device work, by a timer read

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.memory_measurement import measures_peak_memory
 from ..analysis.step_loops import is_retry_loop
 from ..analysis.syntax import OPTIMIZER_WORD, last_identifier, tests_interval, tests_once
 from ..analysis.tree import descendants
@@ -28,6 +29,9 @@ class EmptyCacheInLoop(Rule):
         # memory before another attempt in a retry loop; a branch that leaves the loop runs it once.
         if loop is None or ctx.in_except_handler(loop) or ctx.leaves_loop(loop) or is_retry_loop(loop.node):
             return
+        function = next((n for n in reversed(ctx.stack) if isinstance(n, cst.FunctionDef)), None)
+        if function is not None and measures_peak_memory(function, ctx.qualname):
+            return  # a clean start for a peak-memory measurement (R43)
         if ctx.under_interval_check(loop) and (not _in_optimizer_block(ctx, loop)
                                                or _interval_inside_optimizer_block(ctx, loop)):
             # rules.md "A step body": inside a step body "the rules of a step loop body apply
