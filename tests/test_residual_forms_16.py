@@ -381,3 +381,54 @@ def test_the_same_function_reading_no_peak_still_reports_both():
     sync = SYNC.format(what="`torch.cuda.synchronize()`")
     assert _found(MEMORY_BENCHMARK.replace("{read}", "y.detach()"), codes=("TPL102", "TPL103")) == [
         ("TPL103", 5, 4, empty), ("TPL102", 7, 4, sync), ("TPL102", 10, 4, sync), ("TPL103", 12, 4, empty)]
+
+
+ALL_GATHER = """\
+import torch
+import torch.distributed as dist
+
+
+def all_gather(tensor, world_size):
+    local_size = torch.LongTensor([tensor.numel()]).to("cuda")
+    size_list = [torch.LongTensor([0]).to("cuda") for _ in range(world_size)]
+    dist.all_gather(size_list, local_size)
+    size_list = [int(size.item()) for size in size_list]
+    max_size = max(size_list)
+    tensor_list = []
+    for _ in size_list:
+        tensor_list.append(torch.FloatTensor(size=(max_size,)).cuda())
+    if local_size != max_size:
+        {pad}
+    dist.all_gather(tensor_list, tensor)
+    {kept}
+    return [t[:size] for size, t in zip(size_list, tensor_list)]
+
+
+def train(model, loader, opt, world_size):
+    for x in loader:
+        loss = model(x.cuda()).mean()
+        loss.backward()
+        opt.step()
+        all_gather(loss.detach(), world_size)
+"""
+PAD = "tensor = torch.cat((tensor, torch.FloatTensor(size=(max_size - local_size,)).cuda()), dim=0)"
+
+
+def test_detectron2_all_gather_reads_sizes_the_host_needs():
+    """detectron2's ``comm.all_gather`` (copied into OpenPCDet): the gathered sizes become Python
+    ints in a list whose maximum sizes the receive buffers and whose items bound slices, and the
+    test of the local size guards a padding sized by it: sizes the host needs (R3, R38)."""
+    assert _found(ALL_GATHER.replace("{pad}", PAD).replace("{kept}", "")) == []
+
+
+def test_a_test_that_guards_no_size_still_syncs():
+    chain = " (called every step from train.py:26)"
+    source = ALL_GATHER.replace("{pad}", "tensor = tensor * 2").replace("{kept}", "")
+    assert _found(source) == [("TPL102", 14, 7, SYNC.format(what="testing a tensor's truth") + chain)]
+
+
+def test_gathered_sizes_only_printed_still_sync():
+    source = ALL_GATHER.replace("{pad}", PAD).replace("{kept}", "print(size_list)").replace(
+        "    max_size = max(size_list)\n", "    max_size = 4096\n").replace(
+        "    return [t[:size] for size, t in zip(size_list, tensor_list)]", "    return tensor_list")
+    assert _found(source) == [("TPL102", 9, 21, SYNC.format(what="`.item()`") + " (called every step from train.py:26)")]

@@ -676,6 +676,9 @@ class HostSyncInLoop(Rule):
             return True  # ``x.narrow(2, n, x.size(2) - n)``: a bound computed from the value
         if index >= 3 and isinstance(path[index - 1], cst.Element) and isinstance(path[index - 2], cst.Tuple):
             arg, call = path[index - 3], path[index - 4] if index >= 4 else None
+            if (isinstance(arg, cst.Arg) and isinstance(call, cst.Call) and arg.keyword is not None
+                    and arg.keyword.value == "size" and (self.ctx.qualname(call.func) or "").startswith("torch.")):
+                return True  # ``torch.FloatTensor(size=(max_size - local_size,))``: a size (OpenPCDet)
             if isinstance(arg, cst.Arg) and isinstance(call, cst.Call) and self.ctx.qualname(
                     call.func) == "torch.nn.functional.pad":
                 positional = [a for a in call.args if a.keyword is None]
@@ -1489,8 +1492,8 @@ def _tested_name(test: cst.BaseExpression):
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         test = test.expression
     if isinstance(test, cst.Comparison) and all(
-            isinstance(c.comparator, (cst.Integer, cst.Float)) for c in test.comparisons):
-        test = test.left
+            isinstance(c.comparator, (cst.Integer, cst.Float, cst.Name, cst.Attribute)) for c in test.comparisons):
+        test = test.left  # (``local_size != max_size``: compared with another name, OpenPCDet)
     return test.value if isinstance(test, cst.Name) else None
 
 
