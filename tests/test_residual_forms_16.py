@@ -432,3 +432,36 @@ def test_gathered_sizes_only_printed_still_sync():
         "    max_size = max(size_list)\n", "    max_size = 4096\n").replace(
         "    return [t[:size] for size, t in zip(size_list, tensor_list)]", "    return tensor_list")
     assert _found(source) == [("TPL102", 9, 21, SYNC.format(what="`.item()`") + " (called every step from train.py:26)")]
+
+
+SAFE_DEVICE = """\
+import torch
+
+
+def safe_device(x, device):
+    if "cuda" in device:
+        if torch.cuda.is_available():
+            return x.to(device)
+        {fallback}
+            return x.cpu()
+    return x
+
+
+def train(model, loader, opt, device):
+    for batch in loader:
+        loss = model(safe_device(model(batch.cuda()), device)).mean()
+        loss.backward()
+        opt.step()
+"""
+
+
+def test_a_copy_in_the_branch_that_runs_without_cuda_waits_for_nothing():
+    """LIBERO's ``safe_device``: the ``else`` of ``if torch.cuda.is_available():`` runs only where
+    no CUDA device exists, so its ``.cpu()`` has no device to wait for."""
+    assert _found(SAFE_DEVICE.replace("{fallback}", "else:")) == []
+
+
+def test_the_same_copy_in_a_branch_cuda_may_run_still_syncs():
+    source = SAFE_DEVICE.replace("{fallback}", "else:").replace("torch.cuda.is_available()", "len(device) > 4")
+    assert _found(source) == [
+        ("TPL102", 8, 19, SYNC.format(what="`.cpu()`") + " (called every step from train.py:15)")]

@@ -1238,8 +1238,27 @@ class HostSyncInLoop(Rule):
         not in a branch that leaves it."""
         ctx = self.ctx
         return (ctx.in_step_loop() and not ctx.leaves_loop(ctx.step_loop(), body_returns=False)
-                and not _in_failure_handler(ctx.stack)
+                and not _in_failure_handler(ctx.stack) and not _without_cuda(ctx)
                 and not ctx.returned_to_framework() and not (ctx.step_body() is not None and _host_only(ctx.facts)))
+
+
+def _without_cuda(ctx) -> bool:
+    """In a branch that runs only when CUDA is not available (the ``else`` of ``if
+    torch.cuda.is_available():``, the body of ``if not torch.cuda.is_available():``): no CUDA
+    tensor exists there to wait for (LIBERO's ``safe_device`` fallback, holdout44)."""
+    stack = ctx.stack
+    for index, node in enumerate(stack[:-1]):
+        if not isinstance(node, cst.If):
+            continue
+        branch = stack[index + 1]
+        test, negated = node.test, False
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, negated = test.expression, True
+        if not (isinstance(test, cst.Call) and ctx.qualname(test.func) == "torch.cuda.is_available"):
+            continue
+        if (negated and branch is node.body) or (not negated and node.orelse is not None and branch is node.orelse):
+            return True
+    return False
 
 
 def _takes_loaders(loop) -> bool:
