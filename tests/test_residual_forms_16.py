@@ -464,4 +464,4 @@ def test_a_copy_in_the_branch_that_runs_without_cuda_waits_for_nothing():
 def test_the_same_copy_in_a_branch_cuda_may_run_still_syncs():
     source = SAFE_DEVICE.replace("{fallback}", "else:").replace("torch.cuda.is_available()", "len(device) > 4")
     assert _found(source) == [
-        ("TPL102", 8, 19, SYNC.format(what="`.cpu()`") + " (called every step from train.py:15)")]
+        ("TPL102", 9, 19, SYNC.format(what="`.cpu()`") + " (called every step from train.py:15)")]
