@@ -2988,6 +2988,44 @@ CORPUS = [
      "commit": "3036e3eb11cadc44e9c3256aab08f2d58978f616",
      "take": ["train.py", "generate.py", "univoc"], "only": "*.py", "drop": []},
     # holdout49 (2026-11-27): entries below this line, before the holdout50 marker.
+    # holdout49: a forty-ninth fresh held-out set (representation learning and efficiency: self-supervised learning,
+    # distillation, pruning, quantisation-aware training, domain adaptation; Lightning modules, HF Trainer subclasses
+    # and callbacks, Accelerate loops and plain multi-module code), labelled by reading only before any linter run on
+    # it; its corpus lives in /work/corpus_h49 and holds the .py files of the paths below only
+    # (docs/framework_corpus_holdout49.md).
+    {"name": "domain-adaptation-pytorch-lightning", "github": "lorenzo-park/domain-adaptation-pytorch-lightning", "set": "holdout49",
+     "commit": "da500cde9cbffb8b7ce0f0c86a999767ae2f8926",
+     "take": ["trainer.py", "util.py", "adda", "backbone", "dann", "dataset", "so"], "only": "*.py", "drop": []},
+    {"name": "anyBrainer", "github": "MaastrichtU-CDS/anyBrainer", "set": "holdout49",
+     "commit": "959cecf8448529d94e5375f1b9bd5a5a8e56eb4a",
+     "take": ["pyproject.toml", "src/anyBrainer"], "only": "*.py", "drop": []},
+    {"name": "FOMO", "github": "Thiggel/FOMO", "set": "holdout49",
+     "commit": "ba9bdd4129f88dcfbf96ee2d18f3ec57f079aed7",
+     "take": ["experiment"], "only": "*.py", "drop": ["experiment/tests"]},
+    {"name": "icdar-self-supervised-learning", "github": "vishnu-dev/icdar-self-supervised-learning", "set": "holdout49",
+     "commit": "3b04b10247f994df61508300870fa9941431a124",
+     "take": ["setup.py", "src"], "only": "*.py", "drop": ["src/tests"]},
+    {"name": "Model-Compression-Research-Package", "github": "IntelLabs/Model-Compression-Research-Package", "set": "holdout49",
+     "commit": "0dbbb2d6bdae29a8df336de98b090f4c56fb90f6",
+     "take": ["setup.py", "model_compression_research", "examples/transformers", "research/dynamic-tinybert"], "only": "*.py", "drop": []},
+    {"name": "BitDistiller", "github": "DD-DuDa/BitDistiller", "set": "holdout49",
+     "commit": "9faaab822614a167fdf3d4421d0a054c55c56f9c",
+     "take": ["train", "quantization"], "only": "*.py", "drop": []},
+    {"name": "latent-consistency-model", "github": "luosiallen/latent-consistency-model", "set": "holdout49",
+     "commit": "a9ad79587cc8bd1e404ccd1a3056a3da969b2f62",
+     "take": ["LCM_Training_Script"], "only": "*.py", "drop": []},
+    {"name": "KD_Lib", "github": "SforAiDl/KD_Lib", "set": "holdout49",
+     "commit": "a94d236050e81965d7e0c03d7dee3b63e67b675a",
+     "take": ["setup.py", "KD_Lib"], "only": "*.py", "drop": []},
+    {"name": "DomainBed", "github": "facebookresearch/DomainBed", "set": "holdout49",
+     "commit": "b93c22a1cfc3b2428398272c1a116c8de1f4139e",
+     "take": ["domainbed"], "only": "*.py", "drop": ["domainbed/test"]},
+    {"name": "OmniQuant", "github": "OpenGVLab/OmniQuant", "set": "holdout49",
+     "commit": "95fae1bd00eaa60d03a20eb39c76c4cb173f51f7",
+     "take": ["pyproject.toml", "main.py", "datautils.py", "utils.py", "parallel_utils.py", "generate_act_scale_shift.py", "quantize", "models"], "only": "*.py", "drop": []},
+    {"name": "PB-LLM", "github": "hahnyuan/PB-LLM", "set": "holdout49",
+     "commit": "fe85da943d9df48ab6455d698f75406bb0bfefbc",
+     "take": ["qat", "quant", "utils.py", "datautils.py"], "only": "*.py", "drop": []},
     # holdout50 (2026-11-27): entries below this line, before the closing bracket.
 ]
 
