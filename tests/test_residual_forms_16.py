@@ -465,3 +465,34 @@ def test_the_same_copy_in_a_branch_cuda_may_run_still_syncs():
     source = SAFE_DEVICE.replace("{fallback}", "else:").replace("torch.cuda.is_available()", "len(device) > 4")
     assert _found(source) == [
         ("TPL102", 9, 19, SYNC.format(what="`.cpu()`") + " (called every step from train.py:15)")]
+
+
+SPARSE_ROWS = """\
+import numpy as np
+import torch
+
+
+def sample_batch(bat_ids, label_mat):
+    rows = label_mat[bat_ids.cpu()].{read}()
+    return rows
+
+
+def train(model, loader, opt, label_mat):
+    for bat_ids in loader:
+        bat_ids = bat_ids.cuda()
+        rows = sample_batch(bat_ids, label_mat)
+        loss = model(bat_ids, rows).mean()
+        loss.backward()
+        opt.step()
+"""
+
+
+def test_ids_that_index_a_matrix_read_with_a_scipy_sparse_method_are_host_needed():
+    """SSLRec's ``_sampleTrainBatch``: ``labelMat[batIds.cpu()].toarray()``: what the ids index
+    has a method only scipy's sparse matrices have, so it lives on the host (R3, an index)."""
+    assert _found(SPARSE_ROWS.replace("{read}", "toarray")) == []
+
+
+def test_ids_that_index_what_may_be_a_tensor_still_sync():
+    assert _found(SPARSE_ROWS.replace("{read}", "float")) == [
+        ("TPL102", 6, 21, SYNC.format(what="`.cpu()`") + " (called every step from train.py:13)")]

@@ -746,6 +746,12 @@ class HostSyncInLoop(Rule):
         container = path[index - 3].value
         if self.ctx.value_kind(container) == value_flow.NUMPY:
             return True
+        if (index >= 6 and isinstance(path[index - 4], cst.Attribute) and path[index - 4].value is path[index - 3]
+                and isinstance(path[index - 5], cst.Call) and path[index - 5].func is path[index - 4]
+                and path[index - 4].attr.value in _HOST_ARRAY_ONLY_METHODS):
+            # ``labelMat[batIds.cpu()].toarray()``: what is indexed has a method only numpy or scipy
+            # arrays have (SSLRec's scipy sparse label matrix, holdout44)
+            return True
         # (an array made after the sync, ``error = np.zeros_like(pred)``: where the walk stands the
         # name is not bound yet, so every binding the function gives it is read instead)
         return isinstance(container, cst.Name) and self._only_bound_to_numpy(path, container.value)
@@ -1491,6 +1497,8 @@ def _accumulates(statement, name: str) -> bool:
 
 # Methods only a numpy array has (a tensor has none of them).
 _NUMPY_ONLY_METHODS = frozenset(("astype", "tofile", "tobytes", "ptp"))
+# ... and those of scipy's sparse matrices too: the result of an index read with one is a host array.
+_HOST_ARRAY_ONLY_METHODS = _NUMPY_ONLY_METHODS | frozenset(("toarray", "todense", "tocsr", "tocoo", "tolil"))
 
 
 def _under_interval_in(path, loop: cst.CSTNode, names: FrozenSet[str] = frozenset()) -> bool:
