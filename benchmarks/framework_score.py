@@ -3071,10 +3071,7 @@ CORPUS = [
     {"name": "ULTRA", "github": "DeepGraphLearning/ULTRA", "set": "holdout50",
      "commit": "427966ad8ed60420eef034063d44f3153addff90",
      "take": ["ultra", "script"], "only": "*.py", "drop": []},
-    {"name": "FuxiCTR", "github": "reczoo/FuxiCTR", "set": "holdout50",
-     "commit": "0245987fdc1d43c36164ea496a02324885a8557a",
-     "take": ["setup.py", "fuxictr/pytorch", "fuxictr/metrics.py", "fuxictr/utils.py"], "only": "*.py",
-     "drop": []},
+    # (reczoo/FuxiCTR was taken out: it is xue-pai/FuxiCTR of holdout32, renamed.)
     {"name": "generative-recommenders", "github": "facebookresearch/generative-recommenders", "set": "holdout50",
      "commit": "2e81fab69a497fb5e24cd23569adf1e78070e4ec",
      "take": ["setup.py", "main.py", "generative_recommenders/research"], "only": "*.py", "drop": []},
