@@ -496,3 +496,28 @@ def test_ids_that_index_a_matrix_read_with_a_scipy_sparse_method_are_host_needed
 def test_ids_that_index_what_may_be_a_tensor_still_sync():
     assert _found(SPARSE_ROWS.replace("{read}", "float")) == [
         ("TPL102", 6, 21, SYNC.format(what="`.cpu()`") + " (called every step from train.py:13)")]
+
+
+GRADIENT_BUFFER = """\
+import numpy as np
+import torch
+
+
+class AGEM:
+    def __init__(self, model, device):
+        self.grad_dims = [p.numel() for p in model.parameters()]
+        self.grad_cur = torch.Tensor({size}).to(device)
+"""
+
+
+def test_a_legacy_constructor_handed_the_total_of_a_list_of_sizes_makes_a_size():
+    """LIBERO's A-GEM: ``torch.Tensor(np.sum(self.grad_dims)).to(device)``: one number, the total of
+    the parameters' sizes, which the constructor reads as a size (a buffer made on the host, then
+    copied); ``sum(...)`` alike. A list or a name the linter cannot tell stays silent."""
+    legacy = ("tensor is created on the CPU by the legacy constructor `torch.Tensor(...)` and then copied to "
+              "the device; create it there with `torch.empty(..., device=...)`")
+    for size in ("np.sum(self.grad_dims)", "sum(self.grad_dims)"):
+        found = [(f.code, f.line, f.col, f.message, f.fix is None) for f in lint_source(
+            GRADIENT_BUFFER.replace("{size}", size), "train.py", codes=("TPL101",))]
+        assert found == [("TPL101", 8, 24, legacy, True)]  # (a suggestion: no fix is offered)
+    assert _found(GRADIENT_BUFFER.replace("{size}", "self.grad_dims"), codes=("TPL101",)) == []

@@ -199,6 +199,13 @@ class CpuThenDevice(Rule):
                 return "sizes" if self.ctx.is_tensor(value.value) else None
             if _is_size_expression(value) or _grows_a_size(value):
                 return "sizes"
+            if isinstance(value, cst.Call) and (
+                    (self.ctx.qualname(value.func) or "") in _COUNT_REDUCTIONS
+                    or (isinstance(value.func, cst.Name) and value.func.value == "sum"
+                        and self.ctx.is_builtin("sum"))):
+                # ``torch.Tensor(np.sum(self.grad_dims))``: one number, the total of a list of
+                # sizes (LIBERO's A-GEM gradient buffer, holdout44): the constructor reads a size
+                return "sizes"
             if isinstance(value, cst.Name) and _SIZE_PARAMETER.match(value.value) and self._is_parameter(value.value):
                 # ``def __init__(self, size, ...)``: ``torch.FloatTensor(size).zero_()`` (UniXcoder's
                 # beam): a parameter named as a size is one, not a list of data
@@ -544,6 +551,10 @@ def _grows_a_size(expr: cst.BaseExpression) -> bool:
     return (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add)
             and (_is_size_expression(expr.left) and isinstance(expr.left, cst.Call))
             and isinstance(expr.right, cst.Tuple))
+
+
+# Reductions whose one number a legacy constructor is handed as a size.
+_COUNT_REDUCTIONS = frozenset(("numpy.sum", "numpy.prod", "math.prod"))
 
 
 def _is_size_expression(expr: cst.BaseExpression) -> bool:
