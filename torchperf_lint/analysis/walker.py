@@ -308,11 +308,16 @@ class Context:
             if isinstance(node, cst.Attribute) and index >= 1 and isinstance(stack[index - 1], cst.Call) and (
                     stack[index - 1].func is node):
                 continue  # a method of the value (``return actions.cpu().numpy()``)
+            # An Ignite step's return is its engine's output, which handlers log; what a Lightning
+            # or HF step returns beside its loss goes elsewhere (HF's ``(loss, outputs)``): only the
+            # former counts when filled item by item (HA-DPO's ``metrics[k] = x.cpu()``, a label)
+            ignite = not chain.framework_trains and not chain.caller_steps_env
             if isinstance(node, cst.Assign):
-                # ``x = t.item()`` or ``res["loss"] = t.item()`` with ``x`` / ``res`` returned
-                names = [_stored_name(t.target) for t in node.targets]
+                # ``x = t.item()``, or in an Ignite step ``res["loss"] = t.item()``, with ``x``/``res`` returned
+                names = [t.target.value if isinstance(t.target, cst.Name) else
+                         _stored_name(t.target) if ignite else None for t in node.targets]
                 return None not in names and bool(names) and bool(set(names) & _returned_names(self.frame.node))
-            if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+            if (ignite and isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
                     and node.func.attr.value in _CONTAINER_ADDS and isinstance(node.func.value, cst.Name)):
                 # ``res.update({"loss": loss.item(), ...})`` with ``res`` returned (an Ignite step)
                 return node.func.value.value in _returned_names(self.frame.node)
