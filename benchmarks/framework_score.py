@@ -2897,11 +2897,11 @@ CORPUS = [
      "take": ["setup.py", "blink/__init__.py", "blink/utils.py", "blink/biencoder", "blink/crossencoder",
               "blink/candidate_ranking", "blink/common"], "only": "*.py", "drop": []},
     # holdout47 (2026-11-27): entries below this line, before the holdout48 marker.
-    # holdout47: a fresh held-out set of 15 repositories (generative models: audio/image diffusion, GAN
-    # vocoders, VAEs, VQ-GAN, flow-matching voice conversion, TTS; Lightning modules, HF Trainer subclasses,
-    # an Accelerate loop and plain multi-module projects), labelled by reading only before any linter run on
-    # it; its corpus lives in /work/corpus_h47 and holds the .py files of the paths below only
-    # (docs/framework_corpus_holdout47.md).
+    # holdout47: a fresh held-out set of 19 repositories (generative models: audio/image/text diffusion,
+    # VAEs, a VQ-GAN, GAN and flow vocoders, flow-matching voice conversion, TTS, super-resolution; Lightning
+    # modules, HF Trainer subclasses, an Accelerate loop and plain multi-module projects), labelled by reading
+    # only before any linter run on it; its corpus lives in /work/corpus_h47 and holds the .py files of the
+    # paths below only (docs/framework_corpus_holdout47.md).
     {"name": "audio-diffusion-pytorch-trainer", "github": "archinetai/audio-diffusion-pytorch-trainer", "set": "holdout47",
      "commit": "71fcf9ae935b2f48c6925ccdef2a20b9fe5e18c9",
      "take": ["train.py", "main"], "only": "*.py",
@@ -2961,6 +2961,22 @@ CORPUS = [
     {"name": "WaveRNN", "github": "fatchord/WaveRNN", "set": "holdout47",
      "commit": "83c08fdcd625be56244f4145f41500468974b144",
      "take": ["train_tacotron.py", "train_wavernn.py", "gen_tacotron.py", "gen_wavernn.py", "hparams.py", "models", "utils"], "only": "*.py",
+     "drop": []},
+    {"name": "WaveGrad", "github": "ivanvovk/WaveGrad", "set": "holdout47",
+     "commit": "721c37c216132a2ef0a16adc38439f993998e0b7",
+     "take": ["train.py", "data.py", "inference.py", "logger.py", "benchmark.py", "utils.py", "model"], "only": "*.py",
+     "drop": []},
+    {"name": "Beta-VAE", "github": "1Konny/Beta-VAE", "set": "holdout47",
+     "commit": "977a1ece88e190dd8a556b4e2efb665f759d0772",
+     "take": ["dataset.py", "main.py", "model.py", "solver.py", "utils.py"], "only": "*.py",
+     "drop": []},
+    {"name": "ZeroSpeech", "github": "bshall/ZeroSpeech", "set": "holdout47",
+     "commit": "0ef25e4daac07888d22b802c649480dc70b719fe",
+     "take": ["train.py", "model.py", "dataset.py", "encode.py", "convert.py", "preprocess.py"], "only": "*.py",
+     "drop": []},
+    {"name": "acoustic-model", "github": "bshall/acoustic-model", "set": "holdout47",
+     "commit": "f737482724b0bb50e3183514668743dee20088ab",
+     "take": ["train.py", "generate.py", "mels.py", "acoustic"], "only": "*.py",
      "drop": []},
     # holdout48 (2026-11-27): entries below this line, before the holdout49 marker.
     # holdout49 (2026-11-27): entries below this line, before the holdout50 marker.
