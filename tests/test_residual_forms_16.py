@@ -521,3 +521,33 @@ def test_a_legacy_constructor_handed_the_total_of_a_list_of_sizes_makes_a_size()
             GRADIENT_BUFFER.replace("{size}", size), "train.py", codes=("TPL101",))]
         assert found == [("TPL101", 8, 24, legacy, True)]  # (a suggestion: no fix is offered)
     assert _found(GRADIENT_BUFFER.replace("{size}", "self.grad_dims"), codes=("TPL101",)) == []
+
+
+PLACEHOLDERS_IN_TWO_BRANCHES = """\
+import torch
+import pytorch_lightning as pl
+
+
+class M(pl.LightningModule):
+    def training_step(self, batch, batch_index):
+        if self.mode == 1:
+            g_loss = {first}
+        elif self.mode == 2:
+            g_loss = torch.zeros(1)
+        else:
+            g_loss = torch.zeros(1)
+        self.log("g", g_loss.detach().cpu().item())
+        return g_loss
+"""
+
+
+def test_a_value_an_unresolved_call_gives_in_the_first_branch_may_be_on_the_device():
+    """vqvae-vqgan's ``training_step``: ``g_loss`` comes from the criterion in the ``if`` branch and
+    is a ``torch.zeros(1)`` placeholder in the ``elif`` and ``else``: after the ``if`` it may be on
+    the device (rules.md "Where a value lives"), whatever the inner ``elif``/``else`` pair binds."""
+    assert _found(PLACEHOLDERS_IN_TWO_BRANCHES.replace("{first}", "self.criterion(batch)")) == [
+        ("TPL102", 13, 22, SYNC.format(what="`.cpu()`"))]
+
+
+def test_placeholders_in_every_branch_are_on_the_host():
+    assert _found(PLACEHOLDERS_IN_TWO_BRANCHES.replace("{first}", "torch.zeros(1)")) == []

@@ -130,7 +130,7 @@ def _reaching(binding: Binding, seen_from):
     """``binding`` and the earlier bindings of its name that may reach the same place: a binding
     made in an ``if`` branch that the place is not in does not hide the one before it (``x = out.aux``,
     ``if not on: x = 0``, later ``if on: x.item()``). Stops at a binding made outside such branches,
-    or once two branches of one ``if``/``else`` have each bound the name."""
+    or once two branches of the outermost such ``if``/``else`` have each bound the name."""
     found = [binding]
     covered = {}
     while True:
@@ -140,7 +140,10 @@ def _reaching(binding: Binding, seen_from):
             return found
         for node, branch in outer:
             covered.setdefault(node, set()).add(branch)
-        if any(len(covered[node]) > 1 for node, _ in outer):
+        # (the outermost ``if`` decides: the ``elif`` and ``else`` of an inner one both binding the
+        # name leave the outer ``if``'s own body, vqvae-vqgan's ``g_loss`` from an unresolved call
+        # beside two ``torch.zeros(1)`` placeholders, holdout47)
+        if len(covered[outer[0][0]]) > 1:
             return found
         binding = binding.prev_same
         while binding is not None and (not _compatible(binding.branches, seen_from) or _overwritten(binding, found)):
