@@ -580,3 +580,28 @@ def test_a_key_of_a_mapping_named_as_a_python_constant_is_host_needed():
 def test_the_same_lookup_in_what_may_be_a_tensor_still_syncs():
     assert _found(CONSTANT_MAPPING.replace("{mapping}", "ix_to_name")) == [
         ("TPL102", 12, 55, SYNC.format(what="`.item()`"))]
+
+
+FIRST_STEPS_OF_AN_ATTRIBUTE = """\
+import torch
+import pytorch_lightning as pl
+
+
+class M(pl.LightningModule):
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        if self.{counter} < 5:
+            self.images.extend(x[:, 0].cpu())
+        return self.net(x).mean()
+"""
+
+
+def test_the_first_few_steps_of_the_global_step_are_an_interval():
+    """PaSST's ``if self.global_step < 5:`` logs spectrograms for the first five steps only:
+    ``if step < 5:`` on the step counter (rules.md "An interval")."""
+    assert _found(FIRST_STEPS_OF_AN_ATTRIBUTE.replace("{counter}", "global_step")) == []
+
+
+def test_an_attribute_that_counts_no_step_is_no_interval():
+    assert _found(FIRST_STEPS_OF_AN_ATTRIBUTE.replace("{counter}", "n_images")) == [
+        ("TPL102", 9, 31, SYNC.format(what="`.cpu()`"))]

@@ -1576,6 +1576,9 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
         if (isinstance(left, ast.Name) and isinstance(right, ast.Constant) and type(right.value) is int
                 and is_counter_name(left.id) and left.id not in outer_counters):
             return True
+        if (isinstance(left, ast.Attribute) and isinstance(right, ast.Constant) and type(right.value) is int
+                and is_step_or_batch_counter(left.attr)):
+            return True  # ``if self.global_step < 5:`` (syntax._first_steps)
     return False
 
 

@@ -431,6 +431,9 @@ def _first_steps(node, outer_counters: FrozenSet[str]) -> bool:
     if sides is None:
         return False
     left, right = sides
+    if isinstance(left, cst.Attribute) and isinstance(right, cst.Integer):
+        # ``if self.global_step < 5:`` (PaSST's first spectrograms, holdout48): the step counter
+        return is_step_or_batch_counter(left.attr.value)
     return (isinstance(left, cst.Name) and isinstance(right, cst.Integer) and is_counter_name(left.value)
             and left.value not in outer_counters)
 
