@@ -605,3 +605,16 @@ def test_the_first_few_steps_of_the_global_step_are_an_interval():
 def test_an_attribute_that_counts_no_step_is_no_interval():
     assert _found(FIRST_STEPS_OF_AN_ATTRIBUTE.replace("{counter}", "n_images")) == [
         ("TPL102", 9, 31, SYNC.format(what="`.cpu()`"))]
+
+
+def test_a_helper_called_in_the_first_few_steps_only_is_not_per_step():
+    """The ast twin (the index's per-step calls): a helper called under ``if self.global_step < 5:``
+    runs in the first steps only; called under a test of another attribute it runs every step."""
+    source = FIRST_STEPS_OF_AN_ATTRIBUTE.replace(
+        "            self.images.extend(x[:, 0].cpu())\n", "            self.keep(x)\n") + '''
+    def keep(self, x):
+        self.images.extend(x[:, 0].cpu())
+'''
+    assert _found(source.replace("{counter}", "global_step")) == []
+    assert _found(source.replace("{counter}", "n_images")) == [
+        ("TPL102", 13, 27, SYNC.format(what="`.cpu()`") + " (called every step from train.py:9 via training_step)")]
