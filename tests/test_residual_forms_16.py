@@ -618,3 +618,38 @@ def test_a_helper_called_in_the_first_few_steps_only_is_not_per_step():
     assert _found(source.replace("{counter}", "global_step")) == []
     assert _found(source.replace("{counter}", "n_images")) == [
         ("TPL102", 13, 27, SYNC.format(what="`.cpu()`") + " (called every step from train.py:9 via training_step)")]
+
+
+SANDWICH = """\
+import torch
+from torch.nn.parallel import DistributedDataParallel
+
+
+def train(model, loader, optimizer, args):
+    model = DistributedDataParallel(model)
+    for step, batch in enumerate(loader):
+        for i in range(args.num_sandwich + 1):
+            loss = model(batch).mean()
+            loss.backward()
+        if (step + 1) % args.gradient_accumulation_steps == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+"""
+
+
+def test_a_backward_in_a_loop_inside_the_accumulation_loop_is_accumulated():
+    """dynamic-tinybert's sandwich of sub-networks: the backward runs in ``for i in
+    range(num_sandwich + 1)``, a loop inside the accumulation loop whose optimizer step runs every
+    few steps: every backward all-reduces (TPL207)."""
+    message = ("gradient accumulation on a DistributedDataParallel model: this backward runs every time round "
+               "but the optimizer steps only every few rounds, and DDP all-reduces all gradients on each "
+               "backward; run the forward and backward of the micro-batches that do not step under "
+               "`with model.no_sync():` (DDP decides at the forward; one all-reduce per optimizer step) "
+               "(runtime_guard: all-reduces per optimizer step observed)")
+    assert _found(SANDWICH, codes=("TPL207",)) == [("TPL207", 10, 12, message)]
+
+
+def test_the_same_sandwich_stepping_every_step_accumulates_nothing():
+    source = SANDWICH.replace("        if (step + 1) % args.gradient_accumulation_steps == 0:\n",
+                              "        if True:\n")
+    assert _found(source, codes=("TPL207",)) == []

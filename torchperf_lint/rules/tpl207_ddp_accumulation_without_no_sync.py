@@ -11,7 +11,7 @@ import libcst as cst
 from ..analysis.names import bind_import, canonical, dotted_name_ast
 from ..analysis.tree import children
 from ..analysis.syntax import is_optimizer_step, is_plain_backward, is_scaler_expr, method_call, tests_interval
-from ..analysis.walker import IF, Rule
+from ..analysis.walker import IF, LOOP, Rule
 
 DDP = "torch.nn.parallel.DistributedDataParallel"
 # Any of these in the module means it controls DDP's gradient sync itself: ``model.no_sync()``, or
@@ -39,9 +39,19 @@ class DdpAccumulationWithoutNoSync(Rule):
         loop = ctx.current_step_loop()
         if loop is None:
             return
+        steps = list(_optimizer_steps(loop.node.body, ctx, False))
+        if not steps and loop.kind == LOOP and loop in ctx.frame.blocks:
+            # a backward in a loop of its own inside the accumulation loop (dynamic-tinybert's
+            # sandwich of sub-networks, ``for i in range(num_sandwich + 1): ... loss.backward()``,
+            # holdout49): the loop around it that steps the optimizer decides
+            for block in reversed(ctx.frame.blocks[:ctx.frame.blocks.index(loop)]):
+                if block.kind == LOOP:
+                    steps = list(_optimizer_steps(block.node.body, ctx, False))
+                    if steps:
+                        loop = block
+                        break
         if any(b.kind == IF and tests_interval(b.node.test) for b in ctx.blocks_inside(loop)):
             return  # the backward itself runs only every few rounds
-        steps = list(_optimizer_steps(loop.node.body, ctx, False))
         if not steps or not all(interval for _, interval in steps):
             return  # no step here, or one that runs every time round: nothing is accumulated
         facts = ctx.facts
