@@ -653,3 +653,36 @@ def test_the_same_sandwich_stepping_every_step_accumulates_nothing():
     source = SANDWICH.replace("        if (step + 1) % args.gradient_accumulation_steps == 0:\n",
                               "        if True:\n")
     assert _found(source, codes=("TPL207",)) == []
+
+
+PER_DOMAIN_FORWARDS = """\
+import torch
+import torch.nn.functional as F
+
+
+class IGA(torch.nn.Module):
+    def update(self, minibatches):
+        total_loss = 0
+        for i, (x, y) in enumerate(minibatches):
+            logits = self.network(x)
+            total_loss += F.cross_entropy(logits, y)
+            {inner}
+        mean_loss = total_loss / len(minibatches)
+        self.optimizer.zero_grad()
+        mean_loss.backward()
+        self.optimizer.step()
+        return {"loss": mean_loss.item()}
+"""
+
+
+def test_a_loop_of_forwards_in_a_function_that_performs_one_step_is_part_of_the_step():
+    """DomainBed's IGA.update: one forward per domain's minibatch in a loop, then one backward and
+    one optimizer step outside it: the function performs one step (rules.md "A step body"), and
+    its ``.item()`` runs every step; the loop is part of that step, not a loop of steps."""
+    assert _found(PER_DOMAIN_FORWARDS.replace("{inner}", "")) == [
+        ("TPL102", 16, 24, SYNC.format(what="`.item()`"))]
+
+
+def test_a_loop_that_updates_inside_makes_the_function_a_driver():
+    source = PER_DOMAIN_FORWARDS.replace("{inner}", "total_loss.backward()")
+    assert _found(source) == []

@@ -63,7 +63,7 @@ from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "38"
+INDEX_VERSION = "39"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -458,10 +458,15 @@ class _Summariser:
     def _one_step_loop(self, loop, fn: dict) -> bool:
         """A step loop that is part of one step, not a loop of steps its function drives: one that
         steps each of several optimizers, or (in a function, not at module level) inner updates on
-        the data the function holds (inner_updates: ``for _ in range(self.n_step_F):``)."""
+        the data the function holds (inner_updates: ``for _ in range(self.n_step_F):``), or a loop
+        that runs no update in a function whose own body, outside its loops, calls backward: the
+        forwards of one step (DomainBed's IGA, one per domain's minibatch, holdout49)."""
         steps = self._module_steps()
-        return steps_each_item(loop, steps) or (fn is not self.functions.get("<module>")
-                                                and repeats_on_held_data(loop, steps))
+        if fn is self.functions.get("<module>"):
+            return steps_each_item(loop, steps)
+        return (steps_each_item(loop, steps) or repeats_on_held_data(loop, steps)
+                or (not _ast_runs_update(loop.body, steps) and self._scope_bodies
+                    and _backward_outside_loops(self._scope_bodies[-1])))
 
     def _function(self, qualname: str, line: int, owner_class: Optional[str], end: int = 0) -> dict:
         record = {"line": line, "end": end, "cls": owner_class, "calls": [], "backward": False, "syncbn": False,
@@ -1252,6 +1257,28 @@ def imports_module(module: "Module", target: "Module") -> bool:
     name = target.name
     return any(bound == name or bound.startswith(name + ".") or name.startswith(bound + ".")
                for bound in (*module.bindings.values(), *module.star_imports))
+
+
+def _backward_outside_loops(body) -> bool:
+    """Does ``body`` (a function's) call ``.backward()`` in a statement outside its loops and nested
+    definitions?"""
+    pending = list(body)
+    while pending:
+        stmt = pending.pop()
+        if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef,
+                             ast.ClassDef)):
+            continue
+        for node in ast.walk(stmt) if not isinstance(stmt, (ast.If, ast.With, ast.Try)) else ():
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "backward"):
+                return True
+        if isinstance(stmt, ast.If):
+            pending.extend(stmt.body + stmt.orelse)
+        elif isinstance(stmt, ast.With):
+            pending.extend(stmt.body)
+        elif isinstance(stmt, ast.Try):
+            pending.extend(stmt.body + stmt.orelse + stmt.finalbody)
+    return False
 
 
 def _frozen(value):
