@@ -686,3 +686,14 @@ def test_a_loop_of_forwards_in_a_function_that_performs_one_step_is_part_of_the_
 def test_a_loop_that_updates_inside_makes_the_function_a_driver():
     source = PER_DOMAIN_FORWARDS.replace("{inner}", "total_loss.backward()")
     assert _found(source) == []
+
+
+def test_a_trainer_that_records_its_own_peak_memory_every_step_still_waits():
+    """ludic's ``_capture_forward_memory_stats`` (labelled in holdout35) resets and reads the peak
+    memory statistics too, but measures no function it is handed: a training step's own per-step
+    record, whose ``synchronize()`` stays a wait every step."""
+    source = MEMORY_BENCHMARK.replace("{read}", "torch.cuda.max_memory_allocated()").replace(
+        "y = fn(*inputs)", "y = torch.matmul(*inputs)")
+    sync = SYNC.format(what="`torch.cuda.synchronize()`")
+    found = _found(source, codes=("TPL102",))
+    assert found == [("TPL102", 7, 4, sync), ("TPL102", 10, 4, sync)]
