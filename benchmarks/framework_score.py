@@ -3107,7 +3107,7 @@ CORPUS = [
     {"name": "PB-LLM", "github": "hahnyuan/PB-LLM", "set": "holdout49",
      "commit": "fe85da943d9df48ab6455d698f75406bb0bfefbc",
      "take": ["qat", "quant", "utils.py", "datautils.py"], "only": "*.py", "drop": []},
-    # holdout50 (2026-11-27): entries below this line, before the closing bracket.
+    # holdout50 (2026-11-27): entries below this line, before the holdout51 marker.
     # holdout50: a fresh held-out set of 16 repositories (large models, multimodal and systems:
     # video-text retrieval and pretraining, VLM fine-tuning, mixture-of-experts and long-context
     # training, recommenders, graph learning at scale; Lightning modules and callbacks, HF Trainer
@@ -3171,6 +3171,10 @@ CORPUS = [
      "commit": "be65e922bd613861bc2c4d31ed8439ef53a0e581",
      "take": ["setup.py", "examples", "large_benchmark", "small_benchmark", "torch_geometric_autoscale"],
      "only": "*.py", "drop": []},
+    # holdout51 (2026-11-27): entries below this line, before the holdout52 marker.
+    # holdout52 (2026-11-27): entries below this line, before the holdout53 marker.
+    # holdout53 (2026-11-27): entries below this line, before the holdout54 marker.
+    # holdout54 (2026-11-27): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -3400,7 +3404,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 51)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 55)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
