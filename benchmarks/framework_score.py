@@ -3174,6 +3174,39 @@ CORPUS = [
     # holdout51 (2026-11-27): entries below this line, before the holdout52 marker.
     # holdout52 (2026-11-27): entries below this line, before the holdout53 marker.
     # holdout53 (2026-11-27): entries below this line, before the holdout54 marker.
+    # holdout53: a fresh held-out set of 10 repositories (science and medicine: molecules and materials,
+    # proteins, medical imaging, weather, bio-signals, astronomy, physics surrogates), labelled by reading
+    # before any score (docs/framework_corpus_holdout53.md).
+    {"name": "chgnet", "github": "CederGroupHub/chgnet", "set": "holdout53",
+     "commit": "48a6bada7f42603cf0133b24470c7924587effaa",
+     "take": ["pyproject.toml", "setup.py", "chgnet"], "only": "*.py", "drop": []},
+    {"name": "equiformer", "github": "atomicarchitects/equiformer", "set": "holdout53",
+     "commit": "64cb7866f48b9aa156e74a9d6a2ef2663b367437",
+     "take": ["engine.py", "logger.py", "main_md17.py", "main_md17_dens.py", "main_qm9.py", "main_oc20.py", "optim_factory.py", "utils.py", "nets", "datasets", "oc20"], "only": "*.py", "drop": []},
+    {"name": "ignition", "github": "DanielNobbe/ignition", "set": "holdout53",
+     "commit": "fab93aa10b709eb347a28be63ed8471f0180584b",
+     "take": ["pyproject.toml", "main.py", "src"], "only": "*.py", "drop": []},
+    {"name": "rcsb-embedding-search", "github": "bioinsilico/rcsb-embedding-search", "set": "holdout53",
+     "commit": "f0eff9754410f54586ec3ac01ff173e27bfa322b",
+     "take": ["src/lightning_module", "src/training", "src/networks", "src/config", "src/dataset"], "only": "*.py", "drop": []},
+    {"name": "DNABERT_2", "github": "MAGICS-LAB/DNABERT_2", "set": "holdout53",
+     "commit": "d87d29f5570f6d8238de734c932697ef657be59a",
+     "take": ["finetune"], "only": "*.py", "drop": []},
+    {"name": "AstroCLIP", "github": "PolymathicAI/AstroCLIP", "set": "holdout53",
+     "commit": "9d8506970773fbbf4f0d445d2b52def77bd60f56",
+     "take": ["pyproject.toml", "astroclip", "downstream_tasks/property_estimation/baselines"], "only": "*.py", "drop": []},
+    {"name": "GCPNet-EMA", "github": "BioinfoMachineLearning/GCPNet-EMA", "set": "holdout53",
+     "commit": "27383cd459fb0cbc46df30b7f3f918c2bb8d7e19",
+     "take": ["pyproject.toml", "setup.py", "src"], "only": "*.py", "drop": []},
+    {"name": "CBraMod", "github": "wjq-learning/CBraMod", "set": "holdout53",
+     "commit": "b9e961003214326972c567eff390e75b0287e32a",
+     "take": ["finetune_evaluator.py", "finetune_main.py", "finetune_trainer.py", "pretrain_main.py", "pretrain_trainer.py", "models", "utils", "datasets/pretraining_dataset.py"], "only": "*.py", "drop": []},
+    {"name": "multiple_physics_pretraining", "github": "PolymathicAI/multiple_physics_pretraining", "set": "holdout53",
+     "commit": "e751fc25ae5274c3ddc869bf73afd6fcd4163cb5",
+     "take": ["train_basic.py", "models", "utils", "data_utils"], "only": "*.py", "drop": []},
+    {"name": "stormer", "github": "tung-nd/stormer", "set": "holdout53",
+     "commit": "58dfee5a6037399a40fefd492bc00421e0c885a8",
+     "take": ["setup.py", "train.py", "stormer/models", "stormer/utils", "stormer/data"], "only": "*.py", "drop": []},
     # holdout54 (2026-11-27): entries below this line, before the closing bracket.
 ]
 
