@@ -3174,7 +3174,7 @@ CORPUS = [
     # holdout51 (2026-11-27): entries below this line, before the holdout52 marker.
     # holdout52 (2026-11-27): entries below this line, before the holdout53 marker.
     # holdout53 (2026-11-27): entries below this line, before the holdout54 marker.
-    # holdout53: a fresh held-out set of 10 repositories (science and medicine: molecules and materials,
+    # holdout53: a fresh held-out set of 13 repositories (science and medicine: molecules and materials,
     # proteins, medical imaging, weather, bio-signals, astronomy, physics surrogates), labelled by reading
     # before any score (docs/framework_corpus_holdout53.md).
     {"name": "chgnet", "github": "CederGroupHub/chgnet", "set": "holdout53",
@@ -3207,6 +3207,15 @@ CORPUS = [
     {"name": "stormer", "github": "tung-nd/stormer", "set": "holdout53",
      "commit": "58dfee5a6037399a40fefd492bc00421e0c885a8",
      "take": ["setup.py", "train.py", "stormer/models", "stormer/utils", "stormer/data"], "only": "*.py", "drop": []},
+    {"name": "GEARS", "github": "snap-stanford/GEARS", "set": "holdout53",
+     "commit": "f374e43e197b295016d80395d7a54ddb81cc6769",
+     "take": ["setup.py", "gears"], "only": "*.py", "drop": []},
+    {"name": "torsional-diffusion", "github": "gcorso/torsional-diffusion", "set": "holdout53",
+     "commit": "5f713b42d7000307655f272471014c6127ea59be",
+     "take": ["train.py", "diffusion", "utils"], "only": "*.py", "drop": []},
+    {"name": "hgraph2graph", "github": "wengong-jin/hgraph2graph", "set": "holdout53",
+     "commit": "e396dbaf43f9d4ac2ee2568a4d5f93ad9e78b767",
+     "take": ["setup.py", "train_generator.py", "train_translator.py", "finetune_generator.py", "hgraph"], "only": "*.py", "drop": []},
     # holdout54 (2026-11-27): entries below this line, before the closing bracket.
 ]
 
