@@ -3172,6 +3172,48 @@ CORPUS = [
      "take": ["setup.py", "examples", "large_benchmark", "small_benchmark", "torch_geometric_autoscale"],
      "only": "*.py", "drop": []},
     # holdout51 (2026-11-27): entries below this line, before the holdout52 marker.
+    # holdout51: a fresh held-out set of 12 repositories (computer vision: 3D point-cloud detection and
+    # segmentation, LiDAR moving-object segmentation and scene completion, instance segmentation, video
+    # object segmentation, optical flow, NeRF from video, thermal segmentation; Lightning modules, an Ignite
+    # engine, an Accelerate loop and plain multi-module projects), labelled by reading only before any
+    # linter run on it; its corpus lives in /work/corpus_h51 and holds the .py files of the paths below
+    # only (docs/framework_corpus_holdout51.md).
+    {"name": "MapMOS", "github": "PRBonn/MapMOS", "set": "holdout51",
+     "commit": "2db2d6e40403ffa652711318e3c3970da6ccd350",
+     "take": ["pyproject.toml", "src/mapmos", "scripts/train.py"], "only": "*.py", "drop": []},
+    {"name": "LiDiff", "github": "PRBonn/LiDiff", "set": "holdout51",
+     "commit": "570e73c5c8200813adf834822f0151f12dcef105",
+     "take": ["setup.py", "lidiff"], "only": "*.py", "drop": []},
+    {"name": "nsff_pl", "github": "kwea123/nsff_pl", "set": "holdout51",
+     "commit": "0e7b75543a4c3f0782332cf64c96fadce03ae34d",
+     "take": ["train.py", "losses.py", "metrics.py", "opt.py", "eval.py", "models", "utils", "datasets"], "only": "*.py", "drop": []},
+    {"name": "thermal-segmentor", "github": "parham/thermal-segmentor", "set": "holdout51",
+     "commit": "776e6d7197fade10b81a6c5e9f82dca37be0f4a7",
+     "take": ["cli_thermal_segmentation.py", "lemanchot", "case_study"], "only": "*.py", "drop": []},
+    {"name": "zipnerf-pytorch", "github": "SuLvXiangXin/zipnerf-pytorch", "set": "holdout51",
+     "commit": "e081caeb81473fac6f057ceb2e560207b4ba5112",
+     "take": ["pyproject.toml", "train.py", "internal"], "only": "*.py", "drop": []},
+    {"name": "3detr", "github": "facebookresearch/3detr", "set": "holdout51",
+     "commit": "a5d1aadfdde245d68fc1bde9e67a1d344d4ecc47",
+     "take": ["main.py", "engine.py", "criterion.py", "optimizer.py", "models", "utils", "datasets"], "only": "*.py", "drop": []},
+    {"name": "votenet", "github": "facebookresearch/votenet", "set": "holdout51",
+     "commit": "2f6d6d36ff98d96901182e935afe48ccee82d566",
+     "take": ["train.py", "models", "utils"], "only": "*.py", "drop": []},
+    {"name": "dgcnn", "github": "WangYueFt/dgcnn", "set": "holdout51",
+     "commit": "f765b469a67730658ba554e97dc11723a7bab628",
+     "take": ["pytorch"], "only": "*.py", "drop": []},
+    {"name": "yolact", "github": "dbolya/yolact", "set": "holdout51",
+     "commit": "902073d414728280b496c5f0a59a8e8285b3c13c",
+     "take": ["train.py", "yolact.py", "backbone.py", "layers", "utils", "data/config.py", "data/coco.py", "data/__init__.py"], "only": "*.py", "drop": []},
+    {"name": "MTTR", "github": "mttr2021/MTTR", "set": "holdout51",
+     "commit": "2cc35ab96f331957b48dfe1d40048ca4cf1e32eb",
+     "take": ["main.py", "trainer.py", "misc.py", "utils.py", "metrics.py", "models"], "only": "*.py", "drop": []},
+    {"name": "RAFT", "github": "princeton-vl/RAFT", "set": "holdout51",
+     "commit": "2888e15a51fa41140771d3f498ed8023cff098d1",
+     "take": ["train.py", "evaluate.py", "core"], "only": "*.py", "drop": []},
+    {"name": "YOLOv6", "github": "meituan/YOLOv6", "set": "holdout51",
+     "commit": "e86a483f3f6bded25d45970b56831345a99744a4",
+     "take": ["tools/train.py", "yolov6"], "only": "*.py", "drop": []},
     # holdout52 (2026-11-27): entries below this line, before the holdout53 marker.
     # holdout53 (2026-11-27): entries below this line, before the holdout54 marker.
     # holdout54 (2026-11-27): entries below this line, before the closing bracket.
