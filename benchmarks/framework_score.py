@@ -3172,7 +3172,7 @@ CORPUS = [
      "take": ["setup.py", "examples", "large_benchmark", "small_benchmark", "torch_geometric_autoscale"],
      "only": "*.py", "drop": []},
     # holdout51 (2026-11-27): entries below this line, before the holdout52 marker.
-    # holdout51: a fresh held-out set of 13 repositories (computer vision: 3D point-cloud detection and
+    # holdout51: a fresh held-out set of 14 repositories (computer vision: 3D point-cloud detection and
     # segmentation, LiDAR moving-object segmentation and scene completion, instance segmentation, video
     # object segmentation, optical flow, NeRF from video, thermal segmentation; Lightning modules, an Ignite
     # engine, an Accelerate loop and plain multi-module projects), labelled by reading only before any
@@ -3218,6 +3218,10 @@ CORPUS = [
      "commit": "4c24a6ebf04809f2cfe59915e51779c8984aaa40",
      "take": ["train.py", "dust3r/__init__.py", "dust3r/training.py", "dust3r/losses.py", "dust3r/inference.py", "dust3r/model.py",
               "dust3r/optim_factory.py", "dust3r/patch_embed.py", "dust3r/post_process.py", "dust3r/heads", "dust3r/utils"],
+     "only": "*.py", "drop": []},
+    {"name": "superpoint_transformer", "github": "drprojects/superpoint_transformer", "set": "holdout51",
+     "commit": "eb959b61226f60e0c037cc105c56d51318650e8a",
+     "take": ["pyproject.toml", "src/__init__.py", "src/train.py", "src/models", "src/loss", "src/metrics", "src/utils"],
      "only": "*.py", "drop": []},
     # holdout52 (2026-11-27): entries below this line, before the holdout53 marker.
     # holdout53 (2026-11-27): entries below this line, before the holdout54 marker.
