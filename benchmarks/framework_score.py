@@ -3239,6 +3239,22 @@ CORPUS = [
      "commit": "f4225d4d8003868b31ed659dfe9732a351ad42d9",
      "take": ["LAMA/cli.py", "LAMA/data_utils", "LAMA/p_tuning"],
      "only": "*.py", "drop": []},
+    {"name": "DialoGPT", "github": "microsoft/DialoGPT", "set": "holdout54",
+     "commit": "61194e44363a48b4cb323752a4bbb33c8a84a8a4",
+     "take": ["LSP_train.py", "data_loader.py", "env.py", "gpt2_training", "lsp_model"],
+     "only": "*.py", "drop": []},
+    {"name": "RE-Context-or-Names", "github": "thunlp/RE-Context-or-Names", "set": "holdout54",
+     "commit": "ae75ef183d0775c4c91ea8656b7cb1ea79fc4bb9",
+     "take": ["finetune/supervisedRE/code", "pretrain/code"],
+     "only": "*.py", "drop": []},
+    {"name": "MixText", "github": "GT-SALT/MixText", "set": "holdout54",
+     "commit": "f17198d98e1bbb012d8e33cd26e228dd43bb4673",
+     "take": ["code/__init__.py", "code/mixtext.py", "code/normal_bert.py", "code/normal_train.py", "code/read_data.py", "code/train.py"],
+     "only": "*.py", "drop": []},
+    {"name": "pet", "github": "timoschick/pet", "set": "holdout54",
+     "commit": "21d32de975a911bfa0261827c9bd23dc4f0e4aa2",
+     "take": ["pet", "cli.py"],
+     "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
