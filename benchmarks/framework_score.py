@@ -3255,6 +3255,14 @@ CORPUS = [
      "commit": "21d32de975a911bfa0261827c9bd23dc4f0e4aa2",
      "take": ["pet", "cli.py"],
      "only": "*.py", "drop": []},
+    {"name": "PURE", "github": "princeton-nlp/PURE", "set": "holdout54",
+     "commit": "b1e9cad39bec10eb3c355dc5a8e4e75dd0afebf5",
+     "take": ["entity", "relation", "shared", "run_entity.py", "run_relation.py", "run_relation_approx.py", "run_eval.py"],
+     "only": "*.py", "drop": []},
+    {"name": "PowerfulPromptFT", "github": "ZhengxiangShi/PowerfulPromptFT", "set": "holdout54",
+     "commit": "b4ecdea060847115e9909b442ab4eb15bcb2a2c4",
+     "take": ["run_cls_ft.py", "run_prompt_ft.py", "run_mlm.py", "src"],
+     "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
