@@ -3263,6 +3263,10 @@ CORPUS = [
      "commit": "b4ecdea060847115e9909b442ab4eb15bcb2a2c4",
      "take": ["run_cls_ft.py", "run_prompt_ft.py", "run_mlm.py", "src"],
      "only": "*.py", "drop": []},
+    {"name": "spert", "github": "lavis-nlp/spert", "set": "holdout54",
+     "commit": "a53f468bebfa9de6d66456dcfbf4b62aef237bf7",
+     "take": ["spert", "spert.py"],
+     "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
