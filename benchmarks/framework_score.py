@@ -3267,6 +3267,10 @@ CORPUS = [
      "commit": "a53f468bebfa9de6d66456dcfbf4b62aef237bf7",
      "take": ["spert", "spert.py"],
      "only": "*.py", "drop": []},
+    {"name": "TPlinker", "github": "131250208/TPlinker-joint-extraction", "set": "holdout54",
+     "commit": "c9305b14aaa528aa0ecc69236e1fafac3e36f95f",
+     "take": ["common", "tplinker", "tplinker_plus", "setup.py"],
+     "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
