@@ -3271,6 +3271,14 @@ CORPUS = [
      "commit": "c9305b14aaa528aa0ecc69236e1fafac3e36f95f",
      "take": ["common", "tplinker", "tplinker_plus", "setup.py"],
      "only": "*.py", "drop": []},
+    {"name": "bert-ner-pytorch-lightning", "github": "bhchoi/bert-ner-pytorch-lightning", "set": "holdout54",
+     "commit": "cb7587dd5c577b5e99548f2729fb24e1ebf69cfe",
+     "take": ["dataset.py", "net.py", "preprocessor.py", "split_data.py", "tokenization_kobert.py", "train.py", "utils.py"],
+     "only": "*.py", "drop": []},
+    {"name": "pytorch-lightning-nlp-template", "github": "youngerous/pytorch-lightning-nlp-template", "set": "holdout54",
+     "commit": "c954c593b61d9f0595f2dd512a80a2e569a5ba71",
+     "take": ["src"],
+     "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
