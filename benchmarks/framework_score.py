@@ -3279,6 +3279,10 @@ CORPUS = [
      "commit": "c954c593b61d9f0595f2dd512a80a2e569a5ba71",
      "take": ["src"],
      "only": "*.py", "drop": []},
+    {"name": "UIE", "github": "universal-ie/UIE", "set": "holdout54",
+     "commit": "c88dd08b8ad0016ec597ebc6f8fff49480367bb2",
+     "take": ["run_uie_finetune.py", "run_uie_pretrain.py", "uie", "inference.py"],
+     "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
