@@ -3283,6 +3283,14 @@ CORPUS = [
      "commit": "c88dd08b8ad0016ec597ebc6f8fff49480367bb2",
      "take": ["run_uie_finetune.py", "run_uie_pretrain.py", "uie", "inference.py"],
      "only": "*.py", "drop": []},
+    {"name": "BERT-BiLSTM-CRF_PL", "github": "Htring/BERT-BiLSTM-CRF_PL", "set": "holdout54",
+     "commit": "850000a6be82f80e6cabe62e54a8cf90d1d04164",
+     "take": ["dataloader.py", "model", "trainer.py"],
+     "only": "*.py", "drop": []},
+    {"name": "BiLSTM-CRF-NER-PyTorch", "github": "lonePatient/BiLSTM-CRF-NER-PyTorch", "set": "holdout54",
+     "commit": "3843fe8d129cc6d94aa23911e25d920443176c38",
+     "take": ["pyner", "train_bilstm_crf.py", "train_word2vec.py", "test_predict.py"],
+     "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
