@@ -3320,7 +3320,7 @@ CORPUS = [
     {"name": "hgraph2graph", "github": "wengong-jin/hgraph2graph", "set": "holdout53",
      "commit": "e396dbaf43f9d4ac2ee2568a4d5f93ad9e78b767",
      "take": ["setup.py", "train_generator.py", "train_translator.py", "finetune_generator.py", "hgraph"], "only": "*.py", "drop": []},
-    # holdout54 (2026-11-27): entries below this line, before the closing bracket.
+    # holdout54 (2026-11-27): entries below this line, before the holdout55 marker.
     {"name": "GPT2-chitchat", "github": "yangjianxin1/GPT2-chitchat", "set": "holdout54",
      "commit": "9066954a7896ec1ce058517bc48934394672901a",
      "take": ["data_parallel.py", "dataset.py", "pytorchtools.py", "train.py", "interact.py"],
@@ -3437,6 +3437,10 @@ CORPUS = [
      "commit": "3843fe8d129cc6d94aa23911e25d920443176c38",
      "take": ["pyner", "train_bilstm_crf.py", "train_word2vec.py", "test_predict.py"],
      "only": "*.py", "drop": []},
+    # holdout55 (2026-11-27): entries below this line, before the holdout56 marker.
+    # holdout56 (2026-11-27): entries below this line, before the holdout57 marker.
+    # holdout57 (2026-11-27): entries below this line, before the holdout58 marker.
+    # holdout58 (2026-11-27): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -3666,7 +3670,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 55)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 59)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
