@@ -63,7 +63,7 @@ from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "39"
+INDEX_VERSION = "40"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -610,6 +610,10 @@ class _Summariser:
             self._expressions(decorator, self.functions.get(scope or "<module>") or fn, scope, False, False)
             if self._iteration_handler_decorator(decorator):
                 self.roots.append(["ignite", ["def", qualname], node.lineno])
+        if self._ignite_process_signature(node.args):
+            # ``def train_step(engine: Engine, batch, ...)``: Ignite's process function, whatever
+            # hands it to ``Engine`` (a registry, a ``partial``): what it returns is the engine's output
+            self.roots.append(["engine", ["def", qualname], node.lineno])
         self._scope_bodies.append(node.body)
         outer = self._grad_off, self._loops, self._evaluating, self._shared_calls
         self._grad_off = int(any(ast_turns_grad_off(d, self.table) for d in node.decorator_list))
@@ -961,6 +965,17 @@ class _Summariser:
         dotted = dotted_name_ast(event) or ""
         qual = self.table.resolve(dotted) or ""
         return dotted.rsplit(".", 1)[-1] in _ITERATION_EVENTS and qual.startswith("ignite")
+
+    def _ignite_process_signature(self, args: ast.arguments) -> bool:
+        """Is this Ignite's process-function signature, ``(engine: Engine, batch, ...)``: the first
+        parameter annotated with Ignite's ``Engine``, the second named ``batch`` (an event handler
+        takes the engine alone, or other objects after it)?"""
+        positional = [*args.posonlyargs, *args.args]
+        if len(positional) < 2 or positional[1].arg != "batch" or positional[0].annotation is None:
+            return False
+        dotted = dotted_name_ast(positional[0].annotation)
+        qual = self.table.resolve(dotted) if dotted else None
+        return bool(qual) and qual.startswith("ignite.") and qual.endswith(".Engine")
 
     def _iteration_handler_decorator(self, decorator) -> bool:
         return (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)

@@ -134,7 +134,11 @@ class Chain:
 def _named_for_training(qualname: str, chain: Chain) -> bool:
     """Does the function or a caller on its chain have a name that says it may train (``take_step``
     whose closure calls backward, a ``train_step`` in another file)? Such a chain may train even
-    where the index sees no backward or optimizer step in its loops: R8 stays off there."""
+    where the index sees no backward or optimizer step in its loops: R8 stays off there. Not on a
+    chain with autograd off from its root (a ``@torch.no_grad()`` evaluation calling a metric's
+    ``step``, 3detr's APCalculator): nothing there builds a graph to train on."""
+    if chain.grad_off:
+        return False
     return names_training(qualname.rpartition(".")[2]) or any(
         names_training(hop[2].rpartition(".")[2]) for hop in chain.hops[chain.named_from:])
 
@@ -508,7 +512,8 @@ class StepBodies:
                 if ref[0] == "param":
                     continue  # matched from the caller's side, the "handed" root above
                 if ref[0] == "def":
-                    push((module.path, ref[1]), None, Chain((), True, True))
+                    push((module.path, ref[1]), None, self._engine_chain((module.path, ref[1])) if kind == "engine"
+                         else Chain((), True, True))
                     continue
                 if ref[0] == "made":
                     made = self._made_function(module, ref[1])

@@ -134,6 +134,14 @@ def is_model_name(name: Optional[str]) -> bool:
     return len(parts) == 2 and last in _MODEL_NOUNS and parts[0] not in _VERBS
 
 
+def hands_out_loaders(name: Optional[str]) -> bool:
+    """A plural name of loaders (``self.testloaders``, ``val_dataloaders``): iterated directly or
+    through ``enumerate``, it hands out loaders, not batches (OpenP5's ``for loader in
+    self.testloaders: self.test_dataset_task(loader)`` runs one evaluation per loader); one of
+    them (``loaders["val"]``) or ``zip(*loaders)`` hands out batches."""
+    return bool(name) and name.lower().endswith("loaders") and _NOT_LOADER.search(name) is None
+
+
 def is_loader_name(name: Optional[str]) -> bool:
     return bool(name) and _LOADER_WORD.search(name) is not None and _NOT_LOADER.search(name) is None
 
@@ -439,13 +447,14 @@ class ModuleSteps:
             memo.clear()
 
     # -- loops on the ast side ---------------------------------------------------------------------
-    def ast_iterates_loader(self, expr) -> bool:
+    def ast_iterates_loader(self, expr, starred: bool = False) -> bool:
         if isinstance(expr, ast.Call):
             name = _last_ast(expr.func)
             if is_iterating_wrapper(name):
                 # ``zip(*loaders)`` as libcst sees it: the starred argument's value; ``enumerate(bar)``
                 # where ``bar = tqdm(val_loader)`` (a bar alone is asked about by the loops' tests)
-                return any(self.ast_iterates_loader(a.value if isinstance(a, ast.Starred) else a)
+                return any(self.ast_iterates_loader(a.value if isinstance(a, ast.Starred) else a,
+                                                    isinstance(a, ast.Starred))
                            or _last_ast(a) in self.wrapped_loaders for a in expr.args)
             if (name in _LOADER_ITERATORS and isinstance(expr.func, ast.Attribute) and not expr.args
                     and self.ast_iterates_loader(expr.func.value)):
@@ -453,6 +462,8 @@ class ModuleSteps:
             return is_loader_name(name)
         if isinstance(expr, ast.Subscript):
             expr = expr.value  # ``self.data_loader["dev"]``, ``dataloaders[phase]``: one loader of several
+        elif not starred and hands_out_loaders(_last_ast(expr)):
+            return False
         name = _last_ast(expr)
         return is_loader_name(name) or name in self.loaders or name in self.iterators or (
             isinstance(expr, ast.Name) and self._iterates_named_loader(name))
@@ -968,11 +979,11 @@ class ModuleSteps:
                         pending.append((child, below))
 
     # -- loops on the libcst side ------------------------------------------------------------------
-    def iterates_loader(self, expr) -> bool:
+    def iterates_loader(self, expr, starred: bool = False) -> bool:
         if isinstance(expr, cst.Call):
             name = _last(expr.func)
             if is_iterating_wrapper(name):
-                return any(self.iterates_loader(a.value) or _last(a.value) in self.wrapped_loaders
+                return any(self.iterates_loader(a.value, bool(a.star)) or _last(a.value) in self.wrapped_loaders
                            for a in expr.args if a.keyword is None)
             if (name in _LOADER_ITERATORS and isinstance(expr.func, cst.Attribute) and not expr.args
                     and self.iterates_loader(expr.func.value)):
@@ -980,6 +991,8 @@ class ModuleSteps:
             return is_loader_name(name)
         if isinstance(expr, cst.Subscript):
             expr = expr.value  # ``self.data_loader["dev"]``, ``dataloaders[phase]``: one loader of several
+        elif not starred and hands_out_loaders(_last(expr)):
+            return False
         name = _last(expr)
         return is_loader_name(name) or name in self.loaders or name in self.iterators or (
             isinstance(expr, cst.Name) and self._iterates_named_loader(name))

@@ -188,6 +188,11 @@ def device_kind(expr: cst.BaseExpression, ctx, _depth: int = 0) -> Optional[str]
             # (continual-learning's ``return next(self.parameters()).device``), as ``.to(self.device)``
             return "accelerator"
         return None
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        # ``.to(self.args["device"])``, ``.to(cfg["gpu_id"])``: a settings mapping's device entry,
+        # as ``.to(args.device)`` (GEARS)
+        key = string_value(expr.slice[0].slice.value)
+        return "accelerator" if key and _DEVICE_WORD.search(key) and "dtype" not in key.lower() else None
     qual = ctx.qualname(expr)
     if is_torch_name(qual):
         return "dtype" if qual.count(".") == 1 else None  # torch.float16 and friends

@@ -190,7 +190,7 @@ class CpuThenDevice(Rule):
             value = args[0].value
             if isinstance(value, cst.Integer):
                 return "sizes"
-            if self._is_literal_data(value):
+            if self._is_literal_data(value) or self._is_range_list(value):
                 return "data"
             if isinstance(value, cst.Attribute) and value.attr.value == "shape":
                 # A tensor's ``.shape`` is a torch.Size, which the constructor reads as sizes; any
@@ -224,6 +224,15 @@ class CpuThenDevice(Rule):
             # ``torch.Tensor(sum(fc.dimension for fc in cols), 1)``)
             return "sizes"
         return None
+
+    def _is_range_list(self, value) -> bool:
+        """``list(range(n))`` or ``range(n)``: numbers the host counts out (GEARS's
+        ``torch.LongTensor(list(range(self.num_genes))).to(device)``), an ``arange`` made on the CPU."""
+        if (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "list"
+                and len(value.args) == 1 and not value.args[0].star and self.ctx.is_builtin("list")):
+            value = value.args[0].value
+        return (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "range"
+                and self.ctx.is_builtin("range") and all(a.keyword is None and not a.star for a in value.args))
 
     def _message(self, factory: cst.Call, name: str, target: Optional[cst.BaseExpression] = None) -> str:
         if name not in LEGACY:

@@ -18,7 +18,7 @@ from ..analysis.inference_calls import names_training
 from ..analysis.instance_methods import annotated_method, attribute_method, instance_method, method_parameter
 from ..analysis.nonfinite_branches import in_nonfinite_branch
 from ..analysis.python_containers import container_attributes, settings_container_attributes
-from ..analysis.python_ints import int_for_host, item_size_for_host, list_for_host, statement_uses
+from ..analysis.python_ints import HOST, int_for_host, item_size_for_host, list_for_host, statement_uses, use_of_int
 from ..analysis.returned_copies import callers_hand_to_host_library, returned_item
 from ..analysis.slice_bound_parameters import bounds_a_slice
 from ..analysis.stop_flags import sets_stop_flag
@@ -28,8 +28,8 @@ from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, do
                                last_identifier, method_call, tests_interval)
 from ..analysis.tree import descendants
 from ..analysis.value_uses import (SIZE_BUILTINS, ancestors, assigned_name, climb, derived_assignment,
-                                   derived_names, for_over, is_string_literal, kept_through_names, name_uses,
-                                   next_statement, read_as_number, shown, tests_size)
+                                   derived_names, for_over, is_string_literal, kept_as_data, kept_through_names,
+                                   name_uses, next_statement, read_as_number, shown, tests_size)
 from ..analysis.walker import BODY, LOOP, Rule, compile_text_tests
 
 SYNC_METHODS = frozenset(("item", "cpu", "numpy", "tolist", "nonzero"))
@@ -165,7 +165,8 @@ class HostSyncInLoop(Rule):
                 return
             if name in ("cpu", "tolist", "numpy") and (self._kept_inference_result() or self._evaluation_copy()):
                 return
-            if name == "item" and self._inference_id_key():
+            if name == "item" and (self._inference_id_key() or self._kept_prediction_field()
+                                   or self._evaluation_id()):
                 return
             if name in ("cpu", "numpy", "tolist") and self._returned_to_host_library():
                 return
@@ -352,6 +353,11 @@ class HostSyncInLoop(Rule):
         ctx = self.ctx
         if shown(ctx.stack) or read_as_number(ctx.stack):
             return False  # ``print(pred.cpu())``, ``loss.cpu().item()``: read as a metric is
+        return self._in_code_that_trains_nothing()
+
+    def _in_code_that_trains_nothing(self) -> bool:
+        """Is the current node in code that trains nothing (R8's scope, ``_evaluation_copy``)?"""
+        ctx = self.ctx
         if in_evaluation_branch(ctx.stack):
             return True  # ``if stage == "val":`` in a step that training shares: never runs in training
         blocks = [block for block in ctx.frame.blocks if block.kind == LOOP] if ctx.frame is not None else []
@@ -370,11 +376,14 @@ class HostSyncInLoop(Rule):
             # ... or beside it in the function (alignn's ``train_dgl`` tests on ``test_loader``
             # after its epoch loop): the final pass is the run's evaluation (R36)
             return True
+        if ctx.step_body() is not None:
+            # the callers' loops decide: every chain must train nothing; a name that says it
+            # trains counts there (step_bodies._named_for_training), unless autograd is off on
+            # the chain (a ``@torch.no_grad()`` evaluation calling a metric's ``step``)
+            return ctx.trains_nothing()
         qualname = ctx.function_qualname()
         if qualname and names_training(qualname.rpartition(".")[2]):
             return False
-        if ctx.step_body() is not None:
-            return ctx.trains_nothing()  # the callers' loops decide: every chain must train nothing
         return bool(blocks)
 
     def _trains_in_another_loop(self, outermost) -> bool:
@@ -455,6 +464,49 @@ class HostSyncInLoop(Rule):
                 or (isinstance(parent, cst.DictElement) and parent.key is child)):
             return False
         return self._inference_scope() is not None
+
+    def _kept_prediction_field(self) -> bool:
+        """Is the current ``.item()`` one field of a prediction record that code training nothing
+        keeps (R44)? The number (also through ``round``/``float``/``int`` of it, or a name bound to
+        it) is an element of a tuple, list or dict display of two or more elements, not all of them
+        ``.item()`` numbers, and that record is kept as data (appended, put in a container,
+        returned): ``preds.append((cls[i].item(), box, prob))``; ``{"image_id": i, "bbox": b,
+        "score": round(s.item(), 5)}`` for a COCO file. Like R8's copies, it is how predictions
+        reach what the host does with them. A record made only of numbers read from tensors
+        (``{"loss": loss.item(), "acc": acc.item()}``) is a metric, and stays flagged, as do
+        numbers summed, shown or formatted."""
+        ctx = self.ctx
+        stack = ctx.stack
+        if shown(stack) or not self._in_code_that_trains_nothing():
+            return False
+        scope = next((n for n in reversed(stack) if isinstance(n, cst.FunctionDef)), None)
+        if scope is None:
+            return False
+        above = stack[:stack.index(scope) + 1]
+        index = _through_number_wrappers(stack, len(stack) - 1)
+        record = _record_holding(stack, index)
+        if record is not None:
+            return _stored_as_data(stack[:record + 1], scope, above)
+        found = assigned_name(stack[:index + 1])
+        if found is None:
+            return False
+        name, statement, _ = found
+        for use in name_uses(scope.body, name, above, statement, [False], reaching=[False]):
+            record = _record_holding(use, _through_number_wrappers(use, len(use) - 1))
+            if record is not None and _stored_as_data(use[:record + 1], scope, above):
+                return True
+        return False
+
+    def _evaluation_id(self) -> bool:
+        """In code that trains nothing, is the current ``.item()`` a number the host needs as R38's
+        Python ints are (handed to a call, indexing), never shown, logged, kept or added up
+        (spert's ``label_idx = types[i].item(); input_reader.get_entity_type(label_idx)``)? In a
+        training loop ``.item()`` is read as a metric too often to tell (R38 asks for ``int``)."""
+        stack = self.ctx.stack
+        scope = next((n for n in reversed(stack[:-1]) if isinstance(n, cst.FunctionDef)), None)
+        if scope is None or shown(stack) or not self._in_code_that_trains_nothing():
+            return False
+        return use_of_int(stack, self.ctx.is_builtin, statement_uses(scope.body, [scope], name_uses)) == HOST
 
     def _device_fallback(self) -> bool:
         """Is the current node in the body of an ``if`` that asks whether the value sits on a device
@@ -948,11 +1000,15 @@ class HostSyncInLoop(Rule):
         evaluation brings to the host (R8), and that copy waits for the ``nonzero`` in any case;
         its count is the size of what the copy brings (R3: a size is host-needed)."""
         stack = self.ctx.stack
-        if len(stack) < 2 or not isinstance(stack[-2], cst.Assign) or stack[-2].value is not stack[-1]:
+        index = len(stack) - 1
+        while index >= 2 and ((isinstance(stack[index - 1], cst.Attribute) and stack[index - 1].value is stack[index])
+                              or (isinstance(stack[index - 1], cst.Call) and stack[index - 1].func is stack[index])):
+            index -= 1  # ``types.nonzero().view(-1)``, ``mask.nonzero(as_tuple=False).T``
+        if index < 1 or not isinstance(stack[index - 1], cst.Assign) or stack[index - 1].value is not stack[index]:
             return False
         if not self._evaluation_copy():
             return False
-        statement = stack[-2]
+        statement = stack[index - 1]
         scope = next((n for n in reversed(stack[:-1]) if isinstance(n, (cst.FunctionDef, cst.Module))), None)
         if scope is None:
             return False
@@ -963,6 +1019,10 @@ class HostSyncInLoop(Rule):
                 if (len(path) >= 3 and isinstance(path[-2], cst.Attribute) and path[-2].value is path[-1]
                         and path[-2].attr.value in ("cpu", "tolist", "numpy")
                         and isinstance(path[-3], cst.Call) and path[-3].func is path[-2]):
+                    return True
+                if len(path) >= 2 and isinstance(path[-2], cst.Index):
+                    # ``valid = types.nonzero().view(-1); types[valid]``: the indices pick which
+                    # predictions evaluation decodes on the host (spert, YOLOv6's NMS), R8
                     return True
         return False
 
@@ -1311,6 +1371,55 @@ def _in_failure_handler(stack) -> bool:
             return False
     return False
 
+
+_NUMBER_WRAPPERS = frozenset(("round", "float", "int"))
+
+
+def _through_number_wrappers(path, index: int) -> int:
+    """The index of ``round(x, 5)``/``float(x)``/``int(x)`` around ``path[index]``, outermost."""
+    while (index >= 2 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call)
+           and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in _NUMBER_WRAPPERS
+           and path[index - 2].args and path[index - 2].args[0] is path[index - 1]):
+        index -= 2
+    return index
+
+
+def _stored_as_data(path, scope, above) -> bool:
+    """Is the record at the end of ``path`` stored as data (appended, put into a container:
+    value_uses.kept_as_data), directly or through the name it is bound to? Not merely returned: a
+    helper's ``return rows, pred.max().item()`` hands a metric back."""
+    if kept_as_data(path):
+        return True
+    found = assigned_name(path)
+    if found is None:
+        return False
+    name, statement, _ = found
+    return any(kept_as_data(use) for use in name_uses(scope.body, name, above, statement, [False], reaching=[False]))
+
+
+def _is_item_number(expr) -> bool:
+    found = method_call(expr) if isinstance(expr, cst.Call) else None
+    if found is None and isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and (
+            expr.func.value in _NUMBER_WRAPPERS and expr.args):
+        return _is_item_number(expr.args[0].value)
+    return found is not None and found[1] == "item"
+
+
+def _record_holding(path, index: int) -> Optional[int]:
+    """The index of the tuple, list or dict display of two or more elements, not all of them
+    ``.item()`` numbers, that holds ``path[index]`` as one element's value; None otherwise."""
+    if index < 2:
+        return None
+    parent, holder = path[index - 1], path[index - 2]
+    if isinstance(parent, cst.Element) and isinstance(holder, (cst.Tuple, cst.List)):
+        values = [e.value for e in holder.elements]
+    elif isinstance(parent, cst.DictElement) and parent.value is path[index] and isinstance(holder, cst.Dict):
+        values = [e.value for e in holder.elements if isinstance(e, cst.DictElement)]
+    else:
+        return None
+    if len(values) < 2 or all(_is_item_number(v) for v in values):
+        return None
+    return index - 2
 
 def _forces_copy(call: cst.Call) -> bool:
     """``t.numpy(force=True)`` (torch 1.13+) copies a device tensor to the host first: a sync. A

@@ -1,0 +1,240 @@
+"""Forms the first scores of holdout51-holdout54 got wrong (2026-11-27, the seventeenth session):
+each with its flagged twin, whole diagnostics."""
+
+from torchperf_lint.engine import lint_source
+
+SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
+        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+LEGACY = ("tensor is created on the CPU by the legacy constructor `torch.{factory}(...)` and then copied to "
+          "the device; create it there with `torch.tensor(..., dtype={dtype}, device=...)`")
+
+
+def _found(source, codes=("TPL102",), path="train.py"):
+    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
+
+
+REGISTERED_PROCESS_FUNCTION = """\
+import torch
+from ignite.engine import Engine
+
+from lemanchot.pipeline.core import pipeline_register
+
+
+@pipeline_register("simple")
+def simple_train_step(engine{annotation}, batch, model, criterion, optimizer):
+    inputs, targets = batch
+    optimizer.zero_grad()
+    outputs = model(inputs)
+    loss = criterion(outputs, targets)
+    loss.backward()
+    optimizer.step()
+    return {"y_pred": outputs, "loss": loss.item()}
+"""
+
+
+def test_an_ignite_process_function_known_by_its_signature_returns_its_output():
+    """thermal-segmentor registers ``(engine: Engine, batch, ...)`` step functions in a dict (of
+    another module) that a wrapper hands to ``Engine`` through ``partial``: the signature says Ignite runs the function,
+    so the dict it returns is the engine's output, which its handlers log (R43)."""
+    assert _found(REGISTERED_PROCESS_FUNCTION.replace("{annotation}", ": Engine")) == []
+
+
+def test_the_same_function_without_ignites_annotation_is_a_plain_step():
+    source = REGISTERED_PROCESS_FUNCTION.replace("{annotation}", "")
+    assert _found(source) == [("TPL102", 15, 39, SYNC.format(what="`.item()`"))]
+
+
+METRIC_STEP_FROM_NO_GRAD_EVALUATION = """\
+import numpy as np
+import torch
+
+
+class APCalculator:
+    def __init__(self):
+        self.gt = []
+
+    def step_meter(self, outputs, targets):
+        self.{method}(boxes=outputs["boxes"], labels=targets["labels"])
+
+    def {method}(self, boxes, labels):
+        boxes = boxes.cpu().detach().numpy()
+        labels = labels.cpu().detach().numpy()
+        self.gt.append(self.make_gt_list(boxes, labels))
+
+    def make_gt_list(self, boxes, labels):
+        return [(labels[i], boxes[i]) for i in range(len(labels))]
+
+
+{decorator}
+def evaluate(model, loader, device):
+    ap_calculator = APCalculator()
+    for batch in loader:
+        outputs = model(batch["points"].to(device))
+        ap_calculator.step_meter(outputs, batch)
+    return ap_calculator
+"""
+
+
+def test_a_metric_method_named_step_under_no_grad_trains_nothing():
+    """3detr's ``APCalculator.step``, called from a ``@torch.no_grad()`` evaluation: with autograd
+    off along the whole chain nothing can train, so the name ``step`` says nothing; the copies
+    bring evaluation's results to numpy (R8)."""
+    source = (METRIC_STEP_FROM_NO_GRAD_EVALUATION.replace("{method}", "step")
+              .replace("{decorator}", "@torch.no_grad()"))
+    assert _found(source) == []
+
+
+def test_the_same_step_with_autograd_on_may_train():
+    """Without ``no_grad`` a method named ``step`` may be a training step the index does not see
+    (a name that says it trains keeps R8 off)."""
+    source = METRIC_STEP_FROM_NO_GRAD_EVALUATION.replace("{method}", "step").replace("{decorator}", "")
+    chain = " (called every step from train.py:26 via step_meter)"
+    assert _found(source) == [("TPL102", 13, 16, SYNC.format(what="`.cpu()`") + chain),
+                              ("TPL102", 14, 17, SYNC.format(what="`.cpu()`") + chain)]
+
+
+def test_a_metric_method_named_otherwise_was_never_training():
+    source = (METRIC_STEP_FROM_NO_GRAD_EVALUATION.replace("{method}", "accumulate")
+              .replace("{decorator}", ""))
+    assert _found(source) == []
+
+
+PREDICTION_RECORDS = """\
+import torch
+
+
+@torch.no_grad()
+def predict(model, loader, reader, device):
+    predictions = []
+    for batch in loader:
+        types, scores = model(batch["input_ids"].to(device))
+        for i in range(types.shape[0]):
+            {line}
+    return predictions
+"""
+
+
+def test_numbers_kept_as_fields_of_a_prediction_record_are_evaluation_results():
+    """votenet's ``(pred_sem_cls[i, j].item(), corners[i, j], prob)``, YOLOv6's COCO dicts with
+    ``"score": round(s.item(), 5)``, spert's ``(start, end, type, score)`` built from names: the
+    record is kept for a host evaluator (R44, like R8's copies)."""
+    for line in ('predictions.append((types[i].item(), batch["spans"][i], scores[i]))',
+                 'predictions.append({"image_id": i, "bbox": batch["boxes"][i], "score": round(scores[i].item(), 5)})',
+                 'score = scores[i].item(); predictions.append((i, reader.entity_type(i), score))'):
+        assert _found(PREDICTION_RECORDS.replace("{line}", line)) == [], line
+
+
+def test_numbers_summed_shown_or_kept_alone_stay_flagged():
+    """A record made only of numbers read from tensors is a metric; a number appended alone is a
+    running total (R22); a shown number is read as a metric (R7)."""
+    cases = {
+        'predictions.append({"loss": types[i].item(), "acc": scores[i].item()})':
+            [("TPL102", 10, 40, SYNC.format(what="`.item()`")), ("TPL102", 10, 64, SYNC.format(what="`.item()`"))],
+        'predictions.append(scores[i].item())': [("TPL102", 10, 31, SYNC.format(what="`.item()`"))],
+        'print((i, scores[i].item()))': [("TPL102", 10, 22, SYNC.format(what="`.item()`"))],
+    }
+    for line, expected in cases.items():
+        assert _found(PREDICTION_RECORDS.replace("{line}", line)) == expected, line
+
+
+EVALUATION_IDS = """\
+import torch
+
+
+@torch.no_grad()
+def predict(model, loader, reader, device):
+    predictions = []
+    for batch in loader:
+        types = model(batch["input_ids"].to(device))
+        valid = types.nonzero().view(-1)
+        chosen = types[valid]
+        for i in range(chosen.shape[0]):
+            label_idx = chosen[i].item()
+            {use}
+    return predictions
+"""
+
+
+def test_ids_and_indices_evaluation_decodes_on_the_host_are_host_needed():
+    """spert's ``label_idx = types[i].item()`` handed to ``input_reader.get_entity_type`` and
+    ``types.nonzero().view(-1)`` indexing the predictions to decode: in code that trains nothing,
+    an id handed to a call (R38) and the indices that pick the results (R8) are host-needed."""
+    assert _found(EVALUATION_IDS.replace("{use}", "predictions.append(reader.entity_type(label_idx))")) == []
+
+
+def test_an_id_that_is_shown_stays_flagged():
+    source = EVALUATION_IDS.replace("{use}", "print(label_idx)")
+    assert _found(source) == [("TPL102", 12, 24, SYNC.format(what="`.item()`"))]
+
+
+def test_nonzero_indices_in_a_training_loop_stay_flagged():
+    source = """\
+import torch
+
+
+def train(model, loader, optimizer, device):
+    for batch in loader:
+        types = model(batch["input_ids"].to(device))
+        valid = types.nonzero().view(-1)
+        loss = types[valid].sum()
+        loss.backward()
+        optimizer.step()
+"""
+    assert _found(source) == [("TPL102", 7, 16, SYNC.format(what="`.nonzero()`"))]
+
+
+LOOP_OVER_LOADERS = """\
+import logging
+import torch
+
+
+class Runner:
+    def test(self):
+        for loader in {loaders}:
+            self.test_dataset_task(loader)
+
+    def test_dataset_task(self, testloader):
+        metrics_res = torch.zeros(3, device=self.device)
+        with torch.no_grad():
+            for batch in testloader:
+                metrics_res += self.model(batch.to(self.device))
+        for i in range(len(self.metrics)):
+            logging.info(f"{self.metrics[i]}: {metrics_res[i]}")
+"""
+
+
+def test_a_loop_over_several_loaders_hands_out_loaders_not_batches():
+    """OpenP5: ``for loader in self.testloaders: self.test_dataset_task(loader)`` runs one
+    evaluation per loader; the report after each evaluation's loop runs once per loader."""
+    assert _found(LOOP_OVER_LOADERS.replace("{loaders}", "self.testloaders")) == []
+
+
+def test_a_loop_over_one_loader_calls_the_task_every_batch():
+    source = LOOP_OVER_LOADERS.replace("{loaders}", "self.test_loader")
+    assert _found(source) == [("TPL102", 16, 25, SYNC.format(what="formatting a tensor")
+                                          + " (called every step from train.py:8)")]
+
+
+RANGE_INDICES = """\
+import torch
+
+
+class GeneModel(torch.nn.Module):
+    def forward(self, data):
+        return self.gene_emb(torch.LongTensor({data}).repeat(data.num_graphs).to(self.args["device"]))
+"""
+
+
+def test_a_legacy_constructor_of_a_counted_range_moved_to_a_settings_device():
+    """GEARS: ``torch.LongTensor(list(range(self.num_genes))).repeat(n).to(self.args['device'])``:
+    numbers the host counts out, made on the CPU and copied, to the device a settings mapping
+    names (as ``args.device``)."""
+    for data, col in (("list(range(self.num_genes))", 29), ("range(4)", 29)):
+        assert _found(RANGE_INDICES.replace("{data}", data), codes=("TPL101",)) == [
+            ("TPL101", 6, col, LEGACY.format(factory="LongTensor", dtype="torch.int64"))], data
+
+
+def test_a_legacy_constructor_of_an_unknown_value_or_a_non_device_key_is_left_alone():
+    assert _found(RANGE_INDICES.replace("{data}", "self.ids"), codes=("TPL101",)) == []
+    source = RANGE_INDICES.replace("{data}", "list(range(4))").replace('"device"', '"dtype"')
+    assert _found(source, codes=("TPL101",)) == []
