@@ -238,3 +238,30 @@ def test_a_legacy_constructor_of_an_unknown_value_or_a_non_device_key_is_left_al
     assert _found(RANGE_INDICES.replace("{data}", "self.ids"), codes=("TPL101",)) == []
     source = RANGE_INDICES.replace("{data}", "list(range(4))").replace('"device"', '"dtype"')
     assert _found(source, codes=("TPL101",)) == []
+
+
+FLAG_ATTRIBUTE = """\
+import lightning.pytorch as pl
+import torch
+
+
+class Segmentation(pl.LightningModule):
+    def training_step(self, batch, batch_idx):
+        output = self.model(batch)
+        loss = self.criterion(output, batch.y)
+        if {test}:
+            self.log("train/loss", loss)
+        return loss
+"""
+
+
+def test_an_attribute_named_as_a_yes_no_answer_is_a_python_bool():
+    """superpoint_transformer: ``if partition_output.has_target:``, ``if batch.has_atoms:``:
+    properties named as a yes/no answer are Python bools, like a tensor's own ``is_cuda``."""
+    for test in ("output.has_target", "batch.is_multimodal"):
+        assert _found(FLAG_ATTRIBUTE.replace("{test}", test)) == [], test
+
+
+def test_an_attribute_of_the_model_output_is_still_tested_as_a_tensor():
+    source = FLAG_ATTRIBUTE.replace("{test}", "output.mask.any()")
+    assert _found(source) == [("TPL102", 9, 11, SYNC.format(what="testing a tensor's truth"))]

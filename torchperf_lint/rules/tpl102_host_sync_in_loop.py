@@ -1683,6 +1683,10 @@ def _truth_tests_tensor(test: cst.BaseExpression, ctx) -> bool:
         return _truth_tests_tensor(test.expression, ctx)
     if isinstance(test, cst.BooleanOperation):
         return _truth_tests_tensor(test.left, ctx) or _truth_tests_tensor(test.right, ctx)
+    if isinstance(test, cst.Attribute) and _FLAG_ATTRIBUTE.match(test.attr.value):
+        # ``if batch.has_atoms:``, ``if output.has_target:``, ``if x.is_cuda:``: a property named as
+        # a yes/no answer is a Python bool (a tensor's own ``is_*`` properties are), not a tensor
+        return False
     if isinstance(test, cst.Name) and test.value in _names_bound_to_containers(
             ctx.frame.node, ctx.facts.derived("tpl102_container_names", lambda tree, table: {})):
         return False  # ``if output_dict:`` of a dict (or None) a model hands back with its loss
@@ -1701,6 +1705,9 @@ def _truth_tests_tensor(test: cst.BaseExpression, ctx) -> bool:
         return True
     return ctx.is_device_tensor(test)
 
+
+# Attributes named as a yes/no answer (``has_target``, ``is_sparse``): Python bools.
+_FLAG_ATTRIBUTE = re.compile(r"(?:has|is)_[a-z]")
 
 # Reductions of a whole tensor to one element: Python lists, dicts and strings have none of them.
 _WHOLE_REDUCTIONS = frozenset(("sum", "max", "min", "mean", "prod", "amax", "amin", "count_nonzero"))
