@@ -265,3 +265,22 @@ def test_an_attribute_named_as_a_yes_no_answer_is_a_python_bool():
 def test_an_attribute_of_the_model_output_is_still_tested_as_a_tensor():
     source = FLAG_ATTRIBUTE.replace("{test}", "output.mask.any()")
     assert _found(source) == [("TPL102", 9, 11, SYNC.format(what="testing a tensor's truth"))]
+
+
+def test_both_twins_read_a_plural_name_of_loaders_as_handing_out_loaders():
+    """The libcst and ast twins of ``iterates_loader`` agree: a plural name of loaders iterated
+    directly or through ``enumerate`` hands out loaders; one of them, or ``zip(*loaders)``,
+    hands out batches."""
+    import ast
+
+    import libcst as cst
+
+    from torchperf_lint.analysis.names import ImportTable
+    from torchperf_lint.analysis.step_loops import ModuleSteps
+
+    steps = ModuleSteps(ast.parse("import torch\n"), ImportTable({"torch": "torch"}, True))
+    cases = {"self.testloaders": False, "enumerate(val_dataloaders)": False, "self.test_loader": True,
+             'loaders["val"]': True, "zip(*loaders)": True, "enumerate(self.loaders[phase])": True}
+    for text, expected in cases.items():
+        assert steps.iterates_loader(cst.parse_expression(text)) is expected, text
+        assert steps.ast_iterates_loader(ast.parse(text, mode="eval").body) is expected, text
