@@ -701,7 +701,7 @@ class ModuleSteps:
         known = self._epoch_facts.get(id(loop))
         if known is not None:
             return known
-        if type(loop) is not ast.While and not _over_loaders(_unwrapped_ast(loop.iter)) and (
+        if type(loop) is not ast.While and not hands_out_loaders(_unwrapped_ast(loop.iter)) and (
                 self.ast_iterates_loader(loop.iter) or _last_ast(loop.iter) in self.wrapped_loaders):
             # each time round takes a batch: a loop over a loader is no epoch, whatever its nested
             # loops do (SMDM's validation: 128 Monte Carlo passes of the model per batch); a loop
@@ -1209,7 +1209,7 @@ class ModuleSteps:
         known = self._cst_epoch.get(id(loop))
         if known is not None and known[0] is loop:  # a unit's tree may be gone and its ids reused
             return known[1]
-        if isinstance(loop, cst.For) and not _over_loaders(_unwrapped_cst(loop.iter)) and (
+        if isinstance(loop, cst.For) and not hands_out_loaders(_unwrapped_cst(loop.iter)) and (
                 self.iterates_loader(loop.iter) or _last(loop.iter) in self.wrapped_loaders):
             self._cst_epoch[id(loop)] = (loop, (False, frozenset()))  # a loop over a loader is no epoch
             return self._cst_epoch[id(loop)][1]
@@ -1394,11 +1394,6 @@ def _unwrapped_cst(expr):
 
 # Wrappers that hand out the items of their first argument one at a time.
 _ONE_BY_ONE = frozenset(("enumerate", "tqdm", "trange", "iter", "progress_bar", "track"))
-
-
-def _over_loaders(name: Optional[str]) -> bool:
-    """A name for several loaders (``loaders``, ``self.dataloaders``): its items are loaders."""
-    return name is not None and name.lower().endswith("loaders")
 
 
 def _last_ast(node) -> Optional[str]:
