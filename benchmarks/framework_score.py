@@ -3470,10 +3470,22 @@ CORPUS = [
      "take": ["train_ae.py", "train_gen.py", "models", "utils", "evaluation"], "only": "*.py", "drop": []},
     {"name": "so-vits-svc", "github": "svc-develop-team/so-vits-svc", "set": "holdout55",
      "commit": "730930d337d171479eadf305f96cbed4bb393e77",
-     "take": ["train.py", "train_diff.py", "models.py", "data_utils.py", "utils.py", "modules/__init__.py", "modules/attentions.py", "modules/commons.py", "modules/losses.py", "modules/mel_processing.py", "modules/modules.py", "modules/DSConv.py", "modules/enhancer.py", "diffusion", "vdecoder"], "only": "*.py", "drop": []},
+     "take": ["train.py", "train_diff.py", "models.py", "data_utils.py", "utils.py", "modules/__init__.py", "modules/attentions.py", "modules/commons.py", "modules/losses.py", "modules/mel_processing.py", "modules/modules.py", "modules/DSConv.py", "modules/enhancer.py", "diffusion/__init__.py", "diffusion/data_loaders.py", "diffusion/diffusion.py", "diffusion/solver.py", "diffusion/unit2mel.py", "diffusion/vocoder.py", "diffusion/wavenet.py", "diffusion/logger", "vdecoder"], "only": "*.py", "drop": []},
     {"name": "univnet", "github": "mindslab-ai/univnet", "set": "holdout55",
      "commit": "9bb2b54838bb6d7ce767131cc7b8b61198bc7558",
      "take": ["trainer.py", "datasets", "model", "utils"], "only": "*.py", "drop": []},
+    {"name": "eeggan", "github": "kahartma/eeggan", "set": "holdout55",
+     "commit": "1fd5b45938ea6f1033f301430a5c7fb3b9bf4fb4",
+     "take": ["eeggan"], "only": "*.py", "drop": []},
+    {"name": "edge-connect", "github": "knazeri/edge-connect", "set": "holdout55",
+     "commit": "3142579785c5c8cc92ad655616d40f4f52fc7ec1",
+     "take": ["main.py", "train.py", "test.py", "src", "scripts"], "only": "*.py", "drop": []},
+    {"name": "LlamaGen", "github": "FoundationVision/LlamaGen", "set": "holdout55",
+     "commit": "ce98ec41803a74a90ce68c40ababa9eaeffeb4ec",
+     "take": ["autoregressive/train", "autoregressive/models", "tokenizer/tokenizer_image", "utils", "dataset"], "only": "*.py", "drop": []},
+    {"name": "x-flux", "github": "XLabs-AI/x-flux", "set": "holdout55",
+     "commit": "47495425dbed499be1e8e5a6e52628b07349cba2",
+     "take": ["train_flux_deepspeed.py", "train_flux_deepspeed_controlnet.py", "train_flux_lora_deepspeed.py", "image_datasets", "src/flux/__init__.py", "src/flux/util.py", "src/flux/model.py", "src/flux/modules", "src/flux/sampling.py", "src/flux/math.py", "src/flux/controlnet.py"], "only": "*.py", "drop": []},
     # holdout56 (2026-11-27): entries below this line, before the holdout57 marker.
     # holdout57 (2026-11-27): entries below this line, before the holdout58 marker.
     # holdout58 (2026-11-27): entries below this line, before the closing bracket.
