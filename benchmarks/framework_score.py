@@ -3486,6 +3486,9 @@ CORPUS = [
     {"name": "x-flux", "github": "XLabs-AI/x-flux", "set": "holdout55",
      "commit": "47495425dbed499be1e8e5a6e52628b07349cba2",
      "take": ["train_flux_deepspeed.py", "train_flux_deepspeed_controlnet.py", "train_flux_lora_deepspeed.py", "image_datasets", "src/flux/__init__.py", "src/flux/util.py", "src/flux/model.py", "src/flux/modules", "src/flux/sampling.py", "src/flux/math.py", "src/flux/controlnet.py"], "only": "*.py", "drop": []},
+    {"name": "mdpo", "github": "jwkirchenbauer/mdpo", "set": "holdout55",
+     "commit": "8e8016640d46beea00c0d82a1d22e6ecb5a292ff",
+     "take": ["setup.py", "src/open_r1/__init__.py", "src/open_r1/configs.py", "src/open_r1/rewards.py", "src/open_r1/mdpo.py", "src/open_r1/sft_llada.py", "src/open_r1/mdpo", "src/open_r1/utils", "src/llada/__init__.py", "src/llada/generate.py"], "only": "*.py", "drop": []},
     # holdout56 (2026-11-27): entries below this line, before the holdout57 marker.
     # holdout57 (2026-11-27): entries below this line, before the holdout58 marker.
     # holdout58 (2026-11-27): entries below this line, before the closing bracket.
