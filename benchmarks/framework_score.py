@@ -3439,7 +3439,7 @@ CORPUS = [
      "only": "*.py", "drop": []},
     # holdout55 (2026-11-27): entries below this line, before the holdout56 marker.
     # holdout56 (2026-11-27): entries below this line, before the holdout57 marker.
-    # holdout56: a fresh held-out set of 16 repositories (speech, audio and sequences: speaker verification,
+    # holdout56: a fresh held-out set of 17 repositories (speech, audio and sequences: speaker verification,
     # ASR, voice conversion/TTS, sound event detection, keyword spotting, music generation, text-to-audio,
     # seq2seq distillation, summarisation and open-domain QA; Lightning modules, HF Trainer subclasses, an
     # Accelerate loop and plain multi-module projects), labelled by reading only before any linter run on it;
@@ -3493,6 +3493,9 @@ CORPUS = [
     {"name": "pointer_summarizer", "github": "atulkum/pointer_summarizer", "set": "holdout56",
      "commit": "4967dd478ba70b1c12116ad6357dcc1d000e5dfa",
      "take": ["data_util", "training_ptr_gen"], "only": "*.py", "drop": ["data_util/data.py"]},
+    {"name": "FullSubNet", "github": "haoxiangsnr/FullSubNet", "set": "holdout56",
+     "commit": "5e223b023f91085bc784121453de22ea722fa01f",
+     "take": ["audio_zen", "recipes"], "only": "*.py", "drop": []},
     # holdout57 (2026-11-27): entries below this line, before the holdout58 marker.
     # holdout58 (2026-11-27): entries below this line, before the closing bracket.
 ]
