@@ -3439,7 +3439,7 @@ CORPUS = [
      "only": "*.py", "drop": []},
     # holdout55 (2026-11-27): entries below this line, before the holdout56 marker.
     # holdout56 (2026-11-27): entries below this line, before the holdout57 marker.
-    # holdout56: a fresh held-out set of 17 repositories (speech, audio and sequences: speaker verification,
+    # holdout56: a fresh held-out set of 18 repositories (speech, audio and sequences: speaker verification,
     # ASR, voice conversion/TTS, sound event detection, keyword spotting, music generation, text-to-audio,
     # seq2seq distillation, summarisation and open-domain QA; Lightning modules, HF Trainer subclasses, an
     # Accelerate loop and plain multi-module projects), labelled by reading only before any linter run on it;
@@ -3496,6 +3496,10 @@ CORPUS = [
     {"name": "FullSubNet", "github": "haoxiangsnr/FullSubNet", "set": "holdout56",
      "commit": "5e223b023f91085bc784121453de22ea722fa01f",
      "take": ["audio_zen", "recipes"], "only": "*.py", "drop": []},
+    {"name": "SpeechSplit", "github": "auspicious3000/SpeechSplit", "set": "holdout56",
+     "commit": "c39330d84cdb7f2fd452058d46a17a4c578a0359",
+     "take": ["main.py", "solver.py", "model.py", "utils.py", "data_loader.py", "hparams.py", "make_metadata.py",
+              "make_spect_f0.py"], "only": "*.py", "drop": []},
     # holdout57 (2026-11-27): entries below this line, before the holdout58 marker.
     # holdout58 (2026-11-27): entries below this line, before the closing bracket.
 ]
