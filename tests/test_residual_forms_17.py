@@ -125,12 +125,14 @@ def test_numbers_kept_as_fields_of_a_prediction_record_are_evaluation_results():
 
 
 def test_numbers_summed_shown_or_kept_alone_stay_flagged():
-    """A record made only of numbers read from tensors is a metric; a number appended alone is a
-    running total (R22); a shown number is read as a metric (R7)."""
+    """A record made only of numbers read from tensors is a metric, and so is a named number
+    (edge-connect's ``logs.append(("psnr", psnr.item()))`` for its progress bar, holdout55); a
+    number appended alone is a running total (R22); a shown number is read as a metric (R7)."""
     cases = {
         'predictions.append({"loss": types[i].item(), "acc": scores[i].item()})':
             [("TPL102", 10, 40, SYNC.format(what="`.item()`")), ("TPL102", 10, 64, SYNC.format(what="`.item()`"))],
         'predictions.append(scores[i].item())': [("TPL102", 10, 31, SYNC.format(what="`.item()`"))],
+        'predictions.append(("psnr", scores[i].item()))': [("TPL102", 10, 40, SYNC.format(what="`.item()`"))],
         'print((i, scores[i].item()))': [("TPL102", 10, 22, SYNC.format(what="`.item()`"))],
     }
     for line, expected in cases.items():
@@ -284,3 +286,114 @@ def test_both_twins_read_a_plural_name_of_loaders_as_handing_out_loaders():
     for text, expected in cases.items():
         assert steps.iterates_loader(cst.parse_expression(text)) is expected, text
         assert steps.ast_iterates_loader(ast.parse(text, mode="eval").body) is expected, text
+
+
+METRICS_PER_K = """\
+import torch
+
+
+@torch.no_grad()
+def evaluate(model, loader, ks):
+    metrics = {}
+    for batch in loader:
+        scores = model(batch.cuda())
+        for k in ks:
+            hits = scores[:, :k].sum(1)
+            metrics["Recall@%d" % k] = {read}
+    return metrics
+"""
+
+
+def test_a_copy_read_as_a_number_at_once_is_a_metric_even_when_kept():
+    """LlamaRec (holdout58): ``metrics["Recall@%d" % k] = hits.mean().cpu().item()`` stores a
+    number read from the device every batch: R8 keeps copies of results silent, not numbers."""
+    expected = [("TPL102", 11, 39, SYNC.format(what="`.cpu()`"))]
+    assert _found(METRICS_PER_K.replace("{read}", "hits.mean().cpu().item()")) == expected
+
+
+def test_a_kept_copy_of_results_stays_silent():
+    assert _found(METRICS_PER_K.replace("{read}", "hits.cpu()")) == []
+
+
+VALIDATION_BY_SLICES = """\
+import torch
+
+
+class BC:
+    def train(self, train_buffer, val_buffer, n_val):
+        for epoch in range(self.max_epoch):
+            for i in range(self.steps_per_epoch):
+                batch = train_buffer.sample(self.batch_size)
+                loss = self.actor(batch["obs"].to(self.device)).mean()
+                self.actor_optim.zero_grad()
+                loss.backward()
+                self.actor_optim.step()
+            with torch.no_grad():
+                val_loss = 0
+                for i in range(n_val):
+                    batch = {taken}
+                    out = self.actor(batch["obs"].to(self.device))
+                    val_loss += out.mean().item()
+            print(val_loss)
+"""
+
+
+def test_a_no_grad_loop_slicing_data_by_its_counter_is_an_evaluation_over_data():
+    """OfflineRL's BC (holdout58): ``batch = val_buffer[i * bs:(i + 1) * bs]`` takes a batch each
+    time round: an evaluation loop whose per-batch ``.item()`` is a label (R7, R22), not R1's
+    sample generation beside the step loop."""
+    source = VALIDATION_BY_SLICES.replace("{taken}", "val_buffer[i * self.batch_size:(i + 1) * self.batch_size]")
+    assert _found(source) == [("TPL102", 18, 32, SYNC.format(what="`.item()`"))]
+
+
+def test_a_no_grad_loop_that_takes_no_data_generates_samples():
+    source = VALIDATION_BY_SLICES.replace("{taken}", "self.sampler.draw(self.batch_size)")
+    assert _found(source) == []
+
+
+def test_a_tensor_compared_with_none_is_a_python_bool():
+    """VoiceCraft (holdout56): ``if out == None: continue`` after the model call; a tensor
+    compared with None gives False, a Python bool, and waits for nothing."""
+    source = """\
+import torch
+
+
+def train(model, loader, optimizer):
+    for batch in loader:
+        out = model(batch.cuda())
+        if out {op} None:
+            continue
+        out.sum().backward()
+        optimizer.step()
+"""
+    assert _found(source.replace("{op}", "==")) == []
+    assert _found(source.replace("{op}", "!=")) == []
+    assert _found(source.replace("{op}", "> 0 or out ==")) == [
+        ("TPL102", 7, 11, SYNC.format(what="testing a tensor's truth"))]
+
+
+def test_both_twins_tell_a_loop_that_slices_data_by_its_counter():
+    import ast
+
+    import libcst as cst
+
+    from torchperf_lint.analysis.step_loops import _ast_slices_by_counter, _cst_slices_by_counter
+
+    cases = {
+        "for i in range(n):\n    batch = data[i * bs:(i + 1) * bs]\n": True,
+        "for i in range(n):\n    batch = data[i]\n": False,  # one item (a timestep), not a batch
+        "for i in range(n):\n    x = f(x)\n    y = x[i:i + 1]\n": False,  # made by the loop
+        "for i in range(n):\n    batch = data[j:j + bs]\n": False,  # not by the loop's counter
+    }
+    for text, expected in cases.items():
+        assert _ast_slices_by_counter(ast.parse(text).body[0]) is expected, text
+        assert _cst_slices_by_counter(cst.parse_module(text).body[0]) is expected, text
+
+
+def test_a_helper_the_evaluation_over_data_calls_runs_every_batch():
+    """The index's side of the same loop: a helper it calls each time round is a step body."""
+    source = (VALIDATION_BY_SLICES.replace("{taken}", "val_buffer[i * self.batch_size:(i + 1) * self.batch_size]")
+              .replace("val_loss += out.mean().item()", "val_loss += mean_of(out)")
+              + "\n\ndef mean_of(t):\n    return t.mean().item()\n")
+    assert _found(source) == [("TPL102", 23, 11, SYNC.format(what="`.item()`")
+                               + " (called every step from train.py:18)")]

@@ -770,10 +770,12 @@ class ModuleSteps:
         return quiet or name in evaluated
 
     def _ast_samples(self, loop, quiet: bool, evaluated: FrozenSet[str]) -> bool:
-        """R1's sample generation: ``loop`` (beside an epoch's step loop) iterates no loader, and
-        every step call in it, nested loops included, is an evaluating model call."""
+        """R1's sample generation: ``loop`` (beside an epoch's step loop) iterates no loader, takes
+        no batches by slicing data with its counter, and every step call in it, nested loops
+        included, is an evaluating model call."""
         if type(loop) is not ast.While and (self.ast_iterates_loader(loop.iter)
-                                            or _last_ast(loop.iter) in self.wrapped_loaders):
+                                            or _last_ast(loop.iter) in self.wrapped_loaders
+                                            or _ast_slices_by_counter(loop)):
             return False
         pending: List[Tuple[ast.AST, bool]] = [(node, quiet) for node in loop.body]
         found = False
@@ -1258,7 +1260,8 @@ class ModuleSteps:
 
     def _cst_samples(self, loop, quiet: bool, evaluated: FrozenSet[str]) -> bool:
         if isinstance(loop, cst.For) and (self.iterates_loader(loop.iter)
-                                          or _last(loop.iter) in self.wrapped_loaders):
+                                          or _last(loop.iter) in self.wrapped_loaders
+                                          or _cst_slices_by_counter(loop)):
             return False
         pending: List[Tuple[cst.CSTNode, bool]] = [(loop.body, quiet)]
         found = False
@@ -1278,6 +1281,47 @@ class ModuleSteps:
                 continue
             pending.extend((child, inner) for _, child in children(node))
         return found
+
+
+def _ast_slices_by_counter(loop) -> bool:
+    """Does the ``for`` loop's own body bind a name to a slice, by the loop's counter, of data it
+    does not make (``batch = val_buffer[i * bs:(i + 1) * bs]``)? Each time round takes a batch: an
+    evaluation over data (R7), not sample generation (R1; OfflineRL's validation, holdout58)."""
+    if not isinstance(loop.target, ast.Name):
+        return False
+    counter = loop.target.id
+    made = {n.id for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    for stmt in loop.body:
+        if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Subscript)):
+            continue
+        data = stmt.value.value
+        if isinstance(data, ast.Name) and data.id in made:
+            continue
+        if any(isinstance(n, ast.Slice) and any(isinstance(m, ast.Name) and m.id == counter for m in ast.walk(n))
+               for n in ast.walk(stmt.value.slice)):
+            return True
+    return False
+
+
+def _cst_slices_by_counter(loop) -> bool:
+    """The libcst twin of ``_ast_slices_by_counter``."""
+    if not isinstance(loop.target, cst.Name) or not isinstance(loop.body, cst.IndentedBlock):
+        return False
+    counter = loop.target.value
+    statements = [small for line in loop.body.body if isinstance(line, cst.SimpleStatementLine) for small in line.body]
+    made = {t.target.value for small in statements if isinstance(small, cst.Assign)
+            for t in small.targets if isinstance(t.target, cst.Name)}
+    for small in statements:
+        if not (isinstance(small, cst.Assign) and isinstance(small.value, cst.Subscript)):
+            continue
+        data = small.value.value
+        if isinstance(data, cst.Name) and data.value in made:
+            continue
+        if any(isinstance(element.slice, cst.Slice) and any(
+                isinstance(n, cst.Name) and n.value == counter for n in descendants(element.slice))
+               for element in small.value.slice):
+            return True
+    return False
 
 
 def _ast_evaluated_names(calls) -> FrozenSet[str]:

@@ -753,8 +753,11 @@ class ValueFlow:
             if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons):
                 return PYTHON
             if any(isinstance(v, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+                   or (isinstance(v, cst.Name) and v.value == "None")
                    for v in (expr.left, *(c.comparator for c in expr.comparisons))):
-                return PYTHON  # ``batch["mode"] == "train"``: no tensor compares with a string
+                # ``batch["mode"] == "train"``: no tensor compares with a string; ``out == None``:
+                # a tensor compared with None gives a Python bool (VoiceCraft's trainer, holdout56)
+                return PYTHON
             kinds = [self._kind(expr.left, env, depth + 1)]
             kinds.extend(self._kind(c.comparator, env, depth + 1) for c in expr.comparisons)
             return combine(kinds)

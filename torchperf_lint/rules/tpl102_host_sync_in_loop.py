@@ -324,8 +324,11 @@ class HostSyncInLoop(Rule):
         (``scores = out.cpu().tolist()``; ``for qid, s in zip(qids, scores): ...``) is what the run
         is for: like ``predict_step``'s outputs (rules.md "A step body"), it must reach the host.
         ``.item()``, ``float(t)`` and tests of a metric stay flagged: a number summed per batch can
-        stay on the device."""
+        stay on the device, and so does a copy read as a number right away (``hits.mean().cpu().item()``
+        stored into a metrics dict: LlamaRec, holdout58)."""
         ctx = self.ctx
+        if read_as_number(ctx.stack):
+            return False
         scope = self._inference_scope()
         if scope is None:
             return False
@@ -469,7 +472,7 @@ class HostSyncInLoop(Rule):
         """Is the current ``.item()`` one field of a prediction record that code training nothing
         keeps (R44)? The number (also through ``round``/``float``/``int`` of it, or a name bound to
         it) is an element of a tuple, list or dict display of two or more elements, not all of them
-        ``.item()`` numbers, and that record is kept as data (appended, put in a container,
+        ``.item()`` numbers or written-out names and constants, and that record is kept as data (appended, put in a container,
         returned): ``preds.append((cls[i].item(), box, prob))``; ``{"image_id": i, "bbox": b,
         "score": round(s.item(), 5)}`` for a COCO file. Like R8's copies, it is how predictions
         reach what the host does with them. A record made only of numbers read from tensors
@@ -1407,7 +1410,8 @@ def _is_item_number(expr) -> bool:
 
 def _record_holding(path, index: int) -> Optional[int]:
     """The index of the tuple, list or dict display of two or more elements, not all of them
-    ``.item()`` numbers, that holds ``path[index]`` as one element's value; None otherwise."""
+    ``.item()`` numbers or written-out names and constants, that holds ``path[index]`` as one
+    element's value; None otherwise."""
     if index < 2:
         return None
     parent, holder = path[index - 1], path[index - 2]
@@ -1417,9 +1421,15 @@ def _record_holding(path, index: int) -> Optional[int]:
         values = [e.value for e in holder.elements if isinstance(e, cst.DictElement)]
     else:
         return None
-    if len(values) < 2 or all(_is_item_number(v) for v in values):
-        return None
+    if len(values) < 2 or all(_is_item_number(v) or _is_label_or_literal(v) for v in values):
+        return None  # numbers read from tensors, with names (``("loss", l.item())``): a metric
     return index - 2
+
+
+def _is_label_or_literal(expr) -> bool:
+    """A string or number written out (``"psnr"``, ``f"{name}_loss"``, ``0``): the name or a constant of
+    a logged pair, not a field a prediction carries."""
+    return isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float))
 
 def _forces_copy(call: cst.Call) -> bool:
     """``t.numpy(force=True)`` (torch 1.13+) copies a device tensor to the host first: a sync. A
