@@ -127,11 +127,18 @@ def test_numbers_kept_as_fields_of_a_prediction_record_are_evaluation_results():
 def test_numbers_summed_shown_or_kept_alone_stay_flagged():
     """A record made only of numbers read from tensors is a metric, and so is a named number
     (edge-connect's ``logs.append(("psnr", psnr.item()))`` for its progress bar, holdout55); a
-    number appended alone is a running total (R22); a shown number is read as a metric (R7)."""
+    number appended alone, or added up before it is kept, is a running total (R22; alignn's
+    ``val_loss1 += loss1.item()``); a field named as a metric is one (SALMONN's ``{"id": ...,
+    "loss": loss.item()}``, holdout36); a shown number is read as a metric (R7)."""
     cases = {
         'predictions.append({"loss": types[i].item(), "acc": scores[i].item()})':
             [("TPL102", 10, 40, SYNC.format(what="`.item()`")), ("TPL102", 10, 64, SYNC.format(what="`.item()`"))],
         'predictions.append(scores[i].item())': [("TPL102", 10, 31, SYNC.format(what="`.item()`"))],
+        'predictions.append({"id": i, "loss": scores[i].item()})': [("TPL102", 10, 49, SYNC.format(what="`.item()`"))],
+        'acc = scores[i].item(); predictions.append((i, batch["spans"][i], acc))':
+            [("TPL102", 10, 18, SYNC.format(what="`.item()`"))],
+        'total += scores[i].item(); predictions.append((i, batch["spans"][i], total))':
+            [("TPL102", 10, 21, SYNC.format(what="`.item()`"))],
         'predictions.append(("psnr", scores[i].item()))': [("TPL102", 10, 40, SYNC.format(what="`.item()`"))],
         'print((i, scores[i].item()))': [("TPL102", 10, 22, SYNC.format(what="`.item()`"))],
     }

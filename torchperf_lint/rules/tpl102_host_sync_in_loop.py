@@ -489,14 +489,18 @@ class HostSyncInLoop(Rule):
         index = _through_number_wrappers(stack, len(stack) - 1)
         record = _record_holding(stack, index)
         if record is not None:
-            return _stored_as_data(stack[:record + 1], scope, above)
-        found = assigned_name(stack[:index + 1])
-        if found is None:
+            return not _names_a_metric(stack, index) and _stored_as_data(stack[:record + 1], scope, above)
+        statement = stack[index - 1] if index >= 1 else None
+        if not (isinstance(statement, cst.Assign) and statement.value is stack[index] and len(statement.targets) == 1
+                and isinstance(statement.targets[0].target, cst.Name)):
+            return False  # bound as it is (``score = s.item()``), not added up (``total += s.item()``)
+        name = statement.targets[0].target.value
+        if _METRIC_WORD.search(name):
             return False
-        name, statement, _ = found
         for use in name_uses(scope.body, name, above, statement, [False], reaching=[False]):
-            record = _record_holding(use, _through_number_wrappers(use, len(use) - 1))
-            if record is not None and _stored_as_data(use[:record + 1], scope, above):
+            at = _through_number_wrappers(use, len(use) - 1)
+            record = _record_holding(use, at)
+            if record is not None and not _names_a_metric(use, at) and _stored_as_data(use[:record + 1], scope, above):
                 return True
         return False
 
@@ -1424,6 +1428,22 @@ def _record_holding(path, index: int) -> Optional[int]:
     if len(values) < 2 or all(_is_item_number(v) or _is_label_or_literal(v) for v in values):
         return None  # numbers read from tensors, with names (``("loss", l.item())``): a metric
     return index - 2
+
+
+# Names of what a pass measures rather than predicts: a record's field under such a key is a
+# metric (SALMONN's ``{"id": ..., "loss": loss.item(), "acc": ...}`` summed after the loop, R22).
+_METRIC_WORD = re.compile(r"loss|acc|correct|err|ppl|perplex|(?:^|_)(?:f1|mse|mae|psnr|ssim|bleu|rouge|auc|"
+                          r"precision|recall|metric|total|sum|count|num|n)(?:_|$)", re.I)
+
+
+def _names_a_metric(path, index: int) -> bool:
+    """Is ``path[index]`` a dict record's value under a key named as a metric (``"loss"``)?"""
+    parent = path[index - 1] if index >= 1 else None
+    if isinstance(parent, cst.DictElement) and parent.value is path[index]:
+        key = parent.key
+        text = key.evaluated_value if isinstance(key, cst.SimpleString) else None
+        return isinstance(text, str) and _METRIC_WORD.search(text) is not None
+    return False
 
 
 def _is_label_or_literal(expr) -> bool:
