@@ -176,6 +176,12 @@ def test_an_id_that_is_shown_stays_flagged():
     assert _found(source) == [("TPL102", 12, 24, SYNC.format(what="`.item()`"))]
 
 
+def test_an_id_that_keys_a_container_of_unknown_kind_stays_flagged():
+    """A key into a container handed in may index a tensor (R12): only ids handed to calls count."""
+    source = EVALUATION_IDS.replace("{use}", "predictions.append(reader.names[label_idx])")
+    assert _found(source) == [("TPL102", 12, 24, SYNC.format(what="`.item()`"))]
+
+
 def test_nonzero_indices_in_a_training_loop_stay_flagged():
     source = """\
 import torch
@@ -404,3 +410,12 @@ def test_a_helper_the_evaluation_over_data_calls_runs_every_batch():
               + "\n\ndef mean_of(t):\n    return t.mean().item()\n")
     assert _found(source) == [("TPL102", 23, 11, SYNC.format(what="`.item()`")
                                + " (called every step from train.py:18)")]
+
+
+def test_nonzero_indices_whose_picks_stay_on_the_device_still_sync():
+    """The indices pick predictions that never reach the host: the ``nonzero`` is a wait of its
+    own (a mask keeps it on the device)."""
+    source = EVALUATION_IDS.replace("chosen = types[valid]", "chosen = types[valid]; total = chosen.sum()").replace(
+        "label_idx = chosen[i].item()", "label_idx = i")
+    assert _found(source.replace("{use}", "predictions.append(total)")) == [
+        ("TPL102", 9, 16, SYNC.format(what="`.nonzero()`"))]

@@ -27,9 +27,9 @@ from ..analysis.trainless_helpers import trains_nothing
 from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, dotted_name, is_grad_off, is_model_name,
                                last_identifier, method_call, tests_interval)
 from ..analysis.tree import descendants
-from ..analysis.value_uses import (SIZE_BUILTINS, ancestors, assigned_name, climb, derived_assignment,
-                                   derived_names, for_over, is_string_literal, kept_as_data, kept_through_names,
-                                   name_uses, next_statement, read_as_number, shown, tests_size)
+from ..analysis.value_uses import (KEEPING_METHODS, SIZE_BUILTINS, ancestors, assigned_name, climb,
+                                   derived_assignment, derived_names, for_over, is_string_literal, kept_as_data,
+                                   kept_through_names, name_uses, next_statement, read_as_number, shown, tests_size)
 from ..analysis.walker import BODY, LOOP, Rule, compile_text_tests
 
 SYNC_METHODS = frozenset(("item", "cpu", "numpy", "tolist", "nonzero"))
@@ -513,7 +513,19 @@ class HostSyncInLoop(Rule):
         scope = next((n for n in reversed(stack[:-1]) if isinstance(n, cst.FunctionDef)), None)
         if scope is None or shown(stack) or not self._in_code_that_trains_nothing():
             return False
-        return use_of_int(stack, self.ctx.is_builtin, statement_uses(scope.body, [scope], name_uses)) == HOST
+        uses = statement_uses(scope.body, [scope], name_uses)
+        if len(stack) >= 2 and isinstance(stack[-2], cst.Assign) and stack[-2].value is stack[-1] and all(
+                isinstance(t.target, cst.Name) for t in stack[-2].targets):
+            # ``label_idx = types[i].item()``: every later use hands the id to a call of the
+            # project's (not kept, not shown); an index into a container of unknown kind may be a
+            # tensor's (R12), so only calls count here
+            names = [t.target.value for t in stack[-2].targets]
+            later = [use for name in names for use in uses(name, stack[-2])]
+            if not later or not all(_handed_as_id(use, self.ctx.is_builtin) for use in later):
+                return False
+        elif not _handed_as_id(stack, self.ctx.is_builtin):
+            return False
+        return use_of_int(stack, self.ctx.is_builtin, uses) == HOST
 
     def _device_fallback(self) -> bool:
         """Is the current node in the body of an ``if`` that asks whether the value sits on a device
@@ -1027,9 +1039,9 @@ class HostSyncInLoop(Rule):
                         and path[-2].attr.value in ("cpu", "tolist", "numpy")
                         and isinstance(path[-3], cst.Call) and path[-3].func is path[-2]):
                     return True
-                if len(path) >= 2 and isinstance(path[-2], cst.Index):
-                    # ``valid = types.nonzero().view(-1); types[valid]``: the indices pick which
-                    # predictions evaluation decodes on the host (spert, YOLOv6's NMS), R8
+                if len(path) >= 2 and isinstance(path[-2], cst.Index) and _picked_for_the_host(body, path, scope):
+                    # ``valid = types.nonzero().view(-1); chosen = types[valid]`` ... ``chosen[i].item()``:
+                    # the indices pick which predictions evaluation brings to the host (spert), R8
                     return True
         return False
 
@@ -1444,6 +1456,47 @@ def _names_a_metric(path, index: int) -> bool:
         text = key.evaluated_value if isinstance(key, cst.SimpleString) else None
         return isinstance(text, str) and _METRIC_WORD.search(text) is not None
     return False
+
+
+_HOST_READS = frozenset(("cpu", "numpy", "tolist", "item"))
+
+
+def _picked_for_the_host(body, path, scope) -> bool:
+    """Is the subscript that the index at the end of ``path`` sits in bound to names (``chosen =
+    types[valid]``, ``x = torch.cat((box[i], ...))``) of which a later use is read on the host
+    (``chosen[i].item()``, ``x.cpu()``)?"""
+    statement = next((n for n in reversed(path) if isinstance(n, cst.Assign)), None)
+    if statement is None:
+        return False
+    names = [n for t in statement.targets for n in assigned_names(t.target)]
+    for name in names:
+        for use in name_uses(body, name, [scope], statement, [False], reaching=[False]):
+            index = len(use) - 1
+            while index >= 2 and ((isinstance(use[index - 1], cst.Subscript) and use[index - 1].value is use[index])
+                                  or (isinstance(use[index - 1], cst.Attribute) and use[index - 1].value is use[index]
+                                      and use[index - 1].attr.value not in _HOST_READS)
+                                  or (isinstance(use[index - 1], cst.Call) and use[index - 1].func is use[index])):
+                index -= 1
+            parent = use[index - 1] if index >= 1 else None
+            if isinstance(parent, cst.Attribute) and parent.value is use[index] and parent.attr.value in _HOST_READS:
+                return True
+    return False
+
+
+# Methods that show or log what they are handed: ``logger.info``, ``writer.add_scalar``, ``self.log``.
+_LOGGING_CALL = re.compile(r"^(?:log|info|debug|warning|print|add_|update|set_postfix|write)", re.I)
+
+
+def _handed_as_id(path, is_builtin) -> bool:
+    """Is the last node of ``path`` an argument of a method or function call that neither keeps
+    nor shows it (``reader.get_entity_type(idx)``; not ``out.append(idx)``, ``print(idx)``)?"""
+    if len(path) < 3 or not (isinstance(path[-2], cst.Arg) and isinstance(path[-3], cst.Call)):
+        return False
+    func = path[-3].func
+    if isinstance(func, cst.Name):
+        return not is_builtin(func.value)
+    return isinstance(func, cst.Attribute) and func.attr.value not in KEEPING_METHODS and not (
+        _LOGGING_CALL.search(func.attr.value))
 
 
 def _is_label_or_literal(expr) -> bool:
