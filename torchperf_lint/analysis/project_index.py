@@ -63,7 +63,7 @@ from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "40"
+INDEX_VERSION = "41"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -1268,10 +1268,14 @@ def _summarised(tree: ast.Module, table: Optional[ImportTable] = None, steps=Non
 
 
 def imports_module(module: "Module", target: "Module") -> bool:
-    """Does ``module`` bind ``target`` (or a name inside it, or a package above it) by import?"""
+    """Does ``module`` bind ``target`` (or a name inside it, or a package above it) by import? A
+    module of a ``src/`` folder that is no package is named without ``src.`` (Project.module_name),
+    while a file may import it through ``src.`` as a namespace package (Open-MAGVIT2's ``from
+    src.Open_MAGVIT2.modules.util import LitEma``, holdout55): the same module."""
     name = target.name
     return any(bound == name or bound.startswith(name + ".") or name.startswith(bound + ".")
-               for bound in (*module.bindings.values(), *module.star_imports))
+               for bound in (*module.bindings.values(), *module.star_imports)
+               for bound in ((bound[4:],) if bound.startswith("src.") and not name.startswith("src.") else (bound,)))
 
 
 def _backward_outside_loops(body) -> bool:
