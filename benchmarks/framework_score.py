@@ -3616,7 +3616,7 @@ CORPUS = [
      "commit": "82ff40fb11b7353400dc8670dcec620d97285096",
      "take": ["train.py", "train_DDP.py", "model.py", "utils.py", "circle_loss.py", "instance_loss.py", "random_erasing.py", "dgfolder.py", "ODFA.py", "test.py"],
      "only": "*.py", "drop": []},
-    # holdout58 (2026-11-27): entries below this line, before the closing bracket.
+    # holdout58 (2026-11-27): entries below this line, before the holdout59 marker.
     {"name": "DiffCSP", "github": "jiaor17/DiffCSP", "set": "holdout58",
      "commit": "7121d159826efa2ba9500bf299250d96da37f146",
      "take": ["diffcsp"],
@@ -3673,6 +3673,10 @@ CORPUS = [
      "commit": "61ca2cfba373fd374343592556789fa30fbe3b56",
      "take": ["setup.py", "main.py", "simulate.py", "fit_scaling.py", "mdsim"],
      "only": "*.py", "drop": []},
+    # holdout59 (2026-11-27): entries below this line, before the holdout60 marker.
+    # holdout60 (2026-11-27): entries below this line, before the holdout61 marker.
+    # holdout61 (2026-11-27): entries below this line, before the holdout62 marker.
+    # holdout62 (2026-11-27): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -3902,7 +3906,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 59)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 63)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
