@@ -3726,6 +3726,13 @@ CORPUS = [
      "commit": "b6e080468925f0bb44827b4f8f0ed08291dcf8a9",
      "take": ["main_nerf.py", "nerf", "encoding.py", "activation.py", "raymarching"],
      "only": "*.py", "drop": []},
+    {"name": "GeoTransformer", "github": "qinzheng93/GeoTransformer", "set": "holdout60",
+     "commit": "e7a135af4c318ff3b8d7f6c963df094d7e4ea540",
+     "take": ["setup.py", "geotransformer/__init__.py", "geotransformer/engine", "geotransformer/utils",
+              "experiments/geotransformer.3dmatch.stage4.gse.k3.max.oacl.stage2.sinkhorn/trainval.py", "experiments/geotransformer.3dmatch.stage4.gse.k3.max.oacl.stage2.sinkhorn/model.py",
+              "experiments/geotransformer.3dmatch.stage4.gse.k3.max.oacl.stage2.sinkhorn/loss.py", "experiments/geotransformer.3dmatch.stage4.gse.k3.max.oacl.stage2.sinkhorn/config.py",
+              "experiments/geotransformer.3dmatch.stage4.gse.k3.max.oacl.stage2.sinkhorn/backbone.py", "experiments/geotransformer.3dmatch.stage4.gse.k3.max.oacl.stage2.sinkhorn/test.py"],
+     "only": "*.py", "drop": []},
     # holdout61 (2026-11-27): entries below this line, before the holdout62 marker.
     # holdout62 (2026-11-27): entries below this line, before the closing bracket.
 ]
