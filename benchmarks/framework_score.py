@@ -3733,6 +3733,15 @@ CORPUS = [
               "experiments/geotransformer.3dmatch.stage4.gse.k3.max.oacl.stage2.sinkhorn/loss.py", "experiments/geotransformer.3dmatch.stage4.gse.k3.max.oacl.stage2.sinkhorn/config.py",
               "experiments/geotransformer.3dmatch.stage4.gse.k3.max.oacl.stage2.sinkhorn/backbone.py", "experiments/geotransformer.3dmatch.stage4.gse.k3.max.oacl.stage2.sinkhorn/test.py"],
      "only": "*.py", "drop": []},
+    {"name": "DBNet.pytorch", "github": "WenmuZhou/DBNet.pytorch", "set": "holdout60",
+     "commit": "e03acf0e6b3b62f7d1dc7e10a6d2587456ac9ea1",
+     "take": ["base", "trainer", "tools/train.py", "models", "utils/__init__.py", "utils/util.py", "utils/metrics.py",
+              "utils/schedulers.py", "utils/ocr_metric", "post_processing"],
+     "only": "*.py", "drop": []},
+    {"name": "human-pose-estimation.pytorch", "github": "microsoft/human-pose-estimation.pytorch", "set": "holdout60",
+     "commit": "49f3f4458c9d5917c75c37a6db48c6a0d7cd89a1",
+     "take": ["lib/core", "lib/models", "lib/utils", "pose_estimation/train.py", "pose_estimation/_init_paths.py"],
+     "only": "*.py", "drop": []},
     # holdout61 (2026-11-27): entries below this line, before the holdout62 marker.
     # holdout62 (2026-11-27): entries below this line, before the closing bracket.
 ]
