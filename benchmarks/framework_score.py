@@ -3742,6 +3742,10 @@ CORPUS = [
      "commit": "49f3f4458c9d5917c75c37a6db48c6a0d7cd89a1",
      "take": ["lib/core", "lib/models", "lib/utils", "pose_estimation/train.py", "pose_estimation/_init_paths.py"],
      "only": "*.py", "drop": []},
+    {"name": "transfuser", "github": "autonomousvision/transfuser", "set": "holdout60",
+     "commit": "22b3ccdb7e806b42c9be2aa476b71546e8ec3620",
+     "take": ["team_code_transfuser/__init__.py", "team_code_transfuser/config.py", "team_code_transfuser/data.py", "team_code_transfuser/geometric_fusion.py", "team_code_transfuser/late_fusion.py", "team_code_transfuser/latentTF.py", "team_code_transfuser/model.py", "team_code_transfuser/point_pillar.py", "team_code_transfuser/train.py", "team_code_transfuser/transfuser.py", "team_code_transfuser/utils.py"],
+     "only": "*.py", "drop": []},
     # holdout61 (2026-11-27): entries below this line, before the holdout62 marker.
     # holdout62 (2026-11-27): entries below this line, before the closing bracket.
 ]
