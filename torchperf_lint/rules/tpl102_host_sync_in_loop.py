@@ -324,10 +324,10 @@ class HostSyncInLoop(Rule):
         (``scores = out.cpu().tolist()``; ``for qid, s in zip(qids, scores): ...``) is what the run
         is for: like ``predict_step``'s outputs (rules.md "A step body"), it must reach the host.
         ``.item()``, ``float(t)`` and tests of a metric stay flagged: a number summed per batch can
-        stay on the device, and so does a copy read as a number right away (``hits.mean().cpu().item()``
-        stored into a metrics dict: LlamaRec, holdout58)."""
+        stay on the device, and so does a copy read with ``.item()`` right away
+        (``hits.mean().cpu().item()`` stored into a metrics dict: LlamaRec, holdout58)."""
         ctx = self.ctx
-        if read_as_number(ctx.stack):
+        if _read_with_item(ctx.stack):
             return False
         scope = self._inference_scope()
         if scope is None:
@@ -1459,6 +1459,20 @@ def _names_a_metric(path, index: int) -> bool:
 
 
 _HOST_READS = frozenset(("cpu", "numpy", "tolist", "item"))
+
+
+def _read_with_item(path) -> bool:
+    """Is the copy at the end of ``path`` read at once with ``.item()`` (``hits.mean().cpu().item()``),
+    through methods that carry it (``.detach()``, ``.float()``)? A number read so is a metric; an
+    id made into a Python int for a line the host keeps (``str(int(ids[i].cpu().numpy()))``) is a
+    kept result (R7)."""
+    index = len(path) - 1
+    while index >= 2 and isinstance(path[index - 1], cst.Attribute) and path[index - 1].value is path[index] \
+            and isinstance(path[index - 2], cst.Call) and path[index - 2].func is path[index - 1]:
+        if path[index - 1].attr.value == "item":
+            return True
+        index -= 2
+    return False
 
 
 def _picked_for_the_host(body, path, scope) -> bool:
