@@ -3730,6 +3730,14 @@ CORPUS = [
      "commit": "8888e51d97d4818a25dd5f5d8b541d397fad9362",
      "take": ["setup.py", "fastcoref", "models", "hard_training", "mention_training", "soft_training"],
      "only": "*.py", "drop": []},
+    {"name": "Relphormer", "github": "zjunlp/Relphormer", "set": "holdout59",
+     "commit": "4231e7d0f63024e67da0a347750c098372fc99c7",
+     "take": ["main.py", "lit_models", "models", "data", "QA"],
+     "only": "*.py", "drop": ["QA/utils.py"]},
+    {"name": "DocuNet", "github": "zjunlp/DocuNet", "set": "holdout59",
+     "commit": "aa946e18d08107bee46fc637c0894da054932978",
+     "take": ["attn_unet.py", "element_wise.py", "evaluation.py", "long_seq.py", "losses.py", "model_balanceloss.py", "prepro.py", "train_balanceloss.py", "train_bio.py", "utils_sample.py"],
+     "only": "*.py", "drop": []},
     # holdout60 (2026-11-27): entries below this line, before the holdout61 marker.
     # holdout61 (2026-11-27): entries below this line, before the holdout62 marker.
     # holdout62 (2026-11-27): entries below this line, before the closing bracket.
