@@ -3718,10 +3718,6 @@ CORPUS = [
      "commit": "254aa5090c94542635b2df46ed16d596facb6556",
      "take": ["data_loader.py", "main.py", "model.py", "official_eval.py", "predict.py", "trainer.py", "utils.py"],
      "only": "*.py", "drop": []},
-    {"name": "GPT2-Chinese", "github": "Morizeyao/GPT2-Chinese", "set": "holdout59",
-     "commit": "bbb44651be8361faef35d2a857451d231b5ebe14",
-     "take": ["train.py", "train_single.py", "eval.py", "generate.py", "generate_texts.py"],
-     "only": "*.py", "drop": []},
     {"name": "atlas", "github": "facebookresearch/atlas", "set": "holdout59",
      "commit": "0ec8889492d5187b26c51b8d1781239a4cf6741e",
      "take": ["train.py", "finetune_qa.py", "evaluate.py", "src"],
@@ -3737,6 +3733,10 @@ CORPUS = [
     {"name": "DocuNet", "github": "zjunlp/DocuNet", "set": "holdout59",
      "commit": "aa946e18d08107bee46fc637c0894da054932978",
      "take": ["attn_unet.py", "element_wise.py", "evaluation.py", "long_seq.py", "losses.py", "model_balanceloss.py", "prepro.py", "train_balanceloss.py", "train_bio.py", "utils_sample.py"],
+     "only": "*.py", "drop": []},
+    {"name": "OptiPrompt", "github": "princeton-nlp/OptiPrompt", "set": "holdout59",
+     "commit": "9450bc96f28ac3df01337c79be079a2ac3defb5c",
+     "take": ["code"],
      "only": "*.py", "drop": []},
     # holdout60 (2026-11-27): entries below this line, before the holdout61 marker.
     # holdout61 (2026-11-27): entries below this line, before the holdout62 marker.
