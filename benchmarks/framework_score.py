@@ -3686,10 +3686,6 @@ CORPUS = [
      "commit": "55c57bce929e2c37ed3c56951cc2f9e1a118f1a0",
      "take": ["amtm", "scripts"],
      "only": "*.py", "drop": []},
-    {"name": "LESS", "github": "princeton-nlp/LESS", "set": "holdout59",
-     "commit": "8abf9628b9a814ac3045445eebc8ba3c908fdc78",
-     "take": ["setup.py", "less"],
-     "only": "*.py", "drop": []},
     {"name": "llmft", "github": "uds-lsv/llmft", "set": "holdout59",
      "commit": "3acc3894fa4111d9155190a98a147e3e664ff3da",
      "take": ["eval.py", "eval_utils.py", "ft.py", "ft_trainer.py", "metrics", "models", "options.py", "task_utils.py", "utils.py"],
@@ -3737,6 +3733,10 @@ CORPUS = [
     {"name": "OptiPrompt", "github": "princeton-nlp/OptiPrompt", "set": "holdout59",
      "commit": "9450bc96f28ac3df01337c79be079a2ac3defb5c",
      "take": ["code"],
+     "only": "*.py", "drop": []},
+    {"name": "SpanBERT", "github": "facebookresearch/SpanBERT", "set": "holdout59",
+     "commit": "0670d8b6a38f6714b85ea7a033f16bd8cc162676",
+     "take": ["code/run_glue.py", "code/run_mrqa.py", "code/run_squad.py", "code/run_tacred.py", "code/mrqa_official_eval.py"],
      "only": "*.py", "drop": []},
     # holdout60 (2026-11-27): entries below this line, before the holdout61 marker.
     # holdout61 (2026-11-27): entries below this line, before the holdout62 marker.
