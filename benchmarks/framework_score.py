@@ -3721,6 +3721,14 @@ CORPUS = [
      "commit": "8834a6ed04ceeab8fdb9465e145c6e041c05d71b",
      "take": ["setup.py", "trajectory", "scripts", "config"],
      "only": "*.py", "drop": []},
+    {"name": "CRSLab", "github": "RUCAIBox/CRSLab", "set": "holdout62",
+     "commit": "6497938919998b9cd7aa9c2f43effb39ad0c7088",
+     "take": ["setup.py", "run_crslab.py", "crslab"],
+     "only": "*.py", "drop": []},
+    {"name": "omnisafe", "github": "PKU-Alignment/omnisafe", "set": "holdout62",
+     "commit": "15603dd7a654a991d0a4648216b69d60b81a6366",
+     "take": ["setup.py", "omnisafe"],
+     "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
