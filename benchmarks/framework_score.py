@@ -3728,7 +3728,7 @@ CORPUS = [
     {"name": "omnisafe", "github": "PKU-Alignment/omnisafe", "set": "holdout62",
      "commit": "15603dd7a654a991d0a4648216b69d60b81a6366",
      "take": ["setup.py", "omnisafe"],
-     "only": "*.py", "drop": []},
+     "only": "*.py", "drop": ["omnisafe/algorithms/model_based", "omnisafe/algorithms/offline"]},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
