@@ -63,7 +63,7 @@ from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "41"
+INDEX_VERSION = "42"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -222,17 +222,18 @@ def _layer_class(assignment) -> Optional[Tuple[str, str]]:
     return target.attr, made.pop()
 
 
-def _constructed_class(call: ast.Call) -> Optional[str]:
+def _constructed_class(call: ast.Call, any_name: bool = False) -> Optional[str]:
     """The dotted name of the class ``call`` builds an instance of, looking through the module
     methods that return the module (``self.id_loss = IDLoss().to(self.device).eval()``,
-    pixel2style2pixel); what a class name alone says (``_is_class_name``)."""
+    pixel2style2pixel); what a class name alone says (``_is_class_name``), or with ``any_name``
+    the name called, whatever its case (step_bodies keeps it only if it resolves to a class)."""
     while (isinstance(call.func, ast.Attribute) and call.func.attr in RETURNS_THE_MODULE
            and isinstance(call.func.value, ast.Call)):
         call = call.func.value
     made = dotted_name_ast(call.func)
     if made is not None and "." in made and made.rsplit(".", 1)[1] in _ALTERNATE_CONSTRUCTORS:
         made = made.rsplit(".", 1)[0]  # ``Ner.from_pretrained(path)``: an instance of ``Ner``
-    return made if _is_class_name(made) else None
+    return made if _is_class_name(made) or (any_name and made is not None and made not in _BUILTIN_NAMES) else None
 
 
 # Class methods that build an instance of their class: Hugging Face's ``from_pretrained`` /
@@ -664,6 +665,9 @@ class _Summariser:
                             if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                                     and target.value.id == "self"):
                                 record["attrs"][target.attr] = made
+        built = _built_in_other_methods(node, record["attrs"])
+        if built:
+            record["attrs"].update(built)
         first = len(self._methods)
         self._scan(node.body, self.functions["<module>"], qualname, qualname, frozenset(), False)
         if self._host_heads and len(self._methods) > first:
@@ -1067,6 +1071,33 @@ def _process_method_handed_up(init) -> List[str]:
                     and option.attr not in found):
                 found.append(option.attr)
     return found
+
+
+def _built_in_other_methods(cls: ast.ClassDef, known: dict) -> dict:
+    """``self.<attr> = <Class>(...)`` in methods other than ``__init__`` (a builder ``__init__`` or
+    a base's ``__init__`` calls: SingingVocoders' ``build_losses_and_metrics`` binds
+    ``self.mix_loss``, holdout61), for attributes ``__init__`` does not bind to a class: the one
+    class every such method builds there. An attribute also bound to anything else but ``None``
+    (another class, a parameter, a call's result) is left out."""
+    made_by: Dict[str, Set[str]] = {}
+    other: Set[str] = set()
+    for method in cls.body:
+        if type(method) not in _DEFS or method.name == "__init__":
+            continue
+        for sub in _assignments(method):
+            targets = sub.targets if type(sub) is ast.Assign else (sub.target,)
+            names = [t.attr for t in targets if type(t) is ast.Attribute and type(t.value) is ast.Name
+                     and t.value.id == "self" and t.attr not in known]
+            if not names:
+                continue
+            # (a lower-case name too: SingingVocoders' ``univloss``; resolution keeps only classes)
+            made = _constructed_class(sub.value, any_name=True) if isinstance(sub.value, ast.Call) else None
+            for name in names:
+                if made is not None:
+                    made_by.setdefault(name, set()).add(made)
+                elif not (isinstance(sub.value, ast.Constant) and sub.value.value is None):
+                    other.add(name)
+    return {name: classes.pop() for name, classes in made_by.items() if len(classes) == 1 and name not in other}
 
 
 def _parameter_names(args: ast.arguments) -> FrozenSet[str]:
