@@ -419,3 +419,9 @@ def test_nonzero_indices_whose_picks_stay_on_the_device_still_sync():
         "label_idx = chosen[i].item()", "label_idx = i")
     assert _found(source.replace("{use}", "predictions.append(total)")) == [
         ("TPL102", 9, 16, SYNC.format(what="`.nonzero()`"))]
+
+
+def test_a_prediction_read_with_item_is_a_kept_result():
+    """FrozenBiLM (holdout42): ``res[qid] = {"pred": pred.cpu().detach().item(), ...}`` keeps each
+    prediction; only a reduction read so (LlamaRec's mean hit rate) is a metric."""
+    assert _found(METRICS_PER_K.replace("{read}", "hits[0].cpu().detach().item()")) == []

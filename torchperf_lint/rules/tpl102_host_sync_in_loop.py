@@ -324,10 +324,11 @@ class HostSyncInLoop(Rule):
         (``scores = out.cpu().tolist()``; ``for qid, s in zip(qids, scores): ...``) is what the run
         is for: like ``predict_step``'s outputs (rules.md "A step body"), it must reach the host.
         ``.item()``, ``float(t)`` and tests of a metric stay flagged: a number summed per batch can
-        stay on the device, and so does a copy read with ``.item()`` right away
-        (``hits.mean().cpu().item()`` stored into a metrics dict: LlamaRec, holdout58)."""
+        stay on the device, and so does a reduction's copy read with ``.item()`` right away
+        (``hits.mean().cpu().item()`` stored into a metrics dict: LlamaRec, holdout58); a
+        prediction read so (``"pred": pred.cpu().item()``: FrozenBiLM) is a kept result."""
         ctx = self.ctx
-        if _read_with_item(ctx.stack):
+        if _read_with_item(ctx.stack) and _copies_a_reduction(ctx.stack[-1]):
             return False
         scope = self._inference_scope()
         if scope is None:
@@ -1459,6 +1460,16 @@ def _names_a_metric(path, index: int) -> bool:
 
 
 _HOST_READS = frozenset(("cpu", "numpy", "tolist", "item"))
+
+
+def _copies_a_reduction(copy) -> bool:
+    """Is ``copy`` (``X.cpu()``) a copy of a whole reduction (``hits.mean().cpu()``)?"""
+    found = method_call(copy) if isinstance(copy, cst.Call) else None
+    if found is None:
+        return False
+    receiver = found[0]
+    return (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute)
+            and receiver.func.attr.value in _WHOLE_REDUCTIONS and not receiver.args)
 
 
 def _read_with_item(path) -> bool:
