@@ -425,3 +425,30 @@ def test_a_prediction_read_with_item_is_a_kept_result():
     """FrozenBiLM (holdout42): ``res[qid] = {"pred": pred.cpu().detach().item(), ...}`` keeps each
     prediction; only a reduction read so (LlamaRec's mean hit rate) is a metric."""
     assert _found(METRICS_PER_K.replace("{read}", "hits[0].cpu().detach().item()")) == []
+
+
+CALLBACK_SUBCLASS = """\
+import torch
+from lightning.pytorch.callbacks import {base}
+
+
+class SaveCheckpoint({base}):
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
+        loss = outputs["loss"]
+        if torch.isnan(loss).any():
+            trainer.should_stop = True
+"""
+
+
+def test_a_subclass_of_a_lightning_callback_runs_its_batch_hooks_every_step():
+    """scvi-tools (holdout62): ``SaveCheckpoint(ModelCheckpoint)`` overrides
+    ``on_train_batch_end``; Lightning's own callbacks are ``Callback`` subclasses."""
+    for base in ("Callback", "ModelCheckpoint", "EarlyStopping"):
+        assert _found(CALLBACK_SUBCLASS.replace("{base}", base)) == [
+            ("TPL102", 8, 11, SYNC.format(what="testing a tensor's truth"))], base
+
+
+def test_a_class_of_another_library_named_so_is_no_lightning_callback():
+    source = CALLBACK_SUBCLASS.replace("from lightning.pytorch.callbacks import {base}",
+                                       "from keras.callbacks import ModelCheckpoint").replace("{base}", "ModelCheckpoint")
+    assert _found(source) == []

@@ -55,6 +55,16 @@ MAX_CHAIN = 12
 _DATA_LOADER = "torch.utils.data.DataLoader"
 
 
+# Lightning's own callbacks, subclasses of ``Callback`` a project derives from (scvi-tools'
+# ``SaveCheckpoint(ModelCheckpoint)`` overrides ``on_train_batch_end``, holdout62).
+LIGHTNING_CALLBACKS = frozenset((
+    "Checkpoint", "ModelCheckpoint", "OnExceptionCheckpoint", "EarlyStopping", "LearningRateMonitor",
+    "StochasticWeightAveraging", "BaseFinetuning", "BackboneFinetuning", "GradientAccumulationScheduler",
+    "ModelSummary", "RichModelSummary", "ProgressBar", "RichProgressBar", "TQDMProgressBar", "Timer",
+    "DeviceStatsMonitor", "BasePredictionWriter", "LambdaCallback", "ThroughputMonitor", "ModelPruning",
+    "LearningRateFinder", "BatchSizeFinder", "SpikeDetection"))
+
+
 def framework_kind(qual: str) -> Optional[str]:
     """The framework base a fully qualified class name stands for, if any."""
     head = qual.split(".", 1)[0]
@@ -62,7 +72,7 @@ def framework_kind(qual: str) -> Optional[str]:
     if head in ("lightning", "pytorch_lightning"):
         if last == "LightningModule":
             return "lightning"
-        if last == "Callback":
+        if last == "Callback" or last in LIGHTNING_CALLBACKS:
             return "lightning-callback"
     if head == "transformers":
         if last == "TrainerCallback":
