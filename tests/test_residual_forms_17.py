@@ -452,3 +452,27 @@ def test_a_class_of_another_library_named_so_is_no_lightning_callback():
     source = CALLBACK_SUBCLASS.replace("from lightning.pytorch.callbacks import {base}",
                                        "from keras.callbacks import ModelCheckpoint").replace("{base}", "ModelCheckpoint")
     assert _found(source) == []
+
+
+GEOMETRY_LIBRARY = """\
+import torch
+from {library} import fast_winding_number_for_meshes
+
+
+def train(model, loader, optimizer, mesh_v, mesh_f):
+    for batch in loader:
+        query = model(batch.cuda())
+        query_np = query.detach().cpu().reshape(-1, 3).numpy()
+        alphas = fast_winding_number_for_meshes(mesh_v, mesh_f, query_np)
+        loss = (query.sum() - torch.from_numpy(alphas).cuda().sum()) ** 2
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_geometry_libraries_consume_host_arrays():
+    """threestudio's shape initialisation hands ``query.cpu().numpy()`` to libigl; polyscope,
+    open3d, trimesh and igl are host libraries (R3), like scipy."""
+    assert _found(GEOMETRY_LIBRARY.replace("{library}", "igl")) == []
+    assert _found(GEOMETRY_LIBRARY.replace("{library}", "mypackage.geometry")) == [
+        ("TPL102", 8, 19, SYNC.format(what="`.cpu()`"))]

@@ -27,7 +27,7 @@ from .python_containers import self_attribute_assignments
 # host (a device tensor is copied there to be pickled: DPR's ``all_gather_list``, prec9's R16).
 HOST_LIBRARIES = frozenset(("numpy", "scipy", "cv2", "PIL", "sklearn", "matplotlib", "librosa", "soundfile",
                             "imageio", "skimage", "Bio", "pickle", "rdkit", "medpy", "nibabel", "SimpleITK",
-                            "pandas", "networkx", "polyscope", "open3d", "trimesh"))
+                            "pandas", "networkx", "polyscope", "open3d", "trimesh", "igl"))
 # Attributes that read a tensor's or an array's metadata, not its values.
 _METADATA = frozenset(("shape", "ndim", "dtype", "device", "size", "is_cuda", "requires_grad"))
 _ROUNDS = 3  # assignments followed through this many names made from names
