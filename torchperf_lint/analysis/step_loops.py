@@ -1290,7 +1290,8 @@ def _ast_slices_by_counter(loop) -> bool:
     if not isinstance(loop.target, ast.Name):
         return False
     counter = loop.target.id
-    made = {n.id for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    # (names the body's own statements bind, as the libcst twin reads them)
+    made = {t.id for stmt in loop.body if isinstance(stmt, ast.Assign) for t in stmt.targets if isinstance(t, ast.Name)}
     for stmt in loop.body:
         if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Subscript)):
             continue

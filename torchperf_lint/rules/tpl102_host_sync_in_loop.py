@@ -328,7 +328,7 @@ class HostSyncInLoop(Rule):
         (``hits.mean().cpu().item()`` stored into a metrics dict: LlamaRec, holdout58); a
         prediction read so (``"pred": pred.cpu().item()``: FrozenBiLM) is a kept result."""
         ctx = self.ctx
-        if _read_with_item(ctx.stack) and _copies_a_reduction(ctx.stack[-1]):
+        if read_as_number(ctx.stack) and _copies_a_reduction(ctx.stack[-1]):
             return False
         scope = self._inference_scope()
         if scope is None:
@@ -472,13 +472,14 @@ class HostSyncInLoop(Rule):
     def _kept_prediction_field(self) -> bool:
         """Is the current ``.item()`` one field of a prediction record that code training nothing
         keeps (R44)? The number (also through ``round``/``float``/``int`` of it, or a name bound to
-        it) is an element of a tuple, list or dict display of two or more elements, not all of them
-        ``.item()`` numbers or written-out names and constants, and that record is kept as data (appended, put in a container,
-        returned): ``preds.append((cls[i].item(), box, prob))``; ``{"image_id": i, "bbox": b,
-        "score": round(s.item(), 5)}`` for a COCO file. Like R8's copies, it is how predictions
-        reach what the host does with them. A record made only of numbers read from tensors
-        (``{"loss": loss.item(), "acc": acc.item()}``) is a metric, and stays flagged, as do
-        numbers summed, shown or formatted."""
+        it as it is) is an element of a tuple, list or dict display of two or more elements, not
+        all of them ``.item()`` numbers or written-out names and constants, not under a key or
+        name that says it measures, and that record is stored as data (appended, put in a
+        container, written; not merely returned): ``preds.append((cls[i].item(), box, prob))``;
+        ``{"image_id": i, "bbox": b, "score": round(s.item(), 5)}`` for a COCO file. Like R8's
+        copies, it is how predictions reach what the host does with them. A record made only of
+        numbers read from tensors (``{"loss": loss.item(), "acc": acc.item()}``) is a metric, and
+        stays flagged, as do numbers summed, shown or formatted."""
         ctx = self.ctx
         stack = ctx.stack
         if shown(stack) or not self._in_code_that_trains_nothing():
@@ -1472,20 +1473,6 @@ def _copies_a_reduction(copy) -> bool:
             and receiver.func.attr.value in _WHOLE_REDUCTIONS and not receiver.args)
 
 
-def _read_with_item(path) -> bool:
-    """Is the copy at the end of ``path`` read at once with ``.item()`` (``hits.mean().cpu().item()``),
-    through methods that carry it (``.detach()``, ``.float()``)? A number read so is a metric; an
-    id made into a Python int for a line the host keeps (``str(int(ids[i].cpu().numpy()))``) is a
-    kept result (R7)."""
-    index = len(path) - 1
-    while index >= 2 and isinstance(path[index - 1], cst.Attribute) and path[index - 1].value is path[index] \
-            and isinstance(path[index - 2], cst.Call) and path[index - 2].func is path[index - 1]:
-        if path[index - 1].attr.value == "item":
-            return True
-        index -= 2
-    return False
-
-
 def _picked_for_the_host(body, path, scope) -> bool:
     """Is the subscript that the index at the end of ``path`` sits in bound to names (``chosen =
     types[valid]``, ``x = torch.cat((box[i], ...))``) of which a later use is read on the host
@@ -1528,6 +1515,7 @@ def _is_label_or_literal(expr) -> bool:
     """A string or number written out (``"psnr"``, ``f"{name}_loss"``, ``0``): the name or a constant of
     a logged pair, not a field a prediction carries."""
     return isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float))
+
 
 def _forces_copy(call: cst.Call) -> bool:
     """``t.numpy(force=True)`` (torch 1.13+) copies a device tensor to the host first: a sync. A
