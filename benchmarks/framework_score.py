@@ -3859,7 +3859,7 @@ CORPUS = [
      "commit": "f67acc961cc858cc69e8e6d91e7eb67a0a79151c",
      "take": ["gidd"],
      "only": "*.py", "drop": []},
-    # holdout62 (2026-11-27): entries below this line, before the closing bracket.
+    # holdout62 (2026-11-27): entries below this line, before the holdout63 marker.
     {"name": "imitation", "github": "HumanCompatibleAI/imitation", "set": "holdout62",
      "commit": "e5ef18806c449ca47153b494a02471c5e2ae3a14",
      "take": ["setup.py", "src/imitation/__init__.py", "src/imitation/algorithms", "src/imitation/data", "src/imitation/policies", "src/imitation/regularization", "src/imitation/rewards", "src/imitation/util"],
@@ -3912,6 +3912,10 @@ CORPUS = [
      "commit": "15603dd7a654a991d0a4648216b69d60b81a6366",
      "take": ["setup.py", "omnisafe"],
      "only": "*.py", "drop": ["omnisafe/algorithms/model_based", "omnisafe/algorithms/offline"]},
+    # holdout63 (2026-11-27): entries below this line, before the holdout64 marker.
+    # holdout64 (2026-11-27): entries below this line, before the holdout65 marker.
+    # holdout65 (2026-11-27): entries below this line, before the holdout66 marker.
+    # holdout66 (2026-11-27): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -4141,7 +4145,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 63)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 67)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
