@@ -77,9 +77,16 @@ def _if_bodies(ctx, loop) -> list:
     return [block for block in ctx.blocks_inside(loop) if block.kind == "if" and block.body is block.node.body]
 
 
+# Methods that read or restore an optimizer's state run no update: a checkpoint saved in an
+# interval block (``torch.save({..., "optimizer": optimizer.state_dict()})``, Uformer) does not
+# make that block the accumulation boundary.
+_STATE_METHODS = frozenset({"state_dict", "load_state_dict"})
+
+
 def _calls_optimizer(body) -> bool:
     for node in descendants(body):
         if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value not in _STATE_METHODS
                 and OPTIMIZER_WORD.search(last_identifier(node.func.value) or "") is not None
                 and "sched" not in (last_identifier(node.func.value) or "").lower()):
             return True
