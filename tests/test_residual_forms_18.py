@@ -38,3 +38,79 @@ def test_a_checkpoint_of_the_optimizer_in_an_interval_block_is_no_update():
 def test_an_interval_block_that_steps_the_optimizer_is_every_update():
     source = CHECKPOINT_IN_AN_EVALUATION_INTERVAL.replace("{method}", "step")
     assert _found(source, codes=("TPL103",)) == [("TPL103", 11, 12, EMPTY_CACHE)]
+
+
+LINE_SEARCH = """\
+import torch
+
+
+def search_step_size(policy, obs, loss_pi, theta_old, step_direction, loss_before, target_kl, total_steps=15):
+    step_frac = 1.0
+    for step in range(total_steps):
+        set_param_values_to_model(policy, theta_old + step_frac * step_direction)
+        with torch.no_grad():
+            loss = loss_pi(obs)
+            kl = kl_divergence(policy(obs)).mean()
+        loss_improve = loss_before - loss
+        if not torch.isfinite(loss):
+            print("loss not finite")
+        elif loss_improve.item() < 0:
+            print("did not improve")
+        elif kl > target_kl:
+            print("violated KL constraint")
+        else:
+            {leave}
+        step_frac *= 0.8
+"""
+
+
+def test_every_test_of_a_chain_whose_else_leaves_decides_the_loop_stop():
+    """omnisafe's TRPO line search: ``if not finite: ... elif worse: ... elif kl too far: ...
+    else: break``: each test picks whether the ``else`` runs and the search stops; the host must
+    know every time round (rules.md: a value that decides whether a loop stops is host-needed)."""
+    assert _found(LINE_SEARCH.replace("{leave}", "break")) == []
+
+
+def test_a_chain_that_never_leaves_the_loop_syncs_every_time_round():
+    source = LINE_SEARCH.replace("{leave}", "step_frac = 1.0")
+    assert _found(source) == [
+        ("TPL102", 12, 11, SYNC.format(what="testing a tensor's truth")),
+        ("TPL102", 14, 13, SYNC.format(what="`.item()`")),
+    ]
+
+
+KL_EARLY_STOP = """\
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class PolicyGradient:
+    def _update(self, obs, act, adv, update_iters, target_kl):
+        old_distribution = self.actor(obs)
+        dataloader = DataLoader(TensorDataset(obs, act, adv), batch_size=64, shuffle=True)
+        for i in range(update_iters):
+            for batch_obs, batch_act, batch_adv in dataloader:
+                loss = -(self.actor.log_prob(batch_obs, batch_act) * batch_adv).mean()
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+            new_distribution = self.actor(obs)
+            kl = torch.distributions.kl.kl_divergence(old_distribution, new_distribution).mean()
+            final_kl = kl.item()
+            {own}if kl.item() > target_kl:
+                break
+        return final_kl
+"""
+
+
+def test_a_loop_around_a_whole_training_pass_over_a_loader_is_an_epoch():
+    """omnisafe's PPO update: each time round the update loop makes a whole pass over the
+    minibatch loader, then evaluates the new policy once for the KL early stop; its own body runs
+    no update: an epoch-level loop, whose syncs run once per pass (R45)."""
+    assert _found(KL_EARLY_STOP.replace("{own}", "")) == []
+
+
+def test_the_same_loop_with_an_update_of_its_own_runs_steps():
+    source = KL_EARLY_STOP.replace("{own}", "self.optimizer.step()\n            ")
+    assert _found(source) == [("TPL102", 17, 23, SYNC.format(what="`.item()`")),
+                              ("TPL102", 19, 15, SYNC.format(what="`.item()`"))]

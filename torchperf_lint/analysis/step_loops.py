@@ -739,6 +739,10 @@ class ModuleSteps:
                 facts = (True, samples)  # beside a step loop (one that trains, when the body evaluates): R1
             elif not steps and samples:
                 facts = (True, frozenset())  # its only nested step loops make samples: as before R1
+        if not facts[0] and not any(_ast_call_updates(call, self) or _ast_takes_batch(call, self) for call, _ in own) and any(
+                type(node) is not ast.While and (self.ast_iterates_loader(node.iter) or _last_ast(node.iter) in self.wrapped_loaders)
+                and _ast_runs_update(node.body, self) for node, _ in nested):
+            facts = (True, frozenset())  # around a whole training pass over a loader (R45)
         self._epoch_facts[id(loop)] = facts
         return facts
 
@@ -1020,14 +1024,14 @@ class ModuleSteps:
         """Runs ``.backward()`` or an optimizer's/scaler's ``.step(...)`` (a model call alone is not
         the update: sampling images every N steps calls the model), at any depth of ``node``, or
         through a function or method of the module that does (``self.optimizer_step()``)."""
-        for n in descendants(node, prune=_is_definition):
-            if isinstance(n, cst.Call):
-                method, receiver, func = _cst_call_shape(n)
-                if method is not None and is_step_shape(method, receiver, None, ()) and method in ("backward", "step"):
-                    return True
-                if self.is_module_function(n.func) and func in self.updating_functions:
-                    return True
-        return False
+        return any(isinstance(n, cst.Call) and self.call_updates(n) for n in descendants(node, prune=_is_definition))
+
+    def call_updates(self, call: cst.Call) -> bool:
+        """Is ``call`` the update itself (``runs_update`` for one call)?"""
+        method, receiver, func = _cst_call_shape(call)
+        if method is not None and is_step_shape(method, receiver, None, ()) and method in ("backward", "step"):
+            return True
+        return self.is_module_function(call.func) and func in self.updating_functions
 
     @property
     def unmoved_models(self) -> FrozenSet[str]:
@@ -1244,8 +1248,20 @@ class ModuleSteps:
                 facts = (True, samples)  # beside a step loop (one that trains, when the body evaluates): R1
             elif not steps and samples:
                 facts = (True, frozenset())  # its only nested step loops make samples: as before R1
+        if not facts[0] and not any(self.call_updates(call) or self._cst_takes_batch(call) for call, _ in own) and any(
+                isinstance(node, cst.For) and (self.iterates_loader(node.iter) or _last(node.iter) in self.wrapped_loaders)
+                and self.runs_update(node.body) for node, _ in nested):
+            # R45: its own body runs no update and takes no batch, and a nested loop makes a whole
+            # training pass over a loader: one time round is an epoch, and a model call of its own
+            # body (omnisafe's KL of the new policy for early stopping) runs once per pass
+            facts = (True, frozenset())
         self._cst_epoch[id(loop)] = (loop, facts)
         return facts
+
+    def _cst_takes_batch(self, call: cst.Call) -> bool:
+        """``next(loader_iter)``: the body takes a batch each time round."""
+        method, _, func = _cst_call_shape(call)
+        return method is None and func == "next" and bool(call.args) and self.iterates_loader(call.args[0].value)
 
     def _cst_trains(self, loop) -> bool:
         """The libcst twin of ``_ast_trains``."""
@@ -1570,20 +1586,25 @@ def is_step_or_batch_counter(name: Optional[str]) -> bool:
 def _ast_runs_update(stmts, steps: Optional["ModuleSteps"] = None) -> bool:
     """``.backward()`` or an optimizer's/scaler's ``.step(...)`` in ``stmts`` (gradient accumulation);
     with ``steps``, also a call of a function or method of the module that runs one."""
-    for n in _ast_body_nodes(stmts):
-        if type(n) is not ast.Call:
-            continue
-        func = n.func
-        if isinstance(func, ast.Attribute) and func.attr in ("backward", "step") and is_step_shape(
-                func.attr, _last_ast(func.value), None, ()):
-            return True
-        if steps is not None and _last_ast(func) in steps.updating_functions and (
-            (type(func) is ast.Name and steps._is_function(None, func.id, False))
-            or (type(func) is ast.Attribute and type(func.value) is ast.Name
-                and steps._is_function(func.value.id, func.attr, True))
-        ):
-            return True
-    return False
+    return any(type(n) is ast.Call and _ast_call_updates(n, steps) for n in _ast_body_nodes(stmts))
+
+
+def _ast_takes_batch(call: ast.Call, steps: "ModuleSteps") -> bool:
+    """``next(loader_iter)``: the body takes a batch each time round."""
+    return type(call.func) is ast.Name and call.func.id == "next" and bool(call.args) and steps.ast_iterates_loader(call.args[0])
+
+
+def _ast_call_updates(call: ast.Call, steps: Optional["ModuleSteps"] = None) -> bool:
+    """Is ``call`` ``.backward()``, an optimizer's/scaler's ``.step(...)`` or (with ``steps``) a
+    call of a function or method of the module that runs one?"""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in ("backward", "step") and is_step_shape(
+            func.attr, _last_ast(func.value), None, ()):
+        return True
+    return steps is not None and _last_ast(func) in steps.updating_functions and (
+        (type(func) is ast.Name and steps._is_function(None, func.id, False))
+        or (type(func) is ast.Attribute and type(func.value) is ast.Name
+            and steps._is_function(func.value.id, func.attr, True)))
 
 
 def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),

@@ -285,6 +285,18 @@ def branch_leaves(branch: cst.CSTNode) -> bool:
 _EXITS = frozenset(("sys.exit", "exit", "quit", "os._exit"))
 
 
+def chain_leaves(node: cst.If) -> bool:
+    """Does a branch of this ``if``, of its ``elif``s or of its ``else`` leave the loop? Then its
+    test decides whether the loop stops (a line search's ``if not finite: ... elif worse: ...
+    else: break``: every test of the chain picks whether the ``else`` runs)."""
+    current: Optional[cst.CSTNode] = node
+    while isinstance(current, cst.If):
+        if branch_leaves(current.body):
+            return True
+        current = current.orelse
+    return isinstance(current, cst.Else) and branch_leaves(current.body)
+
+
 def branch_skips_rest(branch: cst.CSTNode) -> bool:
     """Does this branch end the current time round a loop: leave it (``branch_leaves``) or go on
     to the next time round (``continue``)?"""

@@ -24,7 +24,7 @@ from ..analysis.slice_bound_parameters import bounds_a_slice
 from ..analysis.stop_flags import sets_stop_flag
 from ..analysis.test_rereads import rereads_tested_value
 from ..analysis.trainless_helpers import trains_nothing
-from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, dotted_name, is_grad_off, is_model_name,
+from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, chain_leaves, dotted_name, is_grad_off, is_model_name,
                                last_identifier, method_call, tests_interval)
 from ..analysis.tree import descendants
 from ..analysis.value_uses import (KEEPING_METHODS, SIZE_BUILTINS, ancestors, assigned_name, climb,
@@ -1089,7 +1089,7 @@ class HostSyncInLoop(Rule):
             if isinstance(node, cst.While) and path[index + 1] is node.test:
                 return not self._trains(node.body)
             if isinstance(node, cst.If):
-                if path[index + 1] is not node.test or not branch_leaves(node.body):
+                if path[index + 1] is not node.test or not chain_leaves(node):
                     return False
                 loop = next((n for n in reversed(path[:index]) if isinstance(n, (cst.For, cst.While))), None)
                 return loop is not None and not self._trains(loop.body)
@@ -1186,7 +1186,7 @@ class HostSyncInLoop(Rule):
             loop = ctx.innermost_loop()
             loop_node = loop.node if loop is not None else None
             # ``if eos_test: stop = True`` ... ``if stop: break`` stops the loop as surely (stop_flags)
-            if not branch_leaves(node.body) and not (loop_node is not None and sets_stop_flag(node.body, loop_node)):
+            if not chain_leaves(node) and not (loop_node is not None and sets_stop_flag(node.body, loop_node)):
                 return False
         else:
             loop_node = node
