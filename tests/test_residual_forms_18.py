@@ -114,3 +114,35 @@ def test_the_same_loop_with_an_update_of_its_own_runs_steps():
     source = KL_EARLY_STOP.replace("{own}", "self.optimizer.step()\n            ")
     assert _found(source) == [("TPL102", 17, 23, SYNC.format(what="`.item()`")),
                               ("TPL102", 19, 15, SYNC.format(what="`.item()`"))]
+
+
+CUDA_EVENT_TIMING = """\
+import numpy as np
+import torch
+
+
+def benchmark(model, data, r=100):
+    timings = np.zeros((r, 1))
+    starter = torch.cuda.Event(enable_timing=True)
+    ender = torch.cuda.Event(enable_timing=True)
+    with torch.no_grad():
+        for rep in range(r):
+            starter.record()
+            _ = model(data)
+            ender.record()
+            torch.cuda.synchronize()
+            {read}
+    return timings
+"""
+
+
+def test_a_synchronize_before_a_cuda_event_timer_read_is_host_needed():
+    """glue-factory's benchmark times each pass with CUDA events: ``synchronize()`` then
+    ``starter.elapsed_time(ender)``; the wait is what makes the reading mean something (rules.md
+    "Where a value lives": a ``synchronize()`` that brackets a timer)."""
+    assert _found(CUDA_EVENT_TIMING.replace("{read}", "timings[rep] = starter.elapsed_time(ender)")) == []
+
+
+def test_a_synchronize_followed_by_no_timer_read_is_a_sync():
+    source = CUDA_EVENT_TIMING.replace("{read}", "timings[rep] = rep")
+    assert _found(source) == [("TPL102", 14, 12, SYNC.format(what="`torch.cuda.synchronize()`"))]
