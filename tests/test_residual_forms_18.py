@@ -146,3 +146,62 @@ def test_a_synchronize_before_a_cuda_event_timer_read_is_host_needed():
 def test_a_synchronize_followed_by_no_timer_read_is_a_sync():
     source = CUDA_EVENT_TIMING.replace("{read}", "timings[rep] = rep")
     assert _found(source) == [("TPL102", 14, 12, SYNC.format(what="`torch.cuda.synchronize()`"))]
+
+
+BLOCKING = ("the batch is copied to the device synchronously although its DataLoader pins memory; add "
+            "`non_blocking=True` so the copy overlaps with compute")
+
+PINNED_LOADERS_ON_SELF = """\
+import torch
+from accelerate import Accelerator
+from torch.utils.data import DataLoader
+from tqdm import tqdm
+
+
+class RewardModelTrainer:
+    def __init__(self, train_dataset):
+        self.device = "cuda"
+        self.train_dataloader = DataLoader(train_dataset, batch_size=8, num_workers=4, pin_memory=True)
+        self.test_dataloader = iter(DataLoader(train_dataset, batch_size=8, pin_memory=True))
+
+    def fit(self, model, optimizer):
+        for step, (completions, masks) in enumerate(pbar := tqdm(self.train_dataloader)):
+            completions = completions.to(self.device)
+            loss = model(completions, masks)
+            loss.backward()
+            optimizer.step()
+        while True:
+            x, y = next(self.test_dataloader)
+            x = x.to(self.device)
+            loss = model(x, y)
+            loss.backward()
+            optimizer.step()
+
+
+class AcceleratorRewardModelTrainer(RewardModelTrainer):
+    def fit(self, model, optimizer):
+        accelerator = Accelerator()
+        model, optimizer, {prepared} = accelerator.prepare(model, optimizer, self.train_dataloader)
+        for step, (completions, masks) in enumerate(train_dataloader):
+            completions = completions.to(self.device)
+            loss = model(completions, masks)
+            accelerator.backward(loss)
+            optimizer.step()
+"""
+
+
+def test_pinned_loaders_kept_on_self_are_pinned_whatever_a_local_of_the_same_name_is():
+    """minChatGPT: each trainer keeps ``self.train_dataloader = DataLoader(..., pin_memory=True)``
+    (one as ``iter(DataLoader(...))`` read with ``next``) and iterates it through ``enumerate(pbar
+    := tqdm(...))``; another class prepares a local ``train_dataloader`` with Accelerate, whose
+    batches are on the device: that local says nothing of the attribute."""
+    source = PINNED_LOADERS_ON_SELF.replace("{prepared}", "train_dataloader")
+    assert [(code, line, col) for code, line, col, _ in _found(source, codes=("TPL104",))] == [
+        ("TPL104", 15, 26), ("TPL104", 21, 16)]
+    assert {message for *_, message in _found(source, codes=("TPL104",))} == {BLOCKING}
+
+
+def test_a_pinned_attribute_prepared_by_accelerate_hands_out_device_batches():
+    """The same module where the attribute itself is prepared: not known to be pinned (line 15)."""
+    source = PINNED_LOADERS_ON_SELF.replace("{prepared}", "self.train_dataloader")
+    assert _found(source, codes=("TPL104",)) == [("TPL104", 21, 16, BLOCKING)]

@@ -95,6 +95,8 @@ def _unwrapped(expr):
         if _last_ast(expr.func) in ("zip", "chain") and len(expr.args) > 1:
             return None  # several iterables: not one loader's batches
         expr = expr.args[0]
+        if isinstance(expr, ast.NamedExpr):
+            expr = expr.value  # ``enumerate(pbar := tqdm(loader))``
     return expr
 
 
@@ -204,6 +206,11 @@ class ModuleSteps:
         self.pinned_loaders: Set[str] = set()
         self.unpinned_loaders: Set[str] = set()
         self.device_data_loaders: Set[str] = set()  # loaders whose dataset is built from CUDA tensors
+        # Of those, names only ever bound as plain local names by ``accelerator.prepare(...)``:
+        # (last names key every set here) they say nothing of a ``self.`` attribute of the same
+        # last name (minChatGPT's ``train_dataloader = accelerator.prepare(self.train_dataloader)``
+        # in one method, ``for b in self.train_dataloader`` of a pinned loader in another class)
+        self.prepared_locals: Set[str] = set()
         self.iterators: Set[str] = set()  # names bound to iter(<loader>)
         self.iterated: Dict[str, str] = {}  # iterator name -> the loader's name
         self.module_classes: Set[str] = set()
@@ -374,6 +381,10 @@ class ModuleSteps:
                 if _LOSS_CLASS.match(self._qual(value.func) or ""):
                     self.loss_objects.update(names)
             loader = self._loader_call(value)
+            if loader is None and isinstance(value.func, ast.Name) and value.func.id == "iter" and len(value.args) == 1:
+                # ``self.train_dataloader = iter(DataLoader(...))`` then ``next(self.train_dataloader)``
+                # (minChatGPT): the iterator hands out that loader's batches
+                loader = self._loader_call(value.args[0])
             if loader is None and _last_ast(value.func) in factories:
                 loader = factories[_last_ast(value.func)]  # ``train_data = prepare_dataloader(ds, 32)``
             if loader is not None:
@@ -383,6 +394,7 @@ class ModuleSteps:
                     (k.value for k in loader.keywords if k.arg == "dataset"), None)
                 if dataset is not None and (_holds_device_tensors(dataset) or _last_ast(dataset) in device_datasets):
                     self.device_data_loaders.update(names)
+                    self.prepared_locals.difference_update(names)
             elif _last_ast(value.func) in _DEVICE_PLACING and any(
                     _last_ast(a) in self.loaders or is_loader_name(_last_ast(a)) for a in value.args):
                 # ``dl = accelerator.prepare(dl)``: the wrapper hands out batches already on the device;
@@ -392,6 +404,12 @@ class ModuleSteps:
                             if _last_ast(a) in self.loaders or is_loader_name(_last_ast(a))] if (
                     len(names) == len(value.args) and len(names) > 1) else names
                 self.loaders.update(prepared)
+                targets = (node.targets if isinstance(node, ast.Assign) else [node.target]) if node is not None else []
+                if targets and all(isinstance(e, ast.Name) for t in targets
+                                   for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])):
+                    self.prepared_locals.update(n for n in prepared if n not in self.device_data_loaders)
+                else:
+                    self.prepared_locals.difference_update(prepared)
                 self.device_data_loaders.update(prepared)
             elif _last_ast(value.func) in ("TensorDataset", "StackDataset") and any(
                 _holds_device_tensors(a) for a in value.args
@@ -448,6 +466,8 @@ class ModuleSteps:
 
     # -- loops on the ast side ---------------------------------------------------------------------
     def ast_iterates_loader(self, expr, starred: bool = False) -> bool:
+        if isinstance(expr, ast.NamedExpr):
+            expr = expr.value  # ``enumerate(pbar := tqdm(loader))`` (minChatGPT): the bar's iterable
         if isinstance(expr, ast.Call):
             name = _last_ast(expr.func)
             if is_iterating_wrapper(name):
@@ -986,6 +1006,8 @@ class ModuleSteps:
 
     # -- loops on the libcst side ------------------------------------------------------------------
     def iterates_loader(self, expr, starred: bool = False) -> bool:
+        if isinstance(expr, cst.NamedExpr):
+            expr = expr.value  # ``enumerate(pbar := tqdm(loader))``
         if isinstance(expr, cst.Call):
             name = _last(expr.func)
             if is_iterating_wrapper(name):
@@ -1444,12 +1466,16 @@ def _unwrapped_ast(expr):
     """``x`` of ``enumerate(x)``/``tqdm(x, ...)`` (wrappers that hand out its items one by one)."""
     while isinstance(expr, ast.Call) and _last_ast(expr.func) in _ONE_BY_ONE and expr.args:
         expr = expr.args[0]
+        if isinstance(expr, ast.NamedExpr):
+            expr = expr.value
     return _last_ast(expr)
 
 
 def _unwrapped_cst(expr):
     while isinstance(expr, cst.Call) and _last(expr.func) in _ONE_BY_ONE and expr.args:
         expr = expr.args[0].value
+        if isinstance(expr, cst.NamedExpr):
+            expr = expr.value
     return _last(expr)
 
 

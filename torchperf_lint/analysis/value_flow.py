@@ -653,8 +653,11 @@ class ValueFlow:
             passed = {steps.iterated.get(n, n) for n in steps.loaders_passed(function, name)}
             if passed and None not in passed:
                 names = passed
-        if steps.device_data_loaders and any(
-            n is None or n not in steps.loaders or n in steps.device_data_loaders for n in names
+        device_data = steps.device_data_loaders
+        if device_data and _self_attribute(_iterated_expression(loader_expr)) is not None:
+            device_data = device_data - steps.prepared_locals  # a local's preparing is not the attribute's
+        if device_data and any(
+            n is None or n not in steps.loaders or n in device_data for n in names
         ):
             return UNKNOWN  # the module builds a loader over CUDA tensors: its batches are on the device
         made = self.assigned_expr(name) if name is not None else None
@@ -1191,9 +1194,26 @@ def _self_attribute(node) -> Optional[str]:
     return None
 
 
+def _iterated_expression(expr):
+    """What ``enumerate(pbar := tqdm(x))`` or ``next(x)`` hands out the items of: ``x``."""
+    while True:
+        if isinstance(expr, cst.NamedExpr):
+            expr = expr.value
+        elif isinstance(expr, cst.Call) and expr.args and (
+                (isinstance(expr.func, cst.Name) and expr.func.value == "next") or is_iterating_wrapper(
+                    expr.func.value if isinstance(expr.func, cst.Name) else
+                    expr.func.attr.value if isinstance(expr.func, cst.Attribute) else None)):
+            expr = expr.args[0].value
+        else:
+            return expr
+
+
 def _loader_name(expr) -> Optional[str]:
     """The loader (or iterator) name in ``enumerate(tqdm(train_loader))``, ``next(it)``..."""
-    while isinstance(expr, cst.Call):
+    while isinstance(expr, (cst.Call, cst.NamedExpr)):
+        if isinstance(expr, cst.NamedExpr):
+            expr = expr.value  # ``enumerate(pbar := tqdm(loader))`` (minChatGPT)
+            continue
         args = [a.value for a in expr.args if a.keyword is None]
         func = expr.func
         name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
