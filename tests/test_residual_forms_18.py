@@ -205,3 +205,54 @@ def test_a_pinned_attribute_prepared_by_accelerate_hands_out_device_batches():
     """The same module where the attribute itself is prepared: not known to be pinned (line 15)."""
     source = PINNED_LOADERS_ON_SELF.replace("{prepared}", "self.train_dataloader")
     assert _found(source, codes=("TPL104",)) == [("TPL104", 21, 16, BLOCKING)]
+
+
+EVALUATION_THROUGH_A_STEP_HELPER = """\
+import torch
+
+
+class Trainer:
+    def __init__(self, model, train_data, dev_data, optimizer):
+        self.model = model
+        self.train_data = train_data
+        self.dev_data = dev_data
+        self.optimizer = optimizer
+
+    def train(self, epochs):
+        for epoch in range(epochs):
+            self.model.train()
+            for batch in self.train_data:
+                loss = self._step(batch)
+                loss.backward()
+                self.optimizer.step()
+                self.optimizer.zero_grad()
+            self.evaluate()
+
+    def evaluate(self):
+        self.model.eval()
+        total_loss = 0
+        with torch.no_grad():
+            for batch in self.dev_data:
+                loss = self.{helper}(batch)
+                total_loss += loss.detach().cpu().item()
+        return total_loss / len(self.dev_data)
+
+    def _step(self, batch):
+        input_ids, labels = batch
+        return self.model(input_ids=input_ids, labels=labels).loss
+
+    def _describe(self, batch):
+        return len(batch)
+"""
+
+
+def test_a_loop_calling_a_helper_that_runs_the_model_is_a_step_loop():
+    """MKGformer: the evaluation loop over ``self.dev_data`` runs the model through ``self._step``;
+    it does device work each time round, so its running ``.cpu().item()`` is a per-batch sync of
+    training code's evaluation (R7, R22)."""
+    assert _found(EVALUATION_THROUGH_A_STEP_HELPER.replace("{helper}", "_step")) == [
+        ("TPL102", 27, 30, SYNC.format(what="`.cpu()`"))]
+
+
+def test_a_loop_calling_a_helper_that_runs_no_model_is_not():
+    assert _found(EVALUATION_THROUGH_A_STEP_HELPER.replace("{helper}", "_describe")) == []
