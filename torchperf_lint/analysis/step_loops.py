@@ -211,7 +211,6 @@ class ModuleSteps:
         # last name (minChatGPT's ``train_dataloader = accelerator.prepare(self.train_dataloader)``
         # in one method, ``for b in self.train_dataloader`` of a pinned loader in another class)
         self.prepared_locals: Set[str] = set()
-        self._runs_model: Dict[str, bool] = {}  # runs_model, per name asked
         self.iterators: Set[str] = set()  # names bound to iter(<loader>)
         self.iterated: Dict[str, str] = {}  # iterator name -> the loader's name
         self.module_classes: Set[str] = set()
@@ -562,7 +561,7 @@ class ModuleSteps:
         for node in walk_ast(nodes, prune=_DEFINITIONS_AND_LOOPS):
             kind = type(node)
             if kind is ast.Call:
-                if self._ast_is_step_call(node) or self._ast_calls_model_helper(node):
+                if self._ast_is_step_call(node):
                     return True
             elif kind in _LOOP_TYPES:
                 nested.append(node)
@@ -1213,50 +1212,8 @@ class ModuleSteps:
 
     def runs_step(self, node) -> bool:
         return any(
-            isinstance(n, cst.Call) and (self.is_step_call(n) or self._cst_calls_model_helper(n))
-            for n in descendants(node, prune=_is_definition)
+            isinstance(n, cst.Call) and self.is_step_call(n) for n in descendants(node, prune=_is_definition)
         )
-
-    def _ast_calls_model_helper(self, call: ast.Call) -> bool:
-        """``self._step(batch, mode="dev")`` (MKGformer's evaluation loop): a call of a function or
-        method of the module whose body, outside its loops, runs a model. A loop calling it does
-        device work each time round (rules.md "A step loop"), as one calling the model itself.
-        Only for telling step loops (not an epoch body's own step calls: a helper run once per
-        epoch, ``self.log_samples()``, leaves the epoch an epoch)."""
-        func = call.func
-        if isinstance(func, ast.Attribute):
-            receiver = _last_ast(func.value) if isinstance(func.value, ast.Name) else None
-            name = func.attr if self._is_function(receiver, func.attr, True) else None
-        else:
-            name = func.id if isinstance(func, ast.Name) and self._is_function(None, func.id, False) else None
-        return name is not None and self.runs_model(name)
-
-    def _cst_calls_model_helper(self, call: cst.Call) -> bool:
-        """The libcst twin of ``_ast_calls_model_helper``."""
-        if not self.is_module_function(call.func):
-            return False
-        method, _, func = _cst_call_shape(call)
-        return self.runs_model(method or func)
-
-    def runs_model(self, name: Optional[str]) -> bool:
-        """Does the module's function or method ``name`` call a model in its body outside loops
-        (``self.model(...)``, ``model.forward(...)``, an ``nn.Module`` the module builds)? One level:
-        a helper of a helper is not asked."""
-        if not name or name not in self._defs:
-            return False
-        known = self._runs_model.get(name)
-        if known is None:
-            known = self._runs_model[name] = any(
-                type(node) is ast.Call and not self._is_module_call(node) and self._ast_is_step_call(node)
-                for definition in self._defs[name]
-                for node in walk_ast(definition.body, prune=_DEFINITIONS_AND_LOOPS))
-        return known
-
-    def _is_module_call(self, call: ast.Call) -> bool:
-        func = call.func
-        if isinstance(func, ast.Attribute):
-            return self._is_function(_last_ast(func.value) if isinstance(func.value, ast.Name) else None, func.attr, True)
-        return isinstance(func, ast.Name) and self._is_function(None, func.id, False)
 
     def is_intrinsic(self, loop) -> bool:
         """Iterates a loader, or its body runs a step (nested loops included); not a loop whose
