@@ -79,43 +79,6 @@ def test_a_chain_that_never_leaves_the_loop_syncs_every_time_round():
     ]
 
 
-KL_EARLY_STOP = """\
-import torch
-from torch.utils.data import DataLoader, TensorDataset
-
-
-class PolicyGradient:
-    def _update(self, obs, act, adv, update_iters, target_kl):
-        old_distribution = self.actor(obs)
-        dataloader = DataLoader(TensorDataset(obs, act, adv), batch_size=64, shuffle=True)
-        for i in range(update_iters):
-            for batch_obs, batch_act, batch_adv in dataloader:
-                loss = -(self.actor.log_prob(batch_obs, batch_act) * batch_adv).mean()
-                self.optimizer.zero_grad()
-                loss.backward()
-                self.optimizer.step()
-            new_distribution = self.actor(obs)
-            kl = torch.distributions.kl.kl_divergence(old_distribution, new_distribution).mean()
-            final_kl = kl.item()
-            {own}if kl.item() > target_kl:
-                break
-        return final_kl
-"""
-
-
-def test_a_loop_around_a_whole_training_pass_over_a_loader_is_an_epoch():
-    """omnisafe's PPO update: each time round the update loop makes a whole pass over the
-    minibatch loader, then evaluates the new policy once for the KL early stop; its own body runs
-    no update: an epoch-level loop, whose syncs run once per pass (R45)."""
-    assert _found(KL_EARLY_STOP.replace("{own}", "")) == []
-
-
-def test_the_same_loop_with_an_update_of_its_own_runs_steps():
-    source = KL_EARLY_STOP.replace("{own}", "self.optimizer.step()\n            ")
-    assert _found(source) == [("TPL102", 17, 23, SYNC.format(what="`.item()`")),
-                              ("TPL102", 19, 15, SYNC.format(what="`.item()`"))]
-
-
 CUDA_EVENT_TIMING = """\
 import numpy as np
 import torch

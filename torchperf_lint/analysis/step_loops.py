@@ -759,10 +759,6 @@ class ModuleSteps:
                 facts = (True, samples)  # beside a step loop (one that trains, when the body evaluates): R1
             elif not steps and samples:
                 facts = (True, frozenset())  # its only nested step loops make samples: as before R1
-        if not facts[0] and not any(_ast_call_updates(call, self) or _ast_takes_batch(call, self) for call, _ in own) and any(
-                type(node) is not ast.While and (self.ast_iterates_loader(node.iter) or _last_ast(node.iter) in self.wrapped_loaders)
-                and _ast_runs_update(node.body, self) for node, _ in nested):
-            facts = (True, frozenset())  # around a whole training pass over a loader (R45)
         self._epoch_facts[id(loop)] = facts
         return facts
 
@@ -1270,20 +1266,8 @@ class ModuleSteps:
                 facts = (True, samples)  # beside a step loop (one that trains, when the body evaluates): R1
             elif not steps and samples:
                 facts = (True, frozenset())  # its only nested step loops make samples: as before R1
-        if not facts[0] and not any(self.call_updates(call) or self._cst_takes_batch(call) for call, _ in own) and any(
-                isinstance(node, cst.For) and (self.iterates_loader(node.iter) or _last(node.iter) in self.wrapped_loaders)
-                and self.runs_update(node.body) for node, _ in nested):
-            # R45: its own body runs no update and takes no batch, and a nested loop makes a whole
-            # training pass over a loader: one time round is an epoch, and a model call of its own
-            # body (omnisafe's KL of the new policy for early stopping) runs once per pass
-            facts = (True, frozenset())
         self._cst_epoch[id(loop)] = (loop, facts)
         return facts
-
-    def _cst_takes_batch(self, call: cst.Call) -> bool:
-        """``next(loader_iter)``: the body takes a batch each time round."""
-        method, _, func = _cst_call_shape(call)
-        return method is None and func == "next" and bool(call.args) and self.iterates_loader(call.args[0].value)
 
     def _cst_trains(self, loop) -> bool:
         """The libcst twin of ``_ast_trains``."""
@@ -1613,11 +1597,6 @@ def _ast_runs_update(stmts, steps: Optional["ModuleSteps"] = None) -> bool:
     """``.backward()`` or an optimizer's/scaler's ``.step(...)`` in ``stmts`` (gradient accumulation);
     with ``steps``, also a call of a function or method of the module that runs one."""
     return any(type(n) is ast.Call and _ast_call_updates(n, steps) for n in _ast_body_nodes(stmts))
-
-
-def _ast_takes_batch(call: ast.Call, steps: "ModuleSteps") -> bool:
-    """``next(loader_iter)``: the body takes a batch each time round."""
-    return type(call.func) is ast.Name and call.func.id == "next" and bool(call.args) and steps.ast_iterates_loader(call.args[0])
 
 
 def _ast_call_updates(call: ast.Call, steps: Optional["ModuleSteps"] = None) -> bool:
