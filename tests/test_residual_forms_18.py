@@ -168,3 +168,31 @@ def test_a_pinned_attribute_prepared_by_accelerate_hands_out_device_batches():
     """The same module where the attribute itself is prepared: not known to be pinned (line 15)."""
     source = PINNED_LOADERS_ON_SELF.replace("{prepared}", "self.train_dataloader")
     assert _found(source, codes=("TPL104",)) == [("TPL104", 21, 16, BLOCKING)]
+
+
+BATCH_MOVED_BUT_ITS_NAMES = """\
+import torch
+
+
+def test(args, model, loader_test):
+    with torch.no_grad():
+        for bidx, data in enumerate(loader_test):
+            for k in data.keys():
+                if {keep}:
+                    data[k] = data[k].to(args.device)
+            print(">>", data["name"][0])
+            mel = model(data["units"], data["f0"])
+"""
+
+
+def test_a_key_the_moving_loop_leaves_out_stays_on_the_host():
+    """DDSP-SVC's test loop moves every key of the batch but the file names
+    (``if not k.startswith("name"):``); printing ``data["name"][0]`` reads a host value."""
+    for keep in ('not k.startswith("name")', 'k != "name"', 'k not in ("name", "wav")', '"name" not in k'):
+        assert _found(BATCH_MOVED_BUT_ITS_NAMES.replace("{keep}", keep)) == [], keep
+
+
+def test_a_key_the_moving_loop_moves_is_on_the_device():
+    for keep in ('not k.startswith("wav")', 'k != "mel"', 'k in ("name", "units", "f0")'):
+        assert _found(BATCH_MOVED_BUT_ITS_NAMES.replace("{keep}", keep)) == [
+            ("TPL102", 10, 12, SYNC.format(what="printing a tensor"))], keep

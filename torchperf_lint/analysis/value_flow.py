@@ -316,9 +316,15 @@ class ValueFlow:
         before = self.ctx.frame.values.get(container.value)
         if before is None:
             return  # a container bound outside this function: left as it is there
-        loop = next((b.node for b in reversed(self.ctx.frame.blocks) if isinstance(b.node, cst.For)), None)
-        if loop is not None and _walks_every_key(loop, container.value, target.slice[0].slice.value.value):
-            self._add(container.value, "moved", (value, before))
+        blocks = self.ctx.frame.blocks
+        at = next((i for i in range(len(blocks) - 1, -1, -1) if isinstance(blocks[i].node, cst.For)), None)
+        key = target.slice[0].slice.value.value
+        if at is not None and _walks_every_key(blocks[at].node, container.value, key):
+            # ``if not k.startswith("name"): batch[k] = batch[k].to(device)`` (DDSP-SVC): the keys
+            # the ``if`` tests between the loop and the store are the ones moved
+            filters = tuple(block.node.test for block in blocks[at + 1:] if block.kind == "if"
+                            and block.body is block.node.body and _reads_name(block.node.test, key))
+            self._add(container.value, "moved", (value, before, key, filters))
 
     def _bind(self, target, source, path) -> None:
         if isinstance(target, cst.Name):
@@ -476,7 +482,7 @@ class ValueFlow:
         if source == "moved":
             # every item stored again (_every_item_moved): on the device if what was stored is
             # there, else as the container was
-            value, before = extra
+            value, before = extra[0], extra[1]
             previous = self._binding_kind(before, frame, depth)
             return DEVICE if self._kind(value, _Env(before, frame), depth) == DEVICE else previous
         if source == "tensor":
@@ -569,6 +575,29 @@ class ValueFlow:
         if kind == CONTAINER and isinstance(iterable, cst.Name):
             return self._built_items_kind(iterable.value, env, depth)
         return UNKNOWN
+
+    def _unmoved_key_kind(self, expr: cst.Subscript, env, depth: int) -> Optional[str]:
+        """``data["name"]`` after ``for k in data.keys(): if not k.startswith("name"): data[k] =
+        data[k].to(device)``: a literal key the move's ``if`` leaves out keeps the kind the
+        container had before (a loader batch's file names stay on the host). None when unsure."""
+        if not (isinstance(expr.value, cst.Name) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
+                and isinstance(expr.slice[0].slice.value, cst.SimpleString)):
+            return None
+        name = expr.value.value
+        if env is None:
+            frame, binding = self.ctx.frame, self.ctx.frame.values.get(name)
+        else:
+            frame, binding = env.frame, env.head
+            while binding is not None and binding.name != name:
+                binding = binding.prev
+        if binding is None or binding.source != "moved" or not binding.extra[3]:
+            return None
+        literal = expr.slice[0].slice.value.evaluated_value
+        _, before, key, filters = binding.extra
+        if not isinstance(literal, str) or any(_key_passes(test, key, literal) is not False for test in filters):
+            return None
+        owner = self._binding_kind(before, frame, depth)
+        return owner if owner in TENSORS or owner in (NUMPY, PYTHON) else None
 
     def _plain_binding(self, name: str, env):
         """(the expression, the binding, its frame) of ``name``'s last plain ``name = expr``, as seen
@@ -735,6 +764,9 @@ class ValueFlow:
                 return CPU_TENSOR  # ``self.video_labels = torch.zeros(n)`` and nothing else: on the host
             return UNKNOWN
         if t is cst.Subscript:
+            unmoved = self._unmoved_key_kind(expr, env, depth)
+            if unmoved is not None:
+                return unmoved
             owner = self._kind(expr.value, env, depth + 1)
             if owner in TENSORS or owner in (NUMPY, PYTHON):
                 return owner
@@ -1159,6 +1191,60 @@ def _subscripts_with(body: cst.CSTNode, container: str, key: str) -> bool:
             if isinstance(index, cst.Name) and index.value == key:
                 return True
     return False
+
+
+def _reads_name(test: cst.BaseExpression, name: str) -> bool:
+    return any(isinstance(n, cst.Name) and n.value == name for n in descendants(test))
+
+
+def _key_passes(test: cst.BaseExpression, key: str, literal: str) -> Optional[bool]:
+    """The value of ``test`` when the name ``key`` holds the string ``literal``: comparisons with
+    strings (``k != "name"``, ``k in ("f0", "units")``, ``"spk" in k``), ``k.startswith(...)``/
+    ``endswith``, ``not``, ``and``, ``or``; None for anything else."""
+    def text(node) -> Optional[str]:
+        if isinstance(node, cst.Name) and node.value == key:
+            return literal
+        if isinstance(node, cst.SimpleString):
+            value = node.evaluated_value
+            return value if isinstance(value, str) else None
+        return None
+
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _key_passes(test.expression, key, literal)
+        return None if inner is None else not inner
+    if isinstance(test, cst.BooleanOperation):
+        left, right = _key_passes(test.left, key, literal), _key_passes(test.right, key, literal)
+        if isinstance(test.operator, cst.And):
+            return False if False in (left, right) else (True if left and right else None)
+        return True if True in (left, right) else (False if left is False and right is False else None)
+    if isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute) and test.func.attr.value in (
+            "startswith", "endswith") and len(test.args) == 1 and text(test.func.value) is not None:
+        subject, argument = text(test.func.value), test.args[0].value
+        options = [text(e.value) for e in argument.elements] if isinstance(argument, cst.Tuple) else [text(argument)]
+        if None in options:
+            return None
+        check = subject.startswith if test.func.attr.value == "startswith" else subject.endswith
+        return check(tuple(options))
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        left, comparison = text(test.left), test.comparisons[0]
+        operator, right = comparison.operator, comparison.comparator
+        if isinstance(operator, (cst.Equal, cst.NotEqual)):
+            other = text(right)
+            if left is None or other is None:
+                return None
+            return (left == other) == isinstance(operator, cst.Equal)
+        if isinstance(operator, (cst.In, cst.NotIn)) and left is not None:
+            if isinstance(right, (cst.Tuple, cst.List, cst.Set)):
+                options = [text(e.value) for e in right.elements]
+                if None in options:
+                    return None
+                found = left in options
+            elif text(right) is not None:
+                found = left in text(right)  # ``"spk" in k``: a substring
+            else:
+                return None
+            return found == isinstance(operator, cst.In)
+    return None
 
 
 def _walks_every_key(loop: cst.For, container: str, key: str) -> bool:
