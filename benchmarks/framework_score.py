@@ -3953,6 +3953,14 @@ CORPUS = [
      "commit": "1192ba303a7bc198adea10c292c7802c4960b307",
      "take": ["setup.py", "demo_attack.py", "openbackdoor/__init__.py", "openbackdoor/trainers", "openbackdoor/utils", "openbackdoor/victims", "openbackdoor/defenders"],
      "only": "*.py", "drop": []},
+    {"name": "pretraining-with-human-feedback", "github": "tomekkorbak/pretraining-with-human-feedback", "set": "holdout63",
+     "commit": "152e6b656790d182d0d13a912ece6560c7a287ae",
+     "take": ["apo", "train.py"],
+     "only": "*.py", "drop": []},
+    {"name": "minillm", "github": "microsoft/LMOps", "set": "holdout63",
+     "commit": "4f2a9deb5f08e459fd44c2e4792344d78ca89fc3",
+     "take": ["minillm/minillm", "minillm/finetune.py", "minillm/train_minillm.py", "minillm/utils.py", "minillm/evaluate.py", "minillm/evaluate_main.py", "minillm/rouge_metric.py", "minillm/arguments.py", "minillm/data_utils/lm_datasets.py", "minillm/data_utils/prompt_datasets.py"],
+     "only": "*.py", "drop": []},
     # holdout64 (2026-11-27): entries below this line, before the holdout65 marker.
     # holdout65 (2026-11-27): entries below this line, before the holdout66 marker.
     # holdout66 (2026-11-27): entries below this line, before the closing bracket.
