@@ -3961,6 +3961,14 @@ CORPUS = [
      "commit": "4f2a9deb5f08e459fd44c2e4792344d78ca89fc3",
      "take": ["minillm/minillm", "minillm/finetune.py", "minillm/train_minillm.py", "minillm/utils.py", "minillm/evaluate.py", "minillm/evaluate_main.py", "minillm/rouge_metric.py", "minillm/arguments.py", "minillm/data_utils/lm_datasets.py", "minillm/data_utils/prompt_datasets.py"],
      "only": "*.py", "drop": []},
+    {"name": "golden-retriever", "github": "Riccorl/golden-retriever", "set": "holdout63",
+     "commit": "af7450908d3ecbb6b37f5bae123971d45078d8c6",
+     "take": ["setup.py", "goldenretriever/__init__.py", "goldenretriever/lightning_modules", "goldenretriever/pytorch_modules", "goldenretriever/callbacks", "goldenretriever/common", "goldenretriever/data", "goldenretriever/indexers", "goldenretriever/trainer"],
+     "only": "*.py", "drop": []},
+    {"name": "transformers-lightning", "github": "iKernels/transformers-lightning", "set": "holdout63",
+     "commit": "47d74f0f0964f7d982359fcbd783768732fc51c1",
+     "take": ["setup.py", "transformers_lightning"],
+     "only": "*.py", "drop": []},
     # holdout64 (2026-11-27): entries below this line, before the holdout65 marker.
     # holdout65 (2026-11-27): entries below this line, before the holdout66 marker.
     # holdout66 (2026-11-27): entries below this line, before the closing bracket.
