@@ -3955,6 +3955,20 @@ CORPUS = [
     {"name": "dsmil-wsi", "github": "binli123/dsmil-wsi", "set": "holdout64",
      "commit": "80465ed534ac49b5e550833da56c27936f0b9440",
      "take": ["train_tcga.py", "train_mil.py", "dsmil.py", "compute_feats.py"], "only": "*.py", "drop": []},
+    {"name": "segment-caption-anything", "github": "xk-huang/segment-caption-anything", "set": "holdout64",
+     "commit": "0d3f0b4a9caa8d5f8d23f5a301b9048161e930bc",
+     "take": ["src/__init__.py", "src/train.py", "src/sca_seq2seq_trainer.py", "src/integrations.py", "src/utils.py",
+              "src/arguments.py", "src/data/__init__.py", "src/data/collator.py", "src/models/__init__.py",
+              "src/models/sca", "src/models/sam_captioner"],
+     "only": "*.py", "drop": []},
+    {"name": "SAM-Med3D", "github": "uni-medical/SAM-Med3D", "set": "holdout64",
+     "commit": "f3de1fa10da98e46f49f176773d2b1e306ba131f",
+     "take": ["train.py", "utils", "segment_anything/__init__.py", "segment_anything/build_sam3D.py",
+              "segment_anything/modeling/__init__.py", "segment_anything/modeling/common.py",
+              "segment_anything/modeling/image_encoder3D.py", "segment_anything/modeling/mask_decoder3D.py",
+              "segment_anything/modeling/prompt_encoder3D.py", "segment_anything/modeling/sam3D.py",
+              "segment_anything/modeling/transformer.py"],
+     "only": "*.py", "drop": []},
     # holdout65 (2026-11-27): entries below this line, before the holdout66 marker.
     # holdout66 (2026-11-27): entries below this line, before the closing bracket.
 ]
