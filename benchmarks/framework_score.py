@@ -3915,6 +3915,39 @@ CORPUS = [
     # holdout63 (2026-11-27): entries below this line, before the holdout64 marker.
     # holdout64 (2026-11-27): entries below this line, before the holdout65 marker.
     # holdout65 (2026-11-27): entries below this line, before the holdout66 marker.
+    # holdout65: generative models and audio (Lightning modules, a Fabric trainer, Accelerate trainers and plain
+    # multi-module projects), labelled by reading only before any linter run on it; corpus in /work/corpus_h65, the
+    # .py files of the paths below only (docs/framework_corpus_holdout65.md).
+    {"name": "U_Nets_SVS", "github": "ws-choi/ISMIR2020_U_Nets_SVS", "set": "holdout65",
+     "commit": "aafcb69c43675713b86cd4f96eb659cf7eb55d16",
+     "take": ["main.py", "source_separation"], "only": "*.py", "drop": []},
+    {"name": "PResUNet", "github": "haoheliu/2021-ISMIR-MSS-Challenge-CWS-PResUNet", "set": "holdout65",
+     "commit": "5b96bf9685a61c43107d62ab835f36f60da3bce5",
+     "take": ["main.py", "predictor.py", "models", "utils", "evaluator"], "only": "*.py", "drop": []},
+    {"name": "music-transformer", "github": "Rick-McCoy/music-transformer", "set": "holdout65",
+     "commit": "c77da03d103efda17cd175e3da5cff1665aaf00d",
+     "take": ["data", "model", "main.py", "train.py", "inference.py"], "only": "*.py", "drop": []},
+    {"name": "MIDI-Transformer", "github": "s-omranpour/MIDI-Transformer", "set": "holdout65",
+     "commit": "7ffa9e318b3f92dc71a9d38c0f6bd148addbb787",
+     "take": ["midi_transformer", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "Transformers-for-image-synthesis", "github": "AugustoPeres/Transformers-for-image-synthesis", "set": "holdout65",
+     "commit": "f047716892952bb532d8cf30b351cf094f121902",
+     "take": ["image_generation", "vqvae"], "only": "*.py", "drop": []},
+    {"name": "naifu", "github": "Mikubill/naifu", "set": "holdout65",
+     "commit": "06932770ce7f3c051a32ac1046ed9be910a10819",
+     "take": ["trainer.py", "common", "data", "modules"], "only": "*.py", "drop": []},
+    {"name": "rectified-flow-pytorch", "github": "lucidrains/rectified-flow-pytorch", "set": "holdout65",
+     "commit": "26fbed9429771539726664f288e064fd93ca065f",
+     "take": ["rectified_flow_pytorch", "train_oxford.py", "train_mean_flow.py", "train_nano_rf.py", "train_moving_mnist.py", "train_split_mean_flow.py", "train_lsd_flow.py", "train_soflow.py"], "only": "*.py", "drop": []},
+    {"name": "AudioDec", "github": "facebookresearch/AudioDec", "set": "holdout65",
+     "commit": "e451e62580a66fe74426db51d92a6d0d468b70b3",
+     "take": ["bin", "dataloader", "layers", "losses", "models", "trainer", "utils", "codecTrain.py", "codecTest.py", "codecStatistic.py"], "only": "*.py", "drop": []},
+    {"name": "liif", "github": "yinboc/liif", "set": "holdout65",
+     "commit": "4c833f8f9d5d038df3ee2b50ebe649c30e628c0f",
+     "take": ["datasets", "models", "train_liif.py", "test.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "vocoder-benchmark", "github": "facebookresearch/vocoder-benchmark", "set": "holdout65",
+     "commit": "3b8be4f84da350d280f8abf9d130d39b022794f3",
+     "take": ["cli.py", "datasets.py", "main.py", "models/diffwave.py", "models/framework.py", "models/parallel_wavegan.py", "models/wavegrad.py", "models/wavenet.py", "models/wavernn.py", "path_utils.py", "setup.py", "utils.py"], "only": "*.py", "drop": []},
     # holdout66 (2026-11-27): entries below this line, before the closing bracket.
 ]
 
