@@ -196,3 +196,42 @@ def test_a_key_the_moving_loop_moves_is_on_the_device():
     for keep in ('not k.startswith("wav")', 'k != "mel"', 'k in ("name", "units", "f0")'):
         assert _found(BATCH_MOVED_BUT_ITS_NAMES.replace("{keep}", keep)) == [
             ("TPL102", 10, 12, SYNC.format(what="printing a tensor"))], keep
+
+
+CPU_THEN_DEVICE = ("tensor is created on the CPU and then copied to the device; pass `device=` to "
+                   "`torch.{factory}(...)` to create it there (runtime_guard: device-native creation)")
+
+TIMESTEP_EMBEDDING = """\
+import math
+
+import torch as th
+
+
+def timestep_embedding(timesteps, dim, max_period=10000):
+    half = dim // 2
+    freqs = th.exp(
+        -math.log(max_period) * th.arange(start=0, end=half, dtype=th.float32) / {scale}
+    ).to(device=timesteps.device)
+    args = timesteps[:, None].float() * freqs[None]
+    return th.cat([th.cos(args), th.sin(args)], dim=-1)
+
+
+def pixel_grid(kpts, width, height):
+    return th.arange(width).view(1, -1).tile(height, 1).to(kpts.device)
+"""
+
+
+def test_a_factory_kept_fresh_through_elementwise_functions_and_tile_is_moved():
+    """Guided diffusion's ``timestep_embedding`` (copied into DifFace, naifu and countless other
+    projects) makes ``arange`` on the CPU, scales it by numbers, takes ``exp`` and moves the result
+    every forward; mickey tiles an ``arange`` grid then moves it (rules.md TPL101: ops that keep it
+    a fresh host tensor). No fix: ops stand between factory and move."""
+    found = lint_source(TIMESTEP_EMBEDDING.replace("{scale}", "half"), "train.py", codes=("TPL101",))
+    assert [(f.code, f.line, f.col, f.message, f.fix) for f in found] == [
+        ("TPL101", 9, 32, CPU_THEN_DEVICE.format(factory="arange"), None),
+        ("TPL101", 16, 11, CPU_THEN_DEVICE.format(factory="arange"), None)]
+
+
+def test_a_factory_combined_with_another_tensor_before_the_move_is_not_fresh():
+    found = lint_source(TIMESTEP_EMBEDDING.replace("{scale}", "timesteps.float().mean()"), "train.py", codes=("TPL101",))
+    assert [(f.line, f.col) for f in found] == [(16, 11)]

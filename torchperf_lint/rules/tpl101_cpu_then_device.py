@@ -43,15 +43,22 @@ _NUMBER_CONSTANTS = frozenset(("math.pi", "math.e", "math.tau", "math.inf", "mat
 # Keywords after which creating on the device is not the same tensor: a leaf that requires grad
 # would become a different leaf, pinned memory cannot be on the device, ``out=`` writes elsewhere.
 _UNSAFE_FACTORY_KEYWORDS = frozenset(("requires_grad", "pin_memory", "out", "generator"))
+# Elementwise functions of one tensor: what they make from a fresh host tensor is one too
+# (guided diffusion's ``timestep_embedding``: ``th.exp(-math.log(p) * th.arange(half) / half).to(device)``,
+# copied into countless diffusion projects; DifFace and naifu, holdout65).
+_ELEMENTWISE_NAMES = "exp exp2 expm1 log log2 log10 log1p sin cos tan tanh sigmoid sqrt rsqrt abs neg reciprocal floor ceil round"
 # Ops after which the tensor is still a fresh host tensor nobody else holds: dtype and shape changes,
 # in-place fills (the spec's list, with their obvious siblings).
 _KEEP_FRESH = frozenset(
     "float double half bfloat16 long int short bool byte char type view reshape repeat repeat_interleave expand "
     "unsqueeze squeeze t flatten contiguous fill_ zero_ tril triu tril_ triu_ transpose permute expand_as view_as reshape_as "
     "uniform_ normal_ random_ bernoulli_ exponential_".split()  # in-place (random) fills
+    + "tile".split()  # ``torch.arange(W).view(1, -1).tile(H, 1)``: a repeat (mickey, holdout64)
+    + _ELEMENTWISE_NAMES.split()  # ``.exp()``: one value per value, a new host tensor
 )
 # Those of them torch also offers as functions of the tensor (``torch.unsqueeze(t, 0)``).
-_FUNCTION_FORMS = frozenset("unsqueeze squeeze reshape flatten t transpose permute tril triu".split())
+_FUNCTION_FORMS = frozenset("unsqueeze squeeze reshape flatten t transpose permute tril triu".split()
+                            + _ELEMENTWISE_NAMES.split())
 # Methods that are arithmetic with one operand (``t.pow(2)`` is ``t ** 2``).
 _ARITHMETIC_METHODS = frozenset(("pow", "mul", "add", "sub", "div", "true_divide"))
 # ``torch.autograd.Variable(t)`` without ``requires_grad=`` hands back ``t`` itself (torch >= 0.4).
