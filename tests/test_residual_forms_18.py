@@ -235,3 +235,35 @@ def test_a_factory_kept_fresh_through_elementwise_functions_and_tile_is_moved():
 def test_a_factory_combined_with_another_tensor_before_the_move_is_not_fresh():
     found = lint_source(TIMESTEP_EMBEDDING.replace("{scale}", "timesteps.float().mean()"), "train.py", codes=("TPL101",))
     assert [(f.line, f.col) for f in found] == [(16, 11)]
+
+
+OR_OF_TENSOR_TESTS = """\
+import torch
+
+
+def train(model, loader, optimizer, skip_nan):
+    for x, y in loader:
+        x, y = x.cuda(), y.cuda()
+        loss = model(x, y)
+        loss.backward()
+        grad = model.weight.grad
+        invalid = ({left} or torch.isinf(grad).any())
+        if skip_nan and invalid:
+            optimizer.zero_grad()
+            continue
+        optimizer.step()
+"""
+
+
+def test_an_or_of_tensor_tests_calls_bool_on_its_left_operand():
+    """mickey's ``backward_step``: ``invalid = (torch.isnan(g).any() or torch.isinf(g).any())``
+    waits for the device to choose which operand to hand back; the later ``if`` tests the tensor
+    handed back again."""
+    assert _found(OR_OF_TENSOR_TESTS.replace("{left}", "torch.isnan(grad).any()")) == [
+        ("TPL102", 10, 19, SYNC.format(what="testing a tensor's truth")),
+        ("TPL102", 11, 11, SYNC.format(what="testing a tensor's truth")),
+    ]
+
+
+def test_an_or_whose_left_operand_is_a_python_bool_waits_for_nothing():
+    assert _found(OR_OF_TENSOR_TESTS.replace("{left}", "skip_nan is None")) == []

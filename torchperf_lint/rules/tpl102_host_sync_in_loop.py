@@ -252,6 +252,23 @@ class HostSyncInLoop(Rule):
         if _truth_tests_tensor(node.test, self.ctx) and self._in_step():
             self.report(node.test, self.message.format(what="testing a tensor's truth"))
 
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        """``invalid = (torch.isnan(g).any() or torch.isinf(g).any())`` (mickey's backward_step,
+        holdout64): ``or``/``and`` call ``bool()`` on every operand but the last to choose what
+        to hand back, as an ``if`` does on its test. Only an operation that is no test itself
+        (an ``if``/``while``/conditional test reports its own) and no operand of a larger one."""
+        stack = self.ctx.stack
+        index = len(stack) - 2
+        parent = stack[index] if index >= 0 else None
+        while isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+            index -= 1
+            parent = stack[index] if index >= 0 else None
+        if isinstance(parent, (cst.BooleanOperation, cst.If, cst.While, cst.IfExp, cst.CompIf, cst.Assert)):
+            return
+        if (_truth_tests_tensor(node.left, self.ctx) and self._in_step()
+                and not in_nonfinite_branch(self.ctx.stack)):
+            self._report_unless_host_needed(node.left, "testing a tensor's truth")
+
     def visit_IfExp(self, node: cst.IfExp) -> None:
         # ``a if (seq != 0).sum() != 0 else b`` calls ``bool()`` on its test as an ``if`` statement
         # does (TransformerSum's token pooling, once per sentence of every batch); ``torch.where``
