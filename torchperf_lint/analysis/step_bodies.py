@@ -299,7 +299,15 @@ class StepBodies:
     def _class_of(self, module: Module, dotted: str) -> Optional[Key]:
         if dotted in module.classes:
             return module.path, dotted
-        found = self.symbol(module.resolve(dotted))
+        resolved = module.resolve(dotted)
+        found = self.symbol(resolved)
+        if found is None and resolved is None and module.star_imports and "." not in dotted:
+            # ``from .BaseTrainer import *`` then ``class EditTrainer(BaseTrainer)`` (EasyEdit,
+            # holdout63): the last star-imported project module that defines it, as Python binds it
+            for star in reversed(module.star_imports):
+                found = self.symbol(f"{star}.{dotted}")
+                if found is not None:
+                    break
         if found is not None and found[0] == "class":
             return found[1].path, found[2]
         return None
@@ -341,6 +349,9 @@ class StepBodies:
             for base in record["bases"]:
                 qual = module.resolve(base)
                 if qual is None:
+                    found = self._class_of(module, base) if module.star_imports else None
+                    if found is not None:
+                        pending.append(found)  # a project class a star import brings
                     continue
                 kind = framework_kind(qual)
                 if kind is not None:
