@@ -267,3 +267,52 @@ def test_an_or_of_tensor_tests_calls_bool_on_its_left_operand():
 
 def test_an_or_whose_left_operand_is_a_python_bool_waits_for_nothing():
     assert _found(OR_OF_TENSOR_TESTS.replace("{left}", "skip_nan is None")) == []
+
+
+INTERVAL_PROPERTY = """\
+import numpy as np
+import pytorch_lightning as pl
+import torch
+
+
+class WeightCheck(pl.Callback):
+    def __init__(self, update_freq=50):
+        self.update_freq = update_freq
+        self.batch_idx = 0
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
+        self.batch_idx = batch_idx
+        if self.is_active:
+            pos = batch["pos"]
+            min_pos, max_pos = pos.min().item(), pos.max().item()
+            print(min_pos, max_pos)
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
+        if self.is_active:
+            self.compare(pl_module)
+
+    def compare(self, pl_module):
+        norms = []
+        for parameter in pl_module.encoder.parameters():
+            norms.append(parameter.detach().norm().item())
+        return np.array(norms)
+
+    @property
+    def is_active(self) -> bool:
+        return {active}
+"""
+
+
+def test_a_property_that_returns_an_interval_test_is_an_interval():
+    """matsciml's callbacks test ``if self.is_active:``, a property returning ``(self.batch_idx %
+    self.update_freq) == 0`` (rules.md "An interval"): inline and through a helper it calls."""
+    assert _found(INTERVAL_PROPERTY.replace("{active}", "(self.batch_idx % self.update_freq) == 0")) == []
+
+
+def test_a_property_that_returns_a_flag_is_no_interval():
+    source = INTERVAL_PROPERTY.replace("{active}", "self.update_freq > 0")
+    assert _found(source) == [
+        ("TPL102", 15, 31, SYNC.format(what="`.item()`")),
+        ("TPL102", 15, 49, SYNC.format(what="`.item()`")),
+        ("TPL102", 25, 25, SYNC.format(what="`.item()`") + " (called every step from train.py:20 via on_train_batch_end)"),
+    ]

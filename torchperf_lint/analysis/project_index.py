@@ -61,9 +61,10 @@ from .named_lambdas import lambda_function
 from .script_folders import script_folder_bindings, sys_path_folders
 from .stop_flags import loop_stop_calls
 from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
+                         interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "42"
+INDEX_VERSION = "43"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -298,6 +299,7 @@ def _framework_settings(call: ast.Call, qual: str) -> bool:
 class _Summariser:
     def __init__(self, tree: ast.Module, table: Optional[ImportTable] = None, steps: Optional[ModuleSteps] = None):
         self.tree = tree
+        self._interval_properties: Optional[FrozenSet[Tuple[str, str]]] = None  # interval_properties, on first use
         self.table = table if table is not None else ImportTable.from_ast(tree)
         # The module's step loops, found at the first loop the scan meets: a module without loops
         # (a third of a library's) never builds its ModuleSteps, a walk of its whole tree.
@@ -501,7 +503,8 @@ class _Summariser:
                 # ``if cur_nimg < tick_start_nimg + k: continue``: what follows runs once per period
                 self._expressions(stmt.test, fn, scope, in_loop, step_loop)
                 return
-            if kind is ast.If and (self._is_interval(stmt.test, interval_names) or ast_throttled_branch(
+            if kind is ast.If and (self._is_interval(stmt.test, interval_names) or self._tests_interval_property(
+                    stmt.test, owner_class) or ast_throttled_branch(
                     stmt.test, stmt.body) or ast_spends_budget(stmt, self._scope_bodies[-1])) and not _ast_runs_update(
                     stmt.body):
                 # Runs every N steps: what it calls is not a per-step call (its test still is).
@@ -600,6 +603,18 @@ class _Summariser:
         return isinstance(test, ast.Call) and any(
             isinstance(a, (ast.Name, ast.Attribute)) and is_counter_name(a.id if isinstance(a, ast.Name) else a.attr)
             for a in test.args)
+
+    def _tests_interval_property(self, test, owner_class: Optional[str]) -> bool:
+        """``if self.is_active:`` with ``is_active`` a property of the class that returns an
+        interval test (step_loops.interval_properties; also an operand of ``and``)."""
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            return any(self._tests_interval_property(value, owner_class) for value in test.values)
+        if not (owner_class and isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name)
+                and test.value.id == "self"):
+            return False
+        if self._interval_properties is None:
+            self._interval_properties = interval_properties(self.tree)
+        return (owner_class, test.attr) in self._interval_properties
 
     def _define(self, node, scope: str, owner_class: Optional[str]) -> None:
         qualname = f"{scope}.{node.name}" if scope else node.name

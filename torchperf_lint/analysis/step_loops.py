@@ -1612,6 +1612,27 @@ def _ast_call_updates(call: ast.Call, steps: Optional["ModuleSteps"] = None) -> 
             and steps._is_function(func.value.id, func.attr, True)))
 
 
+def interval_properties(tree) -> FrozenSet[Tuple[str, str]]:
+    """(qualified class name, property) for each ``@property`` of a class of the file that returns
+    only interval tests (``if self.is_active:`` with ``return (self.batch_idx % self.update_freq) == 0``:
+    matsciml's callbacks, holdout66): the test is that interval, written once."""
+    found = set()
+    pending = [(node, "") for node in getattr(tree, "body", ())]
+    while pending:
+        node, prefix = pending.pop()
+        if isinstance(node, ast.ClassDef):
+            name = prefix + node.name
+            pending.extend((child, name + ".") for child in node.body)
+            for stmt in node.body:
+                if not (isinstance(stmt, ast.FunctionDef) and any(
+                        isinstance(d, ast.Name) and d.id == "property" for d in stmt.decorator_list)):
+                    continue
+                returns = [n for n in ast.walk(stmt) if isinstance(n, ast.Return)]
+                if returns and all(r.value is not None and _ast_tests_interval(r.value) for r in returns):
+                    found.add((name, stmt.name))
+    return frozenset(found)
+
+
 def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
                         interval_names: FrozenSet[str] = frozenset()) -> bool:
     """The ast twin of syntax.tests_interval: ``%`` anywhere, a name holding such a test, or a

@@ -22,7 +22,7 @@ from .names import ImportTable, canonical, is_torch_name
 from . import syntax
 from .tree import child_nodes, descendants
 from . import value_flow
-from .step_loops import is_counter_name, is_loader_name, is_model_name
+from .step_loops import interval_properties, is_counter_name, is_loader_name, is_model_name
 from .run_once import is_per_epoch_hook
 from .budgets import spends_budget
 from .throttles import cst_throttled_branch, cst_throttles
@@ -615,6 +615,7 @@ class Context:
             if (
                 (syntax.tests_interval(block.node.test, outer_counters, names)
                  or self._hands_counter(block.node.test, outer_counters)
+                 or self._tests_interval_property(block.node.test)
                  or spends_budget(block.node, self.frame.node) or cst_throttled_branch(block.node))
                 and not self.steps.runs_update(block.body)
             ):
@@ -638,11 +639,27 @@ class Context:
                 continue
             if names is None:
                 names = self._interval_names(body, frozenset())
-            if ((self._tests_step_interval(block.node.test, names) or spends_budget(block.node, body.node)
+            if ((self._tests_step_interval(block.node.test, names) or self._tests_interval_property(block.node.test)
+                 or spends_budget(block.node, body.node)
                  or cst_throttled_branch(block.node))
                     and not self.steps.runs_update(block.body)):
                 return True
         return self._after_interval_exit(body.node)
+
+    def _tests_interval_property(self, test: cst.BaseExpression) -> bool:
+        """``if self.is_active:`` where ``is_active`` is a property of the class around whose every
+        ``return`` is an interval test (matsciml's callbacks: ``return (self.batch_idx %
+        self.update_freq) == 0``, holdout66): the test is that interval, written once."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return self._tests_interval_property(test.left) or self._tests_interval_property(test.right)
+        if not (isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name) and test.value.value == "self"):
+            return False
+        qualname = self.function_qualname()
+        if not qualname or "." not in qualname:
+            return False
+        # (the file's ast: a unit the walk parses may be one method, without its class)
+        properties = self.facts.derived("interval_properties", lambda tree, table: interval_properties(tree))
+        return (qualname.rpartition(".")[0], test.attr.value) in properties
 
     def interval_names_of(self, loop: Block) -> FrozenSet[str]:
         """The names holding interval tests that a test inside ``loop`` may read (_interval_names)."""
