@@ -316,3 +316,38 @@ def test_a_property_that_returns_a_flag_is_no_interval():
         ("TPL102", 15, 49, SYNC.format(what="`.item()`")),
         ("TPL102", 25, 25, SYNC.format(what="`.item()`") + " (called every step from train.py:20 via on_train_batch_end)"),
     ]
+
+
+METHOD_WITH_A_DEMO = """\
+import torch
+
+
+class MEND(torch.nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def edit(self, batch):
+        loss = self.model(batch).mean()
+        loss.backward()
+        info = {"grad": self.model.weight.grad.norm(2).item()}
+        return info
+
+
+{guard}
+    mend = MEND(torch.nn.Linear(4, 4).cuda())
+    print(mend.edit(torch.randn(2, 4, device="cuda")))
+"""
+
+
+def test_a_demo_under_the_main_guard_does_not_make_a_method_run_once():
+    """EasyEdit's ``MEND.edit`` runs its own backward (a step body, rules.md "A step body"); the
+    only caller the project shows is the demo under ``if __name__ == "__main__":``, which says
+    nothing of how the trainers (through a registry) run it: it stays a step body (R2 needs every
+    caller of the project's own runs to run it once)."""
+    assert _found(METHOD_WITH_A_DEMO.replace("{guard}", 'if __name__ == "__main__":')) == [
+        ("TPL102", 12, 24, SYNC.format(what="`.item()`"))]
+
+
+def test_a_module_level_call_outside_the_guard_runs_the_method_once():
+    assert _found(METHOD_WITH_A_DEMO.replace("{guard}", "if torch.cuda.is_available():")) == []

