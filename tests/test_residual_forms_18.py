@@ -351,3 +351,98 @@ def test_a_demo_under_the_main_guard_does_not_make_a_method_run_once():
 
 def test_a_module_level_call_outside_the_guard_runs_the_method_once():
     assert _found(METHOD_WITH_A_DEMO.replace("{guard}", "if torch.cuda.is_available():")) == []
+
+
+FIRST_SAMPLE_OF_EACH_STEP = """\
+import torch
+
+
+class Trainer:
+    def train_step(self, data):
+        self.optimizer.zero_grad()
+        loss = self.loss_train(data)
+        loss.backward()
+        self.optimizer.step()
+        return loss.item()
+
+    def loss_train(self, data):
+        offset, occupancy = self.model(data)
+        loss = 0
+        stages = []
+        for i in range(offset.size(0)):
+            loss += self.point_loss(offset[i])
+            if {test}:
+                stages.append(loss.item())
+        return loss
+
+
+def train(trainer, loader):
+    for batch in loader:
+        trainer.train_step(batch)
+"""
+
+
+def test_the_first_item_of_a_loop_inside_a_step_body_is_taken_every_step():
+    """occupancy networks' DMC loss: ``for i in range(batchsize): ... if i == 0:
+    stages.append(loss.item())`` in a function every step calls: the loop runs whole in every
+    call, so its first time round is every step (no interval: rules.md "An interval")."""
+    assert _found(FIRST_SAMPLE_OF_EACH_STEP.replace("{test}", "i == 0"), codes=("TPL102",)) == [
+        ("TPL102", 10, 15, SYNC.format(what="`.item()`")),
+        ("TPL102", 19, 30, SYNC.format(what="`.item()`") + " (called every step from train.py:7 via train_step)"),
+    ]
+
+
+def test_a_step_interval_inside_a_step_body_is_still_one():
+    assert _found(FIRST_SAMPLE_OF_EACH_STEP.replace("{test}", "self.step % 100 == 0"), codes=("TPL102",)) == [
+        ("TPL102", 10, 15, SYNC.format(what="`.item()`"))]
+
+
+BUILTIN_ANY_OF_A_TENSOR = """\
+import torch
+
+
+def pg_loss(model, batch, optimizer):
+    logprobs = model(batch.cuda())
+    if {test}:
+        print("inf in logprobs")
+    loss = -logprobs.mean()
+    loss.backward()
+    optimizer.step()
+
+
+def train(model, loader, optimizer):
+    for batch in loader:
+        pg_loss(model, batch, optimizer)
+"""
+
+
+def test_builtin_any_of_a_tensor_syncs_once_per_element():
+    """minillm's PPO loss: ``if any(torch.isinf(logprobs).view(-1)):`` iterates the tensor and
+    calls ``bool()`` on every element."""
+    assert _found(BUILTIN_ANY_OF_A_TENSOR.replace("{test}", "any(torch.isinf(logprobs).view(-1))")) == [
+        ("TPL102", 6, 7, SYNC.format(what="builtin `any()` of a tensor"))]
+
+
+def test_builtin_any_of_python_values_waits_for_nothing():
+    assert _found(BUILTIN_ANY_OF_A_TENSOR.replace("{test}", "any(n > 3 for n in range(4))")) == []
+
+
+MARGIN_MATRIX = """\
+import torch
+
+
+def forward(logits, margin):
+    labels = torch.zeros(logits.size()).{fill}(margin).to(logits.device)
+    return logits - labels
+"""
+
+
+def test_fill_diagonal_keeps_a_factory_fresh_before_its_move():
+    """SimKGC's contrastive margin: ``torch.zeros(logits.size()).fill_diagonal_(margin).to(device)``."""
+    found = lint_source(MARGIN_MATRIX.replace("{fill}", "fill_diagonal_"), "train.py", codes=("TPL101",))
+    assert [(f.code, f.line, f.col, f.message, f.fix) for f in found] == [
+        ("TPL101", 5, 13, CPU_THEN_DEVICE.format(factory="zeros"), None)]
+
+
+def test_a_method_of_another_kind_between_factory_and_move_is_no_fresh_tensor():
+    assert lint_source(MARGIN_MATRIX.replace("{fill}", "masked_fill"), "train.py", codes=("TPL101",)) == []

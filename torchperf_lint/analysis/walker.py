@@ -610,7 +610,7 @@ class Context:
             if block.kind != IF or block.body is not block.node.body:
                 continue
             if outer_counters is None:
-                outer_counters = self.outer_loop_targets(loop)
+                outer_counters = self.outer_loop_targets(loop) | self._per_call_counters(loop)
                 names = self._interval_names(loop, outer_counters)
             if (
                 (syntax.tests_interval(block.node.test, outer_counters, names)
@@ -621,6 +621,18 @@ class Context:
             ):
                 return True
         return self._after_interval_exit(loop.node, updates_after=False)
+
+    def _per_call_counters(self, loop: Block) -> FrozenSet[str]:
+        """The counters of ``loop`` when it is a loop over items (no loader, no update) inside a
+        step body: the whole loop runs in every call, so its ``if i == 0:`` holds every step
+        (occupancy networks' DMC loss, ``for i in range(batchsize): if i == 0:
+        stages.append(loss.item())``, holdout64)."""
+        node = loop.node
+        if not isinstance(node, cst.For) or self.step_body() is None:
+            return frozenset()
+        if self.steps.iterates_loader(node.iter) or self.steps.runs_update(node.body):
+            return frozenset()
+        return frozenset(syntax.assigned_names(node.target))
 
     def _body_under_interval(self, body: Block, blocks: List[Block]) -> bool:
         """A step body's interval (rules.md "An interval"): an ``if`` on the step counter that runs

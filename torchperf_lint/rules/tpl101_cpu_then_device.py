@@ -53,7 +53,8 @@ _KEEP_FRESH = frozenset(
     "float double half bfloat16 long int short bool byte char type view reshape repeat repeat_interleave expand "
     "unsqueeze squeeze t flatten contiguous fill_ zero_ tril triu tril_ triu_ transpose permute expand_as view_as reshape_as "
     "uniform_ normal_ random_ bernoulli_ exponential_".split()  # in-place (random) fills
-    + "tile".split()  # ``torch.arange(W).view(1, -1).tile(H, 1)``: a repeat (mickey, holdout64)
+    + "tile fill_diagonal_".split()  # ``torch.arange(W).view(1, -1).tile(H, 1)``: a repeat (mickey,
+    # holdout64); ``torch.zeros(n, n).fill_diagonal_(m)``: an in-place fill (SimKGC, holdout63)
     + _ELEMENTWISE_NAMES.split()  # ``.exp()``: one value per value, a new host tensor
 )
 # Those of them torch also offers as functions of the tensor (``torch.unsqueeze(t, 0)``).

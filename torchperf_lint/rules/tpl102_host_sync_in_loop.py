@@ -37,7 +37,7 @@ SYNC_FUNCTIONS = frozenset(("torch.cuda.synchronize", "torch.nonzero"))
 # torch functions that compare tensors and give back a Python bool: the host waits for the answer.
 BOOL_FUNCTIONS = frozenset(("torch.equal", "torch.allclose", "torch.is_nonzero"))
 CONVERSIONS = frozenset(("float", "int", "bool"))
-_READERS = CONVERSIONS | {"print", "max", "min"}
+_READERS = CONVERSIONS | {"print", "max", "min", "any", "all"}
 # Timers a benchmark reads right after ``torch.cuda.synchronize()``: the sync is what makes the
 # reading mean something (spec: host-needed).
 _TIMERS = frozenset((
@@ -208,6 +208,10 @@ class HostSyncInLoop(Rule):
             elif name in ("max", "min") and any(_holds_device_tensor(a.value, ctx) for a in args):
                 # Python compares the tensors with ``bool(a > b)``: one sync per comparison.
                 self._report_unless_host_needed(node, f"builtin `{name}()` of tensors")
+            elif name in ("any", "all") and len(args) == 1 and len(node.args) == 1 and ctx.is_device_tensor(args[0].value):
+                # ``any(torch.isinf(x).view(-1))`` iterates the tensor and calls ``bool()`` on each
+                # element: a sync per element (minillm's PPO loss, holdout63); ``t.any()`` is one op
+                self._report_unless_host_needed(node, f"builtin `{name}()` of a tensor")
 
     def visit_FormattedString(self, node: cst.FormattedString) -> None:
         """``f"{loss:.3f}"`` reads the tensor's value (``print(f"...")`` is reported as printing)."""
