@@ -446,3 +446,32 @@ def test_fill_diagonal_keeps_a_factory_fresh_before_its_move():
 
 def test_a_method_of_another_kind_between_factory_and_move_is_no_fresh_tensor():
     assert lint_source(MARGIN_MATRIX.replace("{fill}", "masked_fill"), "train.py", codes=("TPL101",)) == []
+
+
+LOSS_FIELD_OF_A_MODEL_OUTPUT = """\
+import torch
+from accelerate import Accelerator
+
+
+def train(model, loader, optimizer):
+    accelerator = Accelerator()
+    model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+    train_loss = []
+    for step, batch in enumerate(loader):
+        loss = model(**batch["context"]).{field} / 2
+        accelerator.backward(loss)
+        train_loss.append(float(loss))
+        optimizer.step()
+"""
+
+
+def test_a_loss_field_of_a_model_output_is_a_tensor_where_the_output_is():
+    """UniCRS: ``model(**batch).conv_loss`` of the project's own ``ModelOutput`` dataclass (fields
+    ``conv_loss``, ``rec_loss``, ``rec_logits``): named a loss, it is the output's tensor, so
+    ``float(loss)`` every step waits for the device."""
+    assert _found(LOSS_FIELD_OF_A_MODEL_OUTPUT.replace("{field}", "conv_loss")) == [
+        ("TPL102", 12, 26, SYNC.format(what="`float()` of a tensor"))]
+
+
+def test_a_field_named_otherwise_is_not_known_to_be_a_tensor():
+    assert _found(LOSS_FIELD_OF_A_MODEL_OUTPUT.replace("{field}", "num_tokens")) == []

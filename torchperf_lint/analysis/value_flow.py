@@ -69,6 +69,9 @@ _NOT_TENSOR_FIELD = re.compile(
     r"\w*_(?:size|len|length|count|num|names?|keys|paths?|str|text)|size|len|length|count|stride|storage)$")
 # The tensor fields of a model's output object (transformers' ModelOutput): ``model(**batch).logits``.
 _OUTPUT_FIELDS = frozenset("logits loss last_hidden_state pooler_output start_logits end_logits".split())
+# Fields a model output names as losses or logits (``.conv_loss``, ``.rec_logits``, ``.loss_cls``:
+# a project's own ``ModelOutput`` dataclass, UniCRS, holdout66): tensors where the output is.
+_OUTPUT_FIELD_NAME = re.compile(r"(?:^|_)(?:loss|logits)(?:$|_)")
 _PYTHON_BUILTINS = frozenset("float int bool len str round repr range format hash id ord chr isinstance".split())
 _CONTAINER_BUILTINS = frozenset("list tuple dict set sorted".split())
 _BUILTINS = _PYTHON_BUILTINS | _CONTAINER_BUILTINS | {"next"}
@@ -743,7 +746,7 @@ class ValueFlow:
                 return PYTHON
             if attr in _TENSOR_ATTRIBUTES and owner in TENSORS:
                 return owner
-            if attr in _OUTPUT_FIELDS and owner == DEVICE:
+            if (attr in _OUTPUT_FIELDS or _OUTPUT_FIELD_NAME.search(attr)) and owner == DEVICE:
                 return DEVICE
             if (owner == DEVICE and isinstance(expr.value, cst.Name) and _NOT_TENSOR_FIELD.search(attr) is None
                     and not is_model_name(expr.value.value) and not self._is_module(expr.value)):
