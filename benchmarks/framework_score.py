@@ -4077,7 +4077,7 @@ CORPUS = [
     {"name": "DifFace", "github": "zsyOAOA/DifFace", "set": "holdout65",
      "commit": "5c9ab801b2872544b221d4bfdeead7d430af4ed2",
      "take": ["trainer.py", "main.py", "main_diffusion.py", "main_sr.py", "sampler.py", "inference_difface.py", "models", "utils", "datapipe/__init__.py", "datapipe/datasets.py", "datapipe/ffhq_degradation_dataset.py", "datapipe/masks.py"], "only": "*.py", "drop": []},
-    # holdout66 (2026-11-27): entries below this line, before the closing bracket.
+    # holdout66 (2026-11-27): entries below this line, before the holdout67 marker.
     {"name": "foldingdiff", "github": "microsoft/foldingdiff", "set": "holdout66",
      "commit": "18c865338db937fbd2ffba1e4fdfbcfdb99de8b7",
      "take": ["setup.py", "foldingdiff", "bin/train.py", "bin/train_autoregressive.py"],
@@ -4138,6 +4138,10 @@ CORPUS = [
      "commit": "96675826e9ef234a9b01cc63d484c66cb0441bc0",
      "take": ["code/TFC"],
      "only": "*.py", "drop": []},
+    # holdout67 (2026-11-27): entries below this line, before the holdout68 marker.
+    # holdout68 (2026-11-27): entries below this line, before the holdout69 marker.
+    # holdout69 (2026-11-27): entries below this line, before the holdout70 marker.
+    # holdout70 (2026-11-27): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -4367,7 +4371,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 67)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 71)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
