@@ -4172,6 +4172,9 @@ CORPUS = [
     {"name": "streaming-vc-test", "github": "MatchaChoco010/streaming-vc-test", "set": "holdout68",
      "commit": "26f9831b53c03d3af89519d05d92efc2b1e17828",
      "take": ["streaming_freevc"], "only": "*.py", "drop": []},
+    {"name": "Andreas-Bachelor", "github": "kommodeskab/Andreas-Bachelor", "set": "holdout68",
+     "commit": "c2c94a9f11dea2ec85bee85dd05692d34a691acb",
+     "take": ["train.py", "src"], "only": "*.py", "drop": []},
     # holdout69 (2026-11-27): entries below this line, before the holdout70 marker.
     # holdout70 (2026-11-27): entries below this line, before the closing bracket.
 ]
