@@ -4175,6 +4175,9 @@ CORPUS = [
     {"name": "Andreas-Bachelor", "github": "kommodeskab/Andreas-Bachelor", "set": "holdout68",
      "commit": "c2c94a9f11dea2ec85bee85dd05692d34a691acb",
      "take": ["train.py", "src"], "only": "*.py", "drop": []},
+    {"name": "NATSpeech", "github": "NATSpeech/NATSpeech", "set": "holdout68",
+     "commit": "2e7084e4c76ee165de8d6ff7dacf6011514fbe7c",
+     "take": ["tasks", "modules", "utils"], "only": "*.py", "drop": []},
     # holdout69 (2026-11-27): entries below this line, before the holdout70 marker.
     # holdout70 (2026-11-27): entries below this line, before the closing bracket.
 ]
