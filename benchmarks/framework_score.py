@@ -4197,6 +4197,10 @@ CORPUS = [
      "commit": "493bd8136b2bb7265d7876104f56688363c8d0d1",
      "take": ["Config.py", "Load_Dataset.py", "Train_one_epoch.py", "nets", "train_model.py", "utils.py"],
      "only": "*.py", "drop": []},
+    {"name": "UniMatch", "github": "LiheYoung/UniMatch", "set": "holdout67",
+     "commit": "0324f3dd4a22128105a5eb135d2586c0bb3cc647",
+     "take": ["dataset", "fixmatch.py", "model", "supervised.py", "unimatch.py", "util"],
+     "only": "*.py", "drop": []},
     # holdout68 (2026-11-27): entries below this line, before the holdout69 marker.
     # holdout69 (2026-11-27): entries below this line, before the holdout70 marker.
     # holdout70 (2026-11-27): entries below this line, before the closing bracket.
