@@ -586,13 +586,7 @@ class ValueFlow:
         if not (isinstance(expr.value, cst.Name) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
                 and isinstance(expr.slice[0].slice.value, cst.SimpleString)):
             return None
-        name = expr.value.value
-        if env is None:
-            frame, binding = self.ctx.frame, self.ctx.frame.values.get(name)
-        else:
-            frame, binding = env.frame, env.head
-            while binding is not None and binding.name != name:
-                binding = binding.prev
+        frame, binding = self._last_binding(expr.value.value, env)
         if binding is None or binding.source != "moved" or not binding.extra[3]:
             return None
         literal = expr.slice[0].slice.value.evaluated_value
@@ -605,15 +599,20 @@ class ValueFlow:
     def _plain_binding(self, name: str, env):
         """(the expression, the binding, its frame) of ``name``'s last plain ``name = expr``, as seen
         at the walk's position (``env`` None) or when a binding was made; None otherwise."""
-        if env is None:
-            frame, binding = self.ctx.frame, self.ctx.frame.values.get(name)
-        else:
-            frame, binding = env.frame, env.head
-            while binding is not None and binding.name != name:
-                binding = binding.prev
+        frame, binding = self._last_binding(name, env)
         if binding is None or binding.source != "expr" or binding.extra[1]:
             return None
         return binding.extra[0], binding, frame
+
+    def _last_binding(self, name: str, env):
+        """(frame, the last binding of ``name`` in it) at the walk's position (``env`` None) or as
+        seen when a binding was made; the binding is None when the frame has none."""
+        if env is None:
+            return self.ctx.frame, self.ctx.frame.values.get(name)
+        binding = env.head
+        while binding is not None and binding.name != name:
+            binding = binding.prev
+        return env.frame, binding
 
     def _displayed_values_kind(self, name: str, env, depth: int) -> str:
         """DEVICE when ``name`` was last bound to a dict display (``{"a": loss1, "b": loss2}``,
