@@ -4198,6 +4198,18 @@ CORPUS = [
     {"name": "RETRO-pytorch", "github": "lucidrains/RETRO-pytorch", "set": "holdout70",
      "commit": "d08661313f3ac9e52f2a4e5fac2dad3f1a6d5fd1",
      "take": ["retro_pytorch", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "mt-dnn", "github": "namisan/mt-dnn", "set": "holdout70",
+     "commit": "3228e7c2f2495fdf1e7f53e7a3809980cf2c9110",
+     "take": ["train.py", "predict.py", "mt_dnn", "module", "data_utils", "tasks", "experiments/__init__.py", "experiments/exp_def.py"], "only": "*.py", "drop": []},
+    {"name": "cramming", "github": "JonasGeiping/cramming", "set": "holdout70",
+     "commit": "196c9912d8c5b06a05e9a58edd1521e3d38f7c0c",
+     "take": ["pretrain.py", "eval.py", "cramming"], "only": "*.py", "drop": []},
+    {"name": "DrQA", "github": "facebookresearch/DrQA", "set": "holdout70",
+     "commit": "6d7c1b7087b86cfe9bdf84a279adb58dceada3cd",
+     "take": ["drqa/__init__.py", "drqa/reader", "scripts/reader/train.py", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "decaNLP", "github": "salesforce/decaNLP", "set": "holdout70",
+     "commit": "043ab56c592762517f7f14476d21cd6444d0de5c",
+     "take": ["arguments.py", "metrics.py", "models", "multiprocess", "predict.py", "train.py", "util.py", "validate.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
