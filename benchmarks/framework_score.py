@@ -4210,6 +4210,9 @@ CORPUS = [
     {"name": "decaNLP", "github": "salesforce/decaNLP", "set": "holdout70",
      "commit": "043ab56c592762517f7f14476d21cd6444d0de5c",
      "take": ["arguments.py", "metrics.py", "models", "multiprocess", "predict.py", "train.py", "util.py", "validate.py"], "only": "*.py", "drop": []},
+    {"name": "UnsupervisedMT", "github": "facebookresearch/UnsupervisedMT", "set": "holdout70",
+     "commit": "d5f2fc29246205abd8d62a4377c2bd4c01e086b8",
+     "take": ["NMT/main.py", "NMT/src"], "only": "*.py", "drop": ["NMT/src/test.py"]},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
