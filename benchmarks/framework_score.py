@@ -4213,6 +4213,9 @@ CORPUS = [
     {"name": "UnsupervisedMT", "github": "facebookresearch/UnsupervisedMT", "set": "holdout70",
      "commit": "d5f2fc29246205abd8d62a4377c2bd4c01e086b8",
      "take": ["NMT/main.py", "NMT/src"], "only": "*.py", "drop": ["NMT/src/test.py"]},
+    {"name": "MUSE", "github": "facebookresearch/MUSE", "set": "holdout70",
+     "commit": "3159355b93f5c3c4883808ba785ba9d18d7f5e81",
+     "take": ["evaluate.py", "src", "supervised.py", "unsupervised.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
