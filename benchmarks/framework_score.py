@@ -4216,6 +4216,9 @@ CORPUS = [
     {"name": "MUSE", "github": "facebookresearch/MUSE", "set": "holdout70",
      "commit": "3159355b93f5c3c4883808ba785ba9d18d7f5e81",
      "take": ["evaluate.py", "src", "supervised.py", "unsupervised.py"], "only": "*.py", "drop": []},
+    {"name": "FewRel", "github": "thunlp/FewRel", "set": "holdout70",
+     "commit": "278a2315d2138810a379cd8d5718914dc56e2582",
+     "take": ["fewshot_re_kit", "models", "train_demo.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
