@@ -4219,6 +4219,13 @@ CORPUS = [
     {"name": "FewRel", "github": "thunlp/FewRel", "set": "holdout70",
      "commit": "278a2315d2138810a379cd8d5718914dc56e2582",
      "take": ["fewshot_re_kit", "models", "train_demo.py"], "only": "*.py", "drop": []},
+    {"name": "torchMoji", "github": "huggingface/torchMoji", "set": "holdout70",
+     "commit": "9dd01df645dd84b3645633f55067c0bbcac90011",
+     "take": ["torchmoji", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "end-to-end-negotiator", "github": "facebookresearch/end-to-end-negotiator", "set": "holdout70",
+     "commit": "bbb93bbf00f69fced75d5c0d22e855bda07c9b78",
+     "take": ["src/agent.py", "src/avg_rank.py", "src/chat.py", "src/config.py", "src/data.py", "src/dialog.py", "src/domain.py", "src/eval_selfplay.py", "src/metric.py", "src/reinforce.py", "src/selfplay.py", "src/split.py", "src/train.py", "src/utils.py", "src/vis.py", "src/engines", "src/models"],
+     "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
