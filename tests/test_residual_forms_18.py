@@ -475,3 +475,88 @@ def test_a_loss_field_of_a_model_output_is_a_tensor_where_the_output_is():
 
 def test_a_field_named_otherwise_is_not_known_to_be_a_tensor():
     assert _found(LOSS_FIELD_OF_A_MODEL_OUTPUT.replace("{field}", "num_tokens")) == []
+
+
+ZIPPED_PINNED_LOADERS = """\
+import torch
+from torch.utils.data import DataLoader
+
+
+def train(model, optimizer, trainset_l, trainset_u):
+    trainloader_l = DataLoader(trainset_l, batch_size=8, pin_memory=True, num_workers=4)
+    trainloader_u = DataLoader(trainset_u, batch_size=8, pin_memory={pinned}, num_workers=4)
+    for epoch in range(10):
+        loader = zip(trainloader_l, trainloader_u)
+        for i, ((img_x, mask_x), (img_u_w, img_u_s)) in enumerate(loader):
+            img_x, mask_x = img_x.cuda(), mask_x.cuda()
+            loss = model(img_x, mask_x)
+            loss.backward()
+            optimizer.step()
+"""
+
+
+def test_a_zip_of_pinned_loaders_hands_out_pinned_batches():
+    """UniMatch's semi-supervised loop zips the labelled and unlabelled loaders, both pinned: each
+    time round's batches come from pinned memory, and their blocking ``.cuda()`` is TPL104."""
+    found = lint_source(ZIPPED_PINNED_LOADERS.replace("{pinned}", "True"), "train.py", codes=("TPL104",))
+    assert [(f.code, f.line, f.col, f.message) for f in found] == [
+        ("TPL104", 11, 28, BLOCKING), ("TPL104", 11, 42, BLOCKING)]
+
+
+def test_a_zip_with_an_unpinned_loader_is_not_known_pinned():
+    assert lint_source(ZIPPED_PINNED_LOADERS.replace("{pinned}", "False"), "train.py", codes=("TPL104",)) == []
+
+
+LOSS_COLLECTION = """\
+import torch
+from accelerate import Accelerator
+
+
+def train(model, {losses}, train_loader, optimizer, accelerator: Accelerator, step: int):
+    for i, image_batch in enumerate(train_loader):
+        logits = model(image_batch["image"])
+        total_loss = 0
+        for name in {losses}:
+            loss = {losses}[name](logits, image_batch["label"])
+            accelerator.log({"Train/" + name: float(loss)}, step=step)
+            total_loss += loss
+        accelerator.backward(total_loss)
+        optimizer.step()
+"""
+
+
+def test_an_item_of_a_collection_of_loss_functions_returns_a_loss():
+    """ZTomorTrain's Accelerate scripts: ``loss = loss_functions[name](logits, label)`` then
+    ``float(loss)`` for ``accelerator.log`` every step."""
+    assert _found(LOSS_COLLECTION.replace("{losses}", "loss_functions")) == [
+        ("TPL102", 11, 46, SYNC.format(what="`float()` of a tensor"))]
+
+
+def test_an_item_of_a_collection_named_otherwise_is_not_known_to_return_a_tensor():
+    assert _found(LOSS_COLLECTION.replace("{losses}", "handlers")) == []
+
+
+SEARCH_ITERATIONS_IN_A_STEP = """\
+import logging
+
+import pytorch_lightning as pl
+import torch
+
+log = logging.getLogger(__name__)
+
+
+class ActiveSearch(pl.LightningModule):
+    def training_step(self, batch, batch_idx):
+        for i in range(self.hparams.max_iters):
+            out = self.policy(batch.clone())
+            if i == 0:
+                log.info(f"Initial reward: {out['reward'].max():.2f}")
+            loss = -out["reward"].mean()
+            self.manual_backward(loss)
+"""
+
+
+def test_the_first_time_round_of_a_loop_that_runs_a_model_in_a_step_is_once():
+    """rl4co's active search: each time round of ``for i in range(max_iters)`` runs the policy (a
+    step loop of its own), so its ``if i == 0:`` picks one time round, as in any step loop."""
+    assert _found(SEARCH_ITERATIONS_IN_A_STEP) == []

@@ -41,7 +41,7 @@ from .argument_places import _dominating_value
 from .named_lambdas import lambda_function
 from .project_index import content_digest
 from .step_loops import is_model_name
-from .syntax import dotted_name, is_loss_function_name
+from .syntax import dotted_name, is_loss_collection_name, is_loss_function_name
 from .value_kinds import (CONTAINER, CPU_TENSOR, DEVICE, HOST, HOST_TENSORS, MOVED_BATCH, NUMPY, PYTHON, TENSORS,
                           UNKNOWN, Shape, collapse)
 
@@ -784,6 +784,9 @@ class _Evaluation:
             name = func.id if isinstance(func, ast.Name) else func.attr
             if is_model_name(name) or is_loss_function_name(name):
                 return DEVICE  # ``model(x)``, ``criterion(out, y)``: a model's or a loss's output (value flow)
+        if isinstance(func, ast.Subscript) and isinstance(func.value, (ast.Name, ast.Attribute)) and is_loss_collection_name(
+                func.value.id if isinstance(func.value, ast.Name) else func.value.attr):
+            return DEVICE  # ``loss_functions[name](logits, label)``
         return UNKNOWN
 
     def _builtin_call(self, name: str, call: ast.Call, depth: int) -> Shape:

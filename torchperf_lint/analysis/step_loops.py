@@ -448,6 +448,13 @@ class ModuleSteps:
             if loader is not None and len(names) == 1:
                 # its batches are that loader's (pinned or not): ``for i, (x, y) in bar:``
                 self.iterated[names[0]] = loader
+            elif _last_ast(value.func) == "zip" and len(value.args) > 1:
+                # ``loader = zip(trainloader_l, trainloader_u)`` (UniMatch's semi-supervised loop,
+                # holdout67): each time round hands one batch of each; pinned when every one is
+                zipped = [_last_ast(a) for a in value.args]
+                if all(z in self.pinned_loaders and z not in self.unpinned_loaders for z in zipped):
+                    self.pinned_loaders.update(names)
+                    self.loaders.update(names)
         elif isinstance(value.func, ast.Name):
             self.iterators.update(names)
             loader = _last_ast(value.args[0])

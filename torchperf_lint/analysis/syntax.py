@@ -463,6 +463,17 @@ def is_loss_function_name(name: Optional[str]) -> bool:
     return bool(name) and _LOSS_FUNCTION.search(name) is not None
 
 
+# Collections of loss functions, called item by item: ``loss_functions[name](logits, label)``
+# (ZTomorTrain's Accelerate scripts, holdout67), ``self.losses[k](pred, gt)``, ``criterions[i](...)``.
+_LOSS_COLLECTION = re.compile(
+    r"(?i)^(?:\w+_)?(?:loss_functions|loss_funcs|loss_fns|losses|criterions|criteria|loss_dict|loss_modules)$")
+
+
+def is_loss_collection_name(name: Optional[str]) -> bool:
+    """A name for a dict or list of loss functions, whose items are called on a model's output."""
+    return bool(name) and _LOSS_COLLECTION.search(name) is not None
+
+
 # ---- mixed precision, grad mode, version checks (TPL3xx, TPL6xx) --------------------------------
 _VERSION_TEST = re.compile(
     # ``hasattr(torch, "amp")`` asks about torch; ``hasattr(pl_module, "log_images")`` does not.

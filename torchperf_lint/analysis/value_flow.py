@@ -26,7 +26,8 @@ from .tree import descendants
 from .cpu_attributes import cpu_tensor_attributes
 from .metric_states import tensor_states
 from .return_kinds import ReturnKinds, at_call
-from .syntax import (device_kind, has_double_splat, is_loss_function_name, keyword, last_identifier, positional,
+from .syntax import (device_kind, has_double_splat, is_loss_collection_name, is_loss_function_name,
+                     keyword, last_identifier, positional,
                      string_value)
 # The kinds (value_kinds.py), named here too: the rules read them as ``value_flow.DEVICE``.
 from .value_kinds import (BATCH, BATCHES, CONTAINER, CPU_TENSOR, DEVICE, HOST, HOST_TENSORS,  # noqa: F401
@@ -946,7 +947,9 @@ class ValueFlow:
 
     def _returns_model_output(self, call: cst.Call) -> bool:
         """``logits = model(x)``, ``loss = criterion(out, y)``, ``loss = self.compute_loss(...)``."""
-        return (self.ctx.is_model_call(call) or is_loss_function_name(last_identifier(call.func))
+        func = call.func
+        return (self.ctx.is_model_call(call) or is_loss_function_name(last_identifier(func))
+                or (isinstance(func, cst.Subscript) and is_loss_collection_name(last_identifier(func.value)))
                 or self._calls_own_module(call))
 
     def _calls_own_module(self, call: cst.Call) -> bool:

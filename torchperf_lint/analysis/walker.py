@@ -628,11 +628,21 @@ class Context:
         (occupancy networks' DMC loss, ``for i in range(batchsize): if i == 0:
         stages.append(loss.item())``, holdout64)."""
         node = loop.node
-        if not isinstance(node, cst.For) or self.step_body() is None:
+        if not isinstance(node, cst.For) or self.step_body() is None or not isinstance(node.iter, cst.Call):
             return frozenset()
-        if self.steps.iterates_loader(node.iter) or self.steps.runs_update(node.body):
+        # a counter (``range``'s, or ``enumerate``'s first target), in a loop that is no step loop of
+        # its own (rl4co's search iterations call the policy and update: their ``i == 0`` is once)
+        maker = syntax.last_identifier(node.iter.func)
+        if maker == "range" and isinstance(node.target, cst.Name):
+            counter = node.target.value
+        elif maker == "enumerate" and isinstance(node.target, cst.Tuple) and node.target.elements and isinstance(
+                node.target.elements[0].value, cst.Name):
+            counter = node.target.elements[0].value.value
+        else:
             return frozenset()
-        return frozenset(syntax.assigned_names(node.target))
+        if self.steps.is_intrinsic(node) or self.steps.runs_update(node.body):
+            return frozenset()
+        return frozenset((counter,))
 
     def _body_under_interval(self, body: Block, blocks: List[Block]) -> bool:
         """A step body's interval (rules.md "An interval"): an ``if`` on the step counter that runs
