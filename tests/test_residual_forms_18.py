@@ -560,3 +560,33 @@ def test_the_first_time_round_of_a_loop_that_runs_a_model_in_a_step_is_once():
     """rl4co's active search: each time round of ``for i in range(max_iters)`` runs the policy (a
     step loop of its own), so its ``if i == 0:`` picks one time round, as in any step loop."""
     assert _found(SEARCH_ITERATIONS_IN_A_STEP) == []
+
+
+LOOKUP_FALLBACK_IN_A_STEP_LOOP = """\
+import torch
+
+
+def train_one_epoch(loader, model, criterion, optimizer):
+    for i, (images, masks) in enumerate(loader, 1):
+        preds = model(images.cuda())
+        loss = criterion(preds, masks.cuda())
+        try:
+            loss_name = criterion._get_name()
+        except {error}:
+            loss_name = criterion.__name__
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        torch.cuda.empty_cache()
+"""
+
+
+def test_a_lookup_fallback_makes_no_retry_loop():
+    """UCTransNet: ``try: loss_name = criterion._get_name() except AttributeError: ...`` picks a
+    name; the loop tries nothing again, so its ``empty_cache()`` every step is TPL103."""
+    assert _found(LOOKUP_FALLBACK_IN_A_STEP_LOOP.replace("{error}", "AttributeError"), codes=("TPL103",)) == [
+        ("TPL103", 15, 8, EMPTY_CACHE)]
+
+
+def test_a_loop_that_catches_a_runtime_error_and_goes_on_is_a_retry_loop():
+    assert _found(LOOKUP_FALLBACK_IN_A_STEP_LOOP.replace("{error}", "RuntimeError"), codes=("TPL103",)) == []

