@@ -623,15 +623,16 @@ class Context:
         return self._after_interval_exit(loop.node, updates_after=False)
 
     def _per_call_counters(self, loop: Block) -> FrozenSet[str]:
-        """The counters of ``loop`` when it is a loop over items (no loader, no update) inside a
-        step body: the whole loop runs in every call, so its ``if i == 0:`` holds every step
+        """The counter of ``loop`` (``range``'s, or ``enumerate``'s first target) when it is a loop
+        over items inside a step body, one that is no step loop of its own (no loader, no model call,
+        no update): the whole loop runs in every call, so its ``if i == 0:`` holds every step
         (occupancy networks' DMC loss, ``for i in range(batchsize): if i == 0:
-        stages.append(loss.item())``, holdout64)."""
+        stages.append(loss.item())``, holdout64). Empty otherwise."""
         node = loop.node
         if not isinstance(node, cst.For) or self.step_body() is None or not isinstance(node.iter, cst.Call):
             return frozenset()
-        # a counter (``range``'s, or ``enumerate``'s first target), in a loop that is no step loop of
-        # its own (rl4co's search iterations call the policy and update: their ``i == 0`` is once)
+        # (rl4co's search iterations call the policy and update: their ``i == 0`` is once; LaSAFT's
+        # ``for x, idx, ... in zip(...)`` hands out batch items, no counter)
         maker = syntax.last_identifier(node.iter.func)
         if maker == "range" and isinstance(node.target, cst.Name):
             counter = node.target.value
