@@ -30,7 +30,6 @@ Nothing here runs unless value flow asks about a call of a project function.
 from __future__ import annotations
 
 import ast
-import re
 import builtins
 import weakref
 from typing import Dict, List, Optional, Tuple
@@ -43,7 +42,7 @@ from .project_index import content_digest
 from .step_loops import is_model_name
 from .syntax import dotted_name, is_loss_collection_name, is_loss_function_name
 from .value_kinds import (CONTAINER, CPU_TENSOR, DEVICE, HOST, HOST_TENSORS, MOVED_BATCH, NUMPY, PYTHON, TENSORS,
-                          UNKNOWN, Shape, collapse)
+                          UNKNOWN, Shape, collapse, is_output_field)
 
 # A tensor made by torch ops from the function's parameters only: where the call's arguments live.
 ARGS = "like its arguments"
@@ -73,10 +72,6 @@ _PYTHON_METHODS = frozenset(
 _PYTHON_ATTRIBUTES = frozenset(("shape", "ndim", "dtype", "device", "is_cuda", "requires_grad"))
 _TENSOR_ATTRIBUTES = frozenset(("grad", "data", "T", "mT", "H", "real", "imag"))
 # The tensor fields of a model's output object (transformers' ModelOutput), as value flow reads them.
-_OUTPUT_FIELDS = frozenset("logits loss last_hidden_state pooler_output start_logits end_logits".split())
-# Fields a model output names as losses or logits (``.conv_loss``, ``.rec_logits``, ``.loss_cls``:
-# a project's own ``ModelOutput`` dataclass, UniCRS, holdout66): tensors where the output is.
-_OUTPUT_FIELD_NAME = re.compile(r"(?:^|_)(?:loss|logits)(?:$|_)")
 # Methods whose result is not the receiver's kind (an object, a hook handle...).
 _OTHER_METHODS = frozenset("backward register_hook storage untyped_storage values items keys".split())
 _TENSOR_KINDS = TENSORS | {ARGS}
@@ -717,7 +712,7 @@ class _Evaluation:
                 return PYTHON
             if node.attr in _TENSOR_ATTRIBUTES and owner in _TENSOR_KINDS:
                 return owner
-            if (node.attr in _OUTPUT_FIELDS or _OUTPUT_FIELD_NAME.search(node.attr)) and owner == DEVICE:
+            if is_output_field(node.attr) and owner == DEVICE:
                 return DEVICE  # ``model(**batch).logits``
             if owner in (NUMPY, CPU_TENSOR):
                 return owner

@@ -32,7 +32,7 @@ from .syntax import (device_kind, has_double_splat, is_loss_collection_name, is_
 # The kinds (value_kinds.py), named here too: the rules read them as ``value_flow.DEVICE``.
 from .value_kinds import (BATCH, BATCHES, CONTAINER, CPU_TENSOR, DEVICE, HOST, HOST_TENSORS,  # noqa: F401
                           MOVED_BATCH, NUMPY, PINNED_BATCH, PYTHON, TENSORS, UNKNOWN, UNPINNED_BATCH, Shape, collapse,
-                          combine, item_shape)
+                          combine, is_output_field, item_shape)
 
 # torch.X functions that do not return a tensor.
 _NON_TENSOR_TORCH = frozenset(
@@ -69,10 +69,6 @@ _NOT_TENSOR_FIELD = re.compile(
     r"^(?:layout|is_\w+|grad_fn|names?|itemsize|nbytes|output_nr|_\w+|keys|num_\w+|n_\w+|"
     r"\w*_(?:size|len|length|count|num|names?|keys|paths?|str|text)|size|len|length|count|stride|storage)$")
 # The tensor fields of a model's output object (transformers' ModelOutput): ``model(**batch).logits``.
-_OUTPUT_FIELDS = frozenset("logits loss last_hidden_state pooler_output start_logits end_logits".split())
-# Fields a model output names as losses or logits (``.conv_loss``, ``.rec_logits``, ``.loss_cls``:
-# a project's own ``ModelOutput`` dataclass, UniCRS, holdout66): tensors where the output is.
-_OUTPUT_FIELD_NAME = re.compile(r"(?:^|_)(?:loss|logits)(?:$|_)")
 _PYTHON_BUILTINS = frozenset("float int bool len str round repr range format hash id ord chr isinstance".split())
 _CONTAINER_BUILTINS = frozenset("list tuple dict set sorted".split())
 _BUILTINS = _PYTHON_BUILTINS | _CONTAINER_BUILTINS | {"next"}
@@ -746,7 +742,7 @@ class ValueFlow:
                 return PYTHON
             if attr in _TENSOR_ATTRIBUTES and owner in TENSORS:
                 return owner
-            if (attr in _OUTPUT_FIELDS or _OUTPUT_FIELD_NAME.search(attr)) and owner == DEVICE:
+            if is_output_field(attr) and owner == DEVICE:
                 return DEVICE
             if (owner == DEVICE and isinstance(expr.value, cst.Name) and _NOT_TENSOR_FIELD.search(attr) is None
                     and not is_model_name(expr.value.value) and not self._is_module(expr.value)):
@@ -1286,39 +1282,29 @@ def _self_attribute(node) -> Optional[str]:
 
 
 def _iterated_expression(expr):
-    """What ``enumerate(pbar := tqdm(x))`` or ``next(x)`` hands out the items of: ``x``."""
+    """What ``enumerate(pbar := tqdm(x))`` or ``next(x)`` hands out the items of: ``x`` (through
+    iterating wrappers and walrus bars, first positional argument each); None when a wrapper is
+    handed nothing positional."""
     while True:
-        if isinstance(expr, cst.NamedExpr):
-            expr = expr.value
-        elif isinstance(expr, cst.Call) and expr.args and (
-                (isinstance(expr.func, cst.Name) and expr.func.value == "next") or is_iterating_wrapper(
-                    expr.func.value if isinstance(expr.func, cst.Name) else
-                    expr.func.attr.value if isinstance(expr.func, cst.Attribute) else None)):
-            expr = expr.args[0].value
-        else:
-            return expr
-
-
-def _loader_name(expr) -> Optional[str]:
-    """The loader (or iterator) name in ``enumerate(tqdm(train_loader))``, ``next(it)``..."""
-    while isinstance(expr, (cst.Call, cst.NamedExpr)):
         if isinstance(expr, cst.NamedExpr):
             expr = expr.value  # ``enumerate(pbar := tqdm(loader))`` (minChatGPT)
             continue
-        args = [a.value for a in expr.args if a.keyword is None]
-        func = expr.func
-        name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
-        if name == "next" or is_iterating_wrapper(name):
-            if not args:
-                return None
-            expr = args[0]
-        else:
-            return name
-    if isinstance(expr, cst.Attribute):
-        return expr.attr.value
-    if isinstance(expr, cst.Name):
-        return expr.value
-    return None
+        if isinstance(expr, cst.Call):
+            name = last_identifier(expr.func)
+            if name == "next" or is_iterating_wrapper(name):
+                args = [a.value for a in expr.args if a.keyword is None]
+                if not args:
+                    return None
+                expr = args[0]
+                continue
+        return expr
+
+
+def _loader_name(expr) -> Optional[str]:
+    """The loader (or iterator) name in ``enumerate(tqdm(train_loader))``, ``next(it)``..., or the
+    name of a call that makes one (``build_loader(...)``)."""
+    expr = _iterated_expression(expr)
+    return last_identifier(expr.func if isinstance(expr, cst.Call) else expr)
 
 
 def _literal_data(expr: cst.BaseExpression) -> bool:

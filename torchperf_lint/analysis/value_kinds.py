@@ -8,6 +8,7 @@ tensor).
 
 from __future__ import annotations
 
+import re
 from typing import Tuple, Union
 
 NUMPY = "numpy"
@@ -63,3 +64,16 @@ def combine(kinds) -> str:
     if kinds and kinds <= {PYTHON}:
         return PYTHON
     return UNKNOWN
+
+
+# Fields of a model's output that hold tensors where the output is: the Hugging Face names
+# (``model(**batch).logits``), and any field named as a loss or logits (``.conv_loss``,
+# ``.rec_logits``, ``.loss_cls``: a project's own ``ModelOutput`` dataclass, UniCRS, holdout66).
+_OUTPUT_FIELDS = frozenset("logits loss last_hidden_state pooler_output start_logits end_logits".split())
+_OUTPUT_FIELD_NAME = re.compile(r"(?:^|_)(?:loss|logits)(?:$|_)")
+
+
+def is_output_field(attribute: str) -> bool:
+    """Is ``attribute`` a field of a model's output that holds a tensor (value flow and its ast twin
+    return_kinds ask alike)?"""
+    return attribute in _OUTPUT_FIELDS or _OUTPUT_FIELD_NAME.search(attribute) is not None
