@@ -910,7 +910,10 @@ draws on their device, and nothing is made on the host.
 
 Views and casts keep the tensor a fresh host one whether written as methods or as torch functions
 (`torch.triu(torch.ones(n, n), 1).to(device)`, `torch.unsqueeze(torch.tensor([k]), 0).cuda()`;
-reading R39); with ops between factory and move no fix is offered. A factory bound to a name (also
+reading R39), and so do repeats and in-place fills (`.tile(...)`, `.fill_diagonal_(m)`) and
+elementwise functions of the one tensor (`torch.exp(-math.log(p) * torch.arange(half) / half)
+.to(t.device)`, guided diffusion's `timestep_embedding`; reading R45); with ops between factory and
+move no fix is offered. A factory bound to a name (also
 by an annotated assignment) and moved later, `x = x.to(device)` or `x = x.to(d) + y`, is reported
 at the factory, without a fix.
 

@@ -2737,7 +2737,8 @@ def train(model, loader, optimizer):
 RULE.WHY = """\
 CUDA kernels run asynchronously: the Python loop only queues work, and stays ahead of the GPU.
 `.item()`, `.cpu()`, `.numpy(force=True)`, `.tolist()`, `float(t)`, `if t:`, `print(t)`, formatting a
-tensor (`f"{t:.3f}"`, `"%g" % t`, `"{}".format(t)`), builtin `max`/`min` of tensors,
+tensor (`f"{t:.3f}"`, `"%g" % t`, `"{}".format(t)`), builtin `max`/`min` of tensors, builtin
+`any`/`all` of a tensor (one `bool()` per element), `a or b`/`a and b` of tensors outside a test,
 `torch.equal`/`torch.allclose`/`torch.is_nonzero` and `.nonzero()` need the value on the host, so the
 CPU waits until every queued kernel has finished and the copy is done. Once per step, the GPU idles
 while Python prepares the next step, and the pipeline never fills.
@@ -2753,7 +2754,8 @@ tokenizer's `decode`/`batch_decode`, the test that decides whether a loop that r
 (greedy decoding's `if next_id.item() == eos_id: break`, also through a name: `n = t.item()` then
 `if n != expected: break`; a training loop that stops on a NaN loss is still reported: checking
 every N steps would do), and a `torch.cuda.synchronize()` followed, before any other device work, by
-a timer read (`time.perf_counter()`, `time.time()`: the user asked for that timing), a copy to the host under a test that
+a timer read (`time.perf_counter()`, `time.time()`, a CUDA event's `start.elapsed_time(end)`: the
+user asked for that timing), a copy to the host under a test that
 the value is on MPS or XLA (`if "mps" in x.device.type: x = x.cpu()`: that device lacks the next op),
 and the results of inference the host keeps: in a loop that trains nothing, with autograd off, a
 copy to the host (`.cpu()`, `.tolist()`, `.numpy(force=True)`) that is stored (appended, written,

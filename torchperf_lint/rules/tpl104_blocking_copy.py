@@ -320,8 +320,10 @@ batches, which the GPU can read by DMA while it computes, but only if the copy i
 `non_blocking=True`; without it the host still waits for every copy, and pinning bought nothing.
 
 Only batches are checked: values taken from a loader made with `pin_memory=True` in the module
-(followed through `enumerate`, `zip`, `iter`/`next`, tuple unpacking, loaders returned by the
-module's functions, and loaders passed as arguments), moved in a step loop. Pinning is a fact of
+(followed through `enumerate`, `zip` (a name bound to a `zip` of loaders is pinned when every one
+of them is), `iter`/`next` (also `iter(DataLoader(...))` kept on `self`), walrus bars
+(`enumerate(pbar := tqdm(loader))`), tuple unpacking, loaders returned by the module's functions,
+and loaders passed as arguments), moved in a step loop. Pinning is a fact of
 the loader the loop iterates: a loop over a loader whose making the module does not show is not
 checked, even when the module's other loaders pin memory. Moves of models and other tensors, and
 batches of unpinned loaders or of loaders that place batches on the device themselves
