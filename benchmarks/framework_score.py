@@ -4373,6 +4373,10 @@ CORPUS = [
      "commit": "bbb93bbf00f69fced75d5c0d22e855bda07c9b78",
      "take": ["src/agent.py", "src/avg_rank.py", "src/chat.py", "src/config.py", "src/data.py", "src/dialog.py", "src/domain.py", "src/eval_selfplay.py", "src/metric.py", "src/reinforce.py", "src/selfplay.py", "src/split.py", "src/train.py", "src/utils.py", "src/vis.py", "src/engines", "src/models"],
      "only": "*.py", "drop": []},
+    # holdout71 (2026-11-28): entries below this line, before the holdout72 marker.
+    # holdout72 (2026-11-28): entries below this line, before the holdout73 marker.
+    # holdout73 (2026-11-28): entries below this line, before the holdout74 marker.
+    # holdout74 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -4602,7 +4606,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 71)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 75)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
