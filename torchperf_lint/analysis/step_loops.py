@@ -52,7 +52,10 @@ _VERBS = frozenset(
 # ``self.eval_model(...)`` is a method (one a project base class defines, text2vec's
 # ``SentenceModel.eval_model``) unless the module binds ``self.eval_model = ...`` (ModuleSteps._is_function).
 _MODEL_OR_METHOD_WORDS = frozenset(("eval", "train", "test"))
-OPTIMIZER_WORD = re.compile(r"optim|(^|_)opt(_|$)|scaler|^opt", re.I)
+# ``optimizer``, ``self.optim``, ``opt_g``, ``optG``, ``opt1``, ``grad_scaler``; not ``optional_name``,
+# ``options`` or ``opts`` (an argparse namespace): ``opt`` at the start must end the word or be
+# followed by a capital, a digit or ``_`` (decaNLP's ``getattr(batch, optional_name)``, holdout70).
+OPTIMIZER_WORD = re.compile(r"(?i:optim|(^|_)opt(_|$)|scaler)|^[oO]pt(?:[A-Z0-9_]|$)")
 # ``train_loader``, ``loaders``; also with the short suffix of a split or a stream (Dassl's
 # ``train_loader_x``/``train_loader_u``, ``dataloader_train``, ``loader_src``, ``train_loader_iter``);
 # ``train_dl``, ``dl`` (pytorch-accelerated's name for a loader; not ``dls``, a list of loaders whose
@@ -239,6 +242,7 @@ class ModuleSteps:
         self._self_attributes: Optional[FrozenSet[str]] = None
         self._quiet_loops: Optional[FrozenSet[int]] = None  # ids of loops with autograd off around them
         self._generation: Dict[int, bool] = {}  # id of a loop -> it is a generation loop (ast)
+        self._grad_off_callees: Optional[FrozenSet[str]] = None  # grad_off_callees, on first ask
 
     # -- module facts ------------------------------------------------------------------------------
     def _qual(self, node) -> Optional[str]:
@@ -628,7 +632,8 @@ class ModuleSteps:
                 pending.extend((child, False) for child in node.body)
                 continue
             if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-                off = quiet or any(self._ast_turns_grad_off(d) for d in node.decorator_list)
+                off = (quiet or any(self._ast_turns_grad_off(d) for d in node.decorator_list)
+                       or node.name in self.grad_off_callees)
                 pending.extend((child, off) for child in node.body)
                 continue
             if kind in _LOOP_TYPES and quiet:
@@ -646,6 +651,56 @@ class ModuleSteps:
                         pending.extend((grandchild, quiet) for grandchild in child.body)
                     else:
                         pending.append((child, quiet))
+
+    @property
+    def grad_off_callees(self) -> FrozenSet[str]:
+        """Names of the file's functions and methods that run only with autograd off because every
+        use of their name in the file does (R46): each is named at least once outside its own body
+        (``f(...)``, ``self.f(...)``, ``x.f`` as a value), and every such use sits under a
+        ``no_grad``/``inference_mode`` ``with``, in a function decorated with one, or in a function
+        that is itself such a callee (a sampler that only ``@torch.no_grad()`` evaluation hooks
+        call). A name used anywhere with autograd on, or never used, is not one; nor is a name a
+        framework calls by itself (``training_step``, ``forward``)."""
+        if self._grad_off_callees is None:
+            self._grad_off_callees = frozenset(self._find_grad_off_callees())
+        return self._grad_off_callees
+
+    def _find_grad_off_callees(self) -> Iterator[str]:
+        defined: Set[str] = set()
+        uses: Dict[str, List[Tuple[bool, Tuple[str, ...]]]] = {}  # name -> (under a with/decorator, enclosing functions)
+        pending = [(stmt, False, ()) for stmt in self._tree.body]
+        while pending:
+            node, quiet, enclosing = pending.pop()
+            kind = type(node)
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                defined.add(node.name)
+                for expr in [*node.decorator_list, *node.args.defaults, *node.args.kw_defaults]:
+                    if expr is not None:
+                        pending.append((expr, quiet, enclosing))
+                off = quiet or any(self._ast_turns_grad_off(d) for d in node.decorator_list)
+                pending.extend((child, off, enclosing + (node.name,)) for child in node.body)
+                continue
+            if (kind is ast.With or kind is ast.AsyncWith) and any(
+                    self._ast_turns_grad_off(item.context_expr) for item in node.items):
+                pending.extend((item, quiet, enclosing) for item in node.items)
+                pending.extend((child, True, enclosing) for child in node.body)
+                continue
+            if kind is ast.Name and type(node.ctx) is ast.Load:
+                uses.setdefault(node.id, []).append((quiet, enclosing))
+            elif kind is ast.Attribute:
+                uses.setdefault(node.attr, []).append((quiet, enclosing))
+            pending.extend((child, quiet, enclosing) for child in ast.iter_child_nodes(node))
+        candidates = {name: [(q, e) for q, e in uses.get(name, ()) if name not in e]
+                      for name in defined if name not in _CALLED_BY_FRAMEWORKS and not name.startswith("__")}
+        found: Set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for name, places in candidates.items():
+                if name not in found and places and all(q or found.intersection(e) for q, e in places):
+                    found.add(name)
+                    changed = True
+        return iter(found)
 
     def _ast_turns_grad_off(self, expr) -> bool:
         if not self._ast_grad_off(expr):
@@ -1572,6 +1627,9 @@ def _ast_body_nodes(stmts) -> Iterator[ast.AST]:
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+# Functions a framework runs by itself, whatever the file's own uses of their names say.
+_CALLED_BY_FRAMEWORKS = frozenset(("training_step", "train_step", "compute_loss", "forward", "step",
+                                   "validation_step", "test_step", "predict_step", "prediction_step"))
 _DEFINITIONS_SET = frozenset(_DEFINITIONS)
 _LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
 _DEFINITIONS_AND_LOOPS = _DEFINITIONS + _LOOP_TYPES

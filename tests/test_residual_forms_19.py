@@ -1,0 +1,95 @@
+"""Forms the first scores of holdout63-holdout74 got wrong (2026-11-28, the nineteenth session):
+each with its flagged twin, whole diagnostics."""
+
+from torchperf_lint.engine import lint_source
+
+SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
+        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+TRUTH = SYNC.format(what="testing a tensor's truth")
+
+
+def _found(source, codes=("TPL102",), path="train.py"):
+    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
+
+
+SAMPLER_CALLED_FROM_EVALUATION = """\
+import torch
+
+
+class Diffusion(torch.nn.Module):
+    def reverse_sampling(self, x, steps):
+        for t in reversed(range(steps)):
+            x0 = self.model(x, t).softmax(-1)
+            if torch.isnan(x0).any():
+                x0 = torch.nan_to_num(x0)
+            x = self.sample_step(x0, x, t)
+        return x
+
+    @torch.no_grad()
+    def run_evaluation(self, x):
+        return self.reverse_sampling(x, 100)
+
+    def generate(self, x):
+        with torch.no_grad():
+            return self.reverse_sampling(x, 50)
+"""
+
+
+def test_a_sampler_whose_every_caller_turns_autograd_off_is_a_generation_loop():
+    """e3moldiffusion (holdout66): ``reverse_sampling`` has no ``no_grad`` of its own, but every
+    use of its name in the file sits in a ``@torch.no_grad()`` method or under ``with
+    torch.no_grad():``; its loop feeds the model what it made (R41), so its NaN guard is silent
+    (R46)."""
+    assert _found(SAMPLER_CALLED_FROM_EVALUATION) == []
+
+
+def test_a_sampler_also_called_with_autograd_on_stays_a_step_loop():
+    source = SAMPLER_CALLED_FROM_EVALUATION + """
+    def training_sample(self, x):
+        return self.reverse_sampling(x, 10)
+"""
+    assert _found(source) == [("TPL102", 8, 15, TRUTH)]
+
+
+def test_a_sampler_used_only_by_a_chain_of_grad_off_callers_is_one():
+    source = SAMPLER_CALLED_FROM_EVALUATION.replace(
+        "        return self.reverse_sampling(x, 100)", "        return self.sample_all(x)") + """
+    def sample_all(self, x):
+        return [self.reverse_sampling(x, n) for n in (10, 20)]
+"""
+    assert _found(source) == []
+
+
+def test_a_sampler_never_named_in_its_file_stays_a_step_loop():
+    source = SAMPLER_CALLED_FROM_EVALUATION.split("    @torch.no_grad()")[0]
+    assert _found(source) == [("TPL102", 8, 15, TRUTH)]
+
+
+VALIDATION_OUTPUTS = """\
+import torch
+
+
+def compute_validation_outputs(model, val_iter, optional_names=()):
+    losses, answers = [], []
+    outputs = [[] for _ in optional_names]
+    for batch in val_iter:
+        loss, prediction = model(batch)
+        losses.append(loss)
+        answers.append(batch.answer.data.cpu())
+        for index, {name} in enumerate(optional_names):
+            outputs[index].append(getattr(batch, {name}).data.cpu())
+    return torch.cat(losses), answers, outputs
+"""
+
+
+def test_a_name_that_starts_with_optional_hands_over_no_optimizer():
+    """decaNLP (holdout70): ``getattr(batch, optional_name)`` in an evaluation loop; ``optional_name``
+    is no optimizer, so the loop trains nothing and its copies to the host are evaluation copies
+    (R8)."""
+    assert _found(VALIDATION_OUTPUTS.replace("{name}", "optional_name")) == []
+
+
+def test_a_loop_that_hands_an_optimizer_to_a_call_is_a_training_loop():
+    found = _found(VALIDATION_OUTPUTS.replace("{name}", "optG"))
+    assert found == [("TPL102", 10, 23, SYNC.format(what="`.cpu()`")),
+                     ("TPL102", 12, 34, SYNC.format(what="`.cpu()`"))]
