@@ -4375,6 +4375,38 @@ CORPUS = [
      "only": "*.py", "drop": []},
     # holdout71 (2026-11-28): entries below this line, before the holdout72 marker.
     # holdout72 (2026-11-28): entries below this line, before the holdout73 marker.
+    # holdout72 set: audio, speech, music and time series (Lightning, an HF Seq2SeqTrainer subclass, plain), labelled
+    # by reading only before any linter run; corpus in /work/corpus_h72 (docs/framework_corpus_holdout72.md).
+    {"name": "AudioSep", "github": "Audio-AGI/AudioSep", "set": "holdout72",
+     "commit": "944583f18b84589dc965de3ad77525c945334252",
+     "take": ["train.py", "losses.py", "utils.py", "callbacks", "data", "optimizers", "models/audiosep.py", "models/base.py", "models/clap_encoder.py", "models/resunet.py"], "only": "*.py", "drop": []},
+    {"name": "nuwave", "github": "mindslab-ai/nuwave", "set": "holdout72",
+     "commit": "88aba8683dfa7503ffbe7f0501123248e8f88c2a",
+     "take": ["dataloader.py", "filters.py", "lightning_model.py", "model.py", "sampling.py", "test.py", "trainer.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "TDANet", "github": "JusperLee/TDANet", "set": "holdout72",
+     "commit": "565af18692e18bf695e5bb0ca54ba466c4a86a2a",
+     "take": ["audio_train.py", "audio_test.py", "look2hear"], "only": "*.py", "drop": []},
+    {"name": "prescyent", "github": "hucebot/prescyent", "set": "holdout72",
+     "commit": "c2a35a824271edaae95cb2d2cace50aa07808e8c",
+     "take": ["prescyent", "examples/train_from_config.py", "examples/mlp_icub_train.py"], "only": "*.py", "drop": []},
+    {"name": "ultravox", "github": "fixie-ai/ultravox", "set": "holdout72",
+     "commit": "648efe7f55510afff7adb45f076e904b3aba1d02",
+     "take": ["ultravox/__init__.py", "ultravox/training", "ultravox/model", "ultravox/utils"], "only": "*.py", "drop": ["ultravox/training/config_base_test.py", "ultravox/training/ddp_utils_test.py", "ultravox/training/helpers/prefetch_weights_test.py", "ultravox/training/train_test.py", "ultravox/model/ultravox_config_test.py", "ultravox/model/ultravox_data_proc_test.py", "ultravox/model/ultravox_model_test.py", "ultravox/model/ultravox_processing_test.py"]},
+    {"name": "Bert-VITS2", "github": "fishaudio/Bert-VITS2", "set": "holdout72",
+     "commit": "8f7fbd8c4770965225d258db548da27dc8dd934c",
+     "take": ["train_ms.py", "models.py", "modules.py", "attentions.py", "commons.py", "losses.py", "mel_processing.py", "data_utils.py", "utils.py", "config.py", "transforms.py", "monotonic_align"], "only": "*.py", "drop": []},
+    {"name": "RNN-Time-series-Anomaly-Detection", "github": "chickenbestlover/RNN-Time-series-Anomaly-Detection", "set": "holdout72",
+     "commit": "21ddb78f9128cc5a96dfaf4b27ee4db76a1a68ee",
+     "take": ["1_train_predictor.py", "2_anomaly_detection.py", "anomalyDetector.py", "preprocess_data.py", "model"], "only": "*.py", "drop": []},
+    {"name": "mtad-gat-pytorch", "github": "ML4ITS/mtad-gat-pytorch", "set": "holdout72",
+     "commit": "a3719416527d57e0e364f9b489c5368ade1bc8e7",
+     "take": ["args.py", "eval_methods.py", "modules.py", "mtad_gat.py", "predict.py", "prediction.py", "train.py", "training.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "VoiceprintRecognition-Pytorch", "github": "yeyupiaoling/VoiceprintRecognition-Pytorch", "set": "holdout72",
+     "commit": "4f77af2336858c3e2fb5a60ceda29b1ac60b0bd3",
+     "take": ["train.py", "eval.py", "setup.py", "mvector"], "only": "*.py", "drop": []},
+    {"name": "LTSF-Linear", "github": "cure-lab/LTSF-Linear", "set": "holdout72",
+     "commit": "0c113668a3b88c4c4ee586b8c5ec3e539c4de5a6",
+     "take": ["run_longExp.py", "data_provider", "exp", "layers", "models", "utils"], "only": "*.py", "drop": []},
     # holdout73 (2026-11-28): entries below this line, before the holdout74 marker.
     # holdout74 (2026-11-28): entries below this line, before the closing bracket.
 ]
