@@ -56,6 +56,18 @@ def attribute_method(bodies, func: cst.BaseExpression, qualname: Optional[str]) 
     return ask(qualname, func.value.attr.value, func.attr.value) if ask is not None else None
 
 
+def attribute_module_forward(bodies, func: cst.BaseExpression, qualname: Optional[str]) -> Optional[dict]:
+    """The index record of ``Class.forward`` when ``func`` is ``self.<attr>`` (a call of a module
+    kept on ``self``) in the method ``qualname`` and ``__init__`` binds ``self.<attr>`` to
+    ``Class(...)``, a project class in any file: ``self.encoder(x, lengths)`` runs
+    ``Encoder.forward(x, lengths)``, its arguments in the same places; None otherwise."""
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+            and func.value.value == "self") or not qualname:
+        return None
+    ask = getattr(bodies, "attribute_method", None)
+    return ask(qualname, func.attr.value, "forward") if ask is not None else None
+
+
 def annotated_method(bodies, func: cst.BaseExpression, function: Optional[cst.FunctionDef]) -> Optional[dict]:
     """The index record of ``Class.method`` when ``func`` is ``name.method`` and ``name`` is a
     parameter of ``function`` annotated with a project class, in any file (openvla's

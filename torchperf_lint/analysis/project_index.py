@@ -55,7 +55,7 @@ from .project_root import find_project_root
 from .interval_gates import ast_gates_what_follows
 from .inference_calls import ast_stage_test, ast_turns_grad_off, call_mode, called_outside_evaluation
 from .inner_updates import repeats_on_held_data
-from .slice_bound_parameters import slice_bound_parameters
+from .slice_bound_parameters import pack_length_parameters, slice_bound_parameters
 from .optimizer_loops import steps_each_item
 from .named_lambdas import lambda_function
 from .script_folders import script_folder_bindings, sys_path_folders
@@ -332,6 +332,7 @@ class _Summariser:
         # id(function record) -> the slices its own body writes, outside lambdas, as the walk of its
         # expressions meets them (slice_bound_parameters reads their bounds: no second walk)
         self._slices: Dict[int, List[ast.Slice]] = {}
+        self._packs: Dict[int, List[ast.Call]] = {}  # id of a function record -> its pack_padded_sequence calls
         self._in_lambda = 0
         # The names a dotted call's head must be for the step-body walk ever to resolve it
         # (_resolvable), worked out by ``run``; None: every call's arguments are placed. (The
@@ -650,6 +651,11 @@ class _Summariser:
             bounds = slice_bound_parameters(node, slices)
             if bounds:
                 fn["boundp"] = bounds
+        packs = self._packs.pop(id(fn), None)
+        if packs:
+            lengths = pack_length_parameters(node, packs)
+            if lengths:
+                fn["lengthp"] = lengths
         self._grad_off, self._loops, self._evaluating, self._shared_calls = outer
         self._scope_bodies.pop()
 
@@ -787,6 +793,9 @@ class _Summariser:
 
     def _call(self, call: ast.Call, fn: dict, scope: str, in_loop: bool, step_loop: bool) -> None:
         func = call.func
+        if (type(func) is ast.Attribute and func.attr == "pack_padded_sequence") or (
+                type(func) is ast.Name and func.id == "pack_padded_sequence"):
+            self._packs.setdefault(id(fn), []).append(call)
         if self._host_heads:
             head = func
             while type(head) is ast.Attribute:

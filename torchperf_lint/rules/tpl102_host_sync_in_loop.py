@@ -15,12 +15,13 @@ from ..analysis.host_library_parameters import (HOST_LIBRARIES, hands_to_host_li
 from ..analysis.host_only import host_only_script
 from ..analysis.memory_measurement import measures_peak_memory
 from ..analysis.inference_calls import names_training
-from ..analysis.instance_methods import annotated_method, attribute_method, instance_method, method_parameter
+from ..analysis.instance_methods import (annotated_method, attribute_method, attribute_module_forward, instance_method,
+                                         method_parameter)
 from ..analysis.nonfinite_branches import in_nonfinite_branch
 from ..analysis.python_containers import container_attributes, settings_container_attributes
 from ..analysis.python_ints import HOST, int_for_host, item_size_for_host, list_for_host, statement_uses, use_of_int
 from ..analysis.returned_copies import callers_hand_to_host_library, returned_item
-from ..analysis.slice_bound_parameters import bounds_a_slice
+from ..analysis.slice_bound_parameters import host_size_parameter
 from ..analysis.stop_flags import sets_stop_flag
 from ..analysis.test_rereads import rereads_tested_value
 from ..analysis.trainless_helpers import trains_nothing
@@ -1081,7 +1082,8 @@ class HostSyncInLoop(Rule):
         method = None if record is not None else (
             instance_method(bodies, call.func, self.ctx.values.assigned_expr)
             or attribute_method(bodies, call.func, self.ctx.function_qualname())
-            or annotated_method(bodies, call.func, self._enclosing_function()))
+            or annotated_method(bodies, call.func, self._enclosing_function())
+            or attribute_module_forward(bodies, call.func, self.ctx.function_qualname()))
         if record is None and method is None:
             return False
         keyword = arg.keyword.value if arg.keyword is not None else None
@@ -1092,10 +1094,11 @@ class HostSyncInLoop(Rule):
         if method is not None:
             # ``rb.update_priorities(idx, prios)`` with ``rb = PrioritizedReplayBuffer(...)``
             parameter = method_parameter(method, position, keyword)
-            return hands_to_host_library(method, parameter) or bounds_a_slice(method, parameter)
+            return hands_to_host_library(method, parameter) or host_size_parameter(method, parameter)
         record_parameter = parameter_of_argument(record, position, keyword)
-        # (a slice bound there, ``attn.sum(1)[:x_length]``, is a size the host needs: R3 across the call)
-        return bounds_a_slice(record, record_parameter) or reaches_host_library(
+        # (a slice bound there, ``attn.sum(1)[:x_length]``, or lengths it packs, is a size the host
+        # needs: R3 across the call)
+        return host_size_parameter(record, record_parameter) or reaches_host_library(
             bodies, module, record, record_parameter)
 
     def _enclosing_function(self) -> Optional[cst.FunctionDef]:
