@@ -93,3 +93,56 @@ def test_a_loop_that_hands_an_optimizer_to_a_call_is_a_training_loop():
     found = _found(VALIDATION_OUTPUTS.replace("{name}", "optG"))
     assert found == [("TPL102", 10, 23, SYNC.format(what="`.cpu()`")),
                      ("TPL102", 12, 34, SYNC.format(what="`.cpu()`"))]
+
+
+RUN_BATCH = """\
+import torch
+
+
+class Wrapper:
+    def run_epoch(self, loader, phase):
+        results = []
+        for batch in loader:
+            loss = self.model(batch[0].cuda())
+            if {test}:
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+            else:
+                results.append(self.model.predict(batch[0].cuda()).cpu().numpy())
+        return results
+"""
+
+
+def test_the_else_of_a_training_flag_or_phase_runs_only_in_evaluation():
+    """EasyTPP (holdout69): ``if is_training: <update> else: <predictions to numpy>``, and the
+    ``else`` of ``if phase in (RunnerPhase.TRAIN, RunnerPhase.VALIDATE):``: branches that run only in
+    evaluation train nothing, so their copies to the host are evaluation copies (R8)."""
+    for test in ("is_training", "self.is_training", "phase == RunnerPhase.TRAIN", "phase == Phase.train",
+                 "phase != RunnerPhase.VALIDATE", "phase in (RunnerPhase.TRAIN, RunnerPhase.VALIDATE)"):
+        assert _found(RUN_BATCH.replace("{test}", test)) == [], test
+
+
+def test_the_else_of_a_setting_or_of_an_unknown_stage_still_trains():
+    for test in ("use_amp", "self.train", "phase == args.train", "phase in (RunnerPhase.TRAIN, other)"):
+        assert _found(RUN_BATCH.replace("{test}", test)) == [
+            ("TPL102", 14, 31, SYNC.format(what="`.cpu()`"))], test
+
+
+def test_the_ast_twin_reads_the_same_stage_tests():
+    """The project index reads branches with inference_calls.ast_stage_test, the walker with
+    evaluation_branches._stage_test: the same answers on the forms above."""
+    import ast
+
+    import libcst as cst
+
+    from torchperf_lint.analysis.evaluation_branches import _stage_test
+    from torchperf_lint.analysis.inference_calls import ast_stage_test
+
+    expected = {"is_training": False, "self.is_training": False, "phase == RunnerPhase.TRAIN": False,
+                "phase != RunnerPhase.VALIDATE": False, "phase in (RunnerPhase.TRAIN, RunnerPhase.VALIDATE)": False,
+                "phase in (Split.VAL, Split.TEST)": True, "not is_training": True, "use_amp": None,
+                "self.train": None, "phase == args.train": None, "phase in (RunnerPhase.TRAIN, other)": None}
+    for text, sense in expected.items():
+        assert ast_stage_test(ast.parse(text, mode="eval").body) is sense, text
+        assert _stage_test(cst.parse_expression(text)) is sense, text

@@ -1,6 +1,7 @@
 """Branches that run only in evaluation: the body of ``if stage == "val":`` (a step function that
-Lightning's ``training_step`` and ``validation_step`` share, told apart by a stage or mode string),
-of ``if not self.training:``, and the ``else`` of ``if self.training:``.
+Lightning's ``training_step`` and ``validation_step`` share, told apart by a stage or mode string
+or an enum member: ``phase == RunnerPhase.VALIDATE``), of ``if not self.training:``, and the
+``else`` of ``if self.training:``, of ``if is_training:`` and of ``if phase in (TRAIN, VALIDATE):``.
 
 Such a branch trains nothing, whatever the function around it does on the other path: a copy to the
 host there is an evaluation result (the lead's reading R8). Only libcst nodes; the stage is read
@@ -15,10 +16,15 @@ import libcst as cst
 from .inference_calls import EVALUATION_STAGES as _EVALUATION_STAGES
 from .inference_calls import STAGE_NAME as _STAGE_NAME
 from .inference_calls import TRAINING_STAGES as _TRAINING_STAGES
+from .inference_calls import is_training_flag, stage_values_sense
 from .syntax import last_identifier
 
 
 def _string(expr: cst.BaseExpression):
+    """A stage's value: a string literal, or the member of an enum (``RunnerPhase.TRAIN``), lowercased."""
+    owner = last_identifier(expr.value) if isinstance(expr, cst.Attribute) else None
+    if owner is not None and owner[:1].isupper():
+        return expr.attr.value.lower()  # an enum's member (``RunnerPhase.TRAIN``), not ``args.val``
     return expr.evaluated_value if isinstance(expr, cst.SimpleString) else None
 
 
@@ -28,12 +34,15 @@ def _names_stage(expr: cst.BaseExpression) -> bool:
 
 
 def _stage_test(test: cst.BaseExpression):
-    """True when ``test`` holds only in evaluation, False when only in training, None otherwise."""
+    """True when ``test`` holds only in evaluation, False when it fails only in evaluation (its
+    ``else`` runs only there), None otherwise (inference_calls.ast_stage_test's twin)."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = _stage_test(test.expression)
         return None if inner is None else not inner
-    if isinstance(test, cst.Attribute) and test.attr.value == "training":
+    if isinstance(test, cst.Attribute) and (test.attr.value == "training" or is_training_flag(test.attr.value, True)):
         return False  # ``self.training``, ``model.training``: true in training
+    if isinstance(test, cst.Name) and is_training_flag(test.value, False):
+        return False  # ``if is_training:``, ``if train:``
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return None
     target = test.comparisons[0]
@@ -50,8 +59,7 @@ def _stage_test(test: cst.BaseExpression):
             return isinstance(target.operator, cst.NotEqual)
         return None
     if isinstance(target.operator, cst.In) and isinstance(right, (cst.Tuple, cst.List, cst.Set)):
-        values = {_string(e.value) for e in right.elements}
-        return True if values and values <= _EVALUATION_STAGES else None
+        return stage_values_sense({_string(e.value) for e in right.elements})
     return None
 
 

@@ -37,8 +37,12 @@ EVALUATION_BRANCH = 8
 # A stage's name is one of these words, alone or as the last part of a snake_case name
 # (``stage``, ``self.mode``, ``run_phase``); ``model`` or ``mode_weights`` is no stage.
 STAGE_NAME = re.compile(r"(?:^|_)(?:stage|mode|split|phase)$", re.IGNORECASE)
-EVALUATION_STAGES = frozenset(("val", "valid", "validation", "test", "eval", "evaluation", "predict", "inference"))
+EVALUATION_STAGES = frozenset(("val", "valid", "validate", "validation", "test", "eval", "evaluation", "predict",
+                               "inference"))
 TRAINING_STAGES = frozenset(("train", "training", "fit"))
+# A flag that is true in training: ``if is_training:`` (EasyTPP's run_batch), ``if train:``; on an
+# attribute not ``.train`` (``nn.Module.train`` is a method, always true).
+TRAINING_FLAG = re.compile(r"^(?:is_|in_|do_)?train(?:ing)?(?:_mode|_phase)?$", re.IGNORECASE)
 
 # Names that say a function may run a training step (R8: a loop that calls one, or a chain through
 # one, is not known to train nothing): ``train_step``, ``training_step``, ``take_step``,
@@ -119,7 +123,26 @@ def names_training(name: str) -> bool:
 
 
 def _ast_string(node) -> Optional[str]:
+    """A stage's value: a string literal, or the member of an enum (``RunnerPhase.TRAIN``), lowercased."""
+    owner = node.value if isinstance(node, ast.Attribute) else None
+    owner = owner.id if isinstance(owner, ast.Name) else owner.attr if isinstance(owner, ast.Attribute) else None
+    if owner is not None and owner[:1].isupper():
+        return node.attr.lower()  # an enum's member (``RunnerPhase.TRAIN``), not ``args.val``
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def is_training_flag(name: Optional[str], attribute: bool) -> bool:
+    """Does a name (or an attribute's last identifier) say it is true in training?"""
+    return name is not None and TRAINING_FLAG.match(name) is not None and not (attribute and name == "train")
+
+
+def stage_values_sense(values) -> Optional[bool]:
+    """The sense of ``stage in (<values>)``: True when every value is an evaluation stage (the body
+    runs only in evaluation), False when a training stage is among known stages (the ``else`` runs
+    only in evaluation: ``phase in (TRAIN, VALIDATE)``), None otherwise."""
+    if not values or None in values or not values <= EVALUATION_STAGES | TRAINING_STAGES:
+        return None
+    return False if values & TRAINING_STAGES else True
 
 
 def _ast_names_stage(node) -> bool:
@@ -129,12 +152,15 @@ def _ast_names_stage(node) -> bool:
 
 def ast_stage_test(test: ast.AST) -> Optional[bool]:
     """The ``ast`` twin of evaluation_branches' test: True when ``test`` holds only in evaluation
-    (``stage == "val"``, ``mode in ("val", "test")``, ``not self.training``), False when only in
-    training (``self.training``, ``stage == "train"``), None otherwise."""
+    (``stage == "val"``, ``mode in ("val", "test")``, ``not self.training``), False when it fails
+    only in evaluation, so that its ``else`` runs only there (``self.training``, ``if is_training:``,
+    ``stage == "train"``, ``phase in (RunnerPhase.TRAIN, RunnerPhase.VALIDATE)``), None otherwise."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = ast_stage_test(test.operand)
         return None if inner is None else not inner
-    if isinstance(test, ast.Attribute) and test.attr == "training":
+    if isinstance(test, ast.Attribute) and (test.attr == "training" or is_training_flag(test.attr, True)):
+        return False
+    if isinstance(test, ast.Name) and is_training_flag(test.id, False):
         return False
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return None
@@ -151,8 +177,7 @@ def ast_stage_test(test: ast.AST) -> Optional[bool]:
             return isinstance(operator, ast.NotEq)
         return None
     if isinstance(operator, ast.In) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
-        values = {_ast_string(e) for e in right.elts}
-        return True if values and values <= EVALUATION_STAGES else None
+        return stage_values_sense({_ast_string(e) for e in right.elts})
     return None
 
 
