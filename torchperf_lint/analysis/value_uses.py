@@ -215,7 +215,7 @@ SIZE_BUILTINS = frozenset(("min", "max", "int", "round", "abs"))
 
 def derived_assignment(path):
     """``assigned_name`` for the last node of ``path`` seen through arithmetic and comparisons, an item of it
-    (``ind = ind[0]``), the element of a list comprehension and the size builtins
+    (``ind = ind[0]``), method calls on it (``t.cpu().numpy()[:, 0]``), the element of a list comprehension and the size builtins
     (``actual = min(n, total - 1 - start)``)."""
     index = len(path) - 1
     while index >= 2:
@@ -228,6 +228,9 @@ def derived_assignment(path):
             index -= 2
         elif isinstance(parent, cst.Subscript) and parent.value is child:
             index -= 1
+        elif (isinstance(parent, cst.Attribute) and parent.value is child and isinstance(path[index - 2], cst.Call)
+              and path[index - 2].func is parent):
+            index -= 2  # ``t.cpu().numpy()[:, 0]``: a method of the value, then an item of what it gives
         elif isinstance(parent, cst.ListComp) and parent.elt is child:
             index -= 1  # ``ids = [t.tolist() for t in seqs]``: the list holds the values
         elif (isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call)
