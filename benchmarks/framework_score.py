@@ -4440,6 +4440,12 @@ CORPUS = [
     {"name": "XMem", "github": "hkchengrex/XMem", "set": "holdout71",
      "commit": "f3b841d50df058910bbf690229ddc15fb1aef7d6",
      "take": ["train.py", "model", "util"], "only": "*.py", "drop": []},
+    {"name": "semantic-segmentation-pytorch", "github": "CSAILVision/semantic-segmentation-pytorch", "set": "holdout71",
+     "commit": "8f27c9b97d2ca7c6e05333d5766d144bf7d8c31b",
+     "take": ["train.py", "eval.py", "mit_semseg", "setup.py"], "only": "*.py", "drop": ["mit_semseg/lib"]},
+    {"name": "pytorch-semseg", "github": "meetps/pytorch-semseg", "set": "holdout71",
+     "commit": "801fb200547caa5b0d91b8dde56b837da029f746",
+     "take": ["train.py", "validate.py", "ptsemseg"], "only": "*.py", "drop": ["ptsemseg/caffe_pb2.py"]},
     # holdout72 (2026-11-28): entries below this line, before the holdout73 marker.
     # holdout73 (2026-11-28): entries below this line, before the holdout74 marker.
     # holdout74 (2026-11-28): entries below this line, before the closing bracket.
