@@ -64,7 +64,7 @@ from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast
                          interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "46"
+INDEX_VERSION = "47"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -1104,8 +1104,9 @@ def _process_method_handed_up(init) -> List[str]:
 def _built_in_other_methods(cls: ast.ClassDef, known: dict) -> dict:
     """``self.<attr> = <Class>(...)`` in methods other than ``__init__`` (a builder ``__init__`` or
     a base's ``__init__`` calls: SingingVocoders' ``build_losses_and_metrics`` binds
-    ``self.mix_loss``, holdout61), for attributes ``__init__`` does not bind to a class: the one
-    class every such method builds there. An attribute also bound to anything else but ``None``
+    ``self.mix_loss``, holdout61), or hands over from another attribute ``__init__`` built
+    (``self.integrator = self.train_integrator``), for attributes ``__init__`` does not bind to a
+    class: the one class every such method builds there. An attribute also bound to anything else but ``None``
     (another class, a parameter, a call's result) is left out."""
     made_by: Dict[str, Set[str]] = {}
     other: Set[str] = set()
@@ -1120,6 +1121,12 @@ def _built_in_other_methods(cls: ast.ClassDef, known: dict) -> dict:
                 continue
             # (a lower-case name too: SingingVocoders' ``univloss``; resolution keeps only classes)
             made = _constructed_class(sub.value, any_name=True) if isinstance(sub.value, ast.Call) else None
+            value = sub.value
+            if (made is None and type(value) is ast.Attribute and type(value.value) is ast.Name
+                    and value.value.id == "self"):
+                # ``self.integrator = self.train_integrator`` (XMem's trainer, holdout71): the
+                # instance another attribute holds, that ``__init__`` built
+                made = known.get(value.attr)
             for name in names:
                 if made is not None:
                     made_by.setdefault(name, set()).add(made)
