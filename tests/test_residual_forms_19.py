@@ -186,3 +186,36 @@ def test_an_indexed_numpy_copy_only_summed_is_still_a_sync():
     chain = " (called every step from train.py:20)"
     assert _found(source) == [("TPL102", 7, 13, SYNC.format(what="`.cpu()`") + chain),
                               ("TPL102", 8, 11, SYNC.format(what="`.cpu()`") + chain)]
+
+
+GRADIENT_LOGGER = """\
+import torch
+
+
+def grad_logger(named_params):
+    stats = []
+    for n, p in named_params:
+        if p.grad is not None:
+            stats.append({read})
+    return stats
+
+
+def train(encoder, loader, optimizer):
+    for imgs in loader:
+        encoder(imgs.cuda()).mean().backward()
+        optimizer.step()
+        grad_stats = grad_logger(encoder.named_parameters())
+        optimizer.zero_grad()
+"""
+
+
+def test_a_gradient_logger_that_names_no_loss_is_read_as_tensor_code():
+    """ijepa (holdout71): ``grad_logger``, called every step, takes ``float(torch.norm(p.grad.data))``
+    of every parameter; the unit names no loss or model, which TPL102's text prefilter asked for."""
+    chain = " (called every step from train.py:16)"
+    assert _found(GRADIENT_LOGGER.replace("{read}", "float(torch.norm(p.grad.data))")) == [
+        ("TPL102", 8, 25, SYNC.format(what="`float()` of a tensor") + chain)]
+
+
+def test_a_gradient_logger_that_keeps_the_norms_on_the_device_is_silent():
+    assert _found(GRADIENT_LOGGER.replace("{read}", "torch.norm(p.grad.data)")) == []

@@ -104,12 +104,14 @@ class HostSyncInLoop(Rule):
     # or print in code that handles losses or reduces tensors to booleans (where tensors worth
     # waiting for are likely). Literal tests first: they are the cheapest and reject most units.
     # (exactly the regexes \.(?:item|cpu|numpy|tolist|nonzero)\(|synchronize\(|torch\.nonzero and
-    # backward|loss|model|logits|\.(?:any|all|sum|mean|max|min)\(|isfinite|isnan|isinf, as ``in`` tests;
+    # backward|loss|model|logits|\.(?:any|all|sum|mean|max|min)\(|isfinite|isnan|isinf|norm\(|\.grad, as ``in`` tests;
     # a unit that formats, compares or takes max/min of values passes the second regex; ``.max(``
     # lets in ``max(best, torch.max(scores))`` in a step method that names no model or loss)
     _SYNC = (".item(", ".cpu(", ".numpy(", ".tolist(", ".nonzero(", "synchronize(", "torch.nonzero")
+    # (``norm(`` and ``.grad``: a gradient logger that takes ``float(torch.norm(p.grad))`` of every
+    # parameter names no loss or model: ijepa's ``grad_logger``, holdout71)
     _TENSOR_CODE = ("backward", "loss", "model", "logits", ".any(", ".all(", ".sum(", ".mean(", ".max(", ".min(",
-                    "isfinite", "isnan", "isinf")
+                    "isfinite", "isnan", "isinf", "norm(", ".grad")
     _has_loop_word = staticmethod(compile_text_tests((("for", "while"),)))
     _has_sync = staticmethod(compile_text_tests((_SYNC,)))
     # ... and reads a value: a conversion, a print, a test, a formatted string, ``%`` or
