@@ -219,3 +219,31 @@ def test_a_gradient_logger_that_names_no_loss_is_read_as_tensor_code():
 
 def test_a_gradient_logger_that_keeps_the_norms_on_the_device_is_silent():
     assert _found(GRADIENT_LOGGER.replace("{read}", "torch.norm(p.grad.data)")) == []
+
+
+CONTRASTIVE_LABELS = """\
+import torch
+import torch.distributed as dist
+
+
+def contrastive_loss(q, k, T):
+    logits = torch.einsum("nc,mc->nm", [q, k]) / T
+    N = logits.shape[0]
+    labels = (torch.arange(N, dtype=torch.long) + {offset}).cuda()
+    return torch.nn.functional.cross_entropy(logits, labels)
+"""
+MOVED_ARANGE = ("tensor is created on the CPU and then copied to the device; pass `device=` to "
+                "`torch.arange(...)` to create it there (runtime_guard: device-native creation)")
+
+
+def test_a_factory_plus_a_rank_from_torch_distributed_is_fresh_when_moved():
+    """moco-v3 (holdout71): ``torch.distributed.get_rank()`` is a Python int, so the arange plus it
+    is still a fresh CPU tensor when ``.cuda()`` moves it (TPL101)."""
+    for offset in ("N * torch.distributed.get_rank()", "N * dist.get_rank()", "torch.cuda.device_count()"):
+        assert _found(CONTRASTIVE_LABELS.replace("{offset}", offset), codes=("TPL101",)) == [
+            ("TPL101", 8, 14, MOVED_ARANGE)], offset
+
+
+def test_a_factory_plus_a_tensor_from_torch_cuda_is_not_fresh():
+    source = CONTRASTIVE_LABELS.replace("{offset}", "torch.cuda.get_rng_state()[0]")
+    assert _found(source, codes=("TPL101",)) == []

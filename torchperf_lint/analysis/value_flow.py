@@ -962,7 +962,7 @@ class ValueFlow:
             return self._follow_tensor_args(call, env, depth)
         short = qual[len("torch."):]
         if "." in short:
-            return UNKNOWN
+            return PYTHON if _python_from_torch_submodule(short) else UNKNOWN
         if short in _PYTHON_TORCH or short.startswith(("is_", "get_")):
             return PYTHON
         if short == "load":
@@ -1350,3 +1350,15 @@ def _is_self_or_super(expr) -> bool:
 # Methods that always give a new tensor (never the tensor itself, as ``.float()`` of a float32
 # batch does): on a pinned batch, a copy in pageable memory.
 _PAGEABLE_COPIES = frozenset(("half", "bfloat16", "double", "clone"))
+
+
+def _python_from_torch_submodule(short: str) -> bool:
+    """``distributed.get_rank``, ``distributed.get_world_size``, ``cuda.device_count``,
+    ``cuda.is_available`` (``torch.`` left out): process and device facts, Python numbers, strings
+    and bools; not ``cuda.get_rng_state``, a tensor (moco-v3's ``torch.arange(N) + N *
+    torch.distributed.get_rank()``, holdout71)."""
+    module, _, name = short.rpartition(".")
+    if module not in ("distributed", "cuda"):
+        return False
+    return name in ("device_count", "current_device") or (name.startswith(("get_", "is_")) and "rng" not in name)
+
