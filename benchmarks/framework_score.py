@@ -4534,7 +4534,7 @@ CORPUS = [
     {"name": "spinningup", "github": "openai/spinningup", "set": "holdout73",
      "commit": "038665d62d569055401d91856abb287263096178",
      "take": ["setup.py", "spinup/algos/pytorch", "spinup/utils/logx.py", "spinup/utils/mpi_pytorch.py", "spinup/utils/mpi_tools.py"], "only": "*.py", "drop": []},
-    # holdout74 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout74 (2026-11-28): entries below this line, before the holdout75 marker.
     # holdout74 set: generative models (diffusion, GANs, VAEs, normalizing flows) and recommendation/tabular learning
     # (Lightning, HF Trainer, Accelerate, plain), labelled by reading only before any linter run; corpus in
     # /work/corpus_h74 (docs/framework_corpus_holdout74.md).
@@ -4583,6 +4583,10 @@ CORPUS = [
     {"name": "tabsyn", "github": "amazon-science/tabsyn", "set": "holdout74",
      "commit": "cb5ac0f74ec36ee88e7a974a393dfbef50d42da7",
      "take": ["main.py", "tabsyn", "utils_train.py", "baselines/codi", "baselines/goggle"], "only": "*.py", "drop": []},
+    # holdout75 (2026-11-28): entries below this line, before the holdout76 marker.
+    # holdout76 (2026-11-28): entries below this line, before the holdout77 marker.
+    # holdout77 (2026-11-28): entries below this line, before the holdout78 marker.
+    # holdout78 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -4812,7 +4816,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 75)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 79)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
