@@ -63,6 +63,17 @@ def _sources(node: ast.AST, out: Set[str]) -> None:
         _sources(node.value, out)
 
 
+def _iterated_sources(node: ast.AST, out: Set[str]) -> None:
+    """The local names whose items a ``for`` over ``node`` takes: ``xs``, ``zip(xs, ys)``,
+    ``enumerate(xs)``."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ("zip", "enumerate", "reversed", "sorted", "list", "tuple")):
+        for arg in node.args:
+            _sources(arg, out)
+    else:
+        _sources(node, out)
+
+
 def _own_nodes(body: List[ast.stmt]):
     """The nodes of a function's body, not those of nested functions, classes or lambdas."""
     pending: List[ast.AST] = list(body)
@@ -128,10 +139,21 @@ def host_library_parameters(node, table: ImportTable, names: Optional[List[str]]
         return []
     assignments = [n for n in nodes if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
                    and getattr(n, "value", None) is not None]
+    # a ``for`` target takes the items of what it iterates, through ``zip``/``enumerate`` (ptsemseg's
+    # ``runningScore.update``: ``for lt, lp in zip(label_trues, label_preds): self._fast_hist(lt, lp)``)
+    loops = [n for n in nodes if isinstance(n, (ast.For, ast.comprehension))]
     for _ in range(_ROUNDS):
         changed = False
-        for assignment in assignments:
+        for loop in loops:
             carried: Set[str] = set()
+            _iterated_sources(loop.iter, carried)
+            made_from = set().union(*(origins.get(name, ()) for name in carried)) if carried else set()
+            for bound in ast.walk(loop.target) if made_from else ():
+                if isinstance(bound, ast.Name) and not made_from <= origins.setdefault(bound.id, set()):
+                    origins[bound.id] |= made_from
+                    changed = True
+        for assignment in assignments:
+            carried = set()
             _sources(assignment.value, carried)
             if isinstance(assignment.value, ast.Call) and host_library(assignment.value.func):
                 for arg in (*assignment.value.args, *(k.value for k in assignment.value.keywords)):
