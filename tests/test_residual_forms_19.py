@@ -154,28 +154,23 @@ import torch
 from sklearn.metrics import roc_auc_score
 
 
-def compute_metrics(logit, target):
-    target = target.cpu().numpy(){index}
-    prob = torch.sigmoid(logit).cpu().numpy(){index}
-    if len(np.unique(target)) > 1:
-        return {use}
-    return None
-
-
 def train(model, loader, optimizer):
     for x, y in loader:
         logit = model(x.cuda())
         loss = (logit - y.cuda()).pow(2).mean()
         loss.backward()
         optimizer.step()
-        metrics = compute_metrics(logit, y.cuda())
+        target = y.cuda().cpu().numpy(){index}
+        prob = torch.sigmoid(logit).cpu().numpy(){index}
+        if len(np.unique(target)) > 1:
+            metric = {use}
 """
 
 
 def test_an_indexed_numpy_copy_handed_to_scikit_learn_is_host_needed():
     """molskill (holdout69): ``target = target.cpu().numpy()[:, 0]`` then ``np.unique(target)`` and
     ``roc_auc_score(target, prob)`` every step: the arrays are what the host library reads (R3,
-    rules.md "A step body")."""
+    rules.md "A step body"); the name is bound through the method and the item after the copy."""
     for index in ("[:, 0]", ".reshape(-1)", "[:, 0].astype(np.int64)"):
         assert _found(METRICS.replace("{index}", index).replace("{use}", "roc_auc_score(target, prob)")) == [], index
 
@@ -183,9 +178,8 @@ def test_an_indexed_numpy_copy_handed_to_scikit_learn_is_host_needed():
 def test_an_indexed_numpy_copy_only_summed_is_still_a_sync():
     source = METRICS.replace("{index}", "[:, 0]").replace("{use}", "target.sum() + prob.sum()").replace(
         "np.unique(target)", "target")
-    chain = " (called every step from train.py:20)"
-    assert _found(source) == [("TPL102", 7, 13, SYNC.format(what="`.cpu()`") + chain),
-                              ("TPL102", 8, 11, SYNC.format(what="`.cpu()`") + chain)]
+    assert _found(source) == [("TPL102", 12, 17, SYNC.format(what="`.cpu()`")),
+                              ("TPL102", 13, 15, SYNC.format(what="`.cpu()`"))]
 
 
 GRADIENT_LOGGER = """\
