@@ -241,3 +241,44 @@ def test_a_factory_plus_a_rank_from_torch_distributed_is_fresh_when_moved():
 def test_a_factory_plus_a_tensor_from_torch_cuda_is_not_fresh():
     source = CONTRASTIVE_LABELS.replace("{offset}", "torch.cuda.get_rng_state()[0]")
     assert _found(source, codes=("TPL101",)) == []
+
+
+MODULE_LEVEL_BUDGET = """\
+import torch
+
+shown = 0
+for x, y in loader:
+    loss = model(x.cuda()).mean()
+    loss.backward()
+    optimizer.step()
+    {reset}
+    if shown < 3:
+        shown += 1
+        print(loss.item())
+"""
+
+
+def test_a_budget_in_a_module_level_loop_is_read_without_an_internal_error():
+    """OFormer (holdout76): a module-level training loop with an ``if`` that tests a name against a
+    number made TPL102 read the budget's scope from the module-level frame, which has no node: an
+    internal error (TPL900) that cost six training scripts all their findings. A budget that only
+    counts up copies a few times (silent)."""
+    found = [(f.code, f.line) for f in lint_source(MODULE_LEVEL_BUDGET.replace("{reset}", "pass"), "train.py")]
+    assert ("TPL900", 1) not in found and not any(code == "TPL102" for code, _ in found)
+
+
+def test_a_counter_reset_every_time_round_is_no_budget_at_module_level():
+    source = MODULE_LEVEL_BUDGET.replace("{reset}", "shown = 0")
+    assert _found(source) == [("TPL102", 11, 14, SYNC.format(what="`.item()`"))]
+
+
+def test_a_budget_without_a_scope_to_read_is_not_known_to_be_one():
+    """budgets.spends_budget with no scope (a frame with no node) answers, rather than raising."""
+    import libcst as cst
+
+    from torchperf_lint.analysis.budgets import spends_budget
+
+    branch = cst.parse_statement("if shown < 3:\n    shown += 1\n")
+    assert spends_budget(branch, None) is False
+    module = cst.parse_module("shown = 0\nif shown < 3:\n    shown += 1\n")
+    assert spends_budget(module.body[1], module) is True

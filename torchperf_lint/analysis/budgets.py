@@ -68,6 +68,8 @@ def _adds_to(body, name: str, container: bool) -> bool:
 
 
 def _set_in_a_loop(scope, name: str) -> bool:
+    if scope is None:
+        return True  # no scope to read (not known to be a budget)
     for loop in descendants(scope, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
                             and n is not scope):
         if not isinstance(loop, (cst.For, cst.While)):
@@ -79,8 +81,9 @@ def _set_in_a_loop(scope, name: str) -> bool:
     return False
 
 
-def spends_budget(branch: cst.If, scope: cst.CSTNode) -> bool:
-    """Is ``branch`` (an ``if`` in the function or module ``scope``) a budget (module docstring)?"""
+def spends_budget(branch: cst.If, scope: Optional[cst.CSTNode]) -> bool:
+    """Is ``branch`` (an ``if`` in the function or module ``scope``: a unit's module for module-level
+    code, OFormer's training scripts) a budget (module docstring)?"""
     for operand in _operands(branch.test):
         found = _below_number(operand)
         if found is not None and _adds_to(branch.body, *found) and not _set_in_a_loop(scope, found[0]):

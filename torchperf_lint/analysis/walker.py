@@ -616,7 +616,8 @@ class Context:
                 (syntax.tests_interval(block.node.test, outer_counters, names)
                  or self._hands_counter(block.node.test, outer_counters)
                  or self._tests_interval_property(block.node.test)
-                 or spends_budget(block.node, self.frame.node) or cst_throttled_branch(block.node))
+                 or spends_budget(block.node, self.frame.node or (self.stack[0] if self.stack else None))
+                 or cst_throttled_branch(block.node))
                 and not self.steps.runs_update(block.body)
             ):
                 return True
