@@ -64,7 +64,7 @@ from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast
                          interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "48"
+INDEX_VERSION = "49"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -223,14 +223,21 @@ def _layer_class(assignment) -> Optional[Tuple[str, str]]:
     return target.attr, made.pop()
 
 
+def _module_returning_call(call: ast.Call) -> ast.Call:
+    """The call under the module methods that return the module: ``build(...)`` of
+    ``build(...).to(device).eval()``."""
+    while (isinstance(call.func, ast.Attribute) and call.func.attr in RETURNS_THE_MODULE
+           and isinstance(call.func.value, ast.Call)):
+        call = call.func.value
+    return call
+
+
 def _constructed_class(call: ast.Call, any_name: bool = False) -> Optional[str]:
     """The dotted name of the class ``call`` builds an instance of, looking through the module
     methods that return the module (``self.id_loss = IDLoss().to(self.device).eval()``,
     pixel2style2pixel); what a class name alone says (``_is_class_name``), or with ``any_name``
     the name called, whatever its case (step_bodies keeps it only if it resolves to a class)."""
-    while (isinstance(call.func, ast.Attribute) and call.func.attr in RETURNS_THE_MODULE
-           and isinstance(call.func.value, ast.Call)):
-        call = call.func.value
+    call = _module_returning_call(call)
     made = dotted_name_ast(call.func)
     if made is not None and "." in made and made.rsplit(".", 1)[1] in _ALTERNATE_CONSTRUCTORS:
         made = made.rsplit(".", 1)[0]  # ``Ner.from_pretrained(path)``: an instance of ``Ner``
@@ -530,6 +537,12 @@ class _Summariser:
                 if kind is ast.Return and stmt.value is not None:
                     # calls whose value the function hands back as it is (step_bodies: env.step)
                     fn.setdefault("returns", []).extend(_returned_call_lines(stmt.value))
+                    made = (_constructed_class(stmt.value) if type(stmt.value) is ast.Call else
+                            fn["locals"].get(stmt.value.id) if type(stmt.value) is ast.Name else None)
+                    # the class of the instance a factory function returns (BLIP's ``blip_pretrain``:
+                    # ``model = BLIP_Pretrain(**kwargs); return model``); step_bodies._class_of
+                    # reads a call of the function as an instance of it when every return agrees
+                    fn.setdefault("retcls", []).append(made)
                     if type(stmt.value) is ast.Name:
                         fn["retdef"] = stmt.value.id  # ``return step_fn``: a nested function, perhaps
                 self._expressions(stmt, fn, scope, in_loop, step_loop)
@@ -724,12 +737,20 @@ class _Summariser:
                 fn["locals"][stmt.target.id] = made
             return
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+            handed = {a.id for a in stmt.value.args if type(a) is ast.Name and a.id in fn["locals"]}
+            if handed and not _is_class_name(dotted_name_ast(stmt.value.func)) and any(
+                    name in handed for target in stmt.targets for name in bound_names(target)):
+                # ``model, msg = load_checkpoint(model, path)``, ``model = compile(model)``: a call
+                # handed the instance gives it back (BLIP's factories); the name keeps its class
+                return
             made = _declared_class(stmt) or _constructed_class(stmt.value)
-            if made is None and isinstance(stmt.value.func, ast.Name) and self._imported_name(stmt.value.func.id):
+            called = _module_returning_call(stmt.value)
+            if made is None and isinstance(called.func, ast.Name) and self._imported_name(called.func.id):
                 # ``from engine import trainer`` ... ``engine = trainer(...)``: a lowercase name the
-                # project may define as a class (Graph-WaveNet); the step-body walk resolves it and
-                # finds no class when it is a function
-                made = stmt.value.func.id
+                # project may define as a class (Graph-WaveNet), or a factory function of one
+                # (``model = build(...).cuda()``); the step-body walk resolves it and finds no class
+                # when it is neither
+                made = called.func.id
             if made is not None and _is_parallel_wrapper(made.rsplit(".", 1)[-1]):
                 inner = stmt.value.args[0] if stmt.value.args else None
                 # (a wrapper of anything else stays bound to the wrapper's class, which resolves to

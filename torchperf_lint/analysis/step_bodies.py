@@ -296,7 +296,7 @@ class StepBodies:
             return None
         return None
 
-    def _class_of(self, module: Module, dotted: str) -> Optional[Key]:
+    def _class_of(self, module: Module, dotted: str, depth: int = 0) -> Optional[Key]:
         if dotted in module.classes:
             return module.path, dotted
         resolved = module.resolve(dotted)
@@ -310,7 +310,20 @@ class StepBodies:
                     break
         if found is not None and found[0] == "class":
             return found[1].path, found[2]
+        if found is not None and found[0] == "function" and depth < 3:
+            return self._class_returned(found[1], found[2], depth)
         return None
+
+    def _class_returned(self, module: Module, qualname: str, depth: int) -> Optional[Key]:
+        """The project class whose instance the function ``qualname`` of ``module`` returns from
+        every ``return`` (a factory: ``def blip_pretrain(**kw): model = BLIP_Pretrain(**kw); return
+        model``); None when a return gives something else or the returns disagree."""
+        record = module.functions.get(qualname)
+        made = record.get("retcls") if record is not None else None
+        if not made or None in made:
+            return None
+        found = {self._class_of(module, dotted, depth + 1) for dotted in made}
+        return found.pop() if len(found) == 1 and None not in found else None
 
     def mro(self, cls: Key) -> Tuple[List[Key], Set[str]]:
         """The project classes of ``cls``'s ancestry (itself first) and the framework bases met.
