@@ -282,3 +282,29 @@ def test_a_budget_without_a_scope_to_read_is_not_known_to_be_one():
     assert spends_budget(branch, None) is False
     module = cst.parse_module("shown = 0\nif shown < 3:\n    shown += 1\n")
     assert spends_budget(module.body[1], module) is True
+
+
+GREEDY_DECODE = """\
+import torch
+
+
+def greedy_decode(model, source, sos_idx, device):
+    decoder_input = {start}
+    return model(source, decoder_input)
+"""
+MOVED_EMPTY = ("tensor is created on the CPU and then copied to the device; pass `device=` to "
+               "`torch.empty(...)` to create it there (runtime_guard: device-native creation)")
+
+
+def test_a_factory_cast_with_type_as_on_its_way_to_a_move_is_fresh():
+    """pytorch-transformer (holdout78): ``torch.empty(1, 1).fill_(sos_idx).type_as(source).to(device)``:
+    the CPU factory reaches the device by ``type_as`` or by the ``.to`` after it (TPL101)."""
+    for start in ("torch.empty(1, 1).fill_(sos_idx).type_as(source).to(device)",
+                  "torch.empty(1, 1).type_as(source).fill_(sos_idx).to(device)"):
+        assert _found(GREEDY_DECODE.replace("{start}", start), codes=("TPL101",)) == [
+            ("TPL101", 5, 20, MOVED_EMPTY)], start
+
+
+def test_type_as_alone_is_no_move_the_rule_names():
+    source = GREEDY_DECODE.replace("{start}", "torch.empty(1, 1).fill_(sos_idx).type_as(source)")
+    assert _found(source, codes=("TPL101",)) == []

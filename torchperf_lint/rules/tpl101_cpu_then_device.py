@@ -56,6 +56,10 @@ _KEEP_FRESH = frozenset(
     + "tile fill_diagonal_".split()  # ``torch.arange(W).view(1, -1).tile(H, 1)``: a repeat (mickey,
     # holdout64); ``torch.zeros(n, n).fill_diagonal_(m)``: an in-place fill (SimKGC, holdout63)
     + _ELEMENTWISE_NAMES.split()  # ``.exp()``: one value per value, a new host tensor
+    # ``.type_as(x)`` on the way to an explicit move (``torch.empty(1, 1).fill_(sos).type_as(src).to(device)``:
+    # pytorch-transformer's greedy decoding, holdout78; Informer2020's attention): the factory's
+    # tensor reaches the device by one or the other; ``type_as`` alone stays no move the rule names
+    + ["type_as"]
 )
 # Those of them torch also offers as functions of the tensor (``torch.unsqueeze(t, 0)``).
 _FUNCTION_FORMS = frozenset("unsqueeze squeeze reshape flatten t transpose permute tril triu".split()
