@@ -308,3 +308,41 @@ def test_a_factory_cast_with_type_as_on_its_way_to_a_move_is_fresh():
 def test_type_as_alone_is_no_move_the_rule_names():
     source = GREEDY_DECODE.replace("{start}", "torch.empty(1, 1).fill_(sos_idx).type_as(source)")
     assert _found(source, codes=("TPL101",)) == []
+
+
+HEAD_RESET = """\
+import math
+
+import torch
+
+
+def reset_head(head):
+    weight_mean = head.weight.mean().item()
+    weight_std = head.weight.std().item()
+    wa = weight_mean - math.sqrt(3) * weight_std
+    torch.nn.init.{init}
+
+
+def train(model, head, loader, optimizer):
+    for x, y in loader:
+        reset_head(head)
+        loss = head(model(x.cuda())).mean()
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_statistics_handed_to_an_in_place_initialisation_are_host_needed():
+    """torchcross (holdout77): MAML's adaptive head reset hands ``.item()`` statistics, directly or
+    through arithmetic, to ``torch.nn.init.normal_``/``uniform_``, whose mean/std and bounds are
+    Python floats torch requires (rules.md "A step body": arguments torch requires on the host)."""
+    for init in ("uniform_(head.weight, wa, weight_mean)", "normal_(head.weight, weight_mean, weight_std)",
+                 "normal_(head.weight, mean=wa, std=weight_std)"):
+        assert _found(HEAD_RESET.replace("{init}", init)) == [], init
+
+
+def test_statistics_only_printed_are_syncs():
+    chain = " (called every step from train.py:15)"
+    source = HEAD_RESET.replace("    torch.nn.init.{init}", "    print(wa)")
+    assert _found(source) == [("TPL102", 7, 18, SYNC.format(what="`.item()`") + chain),
+                              ("TPL102", 8, 17, SYNC.format(what="`.item()`") + chain)]

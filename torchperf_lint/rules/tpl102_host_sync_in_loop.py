@@ -68,6 +68,15 @@ _HOST_ARGUMENTS = {
     "torch.nn.functional.interpolate": ((1,), ("size",)),
     "torch.linspace": ((2,), ("steps",)),
     "torch.logspace": ((2,), ("steps",)),
+    # the parameters of an in-place initialisation are Python floats (torch.nn.init's ``mean``/``std``,
+    # ``a``/``b``, ``val``): torchcross's MAML head reset re-draws the head from its own statistics
+    # (``normal_(w, w.mean().item(), w.std().item())``, holdout77)
+    "torch.nn.init.normal_": ((1, 2), ("mean", "std")),
+    "torch.nn.init.uniform_": ((1, 2), ("a", "b")),
+    "torch.nn.init.trunc_normal_": ((1, 2, 3, 4), ("mean", "std", "a", "b")),
+    "torch.nn.init.constant_": ((1,), ("val",)),
+    ".normal_": ((0, 1), ("mean", "std")),
+    ".uniform_": ((0, 1), ("from", "to")),
 }
 # The index (and source) of an index op must be on the indexed tensor's device: a ``.cpu()`` copy
 # handed there (``store.index_copy_(0, idx.cpu(), feats.cpu())``) means the store is on the host
