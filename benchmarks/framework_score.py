@@ -4723,7 +4723,7 @@ CORPUS = [
     {"name": "torchcross", "github": "StefanoWoerner/torchcross", "set": "holdout77",
      "commit": "777ee80619b508b3b94409a3de64d4a1ad60a58a",
      "take": ["torchcross"], "only": "*.py", "drop": []},
-    # holdout78 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout78 (2026-11-28): entries below this line, before the holdout79 marker.
     # holdout78 set: LLM fine-tuning and alignment, distillation and small transformers from scratch (Lightning,
     # Fabric, HF Trainer subclasses, Accelerate/DeepSpeed and plain loops), labelled by reading only before any
     # linter run; corpus in /work/corpus_h78 (docs/framework_corpus_holdout78.md).
@@ -4781,6 +4781,10 @@ CORPUS = [
     {"name": "makemore", "github": "karpathy/makemore", "set": "holdout78",
      "commit": "988aa59e4d8fefa526d06f3b453ad116258398d4",
      "take": ["makemore.py"], "only": "*.py", "drop": []},
+    # holdout79 (2026-11-28): entries below this line, before the holdout80 marker.
+    # holdout80 (2026-11-28): entries below this line, before the holdout81 marker.
+    # holdout81 (2026-11-28): entries below this line, before the holdout82 marker.
+    # holdout82 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -5010,7 +5014,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 79)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 83)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
