@@ -346,3 +346,34 @@ def test_statistics_only_printed_are_syncs():
     source = HEAD_RESET.replace("    torch.nn.init.{init}", "    print(wa)")
     assert _found(source) == [("TPL102", 7, 18, SYNC.format(what="`.item()`") + chain),
                               ("TPL102", 8, 17, SYNC.format(what="`.item()`") + chain)]
+
+
+CARRIED_TOTAL = """\
+import torch
+
+
+def train(model, loader, optimizer, criterion):
+    for x, y in loader:
+        out = model(x.cuda())
+        loss = None
+        for o, t in zip(out, y.cuda()):
+            cur_loss = criterion(o, t)
+            if not loss:
+                loss = {first}
+            else:
+                loss += cur_loss
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_a_total_started_in_its_own_truth_test_is_a_tensor_from_the_second_time_round():
+    """transformers_tasks (holdout78): ``if not loss: loss = cur_loss else: loss += cur_loss`` in a
+    loop: from the second time round the test calls ``bool()`` on the device loss it summed."""
+    assert _found(CARRIED_TOTAL.replace("{first}", "cur_loss")) == [
+        ("TPL102", 10, 15, SYNC.format(what="testing a tensor's truth"))]
+
+
+def test_a_total_of_python_numbers_tests_nothing_on_the_device():
+    source = CARRIED_TOTAL.replace("{first}", "1.0").replace("loss += cur_loss", "loss += 1.0")
+    assert _found(source) == []

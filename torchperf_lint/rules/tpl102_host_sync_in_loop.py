@@ -246,9 +246,32 @@ class HostSyncInLoop(Rule):
     def visit_If(self, node: cst.If) -> None:
         # The value test first: it is cheap, and most tests are not of a device tensor, while
         # _in_step classifies the loop (a walk of its body) on first use. Both only read.
-        if (_truth_tests_tensor(node.test, self.ctx) and self._in_step() and not self._stops_loop(node)
-                and not self._guards_host_needed_use(node)):
+        if ((_truth_tests_tensor(node.test, self.ctx) or self._tests_carried_total(node)) and self._in_step()
+                and not self._stops_loop(node) and not self._guards_host_needed_use(node)):
             self.report(_reported_test(node), self.message.format(what="testing a tensor's truth"))
+
+    def _tests_carried_total(self, node: cst.If) -> bool:
+        """``if not loss: loss = cur_loss`` / ``else: loss += cur_loss`` in a loop (transformers_tasks'
+        ``mlm_loss``, holdout78): the name starts as ``None`` or ``0``, and from the second time
+        round it holds the device tensor the ``if`` itself put there, so the test calls ``bool()``
+        on it. Both branches must be written so: one binds the name to a device tensor, the other
+        adds to it."""
+        test = node.test
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test = test.expression
+        if not isinstance(test, cst.Name) or not isinstance(node.orelse, cst.Else) or self.ctx.innermost_loop() is None:
+            return False
+        name, bound, added = test.value, [], []
+        for branch in (node.body, node.orelse.body):
+            for line in getattr(branch, "body", ()):
+                for small in (line.body if isinstance(line, cst.SimpleStatementLine) else ()):
+                    if (isinstance(small, cst.Assign) and len(small.targets) == 1
+                            and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name):
+                        bound.append(small.value)
+                    elif (isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name)
+                          and small.target.value == name):
+                        added.append(small.value)
+        return bool(bound) and bool(added) and any(self.ctx.is_device_tensor(v) for v in bound + added)
 
     def _guards_host_needed_use(self, node: cst.If) -> bool:
         """Is the test of one name (``if pad > 0:``, ``if n:``) whose value the ``if`` body then
