@@ -243,6 +243,7 @@ class ModuleSteps:
         self._quiet_loops: Optional[FrozenSet[int]] = None  # ids of loops with autograd off around them
         self._generation: Dict[int, bool] = {}  # id of a loop -> it is a generation loop (ast)
         self._grad_off_callees: Optional[FrozenSet[str]] = None  # grad_off_callees, on first ask
+        self._loop_functions: Dict[int, Tuple[str, ...]] = {}  # id of a loop -> the functions around it
 
     # -- module facts ------------------------------------------------------------------------------
     def _qual(self, node) -> Optional[str]:
@@ -601,15 +602,18 @@ class ModuleSteps:
         """A generation loop (generation_loops, R41): autograd off around it, no loader, no
         update, and a model fed what the loop made."""
         if self._quiet_loops is None:
+            self._loop_functions = {}
             self._quiet_loops = frozenset(self._loops_with_grad_off())
-        if id(loop) not in self._quiet_loops:
-            return False
         known = self._generation.get(id(loop))
         if known is None:
+            # (the loop's own facts first: the callees with autograd off are a walk of the whole
+            # file, made only when a loop that feeds its model back is not under no_grad itself)
             known = self._generation[id(loop)] = (
                 not (isinstance(loop, (ast.For, ast.AsyncFor)) and _last_ast(loop.iter) in self.wrapped_loaders)
                 and ast_iterates_steps(loop) and not _ast_runs_update(loop.body, self)
-                and ast_feeds_back(loop, self._ast_model_call))
+                and ast_feeds_back(loop, self._ast_model_call)
+                and (id(loop) in self._quiet_loops
+                     or any(name in self.grad_off_callees for name in self._loop_functions.get(id(loop), ()))))
         return known
 
     def _ast_model_call(self, call: ast.Call) -> bool:
@@ -624,23 +628,25 @@ class ModuleSteps:
         """Ids of the loops of the file that run with autograd off: in a function decorated with
         ``no_grad``/``inference_mode`` (or in a function nested in one), or under such a ``with``.
         ``set_grad_enabled(<not a literal False>)`` does not count (a mode a name chooses)."""
-        pending = [(stmt, False) for stmt in self._tree.body]
+        pending = [(stmt, False, ()) for stmt in self._tree.body]
         while pending:
-            node, quiet = pending.pop()
+            node, quiet, functions = pending.pop()
             kind = type(node)
             if kind is ast.ClassDef:
-                pending.extend((child, False) for child in node.body)
+                pending.extend((child, False, functions) for child in node.body)
                 continue
             if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-                off = (quiet or any(self._ast_turns_grad_off(d) for d in node.decorator_list)
-                       or node.name in self.grad_off_callees)
-                pending.extend((child, off) for child in node.body)
+                off = quiet or any(self._ast_turns_grad_off(d) for d in node.decorator_list)
+                inner = functions + (node.name,)
+                pending.extend((child, off, inner) for child in node.body)
                 continue
-            if kind in _LOOP_TYPES and quiet:
-                yield id(node)
+            if kind in _LOOP_TYPES:
+                self._loop_functions[id(node)] = functions  # for grad_off_callees (_ast_generates)
+                if quiet:
+                    yield id(node)
             if (kind is ast.With or kind is ast.AsyncWith) and any(
                     self._ast_turns_grad_off(item.context_expr) for item in node.items):
-                pending.extend((child, True) for child in node.body)
+                pending.extend((child, True, functions) for child in node.body)
                 continue
             fields = BLOCK_FIELDS.get(kind)
             if fields is None:
@@ -648,9 +654,9 @@ class ModuleSteps:
             for name in fields:
                 for child in getattr(node, name):
                     if name == "handlers" or name == "cases":
-                        pending.extend((grandchild, quiet) for grandchild in child.body)
+                        pending.extend((grandchild, quiet, functions) for grandchild in child.body)
                     else:
-                        pending.append((child, quiet))
+                        pending.append((child, quiet, functions))
 
     @property
     def grad_off_callees(self) -> FrozenSet[str]:
