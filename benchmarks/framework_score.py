@@ -4784,6 +4784,27 @@ CORPUS = [
     # holdout79 (2026-11-28): entries below this line, before the holdout80 marker.
     # holdout80 (2026-11-28): entries below this line, before the holdout81 marker.
     # holdout81 (2026-11-28): entries below this line, before the holdout82 marker.
+    # holdout81 set: video understanding and tracking (person re-id, optical flow, action recognition, video LLMs;
+    # Lightning, HF Trainer subclasses, plain), labelled by reading only; corpus in /work/corpus_h81
+    # (docs/framework_corpus_holdout81.md).
+    {"name": "centroids-reid", "github": "mikwieczorek/centroids-reid", "set": "holdout81",
+     "commit": "a1825b7a92b2a8d5e223708c7c43ab58a46efbcf",
+     "take": ["callbacks", "config", "datasets", "losses", "modelling", "solver", "utils", "train_base_model.py", "train_ctl_model.py"], "only": "*.py", "drop": []},
+    {"name": "VideoLLaMA2", "github": "DAMO-NLP-SG/VideoLLaMA2", "set": "holdout81",
+     "commit": "c0bb03abf6b8a6b9a8dccac006fb4db5d4d9e414",
+     "take": ["videollama2/__init__.py", "videollama2/constants.py", "videollama2/conversation.py", "videollama2/mm_utils.py", "videollama2/model", "videollama2/train.py", "videollama2/utils.py", "videollama2/videollama2_trainer.py"], "only": "*.py", "drop": []},
+    {"name": "Chat-UniVi", "github": "PKU-YuanGroup/Chat-UniVi", "set": "holdout81",
+     "commit": "ec0b3db2d98dafb5c6bd72f626f4089f15727273",
+     "take": ["ChatUniVi/__init__.py", "ChatUniVi/config", "ChatUniVi/constants.py", "ChatUniVi/conversation.py", "ChatUniVi/mm_utils.py", "ChatUniVi/model", "ChatUniVi/train", "ChatUniVi/utils.py"], "only": "*.py", "drop": []},
+    {"name": "reid_baseline_with_syncbn", "github": "DTennant/reid_baseline_with_syncbn", "set": "holdout81",
+     "commit": "74a6b6b597c77b205f40a886d912defbca0c7b5c",
+     "take": ["config.py", "dataset", "evaluate", "losses", "main.py", "model", "optim.py", "trainer.py", "utils"], "only": "*.py", "drop": ["model/sync_bn/unittest.py", "evaluate/eval_cylib/test_cython.py"]},
+    {"name": "FlowNetPytorch", "github": "ClementPinard/FlowNetPytorch", "set": "holdout81",
+     "commit": "d5f3292a738209d5f3ea450cf714265034fd033a",
+     "take": ["datasets", "flow_transforms.py", "main.py", "models", "multiscaleloss.py", "util.py"], "only": "*.py", "drop": []},
+    {"name": "pytorch-video-recognition", "github": "jfzhang95/pytorch-video-recognition", "set": "holdout81",
+     "commit": "ca37de9f69a961f22a821c157e9ccf47a601904d",
+     "take": ["dataloaders", "network", "train.py", "mypath.py"], "only": "*.py", "drop": []},
     # holdout82 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
