@@ -4804,7 +4804,7 @@ CORPUS = [
     {"name": "pytorch-AdaIN", "github": "naoto0804/pytorch-AdaIN", "set": "holdout80",
      "commit": "47950d0e6656a95a80a4b105c4c0f58d38ef785c",
      "take": ["train.py", "net.py", "function.py", "sampler.py", "test.py"], "only": "*.py", "drop": []},
-    {"name": "SRGAN", "github": "leftthomas/SRGAN", "set": "holdout80",
+    {"name": "SRGAN-leftthomas", "github": "leftthomas/SRGAN", "set": "holdout80",
      "commit": "7ddfdf27273c42d858ec52cab5ca1cbfca81d0be",
      "take": ["train.py", "model.py", "loss.py", "data_utils.py", "pytorch_ssim", "test_benchmark.py", "test_image.py"], "only": "*.py", "drop": []},
     {"name": "Zero-DCE", "github": "Li-Chongyi/Zero-DCE", "set": "holdout80",
