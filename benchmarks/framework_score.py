@@ -4782,6 +4782,24 @@ CORPUS = [
      "commit": "988aa59e4d8fefa526d06f3b453ad116258398d4",
      "take": ["makemore.py"], "only": "*.py", "drop": []},
     # holdout79 (2026-11-28): entries below this line, before the holdout80 marker.
+    # holdout79 set: 3D vision (depth and stereo, NeRF and tensorial radiance fields, neural implicit surfaces,
+    # feature matching for pose), labelled by reading only before any linter run; corpus in /work/corpus_h79
+    # (docs/framework_corpus_holdout79.md).
+    {"name": "AdaBins", "github": "shariqfarooq123/AdaBins", "set": "holdout79",
+     "commit": "0952d91e9e762be310bb4cd055cbfe2448c0ce20",
+     "take": ["train.py", "evaluate.py", "infer.py", "loss.py", "utils.py", "model_io.py", "dataloader.py", "models"], "only": "*.py", "drop": []},
+    {"name": "PSMNet", "github": "JiaRenChang/PSMNet", "set": "holdout79",
+     "commit": "87ac9093afbf6545c093bd9d26c5ffd66e49a7b8",
+     "take": ["main.py", "submission.py", "Test_img.py", "models", "dataloader", "utils"], "only": "*.py", "drop": []},
+    {"name": "NeuS", "github": "Totoro97/NeuS", "set": "holdout79",
+     "commit": "6e0a2309d3f8d62d95c749183a965813558662ef",
+     "take": ["exp_runner.py", "models"], "only": "*.py", "drop": []},
+    {"name": "TensoRF", "github": "apchenstu/TensoRF", "set": "holdout79",
+     "commit": "6a1e23b10b9521221049aec843ab370a747a7982",
+     "take": ["train.py", "renderer.py", "opt.py", "utils.py", "models", "dataLoader"], "only": "*.py", "drop": []},
+    {"name": "EfficientLoFTR", "github": "zju3dv/EfficientLoFTR", "set": "holdout79",
+     "commit": "ffd4a4644064354468eb1f0c7a3e732233cb732f",
+     "take": ["src", "train.py", "test.py"], "only": "*.py", "drop": []},
     # holdout80 (2026-11-28): entries below this line, before the holdout81 marker.
     # holdout81 (2026-11-28): entries below this line, before the holdout82 marker.
     # holdout82 (2026-11-28): entries below this line, before the closing bracket.
