@@ -4782,9 +4782,31 @@ CORPUS = [
      "commit": "988aa59e4d8fefa526d06f3b453ad116258398d4",
      "take": ["makemore.py"], "only": "*.py", "drop": []},
     # holdout79 (2026-11-28): entries below this line, before the holdout80 marker.
-    # holdout79 set: 3D vision (depth and stereo, NeRF and tensorial radiance fields, neural implicit surfaces,
-    # feature matching for pose), labelled by reading only before any linter run; corpus in /work/corpus_h79
-    # (docs/framework_corpus_holdout79.md).
+    # holdout79 set: 3D vision (human and object pose, feature matching, multi-view diffusion and neural rendering,
+    # point clouds, large reconstruction models, monocular and stereo depth, NeRF and implicit surfaces: Lightning, an
+    # HF Trainer subclass, Accelerate and plain loops), labelled by reading only before any linter run; corpus in
+    # /work/corpus_h79 (docs/framework_corpus_holdout79.md).
+    {"name": "GVHMR", "github": "zju3dv/GVHMR", "set": "holdout79",
+     "commit": "44fbc1999dd57d2180e882c62c78d356d4c840d0",
+     "take": ["hmr4d", "tools/train.py", "setup.py"], "only": "*.py", "drop": ["hmr4d/utils/preproc", "hmr4d/model/gvhmr/gvhmr_pl_demo.py"]},
+    {"name": "EfficientLoFTR", "github": "zju3dv/EfficientLoFTR", "set": "holdout79",
+     "commit": "ffd4a4644064354468eb1f0c7a3e732233cb732f",
+     "take": ["src", "train.py", "test.py"], "only": "*.py", "drop": []},
+    {"name": "OnePose_Plus_Plus", "github": "zju3dv/OnePose_Plus_Plus", "set": "holdout79",
+     "commit": "d76ab6fe3c90ef45790bed88cf4d26b31702761d",
+     "take": ["src/lightning_model", "src/models", "src/datamodules", "src/datasets", "src/callbacks", "src/utils", "train_onepose_plus.py"], "only": "*.py", "drop": []},
+    {"name": "SyncDreamer", "github": "liuyuan-pal/SyncDreamer", "set": "holdout79",
+     "commit": "cc373c8ed0ef134149c5019e2384d2264649d0a6",
+     "take": ["ldm", "renderer", "train_syncdreamer.py", "train_renderer.py", "generate.py"], "only": "*.py", "drop": ["ldm/thirdp"]},
+    {"name": "ShapeLLM", "github": "qizekun/ShapeLLM", "set": "holdout79",
+     "commit": "f754b0d488f7187a699a549dd0c5e43b2349f051",
+     "take": ["llava", "ReConV2"], "only": "*.py", "drop": ["llava/serve", "llava/eval", "ReConV2/segmentation", "ReConV2/extensions"]},
+    {"name": "Wonder3D", "github": "xxlong0/Wonder3D", "set": "holdout79",
+     "commit": "d894f827aa8c2917761a0dad3ab40df74c7a5b24",
+     "take": ["mvdiffusion", "train_mvdiffusion_image.py", "train_mvdiffusion_joint.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "OpenLRM", "github": "3DTopia/OpenLRM", "set": "holdout79",
+     "commit": "3108b6902d27912e1dcdce76970eab51436f5b21",
+     "take": ["openlrm"], "only": "*.py", "drop": ["openlrm/models/encoders/dinov2"]},
     {"name": "AdaBins", "github": "shariqfarooq123/AdaBins", "set": "holdout79",
      "commit": "0952d91e9e762be310bb4cd055cbfe2448c0ce20",
      "take": ["train.py", "evaluate.py", "infer.py", "loss.py", "utils.py", "model_io.py", "dataloader.py", "models"], "only": "*.py", "drop": []},
@@ -4797,9 +4819,6 @@ CORPUS = [
     {"name": "TensoRF", "github": "apchenstu/TensoRF", "set": "holdout79",
      "commit": "6a1e23b10b9521221049aec843ab370a747a7982",
      "take": ["train.py", "renderer.py", "opt.py", "utils.py", "models", "dataLoader"], "only": "*.py", "drop": []},
-    {"name": "EfficientLoFTR", "github": "zju3dv/EfficientLoFTR", "set": "holdout79",
-     "commit": "ffd4a4644064354468eb1f0c7a3e732233cb732f",
-     "take": ["src", "train.py", "test.py"], "only": "*.py", "drop": []},
     # holdout80 (2026-11-28): entries below this line, before the holdout81 marker.
     # holdout81 (2026-11-28): entries below this line, before the holdout82 marker.
     # holdout82 (2026-11-28): entries below this line, before the closing bracket.
