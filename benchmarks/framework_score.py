@@ -4783,9 +4783,9 @@ CORPUS = [
      "take": ["makemore.py"], "only": "*.py", "drop": []},
     # holdout79 (2026-11-28): entries below this line, before the holdout80 marker.
     # holdout79 set: 3D vision (human and object pose, feature matching, multi-view diffusion and neural rendering,
-    # point clouds, large reconstruction models, monocular and stereo depth, NeRF and implicit surfaces: Lightning, an
-    # HF Trainer subclass, Accelerate and plain loops), labelled by reading only before any linter run; corpus in
-    # /work/corpus_h79 (docs/framework_corpus_holdout79.md).
+    # point clouds and completion, large reconstruction models, monocular and stereo depth, NeRF, SDFs and implicit
+    # surfaces: Lightning, an HF Trainer subclass, Accelerate and plain loops), labelled by reading only before any
+    # linter run; corpus in /work/corpus_h79 (docs/framework_corpus_holdout79.md).
     {"name": "GVHMR", "github": "zju3dv/GVHMR", "set": "holdout79",
      "commit": "44fbc1999dd57d2180e882c62c78d356d4c840d0",
      "take": ["hmr4d", "tools/train.py", "setup.py"], "only": "*.py", "drop": ["hmr4d/utils/preproc", "hmr4d/model/gvhmr/gvhmr_pl_demo.py"]},
@@ -4807,6 +4807,12 @@ CORPUS = [
     {"name": "OpenLRM", "github": "3DTopia/OpenLRM", "set": "holdout79",
      "commit": "3108b6902d27912e1dcdce76970eab51436f5b21",
      "take": ["openlrm"], "only": "*.py", "drop": ["openlrm/models/encoders/dinov2"]},
+    {"name": "PoinTr", "github": "yuxumin/PoinTr", "set": "holdout79",
+     "commit": "2e53e72367db9dbc3832ca534569f0fed9dd7dc1",
+     "take": ["main.py", "tools", "models", "utils", "datasets", "extensions/chamfer_dist/__init__.py", "extensions/emd/emd_module.py"], "only": "*.py", "drop": []},
+    {"name": "DeepSDF", "github": "facebookresearch/DeepSDF", "set": "holdout79",
+     "commit": "48c19b8d49ed5293da4edd7da8c3941444bc5cd7",
+     "take": ["deep_sdf", "networks", "train_deep_sdf.py", "reconstruct.py", "evaluate.py", "generate_training_meshes.py"], "only": "*.py", "drop": []},
     {"name": "AdaBins", "github": "shariqfarooq123/AdaBins", "set": "holdout79",
      "commit": "0952d91e9e762be310bb4cd055cbfe2448c0ce20",
      "take": ["train.py", "evaluate.py", "infer.py", "loss.py", "utils.py", "model_io.py", "dataloader.py", "models"], "only": "*.py", "drop": []},
