@@ -26,7 +26,7 @@ from .analysis import edit_reuse
 from .analysis.ast_scan import UnitAst
 from .analysis.facts import ModuleFacts
 from .analysis.names import ImportTable, text_mentions_torch_import
-from .analysis.project_index import parsed_module, record_summary, star_torch_bindings
+from .analysis.project_index import parsed_module, record_summary, star_imported_bindings
 from .analysis.segments import Unit, split_units
 from .analysis.step_bodies import dependency_stamps, step_bodies_for
 from .analysis.walker import Context, walk
@@ -113,10 +113,10 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
           filename: str = "<string>") -> List[Finding]:
     _DEPENDENCIES.pop(filename, None)
     torch_file = text_mentions_torch_import(source)
-    star_torch: Dict[str, str] = {}
+    star_bound: Dict[str, str] = {}
     if not torch_file and "import *" in source and filename != "<string>" and _may_use_torch(source):
-        star_torch = star_torch_bindings(filename)  # torch through ``from .utils import *``
-        torch_file = bool(star_torch)
+        star_bound = star_imported_bindings(filename)  # torch through ``from .utils import *``
+        torch_file = any(b == "torch" or b.startswith("torch.") for b in star_bound.values())
     if not torch_file:
         return []  # the common case for non-torch files: a substring search or two (rules.md: a file
         # that never imports torch gets no finding at all)
@@ -141,13 +141,13 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
             return [analysis_failed(f"syntax error at line {error.lineno}: {error.msg}",
                                     error.lineno or 1, (error.offset or 1) - 1)]
     table = parsed[1] if parsed is not None and parsed[1] is not None else ImportTable.from_ast(tree)
-    if (not star_torch and "import *" in source and filename != "<string>" and "torch." in source
-            and "torch" not in table.bindings):
+    if not star_bound and "import *" in source and filename != "<string>":
         # a torch file whose own imports do not bind ``torch`` itself (pytorch-YOLOv4's ``import
-        # torch.nn as nn`` beside ``from tool.torch_utils import *``, then ``torch.linspace(...)``)
-        star_torch = star_torch_bindings(filename)
-    if star_torch:
-        table = table.with_star_bindings(star_torch)
+        # torch.nn as nn`` beside ``from tool.torch_utils import *``, then ``torch.linspace(...)``),
+        # or numpy (KGAT's ``np`` from ``from utils.log_helper import *``)
+        star_bound = star_imported_bindings(filename)
+    if star_bound:
+        table = table.with_star_bindings(star_bound)
         parsed = (parsed[0], table, None) if parsed is not None else None  # (step loops read the new table)
     if not table.imports_torch:
         return []

@@ -102,8 +102,9 @@ class ImportTable:
         self.instances: Dict[str, str] = instances or {}
 
     def with_star_bindings(self, star: Dict[str, str]) -> "ImportTable":
-        """This table with the torch names a ``from <module> import *`` brings in (names the
-        module binds itself keep their meaning): a module that uses torch only through them."""
+        """This table with the torch and host-library names a ``from <module> import *`` brings in
+        (names the module binds itself keep their meaning): a module that uses torch, or numpy,
+        only through them."""
         bindings = dict(star)
         bindings.update(self.bindings)
         return ImportTable(bindings, True, dict(self.instances))

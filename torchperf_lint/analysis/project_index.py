@@ -2149,12 +2149,13 @@ def record_summary(filename: str, source: str, tree: ast.Module, table=None, ste
         pass
 
 
-def star_torch_bindings(filename: str, depth: int = 3) -> Dict[str, str]:
-    """The torch names a module gets only through ``from <project module> import *`` (TextBrewer's
-    ``distiller_train.py`` imports nothing but ``from .distiller_utils import *``, whose ``import
-    torch`` it then uses): local name -> torch's qualified name, through star imports of star
-    imports ``depth`` levels down. Empty when the project shows none (an installed module, a text
-    that is not on disk)."""
+def star_imported_bindings(filename: str, depth: int = 3) -> Dict[str, str]:
+    """The torch and host-library names a module gets only through ``from <project module> import
+    *`` (TextBrewer's ``distiller_train.py`` imports nothing but ``from .distiller_utils import *``,
+    whose ``import torch`` it then uses; KGAT's ``np.isnan(loss.cpu().numpy())`` with ``np`` from
+    ``from utils.log_helper import *``, holdout82): local name -> qualified name, through star
+    imports of star imports ``depth`` levels down. Empty when the project shows none (an installed
+    module, a text that is not on disk)."""
     project = project_for(filename)
     module = project.module(filename) if project is not None else None
     found: Dict[str, str] = {}
@@ -2173,7 +2174,7 @@ def star_torch_bindings(filename: str, depth: int = 3) -> Dict[str, str]:
                 if target is None:
                     continue
                 for local, bound in target.bindings.items():
-                    if bound == "torch" or bound.startswith("torch."):
+                    if bound == "torch" or bound.startswith("torch.") or bound.split(".", 1)[0] in HOST_LIBRARIES:
                         found.setdefault(local, bound)
                 following.append(target)
         frontier = following
