@@ -916,8 +916,9 @@ Views and casts keep the tensor a fresh host one whether written as methods or a
 (`torch.triu(torch.ones(n, n), 1).to(device)`, `torch.unsqueeze(torch.tensor([k]), 0).cuda()`;
 reading R39), and so do repeats and in-place fills (`.tile(...)`, `.fill_diagonal_(m)`) and
 elementwise functions of the one tensor (`torch.exp(-math.log(p) * torch.arange(half) / half)
-.to(t.device)`, guided diffusion's `timestep_embedding`; reading R45); with ops between factory and
-move no fix is offered. A factory bound to a name (also
+.to(t.device)`, guided diffusion's `timestep_embedding`; reading R45), and `.type_as(x)` on the way
+to an explicit move (`torch.empty(1, 1).fill_(sos).type_as(src).to(device)`; `type_as` alone is no
+move the rule names; reading R46); with ops between factory and move no fix is offered. A factory bound to a name (also
 by an annotated assignment) and moved later, `x = x.to(device)` or `x = x.to(d) + y`, is reported
 at the factory, without a fix.
 

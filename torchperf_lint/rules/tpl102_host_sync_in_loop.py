@@ -2782,7 +2782,9 @@ while Python prepares the next step, and the pipeline never fills.
 
 Values the host must have are not reported (one such use is enough, whatever else reads the value:
 the sync cannot go while that use stays): an argument torch itself requires on the host
-(`pack_padded_sequence` lengths, `split`/`tensor_split` sections, shapes and sizes such as
+(`pack_padded_sequence` lengths, also those a project module's `forward` packs:
+`self.encoder(x, lengths.cpu())`; the floats of `torch.nn.init.normal_`/`uniform_`;
+`split`/`tensor_split` sections, shapes and sizes such as
 `x.view(int(n), -1)`, slice bounds `t[a.item():b.item()]`; also through a name the function uses
 only there: `sizes = lengths.tolist()` then `x.split(sizes)`, `start, end = a.item(), b.item()` then
 `t[start:end]`), a value handed to numpy, scipy, OpenCV, PIL or scikit-learn (`np.unique(m.cpu().numpy())`, also
@@ -2801,7 +2803,9 @@ put into a container) or iterated by host code
 is still reported. More widely, a copy to the host (`.cpu()`, `.tolist()`, `.numpy(force=True)`) in
 code that trains nothing is not reported, autograd on or off, wherever its value goes: an evaluation
 or inference loop (no backward and no optimizer or scaler step in it, around it, or in a call it
-makes whose name says it may train: `train_step`, `take_step`), or a function that every visible
+makes whose name says it may train: `train_step`, `take_step`), a branch that runs only in
+evaluation (`if stage == "val":`, the `else` of `if self.training:`, of `if is_training:` or of
+`if phase in (Phase.TRAIN, Phase.VALIDATE):`), or a function that every visible
 call chain runs from such a loop or from Lightning's `validation_step`/`test_step`. Evaluation has
 to bring its results to the host (metrics in numpy or scikit-learn, kept predictions, plots,
 decoding, files), and copying them batch by batch is what bounds the device memory they take:
