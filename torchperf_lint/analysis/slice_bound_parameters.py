@@ -40,13 +40,18 @@ def _bound_names(node, out: Set[str]) -> None:
             _bound_names(arg, out)
 
 
+def _value_parameters(node) -> List[str]:
+    """The names of a function's parameters that a caller hands values (not ``self``/``cls``)."""
+    arguments = node.args
+    return [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
+            if a.arg not in ("self", "cls")]
+
+
 def slice_bound_parameters(node, slices: List[ast.Slice]) -> List[str]:
     """The names of ``node``'s parameters (not ``self``/``cls``) that are a bound of one of
     ``slices``: the slices its own body writes (nested definitions and lambdas apart), as the
     project index's walk of the body met them."""
-    arguments = node.args
-    params = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
-              if a.arg not in ("self", "cls")]
+    params = _value_parameters(node)
     if not params:
         return []
     bounds: Set[str] = set()
@@ -60,9 +65,7 @@ def slice_bound_parameters(node, slices: List[ast.Slice]) -> List[str]:
 def pack_length_parameters(node, packs: List[ast.Call]) -> List[str]:
     """The names of ``node``'s parameters whose values reach the lengths argument of one of
     ``packs`` (its ``pack_padded_sequence`` calls) through the function's own assignments."""
-    arguments = node.args
-    params = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
-              if a.arg not in ("self", "cls")]
+    params = _value_parameters(node)
     if not params:
         return []
     reached: Set[str] = set()
