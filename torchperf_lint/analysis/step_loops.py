@@ -627,7 +627,8 @@ class ModuleSteps:
     def _loops_with_grad_off(self) -> Iterator[int]:
         """Ids of the loops of the file that run with autograd off: in a function decorated with
         ``no_grad``/``inference_mode`` (or in a function nested in one), or under such a ``with``.
-        ``set_grad_enabled(<not a literal False>)`` does not count (a mode a name chooses)."""
+        ``set_grad_enabled(<not a literal False>)`` does not count (a mode a name chooses). Records
+        on the way the functions around every loop (``_loop_functions``: grad_off_callees asks)."""
         pending = [(stmt, False, ()) for stmt in self._tree.body]
         while pending:
             node, quiet, functions = pending.pop()
