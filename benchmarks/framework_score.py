@@ -4878,7 +4878,7 @@ CORPUS = [
     {"name": "pytorch-video-recognition", "github": "jfzhang95/pytorch-video-recognition", "set": "holdout81",
      "commit": "ca37de9f69a961f22a821c157e9ccf47a601904d",
      "take": ["dataloaders", "network", "train.py", "mypath.py"], "only": "*.py", "drop": []},
-    # holdout82 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout82 (2026-11-28): entries below this line, before the holdout83 marker.
     # holdout82 set: recommendation/CTR, knowledge-graph embeddings and link prediction, tabular deep learning (Lightning,
     # HF Trainer, plain), labelled by reading only before any linter run; corpus in /work/corpus_h82 (docs/framework_corpus_holdout82.md).
     {"name": "KNN-KG", "github": "zjunlp/KNN-KG", "set": "holdout82",
@@ -4935,6 +4935,8 @@ CORPUS = [
     {"name": "XRec", "github": "HKUDS/XRec", "set": "holdout82",
      "commit": "79e2cd4c672fbe60f29b3ec78d26252345076be1",
      "take": ["encoder", "explainer"], "only": "*.py", "drop": []},
+    # holdout83 (2026-11-28): entries below this line, before the holdout84 marker.
+    # holdout84 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -5164,7 +5166,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 83)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 85)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
