@@ -4937,6 +4937,19 @@ CORPUS = [
      "take": ["encoder", "explainer"], "only": "*.py", "drop": []},
     # holdout83 (2026-11-28): entries below this line, before the holdout84 marker.
     # holdout84 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout84 set: audio and speech (a Lightning ASR module, two plain vocoder/TTS training scripts), labelled by
+    # reading only before any linter run; corpus in /work/corpus_h84 (docs/framework_corpus_holdout84.md).
+    {"name": "hifi-gan", "github": "jik876/hifi-gan", "set": "holdout84",
+     "commit": "4769534d45265d52a904b850da5a622601885777",
+     "take": ["env.py", "meldataset.py", "models.py", "train.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "tacotron2", "github": "NVIDIA/tacotron2", "set": "holdout84",
+     "commit": "185cd24e046cc1304b4f8e564734d2498c6e2e6f",
+     "take": ["audio_processing.py", "data_utils.py", "distributed.py", "hparams.py", "layers.py", "logger.py",
+              "loss_function.py", "loss_scaler.py", "model.py", "plotting_utils.py", "stft.py", "train.py", "utils.py"],
+     "only": "*.py", "drop": []},
+    {"name": "lightning-U2", "github": "YooSungHyun/lightning-U2", "set": "holdout84",
+     "commit": "c6a02e2280b8feb568c95fa72c4020d8ca2302fa",
+     "take": ["train.py", "models", "utils", "arguments/training_args.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
