@@ -4936,6 +4936,38 @@ CORPUS = [
      "commit": "79e2cd4c672fbe60f29b3ec78d26252345076be1",
      "take": ["encoder", "explainer"], "only": "*.py", "drop": []},
     # holdout83 (2026-11-28): entries below this line, before the holdout84 marker.
+    # holdout83 set: natural language processing (dialogue, summarisation, QA, tagging, classification; Lightning, HF
+    # Trainer subclass, Ignite, plain), labelled by reading only before any linter run; corpus in /work/corpus_h83
+    # (docs/framework_corpus_holdout83.md).
+    {"name": "CDial-GPT", "github": "thu-coai/CDial-GPT", "set": "holdout83",
+     "commit": "81064865221d3503251d633f3d0b651004c938a6",
+     "take": ["train.py", "infer.py", "od"], "only": "*.py", "drop": []},
+    {"name": "TuningSummarization", "github": "oaimli/TuningSummarization", "set": "holdout83",
+     "commit": "fec03cc4ce4135f4b524e4292d6ebfe4dd324e5a",
+     "take": ["primera", "utils"], "only": "*.py", "drop": []},
+    {"name": "multivers", "github": "dwadden/multivers", "set": "holdout83",
+     "commit": "a6ce033f0e17ae38c1f102eae1ee4ca213fbbe2e",
+     "take": ["multivers", "script"], "only": "*.py", "drop": ["multivers/allennlp_nn_util.py", "multivers/allennlp_feedforward.py"]},
+    {"name": "unify-srl", "github": "SapienzaNLP/unify-srl", "set": "holdout83",
+     "commit": "6d4fe9fadc90be22ed5eeaab12771c4fdc1939eb",
+     "take": ["srl"], "only": "*.py", "drop": []},
+    {"name": "compacter", "github": "rabeehk/compacter", "set": "holdout83",
+     "commit": "e123daaaee59488e305297b9685c084edc07b5c0",
+     "take": ["seq2seq", "setup.py"], "only": "*.py", "drop": ["seq2seq/third_party/models"]},
+    {"name": "squad", "github": "chrischute/squad", "set": "holdout83",
+     "commit": "85623adeb9e6639f145081fea9cae2d8f3a26379",
+     "take": ["args.py", "layers.py", "models.py", "setup.py", "test.py", "train.py", "util.py"], "only": "*.py", "drop": []},
+    {"name": "BERT-E2E-ABSA", "github": "lixin4ever/BERT-E2E-ABSA", "set": "holdout83",
+     "commit": "238174b4c22d58e91ba8634c339ebc04702ecb9e",
+     "take": ["absa_layer.py", "bert.py", "bert_utils.py", "fast_run.py", "glue_utils.py", "main.py", "seq_utils.py", "work.py"], "only": "*.py", "drop": []},
+    {"name": "finBERT", "github": "ProsusAI/finBERT", "set": "holdout83",
+     "commit": "44995e0c5870c4ab37a189d756550654ae87cdf0",
+     "take": ["finbert", "main.py"], "only": "*.py", "drop": []},
+    {"name": "conv-emotion", "github": "declare-lab/conv-emotion", "set": "holdout83",
+     "commit": "6128ca20e9c736605cce7e99d5d95db0356c35f5",
+     "take": ["DialogueRNN/dataloader.py", "DialogueRNN/model.py", "DialogueRNN/train_IEMOCAP.py", "DialogueRNN/train_MELD.py",
+              "COSMIC/erc-training/dataloader.py", "COSMIC/erc-training/model.py", "COSMIC/erc-training/commonsense_model.py",
+              "COSMIC/erc-training/train_iemocap.py"], "only": "*.py", "drop": []},
     # holdout84 (2026-11-28): entries below this line, before the closing bracket.
     # holdout84 set: audio and speech (a Lightning ASR module, two plain vocoder/TTS training scripts), labelled by
     # reading only before any linter run; corpus in /work/corpus_h84 (docs/framework_corpus_holdout84.md).
