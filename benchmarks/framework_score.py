@@ -4968,7 +4968,7 @@ CORPUS = [
      "take": ["DialogueRNN/dataloader.py", "DialogueRNN/model.py", "DialogueRNN/train_IEMOCAP.py", "DialogueRNN/train_MELD.py",
               "COSMIC/erc-training/dataloader.py", "COSMIC/erc-training/model.py", "COSMIC/erc-training/commonsense_model.py",
               "COSMIC/erc-training/train_iemocap.py"], "only": "*.py", "drop": []},
-    # holdout84 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout84 (2026-11-28): entries below this line, before the holdout85 marker.
     # holdout84 set: audio and speech (a Lightning ASR module, two plain vocoder/TTS training scripts), labelled by
     # reading only before any linter run; corpus in /work/corpus_h84 (docs/framework_corpus_holdout84.md).
     {"name": "hifi-gan", "github": "jik876/hifi-gan", "set": "holdout84",
@@ -4982,6 +4982,10 @@ CORPUS = [
     {"name": "lightning-U2", "github": "YooSungHyun/lightning-U2", "set": "holdout84",
      "commit": "c6a02e2280b8feb568c95fa72c4020d8ca2302fa",
      "take": ["train.py", "models", "utils", "arguments/training_args.py"], "only": "*.py", "drop": []},
+    # holdout85 (2026-11-28): entries below this line, before the holdout86 marker.
+    # holdout86 (2026-11-28): entries below this line, before the holdout87 marker.
+    # holdout87 (2026-11-28): entries below this line, before the holdout88 marker.
+    # holdout88 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -5211,7 +5215,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 85)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 89)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
