@@ -28,6 +28,7 @@ from .analysis.facts import ModuleFacts
 from .analysis.names import ImportTable, text_mentions_torch_import
 from .analysis.project_index import parsed_module, record_summary, star_imported_bindings
 from .analysis.segments import Unit, split_units
+from .analysis.dead_code import dead_line_ranges, in_dead_block
 from .analysis.step_bodies import dependency_stamps, step_bodies_for
 from .analysis.walker import Context, walk
 
@@ -176,7 +177,8 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
     if bodies.made is None:
         record_summary(filename, source, tree, table, lambda: facts.steps)
     _DEPENDENCIES[filename] = dependency_stamps(bodies.made)
-    findings = [f for f in findings if not _run_by_framework(f, facts)]
+    dead = dead_line_ranges(source, tree)  # ``if False:`` debug blocks never run (R47.1)
+    findings = [f for f in findings if not _run_by_framework(f, facts) and not (dead and in_dead_block(f.line, dead))]
     if failures:
         _, line, col = failures[0]
         findings.append(analysis_failed("; ".join(reason for reason, _, _ in failures[:3]), line, col))

@@ -57,6 +57,7 @@ from .inference_calls import ast_stage_test, ast_turns_grad_off, call_mode, call
 from .inner_updates import repeats_on_held_data
 from .slice_bound_parameters import pack_length_parameters, slice_bound_parameters
 from .optimizer_loops import steps_each_item
+from .dead_code import never_runs
 from .named_lambdas import lambda_function
 from .script_folders import script_folder_bindings, sys_path_folders
 from .stop_flags import loop_stop_calls
@@ -64,7 +65,7 @@ from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast
                          interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "49"
+INDEX_VERSION = "50"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -505,6 +506,12 @@ class _Summariser:
                 if made is not None:
                     self._define(made, scope, owner_class)
                     continue
+            if (kind is ast.If or kind is ast.While) and never_runs(stmt):
+                # ``if False:  # visualize``: the block never runs; what it calls is no call (R47.1)
+                live = [block for block in (stmt.body, stmt.orelse) if not any(block is d for d in never_runs(stmt))]
+                self._scan([s for block in live for s in block], fn, scope, owner_class, interval_names, in_loop,
+                           step_loop)
+                continue
             if kind is ast.If and _leaves_for_good(stmt.body, in_loop) and not _ast_runs_update(stmt.body):
                 # ``if done: generate_example(); break``: what it calls runs once, not every step
                 self._expressions(stmt.test, fn, scope, in_loop, step_loop)

@@ -161,6 +161,8 @@ def is_step_shape(method: Optional[str], receiver: Optional[str], func: Optional
         return receiver is not None and OPTIMIZER_WORD.search(receiver) is not None
     if method == "forward" and (is_model_name(receiver) or receiver in objects):
         return True
+    if method == "modules":
+        return False  # ``model.modules()``: nn.Module's list of submodules, not a model named ``modules`` (R47.5)
     # ``self(x)`` is not a model call here: an RL module stepping its environment calls itself,
     # and the spec names models by their variables. ``TimeLLM.Model(args)``, ``ResNet(...)``: a
     # capitalised name is a class being built, not a model run.

@@ -872,6 +872,10 @@ class ValueFlow:
     def _local_call_kind(self, call: cst.Call, env, depth: int) -> str:
         ctx = self.ctx
         func = call.func
+        if _asks_for_torch_tensors(call):
+            # ``tokenizer(text, return_tensors="pt")``: Hugging Face tokenizers and processors make
+            # their tensors on the host; they are there until moved (XRec, holdout82; R47.2)
+            return CPU_TENSOR
         qual = ctx.qualname(func)
         if qual is not None:
             if qual.startswith(_ARRAY_LIBRARIES):
@@ -1362,3 +1366,10 @@ def _python_from_torch_submodule(short: str) -> bool:
         return False
     return name in ("device_count", "current_device") or (name.startswith(("get_", "is_")) and "rng" not in name)
 
+
+def _asks_for_torch_tensors(call: cst.Call) -> bool:
+    """A call given ``return_tensors="pt"`` (a tokenizer, processor or feature extractor)."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "return_tensors":
+            return string_value(arg.value) == "pt"
+    return False

@@ -171,6 +171,8 @@ class HostSyncInLoop(Rule):
                 return
             if ctx.is_host_value(receiver) or self._narrowed_to_numpy(receiver) or self._given_a_number():
                 return  # numpy values and host tensors are read without waiting for a device
+            if self._project_class_method(node):
+                return  # ``val_res.item()`` of ``val_res = utils.Averager()``: the class's own method (R47.4)
             if name == "cpu" and is_model_name(last_identifier(_copied(receiver, ctx))):
                 return  # moving a model (or a copy of it: an EMA snapshot), not reading a value
             if self._read_by_loop_stop(receiver):
@@ -962,7 +964,7 @@ class HostSyncInLoop(Rule):
             # ``self.estimates[name][idx.item()][offset.item()] = est``: a key of a dict kept in a
             # dict (LaSAFT's test_step; a store needs the key on the host as a read does)
             container = container.value
-        if _names_a_constant(last_identifier(container)):
+        if _names_a_constant(last_identifier(container)) or _names_a_symbol_table(last_identifier(container)):
             # ``self.IX_TO_NAME[condition.argmax().item()]``: a mapping named as a Python constant
             # (Jointist's, taken from its config, holdout48)
             return True
@@ -1102,6 +1104,17 @@ class HostSyncInLoop(Rule):
                     # the indices pick which predictions evaluation brings to the host (spert), R8
                     return True
         return False
+
+    def _project_class_method(self, call: cst.Call) -> bool:
+        """Is ``call`` (``name.item()``) a method that a project class defines, called on an
+        instance of it (liif's ``val_res = utils.Averager()`` ... ``val_res.item()``, a running
+        mean kept as a Python float, holdout65): no tensor's method, so no sync (R47.4)."""
+        bodies = getattr(self.ctx.facts, "step_bodies", None)
+        if bodies is None:
+            return False
+        return bool(instance_method(bodies, call.func, self.ctx.values.assigned_expr)
+                    or attribute_method(bodies, call.func, self.ctx.function_qualname())
+                    or annotated_method(bodies, call.func, self._enclosing_function()))
 
     def _project_hands_to_host_library(self, call: cst.Call, arg: cst.Arg) -> bool:
         """Is ``arg`` handed to a parameter that the called project function (in this file or
@@ -1398,6 +1411,19 @@ def _names_a_constant(name: Optional[str]) -> bool:
     """``IX_TO_NAME``, ``ID2LABEL``, ``CLASSES``: a name written as a Python constant (upper case,
     three characters or more), which a mapping or a list of labels is named, not a tensor."""
     return name is not None and len(name) >= 3 and name.isupper() and any(c.isalpha() for c in name)
+
+
+# ``id2answer``, ``idx2word``, ``ix_to_label``, ``itos``: a table from indices to symbols (answers,
+# words, labels, classes), which is a Python dict or list, never a tensor (METER's and BridgeTower's
+# ``[id2answer[pred.item()] for pred in preds]``, holdout75; R47.3). Tables of numbers (``id2emb``)
+# are not named by it.
+_SYMBOL_TABLE = re.compile(
+    r"^(?:itos|(?:[a-z]+_)?(?:id|idx|index|ix|i|int|num)(?:2|_to_)(?:answer|ans|label|lbl|word|token|tok|char|"
+    r"name|class|cls|tag|text|str|string|entity|ent|relation|rel|category|cat|type|vocab)s?)$", re.I)
+
+
+def _names_a_symbol_table(name: Optional[str]) -> bool:
+    return name is not None and _SYMBOL_TABLE.match(name) is not None
 
 
 def _without_cuda(ctx) -> bool:

@@ -1,0 +1,68 @@
+"""Blocks that never run: the body of ``if False:`` / ``if 0:`` / ``while False:``, and the ``else``
+of ``if True:`` (reading R47.1).
+
+Research code keeps debug and visualisation blocks switched off with a constant test (GVHMR's
+``if False:  # visualize bbx_xys from an iPhone view`` in ``training_step``, holdout79). Nothing
+there runs, so nothing there waits for the device, allocates or converts every step: a finding
+inside such a block is not reported, and a call there is no call site the step-body walk follows
+(project_index's summary skips the block). Only literal constants count: a name that is ``False``
+today (``DEBUG = False``) is a setting the user may turn on.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import List, Optional, Tuple
+
+# A file without one of these texts has no constant test: the common case costs one search.
+_CONSTANT_TEST = re.compile(r"\b(?:if|while|elif)[ \t(]+(?:False|True|0|1|None)[ \t)]*:")
+
+
+def constant_truth(test: ast.expr) -> Optional[bool]:
+    """The truth of a test that is a literal constant (``False``, ``0``, ``None``, ``True``, ``1``,
+    ``""``); None for anything else."""
+    if type(test) is ast.Constant and (test.value is None or type(test.value) in (bool, int, str)):
+        return bool(test.value)
+    return None
+
+
+def never_runs(stmt: ast.stmt) -> Tuple[list, ...]:
+    """The statement lists of ``stmt`` (an ``if`` or ``while``) that never run: the body of a false
+    test, the ``else`` of a true ``if``. Empty for other statements."""
+    kind = type(stmt)
+    if kind is ast.If:
+        truth = constant_truth(stmt.test)
+        if truth is False:
+            return (stmt.body,)
+        if truth is True and stmt.orelse:
+            return (stmt.orelse,)
+    elif kind is ast.While and constant_truth(stmt.test) is False:
+        return (stmt.body,)  # (its ``else`` runs: the loop ends at once)
+    return ()
+
+
+def dead_line_ranges(source: str, tree: ast.Module) -> List[Tuple[int, int]]:
+    """(first, last) lines of every block of ``tree`` that never runs, outermost only."""
+    if _CONSTANT_TEST.search(source) is None:
+        return []
+    found: List[Tuple[int, int]] = []
+    stack = [tree.body]
+    while stack:
+        for stmt in stack.pop():
+            dead = never_runs(stmt)
+            for block in dead:
+                if block:
+                    found.append((block[0].lineno, block[-1].end_lineno or block[-1].lineno))
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                children = getattr(stmt, field, None)
+                if children and not any(children is block for block in dead):
+                    if field in ("handlers", "cases"):
+                        stack.extend(child.body for child in children)
+                    else:
+                        stack.append(children)
+    return found
+
+
+def in_dead_block(line: int, ranges: List[Tuple[int, int]]) -> bool:
+    return any(first <= line <= last for first, last in ranges)
