@@ -5024,6 +5024,10 @@ CORPUS = [
      "commit": "2d83e17b381dd2ee52223695e517bf6d5ff09c2c",
      "take": ["mart.py", "resnet.py", "train_resnet.py", "train_wideresnet.py", "wideresnet.py"], "only": "*.py",
      "drop": []},
+    {"name": "MambaInLlama", "github": "jxiw/MambaInLlama", "set": "holdout85",
+     "commit": "60d64dc66a9e72cf70167329ed4a4eaee1504d02",
+     "take": ["dataset.py", "train_configs.py", "util.py", "trainer", "train_mamba", "mamba"], "only": "*.py",
+     "drop": []},
     # holdout86 (2026-11-28): entries below this line, before the holdout87 marker.
     # holdout87 (2026-11-28): entries below this line, before the holdout88 marker.
     # holdout88 (2026-11-28): entries below this line, before the closing bracket.
