@@ -5029,6 +5029,34 @@ CORPUS = [
      "take": ["dataset.py", "train_configs.py", "util.py", "trainer", "train_mamba", "mamba"], "only": "*.py",
      "drop": []},
     # holdout86 (2026-11-28): entries below this line, before the holdout87 marker.
+    # holdout86 set: competition and tutorial code (Kaggle/HF-competition solutions, book and course companions), labelled by
+    # reading only before any linter run; corpus in /work/corpus_h86 (docs/framework_corpus_holdout86.md).
+    {"name": "machine-learning-book", "github": "rasbt/machine-learning-book", "set": "holdout86",
+     "commit": "35ab3774e8e249c43a98209d8efd94c060102003",
+     "take": ["ch12/ch12_part1.py", "ch12/ch12_part2.py", "ch13/ch13_part1.py", "ch13/ch13_part2.py", "ch13/ch13_part3_lightning.py",
+              "ch13/ch13_part4_ignite.py", "ch14/ch14_part1.py", "ch14/ch14_part2.py", "ch15/ch15_part1.py",
+              "ch15/ch15_part2.py", "ch15/ch15_part3.py", "ch16/ch16-part1-self-attention.py", "ch16/ch16-part2-gpt2.py",
+              "ch16/ch16-part3-bert.py", "ch17/ch17_part1.py", "ch17/ch17_part2.py", "ch18/ch18_part1.py",
+              "ch18/ch18_part2.py"],
+     "only": "*.py", "drop": []},
+    {"name": "aiornot", "github": "delai50/aiornot", "set": "holdout86",
+     "commit": "4030cf7dd66867a47c1300419411ba7804fc4464",
+     "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "dlwpt-code", "github": "deep-learning-with-pytorch/dlwpt-code", "set": "holdout86",
+     "commit": "d6c0210143daa133bbdeddaffc8993b1e17b5174",
+     "take": ["p2ch11", "p2ch13", "util"], "only": "*.py", "drop": []},
+    {"name": "pytorch-deep-learning", "github": "mrdbourke/pytorch-deep-learning", "set": "holdout86",
+     "commit": "baa27b691617461c173ecf3439793cd8cde74e13",
+     "take": ["going_modular/going_modular", "helper_functions.py"], "only": "*.py", "drop": []},
+    {"name": "dfdc_deepfake_challenge", "github": "selimsef/dfdc_deepfake_challenge", "set": "holdout86",
+     "commit": "89c6290490bac96b29193a4061b3db9dd3933e36",
+     "take": ["training"], "only": "*.py", "drop": []},
+    {"name": "aimo-progress-prize", "github": "project-numina/aimo-progress-prize", "set": "holdout86",
+     "commit": "712e1abbcbcf870dccf4c6a3e7837e2967bd7d7f",
+     "take": ["training"], "only": "*.py", "drop": []},
+    {"name": "SIIM-ISIC-Melanoma-Classification-1st-Place-Solution", "github": "haqishen/SIIM-ISIC-Melanoma-Classification-1st-Place-Solution", "set": "holdout86",
+     "commit": "8250ca417635aba9b1b0f5c2afa25f1f4f0db467",
+     "take": ["dataset.py", "models.py", "train.py", "util.py", "evaluate.py", "predict.py"], "only": "*.py", "drop": []},
     # holdout87 (2026-11-28): entries below this line, before the holdout88 marker.
     # holdout88 (2026-11-28): entries below this line, before the closing bracket.
 ]
