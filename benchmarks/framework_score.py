@@ -4985,6 +4985,46 @@ CORPUS = [
     # holdout85 (2026-11-28): entries below this line, before the holdout86 marker.
     # holdout86 (2026-11-28): entries below this line, before the holdout87 marker.
     # holdout87 (2026-11-28): entries below this line, before the holdout88 marker.
+    # holdout87 set: biology, chemistry and health (Lightning, HF Trainer, plain), labelled by reading only before any
+    # linter run; corpus in /work/corpus_h87 (docs/framework_corpus_holdout87.md).
+    {"name": "alphaflow", "github": "bjing2016/alphaflow", "set": "holdout87",
+     "commit": "796971961368c9bd1504b3d57c5348a3d1d4ecaa",
+     "take": ["alphaflow", "train.py"], "only": "*.py", "drop": []},
+    {"name": "gReLU", "github": "Genentech/gReLU", "set": "holdout87",
+     "commit": "286a706def5fc520b4a3560a023ee480d07ba928",
+     "take": ["setup.py", "src/grelu/__init__.py", "src/grelu/lightning", "src/grelu/model", "src/grelu/utils.py",
+              "src/grelu/data", "src/grelu/transforms", "src/grelu/sequence"], "only": "*.py", "drop": []},
+    {"name": "EUGENe", "github": "cartercompbio/EUGENe", "set": "holdout87",
+     "commit": "0f445cd2513cf274e20f7b5d11eaf08049d6200c",
+     "take": ["setup.py", "eugene/__init__.py", "eugene/_settings.py", "eugene/models", "eugene/train",
+              "eugene/experimental", "eugene/evaluate"], "only": "*.py", "drop": []},
+    {"name": "medAlpaca", "github": "kbressem/medAlpaca", "set": "holdout87",
+     "commit": "63448c57967359ee04e6408ae418418ba0ac9f3a",
+     "take": ["medalpaca"], "only": "*.py", "drop": []},
+    {"name": "Huatuo-Llama-Med-Chinese", "github": "SCIR-HI/Huatuo-Llama-Med-Chinese", "set": "holdout87",
+     "commit": "ba9b3d65b33ba346e3d60979019abe6fa2ac741a",
+     "take": ["finetune.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "scBERT", "github": "TencentAILabHealthcare/scBERT", "set": "holdout87",
+     "commit": "262fd4b91f3f1c21a6e595d03d4ef423e16ffc99",
+     "take": ["finetune.py", "pretrain.py", "predict.py", "utils.py", "performer_pytorch"], "only": "*.py", "drop": []},
+    {"name": "molgpt", "github": "devalab/molgpt", "set": "holdout87",
+     "commit": "72ff33ae747c0a4908b822732019a66e965a595a",
+     "take": ["train"], "only": "*.py", "drop": []},
+    {"name": "targetdiff", "github": "guanjq/targetdiff", "set": "holdout87",
+     "commit": "142f1eb7178480d435fe0b8cb95a99beb48997c7",
+     "take": ["models", "datasets", "utils/train.py", "utils/misc.py", "utils/data.py", "utils/transforms.py",
+              "utils/misc_prop.py", "utils/transforms_prop.py", "utils/warmup.py", "scripts/train_diffusion.py",
+              "scripts/property_prediction/train_prop.py"], "only": "*.py", "drop": []},
+    {"name": "Pocket2Mol", "github": "pengxingang/Pocket2Mol", "set": "holdout87",
+     "commit": "836a0c4ce487297ad24bc54ac2ebd163de13242c",
+     "take": ["train.py", "models", "utils"], "only": "*.py", "drop": []},
+    {"name": "DrugBAN", "github": "peizhenbai/DrugBAN", "set": "holdout87",
+     "commit": "9923f8c99959e00263103ff9ac61ba0eaccc8e02",
+     "take": ["ban.py", "configs.py", "dataloader.py", "domain_adaptator.py", "main.py", "models.py", "trainer.py",
+              "utils.py"], "only": "*.py", "drop": []},
+    {"name": "GraphDTA", "github": "thinng/GraphDTA", "set": "holdout87",
+     "commit": "6162245c6776684b391d30610850fe7077478435",
+     "take": ["training.py", "training_validation.py", "models", "utils.py"], "only": "*.py", "drop": []},
     # holdout88 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
