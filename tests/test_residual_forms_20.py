@@ -251,3 +251,56 @@ def test_a_submodule_called_in_the_epoch_body_is_a_model_run():
     source = EPOCH_WITH_FROZEN_NORMS.replace("modules = model.model.{method}()", "modules = model.module(x0)")
     assert _found(source) == [
         ("TPL102", 9, 11, SYNC.format(what="`.cpu()`") + " (called every step from train.py:25)")]
+
+
+# -- R47.6: what a tokenizer's methods are handed is host-needed ------------------------------------
+
+MASK_TOKENS = """\
+import torch
+
+
+def mask_tokens(inputs, tokenizer, mlm_probability):
+    labels = inputs.clone()
+    probability_matrix = torch.full(labels.shape, mlm_probability, device=labels.device)
+    special = [{call} for val in labels.tolist()]
+    probability_matrix.masked_fill_(torch.tensor(special, dtype=torch.bool, device=labels.device), value=0.0)
+    return inputs, labels
+
+
+def train(model, loader, optimizer, tokenizer):
+    for batch in loader:
+        batch = batch.cuda()
+        inputs, labels = mask_tokens(batch, tokenizer, 0.15)
+        loss = model(inputs, labels=labels).loss
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_ids_iterated_for_a_tokenizer_method_are_host_needed():
+    """The MLM scripts' ``mask_tokens`` (OpenBackdoor, holdout63): ``[tokenizer.get_special_tokens_mask(
+    val, already_has_special_tokens=True) for val in labels.tolist()]``: the tokenizer reads each
+    row's ids on the host (R3)."""
+    call = "tokenizer.get_special_tokens_mask(val, already_has_special_tokens=True)"
+    assert _found(MASK_TOKENS.replace("{call}", call)) == []
+    assert _found(MASK_TOKENS.replace("{call}", "self.tokenizer.convert_ids_to_tokens(val)")) == []
+
+
+def test_ids_iterated_for_another_object_s_method_are_a_sync():
+    assert _found(MASK_TOKENS.replace("{call}", "masker.lookup(val)")) == [
+        ("TPL102", 7, 45, SYNC.format(what="`.tolist()`") + " (called every step from train.py:15)")]
+
+
+def test_a_cpu_factory_moved_at_once_in_a_block_that_never_runs_is_still_reported():
+    """TPL101 describes the code as written (GVHMR's ``torch.ones(3).float().cuda()`` in an ``if
+    False:`` render block is a label of holdout79); only per-iteration costs are dropped there."""
+    source = """\
+import torch
+
+if False:
+    color = torch.ones(3).float().cuda() * 0.8
+"""
+    found = lint_source(source, "train.py", codes=["TPL101"])
+    assert [(f.code, f.line, f.col, f.message, f.fix) for f in found] == [
+        ("TPL101", 4, 12, "tensor is created on the CPU and then copied to the device; pass `device=` to "
+                          "`torch.ones(...)` to create it there (runtime_guard: device-native creation)", None)]

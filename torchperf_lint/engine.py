@@ -178,7 +178,8 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
         record_summary(filename, source, tree, table, lambda: facts.steps)
     _DEPENDENCIES[filename] = dependency_stamps(bodies.made)
     dead = dead_line_ranges(source, tree)  # ``if False:`` debug blocks never run (R47.1)
-    findings = [f for f in findings if not _run_by_framework(f, facts) and not (dead and in_dead_block(f.line, dead))]
+    findings = [f for f in findings if not _run_by_framework(f, facts)
+                and not (dead and f.code in _EVERY_ITERATION and in_dead_block(f.line, dead))]
     if failures:
         _, line, col = failures[0]
         findings.append(analysis_failed("; ".join(reason for reason, _, _ in failures[:3]), line, col))
@@ -322,6 +323,10 @@ def _holds_line(sorted_lines: Sequence[int], start: int, end: int) -> bool:
 
 # Codes a framework answers when it runs AMP, DDP or accumulation for the user (rules.md "A step body").
 _FRAMEWORK_ANSWERS = frozenset(("TPL301", "TPL302", "TPL207"))
+# Rules whose findings say the code costs something every iteration (a wait, a re-allocation): in a
+# block that never runs that is false (R47.1). The others describe the code as written (a CPU
+# factory moved at once), which their fixes improve whether it runs or not.
+_EVERY_ITERATION = frozenset(("TPL102", "TPL103"))
 # The project facts each linted file's findings read: (path, size, mtime_ns, digest) of the other
 # modules, for the finding cache (frontends/cache.py), by the name the file was linted under.
 _DEPENDENCIES: Dict[str, frozenset] = {}

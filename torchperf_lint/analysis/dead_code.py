@@ -3,8 +3,9 @@ of ``if True:`` (reading R47.1).
 
 Research code keeps debug and visualisation blocks switched off with a constant test (GVHMR's
 ``if False:  # visualize bbx_xys from an iPhone view`` in ``training_step``, holdout79). Nothing
-there runs, so nothing there waits for the device, allocates or converts every step: a finding
-inside such a block is not reported, and a call there is no call site the step-body walk follows
+there runs, so nothing there waits for the device or re-allocates every step: a TPL102 or TPL103
+finding inside such a block is not reported (engine.py; a rule that describes the code as written,
+a CPU factory moved at once, still is), and a call there is no call site the step-body walk follows
 (project_index's summary skips the block). Only literal constants count: a name that is ``False``
 today (``DEBUG = False``) is a setting the user may turn on.
 """

@@ -65,7 +65,7 @@ from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast
                          interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "50"
+INDEX_VERSION = "51"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its

@@ -66,6 +66,8 @@ _LOADER_WORD = re.compile(
     r"|(?:^|_)dl)$",
     re.I)
 _NOT_LOADER = re.compile(r"(?:down|up|pre)loaders?$", re.I)
+# A dict of loaders by split (USB's ``self.loader_dict["train_lb"]``): an item of it is a loader.
+_LOADER_TABLE = re.compile(r"(?:^|_)(?:data_?)?loaders?_(?:dict|dic|map|table)$", re.I)
 _WRAPPERS = frozenset(("DistributedDataParallel", "DataParallel", "FullyShardedDataParallel"))
 _LOSS_CLASS = re.compile(r"torch\.nn\.(?:modules\.loss\.)?\w+Loss$")
 # Builtins that only look at what they are given (``print(model)``): no move (``unmoved_models``).
@@ -496,6 +498,8 @@ class ModuleSteps:
             return is_loader_name(name)
         if isinstance(expr, ast.Subscript):
             expr = expr.value  # ``self.data_loader["dev"]``, ``dataloaders[phase]``: one loader of several
+            if _LOADER_TABLE.search(_last_ast(expr) or "") is not None:
+                return True  # ``self.loader_dict["train_lb"]``: one of a dict of loaders (USB, R47.7)
         elif not starred and hands_out_loaders(_last_ast(expr)):
             return False
         name = _last_ast(expr)
@@ -1086,6 +1090,8 @@ class ModuleSteps:
             return is_loader_name(name)
         if isinstance(expr, cst.Subscript):
             expr = expr.value  # ``self.data_loader["dev"]``, ``dataloaders[phase]``: one loader of several
+            if _LOADER_TABLE.search(_last(expr) or "") is not None:
+                return True  # ``self.loader_dict["train_lb"]``: one of a dict of loaders (USB, R47.7)
         elif not starred and hands_out_loaders(_last(expr)):
             return False
         name = _last(expr)

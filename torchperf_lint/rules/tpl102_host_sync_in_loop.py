@@ -938,7 +938,10 @@ class HostSyncInLoop(Rule):
             targets = assigned_names(path[index - 1].target)
         else:
             return False
-        return any(self._python_lookup_key(use) for target in targets for part, above in scopes
+        # ... or an argument of a host library (``[tokenizer.get_special_tokens_mask(val, ...) for val
+        # in labels.tolist()]``, the masking step of the MLM scripts: R47.6)
+        return any(self._python_lookup_key(use) or self._host_library_argument(use)
+                   for target in targets for part, above in scopes
                    for use in name_uses(part, target, above, None, [True], target_loads=True))
 
     def _python_lookup_key(self, path) -> bool:
@@ -1025,6 +1028,10 @@ class HostSyncInLoop(Rule):
         if method == "batch_decode" or (method == "decode" and any(
                 word in owner for word in ("token", "processor", "processing"))):
             return True  # ids decoded to text (a VAE's or an autoencoder's ``decode`` takes tensors)
+        if owner.endswith("tokenizer"):
+            # ``tokenizer.convert_ids_to_tokens(ids)``, ``tokenizer.get_special_tokens_mask(val)``: a
+            # tokenizer works on the host in Python or Rust (R47.6)
+            return True
         return method == "step" and (owner.endswith("env") or owner.endswith("envs"))
 
     def _made_by_host_library(self, receiver) -> bool:
