@@ -304,3 +304,48 @@ if False:
     assert [(f.code, f.line, f.col, f.message, f.fix) for f in found] == [
         ("TPL101", 4, 12, "tensor is created on the CPU and then copied to the device; pass `device=` to "
                           "`torch.ones(...)` to create it there (runtime_guard: device-native creation)", None)]
+
+
+# -- R47.8: a container returned up the chain to a framework step ----------------------------------
+
+RETURNED_STATS = """\
+import numpy as np
+import torch
+import pytorch_lightning as pl
+
+
+class Standard(pl.LightningModule):
+    def training_step(self, batch, batch_idx):
+        metrics = self._get_all_metrics(batch)
+        self.log("train/loss", metrics["loss"], on_step=False, on_epoch=True)
+        return metrics
+
+    def _get_all_metrics(self, batch):
+        x, y = batch
+        logits = self.model(x)
+        loss = self.loss(logits, y)
+        with torch.no_grad():
+            stats = self._get_stats(logits, y)
+        stats["loss"] = loss
+        return {returned}
+
+    def _get_stats(self, logits, y):
+        preds = torch.argmax(logits, dim=1)
+        return {"preds": preds.cpu().numpy(), "y": y.cpu().numpy()}
+"""
+
+
+def test_copies_returned_up_to_a_lightning_step_are_for_its_framework():
+    """stability (holdout85): ``_get_stats`` returns numpy copies; ``_get_all_metrics`` returns them
+    (``stats = self._get_stats(...)``, ``return stats``); ``training_step`` returns that to Lightning
+    for its epoch-end tracking: a container the step returns to its framework (rules.md "A step
+    body")."""
+    assert _found(RETURNED_STATS.replace("{returned}", "stats")) == []
+
+
+def test_copies_a_caller_does_not_return_are_per_step_syncs():
+    """The caller keeps its own dict: the copies go nowhere the framework sees."""
+    chain = " (called every step from train.py:8 via training_step → _get_all_metrics)"
+    assert _found(RETURNED_STATS.replace("{returned}", '{"loss": loss}')) == [
+        ("TPL102", 23, 25, SYNC.format(what="`.cpu()`") + chain),
+        ("TPL102", 23, 51, SYNC.format(what="`.cpu()`") + chain)]

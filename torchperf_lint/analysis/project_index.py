@@ -65,7 +65,7 @@ from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast
                          interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "51"
+INDEX_VERSION = "52"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -321,6 +321,9 @@ class _Summariser:
         self.classes: Dict[str, dict] = {}
         self.functions: Dict[str, dict] = {}
         self.roots: List[list] = []  # [kind, ref, line]
+        # id(function record) -> name -> the lines of the calls it was last bound to (``stats =
+        # self._get_stats(...)``): a ``return stats`` hands their values back as they are (R47.8)
+        self._assigned_calls: Dict[int, Dict[str, List[int]]] = {}
         self.settings = False
         self._places: Dict[int, HostNames] = {}  # id(function record) -> its host names
         self._scope_bodies: List[list] = [tree.body]  # the statements of the function being scanned
@@ -541,9 +544,13 @@ class _Summariser:
                 continue
             fields = BLOCK_FIELDS.get(kind)
             if fields is None:
+                if kind is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
+                    self._assigned_calls.setdefault(id(fn), {})[stmt.targets[0].id] = _returned_call_lines(stmt.value)
                 if kind is ast.Return and stmt.value is not None:
-                    # calls whose value the function hands back as it is (step_bodies: env.step)
-                    fn.setdefault("returns", []).extend(_returned_call_lines(stmt.value))
+                    # calls whose value the function hands back as it is (step_bodies: env.step, and
+                    # what a framework step returns), also through a name bound to one
+                    fn.setdefault("returns", []).extend(_returned_call_lines(stmt.value) if type(stmt.value) is not ast.Name
+                                                        else self._assigned_calls.get(id(fn), {}).get(stmt.value.id, ()))
                     made = (_constructed_class(stmt.value) if type(stmt.value) is ast.Call else
                             fn["locals"].get(stmt.value.id) if type(stmt.value) is ast.Name else None)
                     # the class of the instance a factory function returns (BLIP's ``blip_pretrain``:

@@ -96,7 +96,7 @@ class Chain:
     """Why a function runs every step: the calls from a root to it (empty: it is a root)."""
 
     __slots__ = ("hops", "root_named", "framework", "framework_trains", "caller_steps_env", "grad_off", "trains",
-                 "performs", "named_from")
+                 "performs", "named_from", "returns_to_framework")
 
     def __init__(self, hops: Tuple[Hop, ...], root_named: bool, framework: bool, caller_steps_env: bool = False,
                  framework_trains: bool = False, grad_off: bool = False, trains: bool = True, performs: tuple = ()):
@@ -121,6 +121,11 @@ class Chain:
         # last call made in a branch that runs only in evaluation (``if stage == "val":
         # self.log_samples(...)`` in a ``shared_step``: the step's name says nothing of that branch).
         self.named_from = 0
+        # Every caller up to a framework step returns what this function returns (``metrics =
+        # self._get_all_metrics(batch); ...; return metrics`` in ``training_step``): the framework
+        # gets it, for its loggers (rules.md "A step body": a Python container that the step returns
+        # to its framework; R47.8).
+        self.returns_to_framework = False
 
     def describe(self, project: Optional[Project]) -> str:
         if not self.hops:
@@ -630,6 +635,8 @@ class StepBodies:
             steps_env = _steps_env(record)
             stops = record.get("stops", ())
             passed_back = record.get("returns", ()) if chain.caller_steps_env else ()
+            passed_up = record.get("returns", ()) if (
+                (chain.framework and not chain.hops) or chain.returns_to_framework) else ()
             handlers = record.get("handlers", ())
             closed = _closed_branches(record, args)
             handed_on = _handed_on(record, args)
@@ -649,6 +656,7 @@ class StepBodies:
                                      steps_env or line in passed_back or line in stops, chain.framework_trains,
                                      grad_off, trains)
                     extended.named_from = chain.named_from
+                    extended.returns_to_framework = line in passed_up
                     push(target[0], target[1], _from_evaluation_branch(extended, mode),
                          self._call_values(target[0], ref, constants, handed_on.get(index)))
 

@@ -298,7 +298,8 @@ class Context:
         Directly, through methods of it, inside a returned container, or through a name the function returns so
         (rules.md "A step body": a value the host must have every step)."""
         chain = self.step_chain()
-        if chain is None or not ((chain.framework and not chain.hops) or chain.caller_steps_env):
+        if chain is None or not ((chain.framework and not chain.hops) or chain.caller_steps_env
+                                 or chain.returns_to_framework):
             return False
         stack = self.stack
         for index in range(len(stack) - 2, -1, -1):
