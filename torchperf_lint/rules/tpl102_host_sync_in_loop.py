@@ -1028,9 +1028,10 @@ class HostSyncInLoop(Rule):
         if method == "batch_decode" or (method == "decode" and any(
                 word in owner for word in ("token", "processor", "processing"))):
             return True  # ids decoded to text (a VAE's or an autoencoder's ``decode`` takes tensors)
-        if owner.endswith("tokenizer"):
+        if owner.endswith("tokenizer") and method in _TOKENIZER_METHODS:
             # ``tokenizer.convert_ids_to_tokens(ids)``, ``tokenizer.get_special_tokens_mask(val)``: a
-            # tokenizer works on the host in Python or Rust (R47.6)
+            # Hugging Face tokenizer works on the host, in Python or Rust (R47.6); a project's own
+            # tokenizer class is read through its methods (openvla's ``ActionTokenizer``)
             return True
         return method == "step" and (owner.endswith("env") or owner.endswith("envs"))
 
@@ -1427,6 +1428,14 @@ def _names_a_constant(name: Optional[str]) -> bool:
 _SYMBOL_TABLE = re.compile(
     r"^(?:itos|(?:[a-z]+_)?(?:id|idx|index|ix|i|int|num)(?:2|_to_)(?:answer|ans|label|lbl|word|token|tok|char|"
     r"name|class|cls|tag|text|str|string|entity|ent|relation|rel|category|cat|type|vocab)s?)$", re.I)
+
+
+# The Hugging Face tokenizer methods that take ids or tokens (PreTrainedTokenizerBase).
+_TOKENIZER_METHODS = frozenset((
+    "convert_ids_to_tokens", "convert_tokens_to_ids", "convert_tokens_to_string", "get_special_tokens_mask",
+    "build_inputs_with_special_tokens", "create_token_type_ids_from_sequences", "pad", "prepare_for_model",
+    "truncate_sequences",
+))
 
 
 def _names_a_symbol_table(name: Optional[str]) -> bool:
