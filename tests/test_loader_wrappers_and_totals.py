@@ -5,8 +5,8 @@ is no per-step host need (rules.md TPL102 and "Where a value lives"; the lead's 
 
 from torchperf_lint.engine import lint_source
 
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+from _diagnostics import ITEM_SYNC as SYNC
+
 
 EPOCH = """\
 import torch

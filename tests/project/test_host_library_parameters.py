@@ -10,10 +10,8 @@ from pathlib import Path
 
 from torchperf_lint.engine import lint_source
 
+from _diagnostics import CPU_SYNC as CPU
 from _project_files import write
-
-CPU = ("`.cpu()` waits for the device in every iteration; keep values on the device (`total += "
-       "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 
 def findings(root: Path, name: str):

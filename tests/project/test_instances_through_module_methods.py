@@ -9,10 +9,10 @@ from pathlib import Path
 
 from torchperf_lint.engine import lint_source
 
+from _diagnostics import SYNC_TEMPLATE
 from _project_files import write
 
-FLOAT = ("`float()` of a tensor waits for the device in every iteration; keep values on the device "
-         "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+FLOAT = SYNC_TEMPLATE.format(what="`float()` of a tensor")
 
 
 def findings(root: Path, name: str):

@@ -9,10 +9,9 @@ from pathlib import Path
 
 from torchperf_lint.engine import lint_source
 
+from _diagnostics import ITEM_SYNC as SYNC, SYNC_TEMPLATE
 from _project_files import write
 
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 CONTRIEVER_LIKE = {
     "setup.py": "",
@@ -140,8 +139,7 @@ DICT_MODEL = {
         """,
 }
 
-FORMAT = ("formatting a tensor waits for the device in every iteration; keep values on the device (`total += "
-          "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+FORMAT = SYNC_TEMPLATE.format(what="formatting a tensor")
 
 
 def test_the_items_of_a_dict_a_project_model_returns_live_on_the_device(tmp_path):

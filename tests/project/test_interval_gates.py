@@ -11,12 +11,8 @@ from pathlib import Path
 
 from torchperf_lint.engine import lint_source
 
+from _diagnostics import EMPTY_CACHE, SYNC_TEMPLATE as SYNC
 from _project_files import write
-
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
-EMPTY_CACHE = ("`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be "
-               "re-allocated with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")
 
 
 def findings(root: Path, name: str):

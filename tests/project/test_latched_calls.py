@@ -8,10 +8,10 @@ from pathlib import Path
 
 from torchperf_lint.engine import lint_source
 
+from _diagnostics import SYNC_TEMPLATE
 from _project_files import write
 
-SYNC = ("`torch.cuda.synchronize()` waits for the device in every iteration; keep values on the device "
-        "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+SYNC = SYNC_TEMPLATE.format(what="`torch.cuda.synchronize()`")
 
 LATCHED = {
     "setup.py": "",

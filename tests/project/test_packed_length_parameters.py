@@ -9,10 +9,9 @@ from pathlib import Path
 
 from torchperf_lint.engine import lint_source
 
+from _diagnostics import SYNC_TEMPLATE as SYNC
 from _project_files import write
 
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 ENCODER = """
     import torch
