@@ -49,6 +49,11 @@ def rule_diagnostics(source: str, code: str):
             for f in found if f.code == code]
 
 
+def found(source: str, codes=("TPL102",), path: str = "train.py"):
+    """(code, line, col, message) of each finding of ``codes`` in ``source`` (not dedented), linted as ``path``."""
+    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
+
+
 def all_diagnostics(source: str, *codes: str):
     """(code, line, col, message, fix) per finding of every rule, or only of ``codes``;
     fix = None or (applicability, description, edits)."""

@@ -1,13 +1,7 @@
 """Forms of holdout15's and holdout16's first scores (2026-11-26 night, the lead; tuned on those
 sets): each with its flagged and silent twins, whole diagnostics."""
 
-from torchperf_lint.engine import lint_source
-
-from _diagnostics import EMPTY_CACHE, SYNC_TEMPLATE as SYNC
-
-
-def _found(source, codes=("TPL102",)):
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, "train.py", codes=codes)]
+from _diagnostics import EMPTY_CACHE, SYNC_TEMPLATE as SYNC, found as _found
 
 
 INLINE_SIZE = """\

@@ -1,13 +1,7 @@
 """Forms of holdout17's and holdout18's first scores (2026-11-26, the lead; tuned on those sets):
 each with its flagged and silent twins, whole diagnostics."""
 
-from torchperf_lint.engine import lint_source
-
-from _diagnostics import CPU_CREATION_TEMPLATE as FACTORY, EMPTY_CACHE, SYNC_TEMPLATE as SYNC
-
-
-def _found(source, codes=("TPL102",), path="train.py"):
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
+from _diagnostics import CPU_CREATION_TEMPLATE as FACTORY, EMPTY_CACHE, SYNC_TEMPLATE as SYNC, found as _found
 
 
 LOG_KEYS = """\

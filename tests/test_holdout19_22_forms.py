@@ -1,13 +1,7 @@
 """Forms the first scores of holdout19-holdout22 missed or got wrong (2026-11-27, the lead; tuned on
 those sets after their first scores): each with its flagged and silent twins, whole diagnostics."""
 
-from torchperf_lint.engine import lint_source
-
-from _diagnostics import SYNC_TEMPLATE as SYNC
-
-
-def _found(source, codes=("TPL102",), path="train.py"):
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
+from _diagnostics import SYNC_TEMPLATE as SYNC, found as _found
 
 
 STEP_METHOD_LOOP = """\

@@ -3,11 +3,7 @@ those sets after their first scores): each with its flagged and silent twins, wh
 
 from torchperf_lint.engine import lint_source
 
-from _diagnostics import PINNED_COPY as PINNED, SYNC_TEMPLATE as SYNC
-
-
-def _found(source, codes=("TPL102",), path="train.py"):
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
+from _diagnostics import PINNED_COPY as PINNED, SYNC_TEMPLATE as SYNC, found as _found
 
 
 FROM_PRETRAINED = """\

@@ -4,11 +4,7 @@ whole diagnostics."""
 
 from torchperf_lint.engine import fix_source, lint_source
 
-from _diagnostics import SCALER, SYNC_TEMPLATE as SYNC
-
-
-def _found(source, codes=("TPL102",), path="train.py"):
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
+from _diagnostics import SCALER, SYNC_TEMPLATE as SYNC, found as _found
 
 
 LIBRARY_BASED_MODEL = """\

@@ -8,11 +8,8 @@ from _diagnostics import (
     EMPTY_CACHE,
     PINNED_COPY as BLOCKING,
     SYNC_TEMPLATE as SYNC,
+    found as _found,
 )
-
-
-def _found(source, codes=("TPL102",), path="train.py"):
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
 
 
 CHECKPOINT_IN_AN_EVALUATION_INTERVAL = """\

@@ -3,13 +3,9 @@ each with its flagged twin, whole diagnostics."""
 
 from torchperf_lint.engine import lint_source
 
-from _diagnostics import CPU_CREATION_TEMPLATE, SYNC_TEMPLATE as SYNC
+from _diagnostics import CPU_CREATION_TEMPLATE, SYNC_TEMPLATE as SYNC, found as _found
 
 TRUTH = SYNC.format(what="testing a tensor's truth")
-
-
-def _found(source, codes=("TPL102",), path="train.py"):
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
 
 
 SAMPLER_CALLED_FROM_EVALUATION = """\

@@ -10,7 +10,7 @@ from pathlib import Path
 from torchperf_lint.engine import lint_source
 
 from _diagnostics import CPU_SYNC as SYNC
-from _project_files import write
+from _project_files import findings, write
 
 
 OPENVLA_LIKE = {
@@ -43,8 +43,7 @@ OPENVLA_LIKE = {
 
 
 def _findings(root: Path):
-    path = root / "pkg" / "train.py"
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings(root, "pkg/train.py")
 
 
 def test_a_copy_handed_to_a_numpy_method_of_an_annotated_parameter_is_host_needed(tmp_path):

@@ -5,12 +5,8 @@ attribute that methods other than ``__init__`` bind to one class only is an inst
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from torchperf_lint.engine import lint_source
-
 from _diagnostics import ITEM_SYNC as SYNC
-from _project_files import write
+from _project_files import findings, write
 
 
 LOSS = """
@@ -47,11 +43,6 @@ TASK = """
             loss, log = self.mix_loss.GDloss(self.generator(batch["mel"]), batch["audio"])
             return loss
     """
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
 
 
 def test_an_attribute_a_builder_method_binds_to_one_class_is_an_instance_of_it(tmp_path):

@@ -5,12 +5,8 @@ self.train_integrator``; ``do_pass``, run every step, calls ``self.integrator.ad
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from torchperf_lint.engine import lint_source
-
 from _diagnostics import SYNC_TEMPLATE as SYNC
-from _project_files import write
+from _project_files import findings, write
 
 
 INTEGRATOR = """
@@ -54,11 +50,6 @@ TRAINER = """
         for data in loader:
             trainer.do_pass(data)
     """
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
 
 
 def test_an_attribute_handed_the_instance_another_attribute_holds_reaches_its_methods(tmp_path):

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from torchperf_lint.engine import lint_source
-
 from _diagnostics import ITEM_SYNC as SYNC
-from _project_files import write
+from _project_files import findings_without_col, write
 
 
 PROJECT = {
@@ -49,8 +47,7 @@ PROJECT = {
 
 
 def _findings(root: Path):
-    path = root / "methods.py"
-    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings_without_col(root, "methods.py")
 
 
 def test_an_annotated_attribute_runs_the_class_it_names(tmp_path):

@@ -7,12 +7,8 @@ result (``model, msg = load_checkpoint(model, path)``) gives it back."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from torchperf_lint.engine import lint_source
-
 from _diagnostics import SYNC_TEMPLATE as SYNC
-from _project_files import write
+from _project_files import findings, write
 
 
 CHECKPOINTS = """
@@ -64,11 +60,6 @@ TRAIN = """
         model = build(pretrained="ckpt.pth").cuda()
         train(model, loader, torch.optim.SGD(model.parameters(), lr=0.1))
     """
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
 
 
 def test_a_factory_that_returns_one_project_class_builds_an_instance_of_it(tmp_path):

@@ -5,18 +5,8 @@ FixMatch-pytorch of the holdout3 set: ``trainers.create_trainer(train_step, ...)
 
 from __future__ import annotations
 
-from pathlib import Path
-
-
-from torchperf_lint.engine import lint_source
-
 from _diagnostics import ITEM_SYNC as SYNC
-from _project_files import write
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message, f.fix) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
+from _project_files import findings_with_fix as findings, write
 
 
 MAIN = """

@@ -6,17 +6,8 @@ host library (analysis/host_library_parameters.py). Each file is linted by its r
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from torchperf_lint.engine import lint_source
-
 from _diagnostics import CPU_SYNC as CPU
-from _project_files import write
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
+from _project_files import findings, write
 
 
 PLOT = """

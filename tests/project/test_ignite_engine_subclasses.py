@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from torchperf_lint.engine import lint_source
-
 from _diagnostics import ITEM_SYNC as ITEM
-from _project_files import write
+from _project_files import findings, write
 
 
 MONAI_LIKE = {
@@ -57,8 +55,7 @@ MONAI_LIKE = {
 
 
 def _findings(root: Path):
-    path = root / "engines" / "trainer.py"
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings(root, "engines/trainer.py")
 
 
 def test_the_method_an_engine_subclass_hands_up_runs_every_iteration(tmp_path):

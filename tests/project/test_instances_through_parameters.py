@@ -10,7 +10,7 @@ from pathlib import Path
 from torchperf_lint.engine import lint_source
 
 from _diagnostics import ITEM_SYNC as SYNC, SYNC_TEMPLATE
-from _project_files import write
+from _project_files import findings_without_col, write
 
 
 CONTRIEVER_LIKE = {
@@ -58,8 +58,7 @@ CONTRIEVER_LIKE = {
 
 
 def _findings(root: Path):
-    path = root / "src/inbatch.py"
-    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings_without_col(root, "src/inbatch.py")
 
 
 def test_forward_and_methods_of_a_model_handed_to_the_training_function_run_every_step(tmp_path):

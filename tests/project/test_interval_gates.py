@@ -8,17 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
-from torchperf_lint.engine import lint_source
-
 from _diagnostics import EMPTY_CACHE, SYNC_TEMPLATE as SYNC
-from _project_files import write
+from _project_files import findings_without_col, write
 
 
 def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.message)
-            for f in lint_source(path.read_text(), str(path), codes=["TPL102", "TPL103"])]
+    return findings_without_col(root, name, codes=["TPL102", "TPL103"])
 
 
 TRAIN = """

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from torchperf_lint.engine import lint_source
-
 from _diagnostics import ITEM_SYNC as SYNC
-from _project_files import write
+from _project_files import findings, write
 
 
 PROJECT = {
@@ -49,8 +47,7 @@ PROJECT = {
 
 
 def _findings(root: Path):
-    path = root / "utils/utils_fit.py"
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings(root, "utils/utils_fit.py")
 
 
 def test_a_parameter_every_caller_hands_a_dataloader_is_a_loader(tmp_path):

@@ -9,7 +9,7 @@ from pathlib import Path
 from torchperf_lint.engine import lint_source
 
 from _diagnostics import ITEM_SYNC as SYNC
-from _project_files import write
+from _project_files import findings_without_col, write
 
 
 PROBE = {
@@ -40,8 +40,7 @@ PROBE = {
 
 
 def _findings(root: Path):
-    path = root / "rave/core.py"
-    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings_without_col(root, "rave/core.py")
 
 
 def _project(tmp_path, hook):

@@ -6,20 +6,11 @@ sees no loop that trains), keeps the helper's copies flagged, with the chain in 
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from torchperf_lint.engine import lint_source
-
 from _diagnostics import SYNC_TEMPLATE as SYNC
-from _project_files import write
+from _project_files import findings, write
 
 CPU = SYNC.format(what="`.cpu()`")
 ITEM = SYNC.format(what="`.item()`")
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
 
 
 PLOTS = """

@@ -15,7 +15,7 @@ from pathlib import Path
 from torchperf_lint.engine import lint_source
 
 from _diagnostics import ITEM_SYNC as SYNC
-from _project_files import write
+from _project_files import findings, write
 
 
 PROJECT = {
@@ -63,8 +63,7 @@ PROJECT = {
 
 
 def _findings(root: Path):
-    path = root / "src/transformer/loss.py"
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings(root, "src/transformer/loss.py")
 
 
 def test_an_import_only_the_run_scripts_path_resolves_reaches_the_one_file_defining_it(tmp_path):

@@ -9,15 +9,9 @@ from pathlib import Path
 
 from torchperf_lint.analysis import project_index
 from torchperf_lint.analysis.script_folders import sys_path_folders
-from torchperf_lint.engine import lint_source
 
 from _diagnostics import ITEM_SYNC as SYNC
-from _project_files import write
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+from _project_files import findings_without_col as findings, write
 
 
 def bindings(root: Path, name: str) -> dict:

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from torchperf_lint.engine import lint_source
-
 from _diagnostics import SYNC_TEMPLATE as SYNC
-from _project_files import write
+from _project_files import findings, write
 
 
 EMA = """
@@ -43,11 +41,6 @@ LIT = """
         def on_train_batch_end(self, *args, **kwargs):
             self.model_ema(self)
     """
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
 
 
 def _project(tmp_path: Path, package: str) -> None:

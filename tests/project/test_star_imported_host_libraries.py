@@ -5,12 +5,8 @@ bindings win over what a star import brings."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from torchperf_lint.engine import lint_source
-
 from _diagnostics import SYNC_TEMPLATE as SYNC
-from _project_files import write
+from _project_files import findings, write
 
 
 HELPERS = """
@@ -36,11 +32,6 @@ TRAIN = """
             batch_loss.backward()
             optimizer.step()
     """
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
 
 
 def test_numpy_brought_by_a_star_import_is_a_host_library(tmp_path):

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from torchperf_lint.engine import lint_source
-
 from _diagnostics import ITEM_SYNC as SYNC
-from _project_files import write
+from _project_files import findings, write
 
 
 PROJECT = {
@@ -56,8 +54,7 @@ PROJECT = {
 
 
 def _findings(root: Path):
-    path = root / "dassl/utils/meters.py"
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings(root, "dassl/utils/meters.py")
 
 
 def test_a_class_re_exported_by_a_star_import_is_reached_from_a_loop_over_a_suffixed_loader(tmp_path):

@@ -5,17 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from torchperf_lint.analysis import project_index
 from torchperf_lint.engine import lint_source
 
 from _diagnostics import EMPTY_CACHE, ITEM_SYNC as SYNC, SCALER
-from _project_files import write
+from _project_files import findings_without_col, write
 
 
 def findings(root: Path, name: str, codes=None):
-    path = root / name
-    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=codes)]
+    return findings_without_col(root, name, codes)
 
 
 LIGHTNING = {

@@ -8,14 +8,9 @@ from pathlib import Path
 from torchperf_lint.engine import lint_source
 
 from _diagnostics import ITEM_SYNC as SYNC
-from _project_files import write
+from _project_files import findings_without_col as findings, write
 
 TOLIST = SYNC.replace("`.item()`", "`.tolist()`")
-
-
-def findings(root: Path, name: str, codes=("TPL102",)):
-    path = root / name
-    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=codes)]
 
 
 def related(root: Path, name: str):
