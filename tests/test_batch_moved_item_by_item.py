@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from _diagnostics import rule_diagnostics as diagnostics
+from _diagnostics import SYNC_TEMPLATE, rule_diagnostics as diagnostics
 
-TRUTH = ("testing a tensor's truth waits for the device in every iteration; keep values on the device "
-         "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+TRUTH = SYNC_TEMPLATE.format(what="testing a tensor's truth")
 
 LOOP = """
     import torch

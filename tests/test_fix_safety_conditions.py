@@ -14,11 +14,8 @@ from torchperf_lint.catalog import SAFE, UNSAFE
 from torchperf_lint.engine import fix_source, lint_source
 from torchperf_lint.findings import Edit, Finding, Fix
 
-TPL104_MESSAGE = ("the batch is copied to the device synchronously although its DataLoader pins memory; "
-                  "add `non_blocking=True` so the copy overlaps with compute")
-TPL502_MESSAGE = ("this module copies batches to the GPU but the DataLoader does not pin memory: each copy goes "
-                  "through a staging buffer and blocks; pass `pin_memory=True` (and copy with `non_blocking=True`) "
-                  "(runtime_guard: loader defaults)")
+from _diagnostics import PINNED_COPY as TPL104_MESSAGE, UNPINNED_LOADER as TPL502_MESSAGE
+
 TPL304_IMPORT = ("`from torch.cuda.amp import ...` imports deprecated AMP APIs (FutureWarning since torch 2.4); "
                  "import from `torch.amp` and pass the device at each use: `autocast(\"cuda\", ...)`, "
                  "`GradScaler(\"cuda\", ...)`, `@custom_fwd(device_type=\"cuda\")`")

@@ -6,8 +6,8 @@ flagged. Whole diagnostics."""
 
 from torchperf_lint.engine import lint_source
 
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+from _diagnostics import SYNC_TEMPLATE as SYNC
+
 TRUTH = SYNC.format(what="testing a tensor's truth")
 ITEM = SYNC.format(what="`.item()`")
 

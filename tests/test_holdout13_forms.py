@@ -2,8 +2,8 @@
 
 from torchperf_lint.engine import lint_source
 
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+from _diagnostics import ITEM_SYNC as SYNC
+
 
 TRUTH = SYNC.replace("`.item()` waits", "testing a tensor's truth waits")
 

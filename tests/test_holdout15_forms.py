@@ -1,16 +1,7 @@
 """Forms of holdout15's and holdout16's first scores (2026-11-26 night, the lead; tuned on those
 sets): each with its flagged and silent twins, whole diagnostics."""
 
-from torchperf_lint.engine import lint_source
-
-SYNC = ("`{what}` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
-EMPTY_CACHE = ("`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be re-allocated "
-               "with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")
-
-
-def _found(source, codes=("TPL102",)):
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, "train.py", codes=codes)]
+from _diagnostics import EMPTY_CACHE, SYNC_TEMPLATE as SYNC, found as _found
 
 
 INLINE_SIZE = """\
@@ -36,8 +27,7 @@ def test_a_nonzero_read_in_place_for_its_size_is_host_needed():
     """LLaRA's ``if (input_ids[i] == tok).nonzero().shape[0] > 0:`` (holdout15): the row count of
     ``nonzero`` is a size the host asks for (R3), written in place as well as through a name;
     ``if (...).nonzero().sum() > 0:`` tests the indices' values and stays flagged."""
-    assert _found(INLINE_SIZE) == [("TPL102", 13, 15, SYNC.format(what="testing a tensor's truth").replace(
-        "`testing a tensor's truth`", "testing a tensor's truth"))]
+    assert _found(INLINE_SIZE) == [("TPL102", 13, 15, SYNC.format(what="testing a tensor's truth"))]
 
 
 EXPERIMENTS = """\
@@ -66,7 +56,7 @@ def test_building_a_model_class_is_no_step_so_the_experiment_loop_stays_epoch_le
     assert _found(EXPERIMENTS, codes=("TPL102", "TPL103")) == []
     running = EXPERIMENTS.replace("        opt = make_opt(model)\n", "        opt = make_opt(model)\n        model(None)\n")
     assert _found(running, codes=("TPL102", "TPL103")) == [
-        ("TPL102", 15, 8, SYNC.format(what="torch.cuda.synchronize()")),
+        ("TPL102", 15, 8, SYNC.format(what="`torch.cuda.synchronize()`")),
         ("TPL103", 16, 8, EMPTY_CACHE),
     ]
 
@@ -100,7 +90,7 @@ def test_an_option_of_argparse_opt_hands_no_optimizer_to_a_call():
     options of ``opt``; it hands no optimizer over, so the loop trains nothing and its copy of the
     predictions is R8's evaluation copy. Handing ``optimizer`` itself to a call keeps the loop a
     training one and its copy flagged."""
-    assert _found(OPTIONS) == [("TPL102", 19, 21, SYNC.format(what=".cpu()"))]
+    assert _found(OPTIONS) == [("TPL102", 19, 21, SYNC.format(what="`.cpu()`"))]
 
 
 WINDOW = """\
@@ -127,8 +117,7 @@ def test_a_window_numpy_reads_every_step_is_host_needed_a_list_read_after_the_lo
     """pytorch-retinanet (holdout15): ``loss_hist.append(float(loss))`` with ``np.mean(loss_hist)``
     in the same pass's print: the host reads the window every step (R3). ``epoch_loss`` is read by
     numpy once, after the loop (R22): flagged."""
-    assert _found(WINDOW) == [("TPL102", 14, 26, SYNC.format(what="float()").replace(
-        "`float()` waits", "`float()` of a tensor waits"))]
+    assert _found(WINDOW) == [("TPL102", 14, 26, SYNC.format(what="`float()` of a tensor"))]
 
 
 THROUGHPUT = """\
@@ -164,4 +153,4 @@ def test_a_loop_whose_first_pass_returns_runs_once():
     """Swin's and DeiT's ``throughput()`` (plain scripts, found measuring this session's changes):
     the loop over the loader returns at the end of its first pass, so it times one batch, once; a
     loop over the loader that goes on syncs once per batch."""
-    assert _found(THROUGHPUT) == [("TPL102", 25, 8, SYNC.format(what="torch.cuda.synchronize()"))]
+    assert _found(THROUGHPUT) == [("TPL102", 25, 8, SYNC.format(what="`torch.cuda.synchronize()`"))]

@@ -1,14 +1,7 @@
 """Forms of holdout17's and holdout18's first scores (2026-11-26, the lead; tuned on those sets):
 each with its flagged and silent twins, whole diagnostics."""
 
-from torchperf_lint.engine import lint_source
-
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
-
-
-def _found(source, codes=("TPL102",), path="train.py"):
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
+from _diagnostics import CPU_CREATION_TEMPLATE as FACTORY, EMPTY_CACHE, SYNC_TEMPLATE as SYNC, found as _found
 
 
 LOG_KEYS = """\
@@ -89,9 +82,6 @@ class Trainer:
         self.optimizer.step()
         self.update_idx += 1
 """
-
-EMPTY_CACHE = ("`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be re-allocated "
-               "with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")
 
 
 def test_what_follows_an_early_continue_under_an_interval_runs_at_the_interval():
@@ -366,8 +356,6 @@ def f(lr, n, T, device, sigma, mask):
     return a, b, c, d, e
 """
 
-FACTORY = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.{f}(...)` to "
-           "create it there (runtime_guard: device-native creation)")
 LEGACY_DATA = ("tensor is created on the CPU by the legacy constructor `torch.{f}(...)` and then copied to the device; "
                "create it there with `torch.{modern}(..., device=...)`")
 
@@ -383,7 +371,7 @@ def test_tpl101_through_a_fixed_index_a_size_keyword_and_arithmetic_methods():
                                                                     "torch.tensor(..., dtype=torch.get_default_dtype(), device=...)")),
         (6, LEGACY_DATA.format(f="ByteTensor", modern="empty").replace("torch.empty(..., device=...)",
                                                                        "torch.empty(..., dtype=torch.uint8, device=...)")),
-        (7, FACTORY.format(f="linspace")),
+        (7, FACTORY.format(factory="linspace")),
     ]
 
 

@@ -3,12 +3,7 @@ those sets after their first scores): each with its flagged and silent twins, wh
 
 from torchperf_lint.engine import lint_source
 
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
-
-
-def _found(source, codes=("TPL102",), path="train.py"):
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
+from _diagnostics import PINNED_COPY as PINNED, SYNC_TEMPLATE as SYNC, found as _found
 
 
 FROM_PRETRAINED = """\
@@ -127,8 +122,6 @@ def train(model, optimizer, device):
         loss.backward()
         optimizer.step()
 """
-PINNED = ("the batch is copied to the device synchronously although its DataLoader pins memory; "
-          "add `non_blocking=True` so the copy overlaps with compute")
 
 
 def test_a_loader_pinned_through_a_settings_dict():

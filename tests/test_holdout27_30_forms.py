@@ -4,15 +4,7 @@ whole diagnostics."""
 
 from torchperf_lint.engine import fix_source, lint_source
 
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
-SCALER = ("float16 autocast around a backward pass without a GradScaler: small gradients underflow to zero in "
-          "float16; create `scaler = torch.amp.GradScaler(\"cuda\")` and use `scaler.scale(loss).backward()`, "
-          "`scaler.step(optimizer)`, `scaler.update()` (or autocast to bfloat16) (runtime_guard: AMP step)")
-
-
-def _found(source, codes=("TPL102",), path="train.py"):
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
+from _diagnostics import SCALER, SYNC_TEMPLATE as SYNC, found as _found
 
 
 LIBRARY_BASED_MODEL = """\

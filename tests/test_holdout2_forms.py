@@ -4,10 +4,8 @@ applicability), each form with its silent twin."""
 
 from __future__ import annotations
 
-from _diagnostics import rule_diagnostics as diagnostics
+from _diagnostics import EMPTY_CACHE, SYNC_TEMPLATE as SYNC, rule_diagnostics as diagnostics
 
-SYNC = ("{what} waits for the device in every iteration; keep values on the device "
-        "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 ITEM = SYNC.format(what="`.item()`")
 
 
@@ -121,8 +119,6 @@ def test_tpl102_a_size_that_also_reaches_a_log_needs_the_host_and_an_index_still
 
 
 # ---- TPL103 in a step body: the interval is the remedy ----------------------------------------
-EMPTY_CACHE = ("`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be "
-               "re-allocated with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")
 
 
 def test_tpl103_after_an_early_return_under_an_interval_in_a_callback_is_silent():

@@ -4,10 +4,8 @@ applicability), each form with its flagged twin."""
 
 from __future__ import annotations
 
-from _diagnostics import rule_diagnostics as diagnostics
+from _diagnostics import CPU_CREATION_TEMPLATE, SYNC_TEMPLATE as SYNC, rule_diagnostics as diagnostics
 
-SYNC = ("{what} waits for the device in every iteration; keep values on the device "
-        "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 ITEM = SYNC.format(what="`.item()`")
 
 
@@ -172,8 +170,7 @@ def test_tpl102_a_factory_on_a_moved_tensor_s_device_is_on_the_device():
 # ---- TPL101: a list written in the source and repeated is literal data --------------------------
 LEGACY_LONG = ("tensor is created on the CPU by the legacy constructor `torch.LongTensor(...)` and then copied "
                "to the device; create it there with `torch.tensor(..., dtype=torch.int64, device=...)`")
-TENSOR = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.tensor(...)` "
-          "to create it there (runtime_guard: device-native creation)")
+TENSOR = CPU_CREATION_TEMPLATE.format(factory="tensor")
 
 
 def test_tpl101_a_repeated_list_literal_is_literal_data():

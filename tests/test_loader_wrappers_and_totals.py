@@ -3,10 +3,8 @@ there): a loop over a progress bar wrapped around a loader (``with tqdm(loader) 
 ``enumerate(bar)``) iterates that loader, and a running total read by the host once after the loop
 is no per-step host need (rules.md TPL102 and "Where a value lives"; the lead's reading R3)."""
 
-from torchperf_lint.engine import lint_source
+from _diagnostics import ITEM_SYNC as SYNC, found as _found
 
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 EPOCH = """\
 import torch
@@ -42,10 +40,6 @@ SAMPLES = """\
                 for i in it:
                     sample = model(torch.randn(1, 8))
                     total += sample.mean().item()"""
-
-
-def _found(source):
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, "train.py", codes=("TPL102",))]
 
 
 def test_a_validation_loop_over_a_bar_wrapped_around_the_loader_is_a_step_loop():

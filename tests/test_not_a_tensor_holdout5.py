@@ -5,10 +5,8 @@ each form with its silent twin and its flagged twin."""
 
 from __future__ import annotations
 
-from _diagnostics import rule_diagnostics as diagnostics
+from _diagnostics import SYNC_TEMPLATE as SYNC, rule_diagnostics as diagnostics
 
-SYNC = ("{what} waits for the device in every iteration; keep values on the device "
-        "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 FORMAT = SYNC.format(what="formatting a tensor")
 TRUTH = SYNC.format(what="testing a tensor's truth")
 

@@ -2,9 +2,7 @@
 
 from torchperf_lint.engine import lint_source
 
-SYNC = ("`{what}` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
-ITEM = SYNC.format(what=".item()")
+from _diagnostics import CPU_SYNC as CPU, ITEM_SYNC as ITEM
 
 
 def _tpl102(source: str, path: str = "train.py"):
@@ -224,7 +222,6 @@ def test_a_value_a_callee_uses_as_a_slice_bound_is_host_needed():
 
 # ---- PARE (holdout12): an optimised value handed to a helper that cannot train ----------------------
 
-CPU = SYNC.format(what=".cpu()")
 
 OPTIMISED_VALUE_TO_A_HELPER = """\
 import torch

@@ -8,18 +8,14 @@ accumulation ``if`` (TPL103) and a few models written out in steps (TPL102)."""
 
 from __future__ import annotations
 
-from _diagnostics import rule_diagnostics as diagnostics
+from _diagnostics import EMPTY_CACHE as EMPTY, SYNC_TEMPLATE as SYNC, rule_diagnostics as diagnostics
 
-SYNC = ("{what} waits for the device in every iteration; keep values on the device "
-        "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 ITEM = SYNC.format(what="`.item()`")
 CPU = SYNC.format(what="`.cpu()`")
 FLOAT = SYNC.format(what="`float()` of a tensor")
 TRUTH = SYNC.format(what="testing a tensor's truth")
 PRINT = SYNC.format(what="printing a tensor")
 FORMAT = SYNC.format(what="formatting a tensor")
-EMPTY = ("`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be re-allocated with "
-         "synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")
 
 # ---- R10: a message in a branch taken only when a value is not finite ------------------------------
 

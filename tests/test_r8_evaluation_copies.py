@@ -7,12 +7,10 @@ for training, a copy printed where it is made, and a metric's ``.item()``."""
 
 from __future__ import annotations
 
-from _diagnostics import rule_diagnostics as diagnostics
+from _diagnostics import SYNC_TEMPLATE as SYNC, rule_diagnostics as diagnostics
 
 from torchperf_lint.analysis.inference_calls import names_training
 
-SYNC = ("{what} waits for the device in every iteration; keep values on the device "
-        "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 ITEM = SYNC.format(what="`.item()`")
 CPU = SYNC.format(what="`.cpu()`")
 TOLIST = SYNC.format(what="`.tolist()`")

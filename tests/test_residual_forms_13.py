@@ -3,15 +3,9 @@ session, before the first scores of holdout31-holdout34): each with its flagged 
 whole diagnostics."""
 
 
-from torchperf_lint.engine import lint_source
+from _diagnostics import SYNC_TEMPLATE as SYNC, found as _found
 
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 TRUTH = SYNC.format(what="testing a tensor's truth")
-
-
-def _found(source, codes=("TPL102",), path="train.py"):
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
 
 
 ANNOTATED = """\

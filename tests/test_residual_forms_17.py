@@ -1,16 +1,10 @@
 """Forms the first scores of holdout51-holdout54 got wrong (2026-11-27, the seventeenth session):
 each with its flagged twin, whole diagnostics."""
 
-from torchperf_lint.engine import lint_source
+from _diagnostics import SYNC_TEMPLATE as SYNC, found as _found
 
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 LEGACY = ("tensor is created on the CPU by the legacy constructor `torch.{factory}(...)` and then copied to "
           "the device; create it there with `torch.tensor(..., dtype={dtype}, device=...)`")
-
-
-def _found(source, codes=("TPL102",), path="train.py"):
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
 
 
 REGISTERED_PROCESS_FUNCTION = """\

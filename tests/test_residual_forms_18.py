@@ -3,14 +3,13 @@ each with its flagged twin, whole diagnostics."""
 
 from torchperf_lint.engine import lint_source
 
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
-EMPTY_CACHE = ("`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be "
-               "re-allocated with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")
-
-
-def _found(source, codes=("TPL102",), path="train.py"):
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
+from _diagnostics import (
+    CPU_CREATION_TEMPLATE as CPU_THEN_DEVICE,
+    EMPTY_CACHE,
+    PINNED_COPY as BLOCKING,
+    SYNC_TEMPLATE as SYNC,
+    found as _found,
+)
 
 
 CHECKPOINT_IN_AN_EVALUATION_INTERVAL = """\
@@ -111,9 +110,6 @@ def test_a_synchronize_followed_by_no_timer_read_is_a_sync():
     assert _found(source) == [("TPL102", 14, 12, SYNC.format(what="`torch.cuda.synchronize()`"))]
 
 
-BLOCKING = ("the batch is copied to the device synchronously although its DataLoader pins memory; add "
-            "`non_blocking=True` so the copy overlaps with compute")
-
 PINNED_LOADERS_ON_SELF = """\
 import torch
 from accelerate import Accelerator
@@ -197,9 +193,6 @@ def test_a_key_the_moving_loop_moves_is_on_the_device():
         assert _found(BATCH_MOVED_BUT_ITS_NAMES.replace("{keep}", keep)) == [
             ("TPL102", 10, 12, SYNC.format(what="printing a tensor"))], keep
 
-
-CPU_THEN_DEVICE = ("tensor is created on the CPU and then copied to the device; pass `device=` to "
-                   "`torch.{factory}(...)` to create it there (runtime_guard: device-native creation)")
 
 TIMESTEP_EMBEDDING = """\
 import math

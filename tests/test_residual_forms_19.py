@@ -3,13 +3,9 @@ each with its flagged twin, whole diagnostics."""
 
 from torchperf_lint.engine import lint_source
 
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+from _diagnostics import CPU_CREATION_TEMPLATE, SYNC_TEMPLATE as SYNC, found as _found
+
 TRUTH = SYNC.format(what="testing a tensor's truth")
-
-
-def _found(source, codes=("TPL102",), path="train.py"):
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
 
 
 SAMPLER_CALLED_FROM_EVALUATION = """\
@@ -226,8 +222,7 @@ def contrastive_loss(q, k, T):
     labels = (torch.arange(N, dtype=torch.long) + {offset}).cuda()
     return torch.nn.functional.cross_entropy(logits, labels)
 """
-MOVED_ARANGE = ("tensor is created on the CPU and then copied to the device; pass `device=` to "
-                "`torch.arange(...)` to create it there (runtime_guard: device-native creation)")
+MOVED_ARANGE = CPU_CREATION_TEMPLATE.format(factory="arange")
 
 
 def test_a_factory_plus_a_rank_from_torch_distributed_is_fresh_when_moved():
@@ -292,8 +287,7 @@ def greedy_decode(model, source, sos_idx, device):
     decoder_input = {start}
     return model(source, decoder_input)
 """
-MOVED_EMPTY = ("tensor is created on the CPU and then copied to the device; pass `device=` to "
-               "`torch.empty(...)` to create it there (runtime_guard: device-native creation)")
+MOVED_EMPTY = CPU_CREATION_TEMPLATE.format(factory="empty")
 
 
 def test_a_factory_cast_with_type_as_on_its_way_to_a_move_is_fresh():

@@ -8,12 +8,13 @@ import textwrap
 
 from torchperf_lint.catalog import SAFE
 from torchperf_lint.engine import fix_source
-from _diagnostics import rule_diagnostics as diagnostics
-
-SYNC = ("{what} waits for the device in every iteration; keep values on the device "
-        "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
-
-
+from _diagnostics import (
+    CPU_CREATION_TEMPLATE as FACTORY,
+    PINNED_COPY as BLOCKING,
+    SYNC_TEMPLATE as SYNC,
+    UNPINNED_LOADER as NO_PIN,
+    rule_diagnostics as diagnostics,
+)
 
 
 # ---- TPL102 ---------------------------------------------------------------------------------------
@@ -252,8 +253,6 @@ def test_tpl102_host_needed_values():
 # ---- TPL101 ---------------------------------------------------------------------------------------
 LEGACY = ("tensor is created on the CPU by the legacy constructor `torch.{factory}(...)` and then copied to "
           "the device; create it there with `{modern}`")
-FACTORY = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.{factory}(...)` "
-           "to create it there (runtime_guard: device-native creation)")
 
 
 def test_tpl101_legacy_constructors():
@@ -301,8 +300,6 @@ def test_tpl101_number_data_and_its_safe_fix():
 
 
 # ---- TPL104 ---------------------------------------------------------------------------------------
-BLOCKING = ("the batch is copied to the device synchronously although its DataLoader pins memory; add "
-            "`non_blocking=True` so the copy overlaps with compute")
 
 
 def test_tpl104_pinning_belongs_to_the_iterated_loader():
@@ -348,9 +345,6 @@ def test_tpl104_monai_s_dataloader_is_torch_s():
 
 
 # ---- TPL502 ---------------------------------------------------------------------------------------
-NO_PIN = ("this module copies batches to the GPU but the DataLoader does not pin memory: each copy goes "
-          "through a staging buffer and blocks; pass `pin_memory=True` (and copy with `non_blocking=True`) "
-          "(runtime_guard: loader defaults)")
 
 
 def test_tpl502_batch_unpacked_from_a_loader_reached_through_tuple_unpacking():

@@ -5,10 +5,8 @@ kept in Python, and an attribute bound in another method and only read here (not
 
 from __future__ import annotations
 
-from _diagnostics import rule_diagnostics as diagnostics
+from _diagnostics import SYNC_TEMPLATE as SYNC, rule_diagnostics as diagnostics
 
-SYNC = ("{what} waits for the device in every iteration; keep values on the device "
-        "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 TRUTH = SYNC.format(what="testing a tensor's truth")
 FLOAT = SYNC.format(what="`float()` of a tensor")
 

@@ -10,11 +10,9 @@ import textwrap
 
 import torch
 
-from _diagnostics import rule_diagnostics as diagnostics
+from _diagnostics import PINNED_COPY as MESSAGE, rule_diagnostics as diagnostics
 from torchperf_lint.engine import fix_source
 
-MESSAGE = ("the batch is copied to the device synchronously although its DataLoader pins memory; add "
-           "`non_blocking=True` so the copy overlaps with compute")
 
 MINGPT = """
     import torch

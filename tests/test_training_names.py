@@ -8,8 +8,8 @@ import pytest
 from torchperf_lint.analysis.inference_calls import names_training
 from torchperf_lint.engine import lint_source
 
-COPY = ("`.cpu()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+from _diagnostics import CPU_SYNC as COPY
+
 
 SOURCE = """\
 import torch

@@ -9,6 +9,8 @@ from torchperf_lint.engine import fix_source, lint_source
 from torchperf_lint.frontends.output import Reported, plural, summary
 from torchperf_lint.findings import Finding, Fix
 
+from _diagnostics import ITEM_SYNC as SYNC
+
 
 def test_pyproject_not_utf8_names_the_file_and_the_byte(project):
     project.write("a.py", DATA_PARALLEL)
@@ -111,8 +113,6 @@ def test_runtime_report_not_utf8(project):
 
 LOOP = ("import torch\nmodel = torch.nn.Linear(2, 2).cuda()\nfor x in loader:\n    y = model(x.cuda())\n"
         "{}print(y.item())\n")
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += loss.detach()`) "
-        "and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 
 def test_spaces_then_a_form_feed_in_an_indentation_are_analysed():

@@ -8,14 +8,12 @@ import os
 import stat
 
 from _cli_helpers import DATA_PARALLEL, FIXABLE, UNSAFE
+from _diagnostics import CPU_CREATION_TEMPLATE, DATA_PARALLEL_MESSAGE as MSG_DP
 
-MSG_ARANGE = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.arange(...)` "
-              "to create it there (runtime_guard: device-native creation)")
+MSG_ARANGE = CPU_CREATION_TEMPLATE.format(factory="arange")
 MSG_FULL = MSG_ARANGE.replace("torch.arange", "torch.full")
 MSG_TENSOR = MSG_ARANGE.replace("torch.arange", "torch.tensor")
 MSG_RAND = MSG_ARANGE.replace("torch.arange", "torch.rand")
-MSG_DP = ("`nn.DataParallel` runs one Python thread for all GPUs and copies the model to each every step; use "
-          "`DistributedDataParallel`, one process per GPU, launched with `torchrun` (runtime_guard: DDP wrapping)")
 
 
 def three_files(project):

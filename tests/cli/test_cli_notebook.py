@@ -12,6 +12,8 @@ import pytest
 
 from torchperf_lint.frontends.notebook import read_notebook
 
+from _diagnostics import CPU_CREATION_TEMPLATE, ITEM_SYNC as SYNC, UNPINNED_LOADER as PIN
+
 DOCS = "https://github.com/torchperf-lint/torchperf-lint/blob/main/docs/rules/"
 METADATA = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
             "language_info": {"name": "python"}}
@@ -42,15 +44,9 @@ def nbformat_layout(data) -> str:
     return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-PIN = ("this module copies batches to the GPU but the DataLoader does not pin memory: each copy goes through a "
-       "staging buffer and blocks; pass `pin_memory=True` (and copy with `non_blocking=True`) "
-       "(runtime_guard: loader defaults)")
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += loss.detach()`) "
-        "and sync once after the loop or every N steps (runtime_guard: sync report)")
 # log_loss_dict runs every step because cell 3 line 8 calls it in its loop: the chain names the cell.
 SYNC += " (called every step from train.ipynb:cell 3:8)"
-MOVE = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.zeros(...)` to "
-        "create it there (runtime_guard: device-native creation)")
+MOVE = CPU_CREATION_TEMPLATE.format(factory="zeros")
 
 
 @pytest.fixture

@@ -9,10 +9,9 @@ from pathlib import Path
 
 from torchperf_lint.engine import lint_source
 
-from _project_files import write
+from _diagnostics import CPU_SYNC as SYNC
+from _project_files import findings, write
 
-SYNC = ("`.cpu()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 OPENVLA_LIKE = {
     "pyproject.toml": "",
@@ -44,8 +43,7 @@ OPENVLA_LIKE = {
 
 
 def _findings(root: Path):
-    path = root / "pkg" / "train.py"
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings(root, "pkg/train.py")
 
 
 def test_a_copy_handed_to_a_numpy_method_of_an_annotated_parameter_is_host_needed(tmp_path):

@@ -6,12 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from torchperf_lint.engine import lint_source
+from _diagnostics import ITEM_SYNC as SYNC
+from _project_files import findings_without_col, write
 
-from _project_files import write
-
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 DIGRESS_LIKE = {
     "setup.py": "",
@@ -48,8 +45,7 @@ DIGRESS_LIKE = {
 
 
 def _findings(root: Path):
-    path = root / "src/analysis/molecules.py"
-    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings_without_col(root, "src/analysis/molecules.py")
 
 
 def test_host_copies_appended_to_a_list_reach_the_callee_as_host_tensors(tmp_path):

@@ -5,14 +5,9 @@ attribute that methods other than ``__init__`` bind to one class only is an inst
 
 from __future__ import annotations
 
-from pathlib import Path
+from _diagnostics import ITEM_SYNC as SYNC
+from _project_files import findings, write
 
-from torchperf_lint.engine import lint_source
-
-from _project_files import write
-
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 LOSS = """
     import torch
@@ -48,11 +43,6 @@ TASK = """
             loss, log = self.mix_loss.GDloss(self.generator(batch["mel"]), batch["audio"])
             return loss
     """
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
 
 
 def test_an_attribute_a_builder_method_binds_to_one_class_is_an_instance_of_it(tmp_path):

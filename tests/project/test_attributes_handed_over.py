@@ -5,14 +5,9 @@ self.train_integrator``; ``do_pass``, run every step, calls ``self.integrator.ad
 
 from __future__ import annotations
 
-from pathlib import Path
+from _diagnostics import SYNC_TEMPLATE as SYNC
+from _project_files import findings, write
 
-from torchperf_lint.engine import lint_source
-
-from _project_files import write
-
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 INTEGRATOR = """
     import torch
@@ -55,11 +50,6 @@ TRAINER = """
         for data in loader:
             trainer.do_pass(data)
     """
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
 
 
 def test_an_attribute_handed_the_instance_another_attribute_holds_reaches_its_methods(tmp_path):

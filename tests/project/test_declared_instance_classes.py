@@ -7,12 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from torchperf_lint.engine import lint_source
+from _diagnostics import ITEM_SYNC as SYNC
+from _project_files import findings_without_col, write
 
-from _project_files import write
-
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 PROJECT = {
     "setup.py": "",
@@ -50,8 +47,7 @@ PROJECT = {
 
 
 def _findings(root: Path):
-    path = root / "methods.py"
-    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings_without_col(root, "methods.py")
 
 
 def test_an_annotated_attribute_runs_the_class_it_names(tmp_path):

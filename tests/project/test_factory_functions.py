@@ -7,14 +7,9 @@ result (``model, msg = load_checkpoint(model, path)``) gives it back."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from _diagnostics import SYNC_TEMPLATE as SYNC
+from _project_files import findings, write
 
-from torchperf_lint.engine import lint_source
-
-from _project_files import write
-
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 CHECKPOINTS = """
     def load_checkpoint(model, path):
@@ -65,11 +60,6 @@ TRAIN = """
         model = build(pretrained="ckpt.pth").cuda()
         train(model, loader, torch.optim.SGD(model.parameters(), lr=0.1))
     """
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
 
 
 def test_a_factory_that_returns_one_project_class_builds_an_instance_of_it(tmp_path):

@@ -5,20 +5,8 @@ FixMatch-pytorch of the holdout3 set: ``trainers.create_trainer(train_step, ...)
 
 from __future__ import annotations
 
-from pathlib import Path
-
-
-from torchperf_lint.engine import lint_source
-
-from _project_files import write
-
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message, f.fix) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
+from _diagnostics import ITEM_SYNC as SYNC
+from _project_files import findings_with_fix as findings, write
 
 
 MAIN = """

@@ -3,21 +3,11 @@ step, and what a Lightning step hands back to its framework. Each file is linted
 
 from __future__ import annotations
 
-from pathlib import Path
+from _diagnostics import ITEM_SYNC as SYNC
+from _project_files import findings_without_col as findings, write
 
-from torchperf_lint.engine import lint_source
-
-from _project_files import write
-
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 ALLCLOSE = SYNC.replace("`.item()`", "`torch.allclose()` (a Python bool)")
 SYNCHRONIZE = SYNC.replace("`.item()`", "`torch.cuda.synchronize()`")
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
 
 
 # EasyContext's shape: a checkpointing autograd.Function whose backward recomputes a segment with

@@ -6,19 +6,8 @@ host library (analysis/host_library_parameters.py). Each file is linted by its r
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from torchperf_lint.engine import lint_source
-
-from _project_files import write
-
-CPU = ("`.cpu()` waits for the device in every iteration; keep values on the device (`total += "
-       "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
+from _diagnostics import CPU_SYNC as CPU
+from _project_files import findings, write
 
 
 PLOT = """

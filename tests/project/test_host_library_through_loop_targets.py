@@ -6,14 +6,9 @@ step body": values handed to ``np.*``)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from _diagnostics import SYNC_TEMPLATE as SYNC
+from _project_files import findings, write
 
-from torchperf_lint.engine import lint_source
-
-from _project_files import write
-
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 METRICS = """
     import numpy as np
@@ -54,11 +49,6 @@ TRAIN = """
                         gt = labels_val.cuda().data.cpu().numpy()
                         running_metrics_val.update(gt, pred)
     """
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
 
 
 def test_items_of_a_zip_handed_to_numpy_make_the_copies_host_needed(tmp_path):

@@ -5,12 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from torchperf_lint.engine import lint_source
+from _diagnostics import CPU_SYNC as SYNC
+from _project_files import findings, write
 
-from _project_files import write
-
-SYNC = ("`.cpu()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 GEOSEG_LIKE = {
     "setup.py": "",
@@ -58,8 +55,7 @@ GEOSEG_LIKE = {
 
 
 def _findings(root: Path):
-    path = root / "train_supervision.py"
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings(root, "train_supervision.py")
 
 
 def test_arrays_handed_to_a_numpy_metric_through_a_sibling_method_are_host_needed(tmp_path):

@@ -8,12 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from torchperf_lint.engine import lint_source
+from _diagnostics import ITEM_SYNC as ITEM
+from _project_files import findings, write
 
-from _project_files import write
-
-ITEM = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 MONAI_LIKE = {
     "setup.py": "",
@@ -58,8 +55,7 @@ MONAI_LIKE = {
 
 
 def _findings(root: Path):
-    path = root / "engines" / "trainer.py"
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings(root, "engines/trainer.py")
 
 
 def test_the_method_an_engine_subclass_hands_up_runs_every_iteration(tmp_path):

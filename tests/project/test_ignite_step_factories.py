@@ -9,12 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from torchperf_lint.engine import lint_source
+from _diagnostics import ITEM_SYNC as SYNC
+from _project_files import findings, write
 
-from _project_files import write
-
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 PROJECT = {
     "setup.py": "",
@@ -50,8 +47,7 @@ PROJECT = {
 
 
 def _findings(root: Path):
-    path = root / "medai/steps.py"
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings(root, "medai/steps.py")
 
 
 def test_the_function_a_factory_returns_to_an_engine_is_its_process_function(tmp_path):

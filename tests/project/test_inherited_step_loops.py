@@ -6,12 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from torchperf_lint.engine import lint_source
+from _diagnostics import ITEM_SYNC as SYNC
+from _project_files import findings_without_col, write
 
-from _project_files import write
-
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 TRLX_LIKE = {
     "setup.py": "",
@@ -51,8 +48,7 @@ TRLX_LIKE = {
 
 
 def _findings(root: Path):
-    path = root / "pkg/rft.py"
-    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings_without_col(root, "pkg/rft.py")
 
 
 def test_an_override_called_from_an_inherited_step_loop_runs_every_step(tmp_path):

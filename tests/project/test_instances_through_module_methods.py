@@ -5,19 +5,10 @@ its ``forward`` every step (pixel2style2pixel, holdout10: eight ``float()`` per 
 
 from __future__ import annotations
 
-from pathlib import Path
+from _diagnostics import SYNC_TEMPLATE
+from _project_files import findings, write
 
-from torchperf_lint.engine import lint_source
-
-from _project_files import write
-
-FLOAT = ("`float()` of a tensor waits for the device in every iteration; keep values on the device "
-         "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
+FLOAT = SYNC_TEMPLATE.format(what="`float()` of a tensor")
 
 
 ID_LOSS = """

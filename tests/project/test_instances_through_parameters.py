@@ -9,10 +9,9 @@ from pathlib import Path
 
 from torchperf_lint.engine import lint_source
 
-from _project_files import write
+from _diagnostics import ITEM_SYNC as SYNC, SYNC_TEMPLATE
+from _project_files import findings_without_col, write
 
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 CONTRIEVER_LIKE = {
     "setup.py": "",
@@ -59,8 +58,7 @@ CONTRIEVER_LIKE = {
 
 
 def _findings(root: Path):
-    path = root / "src/inbatch.py"
-    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings_without_col(root, "src/inbatch.py")
 
 
 def test_forward_and_methods_of_a_model_handed_to_the_training_function_run_every_step(tmp_path):
@@ -140,8 +138,7 @@ DICT_MODEL = {
         """,
 }
 
-FORMAT = ("formatting a tensor waits for the device in every iteration; keep values on the device (`total += "
-          "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+FORMAT = SYNC_TEMPLATE.format(what="formatting a tensor")
 
 
 def test_the_items_of_a_dict_a_project_model_returns_live_on_the_device(tmp_path):

@@ -8,21 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
-from torchperf_lint.engine import lint_source
-
-from _project_files import write
-
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
-EMPTY_CACHE = ("`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be "
-               "re-allocated with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")
+from _diagnostics import EMPTY_CACHE, SYNC_TEMPLATE as SYNC
+from _project_files import findings_without_col, write
 
 
 def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.message)
-            for f in lint_source(path.read_text(), str(path), codes=["TPL102", "TPL103"])]
+    return findings_without_col(root, name, codes=["TPL102", "TPL103"])
 
 
 TRAIN = """

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from torchperf_lint.engine import lint_source
+from _diagnostics import SYNC_TEMPLATE
+from _project_files import findings_without_col, write
 
-from _project_files import write
-
-SYNC = ("`torch.cuda.synchronize()` waits for the device in every iteration; keep values on the device "
-        "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+SYNC = SYNC_TEMPLATE.format(what="`torch.cuda.synchronize()`")
 
 LATCHED = {
     "setup.py": "",
@@ -40,8 +38,7 @@ LATCHED = {
 
 
 def _findings(root: Path):
-    path = root / "helpers.py"
-    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings_without_col(root, "helpers.py")
 
 
 def test_a_helper_called_under_a_latch_runs_once(tmp_path):

@@ -5,14 +5,9 @@ body": an argument torch itself requires on the host; R3 across the call)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from _diagnostics import SYNC_TEMPLATE as SYNC
+from _project_files import findings, write
 
-from torchperf_lint.engine import lint_source
-
-from _project_files import write
-
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 ENCODER = """
     import torch
@@ -54,11 +49,6 @@ MODEL = """
             optimizer.step()
             optimizer.zero_grad()
     """
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
 
 
 def test_lengths_handed_to_a_module_that_packs_them_are_host_needed(tmp_path):

@@ -8,10 +8,9 @@ from pathlib import Path
 
 from torchperf_lint.engine import lint_source
 
-from _project_files import write
+from _diagnostics import ITEM_SYNC as SYNC
+from _project_files import findings_without_col, write
 
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 PROBE = {
     "setup.py": "",
@@ -41,8 +40,7 @@ PROBE = {
 
 
 def _findings(root: Path):
-    path = root / "rave/core.py"
-    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings_without_col(root, "rave/core.py")
 
 
 def _project(tmp_path, hook):

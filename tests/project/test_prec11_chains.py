@@ -3,21 +3,11 @@ those sets): multi-file fixture projects, each file linted by its real path."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from _diagnostics import ITEM_SYNC as SYNC
+from _project_files import findings_without_col as findings, write
 
-from torchperf_lint.engine import lint_source
-
-from _project_files import write
-
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 PERFORMS = (" (runs one step: calls model_backward_and_update (mcdlike/engine/trainer.py:13), which calls "
             "model_backward (mcdlike/engine/trainer.py:5), which calls backward)")
-
-
-def findings(root: Path, name: str, codes=("TPL102",)):
-    path = root / name
-    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=codes)]
 
 
 # Dassl's MCD: ``forward_backward`` updates the classifiers once, then the feature extractor

@@ -6,22 +6,12 @@ a branch, keeps its copies flagged, with the chain in the message."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from _diagnostics import SYNC_TEMPLATE as SYNC
+from _project_files import findings, write
 
-from torchperf_lint.engine import lint_source
-
-from _project_files import write
-
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 CPU = SYNC.format(what="`.cpu()`")
 ITEM = SYNC.format(what="`.item()`")
 CHAIN = " (called every step from module.py:12 via training_step → general_step)"
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
 
 
 SIMILARITIES = """

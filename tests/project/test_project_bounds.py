@@ -12,8 +12,8 @@ import pytest
 from torchperf_lint.analysis import project_index
 from torchperf_lint.engine import lint_source
 
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+from _diagnostics import ITEM_SYNC as SYNC
+
 UTILS = """\
 import torch
 

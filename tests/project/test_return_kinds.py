@@ -4,22 +4,11 @@ host library (analysis/returned_copies.py, R3 across a call)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from _diagnostics import SYNC_TEMPLATE as SYNC
+from _project_files import findings_with_fix as findings, write
 
-from torchperf_lint.engine import lint_source
-
-from _project_files import write
-
-SYNC = ("{what} waits for the device in every iteration; keep values on the device "
-        "(`total += loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 FLOAT = SYNC.format(what="`float()` of a tensor")
 CPU = SYNC.format(what="`.cpu()`")
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    found = lint_source(path.read_text(), str(path), codes=["TPL102"])
-    return [(f.code, f.line, f.col, f.message, f.fix) for f in found]
 
 
 # pixel2style2pixel (holdout10): IDLoss.forward runs a project backbone, compares the features

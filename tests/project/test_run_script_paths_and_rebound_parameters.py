@@ -14,10 +14,9 @@ from pathlib import Path
 
 from torchperf_lint.engine import lint_source
 
-from _project_files import write
+from _diagnostics import ITEM_SYNC as SYNC
+from _project_files import findings, write
 
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 PROJECT = {
     "setup.py": "",
@@ -64,8 +63,7 @@ PROJECT = {
 
 
 def _findings(root: Path):
-    path = root / "src/transformer/loss.py"
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings(root, "src/transformer/loss.py")
 
 
 def test_an_import_only_the_run_scripts_path_resolves_reaches_the_one_file_defining_it(tmp_path):

@@ -9,17 +9,9 @@ from pathlib import Path
 
 from torchperf_lint.analysis import project_index
 from torchperf_lint.analysis.script_folders import sys_path_folders
-from torchperf_lint.engine import lint_source
 
-from _project_files import write
-
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+from _diagnostics import ITEM_SYNC as SYNC
+from _project_files import findings_without_col as findings, write
 
 
 def bindings(root: Path, name: str) -> dict:

@@ -6,12 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from torchperf_lint.engine import lint_source
+from _diagnostics import SYNC_TEMPLATE as SYNC
+from _project_files import findings, write
 
-from _project_files import write
-
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 BASE = """
     import torch
@@ -44,11 +41,6 @@ EDIT = """
         def edit_step(self, batch):
             return {"loss": self.model(batch)}
     """
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
 
 
 def _project(tmp_path: Path, import_line: str) -> None:

@@ -5,14 +5,9 @@ bindings win over what a star import brings."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from _diagnostics import SYNC_TEMPLATE as SYNC
+from _project_files import findings, write
 
-from torchperf_lint.engine import lint_source
-
-from _project_files import write
-
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 HELPERS = """
     import logging
@@ -37,11 +32,6 @@ TRAIN = """
             batch_loss.backward()
             optimizer.step()
     """
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
 
 
 def test_numpy_brought_by_a_star_import_is_a_host_library(tmp_path):

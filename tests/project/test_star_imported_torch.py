@@ -6,12 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from torchperf_lint.engine import lint_source
+from _diagnostics import CPU_SYNC as SYNC
+from _project_files import findings_without_col, write
 
-from _project_files import write
-
-SYNC = ("`.cpu()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 SYNCHRONIZE = SYNC.replace("`.cpu()`", "`torch.cuda.synchronize()`")
 
 PROJECT = {
@@ -41,8 +38,7 @@ PROJECT = {
 
 
 def _findings(root: Path):
-    path = root / "pkg/train.py"
-    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=("TPL102",))]
+    return findings_without_col(root, "pkg/train.py")
 
 
 def test_torch_through_a_star_import_of_a_project_module(tmp_path):

@@ -5,21 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from torchperf_lint.analysis import project_index
 from torchperf_lint.engine import lint_source
 
-from _project_files import write
-
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
-EMPTY_CACHE = ("`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be "
-               "re-allocated with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")
+from _diagnostics import EMPTY_CACHE, ITEM_SYNC as SYNC, SCALER
+from _project_files import findings_without_col, write
 
 
 def findings(root: Path, name: str, codes=None):
-    path = root / name
-    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=codes)]
+    return findings_without_col(root, name, codes)
 
 
 LIGHTNING = {
@@ -322,12 +316,6 @@ def test_a_branch_no_per_step_call_takes_is_silent(tmp_path):
     (tmp_path / "train.py").write_text((tmp_path / "train.py").read_text() + "        top_k(logits, y.cuda(), 1)\n")
     project_index._PROJECTS.clear()
     assert [line for _, line, _ in findings(tmp_path, "metrics.py")] == [7, 9]
-
-
-SCALER = ("float16 autocast around a backward pass without a GradScaler: small gradients underflow to "
-          "zero in float16; create `scaler = torch.amp.GradScaler(\"cuda\")` and use "
-          "`scaler.scale(loss).backward()`, `scaler.step(optimizer)`, `scaler.update()` "
-          "(or autocast to bfloat16) (runtime_guard: AMP step)")
 
 
 def test_a_framework_that_runs_amp_answers_tpl301_and_tpl302(tmp_path):

@@ -7,16 +7,10 @@ from pathlib import Path
 
 from torchperf_lint.engine import lint_source
 
-from _project_files import write
+from _diagnostics import ITEM_SYNC as SYNC
+from _project_files import findings_without_col as findings, write
 
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 TOLIST = SYNC.replace("`.item()`", "`.tolist()`")
-
-
-def findings(root: Path, name: str, codes=("TPL102",)):
-    path = root / name
-    return [(f.code, f.line, f.message) for f in lint_source(path.read_text(), str(path), codes=codes)]
 
 
 def related(root: Path, name: str):

@@ -14,10 +14,9 @@ from pathlib import Path
 from torchperf_lint.analysis import project_index
 from torchperf_lint.engine import lint_source
 
+from _diagnostics import ITEM_SYNC as SYNC
 from _project_files import write
 
-SYNC = ("`.item()` waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
 
 MODULE = """
     import torch

@@ -16,6 +16,8 @@ pytest.importorskip("lsprotocol")
 
 from lsp_client import LspClient, action_edits, apply_edits  # noqa: E402
 
+from _diagnostics import CPU_CREATION_TEMPLATE as MOVE, DATA_PARALLEL_MESSAGE as DATA_PARALLEL  # noqa: E402
+
 DOCS = "https://github.com/torchperf-lint/torchperf-lint/blob/main/docs/rules/"
 
 SOURCE = """\
@@ -37,13 +39,8 @@ import torch
 x = torch.zeros(3, device="cpu")
 """
 
-MOVE = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.{}(...)` to "
-        "create it there (runtime_guard: device-native creation)")
 SHUFFLE = ("`DataLoader` raises ValueError when given both `sampler=` and `shuffle=True`; drop `shuffle` (a "
            "`DistributedSampler` shuffles by itself; call its `set_epoch`)")
-DATA_PARALLEL = ("`nn.DataParallel` runs one Python thread for all GPUs and copies the model to each every step; "
-                 "use `DistributedDataParallel`, one process per GPU, launched with `torchrun` "
-                 "(runtime_guard: DDP wrapping)")
 
 
 def diagnostic(code, line, col, end_line, end_col, message, fix=None):
@@ -61,9 +58,9 @@ def diagnostic(code, line, col, end_line, end_col, message, fix=None):
 
 
 SOURCE_DIAGNOSTICS = [
-    diagnostic("TPL101", 4, 8, 4, 44, MOVE.format("arange"), "safe"),
-    diagnostic("TPL101", 5, 8, 5, 22, MOVE.format("zeros"), "safe"),
-    diagnostic("TPL101", 6, 8, 6, 21, MOVE.format("rand"), "unsafe"),
+    diagnostic("TPL101", 4, 8, 4, 44, MOVE.format(factory="arange"), "safe"),
+    diagnostic("TPL101", 5, 8, 5, 22, MOVE.format(factory="zeros"), "safe"),
+    diagnostic("TPL101", 6, 8, 6, 21, MOVE.format(factory="rand"), "unsafe"),
     diagnostic("TPL203", 7, 13, 7, 73, SHUFFLE, "safe"),
     diagnostic("TPL201", 10, 8, 10, 52, DATA_PARALLEL),
 ]
