@@ -3,12 +3,7 @@ reading R47): each with its flagged twin, whole diagnostics."""
 
 from torchperf_lint.engine import lint_source
 
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
-
-
-def _found(source, codes=("TPL102",), path="train.py"):
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(source, path, codes=codes)]
+from _diagnostics import SYNC_TEMPLATE as SYNC, found as _found
 
 
 # -- R47.1: blocks that never run ------------------------------------------------------------------

@@ -5,14 +5,8 @@ loop is a step loop and every override is a step body ("Step loops a class inher
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from torchperf_lint.engine import lint_source
-
-from _project_files import write
-
-SYNC = ("{what} waits for the device in every iteration; keep values on the device (`total += "
-        "loss.detach()`) and sync once after the loop or every N steps (runtime_guard: sync report)")
+from _diagnostics import SYNC_TEMPLATE as SYNC
+from _project_files import findings, write
 
 BASE = """
     import torch
@@ -41,11 +35,6 @@ FIXMATCH = """
             log_dict = self.process_log_dict(sup_loss=sup_loss.item())
             return {"loss": sup_loss}, log_dict
     """
-
-
-def findings(root: Path, name: str):
-    path = root / name
-    return [(f.code, f.line, f.col, f.message) for f in lint_source(path.read_text(), str(path), codes=["TPL102"])]
 
 
 def test_an_override_run_by_a_loop_over_a_dict_of_loaders_is_a_step_body(tmp_path):
