@@ -344,3 +344,41 @@ def test_copies_a_caller_does_not_return_are_per_step_syncs():
     assert _found(RETURNED_STATS.replace("{returned}", '{"loss": loss}')) == [
         ("TPL102", 23, 25, SYNC.format(what="`.cpu()`") + chain),
         ("TPL102", 23, 51, SYNC.format(what="`.cpu()`") + chain)]
+
+
+def test_a_name_bound_to_the_call_and_returned_hands_its_value_back():
+    """R47.8 applies to an environment's caller too: ``chosen = self.get_action(s); return chosen``
+    hands the numpy action back as ``return self.get_action(s)`` does, and the step steps the
+    environment with it (rules.md "A step body": an environment's ``env.step``)."""
+    source = """\
+import torch
+import lightning.pytorch as pl
+
+
+class Agent:
+    def __init__(self, net):
+        self.net = net
+
+    def __call__(self, state, device):
+        chosen = self.get_action(state, device)
+        return chosen
+
+    def get_action(self, state, device):
+        _, actions = torch.max(self.net(state.to(device)), dim=1)
+        return actions.detach().cpu().numpy()
+
+
+class DQN(pl.LightningModule):
+    def __init__(self, net, env):
+        super().__init__()
+        self.agent = Agent(net)
+        self.env = env
+
+    def training_step(self, batch, batch_idx):
+        action = self.agent(self.env.reset(), self.device)
+        {use}
+"""
+    assert _found(source.replace("{use}", "self.env.step(action[0])")) == []
+    assert _found(source.replace("{use}", "self.actions.append(action)")) == [
+        ("TPL102", 15, 15, SYNC.format(what="`.cpu()`") + " (called every step from train.py:25 via training_step"
+                                                        " → __call__)")]

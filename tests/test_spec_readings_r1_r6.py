@@ -461,9 +461,11 @@ def test_an_action_kept_or_not_handed_back_as_it_is_still_syncs():
         (14, 15, CPU + chain.format(line=27, via="training_step → __call__"), None, None)]
     not_as_it_is = AGENT.replace("{step}", "self.env.step(action[0])").replace(
         "return self.random_action(state) if self.explore else self.get_action(state, device)",
-        "chosen = self.get_action(state, device); return chosen")
+        "self.last_action = self.get_action(state, device)\n            return self.random_action(state)")
+    # (``chosen = self.get_action(...); return chosen`` was this twin until R47.8: a name bound to the
+    # call and returned hands its value back as it is)
     assert diagnostics(not_as_it_is, "TPL102") == [
-        (14, 15, CPU + chain.format(line=27, via="training_step → __call__"), None, None)]
+        (15, 15, CPU + chain.format(line=28, via="training_step → __call__"), None, None)]
 
 
 # ---- R3: scikit-learn's metrics take host arrays ---------------------------------------------------
