@@ -5098,7 +5098,7 @@ CORPUS = [
     {"name": "GraphDTA", "github": "thinng/GraphDTA", "set": "holdout87",
      "commit": "6162245c6776684b391d30610850fe7077478435",
      "take": ["training.py", "training_validation.py", "models", "utils.py"], "only": "*.py", "drop": []},
-    # holdout88 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout88 (2026-11-28): entries below this line, before the holdout89 marker.
     # holdout88 set: learning under imperfect data and privacy (semi-supervised, noisy labels, active learning,
     # differential privacy, uncertainty, long-tailed), labelled by reading only before any linter run; corpus in
     # /work/corpus_h88 (docs/framework_corpus_holdout88.md).
@@ -5143,6 +5143,10 @@ CORPUS = [
     {"name": "LDAM-DRW", "github": "kaidic/LDAM-DRW", "set": "holdout88",
      "commit": "2536330f2afdaa65618323cb5a5850efccce762a",
      "take": ["cifar_train.py", "imbalance_cifar.py", "losses.py", "models", "utils.py"], "only": "*.py", "drop": []},
+    # holdout89 (2026-11-28): entries below this line, before the holdout90 marker.
+    # holdout90 (2026-11-28): entries below this line, before the holdout91 marker.
+    # holdout91 (2026-11-28): entries below this line, before the holdout92 marker.
+    # holdout92 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -5372,7 +5376,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 89)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 93)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
