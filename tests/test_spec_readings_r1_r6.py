@@ -451,6 +451,18 @@ def test_an_action_returned_as_it_is_through_a_caller_reaches_the_environment():
     assert diagnostics(source, "TPL102") == []
 
 
+def test_an_action_bound_to_a_name_and_returned_reaches_the_environment():
+    """R47.8: ``chosen = self.get_action(state, device); return chosen`` hands the numpy action back
+    as ``return self.get_action(state, device)`` does; the step steps the environment with it."""
+    bound = AGENT.replace(
+        "return self.random_action(state) if self.explore else self.get_action(state, device)",
+        "chosen = self.get_action(state, device)\n            return chosen")
+    assert diagnostics(bound.replace("{step}", "self.env.step(action[0])"), "TPL102") == []
+    chain = " (called every step from <string>:28 via training_step → __call__)"
+    assert diagnostics(bound.replace("{step}", "self.actions.append(action)"), "TPL102") == [
+        (15, 15, CPU + chain, None, None)]
+
+
 def test_an_action_kept_or_not_handed_back_as_it_is_still_syncs():
     """Flagged twins: the step method keeps the action (no environment), or the caller does not
     hand the callee's value back as it is. (A ``training_step``: Lightning runs ``test_step`` with
