@@ -5144,6 +5144,17 @@ CORPUS = [
      "commit": "2536330f2afdaa65618323cb5a5850efccce762a",
      "take": ["cifar_train.py", "imbalance_cifar.py", "losses.py", "models", "utils.py"], "only": "*.py", "drop": []},
     # holdout89 (2026-11-28): entries below this line, before the holdout90 marker.
+    # holdout89 set: autonomous driving and human motion (plain trajectory and pose forecasting, BEV perception), labelled by
+    # reading only before any linter run; corpus in /work/corpus_h89 (docs/framework_corpus_holdout89.md).
+    {"name": "sgan", "github": "agrimgupta92/sgan", "set": "holdout89",
+     "commit": "691231e1adb6a344c7bcea9ebf2534518b226ead",
+     "take": ["scripts", "sgan"], "only": "*.py", "drop": []},
+    {"name": "lift-splat-shoot", "github": "nv-tlabs/lift-splat-shoot", "set": "holdout89",
+     "commit": "d74598cb51101e2143097ab270726a561f81f8fd",
+     "take": ["main.py", "src"], "only": "*.py", "drop": []},
+    {"name": "siMLPe", "github": "dulucas/siMLPe", "set": "holdout89",
+     "commit": "c92c537e833443aa55554e4f7956838746550187",
+     "take": ["exps", "lib"], "only": "*.py", "drop": []},
     # holdout90 (2026-11-28): entries below this line, before the holdout91 marker.
     # holdout91 (2026-11-28): entries below this line, before the holdout92 marker.
     # holdout92 (2026-11-28): entries below this line, before the closing bracket.
