@@ -5156,6 +5156,26 @@ CORPUS = [
      "commit": "c92c537e833443aa55554e4f7956838746550187",
      "take": ["exps", "lib"], "only": "*.py", "drop": []},
     # holdout90 (2026-11-28): entries below this line, before the holdout91 marker.
+    # holdout90 set: documents, text in images and faces (face recognition trainers, OCR), labelled by reading only
+    # before any linter run; corpus in /work/corpus_h90 (docs/framework_corpus_holdout90.md).
+    {"name": "AdaFace", "github": "mk-minchul/AdaFace", "set": "holdout90",
+     "commit": "c60eaa786a42c03444f3df7096dbaf9d57ae010d",
+     "take": ["config.py", "data.py", "dataset", "evaluate_utils.py", "head.py", "main.py", "net.py", "train_val.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "manga-ocr", "github": "kha-white/manga-ocr", "set": "holdout90",
+     "commit": "c333b5d36e88d539d6b040b4c4cf90ad5ecd4f69",
+     "take": ["manga_ocr_dev/__init__.py", "manga_ocr_dev/env.py", "manga_ocr_dev/training"], "only": "*.py", "drop": []},
+    {"name": "InsightFace_Pytorch", "github": "TreB1eN/InsightFace_Pytorch", "set": "holdout90",
+     "commit": "350ff7aa9c9db8d369d1932e14d2a4d11a3e9553",
+     "take": ["__init__.py", "Learner.py", "config.py", "data", "model.py", "train.py", "utils.py", "verifacation.py"], "only": "*.py", "drop": []},
+    {"name": "arcface-pytorch", "github": "ronghuaiyang/arcface-pytorch", "set": "holdout90",
+     "commit": "47ace80b128042cd8d2efd408f55c5a3e156b032",
+     "take": ["config", "data", "models", "train.py", "test.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "Rethinking_of_PAR", "github": "valencebond/Rethinking_of_PAR", "set": "holdout90",
+     "commit": "0baa46260707e02dfdbcbdbf61d6dbbcb79c0be7",
+     "take": ["batch_engine.py", "train.py", "tools", "losses"], "only": "*.py", "drop": []},
+    {"name": "MagFace", "github": "IrvingMeng/MagFace", "set": "holdout90",
+     "commit": "99bae614ac2643b9694bf18e0c5645272ff6acfa",
+     "take": ["dataloader", "models", "run", "utils"], "only": "*.py", "drop": []},
     # holdout91 (2026-11-28): entries below this line, before the holdout92 marker.
     # holdout92 (2026-11-28): entries below this line, before the closing bracket.
 ]
