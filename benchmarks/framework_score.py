@@ -5178,6 +5178,14 @@ CORPUS = [
      "take": ["dataloader", "models", "run", "utils"], "only": "*.py", "drop": []},
     # holdout91 (2026-11-28): entries below this line, before the holdout92 marker.
     # holdout92 (2026-11-28): entries below this line, before the closing bracket.
+    {"name": "deit", "github": "facebookresearch/deit", "set": "holdout92",
+     "commit": "7e160fe43f0252d17191b71cbb5826254114ea5b",
+     "take": ["augment.py", "cait_models.py", "datasets.py", "engine.py", "losses.py", "main.py", "models.py",
+              "models_v2.py", "patchconvnet_models.py", "resmlp_models.py", "samplers.py", "utils.py"],
+     "only": "*.py", "drop": []},
+    {"name": "vision-transformers-cifar10", "github": "kentaroy47/vision-transformers-cifar10", "set": "holdout92",
+     "commit": "5bb83d36018b314c3020558541015bb01bce15bc",
+     "take": ["train_cifar10.py", "utils.py", "randomaug.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
