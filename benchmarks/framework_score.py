@@ -5146,6 +5146,7 @@ CORPUS = [
     # holdout89 (2026-11-28): entries below this line, before the holdout90 marker.
     # holdout90 (2026-11-28): entries below this line, before the holdout91 marker.
     # holdout91 (2026-11-28): entries below this line, before the holdout92 marker.
+    {"name": "Transformer-Hawkes-Process", "github": "SimiaoZuo/Transformer-Hawkes-Process", "set": "holdout91", "commit": "9f2e563909c538302733f048131ae8c535ce02ec", "take": ["Main.py", "Utils.py", "preprocess", "transformer"], "only": "*.py", "drop": []},
     # holdout92 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
