@@ -5177,6 +5177,7 @@ CORPUS = [
      "commit": "99bae614ac2643b9694bf18e0c5645272ff6acfa",
      "take": ["dataloader", "models", "run", "utils"], "only": "*.py", "drop": []},
     # holdout91 (2026-11-28): entries below this line, before the holdout92 marker.
+    {"name": "Transformer-Hawkes-Process", "github": "SimiaoZuo/Transformer-Hawkes-Process", "set": "holdout91", "commit": "9f2e563909c538302733f048131ae8c535ce02ec", "take": ["Main.py", "Utils.py", "preprocess", "transformer"], "only": "*.py", "drop": []},
     # holdout92 (2026-11-28): entries below this line, before the closing bracket.
     {"name": "deit", "github": "facebookresearch/deit", "set": "holdout92",
      "commit": "7e160fe43f0252d17191b71cbb5826254114ea5b",
