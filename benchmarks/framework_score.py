@@ -5178,7 +5178,7 @@ CORPUS = [
      "take": ["dataloader", "models", "run", "utils"], "only": "*.py", "drop": []},
     # holdout91 (2026-11-28): entries below this line, before the holdout92 marker.
     {"name": "Transformer-Hawkes-Process", "github": "SimiaoZuo/Transformer-Hawkes-Process", "set": "holdout91", "commit": "9f2e563909c538302733f048131ae8c535ce02ec", "take": ["Main.py", "Utils.py", "preprocess", "transformer"], "only": "*.py", "drop": []},
-    # holdout92 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout92 (2026-11-28): entries below this line, before the holdout93 marker.
     {"name": "deit", "github": "facebookresearch/deit", "set": "holdout92",
      "commit": "7e160fe43f0252d17191b71cbb5826254114ea5b",
      "take": ["augment.py", "cait_models.py", "datasets.py", "engine.py", "losses.py", "main.py", "models.py",
@@ -5187,6 +5187,10 @@ CORPUS = [
     {"name": "vision-transformers-cifar10", "github": "kentaroy47/vision-transformers-cifar10", "set": "holdout92",
      "commit": "5bb83d36018b314c3020558541015bb01bce15bc",
      "take": ["train_cifar10.py", "utils.py", "randomaug.py"], "only": "*.py", "drop": []},
+    # holdout93 (2026-11-28): entries below this line, before the holdout94 marker.
+    # holdout94 (2026-11-28): entries below this line, before the holdout95 marker.
+    # holdout95 (2026-11-28): entries below this line, before the holdout96 marker.
+    # holdout96 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -5416,7 +5420,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 93)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 97)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
