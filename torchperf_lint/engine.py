@@ -24,11 +24,11 @@ from .fixing.fixer import fix_loop
 from .fixing.lines import newline_of, normalise_newlines, split_lines
 from .analysis import edit_reuse
 from .analysis.ast_scan import UnitAst
+from .analysis.dead_code import dead_line_ranges, in_dead_block
 from .analysis.facts import ModuleFacts
 from .analysis.names import ImportTable, text_mentions_torch_import
 from .analysis.project_index import parsed_module, record_summary, star_imported_bindings
 from .analysis.segments import Unit, split_units
-from .analysis.dead_code import dead_line_ranges, in_dead_block
 from .analysis.step_bodies import dependency_stamps, step_bodies_for
 from .analysis.walker import Context, walk
 
