@@ -5258,6 +5258,35 @@ CORPUS = [
      "commit": "0c44375652479c831d56d84830d7b586f8391f92",
      "take": ["classification", "special/kfold"], "only": "*.py", "drop": []},
     # holdout95 (2026-11-28): entries below this line, before the holdout96 marker.
+    # holdout95 set: time series, forecasting and biosignals (Lightning, plain multi-module projects), labelled
+    # by reading only before any linter run; corpus in /work/corpus_h95 (docs/framework_corpus_holdout95.md).
+    {"name": "neural_prophet", "github": "ourownstory/neural_prophet", "set": "holdout95",
+     "commit": "5e6b2314547334bbd5dbfc9cc5e019efcb3d67c5",
+     "take": ["neuralprophet"], "only": "*.py", "drop": []},
+    {"name": "torcheeg", "github": "torcheeg/torcheeg", "set": "holdout95",
+     "commit": "b6039b13e701edd860eb054242e64c3ec5a43fdc",
+     "take": ["setup.py", "torcheeg/trainers", "examples/examples_vanilla_torch.py"], "only": "*.py", "drop": []},
+    {"name": "S2IP-LLM", "github": "panzijie825/S2IP-LLM", "set": "holdout95",
+     "commit": "05b216ac5a126bd5117be91de1ce97afb3cef9cb",
+     "take": ["Long-term_Forecasting", "Short-term_Forecasting"], "only": "*.py", "drop": []},
+    {"name": "PatchTST", "github": "yuqinie98/PatchTST", "set": "holdout95",
+     "commit": "204c21efe0b39603ad6e2ca640ef5896646ab1a9",
+     "take": ["PatchTST_self_supervised", "PatchTST_supervised/data_provider", "PatchTST_supervised/exp", "PatchTST_supervised/layers", "PatchTST_supervised/models", "PatchTST_supervised/utils", "PatchTST_supervised/run_longExp.py"], "only": "*.py", "drop": []},
+    {"name": "LIMU-BERT-Public", "github": "dapowan/LIMU-BERT-Public", "set": "holdout95",
+     "commit": "decffee7ecb4e2e5d7244b1a759cb80b752dc6c2",
+     "take": ["benchmark.py", "classifier.py", "classifier_bert.py", "config.py", "embedding.py", "models.py", "plot.py", "pretrain.py", "statistic.py", "train.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "EEGPT", "github": "BINE022/EEGPT", "set": "holdout95",
+     "commit": "a0e0a8fad729e2ecf4eedb3a81548a6e6d48a705",
+     "take": ["pretrain", "downstream/finetune_EEGPT_SleepEDF.py", "downstream/linear_probe_EEGPT_BCIC2A.py", "downstream/linear_probe_EEGPT_BCIC2B.py", "downstream/linear_probe_EEGPT_KaggleERN.py", "downstream/linear_probe_EEGPT_PhysioP300.py", "downstream/utils.py", "downstream/utils_eval.py", "downstream/Modules/models/EEGPT_mcae.py", "downstream/Modules/models/EEGPT_mcae_finetune.py", "downstream/Modules/Network/utils.py", "downstream/Modules/Transformers/pos_embed.py"], "only": "*.py", "drop": []},
+    {"name": "BrainBERT", "github": "czlwang/BrainBERT", "set": "holdout95",
+     "commit": "beec35d7d09759f34ae930c32bf8a021ae16cf3a",
+     "take": ["runner.py", "run_train.py", "tasks", "criterions", "models", "datasets", "schedulers", "util", "preprocessors"], "only": "*.py", "drop": []},
+    {"name": "TEMPO", "github": "DC-research/TEMPO", "set": "holdout95",
+     "commit": "cd56d7552cb0fa0beb06b977158bf41d9c98baec",
+     "take": ["setup.py", "train_TEMPO.py", "train_TEMPO_parallel.py", "tempo/__init__.py", "tempo/models/__init__.py", "tempo/models/TEMPO.py", "tempo/models/GPT4TS.py", "tempo/models/PatchTST.py", "tempo/models/DLinear.py", "tempo/utils", "tempo/embed.py"], "only": "*.py", "drop": []},
+    {"name": "NeurIPS2023-One-Fits-All", "github": "DAMO-DI-ML/NeurIPS2023-One-Fits-All", "set": "holdout95",
+     "commit": "9f3875dbba9f52ee534ac0902572502746f3b29d",
+     "take": ["Long-term_Forecasting"], "only": "*.py", "drop": []},
     # holdout96 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
