@@ -345,3 +345,35 @@ def test_copies_a_caller_does_not_return_are_per_step_syncs():
         ("TPL102", 23, 25, SYNC.format(what="`.cpu()`") + chain),
         ("TPL102", 23, 51, SYNC.format(what="`.cpu()`") + chain)]
 
+
+
+# -- R47.9: a loop inside a branch taken only on a non-finite value runs only then ---------------------
+
+NAN_REPORT = """\
+import torch
+import pytorch_lightning as pl
+
+
+class Enhancement(pl.LightningModule):
+    def training_step(self, batch, batch_idx):
+        mix, target = batch
+        losses = self.losses(self(mix), target)
+        train_loss = sum(losses.values())
+        if {test}:
+            print("Found NaN!! Please investigate.")
+            for lkey, lval in losses.items():
+                print(f"- is {lkey} nan ?", torch.isnan(lval).any())
+        return train_loss
+"""
+
+
+def test_a_report_in_a_loop_of_a_nan_branch_is_no_per_step_sync():
+    """open-universe (holdout96): the NaN branch of ``training_step`` prints, loss by loss, which one
+    is NaN; the loop runs only when the loss already is (R10), as its test is the per-step sync."""
+    assert _found(NAN_REPORT.replace("{test}", "torch.isnan(train_loss)"), codes=("TPL102",)) == [
+        ("TPL102", 10, 11, SYNC.format(what="testing a tensor's truth"))]
+
+
+def test_the_same_loop_under_a_setting_prints_every_step():
+    assert _found(NAN_REPORT.replace("{test}", "self.debug_losses")) == [
+        ("TPL102", 13, 16, SYNC.format(what="printing a tensor"))]
