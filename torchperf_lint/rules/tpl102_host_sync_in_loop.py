@@ -1118,11 +1118,15 @@ class HostSyncInLoop(Rule):
         instance of it (liif's ``val_res = utils.Averager()`` ... ``val_res.item()``, a running
         mean kept as a Python float, holdout65): no tensor's method, so no sync (R47.4)."""
         bodies = getattr(self.ctx.facts, "step_bodies", None)
-        if bodies is None:
-            return False
-        return bool(instance_method(bodies, call.func, self.ctx.values.assigned_expr)
-                    or attribute_method(bodies, call.func, self.ctx.function_qualname())
-                    or annotated_method(bodies, call.func, self._enclosing_function()))
+        return bodies is not None and self._instance_method_record(bodies, call) is not None
+
+    def _instance_method_record(self, bodies, call: cst.Call) -> Optional[dict]:
+        """The index record of the project method ``call`` runs on an instance: of a name bound to
+        ``Class(...)``, of a ``self.`` attribute ``__init__`` binds so, or of a parameter annotated
+        with a project class; None otherwise."""
+        return (instance_method(bodies, call.func, self.ctx.values.assigned_expr)
+                or attribute_method(bodies, call.func, self.ctx.function_qualname())
+                or annotated_method(bodies, call.func, self._enclosing_function()))
 
     def _project_hands_to_host_library(self, call: cst.Call, arg: cst.Arg) -> bool:
         """Is ``arg`` handed to a parameter that the called project function (in this file or
@@ -1135,9 +1139,7 @@ class HostSyncInLoop(Rule):
         found = project_function(bodies, dotted, self.ctx.function_qualname())
         module, record = found if found is not None else (None, None)
         method = None if record is not None else (
-            instance_method(bodies, call.func, self.ctx.values.assigned_expr)
-            or attribute_method(bodies, call.func, self.ctx.function_qualname())
-            or annotated_method(bodies, call.func, self._enclosing_function())
+            self._instance_method_record(bodies, call)
             or attribute_module_forward(bodies, call.func, self.ctx.function_qualname()))
         if record is None and method is None:
             return False
@@ -2830,8 +2832,11 @@ the sync cannot go while that use stays): an argument torch itself requires on t
 `x.view(int(n), -1)`, slice bounds `t[a.item():b.item()]`; also through a name the function uses
 only there: `sizes = lengths.tolist()` then `x.split(sizes)`, `start, end = a.item(), b.item()` then
 `t[start:end]`), a value handed to numpy, scipy, OpenCV, PIL or scikit-learn (`np.unique(m.cpu().numpy())`, also
-`m = t.cpu().numpy()` then `np.unique(m[:, 1])`), to an environment's `env.step(...)` or to a
-tokenizer's `decode`/`batch_decode`, the test that decides whether a loop that runs no update stops
+`m = t.cpu().numpy()` then `np.unique(m[:, 1])`), to an environment's `env.step(...)`, to a
+tokenizer's `decode`/`batch_decode` or another of its id methods (`get_special_tokens_mask(val)` for
+`val in labels.tolist()`), the key of a lookup in a Python dict or list (`id2answer[pred.item()]`,
+`self.IX_TO_NAME[...]`), a Python container the step returns to its framework, also through helpers
+that return it up to the step (`stats = self._get_stats(...)`; `return stats`), the test that decides whether a loop that runs no update stops
 (greedy decoding's `if next_id.item() == eos_id: break`, also through a name: `n = t.item()` then
 `if n != expected: break`; a training loop that stops on a NaN loss is still reported: checking
 every N steps would do), and a `torch.cuda.synchronize()` followed, before any other device work, by
@@ -2861,12 +2866,17 @@ whatever a bare `.numpy()` reads, unless the code itself put it on the device: t
 device tensor's), the results of torch ops on host tensors
 (a CPU-only script), the output of a model the file builds and never moves given host inputs, and
 counters read from objects (`model.get_step()`, `trainer.global_step`; a module moved with `.to()`
-is not a tensor), a helper's parameter that every per-step call hands a Python value
+is not a tensor), what a tokenizer or processor makes with `return_tensors="pt"` until it is
+moved, `.item()` of an instance of a project class that defines `item` (`val_res = Averager()`), a
+helper's parameter that every per-step call hands a Python value
 (`metric_logger.update(loss=loss.item())`: its `if isinstance(v, torch.Tensor): v = v.item()`
 reads no tensor), and everything in the step bodies of a script that names no device at all and
 shares no values with the rest of its project.
 
-Only step loops are checked: loops over a data loader, loops that call `.backward()`, an optimizer's
+Code that never runs (the body of `if False:`, `if 0:`, `while False:`, the `else` of `if True:`) is
+not checked, nor is a message in a branch taken only when a value is not finite, loops in it
+included. Only step loops are checked: loops over a data loader (also an item of a dict of loaders,
+`self.loader_dict["train"]`), loops that call `.backward()`, an optimizer's
 step or a model, loops nested in them, and loops in functions of the module that they call every
 step. An epoch loop whose own body only evaluates (model calls under `torch.no_grad()` or on a
 model it put in eval mode, loss modules) runs its body once per epoch, and a loop beside its step
