@@ -5287,7 +5287,7 @@ CORPUS = [
     {"name": "NeurIPS2023-One-Fits-All", "github": "DAMO-DI-ML/NeurIPS2023-One-Fits-All", "set": "holdout95",
      "commit": "9f3875dbba9f52ee534ac0902572502746f3b29d",
      "take": ["Long-term_Forecasting"], "only": "*.py", "drop": []},
-    # holdout96 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout96 (2026-11-28): entries below this line, before the holdout97 marker.
     # holdout96 set: framework-driven training (Lightning, HF Trainer/trl, Accelerate, Fabric, plain), labelled
     # by reading only before any linter run; corpus in /work/corpus_h96 (docs/framework_corpus_holdout96.md).
     {"name": "lightning-asr", "github": "sooftware/lightning-asr", "set": "holdout96",
@@ -5343,6 +5343,10 @@ CORPUS = [
      "commit": "71dfa4138c511df8e0aedf444df98c6baa44cad4",
      "take": ["train.py", "config.py", "datas", "models", "utils", "monotonic_align", "vocoders/vocos"],
      "only": "*.py", "drop": []},
+    # holdout97 (2026-11-28): entries below this line, before the holdout98 marker.
+    # holdout98 (2026-11-28): entries below this line, before the holdout99 marker.
+    # holdout99 (2026-11-28): entries below this line, before the holdout100 marker.
+    # holdout100 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -5572,7 +5576,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 97)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 101)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
