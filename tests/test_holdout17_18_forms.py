@@ -236,7 +236,7 @@ import pytorch_lightning as pl
 
 class Learner(pl.LightningModule):
     def training_step(self, batch, batch_idx):
-        def to_np(A): return [a.cpu().numpy() for a in A]
+        def to_np(A): return [a.cpu() for a in A]
         mb, sb = to_np((batch.mean(), batch.std()))
         self.log("mb", float(mb))
         return self.learner(batch)

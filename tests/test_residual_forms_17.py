@@ -51,8 +51,8 @@ class APCalculator:
         self.{method}(boxes=outputs["boxes"], labels=targets["labels"])
 
     def {method}(self, boxes, labels):
-        boxes = boxes.cpu().detach().numpy()
-        labels = labels.cpu().detach().numpy()
+        boxes = boxes.cpu().detach()
+        labels = labels.cpu().detach()
         self.gt.append(self.make_gt_list(boxes, labels))
 
     def make_gt_list(self, boxes, labels):

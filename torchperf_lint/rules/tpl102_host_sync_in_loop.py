@@ -184,6 +184,8 @@ class HostSyncInLoop(Rule):
                 return
             if name in ("cpu", "numpy", "tolist") and self._returned_to_host_library():
                 return
+            if name in ("cpu", "numpy") and self._numpy_copy_in_callee(receiver):
+                return
             if name == "nonzero" and (self._size_read_on_host() or self._evaluation_indices()):
                 return
             if name != "nonzero" and shown(ctx.stack) and (self._rereads_test((receiver,))
@@ -371,6 +373,34 @@ class HostSyncInLoop(Rule):
         returns = ctx.values.return_kinds()
         return (bodies is not None and returns is not None
                 and callers_hand_to_host_library(bodies, returns, ctx.function_qualname(), item))
+
+    def _numpy_copy_in_callee(self, receiver: cst.BaseExpression) -> bool:
+        """Is the current copy turned into a numpy array (``points.detach().cpu().numpy()``) in a
+        function that runs every step only because a step body calls it (a helper of another
+        function or file), and not a metric's value (R48)? Such a helper computes on the host with
+        the array: a numpy metric, a KD-tree or target assigner, a debug drawing, a record written
+        to a file (R3's host libraries, one call away where value flow no longer follows them).
+        Copies of a loss or a metric (``loss.detach().cpu().numpy()``, read as a number, shown or
+        not), copies read as a number or shown, a copy the helper returns as it is (a converter such
+        as ``to_numpy(t)``: its callers decide), and copies in the step body itself stay reported."""
+        chain = self.ctx.step_chain()
+        if chain is None or not chain.hops:
+            return False
+        above = _methods_applied(self.ctx.stack)
+        if self.ctx.stack[-1].func.attr.value != "numpy" and "numpy" not in above:
+            return False
+        if "item" in above or read_as_number(self.ctx.stack) or shown(self.ctx.stack):
+            return False  # a number read or shown: a metric (``print((loss - kl).data.cpu().numpy())``)
+        if returned_item(self.ctx.stack) is not None:
+            # ``def to_numpy(t): return t.cpu().detach().numpy()``: a converter does no host work of
+            # its own; its callers do (mace logs a loss with it): _returned_to_host_library reads them
+            return False
+        value = _under_copy_methods(receiver)
+        named = _value_name(value)
+        if named is not None:
+            return _METRIC_WORD.search(named) is None
+        # ``(loss - kl_loss).data.cpu().numpy()``: a value computed from a metric is one
+        return not any(_METRIC_WORD.search(n.value) for n in descendants(value) if isinstance(n, cst.Name))
 
     def _kept_inference_result(self) -> bool:
         """Is the current ``.cpu()``/``.tolist()``/``.numpy(force=True)`` a result of inference that
@@ -1553,6 +1583,48 @@ def _record_holding(path, index: int) -> Optional[int]:
 # metric (SALMONN's ``{"id": ..., "loss": loss.item(), "acc": ...}`` summed after the loop, R22).
 _METRIC_WORD = re.compile(r"loss|acc|correct|err|ppl|perplex|(?:^|_)(?:f1|mse|mae|psnr|ssim|bleu|rouge|auc|"
                           r"precision|recall|metric|total|sum|count|num|n)(?:_|$)", re.I)
+
+
+# Methods and attributes that hand back the same values (``loss.detach().clone().data``).
+_SAME_VALUES = frozenset(("detach", "clone", "data", "float", "double", "contiguous", "squeeze", "cpu"))
+
+
+def _under_copy_methods(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``loss_c.clone().detach()`` -> ``loss_c``: what a chain of value-keeping methods reads."""
+    while True:
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _SAME_VALUES:
+            expr = expr.func.value
+        elif isinstance(expr, cst.Attribute) and expr.attr.value in _SAME_VALUES:
+            expr = expr.value
+        else:
+            return expr
+
+
+def _value_name(expr: cst.BaseExpression) -> Optional[str]:
+    """The name a value goes by: ``self.loss`` -> ``loss``; an item of a record by its string key
+    (``batch["errs"][mask]`` -> ``errs``), else by the container's name (``preds[i]`` -> ``preds``)."""
+    while isinstance(expr, cst.Subscript):
+        index = expr.slice[0].slice if len(expr.slice) == 1 else None
+        key = index.value if isinstance(index, cst.Index) else None
+        if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str):
+            return key.evaluated_value
+        expr = expr.value
+    return last_identifier(expr)
+
+
+def _methods_applied(path) -> list:
+    """The attributes read from the last node of ``path`` and from what they give back, in order
+    (``t.cpu().data.numpy().tolist()`` at ``t.cpu()`` -> ``["data", "numpy", "tolist"]``)."""
+    names = []
+    index = len(path) - 1
+    while index >= 1:
+        parent = path[index - 1]
+        if isinstance(parent, cst.Attribute) and parent.value is path[index]:
+            names.append(parent.attr.value)
+        elif not (isinstance(parent, cst.Call) and parent.func is path[index]):
+            break
+        index -= 1
+    return names
 
 
 def _names_a_metric(path, index: int) -> bool:
@@ -2835,7 +2907,10 @@ only there: `sizes = lengths.tolist()` then `x.split(sizes)`, `start, end = a.it
 `m = t.cpu().numpy()` then `np.unique(m[:, 1])`), to an environment's `env.step(...)`, to a
 tokenizer's `decode`/`batch_decode` or another of its id methods (`get_special_tokens_mask(val)` for
 `val in labels.tolist()`), the key of a lookup in a Python dict or list (`id2answer[pred.item()]`,
-`self.IX_TO_NAME[...]`), a Python container the step returns to its framework, also through helpers
+`self.IX_TO_NAME[...]`), a copy turned into a numpy array in a helper that a step body calls
+(`points.detach().cpu().numpy()` in a metric, a KD-tree or a target assigner one call away; a copy
+of a loss or metric, one read as a number or shown, and copies in the step body itself are still
+reported), a Python container the step returns to its framework, also through helpers
 that return it up to the step (`stats = self._get_stats(...)`; `return stats`), the test that decides whether a loop that runs no update stops
 (greedy decoding's `if next_id.item() == eos_id: break`, also through a name: `n = t.item()` then
 `if n != expected: break`; a training loop that stops on a NaN loss is still reported: checking

@@ -1,0 +1,117 @@
+"""Forms the end measure of the twentieth session left false (2026-11-28, the twenty-first session,
+reading R48): each with its flagged twin, whole diagnostics."""
+
+from _diagnostics import CPU_SYNC, SYNC_TEMPLATE as SYNC, found as _found
+
+
+# -- R48: a copy made into a numpy array by a helper that a step body calls ----------------------
+
+HELPER = """\
+import numpy as np
+import torch
+
+
+def iou_score(output, target):
+    output = torch.sigmoid(output).data.cpu().numpy()
+    target = {target}
+    return score(output > 0.5, target)
+
+
+for x, y in loader:
+    x, y = x.cuda(), y.cuda()
+    out = model(x)
+    loss = criterion(out, y)
+    iou = iou_score(out, y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+CHAIN = " (called every step from train.py:15)"
+
+
+def test_numpy_copies_in_a_helper_called_every_step_are_host_work():
+    """pytorch-nested-unet's ``iou_score`` (holdout67): the helper copies the output and target into
+    numpy arrays to compute on the host; a helper one call away does host work value flow no
+    longer follows (R3 via R48)."""
+    assert _found(HELPER.replace("{target}", "target.data.cpu().numpy()")) == []
+    assert _found(HELPER.replace("{target}", "target.detach().cpu().data.numpy()")) == []
+
+
+def test_a_copy_left_a_tensor_in_the_helper_is_still_reported():
+    """``.cpu()`` without numpy (a CPU tensor kept for logging) is no sign of host work."""
+    assert _found(HELPER.replace("{target}", "target.cpu()")) == [("TPL102", 7, 13, CPU_SYNC + CHAIN)]
+
+
+def test_a_metric_copied_into_numpy_in_a_helper_is_still_reported():
+    """A loss or metric copied to numpy is a metric's read (EDGE's ``loss.detach().cpu().numpy()``):
+    the remedy, keeping it on the device, holds wherever it is copied."""
+    source = HELPER.replace("    target = {target}\n", "    loss_np = target_loss.detach().cpu().numpy()\n")
+    assert _found(source) == [("TPL102", 7, 14, CPU_SYNC + CHAIN)]
+    source = HELPER.replace("    target = {target}\n", "    v = (output_acc).clone().detach().cpu().numpy()\n")
+    assert _found(source) == [("TPL102", 7, 8, CPU_SYNC + CHAIN)]
+
+
+def test_a_numpy_copy_read_as_a_number_in_a_helper_is_still_reported():
+    """Rethinking_of_PAR's ``vt.detach().cpu().numpy().flatten().item()``: a number, like ``.item()``."""
+    source = HELPER.replace("    target = {target}\n", "    v = target.detach().cpu().numpy().flatten().item()\n")
+    assert _found(source) == [("TPL102", 7, 8, CPU_SYNC + CHAIN)]
+
+
+def test_a_numpy_copy_in_the_step_loop_itself_is_still_reported():
+    """In the loop (or a framework step method) value flow reads where the copy goes: R48 is for
+    helpers only."""
+    source = """\
+import torch
+
+for x, y in loader:
+    x = x.cuda()
+    pred = model(x)
+    loss = criterion(pred, y.cuda())
+    preds.append(pred.data.cpu().numpy())
+    loss.backward()
+    optimizer.step()
+"""
+    assert _found(source) == [("TPL102", 7, 17, CPU_SYNC)]
+
+
+def test_a_numpy_copy_in_a_lightning_step_method_is_still_reported():
+    source = """\
+import torch
+import lightning as L
+
+
+class Model(L.LightningModule):
+    def training_step(self, batch, batch_idx):
+        out = self.net(batch["x"])
+        self.kept.append(out.detach().cpu().numpy())
+        return out.mean()
+"""
+    assert _found(source) == [("TPL102", 8, 25, CPU_SYNC)]
+
+
+def test_a_numpy_copy_shown_or_computed_from_a_loss_in_a_helper_is_still_reported():
+    """PPLM's ``print(' pplm_loss', (loss - kl_loss).data.cpu().numpy())`` in ``perturb_past``
+    (holdout78): printed, and computed from a loss: a metric's read."""
+    source = HELPER.replace("    target = {target}\n", "    print('kl', (output_loss - kl).data.cpu().numpy())\n")
+    assert _found(source) == [("TPL102", 7, 16, CPU_SYNC + CHAIN)]
+    source = HELPER.replace("    target = {target}\n", "    m = (output_loss - kl).data.cpu().numpy()\n")
+    assert _found(source) == [("TPL102", 7, 8, CPU_SYNC + CHAIN)]
+    source = HELPER.replace("    target = {target}\n", "    print('v', (target - kl).data.cpu().numpy())\n")
+    assert _found(source) == [("TPL102", 7, 15, CPU_SYNC + CHAIN)]
+
+
+def test_a_converter_that_returns_the_numpy_copy_is_still_reported():
+    """``def to_numpy(t): return t.cpu().detach().numpy()`` does no host work of its own: what its
+    callers do with the array decides (mace logs its loss with it; tests/project/test_r8_chains.py)."""
+    source = HELPER.replace("    target = {target}\n    return score(output > 0.5, target)\n",
+                            "    return target.cpu().detach().numpy()\n")
+    assert _found(source) == [("TPL102", 7, 11, CPU_SYNC + " (called every step from train.py:14)")]
+
+
+def test_an_item_of_a_record_goes_by_its_key():
+    """``batch["errs"][mask].cpu().numpy()`` copies the record's errors, a metric (LoFTR's
+    ``_compute_metrics`` twin, tests/test_r7_reach.py); ``batch["coords"]`` is no metric."""
+    source = HELPER.replace("    target = {target}\n", "    e = target[\"errs\"][target[\"ids\"] == 0].cpu().numpy()\n")
+    assert _found(source) == [("TPL102", 7, 8, CPU_SYNC + CHAIN)]
+    source = HELPER.replace("    target = {target}\n", "    e = target[\"coords\"][target[\"ids\"] == 0].cpu().numpy()\n")
+    assert _found(source) == []
