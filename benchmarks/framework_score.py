@@ -5344,6 +5344,36 @@ CORPUS = [
      "take": ["train.py", "config.py", "datas", "models", "utils", "monotonic_align", "vocoders/vocos"],
      "only": "*.py", "drop": []},
     # holdout97 (2026-11-28): entries below this line, before the holdout98 marker.
+    # holdout97 set: adversarial robustness, uncertainty/Bayesian DL, calibration, OOD, interpretability, labelled
+    # by reading only before any linter run; corpus in /work/corpus_h97 (docs/framework_corpus_holdout97.md).
+    {"name": "cem", "github": "mateoespinosa/cem", "set": "holdout97",
+     "commit": "1a300351343139919335bf047b165a8e7251d2c8",
+     "take": ["cem/__init__.py", "cem/models", "cem/train", "cem/metrics", "setup.py"],
+     "only": "*.py", "drop": []},
+    {"name": "natural-posterior-network", "github": "borchero/natural-posterior-network", "set": "holdout97",
+     "commit": "c1174b8d6d484179d42724dfe20b513fe5569aee",
+     "take": ["natpn"],
+     "only": "*.py", "drop": []},
+    {"name": "calibration-tuning", "github": "activatedgeek/calibration-tuning", "set": "holdout97",
+     "commit": "2b7a70bb223524db0b4a1f1567ddab6cb8157714",
+     "take": ["llm", "experiments/calibration_tune.py", "experiments/fine_tune.py", "experiments/classifier_tune.py",
+              "experiments/embedding_tune.py", "experiments/temperature_scale.py"],
+     "only": "*.py", "drop": []},
+    {"name": "transformer-uncertainty", "github": "mourga/transformer-uncertainty", "set": "holdout97",
+     "commit": "b73ede8629dc8e77541c2c55457dd29a238c1d60",
+     "take": ["main_transformer.py", "src/general.py", "src/temperature_scaling.py", "src/glue/run_glue.py",
+              "src/metrics.py", "sys_config.py"],
+     "only": "*.py", "drop": []},
+    {"name": "swa_gaussian", "github": "wjmaddox/swa_gaussian", "set": "holdout97",
+     "commit": "61a918fa1c3e732dd19fc278ad3a5969f24d5a72",
+     "take": ["swag", "experiments/train", "setup.py"],
+     "only": "*.py", "drop": []},
+    {"name": "ProtoPNet", "github": "cfchen-duke/ProtoPNet", "set": "holdout97",
+     "commit": "81bf2b70cb60e4f36e25e8be386eb616b7459321",
+     "take": ["main.py", "train_and_test.py", "model.py", "push.py", "prune.py", "helpers.py", "log.py", "save.py",
+              "settings.py", "receptive_field.py", "resnet_features.py", "vgg_features.py", "densenet_features.py",
+              "preprocess.py", "img_aug.py"],
+     "only": "*.py", "drop": []},
     # holdout98 (2026-11-28): entries below this line, before the holdout99 marker.
     # holdout99 (2026-11-28): entries below this line, before the holdout100 marker.
     # holdout100 (2026-11-28): entries below this line, before the closing bracket.
