@@ -5374,6 +5374,15 @@ CORPUS = [
               "settings.py", "receptive_field.py", "resnet_features.py", "vgg_features.py", "densenet_features.py",
               "preprocess.py", "img_aug.py"],
      "only": "*.py", "drop": []},
+    {"name": "adversarial_robustness_pytorch", "github": "imrahulr/adversarial_robustness_pytorch", "set": "holdout97",
+     "commit": "6df6a8f0cd49cf6d18507a4b574c004ab6eedf49",
+     "take": ["core", "gowal21uncovering", "train.py", "train-wa.py"],
+     "only": "*.py", "drop": []},
+    {"name": "ConceptBottleneck", "github": "yewsiang/ConceptBottleneck", "set": "holdout97",
+     "commit": "d6353f270702b92feb5b084a6fd065f891d583f8",
+     "take": ["CUB/__init__.py", "CUB/config.py", "CUB/dataset.py", "CUB/models.py", "CUB/template_model.py",
+              "CUB/train.py", "CUB/utils.py"],
+     "only": "*.py", "drop": []},
     # holdout98 (2026-11-28): entries below this line, before the holdout99 marker.
     # holdout99 (2026-11-28): entries below this line, before the holdout100 marker.
     # holdout100 (2026-11-28): entries below this line, before the closing bracket.
