@@ -5385,6 +5385,23 @@ CORPUS = [
      "only": "*.py", "drop": []},
     # holdout98 (2026-11-28): entries below this line, before the holdout99 marker.
     # holdout99 (2026-11-28): entries below this line, before the holdout100 marker.
+    # holdout99 set: PyTorch Lightning projects of other domains (molecules, materials, proteins, music), labelled
+    # by reading only before any linter run; corpus in /work/corpus_h99 (docs/framework_corpus_holdout99.md).
+    {"name": "huggingmolecules", "github": "gmum/huggingmolecules", "set": "holdout99",
+     "commit": "85d1b9094dc02f9b776a9c61d73ae9099d66cf29",
+     "take": ["experiments", "src/huggingmolecules"], "only": "*.py", "drop": []},
+    {"name": "GotenNet", "github": "sarpaykent/GotenNet", "set": "holdout99",
+     "commit": "c561c05a1120118004912b248c944f74022b30cc",
+     "take": ["gotennet"], "only": "*.py", "drop": []},
+    {"name": "msanii", "github": "Kinyugo/msanii", "set": "holdout99",
+     "commit": "17ecbd72e3d740d8db154447e1563df651e3713b",
+     "take": ["msanii", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "genie", "github": "aqlaboratory/genie", "set": "holdout99",
+     "commit": "42e4c996d6e0e1f8c4987b2db84f133f66f8ad4c",
+     "take": ["genie", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "FlowMol", "github": "Dunni3/FlowMol", "set": "holdout99",
+     "commit": "77cae22174b7792b0e25e9e0414038420736d841",
+     "take": ["flowmol", "train.py", "test.py"], "only": "*.py", "drop": []},
     # holdout100 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
