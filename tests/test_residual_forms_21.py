@@ -1,7 +1,7 @@
 """Forms the end measure of the twentieth session left false (2026-11-28, the twenty-first session,
 reading R48): each with its flagged twin, whole diagnostics."""
 
-from _diagnostics import CPU_SYNC, SYNC_TEMPLATE as SYNC, found as _found
+from _diagnostics import CPU_SYNC, ITEM_SYNC, SYNC_TEMPLATE as SYNC, found as _found
 
 
 # -- R48: a copy made into a numpy array by a helper that a step body calls ----------------------
@@ -114,4 +114,41 @@ def test_an_item_of_a_record_goes_by_its_key():
     source = HELPER.replace("    target = {target}\n", "    e = target[\"errs\"][target[\"ids\"] == 0].cpu().numpy()\n")
     assert _found(source) == [("TPL102", 7, 8, CPU_SYNC + CHAIN)]
     source = HELPER.replace("    target = {target}\n", "    e = target[\"coords\"][target[\"ids\"] == 0].cpu().numpy()\n")
+    assert _found(source) == []
+
+
+# -- R49: a return under a flag the framework never hands --------------------------------------
+
+METRICS_FLAG = """\
+import torch
+from transformers import Trainer
+
+
+class CalibrationTuner(Trainer):
+    def compute_loss(self, model, inputs, return_outputs=False, {flag}=False):
+        lm_loss = model(**inputs).loss
+        q_loss = lm_loss * 2
+        loss_metrics = {
+            "lm_loss": lm_loss.detach().item(),
+            "q_loss": q_loss.detach().item(),
+        }
+        if {flag}:
+            return loss_metrics
+        loss = lm_loss + q_loss
+        return (loss, None) if return_outputs else loss
+"""
+
+
+def test_a_container_returned_only_under_a_flag_the_trainer_never_hands_is_no_framework_return():
+    """calibration-tuning's ``compute_loss`` (holdout97): ``if return_metrics: return loss_metrics``;
+    the HF Trainer calls it without ``return_metrics``, so on its path the dict of ``.item()``s is
+    built every step and returned to no one."""
+    assert _found(METRICS_FLAG.replace("{flag}", "return_metrics")) == [
+        ("TPL102", 10, 23, ITEM_SYNC), ("TPL102", 11, 22, ITEM_SYNC)]
+
+
+def test_a_container_returned_under_a_flag_the_trainer_hands_goes_to_the_framework():
+    """``return_outputs`` is the Trainer's own argument (``prediction_step`` passes True): a return
+    under it may reach the framework."""
+    source = METRICS_FLAG.replace(", {flag}=False", "").replace("{flag}", "return_outputs")
     assert _found(source) == []

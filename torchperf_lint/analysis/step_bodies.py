@@ -446,9 +446,12 @@ class StepBodies:
             # twice on every framework set, 2026-11-26 and 2026-11-27, it found 10 more pitfalls and
             # 23 more false findings, host needs in model ``forward``s TPL102 cannot see yet:
             # docs/precision.md, "The self(...) reach, measured again and reverted")
+            own_scope = scope
             while scope:
                 candidate = f"{scope}.{name}"
-                if candidate in module.functions:
+                # a class's body is no enclosing scope of its methods: a bare ``trades_loss(...)``
+                # in the method ``Trainer.trades_loss`` calls the imported function, not the method
+                if candidate in module.functions and (scope == own_scope or scope not in module.classes):
                     return (module.path, candidate), self_cls
                 scope = scope.rpartition(".")[0]
             dotted = module.resolve(name)

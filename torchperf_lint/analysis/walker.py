@@ -305,7 +305,8 @@ class Context:
         for index in range(len(stack) - 2, -1, -1):
             node = stack[index]
             if isinstance(node, cst.Return):
-                return True
+                return not any(isinstance(n, cst.If) and stack[i + 1] is n.body and _closed_by_default(n, self.frame.node)
+                               for i, n in enumerate(stack[:index]))
             if isinstance(node, cst.Attribute) and index >= 1 and isinstance(stack[index - 1], cst.Call) and (
                     stack[index - 1].func is node):
                 continue  # a method of the value (``return actions.cpu().numpy()``)
@@ -812,7 +813,10 @@ def _returned_names(function: cst.CSTNode) -> FrozenSet[str]:
     names = set()
     built = []  # (name, items of the dict, list or tuple literal it is bound to)
     made = []  # (name, containers it is made from), resolved against ``built`` below
-    for node in descendants(function.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))):
+    closed = {id(n.body) for n in descendants(function.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)))
+              if isinstance(n, cst.If) and _closed_by_default(n, function)}
+    for node in descendants(function.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+                            or id(n) in closed):
         if isinstance(node, cst.Return) and node.value is not None:
             names.update(_item_names(node.value))
         elif isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
@@ -837,6 +841,29 @@ def _returned_names(function: cst.CSTNode) -> FrozenSet[str]:
             break
         names |= grown
     return frozenset(names)
+
+
+# Parameters a framework hands its step methods itself (the HF Trainer's ``compute_loss(model,
+# inputs, return_outputs=..., num_items_in_batch=...)``, Lightning's ``dataloader_idx``): a branch on
+# one of them may run on the framework's path.
+_FRAMEWORK_PASSED = frozenset(("return_outputs", "num_items_in_batch", "prediction_loss_only", "ignore_keys",
+                               "dataloader_idx", "optimizer_idx"))
+
+
+def _closed_by_default(branch: cst.If, function: cst.CSTNode) -> bool:
+    """Is ``branch`` an ``if flag:`` on a parameter of ``function`` that defaults to ``False`` or
+    ``None`` and that no framework hands (``if return_metrics: return loss_metrics`` in an HF
+    ``compute_loss``)? When the framework calls the step, its body does not run (R49; R40 reads the
+    same of a branch a call's literal arguments close)."""
+    test = branch.test
+    if not isinstance(test, cst.Name) or test.value in _FRAMEWORK_PASSED or not isinstance(function, cst.FunctionDef):
+        return False
+    params = function.params
+    for param in list(params.params) + list(params.kwonly_params):
+        if param.name.value == test.value:
+            default = param.default
+            return isinstance(default, cst.Name) and default.value in ("False", "None")
+    return False
 
 
 def _for_clauses(clause):
