@@ -152,3 +152,13 @@ def test_a_container_returned_under_a_flag_the_trainer_hands_goes_to_the_framewo
     under it may reach the framework."""
     source = METRICS_FLAG.replace(", {flag}=False", "").replace("{flag}", "return_outputs")
     assert _found(source) == []
+
+
+def test_a_numpy_copy_compared_in_a_helper_is_still_reported():
+    """cem's ``if self.current_steps.detach().cpu().numpy()[0] < self.rollout_init_steps:`` in a loss
+    helper of ``training_step`` (holdout97): a number read for a decision, as ``.item()`` is."""
+    source = HELPER.replace("    target = {target}\n", "    if target.detach().cpu().numpy()[0] < 3:\n        output = 0\n")
+    chain = " (called every step from train.py:16)"
+    assert _found(source) == [("TPL102", 7, 7, CPU_SYNC + chain)]
+    source = HELPER.replace("    target = {target}\n", "    if not target.cpu().numpy().any():\n        output = 0\n")
+    assert _found(source) == [("TPL102", 7, 11, CPU_SYNC + chain)]

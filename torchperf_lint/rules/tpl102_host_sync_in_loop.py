@@ -391,6 +391,10 @@ class HostSyncInLoop(Rule):
             return False
         if "item" in above or read_as_number(self.ctx.stack) or shown(self.ctx.stack):
             return False  # a number read or shown: a metric (``print((loss - kl).data.cpu().numpy())``)
+        if _tested(self.ctx.stack):
+            # ``if self.current_steps.detach().cpu().numpy()[0] < self.rollout_init_steps:``: a number
+            # read for a decision, as ``.item()`` would be (cem, holdout97): no host work
+            return False
         if returned_item(self.ctx.stack) is not None:
             # ``def to_numpy(t): return t.cpu().detach().numpy()``: a converter does no host work of
             # its own; its callers do (mace logs a loss with it): _returned_to_host_library reads them
@@ -1610,6 +1614,25 @@ def _value_name(expr: cst.BaseExpression) -> Optional[str]:
             return key.evaluated_value
         expr = expr.value
     return last_identifier(expr)
+
+
+def _tested(path) -> bool:
+    """Is the value of the last node of ``path``, through methods, attributes and items of it,
+    compared or tested (``t.cpu().numpy()[0] < bound``, ``if flag.cpu().numpy():``)?"""
+    index = len(path) - 1
+    while index >= 1 and (
+            (isinstance(path[index - 1], cst.Attribute) and path[index - 1].value is path[index])
+            or (isinstance(path[index - 1], cst.Call) and path[index - 1].func is path[index])
+            or (isinstance(path[index - 1], cst.Subscript) and path[index - 1].value is path[index])):
+        index -= 1
+    if index < 1:
+        return False
+    parent = path[index - 1]
+    if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
+        return True
+    if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+        return True
+    return isinstance(parent, (cst.If, cst.While, cst.IfExp)) and parent.test is path[index]
 
 
 def _methods_applied(path) -> list:
