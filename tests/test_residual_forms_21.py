@@ -1,7 +1,7 @@
 """Forms the end measure of the twentieth session left false (2026-11-28, the twenty-first session,
 reading R48): each with its flagged twin, whole diagnostics."""
 
-from _diagnostics import CPU_SYNC, ITEM_SYNC, SYNC_TEMPLATE as SYNC, found as _found
+from _diagnostics import CPU_SYNC, EMPTY_CACHE, ITEM_SYNC, SYNC_TEMPLATE as SYNC, found as _found
 
 
 # -- R48: a copy made into a numpy array by a helper that a step body calls ----------------------
@@ -162,3 +162,38 @@ def test_a_numpy_copy_compared_in_a_helper_is_still_reported():
     assert _found(source) == [("TPL102", 7, 7, CPU_SYNC + chain)]
     source = HELPER.replace("    target = {target}\n", "    if not target.cpu().numpy().any():\n        output = 0\n")
     assert _found(source) == [("TPL102", 7, 11, CPU_SYNC + chain)]
+
+
+# -- a try around the freeing call alone retries nothing -----------------------------------------
+
+GUARDED_EMPTY_CACHE = """\
+import torch
+
+for step, batch in enumerate(loader):
+    loss = model(batch.cuda()).mean()
+    loss.backward()
+    if (step + 1) % accumulation_steps == 0:
+        optimizer.step()
+        model.zero_grad()
+        if device.type == "cuda":
+            try:
+                {guarded}
+            except:
+                pass
+"""
+
+
+def test_a_try_around_empty_cache_alone_makes_no_retry_loop():
+    """transformer-uncertainty's copy of run_glue (holdout97): ``try: torch.cuda.empty_cache()
+    except: pass`` after every optimizer step guards the call and tries nothing again: TPL103."""
+    assert _found(GUARDED_EMPTY_CACHE.replace("{guarded}", "torch.cuda.empty_cache()"), codes=("TPL103",)) == [
+        ("TPL103", 11, 16, EMPTY_CACHE)]
+    source = GUARDED_EMPTY_CACHE.replace("{guarded}", "gc.collect(); torch.cuda.empty_cache()")
+    assert _found(source, codes=("TPL103",)) == [("TPL103", 11, 30, EMPTY_CACHE)]
+
+
+def test_a_try_around_the_step_with_empty_cache_in_its_handler_is_recovery():
+    """The step itself in the ``try``: a failed step is what the handler's freeing answers."""
+    source = GUARDED_EMPTY_CACHE.replace("{guarded}", "out = model(batch.cuda())").replace(
+        "                pass\n", "                torch.cuda.empty_cache()\n")
+    assert _found(source, codes=("TPL103",)) == []

@@ -1483,7 +1483,7 @@ def is_retry_loop(loop) -> bool:
     again, or that leaves the loop on success (``while bs: ...; try: return run(bs) except
     RuntimeError: bs //= 2``). Freeing the cache there makes room for the next attempt."""
     for node in descendants(loop.body, prune=lambda n: isinstance(n, (cst.For, cst.While)) or _is_definition(n)):
-        if not isinstance(node, (cst.Try, cst.TryStar)) or not node.handlers:
+        if not isinstance(node, (cst.Try, cst.TryStar)) or not node.handlers or _only_frees_memory(node.body):
             continue
         success = list(node.body.body) + (list(node.orelse.body.body) if node.orelse is not None else [])
         if _leaves(success, (cst.Return, cst.Break)):
@@ -1491,6 +1491,19 @@ def is_retry_loop(loop) -> bool:
         if any(not _handler_leaves(h) and not _catches_lookup_errors_only(h) for h in node.handlers):
             return True
     return False
+
+
+# Calls that free memory: a ``try`` around them alone (``try: torch.cuda.empty_cache() except:
+# pass``, transformer-uncertainty's copy of run_glue, holdout97) guards the call, retrying nothing.
+_FREEING_CALLS = frozenset(("empty_cache", "collect", "ipc_collect", "synchronize"))
+
+
+def _only_frees_memory(block) -> bool:
+    statements = [line for statement in block.body
+                  for line in (statement.body if isinstance(statement, cst.SimpleStatementLine) else [statement])]
+    return bool(statements) and all(
+        isinstance(line, cst.Expr) and isinstance(line.value, cst.Call) and _last(line.value.func) in _FREEING_CALLS
+        for line in statements)
 
 
 # Errors of looking a name or key up: a handler for them picks a fallback (UCTransNet's ``try:
