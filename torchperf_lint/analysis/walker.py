@@ -813,8 +813,9 @@ def _returned_names(function: cst.CSTNode) -> FrozenSet[str]:
     names = set()
     built = []  # (name, items of the dict, list or tuple literal it is bound to)
     made = []  # (name, containers it is made from), resolved against ``built`` below
+    # bodies of ``if flag:`` on a flag the framework never hands (R49): walked only where one exists
     closed = {id(n.body) for n in descendants(function.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)))
-              if isinstance(n, cst.If) and _closed_by_default(n, function)}
+              if isinstance(n, cst.If) and _closed_by_default(n, function)} if _default_off_flags(function) else set()
     for node in descendants(function.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
                             or id(n) in closed):
         if isinstance(node, cst.Return) and node.value is not None:
@@ -856,14 +857,17 @@ def _closed_by_default(branch: cst.If, function: cst.CSTNode) -> bool:
     ``compute_loss``)? When the framework calls the step, its body does not run (R49; R40 reads the
     same of a branch a call's literal arguments close)."""
     test = branch.test
-    if not isinstance(test, cst.Name) or test.value in _FRAMEWORK_PASSED or not isinstance(function, cst.FunctionDef):
-        return False
+    return isinstance(test, cst.Name) and test.value in _default_off_flags(function)
+
+
+def _default_off_flags(function: cst.CSTNode) -> FrozenSet[str]:
+    """Parameters of ``function`` that default to ``False`` or ``None`` and that no framework hands."""
+    if not isinstance(function, cst.FunctionDef):
+        return frozenset()
     params = function.params
-    for param in list(params.params) + list(params.kwonly_params):
-        if param.name.value == test.value:
-            default = param.default
-            return isinstance(default, cst.Name) and default.value in ("False", "None")
-    return False
+    return frozenset(p.name.value for p in list(params.params) + list(params.kwonly_params)
+                     if isinstance(p.default, cst.Name) and p.default.value in ("False", "None")
+                     and p.name.value not in _FRAMEWORK_PASSED)
 
 
 def _for_clauses(clause):

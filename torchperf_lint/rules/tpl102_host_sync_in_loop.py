@@ -1617,14 +1617,9 @@ def _value_name(expr: cst.BaseExpression) -> Optional[str]:
 
 
 def _tested(path) -> bool:
-    """Is the value of the last node of ``path``, through methods, attributes and items of it,
-    compared or tested (``t.cpu().numpy()[0] < bound``, ``if flag.cpu().numpy():``)?"""
-    index = len(path) - 1
-    while index >= 1 and (
-            (isinstance(path[index - 1], cst.Attribute) and path[index - 1].value is path[index])
-            or (isinstance(path[index - 1], cst.Call) and path[index - 1].func is path[index])
-            or (isinstance(path[index - 1], cst.Subscript) and path[index - 1].value is path[index])):
-        index -= 1
+    """Is the value of the last node of ``path``, through methods, attributes, items of it and
+    arithmetic with it, compared or tested (``t.cpu().numpy()[0] < bound``, ``if flag.cpu().numpy():``)?"""
+    index = climb(path, subscripts=True, items=False)
     if index < 1:
         return False
     parent = path[index - 1]
