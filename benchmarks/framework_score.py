@@ -5441,7 +5441,7 @@ CORPUS = [
     {"name": "FlowMol", "github": "Dunni3/FlowMol", "set": "holdout99",
      "commit": "77cae22174b7792b0e25e9e0414038420736d841",
      "take": ["flowmol", "train.py", "test.py"], "only": "*.py", "drop": []},
-    # holdout100 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout100 (2026-11-28): entries below this line, before the holdout101 marker.
     # holdout100 set: plain multi-module training (diffusion, contrastive, detection, segmentation, speech, GANs, graphs),
     # labelled by reading only before any linter run; corpus in /work/corpus_h100 (docs/framework_corpus_holdout100.md).
     {"name": "pytorch-ddpm", "github": "w86763777/pytorch-ddpm", "set": "holdout100",
@@ -5471,6 +5471,10 @@ CORPUS = [
     {"name": "BiSeNet", "github": "CoinCheung/BiSeNet", "set": "holdout100",
      "commit": "6b4b67a8e3eb0cc23b3d7a94843a7c3c11dedca8",
      "take": ["configs", "lib", "tools/__init__.py", "tools/train_amp.py", "tools/evaluate.py"], "only": "*.py", "drop": []},
+    # holdout101 (2026-11-28): entries below this line, before the holdout102 marker.
+    # holdout102 (2026-11-28): entries below this line, before the holdout103 marker.
+    # holdout103 (2026-11-28): entries below this line, before the holdout104 marker.
+    # holdout104 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -5700,7 +5704,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 101)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 105)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
