@@ -197,3 +197,43 @@ def test_a_try_around_the_step_with_empty_cache_in_its_handler_is_recovery():
     source = GUARDED_EMPTY_CACHE.replace("{guarded}", "out = model(batch.cuda())").replace(
         "                pass\n", "                torch.cuda.empty_cache()\n")
     assert _found(source, codes=("TPL103",)) == []
+
+
+# -- R52: the accumulation boundary with a last-step disjunct runs at every update ---------------
+
+RUN_GLUE_BOUNDARY = """\
+import torch
+
+for step, batch in enumerate(epoch_iterator):
+    loss = model(batch.cuda()).mean()
+    loss.backward()
+    if {test}:
+        optimizer.step()
+        model.zero_grad()
+        global_step += 1
+        torch.cuda.empty_cache()
+"""
+LAST_OF_SHORT_EPOCH = ("(step + 1) % accumulation_steps == 0 or (\n"
+                       "            len(epoch_iterator) <= accumulation_steps and (step + 1) == len(epoch_iterator))")
+
+
+def test_the_accumulation_boundary_with_a_last_step_disjunct_runs_every_update():
+    """run_glue's ``if (step + 1) % accum == 0 or (len(it) <= accum and step + 1 == len(it)):``
+    around ``optimizer.step()`` (transformer-uncertainty, holdout97): the block runs at every
+    optimizer update; the last-step comparison only adds a short epoch's last batch (R52)."""
+    source = RUN_GLUE_BOUNDARY.replace("{test}", LAST_OF_SHORT_EPOCH)
+    assert _found(source, codes=("TPL103",)) == [("TPL103", 11, 8, EMPTY_CACHE)]
+    # the plain boundary, as before
+    source = RUN_GLUE_BOUNDARY.replace("{test}", "(step + 1) % accumulation_steps == 0")
+    assert _found(source, codes=("TPL103",)) == [("TPL103", 10, 8, EMPTY_CACHE)]
+
+
+def test_a_last_step_block_without_the_optimizer_still_runs_once():
+    """``if step % log_every == 0 or step + 1 == len(loader):`` holding no optimizer call is a
+    logging or saving block: its empty_cache runs once per interval or at the end, silent."""
+    source = RUN_GLUE_BOUNDARY.replace("{test}", "step % log_every == 0 or step + 1 == len(epoch_iterator)").replace(
+        "        optimizer.step()\n        model.zero_grad()\n", "        save(model)\n")
+    assert _found(source, codes=("TPL103",)) == []
+    # and a last-step block alone, with the optimizer, still runs once
+    source = RUN_GLUE_BOUNDARY.replace("{test}", "step + 1 == len(epoch_iterator)")
+    assert _found(source, codes=("TPL103",)) == []

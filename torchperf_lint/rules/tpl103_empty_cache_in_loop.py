@@ -46,9 +46,24 @@ class EmptyCacheInLoop(Rule):
             if block.kind == "if" and block.body is block.node.body:
                 if outer_counters is None:
                     outer_counters = ctx.outer_loop_targets(loop)  # ``if fold == 0:`` holds a whole fold
+                if _accumulation_boundary(block.node):
+                    continue  # every optimizer update, whatever its last-step disjunct says (R52)
                 if tests_once(block.node.test, outer_counters) or _flag_set_in_handler(loop.node, block.node.test):
                     return  # once (``if step == 0:``), or recovery decided by an except handler
         self.report(node)
+
+
+def _accumulation_boundary(node: cst.If) -> bool:
+    """``if (step + 1) % accumulation_steps == 0 or (len(loader) <= accumulation_steps and step + 1 ==
+    len(loader)):`` around ``optimizer.step()``: the gradient-accumulation boundary of Hugging Face's
+    example scripts (run_glue and its copies), taken at every optimizer update. Its last-step
+    disjunct only adds the last batch of a short epoch; it does not make the block run once (R52).
+    An ``or`` with a ``%`` operand whose body calls an optimizer method."""
+    test = node.test
+    if not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or)):
+        return False
+    return any(isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo)
+               for n in descendants(test)) and _calls_optimizer(node.body)
 
 
 def _in_optimizer_block(ctx, loop) -> bool:
