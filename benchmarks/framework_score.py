@@ -5514,6 +5514,9 @@ CORPUS = [
      "take": ["train.py", "ptp_utils.py", "inference.py"], "only": "*.py", "drop": []},
     # holdout103 (2026-11-28): entries below this line, before the holdout104 marker.
     # holdout104 (2026-11-28): entries below this line, before the closing bracket.
+    {"name": "TD3_BC", "github": "sfujim/TD3_BC", "set": "holdout104",
+     "commit": "8791ad7d7656cb8396f1b3ac8c37f170b2a2dd5f",
+     "take": ["TD3_BC.py", "main.py", "utils.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
