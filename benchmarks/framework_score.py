@@ -5513,10 +5513,12 @@ CORPUS = [
      "commit": "b142cf2451c5ff2a98ff06b4e56316c49c288d7a",
      "take": ["train.py", "ptp_utils.py", "inference.py"], "only": "*.py", "drop": []},
     # holdout103 (2026-11-28): entries below this line, before the holdout104 marker.
-    # holdout104 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout104 (2026-11-28): entries below this line, before the holdout105 marker.
     {"name": "TD3_BC", "github": "sfujim/TD3_BC", "set": "holdout104",
      "commit": "8791ad7d7656cb8396f1b3ac8c37f170b2a2dd5f",
      "take": ["TD3_BC.py", "main.py", "utils.py"], "only": "*.py", "drop": []},
+    # holdout105 (2026-11-28): entries below this line, before the holdout106 marker.
+    # holdout106 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -5746,7 +5748,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 105)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 107)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
