@@ -5502,6 +5502,9 @@ CORPUS = [
     {"name": "DiAD", "github": "lewandofskee/DiAD", "set": "holdout101",
      "commit": "d2813006d298b365a32548f849f9469cb581fe0b",
      "take": ["train.py", "share.py", "config.py", "build_model.py", "mvtecad_dataloader.py", "sgn/sgn.py", "sgn/hack.py", "sgn/logger.py", "sgn/model.py", "sgn/ddim_hacked.py", "ldm/models/diffusion/__init__.py", "ldm/models/diffusion/ddpm.py", "ldm/util.py", "ldm/modules/diffusionmodules/util.py", "ldm/modules/ema.py", "ldm/modules/distributions", "models", "utils"], "only": "*.py", "drop": ["utils/.ipynb_checkpoints"]},
+    {"name": "DSR_anomaly_detection", "github": "VitjanZ/DSR_anomaly_detection", "set": "holdout101",
+     "commit": "672bfb81434fd2a6c5ef00db858cef8834c54f28",
+     "take": ["data_loader.py", "data_loader_test.py", "discrete_model.py", "dsr_model.py", "loss.py", "perlin.py", "test_dsr.py", "train_dsr.py"], "only": "*.py", "drop": []},
     # holdout102 (2026-11-28): entries below this line, before the holdout103 marker.
     {"name": "Chinese-LLaMA-Alpaca", "github": "ymcui/Chinese-LLaMA-Alpaca", "set": "holdout102",
      "commit": "090475fbebcca06af2ae52c5227fe1617e22072a",
