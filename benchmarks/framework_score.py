@@ -5513,6 +5513,14 @@ CORPUS = [
      "commit": "b142cf2451c5ff2a98ff06b4e56316c49c288d7a",
      "take": ["train.py", "ptp_utils.py", "inference.py"], "only": "*.py", "drop": []},
     # holdout103 (2026-11-28): entries below this line, before the holdout104 marker.
+    # holdout103 set: Lightning projects of audio and scientific ML (weather nowcasting), labelled by reading only
+    # before any linter run; corpus in /work/corpus_h103 (docs/framework_corpus_holdout103.md).
+    {"name": "hear-eval-kit", "github": "hearbenchmark/hear-eval-kit", "set": "holdout103",
+     "commit": "855964977238e89dfc76394aa11c37010edb6f20",
+     "take": ["heareval", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "ldcast", "github": "MeteoSwiss/ldcast", "set": "holdout103",
+     "commit": "267ef65619a7b19c9bfaa60cff7739f7a0415674",
+     "take": ["ldcast/models", "ldcast/features", "scripts/train_autoenc.py", "scripts/train_genforecast.py", "scripts/train_nowcaster.py", "setup.py"], "only": "*.py", "drop": []},
     # holdout104 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
