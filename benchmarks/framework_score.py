@@ -5546,6 +5546,23 @@ CORPUS = [
      "commit": "b142cf2451c5ff2a98ff06b4e56316c49c288d7a",
      "take": ["train.py", "ptp_utils.py", "inference.py"], "only": "*.py", "drop": []},
     # holdout103 (2026-11-28): entries below this line, before the holdout104 marker.
+    # holdout103 set: Lightning projects (audio, weather nowcasting, face swapping, sequential recommendation), labelled by reading only
+    # before any linter run; corpus in /work/corpus_h103 (docs/framework_corpus_holdout103.md).
+    {"name": "hear-eval-kit", "github": "hearbenchmark/hear-eval-kit", "set": "holdout103",
+     "commit": "855964977238e89dfc76394aa11c37010edb6f20",
+     "take": ["heareval", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "ldcast", "github": "MeteoSwiss/ldcast", "set": "holdout103",
+     "commit": "267ef65619a7b19c9bfaa60cff7739f7a0415674",
+     "take": ["ldcast/models", "ldcast/features", "scripts/train_autoenc.py", "scripts/train_genforecast.py", "scripts/train_nowcaster.py", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "storm", "github": "sp-uhh/storm", "set": "holdout103",
+     "commit": "257e9636a7251ca40aa200753d5c0fe918e31879",
+     "take": ["sgmse", "train.py", "enhancement.py"], "only": "*.py", "drop": []},
+    {"name": "hififace", "github": "maum-ai/hififace", "set": "holdout103",
+     "commit": "c92db89c7bd0e4d1518f872827fdb69a98f16060",
+     "take": ["dataset.py", "hififace_pl.py", "hififace_trainer.py", "model", "util.py"], "only": "*.py", "drop": []},
+    {"name": "RePlay", "github": "sb-ai-lab/RePlay", "set": "holdout103",
+     "commit": "b4e051e8988c71397c3827d1064b0dd88dd3eb64",
+     "take": ["replay/models/nn", "replay/metrics/torch_metrics_builder.py", "replay/data/nn/__init__.py", "replay/data/nn/schema.py", "replay/data/nn/sequential_dataset.py", "replay/data/nn/torch_sequential_dataset.py", "replay/data/nn/utils.py", "replay/data/nn/sequence_tokenizer.py"], "only": "*.py", "drop": []},
     # holdout104 (2026-11-28): entries below this line, before the holdout105 marker.
     {"name": "TD3_BC", "github": "sfujim/TD3_BC", "set": "holdout104",
      "commit": "8791ad7d7656cb8396f1b3ac8c37f170b2a2dd5f",
