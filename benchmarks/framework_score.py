@@ -5569,6 +5569,27 @@ CORPUS = [
      "take": ["TD3_BC.py", "main.py", "utils.py"], "only": "*.py", "drop": []},
     # holdout105 (2026-11-28): entries below this line, before the holdout106 marker.
     # holdout106 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout106 set: HF Trainer/trl-style subclasses (compute_loss/prediction_step/evaluation_loop overrides) and
+    # TrainerCallbacks, labelled by reading only before any linter run; corpus in /work/corpus_h106
+    # (docs/framework_corpus_holdout106.md).
+    {"name": "Video-R1", "github": "tulerfeng/Video-R1", "set": "holdout106",
+     "commit": "59d65c347e44efa71be27abf9d89b4a2bb7d1c05",
+     "take": ["src/r1-v/src/open_r1"], "only": "*.py", "drop": []},
+    {"name": "R1-VL", "github": "jingyi0000/R1-VL", "set": "holdout106",
+     "commit": "679be5cf0d04d852f0eb3856e6a9b36dbf1c0558",
+     "take": ["src/r1-vl/src/open_r1"], "only": "*.py", "drop": []},
+    {"name": "LMFlow", "github": "OptimalScale/LMFlow", "set": "holdout106",
+     "commit": "f3597dba134e8bb3d2cfedeaaae6fc7296ace924",
+     "take": ["setup.py", "src/lmflow/pipeline/rm_tuner.py", "src/lmflow/pipeline/utils/rm_trainer.py", "src/lmflow/pipeline/utils/lisa_trainer.py", "contrib/rlhflow/reward_modeling.py"], "only": "*.py", "drop": []},
+    {"name": "multidiagnosis-speech", "github": "HLasse/multidiagnosis-speech", "set": "holdout106",
+     "commit": "bdb7c31e52117751be137008386ccf12a71cb59f",
+     "take": ["train_wav2vec.py", "train_wav2vec_streaming.py", "src/wav2vec", "src/util.py"], "only": "*.py", "drop": []},
+    {"name": "Hydra", "github": "zankner/Hydra", "set": "holdout106",
+     "commit": "3f39fbd2c22552e788b62dfd29a12b07ad63abfe",
+     "take": ["hydra/train", "hydra/data/build_hidden_states.py"], "only": "*.py", "drop": []},
+    {"name": "oumi", "github": "oumi-ai/oumi", "set": "holdout106",
+     "commit": "d8ed07778d7931565798ad45a859cafb54d4fc58",
+     "take": ["src/oumi/core/callbacks", "src/oumi/performance", "src/oumi/core/trainers/base_trainer.py", "src/oumi/core/trainers/hf_trainer.py", "src/oumi/core/trainers/oumi_trainer.py", "src/oumi/core/trainers/trl_dpo_trainer.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
