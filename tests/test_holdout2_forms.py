@@ -511,7 +511,8 @@ def test_tpl102_a_module_s_parameters_are_tensors_of_the_device():
     """dino's ``clip_gradients``, called every step: ``for name, p in model.named_parameters():``
     gives the model's tensors, so ``clip_coef = clip / (p.grad.norm(2) + 1e-6)`` is a device
     tensor and ``if clip_coef < 1:`` waits for it. Silent twins: a model of the file never moved
-    (its parameters are on the host), and a loop variable the linter cannot tell is a module."""
+    (its parameters are on the host), and a loop variable the linter cannot tell is a module (its
+    ``.parameters()`` are no tensors the linter knows of; their ``.norm()`` would be one, R53)."""
     source = """
         import torch
         def clip_gradients(model, clip, modules):
@@ -521,7 +522,7 @@ def test_tpl102_a_module_s_parameters_are_tensors_of_the_device():
                     p.grad.mul_(clip_coef)
             for m in modules:
                 for q in m.parameters():
-                    if q.grad.norm() > clip:
+                    if q.grad > clip:
                         q.grad.zero_()
         def train(model, loader, opt, modules):
             for x in loader:

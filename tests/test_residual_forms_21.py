@@ -237,3 +237,65 @@ def test_a_last_step_block_without_the_optimizer_still_runs_once():
     # and a last-step block alone, with the optimizer, still runs once
     source = RUN_GLUE_BOUNDARY.replace("{test}", "step + 1 == len(epoch_iterator)")
     assert _found(source, codes=("TPL103",)) == []
+
+
+# -- R53: tensor-only methods of a value of unknown origin give a tensor, possibly on the device ---
+
+EMBEDDING_NORM = """\
+import torch
+
+
+def train(text_encoder, loader, optimizer, index_updates):
+    for step, batch in enumerate(loader):
+        loss = text_encoder(batch.cuda()).mean()
+        loss.backward()
+        if step % accum_iter == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+            with torch.no_grad():
+                current_norm = text_encoder.get_input_embeddings().weight[index_updates, :]{method}
+                print(f"Current Norm : {current_norm}")
+"""
+
+
+def test_the_norm_of_a_parameter_of_unknown_origin_is_a_device_tensor():
+    """Forget-Me-Not's textual-inversion loop (holdout102) prints the norm of the embeddings it
+    trains after every optimizer update: ``.norm(dim=-1)`` is a tensor method no numpy array or Python
+    value has, so its result is a tensor, and of an operand of unknown origin possibly on the device,
+    as ``torch.norm(x)`` already was (rules.md "Where a value lives"; R53)."""
+    assert _found(EMBEDDING_NORM.replace("{method}", ".norm(dim=-1)"), codes=("TPL102",)) == [
+        ("TPL102", 13, 16, SYNC.format(what="printing a tensor"))]
+    assert _found(EMBEDDING_NORM.replace("{method}", ".detach()"), codes=("TPL102",)) == [
+        ("TPL102", 13, 16, SYNC.format(what="printing a tensor"))]
+
+
+def test_a_method_numpy_arrays_have_too_keeps_the_unknown_silent():
+    """``.sum()``, ``.mean()``: numpy arrays have them; an operand of unknown origin stays unknown."""
+    assert _found(EMBEDDING_NORM.replace("{method}", ".sum()"), codes=("TPL102",)) == []
+
+
+def test_the_norm_of_a_parameter_of_a_model_never_moved_is_on_the_host():
+    """A model the file builds and never moves keeps its parameters on the host (a CPU script)."""
+    source = """\
+import torch
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+model = Net()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for x in loader:
+    model(x).sum().backward()
+    optimizer.step()
+    print(model.fc.weight.norm(dim=-1))
+"""
+    assert _found(source, codes=("TPL102",)) == []
+    assert _found(source.replace("model = Net()", "model = Net().cuda()"), codes=("TPL102",)) == [
+        ("TPL102", 18, 4, SYNC.format(what="printing a tensor"))]

@@ -85,6 +85,10 @@ _LEGACY_CONSTRUCTORS = frozenset(
 )
 # Methods that hand back an object's own module kind, not a new tensor (``Net().to(device).eval()``).
 _MODULE_CHAIN = frozenset("to cuda cpu eval train half float double bfloat16 requires_grad_".split())
+# Tensor methods that no numpy array or Python value has (``.norm(dim=-1)``, ``.detach()``,
+# ``.softmax(-1)``): what they give back is a tensor, and of an operand of unknown origin possibly on
+# the device (rules.md "Where a value lives"), as ``torch.norm(x)`` of the same operand is (R53).
+_TENSOR_ONLY_METHODS = frozenset("norm detach softmax log_softmax sigmoid".split())
 # What a counter-like method gives back (``model.get_step()``, ``trainer.global_step()``): a Python
 # number, not a tensor, whatever object it is called on.
 _COUNTER_METHOD = re.compile(
@@ -1096,7 +1100,22 @@ class ValueFlow:
             return owner  # ``batch.float()``, ``batch.get("x")``
         if owner in (CPU_TENSOR, DEVICE, NUMPY):
             return owner
+        if name in _TENSOR_ONLY_METHODS and owner == UNKNOWN and not self._of_unmoved_model(receiver):
+            return DEVICE  # ``text_encoder.get_input_embeddings().weight.norm(dim=-1)`` (R53)
         return self._model_output_kind(call, env, depth)
+
+    def _of_unmoved_model(self, expr) -> bool:
+        """Is ``expr`` read off a model built in the file and never moved (``model.fc.weight``, a
+        CPU script's parameters): its tensors are on the host (rules.md "Where a value lives")?"""
+        while True:
+            if isinstance(expr, (cst.Attribute, cst.Subscript)):
+                expr = expr.value
+            elif isinstance(expr, cst.Call):
+                expr = expr.func
+            else:
+                break
+        return (isinstance(expr, cst.Name) and expr.value in self.ctx.steps.unmoved_models
+                and self._function_of(expr.value) is None)
 
     def _is_module(self, expr) -> bool:
         """``model``, ``self.net``, ``Tacotron(...)``, ``nn.Linear(...)``, ``Net().eval()``: an object
