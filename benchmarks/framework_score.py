@@ -5568,6 +5568,32 @@ CORPUS = [
      "commit": "8791ad7d7656cb8396f1b3ac8c37f170b2a2dd5f",
      "take": ["TD3_BC.py", "main.py", "utils.py"], "only": "*.py", "drop": []},
     # holdout105 (2026-11-28): entries below this line, before the holdout106 marker.
+    # holdout105 set: model-based and offline RL, world models, diffusion planners (plain loops; no framework), labelled
+    # by reading only before any linter run; corpus in /work/corpus_h105 (docs/framework_corpus_holdout105.md).
+    {"name": "tdmpc", "github": "nicklashansen/tdmpc", "set": "holdout105",
+     "commit": "f4d85eca7419039b71bab2234ffc8aca378dd313",
+     "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "SimpleSAC", "github": "young-geng/SimpleSAC", "set": "holdout105",
+     "commit": "44f720db005642d2fd2ee0438ef890f0908295b4",
+     "take": ["SimpleSAC", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "world-models", "github": "ctallec/world-models", "set": "holdout105",
+     "commit": "d6abd9ce97409734a766eb67ccf0d1967ba9bf0c",
+     "take": ["data", "models", "utils", "trainvae.py", "trainmdrnn.py", "traincontroller.py"], "only": "*.py", "drop": []},
+    {"name": "mbpo_pytorch", "github": "Xingyu-Lin/mbpo_pytorch", "set": "holdout105",
+     "commit": "fe3c78c474d188c16a026051b92f8a2e84fa9387",
+     "take": ["main_mbpo.py", "model.py", "predict_env.py", "sample_env.py", "sac"], "only": "*.py", "drop": []},
+    {"name": "OfflineRL-Kit", "github": "yihaosun1124/OfflineRL-Kit", "set": "holdout105",
+     "commit": "e3ce69793766d02660217d4dfc0af4693a5531bd",
+     "take": ["offlinerlkit", "run_example", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "twm", "github": "jrobine/twm", "set": "holdout105",
+     "commit": "e6a8e599864f5539b166ee9a8d173ece8f3fba84",
+     "take": ["twm"], "only": "*.py", "drop": []},
+    {"name": "pydreamer", "github": "jurgisp/pydreamer", "set": "holdout105",
+     "commit": "8a4ea85a925b57ddf24a221b41dfb3257f89d63a",
+     "take": ["train.py", "setup.py", "pydreamer/models", "pydreamer/data.py", "pydreamer/tools.py", "pydreamer/preprocessing.py", "pydreamer/__init__.py"], "only": "*.py", "drop": []},
+    {"name": "decision-diffuser", "github": "anuragajay/decision-diffuser", "set": "holdout105",
+     "commit": "01ce528c30b4733dc59aa6203e46ec165561158d",
+     "take": ["code/scripts/train.py", "code/diffuser", "code/config"], "only": "*.py", "drop": ["code/diffuser/utils/pybullet_utils.py", "code/diffuser/utils/transformations.py"]},
     # holdout106 (2026-11-28): entries below this line, before the closing bracket.
     # holdout106 set: HF Trainer/trl-style subclasses (compute_loss/prediction_step/evaluation_loop overrides) and
     # TrainerCallbacks, labelled by reading only before any linter run; corpus in /work/corpus_h106
