@@ -299,3 +299,53 @@ for x in loader:
     assert _found(source, codes=("TPL102",)) == []
     assert _found(source.replace("model = Net()", "model = Net().cuda()"), codes=("TPL102",)) == [
         ("TPL102", 18, 4, SYNC.format(what="printing a tensor"))]
+
+
+# -- R54: text is text, and ``i_batch`` counts batches --------------------------------------------
+
+GENERATED_TEXT = """\
+import torch
+
+for step, batch in enumerate(loader):
+    loss = model(batch.cuda()).mean()
+    loss.backward()
+    optimizer.step()
+    outputs = {value}
+    print(outputs)
+"""
+
+
+def test_string_methods_give_text_whatever_the_receiver_was_taken_for():
+    """concept-ablation's prompt generation (holdout102): ``pipeline(messages)[0]["generated_text"]
+    [-1]["content"].split("\\n")`` is a list of strings; no tensor splits by a string or has
+    ``.lower()`` (R54)."""
+    value = 'model(messages)[0]["generated_text"][-1]["content"].split("\\\\n")[1:-1]'
+    assert _found(GENERATED_TEXT.replace("{value}", value), codes=("TPL102",)) == []
+    assert _found(GENERATED_TEXT.replace("{value}", "model(messages)[0].strip().lower()"), codes=("TPL102",)) == []
+
+
+def test_a_tensor_split_by_sizes_is_still_a_tensor():
+    assert _found(GENERATED_TEXT.replace("{value}", "model(batch.cuda()).split(2)"), codes=("TPL102",)) == [
+        ("TPL102", 8, 4, SYNC.format(what="printing a tensor"))]
+
+
+FIRST_BATCH = """\
+import torch
+
+for epoch in range(epochs):
+    for {counter}, sample_batched in enumerate(dataloader):
+        loss = model(sample_batched.cuda()).mean()
+        loss.backward()
+        optimizer.step()
+        if {counter} == 0:
+            print("Loss: ", loss.item())
+"""
+
+
+def test_i_batch_is_a_batch_counter():
+    """DSR's ``for i_batch, sample_batched in enumerate(dataloader):`` then ``if i_batch == 0:
+    print(loss.item())`` (holdout101): the first batch of each epoch, once per epoch (rules.md "An
+    interval"; R54)."""
+    assert _found(FIRST_BATCH.replace("{counter}", "i_batch"), codes=("TPL102",)) == []
+    assert _found(FIRST_BATCH.replace("{counter}", "i_layer"), codes=("TPL102",)) == [
+        ("TPL102", 9, 28, ITEM_SYNC)]

@@ -1669,7 +1669,7 @@ _DEFINITIONS_AND_LOOPS = _DEFINITIONS + _LOOP_TYPES
 # ``if rank == 0:`` runs every step on rank 0.
 _COUNTER = re.compile(
     r"^(?:[ijkn]|ni|it|iters?|iteration|idx|\w*_idx|\w*steps?|\w*_iters?|\w*_iteration|epoch\w*|count\w*|\w*_count|\w*_?cnt"
-    r"|num_updates|\w*_updates?|\w*batch_i|\w*batch_(?:nb|num|no|number))$",
+    r"|num_updates|\w*_updates?|\w*batch_i|\w*batch_(?:nb|num|no|number)|[ij]_batch(?:es)?)$",
     re.I,
 )
 
@@ -1690,7 +1690,7 @@ _PICKS_NO_STEP = re.compile(r"^(?:optimizer|opt|dataloader|loader)_idx$", re.I)
 # forward picks layers, every step).
 _STEP_OR_BATCH_COUNTER = re.compile(
     r"^(?:\w*steps?|\w*batch_idx|\w*batch_ids?|\w*batch_i|\w*batch_(?:nb|num|no|number)|iters?|iteration|\w*_iters?"
-    r"|\w*_iteration|num_updates)$",
+    r"|\w*_iteration|num_updates|[ij]_batch(?:es)?)$",
     re.I,
 )
 

@@ -89,6 +89,10 @@ _MODULE_CHAIN = frozenset("to cuda cpu eval train half float double bfloat16 req
 # ``.softmax(-1)``): what they give back is a tensor, and of an operand of unknown origin possibly on
 # the device (rules.md "Where a value lives"), as ``torch.norm(x)`` of the same operand is (R53).
 _TENSOR_ONLY_METHODS = frozenset("norm detach softmax log_softmax sigmoid".split())
+# Methods of strings that no tensor has: what they give back is text (or a list of it), whatever
+# the linter thought the receiver was (``pipe(messages)[0]["generated_text"].split("\n")``, R54).
+_STRING_METHODS = frozenset("lower upper strip lstrip rstrip splitlines startswith endswith encode decode "
+                            "casefold capitalize title".split())
 # What a counter-like method gives back (``model.get_step()``, ``trainer.global_step()``): a Python
 # number, not a tensor, whatever object it is called on.
 _COUNTER_METHOD = re.compile(
@@ -1039,8 +1043,10 @@ class ValueFlow:
         return DEVICE
 
     def _method_kind(self, call: cst.Call, name: str, receiver, env, depth: int) -> str:
-        if name in ("item", "tolist"):
+        if name in ("item", "tolist") or name in _STRING_METHODS:
             return PYTHON
+        if name == "split" and call.args and isinstance(call.args[0].value, (cst.SimpleString, cst.FormattedString)):
+            return PYTHON  # ``text.split("\n")``: a tensor splits by sizes, never by a string (R54)
         if name == "numpy":
             return NUMPY
         if isinstance(receiver, cst.Name) and self._host_model_method(call, receiver, env, depth):
