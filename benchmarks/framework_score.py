@@ -5594,7 +5594,7 @@ CORPUS = [
     {"name": "decision-diffuser", "github": "anuragajay/decision-diffuser", "set": "holdout105",
      "commit": "01ce528c30b4733dc59aa6203e46ec165561158d",
      "take": ["code/scripts/train.py", "code/diffuser", "code/config"], "only": "*.py", "drop": ["code/diffuser/utils/pybullet_utils.py", "code/diffuser/utils/transformations.py"]},
-    # holdout106 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout106 (2026-11-28): entries below this line, before the holdout107 marker.
     # holdout106 set: HF Trainer/trl-style subclasses (compute_loss/prediction_step/evaluation_loop overrides) and
     # TrainerCallbacks, labelled by reading only before any linter run; corpus in /work/corpus_h106
     # (docs/framework_corpus_holdout106.md).
@@ -5616,6 +5616,10 @@ CORPUS = [
     {"name": "oumi", "github": "oumi-ai/oumi", "set": "holdout106",
      "commit": "d8ed07778d7931565798ad45a859cafb54d4fc58",
      "take": ["src/oumi/core/callbacks", "src/oumi/performance", "src/oumi/core/trainers/base_trainer.py", "src/oumi/core/trainers/hf_trainer.py", "src/oumi/core/trainers/oumi_trainer.py", "src/oumi/core/trainers/trl_dpo_trainer.py"], "only": "*.py", "drop": []},
+    # holdout107 (2026-11-28): entries below this line, before the holdout108 marker.
+    # holdout108 (2026-11-28): entries below this line, before the holdout109 marker.
+    # holdout109 (2026-11-28): entries below this line, before the holdout110 marker.
+    # holdout110 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -5845,7 +5849,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 107)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 111)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
