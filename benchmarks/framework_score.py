@@ -5617,6 +5617,27 @@ CORPUS = [
      "commit": "d8ed07778d7931565798ad45a859cafb54d4fc58",
      "take": ["src/oumi/core/callbacks", "src/oumi/performance", "src/oumi/core/trainers/base_trainer.py", "src/oumi/core/trainers/hf_trainer.py", "src/oumi/core/trainers/oumi_trainer.py", "src/oumi/core/trainers/trl_dpo_trainer.py"], "only": "*.py", "drop": []},
     # holdout107 (2026-11-28): entries below this line, before the holdout108 marker.
+    {"name": "dalle-lightning", "github": "tgisaturday/dalle-lightning", "set": "holdout107",
+     "commit": "bbe4b9eba5043861de818947323d79f6c875e106",
+     "take": ["pl_dalle", "train_dalle.py", "train_vae.py", "train_vdvae.py"], "only": "*.py", "drop": []},
+    {"name": "DynamiCrafter", "github": "Doubiiu/DynamiCrafter", "set": "holdout107",
+     "commit": "c453369367122d7fbb0aa38f124e76dc8fe2a91c",
+     "take": ["lvdm", "main", "utils"], "only": "*.py", "drop": []},
+    {"name": "LVDM", "github": "YingqingHe/LVDM", "set": "holdout107",
+     "commit": "d251dccfbf6352826f5c5681abd86e87ed7e6371",
+     "take": ["lvdm", "main.py", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "pluto", "github": "jchengai/pluto", "set": "holdout107",
+     "commit": "b9964b649c660f1f4a971d614c66f5992e24c18a",
+     "take": ["src", "run_training.py"], "only": "*.py", "drop": []},
+    {"name": "Zero_Shot_Audio_Source_Separation", "github": "RetroCirce/Zero_Shot_Audio_Source_Separation", "set": "holdout107",
+     "commit": "3a4e3632621ac3d27a68c00c1bb2ccad19c1a70f",
+     "take": ["main.py", "sed_model.py", "losses.py", "utils.py", "htsat_utils.py", "config.py", "htsat_config.py", "data_processor.py", "models"], "only": "*.py", "drop": []},
+    {"name": "d2go", "github": "facebookresearch/d2go", "set": "holdout107",
+     "commit": "f4ac15674818ec3c78288eb9f700b0213005cc8b",
+     "take": ["d2go/runner", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "comet-atomic-2020", "github": "allenai/comet-atomic-2020", "set": "holdout107",
+     "commit": "33129ff9fbab126a98ce03f10017c405a553aeab",
+     "take": ["models/comet_atomic2020_bart"], "only": "*.py", "drop": []},
     # holdout108 (2026-11-28): entries below this line, before the holdout109 marker.
     # holdout109 (2026-11-28): entries below this line, before the holdout110 marker.
     # holdout110 (2026-11-28): entries below this line, before the closing bracket.
