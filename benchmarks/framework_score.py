@@ -5674,6 +5674,32 @@ CORPUS = [
      "commit": "b27c24a17487e3c33ae4e92364521303d0f14845",
      "take": ["train.py", "train_pl.py", "train_with_img.py", "train_with_img_pl.py", "utils.py", "models", "diffusion", "datasets"], "only": "*.py", "drop": []},
     # holdout110 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout110 set: medical imaging, remote sensing and scientific ML (plain loops; no Lightning found), labelled
+    # by reading only before any linter run; corpus in /work/corpus_h110 (docs/framework_corpus_holdout110.md).
+    {"name": "Attention-Gated-Networks", "github": "ozan-oktay/Attention-Gated-Networks", "set": "holdout110",
+     "commit": "eee4881fdc31920efd873773e0b744df8dacbfb6",
+     "take": ["setup.py", "train_segmentation.py", "train_classifaction.py", "validation.py", "models", "utils"], "only": "*.py", "drop": []},
+    {"name": "BIT_CD", "github": "justchenhao/BIT_CD", "set": "holdout110",
+     "commit": "adcd7aea6f234586ffffdd4e9959404f96271711",
+     "take": ["main_cd.py", "eval_cd.py", "utils.py", "models", "misc"], "only": "*.py", "drop": []},
+    {"name": "CBIM-Medical-Image-Segmentation", "github": "yhygao/CBIM-Medical-Image-Segmentation", "set": "holdout110",
+     "commit": "7c26979a96eb9fe057320e1db38680bae33786b8",
+     "take": ["train.py", "train_ddp.py", "training", "utils.py", "model/utils.py", "model/__init__.py", "inference", "metric"], "only": "*.py", "drop": []},
+    {"name": "Latent-Spectral-Models", "github": "thuml/Latent-Spectral-Models", "set": "holdout110",
+     "commit": "d5a0b409ecf558919c1ef7ea59ff636a94935399",
+     "take": ["exp_airfoils.py", "exp_darcy.py", "exp_elas.py", "exp_elas_interp.py", "exp_ns.py", "exp_pipe.py", "exp_plas.py", "model_dict.py", "models", "utils"], "only": "*.py", "drop": []},
+    {"name": "SatMAE", "github": "sustainlab-group/SatMAE", "set": "holdout110",
+     "commit": "e31c11fa1bef6f9a9aa3eb49e8637c8b8952ba5e",
+     "take": ["engine_finetune.py", "engine_pretrain.py", "main_finetune.py", "main_pretrain.py", "models_mae.py", "models_mae_group_channels.py", "models_mae_temporal.py", "models_resnet.py", "models_vit.py", "models_vit_group_channels.py", "models_vit_temporal.py", "util"], "only": "*.py", "drop": []},
+    {"name": "gvp-pytorch", "github": "drorlab/gvp-pytorch", "set": "holdout110",
+     "commit": "82af6b22eaf8311c15733117b0071408d24ed877",
+     "take": ["setup.py", "gvp", "run_atom3d.py", "run_cpd.py"], "only": "*.py", "drop": []},
+    {"name": "utae-paps", "github": "VSainteuf/utae-paps", "set": "holdout110",
+     "commit": "987874e27a98bb399277f2d55eb010744d26f881",
+     "take": ["train_semantic.py", "train_panoptic.py", "test_semantic.py", "test_panoptic.py", "src"], "only": "*.py", "drop": []},
+    {"name": "voxelmorph", "github": "voxelmorph/voxelmorph", "set": "holdout110",
+     "commit": "ca28315d0ba24cd8946ac4f6ed081e049e5264fe",
+     "take": ["setup.py", "scripts/torch", "voxelmorph/__init__.py", "voxelmorph/generators.py", "voxelmorph/py", "voxelmorph/torch"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
