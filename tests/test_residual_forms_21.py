@@ -349,3 +349,41 @@ def test_i_batch_is_a_batch_counter():
     assert _found(FIRST_BATCH.replace("{counter}", "i_batch"), codes=("TPL102",)) == []
     assert _found(FIRST_BATCH.replace("{counter}", "i_layer"), codes=("TPL102",)) == [
         ("TPL102", 9, 28, ITEM_SYNC)]
+
+
+# -- R55: the total norm clip_grad_norm_ returns is a tensor where the parameters are ------------
+
+GRAD_NORM = """\
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+model = Net(){moved}
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for x in loader:
+    model(x{moved}).sum().backward()
+    grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    stats = {{"grad_norm": float(grad_norm)}}
+"""
+
+
+def test_the_gradient_norm_is_a_tensor_of_the_device():
+    """tdmpc's ``'grad_norm': float(grad_norm)`` after ``grad_norm = clip_grad_norm_(...)`` in every
+    update (holdout105): the total norm is a tensor on the parameters' device (R55)."""
+    source = GRAD_NORM.replace("{moved}", ".cuda()").replace("{{", "{").replace("}}", "}")
+    assert _found(source, codes=("TPL102",)) == [("TPL102", 20, 26, SYNC.format(what="`float()` of a tensor"))]
+
+
+def test_the_gradient_norm_of_a_model_never_moved_is_on_the_host():
+    source = GRAD_NORM.replace("{moved}", "").replace("{{", "{").replace("}}", "}")
+    assert _found(source, codes=("TPL102",)) == []

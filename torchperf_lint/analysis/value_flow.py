@@ -89,6 +89,8 @@ _MODULE_CHAIN = frozenset("to cuda cpu eval train half float double bfloat16 req
 # ``.softmax(-1)``): what they give back is a tensor, and of an operand of unknown origin possibly on
 # the device (rules.md "Where a value lives"), as ``torch.norm(x)`` of the same operand is (R53).
 _TENSOR_ONLY_METHODS = frozenset("norm detach softmax log_softmax sigmoid".split())
+# torch functions that give back the total norm of the gradients they are handed, as a tensor.
+_GRADIENT_NORMS = frozenset(("nn.utils.clip_grad_norm_", "nn.utils.clip_grad_norm", "nn.utils.get_total_norm"))
 # Methods of strings that no tensor has: what they give back is text (or a list of it), whatever
 # the linter thought the receiver was (``pipe(messages)[0]["generated_text"].split("\n")``, R54).
 _STRING_METHODS = frozenset("lower upper strip lstrip rstrip splitlines startswith endswith encode decode "
@@ -973,6 +975,12 @@ class ValueFlow:
         if qual.startswith(_TENSOR_NAMESPACES):
             return self._follow_tensor_args(call, env, depth)
         short = qual[len("torch."):]
+        if short in _GRADIENT_NORMS:
+            # ``grad_norm = clip_grad_norm_(model.parameters(), 1.0)``: the total norm, a tensor on the
+            # parameters' device (rules.md "Where a value lives"; R55); a model the file never moves
+            # keeps its parameters, and so the norm, on the host
+            args = positional(call)
+            return CPU_TENSOR if args and self._of_unmoved_model(args[0].value) else DEVICE
         if "." in short:
             return PYTHON if _python_from_torch_submodule(short) else UNKNOWN
         if short in _PYTHON_TORCH or short.startswith(("is_", "get_")):
