@@ -5639,6 +5639,33 @@ CORPUS = [
      "commit": "33129ff9fbab126a98ce03f10017c405a553aeab",
      "take": ["models/comet_atomic2020_bart"], "only": "*.py", "drop": []},
     # holdout108 (2026-11-28): entries below this line, before the holdout109 marker.
+    # holdout108 set: graph networks, point clouds and 3D detection, NeRF / Gaussian splatting, recommendation (plain
+    # multi-module training loops), labelled by reading only before any linter run; corpus in /work/corpus_h108
+    # (docs/framework_corpus_holdout108.md).
+    {"name": "dgcnn.pytorch", "github": "antao97/dgcnn.pytorch", "set": "holdout108",
+     "commit": "07d534c2702905010ec9991619f552d8cacae45b",
+     "take": ["main_cls.py", "main_partseg.py", "main_semseg_s3dis.py", "main_semseg_scannet.py", "model.py", "util.py", "data.py"], "only": "*.py", "drop": []},
+    {"name": "nerfplusplus", "github": "Kai-46/nerfplusplus", "set": "holdout108",
+     "commit": "ebf2f3e75fd6c5dfc8c9d0b533800daaf17bd95f",
+     "take": ["ddp_train_nerf.py", "ddp_test_nerf.py", "ddp_model.py", "nerf_network.py", "nerf_sample_ray_split.py", "utils.py", "data_loader_split.py"], "only": "*.py", "drop": []},
+    {"name": "torch-rechub", "github": "datawhalechina/torch-rechub", "set": "holdout108",
+     "commit": "5a73b2eebc3a670dc64c54971cc06a78ddd55394",
+     "take": ["torch_rechub"], "only": "*.py", "drop": []},
+    {"name": "GraphSAINT", "github": "GraphSAINT/GraphSAINT", "set": "holdout108",
+     "commit": "c9b1e340d7b951465ac4a9251eef93832e68b003",
+     "take": ["graphsaint/__init__.py", "graphsaint/globals.py", "graphsaint/graph_samplers.py", "graphsaint/metric.py", "graphsaint/utils.py", "graphsaint/pytorch_version"], "only": "*.py", "drop": []},
+    {"name": "PointPillars", "github": "zhulf0804/PointPillars", "set": "holdout108",
+     "commit": "620e6b0d07e4cb37b7b0114f26b934e8be92a0ba",
+     "take": ["train.py", "evaluate.py", "test.py", "setup.py", "pointpillars"], "only": "*.py", "drop": []},
+    {"name": "4DGaussians", "github": "hustvl/4DGaussians", "set": "holdout108",
+     "commit": "843d5ac636c37e4b611242287754f3d4ed150144",
+     "take": ["train.py", "gaussian_renderer", "scene", "utils"], "only": "*.py", "drop": []},
+    {"name": "PAConv", "github": "CVMI-Lab/PAConv", "set": "holdout108",
+     "commit": "b392e45e64db3c03c270c599d73c10c636670d11",
+     "take": ["obj_cls"], "only": "*.py", "drop": []},
+    {"name": "GCA", "github": "CRIPAC-DIG/GCA", "set": "holdout108",
+     "commit": "0f17497f3ae89718ed610c671a5b9f56033d4d51",
+     "take": ["train.py", "pGRACE", "simple_param"], "only": "*.py", "drop": []},
     # holdout109 (2026-11-28): entries below this line, before the holdout110 marker.
     {"name": "PixArt-sigma", "github": "PixArt-alpha/PixArt-sigma", "set": "holdout109",
      "commit": "1ce521afddcc2fab329b35b7374aa86d654e12f7",
