@@ -387,3 +387,45 @@ def test_the_gradient_norm_is_a_tensor_of_the_device():
 def test_the_gradient_norm_of_a_model_never_moved_is_on_the_host():
     source = GRAD_NORM.replace("{moved}", "").replace("{{", "{").replace("}}", "}")
     assert _found(source, codes=("TPL102",)) == []
+
+
+# -- R56: a parameter every per-step call leaves false closes an ``and`` at its first operand -----
+
+CLOSED_CONJUNCTION = """\
+import torch
+
+
+def clip_grad_norm_(parameters, max_norm, clip_grad=True, error_if_nonfinite=False):
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total_norm = torch.norm(torch.stack([torch.norm(g.detach(), 2) for g in grads]), 2)
+    if clip_grad:
+        if error_if_nonfinite and torch.logical_or(total_norm.isnan(), total_norm.isinf()):
+            raise RuntimeError("non-finite")
+    return total_norm
+
+
+model = Net().cuda()
+for x in loader:
+    loss = model(x.cuda()).mean()
+    loss.backward()
+    clip_grad_norm_(model.parameters(), 1.0, clip_grad=True{more})
+    optimizer.step()
+"""
+NONFINITE_CHAIN = " (called every step from train.py:17)"
+
+
+def test_a_flag_left_at_its_false_default_closes_the_and_before_the_tensor():
+    """Latte's copy of ``clip_grad_norm_`` (holdout109): ``if error_if_nonfinite and
+    torch.logical_or(...)``, and no per-step call hands ``error_if_nonfinite``: ``and`` stops at the
+    flag, the tensor is never tested in a step (R40 for an ``and``'s first operand; R56)."""
+    assert _found(CLOSED_CONJUNCTION.replace("{more}", ""), codes=("TPL102",)) == []
+    assert _found(CLOSED_CONJUNCTION.replace("{more}", ", error_if_nonfinite=False"), codes=("TPL102",)) == []
+
+
+def test_a_flag_a_per_step_call_sets_or_hands_unknown_keeps_the_test():
+    source = CLOSED_CONJUNCTION.replace("{more}", ", error_if_nonfinite=True")
+    assert _found(source, codes=("TPL102",)) == [("TPL102", 8, 11, SYNC.format(what="testing a tensor's truth")
+                                                  + NONFINITE_CHAIN)]
+    source = CLOSED_CONJUNCTION.replace("{more}", ", error_if_nonfinite=strict")
+    assert _found(source, codes=("TPL102",)) == [("TPL102", 8, 11, SYNC.format(what="testing a tensor's truth")
+                                                  + NONFINITE_CHAIN)]

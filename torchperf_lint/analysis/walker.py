@@ -672,6 +672,24 @@ class Context:
                 return True
         return self._after_interval_exit(body.node)
 
+    def first_operand_closed(self, test: cst.BaseExpression) -> bool:
+        """``if error_if_nonfinite and torch.logical_or(norm.isnan(), norm.isinf()):`` in a step body
+        whose every per-step call leaves the parameter false (handed a literal, or left at its
+        literal default): ``and`` stops at its first operand, and nothing after it is evaluated in a
+        step (R40 for the operands of an ``and``, R56)."""
+        if not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And)):
+            return False
+        bodies = getattr(self.facts, "step_bodies", None)
+        if bodies is None or self.step_body() is None:
+            return False
+        calls = bodies.per_step_arguments(self.function_qualname())
+        if not calls:
+            return False
+        first = test
+        while isinstance(first, cst.BooleanOperation) and isinstance(first.operator, cst.And):
+            first = first.left
+        return all(_evaluate(first, values) is False for values in calls)
+
     def _tests_interval_property(self, test: cst.BaseExpression) -> bool:
         """``if self.is_active:`` where ``is_active`` is a property of the class around whose every
         ``return`` is an interval test (matsciml's callbacks: ``return (self.batch_idx %
