@@ -255,12 +255,13 @@ memory available to your own tensors, only to other processes.
 Only step loops are checked (see TPL102). Freeing the cache to recover from out-of-memory is its
 documented use: in an `except` handler, under a flag such a handler sets, in a retry loop that tries
 again with a smaller batch (a `try` that only catches lookup errors, `except AttributeError:`, picks
-a fallback and makes no retry loop), or once (`if step == 0:`, or the first few steps, `if step < 5:`, on
+a fallback, or one around the freeing call alone, makes no retry loop), or once (`if step == 0:`, or the first few steps, `if step < 5:`, on
 that loop's own counter: `if epoch == 0:` on an outer loop's counter holds for a whole epoch) it is
 not flagged; nor under an interval (`if step % 100 == 0:`, or after an early `return`/`continue`
 under one), which frees the cache once per period: an `if` that itself runs the optimizer step
-(gradient accumulation) is no interval; one that only saves `optimizer.state_dict()` in a
-checkpoint still is."""
+(gradient accumulation) is no interval, nor once when its test adds the last batch of a short
+epoch (`(step + 1) % n == 0 or step + 1 == len(loader)`); one that only saves
+`optimizer.state_dict()` in a checkpoint still is."""
 RULE.EXAMPLE = "for x, y in loader:\n    train_step(x, y)\n    torch.cuda.empty_cache()"
 RULE.USE_INSTEAD = "for x, y in loader:\n    train_step(x, y)"
 RULE.FIX_NOTE = "No autofix: removing a call is left to the author."
