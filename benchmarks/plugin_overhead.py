@@ -11,6 +11,14 @@ The linter's own bytecode is compiled first (``compileall`` of the ``torchperf_l
 runs import), as ``pip install`` leaves it for a user: with ``PYTHONDONTWRITEBYTECODE`` set (this
 machine) every "with" run compiled the package from source, about 0.45 cpu-s that the "without"
 run never pays. ``--compile-in-run`` keeps that cost in.
+
+Each run also reads its own CPU time from inside (``time.process_time``): its total, the plugin's
+part (its import and every ``Plugin.run``) and the cyclic collector's (``gc.callbacks``). Two runs
+taken one after the other on a shared VM differ by up to a third for the same work, so the ratio
+per pair moves by more than the target's margin; ``total / (total - plugin)`` inside one run does
+not. It leaves out what the plugin costs flake8's own work (its collector walking what the index
+keeps: the collector's time, printed for both modes, shows that part), so it reads a little below
+the pairs' ratio: both are printed.
 """
 
 from __future__ import annotations
@@ -22,15 +30,47 @@ import resource
 import shutil
 import subprocess
 import sys
+import tempfile
 
 RUNNER = r"""
+import gc
 import sys
+import time
 import flake8.plugins.finder as finder
 if sys.argv[1] == "without":
     original = finder._find_importlib_plugins
     finder._find_importlib_plugins = lambda: (p for p in original() if p.package != "torchperf-lint")
+# What this process spends in the cyclic collector, and (with the plugin) in the plugin itself: its
+# import and every ``Plugin.run``, read with the process's own clock (user + system), so that the
+# share does not move with the machine's speed between two runs.
+spent = {"gc": 0.0, "plugin": 0.0, "started": 0.0}
+def on_gc(phase, info):
+    if phase == "start":
+        spent["started"] = time.process_time()
+    else:
+        spent["gc"] += time.process_time() - spent["started"]
+gc.callbacks.append(on_gc)
+if sys.argv[1] == "with":
+    start = time.process_time()
+    import torchperf_lint.frontends.flake8_plugin as plugin_module
+    spent["plugin"] += time.process_time() - start
+    plain_run = plugin_module.Plugin.run
+    def timed_run(self):
+        start = time.process_time()
+        try:
+            found = list(plain_run(self))
+        finally:
+            spent["plugin"] += time.process_time() - start
+        yield from found
+    plugin_module.Plugin.run = timed_run
 from flake8.main.cli import main
-sys.exit(main(["-j1", "--isolated", "--exit-zero", "--output-file", "/dev/null", *sys.argv[2:]]))
+try:
+    main(["-j1", "--isolated", "--exit-zero", "--output-file", "/dev/null", *sys.argv[3:]])
+except SystemExit:
+    pass
+total = time.process_time()
+with open(sys.argv[2], "w") as handle:
+    handle.write(f"{total} {spent['plugin']} {spent['gc']}")
 """
 
 
@@ -43,10 +83,14 @@ def torch_paths():
 
 
 def cpu_seconds(mode, paths):
+    """(CPU seconds of the child as the OS counts them, and as it read them itself: its total,
+    the plugin's own share, the collector's)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([sys.executable, "-c", RUNNER, mode, *paths], check=True)
+    with tempfile.NamedTemporaryFile("r", suffix=".txt") as report:
+        subprocess.run([sys.executable, "-c", RUNNER, mode, report.name, *paths], check=True)
+        inside = tuple(float(x) for x in report.read().split())
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), inside
 
 
 def compile_linter(keep: bool = True):
@@ -88,22 +132,39 @@ def main():
     print(f"linting {files} files, {size / 1e6:.1f} MB: {' '.join(paths)}")
     # The two modes alternate (the order too): on a shared VM the CPU's speed drifts by a quarter
     # within a minute, and runs taken back to back see the same machine.
-    withouts, withs, ratios = [], [], []
+    withouts, withs, ratios, inside, inside_without = [], [], [], [], []
     for attempt in range(args.repeat):
-        if attempt % 2:
-            withs.append(cpu_seconds("with", paths))
-            withouts.append(cpu_seconds("without", paths))
-        else:
-            withouts.append(cpu_seconds("without", paths))
-            withs.append(cpu_seconds("with", paths))
+        order = ("with", "without") if attempt % 2 else ("without", "with")
+        for mode in order:
+            seconds, read = cpu_seconds(mode, paths)
+            if mode == "with":
+                withs.append(seconds)
+                inside.append(read)
+            else:
+                withouts.append(seconds)
+                inside_without.append(read)
         ratios.append(withs[-1] / withouts[-1])
-    ratios.sort()
-    middle = len(ratios) // 2
-    median = ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2
     print(f"flake8 without torchperf-lint: {min(withouts):7.2f} s CPU (best of {args.repeat})")
     print(f"flake8 with    torchperf-lint: {min(withs):7.2f} s CPU")
-    print(f"ratio per pair: {' '.join(f'{r:.3f}' for r in ratios)}; median {median:.3f}, "
+    # Read inside each run with the plugin: its total, the plugin's own part (import and runs) and
+    # the rest, flake8's; total / rest is the ratio the plugin makes, whatever the machine's speed
+    # did between two runs (pairs of runs on this VM differ by up to a third for the same work).
+    # The collector's time is shown beside it: the plugin changes what flake8's collector walks.
+    shares = [total / (total - plugin) for total, plugin, _ in inside]
+    print("inside each run without it: " + "; ".join(
+        f"total {total:.2f}, collector {gc_time:.2f}" for total, _, gc_time in inside_without))
+    print("inside each run with the plugin: " + "; ".join(
+        f"total {total:.2f}, plugin {plugin:.2f}, collector {gc_time:.2f}" for total, plugin, gc_time in inside))
+    print(f"ratio per pair: {' '.join(f'{r:.3f}' for r in sorted(ratios))}; median {median(ratios):.3f}, "
           f"best runs {min(withs) / min(withouts):.3f}  (target <= 1.15)")
+    print(f"ratio inside each run (total / total less the plugin): {' '.join(f'{r:.3f}' for r in sorted(shares))}; "
+          f"median {median(shares):.3f}  (target <= 1.15)")
+
+
+def median(values):
+    values = sorted(values)
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
 
 
 if __name__ == "__main__":
