@@ -5700,7 +5700,7 @@ CORPUS = [
     {"name": "Latte", "github": "Vchitect/Latte", "set": "holdout109",
      "commit": "b27c24a17487e3c33ae4e92364521303d0f14845",
      "take": ["train.py", "train_pl.py", "train_with_img.py", "train_with_img_pl.py", "utils.py", "models", "diffusion", "datasets"], "only": "*.py", "drop": []},
-    # holdout110 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout110 (2026-11-28): entries below this line, before the holdout111 marker.
     # holdout110 set: medical imaging, remote sensing and scientific ML (plain loops; no Lightning found), labelled
     # by reading only before any linter run; corpus in /work/corpus_h110 (docs/framework_corpus_holdout110.md).
     {"name": "Attention-Gated-Networks", "github": "ozan-oktay/Attention-Gated-Networks", "set": "holdout110",
@@ -5727,6 +5727,10 @@ CORPUS = [
     {"name": "voxelmorph", "github": "voxelmorph/voxelmorph", "set": "holdout110",
      "commit": "ca28315d0ba24cd8946ac4f6ed081e049e5264fe",
      "take": ["setup.py", "scripts/torch", "voxelmorph/__init__.py", "voxelmorph/generators.py", "voxelmorph/py", "voxelmorph/torch"], "only": "*.py", "drop": []},
+    # holdout111 (2026-11-28): entries below this line, before the holdout112 marker.
+    # holdout112 (2026-11-28): entries below this line, before the holdout113 marker.
+    # holdout113 (2026-11-28): entries below this line, before the holdout114 marker.
+    # holdout114 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -5956,7 +5960,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 111)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 115)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
