@@ -796,6 +796,14 @@ def _evaluate(test: cst.BaseExpression, values) -> Optional[bool]:
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = _evaluate(test.expression, values)
         return None if inner is None else not inner
+    if isinstance(test, cst.BooleanOperation):
+        # As Python reads them: ``a and b`` is false when either side is (R57: the body of ``if
+        # debug and loss.isnan():`` runs in no step whose call leaves ``debug`` false), true when
+        # both are; ``a or b`` is true when either side is, false when both are.
+        left, right = _evaluate(test.left, values), _evaluate(test.right, values)
+        if isinstance(test.operator, cst.And):
+            return False if False in (left, right) else True if left is right is True else None
+        return True if True in (left, right) else False if left is right is False else None
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name):
         if test.left.value not in values:
             return None

@@ -1,0 +1,55 @@
+"""Forms read in the twenty-third session (2026-11-28, reading R57): each with its flagged twin,
+whole diagnostics."""
+
+from _diagnostics import ITEM_SYNC, found as _found
+
+# -- R57: a branch whose ``and``/``or`` test every per-step call decides through a parameter ------
+
+CONJUNCTION_BODY = """\
+import torch
+
+
+def log_step(loss, x, debug=False):
+    total = loss.detach()
+    if {test}:
+        print("loss", total.item())
+    return total
+
+
+model = Net().cuda()
+for x in loader:
+    loss = model(x.cuda()).mean()
+    log_step(loss, x{more})
+    loss.backward()
+    optimizer.step()
+"""
+CHAIN = " (called every step from train.py:14)"
+REPORTED = [("TPL102", 7, 22, ITEM_SYNC + CHAIN)]
+
+
+def test_an_and_whose_flag_every_per_step_call_leaves_false_closes_its_body():
+    """``if debug and step % 100 == 0:`` in a step function no per-step call hands ``debug``: the
+    body runs in no step, whatever the other operand says (R40 read through ``and``; R57)."""
+    for test in ("debug and x.shape[0] > 1", "x.shape[0] > 1 and debug", "debug and not x.is_cuda",
+                 "not (x.shape[0] > 1 or not debug)"):
+        source = CONJUNCTION_BODY.replace("{test}", test)
+        assert _found(source.replace("{more}", ""), codes=("TPL102",)) == [], test
+        assert _found(source.replace("{more}", ", debug=False"), codes=("TPL102",)) == [], test
+
+
+def test_an_and_a_per_step_call_may_take_is_still_read_as_every_step():
+    """The twins: a call that hands ``debug=True`` (or a value the index cannot see) takes the
+    branch in some step; an ``or`` with a closed flag still runs whenever its other side holds."""
+    source = CONJUNCTION_BODY.replace("{test}", "debug and x.shape[0] > 1")
+    assert _found(source.replace("{more}", ", debug=True"), codes=("TPL102",)) == REPORTED
+    assert _found(source.replace("{more}", ", debug=verbose"), codes=("TPL102",)) == REPORTED
+    source = CONJUNCTION_BODY.replace("{test}", "debug or x.shape[0] > 1")
+    assert _found(source.replace("{more}", ""), codes=("TPL102",)) == REPORTED
+
+
+def test_an_or_of_flags_every_call_leaves_false_closes_its_body():
+    source = CONJUNCTION_BODY.replace("def log_step(loss, x, debug=False):",
+                                      "def log_step(loss, x, debug=False, trace=None):")
+    source = source.replace("{test}", "debug or trace is not None")
+    assert _found(source.replace("{more}", ""), codes=("TPL102",)) == []
+    assert _found(source.replace("{more}", ", trace=tracer"), codes=("TPL102",)) == REPORTED
