@@ -1,7 +1,7 @@
 """Forms read in the twenty-third session (2026-11-28, reading R57): each with its flagged twin,
 whole diagnostics."""
 
-from _diagnostics import ITEM_SYNC, found as _found
+from _diagnostics import ITEM_SYNC, SYNC_TEMPLATE as SYNC, found as _found
 
 # -- R57: a branch whose ``and``/``or`` test every per-step call decides through a parameter ------
 
@@ -53,3 +53,39 @@ def test_an_or_of_flags_every_call_leaves_false_closes_its_body():
     source = source.replace("{test}", "debug or trace is not None")
     assert _found(source.replace("{more}", ""), codes=("TPL102",)) == []
     assert _found(source.replace("{more}", ", trace=tracer"), codes=("TPL102",)) == REPORTED
+
+
+# -- %-formatting of a tuple that holds a device tensor, printed ---------------------------------
+
+PERCENT_TUPLE = """\
+import time
+import torch
+
+model = Net().cuda()
+for step, (x, y) in enumerate(loader):
+    x, y = x.cuda(), y.cuda()
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    print("[%5d] time: %4.4f loss: %.8f" % ({items}))
+"""
+PRINTED = [("TPL102", 11, 4, SYNC.format(what="printing a tensor"))]
+
+
+def test_printing_a_percent_formatted_tuple_that_holds_a_device_tensor_is_a_sync():
+    """UGATIT's ``print("[%5d/%5d] time: %4.4f d_loss: %.8f, g_loss: %.8f" % (step, ..., D_loss,
+    G_loss))`` every iteration (holdout114): ``%`` formats each item of the tuple, and a tensor's
+    ``%.8f`` reads its value, as ``print("%.8f" % loss)`` does."""
+    assert _found(PERCENT_TUPLE.replace("{items}", "step, time.time(), loss"), codes=("TPL102",)) == PRINTED
+    assert _found(PERCENT_TUPLE.replace("{items}", "step, time.time(), loss.detach()"),
+                  codes=("TPL102",)) == PRINTED
+
+
+def test_printing_a_percent_formatted_tuple_of_host_values_is_silent():
+    """The twins: numbers the host already holds (``loss.item()`` is the one sync, reported on its
+    own), and a model, whose text lists its layers and reads no tensor."""
+    assert _found(PERCENT_TUPLE.replace("{items}", "step, time.time(), lr"), codes=("TPL102",)) == []
+    assert _found(PERCENT_TUPLE.replace("{items}", "step, time.time(), model"), codes=("TPL102",)) == []
+    assert _found(PERCENT_TUPLE.replace("{items}", "step, time.time(), loss.item()"),
+                  codes=("TPL102",)) == [("TPL102", 11, 63, ITEM_SYNC)]

@@ -1838,20 +1838,21 @@ def _isinstance_types(test: cst.BaseExpression, name: str, ctx) -> list:
 
 
 def _shows_tensor(value: cst.BaseExpression, ctx) -> bool:
-    """``print(t)`` or ``print(f"{t:.3f}")``: formatting a tensor reads its values."""
-    if isinstance(value, cst.FormattedString):
-        return any(
-            isinstance(part, cst.FormattedStringExpression) and _formats_device_tensor(part.expression, ctx)
-            for part in value.parts
-        )
-    return _formats_device_tensor(value, ctx)
+    """``print(t)``, ``print(f"{t:.3f}")`` or ``print("%d %.8f" % (step, t))``: formatting a tensor
+    reads its values."""
+    return bool(_shown_tensors(value, ctx))
 
 
 def _shown_tensors(value: cst.BaseExpression, ctx) -> list:
-    """The device tensors ``print(value)`` or the f-string ``value`` reads."""
+    """The device tensors ``print(value)``, the f-string ``value`` or the %-formatting ``value``
+    reads (UGATIT's ``print("[%5d/%5d] ... d_loss: %.8f" % (step, ..., Discriminator_loss))``,
+    holdout114: the items of the tuple are formatted, each tensor read)."""
     if isinstance(value, cst.FormattedString):
         return [part.expression for part in value.parts
                 if isinstance(part, cst.FormattedStringExpression) and _formats_device_tensor(part.expression, ctx)]
+    if (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Modulo)
+            and is_string_literal(value.left) and isinstance(value.right, (cst.Tuple, cst.List))):
+        return [e.value for e in value.right.elements if _formats_device_tensor(e.value, ctx)]
     return [value] if _formats_device_tensor(value, ctx) else []
 
 
