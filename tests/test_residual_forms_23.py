@@ -89,3 +89,41 @@ def test_printing_a_percent_formatted_tuple_of_host_values_is_silent():
     assert _found(PERCENT_TUPLE.replace("{items}", "step, time.time(), model"), codes=("TPL102",)) == []
     assert _found(PERCENT_TUPLE.replace("{items}", "step, time.time(), loss.item()"),
                   codes=("TPL102",)) == [("TPL102", 11, 63, ITEM_SYNC)]
+
+
+# -- R59: a Lightning module built on a LightningModule subclass of an installed package -----------
+
+EXTERNAL_BASE_MODULE = """\
+import torch
+{lightning}
+from manifm.model_pl import ManifoldFMLitModule
+
+
+class MaterialsLitModule({base}):
+    def training_step(self, {params}):
+        loss_dict = self.loss_fn(batch)
+        self.log("train/loss", loss_dict["loss"].item())
+        return loss_dict["loss"]
+"""
+STEP_ITEM = [("TPL102", 9, 31, ITEM_SYNC)]
+
+
+def _external(lightning="import pytorch_lightning as pl", base="ManifoldFMLitModule", params="batch, batch_idx"):
+    return EXTERNAL_BASE_MODULE.replace("{lightning}", lightning).replace("{base}", base).replace("{params}", params)
+
+
+def test_a_training_step_on_a_base_the_project_cannot_see_in_a_lightning_module_is_a_step_body():
+    """flowmm's ``MaterialsRFMLitModule(ManifoldFMLitModule)`` (holdout111): the base is a
+    LightningModule of an installed package (``manifm``), which the project cannot see into; the
+    module imports Lightning and the class defines Lightning's ``training_step(self, batch,
+    batch_idx)``: Lightning runs it every step (R59)."""
+    assert _found(_external()) == STEP_ITEM
+    assert _found(_external(lightning="from lightning.pytorch import LightningModule")) == STEP_ITEM
+
+
+def test_without_lightning_or_its_signature_or_with_a_torch_base_the_method_is_no_step_body():
+    """The twins: a module that does not import Lightning, a ``training_step`` that is not handed a
+    batch and its index, and a class whose base is torch's own (``nn.Module``), not a framework's."""
+    assert _found(_external(lightning="")) == []
+    assert _found(_external(params="batch")) == []
+    assert _found(_external(base="torch.nn.Module")) == []

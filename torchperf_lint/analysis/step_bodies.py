@@ -65,6 +65,27 @@ LIGHTNING_CALLBACKS = frozenset((
     "LearningRateFinder", "BatchSizeFinder", "SpikeDetection"))
 
 
+# A base class in an installed package the project cannot see into (framework_kind knows none of it):
+# a Lightning module built on a library's own LightningModule subclass (flowmm's
+# ``MaterialsRFMLitModule(manifm.model_pl.ManifoldFMLitModule)``, holdout111) shows only that.
+EXTERNAL_BASE = "external"
+# ... not these: their classes are no framework's (``nn.Module``, ``object``, a ``Generic``).
+_NOT_FRAMEWORK_HEADS = frozenset(("torch", "builtins", "typing", "abc", "collections", "enum", "dataclasses",
+                                  "numpy", "object"))
+_LIGHTNING_MODULES = ("lightning", "pytorch_lightning")
+
+
+def _lightning_by_its_steps(module: Module, qual: str) -> bool:
+    """A class whose framework base the project cannot see (R59): Lightning's when its module imports
+    Lightning and the class itself defines ``training_step(self, batch, batch_idx, ...)``, the
+    method Lightning calls with a batch and its index."""
+    record = module.functions.get(f"{qual}.training_step")
+    params = [p[0] for p in record.get("params", ())] if record is not None and record.get("cls") == qual else []
+    if len(params) < 3 or params[0] != "self":
+        return False
+    return any(bound.split(".", 1)[0] in _LIGHTNING_MODULES for bound in module.bindings.values())
+
+
 def framework_kind(qual: str) -> Optional[str]:
     """The framework base a fully qualified class name stands for, if any."""
     head = qual.split(".", 1)[0]
@@ -378,6 +399,8 @@ class StepBodies:
                 found = self._class_of(module, base)
                 if found is not None:
                     pending.append(found)
+                elif qual.split(".", 1)[0] not in _NOT_FRAMEWORK_HEADS:
+                    kinds.add(EXTERNAL_BASE)  # a class of an installed package, which the project cannot see into
         return order, kinds
 
     def _process_methods(self, order: List[Key]) -> List[str]:
@@ -522,6 +545,9 @@ class StepBodies:
         for module in list(self._reachers):
             for qual in module.based_classes:
                 order, kinds = self.mro((module.path, qual))
+                if EXTERNAL_BASE in kinds and not kinds.intersection(_STEP_METHODS) and _lightning_by_its_steps(
+                        module, qual):
+                    kinds = kinds | {"lightning"}
                 if "ignite-engine" in kinds:
                     # an Engine subclass that hands one of its methods to ``Engine.__init__``: the
                     # engine runs it every iteration (MONAI's ``Workflow._iteration``, overridden by
