@@ -127,3 +127,48 @@ def test_without_lightning_or_its_signature_or_with_a_torch_base_the_method_is_n
     assert _found(_external(lightning="")) == []
     assert _found(_external(params="batch")) == []
     assert _found(_external(base="torch.nn.Module")) == []
+
+
+# -- R60: a call under no_grad does not make its loop "may train" -------------------------------
+
+VALIDATION = """\
+import torch
+
+
+def validate(val_loader, training_model, meter):
+    training_model.eval()
+    for batch in val_loader:
+        batch = {k: v.cuda() for k, v in batch.items()}
+{call}
+        inter = (results["pred"] > 0).sum().cpu().numpy()
+        meter.update(inter)
+    return meter.avg
+
+
+for epoch in range(10):
+    for batch in train_loader:
+        loss = model(batch.cuda()).mean()
+        loss.backward()
+        optimizer.step()
+    validate(val_loader, model, meter)
+"""
+UNDER_NO_GRAD = """\
+        with torch.no_grad():
+            results = training_model(**batch)"""
+GRAD_ON = """\
+        results = training_model(**batch)"""
+
+
+def test_a_model_named_for_training_called_under_no_grad_leaves_the_validation_loop_trainless():
+    """groundingLMM's ``validate_model_performance`` (holdout112): its loop calls
+    ``training_model(**data_batch)`` inside ``with torch.no_grad():``; a call with autograd off runs
+    no backward whatever its name, so the loop trains nothing and its copies to numpy meters are
+    evaluation results (R8, R60)."""
+    assert _found(VALIDATION.replace("{call}", UNDER_NO_GRAD)) == []
+
+
+def test_the_same_call_with_autograd_on_may_train():
+    """The twin: with autograd on, a callee named for training may run a step in code the module
+    does not show, and R8 keeps the copy reported."""
+    assert _found(VALIDATION.replace("{call}", GRAD_ON)) == [
+        ("TPL102", 9, 16, SYNC.format(what="`.cpu()`"))]

@@ -195,7 +195,7 @@ class Context:
         frame = self.frame
         while frame is not None:
             for block in frame.blocks:
-                if block.kind == WITH and any(syntax.is_grad_off(i.item, self) and (mode_given or not _mode_of_a_name(i.item))
+                if block.kind == WITH and any(syntax.is_grad_off(i.item, self) and (mode_given or not mode_of_a_name(i.item))
                                               for i in block.node.items):
                     return True
             if isinstance(frame.node, cst.FunctionDef) and any(
@@ -1265,7 +1265,7 @@ def walk(module: cst.Module, ctx: Context, rules: List[Rule]) -> None:
     Walker(ctx, rules).walk(module)
 
 
-def _mode_of_a_name(item: cst.BaseExpression) -> bool:
+def mode_of_a_name(item: cst.BaseExpression) -> bool:
     """``set_grad_enabled(train)`` / ``set_grad_enabled(mode=self.training)``: a mode the code decides."""
     if not (isinstance(item, cst.Call) and syntax.last_identifier(item.func) == "set_grad_enabled" and item.args):
         return False

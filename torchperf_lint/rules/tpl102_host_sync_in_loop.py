@@ -31,7 +31,7 @@ from ..analysis.tree import descendants
 from ..analysis.value_uses import (KEEPING_METHODS, SIZE_BUILTINS, ancestors, assigned_name, climb,
                                    derived_assignment, derived_names, for_over, is_string_literal, kept_as_data,
                                    kept_through_names, name_uses, next_statement, read_as_number, shown, tests_size)
-from ..analysis.walker import BODY, LOOP, Rule, compile_text_tests
+from ..analysis.walker import BODY, LOOP, Rule, compile_text_tests, mode_of_a_name
 
 SYNC_METHODS = frozenset(("item", "cpu", "numpy", "tolist", "nonzero"))
 SYNC_FUNCTIONS = frozenset(("torch.cuda.synchronize", "torch.nonzero"))
@@ -506,7 +506,16 @@ class HostSyncInLoop(Rule):
         if known is not None and known[0] is body:
             return known[1]
         answer = False
-        for node in descendants(body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))):
+        ctx = self.ctx
+
+        def grad_off(node) -> bool:
+            # a call under ``with torch.no_grad():`` runs no backward, whatever its name
+            # (groundingLMM's ``training_model(**data_batch)`` in its validation loop, holdout112)
+            return isinstance(node, cst.With) and any(is_grad_off(i.item, ctx) and not mode_of_a_name(i.item)
+                                                      for i in node.items)
+
+        for node in descendants(body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+                                or grad_off(n)):
             if isinstance(node, cst.Call):
                 name = last_identifier(node.func)
                 if name is not None and names_training(name):
