@@ -5813,7 +5813,7 @@ CORPUS = [
      "set": "holdout113", "commit": "efddbf23ccbe267f055867b4e1c7c6693e2447c9",
      "take": ["architectures", "batchminer", "criteria", "datasampler", "datasets", "evaluation", "metrics", "main.py",
               "parameters.py", "utilities"], "only": "*.py", "drop": []},
-    # holdout114 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout114 (2026-11-28): entries below this line, before the holdout115 marker.
     # holdout114 set: speech and audio (separation, enhancement GAN, TTS, voice conversion), GANs (image-to-image,
     # unconditional, text-to-image) and NLP with loops of their own (text classification, GPT-2 pretraining); plain
     # training code, labelled by reading only before any linter run; corpus in /work/corpus_h114
@@ -5848,6 +5848,10 @@ CORPUS = [
     {"name": "GPT2-Chinese", "github": "Morizeyao/GPT2-Chinese", "set": "holdout114",
      "commit": "bbb44651be8361faef35d2a857451d231b5ebe14",
      "take": ["train.py", "train_single.py", "eval.py", "generate.py", "generate_texts.py", "tokenizations"], "only": "*.py", "drop": []},
+    # holdout115 (2026-11-28): entries below this line, before the holdout116 marker.
+    # holdout116 (2026-11-28): entries below this line, before the holdout117 marker.
+    # holdout117 (2026-11-28): entries below this line, before the holdout118 marker.
+    # holdout118 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -6077,7 +6081,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 115)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 119)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
