@@ -5852,6 +5852,40 @@ CORPUS = [
     # holdout116 (2026-11-28): entries below this line, before the holdout117 marker.
     # holdout117 (2026-11-28): entries below this line, before the holdout118 marker.
     # holdout118 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout118 set: time-series forecasting and anomaly detection, tabular DL, knowledge distillation,
+    # quantization-aware training, lottery-ticket pruning, federated and continual learning (plain loops that call
+    # helpers in other modules), labelled by reading only; corpus in /work/corpus_h118
+    # (docs/framework_corpus_holdout118.md).
+    {"name": "iTransformer", "github": "thuml/iTransformer", "set": "holdout118",
+     "commit": "c2426e68ca13f74aaec08045c5c724d8ad328124",
+     "take": ["data_provider", "experiments", "layers", "model", "run.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "GDN", "github": "d-ailin/GDN", "set": "holdout118",
+     "commit": "9853899da860682669a134e4af315d036aab4eca",
+     "take": ["datasets", "evaluate.py", "main.py", "models", "test.py", "train.py", "util"], "only": "*.py",
+     "drop": []},
+    {"name": "node", "github": "Qwicen/node", "set": "holdout118",
+     "commit": "3bae6a8a63f0205683270b6d566d9cfa659403e4",
+     "take": ["lib"], "only": "*.py", "drop": []},
+    {"name": "Knowledge-Distillation-Zoo", "github": "AberHu/Knowledge-Distillation-Zoo", "set": "holdout118",
+     "commit": "65470c846c1300d555815da26999cbe2b51fc815",
+     "take": ["dataset.py", "kd_losses", "network.py", "train_bss.py", "train_kd.py", "utils.py"], "only": "*.py",
+     "drop": []},
+    {"name": "open_lth", "github": "facebookresearch/open_lth", "set": "holdout118",
+     "commit": "2ce732fe48abd5a80c10a153c45d397b048e980c",
+     "take": ["open_lth.py", "cli", "datasets", "foundations", "lottery", "models", "platforms", "pruning", "training",
+              "utils"], "only": "*.py",
+     "drop": ["datasets/test", "foundations/test", "lottery/test", "models/test", "pruning/test", "training/test",
+              "utils/test"]},
+    {"name": "NIID-Bench", "github": "Xtra-Computing/NIID-Bench", "set": "holdout118",
+     "commit": "61b901ab645e62391772e9898384c2c3485b7a6c",
+     "take": ["config.py", "datasets.py", "experiments.py", "model.py", "models", "partition.py", "resnetcifar.py",
+              "utils.py", "vggmodel.py"], "only": "*.py", "drop": []},
+    {"name": "lsq-net", "github": "zhutmost/lsq-net", "set": "holdout118",
+     "commit": "1f644e9b45925354503f2e2d070c56ae8b552202",
+     "take": ["main.py", "model", "process.py", "quan", "util"], "only": "*.py", "drop": []},
+    {"name": "Maximally_Interfered_Retrieval", "github": "optimass/Maximally_Interfered_Retrieval", "set": "holdout118",
+     "commit": "35eda78bcdd35025b16b0b1039a926d34aad4851",
+     "take": ["buffer.py", "data.py", "er_main.py", "mir.py", "model.py", "utils.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
