@@ -5850,6 +5850,58 @@ CORPUS = [
      "take": ["train.py", "train_single.py", "eval.py", "generate.py", "generate_texts.py", "tokenizations"], "only": "*.py", "drop": []},
     # holdout115 (2026-11-28): entries below this line, before the holdout116 marker.
     # holdout116 (2026-11-28): entries below this line, before the holdout117 marker.
+    # holdout116 set: generative models (diffusion, consistency, Schrodinger bridge, discrete diffusion, VAEs, VQ-VAEs,
+    # residual flows; plain loops, one Lightning project), labelled by reading only before any linter run;
+    # corpus in /work/corpus_h116 (docs/framework_corpus_holdout116.md).
+    {"name": "consistency_models", "github": "openai/consistency_models", "set": "holdout116",
+     "commit": "e32b69ee436d518377db86fb2127a3972d0d8716",
+     "take": ["cm", "scripts/cm_train.py", "scripts/edm_train.py", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "edm", "github": "NVlabs/edm", "set": "holdout116",
+     "commit": "008a4e5316c8e3bfe61a62f874bddba254295afb",
+     "take": ["train.py", "training", "torch_utils", "dnnlib"], "only": "*.py", "drop": []},
+    {"name": "denoising-diffusion-gan", "github": "NVlabs/denoising-diffusion-gan", "set": "holdout116",
+     "commit": "6818ded6443e10ab69c7864745457ce391d4d883",
+     "take": ["train_ddgan.py", "EMA.py", "score_sde", "datasets_prep"], "only": "*.py", "drop": []},
+    {"name": "I2SB", "github": "NVlabs/I2SB", "set": "holdout116",
+     "commit": "1ffdfaaf05495ef883ece2c1fe991b3049f814cc",
+     "take": [
+         "train.py", "i2sb", "corruption", "dataset", "distributed_util.py", "logger.py"
+     ], "only": "*.py", "drop": []},
+    {"name": "VQ-Diffusion", "github": "microsoft/VQ-Diffusion", "set": "holdout116",
+     "commit": "d1d39487eaab07375d95b8ed59c6b3becf1329c6",
+     "take": [
+         "train.py", "image_synthesis/engine", "image_synthesis/distributed", "image_synthesis/utils",
+         "image_synthesis/data", "image_synthesis/modeling/build.py", "image_synthesis/modeling/codecs",
+         "image_synthesis/modeling/embeddings", "image_synthesis/modeling/models",
+         "image_synthesis/modeling/transformers", "image_synthesis/modeling/utils"
+     ], "only": "*.py", "drop": []},
+    {"name": "DiffuseVAE", "github": "kpandey008/DiffuseVAE", "set": "holdout116",
+     "commit": "8e6d2511bd90c02a2fb05e1bb6c70ba85ce253c2",
+     "take": [
+         "main/__init__.py", "main/datasets", "main/models", "main/train_ae.py", "main/train_ddpm.py",
+         "main/util.py", "main/expde.py", "main/extract_latents.py", "main/test.py"
+     ], "only": "*.py", "drop": []},
+    {"name": "pytorch-vqvae", "github": "ritheshkumar95/pytorch-vqvae", "set": "holdout116",
+     "commit": "8d123c0d043bebc8734d37785dd13dd20e7e5e0e",
+     "take": [
+         "datasets.py", "functions.py", "modules.py", "pixelcnn_baseline.py", "pixelcnn_prior.py", "vae.py",
+         "vqvae.py"
+     ], "only": "*.py", "drop": []},
+    {"name": "VQGAN-pytorch", "github": "dome272/VQGAN-pytorch", "set": "holdout116",
+     "commit": "aa648485da07fd7ebe6f85da2fdbae69db329c58",
+     "take": [
+         "codebook.py", "decoder.py", "discriminator.py", "encoder.py", "helper.py", "lpips.py", "mingpt.py",
+         "sample_transformer.py", "training_transformer.py", "training_vqgan.py", "transformer.py", "utils.py",
+         "vqgan.py"
+     ], "only": "*.py", "drop": []},
+    {"name": "PVD", "github": "alexzhou907/PVD", "set": "holdout116",
+     "commit": "9747265a5f141e5546fd4f862bfa66aa59f1bd33",
+     "take": [
+         "train_generation.py", "train_completion.py", "model", "modules", "datasets", "utils"
+     ], "only": "*.py", "drop": []},
+    {"name": "residual-flows", "github": "rtqichen/residual-flows", "set": "holdout116",
+     "commit": "8170138c850a3574319491d97093bc860ce4922d",
+     "take": ["resflows", "train_img.py", "train_toy.py", "setup.py"], "only": "*.py", "drop": []},
     # holdout117 (2026-11-28): entries below this line, before the holdout118 marker.
     {"name": "MAAC", "github": "shariqiqbal2810/MAAC", "set": "holdout117",
      "commit": "6174a01251251e6778c4ada26bc8d9cd930e3856",
