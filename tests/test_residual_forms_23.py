@@ -1,7 +1,7 @@
 """Forms read in the twenty-third session (2026-11-28, reading R57): each with its flagged twin,
 whole diagnostics."""
 
-from _diagnostics import ITEM_SYNC, SYNC_TEMPLATE as SYNC, found as _found
+from _diagnostics import EMPTY_CACHE, ITEM_SYNC, SYNC_TEMPLATE as SYNC, found as _found
 
 # -- R57: a branch whose ``and``/``or`` test every per-step call decides through a parameter ------
 
@@ -172,3 +172,40 @@ def test_the_same_call_with_autograd_on_may_train():
     does not show, and R8 keeps the copy reported."""
     assert _found(VALIDATION.replace("{call}", GRAD_ON)) == [
         ("TPL102", 9, 16, SYNC.format(what="`.cpu()`"))]
+
+
+# -- R61: a handler that restarts an exhausted iterator makes no retry loop ----------------------
+
+RESTARTED_ITERATOR = """\
+import torch
+
+model = Net().cuda()
+it = iter(loader)
+for step in range(num_steps):
+    try:
+        batch = next(it)
+    except {caught}:
+        {handler}
+    loss = model(batch.cuda()).mean()
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    torch.cuda.empty_cache()
+"""
+RESTART = "it = iter(loader); batch = next(it)"
+
+
+def test_restarting_an_exhausted_iterator_is_no_retry():
+    """StableAnimator's ``try: batch = next(iter2) except StopIteration: iter2 =
+    iter(train_dataloader_2); batch = next(iter2)`` (holdout115): the handler starts the loader
+    again and the step goes on with the next batch; the loop is no retry loop, whose
+    ``empty_cache()`` would make room for another attempt (R61)."""
+    source = RESTARTED_ITERATOR.replace("{caught}", "StopIteration").replace("{handler}", RESTART)
+    assert _found(source, codes=("TPL103",)) == [("TPL103", 14, 4, EMPTY_CACHE)]
+
+
+def test_a_handler_of_an_out_of_memory_error_is_still_a_retry():
+    """The twin: a handler of ``RuntimeError`` (out of memory) goes round again; freeing the cache
+    there makes room for the next attempt."""
+    source = RESTARTED_ITERATOR.replace("{caught}", "RuntimeError").replace("{handler}", "continue")
+    assert _found(source, codes=("TPL103",)) == []

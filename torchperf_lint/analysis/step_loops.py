@@ -1510,7 +1510,12 @@ def _only_frees_memory(block) -> bool:
 # loss_name = criterion._get_name() except AttributeError: loss_name = criterion.__name__``,
 # holdout67); it makes no attempt again.
 _LOOKUP_ERRORS = frozenset(("AttributeError", "KeyError", "IndexError", "NameError", "ImportError",
-                            "ModuleNotFoundError", "LookupError"))
+                            "ModuleNotFoundError", "LookupError",
+                            # ... and the end of an iterator: ``try: batch = next(it) except
+                            # StopIteration: it = iter(loader); batch = next(it)`` starts the loader
+                            # again and takes the next batch; the step is not attempted again
+                            # (StableAnimator's two alternating loaders, holdout115, R61)
+                            "StopIteration"))
 
 
 def _catches_lookup_errors_only(handler) -> bool:
