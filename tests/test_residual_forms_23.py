@@ -1,7 +1,7 @@
 """Forms read in the twenty-third session (2026-11-28, reading R57): each with its flagged twin,
 whole diagnostics."""
 
-from _diagnostics import EMPTY_CACHE, ITEM_SYNC, SYNC_TEMPLATE as SYNC, found as _found
+from _diagnostics import EMPTY_CACHE, ITEM_SYNC, SYNC_TEMPLATE as SYNC, all_diagnostics, found as _found
 
 # -- R57: a branch whose ``and``/``or`` test every per-step call decides through a parameter ------
 
@@ -209,3 +209,30 @@ def test_a_handler_of_an_out_of_memory_error_is_still_a_retry():
     there makes room for the next attempt."""
     source = RESTARTED_ITERATOR.replace("{caught}", "RuntimeError").replace("{handler}", "continue")
     assert _found(source, codes=("TPL103",)) == []
+
+
+# -- R62: a transpose property keeps a factory's tensor fresh -------------------------------------
+
+TRANSPOSED = """
+import torch
+
+
+def edges(node_num, topk, device, index):
+    return {value}.unsqueeze(1).repeat(1, topk).flatten().to(device)
+"""
+FRESH_MESSAGE = ("tensor is created on the CPU and then copied to the device; pass `device=` to "
+                 "`torch.arange(...)` to create it there (runtime_guard: device-native creation)")
+
+
+def test_a_factory_moved_through_its_transpose_property_is_created_on_the_host():
+    """GDN's ``torch.arange(0, node_num).T.unsqueeze(1).repeat(1, topk_num).flatten().to(device)``
+    (holdout118): ``.T`` is a view of the fresh host tensor, as ``.t()`` is (R62). The fix is not
+    offered through the property: the message says what to do."""
+    assert all_diagnostics(TRANSPOSED.replace("{value}", "torch.arange(0, node_num).T"), "TPL101") == [
+        ("TPL101", 6, 11, FRESH_MESSAGE, None)]
+    assert all_diagnostics(TRANSPOSED.replace("{value}", "torch.arange(0, node_num).mT"), "TPL101") == [
+        ("TPL101", 6, 11, FRESH_MESSAGE, None)]
+
+
+def test_the_transpose_of_a_tensor_handed_in_is_no_factory():
+    assert all_diagnostics(TRANSPOSED.replace("{value}", "index.T"), "TPL101") == []

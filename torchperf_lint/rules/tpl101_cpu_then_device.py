@@ -64,6 +64,8 @@ _KEEP_FRESH = frozenset(
 # Those of them torch also offers as functions of the tensor (``torch.unsqueeze(t, 0)``).
 _FUNCTION_FORMS = frozenset("unsqueeze squeeze reshape flatten t transpose permute tril triu".split()
                             + _ELEMENTWISE_NAMES.split())
+# Tensor attributes that are views of the tensor (its transposes): ``.t()`` as a property.
+_TRANSPOSE_VIEWS = frozenset(("T", "mT", "H", "mH"))
 # Methods that are arithmetic with one operand (``t.pow(2)`` is ``t ** 2``).
 _ARITHMETIC_METHODS = frozenset(("pow", "mul", "add", "sub", "div", "true_divide"))
 # ``torch.autograd.Variable(t)`` without ``requires_grad=`` hands back ``t`` itself (torch >= 0.4).
@@ -279,6 +281,9 @@ class CpuThenDevice(Rule):
                 if found is not None and self._keeps_fresh(expr, found[1]):
                     expr, direct = found[0], False
                     continue
+            elif isinstance(expr, cst.Attribute) and expr.attr.value in _TRANSPOSE_VIEWS:
+                expr, direct = expr.value, False  # ``torch.arange(n).T``: a view of the fresh tensor (R62)
+                continue
             elif isinstance(expr, cst.Subscript) and all(_adds_or_keeps_axis(e.slice) for e in expr.slice):
                 expr, direct = expr.value, False  # ``torch.arange(n)[None, :]``: a view of the fresh tensor
                 continue
@@ -647,6 +652,8 @@ def _may_be_fresh(expr, factories) -> bool:
                 pending.append(expr.args[0])  # ``Variable(torch.ones(1)).cuda()``: maybe the tensor itself
         elif kind is ast.Subscript:
             pending.append(expr.value)  # ``torch.arange(n)[None, :]`` (erring on "maybe": any index)
+        elif kind is ast.Attribute and expr.attr in _TRANSPOSE_VIEWS:
+            pending.append(expr.value)  # ``torch.arange(n).T``
         elif kind is ast.BinOp:
             pending += (expr.left, expr.right)
         elif kind is ast.Compare:
