@@ -236,32 +236,3 @@ def test_a_factory_moved_through_its_transpose_property_is_created_on_the_host()
 
 def test_the_transpose_of_a_tensor_handed_in_is_no_factory():
     assert all_diagnostics(TRANSPOSED.replace("{value}", "index.T"), "TPL101") == []
-
-
-# -- R63: a move to a parameter that defaults to the CPU is no known move to the device -----------
-
-DEFAULT_DEVICE = """
-import torch
-
-
-class MixtureCorruptMethod:
-    def __init__(self, n, device={default}):
-        self.weights = torch.ones(n).to(device)
-"""
-ONES_MESSAGE = ("tensor is created on the CPU and then copied to the device; pass `device=` to "
-                "`torch.ones(...)` to create it there (runtime_guard: device-native creation)")
-
-
-def test_a_parameter_that_defaults_to_the_cpu_is_not_known_to_be_the_device():
-    """I2SB's ``MixtureCorruptMethod(..., device="cpu")`` and segan's ``generate(..., device='cpu')``
-    (holdout116, holdout114): the function is written for the host unless a caller says otherwise,
-    and which callers do the linter cannot tell at the move; judged false three times (R63)."""
-    assert all_diagnostics(DEFAULT_DEVICE.replace("{default}", '"cpu"'), "TPL101") == []
-    assert all_diagnostics(DEFAULT_DEVICE.replace("{default}", 'torch.device("cpu")'), "TPL101") == []
-
-
-def test_a_parameter_that_defaults_to_the_accelerator_or_to_nothing_is_still_a_move():
-    for default in ('"cuda"', "None"):
-        found = all_diagnostics(DEFAULT_DEVICE.replace("{default}", default), "TPL101")
-        assert [row[:4] for row in found] == [("TPL101", 7, 23, ONES_MESSAGE)], default
-        assert found[0][4] is not None and found[0][4][0] == "safe", default

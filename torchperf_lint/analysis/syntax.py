@@ -202,33 +202,11 @@ def device_kind(expr: cst.BaseExpression, ctx, _depth: int = 0) -> Optional[str]
     if isinstance(expr, cst.Name) and not _DEVICE_WORD.search(name) and "dtype" not in name.lower():
         assigned = ctx.values.assigned_expr(name)  # ``d = torch.device("cuda")`` ... ``.to(d)``
         return device_kind(assigned, ctx, _depth + 1) if assigned is not None and _depth < 8 else None
-    if isinstance(expr, cst.Name) and _cpu_by_default(name, ctx):
-        # ``def __init__(self, ..., device="cpu")`` ... ``torch.zeros(n).to(device)``: the function is
-        # written for the host unless a caller says otherwise, and which callers do the linter
-        # cannot tell here (I2SB's ``MixtureCorruptMethod``, segan's ``generate``: no caller hands
-        # one; R63): not known to be the accelerator
-        return None
     if name == "device" and isinstance(expr, cst.Attribute):
         return "accelerator"  # x.device: where another tensor lives (CPU tensors rarely matter here)
     if "dtype" in name.lower() or name.lower() in ("cpu",):
         return "dtype" if "dtype" in name.lower() else "cpu"
     return "accelerator" if _DEVICE_WORD.search(name) else None
-
-
-def _cpu_by_default(name: str, ctx) -> bool:
-    """Is ``name`` a parameter of the function around the node whose default is a CPU device
-    (``device="cpu"``, ``device=torch.device("cpu")``), never rebound in it?"""
-    frame = getattr(ctx, "frame", None)
-    while frame is not None and not isinstance(frame.node, cst.FunctionDef):
-        frame = frame.parent
-    if frame is None:
-        return False
-    params = frame.node.params
-    for param in (*params.params, *params.kwonly_params):
-        if param.name.value == name:
-            return (param.default is not None and ctx.values.assigned_expr(name) is None
-                    and device_kind(param.default, ctx, 8) == "cpu")
-    return False
 
 
 def move_target(call: cst.Call, ctx) -> Optional[str]:
