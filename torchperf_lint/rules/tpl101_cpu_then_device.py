@@ -921,7 +921,8 @@ draws on their device, and nothing is made on the host.
 
 Views and casts keep the tensor a fresh host one whether written as methods or as torch functions
 (`torch.triu(torch.ones(n, n), 1).to(device)`, `torch.unsqueeze(torch.tensor([k]), 0).cuda()`;
-reading R39), and so do repeats and in-place fills (`.tile(...)`, `.fill_diagonal_(m)`) and
+reading R39), also the transpose properties (`torch.arange(n).T.flatten().to(device)`, `.mT`, `.H`;
+reading R62), and so do repeats and in-place fills (`.tile(...)`, `.fill_diagonal_(m)`) and
 elementwise functions of the one tensor (`torch.exp(-math.log(p) * torch.arange(half) / half)
 .to(t.device)`, guided diffusion's `timestep_embedding`; reading R45), and `.type_as(x)` on the way
 to an explicit move (`torch.empty(1, 1).fill_(sos).type_as(src).to(device)`; `type_as` alone is no

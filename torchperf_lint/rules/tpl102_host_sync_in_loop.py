@@ -2919,7 +2919,7 @@ def train(model, loader, optimizer):
 RULE.WHY = """\
 CUDA kernels run asynchronously: the Python loop only queues work, and stays ahead of the GPU.
 `.item()`, `.cpu()`, `.numpy(force=True)`, `.tolist()`, `float(t)`, `if t:`, `print(t)`, formatting a
-tensor (`f"{t:.3f}"`, `"%g" % t`, `"{}".format(t)`), builtin `max`/`min` of tensors, builtin
+tensor (`f"{t:.3f}"`, `"%g" % t`, `"%d %g" % (step, t)`, `"{}".format(t)`), builtin `max`/`min` of tensors, builtin
 `any`/`all` of a tensor (one `bool()` per element), `a or b`/`a and b` of tensors outside a test,
 `torch.equal`/`torch.allclose`/`torch.is_nonzero` and `.nonzero()` need the value on the host, so the
 CPU waits until every queued kernel has finished and the copy is done. Once per step, the GPU idles
@@ -2954,7 +2954,8 @@ put into a container) or iterated by host code
 is still reported. More widely, a copy to the host (`.cpu()`, `.tolist()`, `.numpy(force=True)`) in
 code that trains nothing is not reported, autograd on or off, wherever its value goes: an evaluation
 or inference loop (no backward and no optimizer or scaler step in it, around it, or in a call it
-makes whose name says it may train: `train_step`, `take_step`), a branch that runs only in
+makes whose name says it may train: `train_step`, `take_step`, unless it makes it under
+`torch.no_grad()`: `training_model(**batch)` there trains nothing), a branch that runs only in
 evaluation (`if stage == "val":`, the `else` of `if self.training:`, of `if is_training:` or of
 `if phase in (Phase.TRAIN, Phase.VALIDATE):`), or a function that every visible
 call chain runs from such a loop or from Lightning's `validation_step`/`test_step`. Evaluation has
@@ -2977,8 +2978,9 @@ helper's parameter that every per-step call hands a Python value
 reads no tensor), and everything in the step bodies of a script that names no device at all and
 shares no values with the rest of its project.
 
-Code that never runs (the body of `if False:`, `if 0:`, `while False:`, the `else` of `if True:`) is
-not checked, nor is a message in a branch taken only when a value is not finite, loops in it
+Code that never runs (the body of `if False:`, `if 0:`, `while False:`, the `else` of `if True:`, and
+in a step body a branch that every per-step call closes through a parameter, `and`/`or` read as
+Python reads them: `if debug and ...:` with `debug` left false) is not checked, nor is a message in a branch taken only when a value is not finite, loops in it
 included. Only step loops are checked: loops over a data loader (also an item of a dict of loaders,
 `self.loader_dict["train"]`), loops that call `.backward()`, an optimizer's
 step or a model, loops nested in them, and loops in functions of the module that they call every

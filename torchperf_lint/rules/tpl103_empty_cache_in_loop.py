@@ -255,7 +255,8 @@ memory available to your own tensors, only to other processes.
 Only step loops are checked (see TPL102). Freeing the cache to recover from out-of-memory is its
 documented use: in an `except` handler, under a flag such a handler sets, in a retry loop that tries
 again with a smaller batch (a `try` that only catches lookup errors, `except AttributeError:`, picks
-a fallback, or one around the freeing call alone, makes no retry loop), or once (`if step == 0:`, or the first few steps, `if step < 5:`, on
+a fallback, one that only catches `StopIteration` starts a loader again (reading R61), and one
+around the freeing call alone frees nothing for another attempt: none of them makes a retry loop), or once (`if step == 0:`, or the first few steps, `if step < 5:`, on
 that loop's own counter: `if epoch == 0:` on an outer loop's counter holds for a whole epoch) it is
 not flagged; nor under an interval (`if step % 100 == 0:`, or after an early `return`/`continue`
 under one), which frees the cache once per period: an `if` that itself runs the optimizer step
