@@ -67,6 +67,7 @@ def test_cyclic_garbage_left_by_files_is_still_collected(collector_state, monkey
     import sys
 
     monkeypatch.setattr(collector, "FULL_COLLECTION_GROWTH", 1.02)
+    monkeypatch.setattr(collector, "FULL_COLLECTION_MIN_BLOCKS", 0)
     monkeypatch.setattr(collector, "CHECK_EVERY", 10_000)
     collector.start_of_run()
     made = 0
@@ -86,6 +87,50 @@ def test_cyclic_garbage_left_by_files_is_still_collected(collector_state, monkey
     assert alive < made / 2  # and freed the rings the files left before them
     gc.collect()
     assert _rings_alive() == 0
+
+
+def test_no_full_collection_below_the_floor_however_much_the_run_grew(collector_state, monkeypatch):
+    """A run that has grown many times over since its start but holds fewer blocks than the floor
+    pays no collection that walks everything it keeps; past the floor, the growth rule applies."""
+    import sys
+
+    monkeypatch.setattr(collector, "CHECK_EVERY", 10_000)
+    kept = []
+
+    def keep_a_ring(size):
+        kept.append(_drop_a_ring(size))  # alive: only growth, nothing to free
+        return size
+
+    def full_collections(files: int) -> int:
+        full = []
+        callback = lambda phase, info: full.append(1) if phase == "stop" and info["generation"] == 2 else None  # noqa: E731
+        gc.callbacks.append(callback)
+        try:
+            for _ in range(files):
+                collector.check_file(keep_a_ring, 20_000)
+        finally:
+            gc.callbacks.remove(callback)
+        return len(full)
+
+    monkeypatch.setattr(collector, "FULL_COLLECTION_GROWTH", 1.02)
+    monkeypatch.setattr(collector, "FULL_COLLECTION_MIN_BLOCKS", sys.getallocatedblocks() * 100)
+    collector.start_of_run()
+    assert full_collections(5) == 0  # grown past 1.02 times the start many times, under the floor
+    monkeypatch.setattr(collector, "FULL_COLLECTION_MIN_BLOCKS", 0)
+    assert full_collections(5) >= 1
+    collector.end_of_run()
+
+
+def test_the_start_up_garbage_is_collected_when_the_run_starts(collector_state):
+    gc.disable()  # (so that no young collection frees the ring first)
+    try:
+        _drop_a_ring(1000)  # garbage made before the run (a front end's start-up)
+        assert _rings_alive() == 1000
+        collector.start_of_run()
+        assert _rings_alive() == 0
+    finally:
+        gc.enable()
+    collector.end_of_run()
 
 
 def test_a_serial_cli_run_puts_the_collector_back(project, collector_state):

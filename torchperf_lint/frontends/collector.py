@@ -19,6 +19,13 @@ found 100-400 objects, the CLI's own start-up), and each one walks every object 
 at the end of a run over transformers: with a growth of 2 instead of 4 they took 2.9 s of that run's
 31, with 4 one collection, 0.9 s). CPython's own rule for its oldest generation is of the same
 kind (a full collection when it has grown by a quarter), with the young collections in between.
+Below FULL_COLLECTION_MIN_BLOCKS of memory blocks none runs: the growth is measured from the start of
+the run, when the process holds a few hundred thousand blocks, so a run over a mid-size library
+(kornia: 2.1 M blocks kept at most) made one collection that walked everything to find the 362
+objects of the CLI's own start-up (0.7 of its 5 cpu-s; benchmarks/CLI.md, twenty-fourth session).
+That start-up garbage is collected at the start of the run instead, while little is alive, and what
+a run below the floor could leave uncollected is bounded by the floor itself (a few hundred MB if
+every block were cyclic garbage; the analysis makes none).
 
 Only for a run of our own: the CLI's serial loop (which puts the collector back as it was after the
 run, unfrozen) and its worker processes. Not in the flake8 plugin, the language server or any other
@@ -32,6 +39,7 @@ import sys
 from typing import Callable, TypeVar
 
 FULL_COLLECTION_GROWTH = 4.0
+FULL_COLLECTION_MIN_BLOCKS = 4 * 1024 * 1024  # sys.getallocatedblocks: pymalloc blocks of up to 512 bytes
 # ... looked at once the files have left this many new tracked objects since the last look (the
 # collector's count, which a freeze resets): ``sys.getallocatedblocks`` visits every memory pool
 # (2 ms at 12 M blocks), too much after each of thousands of small files.
@@ -79,7 +87,8 @@ def _after_file() -> None:
     if _STATE["made"] < CHECK_EVERY:
         return
     _STATE["made"] = 0
-    if sys.getallocatedblocks() > FULL_COLLECTION_GROWTH * _STATE["blocks_after_full"]:
+    held = sys.getallocatedblocks()
+    if held > FULL_COLLECTION_GROWTH * _STATE["blocks_after_full"] and held > FULL_COLLECTION_MIN_BLOCKS:
         gc.unfreeze()
         gc.collect()
         gc.freeze()
@@ -87,6 +96,9 @@ def _after_file() -> None:
 
 
 def start_of_run() -> None:
+    """Before the first file: the start-up's garbage collected while little is alive (a full
+    collection now walks a few hundred thousand objects; one later walks everything the run keeps)."""
+    gc.collect()
     _STATE["blocks_after_full"] = sys.getallocatedblocks()
     _STATE["made"] = 0
 
