@@ -5968,7 +5968,7 @@ CORPUS = [
     {"name": "3D-Diffusion-Policy", "github": "YanjieZe/3D-Diffusion-Policy", "set": "holdout117",
      "commit": "47385d9d6f5bde3f2ebdf2400ecb8261cc9e6b97",
      "take": ["3D-Diffusion-Policy/train.py", "3D-Diffusion-Policy/setup.py", "3D-Diffusion-Policy/diffusion_policy_3d/common", "3D-Diffusion-Policy/diffusion_policy_3d/model", "3D-Diffusion-Policy/diffusion_policy_3d/policy", "3D-Diffusion-Policy/diffusion_policy_3d/dataset"], "only": "*.py", "drop": []},
-    # holdout118 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout118 (2026-11-28): entries below this line, before the holdout119 marker.
     # holdout118 set: time-series forecasting and anomaly detection, tabular DL, knowledge distillation,
     # quantization-aware training, lottery-ticket pruning, federated and continual learning (plain loops that call
     # helpers in other modules), labelled by reading only; corpus in /work/corpus_h118
@@ -6003,6 +6003,10 @@ CORPUS = [
     {"name": "Maximally_Interfered_Retrieval", "github": "optimass/Maximally_Interfered_Retrieval", "set": "holdout118",
      "commit": "35eda78bcdd35025b16b0b1039a926d34aad4851",
      "take": ["buffer.py", "data.py", "er_main.py", "mir.py", "model.py", "utils.py"], "only": "*.py", "drop": []},
+    # holdout119 (2026-11-28): entries below this line, before the holdout120 marker.
+    # holdout120 (2026-11-28): entries below this line, before the holdout121 marker.
+    # holdout121 (2026-11-28): entries below this line, before the holdout122 marker.
+    # holdout122 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -6232,7 +6236,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 119)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 123)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
