@@ -153,6 +153,10 @@ def main(argv=None) -> int:
     parser.add_argument("trees", nargs="+", type=Path)
     args = parser.parse_args(argv)
     sources = load([tree.resolve() for tree in args.trees])
+    # From inside the first tree, as cli_cold.py runs the CLI: a tree without a project marker is
+    # one project only when the run starts in it (project_index.find_root); started elsewhere, each
+    # folder is a project of its own, and the index parses files again that one project shares.
+    os.chdir(args.trees[0].resolve())
     index_parsed, engine_parsed = instrument()
     gc_time = [0.0, None]
 

@@ -23,6 +23,7 @@ import argparse
 import ast
 import gc
 import cProfile
+import os
 import platform
 import pstats
 import sys
@@ -159,6 +160,7 @@ def main() -> None:
     args = parser.parse_args()
     trees = [tree.resolve() for tree in args.trees]
     sources = load(trees)
+    os.chdir(trees[0])  # as cli_cold.py runs the CLI: one project for a tree without a marker (find_root)
     mb = sum(size for _, _, size in sources) / 1e6
     print(f"files {len(sources)}  {mb:.1f} MB  python {platform.python_version()}  "
           f"{platform.machine()} {platform.processor() or ''}")
