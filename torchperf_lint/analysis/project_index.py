@@ -61,11 +61,11 @@ from .dead_code import never_runs
 from .named_lambdas import lambda_function
 from .script_folders import script_folder_bindings, sys_path_folders
 from .stop_flags import loop_stop_calls
-from .step_loops import (RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval, assigned_values,
-                         interval_properties,
+from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval,
+                         assigned_values, interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "52"
+INDEX_VERSION = "53"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -894,6 +894,10 @@ class _Summariser:
             if places is not None and (call.args or call.keywords):
                 _instance_arguments(call, fn["locals"], constants)
             fn["calls"].append([ref, call.lineno, step_loop, constants, self._call_mode(call)])
+            if not in_loop and not self._grad_off and _hands_an_optimizer(call):
+                # ``update_params(self.optim, loss, ...)`` outside loops: if the callee runs the
+                # backward, so does this function, every time it runs (step_bodies, R64)
+                fn.setdefault("updates", []).append(len(fn["calls"]) - 1)
             if reaches:
                 self._handed_functions(call, ref, scope)
                 if ref[0] in ("name", "dotted") and fn.get("params"):
@@ -1059,6 +1063,16 @@ _LIBRARY_MODULES = frozenset(
     "cv2 PIL scipy matplotlib pandas tqdm torchvision warnings typing pathlib shutil subprocess".split()
 )
 _NO_VALUE = {"?": 1}  # a parameter without a literal default (a dict: never a literal's value)
+
+
+def _hands_an_optimizer(call: ast.Call) -> bool:
+    """Is one of the call's arguments an optimizer or a grad scaler by its name (``self.optim``,
+    ``optimizer``, ``scaler``)?"""
+    for arg in (*call.args, *(keyword.value for keyword in call.keywords)):
+        name = arg.attr if type(arg) is ast.Attribute else arg.id if type(arg) is ast.Name else None
+        if name and OPTIMIZER_WORD.search(name):
+            return True
+    return False
 
 
 def _returned_call_lines(value) -> List[int]:

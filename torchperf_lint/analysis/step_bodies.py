@@ -520,6 +520,49 @@ class StepBodies:
             return self._call_instance(self._class_of(module, ref[1]), ref[2])
         return None
 
+    def _update_callers(self, module: Module) -> List[str]:
+        """The functions of ``module`` that run the update through a project helper they hand an
+        optimizer, outside loops and with autograd on (``update_params(self.optim, loss, ...)``, whose
+        body runs ``loss.backward()`` and ``optim.step()``; R64): each run of one is a training step,
+        as each run of a function with its own backward is. Kept per project while no module changes
+        (Project.memo), with the helpers' modules, which the finding cache then depends on."""
+        memo = self.project.memo if self.project is not None else self._memo
+        key = ("update-callers", module.path, module.digest)
+        known = memo.get(key)
+        if known is None:
+            known = []
+            backward = set(module.backward_functions)
+            for qual, record in module.functions.items():
+                if (not record.get("updates") or qual in backward or qual == "<module>" or record.get("drives")
+                        or qual.rpartition(".")[2].startswith("test_")):
+                    continue
+                own = self._own_class(module, record)
+                for index in record["updates"]:
+                    helper = self._backward_helper(module, record["calls"][index][0], own)
+                    if helper is not None:
+                        known.append((qual, helper))
+                        break
+            memo[key] = known
+        for _, path in known:
+            self._load_path(path)
+        return [qual for qual, _ in known]
+
+    def _backward_helper(self, module: Module, ref, own: Optional[Key]) -> Optional[str]:
+        """The path of the module of the project function ``ref`` calls if that function runs the
+        backward outside loops (a backward function of the index), else None. Its module is read
+        (a helper module need not import the linted file)."""
+        target = self.resolve(module, ref, own, own)
+        if target is None and ref[0] in ("name", "dotted"):
+            found = self.symbol(module.resolve(ref[1]), load=True)
+            target = ((found[1].path, found[2]), None) if found is not None and found[0] == "function" else None
+        if target is None:
+            return None
+        path, qual = target[0]
+        helper_module = self._loaded.get(path) or self._load_path(path)
+        if helper_module is None or qual not in helper_module.backward_functions:
+            return None
+        return path
+
     # -- the walk ----------------------------------------------------------------------------------
     def _compute(self) -> None:
         self._importer_closure()
@@ -598,6 +641,10 @@ class StepBodies:
             for qual in module.backward_functions:
                 if once.only_once((module.path, qual)):
                     continue  # R2: every visible caller runs it once
+                push((module.path, qual), self._own_class(module, module.functions[qual]), Chain((), True, False))
+            for qual in self._update_callers(module):
+                if once.only_once((module.path, qual)):
+                    continue
                 push((module.path, qual), self._own_class(module, module.functions[qual]), Chain((), True, False))
         # Calls made in step loops: their callees are step bodies, with the loop's call as the chain.
         for module in list(self._reachers):
