@@ -520,32 +520,30 @@ class StepBodies:
             return self._call_instance(self._class_of(module, ref[1]), ref[2])
         return None
 
-    def _update_callers(self, module: Module) -> List[str]:
-        """The functions of ``module`` that run the update through a project helper they hand an
-        optimizer, outside loops and with autograd on (``update_params(self.optim, loss, ...)``, whose
-        body runs ``loss.backward()`` and ``optim.step()``; R64): each run of one is a training step,
-        as each run of a function with its own backward is. Kept per project while no module changes
-        (Project.memo), with the helpers' modules, which the finding cache then depends on."""
+    def _read_update_helpers(self, module: Module) -> None:
+        """Read the modules of the project helpers that functions of ``module`` hand an optimizer,
+        outside loops and with autograd on, when the helper runs the backward itself
+        (``update_params(self.optim, loss, ...)`` in a ``utils.py`` that imports nothing of the
+        linted file's; R64): R18's walk up from the functions with their own backward (step_callers)
+        then finds the caller, which performs one step through it. Kept per project while no module
+        changes (Project.memo); the helpers' modules are read into this walk each time, so that the
+        finding cache depends on them."""
         memo = self.project.memo if self.project is not None else self._memo
-        key = ("update-callers", module.path, module.digest)
+        key = ("update-helpers", module.path, module.digest)
         known = memo.get(key)
         if known is None:
             known = []
-            backward = set(module.backward_functions)
-            for qual, record in module.functions.items():
-                if (not record.get("updates") or qual in backward or qual == "<module>" or record.get("drives")
-                        or qual.rpartition(".")[2].startswith("test_")):
+            for record in module.functions.values():
+                if not record.get("updates"):
                     continue
                 own = self._own_class(module, record)
                 for index in record["updates"]:
-                    helper = self._backward_helper(module, record["calls"][index][0], own)
-                    if helper is not None:
-                        known.append((qual, helper))
-                        break
+                    path = self._backward_helper(module, record["calls"][index][0], own)
+                    if path is not None and path not in known:
+                        known.append(path)
             memo[key] = known
-        for _, path in known:
+        for path in known:
             self._load_path(path)
-        return [qual for qual, _ in known]
 
     def _backward_helper(self, module: Module, ref, own: Optional[Key]) -> Optional[str]:
         """The path of the module of the project function ``ref`` calls if that function runs the
@@ -642,10 +640,6 @@ class StepBodies:
                 if once.only_once((module.path, qual)):
                     continue  # R2: every visible caller runs it once
                 push((module.path, qual), self._own_class(module, module.functions[qual]), Chain((), True, False))
-            for qual in self._update_callers(module):
-                if once.only_once((module.path, qual)):
-                    continue
-                push((module.path, qual), self._own_class(module, module.functions[qual]), Chain((), True, False))
         # Calls made in step loops: their callees are step bodies, with the loop's call as the chain.
         for module in list(self._reachers):
             for qual, (ref, line, _, constants, mode) in module.step_call_sites:
@@ -683,7 +677,10 @@ class StepBodies:
                         push(target[0], target[1], _from_evaluation_branch(Chain(
                             ((base_module.path, line, fqual),), False, False, grad_off=grad_off, trains=trains), mode))
         # R18: a function that performs one step through its calls is a root too, R2 applied to it;
-        # after the step loops' calls, so that one called from a step loop keeps that chain.
+        # after the step loops' calls, so that one called from a step loop keeps that chain. (R64:
+        # with the modules of the helpers handed an optimizer read, wherever they are.)
+        for module in list(self._reachers):
+            self._read_update_helpers(module)
         for (path, qual), performs in step_performers(self, list(self._loaded.values())).items():
             module = self._loaded[path]
             if module in self._reachers and not once.only_once((path, qual)):
