@@ -1,6 +1,6 @@
 """Forms read in the twenty-fourth session (2026-11-28): each with its twin, whole diagnostics."""
 
-from _diagnostics import all_diagnostics
+from _diagnostics import CPU_SYNC, ITEM_SYNC, all_diagnostics, found
 
 # -- TPL101: a legacy constructor handed a name called a size, bound to arithmetic ----------------
 
@@ -50,3 +50,45 @@ def test_a_list_repeated_or_a_name_not_called_a_size_stays_unknown():
         "LongTensor(buffer_size)", "LongTensor(rows)").replace("FloatTensor(buffer_size, *input_size)",
                                                                "FloatTensor(rows, *input_size)")
     assert _diagnostics(source) == [FLOAT_BUFFER]
+
+
+# -- TPL102: a name one branch binds to a CPU placeholder and another to a value that may be on the device
+
+PLACEHOLDER_BRANCHES = """\
+import torch
+from helpers import mi_first_forward
+
+device = torch.device("cuda")
+for epoch in range(10):
+    average = 0
+    for i, (mels, lf0) in enumerate(dataloader, 1):
+        mels = mels.to(device)
+        if cfg.use_mi:
+            lld_loss = mi_first_forward(mels, encoder, optimizer)
+        else:
+            lld_loss = {placeholder}
+        loss = model(mels)
+        loss.backward()
+        optimizer.step()
+        average += (lld_loss.item() - average) / i
+"""
+PLACEHOLDER_SYNC = [("TPL102", 16, 20, ITEM_SYNC)]
+
+
+def test_a_cpu_placeholder_on_one_branch_leaves_the_other_branch_s_device_value_a_sync():
+    """VQMIVC (holdout114): ``lld_cs_loss`` comes from ``mi_first_forward(...)`` (the mutual
+    information step, a loss on the device) when MI is on, else ``torch.tensor(0.)``; its ``.item()``
+    every step waits for the device whenever MI is on. A value of unknown origin counts as possibly on
+    the device (rules.md "Where a value lives"), whatever the other branch binds (R67)."""
+    for placeholder in ("torch.tensor(0.)", "torch.zeros(1)", "np.float32(0.0)"):
+        source = PLACEHOLDER_BRANCHES.replace("{placeholder}", placeholder)
+        assert found(source) == PLACEHOLDER_SYNC, placeholder
+
+
+def test_host_values_on_every_branch_stay_host():
+    """The twin: both branches known to leave a host value (a CPU tensor, a copy): the ``.item()`` of
+    the copy waits for nothing (the copy itself does, and is reported)."""
+    source = PLACEHOLDER_BRANCHES.replace("mi_first_forward(mels, encoder, optimizer)",
+                                          "mi_first_forward(mels, encoder, optimizer).cpu()")
+    for placeholder in ("torch.tensor(0.)", "torch.zeros(1)"):
+        assert found(source.replace("{placeholder}", placeholder)) == [("TPL102", 10, 23, CPU_SYNC)], placeholder

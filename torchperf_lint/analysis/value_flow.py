@@ -32,7 +32,7 @@ from .syntax import (device_kind, has_double_splat, is_loss_collection_name, is_
 # The kinds (value_kinds.py), named here too: the rules read them as ``value_flow.DEVICE``.
 from .value_kinds import (BATCH, BATCHES, CONTAINER, CPU_TENSOR, DEVICE, HOST, HOST_TENSORS,  # noqa: F401
                           MOVED_BATCH, NUMPY, PINNED_BATCH, PYTHON, TENSORS, UNKNOWN, UNPINNED_BATCH, Shape, collapse,
-                          combine, is_output_field, item_shape)
+                          combine, either, is_output_field, item_shape)
 
 # torch.X functions that do not return a tensor.
 _NON_TENSOR_TORCH = frozenset(
@@ -463,7 +463,7 @@ class ValueFlow:
                 return None
             binding = frame.values.get(name)
         kinds = {self._binding_kind(other, frame, depth) for other in _reaching(binding, seen_from)}
-        return kinds.pop() if len(kinds) == 1 else combine(kinds)
+        return kinds.pop() if len(kinds) == 1 else either(kinds)  # (R67)
 
     def _binding_kind(self, binding: Binding, frame, depth: int) -> str:
         """The kind of ``binding``, made in ``frame``."""

@@ -66,6 +66,21 @@ def combine(kinds) -> str:
     return UNKNOWN
 
 
+def either(kinds) -> str:
+    """The kind of a name that one of several bindings gives, as the branches ran (``x = helper(...)``
+    in an ``if``, ``x = torch.tensor(0.)`` in its ``else``): a tensor on the device on one path is one
+    there, and a binding of unknown origin may be one (rules.md: "a value of unknown origin counts as
+    possibly on the device"), whatever the other paths give; only when every path is known to leave
+    the value on the host is it a host value (``combine``'s order among those). Unlike ``a + b``, where
+    an unknown operand beside a host tensor is not known to be a tensor at all."""
+    kinds = set(kinds)
+    if DEVICE in kinds:
+        return DEVICE
+    if UNKNOWN in kinds or MOVED_BATCH in kinds:
+        return UNKNOWN
+    return combine(kinds)
+
+
 # Fields of a model's output that hold tensors where the output is: the Hugging Face names
 # (``model(**batch).logits``), and any field named as a loss or logits (``.conv_loss``,
 # ``.rec_logits``, ``.loss_cls``: a project's own ``ModelOutput`` dataclass, UniCRS, holdout66).
