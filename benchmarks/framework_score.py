@@ -6004,6 +6004,42 @@ CORPUS = [
      "commit": "35eda78bcdd35025b16b0b1039a926d34aad4851",
      "take": ["buffer.py", "data.py", "er_main.py", "mir.py", "model.py", "utils.py"], "only": "*.py", "drop": []},
     # holdout119 (2026-11-28): entries below this line, before the holdout120 marker.
+    # holdout119 set: medical segmentation, remote sensing change detection, point clouds and 3D detection, depth and
+    # stereo (plain train.py loops and their helpers), labelled by reading only before any linter run; corpus in
+    # /work/corpus_h119 (docs/framework_corpus_holdout119.md).
+    {"name": "PraNet", "github": "DengPingFan/PraNet", "set": "holdout119",
+     "commit": "95f12bd4e32ec954b5069654abae7de9473fd1f5",
+     "take": ["MyTrain.py", "MyTest.py", "lib", "utils"], "only": "*.py", "drop": []},
+    {"name": "TransBTS", "github": "Wenxuan-1119/TransBTS", "set": "holdout119",
+     "commit": "20085fbeae98410037d0989c3fc9d7a9903f05ca",
+     "take": ["train.py", "test.py", "predict.py", "models", "data", "utils"], "only": "*.py", "drop": []},
+    {"name": "Siam-NestedUNet", "github": "likyoo/Siam-NestedUNet", "set": "holdout119",
+     "commit": "aed3f1833f3d9d3eccba8c894fd097f358b5329e",
+     "take": ["train.py", "eval.py", "models", "utils"], "only": "*.py", "drop": []},
+    {"name": "STANet", "github": "justchenhao/STANet", "set": "holdout119",
+     "commit": "6152d72f55df00a43d341580970be7a58c6b0cd5",
+     "take": ["train.py", "val.py", "test.py", "models", "data", "util", "options"], "only": "*.py", "drop": []},
+    {"name": "pvcnn", "github": "mit-han-lab/pvcnn", "set": "holdout119",
+     "commit": "476715b113f9c119f88003729bc6475285f78819",
+     "take": ["train.py", "train_dml.py", "utils", "meters", "models", "modules", "configs", "datasets"], "only": "*.py", "drop": []},
+    {"name": "PCT_Pytorch", "github": "Strawberry-Eat-Mango/PCT_Pytorch", "set": "holdout119",
+     "commit": "0199a3b8c89274aeeebb5634c82a47573c8be492",
+     "take": ["main.py", "data.py", "model.py", "util.py"], "only": "*.py", "drop": []},
+    {"name": "PointRCNN", "github": "sshaoshuai/PointRCNN", "set": "holdout119",
+     "commit": "1d0dee91262b970f460135252049112d80259ca0",
+     "take": ["lib", "tools/train_rcnn.py", "tools/_init_path.py", "tools/train_utils"], "only": "*.py", "drop": ["lib/utils/iou3d/setup.py", "lib/utils/roipool3d/setup.py"]},
+    {"name": "manydepth", "github": "nianticlabs/manydepth", "set": "holdout119",
+     "commit": "a36212bda725438c0b96ce0793a92f9c148914bf",
+     "take": ["manydepth/__init__.py", "manydepth/train.py", "manydepth/trainer.py", "manydepth/layers.py", "manydepth/networks", "manydepth/datasets", "manydepth/utils.py", "manydepth/options.py", "manydepth/kitti_utils.py"], "only": "*.py", "drop": []},
+    {"name": "GLPDepth", "github": "vinvino02/GLPDepth", "set": "holdout119",
+     "commit": "a048528313ecc319ed8a93383273681486be7fbd",
+     "take": ["code/train.py", "code/test.py", "code/models", "code/utils/criterion.py", "code/utils/logging.py", "code/utils/metrics.py", "code/dataset", "code/configs"], "only": "*.py", "drop": []},
+    {"name": "RAFT-Stereo", "github": "princeton-vl/RAFT-Stereo", "set": "holdout119",
+     "commit": "6068c1a26f84f8132de10f60b2bc0ce61568e085",
+     "take": ["train_stereo.py", "evaluate_stereo.py", "core"], "only": "*.py", "drop": []},
+    {"name": "GwcNet", "github": "xy-guo/GwcNet", "set": "holdout119",
+     "commit": "0987074f48b098c6e975a58ca5aacf233b0fb0eb",
+     "take": ["main.py", "datasets", "models", "utils"], "only": "*.py", "drop": []},
     # holdout120 (2026-11-28): entries below this line, before the holdout121 marker.
     # holdout121 (2026-11-28): entries below this line, before the holdout122 marker.
     # holdout122 (2026-11-28): entries below this line, before the closing bracket.
