@@ -6041,6 +6041,42 @@ CORPUS = [
      "commit": "0987074f48b098c6e975a58ca5aacf233b0fb0eb",
      "take": ["main.py", "datasets", "models", "utils"], "only": "*.py", "drop": []},
     # holdout120 (2026-11-28): entries below this line, before the holdout121 marker.
+    # holdout120 set: graph neural networks, molecules, proteins, knowledge-graph embedding and physics-informed
+    # networks trained with loops of their own; labelled by reading only before any linter run; corpus in
+    # /work/corpus_h120 (docs/framework_corpus_holdout120.md).
+    {"name": "hgcn", "github": "HazyResearch/hgcn", "set": "holdout120",
+     "commit": "a526385744da25fc880f3da346e17d0fe33817f8",
+     "take": ["__init__.py", "config.py", "layers", "manifolds", "models", "optimizers", "train.py", "utils"],
+     "only": "*.py", "drop": []},
+    {"name": "DGI", "github": "PetarV-/DGI", "set": "holdout120",
+     "commit": "61baf67d7052905c77bdeb28c22926f04e182362",
+     "take": ["execute.py", "layers", "models", "utils"], "only": "*.py", "drop": []},
+    {"name": "CompGCN", "github": "malllabiisc/CompGCN", "set": "holdout120",
+     "commit": "3b06f5fec42526faa81afc158df9e64a8382982c",
+     "take": ["data_loader.py", "helper.py", "model", "run.py"], "only": "*.py", "drop": []},
+    {"name": "GeoMol", "github": "PattanaikL/GeoMol", "set": "holdout120",
+     "commit": "0910538a04d7f3ddc7643c7916cac7d17207b645",
+     "take": ["train.py", "model", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "neurips19-graph-protein-design", "github": "jingraham/neurips19-graph-protein-design", "set": "holdout120",
+     "commit": "22e497a2b565fe82f17e12ea37e89dcf4e50e92f",
+     "take": ["struct2seq", "experiments/train_s2s.py", "experiments/seq_only_train.py", "experiments/utils.py"],
+     "only": "*.py", "drop": []},
+    {"name": "moflow", "github": "calvin-zcx/moflow", "set": "holdout120",
+     "commit": "3611c637260272b3d34a298f221623cb59e01091",
+     "take": ["mflow", "data/__init__.py", "data/data_frame_parser.py", "data/data_loader.py", "data/data_preprocess.py",
+              "data/smile_to_graph.py", "data/transform_qm9.py", "data/transform_zinc250k.py"],
+     "only": "*.py", "drop": []},
+    {"name": "dgl-ke", "github": "awslabs/dgl-ke", "set": "holdout120",
+     "commit": "e00bccfc4638db8b1f703ecedbf8db81faedb2bb",
+     "take": ["python/dglke", "python/setup.py"], "only": "*.py",
+     "drop": ["python/dglke/tests", "python/dglke/models/mxnet", "python/dglke/train_mxnet.py"]},
+    {"name": "PINNacle", "github": "i207M/PINNacle", "set": "holdout120",
+     "commit": "6f8d69c9c84c41d19644e4ceebdc64c4a11d3adf",
+     "take": ["fbpinns/main.py", "fbpinns/trainersBase.py", "fbpinns/models.py", "fbpinns/losses.py", "fbpinns/problems.py",
+              "fbpinns/domains.py", "fbpinns/domainsBase.py", "fbpinns/windows.py", "fbpinns/active_schedulers.py",
+              "fbpinns/boundary_conditions.py", "fbpinns/constants.py", "fbpinns/constantsBase.py",
+              "fbpinns/shared_modules", "fbpinns/pdes", "vpinn/vpinn", "vpinn/src", "vpinn/benchmark_vpinn.py"],
+     "only": "*.py", "drop": []},
     # holdout121 (2026-11-28): entries below this line, before the holdout122 marker.
     # holdout122 (2026-11-28): entries below this line, before the closing bracket.
 ]
