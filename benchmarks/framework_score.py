@@ -6079,6 +6079,45 @@ CORPUS = [
      "only": "*.py", "drop": []},
     # holdout121 (2026-11-28): entries below this line, before the holdout122 marker.
     # holdout122 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout122 set: vision and multimodal framework steps (Lightning CV/pose/OCR/retrieval/document AI, HF Trainer
+    # subclasses of LLaVA-style VLMs, Accelerate and plain loops), labelled by reading only before any linter run;
+    # corpus in /work/corpus_h122 (docs/framework_corpus_holdout122.md).
+    {"name": "MixVPR", "github": "amaralibey/MixVPR", "set": "holdout122",
+     "commit": "4043915cef24818003ece1a8112bc8a24e69abe0",
+     "take": ["dataloaders", "models", "utils", "main.py", "demo.py"], "only": "*.py", "drop": []},
+    {"name": "CLIP4STR", "github": "VamosC/CLIP4STR", "set": "holdout122",
+     "commit": "7497c15d0e6d645e3dfa8c646b31e72153ece2a6",
+     "take": ["strhub", "train.py", "test.py"], "only": "*.py", "drop": ["strhub/models/parseq", "strhub/models/abinet", "strhub/models/trba", "strhub/models/crnn", "strhub/models/vitstr"]},
+    {"name": "ProHMR", "github": "nkolot/ProHMR", "set": "holdout122",
+     "commit": "3b1a9926f97ba1c77f1cb97151da2a59d2f16d11",
+     "take": ["prohmr", "train", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "docformer", "github": "shabie/docformer", "set": "holdout122",
+     "commit": "c7fcfdf71fb174784c3dba932b0f0daa6f05a92f",
+     "take": ["src", "examples", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "LLaMA-VID", "github": "dvlab-research/LLaMA-VID", "set": "holdout122",
+     "commit": "b3d3ae2b1c116c1c0ce364197609133fa3df2d9b",
+     "take": ["llamavid/__init__.py", "llamavid/constants.py", "llamavid/conversation.py", "llamavid/model", "llamavid/train"], "only": "*.py", "drop": []},
+    {"name": "MobileVLM", "github": "Meituan-AutoML/MobileVLM", "set": "holdout122",
+     "commit": "688fdec914810485c8766da96c63d9d2ce15f750",
+     "take": ["mobilevlm"], "only": "*.py", "drop": []},
+    {"name": "LLM2CLIP", "github": "microsoft/LLM2CLIP", "set": "holdout122",
+     "commit": "cba3b45ba3d9bdaaf8ad640156dedbdbcb60353a",
+     "take": ["llm2clip"], "only": "*.py", "drop": ["llm2clip/llm2vec", "llm2clip/training/interpolate_patch14_224to336.py"]},
+    {"name": "vietocr", "github": "pbcquoc/vietocr", "set": "holdout122",
+     "commit": "fe8c3a7fc714aec57ab81cec844eb3adf0c1636c",
+     "take": ["vietocr", "config", "setup.py"], "only": "*.py", "drop": ["vietocr/tests"]},
+    {"name": "FasterRCNN-Tutorial", "github": "johschmidt42/PyTorch-Object-Detection-Faster-RCNN-Tutorial", "set": "holdout122",
+     "commit": "09034672581ee614b252148fb6dc3332ce8ee43e",
+     "take": ["src", "training_script.py"], "only": "*.py", "drop": []},
+    {"name": "CosPlace", "github": "gmberton/CosPlace", "set": "holdout122",
+     "commit": "33ce8d0d2f35a875887b2ef7f00b2dde6cc38dd3",
+     "take": ["augmentations.py", "commons.py", "cosface_loss.py", "cosplace_model", "datasets", "eval.py", "hubconf.py", "parser.py", "test.py", "train.py", "util.py", "visualizations.py"], "only": "*.py", "drop": []},
+    {"name": "GeoLayoutLM", "github": "AlibabaResearch/AdvancedLiterateMachinery", "set": "holdout122",
+     "commit": "fb6187ebe5374d5682ac0bc05f31e3639ab6fb15",
+     "take": ["DocumentUnderstanding/GeoLayoutLM"], "only": "*.py", "drop": ["DocumentUnderstanding/GeoLayoutLM/bros"]},
+    {"name": "NExT-GPT", "github": "NExT-GPT/NExT-GPT", "set": "holdout122",
+     "commit": "60d618b067ee4cb0d70e7075ae79852780b34fc2",
+     "take": ["NExT-GPT-Lagacy/code"], "only": "*.py", "drop": ["NExT-GPT-Lagacy/code/model/ImageBind", "NExT-GPT-Lagacy/code/model/custom_sd.py", "NExT-GPT-Lagacy/code/model/custom_vd.py", "NExT-GPT-Lagacy/code/model/custom_ad.py", "NExT-GPT-Lagacy/code/demo_app.py", "NExT-GPT-Lagacy/code/inference.py"]},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
