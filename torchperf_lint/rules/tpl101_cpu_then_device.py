@@ -966,7 +966,11 @@ are reported when given sizes or written data, with no fix: given sizes they are
 like `torch.empty`, given data they fix the dtype where `torch.tensor` infers one, and they take no
 accelerator `device=` (`torch.Tensor(n, device="cuda")` raises "legacy constructor expects device
 type: cpu"). The message names the modern spelling to write
-(`torch.empty(..., dtype=..., device=...)` or `torch.tensor(..., dtype=..., device=...)`)."""
+(`torch.empty(..., dtype=..., device=...)` or `torch.tensor(..., dtype=..., device=...)`). One
+argument that could be a size or a host list (`torch.LongTensor(x)`) is left alone unless it is
+known to be a size: an integer, `x.size(0)`, `len(...)`, a parameter named as a size, or a name
+named as one (`buffer_size`, `num_rows`) bound to arithmetic on names and numbers (`buffer_size =
+economy * args.mem_size`; reading R65)."""
 RULE.REFERENCES = (
     "https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html#create-tensors-directly-on-the-target-device",
 )

@@ -2993,8 +2993,13 @@ torch.cat([ids, next_id], 1)`, `x[:, a:b] = tokens`, `x_t = step(x_t, model(x_t)
 decide what the next round reads; called every step by a training loop, it still runs every step.
 A recurrent state coming back alone (`output, hidden = model(data, hidden)`) does not make an
 evaluation over data such a loop. A function with its own `.backward()` that every visible caller runs once (module level
-outside loops, `__init__`/`setup`/`configure_*` hooks) is no step body. Values known to live on the host (numpy arrays, Python numbers, CPU tensors, a batch taken from
-a loader before `.to(device)`) are read without a sync and never flagged; neither is a sync under an
+outside loops, `__init__`/`setup`/`configure_*` hooks) is no step body. A function that hands an
+optimizer, outside its loops, to a project helper whose own body runs the backward
+(`update_params(self.optim, loss, ...)`, in whatever module) performs a step each time it runs, as
+one with its own backward does (readings R18, R64). Values known to live on the host (numpy arrays, Python numbers, CPU tensors, a batch taken from
+a loader before `.to(device)`) are read without a sync and never flagged (a name that branches bind
+differently is known to be on the host only when every branch leaves it there: `loss_mi =
+helper(...)` in one and `loss_mi = torch.tensor(0.)` in the other may be on the device; reading R67); neither is a sync under an
 `if step % N == 0:` (or `if i == 0:` / `if i < 5:` / `if i == len(loader) - 1:` on the counter of that
 loop, not of an outer one;
 or a name the loop sets to such a test, `is_log_step = step % N == 0`) that does not itself run the
