@@ -92,3 +92,43 @@ def test_host_values_on_every_branch_stay_host():
                                           "mi_first_forward(mels, encoder, optimizer).cpu()")
     for placeholder in ("torch.tensor(0.)", "torch.zeros(1)"):
         assert found(source.replace("{placeholder}", placeholder)) == [("TPL102", 10, 23, CPU_SYNC)], placeholder
+
+
+# -- TPL101: a factory bound to a ``self.`` attribute and rebound to its own move -------------------
+
+ATTRIBUTE_MOVED = """\
+import torch
+import torch.nn as nn
+
+
+class BaseModel(nn.Module):
+    def __init__(self, args):
+        super().__init__()
+        if args.c is not None:
+            self.c = torch.tensor([args.c])
+            {between}
+            if not args.cuda == -1:
+                self.c = self.c.to(args.device)
+        else:
+            self.c = nn.Parameter(torch.ones(1))
+"""
+ATTRIBUTE_REPORT = ("TPL101", 9, 21, "tensor is created on the CPU and then copied to the device; pass `device=` "
+                    "to `torch.tensor(...)` to create it there (runtime_guard: device-native creation)", None)
+
+
+def test_a_factory_bound_to_a_self_attribute_then_rebound_to_its_move_is_reported():
+    """hgcn's ``BaseModel.__init__`` (holdout120): ``self.c = torch.tensor([args.c])`` then, under a
+    setting, ``self.c = self.c.to(args.device)``: the plain name's form (R68), at the factory, no fix
+    (creation and move are apart)."""
+    for between in ("pass", "self.name = args.manifold", "print(args.c)"):
+        assert _diagnostics(ATTRIBUTE_MOVED.replace("{between}", between)) == [ATTRIBUTE_REPORT], between
+
+
+def test_a_self_attribute_read_or_self_handed_on_before_the_move_is_not_reported():
+    """The twins: the host tensor read (``self.c * 2``), a method of ``self`` or a helper given ``self``
+    between binding and move (either may read ``self.c`` on the host), the move kept under another
+    attribute (the host tensor stays as ``self.c``)."""
+    for between in ("self.scale = self.c * 2", "self.reset_parameters()", "init_curvature(self)"):
+        assert _diagnostics(ATTRIBUTE_MOVED.replace("{between}", between)) == [], between
+    kept = ATTRIBUTE_MOVED.replace("{between}", "pass").replace("self.c = self.c.to(", "self.c_dev = self.c.to(")
+    assert _diagnostics(kept) == []

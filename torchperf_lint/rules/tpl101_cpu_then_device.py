@@ -112,6 +112,9 @@ class CpuThenDevice(Rule):
             if (type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name
                     and _may_be_fresh(node.value, factories)):
                 fresh_names.add(node.targets[0].id)
+            elif (type(node) is ast.Assign and len(node.targets) == 1 and _ast_self_attribute(node.targets[0])
+                  and _may_be_fresh(node.value, factories)):
+                fresh_names.add(_ast_self_attribute(node.targets[0]))  # ``self.c = torch.tensor([c])`` (R68)
             elif (type(node) is ast.AnnAssign and type(node.target) is ast.Name and node.value is not None
                   and _may_be_fresh(node.value, factories)):
                 fresh_names.add(node.target.id)  # ``tot_loss: Tensor = torch.tensor(0.0)``
@@ -123,6 +126,8 @@ class CpuThenDevice(Rule):
                         receiver.func.attr in _KEEP_FRESH or receiver.func.attr in _ARITHMETIC_METHODS):
                     receiver = receiver.func.value  # ``alpha.expand_as(x).to(...)``
                 if (type(receiver) is ast.Name and receiver.id in fresh_names) or _may_be_fresh(func.value, factories):
+                    return True
+                if _ast_self_attribute(receiver) in fresh_names:
                     return True
         return False
 
@@ -358,12 +363,22 @@ class CpuThenDevice(Rule):
         return unknown_names and isinstance(expr, (cst.Name, cst.Attribute)) and kind == value_flow.UNKNOWN
 
     def visit_Call(self, node: cst.Call) -> None:
+        if self._fresh and _hands_self(node):
+            # ``self.reset()`` or ``helper(self)`` between ``self.c = torch.tensor(...)`` and its
+            # move may read the attribute on the host (R68)
+            frame = id(self.ctx.frame)
+            for key in [key for key in self._fresh if key[0] == frame and key[1].startswith("self.")]:
+                del self._fresh[key]
         found = method_call(node)
         if found is None or found[1] not in ("cuda", "to"):
             return
         receiver = found[0]
         if isinstance(receiver, cst.Name):
             self._moved_variable(node, receiver)
+            return
+        attribute = _self_attribute(receiver)
+        if attribute is not None:
+            self._moved_attribute(node, attribute)
             return
         named = self._name_under_fresh_ops(receiver)
         if named is not None:
@@ -434,6 +449,25 @@ class CpuThenDevice(Rule):
             return  # the host tensor is kept under its name: moving its creation would change it
         self._report_moved(fresh, move)
 
+    def _moved_attribute(self, move: cst.Call, attribute: str) -> None:
+        """``self.c = torch.tensor([args.c])`` ... ``self.c = self.c.to(args.device)`` in the same
+        function, nothing between reading ``self.c`` or handing ``self`` on (hgcn's ``BaseModel``,
+        holdout120; R68): the attribute rebound to its own move, as ``_moved_variable``'s plain case."""
+        fresh = self._fresh.pop((id(self.ctx.frame), attribute), None)
+        if fresh is None:
+            return
+        assign = self.ctx.parent()
+        if (isinstance(assign, cst.Assign) and assign.value is move and len(assign.targets) == 1
+                and _self_attribute(assign.targets[0].target) == attribute):
+            self._report_moved(fresh, move)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        # A read of ``self.c`` before its move works on the host tensor (as visit_Name for names).
+        if self._fresh and not isinstance(self.ctx.parent(), cst.AssignTarget):
+            attribute = _self_attribute(node)
+            if attribute is not None:
+                self._fresh.pop((id(self.ctx.frame), attribute), None)
+
     def _name_under_fresh_ops(self, expr: cst.BaseExpression) -> Optional[cst.Name]:
         """The name under one or more methods that keep a tensor fresh (``alpha.expand_as(x)``,
         ``mask.float().view(-1)``), or None."""
@@ -503,10 +537,17 @@ class CpuThenDevice(Rule):
         for target in node.targets:
             for bound in assigned_names(target.target):
                 self._fresh.pop((frame, bound), None)
+            attribute = _self_attribute(target.target)
+            if attribute is not None:
+                self._fresh.pop((frame, attribute), None)
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             fresh = self._fresh_tensor(node.value)
             if fresh is not None:
                 self._fresh[(frame, node.targets[0].target.value)] = fresh[:2]
+        elif len(node.targets) == 1 and _self_attribute(node.targets[0].target) is not None:
+            fresh = self._fresh_tensor(node.value)
+            if fresh is not None:
+                self._fresh[(frame, _self_attribute(node.targets[0].target))] = fresh[:2]
 
     def _tensor_target(self, move: cst.Call) -> Optional[cst.BaseExpression]:
         """``t.to(x)`` (also with ``non_blocking``, ``copy``, ``memory_format``) where value flow
@@ -592,6 +633,28 @@ def _number_arithmetic(expr: cst.BaseExpression) -> bool:
         elif not (isinstance(side, (cst.Name, cst.Attribute, cst.Integer)) or _is_size_expression(side)):
             return False
     return True
+
+
+def _self_attribute(expr) -> Optional[str]:
+    """``"self.c"`` for ``self.c``, else None."""
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        return "self." + expr.attr.value
+    return None
+
+
+def _ast_self_attribute(expr) -> Optional[str]:
+    """``_self_attribute`` on the ast."""
+    if type(expr) is ast.Attribute and type(expr.value) is ast.Name and expr.value.id == "self":
+        return "self." + expr.attr
+    return None
+
+
+def _hands_self(call: cst.Call) -> bool:
+    """``self.reset()``, ``helper(self)``: a call that may read any attribute of ``self``."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        return True
+    return any(isinstance(arg.value, cst.Name) and arg.value.value == "self" for arg in call.args)
 
 
 def _grows_a_size(expr: cst.BaseExpression) -> bool:
@@ -950,7 +1013,9 @@ elementwise functions of the one tensor (`torch.exp(-math.log(p) * torch.arange(
 to an explicit move (`torch.empty(1, 1).fill_(sos).type_as(src).to(device)`; `type_as` alone is no
 move the rule names; reading R46); with ops between factory and move no fix is offered. A factory bound to a name (also
 by an annotated assignment) and moved later, `x = x.to(device)` or `x = x.to(d) + y`, is reported
-at the factory, without a fix.
+at the factory, without a fix; so is one bound to an attribute of `self` and rebound to its own move
+in the same function (`self.c = torch.tensor([c])` ... `self.c = self.c.to(device)`) when nothing
+between reads it or hands `self` on (reading R68).
 
 `.to(x)` with `x` a tensor moves to `x`'s device (and casts to its dtype): reported when the linter
 knows `x` is a tensor (made on the device in the function, or a name the function uses as one:
