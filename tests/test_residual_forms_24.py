@@ -132,3 +132,48 @@ def test_a_self_attribute_read_or_self_handed_on_before_the_move_is_not_reported
         assert _diagnostics(ATTRIBUTE_MOVED.replace("{between}", between)) == [], between
     kept = ATTRIBUTE_MOVED.replace("{between}", "pass").replace("self.c = self.c.to(", "self.c_dev = self.c.to(")
     assert _diagnostics(kept) == []
+
+
+# -- TPL102: a counter test of a loop of model calls inside a framework step method ----------------
+
+PERMUTATION_STEP = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import pytorch_lightning as pl
+
+
+class System(pl.LightningModule):
+    def __init__(self, dim, classes):
+        super().__init__()
+        self.head = nn.Linear(dim, classes)
+
+    def training_step(self, batch, batch_idx):
+        images, tgt = batch
+        loss = 0
+        n = (tgt != 0).sum().item()
+        for i, perm in enumerate(self.perms):
+            logits = self.head(images[:, perm])
+            loss += n * F.cross_entropy(logits, tgt)
+            {update}
+            if i == 1:
+                tgt = torch.where(tgt == 2, 0, tgt)
+                n = (tgt != 0).sum().item()
+        return loss
+"""
+
+
+def test_a_counter_test_of_a_loop_of_model_calls_in_a_step_method_holds_every_step():
+    """CLIP4STR's ``training_step`` (holdout122): the permutation loop calls the model built in
+    ``__init__`` and, under ``if i == 1:``, recounts the target tokens with ``.item()``. Lightning
+    runs the whole loop in every step, so its second pass comes every step: no interval (R69)."""
+    source = PERMUTATION_STEP.replace("{update}", "pass")
+    assert found(source) == [("TPL102", 15, 12, ITEM_SYNC), ("TPL102", 22, 20, ITEM_SYNC)]
+
+
+def test_a_counter_test_of_a_loop_that_updates_each_pass_is_an_interval():
+    """The twin: a loop whose passes each run an update (manual optimisation, one step a pass) picks
+    one step with ``if i == 1:``, as rl4co's search iterations do."""
+    for update in ("self.manual_backward(loss)", "loss.backward()\n            self.opt.step()"):
+        source = PERMUTATION_STEP.replace("{update}", update)
+        assert found(source) == [("TPL102", 15, 12, ITEM_SYNC)], update

@@ -627,8 +627,8 @@ class Context:
 
     def _per_call_counters(self, loop: Block) -> FrozenSet[str]:
         """The counter of ``loop`` (``range``'s, or ``enumerate``'s first target) when it is a loop
-        over items inside a step body, one that is no step loop of its own (no loader, no model call,
-        no update): the whole loop runs in every call, so its ``if i == 0:`` holds every step
+        over items inside a step body, one that is no step loop of its own (no loader, no update;
+        model calls alone do not make one there, R69): the whole loop runs in every call, so its ``if i == 0:`` holds every step
         (occupancy networks' DMC loss, ``for i in range(batchsize): if i == 0:
         stages.append(loss.item())``, holdout64). Empty otherwise."""
         node = loop.node
@@ -644,7 +644,12 @@ class Context:
             counter = node.target.elements[0].value.value
         else:
             return frozenset()
-        if self.steps.is_intrinsic(node) or self.steps.runs_update(node.body):
+        # A loop that runs an update (each pass a step of its own) or takes batches from a loader;
+        # not one that only calls a model: inside a step body it runs whole in every step (CLIP4STR's
+        # ``training_step`` decodes each permutation of the targets with ``self.head`` and recounts
+        # the targets' tokens with ``.item()`` under ``if i == 1:``, holdout122; R69).
+        if ((isinstance(node, cst.For) and self.steps.iterates_loader(node.iter))
+                or self.steps.runs_update(node.body) or _calls_manual_backward(node.body)):
             return frozenset()
         return frozenset((counter,))
 
@@ -726,6 +731,14 @@ class Context:
                 known = known | around
             self._interval_names_of[id(loop.node)] = known
         return known
+
+
+def _calls_manual_backward(body) -> bool:
+    """``self.manual_backward(loss)`` in ``body`` (Lightning's manual optimisation: each pass that
+    runs it is a step of its own, rl4co's active search)."""
+    return any(isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+               and node.func.attr.value == "manual_backward"
+               for node in descendants(body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))))
 
 
 # A step or batch counter by name, for a call handed it in a loop (Context._hands_counter).

@@ -3001,7 +3001,8 @@ a loader before `.to(device)`) are read without a sync and never flagged (a name
 differently is known to be on the host only when every branch leaves it there: `loss_mi =
 helper(...)` in one and `loss_mi = torch.tensor(0.)` in the other may be on the device; reading R67); neither is a sync under an
 `if step % N == 0:` (or `if i == 0:` / `if i < 5:` / `if i == len(loader) - 1:` on the counter of that
-loop, not of an outer one;
+loop, not of an outer one, nor of a loop inside a step body that takes no batches and runs no update in
+each pass, which runs whole every step even when it calls a model: reading R69;
 or a name the loop sets to such a test, `is_log_step = step % N == 0`) that does not itself run the
 optimizer step (at any depth, or through a function or method of the module that runs it: gradient
 accumulation), nor one in a small loop nested under such an `if`. A few more tests pick a few steps
