@@ -6078,6 +6078,43 @@ CORPUS = [
               "fbpinns/shared_modules", "fbpinns/pdes", "vpinn/vpinn", "vpinn/src", "vpinn/benchmark_vpinn.py"],
      "only": "*.py", "drop": []},
     # holdout121 (2026-11-28): entries below this line, before the holdout122 marker.
+    # holdout121 set: neural rendering and 3D reconstruction (IDR, 2D Gaussian splatting, Plenoxels), image
+    # restoration and super-resolution (NAFNet, DeepDeblur, PReNet, IMDN, EnlightenGAN), image translation (LPTN) and
+    # style transfer; plain loops and BasicSR-style trainers; labelled by reading only before any linter run; corpus in
+    # /work/corpus_h121 (docs/framework_corpus_holdout121.md).
+    {"name": "idr", "github": "lioryariv/idr", "set": "holdout121",
+     "commit": "44959e7aac267775e63552d8aac6c2e9f2918cca",
+     "take": ["code/training", "code/model", "code/utils", "code/datasets"], "only": "*.py", "drop": []},
+    {"name": "2d-gaussian-splatting", "github": "hbb1/2d-gaussian-splatting", "set": "holdout121",
+     "commit": "1920a2395f13a285da80982acdb13a8b9e12f1cf",
+     "take": ["train.py", "arguments", "gaussian_renderer", "scene", "utils"], "only": "*.py", "drop": []},
+    {"name": "NAFNet", "github": "megvii-research/NAFNet", "set": "holdout121",
+     "commit": "2b4af71ebe098a92a75910c233a3965a3e93ede4",
+     "take": ["basicsr", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "EnlightenGAN", "github": "VITA-Group/EnlightenGAN", "set": "holdout121",
+     "commit": "b0349848f0cd1e52317baa04e09ac32a2ae771d6",
+     "take": ["train.py", "models", "data", "options", "util"], "only": "*.py",
+     "drop": ["options/._single_unet_conv_add_bs32_BN_nonormDlayer5_3_final_lsgan_64patchD_P_vgg.py", "models/temp_model.py"]},
+    {"name": "DeepDeblur-PyTorch", "github": "SeungjunNah/DeepDeblur-PyTorch", "set": "holdout121",
+     "commit": "26047f7a67ab8d1dec083b5d9e1d83b53eedbd17",
+     "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "PReNet", "github": "csdwren/PReNet", "set": "holdout121",
+     "commit": "6d908d1e3c7ff5c26fee624112297ad1c8603ca7",
+     "take": ["train_PRN.py", "train_PRN_r.py", "train_PReNet.py", "train_PReNet_r.py", "networks.py", "utils.py",
+              "DerainDataset.py", "SSIM.py"], "only": "*.py", "drop": []},
+    {"name": "LPTN", "github": "csjliang/LPTN", "set": "holdout121",
+     "commit": "b184783aa5aa426e4d6f4733b821458a4e9f335f",
+     "take": ["codes"], "only": "*.py", "drop": []},
+    {"name": "svox2", "github": "sxyu/svox2", "set": "holdout121",
+     "commit": "ee80e2c4df8f29a407fda5729a494be94ccf9234",
+     "take": ["opt/opt.py", "opt/util", "svox2", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "pytorch-neural-style-transfer", "github": "gordicaleksa/pytorch-neural-style-transfer", "set": "holdout121",
+     "commit": "a244dc61797f920a62146d98de92384352a4d3a2",
+     "take": ["neural_style_transfer.py", "reconstruct_image_from_representation.py", "models", "utils"], "only": "*.py",
+     "drop": []},
+    {"name": "IMDN", "github": "Zheng222/IMDN", "set": "holdout121",
+     "commit": "8f158e6a5ac9db6e5857d9159fd4a6c4214da574",
+     "take": ["train_IMDN.py", "model", "data", "utils.py"], "only": "*.py", "drop": []},
     # holdout122 (2026-11-28): entries below this line, before the closing bracket.
     # holdout122 set: vision and multimodal framework steps (Lightning CV/pose/OCR/retrieval/document AI, HF Trainer
     # subclasses of LLaVA-style VLMs, Accelerate and plain loops), labelled by reading only before any linter run;
