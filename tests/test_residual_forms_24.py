@@ -1,6 +1,6 @@
 """Forms read in the twenty-fourth session (2026-11-28): each with its twin, whole diagnostics."""
 
-from _diagnostics import CPU_SYNC, ITEM_SYNC, all_diagnostics, found
+from _diagnostics import CPU_SYNC, EMPTY_CACHE, ITEM_SYNC, all_diagnostics, found
 
 # -- TPL101: a legacy constructor handed a name called a size, bound to arithmetic ----------------
 
@@ -177,3 +177,37 @@ def test_a_counter_test_of_a_loop_that_updates_each_pass_is_an_interval():
     for update in ("self.manual_backward(loss)", "loss.backward()\n            self.opt.step()"):
         source = PERMUTATION_STEP.replace("{update}", update)
         assert found(source) == [("TPL102", 15, 12, ITEM_SYNC)], update
+
+
+# -- An item loop split among processes (``idx % world_size != rank``) is no interval --------------
+
+SHARDED_VALIDATION = """\
+import torch
+
+
+def dist_validation(model, dataloader, rank, world_size):
+    for idx, val_data in enumerate(dataloader):
+        if {test}:
+            continue
+        lq = val_data["lq"].cuda()
+        with torch.no_grad():
+            output = model(lq)
+        del lq, output
+        torch.cuda.empty_cache()
+"""
+
+
+def test_a_share_of_the_items_per_process_is_every_item_of_the_share():
+    """BasicSR's ``dist_validation`` (NAFNet, holdout121): ``if idx % world_size != rank: continue``
+    gives each process its share of the validation items; every item of the share then frees the
+    cache (R70). ``%`` elsewhere still makes an interval."""
+    for test in ("idx % world_size != rank", "rank != idx % world_size", "idx % self.world_size != self.rank",
+                 "idx % num_replicas != local_rank"):
+        source = SHARDED_VALIDATION.replace("{test}", test)
+        assert found(source, codes=("TPL103",)) == [("TPL103", 12, 8, EMPTY_CACHE)], test
+
+
+def test_a_modulo_not_compared_with_a_rank_is_still_an_interval():
+    for test in ("idx % log_every != 0", "idx % world_size != 0", "idx % 10 != rank"):
+        source = SHARDED_VALIDATION.replace("{test}", test)
+        assert found(source, codes=("TPL103",)) == [], test

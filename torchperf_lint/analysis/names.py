@@ -26,6 +26,19 @@ _IMPORTS_TORCH_NAME = re.compile(r"^[ \t]*from[ \t]+\.*[\w.]*[ \t]+import[ \t]*(
 # (step_loops._ast_tests_interval and syntax.tests_interval, the two twins).
 MODULO_FUNCTIONS = frozenset(("mod", "fmod", "remainder"))
 MODULO_OWNERS = frozenset(("np", "numpy", "math", "torch"))
+# ``if idx % world_size != rank: continue``: each process takes its share of the items (BasicSR's
+# ``dist_validation``), every item of the share, so no interval (R70). The divisor names the number
+# of processes; the other side of the comparison names this process.
+_PROCESS_COUNT = re.compile(
+    r"^(?:world_size|\w+_world_size|world|num_replicas|num_processes|n_?procs|nprocs|num_gpus|n_?gpus|"
+    r"num_shards|n_?shards|num_ranks|n_?ranks)$", re.I)
+_PROCESS_RANK = re.compile(r"^(?:\w*rank|process_index|shard_id|shard_index|proc_id)$", re.I)
+
+
+def is_shard_split(divisor: Optional[str], other: Optional[str]) -> bool:
+    """Do ``x % <divisor> == <other>`` (or ``!=``) split items among processes: the divisor a number
+    of processes, the other side this process's rank?"""
+    return bool(divisor and other and _PROCESS_COUNT.match(divisor) and _PROCESS_RANK.match(other))
 
 
 def text_mentions_torch_import(source: str) -> bool:

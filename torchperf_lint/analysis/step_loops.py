@@ -29,8 +29,8 @@ import libcst as cst
 
 from .generation_loops import ast_feeds_back, ast_iterates_steps, cst_feeds_back, cst_iterates_steps
 from .run_once import is_per_epoch_hook
-from .names import (MODULO_FUNCTIONS, MODULO_OWNERS, bound_names, canonical, dotted_name_ast, is_torch_name,
-                    turns_grad_off)
+from .names import (MODULO_FUNCTIONS, MODULO_OWNERS, bound_names, canonical, dotted_name_ast, is_shard_split,
+                    is_torch_name, turns_grad_off)
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
 from .tree import children, descendants
 from .unmoving_callees import unmoving_call
@@ -1749,10 +1749,14 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
     """The ast twin of syntax.tests_interval: ``%`` anywhere, a name holding such a test, or a
     counter compared with a number (not a plain name among ``outer_counters``: ``if fold == 0:``
     holds for a whole fold), equal to it or, for the first few steps, below it."""
+    shards = None
     for n in walk_ast((test,)):  # any node: the order does not matter (walk_ast: no generator per node)
         kind = type(n)
         if kind is ast.BinOp and isinstance(n.op, ast.Mod):
-            return True
+            if shards is None:
+                shards = _ast_shard_splits(test)
+            if id(n) not in shards:
+                return True
         if (kind is ast.Call and type(n.func) is ast.Attribute and n.func.attr in MODULO_FUNCTIONS
                 and type(n.func.value) is ast.Name and n.func.value.id in MODULO_OWNERS):
             return True  # ``np.mod(self.batch_id, 100) == 1``: ``%`` by another name (ChangeFormer)
@@ -1791,6 +1795,19 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
                 and is_step_or_batch_counter(left.attr)):
             return True  # ``if self.global_step < 5:`` (syntax._first_steps)
     return False
+
+
+def _ast_shard_splits(test) -> set:
+    """syntax._shard_splits on the ast: ``x % world_size != rank`` (R70)."""
+    found = set()
+    for node in walk_ast((test,)):
+        if type(node) is ast.Compare and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+            sides = (node.left, node.comparators[0])
+            for modulo, other in (sides, sides[::-1]):
+                if (type(modulo) is ast.BinOp and isinstance(modulo.op, ast.Mod)
+                        and is_shard_split(_last_ast(modulo.right), _last_ast(other))):
+                    found.add(id(modulo))
+    return found
 
 
 def _ast_unshifted(node):

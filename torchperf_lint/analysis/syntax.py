@@ -9,7 +9,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Tuple
 import libcst as cst
 
 from .names import AUTOCASTS, SCALERS, is_torch_name, turns_grad_off  # noqa: F401 (re-exported)
-from .names import MODULO_FUNCTIONS, MODULO_OWNERS
+from .names import MODULO_FUNCTIONS, MODULO_OWNERS, is_shard_split
 from .step_loops import (  # noqa: F401 (re-exported)
     OPTIMIZER_WORD, is_counter_name, is_model_name, is_step_or_batch_counter, is_step_shape, names_holding)
 from .in_memory import classify
@@ -326,8 +326,9 @@ def tests_interval(test: cst.BaseExpression, outer_counters: FrozenSet[str] = fr
     """``if step % log_every == 0`` (any test using ``%``, also inside ``or``/``and``) runs every N
     steps; ``if i == 0:`` / ``if step == 0:`` (a counter against a number) runs once. See
     ``tests_once`` for ``outer_counters``; ``interval_names`` hold such tests (``interval_names``)."""
+    shards = _shard_splits(test)
     for n in descendants(test):
-        if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo):
+        if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo) and id(n) not in shards:
             return True
         if (isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in MODULO_FUNCTIONS
                 and isinstance(n.func.value, cst.Name) and n.func.value.value in MODULO_OWNERS):
@@ -335,6 +336,21 @@ def tests_interval(test: cst.BaseExpression, outer_counters: FrozenSet[str] = fr
         if interval_names and isinstance(n, cst.Name) and n.value in interval_names:
             return True
     return tests_once(test, outer_counters)
+
+
+def _shard_splits(test: cst.BaseExpression) -> set:
+    """The ids of the ``x % world_size`` operations of ``test`` compared with a rank (names.is_shard_split:
+    a process's share of the items, no interval; R70)."""
+    found = set()
+    for node in descendants(test):
+        if (isinstance(node, cst.Comparison) and len(node.comparisons) == 1
+                and isinstance(node.comparisons[0].operator, (cst.Equal, cst.NotEqual))):
+            sides = (node.left, node.comparisons[0].comparator)
+            for modulo, other in (sides, sides[::-1]):
+                if (isinstance(modulo, cst.BinaryOperation) and isinstance(modulo.operator, cst.Modulo)
+                        and is_shard_split(last_identifier(modulo.right), last_identifier(other))):
+                    found.add(id(modulo))
+    return found
 
 
 def interval_names(body: cst.CSTNode, outer_counters: FrozenSet[str] = frozenset()) -> FrozenSet[str]:
