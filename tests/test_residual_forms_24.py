@@ -211,3 +211,32 @@ def test_a_modulo_not_compared_with_a_rank_is_still_an_interval():
     for test in ("idx % log_every != 0", "idx % world_size != 0", "idx % 10 != rank"):
         source = SHARDED_VALIDATION.replace("{test}", test)
         assert found(source, codes=("TPL103",)) == [], test
+
+
+# -- TPL102: the key of a read from a list of names is needed on the host -------------------------
+
+NAMES_LOOKUP = """\
+import torch
+
+
+def eval_links(model, loader, {container}):
+    links = []
+    for batch in loader:
+        labels = model(batch["x"].cuda()).argmax(-1)
+        for i in range(labels.shape[0]):
+            if {container}[labels[i].item()] != "O":
+                links.append(i)
+    return links
+"""
+
+
+def test_an_item_that_keys_a_list_of_names_is_host_needed():
+    """GeoLayoutLM's ``bio_class_names[bio_labels[...].item()] != "O"`` (holdout122): a list of names
+    holds strings and takes a Python number; the host must have it (R47.3 by the container's name, R71)."""
+    for container in ("bio_class_names", "class_names", "filenames", "names"):
+        assert found(NAMES_LOOKUP.replace("{container}", container)) == [], container
+
+
+def test_an_item_that_keys_a_container_of_unknown_kind_still_waits():
+    source = NAMES_LOOKUP.replace("{container}", "scores").replace('!= "O"', "> 0")
+    assert found(source) == [("TPL102", 9, 22, ITEM_SYNC)]

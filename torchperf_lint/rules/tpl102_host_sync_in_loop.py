@@ -1471,9 +1471,11 @@ def _names_a_constant(name: Optional[str]) -> bool:
 # words, labels, classes), which is a Python dict or list, never a tensor (METER's and BridgeTower's
 # ``[id2answer[pred.item()] for pred in preds]``, holdout75; R47.3). Tables of numbers (``id2emb``)
 # are not named by it.
+# A list of names (``class_names``, ``bio_class_names``, ``filenames``) holds strings: GeoLayoutLM's
+# ``bio_class_names[bio_labels[i].item()] != "O"`` (holdout122; R71).
 _SYMBOL_TABLE = re.compile(
     r"^(?:itos|(?:[a-z]+_)?(?:id|idx|index|ix|i|int|num)(?:2|_to_)(?:answer|ans|label|lbl|word|token|tok|char|"
-    r"name|class|cls|tag|text|str|string|entity|ent|relation|rel|category|cat|type|vocab)s?)$", re.I)
+    r"name|class|cls|tag|text|str|string|entity|ent|relation|rel|category|cat|type|vocab)s?|\w*names)$", re.I)
 
 
 # The Hugging Face tokenizer methods that take ids or tokens (PreTrainedTokenizerBase).
@@ -2936,7 +2938,7 @@ only there: `sizes = lengths.tolist()` then `x.split(sizes)`, `start, end = a.it
 `m = t.cpu().numpy()` then `np.unique(m[:, 1])`), to an environment's `env.step(...)`, to a
 tokenizer's `decode`/`batch_decode` or another of its id methods (`get_special_tokens_mask(val)` for
 `val in labels.tolist()`), the key of a lookup in a Python dict or list (`id2answer[pred.item()]`,
-`self.IX_TO_NAME[...]`), a copy turned into a numpy array in a helper that a step body calls
+`self.IX_TO_NAME[...]`, `class_names[label.item()]`: a list of names, reading R71), a copy turned into a numpy array in a helper that a step body calls
 (`points.detach().cpu().numpy()` in a metric, a KD-tree or a target assigner one call away; a copy
 of a loss or metric, one read as a number or shown, and copies in the step body itself are still
 reported), a Python container the step returns to its framework, also through helpers
@@ -3009,7 +3011,9 @@ accumulation), nor one in a small loop nested under such an `if`. A few more tes
 or one per period: a budget (`if shown < 5: shown += 1`, `if len(pool) < size: pool.append(...)`,
 never refilled inside a loop), a branch that moves its own mark (`if now - last_log > every: ...;
 last_log = now`), and what follows an early `continue`/`return` until a counter passes a mark the
-loop moves up to it (`if cur_nimg < tick_start + k: continue` ... `tick_start = cur_nimg`)."""
+loop moves up to it (`if cur_nimg < tick_start + k: continue` ... `tick_start = cur_nimg`). A `%`
+compared with a rank (`if idx % world_size != rank: continue`) gives each process its share of the
+items, every item of the share: no interval (reading R70)."""
 RULE.EXAMPLE = """\
 for x, y in loader:
     loss = criterion(model(x), y)
