@@ -262,7 +262,9 @@ not flagged; nor under an interval (`if step % 100 == 0:`, or after an early `re
 under one), which frees the cache once per period: an `if` that itself runs the optimizer step
 (gradient accumulation) is no interval, nor once when its test adds the last batch of a short
 epoch (`(step + 1) % n == 0 or step + 1 == len(loader)`); one that only saves
-`optimizer.state_dict()` in a checkpoint still is."""
+`optimizer.state_dict()` in a checkpoint still is. Nor is a process's share of the items (`if idx %
+world_size != rank: continue`, BasicSR's distributed validation): every item of the share frees the
+cache (reading R70)."""
 RULE.EXAMPLE = "for x, y in loader:\n    train_step(x, y)\n    torch.cuda.empty_cache()"
 RULE.USE_INSTEAD = "for x, y in loader:\n    train_step(x, y)"
 RULE.FIX_NOTE = "No autofix: removing a call is left to the author."
