@@ -171,8 +171,9 @@ def test_an_id_that_is_shown_stays_flagged():
 
 
 def test_an_id_that_keys_a_container_of_unknown_kind_stays_flagged():
-    """A key into a container handed in may index a tensor (R12): only ids handed to calls count."""
-    source = EVALUATION_IDS.replace("{use}", "predictions.append(reader.names[label_idx])")
+    """A key into a container handed in may index a tensor (R12): only ids handed to calls count.
+    (``reader.table``: a container named as a list of names, ``reader.names``, holds strings, R71.)"""
+    source = EVALUATION_IDS.replace("{use}", "predictions.append(reader.table[label_idx])")
     assert _found(source) == [("TPL102", 12, 24, SYNC.format(what="`.item()`"))]
 
 
