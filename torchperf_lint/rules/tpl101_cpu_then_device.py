@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
 from typing import Optional
 
@@ -395,6 +396,8 @@ class CpuThenDevice(Rule):
                 fix = self._tensor_fix(factory, name, target) if direct and name not in LEGACY else None
                 self.report(factory, self._message(factory, name, target), fix)
             return
+        if self._moves_to_a_host_default(node):
+            return
         # With ops between factory and move there is no one-keyword fix: the author rewrites it. A
         # legacy constructor gets none either: it raises for any ``device=`` but the CPU, and its
         # modern spelling (``torch.empty``/``torch.tensor`` with a dtype) changes more than the device.
@@ -487,11 +490,84 @@ class CpuThenDevice(Rule):
         """Report the factory of a name moved later (no fix: creation and move are apart)."""
         factory, name = fresh
         if move_target(move, self.ctx) == "accelerator":
-            self.report(factory, self._message(factory, name))
+            if not self._moves_to_a_host_default(move):
+                self.report(factory, self._message(factory, name))
         else:
             target = self._tensor_target(move)
             if target is not None:
                 self.report(factory, self._message(factory, name, target))
+
+    def _moves_to_a_host_default(self, move: cst.Call) -> bool:
+        """``.to(device)`` where ``device`` is a parameter of the function around the move that
+        defaults to ``"cpu"`` or ``None`` (``.to(None)`` moves nothing), the function never binds it
+        again, and every visible call of the function leaves it at that default: the project's
+        calls show the tensor stays on the host (PINNacle's ``err_fft(..., device='cpu')``,
+        NExT-GPT's ``LlamaRotaryEmbedding(..., device=None)``, I2SB, segan; R72). The calls are
+        those of the file; another module of the project that imports this one and names the
+        function could call it with a device, so the reading holds only when none does. With no
+        visible call at all (a library's function, called by its users) the move is reported."""
+        argument = keyword(move, "device")
+        if argument is None:
+            args = positional(move)
+            argument = args[0] if args else None
+        if argument is None or not isinstance(argument.value, cst.Name):
+            return False
+        device = argument.value.value
+        function = self.ctx.frame.node
+        if not isinstance(function, cst.FunctionDef):
+            return False
+        params = function.params
+        ordered = [*params.posonly_params, *params.params]
+        param = next((p for p in (*ordered, *params.kwonly_params) if p.name.value == device), None)
+        if param is None or param.default is None or not _host_device_default(param.default):
+            return False
+        if any(isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign))
+               and device in assigned_names(node.target) for node in descendants(function.body)):
+            return False  # bound again in the function: the default says nothing of the move
+        callee, index = function.name.value, (ordered.index(param) if param in ordered else None)
+        owner = self._class_around(function)
+        if owner == "":
+            return False
+        if owner is not None:
+            if ordered and ordered[0].name.value in ("self", "cls") and index is not None:
+                index -= 1  # ``obj.method(a)`` and ``Class(a)`` hand no ``self``
+            if callee == "__init__":
+                callee = owner
+        calls = self.ctx.facts.derived("calls_by_last_name", _calls_by_last_name).get(callee, ())
+        if not calls:
+            return False
+        for call in calls:
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                return False
+            if any(k.arg == device for k in call.keywords) or (index is not None and len(call.args) > index):
+                return False
+        bodies = getattr(self.ctx.facts, "step_bodies", None)
+        project = getattr(bodies, "project", None)
+        module = getattr(bodies, "module", None)
+        if project is None or module is None or not module.name:
+            return False
+        try:
+            for path in project.importers(module.name):
+                if os.path.abspath(path) == module.path:
+                    continue
+                text = project.current_text(path)
+                if text is None or re.search(rf"\b{re.escape(callee)}\b", text):
+                    return False
+        except (OSError, ValueError):
+            return False
+        return True
+
+    def _class_around(self, function: cst.FunctionDef) -> Optional[str]:
+        """The name of the class whose body defines ``function`` directly, if any; "" when the file
+        has several such definitions and cannot tell which (a unit the walk parses may be one
+        method, without its class: the file's ast answers, by the name and the parameters)."""
+        params = function.params
+        key = (function.name.value, tuple(p.name.value for p in (*params.posonly_params, *params.params,
+                                                                   *params.kwonly_params)))
+        owners = self.ctx.facts.derived("method_owners", _method_owners).get(key, ())
+        if not owners:
+            return None
+        return owners[0] if len(owners) == 1 else ""
 
     def _only_load(self, receiver: cst.Name) -> bool:
         """Is ``receiver`` the one place the function (or module) reads its name? Nested functions
@@ -633,6 +709,38 @@ def _number_arithmetic(expr: cst.BaseExpression) -> bool:
         elif not (isinstance(side, (cst.Name, cst.Attribute, cst.Integer)) or _is_size_expression(side)):
             return False
     return True
+
+
+def _host_device_default(default: cst.BaseExpression) -> bool:
+    """``"cpu"`` or ``None`` as a parameter's default."""
+    if isinstance(default, cst.Name):
+        return default.value == "None"
+    return isinstance(default, cst.SimpleString) and default.evaluated_value == "cpu"
+
+
+def _method_owners(tree, table) -> dict:
+    """(method name, parameter names) -> the names of the classes that define such a method."""
+    found: dict = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    args = item.args
+                    key = (item.name, tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)))
+                    found.setdefault(key, []).append(node.name)
+    return found
+
+
+def _calls_by_last_name(tree, table) -> dict:
+    """The file's calls by the last name of what they call (``f(...)``, ``obj.f(...)``)."""
+    found: dict = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            if name:
+                found.setdefault(name, []).append(node)
+    return found
 
 
 def _self_attribute(expr) -> Optional[str]:
@@ -1015,7 +1123,9 @@ move the rule names; reading R46); with ops between factory and move no fix is o
 by an annotated assignment) and moved later, `x = x.to(device)` or `x = x.to(d) + y`, is reported
 at the factory, without a fix; so is one bound to an attribute of `self` and rebound to its own move
 in the same function (`self.c = torch.tensor([c])` ... `self.c = self.c.to(device)`) when nothing
-between reads it or hands `self` on (reading R68).
+between reads it or hands `self` on (reading R68). A move to a parameter that defaults to `"cpu"`
+or `None` is not reported when every call of the function in its file leaves it at that default and
+no other module that imports the file names the function (reading R72).
 
 `.to(x)` with `x` a tensor moves to `x`'s device (and casts to its dtype): reported when the linter
 knows `x` is a tensor (made on the device in the function, or a name the function uses as one:
