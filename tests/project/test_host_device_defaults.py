@@ -84,3 +84,9 @@ def test_no_visible_call_or_a_caller_in_another_module_keeps_the_finding(tmp_pat
 def test_a_default_bound_again_in_the_function_keeps_the_finding(tmp_path):
     source = METRICS.replace("        err = torch.zeros", "        device = device or 'cuda'\n        err = torch.zeros")
     assert _lint(tmp_path, "metrics.py", source, "") == [("TPL101", 6, CPU_CREATION_TEMPLATE.format(factory="zeros"))]
+
+
+def test_an_accelerator_default_every_call_leaves_keeps_the_finding(tmp_path):
+    """Only a CPU default says the tensor stays on the host: ``device='cuda'`` left at its default
+    is the move TPL101 reports."""
+    assert _lint(tmp_path, "metrics.py", METRICS.replace("device='cpu'", "device='cuda'"), "") == ZEROS

@@ -545,14 +545,21 @@ class StepBodies:
         for path in known:
             self._load_path(path)
 
-    def _backward_helper(self, module: Module, ref, own: Optional[Key]) -> Optional[str]:
-        """The path of the module of the project function ``ref`` calls if that function runs the
-        backward outside loops (a backward function of the index), else None. Its module is read
-        (a helper module need not import the linted file)."""
+    def _resolve_reading(self, module: Module, ref, own: Optional[Key]) -> Optional[Tuple[Key, Optional[Key]]]:
+        """``resolve``, and for a plain or dotted name that does not resolve among the modules read,
+        the function it names after reading its module: a helper's module need not import the
+        linted file (calls otherwise look only among the modules read)."""
         target = self.resolve(module, ref, own, own)
         if target is None and ref[0] in ("name", "dotted"):
             found = self.symbol(module.resolve(ref[1]), load=True)
             target = ((found[1].path, found[2]), None) if found is not None and found[0] == "function" else None
+        return target
+
+    def _backward_helper(self, module: Module, ref, own: Optional[Key]) -> Optional[str]:
+        """The path of the module of the project function ``ref`` calls if that function runs the
+        backward outside loops (a backward function of the index), else None. Its module is read
+        (a helper module need not import the linted file)."""
+        target = self._resolve_reading(module, ref, own)
         if target is None:
             return None
         path, qual = target[0]
@@ -842,12 +849,7 @@ class StepBodies:
         if caller is None or qualname not in module.functions:
             return None
         own = self._own_class(module, caller)
-        target = self.resolve(module, ref, own, own)
-        if target is None and ref[0] in ("name", "dotted"):
-            # the helper's module may not be read yet (calls look only among those read): read it,
-            # one module per handed function, which few calls are
-            found = self.symbol(module.resolve(ref[1]), load=True)
-            target = ((found[1].path, found[2]), None) if found is not None and found[0] == "function" else None
+        target = self._resolve_reading(module, ref, own)  # (one module per handed function, which few calls are)
         if target is None:
             return None
         path, callee = target[0]

@@ -326,10 +326,13 @@ def tests_interval(test: cst.BaseExpression, outer_counters: FrozenSet[str] = fr
     """``if step % log_every == 0`` (any test using ``%``, also inside ``or``/``and``) runs every N
     steps; ``if i == 0:`` / ``if step == 0:`` (a counter against a number) runs once. See
     ``tests_once`` for ``outer_counters``; ``interval_names`` hold such tests (``interval_names``)."""
-    shards = _shard_splits(test)
+    shards = None
     for n in descendants(test):
-        if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo) and id(n) not in shards:
-            return True
+        if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo):
+            if shards is None:
+                shards = _shard_splits(test)  # (a second walk only for a test that holds a ``%``)
+            if id(n) not in shards:
+                return True
         if (isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in MODULO_FUNCTIONS
                 and isinstance(n.func.value, cst.Name) and n.func.value.value in MODULO_OWNERS):
             return True  # ``np.mod(step, n) == 1``
