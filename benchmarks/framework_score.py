@@ -6115,7 +6115,7 @@ CORPUS = [
     {"name": "IMDN", "github": "Zheng222/IMDN", "set": "holdout121",
      "commit": "8f158e6a5ac9db6e5857d9159fd4a6c4214da574",
      "take": ["train_IMDN.py", "model", "data", "utils.py"], "only": "*.py", "drop": []},
-    # holdout122 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout122 (2026-11-28): entries below this line, before the holdout123 marker.
     # holdout122 set: vision and multimodal framework steps (Lightning CV/pose/OCR/retrieval/document AI, HF Trainer
     # subclasses of LLaVA-style VLMs, Accelerate and plain loops), labelled by reading only before any linter run;
     # corpus in /work/corpus_h122 (docs/framework_corpus_holdout122.md).
@@ -6155,6 +6155,10 @@ CORPUS = [
     {"name": "NExT-GPT", "github": "NExT-GPT/NExT-GPT", "set": "holdout122",
      "commit": "60d618b067ee4cb0d70e7075ae79852780b34fc2",
      "take": ["NExT-GPT-Lagacy/code"], "only": "*.py", "drop": ["NExT-GPT-Lagacy/code/model/ImageBind", "NExT-GPT-Lagacy/code/model/custom_sd.py", "NExT-GPT-Lagacy/code/model/custom_vd.py", "NExT-GPT-Lagacy/code/model/custom_ad.py", "NExT-GPT-Lagacy/code/demo_app.py", "NExT-GPT-Lagacy/code/inference.py"]},
+    # holdout123 (2026-11-28): entries below this line, before the holdout124 marker.
+    # holdout124 (2026-11-28): entries below this line, before the holdout125 marker.
+    # holdout125 (2026-11-28): entries below this line, before the holdout126 marker.
+    # holdout126 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -6384,7 +6388,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 123)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 127)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
