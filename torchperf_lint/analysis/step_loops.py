@@ -1138,7 +1138,7 @@ class ModuleSteps:
         if self._unmoved is None:
             values: Dict[str, List] = {}
             unsure: Set[str] = set()
-            unmoving: Dict[tuple, bool] = {}
+            unmoving: Dict[tuple, object] = {}  # unmoving_call's answers and parent maps
             for node in ast.walk(self._tree):
                 kind = type(node)
                 if kind is ast.Assign or kind is ast.AnnAssign:

@@ -75,7 +75,7 @@ def _only_used(name: ast.Name, parents: Dict[int, ast.AST]) -> bool:
 
 
 def unmoving_call(definitions: List[ast.AST], call: ast.Call, argument: ast.expr,
-                  memo: Dict[tuple, bool]) -> bool:
+                  memo: Dict[tuple, object]) -> bool:
     """Is ``call`` (of a function the file defines, every ``def`` of that name given) one whose
     parameter bound by ``argument`` is only used (only_uses_model) in every definition?"""
     if not definitions:
@@ -87,7 +87,12 @@ def unmoving_call(definitions: List[ast.AST], call: ast.Call, argument: ast.expr
         key = (id(definition), parameter)
         known = memo.get(key)
         if known is None:
-            known = memo[key] = only_uses_model(definition, parameter, parents_of(definition))
+            # one parent map per definition, whatever parameter is asked about (a file hands a model
+            # to the same function under several parameters)
+            parents = memo.get(("parents", id(definition)))
+            if parents is None:
+                parents = memo[("parents", id(definition))] = parents_of(definition)
+            known = memo[key] = only_uses_model(definition, parameter, parents)
         if not known:
             return False
     return True
