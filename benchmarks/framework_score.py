@@ -6234,6 +6234,46 @@ CORPUS = [
      "commit": "272e39bafd2a507d21ac896bd7cf4b593ee9acb7",
      "take": ["memorizing_transformers_pytorch", "train.py", "setup.py"], "only": "*.py", "drop": []},
     # holdout126 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout126 set: online RL and control (PPO/A2C/SAC/TD3/DQN, multi-agent, hand-written GRPO for LLMs) and
+    # recommendation/CTR/tabular loops, labelled by reading only before any linter run; corpus in /work/corpus_h126
+    # (docs/framework_corpus_holdout126.md).
+    {"name": "GRPO-Zero", "github": "policy-gradient/GRPO-Zero", "set": "holdout126",
+     "commit": "d41bb486cfe4d58bf8dbb0b8f62b3c3102af9e74",
+     "take": ["countdown_task.py", "data_types.py", "grpo.py", "optimizer.py", "qwen2_model.py", "tokenizer.py", "train.py"], "only": "*.py", "drop": []},
+    {"name": "nano-aha-moment", "github": "McGill-NLP/nano-aha-moment", "set": "holdout126",
+     "commit": "6cd0306dd994674f98ec2f0b07732c00c0bfe125",
+     "take": ["nano_r1_script.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "tiny-grpo", "github": "open-thought/tiny-grpo", "set": "holdout126",
+     "commit": "eafedd78ff86dbb724a3dd21bb04ab6523ac8f3c",
+     "take": ["loss.py", "replay_buffer.py", "train.py"], "only": "*.py", "drop": []},
+    {"name": "sac-discrete.pytorch", "github": "toshikwa/sac-discrete.pytorch", "set": "holdout126",
+     "commit": "40c9d246621e658750e0a03001325006da57f2d4",
+     "take": ["sacd", "train.py"], "only": "*.py", "drop": []},
+    {"name": "MARL-Algorithms", "github": "starry-sky6688/MARL-Algorithms", "set": "holdout126",
+     "commit": "e9e32e122f1b25e1139b82bebbb7ed81dc1e2320",
+     "take": ["agent", "common", "network", "policy", "main.py", "runner.py"], "only": "*.py", "drop": []},
+    {"name": "pymarl", "github": "oxwhirl/pymarl", "set": "holdout126",
+     "commit": "c971afdceb34635d31b778021b0ef90d7af51e86",
+     "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "random-network-distillation-pytorch", "github": "jcwleo/random-network-distillation-pytorch", "set": "holdout126",
+     "commit": "e383fb95177c50bfdcd81b43e37c443c8cde1d94",
+     "take": ["agents.py", "config.py", "envs.py", "eval.py", "model.py", "train.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "DeepRL", "github": "ShangtongZhang/DeepRL", "set": "holdout126",
+     "commit": "c0968b5c046314af09944843cdf06f4100c6bb95",
+     "take": ["deep_rl", "setup.py"], "only": "*.py", "drop": ["deep_rl/component/replay.py"]},
+    {"name": "Deep-reinforcement-learning-with-pytorch", "github": "sweetice/Deep-reinforcement-learning-with-pytorch", "set": "holdout126",
+     "commit": "7b9fac7e5e40ffdc6f7ccb8b0a81e7841370a996",
+     "take": ["Char01 DQN", "Char02 Policy Gradient", "Char03 Actor-Critic", "Char04 A2C", "Char05 DDPG", "Char07 PPO", "Char09 SAC", "Char10 TD3"], "only": "*.py", "drop": ["Char09 SAC/test_agent.py"]},
+    {"name": "DeepFM_with_PyTorch", "github": "chenxijun1029/DeepFM_with_PyTorch", "set": "holdout126",
+     "commit": "f12a2ccc3b0d23277112ae0efbf4c08bf0411b58",
+     "take": ["data", "model", "utils", "main.py"], "only": "*.py", "drop": []},
+    {"name": "RecSys_PyTorch", "github": "yoongi0428/RecSys_PyTorch", "set": "holdout126",
+     "commit": "4787f1a69d56664a34512eced6909dfab85cc07b",
+     "take": ["config.py", "data", "evaluation", "experiment", "loggers", "main.py", "models", "trainer", "utils", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "tabular-dl-tabr", "github": "yandex-research/tabular-dl-tabr", "set": "holdout126",
+     "commit": "17baa9082506f8e7a0f8d11bb1e08212926a1507",
+     "take": ["bin/tabr.py", "bin/ffn.py", "bin/ft_transformer.py", "bin/saint.py", "lib"], "only": "*.py", "drop": []},
+
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
