@@ -15,7 +15,7 @@ import re
 from typing import Sequence
 
 _DEVICE_WORDS = re.compile(
-    r"cuda|device|\.to\(|\bmps\b|xla|accelerat|fabric|deepspeed|lightning|trainer|\bnpu\b|\bhpu\b|\bxpu\b"
+    r"cuda|device|\.to\(|\bmps\b|(?<![a-z])xla(?![a-z])|accelerat|fabric|deepspeed|lightning|trainer|\bnpu\b|\bhpu\b|\bxpu\b"
     r"|\bipu\b|distributed|nccl|\btpu\b",
     re.I,
 )

@@ -358,19 +358,23 @@ class StepBodies:
         memo = self.project.memo if self.project is not None else self._memo
         known = memo.get(("mro", cls))
         if known is not None:
-            for path, _ in known[0]:
+            order, kinds, read = known
+            # the modules the ancestry was read from, and those a base's name was resolved in
+            # (a star-imported module's imports), so that the finding cache depends on them
+            for path in [path for path, _ in order] + read:
                 if path not in self._loaded:
                     module = self.project.module(path) if self.project is not None else None
                     if module is None:
                         break
                     self._loaded[path] = module
             else:
-                return known
-        found = self._mro(cls)
-        memo[("mro", cls)] = found
-        return found
+                return order, kinds
+        read: List[str] = []
+        order, kinds = self._mro(cls, read)
+        memo[("mro", cls)] = (order, kinds, read)
+        return order, kinds
 
-    def _mro(self, cls: Key) -> Tuple[List[Key], Set[str]]:
+    def _mro(self, cls: Key, read: List[str]) -> Tuple[List[Key], Set[str]]:
         seen: Set[Key] = set()
         order: List[Key] = []
         kinds: Set[str] = set()
@@ -391,7 +395,13 @@ class StepBodies:
                     found = self._class_of(module, base) if module.star_imports else None
                     if found is not None:
                         pending.append(found)  # a project class a star import brings
-                    continue
+                        continue
+                    # a framework base named through a star import of a project module that
+                    # imports the framework (RWKV-infctx-trainer's ``class RWKV(L.LightningModule)``
+                    # with ``import lightning as L`` in ``module/CoreDependencies.py``)
+                    qual = self._star_bound(module, base, read)
+                    if qual is None or framework_kind(qual) is None:
+                        continue
                 kind = framework_kind(qual)
                 if kind is not None:
                     kinds.add(kind)
@@ -402,6 +412,28 @@ class StepBodies:
                 elif qual.split(".", 1)[0] not in _NOT_FRAMEWORK_HEADS:
                     kinds.add(EXTERNAL_BASE)  # a class of an installed package, which the project cannot see into
         return order, kinds
+
+    def _star_bound(self, module: Module, dotted: str, read: List[str]) -> Optional[str]:
+        """The absolute name ``dotted`` stands for in ``module`` through its star imports of project
+        modules (the last first, as Python binds them; star imports of those, _STAR_DEPTH levels):
+        the import that binds its first part there. The modules read are added to ``read``."""
+        head, _, rest = dotted.partition(".")
+        frontier, seen = [module], {module.path}
+        for _ in range(_STAR_DEPTH):
+            following = []
+            for current in frontier:
+                for name in current.star_imports:
+                    target = self._load_named(name)
+                    if target is None or target.path in seen:
+                        continue
+                    seen.add(target.path)
+                    read.append(target.path)
+                    bound = target.bindings.get(head)
+                    if bound is not None:
+                        return f"{bound}.{rest}" if rest else bound
+                    following.append(target)
+            frontier = following
+        return None
 
     def _process_methods(self, order: List[Key]) -> List[str]:
         """The methods the classes of ``order`` (an ancestry) hand to their base's ``__init__``."""

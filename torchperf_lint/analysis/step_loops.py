@@ -29,6 +29,7 @@ import libcst as cst
 
 from .generation_loops import ast_feeds_back, ast_iterates_steps, cst_feeds_back, cst_iterates_steps
 from .run_once import is_per_epoch_hook
+from .optimizer_loops import cst_steps_each_item, steps_each_item
 from .names import (MODULO_FUNCTIONS, MODULO_OWNERS, bound_names, canonical, dotted_name_ast, is_shard_split,
                     is_torch_name, turns_grad_off)
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
@@ -796,13 +797,13 @@ class ModuleSteps:
         known = self._epoch_facts.get(id(loop))
         if known is not None:
             return known
-        if type(loop) is not ast.While and not hands_out_loaders(_unwrapped_ast(loop.iter)) and (
-                self.ast_iterates_loader(loop.iter) or _last_ast(loop.iter) in self.wrapped_loaders):
-            # each time round takes a batch: a loop over a loader is no epoch, whatever its nested
-            # loops do (SMDM's validation: 128 Monte Carlo passes of the model per batch); a loop
-            # over several loaders (``for loader in loaders:``) takes loaders, not batches
-            self._epoch_facts[id(loop)] = (False, frozenset())
-            return self._epoch_facts[id(loop)]
+        # each time round takes a batch: a loop over a loader is no epoch by its nested loops'
+        # model calls (SMDM's validation: 128 Monte Carlo passes of the model per batch); a loop
+        # over several loaders (``for loader in loaders:``) takes loaders, not batches. Only a nested
+        # loop that trains over a loader of its own makes it one (R76: a rollout batch, then epochs
+        # of updates over the experience it made, tiny-grpo's ``for exp in experience_sampler:``).
+        over_loader = type(loop) is not ast.While and not hands_out_loaders(_unwrapped_ast(loop.iter)) and (
+            self.ast_iterates_loader(loop.iter) or _last_ast(loop.iter) in self.wrapped_loaders)
         own: List[Tuple[ast.Call, bool]] = []
         nested: List[Tuple[ast.AST, bool]] = []
         pending: List[Tuple[ast.AST, bool]] = [(node, False) for node in loop.body]
@@ -812,6 +813,11 @@ class ModuleSteps:
             if kind in _DEFINITIONS_SET:
                 continue
             if kind in _LOOP_TYPES:
+                if steps_each_item(node, self):
+                    # ``for opt in optimizers: opt.step()``: the body's own update, once each time
+                    # round, not a nested loop of steps (R74)
+                    pending.extend((child, quiet) for child in ast.iter_child_nodes(node))
+                    continue
                 nested.append((node, quiet))
                 pending.append((node.test if kind is ast.While else node.iter, quiet))
                 continue
@@ -827,7 +833,11 @@ class ModuleSteps:
         evaluated = _ast_evaluated_names(call for call, _ in own) | self.loss_objects
         steps = [(call, quiet) for call, quiet in own if self._ast_is_step_call(call)]
         facts: Tuple[bool, FrozenSet[int]] = (False, frozenset())
-        if all(self._ast_evaluates(call, quiet, evaluated) for call, quiet in steps):
+        if over_loader:
+            if (all(self._ast_evaluates(call, quiet, evaluated) for call, quiet in steps)
+                    and any(self._ast_trains_over_loader(node) for node, _ in nested)):
+                facts = (True, frozenset())  # R76
+        elif all(self._ast_evaluates(call, quiet, evaluated) for call, quiet in steps):
             samples = frozenset(id(node) for node, quiet in nested if self._ast_samples(node, quiet, evaluated))
             if any(id(node) not in samples and self._body_runs_step(node)
                    and (not steps or self._ast_trains(node)) for node, _ in nested):
@@ -836,6 +846,17 @@ class ModuleSteps:
                 facts = (True, frozenset())  # its only nested step loops make samples: as before R1
         self._epoch_facts[id(loop)] = facts
         return facts
+
+    def _ast_trains_over_loader(self, loop) -> bool:
+        """R76: ``loop`` (nested in a loop over a loader) iterates a loader of its own and runs the
+        update, or holds such a loop (``for epoch in range(k): for exp in sampler: ...``)."""
+        if type(loop) is ast.While:
+            return False
+        if (not hands_out_loaders(_unwrapped_ast(loop.iter)) and (
+                self.ast_iterates_loader(loop.iter) or _last_ast(loop.iter) in self.wrapped_loaders)):
+            return _ast_runs_update(loop.body, self)
+        return any(type(node) in _LOOP_TYPES and self._ast_trains_over_loader(node)
+                   for node in walk_ast(loop.body, prune=_DEFINITIONS_AND_LOOPS))
 
     def _ast_trains(self, loop) -> bool:
         """The step loop an evaluating epoch body needs beside it (R1): it iterates a loader or
@@ -1310,10 +1331,8 @@ class ModuleSteps:
         known = self._cst_epoch.get(id(loop))
         if known is not None and known[0] is loop:  # a unit's tree may be gone and its ids reused
             return known[1]
-        if isinstance(loop, cst.For) and not hands_out_loaders(_unwrapped_cst(loop.iter)) and (
-                self.iterates_loader(loop.iter) or _last(loop.iter) in self.wrapped_loaders):
-            self._cst_epoch[id(loop)] = (loop, (False, frozenset()))  # a loop over a loader is no epoch
-            return self._cst_epoch[id(loop)][1]
+        over_loader = isinstance(loop, cst.For) and not hands_out_loaders(_unwrapped_cst(loop.iter)) and (
+            self.iterates_loader(loop.iter) or _last(loop.iter) in self.wrapped_loaders)  # (R76, as above)
         own: List[Tuple[cst.Call, bool]] = []
         nested: List[Tuple[cst.CSTNode, bool]] = []
         pending: List[Tuple[cst.CSTNode, bool]] = [(loop.body, False)]
@@ -1322,6 +1341,9 @@ class ModuleSteps:
             if _is_definition(node):
                 continue
             if isinstance(node, (cst.For, cst.While)):
+                if cst_steps_each_item(node, self):
+                    pending.extend((child, quiet) for _, child in children(node))  # R74, as above
+                    continue
                 nested.append((node, quiet))
                 # The iterable of a nested ``for`` is evaluated by this loop's own body.
                 pending.append((node.iter if isinstance(node, cst.For) else node.test, quiet))
@@ -1336,7 +1358,11 @@ class ModuleSteps:
         evaluated = _cst_evaluated_names(call for call, _ in own) | self.loss_objects
         steps = [(call, quiet) for call, quiet in own if self.is_step_call(call)]
         facts: Tuple[bool, FrozenSet[int]] = (False, frozenset())
-        if all(_cst_evaluates(call, quiet, evaluated) for call, quiet in steps):
+        if over_loader:
+            if (all(_cst_evaluates(call, quiet, evaluated) for call, quiet in steps)
+                    and any(self._cst_trains_over_loader(node) for node, _ in nested)):
+                facts = (True, frozenset())  # R76
+        elif all(_cst_evaluates(call, quiet, evaluated) for call, quiet in steps):
             samples = frozenset(id(node) for node, quiet in nested if self._cst_samples(node, quiet, evaluated))
             if any(id(node) not in samples and self.runs_step(node.body)
                    and (not steps or self._cst_trains(node)) for node, _ in nested):
@@ -1345,6 +1371,17 @@ class ModuleSteps:
                 facts = (True, frozenset())  # its only nested step loops make samples: as before R1
         self._cst_epoch[id(loop)] = (loop, facts)
         return facts
+
+    def _cst_trains_over_loader(self, loop) -> bool:
+        """The libcst twin of ``_ast_trains_over_loader``."""
+        if not isinstance(loop, cst.For):
+            return False
+        if not hands_out_loaders(_unwrapped_cst(loop.iter)) and (
+                self.iterates_loader(loop.iter) or _last(loop.iter) in self.wrapped_loaders):
+            return self.runs_update(loop.body)
+        return any(isinstance(node, (cst.For, cst.While)) and self._cst_trains_over_loader(node)
+                   for node in descendants(loop.body, prune=lambda n: n is not loop.body and (
+                       _is_definition(n) or isinstance(n, (cst.For, cst.While)))))
 
     def _cst_trains(self, loop) -> bool:
         """The libcst twin of ``_ast_trains``."""

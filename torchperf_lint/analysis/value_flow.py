@@ -89,6 +89,10 @@ _MODULE_CHAIN = frozenset("to cuda cpu eval train half float double bfloat16 req
 # ``.softmax(-1)``): what they give back is a tensor, and of an operand of unknown origin possibly on
 # the device (rules.md "Where a value lives"), as ``torch.norm(x)`` of the same operand is (R53).
 _TENSOR_ONLY_METHODS = frozenset("norm detach softmax log_softmax sigmoid".split())
+# Tests of finiteness called with no argument: a tensor's methods (numpy and ``math`` spell them as
+# functions of the value, ``np.isnan(x)``): tiny-grpo's ``if not loss.isfinite():`` of a loss that a
+# loss module returned (R77).
+_TENSOR_TESTS = frozenset("isfinite isnan isinf isposinf isneginf".split())
 # torch functions that give back the total norm of the gradients they are handed, as a tensor.
 _GRADIENT_NORMS = frozenset(("nn.utils.clip_grad_norm_", "nn.utils.clip_grad_norm", "nn.utils.get_total_norm"))
 # Methods of strings that no tensor has: what they give back is text (or a list of it), whatever
@@ -1114,7 +1118,8 @@ class ValueFlow:
             return owner  # ``batch.float()``, ``batch.get("x")``
         if owner in (CPU_TENSOR, DEVICE, NUMPY):
             return owner
-        if name in _TENSOR_ONLY_METHODS and owner == UNKNOWN and not self._of_unmoved_model(receiver):
+        if ((name in _TENSOR_ONLY_METHODS or (name in _TENSOR_TESTS and not call.args)) and owner == UNKNOWN
+                and not self._of_unmoved_model(receiver)):
             return DEVICE  # ``text_encoder.get_input_embeddings().weight.norm(dim=-1)`` (R53)
         return self._model_output_kind(call, env, depth)
 

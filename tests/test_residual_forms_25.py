@@ -1,0 +1,127 @@
+"""Forms read in the twenty-fifth session (2026-11-28): each with its twin, whole diagnostics."""
+
+from _diagnostics import ITEM_SYNC, found
+
+# -- R74: a loop that steps each of several optimizers is the body's own update, not a nested step loop
+
+ACCUMULATING = """\
+import torch
+
+for step in range(args.num_iterations):
+    for i in range(1, accumulation + 1):
+        x, y = train_loader.next_batch()
+        _, loss = model(x, y)
+        train_loss = loss.detach()
+        loss.backward()
+    {update}
+    model.zero_grad(set_to_none=True)
+    if master_process:
+        print(f"step:{step} train_loss:{train_loss.item():.4f}")
+"""
+STEP_EACH = """for opt, sched in zip(optimizers, schedulers):
+        opt.step()
+        sched.step()"""
+
+
+def _printed(source):
+    """The whole finding of the ``.item()`` in the ``print``, on whatever line it is."""
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if "print(" in text)
+    return [("TPL102", line, 40, ITEM_SYNC)]
+
+
+def test_stepping_each_optimizer_after_the_accumulation_loop_is_the_outer_loops_own_step():
+    """modded-nanogpt's records (holdout125): the accumulation loop runs the backwards, then ``for opt,
+    sched in zip(optimizers, schedulers): opt.step()`` steps each optimizer once: the outer loop runs
+    one step each time round (it is no epoch loop), and a sync under a flag there runs every step."""
+    for update in (STEP_EACH, "optimizer.step()",  # (one optimizer in the body itself: read so before)
+                   "for opt in optimizers:\n        scaler.step(opt)\n    scaler.update()"):
+        source = ACCUMULATING.replace("{update}", update)
+        assert found(source) == _printed(source)
+
+
+def test_without_the_optimizer_loop_the_outer_loop_is_an_epoch_loop():
+    """Its own body runs no step (the nested accumulation loop steps the optimizer itself): an epoch
+    loop, whose sync under a flag runs once per epoch (rules.md "In a loop")."""
+    source = ACCUMULATING.replace("        loss.backward()\n", "        loss.backward()\n        optimizer.step()\n")
+    assert found(source.replace("{update}", "pass")) == []
+
+
+def test_a_loop_over_optimizers_that_does_more_than_step_them_stays_a_nested_loop():
+    """``for opt in optimizers: loss = model(x); loss.backward(); opt.step()``: steps of their own
+    (one per optimizer, each with a model call and a backward), so the loop around is epoch-level."""
+    update = ("for opt in optimizers:\n        loss = model(x, y)\n        loss.backward()\n        opt.step()")
+    source = ACCUMULATING.replace("        loss.backward()\n", "").replace("{update}", update)
+    assert found(source) == []
+
+
+# -- R75: a host-only script is one that names no device: ``set_xlabel`` names none -------------------
+
+from torchperf_lint.analysis.host_only import names_no_device  # noqa: E402
+
+
+def test_a_plot_label_is_no_xla_device():
+    """sweetice's actor-critic scripts (holdout126) plot with ``ax.set_xlabel('Episode')``: the
+    word ``xla`` inside ``xlabel`` named a device, and the CPU-only scripts lost their host-only
+    reading. A device named XLA (``torch_xla``, ``xm.xla_device()``, ``"xla"``) still counts."""
+    assert names_no_device(["ax.set_xlabel('Episode')", "plt.xlabel('step')", "ax.set_xlim(0, 1)"])
+    for line in ("import torch_xla.core.xla_model as xm", "device = xm.xla_device()", 'x.to("xla")',
+                 "if args.XLA:", "import torch_xla"):
+        assert not names_no_device([line]), line
+
+
+# -- R76: a loop over a loader whose nested loop trains over a loader of its own is epoch-level -------
+
+from _diagnostics import CPU_SYNC, EMPTY_CACHE  # noqa: E402
+
+ROLLOUTS = """\
+import torch
+from torch.utils.data import DataLoader
+
+
+def train(model, optimizer, prompt_loader, objective, device):
+    for k, prompt_batch in enumerate(prompt_loader):
+        with torch.no_grad():
+            returns = model(prompt_batch.to(device))
+        buffer = [returns.cpu()]
+        torch.cuda.empty_cache()
+        print(f"returns of step {k}: {returns.sum():.4f}")
+        experience_sampler = DataLoader(buffer, batch_size=4)
+        for step_epoch in range(2):
+            for exp in {inner}:
+                loss, kl = objective(model(exp.to(device)))
+                if not loss.isfinite():
+                    continue
+                loss.backward()
+                optimizer.step()
+"""
+NOT_FINITE = ("TPL102", 16, 19, "testing a tensor's truth waits for the device in every iteration; keep values on "
+              "the device (`total += loss.detach()`) and sync once after the loop or every N steps "
+              "(runtime_guard: sync report)")
+
+
+def test_a_rollout_batch_then_epochs_of_updates_over_the_experience_is_epoch_level():
+    """tiny-grpo (holdout126): each prompt batch makes rollouts with autograd off, then epochs of
+    updates over a loader of the experience: the outer loop's cache free and its print run once per
+    many steps (R76); the inner loop's truth test of the loss runs every step (R77: ``.isfinite()``
+    is a tensor's method, whatever returned the loss)."""
+    assert found(ROLLOUTS.replace("{inner}", "experience_sampler"), codes=("TPL102", "TPL103")) == [NOT_FINITE]
+
+
+def test_a_loop_over_a_loader_whose_nested_loop_trains_on_held_data_is_no_epoch():
+    """The nested loop iterates no loader (``range`` over chunks of the batch): each outer batch is
+    the step's data, and what the outer body does runs every step, as before."""
+    source = ROLLOUTS.replace("{inner}", "buffer")
+    assert found(source, codes=("TPL102", "TPL103")) == [
+        ("TPL102", 9, 18, CPU_SYNC),
+        ("TPL103", 10, 8, EMPTY_CACHE),
+        ("TPL102", 11, 8, NOT_FINITE[3].replace("testing a tensor's truth", "printing a tensor")),
+        NOT_FINITE]
+
+
+def test_a_finiteness_test_of_host_values_stays_silent():
+    """``np.isfinite`` of a numpy array and ``math.isfinite`` of a Python float are host work: only a
+    tensor's own ``.isfinite()`` is read as a tensor (R77)."""
+    for test in ("if not np.isfinite(np.asarray(kl)).all():", "if not math.isfinite(step_epoch * 0.5):"):
+        source = "import math\nimport numpy as np\n" + ROLLOUTS.replace("{inner}", "experience_sampler").replace(
+            "if not loss.isfinite():", test)
+        assert found(source, codes=("TPL102",)) == [], test
