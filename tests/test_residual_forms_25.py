@@ -1,6 +1,6 @@
 """Forms read in the twenty-fifth session (2026-11-28): each with its twin, whole diagnostics."""
 
-from _diagnostics import ITEM_SYNC, found
+from _diagnostics import ITEM_SYNC, SYNC_TEMPLATE, found
 
 # -- R74: a loop that steps each of several optimizers is the body's own update, not a nested step loop
 
@@ -125,3 +125,32 @@ def test_a_finiteness_test_of_host_values_stays_silent():
         source = "import math\nimport numpy as np\n" + ROLLOUTS.replace("{inner}", "experience_sampler").replace(
             "if not loss.isfinite():", test)
         assert found(source, codes=("TPL102",)) == [], test
+
+
+# -- R78: a timer object's reading after ``synchronize()`` is a timing read (R6) -------------------
+
+TIMED = """\
+import torch
+
+
+def compute_time_train(model, inputs, loss_fun, timer, timers):
+    for cur_iter in range(30):
+        timer.tic()
+        loss = loss_fun(model(inputs))
+        loss.backward()
+        torch.cuda.synchronize()
+        {read}
+"""
+
+
+def test_a_timer_objects_reading_after_synchronize_is_host_needed():
+    """pycls's ``benchmark.py`` (holdout123): ``torch.cuda.synchronize()`` then ``fw_timer.toc()``:
+    the wait is what makes the timer's reading mean something, as R6's ``time.perf_counter()``."""
+    for read in ("timer.toc()", "self_timer = timer.toc()", 'timers("backward").stop()', "bw_timer.elapsed()"):
+        assert found(TIMED.replace("{read}", read)) == [], read
+
+
+def test_synchronize_before_other_methods_of_a_timer_or_a_non_timer_stays_flagged():
+    synced = [("TPL102", 9, 8, SYNC_TEMPLATE.format(what="`torch.cuda.synchronize()`"))]
+    for read in ("pass", "timer.reset()", "loader.stop()", "print(timer)"):
+        assert found(TIMED.replace("{read}", read)) == synced, read

@@ -48,6 +48,10 @@ _TIMERS = frozenset((
 # How far after ``torch.cuda.synchronize()`` the timer read may come (R6), and the modules whose
 # calls between them queue nothing on the device.
 _MAX_STATEMENTS_BEFORE_TIMER = 6
+# A timer object's reading (R78): ``timer.toc()``, ``fw_timer.toc()``, ``timers("fwd").stop()`` (pycls,
+# detectron2 and Megatron timers read the clock in these methods).
+_TIMER_READS = frozenset(("toc", "stop", "lap", "elapsed"))
+_TIMER_NAME = re.compile(r"timer", re.I)
 _HOST_MODULES = frozenset(("time", "timeit", "logging", "math", "datetime"))
 # Arguments torch itself needs on the host (spec: host-needed): callee name -> (positional indexes,
 # keywords). For a method (``x.split(sizes)``) the receiver is not counted.
@@ -1415,7 +1419,8 @@ class HostSyncInLoop(Rule):
         # ``starter.elapsed_time(ender)``: CUDA events' timer, which needs the recorded events
         # done (glue-factory's benchmark, holdout60)
         return any(isinstance(n, cst.Call) and (self.ctx.qualname(n.func) in _TIMERS or (
-            isinstance(n.func, cst.Attribute) and n.func.attr.value == "elapsed_time")) for n in descendants(node))
+            isinstance(n.func, cst.Attribute) and n.func.attr.value == "elapsed_time") or _reads_timer_object(n))
+            for n in descendants(node))
 
     def _given_a_number(self) -> bool:
         """``return out.item() if isinstance(i, float) else out`` (dllm's noise schedulers, holdout39):
@@ -1459,6 +1464,18 @@ class HostSyncInLoop(Rule):
         return (ctx.in_step_loop() and not ctx.leaves_loop(ctx.step_loop(), body_returns=False)
                 and not _in_failure_handler(ctx.stack) and not _without_cuda(ctx)
                 and not ctx.returned_to_framework() and not (ctx.step_body() is not None and _host_only(ctx.facts)))
+
+
+def _reads_timer_object(call: cst.Call) -> bool:
+    """``timer.toc()`` and the like: a method that reads the clock, of an object named a timer (R78)."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in _TIMER_READS):
+        return False
+    receiver = func.value
+    while isinstance(receiver, (cst.Call, cst.Subscript)):
+        receiver = receiver.func if isinstance(receiver, cst.Call) else receiver.value
+    name = last_identifier(receiver)
+    return name is not None and _TIMER_NAME.search(name) is not None
 
 
 def _names_a_constant(name: Optional[str]) -> bool:
