@@ -154,3 +154,38 @@ def test_synchronize_before_other_methods_of_a_timer_or_a_non_timer_stays_flagge
     synced = [("TPL102", 9, 8, SYNC_TEMPLATE.format(what="`torch.cuda.synchronize()`"))]
     for read in ("pass", "timer.reset()", "loader.stop()", "print(timer)"):
         assert found(TIMED.replace("{read}", read)) == synced, read
+
+
+# -- R79: a factory's name rebound to ops that keep it fresh, then moved ------------------------------
+
+MASKED = """\
+import torch
+
+
+def forward(args, h):
+    mask = (1 - torch.eye(args.n_agents))
+    {rebind}
+    if args.cuda:
+        mask = mask.cuda()
+    return h * mask.unsqueeze(0)
+"""
+EYE_MOVED = ("TPL101", 5, 16, "tensor is created on the CPU and then copied to the device; pass `device=` to "
+             "`torch.eye(...)` to create it there (runtime_guard: device-native creation)")
+
+
+def test_a_factory_rebound_to_its_own_views_and_then_moved_is_created_on_the_host():
+    """MARL-Algorithms' CommNet and QTRAN (holdout126): ``mask = (1 - torch.eye(n))``, ``mask =
+    mask.view(-1, 1).repeat(1, h).view(n, -1)``, then ``mask = mask.cuda()`` under the CUDA flag,
+    every forward: the rebinding is the same fresh host tensor, moved whole (no fix: three statements)."""
+    for rebind in ("mask = mask.view(-1, 1).repeat(1, args.rnn_hidden_dim).view(args.n_agents, -1)",
+                   "mask = mask.float()", "mask = mask.unsqueeze(0)\n    mask = mask.expand(4, -1, -1)"):
+        assert found(MASKED.replace("{rebind}", rebind), codes=("TPL101",)) == [EYE_MOVED], rebind
+
+
+def test_a_rebinding_that_works_on_the_host_tensor_stays_silent():
+    """Written to or read otherwise before the move, or rebound to work that is not a view or cast of
+    it (a product with another tensor, a read of its shape beside the view): the host tensor is used
+    where it is, and creating it on the device would move that work too."""
+    for rebind in ("mask[0, 0] = 2\n    mask = mask.view(-1)", "mask = mask @ h.t()",
+                   "mask = mask.view(mask.shape[0], -1)", "other = mask.view(-1)"):
+        assert found(MASKED.replace("{rebind}", rebind), codes=("TPL101",)) == [], rebind

@@ -136,6 +136,9 @@ class CpuThenDevice(Rule):
         super().__init__(ctx, sink)
         # ``mask = torch.ones(n)`` waiting to be moved: (frame, name) -> (factory call, its name)
         self._fresh = {}
+        # ... read in the statement that rebinds the name to ops that keep it fresh (``mask =
+        # mask.view(-1, 1).repeat(1, h)``): carried over to the new binding when the statement ends
+        self._carried = {}
 
     def _factory_name(self, factory: cst.BaseExpression):
         """The factory's name if ``factory`` makes a new host tensor (see the rule's conditions)."""
@@ -596,7 +599,23 @@ class CpuThenDevice(Rule):
         # Any other use before the move (``mask[i] = v``, ``fill(mask)``) means the host tensor is
         # worked on where it is: creating it on the device would turn each write into a kernel.
         if self._fresh and not isinstance(self.ctx.parent(), cst.AssignTarget):
-            self._fresh.pop((id(self.ctx.frame), node.value), None)
+            key = (id(self.ctx.frame), node.value)
+            fresh = self._fresh.pop(key, None)
+            if fresh is not None and self._rebound_under_fresh_ops(node):
+                self._carried[key] = fresh
+
+    def _rebound_under_fresh_ops(self, node: cst.Name) -> bool:
+        """Is ``node`` read only as the base of ops that keep a tensor fresh, in a statement that binds
+        the result to the same name (``mask = mask.view(-1, 1).repeat(1, h)``: MARL-Algorithms'
+        CommNet, holdout126; R79)? The new binding is then the same fresh host tensor."""
+        assign = next((n for n in reversed(self.ctx.stack) if isinstance(n, (cst.Assign, cst.BaseStatement,
+                                                                                cst.Lambda))), None)
+        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+            return False
+        target = assign.targets[0].target
+        return (isinstance(target, cst.Name) and target.value == node.value
+                and self._name_under_fresh_ops(assign.value) is node
+                and sum(1 for n in descendants(assign.value) if isinstance(n, cst.Name) and n.value == node.value) == 1)
 
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
         """``tot_loss: Tensor = torch.tensor(0.0)``: a binding as ``leave_Assign``'s (lightning-pose)."""
@@ -616,9 +635,13 @@ class CpuThenDevice(Rule):
             if attribute is not None:
                 self._fresh.pop((frame, attribute), None)
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            key = (frame, node.targets[0].target.value)
             fresh = self._fresh_tensor(node.value)
+            carried = self._carried.pop(key, None)
             if fresh is not None:
-                self._fresh[(frame, node.targets[0].target.value)] = fresh[:2]
+                self._fresh[key] = fresh[:2]
+            elif carried is not None:
+                self._fresh[key] = carried  # R79: rebound to ops that keep it fresh
         elif len(node.targets) == 1 and _self_attribute(node.targets[0].target) is not None:
             fresh = self._fresh_tensor(node.value)
             if fresh is not None:
