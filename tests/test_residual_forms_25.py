@@ -189,3 +189,4 @@ def test_a_rebinding_that_works_on_the_host_tensor_stays_silent():
     for rebind in ("mask[0, 0] = 2\n    mask = mask.view(-1)", "mask = mask @ h.t()",
                    "mask = mask.view(mask.shape[0], -1)", "other = mask.view(-1)"):
         assert found(MASKED.replace("{rebind}", rebind), codes=("TPL101",)) == [], rebind
+

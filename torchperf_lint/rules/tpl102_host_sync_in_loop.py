@@ -598,12 +598,19 @@ class HostSyncInLoop(Rule):
         record = _record_holding(stack, index)
         if record is not None:
             return not _names_a_metric(stack, index) and _stored_as_data(stack[:record + 1], scope, above)
+        # ``ques_id = int(ques_id.item()) if isinstance(ques_id, torch.Tensor) else ques_id``: the
+        # number, or the name's value as it was (LAVIS's VQA tasks, holdout123; R80)
+        converted = index >= 1 and isinstance(stack[index - 1], cst.IfExp) and stack[index - 1].body is stack[index]
+        if converted:
+            index -= 1
         statement = stack[index - 1] if index >= 1 else None
         if not (isinstance(statement, cst.Assign) and statement.value is stack[index] and len(statement.targets) == 1
                 and isinstance(statement.targets[0].target, cst.Name)):
             return False  # bound as it is (``score = s.item()``), not added up (``total += s.item()``)
         name = statement.targets[0].target.value
         if _METRIC_WORD.search(name):
+            return False
+        if converted and not (isinstance(stack[index].orelse, cst.Name) and stack[index].orelse.value == name):
             return False
         for use in name_uses(scope.body, name, above, statement, [False], reaching=[False]):
             at = _through_number_wrappers(use, len(use) - 1)
