@@ -190,3 +190,4 @@ def test_a_rebinding_that_works_on_the_host_tensor_stays_silent():
                    "mask = mask.view(mask.shape[0], -1)", "other = mask.view(-1)"):
         assert found(MASKED.replace("{rebind}", rebind), codes=("TPL101",)) == [], rebind
 
+

@@ -48,10 +48,11 @@ CPU_FACTORIES = frozenset(
     "randint_like bernoulli multinomial".split()
 )
 _TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
-# Tensor methods that return a Python value.
+# Tensor methods that return a Python value (the ``is_*`` questions read the tensor's metadata, not
+# its data: no wait; minimind's ``x.detach().clone() if x.is_inference() else x``, R81).
 _PYTHON_METHODS = frozenset(
     "item tolist size dim ndimension numel nelement element_size data_ptr stride is_contiguous "
-    "is_floating_point is_complex get_device equal __len__ keys".split()
+    "is_floating_point is_complex is_inference is_pinned is_shared is_signed get_device equal __len__ keys".split()
 )
 # Methods that return something that is not a tensor (nor a Python value worth knowing).
 _OTHER_METHODS = frozenset("backward register_hook storage untyped_storage values items".split())
@@ -61,7 +62,8 @@ _OTHER_METHODS = frozenset("backward register_hook storage untyped_storage value
 _GATHERS = frozenset("gather gather_for_metrics reduce pad_across_processes".split())
 # (``values``/``indices``: the fields of what ``topk``, ``max(dim)``, ``sort`` return)
 _TENSOR_ATTRIBUTES = frozenset(("grad", "data", "T", "mT", "H", "real", "imag", "values", "indices"))
-_PYTHON_ATTRIBUTES = frozenset(("shape", "ndim", "dtype", "device", "is_cuda", "requires_grad"))
+_PYTHON_ATTRIBUTES = frozenset(("shape", "ndim", "dtype", "device", "is_cuda", "requires_grad", "is_leaf",
+                                "is_sparse", "is_quantized", "is_meta"))
 # Fields of a tensor or of a moved batch object that hold no tensor: a tensor's metadata, and counts,
 # sizes and names (``batch.num_graphs``, ``batch.batch_size``, ``batch.keys``).
 # (``cl_total_num``: RecFormer's output dataclass holds the batch size there, a Python int)
