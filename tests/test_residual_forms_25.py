@@ -191,3 +191,33 @@ def test_a_rebinding_that_works_on_the_host_tensor_stays_silent():
         assert found(MASKED.replace("{rebind}", rebind), codes=("TPL101",)) == [], rebind
 
 
+
+
+# -- R82: a number that repeats a list (``[pad] * n``) is a count the host needs ---------------------
+
+PACKED = """\
+import torch
+
+
+def train(model, loader, optimizer, pad_id, device):
+    for rows in loader:
+        seq_lens = torch.tensor([len(ids) for ids in rows], device=device)
+        max_len = seq_lens.max().item()
+        input_ids = torch.tensor({padded}, device=device)
+        loss = model(input_ids).mean()
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_a_length_that_pads_lists_by_repetition_is_host_needed():
+    """minimind's agent RL loop (holdout125): ``max_len = seq_lens.max().item()`` pads each packed
+    row with ``[pad_id] * (max_len - len(ids))``: only a Python int repeats a list."""
+    for padded in ("[ids + [pad_id] * (max_len - len(ids)) for ids in rows]",
+                   "[ids + (max_len - len(ids)) * [pad_id] for ids in rows]"):
+        assert found(PACKED.replace("{padded}", padded)) == [], padded
+
+
+def test_a_length_multiplying_numbers_stays_flagged():
+    assert found(PACKED.replace("{padded}", "[[i * max_len for i in ids] for ids in rows]")) == [
+        ("TPL102", 7, 18, ITEM_SYNC)]

@@ -74,6 +74,10 @@ def _is_builtin_call(node, name: str, is_builtin: Callable[[str], bool]) -> bool
             and is_builtin(name))
 
 
+# Displays that ``* n`` repeats (``[0] * n``, ``(x,) * n``, ``"-" * n``): ``n`` must be a Python int.
+_SEQUENCE_DISPLAYS = (cst.List, cst.Tuple, cst.SimpleString, cst.ListComp)
+
+
 def use_of_int(path: list, is_builtin: Callable[[str], bool],
                later_uses: Callable[[str, cst.CSTNode], Iterable[list]], depth: int = 0,
                sizes_only: bool = False) -> str:
@@ -85,6 +89,11 @@ def use_of_int(path: list, is_builtin: Callable[[str], bool],
     index = len(path) - 1
     while index >= 1:
         parent, child = path[index - 1], path[index]
+        if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Multiply) and isinstance(
+                parent.right if parent.left is child else parent.left, _SEQUENCE_DISPLAYS):
+            # ``[pad_id] * (max_len - len(ids))``: a list repeated so many times, a count only a
+            # Python int can be (minimind's padding of packed rollouts, holdout125; R82)
+            return HOST
         if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
             index -= 1
             continue
