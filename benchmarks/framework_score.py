@@ -6272,7 +6272,7 @@ CORPUS = [
     {"name": "memorizing-transformers-pytorch", "github": "lucidrains/memorizing-transformers-pytorch", "set": "holdout125",
      "commit": "272e39bafd2a507d21ac896bd7cf4b593ee9acb7",
      "take": ["memorizing_transformers_pytorch", "train.py", "setup.py"], "only": "*.py", "drop": []},
-    # holdout126 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout126 (2026-11-28): entries below this line, before the holdout127 marker.
     # holdout126 set: online RL and control (PPO/A2C/SAC/TD3/DQN, multi-agent, hand-written GRPO for LLMs) and
     # recommendation/CTR/tabular loops, labelled by reading only before any linter run; corpus in /work/corpus_h126
     # (docs/framework_corpus_holdout126.md).
@@ -6313,6 +6313,10 @@ CORPUS = [
      "commit": "17baa9082506f8e7a0f8d11bb1e08212926a1507",
      "take": ["bin/tabr.py", "bin/ffn.py", "bin/ft_transformer.py", "bin/saint.py", "lib"], "only": "*.py", "drop": []},
 
+    # holdout127 (2026-11-28): entries below this line, before the holdout128 marker.
+    # holdout128 (2026-11-28): entries below this line, before the holdout129 marker.
+    # holdout129 (2026-11-28): entries below this line, before the holdout130 marker.
+    # holdout130 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -6542,7 +6546,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 127)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 131)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
