@@ -6315,6 +6315,40 @@ CORPUS = [
 
     # holdout127 (2026-11-28): entries below this line, before the holdout128 marker.
     # holdout128 (2026-11-28): entries below this line, before the holdout129 marker.
+    # holdout128 set: diffusion transformers, masked and autoregressive image/video generators (plain loops, Accelerate),
+    # labelled by reading only before any linter run; corpus in /work/corpus_h128 (docs/framework_corpus_holdout128.md).
+    {"name": "xAR", "github": "OliverRensu/xAR", "set": "holdout128",
+     "commit": "121e9c93df32295ebe79a52b4402a86a63f321f9",
+     "take": ["engine_xar.py", "main_mar.py", "models", "util"], "only": "*.py",
+     "drop": []},
+    {"name": "rcg", "github": "LTH14/rcg", "set": "holdout128",
+     "commit": "0c4433c1d7fed93ed0dc81a6bde2acfe335d3798",
+     "take": ["engine_mage.py", "main_mage.py", "engine_rdm.py", "main_rdm.py", "rdm", "util", "pixel_generator/__init__.py", "pixel_generator/mage", "pretrained_enc", "setup.py"], "only": "*.py",
+     "drop": ["pixel_generator/mage/taming"]},
+    {"name": "MaskGIT-pytorch", "github": "dome272/MaskGIT-pytorch", "set": "holdout128",
+     "commit": "cff485ad3a14b6ed5f3aa966e045ea2bc8c68ad8",
+     "take": ["bidirectional_transformer.py", "codebook.py", "decoder.py", "discriminator.py", "encoder.py", "helper.py", "lpips.py", "lr_schedule.py", "training_transformer.py", "training_vqgan.py", "transformer.py", "utils.py", "vq_f16.py", "vq_modules.py", "vqgan.py"], "only": "*.py",
+     "drop": []},
+    {"name": "MDT", "github": "sail-sg/MDT", "set": "holdout128",
+     "commit": "7d26c2162c462bd0b90f97f3a1c36cdaaac616ec",
+     "take": ["masked_diffusion", "scripts", "setup.py"], "only": "*.py",
+     "drop": []},
+    {"name": "MaskDiT", "github": "Anima-Lab/MaskDiT", "set": "holdout128",
+     "commit": "73cfb96ca9c6d1d78ab567ffeea099f96692a6e4",
+     "take": ["train.py", "train_wds.py", "models", "train_utils", "utils.py", "autoencoder.py", "fid.py", "sample.py", "generate.py", "torch_utils"], "only": "*.py",
+     "drop": []},
+    {"name": "CAR", "github": "MiracleDance/CAR", "set": "holdout128",
+     "commit": "c2e383b83cf8245912a5ef222ad54355290534a6",
+     "take": ["train.py", "trainer.py", "dist.py", "models", "utils"], "only": "*.py",
+     "drop": []},
+    {"name": "RandAR", "github": "ziqipang/RandAR", "set": "holdout128",
+     "commit": "d374a721cfac8a42d8e11ee9a0c7ed967621aebf",
+     "take": ["RandAR", "train_c2i.py", "sample_c2i.py"], "only": "*.py",
+     "drop": []},
+    {"name": "mcvd-pytorch", "github": "voletiv/mcvd-pytorch", "set": "holdout128",
+     "commit": "451da2eb635bad50da6a7c03b443a34c6eb08b3a",
+     "take": ["main.py", "runners", "losses", "models", "evaluation"], "only": "*.py",
+     "drop": ["models/dist_model.py", "models/networks_basic.py", "models/pretrained_networks.py", "models/base_model.py", "models/eval_models.py", "models/fvd/pytorch_i3d.py", "models/fvd/convert_tf_pretrained.py", "models/better/op", "evaluation/inception.py", "evaluation/fid_score_OLD.py"]},
     # holdout129 (2026-11-28): entries below this line, before the holdout130 marker.
     # holdout130 (2026-11-28): entries below this line, before the closing bracket.
 ]
