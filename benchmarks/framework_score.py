@@ -6351,6 +6351,36 @@ CORPUS = [
      "drop": ["models/dist_model.py", "models/networks_basic.py", "models/pretrained_networks.py", "models/base_model.py", "models/eval_models.py", "models/fvd/pytorch_i3d.py", "models/fvd/convert_tf_pretrained.py", "models/better/op", "evaluation/inception.py", "evaluation/fid_score_OLD.py"]},
     # holdout129 (2026-11-28): entries below this line, before the holdout130 marker.
     # holdout130 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout130 set: scientific and tabular deep learning (weather, PDE operators, equivariant GNNs, materials,
+    # single-cell, genomics, tabular), labelled by reading only before any linter run; corpus in /work/corpus_h130
+    # (docs/framework_corpus_holdout130.md).
+    {"name": "ClimODE", "github": "Aalto-QuML/ClimODE", "set": "holdout130",
+     "commit": "e729d23e8799ce0e075699e76d60227d848d8d0c",
+     "take": ["model_function.py", "model_utils.py", "train_global.py", "train_monthly.py", "train_region.py", "utils.py", "evaluation_global.py", "evaluation_monthly.py", "evaluation_region.py"], "only": "*.py", "drop": []},
+    {"name": "MOFDiff", "github": "microsoft/MOFDiff", "set": "holdout130",
+     "commit": "b89a471488ae739ca5583dd5c6cb4be940afa286",
+     "take": ["mofdiff/__init__.py", "mofdiff/model", "mofdiff/common", "mofdiff/data", "mofdiff/scripts/train.py", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "CellPLM", "github": "OmicsML/CellPLM", "set": "holdout130",
+     "commit": "b59ee7688b1bd2a745856a610248b46f15019a22",
+     "take": ["CellPLM"], "only": "*.py", "drop": []},
+    {"name": "Steerable-E3-GNN", "github": "RobDHess/Steerable-E3-GNN", "set": "holdout130",
+     "commit": "1b95898f6f18204b510ae127d7f38cd29f610f4d",
+     "take": ["main.py", "models", "nbody", "qm9", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "ExcelFormer", "github": "WhatAShot/ExcelFormer", "set": "holdout130",
+     "commit": "17f70526390e70390bb8c8ec3850697eb730f9cd",
+     "take": ["bin", "lib", "run_default_config_excel.py", "tune_fully_after_mix_tune.py", "tune_only_mix.py"], "only": "*.py", "drop": []},
+    {"name": "gemnet_pytorch", "github": "TUM-DAML/gemnet_pytorch", "set": "holdout130",
+     "commit": "a0164f74217155232d39c35f0bb2c016bd3f44da",
+     "take": ["gemnet", "train_seml.py", "fit_scaling.py", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "galerkin-transformer", "github": "scaomath/galerkin-transformer", "set": "holdout130",
+     "commit": "f9e7d6abc24e958b1165f48b22625c5bab688043",
+     "take": ["libs", "examples", "setup.py"], "only": "*.py", "drop": []},
+    {"name": "non-parametric-transformers", "github": "OATML/non-parametric-transformers", "set": "holdout130",
+     "commit": "a399360c4ac953eac3149692918df12fafee66e0",
+     "take": ["npt", "run.py"], "only": "*.py", "drop": []},
+    {"name": "bpnet-lite", "github": "jmschrei/bpnet-lite", "set": "holdout130",
+     "commit": "fa5bcf5eb48b5c5a0a7792ccf6974f0a65884731",
+     "take": ["bpnetlite", "setup.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
