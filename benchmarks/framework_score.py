@@ -6414,7 +6414,7 @@ CORPUS = [
     {"name": "resemble-enhance", "github": "resemble-ai/resemble-enhance", "set": "holdout129",
      "commit": "8e978149bfe8abab3eb77d965d579a111afdb0ff",
      "take": ["resemble_enhance", "setup.py"], "only": "*.py", "drop": ["resemble_enhance/enhancer/univnet/alias_free_torch"]},
-    # holdout130 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout130 (2026-11-28): entries below this line, before the holdout131 marker.
     # holdout130 set: scientific and tabular deep learning (weather, PDE operators, equivariant GNNs, materials,
     # single-cell, genomics, tabular), labelled by reading only before any linter run; corpus in /work/corpus_h130
     # (docs/framework_corpus_holdout130.md).
@@ -6445,6 +6445,10 @@ CORPUS = [
     {"name": "bpnet-lite", "github": "jmschrei/bpnet-lite", "set": "holdout130",
      "commit": "fa5bcf5eb48b5c5a0a7792ccf6974f0a65884731",
      "take": ["bpnetlite", "setup.py"], "only": "*.py", "drop": []},
+    # holdout131 (2026-11-28): entries below this line, before the holdout132 marker.
+    # holdout132 (2026-11-28): entries below this line, before the holdout133 marker.
+    # holdout133 (2026-11-28): entries below this line, before the holdout134 marker.
+    # holdout134 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -6674,7 +6678,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 131)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 135)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
