@@ -65,7 +65,7 @@ from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_r
                          assigned_values, interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "54"
+INDEX_VERSION = "55"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -140,7 +140,7 @@ _SYNCBN = "convert_sync_batchnorm"
 _NO_CALLS_BELOW = frozenset((*_DEFS_AND_CLASSES, ast.Name, ast.Constant))
 # Expressions whose body may run many times, or never, after the line that holds them: a
 # comprehension, and a lambda (``bwd_fn = lambda: o.backward(do)`` handed to a benchmark's loop)
-_AUTOGRAD_FUNCTION = frozenset(("torch.autograd.Function", "torch.autograd.function.Function"))
+AUTOGRAD_FUNCTION = frozenset(("torch.autograd.Function", "torch.autograd.function.Function"))
 _COMPREHENSIONS = frozenset((ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda))
 # Per node type, the fields that may hold nodes (segments.CHILD_FIELDS, read from the ASDL
 # signatures): the summary walks every expression of every module it reads.
@@ -1091,33 +1091,84 @@ def _literal(node) -> object:
 
 
 _OPPOSITE_GUARD = {"truthy": "falsy", "falsy": "truthy", "none": "notnone", "notnone": "none"}
+_OPPOSITE_COMPARISON = {"eq": "ne", "ne": "eq", "in": "notin", "notin": "in"}
+_COMPARISON_KIND = {ast.Eq: "eq", ast.NotEq: "ne", ast.In: "in", ast.NotIn: "notin"}
+
+
+def _compared_parameter(test: ast.Compare):
+    """``task == 'annotation'`` (also ``'annotation' == task``, ``!=``, ``mode in ('a', 'b')``,
+    ``not in``): (name, [kind, literal or list of literals]); None for any other comparison."""
+    if len(test.ops) != 1 or type(test.ops[0]) not in _COMPARISON_KIND:
+        return None
+    kind = _COMPARISON_KIND[type(test.ops[0])]
+    left, right = test.left, test.comparators[0]
+    if kind in ("eq", "ne") and type(left) is ast.Constant and type(right) is ast.Name:
+        left, right = right, left
+    if type(left) is not ast.Name:
+        return None
+    if kind in ("eq", "ne"):
+        value = _literal(right)
+        return None if value is _NO_VALUE else (left.id, [kind, value])
+    if type(right) not in (ast.Tuple, ast.List, ast.Set):
+        return None
+    values = [_literal(element) for element in right.elts]
+    return None if any(value is _NO_VALUE for value in values) else (left.id, [kind, values])
+
+
+def _parameter_test(test: ast.expr):
+    """(name, what the name must be for ``test`` to hold) of a test on one name: ``p``, ``not p``,
+    ``p is None``, ``p is not None``, ``p == 'lit'`` (``!=``, ``in``/``not in`` a display of
+    literals); None for any other test."""
+    negated = type(test) is ast.UnaryOp and type(test.op) is ast.Not
+    if negated:
+        test = test.operand
+    if type(test) is ast.Name:
+        return test.id, "falsy" if negated else "truthy"
+    if negated or type(test) is not ast.Compare:
+        return None
+    if (len(test.ops) == 1 and type(test.left) is ast.Name and type(test.comparators[0]) is ast.Constant
+            and test.comparators[0].value is None and type(test.ops[0]) in (ast.Is, ast.IsNot)):
+        return test.left.id, "none" if type(test.ops[0]) is ast.Is else "notnone"
+    return _compared_parameter(test)
+
+
+def _opposite_guard(wanted):
+    return _OPPOSITE_GUARD[wanted] if type(wanted) is str else [_OPPOSITE_COMPARISON[wanted[0]], wanted[1]]
 
 
 def _record_parameter_guard(stmt: ast.If, fn: dict) -> None:
-    """``if validation_dataset:`` (``if not p:``, ``if p is None:``, ``if p is not None:``) on a
-    parameter of the function: the lines of each branch and what the parameter must be there, as
-    [first, last, parameter, "truthy"|"falsy"|"none"|"notnone"] in ``fn["pguards"]``. A per-step
-    call that hands the parameter a literal the branch excludes does not run the calls in it
-    (flow-forecast's ``compute_loss(..., None)`` from the training loop, whose ``if
-    validation_dataset:`` calls the scaling helper of validation; step_bodies)."""
-    test, wanted = stmt.test, None
-    if type(test) is ast.UnaryOp and type(test.op) is ast.Not:
-        test, negated = test.operand, True
+    """``if validation_dataset:`` (``if not p:``, ``if p is None:``, ``if p is not None:``, ``if
+    task == 'annotation':`` and its ``elif`` chain, ``!=``, ``in``/``not in`` a display of literals)
+    on a parameter of the function: the lines of each branch and what the parameter must be there,
+    as [first, last, parameter, "truthy"|"falsy"|"none"|"notnone"|[kind, literal(s)]] in
+    ``fn["pguards"]``. Of ``if p and other:`` the body needs ``p`` (NPT's ``if eval_model and
+    self.use_auroc:``); of ``if p or other:`` the ``else`` needs ``not p``. A per-step call that
+    hands the parameter a literal the branch excludes does not run the calls in it (flow-forecast's
+    ``compute_loss(..., None)`` from the training loop, whose ``if validation_dataset:`` calls the
+    scaling helper of validation; CellPLM's ``downstream_eval('annotation', ...)``, whose denoising
+    branch never runs; step_bodies)."""
+    params = {p[0] for p in fn["params"]}
+    test = stmt.test
+    body = [stmt.body[0].lineno, stmt.body[-1].end_lineno or stmt.body[-1].lineno]
+    orelse = [stmt.orelse[0].lineno, stmt.orelse[-1].end_lineno or stmt.orelse[-1].lineno] if stmt.orelse else None
+    found = []
+    if type(test) is ast.BoolOp:
+        for value in test.values:
+            tested = _parameter_test(value)
+            if tested is None or tested[0] not in params:
+                continue
+            if type(test.op) is ast.And:
+                found.append(body + list(tested))
+            elif orelse is not None:
+                found.append(orelse + [tested[0], _opposite_guard(tested[1])])
     else:
-        negated = False
-    if type(test) is ast.Name:
-        name, wanted = test.id, "falsy" if negated else "truthy"
-    elif (not negated and type(test) is ast.Compare and len(test.ops) == 1 and type(test.left) is ast.Name
-          and type(test.comparators[0]) is ast.Constant and test.comparators[0].value is None
-          and type(test.ops[0]) in (ast.Is, ast.IsNot)):
-        name, wanted = test.left.id, "none" if type(test.ops[0]) is ast.Is else "notnone"
-    if wanted is None or not any(p[0] == name for p in fn["params"]):
-        return
-    guards = fn.setdefault("pguards", [])
-    guards.append([stmt.body[0].lineno, stmt.body[-1].end_lineno or stmt.body[-1].lineno, name, wanted])
-    if stmt.orelse:
-        guards.append([stmt.orelse[0].lineno, stmt.orelse[-1].end_lineno or stmt.orelse[-1].lineno, name,
-                       _OPPOSITE_GUARD[wanted]])
+        tested = _parameter_test(test)
+        if tested is not None and tested[0] in params:
+            found.append(body + list(tested))
+            if orelse is not None:
+                found.append(orelse + [tested[0], _opposite_guard(tested[1])])
+    if found:
+        fn.setdefault("pguards", []).extend(found)
 
 
 def _process_method_handed_up(init) -> List[str]:
@@ -1506,7 +1557,7 @@ class Module:
         # segment: no step of its own; the lead's reading R20), and a ``test_*`` function, which a
         # test runner calls once (pytest's convention; test files get no finding at all).
         autograd = {q for q in self.based_classes
-                    if any(self.resolve(base) in _AUTOGRAD_FUNCTION for base in data["classes"][q]["bases"])}
+                    if any(self.resolve(base) in AUTOGRAD_FUNCTION for base in data["classes"][q]["bases"])}
         self.backward_functions = [q for q, record in data["functions"].items()
                                    if record["backward"] and not record.get("drives") and q != "<module>"
                                    and q.rpartition(".")[0] not in autograd

@@ -22,7 +22,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from .argument_places import HOST_KEY, UNKNOWN_KEY, passed_host, passed_host_values
 from .names import canonical
-from .project_index import INSTANCE_KEY, Module, Project, content_digest, project_for, summarize
+from .project_index import AUTOGRAD_FUNCTION, INSTANCE_KEY, Module, Project, content_digest, project_for, summarize
 from .inference_calls import (EVALUATION_BRANCH, LIGHTNING_EVALUATION_STEPS, chain_level, chain_state, names_training,
                               runs_inference)
 from .run_once import RunOnce, module_call_sites
@@ -930,7 +930,12 @@ class StepBodies:
         # callee's branches may test them: flow-forecast's ``multi_crit(..., valid)``)
         tested = sorted({guard[2] for guard in record.get("pguards", ()) if guard[2] in args}
                         | {handed[0] for handed in record.get("argp", ()) if handed[0] in args})
-        return tuple((name, args[name] is None, bool(args[name])) for name in tested) or None
+        # a parameter compared with literals (``task == 'annotation'``), or handed on to a callee
+        # that may compare it, makes a walk per value; one only tested for truth, per truth
+        valued = {guard[2] for guard in record.get("pguards", ()) if type(guard[3]) is not str} | {
+            handed[0] for handed in record.get("argp", ())}
+        return tuple((name, args[name] is None, bool(args[name]), args[name] if name in valued else None)
+                     for name in tested) or None
 
     def _call_values(self, function: Key, ref: list, constants, handed: Optional[dict] = None) -> Optional[dict]:
         """The literal arguments a call hands ``function``, by parameter, with ``handed`` (the
@@ -1001,6 +1006,19 @@ class StepBodies:
         found = self._call_instance(self._class_of(self.module, dotted), method)
         module = self._loaded.get(found[0][0]) if found is not None else None
         return module.functions.get(found[0][1]) if module is not None else None
+
+    def is_autograd_function(self, dotted: str) -> bool:
+        """Is ``dotted``, as the linted file names it, a project class deriving from
+        ``torch.autograd.Function`` (V-JEPA's ``AllReduce``)? Its ``apply(...)`` gives tensors."""
+        cls = self._class_of(self.module, dotted)
+        if cls is None:
+            return False
+        for path, qual in self.mro(cls)[0]:
+            module = self._loaded.get(path)
+            record = module.classes.get(qual) if module is not None else None
+            if record is not None and any(module.resolve(base) in AUTOGRAD_FUNCTION for base in record["bases"]):
+                return True
+        return False
 
     def chain(self, qualname: str) -> Optional[Chain]:
         return self.bodies.get(qualname)
@@ -1100,6 +1118,16 @@ def _literal_values(record: dict, ref: list, constants: dict) -> Dict[str, objec
 
 _GUARD_HOLDS = {"truthy": bool, "falsy": lambda value: not value, "none": lambda value: value is None,
                 "notnone": lambda value: value is not None}
+_COMPARISON_HOLDS = {"eq": lambda value, literal: value == literal, "ne": lambda value, literal: value != literal,
+                     "in": lambda value, literals: value in literals,
+                     "notin": lambda value, literals: value not in literals}
+
+
+def _guard_holds(wanted, value) -> bool:
+    """Does a literal ``value`` of the parameter take the branch a guard (``pguards``) stands for?"""
+    if type(wanted) is str:
+        return _GUARD_HOLDS[wanted](value)
+    return _COMPARISON_HOLDS[wanted[0]](value, wanted[1])
 
 
 def _handed_on(record: dict, args: Optional[dict]) -> Dict[int, Dict[str, object]]:
@@ -1120,7 +1148,7 @@ def _closed_branches(record: dict, args: Optional[dict]) -> List[Tuple[int, int]
     if not args:
         return []
     return [(first, last) for first, last, name, wanted in record.get("pguards", ())
-            if name in args and not _GUARD_HOLDS[wanted](args[name])]
+            if name in args and not _guard_holds(wanted, args[name])]
 
 
 def _steps_env(record: dict) -> bool:

@@ -26,7 +26,7 @@ from .tree import descendants
 from .cpu_attributes import cpu_tensor_attributes
 from .metric_states import tensor_states
 from .return_kinds import ReturnKinds, at_call
-from .syntax import (device_kind, has_double_splat, is_loss_collection_name, is_loss_function_name,
+from .syntax import (device_kind, dotted_name, has_double_splat, is_loss_collection_name, is_loss_function_name,
                      keyword, last_identifier, positional,
                      string_value)
 # The kinds (value_kinds.py), named here too: the rules read them as ``value_flow.DEVICE``.
@@ -892,6 +892,11 @@ class ValueFlow:
             # ``tokenizer(text, return_tensors="pt")``: Hugging Face tokenizers and processors make
             # their tensors on the host; they are there until moved (XRec, holdout82; R47.2)
             return CPU_TENSOR
+        if isinstance(func, cst.Attribute) and func.attr.value == "apply" and self._is_autograd_function(func.value):
+            # ``AllReduce.apply(x)`` of a project ``torch.autograd.Function``, defined here or
+            # imported: a tensor, where the tensors it is given are (V-JEPA's ``float(AllReduce.apply(
+            # ...))``, holdout127)
+            return self._follow_tensor_args(call, env, depth)
         qual = ctx.qualname(func)
         if qual is not None:
             if qual.startswith(_ARRAY_LIBRARIES):
@@ -1055,6 +1060,11 @@ class ValueFlow:
         if tensors and all(k in HOST_TENSORS for k in tensors) and all(k in HOST for k in kinds):
             return CPU_TENSOR
         return DEVICE
+
+    def _is_autograd_function(self, receiver) -> bool:
+        dotted = dotted_name(receiver)
+        bodies = getattr(self.ctx.facts, "step_bodies", None)
+        return dotted is not None and bodies is not None and bodies.is_autograd_function(dotted)
 
     def _method_kind(self, call: cst.Call, name: str, receiver, env, depth: int) -> str:
         if name in ("item", "tolist") or name in _STRING_METHODS:

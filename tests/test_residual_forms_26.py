@@ -1,0 +1,172 @@
+"""Forms of round twenty-two (holdout127-130) the engine got wrong (2026-11-28, the twenty-sixth
+session): each with its flagged and silent twins, whole diagnostics."""
+
+
+from _diagnostics import SYNC_TEMPLATE as SYNC, found as _found
+
+
+TASK_DISPATCH = """\
+import torch
+
+
+def annotation_eval(pred, true):
+    return (pred.argmax(1) == true).float().mean()
+
+
+def denoising_eval(pred, true):
+    nz = torch.nonzero(true)
+    return pred[nz].mean().item()
+
+
+def imputation_eval(pred, true):
+    return (pred - true).abs().mean().item()
+
+
+def downstream_eval(task, pred, true):
+    if task == 'annotation':
+        return annotation_eval(pred, true)
+    elif task == 'denoising':
+        return denoising_eval(pred, true)
+    elif task in ('imputation', 'completion'):
+        return imputation_eval(pred, true)
+    else:
+        raise NotImplementedError(task)
+
+
+def train(model, loader, opt):
+    for x, y in loader:
+        out = model(x.cuda())
+        loss = torch.nn.functional.cross_entropy(out, y.cuda())
+        loss.backward()
+        opt.step()
+        scores = downstream_eval('annotation', out, y.cuda())
+"""
+
+NONZERO = SYNC.format(what="`.nonzero()`")
+ITEM = SYNC.format(what="`.item()`")
+
+
+def test_a_call_in_a_branch_a_compared_literal_closes_is_not_per_step():
+    """CellPLM's ``downstream_eval('annotation', ...)`` every step: the dispatcher's ``elif task ==
+    'denoising':`` and ``elif task in (...)`` branches never run from that call (R40 read for
+    ``==``, ``!=``, ``in`` and ``not in`` a display of literals), so the evaluation helpers there
+    are not per step. Handed the other literals, their syncs are."""
+    assert _found(TASK_DISPATCH) == []
+    denoising = TASK_DISPATCH.replace("downstream_eval('annotation'", "downstream_eval('denoising'")
+    assert _found(denoising) == [
+        ("TPL102", 9, 9, NONZERO + " (called every step from train.py:34 via downstream_eval)"),
+        ("TPL102", 10, 11, ITEM + " (called every step from train.py:34 via downstream_eval)")]
+    completion = TASK_DISPATCH.replace("downstream_eval('annotation'", "downstream_eval('completion'")
+    assert _found(completion) == [
+        ("TPL102", 14, 11, ITEM + " (called every step from train.py:34 via downstream_eval)")]
+
+
+def test_two_per_step_calls_with_different_literals_walk_both_branches():
+    """A dispatcher called every step with two literals is walked once for each: the branch of
+    the second literal runs every step, the others do not."""
+    both = TASK_DISPATCH.replace(
+        "        scores = downstream_eval('annotation', out, y.cuda())\n",
+        "        scores = downstream_eval('annotation', out, y.cuda())\n"
+        "        other = downstream_eval('imputation', out, y.cuda())\n")
+    assert _found(both) == [
+        ("TPL102", 14, 11, ITEM + " (called every step from train.py:35 via downstream_eval)")]
+
+
+def test_an_unequal_comparison_and_a_handed_on_task_close_the_same_way():
+    """``if task != 'annotation':`` closes its body for the literal 'annotation'; a wrapper that
+    hands its own ``task`` on as it is carries the literal down (the index's ``argp``)."""
+    unequal = TASK_DISPATCH.replace("    if task == 'annotation':\n        return annotation_eval(pred, true)\n    elif",
+                                    "    if task != 'annotation':\n        return denoising_eval(pred, true)\n    elif")
+    assert _found(unequal) == []
+    wrapped = TASK_DISPATCH.replace(
+        "def train(", "def evaluate(task, pred, true):\n    return downstream_eval(task, pred, true)\n\n\ndef train(").replace(
+        "scores = downstream_eval('annotation'", "scores = evaluate('annotation'")
+    assert _found(wrapped) == []
+    assert _found(wrapped.replace("evaluate('annotation'", "evaluate('denoising'")) == [
+        ("TPL102", 9, 9, NONZERO + " (called every step from train.py:38 via evaluate \u2192 downstream_eval)"),
+        ("TPL102", 10, 11, ITEM + " (called every step from train.py:38 via evaluate \u2192 downstream_eval)")]
+
+
+def test_a_task_the_call_does_not_hand_as_a_literal_leaves_every_branch_open():
+    """A task read from a config is no literal: every branch may run, each helper's sync is per step."""
+    configured = TASK_DISPATCH.replace("def train(model, loader, opt):", "def train(model, loader, opt, task):").replace(
+        "downstream_eval('annotation'", "downstream_eval(task")
+    assert _found(configured) == [
+        ("TPL102", 9, 9, NONZERO + " (called every step from train.py:34 via downstream_eval)"),
+        ("TPL102", 10, 11, ITEM + " (called every step from train.py:34 via downstream_eval)"),
+        ("TPL102", 14, 11, ITEM + " (called every step from train.py:34 via downstream_eval)")]
+
+
+ALL_REDUCED = """\
+import torch
+
+
+class AllReduce(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+def train(model, loader, optimizer):
+    for clips in loader:
+        clips = clips.cuda(non_blocking=True)
+        loss = model(clips)
+        loss.backward()
+        optimizer.step()
+        input_var = float(AllReduce.apply(clips.var(dim=1).mean(dim=0)))
+"""
+
+
+def test_the_apply_of_an_autograd_function_of_the_file_is_a_tensor():
+    """V-JEPA's ``float(AllReduce.apply(...))`` of a device value every step: the Function's
+    ``apply`` gives a tensor where its inputs are; of a loader batch not yet moved it stays silent."""
+    assert _found(ALL_REDUCED) == [("TPL102", 20, 20, SYNC.format(what="`float()` of a tensor"))]
+    assert _found(ALL_REDUCED.replace("        clips = clips.cuda(non_blocking=True)\n", "")) == []
+
+
+FINALIZE = """\
+import torch
+
+
+def compute_auroc(scores, true):
+    if torch.sum(true) == 0:
+        return 0.5
+    return scores.mean()
+
+
+def finalize(losses, scores, true, eval_model, use_auroc):
+    if eval_model and use_auroc:
+        losses['auroc'] = compute_auroc(scores, true)
+    return losses
+
+
+def train(model, loader, opt, use_auroc):
+    for x, y in loader:
+        out = model(x.cuda())
+        loss = out.mean()
+        loss.backward()
+        opt.step()
+        finalize({}, out, y.cuda(), False, use_auroc)
+"""
+
+
+def test_a_conjunction_closes_its_body_by_any_parameter_it_needs():
+    """NPT's ``if eval_model and self.use_auroc:`` with the training call handing ``eval_model=False``:
+    the body needs ``eval_model``, so the AUROC helper never runs from training. Handed True (or
+    the test an ``or``), the helper's truth test is per step."""
+    assert _found(FINALIZE) == []
+    truth = SYNC.format(what="testing a tensor's truth") + " (called every step from train.py:22 via finalize)"
+    assert _found(FINALIZE.replace("y.cuda(), False, use_auroc)", "y.cuda(), True, use_auroc)")) == [
+        ("TPL102", 5, 7, truth)]
+    assert _found(FINALIZE.replace("if eval_model and use_auroc:", "if eval_model or use_auroc:")) == [
+        ("TPL102", 5, 7, truth)]
+    # of an ``or``, the ``else`` needs every disjunct false
+    disjunction = FINALIZE.replace(
+        "    if eval_model and use_auroc:\n        losses['auroc'] = compute_auroc(scores, true)\n",
+        "    if eval_model or use_auroc:\n        pass\n    else:\n        losses['auroc'] = compute_auroc(scores, true)\n")
+    assert _found(disjunction.replace("y.cuda(), False, use_auroc)", "y.cuda(), True, use_auroc)")) == []
+    assert _found(disjunction) == [("TPL102", 5, 7, truth.replace("train.py:22", "train.py:24"))]
