@@ -2,7 +2,7 @@
 session): each with its flagged and silent twins, whole diagnostics."""
 
 
-from _diagnostics import SYNC_TEMPLATE as SYNC, found as _found
+from _diagnostics import CPU_CREATION_TEMPLATE, SYNC_TEMPLATE as SYNC, found as _found, rule_diagnostics
 
 
 TASK_DISPATCH = """\
@@ -170,3 +170,45 @@ def test_a_conjunction_closes_its_body_by_any_parameter_it_needs():
         "    if eval_model or use_auroc:\n        pass\n    else:\n        losses['auroc'] = compute_auroc(scores, true)\n")
     assert _found(disjunction.replace("y.cuda(), False, use_auroc)", "y.cuda(), True, use_auroc)")) == []
     assert _found(disjunction) == [("TPL102", 5, 7, truth.replace("train.py:22", "train.py:24"))]
+
+
+LEGACY_LONG = ("tensor is created on the CPU by the legacy constructor `torch.LongTensor(...)` and then copied "
+               "to the device; create it there with `torch.tensor(..., dtype=torch.int64, device=...)`")
+
+
+def test_lists_written_in_the_source_joined_are_literal_data():
+    """Loss-Gated-Learning's ``torch.LongTensor([1]*loader.batch_size+[0]*loader.batch_size).cuda()``
+    (holdout129): repeated list displays joined by ``+`` are data written in the source, as one
+    repeated display is (rules.md TPL101); ``torch.tensor``'s fix stays safe. Joined with a list of
+    the host, the data starts there: silent."""
+    source = """
+        import torch
+        def labels(loader, other):
+            aat = torch.LongTensor([1] * loader.batch_size + [0] * loader.batch_size).cuda()
+            mask = torch.tensor([1.0] * 4 + [0.0] * 4).cuda()
+            mixed = torch.tensor([1] * 4 + other).cuda()
+            return aat, mask, mixed
+        """
+    assert rule_diagnostics(source, "TPL101") == [
+        (4, 10, LEGACY_LONG, None, None),
+        (5, 11, CPU_CREATION_TEMPLATE.format(factory="tensor"), "safe", 'create the tensor with device="cuda"'),
+    ]
+
+
+def test_the_fix_of_joined_literal_lists_gives_the_same_tensor():
+    """The safe fix applied, parsed, applied again (no change), and run on the CPU: the same tensor."""
+    import ast
+
+    import torch
+
+    from torchperf_lint.engine import fix_source
+
+    source = "import torch\ndef make(n, device):\n    return torch.tensor([1.0] * n + [0.0] * n).to(device)\n"
+    result, count = fix_source(source, codes=["TPL101"])
+    ast.parse(result)
+    assert count == 1 and "torch.tensor([1.0] * n + [0.0] * n, device=device)" in result
+    assert fix_source(result, codes=["TPL101"]) == (result, 0)
+    made, original = {}, {}
+    exec(compile(result, "<fixed>", "exec"), made)
+    exec(compile(source, "<original>", "exec"), original)
+    assert torch.equal(made["make"](3, "cpu"), original["make"](3, "cpu"))

@@ -180,6 +180,10 @@ class CpuThenDevice(Rule):
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
             # ``[sos] * n``: a list written in the source, repeated (StyleTTS2's ASR decoder)
             return any(isinstance(side, (cst.List, cst.Tuple)) for side in (expr.left, expr.right))
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+            # ``[1] * n + [0] * n``: lists written in the source, joined (Loss-Gated-Learning's AAT
+            # labels, holdout129)
+            return self._is_literal_data(expr.left) and self._is_literal_data(expr.right)
         if isinstance(expr, cst.Call):
             args = expr.args
             return (isinstance(expr.func, cst.Name) and expr.func.value == "float" and self.ctx.is_builtin("float")
@@ -889,6 +893,8 @@ def _is_literal_data_ast(expr) -> bool:
         return _is_literal_data_ast(expr.operand)
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):  # ``[sos] * n``
         return any(isinstance(side, (ast.List, ast.Tuple)) for side in (expr.left, expr.right))
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):  # ``[1] * n + [0] * n``
+        return _is_literal_data_ast(expr.left) and _is_literal_data_ast(expr.right)
     if isinstance(expr, ast.Call):  # ``float("-inf")``
         return (isinstance(expr.func, ast.Name) and expr.func.id == "float" and len(expr.args) == 1
                 and isinstance(expr.args[0], ast.Constant) and isinstance(expr.args[0].value, str))
