@@ -6448,6 +6448,28 @@ CORPUS = [
     # holdout131 (2026-11-28): entries below this line, before the holdout132 marker.
     # holdout132 (2026-11-28): entries below this line, before the holdout133 marker.
     # holdout133 (2026-11-28): entries below this line, before the holdout134 marker.
+    # holdout133 set: Lightning projects in medical imaging, anomaly detection, video, 3D point clouds and pathology,
+    # labelled by reading only before any linter run; corpus in /work/corpus_h133 (docs/framework_corpus_holdout133.md).
+    {"name": "tiramisu-brulee", "github": "jcreinhold/tiramisu-brulee", "set": "holdout133",
+     "commit": "e3c709b23e62b43c87069c0f0b5cb60792d01e39",
+     "take": ["tiramisu_brulee", "setup.py"],
+     "only": "*.py", "drop": []},
+    {"name": "MaskPLS", "github": "PRBonn/MaskPLS", "set": "holdout133",
+     "commit": "84881ba83f2f2e846cbded677544993d0c8ecd76",
+     "take": ["mask_pls", "setup.py"],
+     "only": "*.py", "drop": []},
+    {"name": "segcontrast", "github": "PRBonn/segcontrast", "set": "holdout133",
+     "commit": "5b8b62983291b944a833c8e72a9b1974b0d60d39",
+     "take": ["contrastive_train.py", "downstream_train.py", "data_utils", "losses", "models", "pcd_utils", "trainer", "utils.py"],
+     "only": "*.py", "drop": []},
+    {"name": "C1-Action-Recognition-TSN-TRN-TSM", "github": "epic-kitchens/C1-Action-Recognition-TSN-TRN-TSM", "set": "holdout133",
+     "commit": "e8e1a791944305c33adef09a966c51c0dfef0d38",
+     "take": ["src"],
+     "only": "*.py", "drop": []},
+    {"name": "patched-Diffusion-Models-UAD", "github": "FinnBehrendt/patched-Diffusion-Models-UAD", "set": "holdout133",
+     "commit": "da14cd0bd894ef7766a35d4ba32bee67e7c354c3",
+     "take": ["run.py", "src"],
+     "only": "*.py", "drop": ["src/models/LDM", "src/utils/LDM.py", "src/utils/taming.py"]},
     # holdout134 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
