@@ -6470,6 +6470,22 @@ CORPUS = [
      "commit": "da14cd0bd894ef7766a35d4ba32bee67e7c354c3",
      "take": ["run.py", "src"],
      "only": "*.py", "drop": ["src/models/LDM", "src/utils/LDM.py", "src/utils/taming.py"]},
+    {"name": "eva", "github": "kaiko-ai/eva", "set": "holdout133",
+     "commit": "73b61a797bfda8daf232f6abea2bc87ac614589c",
+     "take": ["src/eva/__init__.py", "src/eva/core/__init__.py", "src/eva/core/models", "src/eva/core/callbacks", "src/eva/core/metrics", "src/eva/core/losses", "src/eva/core/utils", "src/eva/core/trainers", "src/eva/vision/__init__.py", "src/eva/vision/models/__init__.py", "src/eva/vision/models/modules", "src/eva/vision/callbacks", "src/eva/vision/losses"],
+     "only": "*.py", "drop": []},
+    {"name": "ml4floods", "github": "spaceml-org/ml4floods", "set": "holdout133",
+     "commit": "e37b1a5336655244c2818e7d4a80cb7ada90e34a",
+     "take": ["ml4floods/__init__.py", "ml4floods/models/__init__.py", "ml4floods/models/architectures", "ml4floods/models/config_setup.py", "ml4floods/models/configurations/__init__.py", "ml4floods/models/dataset_setup.py", "ml4floods/models/model_setup.py", "ml4floods/models/postprocess.py", "ml4floods/models/utils", "ml4floods/models/worldfloods_model.py", "ml4floods/data/__init__.py", "ml4floods/data/worldfloods/__init__.py", "ml4floods/data/worldfloods/lightning.py", "ml4floods/data/worldfloods/dataset.py", "scripts/train.py", "setup.py"],
+     "only": "*.py", "drop": []},
+    {"name": "FLAIR-2-AI-Challenge", "github": "IGNF/FLAIR-2-AI-Challenge", "set": "holdout133",
+     "commit": "a7308822c359fcec1b8a75e79acab3bd5aaaca7b",
+     "take": ["main.py", "src"],
+     "only": "*.py", "drop": []},
+    {"name": "spacetimeformer", "github": "QData/spacetimeformer", "set": "holdout133",
+     "commit": "bcf953fdac56f6c174041f86ecaecc8c010710e3",
+     "take": ["setup.py", "spacetimeformer/__init__.py", "spacetimeformer/callbacks.py", "spacetimeformer/data/__init__.py", "spacetimeformer/data/cont_copy_task.py", "spacetimeformer/data/copy_task.py", "spacetimeformer/data/csv_dataset.py", "spacetimeformer/data/datamodule.py", "spacetimeformer/data/image_completion/__init__.py", "spacetimeformer/data/image_completion/cifar.py", "spacetimeformer/data/image_completion/mnist.py", "spacetimeformer/data/m4.py", "spacetimeformer/data/metr_la/__init__.py", "spacetimeformer/data/metr_la/metr_la.py", "spacetimeformer/data/metro.py", "spacetimeformer/data/monash/__init__.py", "spacetimeformer/data/monash/monash_dloader.py", "spacetimeformer/data/pems_bay/__init__.py", "spacetimeformer/data/precip/__init__.py", "spacetimeformer/data/precip/geo_data.py", "spacetimeformer/data/synthetic/__init__.py", "spacetimeformer/data/synthetic/synthetic.py", "spacetimeformer/data/timefeatures.py", "spacetimeformer/data/wiki.py", "spacetimeformer/eval_stats.py", "spacetimeformer/forecaster.py", "spacetimeformer/heuristic_model", "spacetimeformer/linear_model", "spacetimeformer/lr_scheduler", "spacetimeformer/lstm_model", "spacetimeformer/lstnet_model", "spacetimeformer/mtgnn_model", "spacetimeformer/plot.py", "spacetimeformer/revin.py", "spacetimeformer/s4_model/__init__.py", "spacetimeformer/s4_model/s4_model.py", "spacetimeformer/spacetimeformer_model", "spacetimeformer/time2vec.py", "spacetimeformer/train.py"],
+     "only": "*.py", "drop": []},
     # holdout134 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
