@@ -212,3 +212,51 @@ def test_the_fix_of_joined_literal_lists_gives_the_same_tensor():
     exec(compile(result, "<fixed>", "exec"), made)
     exec(compile(source, "<original>", "exec"), original)
     assert torch.equal(made["make"](3, "cpu"), original["make"](3, "cpu"))
+
+
+def test_a_splat_keeps_the_literals_the_call_passes_but_no_default():
+    """CellPLM's ``downstream_eval('annotation', out_dict['pred'], out_dict['label'], **self.eval_dict)``:
+    a ``**`` splat cannot pass ``task`` again (Python rejects a second value), so the literal closes
+    the other branches as before; a parameter the call leaves to its default may come from the
+    splat, so a default closes nothing."""
+    splat = TASK_DISPATCH.replace("def train(model, loader, opt):", "def train(model, loader, opt, opts):").replace(
+        "downstream_eval('annotation', out, y.cuda())", "downstream_eval('annotation', out, y.cuda(), **opts)")
+    assert _found(splat) == []
+    defaulted = splat.replace("def downstream_eval(task, pred, true):", "def downstream_eval(pred, true, task='annotation'):"
+                              ).replace("downstream_eval('annotation', out, y.cuda(), **opts)",
+                                        "downstream_eval(out, y.cuda(), **opts)")
+    assert _found(defaulted) == [
+        ("TPL102", 9, 9, NONZERO + " (called every step from train.py:34 via downstream_eval)"),
+        ("TPL102", 10, 11, ITEM + " (called every step from train.py:34 via downstream_eval)"),
+        ("TPL102", 14, 11, ITEM + " (called every step from train.py:34 via downstream_eval)")]
+    assert _found(defaulted.replace(", **opts)", ")")) == []
+
+
+ANNOTATED = """\
+import torch
+
+
+def loss_fn(true, preds, mask: torch.Tensor):
+    return (mask * (true - preds)).square().sum() / max(mask.sum(), 1)
+
+
+def train(model, loader, opt, make_mask):
+    for x, y in loader:
+        preds = model(x.cuda())
+        loss = loss_fn(y.cuda(), preds, make_mask(y))
+        loss.backward()
+        opt.step()
+"""
+
+
+def test_a_parameter_annotated_as_a_tensor_is_one_where_the_callers_do_not_say():
+    """spacetimeformer's ``loss_fn(self, true, preds, mask: torch.Tensor)`` divides by ``max(mask.sum(),
+    1)`` every step (holdout133): the mask comes from a call the project cannot place, and the
+    annotation says it is a tensor, so possibly on the device. Unannotated it stays unknown
+    (silent); handed a loader batch not yet moved, it is on the host (silent)."""
+    maximum = SYNC.format(what="builtin `max()` of tensors") + " (called every step from train.py:11)"
+    assert _found(ANNOTATED) == [("TPL102", 5, 52, maximum)]
+    assert _found(ANNOTATED.replace("mask: torch.Tensor", "mask")) == []
+    assert _found(ANNOTATED.replace("make_mask(y))", "y)")) == []
+    assert _found(ANNOTATED.replace("import torch\n", "import torch\nfrom torch import Tensor\n").replace(
+        "mask: torch.Tensor", "mask: Tensor")) == [("TPL102", 6, 52, maximum.replace("train.py:11", "train.py:12"))]

@@ -946,11 +946,13 @@ class StepBodies:
         if record is None or not (record.get("pguards") or record.get("argp")):
             return None
         constants = dict(constants)
-        if "*" in constants:
-            return None
+        # A splat (``**self.eval_dict``, ``*rest``) may fill any parameter the call leaves out, so
+        # no default stands; what the call passes as a literal stays (Python rejects a second value
+        # for it: CellPLM's ``downstream_eval('annotation', ..., **self.eval_dict)``)
+        splats = constants.pop("*", False)
         for key, value in (handed or {}).items():
             constants[key] = value
-        return _literal_values(record, ref, constants)
+        return _literal_values(record, ref, constants, defaults=not splats)
 
     def per_step_arguments(self, qualname: str) -> Optional[List[Dict[str, object]]]:
         """The literal arguments of every per-step call of a step body of the linted file, by
@@ -1097,9 +1099,10 @@ class StepBodies:
         return bool(callers) and all(record["syncbn"] for record in callers)
 
 
-def _literal_values(record: dict, ref: list, constants: dict) -> Dict[str, object]:
+def _literal_values(record: dict, ref: list, constants: dict, defaults: bool = True) -> Dict[str, object]:
     """The literal value of each parameter of ``record`` that a call (``constants``, the index's
-    record of its arguments) hands it, or leaves at its literal default."""
+    record of its arguments) hands it, or leaves at its literal default (not with ``defaults``
+    False: a call that splats may fill it)."""
     params = record.get("params", [])
     if params and params[0][0] in ("self", "cls") and ref[0] != "name":
         params = params[1:]  # a method called on an object or class: ``self`` is not passed
@@ -1111,7 +1114,7 @@ def _literal_values(record: dict, ref: list, constants: dict) -> Dict[str, objec
             values[name] = constants[name]
         elif any(f"{mark}{key}" in constants for mark in (HOST_KEY, UNKNOWN_KEY) for key in (str(index), name)):
             continue  # passed, but not a literal
-        elif not isinstance(default, dict):
+        elif defaults and not isinstance(default, dict):
             values[name] = default  # not passed: its literal default
     return values
 
