@@ -231,32 +231,3 @@ def test_a_splat_keeps_the_literals_the_call_passes_but_no_default():
         ("TPL102", 14, 11, ITEM + " (called every step from train.py:34 via downstream_eval)")]
     assert _found(defaulted.replace(", **opts)", ")")) == []
 
-
-ANNOTATED = """\
-import torch
-
-
-def loss_fn(true, preds, mask: torch.Tensor):
-    return (mask * (true - preds)).square().sum() / max(mask.sum(), 1)
-
-
-def train(model, loader, opt, make_mask):
-    for x, y in loader:
-        preds = model(x.cuda())
-        loss = loss_fn(y.cuda(), preds, make_mask(y))
-        loss.backward()
-        opt.step()
-"""
-
-
-def test_a_parameter_annotated_as_a_tensor_is_one_where_the_callers_do_not_say():
-    """spacetimeformer's ``loss_fn(self, true, preds, mask: torch.Tensor)`` divides by ``max(mask.sum(),
-    1)`` every step (holdout133): the mask comes from a call the project cannot place, and the
-    annotation says it is a tensor, so possibly on the device. Unannotated it stays unknown
-    (silent); handed a loader batch not yet moved, it is on the host (silent)."""
-    maximum = SYNC.format(what="builtin `max()` of tensors") + " (called every step from train.py:11)"
-    assert _found(ANNOTATED) == [("TPL102", 5, 52, maximum)]
-    assert _found(ANNOTATED.replace("mask: torch.Tensor", "mask")) == []
-    assert _found(ANNOTATED.replace("make_mask(y))", "y)")) == []
-    assert _found(ANNOTATED.replace("import torch\n", "import torch\nfrom torch import Tensor\n").replace(
-        "mask: torch.Tensor", "mask: Tensor")) == [("TPL102", 6, 52, maximum.replace("train.py:11", "train.py:12"))]

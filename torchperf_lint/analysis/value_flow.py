@@ -265,7 +265,7 @@ class ValueFlow:
         while frame is not None:
             binding = frame.values.get(expr.value)
             if binding is not None:
-                if binding.source in ("passed", "passed tensor"):  # a helper handed the step's batch (return_kinds)
+                if binding.source == "passed":  # a helper handed the step's batch (return_kinds)
                     returns = self.return_kinds()
                     return returns is not None and returns.passed_kind(binding.extra, binding.name) == MOVED_BATCH
                 return binding.source == "device"
@@ -277,12 +277,6 @@ class ValueFlow:
         they are, read with what project callees return, is asked of return_kinds when a rule asks
         about the parameter (``"passed"`` in _evaluate)."""
         self._add(name, "passed", qualname)
-
-    def bind_passed_tensor(self, name: str, qualname: str) -> None:
-        """A passed parameter annotated ``torch.Tensor`` (``mask: torch.Tensor``): what the callers'
-        arguments are when return_kinds can tell, else a tensor of unknown place, which counts as
-        possibly on the device (rules.md "Where a value lives")."""
-        self._add(name, "passed tensor", qualname)
 
     def bind_target(self, target: cst.CSTNode, value: Optional[cst.BaseExpression], shape_source=None) -> None:
         """``target = value`` (``shape_source``: ("element", iterable) for a ``for`` target)."""
@@ -501,10 +495,6 @@ class ValueFlow:
             returns = self.return_kinds()
             passed = returns.passed_kind(extra, binding.name) if returns is not None else UNKNOWN
             return passed if passed in (PYTHON, NUMPY, CPU_TENSOR, DEVICE) else UNKNOWN
-        if source == "passed tensor":
-            returns = self.return_kinds()
-            passed = returns.passed_kind(extra, binding.name) if returns is not None else UNKNOWN
-            return passed if passed in (PYTHON, NUMPY, CPU_TENSOR, DEVICE) else DEVICE
         if source == "moved":
             # every item stored again (_every_item_moved): on the device if what was stored is
             # there, else as the container was

@@ -1182,21 +1182,11 @@ class Walker:
                 self.ctx.values.bind_host(param.name.value)
             elif param.name.value in values:
                 self.ctx.values.bind_host_batch(param.name.value)
-            elif passed and self._annotated_tensor(param):
-                # ``mask: torch.Tensor``: a tensor, where the callers' arguments say, else possibly
-                # on the device (spacetimeformer's ``loss_fn``, holdout133)
-                self.ctx.values.bind_passed_tensor(param.name.value, qualname)
             elif passed:
                 self.ctx.values.bind_passed(param.name.value, qualname)
         for star, key in ((params.star_arg, "*"), (params.star_kwarg, "**")):
             if isinstance(star, cst.Param) and key in host:
                 self.ctx.values.bind_host(star.name.value)
-
-    def _annotated_tensor(self, param: cst.Param) -> bool:
-        """Is the parameter annotated ``torch.Tensor`` (or ``Tensor`` imported from torch)?"""
-        annotation = param.annotation
-        return annotation is not None and isinstance(annotation.annotation, (cst.Name, cst.Attribute)) and (
-            self.ctx.qualname(annotation.annotation) == "torch.Tensor")
 
     # ---- bindings and value kinds ----------------------------------------------------------------
     def _track_values(self, node: cst.CSTNode) -> None:
