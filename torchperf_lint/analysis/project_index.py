@@ -65,7 +65,7 @@ from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_r
                          assigned_values, interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "55"
+INDEX_VERSION = "56"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -750,6 +750,15 @@ class _Summariser:
             if made is not None:
                 fn["locals"][stmt.target.id] = made
             return
+        if isinstance(stmt, ast.Assign) and type(stmt.value) is ast.IfExp:
+            # ``balancer = Balancer(weights) if hasattr(config, "balancer") else None`` (encodec,
+            # holdout129): an instance of the one class the branches build, or nothing
+            made = _defaulted_class(stmt.value)
+            if made is not None:
+                for target in stmt.targets:
+                    for name in bound_names(target):
+                        fn["locals"][name] = made
+            return
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
             handed = {a.id for a in stmt.value.args if type(a) is ast.Name and a.id in fn["locals"]}
             if handed and not _is_class_name(dotted_name_ast(stmt.value.func)) and any(
@@ -1283,7 +1292,7 @@ def _instance_arguments(call: ast.Call, instances: Dict[str, str], out: dict) ->
     """Arguments that are names bound to an instance of a project class (``model =
     inbatch.InBatch(opt)`` then ``train(opt, model)``): {"inst:1": "inbatch.InBatch"} beside the
     argument's place, so the step-body walk can resolve ``model(...)`` in ``train`` through its
-    callers (step_bodies._through_callers)."""
+    callers (step_bodies.through_callers)."""
     # (``get`` only: the language server's reuse of definitions hands a mapping that records what is
     # looked up, edit_reuse._AskedLocals, and answers ``in`` for its own names alone)
     for index, arg in enumerate(call.args):

@@ -210,7 +210,7 @@ class StepBodies:
         self._arguments: Dict[str, List[Dict[str, object]]] = {}
         self._unknown_arguments: Set[str] = set()
         self._call_sites: Dict[str, list] = {}  # per function of the linted file: its per-step calls
-        # (path, function, parameter) -> the project class its callers hand it (_through_callers)
+        # (path, function, parameter) -> the project class its callers hand it (through_callers)
         self._parameter_classes: Dict[Tuple[str, str, str], Optional[Key]] = {}
         # Per function of the linted file: the parameters every per-step call hands a host value.
         self._host_parameters: Dict[str, FrozenSet[str]] = {}
@@ -686,7 +686,7 @@ class StepBodies:
                 if any(first <= line <= last for first, last in record.get("handlers", ())):
                     continue  # in an ``except`` handler of the loop: runs when a step failed
                 own = self._own_class(module, record)
-                target = self.resolve(module, ref, own, own) or self._through_callers(module, qual, record, ref)
+                target = self.resolve(module, ref, own, own) or self.through_callers(module, qual, record, ref)
                 if target is not None:
                     self._note_arguments(target[0], ref, constants, (module, qual, line))
                     grad_off, trains = chain_state(mode, False, True, record["backward"])
@@ -758,7 +758,7 @@ class StepBodies:
                 if closed and any(first <= line <= last for first, last in closed):
                     continue  # in a branch the arguments of this chain's call close
                 target = (self.resolve(module, ref, self_cls or own, own)
-                          or self._through_callers(module, qual, record, ref))
+                          or self.through_callers(module, qual, record, ref))
                 if target is not None:
                     self._note_arguments(target[0], ref, constants, (module, qual, line))
                     grad_off, trains = chain_state(mode, chain.grad_off, chain.trains, record["backward"])
@@ -772,7 +772,7 @@ class StepBodies:
                     push(target[0], target[1], _from_evaluation_branch(extended, mode),
                          self._call_values(target[0], ref, constants, handed_on.get(index)))
 
-    def _through_callers(self, module: Module, qual: str, record: dict,
+    def through_callers(self, module: Module, qual: str, record: dict,
                          ref: list) -> Optional[Tuple[Key, Optional[Key]]]:
         """``model(**batch)`` / ``model.loss(x)`` in ``train(opt, model, ...)``, where ``model`` is a
         parameter that every visible call of ``train`` hands a name bound to an instance of one
