@@ -6486,7 +6486,10 @@ CORPUS = [
      "commit": "bcf953fdac56f6c174041f86ecaecc8c010710e3",
      "take": ["setup.py", "spacetimeformer/__init__.py", "spacetimeformer/callbacks.py", "spacetimeformer/data/__init__.py", "spacetimeformer/data/cont_copy_task.py", "spacetimeformer/data/copy_task.py", "spacetimeformer/data/csv_dataset.py", "spacetimeformer/data/datamodule.py", "spacetimeformer/data/image_completion/__init__.py", "spacetimeformer/data/image_completion/cifar.py", "spacetimeformer/data/image_completion/mnist.py", "spacetimeformer/data/m4.py", "spacetimeformer/data/metr_la/__init__.py", "spacetimeformer/data/metr_la/metr_la.py", "spacetimeformer/data/metro.py", "spacetimeformer/data/monash/__init__.py", "spacetimeformer/data/monash/monash_dloader.py", "spacetimeformer/data/pems_bay/__init__.py", "spacetimeformer/data/precip/__init__.py", "spacetimeformer/data/precip/geo_data.py", "spacetimeformer/data/synthetic/__init__.py", "spacetimeformer/data/synthetic/synthetic.py", "spacetimeformer/data/timefeatures.py", "spacetimeformer/data/wiki.py", "spacetimeformer/eval_stats.py", "spacetimeformer/forecaster.py", "spacetimeformer/heuristic_model", "spacetimeformer/linear_model", "spacetimeformer/lr_scheduler", "spacetimeformer/lstm_model", "spacetimeformer/lstnet_model", "spacetimeformer/mtgnn_model", "spacetimeformer/plot.py", "spacetimeformer/revin.py", "spacetimeformer/s4_model/__init__.py", "spacetimeformer/s4_model/s4_model.py", "spacetimeformer/spacetimeformer_model", "spacetimeformer/time2vec.py", "spacetimeformer/train.py"],
      "only": "*.py", "drop": []},
-    # holdout134 (2026-11-28): entries below this line, before the closing bracket.
+    # holdout134 (2026-11-28): entries below this line, before the holdout135 marker.
+    # holdout135 (2026-11-28): entries below this line, before the holdout136 marker.
+    # holdout136 (2026-11-28): entries below this line, before the holdout137 marker.
+    # holdout137 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -6716,7 +6719,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 135)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 138)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
