@@ -231,3 +231,50 @@ def test_a_splat_keeps_the_literals_the_call_passes_but_no_default():
         ("TPL102", 14, 11, ITEM + " (called every step from train.py:34 via downstream_eval)")]
     assert _found(defaulted.replace(", **opts)", ")")) == []
 
+
+
+CLIP = """\
+import torch
+from math import inf
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2):
+    parameters = [p for p in parameters if p.grad is not None]
+    if norm_type == inf:
+        total_norm = max(p.grad.abs().max() for p in parameters).item()
+    else:
+        total_norm = sum(p.grad.norm(norm_type) ** norm_type for p in parameters).item()
+    return total_norm
+
+
+def train(model, loader, opt):
+    for x in loader:
+        loss = model(x.cuda())
+        loss.backward()
+        clip_grad_norm(model.parameters(), 1.0)
+        opt.step()
+"""
+
+
+def test_a_comparison_with_infinity_closes_by_the_literal_default():
+    """Megatron's ``clip_grad_norm`` copies (GLM, holdout127): ``if norm_type == inf:`` with every call
+    leaving ``norm_type`` at 2: the infinity-norm branch runs in no step, its ``.item()`` stays silent;
+    the 2-norm branch's ``.item()`` is per step. Handed ``float('inf')`` (no literal the index
+    records), either branch may run: both are reported."""
+    item = ITEM + " (called every step from train.py:18)"
+    assert _found(CLIP) == [("TPL102", 10, 21, item)]
+    assert _found(CLIP.replace("clip_grad_norm(model.parameters(), 1.0)",
+                               "clip_grad_norm(model.parameters(), 1.0, float('inf'))")) == [
+        ("TPL102", 8, 21, item), ("TPL102", 10, 21, item)]
+    assert _found(CLIP.replace("if norm_type == inf:", "if norm_type == math.inf:").replace(
+        "from math import inf", "import math")) == [("TPL102", 10, 21, item)]
+
+
+def test_a_helper_called_in_the_infinity_branch_is_not_per_step():
+    """The index's side of the same reading (R40's closed branches skip the calls in them)."""
+    helper = CLIP.replace("def clip_grad_norm(", "def inf_norm(parameters):\n"
+                          "    return max(p.grad.abs().max() for p in parameters).item()\n\n\n"
+                          "def clip_grad_norm(").replace(
+        "        total_norm = max(p.grad.abs().max() for p in parameters).item()\n",
+        "        total_norm = inf_norm(parameters)\n")
+    assert _found(helper) == [("TPL102", 14, 21, ITEM + " (called every step from train.py:22)")]

@@ -65,7 +65,7 @@ from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_r
                          assigned_values, interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "56"
+INDEX_VERSION = "57"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -1117,6 +1117,8 @@ def _compared_parameter(test: ast.Compare):
         return None
     if kind in ("eq", "ne"):
         value = _literal(right)
+        if value is _NO_VALUE and _names_infinity(right):
+            value = float("inf")  # ``if norm_type == inf:`` (Megatron's ``clip_grad_norm`` copies)
         return None if value is _NO_VALUE else (left.id, [kind, value])
     if type(right) not in (ast.Tuple, ast.List, ast.Set):
         return None
@@ -1143,6 +1145,17 @@ def _parameter_test(test: ast.expr):
 
 def _opposite_guard(wanted):
     return _OPPOSITE_GUARD[wanted] if type(wanted) is str else [_OPPOSITE_COMPARISON[wanted[0]], wanted[1]]
+
+
+def _names_infinity(node: ast.expr) -> bool:
+    """``inf`` (``from math import inf``, ``from torch._six import inf``), ``math.inf``,
+    ``torch.inf``, ``np.inf``, ``float("inf")``: positive infinity, a number the source writes."""
+    if type(node) is ast.Name:
+        return node.id == "inf"
+    if type(node) is ast.Attribute:
+        return node.attr == "inf" and type(node.value) is ast.Name and node.value.id in ("math", "torch", "np", "numpy")
+    return (type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "float" and len(node.args) == 1
+            and not node.keywords and type(node.args[0]) is ast.Constant and node.args[0].value in ("inf", "Infinity"))
 
 
 def _record_parameter_guard(stmt: ast.If, fn: dict) -> None:

@@ -794,12 +794,28 @@ _UNKNOWN = object()
 def _literal_of(expr: cst.BaseExpression):
     if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
         return {"True": True, "False": False, "None": None}[expr.value]
+    if _names_infinity(expr):
+        return float("inf")  # ``if norm_type == inf:`` (Megatron's ``clip_grad_norm`` copies; R89)
     if isinstance(expr, (cst.SimpleString, cst.Integer, cst.Float)):
         try:
             return ast.literal_eval(expr.value)
         except (ValueError, SyntaxError):
             return _UNKNOWN
     return _UNKNOWN
+
+
+def _names_infinity(expr: cst.BaseExpression) -> bool:
+    """``inf``, ``math.inf``/``torch.inf``/``np.inf``, ``float("inf")``: the twin of
+    project_index._names_infinity."""
+    if isinstance(expr, cst.Name):
+        return expr.value == "inf"
+    if isinstance(expr, cst.Attribute):
+        return (expr.attr.value == "inf" and isinstance(expr.value, cst.Name)
+                and expr.value.value in ("math", "torch", "np", "numpy"))
+    return (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "float"
+            and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star
+            and isinstance(expr.args[0].value, cst.SimpleString)
+            and expr.args[0].value.evaluated_value in ("inf", "Infinity"))
 
 
 def _evaluate(test: cst.BaseExpression, values) -> Optional[bool]:
