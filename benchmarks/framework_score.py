@@ -6488,6 +6488,15 @@ CORPUS = [
      "only": "*.py", "drop": []},
     # holdout134 (2026-11-28): entries below this line, before the holdout135 marker.
     # holdout135 (2026-11-28): entries below this line, before the holdout136 marker.
+    {"name": "D-FINE", "github": "Peterande/D-FINE", "set": "holdout135",
+     "commit": "4a1f73a8bcfac736a88abde9596d87f116d780a7",
+     "take": ["train.py", "src"], "only": "*.py", "drop": []},
+    {"name": "DN-DETR", "github": "IDEA-Research/DN-DETR", "set": "holdout135",
+     "commit": "ff3902a20d521ead052d1243ff249b19bc1ce531",
+     "take": ["main.py", "engine.py", "models", "util"], "only": "*.py", "drop": ["models/dn_dab_deformable_detr", "models/dn_dab_deformable_detr_deformable_encoder_only", "models/dn_dab_dino_deformable_detr"]},
+    {"name": "yolov9", "github": "WongKinYiu/yolov9", "set": "holdout135",
+     "commit": "5b1ea9a8b3f0ffe4fe0e203ec6232d788bb3fcff",
+     "take": ["train.py", "train_dual.py", "val.py", "val_dual.py", "models", "utils"], "only": "*.py", "drop": ["models/tf.py", "utils/loss_tal_triple.py", "utils/panoptic", "utils/segment"]},
     # holdout136 (2026-11-28): entries below this line, before the holdout137 marker.
     # holdout137 (2026-11-28): entries below this line, before the closing bracket.
 ]
