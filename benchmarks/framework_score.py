@@ -6497,6 +6497,9 @@ CORPUS = [
     {"name": "yolov9", "github": "WongKinYiu/yolov9", "set": "holdout135",
      "commit": "5b1ea9a8b3f0ffe4fe0e203ec6232d788bb3fcff",
      "take": ["train.py", "train_dual.py", "val.py", "val_dual.py", "models", "utils"], "only": "*.py", "drop": ["models/tf.py", "utils/loss_tal_triple.py", "utils/panoptic", "utils/segment"]},
+    {"name": "MeMOTR", "github": "MCG-NJU/MeMOTR", "set": "holdout135",
+     "commit": "7de13f4afee57f8d5fcf47567d890af401815174",
+     "take": ["main.py", "train_engine.py", "models", "utils", "structures"], "only": "*.py", "drop": ["models/ops/setup.py", "models/ops/test.py"]},
     # holdout136 (2026-11-28): entries below this line, before the holdout137 marker.
     # holdout137 (2026-11-28): entries below this line, before the closing bracket.
 ]
