@@ -6500,6 +6500,9 @@ CORPUS = [
     {"name": "MeMOTR", "github": "MCG-NJU/MeMOTR", "set": "holdout135",
      "commit": "7de13f4afee57f8d5fcf47567d890af401815174",
      "take": ["main.py", "train_engine.py", "models", "utils", "structures"], "only": "*.py", "drop": ["models/ops/setup.py", "models/ops/test.py"]},
+    {"name": "yolact_edge", "github": "haotian-liu/yolact_edge", "set": "holdout135",
+     "commit": "873fceb3883a2d3fac8481230b6f34346142719a",
+     "take": ["setup.py", "train.py", "yolact_edge"], "only": "*.py", "drop": ["yolact_edge/scripts"]},
     # holdout136 (2026-11-28): entries below this line, before the holdout137 marker.
     # holdout137 (2026-11-28): entries below this line, before the closing bracket.
 ]
