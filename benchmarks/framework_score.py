@@ -6503,6 +6503,9 @@ CORPUS = [
     {"name": "yolact_edge", "github": "haotian-liu/yolact_edge", "set": "holdout135",
      "commit": "873fceb3883a2d3fac8481230b6f34346142719a",
      "take": ["setup.py", "train.py", "yolact_edge"], "only": "*.py", "drop": ["yolact_edge/scripts"]},
+    {"name": "CenterTrack", "github": "xingyizhou/CenterTrack", "set": "holdout135",
+     "commit": "e4e7534cc2ebfbd31e0cde680988f286c65fe34f",
+     "take": ["src/main.py", "src/lib"], "only": "*.py", "drop": []},
     # holdout136 (2026-11-28): entries below this line, before the holdout137 marker.
     # holdout137 (2026-11-28): entries below this line, before the closing bracket.
 ]
