@@ -6506,6 +6506,9 @@ CORPUS = [
     {"name": "CenterTrack", "github": "xingyizhou/CenterTrack", "set": "holdout135",
      "commit": "e4e7534cc2ebfbd31e0cde680988f286c65fe34f",
      "take": ["src/main.py", "src/lib"], "only": "*.py", "drop": []},
+    {"name": "Open-GroundingDino", "github": "longzw1997/Open-GroundingDino", "set": "holdout135",
+     "commit": "d248268ac9cab808d4aa2691f4a76972ec5d9ab4",
+     "take": ["main.py", "engine.py", "models", "util"], "only": "*.py", "drop": ["models/GroundingDINO/ops/setup.py", "models/GroundingDINO/ops/test.py"]},
     # holdout136 (2026-11-28): entries below this line, before the holdout137 marker.
     # holdout137 (2026-11-28): entries below this line, before the closing bracket.
 ]
