@@ -6509,6 +6509,9 @@ CORPUS = [
     {"name": "Open-GroundingDino", "github": "longzw1997/Open-GroundingDino", "set": "holdout135",
      "commit": "d248268ac9cab808d4aa2691f4a76972ec5d9ab4",
      "take": ["main.py", "engine.py", "models", "util"], "only": "*.py", "drop": ["models/GroundingDINO/ops/setup.py", "models/GroundingDINO/ops/test.py"]},
+    {"name": "efficientdet-pytorch", "github": "rwightman/efficientdet-pytorch", "set": "holdout135",
+     "commit": "c6dff775a36cea0bf9b76c58e59f936411c5ce01",
+     "take": ["setup.py", "train.py", "validate.py", "effdet"], "only": "*.py", "drop": []},
     # holdout136 (2026-11-28): entries below this line, before the holdout137 marker.
     # holdout137 (2026-11-28): entries below this line, before the closing bracket.
 ]
