@@ -6512,6 +6512,9 @@ CORPUS = [
     {"name": "efficientdet-pytorch", "github": "rwightman/efficientdet-pytorch", "set": "holdout135",
      "commit": "c6dff775a36cea0bf9b76c58e59f936411c5ce01",
      "take": ["setup.py", "train.py", "validate.py", "effdet"], "only": "*.py", "drop": []},
+    {"name": "maskrcnn-benchmark", "github": "facebookresearch/maskrcnn-benchmark", "set": "holdout135",
+     "commit": "57eec25b75144d9fb1a6857f32553e1574177daf",
+     "take": ["setup.py", "tools/train_net.py", "maskrcnn_benchmark"], "only": "*.py", "drop": []},
     # holdout136 (2026-11-28): entries below this line, before the holdout137 marker.
     # holdout137 (2026-11-28): entries below this line, before the closing bracket.
 ]
