@@ -6488,6 +6488,33 @@ CORPUS = [
      "only": "*.py", "drop": []},
     # holdout134 (2026-11-28): entries below this line, before the holdout135 marker.
     # holdout135 (2026-11-28): entries below this line, before the holdout136 marker.
+    {"name": "D-FINE", "github": "Peterande/D-FINE", "set": "holdout135",
+     "commit": "4a1f73a8bcfac736a88abde9596d87f116d780a7",
+     "take": ["train.py", "src"], "only": "*.py", "drop": []},
+    {"name": "DN-DETR", "github": "IDEA-Research/DN-DETR", "set": "holdout135",
+     "commit": "ff3902a20d521ead052d1243ff249b19bc1ce531",
+     "take": ["main.py", "engine.py", "models", "util"], "only": "*.py", "drop": ["models/dn_dab_deformable_detr", "models/dn_dab_deformable_detr_deformable_encoder_only", "models/dn_dab_dino_deformable_detr"]},
+    {"name": "yolov9", "github": "WongKinYiu/yolov9", "set": "holdout135",
+     "commit": "5b1ea9a8b3f0ffe4fe0e203ec6232d788bb3fcff",
+     "take": ["train.py", "train_dual.py", "val.py", "val_dual.py", "models", "utils"], "only": "*.py", "drop": ["models/tf.py", "utils/loss_tal_triple.py", "utils/panoptic", "utils/segment"]},
+    {"name": "MeMOTR", "github": "MCG-NJU/MeMOTR", "set": "holdout135",
+     "commit": "7de13f4afee57f8d5fcf47567d890af401815174",
+     "take": ["main.py", "train_engine.py", "models", "utils", "structures"], "only": "*.py", "drop": ["models/ops/setup.py", "models/ops/test.py"]},
+    {"name": "yolact_edge", "github": "haotian-liu/yolact_edge", "set": "holdout135",
+     "commit": "873fceb3883a2d3fac8481230b6f34346142719a",
+     "take": ["setup.py", "train.py", "yolact_edge"], "only": "*.py", "drop": ["yolact_edge/scripts"]},
+    {"name": "CenterTrack", "github": "xingyizhou/CenterTrack", "set": "holdout135",
+     "commit": "e4e7534cc2ebfbd31e0cde680988f286c65fe34f",
+     "take": ["src/main.py", "src/lib"], "only": "*.py", "drop": []},
+    {"name": "Open-GroundingDino", "github": "longzw1997/Open-GroundingDino", "set": "holdout135",
+     "commit": "d248268ac9cab808d4aa2691f4a76972ec5d9ab4",
+     "take": ["main.py", "engine.py", "models", "util"], "only": "*.py", "drop": ["models/GroundingDINO/ops/setup.py", "models/GroundingDINO/ops/test.py"]},
+    {"name": "efficientdet-pytorch", "github": "rwightman/efficientdet-pytorch", "set": "holdout135",
+     "commit": "c6dff775a36cea0bf9b76c58e59f936411c5ce01",
+     "take": ["setup.py", "train.py", "validate.py", "effdet"], "only": "*.py", "drop": []},
+    {"name": "maskrcnn-benchmark", "github": "facebookresearch/maskrcnn-benchmark", "set": "holdout135",
+     "commit": "57eec25b75144d9fb1a6857f32553e1574177daf",
+     "take": ["setup.py", "tools/train_net.py", "maskrcnn_benchmark"], "only": "*.py", "drop": []},
     # holdout136 (2026-11-28): entries below this line, before the holdout137 marker.
     # holdout137 (2026-11-28): entries below this line, before the closing bracket.
 ]
