@@ -1002,6 +1002,26 @@ class StepBodies:
         module = self._loaded.get(found[0][0]) if found is not None else None
         return module.functions.get(found[0][1]) if module is not None else None
 
+    def attribute_is_module(self, qualname: str, attr: str) -> bool:
+        """Does ``__init__`` (of the class of the linted file's method ``qualname`` or a project
+        base) bind ``self.<attr>`` to an instance of a project class deriving from a ``torch.nn``
+        module (yolov9's ``self.assigner = TaskAlignedAssigner(...)``, imported from another module)?
+        Calling it runs its ``forward``: a model's output."""
+        record = self.module.functions.get(qualname)
+        own = self._own_class(self.module, record) if record is not None else None
+        if own is None or own[1] not in self.module.classes:
+            return False
+        cls = self._instance_attr(own, attr)
+        if cls is None:
+            return False
+        for path, qual in self.mro(cls)[0]:
+            module = self._loaded.get(path)
+            record = module.classes.get(qual) if module is not None else None
+            if record is not None and any((module.resolve(base) or "").startswith("torch.nn.")
+                                          for base in record["bases"]):
+                return True
+        return False
+
     def class_method(self, dotted: str, method: str) -> Optional[dict]:
         """The index record of ``method`` of the project class the linted file names ``dotted``
         (defined there or imported, from any file; found through its project bases), or None."""

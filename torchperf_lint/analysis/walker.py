@@ -177,7 +177,16 @@ class Context:
             return True
         if steps.is_module_function(func):
             return False  # ``evaluate_model(...)`` defined in the module is a function, not a model
-        return is_model_name(name)
+        return is_model_name(name) or self._calls_module_attribute(func)
+
+    def _calls_module_attribute(self, func: cst.BaseExpression) -> bool:
+        """``self.assigner(...)`` where ``__init__`` binds ``self.assigner`` to an instance of a
+        project ``nn.Module`` class, in this file or another (R90)."""
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"):
+            return False
+        bodies = getattr(self.facts, "step_bodies", None)
+        qualname = self.function_qualname()
+        return bodies is not None and bool(qualname) and bodies.attribute_is_module(qualname, func.attr.value)
 
     # ---- loops and blocks ----------------------------------------------------------------------
     def innermost_loop(self) -> Optional[Block]:
