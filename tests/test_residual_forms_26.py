@@ -278,3 +278,46 @@ def test_a_helper_called_in_the_infinity_branch_is_not_per_step():
         "        total_norm = max(p.grad.abs().max() for p in parameters).item()\n",
         "        total_norm = inf_norm(parameters)\n")
     assert _found(helper) == [("TPL102", 14, 21, ITEM + " (called every step from train.py:22)")]
+
+
+DDP_ACCUMULATION_BRANCH = """
+    import torch
+
+
+    def train_one_epoch(config, model, loader, optimizer):
+        for idx, (img, mask) in enumerate(loader):
+            loss = model(img.cuda(non_blocking=True), mask.cuda(non_blocking=True))
+            if config.ACCUMULATION_STEPS > 1:
+                loss = loss / config.ACCUMULATION_STEPS
+                loss.backward()
+                if (idx + 1) % config.ACCUMULATION_STEPS == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            else:
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+
+
+    def main(config, model, loader, optimizer):
+        model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[0])
+        train_one_epoch(config, model, loader, optimizer)
+    """
+DDP_ACCUMULATION = (
+    "gradient accumulation on a DistributedDataParallel model: this backward runs every time round "
+    "but the optimizer steps only every few rounds, and DDP all-reduces all gradients on each "
+    "backward; run the forward and backward of the micro-batches that do not step under "
+    "`with model.no_sync():` (DDP decides at the forward; one all-reduce per optimizer step) "
+    "(runtime_guard: all-reduces per optimizer step observed)")
+
+
+def test_a_step_in_the_other_branch_does_not_hide_the_accumulation():
+    """SimMIM (holdout134): ``if ACCUMULATION_STEPS > 1:`` accumulates (backward every batch, step
+    under ``(idx + 1) % accum``) and its ``else`` steps every batch. The backward of the first branch
+    runs with the interval step only: reported; the ``else``'s backward steps every time: silent."""
+    assert rule_diagnostics(DDP_ACCUMULATION_BRANCH, "TPL207") == [(10, 12, DDP_ACCUMULATION, None, None)]
+    no_else = DDP_ACCUMULATION_BRANCH.replace(
+        "                if (idx + 1) % config.ACCUMULATION_STEPS == 0:\n"
+        "                    optimizer.step()\n                    optimizer.zero_grad()\n",
+        "                optimizer.step()\n")
+    assert rule_diagnostics(no_else, "TPL207") == []

@@ -39,14 +39,17 @@ class DdpAccumulationWithoutNoSync(Rule):
         loop = ctx.current_step_loop()
         if loop is None:
             return
-        steps = list(_optimizer_steps(loop.node.body, ctx, False))
+        # the branch of each ``if`` around the backward that holds it: a step in the other branch
+        # runs on another path (SimMIM's ``if ACCUMULATION_STEPS > 1: ... else:``, holdout134)
+        taken = {id(b.node): b.body for b in ctx.blocks_inside(loop) if b.kind == IF}
+        steps = list(_optimizer_steps(loop.node.body, ctx, False, taken))
         if not steps and loop.kind == LOOP and loop in ctx.frame.blocks:
             # a backward in a loop of its own inside the accumulation loop (dynamic-tinybert's
             # sandwich of sub-networks, ``for i in range(num_sandwich + 1): ... loss.backward()``,
             # holdout49): the loop around it that steps the optimizer decides
             for block in reversed(ctx.frame.blocks[:ctx.frame.blocks.index(loop)]):
                 if block.kind == LOOP:
-                    steps = list(_optimizer_steps(block.node.body, ctx, False))
+                    steps = list(_optimizer_steps(block.node.body, ctx, False, taken))
                     if steps:
                         loop = block
                         break
@@ -60,27 +63,32 @@ class DdpAccumulationWithoutNoSync(Rule):
             self.report(node)
 
 
-def _optimizer_steps(node: cst.CSTNode, ctx, interval: bool) -> Iterator[Tuple[cst.Call, bool]]:
+def _optimizer_steps(node: cst.CSTNode, ctx, interval: bool, taken=None) -> Iterator[Tuple[cst.Call, bool]]:
     """The optimizer (or scaler) steps in a loop body, each with whether an interval ``if``
-    (``if (i + 1) % accum == 0:``) guards it. Nested loops, functions and classes are not looked into."""
+    (``if (i + 1) % accum == 0:``) guards it. Nested loops, functions and classes are not looked into.
+    ``taken``: for the ``if``s around the backward (by id), the branch that holds it; only that
+    branch of them is read."""
+    taken = taken or {}
     if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While)):
         return
     if isinstance(node, cst.IndentedBlock):
         for statement in node.body:
-            yield from _optimizer_steps(statement, ctx, interval)
+            yield from _optimizer_steps(statement, ctx, interval, taken)
             # ``if (i + 1) % accum != 0: continue``: what follows runs only at the interval (SLIP)
             interval = interval or _skips_rest_under_interval(statement)
         return
     if isinstance(node, cst.If):
+        branch = taken.get(id(node))
         guarded = interval or tests_interval(node.test)
-        yield from _optimizer_steps(node.body, ctx, guarded)
-        if node.orelse is not None:
-            yield from _optimizer_steps(node.orelse, ctx, interval)
+        if branch is None or branch is node.body:
+            yield from _optimizer_steps(node.body, ctx, guarded, taken)
+        if node.orelse is not None and (branch is None or branch is node.orelse):
+            yield from _optimizer_steps(node.orelse, ctx, interval, taken)
         return
     if isinstance(node, cst.Call) and _is_step(node, ctx):
         yield node, interval
     for _, child in children(node):
-        yield from _optimizer_steps(child, ctx, interval)
+        yield from _optimizer_steps(child, ctx, interval, taken)
 
 
 def _skips_rest_under_interval(statement: cst.CSTNode) -> bool:
