@@ -6626,6 +6626,9 @@ CORPUS = [
     {"name": "RankGPT", "github": "sunnweiwei/RankGPT", "set": "holdout136",
      "commit": "0d62bc3855c7c118048a7c47c18e719b938e291a",
      "take": ["rank_gpt.py", "rank_loss.py", "specialization.py", "trec_eval.py", "run_evaluation.py", "pointwise.py", "InstructDistill"], "only": "*.py", "drop": []},
+    {"name": "rank_llm", "github": "castorini/rank_llm", "set": "holdout136",
+     "commit": "1b3cabbc3564441bdcda6c6a2e92137b9faa0660",
+     "take": ["training"], "only": "*.py", "drop": []},
     # holdout137 (2026-11-28): entries below this line, before the closing bracket.
 ]
 
