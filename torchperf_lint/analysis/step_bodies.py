@@ -212,6 +212,9 @@ class StepBodies:
         self._call_sites: Dict[str, list] = {}  # per function of the linted file: its per-step calls
         # (path, function, parameter) -> the project class its callers hand it (through_callers)
         self._parameter_classes: Dict[Tuple[str, str, str], Optional[Key]] = {}
+        # (method of the linted file, attribute) -> is ``self.<attr>`` a project nn.Module (R90):
+        # asked for every ``self.<attr>(...)`` call the walk meets
+        self._module_attributes: Dict[Tuple[str, str], bool] = {}
         # Per function of the linted file: the parameters every per-step call hands a host value.
         self._host_parameters: Dict[str, FrozenSet[str]] = {}
         # ... and those every per-step call hands a value on the host that may be a batch or a
@@ -1011,14 +1014,20 @@ class StepBodies:
         own = self._own_class(self.module, record) if record is not None else None
         if own is None or own[1] not in self.module.classes:
             return False
-        cls = self._instance_attr(own, attr)
-        if cls is None:
-            return False
+        key = (qualname, attr)
+        known = self._module_attributes.get(key)
+        if known is None:
+            cls = self._instance_attr(own, attr)
+            known = self._module_attributes[key] = cls is not None and self._ancestry_has_base(
+                cls, lambda qual: qual.startswith("torch.nn."))
+        return known
+
+    def _ancestry_has_base(self, cls: Key, test) -> bool:
+        """Does a class of ``cls``'s project ancestry name a base whose absolute name passes ``test``?"""
         for path, qual in self.mro(cls)[0]:
             module = self._loaded.get(path)
             record = module.classes.get(qual) if module is not None else None
-            if record is not None and any((module.resolve(base) or "").startswith("torch.nn.")
-                                          for base in record["bases"]):
+            if record is not None and any(test(module.resolve(base) or "") for base in record["bases"]):
                 return True
         return False
 
@@ -1033,14 +1042,7 @@ class StepBodies:
         """Is ``dotted``, as the linted file names it, a project class deriving from
         ``torch.autograd.Function`` (V-JEPA's ``AllReduce``)? Its ``apply(...)`` gives tensors."""
         cls = self._class_of(self.module, dotted)
-        if cls is None:
-            return False
-        for path, qual in self.mro(cls)[0]:
-            module = self._loaded.get(path)
-            record = module.classes.get(qual) if module is not None else None
-            if record is not None and any(module.resolve(base) in AUTOGRAD_FUNCTION for base in record["bases"]):
-                return True
-        return False
+        return cls is not None and self._ancestry_has_base(cls, AUTOGRAD_FUNCTION.__contains__)
 
     def chain(self, qualname: str) -> Optional[Chain]:
         return self.bodies.get(qualname)

@@ -180,6 +180,17 @@ for micro_step in range(accum):
     if (micro_step + 1) % accum == 0:
         optimizer.step()
 """,
+    """
+import torch
+model = torch.nn.parallel.DistributedDataParallel(model)
+for i, (x, y) in enumerate(loader):
+    loss = loss_fn(model(x), y)
+    if accum > 1:
+        pass
+    else:
+        loss.backward()                    # this branch steps every time round
+        optimizer.step()
+""",
 )
 RULE.INVALID = (
     """
@@ -219,7 +230,19 @@ for data_iter, inputs in enumerate(loader):
     scaler.step(optimizer)
     scaler.update()
 """,
-
+    """
+import torch
+model = torch.nn.parallel.DistributedDataParallel(model)
+for i, (x, y) in enumerate(loader):
+    loss = loss_fn(model(x), y)
+    if accum > 1:                  # SimMIM: the else steps every round, this branch accumulates
+        (loss / accum).backward()  # TPL207
+        if (i + 1) % accum == 0:
+            optimizer.step()
+    else:
+        loss.backward()
+        optimizer.step()
+""",
 )
 RULE.WHY = """\
 DistributedDataParallel all-reduces every gradient bucket at the end of every backward pass. With
