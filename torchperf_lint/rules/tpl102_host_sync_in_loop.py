@@ -595,6 +595,8 @@ class HostSyncInLoop(Rule):
             return False
         above = stack[:stack.index(scope) + 1]
         index = _through_number_wrappers(stack, len(stack) - 1)
+        if _stored_as_id_field(stack, index):
+            return True  # ``res["image_id"] = target["image_id"].item()`` (R92)
         record = _record_holding(stack, index)
         if record is not None:
             return not _names_a_metric(stack, index) and _stored_as_data(stack[:record + 1], scope, above)
@@ -614,6 +616,8 @@ class HostSyncInLoop(Rule):
             return False
         for use in name_uses(scope.body, name, above, statement, [False], reaching=[False]):
             at = _through_number_wrappers(use, len(use) - 1)
+            if _stored_as_id_field(use, at):
+                return True
             record = _record_holding(use, at)
             if record is not None and not _names_a_metric(use, at) and _stored_as_data(use[:record + 1], scope, above):
                 return True
@@ -1599,6 +1603,29 @@ def _is_item_number(expr) -> bool:
             expr.func.value in _NUMBER_WRAPPERS and expr.args):
         return _is_item_number(expr.args[0].value)
     return found is not None and found[1] == "item"
+
+
+# A record's field that names an id (``"image_id"``, ``"id"``, ``"question_ids"``): what it holds
+# identifies a prediction, it measures nothing.
+_ID_KEY = re.compile(r"(?:^|_)ids?$", re.I)
+
+
+def _stored_as_id_field(path, index: int) -> bool:
+    """Is ``path[index]`` the whole value of an assignment into a record's field whose key, a
+    written string, names an id (``res_pano[i]["image_id"] = image_id``)? DETR's panoptic
+    evaluation (and the dozen detectors built on it, holdout131/135) keeps the image's id with each
+    prediction that way, for the evaluator's JSON: a kept prediction field, as R44.3's displays
+    are (R92)."""
+    statement = path[index - 1] if index >= 1 else None
+    if not (isinstance(statement, cst.Assign) and statement.value is path[index] and len(statement.targets) == 1):
+        return False
+    target = statement.targets[0].target
+    if not (isinstance(target, cst.Subscript) and len(target.slice) == 1
+            and isinstance(target.slice[0].slice, cst.Index)):
+        return False
+    key = target.slice[0].slice.value
+    text = key.evaluated_value if isinstance(key, cst.SimpleString) else None
+    return isinstance(text, str) and _ID_KEY.search(text) is not None
 
 
 def _record_holding(path, index: int) -> Optional[int]:
