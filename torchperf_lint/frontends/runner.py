@@ -13,7 +13,7 @@ import re
 import tokenize
 from stat import S_ISREG
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..findings import ANALYSIS_FAILED, Edit, Finding, Fix, analysis_failed, applicable, materialise
 from .line_length import DEFAULT_LINE_LENGTH
@@ -26,6 +26,13 @@ CHECK, FIX, DIFF = "check", "fix", "diff"
 # flake8's own expressions (flake8/defaults.py), so that ``# noqa`` means the same in both.
 NOQA_INLINE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
 NOQA_FILE = re.compile(r"\s*# flake8[:=]\s*noqa", re.IGNORECASE)
+# ``# flake8: noqa: E501`` names the codes it turns off for the file. flake8 7.5 skips the whole file
+# on it all the same (NOQA_FILE matches its start), a trap its documentation warns of; the CLI reads
+# the codes, as ruff reads this spelling and its own ``# ruff: noqa: E501``: a file that turns off
+# line lengths keeps its TPL findings (tiramisu-brulee's, detoxify's and opacus's training steps were
+# hidden so). Anything else after the colon is no list of codes: the whole file, as in flake8.
+NOQA_FILE_CODES = re.compile(
+    r"\s*# flake8[:=]\s*noqa\s*:\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*)[,\s]*(?:#.*)?$", re.IGNORECASE)
 _SPLIT_CODES = re.compile(r"[,\s]")
 
 
@@ -101,9 +108,24 @@ def decode(raw: bytes) -> Tuple[str, str]:
         raise BadInput(f"the file is not valid {encoding}: {error}") from None
 
 
+def file_noqa(lines: List[str]) -> Optional[FrozenSet[str]]:
+    """What the file-level ``# flake8: noqa`` comments of a file turn off: None (there is none), an
+    empty set (every check: the bare comment, on a line of its own, as in flake8), or the codes
+    (and code prefixes) they name (``# flake8: noqa: E501, TPL102``)."""
+    found: Optional[Set[str]] = None
+    for line in lines:
+        if not NOQA_FILE.match(line):
+            continue
+        named = NOQA_FILE_CODES.match(line.rstrip("\r\n"))
+        if named is None:
+            return frozenset()
+        found = (found or set()) | {part.upper() for part in _SPLIT_CODES.split(named.group("codes")) if part}
+    return None if found is None else frozenset(found)
+
+
 def file_is_noqa(lines: List[str]) -> bool:
-    """``# flake8: noqa`` on a line of its own turns off every check of the file (flake8)."""
-    return any(NOQA_FILE.match(line) for line in lines)
+    """Does a bare ``# flake8: noqa`` on a line of its own turn off every check of the file?"""
+    return file_noqa(lines) == frozenset()
 
 
 def noqa_ranges(lines: List[str]) -> Dict[int, Tuple[int, int]]:
@@ -133,6 +155,11 @@ def apply_noqa(findings: List[Finding], lines: List[str]) -> Tuple[List[Finding]
     """The findings no ``# noqa`` comment silences, and for each the row a noqa comment belongs on."""
     if not findings:
         return [], []
+    exempt = file_noqa(lines)
+    if exempt:  # ``# flake8: noqa: TPL102``: those codes, everywhere in the file
+        findings = [f for f in findings if not _names(f.code, exempt)]
+        if not findings:
+            return [], []
     if not any("noqa" in line.lower() for line in lines) and not any(_joined(lines, f.line) for f in findings):
         # Nothing to silence, and every finding's line stands alone: skip tokenizing the file.
         return list(findings), [f.line for f in findings]
@@ -171,7 +198,11 @@ def _silenced(code: str, text: str) -> bool:
     codes_text = match.group("codes")
     if codes_text is None:
         return True  # a bare ``# noqa``
-    codes = {part.strip() for part in _SPLIT_CODES.split(codes_text) if part.strip()}
+    return _names(code, {part.strip() for part in _SPLIT_CODES.split(codes_text) if part.strip()})
+
+
+def _names(code: str, codes) -> bool:
+    """Is ``code`` one of ``codes`` or under one of them as a prefix (``TPL1``)?"""
     return code in codes or code.startswith(tuple(codes))
 
 
