@@ -64,8 +64,10 @@ def check_file(check: Callable[..., T], *args) -> T:
     try:
         return check(*args)
     finally:
-        gc.enable()
+        # Frozen before the collector is back on: enabled first, the file's allocations (far past
+        # the threshold) made the next one run a collection over everything the file left alive.
         _after_file()
+        gc.enable()
 
 
 def check_file_in_worker(check: Callable[..., T], *args) -> T:
