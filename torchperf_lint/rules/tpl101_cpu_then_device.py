@@ -139,6 +139,9 @@ class CpuThenDevice(Rule):
         # ... read in the statement that rebinds the name to ops that keep it fresh (``mask =
         # mask.view(-1, 1).repeat(1, h)``): carried over to the new binding when the statement ends
         self._carried = {}
+        # (frame, name) -> the ``if`` branches the fresh binding sits in (_branches): another
+        # branch of one of them binds the name on another path, which leaves this one fresh (R93)
+        self._fresh_branches = {}
 
     def _factory_name(self, factory: cst.BaseExpression):
         """The factory's name if ``factory`` makes a new host tensor (see the rule's conditions)."""
@@ -413,7 +416,11 @@ class CpuThenDevice(Rule):
 
     def _moved_variable(self, move: cst.Call, receiver: cst.Name) -> None:
         """``mask = torch.ones(n)`` ... ``mask = mask.to(device)``: the same pitfall in two statements."""
-        fresh = self._fresh.pop((id(self.ctx.frame), receiver.value), None)
+        key = (id(self.ctx.frame), receiver.value)
+        if _exclusive(self._fresh_branches.get(key, ()), self._branches()):
+            return  # a move on another path than the fresh binding's (its ``else``): not that tensor
+        fresh = self._fresh.pop(key, None)
+        self._fresh_branches.pop(key, None)
         if fresh is None:
             return
         assign = self.ctx.parent()
@@ -605,6 +612,8 @@ class CpuThenDevice(Rule):
         if self._fresh and not isinstance(self.ctx.parent(), cst.AssignTarget):
             key = (id(self.ctx.frame), node.value)
             fresh = self._fresh.pop(key, None)
+            if fresh is not None:
+                self._fresh_branches.pop(key, None)
             if fresh is not None and self._rebound_under_fresh_ops(node):
                 self._carried[key] = fresh
 
@@ -626,15 +635,31 @@ class CpuThenDevice(Rule):
         frame = id(self.ctx.frame)
         if isinstance(node.target, cst.Name):
             self._fresh.pop((frame, node.target.value), None)
+            self._fresh_branches.pop((frame, node.target.value), None)
             fresh = self._fresh_tensor(node.value) if node.value is not None else None
             if fresh is not None:
                 self._fresh[(frame, node.target.value)] = fresh[:2]
 
+    def _branches(self) -> tuple:
+        """(id of an ``if``, "body" or "orelse") for each ``if`` branch around the current node."""
+        stack = self.ctx.stack
+        return tuple((id(node), "body" if stack[i + 1] is node.body else "orelse")
+                     for i, node in enumerate(stack[:-1])
+                     if isinstance(node, cst.If) and (stack[i + 1] is node.body or stack[i + 1] is node.orelse))
+
     def leave_Assign(self, node: cst.Assign) -> None:
         frame = id(self.ctx.frame)
+        if self._fresh_branches and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            key = (frame, node.targets[0].target.value)
+            if key in self._fresh and _exclusive(self._fresh_branches.get(key, ()), self._branches()):
+                # ``if free: ref = torch.tensor(0.0)`` / ``else: ref = a - b`` / ``ref = ref.to(d)``:
+                # the other branch's binding is another path; on the first the host tensor is still
+                # the one moved after the ``if`` (GRM's compute_loss, holdout136; R93)
+                return
         for target in node.targets:
             for bound in assigned_names(target.target):
                 self._fresh.pop((frame, bound), None)
+                self._fresh_branches.pop((frame, bound), None)
             attribute = _self_attribute(target.target)
             if attribute is not None:
                 self._fresh.pop((frame, attribute), None)
@@ -644,6 +669,11 @@ class CpuThenDevice(Rule):
             carried = self._carried.pop(key, None)
             if fresh is not None:
                 self._fresh[key] = fresh[:2]
+                branches = self._branches()
+                if branches:
+                    self._fresh_branches[key] = branches
+                else:
+                    self._fresh_branches.pop(key, None)
             elif carried is not None:
                 self._fresh[key] = carried  # R79: rebound to ops that keep it fresh
         elif len(node.targets) == 1 and _self_attribute(node.targets[0].target) is not None:
@@ -706,6 +736,14 @@ class CpuThenDevice(Rule):
         applicability = UNSAFE if name in _VALUE_CHANGING else SAFE
         return RuleFix(applicability, f"create the tensor with device={cst.Module([]).code_for_node(device)}",
                        [(move, fixed)])
+
+
+def _exclusive(first: tuple, second: tuple) -> bool:
+    """Do two ``if``-branch paths (``_branches``) sit in different branches of one ``if``?"""
+    if not first or not second:
+        return False
+    taken = dict(first)
+    return any(taken.get(node, which) != which for node, which in second)
 
 
 def _is_plain_reference(expr: cst.BaseExpression) -> bool:

@@ -461,6 +461,8 @@ class HostSyncInLoop(Rule):
         ctx = self.ctx
         if in_evaluation_branch(ctx.stack):
             return True  # ``if stage == "val":`` in a step that training shares: never runs in training
+        if self._function_runs_grad_off():
+            return True
         blocks = [block for block in ctx.frame.blocks if block.kind == LOOP] if ctx.frame is not None else []
         # (an epoch-level loop around the evaluation loop trains in its other, sibling loop: the
         # evaluation pass itself trains nothing; recsys's ``for iter_ in test_data:`` under
@@ -500,6 +502,19 @@ class HostSyncInLoop(Rule):
                 n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))))
         self._sibling_training[id(outermost)] = (outermost, answer)
         return answer
+
+    def _function_runs_grad_off(self) -> bool:
+        """Is the current node in a function decorated to run with autograd off (``@torch.no_grad()``,
+        ``@torch.inference_mode()``; not a mode a name chooses) that never turns it back on
+        (``enable_grad``, ``set_grad_enabled``)? No backward runs there, so nothing trains, whatever
+        its loops call: TransTrack's ``evaluate`` steps its tracker (``tracker.step(results[0])``)
+        beside DETR's panoptic records (holdout131). R44.2 reads chains so; R94 the function itself."""
+        function = next((n for n in reversed(self.ctx.stack) if isinstance(n, (cst.FunctionDef, cst.Lambda))), None)
+        if not isinstance(function, cst.FunctionDef) or not any(
+                is_grad_off(d.decorator, self.ctx) and not mode_of_a_name(d.decorator) for d in function.decorators):
+            return False
+        return not any(isinstance(n, cst.Call) and last_identifier(n.func) in _GRAD_ON_CALLS
+                       for n in descendants(function.body))
 
     def _may_train(self, body) -> bool:
         """Does a loop's body call something whose name says it may run a training step in a
@@ -1573,6 +1588,8 @@ def _in_failure_handler(stack) -> bool:
 
 
 _NUMBER_WRAPPERS = frozenset(("round", "float", "int"))
+# Calls that turn autograd back on inside a function decorated to turn it off.
+_GRAD_ON_CALLS = frozenset(("enable_grad", "set_grad_enabled", "inference_mode"))
 
 
 def _through_number_wrappers(path, index: int) -> int:
