@@ -100,3 +100,92 @@ def test_a_function_decorated_grad_off_trains_nothing_whatever_its_loop_calls():
     adapting = stepping.replace("        tracker.step(outputs)\n",
                                 "        with torch.enable_grad():\n            tracker.step(outputs)\n")
     assert _found(adapting) == [("TPL102", 15, 23, ITEM)]
+
+
+DICT_KEYS = """\
+import torch
+
+
+def train(model, loader, opt):
+    for x, ids in loader:
+        x, ids = x.cuda(), ids.cuda()
+        loss = model(x).mean()
+        index_of = {gt_id.item(): k for k, gt_id in enumerate(ids)}
+        loss.backward()
+        opt.step()
+"""
+
+
+def test_a_dict_built_with_item_keys_in_a_training_step_needs_them_on_the_host():
+    """MeMOTR's criterion (holdout135) maps each ground-truth id to its index every step with
+    ``{gt_id.item(): gt_idx for ...}``: a Python dict's keys must be Python numbers, as for a store
+    ``d[i.item()] = v`` (R31, R95). The same number as a value (``{k: gt_id.item()}``) stays flagged."""
+    assert _found(DICT_KEYS) == []
+    as_value = DICT_KEYS.replace("{gt_id.item(): k for", "{k: gt_id.item() for")
+    assert _found(as_value) == [("TPL102", 8, 23, ITEM)]
+
+
+HANDED_ON = """\
+import torch
+
+
+class Task:
+    def get_entity_type(self, index):
+        return self.types[index]
+
+    def iter_callback(self, value, acc):
+        self.history.append((value, acc))
+
+    @torch.no_grad()
+    def validate(self, model, loader):
+        for x, y in loader:
+            x, y = x.cuda(), y.cuda()
+            z = model(x)
+            loss = torch.nn.functional.cross_entropy(z, y)
+            pred = z.argmax(1)
+            self.iter_callback(loss.item(), 0.0)
+            self.get_entity_type(pred[0].item())
+"""
+
+
+def test_a_loss_handed_to_a_project_method_is_a_metric_not_an_id():
+    """segcontrast's ``validation_step`` (holdout133) hands ``loss.item()`` to its iteration
+    callback every validation batch: a number named as a loss or an accuracy is a metric, not an id
+    the host needs (R38's ids stay: ``pred[0].item()`` handed to a lookup; R96)."""
+    assert _found(HANDED_ON) == [("TPL102", 18, 31, ITEM)]
+    bound = HANDED_ON.replace("            self.iter_callback(loss.item(), 0.0)\n",
+                              "            val_loss = loss.item()\n            self.iter_callback(val_loss, 0.0)\n")
+    assert _found(bound) == [("TPL102", 18, 23, ITEM)]
+
+
+INTERVAL_OR_FLAG = """\
+import torch
+
+
+def log_iteration(writer, loss, step, is_train):
+    if step % 50 == 0 or not is_train:
+        writer.add_scalar("loss", loss.item(), step)
+
+
+def train(model, loader, val_loader, opt, writer):
+    for step, (x, y) in enumerate(loader):
+        loss = torch.nn.functional.mse_loss(model(x.cuda()), y.cuda())
+        loss.backward()
+        opt.step()
+        log_iteration(writer, loss, step, True)
+    with torch.no_grad():
+        for step, (x, y) in enumerate(val_loader):
+            loss = torch.nn.functional.mse_loss(model(x.cuda()), y.cuda())
+            log_iteration(writer, loss, step, False)
+"""
+
+
+def test_an_interval_ored_with_a_flag_a_call_sets_runs_every_step_for_that_call():
+    """segcontrast's iteration callback (holdout133) logs under ``if step % N == 0 or not
+    is_train:``; ``validation_step`` hands ``is_train=False``, so for those calls the branch runs
+    every validation step (R97). Every call handing ``True`` leaves it an interval."""
+    assert _found(INTERVAL_OR_FLAG) == [
+        ("TPL102", 6, 34, ITEM + " (called every step from train.py:14)")]
+    training_only = INTERVAL_OR_FLAG.replace("log_iteration(writer, loss, step, False)",
+                                             "log_iteration(writer, loss, step, True)")
+    assert _found(training_only) == []

@@ -677,6 +677,8 @@ class Context:
                 return True  # a branch no per-step call takes (``compute_top_k(..., reduction="none")``)
             if block.body is not block.node.body:
                 continue
+            if calls and _taken_every_call(block.node.test, calls):
+                continue  # ``if step % N == 0 or not is_train:`` handed ``is_train=False`` (R97)
             if names is None:
                 names = self._interval_names(body, frozenset())
             if ((self._tests_step_interval(block.node.test, names) or self._tests_interval_property(block.node.test)
@@ -795,6 +797,23 @@ def _not_taken(block: Block, calls) -> bool:
         if result == (block.body is block.node.body):
             return False  # this call takes the branch
     return True
+
+
+def _taken_every_call(test: cst.BaseExpression, calls) -> bool:
+    """Is ``test`` an ``or`` one of whose operands holds, by its literal arguments, for some per-step
+    call (``if self.train_step % self.iter_log == 0 or not is_train:`` in a callback that
+    segcontrast's ``validation_step`` hands ``is_train=False``, holdout133)? For that call the branch
+    runs every time, whatever the interval operand says: no interval (R97)."""
+    if not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or)):
+        return False
+    operands, pending = [], [test]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
+            pending.extend((node.left, node.right))
+        else:
+            operands.append(node)
+    return any(_evaluate(operand, values) is True for values in calls for operand in operands)
 
 
 _UNKNOWN = object()

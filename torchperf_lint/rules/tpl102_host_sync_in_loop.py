@@ -461,8 +461,6 @@ class HostSyncInLoop(Rule):
         ctx = self.ctx
         if in_evaluation_branch(ctx.stack):
             return True  # ``if stage == "val":`` in a step that training shares: never runs in training
-        if self._function_runs_grad_off():
-            return True
         blocks = [block for block in ctx.frame.blocks if block.kind == LOOP] if ctx.frame is not None else []
         # (an epoch-level loop around the evaluation loop trains in its other, sibling loop: the
         # evaluation pass itself trains nothing; recsys's ``for iter_ in test_data:`` under
@@ -506,9 +504,10 @@ class HostSyncInLoop(Rule):
     def _function_runs_grad_off(self) -> bool:
         """Is the current node in a function decorated to run with autograd off (``@torch.no_grad()``,
         ``@torch.inference_mode()``; not a mode a name chooses) that never turns it back on
-        (``enable_grad``, ``set_grad_enabled``)? No backward runs there, so nothing trains, whatever
-        its loops call: TransTrack's ``evaluate`` steps its tracker (``tracker.step(results[0])``)
-        beside DETR's panoptic records (holdout131). R44.2 reads chains so; R94 the function itself."""
+        (``enable_grad``, ``set_grad_enabled``)? A call whose name says it may train runs no backward
+        there (R94): TransTrack's ``evaluate`` steps its tracker (``tracker.step(results[0])``)
+        beside DETR's panoptic records (holdout131). R44.2 reads chains so. (A project helper that
+        steps an optimizer is still an update: it may turn autograd on inside.)"""
         function = next((n for n in reversed(self.ctx.stack) if isinstance(n, (cst.FunctionDef, cst.Lambda))), None)
         if not isinstance(function, cst.FunctionDef) or not any(
                 is_grad_off(d.decorator, self.ctx) and not mode_of_a_name(d.decorator) for d in function.decorators):
@@ -526,6 +525,11 @@ class HostSyncInLoop(Rule):
             return known[1]
         answer = False
         ctx = self.ctx
+        if self._function_runs_grad_off():
+            # a name that says it trains, called where the whole function runs with autograd off,
+            # runs no backward, as under ``with torch.no_grad():`` below (R94)
+            self._maybe_training_loops[id(body)] = (body, False)
+            return False
 
         def grad_off(node) -> bool:
             # a call under ``with torch.no_grad():`` runs no backward, whatever its name
@@ -577,18 +581,19 @@ class HostSyncInLoop(Rule):
         return answer
 
     def _inference_id_key(self) -> bool:
-        """``{target["image_id"].item(): output for ...}`` in a loop that runs inference (R7's
-        scope): a number taken as the key of a Python dict is an id the host files results under
-        (R3: a dict key must be a Python number; a tensor key hashes by identity)."""
+        """``{target["image_id"].item(): output for ...}``: a number taken as the key of a Python
+        dict display or comprehension is an id the host files values under (R3: a dict key must be
+        a Python number; a tensor key hashes by identity). First read in loops that run inference
+        (R7's scope); a dict built so in a training step needs its keys on the host as a store
+        ``d[i.item()] = v`` does (R31), which R95 reads for displays too (MeMOTR's criterion,
+        ``{gt_id.item(): gt_idx for ...}`` every step, holdout135)."""
         stack = self.ctx.stack
         index = climb(stack, subscripts=False, items=False)
         if index < 1:
             return False
         parent, child = stack[index - 1], stack[index]
-        if not ((isinstance(parent, cst.DictComp) and parent.key is child)
-                or (isinstance(parent, cst.DictElement) and parent.key is child)):
-            return False
-        return self._inference_scope() is not None
+        return ((isinstance(parent, cst.DictComp) and parent.key is child)
+                or (isinstance(parent, cst.DictElement) and parent.key is child))
 
     def _kept_prediction_field(self) -> bool:
         """Is the current ``.item()`` one field of a prediction record that code training nothing
@@ -647,6 +652,11 @@ class HostSyncInLoop(Rule):
         scope = next((n for n in reversed(stack[:-1]) if isinstance(n, cst.FunctionDef)), None)
         if scope is None or shown(stack) or not self._in_code_that_trains_nothing():
             return False
+        found = method_call(stack[-1]) if isinstance(stack[-1], cst.Call) else None
+        if found is not None and _METRIC_WORD.search(last_identifier(found[0]) or ""):
+            # ``self.iter_callback(loss.item(), acc, ...)``: a loss or an accuracy handed on is a
+            # metric, not an id (segcontrast's validation_step, holdout133; R96)
+            return False
         uses = statement_uses(scope.body, [scope], name_uses)
         if len(stack) >= 2 and isinstance(stack[-2], cst.Assign) and stack[-2].value is stack[-1] and all(
                 isinstance(t.target, cst.Name) for t in stack[-2].targets):
@@ -654,6 +664,8 @@ class HostSyncInLoop(Rule):
             # project's (not kept, not shown); an index into a container of unknown kind may be a
             # tensor's (R12), so only calls count here
             names = [t.target.value for t in stack[-2].targets]
+            if any(_METRIC_WORD.search(name) for name in names):
+                return False  # ``val_loss = loss.item()``: a metric, whatever it is handed to (R96)
             later = [use for name in names for use in uses(name, stack[-2])]
             if not later or not all(_handed_as_id(use, self.ctx.is_builtin) for use in later):
                 return False
