@@ -189,3 +189,62 @@ def test_an_interval_ored_with_a_flag_a_call_sets_runs_every_step_for_that_call(
     training_only = INTERVAL_OR_FLAG.replace("log_iteration(writer, loss, step, False)",
                                              "log_iteration(writer, loss, step, True)")
     assert _found(training_only) == []
+
+
+SAVED_COPY = """\
+import torch
+
+
+def train(model, loader, opt, visualize):
+    for step, (x, y) in enumerate(loader):
+        out = model(x.cuda())
+        if visualize:
+            torch.save(out[0].cpu(), f"./outputs/ref_pts_{step}.tensor")
+        out.mean().backward()
+        opt.step()
+"""
+CPU = SYNC.format(what="`.cpu()`")
+
+
+def test_a_copy_handed_to_torch_save_is_host_needed():
+    """MeMOTR's visualisation dumps (holdout135): ``torch.save(ref.cpu(), path)`` under a setting,
+    every step when on. torch pickles what it is handed from the host (a device tensor is copied the
+    same way), so the copy adds no wait (R16, R99). The same copy kept in a list stays flagged."""
+    assert _found(SAVED_COPY) == []
+    kept = SAVED_COPY.replace('torch.save(out[0].cpu(), f"./outputs/ref_pts_{step}.tensor")',
+                              "visualize.append(out[0].cpu())")
+    assert _found(kept) == [("TPL102", 8, 29, CPU)]
+
+
+OPTIMIZER_STATE = """\
+import torch
+
+
+def adamw_logger(optimizer):
+    state = optimizer.state_dict().get("state")
+    means = []
+    for key in state:
+        s = state.get(key)
+        means.append(float(s.get("exp_avg").abs().mean()))
+        means.append(float(s["exp_avg_sq"].abs().mean()))
+    return means
+
+
+def train(model, loader, optimizer):
+    for x, y in loader:
+        loss = model(x.cuda()).mean()
+        loss.backward()
+        optimizer.step()
+        stats = adamw_logger(optimizer)
+"""
+FLOAT = SYNC.format(what="`float()` of a tensor")
+
+
+def test_an_optimizers_state_is_a_tensor_where_the_parameters_are():
+    """jepa's ``adamw_logger`` (holdout127), called every step, reads ``float(s.get('exp_avg')
+    .abs().mean())`` per parameter: Adam's moments live with the parameters (R100). Another key of
+    the same dict (``s.get("step")``) says nothing."""
+    chain = " (called every step from train.py:19)"
+    assert _found(OPTIMIZER_STATE) == [("TPL102", 9, 21, FLOAT + chain), ("TPL102", 10, 21, FLOAT + chain)]
+    other = OPTIMIZER_STATE.replace('s.get("exp_avg")', 's.get("step")').replace('s["exp_avg_sq"]', 's["step"]')
+    assert _found(other) == []

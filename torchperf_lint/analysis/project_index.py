@@ -65,7 +65,7 @@ from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_r
                          assigned_values, interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "57"
+INDEX_VERSION = "58"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -652,6 +652,13 @@ class _Summariser:
         qualname = f"{scope}.{node.name}" if scope else node.name
         fn = self._function(qualname, node.lineno, owner_class, getattr(node, "end_lineno", None) or node.lineno)
         fn["params"] = _parameters(node.args)
+        for arg in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs):
+            # ``def run_training(self, ..., metrics: Metrics)``: a parameter annotated with a class
+            # this module imports from a module of the project (not an installed library) holds an
+            # instance of it (prismatic-vlms's ``metrics.push()`` at every optimizer step; R98)
+            annotation = arg.annotation
+            if type(annotation) is ast.Name and _is_class_name(annotation.id) and self._imported_name(annotation.id):
+                fn["locals"][arg.arg] = annotation.id
         self._places.setdefault(id(fn), HostNames(node.body, self._host_batch_test(), _parameter_names(node.args),
                                                   self._host_library_names))
         for decorator in node.decorator_list:

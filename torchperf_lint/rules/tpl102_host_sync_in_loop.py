@@ -1101,6 +1101,11 @@ class HostSyncInLoop(Rule):
         qual = self.ctx.qualname(call.func) or ""
         if qual.split(".", 1)[0] in _HOST_LIBRARIES or self._project_hands_to_host_library(call, path[index - 1]):
             return True
+        if qual == "torch.save" and call.args and call.args[0] is path[index - 1]:
+            # ``torch.save(ref.cpu(), path)``: torch pickles what it is handed from the host (a
+            # device tensor is copied the same way), so the copy adds no wait (R16; MeMOTR's
+            # visualisation dumps, holdout135; R99)
+            return True
         found = method_call(call)
         if found is None:
             return False
