@@ -248,3 +248,26 @@ def test_an_optimizers_state_is_a_tensor_where_the_parameters_are():
     assert _found(OPTIMIZER_STATE) == [("TPL102", 9, 21, FLOAT + chain), ("TPL102", 10, 21, FLOAT + chain)]
     other = OPTIMIZER_STATE.replace('s.get("exp_avg")', 's.get("step")').replace('s["exp_avg_sq"]', 's["step"]')
     assert _found(other) == []
+
+
+DROP_MASK = """\
+import torch
+
+
+class Mage(torch.nn.Module):
+    def forward(self, rep, bsz):
+        drop_rep_mask = torch.rand(bsz) < self.rep_drop_prob
+        drop_rep_mask = drop_rep_mask.unsqueeze(-1).cuda().float()
+        return drop_rep_mask * self.fake_latent + (1 - drop_rep_mask) * rep
+"""
+RAND_MESSAGE = TENSOR_MESSAGE.replace("torch.tensor(...)", "torch.rand(...)")
+
+
+def test_a_name_rebound_to_its_move_under_a_dtype_cast_is_the_same_pitfall():
+    """rcg's MAGE drop mask (holdout128): a CPU ``torch.rand`` compared with a number, rebound to
+    ``mask.unsqueeze(-1).cuda().float()`` on the next line: a cast after the move keeps the name
+    bound to the moved tensor (R79, R101). A reduction after the move (``.sum()``) is another
+    value: nothing to report."""
+    assert rule_diagnostics(DROP_MASK, "TPL101") == [(6, 24, RAND_MESSAGE, None, None)]
+    reduced = DROP_MASK.replace(".cuda().float()", ".cuda().sum()")
+    assert rule_diagnostics(reduced, "TPL101") == []

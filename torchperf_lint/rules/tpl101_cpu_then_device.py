@@ -455,7 +455,11 @@ class CpuThenDevice(Rule):
                             if isinstance(n, cst.Name) and n.value == receiver.value) == 1):
                 self._report_moved(fresh, move)
                 return
-        if not isinstance(assign, cst.Assign) or assign.value is not move:
+        value = move
+        top, depth = self._through_kept_methods(move)
+        if top is not move and isinstance(self.ctx.parent(depth), cst.Assign) and self.ctx.parent(depth).value is top:
+            assign, value = self.ctx.parent(depth), top  # ``m = m.unsqueeze(-1).cuda().float()`` (R101)
+        if not isinstance(assign, cst.Assign) or assign.value is not value:
             if self._only_load(receiver):
                 # ``k = torch.tensor([...]).view(1, 3, 1, 1)`` ... ``x * k.to(x.device)``: the move
                 # is the name's one use in the function, so the host tensor is never used as such
@@ -465,6 +469,18 @@ class CpuThenDevice(Rule):
         if len(targets) != 1 or not isinstance(targets[0], cst.Name) or targets[0].value != receiver.value:
             return  # the host tensor is kept under its name: moving its creation would change it
         self._report_moved(fresh, move)
+
+    def _through_kept_methods(self, move: cst.Call):
+        """(the outermost call, its depth above the current node) of methods that keep the moved
+        tensor as it is applied after the move (``m.unsqueeze(-1).cuda().float()``: rcg's MAGE
+        drop mask, holdout128; R101), so that the statement around them is read as around the move."""
+        top, depth = move, 1
+        while True:
+            attribute, call = self.ctx.parent(depth), self.ctx.parent(depth + 1)
+            if not (isinstance(attribute, cst.Attribute) and attribute.value is top and isinstance(call, cst.Call)
+                    and call.func is attribute and self._keeps_fresh(call, attribute.attr.value)):
+                return top, depth
+            top, depth = call, depth + 2
 
     def _moved_attribute(self, move: cst.Call, attribute: str) -> None:
         """``self.c = torch.tensor([args.c])`` ... ``self.c = self.c.to(args.device)`` in the same
