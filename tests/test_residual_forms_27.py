@@ -271,3 +271,46 @@ def test_a_name_rebound_to_its_move_under_a_dtype_cast_is_the_same_pitfall():
     assert rule_diagnostics(DROP_MASK, "TPL101") == [(6, 24, RAND_MESSAGE, None, None)]
     reduced = DROP_MASK.replace(".cuda().float()", ".cuda().sum()")
     assert rule_diagnostics(reduced, "TPL101") == []
+
+
+HANDED_ON_TARGETS = """\
+import torch
+
+
+class ComputeLoss:
+    def preprocess(self, targets, batch_size):
+        i = targets[:, 0]
+        out = []
+        for j in range(batch_size):
+            matches = i == j
+            n = matches.sum()
+            if n:
+                out.append(targets[matches, 1:])
+        return out
+
+    def __call__(self, p, targets):
+        targets = self.preprocess(targets, p.shape[0])
+        return p.sum()
+
+
+def train(model, loader, opt, device):
+    compute_loss = ComputeLoss()
+    for imgs, targets in loader:
+        pred = model(imgs.to(device))
+        loss = compute_loss(pred, targets.to(device))
+        loss.backward()
+        opt.step()
+"""
+TRUTH = SYNC.format(what="testing a tensor's truth")
+
+
+def test_a_parameter_every_per_step_call_hands_a_moved_tensor_is_on_the_device():
+    """yolov9's ``ComputeLoss`` (holdout135): train.py calls ``compute_loss(pred, targets.to(device))``
+    every step, ``__call__`` hands its ``targets`` on to ``self.preprocess``, which tests ``if n:`` of
+    a sum over them. A move to a device named so (``.to(device)``, as ``.cuda()``) is a device
+    tensor, also through a caller's own parameter handed on as it is (R102). Moved to ``"cpu"``, or
+    not moved, the targets stay where the loader made them."""
+    chain = " (called every step from train.py:24 via __call__)"
+    assert _found(HANDED_ON_TARGETS) == [("TPL102", 11, 15, TRUTH + chain)]
+    assert _found(HANDED_ON_TARGETS.replace("targets.to(device))", "targets.to('cpu'))")) == []
+    assert _found(HANDED_ON_TARGETS.replace("targets.to(device))", "targets)")) == []

@@ -32,7 +32,7 @@ from __future__ import annotations
 import ast
 import builtins
 import weakref
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
@@ -40,7 +40,7 @@ from .argument_places import _dominating_value
 from .named_lambdas import lambda_function
 from .project_index import content_digest
 from .step_loops import is_model_name
-from .syntax import dotted_name, is_loss_collection_name, is_loss_function_name
+from .syntax import _ACCELERATOR_PREFIXES, _DEVICE_WORD, dotted_name, is_loss_collection_name, is_loss_function_name
 from .value_kinds import (CONTAINER, CPU_TENSOR, DEVICE, HOST, HOST_TENSORS, MOVED_BATCH, NUMPY, PYTHON, TENSORS,
                           UNKNOWN, Shape, collapse, is_output_field)
 
@@ -86,6 +86,28 @@ _PASSED_KINDS = ((frozenset((PYTHON,)), PYTHON), (frozenset((PYTHON, NUMPY)), NU
                  (frozenset((PYTHON, NUMPY, CPU_TENSOR)), CPU_TENSOR), (frozenset((DEVICE,)), DEVICE),
                  (frozenset((MOVED_BATCH,)), MOVED_BATCH))
 _MATCH_BINDINGS = tuple(getattr(ast, name) for name in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(ast, name))
+
+
+def _binds_after(value, where: tuple) -> bool:
+    """Does a binding to ``value`` take effect after a read at ``where`` (line, column): the value
+    starts after it, or holds it (``targets = self.preprocess(targets, ...)`` reads the old value)?"""
+    start = (getattr(value, "lineno", 0), getattr(value, "col_offset", 0))
+    if start >= where:
+        return True
+    end = (getattr(value, "end_lineno", None), getattr(value, "end_col_offset", None))
+    return None not in end and start <= where <= end
+
+
+def _names_an_accelerator(where) -> bool:
+    """Is ``where`` (a ``.to()`` argument) a device by its name (``device``, ``args.device``,
+    ``self.local_rank``) or a string naming an accelerator (``"cuda"``), not the CPU or a dtype
+    (syntax.device_kind's reading of names, on the ``ast``)?"""
+    if isinstance(where, ast.Constant) and isinstance(where.value, str):
+        return where.value.startswith(_ACCELERATOR_PREFIXES)
+    name = where.id if isinstance(where, ast.Name) else where.attr if isinstance(where, ast.Attribute) else None
+    if name is None or "dtype" in name.lower() or name.lower() == "cpu":
+        return False
+    return _DEVICE_WORD.search(name) is not None
 
 
 def _merge(shapes: List[Shape]) -> Shape:
@@ -199,7 +221,12 @@ class ReturnKinds:
         found: Optional[Dict[str, set]] = None
         for module, caller, line, ref in sites:
             node = self._function_node(module, caller) if caller != "<module>" else None
-            call = _call_at(node, line, name) if node is not None else None
+            instances = frozenset()
+            if ref[0] == "inst" and ref[2] == "__call__":
+                # ``compute_loss = ComputeLoss(model)`` ... ``compute_loss(pred, targets)`` (R102)
+                bound = (module.functions.get(caller) or {}).get("locals", {})
+                instances = frozenset(local for local, made in bound.items() if made == ref[1])
+            call = _call_at(node, line, name, instances) if node is not None else None
             if call is None:
                 return {}
             names = params[1:] if params and params[0] in ("self", "cls") and ref[0] != "name" else params
@@ -207,10 +234,10 @@ class ReturnKinds:
             kinds: Dict[str, str] = {}
             for index, argument in enumerate(call.args):
                 if index < len(names):
-                    kinds[names[index]] = collapse(evaluation.expr(argument, 0))
+                    kinds[names[index]] = self._argument_kind(evaluation, argument, module, caller)
             for keyword in call.keywords:
                 if keyword.arg in names:
-                    kinds[keyword.arg] = collapse(evaluation.expr(keyword.value, 0))
+                    kinds[keyword.arg] = self._argument_kind(evaluation, keyword.value, module, caller)
             if found is None:
                 found = {parameter: {kind} for parameter, kind in kinds.items()}
             else:
@@ -224,6 +251,17 @@ class ReturnKinds:
                     result[parameter] = kind
                     break
         return result
+
+    def _argument_kind(self, evaluation: "_Evaluation", argument, module, caller: str) -> str:
+        """The kind of a call's argument in its calling function; the caller's own parameter handed
+        on as it is, when the caller is a step body of the linted file too, is what the caller's
+        per-step calls hand it (yolov9's ``ComputeLoss.__call__`` hands its ``targets`` to
+        ``self.preprocess``, and train.py hands ``targets.to(device)``: R102)."""
+        kind = collapse(evaluation.expr(argument, 0))
+        if (kind == _PARAMETER and isinstance(argument, ast.Name) and module is self.bodies.module
+                and caller != "<module>"):
+            return self.passed_kind(caller, argument.id)
+        return kind
 
     def _evaluation(self, module, qual: str, node) -> "_Evaluation":
         """The evaluation of a calling function's names (one per function, for all its calls)."""
@@ -344,15 +382,17 @@ class ReturnKinds:
         return False
 
 
-def _call_at(function, line: int, name: str) -> Optional[ast.Call]:
-    """The one call of ``name`` (bare or as an attribute) that starts on ``line`` in ``function``'s
-    own body, with no ``*``/``**`` argument; None when there is none or more than one."""
+def _call_at(function, line: int, name: str, instances: FrozenSet[str] = frozenset()) -> Optional[ast.Call]:
+    """The one call of ``name`` (bare or as an attribute), or of one of the ``instances`` (local names
+    bound to the class whose ``__call__`` is meant: ``compute_loss(pred, targets)``), that starts on
+    ``line`` in ``function``'s own body, with no ``*``/``**`` argument; None when there is none or
+    more than one."""
     found = []
     pending = [stmt for stmt in function.body if stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno)]
     while pending:  # only the nodes whose lines hold ``line``
         node = pending.pop()
         if isinstance(node, ast.Call) and node.lineno == line and (
-                (isinstance(node.func, ast.Name) and node.func.id == name)
+                (isinstance(node.func, ast.Name) and (node.func.id == name or node.func.id in instances))
                 or (isinstance(node.func, ast.Attribute) and node.func.attr == name)):
             found.append(node)
         for child in ast.iter_child_nodes(node):
@@ -614,8 +654,7 @@ class _Evaluation:
                         break
                 return shape
             if name in self.parameters and not self._in_loop(where) and all(
-                    (getattr(value, "lineno", 0), getattr(value, "col_offset", 0)) >= where
-                    for _, value, _ in bindings):
+                    _binds_after(value, where) for _, value, _ in bindings):
                 return _PARAMETER  # read before the function binds it again: the argument
         plain = [self._binding(source, value, path) for source, value, path in bindings if source != "aug"]
         if name in self.parameters:
@@ -856,6 +895,11 @@ class _Evaluation:
         if name == "cpu":
             return CPU_TENSOR
         if name == "cuda":
+            return DEVICE
+        if name == "to" and owner not in (NUMPY, _PARAMETER) and _names_an_accelerator(
+                call.args[0] if len(call.args) == 1 and not call.keywords else None):
+            # ``compute_loss(pred, targets.to(device))``: a move to a device named so, whatever the
+            # receiver (a loader's batch this evaluation does not follow), as ``.cuda()`` (R102)
             return DEVICE
         if owner not in _TENSOR_KINDS and owner not in (NUMPY, _PARAMETER):
             return None
