@@ -314,3 +314,113 @@ def test_a_parameter_every_per_step_call_hands_a_moved_tensor_is_on_the_device()
     assert _found(HANDED_ON_TARGETS) == [("TPL102", 11, 15, TRUTH + chain)]
     assert _found(HANDED_ON_TARGETS.replace("targets.to(device))", "targets.to('cpu'))")) == []
     assert _found(HANDED_ON_TARGETS.replace("targets.to(device))", "targets)")) == []
+
+
+REBOUND_FLAG = """\
+import torch
+
+
+def log_iteration(writer, loss, step, is_train):
+    {rebind}if step % 50 == 0 or not is_train:
+        writer.add_scalar("loss", loss.item(), step)
+
+
+def evaluate(model, batch, reduction):
+    {rebind_reduction}if reduction == "none":
+        return model(batch).flatten().tolist()
+    return model(batch).mean()
+
+
+def train(model, loader, opt, writer):
+    for step, (x, y) in enumerate(loader):
+        loss = torch.nn.functional.mse_loss(model(x.cuda()), y.cuda())
+        loss.backward()
+        opt.step()
+        log_iteration(writer, loss, step, True)
+        evaluate(model, x.cuda(), "mean")
+"""
+
+
+def test_a_parameter_bound_again_before_its_test_closes_and_forces_nothing():
+    """R40, R83 and R97 read a test on a parameter by what each per-step call hands it; a function
+    that binds the parameter again (``reduction = str(reduction)``, ``is_train = not is_train``)
+    tests another value (R103: a soundness condition). Handed ``"mean"``, ``if reduction == "none":``
+    is a branch no call takes; bound again, it may run every step. Handed ``is_train=False``, the
+    ``or`` runs every step (R97); bound again, nothing is known and the interval stands. A
+    conversion to a number (``float(reduction)``) keeps the value."""
+    def variant(rebind="", rebind_reduction="", is_train="True"):
+        return (REBOUND_FLAG.replace("{rebind}", rebind).replace("{rebind_reduction}", rebind_reduction)
+                .replace("log_iteration(writer, loss, step, True)", f"log_iteration(writer, loss, step, {is_train})"))
+    tolist = SYNC.format(what="`.tolist()`")
+    assert _found(variant()) == []
+    assert _found(variant(rebind_reduction="reduction = str(reduction)\n    ")) == [
+        ("TPL102", 12, 15, tolist + " (called every step from train.py:22)")]
+    assert _found(variant(rebind_reduction="reduction = float(reduction)\n    ")) == []
+    assert _found(variant(is_train="False")) == [("TPL102", 6, 34, ITEM + " (called every step from train.py:20)")]
+    assert _found(variant(rebind="is_train = not is_train\n    ", is_train="False")) == []
+
+
+REBOUND_CALLEE = """\
+import torch
+
+
+def to_list(t):
+    return t.tolist()
+
+
+def evaluate(model, batch, reduction):
+    {rebind}if reduction == "none":
+        return to_list(model(batch))
+    return model(batch).mean()
+
+
+def train(model, loader, opt):
+    for x, y in loader:
+        loss = evaluate(model, x.cuda(), "mean")
+        loss.backward()
+        opt.step()
+"""
+
+
+def test_a_callee_under_a_branch_on_a_parameter_bound_again_is_reached():
+    """The index's walk (R40/R83's guards, step_bodies) reads the same condition: a helper called
+    under ``if reduction == "none":`` is no step body while every per-step call hands ``"mean"``,
+    and is one when the function binds ``reduction`` again first (R103)."""
+    assert _found(REBOUND_CALLEE.replace("{rebind}", "")) == []
+    rebound = REBOUND_CALLEE.replace("{rebind}", "reduction = str(reduction)\n    ")
+    assert _found(rebound) == [("TPL102", 5, 11, SYNC.format(what="`.tolist()`")
+                                + " (called every step from train.py:17 via evaluate)")]
+
+
+REBOUND_HANDED = """\
+import torch
+
+
+def dump(t):
+    print(t.sum().item())
+
+
+def check(t, mode):
+    if mode == "debug":
+        dump(t)
+    return t
+
+
+def forward(model, x, mode):
+    {rebind}return check(model(x), mode)
+
+
+def train(model, loader, opt):
+    for x, y in loader:
+        out = forward(model, x.cuda(), "fast")
+        out.mean().backward()
+        opt.step()
+"""
+
+
+def test_a_parameter_bound_again_is_handed_on_as_nothing_known():
+    """A parameter handed on as it is carries the caller's literal into the callee's branches
+    (flow-forecast's ``multi_crit(..., valid)``); bound again first, it carries nothing (R103)."""
+    assert _found(REBOUND_HANDED.replace("{rebind}", "")) == []
+    rebound = REBOUND_HANDED.replace("{rebind}", "mode = model.mode\n    ")
+    assert _found(rebound) == [("TPL102", 5, 10, ITEM + " (called every step from train.py:21 via forward → check)")]

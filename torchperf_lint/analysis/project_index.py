@@ -65,7 +65,7 @@ from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_r
                          assigned_values, interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "58"
+INDEX_VERSION = "59"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -344,6 +344,8 @@ class _Summariser:
         # expressions meets them (slice_bound_parameters reads their bounds: no second walk)
         self._slices: Dict[int, List[ast.Slice]] = {}
         self._packs: Dict[int, List[ast.Call]] = {}  # id of a function record -> its pack_padded_sequence calls
+        self._rebound: Dict[int, FrozenSet[str]] = {}  # id of a function record -> parameters it binds again
+        self._function_nodes: Dict[int, ast.AST] = {}  # id of a function record -> its definition
         self._in_lambda = 0
         # The names a dotted call's head must be for the step-body walk ever to resolve it
         # (_resolvable), worked out by ``run``; None: every call's arguments are placed. (The
@@ -564,7 +566,7 @@ class _Summariser:
                 continue
             gates = kind is ast.If and bool(stmt.orelse) and self._gates(stmt, interval_names)
             if kind is ast.If and fn.get("params"):
-                _record_parameter_guard(stmt, fn)
+                _record_parameter_guard(stmt, fn, self._rebound_of)
             if kind is ast.For and owner_class:
                 self._bind_layer(stmt, fn, owner_class)
             if kind in _LOOPS:
@@ -652,6 +654,7 @@ class _Summariser:
         qualname = f"{scope}.{node.name}" if scope else node.name
         fn = self._function(qualname, node.lineno, owner_class, getattr(node, "end_lineno", None) or node.lineno)
         fn["params"] = _parameters(node.args)
+        self._function_nodes[id(fn)] = node  # (its rebound parameters, on first use: _rebound_of)
         for arg in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs):
             # ``def run_training(self, ..., metrics: Metrics)``: a parameter annotated with a class
             # this module imports from a module of the project (not an installed library) holds an
@@ -917,7 +920,7 @@ class _Summariser:
             if reaches:
                 self._handed_functions(call, ref, scope)
                 if ref[0] in ("name", "dotted") and fn.get("params"):
-                    self._handed_parameters(call, fn)
+                    self._handed_parameters(call, fn, self._rebound_of)
 
     def _resolvable(self, ref: list) -> bool:
         """May the step-body walk resolve a call of ``ref`` to a function of the project (so that
@@ -963,8 +966,18 @@ class _Summariser:
                 if qualname in self.functions:
                     self.roots.append(["handed", [ref, index, qualname], call.lineno])
 
+    def _rebound_of(self, fn: dict) -> FrozenSet[str]:
+        """The parameters the function of record ``fn`` binds again (_rebound_parameters), worked
+        out the first time a guard or a handed parameter asks: most functions have neither."""
+        known = self._rebound.get(id(fn))
+        if known is None:
+            node = self._function_nodes.get(id(fn))
+            known = self._rebound[id(fn)] = (_rebound_parameters(node, {p[0] for p in fn.get("params", ())})
+                                             if node is not None else frozenset())
+        return known
+
     @staticmethod
-    def _handed_parameters(call: ast.Call, fn: dict) -> None:
+    def _handed_parameters(call: ast.Call, fn: dict, rebound_of=None) -> None:
         """The function's own parameters that this call (the last of ``fn["calls"]``, a plain
         function of the project perhaps) is handed as they are: [[parameter, index of the call,
         position or keyword]] in ``fn["argp"]``, so that a parameter handed on to a function that
@@ -976,13 +989,13 @@ class _Summariser:
             if type(arg) is ast.Starred:
                 break
             if type(arg) is ast.Name:
-                params = params or {p[0] for p in fn["params"]}
+                params = params or {p[0] for p in fn["params"]} - (rebound_of(fn) if rebound_of else frozenset())
                 if arg.id in params:
                     handed.append([arg.id, len(fn["calls"]) - 1, str(position)])
         for keyword in call.keywords:
             value = keyword.value
             if keyword.arg is not None and type(value) is ast.Name:
-                params = params or {p[0] for p in fn["params"]}
+                params = params or {p[0] for p in fn["params"]} - (rebound_of(fn) if rebound_of else frozenset())
                 if value.id in params:
                     handed.append([value.id, len(fn["calls"]) - 1, keyword.arg])
         if handed:
@@ -1165,7 +1178,47 @@ def _names_infinity(node: ast.expr) -> bool:
             and not node.keywords and type(node.args[0]) is ast.Constant and node.args[0].value in ("inf", "Infinity"))
 
 
-def _record_parameter_guard(stmt: ast.If, fn: dict) -> None:
+_VALUE_KEEPING_CONVERSIONS = frozenset(("float", "int"))
+
+
+def _rebound_parameters(function, params) -> FrozenSet[str]:
+    """The parameters ``function`` binds again in its own body (not in nested definitions): their
+    value at a test or a call is no longer the caller's argument, so what a per-step call hands them
+    closes no branch and is handed on to nothing (R40, R83: a soundness condition, R103). A
+    conversion of the parameter itself to a number (``norm_type = float(norm_type)``: GLM's Megatron
+    ``clip_grad_norm``) keeps the value the branches compare."""
+    found = set()
+    pending = list(function.body)
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind in _DEFS or kind is ast.ClassDef or kind is ast.Lambda:
+            continue
+        targets = ()
+        if kind is ast.Assign:
+            value = node.value
+            if not (type(value) is ast.Call and type(value.func) is ast.Name and value.func.id in _VALUE_KEEPING_CONVERSIONS
+                    and len(value.args) == 1 and not value.keywords and type(value.args[0]) is ast.Name
+                    and len(node.targets) == 1 and type(node.targets[0]) is ast.Name
+                    and value.args[0].id == node.targets[0].id):
+                targets = node.targets
+        elif kind is ast.AugAssign or kind is ast.AnnAssign:
+            targets = (node.target,) if (kind is ast.AugAssign or node.value is not None) else ()
+        elif kind is ast.For or kind is ast.AsyncFor:
+            targets = (node.target,)
+        elif kind is ast.With or kind is ast.AsyncWith:
+            targets = tuple(item.optional_vars for item in node.items if item.optional_vars is not None)
+        elif kind is ast.NamedExpr:
+            targets = (node.target,)
+        elif kind is ast.Delete:
+            targets = tuple(node.targets)
+        for target in targets:
+            found.update(name for name in bound_names(target) if name in params)
+        pending.extend(ast.iter_child_nodes(node))
+    return frozenset(found)
+
+
+def _record_parameter_guard(stmt: ast.If, fn: dict, rebound_of=None) -> None:
     """``if validation_dataset:`` (``if not p:``, ``if p is None:``, ``if p is not None:``, ``if
     task == 'annotation':`` and its ``elif`` chain, ``!=``, ``in``/``not in`` a display of literals)
     on a parameter of the function: the lines of each branch and what the parameter must be there,
@@ -1196,6 +1249,9 @@ def _record_parameter_guard(stmt: ast.If, fn: dict) -> None:
             found.append(body + list(tested))
             if orelse is not None:
                 found.append(orelse + [tested[0], _opposite_guard(tested[1])])
+    if found and rebound_of is not None:
+        rebound = rebound_of(fn)
+        found = [guard for guard in found if guard[2] not in rebound]
     if found:
         fn.setdefault("pguards", []).extend(found)
 

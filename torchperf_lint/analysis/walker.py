@@ -672,7 +672,7 @@ class Context:
             if block.kind != IF:
                 continue
             if calls is None:
-                calls = self.facts.step_bodies.per_step_arguments(self.function_qualname()) or ()
+                calls = self._per_step_values()
             if calls and _not_taken(block, calls):
                 return True  # a branch no per-step call takes (``compute_top_k(..., reduction="none")``)
             if block.body is not block.node.body:
@@ -688,6 +688,25 @@ class Context:
                 return True
         return self._after_interval_exit(body.node)
 
+    def _per_step_values(self) -> list:
+        """The literal arguments of each per-step call of the current step body, by parameter
+        (step_bodies.per_step_arguments), less the parameters the function binds again: their value
+        at a test is no longer the argument (R103). Empty when some call is not seen."""
+        calls = self.facts.step_bodies.per_step_arguments(self.function_qualname()) or ()
+        if not calls:
+            return []
+        function = self.frame.node if self.frame is not None else None
+        if not isinstance(function, cst.FunctionDef):
+            return list(calls)
+        memo = self.__dict__.setdefault("_rebound_memo", {})
+        known = memo.get(id(function))
+        if known is None or known[0] is not function:
+            known = memo[id(function)] = (function, _rebound_parameters(function))
+        rebound = known[1]
+        if not rebound:
+            return list(calls)
+        return [{name: value for name, value in values.items() if name not in rebound} for values in calls]
+
     def first_operand_closed(self, test: cst.BaseExpression) -> bool:
         """``if error_if_nonfinite and torch.logical_or(norm.isnan(), norm.isinf()):`` in a step body
         whose every per-step call leaves the parameter false (handed a literal, or left at its
@@ -698,7 +717,7 @@ class Context:
         bodies = getattr(self.facts, "step_bodies", None)
         if bodies is None or self.step_body() is None:
             return False
-        calls = bodies.per_step_arguments(self.function_qualname())
+        calls = self._per_step_values()
         if not calls:
             return False
         first = test
@@ -797,6 +816,41 @@ def _not_taken(block: Block, calls) -> bool:
         if result == (block.body is block.node.body):
             return False  # this call takes the branch
     return True
+
+
+_VALUE_KEEPING_CONVERSIONS = frozenset(("float", "int"))
+
+
+def _rebound_parameters(function: cst.FunctionDef) -> FrozenSet[str]:
+    """The parameters ``function`` binds again in its own body (the twin of
+    project_index._rebound_parameters: a conversion of the parameter to a number keeps its value)."""
+    params = set(syntax.parameter_names(function.params))
+    found = set()
+    for node in descendants(function.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda))):
+        targets = ()
+        if isinstance(node, cst.Assign):
+            value = node.value
+            keeps = (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
+                     and value.func.value in _VALUE_KEEPING_CONVERSIONS and len(value.args) == 1
+                     and isinstance(value.args[0].value, cst.Name) and len(node.targets) == 1
+                     and isinstance(node.targets[0].target, cst.Name)
+                     and value.args[0].value.value == node.targets[0].target.value)
+            targets = () if keeps else tuple(t.target for t in node.targets)
+        elif isinstance(node, cst.AugAssign):
+            targets = (node.target,)
+        elif isinstance(node, cst.AnnAssign) and node.value is not None:
+            targets = (node.target,)
+        elif isinstance(node, (cst.For,)):
+            targets = (node.target,)
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            targets = (node.asname.name,)
+        elif isinstance(node, cst.NamedExpr):
+            targets = (node.target,)
+        elif isinstance(node, cst.Del):
+            targets = (node.target,)
+        for target in targets:
+            found.update(name for name in syntax.assigned_names(target) if name in params)
+    return frozenset(found)
 
 
 def _taken_every_call(test: cst.BaseExpression, calls) -> bool:
