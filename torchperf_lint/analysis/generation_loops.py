@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Callable, Dict, List, Optional, Set
+from typing import Callable, List, Optional, Set
 
 import libcst as cst
 

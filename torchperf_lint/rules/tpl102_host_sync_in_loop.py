@@ -25,7 +25,7 @@ from ..analysis.slice_bound_parameters import host_size_parameter
 from ..analysis.stop_flags import sets_stop_flag
 from ..analysis.test_rereads import rereads_tested_value
 from ..analysis.trainless_helpers import trains_nothing
-from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, branch_leaves, chain_leaves, dotted_name, is_grad_off, is_model_name,
+from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, chain_leaves, dotted_name, is_grad_off, is_model_name,
                                last_identifier, method_call, tests_interval)
 from ..analysis.tree import descendants
 from ..analysis.value_uses import (KEEPING_METHODS, SIZE_BUILTINS, ancestors, assigned_name, climb,
