@@ -377,6 +377,27 @@ def _strip_indent_form_feeds(code: str, line_offset: int) -> Tuple[str, Dict[int
     return "".join(out), shifted
 
 
+def _expand_indent_tabs(code: str, line_offset: int, shifted: Dict[int, int]):
+    """(the code with the tabs of its lines' indentation expanded to Python's tab stops of eight,
+    the per-line column shifts with those of ``shifted``), or None when no indentation holds a tab.
+
+    Python measures indentation with tab stops of eight (``\\t    `` is column 12) and accepts a mix
+    that is consistent; libcst's tokenizer rejects some such mixes ("no matching outer block for
+    dedent": FastestDet's ``test.py``, holdout131). Columns after the indentation move right by the
+    spaces a line gained, which positions take back."""
+    out, moved = [], dict(shifted)
+    changed = False
+    for number, line in enumerate(split_lines(code), start=1):
+        indent = len(line) - len(line.lstrip(" \t"))
+        if "\t" in line[:indent]:
+            wide = line[:indent].expandtabs(8)
+            moved[number + line_offset] = moved.get(number + line_offset, 0) - (len(wide) - indent)
+            line = wide + line[indent:]
+            changed = True
+        out.append(line)
+    return ("".join(out), moved) if changed else None
+
+
 def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures, newline="\n",
                max_line_length: int = DEFAULT_LINE_LENGTH) -> List[Finding]:
     code, line_offset = unit.parse_source(lines)
@@ -384,13 +405,23 @@ def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures, newline=
     if "\x0c" in code:
         code, shifted = _strip_indent_form_feeds(code, line_offset)
     memo = edit_reuse.current()
+    tabs_expanded = False
     try:
         module = memo.unit_module(code, parse_unvalidated) if memo is not None else parse_unvalidated(code)
     except cst.ParserSyntaxError as error:
-        failures.append((f"libcst cannot parse lines {unit.start}-{unit.end}: {str(error).splitlines()[0]}",
-                         error.raw_line + line_offset if error.raw_line else unit.start,
-                         error.raw_column if error.raw_line else 0))
-        return []
+        expanded = _expand_indent_tabs(code, line_offset, shifted)
+        module = None
+        if expanded is not None:
+            try:
+                module = parse_unvalidated(expanded[0])
+                code, shifted, tabs_expanded = expanded[0], expanded[1], True
+            except cst.ParserSyntaxError:
+                module = None
+        if module is None:
+            failures.append((f"libcst cannot parse lines {unit.start}-{unit.end}: {str(error).splitlines()[0]}",
+                             error.raw_line + line_offset if error.raw_line else unit.start,
+                             error.raw_column if error.raw_line else 0))
+            return []
     raw: list = []
     ctx = Context(table, facts)
     # A method's unit is parsed without its class: the step bodies name it by its full path.
@@ -407,7 +438,9 @@ def _lint_unit(unit: Unit, lines, rule_classes, table, facts, failures, newline=
         where = positions[node]
         fix = None
         line, end_line = where.start.line + line_offset, where.end.line + line_offset
-        if rule_fix is not None and (rule_fix.replacements or rule_fix.file_edits):
+        if rule_fix is not None and (rule_fix.replacements or rule_fix.file_edits) and not tabs_expanded:
+            # (no fix where tabs were expanded: a line it writes would be indented with spaces
+            # among the file's tabs, which Python may reject)
             fix = LazyFix(rule_fix.applicability, rule_fix.description,
                           _fix_computer(module, code, line_offset, rule_fix, newline, shifted, positions,
                                         unit_state, max_line_length))
