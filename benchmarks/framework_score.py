@@ -6630,7 +6630,8 @@ CORPUS = [
      "commit": "1b3cabbc3564441bdcda6c6a2e92137b9faa0660",
      "take": ["training"], "only": "*.py", "drop": []},
     # holdout137 (2026-11-29): entries below this line, before the holdout138 marker.
-    # holdout138 (2026-11-29): entries below this line, before the closing bracket.
+    # holdout138 (2026-11-29): entries below this line, before the holdout139 marker.
+    # holdout139 (2026-11-29): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -6860,7 +6861,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 140)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 141)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
