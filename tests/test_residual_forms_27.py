@@ -424,3 +424,62 @@ def test_a_parameter_bound_again_is_handed_on_as_nothing_known():
     assert _found(REBOUND_HANDED.replace("{rebind}", "")) == []
     rebound = REBOUND_HANDED.replace("{rebind}", "mode = model.mode\n    ")
     assert _found(rebound) == [("TPL102", 5, 10, ITEM + " (called every step from train.py:21 via forward → check)")]
+
+
+MODULE_LEVEL_EPISODES = """\
+import torch
+
+for archive in range(3):
+    for x, _ in data_loader:
+        labels = torch.arange(0, num_classes)
+        loss = criterion(net(x.cuda()), labels.cuda())
+        loss.backward()
+        optimizer.step()
+"""
+ARANGE_MESSAGE = TENSOR_MESSAGE.replace("torch.tensor(...)", "torch.arange(...)")
+
+
+def test_a_module_level_factory_moved_in_its_one_use_is_reported():
+    """pytorch_xvectors's episode loop at module level (holdout137): ``labels = torch.arange(...)``
+    then ``criterion(out, labels.cuda())``, the name's one use in the whole file (R104; a function
+    counted its own body already). Read again anywhere in the file, the host tensor is in use."""
+    assert rule_diagnostics(MODULE_LEVEL_EPISODES, "TPL101") == [(5, 17, ARANGE_MESSAGE, None, None)]
+    assert rule_diagnostics(MODULE_LEVEL_EPISODES + "print(labels)\n", "TPL101") == []
+
+
+PESQ_BATCH = """\
+import torch
+from joblib import Parallel, delayed
+from pesq import pesq
+
+
+def cal_pesq(clean, noisy, sr=16000):
+    return pesq(sr, clean, noisy, "wb")
+
+
+def batch_pesq(clean, noisy):
+    return Parallel(n_jobs=15)(delayed(cal_pesq)(c, n) for c, n in zip(clean, noisy))
+
+
+def train(generator, loader, opt):
+    for clean, noisy in loader:
+        clean, noisy = clean.cuda(), noisy.cuda()
+        enhanced = generator(noisy)
+        audio_r, audio_g = list(clean.cpu().numpy()), list(enhanced.detach().cpu().numpy())
+        score = batch_pesq(audio_r, audio_g)
+        enhanced.mean().backward()
+        opt.step()
+"""
+
+
+def test_copies_handed_to_a_joblib_pool_of_a_speech_metric_are_host_needed():
+    """MP-SENet (holdout137) scores every step's audio with PESQ in a joblib pool:
+    ``Parallel(n_jobs=15)(delayed(cal_pesq)(c, n) for c, n in zip(clean, noisy))``. The copies it is
+    handed are what the metric reads on the host (R3 across the call; joblib and pesq are host
+    libraries, and a call of what their calls return runs there: R105). A helper that stacks them
+    into a tensor instead needs no copy."""
+    assert _found(PESQ_BATCH) == []
+    stacked = PESQ_BATCH.replace("return Parallel(n_jobs=15)(delayed(cal_pesq)(c, n) for c, n in zip(clean, noisy))",
+                                 "return torch.stack([torch.as_tensor(c) for c in clean])")
+    cpu = SYNC.format(what="`.cpu()`")
+    assert _found(stacked) == [("TPL102", 18, 32, cpu), ("TPL102", 18, 59, cpu)]

@@ -27,7 +27,10 @@ from .python_containers import self_attribute_assignments
 # host (a device tensor is copied there to be pickled: DPR's ``all_gather_list``, prec9's R16).
 HOST_LIBRARIES = frozenset(("numpy", "scipy", "cv2", "PIL", "sklearn", "matplotlib", "librosa", "soundfile",
                             "imageio", "skimage", "Bio", "pickle", "rdkit", "medpy", "nibabel", "SimpleITK",
-                            "pandas", "networkx", "polyscope", "open3d", "trimesh", "igl"))
+                            "pandas", "networkx", "polyscope", "open3d", "trimesh", "igl",
+                            # speech metrics and vocoder analysis on numpy arrays, and joblib's workers,
+                            # which pickle what they are handed (MP-SENet's batch_pesq, holdout137; R105)
+                            "joblib", "pesq", "pystoi", "pyworld", "pysptk"))
 # Attributes that read a tensor's or an array's metadata, not its values.
 _METADATA = frozenset(("shape", "ndim", "dtype", "device", "size", "is_cuda", "requires_grad"))
 _ROUNDS = 3  # assignments followed through this many names made from names
@@ -214,6 +217,10 @@ class _HostLibrary:
         self.objects: Set[str] = set()
 
     def __call__(self, func: ast.AST) -> bool:
+        if type(func) is ast.Call:
+            # ``Parallel(n_jobs=15)(...)``, ``delayed(cal_pesq)(c, n)``: a call of what a host
+            # library's call returned runs in that library (joblib pickles it for its workers; R105)
+            return self(func.func)
         dotted = dotted_name_ast(func)
         if not dotted:
             return False

