@@ -6669,6 +6669,36 @@ CORPUS = [
      "commit": "069570279db65ffb3914ca9aacab8061badfacb3",
      "take": ["train.py", "generate.py", "dataloader.py", "utils.py", "attributes.py", "remi2midi.py", "model"], "only": "*.py", "drop": []},
     # holdout138 (2026-11-29): entries below this line, before the holdout139 marker.
+    # holdout138 set: reinforcement learning, imitation learning and robot policies (own loops, Lightning,
+    # Accelerate), labelled by reading only; corpus in /work/corpus_h138 (docs/framework_corpus_holdout138.md).
+# holdout138 (2026-11-29): RL, imitation learning and robot policies (own loops, Lightning, Accelerate),
+    # labelled by reading only; corpus in /work/corpus_h138 (docs/framework_corpus_holdout138.md).
+    {"name": "pytorch-maddpg", "github": "xuehy/pytorch-maddpg", "set": "holdout138",
+     "commit": "b7c1acf027a64a492eee6ab1c304ed3b8e69b5c4",
+     "take": ["MADDPG.py", "main.py", "memory.py", "model.py", "params.py", "randomProcess.py"], "only": "*.py", "drop": []},
+    {"name": "rsl_rl", "github": "leggedrobotics/rsl_rl", "set": "holdout138",
+     "commit": "c281c32e5746e75570c1a29bfa78bca0200cc5ff",
+     "take": ["setup.py", "rsl_rl"], "only": "*.py", "drop": []},
+    {"name": "dreamer-pytorch", "github": "juliusfrost/dreamer-pytorch", "set": "holdout138",
+     "commit": "f973caff6efc843c8dc2f2fb0c07b061b1f8ef74",
+     "take": ["main.py", "main_dmc.py", "dreamer/__init__.py", "dreamer/agents", "dreamer/algos", "dreamer/models",
+              "dreamer/utils", "dreamer/experiments"], "only": "*.py", "drop": []},
+    {"name": "plant", "github": "autonomousvision/plant", "set": "holdout138",
+     "commit": "7691a93182786d9fa3bdb5f429a463b0ad18a8a3",
+     "take": ["training/PlanT", "training/dataloader.py", "util", "carla_agent_files/PlanT_agent.py"], "only": "*.py", "drop": []},
+    {"name": "diamond", "github": "eloialonso/diamond", "set": "holdout138",
+     "commit": "5bcd1599755b4f2fae8e5e079e02f0728e174965",
+     "take": ["src", "scripts"], "only": "*.py", "drop": []},
+    {"name": "Multi-Agent-Transformer", "github": "PKU-MARL/Multi-Agent-Transformer", "set": "holdout138",
+     "commit": "be3ff49c8264d454c1fe2c41582aa2bfc98498c8",
+     "take": ["mat/__init__.py", "mat/config.py", "mat/algorithms", "mat/runner", "mat/scripts", "mat/utils"], "only": "*.py", "drop": []},
+    {"name": "iVideoGPT", "github": "thuml/iVideoGPT", "set": "holdout138",
+     "commit": "2ae0381ec0b61f17f3fa56a47ae6739c7ef35915",
+     "take": ["train_gpt.py", "train_tokenizer.py", "ivideogpt", "mbrl"], "only": "*.py", "drop": []},
+    {"name": "3d_diffuser_actor", "github": "nickgkan/3d_diffuser_actor", "set": "holdout138",
+     "commit": "4faf00bdf89a3b3d07e266a59a28f9fbd02c7844",
+     "take": ["setup.py", "engine.py", "main_keypose.py", "main_trajectory.py", "main_trajectory_calvin.py",
+              "diffuser_actor", "datasets", "utils"], "only": "*.py", "drop": []},
     # holdout139 (2026-11-29): entries below this line, before the closing bracket.
 ]
 
