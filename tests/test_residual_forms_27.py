@@ -483,3 +483,27 @@ def test_copies_handed_to_a_joblib_pool_of_a_speech_metric_are_host_needed():
                                  "return torch.stack([torch.as_tensor(c) for c in clean])")
     cpu = SYNC.format(what="`.cpu()`")
     assert _found(stacked) == [("TPL102", 18, 32, cpu), ("TPL102", 18, 59, cpu)]
+
+
+CHECKPOINT_TEST = """\
+import torch
+
+
+def train(model, loader, opt, checkpointing_steps, save):
+    for step, (x, y) in enumerate(loader):
+        loss = model(x.cuda()).mean()
+        loss.backward()
+        opt.step()
+        if step % checkpointing_steps == 0 and loss < 4.0:
+            save(model)
+"""
+
+
+def test_a_tensor_test_after_an_interval_in_an_and_runs_every_n_steps():
+    """iVideoGPT (holdout138): ``if completed_steps % checkpointing_steps == 0 and avg_loss < 4.0:``:
+    ``and`` evaluates the device comparison only when the interval holds (R106). First, the
+    comparison runs every step."""
+    assert _found(CHECKPOINT_TEST) == []
+    first = CHECKPOINT_TEST.replace("if step % checkpointing_steps == 0 and loss < 4.0:",
+                                    "if loss < 4.0 and step % checkpointing_steps == 0:")
+    assert _found(first) == [("TPL102", 9, 11, TRUTH)]

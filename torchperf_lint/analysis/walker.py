@@ -707,6 +707,18 @@ class Context:
             return list(calls)
         return [{name: value for name, value in values.items() if name not in rebound} for values in calls]
 
+    def first_operand_interval(self, test: cst.BaseExpression) -> bool:
+        """``if completed_steps % checkpointing_steps == 0 and avg_loss < 4.0:``: ``and`` evaluates
+        what follows its first operand only when that holds, so an interval test there (rules.md
+        "An interval") makes the rest run every N steps, not every step (iVideoGPT's checkpointing
+        test, holdout138; R106)."""
+        if not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And)):
+            return False
+        first = test
+        while isinstance(first, cst.BooleanOperation) and isinstance(first.operator, cst.And):
+            first = first.left
+        return self._tests_step_interval(first, frozenset())
+
     def first_operand_closed(self, test: cst.BaseExpression) -> bool:
         """``if error_if_nonfinite and torch.logical_or(norm.isnan(), norm.isinf()):`` in a step body
         whose every per-step call leaves the parameter false (handed a literal, or left at its

@@ -256,7 +256,7 @@ class HostSyncInLoop(Rule):
         # _in_step classifies the loop (a walk of its body) on first use. Both only read.
         if ((_truth_tests_tensor(node.test, self.ctx) or self._tests_carried_total(node)) and self._in_step()
                 and not self._stops_loop(node) and not self._guards_host_needed_use(node)
-                and not self.ctx.first_operand_closed(node.test)):
+                and not self.ctx.first_operand_closed(node.test) and not self.ctx.first_operand_interval(node.test)):
             self.report(_reported_test(node), self.message.format(what="testing a tensor's truth"))
 
     def _tests_carried_total(self, node: cst.If) -> bool:
