@@ -6700,6 +6700,35 @@ CORPUS = [
      "take": ["setup.py", "engine.py", "main_keypose.py", "main_trajectory.py", "main_trajectory_calvin.py",
               "diffuser_actor", "datasets", "utils"], "only": "*.py", "drop": []},
     # holdout139 (2026-11-29): entries below this line, before the closing bracket.
+    # holdout139 set: image generation and editing (diffusion, GANs, VAEs, super-resolution, inpainting), own
+    # loops and Accelerate, labelled by reading only; corpus in /work/corpus_h139 (docs/framework_corpus_holdout139.md).
+# holdout139 (2026-11-29): entries below this line.
+    # holdout139 set: image generation and editing (diffusion, GAN, super-resolution, inpainting; own loops and one
+    # Accelerate/diffusers project), labelled by reading only; corpus in /work/corpus_h139 (docs/framework_corpus_holdout139.md).
+    {"name": "SR3", "github": "Janspiry/Image-Super-Resolution-via-Iterative-Refinement", "set": "holdout139",
+     "commit": "01d27a7cbfa8502be1d8dbd4ee02fcbd5e44389d",
+     "take": ["core", "data", "model", "sr.py", "sample.py", "eval.py", "infer.py"], "only": "*.py", "drop": []},
+    {"name": "image-restoration-sde", "github": "Algolzw/image-restoration-sde", "set": "holdout139",
+     "commit": "2598d73cde3a1e2cf78c4ba4923414e1f4b90393",
+     "take": ["codes/config/deraining", "codes/config/latent-dehazing", "codes/data", "codes/utils"], "only": "*.py", "drop": []},
+    {"name": "Fast-DDPM", "github": "mirthAI/Fast-DDPM", "set": "holdout139",
+     "commit": "1bff0431670892b75c8403c288eb1e9c7a856a49",
+     "take": ["datasets", "functions", "models", "runners", "ddpm_main.py", "fast_ddpm_main.py"], "only": "*.py", "drop": []},
+    {"name": "Self-Attention-GAN", "github": "heykeetae/Self-Attention-GAN", "set": "holdout139",
+     "commit": "8714a54ba5027d680190791ba3a6bb08f9c9a129",
+     "take": ["data_loader.py", "main.py", "parameter.py", "sagan_models.py", "spectral.py", "trainer.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "pytorch_GAN_zoo", "github": "facebookresearch/pytorch_GAN_zoo", "set": "holdout139",
+     "commit": "b75dee40918caabb4fe7ec561522717bf096a8cb",
+     "take": ["train.py", "eval.py", "datasets.py", "models", "visualization"], "only": "*.py", "drop": ["models/UTs"]},
+    {"name": "FUNIT", "github": "NVlabs/FUNIT", "set": "holdout139",
+     "commit": "198f430b6ef1abe940251b30f51d5cc68a476787",
+     "take": ["blocks.py", "data.py", "funit_model.py", "networks.py", "test_k_shot.py", "train.py", "trainer.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "AOT-GAN-for-Inpainting", "github": "researchmm/AOT-GAN-for-Inpainting", "set": "holdout139",
+     "commit": "2cd1afd8fdfabb101c678f6062d14bc7d302509e",
+     "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "Phased-Consistency-Model", "github": "G-U-N/Phased-Consistency-Model", "set": "holdout139",
+     "commit": "b127277f641f28ad2459647a05f78133e5b3fd34",
+     "take": ["code/text_to_image_sd15"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
