@@ -507,3 +507,36 @@ def test_a_tensor_test_after_an_interval_in_an_and_runs_every_n_steps():
     first = CHECKPOINT_TEST.replace("if step % checkpointing_steps == 0 and loss < 4.0:",
                                     "if loss < 4.0 and step % checkpointing_steps == 0:")
     assert _found(first) == [("TPL102", 9, 11, TRUTH)]
+
+
+GDPP = """\
+import torch
+
+
+def gdpp(phi_fake, phi_real):
+    def normalize_min_max(eig):
+        min_v, max_v = torch.min(eig), torch.max(eig)
+        if abs(min_v - max_v) < 1e-10:
+            return eig
+        return (eig - min_v) / (max_v - min_v)
+    vals = torch.linalg.eigvalsh(phi_real @ phi_real.t())
+    return normalize_min_max(vals).sum()
+
+
+def train(model, loader, opt):
+    for x, y in loader:
+        feats = model(x.cuda())
+        loss = gdpp(feats, feats)
+        loss.backward()
+        opt.step()
+"""
+
+
+def test_builtin_abs_of_a_tensor_is_a_tensor_where_its_operand_is():
+    """pytorch_GAN_zoo's GDPP loss (holdout139): ``if abs(minV - maxV) < 1e-10:`` of two device
+    eigenvalues, every step: Python's ``abs`` calls the tensor's ``__abs__`` (R107). Of two Python
+    numbers the test is the host's."""
+    chain = " (called every step from train.py:17 via gdpp)"
+    assert _found(GDPP) == [("TPL102", 7, 11, TRUTH + chain)]
+    host = GDPP.replace("min_v, max_v = torch.min(eig), torch.max(eig)", "min_v, max_v = 0.0, 1.0")
+    assert _found(host) == []

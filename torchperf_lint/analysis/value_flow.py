@@ -921,6 +921,11 @@ class ValueFlow:
             return taken_apart
         if isinstance(func, cst.Attribute):
             return self._method_kind(call, func.attr.value, func.value, env, depth)
+        if (isinstance(func, cst.Name) and func.value == "abs" and len(call.args) == 1 and not call.args[0].star
+                and ctx.is_builtin("abs")):
+            # ``abs(min_v - max_v)``: Python calls the tensor's ``__abs__``, a tensor where its
+            # operand lives (pytorch_GAN_zoo's GDPP loss, holdout139; R107)
+            return self._kind(call.args[0].value, env, depth + 1)
         if isinstance(func, cst.Name) and func.value in _BUILTINS and ctx.is_builtin(func.value):
             name = func.value
             if name in _PYTHON_BUILTINS:
