@@ -47,7 +47,7 @@ from . import edit_reuse
 from .argument_places import HostNames
 from .budgets import ast_spends_budget
 from .host_library_parameters import HOST_LIBRARIES, host_library_parameters
-from .names import (MODULO_FUNCTIONS, MODULO_OWNERS, ImportTable, bound_names, dotted_name_ast,
+from .names import (MODULO_FUNCTIONS, MODULO_OWNERS, VALUE_KEEPING_CONVERSIONS, ImportTable, bound_names, dotted_name_ast,
                     text_mentions_torch_import)
 from .throttles import ast_throttled_branch, ast_throttles
 from .segments import BLOCK_FIELDS, CHILD_FIELDS, _push_children as push_children, walk_statements
@@ -1178,9 +1178,6 @@ def _names_infinity(node: ast.expr) -> bool:
             and not node.keywords and type(node.args[0]) is ast.Constant and node.args[0].value in ("inf", "Infinity"))
 
 
-_VALUE_KEEPING_CONVERSIONS = frozenset(("float", "int"))
-
-
 def _rebound_parameters(function, params) -> FrozenSet[str]:
     """The parameters ``function`` binds again in its own body (not in nested definitions): their
     value at a test or a call is no longer the caller's argument, so what a per-step call hands them
@@ -1197,7 +1194,7 @@ def _rebound_parameters(function, params) -> FrozenSet[str]:
         targets = ()
         if kind is ast.Assign:
             value = node.value
-            if not (type(value) is ast.Call and type(value.func) is ast.Name and value.func.id in _VALUE_KEEPING_CONVERSIONS
+            if not (type(value) is ast.Call and type(value.func) is ast.Name and value.func.id in VALUE_KEEPING_CONVERSIONS
                     and len(value.args) == 1 and not value.keywords and type(value.args[0]) is ast.Name
                     and len(node.targets) == 1 and type(node.targets[0]) is ast.Name
                     and value.args[0].id == node.targets[0].id):

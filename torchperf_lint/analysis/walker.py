@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Seq
 import libcst as cst
 
 from ..catalog import torch_has
-from .names import ImportTable, canonical, is_torch_name
+from .names import VALUE_KEEPING_CONVERSIONS, ImportTable, canonical, is_torch_name
 from . import syntax
 from .tree import child_nodes, descendants
 from . import value_flow
@@ -830,9 +830,6 @@ def _not_taken(block: Block, calls) -> bool:
     return True
 
 
-_VALUE_KEEPING_CONVERSIONS = frozenset(("float", "int"))
-
-
 def _rebound_parameters(function: cst.FunctionDef) -> FrozenSet[str]:
     """The parameters ``function`` binds again in its own body (the twin of
     project_index._rebound_parameters: a conversion of the parameter to a number keeps its value)."""
@@ -843,7 +840,7 @@ def _rebound_parameters(function: cst.FunctionDef) -> FrozenSet[str]:
         if isinstance(node, cst.Assign):
             value = node.value
             keeps = (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
-                     and value.func.value in _VALUE_KEEPING_CONVERSIONS and len(value.args) == 1
+                     and value.func.value in VALUE_KEEPING_CONVERSIONS and len(value.args) == 1
                      and isinstance(value.args[0].value, cst.Name) and len(node.targets) == 1
                      and isinstance(node.targets[0].target, cst.Name)
                      and value.args[0].value.value == node.targets[0].target.value)
