@@ -40,7 +40,7 @@ from .argument_places import _dominating_value
 from .named_lambdas import lambda_function
 from .project_index import content_digest
 from .step_loops import is_model_name
-from .syntax import _ACCELERATOR_PREFIXES, _DEVICE_WORD, dotted_name, is_loss_collection_name, is_loss_function_name
+from .syntax import dotted_name, is_loss_collection_name, is_loss_function_name, name_device_kind, text_device_kind
 from .value_kinds import (CONTAINER, CPU_TENSOR, DEVICE, HOST, HOST_TENSORS, MOVED_BATCH, NUMPY, PYTHON, TENSORS,
                           UNKNOWN, Shape, collapse, is_output_field)
 
@@ -103,11 +103,9 @@ def _names_an_accelerator(where) -> bool:
     ``self.local_rank``) or a string naming an accelerator (``"cuda"``), not the CPU or a dtype
     (syntax.device_kind's reading of names, on the ``ast``)?"""
     if isinstance(where, ast.Constant) and isinstance(where.value, str):
-        return where.value.startswith(_ACCELERATOR_PREFIXES)
+        return text_device_kind(where.value) == "accelerator"
     name = where.id if isinstance(where, ast.Name) else where.attr if isinstance(where, ast.Attribute) else None
-    if name is None or "dtype" in name.lower() or name.lower() == "cpu":
-        return False
-    return _DEVICE_WORD.search(name) is not None
+    return name is not None and name_device_kind(name) == "accelerator"
 
 
 def _merge(shapes: List[Shape]) -> Shape:

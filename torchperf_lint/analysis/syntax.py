@@ -155,22 +155,33 @@ _ACCELERATOR_CALLS = frozenset((
 _ACCELERATOR_PREFIXES = ("cuda", "xpu", "mps", "hpu", "npu", "mtia", "xla")
 
 
+def text_device_kind(text: str) -> Optional[str]:
+    """A device written as a string (``"cuda:0"``, ``"cpu"``): "cpu", "accelerator" or None."""
+    if text.startswith("cpu"):
+        return "cpu"
+    return "accelerator" if text.startswith(_ACCELERATOR_PREFIXES) else None
+
+
+def name_device_kind(name: str) -> Optional[str]:
+    """A ``.to()`` argument by its name alone (``device``, ``args.local_rank``, ``weight_dtype``):
+    "dtype", "cpu", "accelerator" or None. The ``ast`` side reads names with it too (return_kinds)."""
+    if "dtype" in name.lower():
+        return "dtype"
+    if name.lower() == "cpu":
+        return "cpu"
+    return "accelerator" if _DEVICE_WORD.search(name) else None
+
+
 def device_kind(expr: cst.BaseExpression, ctx, _depth: int = 0) -> Optional[str]:
     """Classify a ``.to(...)`` argument: "cpu", "accelerator", "dtype" or None (cannot tell)."""
     text = string_value(expr)
     if text is not None:
-        if text.startswith("cpu"):
-            return "cpu"
-        return "accelerator" if text.startswith(_ACCELERATOR_PREFIXES) else None
+        return text_device_kind(text)
     if isinstance(expr, cst.Integer):
         return "accelerator"  # .to(0) is cuda:0
     if isinstance(expr, cst.FormattedString):  # f"cuda:{rank}"
         head = expr.parts[0] if expr.parts else None
-        if isinstance(head, cst.FormattedStringText):
-            if head.value.startswith("cpu"):
-                return "cpu"
-            return "accelerator" if head.value.startswith(_ACCELERATOR_PREFIXES) else None
-        return None
+        return text_device_kind(head.value) if isinstance(head, cst.FormattedStringText) else None
     if isinstance(expr, cst.Call):
         qual = ctx.qualname(expr.func)
         if qual in _ACCELERATOR_CALLS:
@@ -204,9 +215,7 @@ def device_kind(expr: cst.BaseExpression, ctx, _depth: int = 0) -> Optional[str]
         return device_kind(assigned, ctx, _depth + 1) if assigned is not None and _depth < 8 else None
     if name == "device" and isinstance(expr, cst.Attribute):
         return "accelerator"  # x.device: where another tensor lives (CPU tensors rarely matter here)
-    if "dtype" in name.lower() or name.lower() in ("cpu",):
-        return "dtype" if "dtype" in name.lower() else "cpu"
-    return "accelerator" if _DEVICE_WORD.search(name) else None
+    return name_device_kind(name)
 
 
 def move_target(call: cst.Call, ctx) -> Optional[str]:

@@ -849,7 +849,7 @@ def _rebound_parameters(function: cst.FunctionDef) -> FrozenSet[str]:
             targets = (node.target,)
         elif isinstance(node, cst.AnnAssign) and node.value is not None:
             targets = (node.target,)
-        elif isinstance(node, (cst.For,)):
+        elif isinstance(node, cst.For):
             targets = (node.target,)
         elif isinstance(node, cst.WithItem) and node.asname is not None:
             targets = (node.asname.name,)
@@ -867,16 +867,9 @@ def _taken_every_call(test: cst.BaseExpression, calls) -> bool:
     call (``if self.train_step % self.iter_log == 0 or not is_train:`` in a callback that
     segcontrast's ``validation_step`` hands ``is_train=False``, holdout133)? For that call the branch
     runs every time, whatever the interval operand says: no interval (R97)."""
-    if not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or)):
-        return False
-    operands, pending = [], [test]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
-            pending.extend((node.left, node.right))
-        else:
-            operands.append(node)
-    return any(_evaluate(operand, values) is True for values in calls for operand in operands)
+    # (_evaluate reads ``a or b`` as Python does: true when either operand is, whatever the other)
+    return (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or)
+            and any(_evaluate(test, values) is True for values in calls))
 
 
 _UNKNOWN = object()

@@ -1216,8 +1216,10 @@ elementwise functions of the one tensor (`torch.exp(-math.log(p) * torch.arange(
 .to(t.device)`, guided diffusion's `timestep_embedding`; reading R45), and `.type_as(x)` on the way
 to an explicit move (`torch.empty(1, 1).fill_(sos).type_as(src).to(device)`; `type_as` alone is no
 move the rule names; reading R46); with ops between factory and move no fix is offered. A factory bound to a name (also
-by an annotated assignment) and moved later, `x = x.to(device)` or `x = x.to(d) + y`, is reported
-at the factory, without a fix; so is one bound to an attribute of `self` and rebound to its own move
+by an annotated assignment) and moved later, `x = x.to(device)`, `x = x.to(d) + y` or
+`x = x.cuda().float()`, is reported at the factory, without a fix, also when the name is bound to
+something else in the other branch of an `if` and moved after it (reading R93), and at module level
+when the move is the name's one use in the file (reading R104); so is one bound to an attribute of `self` and rebound to its own move
 in the same function (`self.c = torch.tensor([c])` ... `self.c = self.c.to(device)`) when nothing
 between reads it or hands `self` on (reading R68). A move to a parameter that defaults to `"cpu"`
 is not reported when every call of the function in its file leaves it at that default and

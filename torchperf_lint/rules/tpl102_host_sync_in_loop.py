@@ -3020,10 +3020,12 @@ the sync cannot go while that use stays): an argument torch itself requires on t
 `x.view(int(n), -1)`, slice bounds `t[a.item():b.item()]`; also through a name the function uses
 only there: `sizes = lengths.tolist()` then `x.split(sizes)`, `start, end = a.item(), b.item()` then
 `t[start:end]`), a value handed to numpy, scipy, OpenCV, PIL or scikit-learn (`np.unique(m.cpu().numpy())`, also
-`m = t.cpu().numpy()` then `np.unique(m[:, 1])`), to an environment's `env.step(...)`, to a
+`m = t.cpu().numpy()` then `np.unique(m[:, 1])`; also speech metrics such as `pesq` and a joblib pool,
+`Parallel(...)(delayed(f)(x) ...)`), to `torch.save` (`torch.save(x.cpu(), path)`), to an environment's `env.step(...)`, to a
 tokenizer's `decode`/`batch_decode` or another of its id methods (`get_special_tokens_mask(val)` for
 `val in labels.tolist()`), the key of a lookup in a Python dict or list (`id2answer[pred.item()]`,
-`self.IX_TO_NAME[...]`, `class_names[label.item()]`: a list of names, reading R71), a copy turned into a numpy array in a helper that a step body calls
+`self.IX_TO_NAME[...]`, `class_names[label.item()]`: a list of names, reading R71) and the key a dict
+is stored or built under (`res[i.item()] = out`, `{gt_id.item(): k for ...}`), a copy turned into a numpy array in a helper that a step body calls
 (`points.detach().cpu().numpy()` in a metric, a KD-tree or a target assigner one call away; a copy
 of a loss or metric, one read as a number or shown, and copies in the step body itself are still
 reported), a Python container the step returns to its framework, also through helpers
