@@ -50,7 +50,7 @@ from .host_library_parameters import HOST_LIBRARIES, host_library_parameters
 from .names import (MODULO_FUNCTIONS, MODULO_OWNERS, VALUE_KEEPING_CONVERSIONS, ImportTable, bound_names, dotted_name_ast,
                     text_mentions_torch_import)
 from .throttles import ast_throttled_branch, ast_throttles
-from .segments import BLOCK_FIELDS, CHILD_FIELDS, _push_children as push_children, walk_statements
+from .segments import BLOCK_FIELDS, CHILD_FIELDS, _push_children as push_children, walk_ast, walk_statements
 from .project_root import find_project_root
 from .interval_gates import ast_gates_what_follows
 from .inference_calls import ast_stage_test, ast_turns_grad_off, call_mode, called_outside_evaluation
@@ -305,8 +305,10 @@ def _framework_settings(call: ast.Call, qual: str) -> bool:
 
 
 class _Summariser:
-    def __init__(self, tree: ast.Module, table: Optional[ImportTable] = None, steps: Optional[ModuleSteps] = None):
+    def __init__(self, tree: ast.Module, table: Optional[ImportTable] = None, steps: Optional[ModuleSteps] = None,
+                 walrus: bool = True):
         self.tree = tree
+        self._walrus = walrus  # may the module hold an assignment expression (``:=``)? (_rebound_parameters)
         self._interval_properties: Optional[FrozenSet[Tuple[str, str]]] = None  # interval_properties, on first use
         self.table = table if table is not None else ImportTable.from_ast(tree)
         # The module's step loops, found at the first loop the scan meets: a module without loops
@@ -972,8 +974,8 @@ class _Summariser:
         known = self._rebound.get(id(fn))
         if known is None:
             node = self._function_nodes.get(id(fn))
-            known = self._rebound[id(fn)] = (_rebound_parameters(node, {p[0] for p in fn.get("params", ())})
-                                             if node is not None else frozenset())
+            known = self._rebound[id(fn)] = (_rebound_parameters(node, {p[0] for p in fn.get("params", ())},
+                                                                 self._walrus) if node is not None else frozenset())
         return known
 
     @staticmethod
@@ -985,18 +987,19 @@ class _Summariser:
         -> ``get_max_preds(output)`` -> ``np.argmax``: host_library_parameters.reaches_host_library)."""
         params = None
         handed = []
+        # (the parameters bound again are asked for only once one is handed: most calls hand none)
         for position, arg in enumerate(call.args):
             if type(arg) is ast.Starred:
                 break
             if type(arg) is ast.Name:
-                params = params or {p[0] for p in fn["params"]} - (rebound_of(fn) if rebound_of else frozenset())
-                if arg.id in params:
+                params = params or {p[0] for p in fn["params"]}
+                if arg.id in params and not (rebound_of and arg.id in rebound_of(fn)):
                     handed.append([arg.id, len(fn["calls"]) - 1, str(position)])
         for keyword in call.keywords:
             value = keyword.value
             if keyword.arg is not None and type(value) is ast.Name:
-                params = params or {p[0] for p in fn["params"]} - (rebound_of(fn) if rebound_of else frozenset())
-                if value.id in params:
+                params = params or {p[0] for p in fn["params"]}
+                if value.id in params and not (rebound_of and value.id in rebound_of(fn)):
                     handed.append([value.id, len(fn["calls"]) - 1, keyword.arg])
         if handed:
             fn.setdefault("argp", []).extend(handed)
@@ -1178,16 +1181,21 @@ def _names_infinity(node: ast.expr) -> bool:
             and not node.keywords and type(node.args[0]) is ast.Constant and node.args[0].value in ("inf", "Infinity"))
 
 
-def _rebound_parameters(function, params) -> FrozenSet[str]:
+def _rebound_parameters(function, params, walrus: bool = True) -> FrozenSet[str]:
     """The parameters ``function`` binds again in its own body (not in nested definitions): their
     value at a test or a call is no longer the caller's argument, so what a per-step call hands them
     closes no branch and is handed on to nothing (R40, R83: a soundness condition, R103). A
     conversion of the parameter itself to a number (``norm_type = float(norm_type)``: GLM's Megatron
-    ``clip_grad_norm``) keeps the value the branches compare."""
+    ``clip_grad_norm``) keeps the value the branches compare.
+
+    Statements bind through their blocks alone; only an assignment expression (``:=``) binds
+    inside an expression, so the expressions are walked only when the module's text may hold one
+    (``walrus``): the walk of every node was a tenth of a cold run over a library (R108)."""
     found = set()
     pending = list(function.body)
+    pop, push, extend = pending.pop, pending.append, pending.extend
     while pending:
-        node = pending.pop()
+        node = pop()
         kind = type(node)
         if kind in _DEFS or kind is ast.ClassDef or kind is ast.Lambda:
             continue
@@ -1211,7 +1219,17 @@ def _rebound_parameters(function, params) -> FrozenSet[str]:
             targets = tuple(node.targets)
         for target in targets:
             found.update(name for name in bound_names(target) if name in params)
-        pending.extend(ast.iter_child_nodes(node))
+        if walrus:
+            extend(ast.iter_child_nodes(node))
+            continue
+        fields = BLOCK_FIELDS.get(kind)
+        if fields is not None:
+            for field in fields:
+                for child in getattr(node, field):
+                    if field == "handlers" or field == "cases":
+                        extend(child.body)
+                    else:
+                        push(child)
     return frozenset(found)
 
 
@@ -1259,7 +1277,7 @@ def _process_method_handed_up(init) -> List[str]:
     MONAI's ``Workflow(Engine)``. On an Ignite ``Engine`` subclass that method is the function the
     engine runs every iteration (step_bodies reads it with the class's framework bases)."""
     found: List[str] = []
-    for node in ast.walk(init):
+    for node in walk_ast((init,)):  # (ast.walk's nodes without its generator per node: every __init__ is read)
         if not (type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "__init__"):
             continue
         receiver = node.func.value
@@ -1506,18 +1524,18 @@ def _leaves(body) -> bool:
     return isinstance(last, (ast.Return, ast.Continue))
 
 
-def summarize(tree: ast.Module, table: Optional[ImportTable] = None, steps=None) -> dict:
+def summarize(tree: ast.Module, table: Optional[ImportTable] = None, steps=None, source: Optional[str] = None) -> dict:
     """The summary of a module's tree; ``table`` and ``steps``: the engine's own for this tree
     (names.ImportTable, step_loops.ModuleSteps, or a function that builds it on demand: with the
     summary on disk it is not needed, nor for a module without loops), when it has them, so that
     they are not built twice."""
-    return _summarised(tree, table, steps)[0]
+    return _summarised(tree, table, steps, source)[0]
 
 
-def _summarised(tree: ast.Module, table: Optional[ImportTable] = None, steps=None):
+def _summarised(tree: ast.Module, table: Optional[ImportTable] = None, steps=None, source: Optional[str] = None):
     """(the summary, the ImportTable it read, the ModuleSteps it built or was given, else None):
     a tree the index parses for the engine is handed over with them (Project.take_parsed)."""
-    summariser = _Summariser(tree, table, steps)
+    summariser = _Summariser(tree, table, steps, walrus=source is None or ":=" in source)
     edit_reuse.reuse_definitions(summariser)  # the language server: definitions an edit did not touch
     data = summariser.run()
     built = summariser._steps
@@ -1757,7 +1775,7 @@ class Project:
             self.memo.clear()
         data = self._cached(digest)
         if data is None:
-            data = _frozen_summary(summarize(tree, table, steps))
+            data = _frozen_summary(summarize(tree, table, steps, source))
             self._store(digest, data)
         module = Module(self.module_name(path), path, data, digest, (-1, -1), kept=True)
         script_folder_bindings(self, module)  # a script's own folder and its sys.path
@@ -1815,7 +1833,7 @@ class Project:
             try:
                 tree = ast.parse(source)
                 self.parsed += 1
-                data, table, steps = _summarised(tree)
+                data, table, steps = _summarised(tree, source=source)
                 data = _frozen_summary(data)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return None
@@ -1875,7 +1893,7 @@ class Project:
         data = self._cached(digest)
         if data is None:
             try:
-                data = _frozen_summary(summarize(ast.parse(source)))
+                data = _frozen_summary(summarize(ast.parse(source), source=source))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return None  # mid-edit text: its facts are missing until it parses again
             self._store(digest, data)

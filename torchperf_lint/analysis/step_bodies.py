@@ -1197,7 +1197,7 @@ def step_bodies_for(filename: str, source: str, tree: ast.Module, table=None, st
     except Exception:  # noqa: BLE001 - the index must never cost a file its findings
         pass
     try:
-        return StepBodies(None, Module("", filename or "<string>", summarize(tree, table, steps), content_digest(source),
+        return StepBodies(None, Module("", filename or "<string>", summarize(tree, table, steps, source), content_digest(source),
                                        (-1, -1)))
     except Exception:  # noqa: BLE001
         return StepBodies(None, Module("", filename or "<string>", _EMPTY, "", (-1, -1)))
