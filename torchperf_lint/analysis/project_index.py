@@ -1190,7 +1190,8 @@ def _rebound_parameters(function, params, walrus: bool = True) -> FrozenSet[str]
 
     Statements bind through their blocks alone; only an assignment expression (``:=``) binds
     inside an expression, so the expressions are walked only when the module's text may hold one
-    (``walrus``): the walk of every node was a tenth of a cold run over a library (R108)."""
+    (``walrus``): the walk of every node was a fifth of the summaries' time over a library
+    (benchmarks/CLI.md, the twenty-eighth session)."""
     found = set()
     pending = list(function.body)
     pop, push, extend = pending.pop, pending.append, pending.extend
