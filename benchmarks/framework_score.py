@@ -6729,6 +6729,9 @@ CORPUS = [
     {"name": "Phased-Consistency-Model", "github": "G-U-N/Phased-Consistency-Model", "set": "holdout139",
      "commit": "b127277f641f28ad2459647a05f78133e5b3fd34",
      "take": ["code/text_to_image_sd15"], "only": "*.py", "drop": []},
+    # holdout140 (2026-11-29): entries below this line, before the holdout141 marker.
+    # holdout141 (2026-11-29): entries below this line, before the holdout142 marker.
+    # holdout142 (2026-11-29): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -6958,7 +6961,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 141)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 143)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
