@@ -8,6 +8,7 @@ import ast
 import textwrap
 
 from _diagnostics import SYNC_TEMPLATE, found
+from test_residual_forms_27 import REBOUND_CALLEE as WALRUS_REBOUND  # (R103's fixture: "mean" closes the branch)
 from torchperf_lint.analysis.project_index import _rebound_parameters
 
 BINDERS = """\
@@ -60,28 +61,6 @@ def test_an_assignment_expression_binds_only_where_the_expressions_are_walked():
     # without the walk of expressions the walrus is not seen: the summariser asks for that walk
     # whenever the module's text holds ``:=`` (the test below, through the whole engine)
     assert _rebound_parameters(function, {"mode", "x"}, walrus=False) == frozenset()
-
-
-WALRUS_REBOUND = """\
-import torch
-
-
-def to_list(t):
-    return t.tolist()
-
-
-def evaluate(model, batch, reduction):
-    {rebind}if reduction == "none":
-        return to_list(model(batch))
-    return model(batch).mean()
-
-
-def train(model, loader, opt):
-    for x, y in loader:
-        loss = evaluate(model, x.cuda(), "mean")
-        loss.backward()
-        opt.step()
-"""
 
 
 def test_a_parameter_bound_again_by_an_assignment_expression_carries_no_callers_literal():
