@@ -6765,6 +6765,33 @@ CORPUS = [
               "TALENT/model/models/tabr.py", "TALENT/model/models/modernNCA.py", "TALENT/model/models/switchtab.py",
               "TALENT/model/models/ptarl.py"], "only": "*.py", "drop": []},
     # holdout142 (2026-11-29): entries below this line, before the closing bracket.
+    # holdout142 set: medical imaging and remote sensing (segmentation, registration, classification; change detection,
+    # Earth-observation MAE pretraining; own loops, MONAI losses/inference, one Lightning project), labelled by reading
+    # only; corpus in /work/corpus_h142 (docs/framework_corpus_holdout142.md).
+    {"name": "MC-Net", "github": "ycwu1997/MC-Net", "set": "holdout142",
+     "commit": "fee453ca299a5d2c845cc2f3de4e416fd667d9c2",
+     "take": ["code"], "only": "*.py", "drop": []},
+    {"name": "LapIRN", "github": "cwmok/LapIRN", "set": "holdout142",
+     "commit": "c17fb7564ca752d37e97baf12cafff44e01da668",
+     "take": ["Code"], "only": "*.py", "drop": []},
+    {"name": "brain-segmentation-pytorch", "github": "mateuszbuda/brain-segmentation-pytorch", "set": "holdout142",
+     "commit": "d45f8908ab2f0246ba204c702a6161c9eb25f902",
+     "take": ["dataset.py", "hubconf.py", "inference.py", "logger.py", "loss.py", "train.py", "transform.py", "unet.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "Tiny_model_4_CD", "github": "AndreaCodegoni/Tiny_model_4_CD", "set": "holdout142",
+     "commit": "1696827ffb7473c448591aaaa4434d4d4934a1ba",
+     "take": ["dataset", "metrics", "models", "test_ondata.py", "training.py"], "only": "*.py", "drop": []},
+    {"name": "Chexpert", "github": "jfhealthcare/Chexpert", "set": "holdout142",
+     "commit": "4efbb4b251e7908cf855e4494ea6b9d2b8f4fbaa",
+     "take": ["bin", "data", "model", "utils"], "only": "*.py", "drop": []},
+    {"name": "CLIP-Driven-Universal-Model", "github": "ljwztc/CLIP-Driven-Universal-Model", "set": "holdout142",
+     "commit": "43c12399cc98a40f447342a8dc2cecae5edae84c",
+     "take": ["dataset", "model", "optimizers", "utils", "train.py", "validation.py", "test.py"], "only": "*.py", "drop": []},
+    {"name": "clay-model", "github": "Clay-foundation/model", "set": "holdout142",
+     "commit": "a5790cef6265c479c7d35bd00b92934462811f61",
+     "take": ["claymodel", "trainer.py"], "only": "*.py", "drop": []},
+    {"name": "Medical-SAM-Adapter", "github": "WuJunde/Medical-SAM-Adapter", "set": "holdout142",
+     "commit": "c3f33afd75682e7d3d5deeab85d2e8511c28cdf9",
+     "take": ["cfg.py", "conf", "dataset.py", "function.py", "precpt.py", "pytorch_ssim", "train.py", "utils.py", "val.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
