@@ -286,50 +286,52 @@ class CpuThenDevice(Rule):
         call, or one followed by ops that keep it one (``.long()``, ``.view(...)``, ``+ k``, ``> p``)."""
         direct = True
         while True:
-            if isinstance(expr, cst.Call):
-                if (len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star
-                        and self.ctx.qualname(expr.func) in _VARIABLE):
-                    # ``Variable(torch.ones(1)).cuda()``: Variable has returned its tensor since torch 0.4
-                    expr, direct = expr.args[0].value, False
-                    continue
-                held = self._function_form_operand(expr)
-                if held is not None:
-                    # ``torch.unsqueeze(torch.Tensor([29871]).long(), dim=0)``: the function spelling
-                    # of a method that keeps the tensor fresh (openvla's predict_action)
-                    expr, direct = held, False
-                    continue
-                found = method_call(expr)
-                if found is not None and self._keeps_fresh(expr, found[1]):
-                    expr, direct = found[0], False
-                    continue
-            elif isinstance(expr, cst.Attribute) and expr.attr.value in _TRANSPOSE_VIEWS:
-                expr, direct = expr.value, False  # ``torch.arange(n).T``: a view of the fresh tensor (R62)
-                continue
-            elif isinstance(expr, cst.Subscript) and all(_adds_or_keeps_axis(e.slice) for e in expr.slice):
-                expr, direct = expr.value, False  # ``torch.arange(n)[None, :]``: a view of the fresh tensor
-                continue
-            elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
-                if self._is_number(expr.right):
-                    expr, direct = expr.left, False
-                    continue
-                if self._is_number(expr.left):
-                    expr, direct = expr.right, False
-                    continue
-            elif isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and isinstance(
-                expr.comparisons[0].operator, _ORDERING
-            ):
-                if self._is_number(expr.comparisons[0].comparator):
-                    expr, direct = expr.left, False
-                    continue
-                if self._is_number(expr.left):
-                    expr, direct = expr.comparisons[0].comparator, False
-                    continue
-            elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-                expr, direct = expr.expression, False
-                continue
-            break
+            inner = self._kept_operand(expr)
+            if inner is None:
+                break
+            expr, direct = inner, False
         name = self._factory_name(expr)
         return (expr, name, direct) if name is not None else None
+
+    def _kept_operand(self, expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """The tensor ``expr`` applies one op to that keeps a fresh host tensor fresh, or None: the
+        same ops whether the factory is written there (``_fresh_tensor``) or a name bound to it is
+        (``_name_under_fresh_ops``: ``mask = (mask == 0).unsqueeze(1)``, CoSeRec's causal mask)."""
+        if isinstance(expr, cst.Call):
+            if (len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star
+                    and self.ctx.qualname(expr.func) in _VARIABLE):
+                # ``Variable(torch.ones(1)).cuda()``: Variable has returned its tensor since torch 0.4
+                return expr.args[0].value
+            held = self._function_form_operand(expr)
+            if held is not None:
+                # ``torch.unsqueeze(torch.Tensor([29871]).long(), dim=0)``: the function spelling
+                # of a method that keeps the tensor fresh (openvla's predict_action)
+                return held
+            found = method_call(expr)
+            if found is not None and self._keeps_fresh(expr, found[1]):
+                return found[0]
+            return None
+        if isinstance(expr, cst.Attribute) and expr.attr.value in _TRANSPOSE_VIEWS:
+            return expr.value  # ``torch.arange(n).T``: a view of the fresh tensor (R62)
+        if isinstance(expr, cst.Subscript) and all(_adds_or_keeps_axis(e.slice) for e in expr.slice):
+            return expr.value  # ``torch.arange(n)[None, :]``: a view of the fresh tensor
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
+            if self._is_number(expr.right):
+                return expr.left
+            if self._is_number(expr.left):
+                return expr.right
+            return None
+        if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and isinstance(
+            expr.comparisons[0].operator, _ORDERING
+        ):
+            if self._is_number(expr.comparisons[0].comparator):
+                return expr.left
+            if self._is_number(expr.left):
+                return expr.comparisons[0].comparator
+            return None
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+            return expr.expression
+        return None
 
     def _function_form_operand(self, call: cst.Call) -> Optional[cst.BaseExpression]:
         """The tensor operand of ``torch.unsqueeze(t, 0)``, ``torch.reshape(t, shape)``,
@@ -502,18 +504,14 @@ class CpuThenDevice(Rule):
                 self._fresh.pop((id(self.ctx.frame), attribute), None)
 
     def _name_under_fresh_ops(self, expr: cst.BaseExpression) -> Optional[cst.Name]:
-        """The name under one or more methods that keep a tensor fresh (``alpha.expand_as(x)``,
-        ``mask.float().view(-1)``), or None."""
+        """The name under one or more ops that keep a tensor fresh (``alpha.expand_as(x)``,
+        ``mask.float().view(-1)``, ``(mask == 0).unsqueeze(1)``, ``m + 1``), or None."""
         seen = False
-        while isinstance(expr, cst.Call):
-            held = self._function_form_operand(expr)
-            if held is not None:  # ``torch.unsqueeze(mask, 0)``: the tensor is the operand, not ``torch``
-                expr, seen = held, True
-                continue
-            found = method_call(expr)
-            if found is None or not self._keeps_fresh(expr, found[1]):
-                return None
-            expr, seen = found[0], True
+        while True:
+            inner = self._kept_operand(expr)  # (``torch.unsqueeze(mask, 0)``: the operand, not ``torch``)
+            if inner is None:
+                break
+            expr, seen = inner, True
         return expr if seen and isinstance(expr, cst.Name) else None
 
     def _report_moved(self, fresh, move: cst.Call) -> None:
