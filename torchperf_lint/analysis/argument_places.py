@@ -11,7 +11,8 @@ R14 of docs/precision.md "prec9": rules.md "Where a value lives" across a call):
 a data loader (a ``for`` over one; the module builds no loader over device data) and what is taken
 from it, unpacked, copied (``copy.deepcopy``) or computed from it by a tensor's methods and
 arithmetic without a move (``.to(...)``, ``.cuda()``); a ``.cpu()`` or ``.numpy()`` copy; a list or
-tuple of host values (``[copy.deepcopy(batch) for _ in range(n)]``). Besides: literals; the results of
+tuple of host values (``[copy.deepcopy(batch) for _ in range(n)]``); an item of such a value taken by a
+``for`` or a comprehension (``[to_index(order) for order in orders]``, R109). Besides: literals; the results of
 ``.item()``/``.tolist()``/``.size()``/``.dim()``/``.numel()``, of ``float``/``int``/``bool``/``len``/
 ``round``/``str`` and of ``math.``/``time.`` functions; builtin ``max``/``min``/``abs`` and
 arithmetic of host values; an optimizer's hyperparameters (``optimizer.param_groups[0]["lr"]``, a
@@ -210,7 +211,8 @@ class HostNames:
                 unknown.add(stmt.name)
             elif kind in (ast.Import, ast.ImportFrom):
                 unknown.update((a.asname or a.name).split(".")[0] for a in stmt.names)
-        # Walrus targets and comprehension variables are not followed: not host.
+        # Walrus targets and comprehension variables are not followed here: not host (a host value's
+        # items are found where a call reads one, _dominating_value).
         groups -= set(bindings) | unknown | items_stored
         self._groups = frozenset(groups)
         host = {name for name in bindings if name not in unknown and name not in groups and name not in items_stored}
@@ -368,10 +370,13 @@ def _dominating_value(body, name: str, where: tuple, host_batches):
     """The value of the binding of ``name`` that runs before the position ``where`` (line, column)
     each time that position runs: the nearest earlier plain assignment in one of the statement lists around it,
     innermost first, or the target of a ``for`` around it (BATCH when it iterates a loader on the
-    host), with no other binding of ``name`` between them, nor later in a loop between them (that
-    one would reach the next time round). None when unsure (a compound statement binds it first,
+    host; the iterated name, attribute or subscript itself when the target is one name: its items
+    live where it does), with no other binding of ``name`` between them, nor later in a loop between
+    them (that one would reach the next time round); a comprehension's variable in its element or
+    conditions likewise stands for what it iterates (R109). A ``for``'s iterable is read as a
+    statement of its own, before the loop. None when unsure (a compound statement binds it first,
     an ``except`` handler, a ``match`` case or a ``with ... as`` is on the way, or the position is
-    in a compound statement's header) or when nothing binds it there."""
+    in another compound statement's header) or when nothing binds it there."""
     chain = []  # (statement list, its statement that holds the line), outermost first
     statements = body
     while True:
@@ -382,10 +387,15 @@ def _dominating_value(body, name: str, where: tuple, host_batches):
         inner = next((block for block in (getattr(holder, field, None) for field in ("body", "orelse", "finalbody"))
                       if isinstance(block, list) and any(_holds_line(stmt, where) for stmt in block)), None)
         if inner is None:
+            if isinstance(holder, (ast.For, ast.AsyncFor)) and _position(holder.iter) <= where < _end(holder.iter):
+                break  # what a ``for`` iterates is read once, before the loop: as its own statement's
             if hasattr(holder, "handlers") or hasattr(holder, "cases") or hasattr(holder, "body"):
                 return None  # in an ``except`` handler, a ``match`` case: not followed
             break  # ``holder`` is the call's own statement
         statements = inner
+    iterated = _comprehension_iterable(chain[-1][1], name, where)
+    if iterated is not None:
+        return iterated  # ``[to_index(order) for order in orders]``: an item of what it iterates
     for depth in range(len(chain) - 1, -1, -1):
         found = _nearest_before(chain[depth][0], name, where)
         if found is not None:
@@ -394,7 +404,15 @@ def _dominating_value(body, name: str, where: tuple, host_batches):
             return None
         around = chain[depth - 1][1]
         if isinstance(around, (ast.For, ast.AsyncFor)) and _binds(around.target, name):
-            return BATCH if host_batches(around.iter) and chain[depth][0] is around.body else None
+            if chain[depth][0] is not around.body:
+                return None
+            if host_batches(around.iter):
+                return BATCH
+            # ``for order in orders:`` over a value that is not a loader: each item lives where the
+            # value does (a row of a host tensor, an item of a host batch's field), so the value
+            # stands for the item (video-clip-order-prediction's ``order_class_index(order)``,
+            # holdout140; R109)
+            return around.iter if isinstance(around.target, ast.Name) and _plain_iterable(around.iter) else None
         if isinstance(around, (ast.For, ast.AsyncFor, ast.While)) and any(
                 _binds(stmt, name) for stmt in (*around.body, *around.orelse)):
             return None
@@ -402,6 +420,33 @@ def _dominating_value(body, name: str, where: tuple, host_batches):
                 item.optional_vars is not None and _binds(item.optional_vars, name) for item in around.items):
             return None
     return None
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _plain_iterable(node) -> bool:
+    """A name, attribute or subscript (``orders``, ``batch.labels``, ``data[1]``): iterated, each item
+    is part of that value. A call (``zip(a, b)``, ``enumerate(x)``, ``range(n)``) makes other items."""
+    return isinstance(node, (ast.Name, ast.Attribute, ast.Subscript))
+
+
+def _comprehension_iterable(stmt, name: str, where: tuple):
+    """The iterable of the innermost comprehension in ``stmt`` around ``where`` whose generator binds
+    ``name`` as a plain name, with ``where`` outside that iterable (its element or conditions), when
+    the iterable is plain (``_plain_iterable``); else None."""
+    found = None
+    for node in walk_ast((stmt,), prune=(ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        if type(node) not in _COMPREHENSIONS or not (_position(node) <= where < _end(node)):
+            continue
+        for generator in node.generators:
+            if _position(generator.iter) <= where < _end(generator.iter):
+                continue
+            if isinstance(generator.target, ast.Name) and generator.target.id == name:
+                inner = generator.iter if _plain_iterable(generator.iter) else None
+                if found is None or _position(node) >= found[0]:
+                    found = (_position(node), inner)
+    return found[1] if found is not None else None
 
 
 def _names_in(target) -> Iterable[str]:
