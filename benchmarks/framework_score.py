@@ -6825,6 +6825,9 @@ CORPUS = [
     {"name": "Medical-SAM-Adapter", "github": "WuJunde/Medical-SAM-Adapter", "set": "holdout142",
      "commit": "c3f33afd75682e7d3d5deeab85d2e8511c28cdf9",
      "take": ["cfg.py", "conf", "dataset.py", "function.py", "precpt.py", "pytorch_ssim", "train.py", "utils.py", "val.py"], "only": "*.py", "drop": []},
+    # holdout143 (2026-11-29): entries below this line, before the holdout144 marker.
+    # holdout144 (2026-11-29): entries below this line, before the holdout145 marker.
+    # holdout145 (2026-11-29): entries below this line, before the closing bracket.
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -7054,7 +7057,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 143)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 146)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
