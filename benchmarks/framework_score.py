@@ -6826,6 +6826,30 @@ CORPUS = [
      "commit": "c3f33afd75682e7d3d5deeab85d2e8511c28cdf9",
      "take": ["cfg.py", "conf", "dataset.py", "function.py", "precpt.py", "pytorch_ssim", "train.py", "utils.py", "val.py"], "only": "*.py", "drop": []},
     # holdout143 (2026-11-29): entries below this line, before the holdout144 marker.
+    # holdout143 set: fine-tuning of language and vision-language models (HF Trainer subclasses, PEFT/LoRA, Accelerate),
+    # labelled by reading only; corpus in /work/corpus_h143 (docs/framework_corpus_holdout143.md).
+    {"name": "negative-preference-optimization", "github": "licong-lin/negative-preference-optimization", "set": "holdout143",
+     "commit": "1207bbe9a1abf502bc2d7b43a0a467d9524b4036",
+     "take": ["TOFU", "synthetic"], "only": "*.py", "drop": []},
+    {"name": "closer-look-LLM-unlearning", "github": "sail-sg/closer-look-LLM-unlearning", "set": "holdout143",
+     "commit": "b622294965f8b40feb5383c9e93dbdb26a76b6b3",
+     "take": ["dataset", "metrics", "trainer", "utils", "eval.py", "forget.py", "real_world_eval.py", "real_world_unlearn.py"], "only": "*.py", "drop": []},
+    {"name": "LLM-Tuning", "github": "beyondguo/LLM-Tuning", "set": "holdout143",
+     "commit": "73e6bd55896317c81e0efc1e347c057be98c5542",
+     "take": ["RLHF", "baichuan2_lora_tuning.py", "baichuan_lora_tuning.py", "chatglm2_lora_tuning.py", "chatglm_lora_tuning.py", "chinese_llama2_alpaca2_lora_tuning.py", "internlm_lora_tuning.py", "llama2_lora_tuning.py", "qwen1.5_lora_tuning.py"], "only": "*.py", "drop": []},
+    {"name": "weak-to-strong", "github": "openai/weak-to-strong", "set": "holdout143",
+     "commit": "6b450f2cee3714d6f886e5e1910bac73633bf69a",
+     "take": ["sweep.py", "train_simple.py", "train_weak_to_strong.py", "vision", "weak_to_strong"], "only": "*.py", "drop": []},
+    {"name": "PLLaVA", "github": "magic-research/PLLaVA", "set": "holdout143",
+     "commit": "6f49fd281a855c4fa3103595ba2800a4dce7ec88",
+     "take": ["tasks/train", "tasks/shared_utils.py", "models", "dataset", "utils"], "only": "*.py", "drop": []},
+    {"name": "LLaVA-MoD", "github": "shufangxun/LLaVA-MoD", "set": "holdout143",
+     "commit": "481ca57856c8ed060438808554aaed3a71f6cd4f",
+     "take": ["llavamod/__init__.py", "llavamod/config", "llavamod/constants.py", "llavamod/conversation.py", "llavamod/data", "llavamod/mm_utils.py", "llavamod/utils.py", "llavamod/train", "llavamod/model/__init__.py", "llavamod/model/llava_arch.py", "llavamod/model/utils.py", "llavamod/model/builder.py", "llavamod/model/multimodal_encoder", "llavamod/model/multimodal_projector", "llavamod/model/language_model"], "only": "*.py",
+     "drop": ["llavamod/model/language_model/gemma2", "llavamod/model/language_model/llama", "llavamod/model/language_model/minicpm", "llavamod/model/language_model/mpt", "llavamod/model/language_model/phi", "llavamod/model/language_model/qwen", "llavamod/model/language_model/qwen1_5", "llavamod/model/language_model/qwen2", "llavamod/model/language_model/stablelm"]},
+    {"name": "LoRA-GA", "github": "Outsider565/LoRA-GA", "set": "holdout143",
+     "commit": "89af7de5fb2a2b994e87545d69a67c47089286ab",
+     "take": ["examples", "reproduce"], "only": "*.py", "drop": ["examples/merge.py"]},
     # holdout144 (2026-11-29): entries below this line, before the holdout145 marker.
     # holdout145 (2026-11-29): entries below this line, before the closing bracket.
 ]
