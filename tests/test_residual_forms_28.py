@@ -114,3 +114,120 @@ def test_an_item_of_a_moved_batch_or_of_a_call_keeps_the_helpers_sync():
     assert _found(ORDER_INDEX.replace("{targets}", moved)) == [line]
     line = ("TPL102", 7, 31, TOLIST + " (called every step from train.py:14)")
     assert _found(ORDER_INDEX.replace("{targets}", zipped)) == [line]
+
+
+METRIC_LOGGER = """\
+import torch
+
+
+class MetricLogger:
+    def update(self, **kwargs):
+        for k, v in kwargs.items():
+            if isinstance(v, torch.Tensor):
+                v = v.item()
+            self.meters[k].update(v)
+
+
+def train(model, loader, optimizer, media_type, loss_names):
+    metric_logger = MetricLogger()
+    for batch in loader:
+        loss = model(batch.cuda()).loss
+        loss.backward()
+        optimizer.step()
+        for name in loss_names:
+            {log}
+"""
+UPDATE_ITEM = ("TPL102", 8, 20, ITEM := SYNC.format(what="`.item()`"))
+
+
+def test_keyword_arguments_splatted_from_a_dict_display_are_placed_one_by_one():
+    """R111: ``update(**{"loss": loss.item()})`` hands ``update`` a Python float as surely as
+    ``update(loss=loss.item())``; a computed key (``f"{media}-{name}"``) with a Python value too. The
+    helper's ``isinstance(v, torch.Tensor)`` branch then never runs on a tensor. A splatted
+    device tensor keeps the helper's ``.item()`` reported."""
+    for log in ('metric_logger.update(**{"loss": loss.item()})',
+                'metric_logger.update(**{f"{media_type}-{name}": loss.item()})',
+                'value = loss\n            value = value if isinstance(value, float) else value.item()\n'
+                '            metric_logger.update(**{f"{media_type}-{name}": value})'):
+        source = METRIC_LOGGER.replace("{log}", log)
+        assert [f for f in _found(source) if f[1] == 8] == [], log
+    for log in ('metric_logger.update(**{"loss": loss.detach()})',
+                'metric_logger.update(**{f"{media_type}-{name}": loss.detach()})'):
+        source = METRIC_LOGGER.replace("{log}", log)
+        assert _found(source)[0][:3] == UPDATE_ITEM[:3], log
+
+
+GATHER = """\
+import pickle
+import faiss
+import torch
+import torch.distributed as dist
+
+
+def all_gather_list(data, max_size=16384):
+    buffer = torch.cuda.ByteTensor(max_size)
+    dist.all_reduce(buffer)
+    result = []
+    for i in range(4):
+        out_buffer = buffer[i * max_size: (i + 1) * max_size]
+        result.append({unpack})
+    return result
+
+
+def train(model, loader, opt, vector):
+    for x, y in loader:
+        q = model(x.cuda())
+        {copy}
+        gathered = all_gather_list(q)
+        loss = q.sum()
+        loss.backward()
+        opt.step()
+"""
+CPU = SYNC.format(what="`.cpu()`")
+TOLIST_MESSAGE = SYNC.format(what="`.tolist()`")
+
+
+def test_bytes_handed_to_pickle_and_arrays_handed_to_faiss_are_host_needed():
+    """R112: ``pickle.loads(bytes(t.tolist()))`` unpickles what the host must have (a builtin that
+    only repacks its one argument hands it on: ANCE's ``all_gather_list``, holdout145), and faiss
+    searches and trains on numpy arrays (``faiss.copy_array_to_vector(q.cpu().numpy().ravel(),
+    ...)``: JPQ). Printed instead, or handed to a function that is no host library's, they wait."""
+    host = GATHER.replace("{unpack}", "pickle.loads(bytes(out_buffer[4: 100].tolist()))").replace(
+        "{copy}", "faiss.copy_array_to_vector(q.detach().cpu().numpy().ravel(), vector)")
+    assert _found(host) == []
+    waiting = GATHER.replace("{unpack}", "str(bytes(out_buffer[4: 100].tolist()))").replace(
+        "{copy}", "print(q.detach().cpu().numpy().ravel())")
+    assert _found(waiting) == [("TPL102", 13, 32, TOLIST_MESSAGE + " (called every step from train.py:21)"),
+                               ("TPL102", 20, 14, CPU)]
+
+
+DPO_METRICS = """\
+import torch
+from transformers import Trainer
+
+
+class DPOTrainer(Trainer):
+    def store_metrics(self, metrics):
+        for key, value in metrics.items():
+            self._stored_metrics[key].append(value)
+
+    def compute_loss(self, model, inputs, {flag}=False):
+        chosen_rewards, rejected_rewards, losses = model(**inputs)
+        outputs = {
+            "loss": losses.mean(),
+            "rewards/chosen": chosen_rewards.mean().cpu(),
+        }
+        self.store_metrics(outputs)
+        if {flag}:
+            return losses.mean(), outputs
+        return losses.mean()
+"""
+
+
+def test_a_return_under_return_outputs_hands_nothing_back_in_training_steps():
+    """R113 (R49 revised): the Trainer's ``training_step`` calls ``compute_loss`` with
+    ``return_outputs`` left False; only its evaluation asks for the outputs. The ``.cpu()`` copies a
+    DPO trainer stores every step (LLaVA-MoD, holdout143) are syncs of every training step, whether
+    the outputs are returned under ``return_outputs`` or under a flag of the project's own."""
+    for flag in ("return_outputs", "return_metrics"):
+        assert _found(DPO_METRICS.replace("{flag}", flag)) == [("TPL102", 14, 30, CPU)], flag

@@ -77,7 +77,13 @@ def is_host(node, host_names: FrozenSet[str], groups: FrozenSet[str] = frozenset
     if kind is ast.BinOp:
         return is_host(node.left, host_names, groups, values) and is_host(node.right, host_names, groups, values)
     if kind is ast.IfExp:
-        return is_host(node.body, host_names, groups, values) and is_host(node.orelse, host_names, groups, values)
+        # ``value if isinstance(value, float) else value.item()``: the branch the test guards holds a
+        # Python number whatever the name held before (PLLaVA's logging, holdout143; R111)
+        guarded, negated = _number_guard(node.test)
+        body, orelse = (node.orelse, node.body) if negated else (node.body, node.orelse)
+        guarded_host = guarded is not None and type(body) is ast.Name and body.id == guarded
+        return ((guarded_host or is_host(body, host_names, groups, values))
+                and is_host(orelse, host_names, groups, values))
     if values and _host_value(node, host_names, groups):
         return True
     if kind is ast.Subscript:
@@ -104,6 +110,25 @@ def is_host(node, host_names: FrozenSet[str], groups: FrozenSet[str] = frozenset
                     not isinstance(a, ast.Starred) and is_host(a, host_names, groups) for a in node.args)
         return False
     return False
+
+
+_NUMBER_TYPES = frozenset(("float", "int", "bool"))
+
+
+def _number_guard(test):
+    """(name, negated) for ``isinstance(name, float)`` (also ``int``, ``bool`` or a tuple of them)
+    and ``not isinstance(...)``; (None, False) for any other test."""
+    negated = type(test) is ast.UnaryOp and type(test.op) is ast.Not
+    if negated:
+        test = test.operand
+    if not (type(test) is ast.Call and type(test.func) is ast.Name and test.func.id == "isinstance"
+            and len(test.args) == 2 and not test.keywords and type(test.args[0]) is ast.Name):
+        return None, False
+    kinds = test.args[1]
+    names = kinds.elts if type(kinds) is ast.Tuple else [kinds]
+    if names and all(type(n) is ast.Name and n.id in _NUMBER_TYPES for n in names):
+        return test.args[0].id, negated
+    return None, False
 
 
 def _host_value(node, host_names: FrozenSet[str], groups: FrozenSet[str]) -> bool:
@@ -142,7 +167,7 @@ class HostNames:
     names bound to an optimizer's parameter groups; worked out on first use."""
 
     __slots__ = ("_body", "_names", "_values", "_groups", "_host_batches", "_batch_loops", "_loop_iterables",
-                 "_params", "_host_libraries")
+                 "_params", "_host_libraries", "_partly_host")
 
     def __init__(self, body, host_batches: Optional[Callable[[ast.expr], bool]] = None,
                  params: FrozenSet[str] = frozenset(), host_libraries: FrozenSet[str] = frozenset()):
@@ -156,6 +181,7 @@ class HostNames:
         self._params = params
         self._names: Optional[FrozenSet[str]] = None
         self._values: FrozenSet[str] = frozenset()
+        self._partly_host: FrozenSet[str] = frozenset()  # names some of whose bindings are Python values
         self._batch_loops: Optional[bool] = None
         self._loop_iterables: list = []  # what each ``for`` of the body iterates, in walk order (_compute)
         self._groups: FrozenSet[str] = frozenset()
@@ -227,6 +253,8 @@ class HostNames:
                     host.discard(name)
                     changed = True
         self._names = frozenset(host)
+        self._partly_host = frozenset(name for name, values in bindings.items() if name not in host and any(
+            is_host(value, self._names, self._groups) for value in values))
         # a numpy array stays one whatever is stored into its items (a list would hold tensors)
         values = {name for name in bindings if name not in unknown and name not in groups and (
             name not in items_stored or all(self._makes_numpy_array(v) for v in bindings[name]))}
@@ -259,11 +287,20 @@ class HostNames:
         (a batch or a tensor there, R14)."""
         if self._names is None:
             self._compute()
-        if is_host(node, self._names, self._groups):
+        if is_host(node, self._names, self._groups) or self._number_where_read(node):
             return (f"{HOST_KEY}{where}",)
         if self._host_batches is not None and self._is_host_value(node):
             return (f"{UNKNOWN_KEY}{where}", f"{HOST_VALUE_KEY}{where}")
         return (f"{UNKNOWN_KEY}{where}",)
+
+    def _number_where_read(self, node) -> bool:
+        """A name bound several times whose binding that runs right before this read is a Python
+        value (``value = loss`` ... ``value = value if isinstance(value, float) else value.item()``
+        then ``update(value)``: PLLaVA, holdout143; R111)."""
+        if type(node) is not ast.Name or node.id not in self._partly_host or getattr(node, "lineno", None) is None:
+            return False
+        value = _dominating_value(self._body, node.id, _position(node), lambda iterable: False)
+        return isinstance(value, ast.AST) and is_host(value, self._names, self._groups)
 
     def _is_host_value(self, node) -> bool:
         if is_host(node, self._values | self._host_libraries, self._groups, True):

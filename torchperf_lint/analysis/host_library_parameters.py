@@ -30,7 +30,10 @@ HOST_LIBRARIES = frozenset(("numpy", "scipy", "cv2", "PIL", "sklearn", "matplotl
                             "pandas", "networkx", "polyscope", "open3d", "trimesh", "igl",
                             # speech metrics and vocoder analysis on numpy arrays, and joblib's workers,
                             # which pickle what they are handed (MP-SENet's batch_pesq, holdout137; R105)
-                            "joblib", "pesq", "pystoi", "pyworld", "pysptk"))
+                            "joblib", "pesq", "pystoi", "pyworld", "pysptk",
+                            # faiss indexes search and train on numpy arrays, GPU indexes too (JPQ's
+                            # negative sampling every step, holdout145; R112)
+                            "faiss"))
 # Attributes that read a tensor's or an array's metadata, not its values.
 _METADATA = frozenset(("shape", "ndim", "dtype", "device", "size", "is_cuda", "requires_grad"))
 _ROUNDS = 3  # assignments followed through this many names made from names

@@ -44,7 +44,7 @@ from fnmatch import fnmatch
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from . import edit_reuse
-from .argument_places import HostNames
+from .argument_places import HOST_KEY, HostNames
 from .budgets import ast_spends_budget
 from .host_library_parameters import HOST_LIBRARIES, host_library_parameters
 from .names import (MODULO_FUNCTIONS, MODULO_OWNERS, VALUE_KEEPING_CONVERSIONS, ImportTable, bound_names, dotted_name_ast,
@@ -65,7 +65,7 @@ from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_r
                          assigned_values, interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "61"
+INDEX_VERSION = "62"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -1365,15 +1365,29 @@ def _constant_arguments(call: ast.Call, places: Optional[HostNames] = None) -> d
             out[str(index)] = value
         elif places is not None:
             out.update(dict.fromkeys(places.keys(arg, str(index)), 1))
-    for keyword in call.keywords:
-        if keyword.arg is None:
+    keywords = [(keyword.arg, keyword.value) for keyword in call.keywords]
+    while keywords:
+        name, value = keywords.pop(0)
+        if name is None:
+            if type(value) is ast.Dict and None not in value.keys and places is not None:
+                # ``metric_logger.update(**{f"{media}-{name}": value})`` (PLLaVA, holdout143): the
+                # display's items are keyword arguments; one whose name is computed may fill any
+                # parameter, so it is known only when its value is on the host (R111)
+                for key, item in zip(value.keys, value.values):
+                    if type(key) is ast.Constant and isinstance(key.value, str) and key.value.isidentifier():
+                        keywords.append((key.value, item))
+                    elif _literal(item) is not _NO_VALUE or f"{HOST_KEY}**" in places.keys(item, "**"):
+                        out[f"{HOST_KEY}**"] = 1
+                    else:
+                        out["*"] = True
+                continue
             out["*"] = True
-        else:
-            value = _literal(keyword.value)
-            if value is not _NO_VALUE:
-                out[keyword.arg] = value
-            elif places is not None:
-                out.update(dict.fromkeys(places.keys(keyword.value, keyword.arg), 1))
+            continue
+        literal = _literal(value)
+        if literal is not _NO_VALUE:
+            out[name] = literal
+        elif places is not None:
+            out.update(dict.fromkeys(places.keys(value, name), 1))
     return out
 
 

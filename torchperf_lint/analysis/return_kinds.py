@@ -805,6 +805,8 @@ class _Evaluation:
             return at_call(project, self._arguments(call, depth))
         if isinstance(func, ast.Call):
             return self._instance_call(func)
+        if isinstance(func, ast.Name) and self._names_a_torch_module(func.id):
+            return DEVICE  # ``loss_function = nn.CrossEntropyLoss(...)`` ... ``loss_function(out, y)`` (R110)
         if isinstance(func, ast.Attribute):
             owner = self.expr(func.value, depth + 1)
             method = self._method(func.attr, call, collapse(owner))
@@ -930,6 +932,16 @@ class _Evaluation:
             if resolved and resolved.startswith("torch.nn."):
                 return DEVICE
         return DEVICE if is_model_name(attr) or is_loss_function_name(attr) else UNKNOWN
+
+    def _names_a_torch_module(self, name: str) -> bool:
+        """Is ``name`` bound, by every binding of the function and nothing else, to a torch module built
+        on the spot (``loss_function = nn.CrossEntropyLoss(reduction="none")``)? Calling it is calling
+        that module, as ``nn.CrossEntropyLoss(...)(x)`` is (TOFU's ``get_batch_loss``, holdout143)."""
+        bindings = self.bindings.get(name)
+        if not bindings or name in self.unsure or name in self.parameters:
+            return False
+        return all(source == "expr" and not path and isinstance(value, ast.Call) and self._instance_call(value) == DEVICE
+                   for source, value, path in bindings)
 
     def _instance_call(self, made: ast.Call) -> Shape:
         """``Net(...)(x)``: the forward of a class built on the spot."""

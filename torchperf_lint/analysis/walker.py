@@ -984,9 +984,12 @@ def _returned_names(function: cst.CSTNode) -> FrozenSet[str]:
 
 
 # Parameters a framework hands its step methods itself (the HF Trainer's ``compute_loss(model,
-# inputs, return_outputs=..., num_items_in_batch=...)``, Lightning's ``dataloader_idx``): a branch on
-# one of them may run on the framework's path.
-_FRAMEWORK_PASSED = frozenset(("return_outputs", "num_items_in_batch", "prediction_loss_only", "ignore_keys",
+# inputs, num_items_in_batch=...)``, Lightning's ``dataloader_idx``): a branch on one of them may run
+# on the framework's path. Not ``return_outputs``: the Trainer's ``training_step`` leaves it False, and
+# only its evaluation (``prediction_step``) asks for the outputs, so a return under ``if
+# return_outputs:`` hands nothing back in the training steps that build it (LLaVA-MoD's DPO metrics,
+# holdout143; R113 revises R49 there).
+_FRAMEWORK_PASSED = frozenset(("num_items_in_batch", "prediction_loss_only", "ignore_keys",
                                "dataloader_idx", "optimizer_idx"))
 
 

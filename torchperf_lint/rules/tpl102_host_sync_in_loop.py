@@ -96,6 +96,8 @@ _HOST_COPY_ARGUMENTS = {
 # (host_library_parameters.HOST_LIBRARIES: numpy, scipy, OpenCV, PIL, scikit-learn, plotting, audio
 # and image-file libraries)
 _HOST_LIBRARIES = HOST_LIBRARIES
+# Builtins that repack one value for the call around them (R112).
+_HANDING_ON = frozenset(("bytes", "bytearray", "list", "tuple"))
 # What reads a tensor's size (``idx.numel()``, ``idx.shape[0]``).
 _SIZE_READS = frozenset(("numel", "nelement", "shape", "size"))
 # Calls whose every positional argument is a size or a shape (``x.view(n, -1)``, ``torch.zeros(n)``).
@@ -1087,6 +1089,12 @@ class HostSyncInLoop(Rule):
                   and isinstance(path[index - 3], cst.Subscript)):
                 # ``Chem.Atom(decoder[atom.item()])``: the item picks what the call is handed
                 index = climb(path[:index - 2], subscripts=True)
+            elif (isinstance(parent, cst.Arg) and index >= 3 and isinstance(path[index - 2], cst.Call)
+                  and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in _HANDING_ON
+                  and self.ctx.is_builtin(path[index - 2].func.value) and len(path[index - 2].args) == 1):
+                # ``pickle.loads(bytes(buffer[a:b].tolist()))``: a builtin that only repacks what it is
+                # handed hands it on to the call around it (ANCE's all_gather_list, holdout145; R112)
+                index = climb(path[:index - 1], subscripts=True)
             elif (isinstance(parent, (cst.ListComp, cst.GeneratorExp)) and parent.elt is path[index]) or isinstance(
                     parent, (cst.Comparison, cst.ComparisonTarget, cst.UnaryOperation)):
                 # ``np.asarray([g.pos.cpu().numpy()[keep] for g in graphs])``, ``np.where(labels == r)``:
