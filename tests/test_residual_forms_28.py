@@ -231,3 +231,30 @@ def test_a_return_under_return_outputs_hands_nothing_back_in_training_steps():
     the outputs are returned under ``return_outputs`` or under a flag of the project's own."""
     for flag in ("return_outputs", "return_metrics"):
         assert _found(DPO_METRICS.replace("{flag}", flag)) == [("TPL102", 14, 30, CPU)], flag
+
+
+LEGACY_SIZES = """\
+import torch
+from torch.autograd import Variable
+
+
+class CRF(torch.nn.Module):
+    def forward(self, feats, left):
+        score = torch.FloatTensor({size}).to(self.device)
+        cost = Variable(torch.FloatTensor(left.size()[0], 4).zero_(){volatile}).cuda()
+        return score, cost
+"""
+LEGACY = ("tensor is created on the CPU by the legacy constructor `torch.FloatTensor(...)` and then copied to the "
+          "device; create it there with `torch.empty(..., dtype=torch.float32, device=...)`")
+
+
+def test_a_legacy_constructor_given_one_dimension_or_wrapped_in_a_volatile_variable_is_reported():
+    """R114: ``torch.FloatTensor(feats.shape[0])`` is given one dimension, an int (CLUENER's CRF,
+    holdout145); ``Variable(..., volatile=...)`` hands its tensor back as ``Variable(...)`` does
+    (``volatile`` has done nothing since torch 0.4: PSMNet's cost volume, holdout144). One name
+    (``torch.FloatTensor(values)``) may be data and stays unreported (R65), as does a Variable
+    given ``requires_grad=`` (a leaf of its own)."""
+    assert _found(LEGACY_SIZES.replace("{size}", "feats.shape[0]").replace("{volatile}", ", volatile=True"),
+                  ("TPL101",)) == [("TPL101", 7, 16, LEGACY), ("TPL101", 8, 24, LEGACY)]
+    assert _found(LEGACY_SIZES.replace("{size}", "feats").replace("{volatile}", ", requires_grad=True"),
+                  ("TPL101",)) == []

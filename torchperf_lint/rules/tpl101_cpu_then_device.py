@@ -298,9 +298,11 @@ class CpuThenDevice(Rule):
         same ops whether the factory is written there (``_fresh_tensor``) or a name bound to it is
         (``_name_under_fresh_ops``: ``mask = (mask == 0).unsqueeze(1)``, CoSeRec's causal mask)."""
         if isinstance(expr, cst.Call):
-            if (len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star
+            if (expr.args and expr.args[0].keyword is None and not expr.args[0].star
+                    and all(a.keyword is not None and a.keyword.value == "volatile" for a in expr.args[1:])
                     and self.ctx.qualname(expr.func) in _VARIABLE):
-                # ``Variable(torch.ones(1)).cuda()``: Variable has returned its tensor since torch 0.4
+                # ``Variable(torch.ones(1)).cuda()``: Variable has returned its tensor since torch 0.4,
+                # and ``volatile=`` has done nothing since (PSMNet's cost volume, holdout144; R114)
                 return expr.args[0].value
             held = self._function_form_operand(expr)
             if held is not None:
@@ -869,9 +871,13 @@ _COUNT_REDUCTIONS = frozenset(("numpy.sum", "numpy.prod", "math.prod"))
 
 
 def _is_size_expression(expr: cst.BaseExpression) -> bool:
-    """``x.size()``, ``x.size(0)``, ``x.shape``, ``len(x)``: a size, never data."""
+    """``x.size()``, ``x.size(0)``, ``x.shape``, ``x.shape[0]``, ``len(x)``: a size, never data."""
     if isinstance(expr, cst.Attribute):
         return expr.attr.value == "shape"
+    if (isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
+            and isinstance(expr.slice[0].slice.value, (cst.Integer, cst.UnaryOperation))):
+        # ``feats.shape[0]``, ``x.size()[1]``: one dimension, an int (CLUENER's CRF, holdout145; R114)
+        return _is_size_expression(expr.value)
     if isinstance(expr, cst.Call):
         func = expr.func
         return (isinstance(func, cst.Attribute) and func.attr.value == "size") or (
