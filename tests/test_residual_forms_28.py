@@ -258,3 +258,28 @@ def test_a_legacy_constructor_given_one_dimension_or_wrapped_in_a_volatile_varia
                   ("TPL101",)) == [("TPL101", 7, 16, LEGACY), ("TPL101", 8, 24, LEGACY)]
     assert _found(LEGACY_SIZES.replace("{size}", "feats").replace("{volatile}", ", requires_grad=True"),
                   ("TPL101",)) == []
+
+
+RANK_TEST = """\
+import torch
+
+
+def main_worker(model, loader, optimizer, args, ngpus_per_node):
+    for step, sample in enumerate(loader):
+        loss = model(sample["image"].cuda(non_blocking=True)).mean()
+        loss.backward()
+        optimizer.step()
+        if {test}:
+            print("loss: {:.12f}".format(loss))
+"""
+FORMATTING = SYNC.format(what="formatting a tensor")
+
+
+def test_a_rank_modulo_picks_a_process_not_an_interval():
+    """R115: ``args.rank % ngpus_per_node == 0`` holds for the first process of each node at every
+    step (NeWCRFs, holdout144): a test of the process, as ``rank == 0`` is (R70 reads ``x % world_size
+    != rank`` so). ``step % 100 == 0`` stays an interval."""
+    for test in ("args.rank % ngpus_per_node == 0",
+                 "not args.multiprocessing_distributed or (args.rank % ngpus_per_node == 0)"):
+        assert _found(RANK_TEST.replace("{test}", test)) == [("TPL102", 10, 18, FORMATTING)], test
+    assert _found(RANK_TEST.replace("{test}", "step % 100 == 0")) == []

@@ -38,6 +38,13 @@ _PROCESS_COUNT = re.compile(
 _PROCESS_RANK = re.compile(r"^(?:\w*rank|process_index|shard_id|shard_index|proc_id)$", re.I)
 
 
+def is_process_rank(name: Optional[str]) -> bool:
+    """Does ``name`` name this process's rank (``rank``, ``local_rank``, ``process_index``)? A
+    ``rank % n`` picks processes (``args.rank % ngpus_per_node == 0``: the first of each node,
+    NeWCRFs, holdout144; R115), never steps."""
+    return bool(name) and _PROCESS_RANK.match(name) is not None
+
+
 def is_shard_split(divisor: Optional[str], other: Optional[str]) -> bool:
     """Do ``x % <divisor> == <other>`` (or ``!=``) split items among processes: the divisor a number
     of processes, the other side this process's rank?"""

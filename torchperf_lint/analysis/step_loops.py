@@ -30,8 +30,8 @@ import libcst as cst
 from .generation_loops import ast_feeds_back, ast_iterates_steps, cst_feeds_back, cst_iterates_steps
 from .run_once import is_per_epoch_hook
 from .optimizer_loops import cst_steps_each_item, steps_each_item
-from .names import (MODULO_FUNCTIONS, MODULO_OWNERS, bound_names, canonical, dotted_name_ast, is_shard_split,
-                    is_torch_name, turns_grad_off)
+from .names import (MODULO_FUNCTIONS, MODULO_OWNERS, bound_names, canonical, dotted_name_ast, is_process_rank,
+                    is_shard_split, is_torch_name, turns_grad_off)
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
 from .tree import children, descendants
 from .unmoving_callees import unmoving_call
@@ -1838,6 +1838,8 @@ def _ast_shard_splits(test) -> set:
     """syntax._shard_splits on the ast: ``x % world_size != rank`` (R70)."""
     found = set()
     for node in walk_ast((test,)):
+        if type(node) is ast.BinOp and isinstance(node.op, ast.Mod) and is_process_rank(_last_ast(node.left)):
+            found.add(id(node))  # ``rank % ngpus_per_node == 0``: a test of the process (R115)
         if type(node) is ast.Compare and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
             sides = (node.left, node.comparators[0])
             for modulo, other in (sides, sides[::-1]):

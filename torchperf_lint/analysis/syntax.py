@@ -9,7 +9,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Tuple
 import libcst as cst
 
 from .names import AUTOCASTS, SCALERS, is_torch_name, turns_grad_off  # noqa: F401 (re-exported)
-from .names import MODULO_FUNCTIONS, MODULO_OWNERS, is_shard_split
+from .names import MODULO_FUNCTIONS, MODULO_OWNERS, is_process_rank, is_shard_split
 from .step_loops import (  # noqa: F401 (re-exported)
     OPTIMIZER_WORD, is_counter_name, is_model_name, is_step_or_batch_counter, is_step_shape, names_holding)
 from .in_memory import classify
@@ -355,6 +355,9 @@ def _shard_splits(test: cst.BaseExpression) -> set:
     a process's share of the items, no interval; R70)."""
     found = set()
     for node in descendants(test):
+        if (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo)
+                and is_process_rank(last_identifier(node.left))):
+            found.add(id(node))  # ``rank % ngpus_per_node == 0``: a test of the process (R115)
         if (isinstance(node, cst.Comparison) and len(node.comparisons) == 1
                 and isinstance(node.comparisons[0].operator, (cst.Equal, cst.NotEqual))):
             sides = (node.left, node.comparisons[0].comparator)
