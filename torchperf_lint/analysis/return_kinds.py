@@ -654,7 +654,13 @@ class _Evaluation:
             if name in self.parameters and not self._in_loop(where) and all(
                     _binds_after(value, where) for _, value, _ in bindings):
                 return _PARAMETER  # read before the function binds it again: the argument
-        plain = [self._binding(source, value, path) for source, value, path in bindings if source != "aug"]
+        # A binding to ``None`` beside others (``moe_loss = outputs.moe_loss`` / ``else: moe_loss =
+        # None``) stands for no value: the name holds the others' kind when it holds one, as ``_merge``
+        # reads a ``return None`` beside other returns (LLaVA-MoD's ``get_logp``, holdout143; R116)
+        valued = [(source, value, path) for source, value, path in bindings if source != "aug"
+                  and not (source == "expr" and not path and isinstance(value, ast.Constant) and value.value is None)]
+        plain = [self._binding(source, value, path) for source, value, path in (valued or [
+            b for b in bindings if b[0] != "aug"])]
         if name in self.parameters:
             plain.append(_PARAMETER)
         if augmented:
