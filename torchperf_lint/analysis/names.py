@@ -22,11 +22,11 @@ _IMPORTS_TORCH_NAME = re.compile(r"^[ \t]*from[ \t]+\.*[\w.]*[ \t]+import[ \t]*(
                                  re.M)
 
 
-# ``np.mod(step, n)``, ``math.fmod``, ``torch.remainder``: the ``%`` of an interval test by name
-# (step_loops._ast_tests_interval and syntax.tests_interval, the two twins).
 # Conversions of a parameter to a number that keep the value its branches compare (``norm_type =
 # float(norm_type)``): no rebinding for the readings of literal arguments (R103).
 VALUE_KEEPING_CONVERSIONS = frozenset(("float", "int"))
+# ``np.mod(step, n)``, ``math.fmod``, ``torch.remainder``: the ``%`` of an interval test by name
+# (step_loops._ast_tests_interval and syntax.tests_interval, the two twins).
 MODULO_FUNCTIONS = frozenset(("mod", "fmod", "remainder"))
 MODULO_OWNERS = frozenset(("np", "numpy", "math", "torch"))
 # ``if idx % world_size != rank: continue``: each process takes its share of the items (BasicSR's

@@ -1543,7 +1543,8 @@ def summarize(tree: ast.Module, table: Optional[ImportTable] = None, steps=None,
     """The summary of a module's tree; ``table`` and ``steps``: the engine's own for this tree
     (names.ImportTable, step_loops.ModuleSteps, or a function that builds it on demand: with the
     summary on disk it is not needed, nor for a module without loops), when it has them, so that
-    they are not built twice."""
+    they are not built twice. ``source``: the tree's text, when known (without it every function's
+    expressions are walked for assignment expressions, _rebound_parameters)."""
     return _summarised(tree, table, steps, source)[0]
 
 

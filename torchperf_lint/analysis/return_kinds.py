@@ -657,10 +657,10 @@ class _Evaluation:
         # A binding to ``None`` beside others (``moe_loss = outputs.moe_loss`` / ``else: moe_loss =
         # None``) stands for no value: the name holds the others' kind when it holds one, as ``_merge``
         # reads a ``return None`` beside other returns (LLaVA-MoD's ``get_logp``, holdout143; R116)
-        valued = [(source, value, path) for source, value, path in bindings if source != "aug"
-                  and not (source == "expr" and not path and isinstance(value, ast.Constant) and value.value is None)]
-        plain = [self._binding(source, value, path) for source, value, path in (valued or [
-            b for b in bindings if b[0] != "aug"])]
+        assigned = [(source, value, path) for source, value, path in bindings if source != "aug"]
+        valued = [(source, value, path) for source, value, path in assigned
+                  if not (source == "expr" and not path and isinstance(value, ast.Constant) and value.value is None)]
+        plain = [self._binding(source, value, path) for source, value, path in valued or assigned]
         if name in self.parameters:
             plain.append(_PARAMETER)
         if augmented:

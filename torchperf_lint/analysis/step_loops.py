@@ -1835,7 +1835,7 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
 
 
 def _ast_shard_splits(test) -> set:
-    """syntax._shard_splits on the ast: ``x % world_size != rank`` (R70)."""
+    """syntax._shard_splits on the ast: ``x % world_size != rank`` (R70), ``rank % n`` (R115)."""
     found = set()
     for node in walk_ast((test,)):
         if type(node) is ast.BinOp and isinstance(node.op, ast.Mod) and is_process_rank(_last_ast(node.left)):

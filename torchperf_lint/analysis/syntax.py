@@ -351,8 +351,9 @@ def tests_interval(test: cst.BaseExpression, outer_counters: FrozenSet[str] = fr
 
 
 def _shard_splits(test: cst.BaseExpression) -> set:
-    """The ids of the ``x % world_size`` operations of ``test`` compared with a rank (names.is_shard_split:
-    a process's share of the items, no interval; R70)."""
+    """The ids of the ``%`` operations of ``test`` that test the process, not the step: ``x %
+    world_size`` compared with a rank (names.is_shard_split: a process's share of the items; R70) and a
+    rank's own ``%`` (``rank % ngpus_per_node == 0``; R115). No interval."""
     found = set()
     for node in descendants(test):
         if (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo)

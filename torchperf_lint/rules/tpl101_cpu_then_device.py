@@ -1223,7 +1223,9 @@ move the rule names; reading R46); with ops between factory and move no fix is o
 by an annotated assignment) and moved later, `x = x.to(device)`, `x = x.to(d) + y` or
 `x = x.cuda().float()`, is reported at the factory, without a fix, also when the name is bound to
 something else in the other branch of an `if` and moved after it (reading R93), and at module level
-when the move is the name's one use in the file (reading R104); so is one bound to an attribute of `self` and rebound to its own move
+when the move is the name's one use in the file (reading R104); the name may be rebound on the way
+to the ops above that keep it fresh (`mask = (mask == 0).unsqueeze(1)`, `m = m.long()`; readings R79,
+R108), and `Variable(t)` or `Variable(t, volatile=...)` hands `t` back (reading R114); so is one bound to an attribute of `self` and rebound to its own move
 in the same function (`self.c = torch.tensor([c])` ... `self.c = self.c.to(device)`) when nothing
 between reads it or hands `self` on (reading R68). A move to a parameter that defaults to `"cpu"`
 is not reported when every call of the function in its file leaves it at that default and
@@ -1245,7 +1247,7 @@ accelerator `device=` (`torch.Tensor(n, device="cuda")` raises "legacy construct
 type: cpu"). The message names the modern spelling to write
 (`torch.empty(..., dtype=..., device=...)` or `torch.tensor(..., dtype=..., device=...)`). One
 argument that could be a size or a host list (`torch.LongTensor(x)`) is left alone unless it is
-known to be a size: an integer, `x.size(0)`, `len(...)`, a parameter named as a size, or a name
+known to be a size: an integer, `x.size(0)`, `x.shape[0]` (reading R114), `len(...)`, a parameter named as a size, or a name
 named as one (`buffer_size`, `num_rows`) bound to arithmetic on names and numbers (`buffer_size =
 economy * args.mem_size`; reading R65)."""
 RULE.REFERENCES = (

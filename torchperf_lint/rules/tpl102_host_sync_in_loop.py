@@ -3029,7 +3029,8 @@ the sync cannot go while that use stays): an argument torch itself requires on t
 only there: `sizes = lengths.tolist()` then `x.split(sizes)`, `start, end = a.item(), b.item()` then
 `t[start:end]`), a value handed to numpy, scipy, OpenCV, PIL or scikit-learn (`np.unique(m.cpu().numpy())`, also
 `m = t.cpu().numpy()` then `np.unique(m[:, 1])`; also speech metrics such as `pesq` and a joblib pool,
-`Parallel(...)(delayed(f)(x) ...)`), to `torch.save` (`torch.save(x.cpu(), path)`), to an environment's `env.step(...)`, to a
+`Parallel(...)(delayed(f)(x) ...)`, faiss, and pickle through `bytes`/`list`/`tuple` of the one value:
+`pickle.loads(bytes(buf.tolist()))`, reading R112), to `torch.save` (`torch.save(x.cpu(), path)`), to an environment's `env.step(...)`, to a
 tokenizer's `decode`/`batch_decode` or another of its id methods (`get_special_tokens_mask(val)` for
 `val in labels.tolist()`), the key of a lookup in a Python dict or list (`id2answer[pred.item()]`,
 `self.IX_TO_NAME[...]`, `class_names[label.item()]`: a list of names, reading R71) and the key a dict
@@ -3108,7 +3109,8 @@ never refilled inside a loop), a branch that moves its own mark (`if now - last_
 last_log = now`), and what follows an early `continue`/`return` until a counter passes a mark the
 loop moves up to it (`if cur_nimg < tick_start + k: continue` ... `tick_start = cur_nimg`). A `%`
 compared with a rank (`if idx % world_size != rank: continue`) gives each process its share of the
-items, every item of the share: no interval (reading R70)."""
+items, every item of the share: no interval (reading R70); nor is a rank's own `%` (`if args.rank %
+ngpus_per_node == 0:`, the first process of each node, every step; reading R115)."""
 RULE.EXAMPLE = """\
 for x, y in loader:
     loss = criterion(model(x), y)

@@ -163,7 +163,8 @@ the candidates are non-deterministic, so two runs can use different algorithms a
 results. `deterministic = True` (or `use_deterministic_algorithms(True)`) asks for the opposite:
 setting both in one place says the results should be reproducible but lets benchmarking undo it.
 Lightning's `Trainer(deterministic=True, benchmark=True)` sets the same two flags for you and is
-reported where it is written (no fix is offered there: pass `benchmark=False` by hand)."""
+reported at its `benchmark=True` keyword, as the assignment is (no fix is offered there: pass
+`benchmark=False` by hand)."""
 RULE.EXAMPLE = """\
 torch.backends.cudnn.deterministic = True
 torch.backends.cudnn.benchmark = True"""
