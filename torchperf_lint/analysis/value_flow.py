@@ -819,6 +819,12 @@ class ValueFlow:
             right = self._kind(expr.right, env, depth + 1)
             return left if left == right else UNKNOWN
         if t is cst.IfExp:
+            # ``out.aux_loss if use_aux else None``: the value when there is one (R117), as a name
+            # bound to a value in one branch and to None before it already reads
+            if _is_none(expr.orelse):
+                return self._kind(expr.body, env, depth + 1)
+            if _is_none(expr.body):
+                return self._kind(expr.orelse, env, depth + 1)
             body = self._kind(expr.body, env, depth + 1)
             orelse = self._kind(expr.orelse, env, depth + 1)
             return body if body == orelse else UNKNOWN
@@ -1257,6 +1263,10 @@ def _subscripts_with(body: cst.CSTNode, container: str, key: str) -> bool:
             if isinstance(index, cst.Name) and index.value == key:
                 return True
     return False
+
+
+def _is_none(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
 
 
 def _reads_name(test: cst.BaseExpression, name: str) -> bool:
