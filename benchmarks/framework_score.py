@@ -6884,7 +6884,7 @@ CORPUS = [
     {"name": "HashNeRF-pytorch", "github": "yashbhalgat/HashNeRF-pytorch", "set": "holdout144",
      "commit": "82885e698295982504eb6a26d060a6b2473e3706",
      "take": ["run_nerf.py", "run_nerf_helpers.py", "hash_encoding.py", "loss.py", "optimizer.py", "radam.py", "ray_utils.py", "utils.py", "load_blender.py", "load_llff.py", "load_deepvoxels.py", "load_LINEMOD.py", "load_scannet.py"], "only": "*.py", "drop": []},
-    # holdout145 (2026-11-29): entries below this line, before the closing bracket.
+    # holdout145 (2026-11-29): entries below this line, up to the next set's marker.
     # holdout145 set: NLP training code (NER and sequence labelling, text classification, summarisation, dense
     # retrieval; own loops, Lightning, HF Trainer subclasses), labelled by reading only; corpus in /work/corpus_h145
     # (docs/framework_corpus_holdout145.md).
@@ -6919,6 +6919,38 @@ CORPUS = [
     {"name": "RepCONC", "github": "jingtaozhan/RepCONC", "set": "holdout145",
      "commit": "64f3f8ac265e33a8abcd8d9d750e8a170b739f3b",
      "take": ["src/repconc"], "only": "*.py", "drop": []},
+    # holdout148 (2026-11-29): entries below this line.
+    # holdout148 set: vision-language and multimodal training code (image-text retrieval, captioning, VQA, CLIP-style
+    # contrastive pretraining and adaptation, medical image-text pretraining with Lightning), labelled by reading only;
+    # corpus in /work/corpus_h148 (docs/framework_corpus_holdout148.md).
+    {"name": "vsepp", "github": "fartashf/vsepp", "set": "holdout148",
+     "commit": "abe382fd9c751d1b92c95030df8fb804a7d5ef53",
+     "take": ["data.py", "evaluation.py", "model.py", "train.py", "vocab.py"], "only": "*.py", "drop": []},
+    {"name": "vse_infty", "github": "woodfrog/vse_infty", "set": "holdout148",
+     "commit": "29df9d65f0e0b5bac3b6f6e6697a285ff89f52dc",
+     "take": ["arguments.py", "eval.py", "eval_ensemble.py", "lib", "train.py"], "only": "*.py", "drop": []},
+    {"name": "meshed-memory-transformer", "github": "aimagelab/meshed-memory-transformer", "set": "holdout148",
+     "commit": "239100befa61d1e77ddf3b538810c83703d1e3a7",
+     "take": ["data", "models", "utils", "train.py", "test.py", "evaluation/__init__.py", "evaluation/bleu/__init__.py", "evaluation/bleu/bleu.py", "evaluation/bleu/bleu_scorer.py", "evaluation/cider/__init__.py", "evaluation/cider/cider.py", "evaluation/cider/cider_scorer.py", "evaluation/meteor/__init__.py", "evaluation/meteor/meteor.py", "evaluation/rouge/__init__.py", "evaluation/rouge/rouge.py", "evaluation/tokenizer.py"], "only": "*.py", "drop": []},
+    {"name": "mcan-vqa", "github": "MILVLG/mcan-vqa", "set": "holdout148",
+     "commit": "6b165e9a88800e2a09ece4645a3c8261938897c6",
+     "take": ["cfgs", "core", "run.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "ban-vqa", "github": "jnhwkim/ban-vqa", "set": "holdout148",
+     "commit": "ef4cc36d63f6b31344301ac1bd91afd807d132e5",
+     "take": ["attention.py", "base_model.py", "bc.py", "classifier.py", "counting.py", "dataset.py", "evaluate.py", "fc.py", "language_model.py", "main.py", "test.py", "train.py", "train_flickr.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "CyCLIP", "github": "goel-shashank/CyCLIP", "set": "holdout148",
+     "commit": "707e7c7cc52ef66eb657d2b27fa5f026bc89e815",
+     "take": ["pkgs", "src", "utils/__init__.py", "utils/augment_image.py", "utils/augment_text.py", "utils/config.py", "utils/eda.py"], "only": "*.py", "drop": []},
+    {"name": "gloria", "github": "marshuang80/gloria", "set": "holdout148",
+     "commit": "416466af1036294301a872e4da169fefc137a192",
+     "take": ["gloria", "run.py"], "only": "*.py", "drop": ["gloria/datasets/preprocess_datasets.py"]},
+    {"name": "grit", "github": "davidnvq/grit", "set": "holdout148",
+     "commit": "4664d69fc0b01a5459cfae73f1fd68045ce1a6ea",
+     "take": ["train_caption.py", "engine/__init__.py", "engine/caption_engine.py", "engine/utils.py", "models", "datasets/__init__.py", "datasets/caption/__init__.py", "datasets/caption/coco.py", "datasets/caption/example.py", "datasets/caption/field.py", "datasets/caption/metrics/__init__.py", "datasets/caption/metrics/bleu/__init__.py", "datasets/caption/metrics/bleu/bleu.py", "datasets/caption/metrics/bleu/bleu_scorer.py", "datasets/caption/metrics/cider/__init__.py", "datasets/caption/metrics/cider/cider.py", "datasets/caption/metrics/cider/cider_scorer.py", "datasets/caption/metrics/meteor/__init__.py", "datasets/caption/metrics/meteor/meteor.py", "datasets/caption/metrics/rouge/__init__.py", "datasets/caption/metrics/rouge/rouge.py", "datasets/caption/metrics/tokenizer.py", "datasets/caption/nocaps.py", "datasets/caption/transforms/__init__.py", "datasets/caption/transforms/randaug.py", "datasets/caption/transforms/utils.py", "datasets/caption/utils.py", "datasets/caption/vocab.py", "utils"], "only": "*.py",
+     "drop": ["models/ops/setup.py", "models/ops/test.py"]},
+    {"name": "Tip-Adapter", "github": "gaopengcuhk/Tip-Adapter", "set": "holdout148",
+     "commit": "d0e2d6f8c5feb8b6ce937b757810761f7155d4d5",
+     "take": ["clip", "datasets", "main.py", "main_imagenet.py", "utils.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -7148,7 +7180,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 146)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 149)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
