@@ -713,6 +713,10 @@ class ValueFlow:
             return PINNED_BATCH
         if all(n in steps.unpinned_loaders and n not in steps.pinned_loaders for n in names):
             return UNPINNED_BATCH
+        if names == {name} and _pins_memory(made):
+            # the module binds the name to pinned and other loaders (mcan-vqa's ``dataloader`` in
+            # ``train`` and ``eval``): the loader this function made for the loop decides (R118)
+            return PINNED_BATCH
         return BATCH
 
     def _function_of(self, parameter: Optional[str]) -> Optional[str]:
@@ -1263,6 +1267,16 @@ def _subscripts_with(body: cst.CSTNode, container: str, key: str) -> bool:
             if isinstance(index, cst.Name) and index.value == key:
                 return True
     return False
+
+
+def _pins_memory(made) -> bool:
+    """``DataLoader(..., pin_memory=True)`` (no ``**`` settings that could say otherwise)."""
+    if not isinstance(made, cst.Call) or last_identifier(made.func) != "DataLoader":
+        return False
+    if any(arg.star for arg in made.args):
+        return False
+    flag = keyword(made, "pin_memory")
+    return flag is not None and isinstance(flag.value, cst.Name) and flag.value.value == "True"
 
 
 def _is_none(expr: cst.BaseExpression) -> bool:

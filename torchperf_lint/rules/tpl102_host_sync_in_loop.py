@@ -1538,11 +1538,12 @@ def _names_a_constant(name: Optional[str]) -> bool:
 # ``id2answer``, ``idx2word``, ``ix_to_label``, ``itos``: a table from indices to symbols (answers,
 # words, labels, classes), which is a Python dict or list, never a tensor (METER's and BridgeTower's
 # ``[id2answer[pred.item()] for pred in preds]``, holdout75; R47.3). Tables of numbers (``id2emb``)
-# are not named by it.
+# are not named by it. A label index names symbols the same way (ban-vqa's ``label2ans[idx.item()]``,
+# holdout148; R119).
 # A list of names (``class_names``, ``bio_class_names``, ``filenames``) holds strings: GeoLayoutLM's
 # ``bio_class_names[bio_labels[i].item()] != "O"`` (holdout122; R71).
 _SYMBOL_TABLE = re.compile(
-    r"^(?:itos|(?:[a-z]+_)?(?:id|idx|index|ix|i|int|num)(?:2|_to_)(?:answer|ans|label|lbl|word|token|tok|char|"
+    r"^(?:itos|(?:[a-z]+_)?(?:id|idx|index|ix|i|int|num|label|lbl)(?:2|_to_)(?:answer|ans|label|lbl|word|token|tok|char|"
     r"name|class|cls|tag|text|str|string|entity|ent|relation|rel|category|cat|type|vocab)s?|\w*names)$", re.I)
 
 
@@ -3032,7 +3033,7 @@ only there: `sizes = lengths.tolist()` then `x.split(sizes)`, `start, end = a.it
 `Parallel(...)(delayed(f)(x) ...)`, faiss, and pickle through `bytes`/`list`/`tuple` of the one value:
 `pickle.loads(bytes(buf.tolist()))`, reading R112), to `torch.save` (`torch.save(x.cpu(), path)`), to an environment's `env.step(...)`, to a
 tokenizer's `decode`/`batch_decode` or another of its id methods (`get_special_tokens_mask(val)` for
-`val in labels.tolist()`), the key of a lookup in a Python dict or list (`id2answer[pred.item()]`,
+`val in labels.tolist()`), the key of a lookup in a Python dict or list (`id2answer[pred.item()]`, `label2ans[...]`,
 `self.IX_TO_NAME[...]`, `class_names[label.item()]`: a list of names, reading R71) and the key a dict
 is stored or built under (`res[i.item()] = out`, `{gt_id.item(): k for ...}`), a copy turned into a numpy array in a helper that a step body calls
 (`points.detach().cpu().numpy()` in a metric, a KD-tree or a target assigner one call away; a copy
