@@ -117,3 +117,162 @@ def test_an_item_keying_a_table_of_numbers_still_waits_every_step():
     for table, col in (("label2emb", 40), ("answer_weights", 45)):
         assert _found(ANSWER_TABLE.format(table=table)) == [
             ("TPL102", 6, col, SYNC.format(what="`.item()`") + " (called every step from train.py:12)")], table
+
+
+EVALUATION_BESIDE_TRAINING = """\
+import torch
+from utils import *
+
+
+def main(args, model, opt, criterion):
+    train_batches = Batches(args.train_set, 128, shuffle=True)
+    test_batches = {test_source}
+    for epoch in range(10):
+        model.train()
+        for i, batch in enumerate(train_batches):
+            X, y = batch['input'], batch['target']
+            loss = criterion(model(X), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+        model.eval()
+        test_loss = 0
+        for i, batch in enumerate(test_batches):
+            X, y = batch['input'], batch['target']
+            loss = criterion(model(X), y)
+            test_loss += loss.item() * y.size(0)
+"""
+
+
+def test_a_loop_over_another_instance_of_the_training_loops_batch_class_is_an_evaluation():
+    """R120 (R7 over R1): the epoch's training loop iterates a ``Batches(...)``; a loop beside it over
+    another ``Batches(...)`` that calls the model evaluates over data, batch by batch: its
+    ``.item()`` waits every batch (robust_overfitting's PGD evaluation, holdout147)."""
+    source = EVALUATION_BESIDE_TRAINING.format(test_source="Batches(args.test_set, 128, shuffle=False)")
+    assert _found(source) == [("TPL102", 22, 25, SYNC.format(what="`.item()`"))]
+
+
+def test_a_helper_the_evaluation_loop_calls_runs_every_batch_too():
+    """R120 on the project index's side (its step-loop calls): a helper called from that
+    evaluation loop is a step body, its ``.item()`` reported with the call that runs it."""
+    source = EVALUATION_BESIDE_TRAINING.format(
+        test_source="Batches(args.test_set, 128, shuffle=False)").replace(
+        "test_loss += loss.item() * y.size(0)", "test_loss += weighted(loss, y)") + (
+        "\n\ndef weighted(loss, y):\n    return loss.item() * y.size(0)\n")
+    assert _found(source) == [
+        ("TPL102", 26, 11, SYNC.format(what="`.item()`") + " (called every step from train.py:22)")]
+
+
+def test_a_loop_beside_training_over_something_else_still_makes_samples():
+    """R1 unchanged: a loop over an object of another class (``Sampler(...)``) or over a range
+    beside the training loop, calling the model in eval mode, makes samples: silent."""
+    for test_source in ("Sampler(args.test_set)", "range(8)"):
+        source = EVALUATION_BESIDE_TRAINING.format(test_source=test_source)
+        assert _found(source) == [], test_source
+
+
+AGEM = """\
+import torch
+import torch.nn.functional as F
+
+
+def train(model, loader, opt):
+    for x, y in loader:
+        loss = F.cross_entropy(model(x.cuda()), y.cuda())
+        opt.zero_grad()
+        loss.backward()
+        grad = [p.grad.clone() for p in model.parameters()]
+        grad_ref = [p.grad.clone() * 2 for p in model.parameters()]
+        prod = sum({items})
+        if prod < 0:
+            print("project")
+        opt.step()
+"""
+
+
+def test_a_builtin_sum_of_tensors_is_a_tensor_where_they_live():
+    """R121: ``sum([torch.sum(g * g_r) for ...])`` adds tensors up on the device (A-GEM's gradient
+    inner product, online-continual-learning, holdout147): ``if prod < 0:`` waits every step."""
+    for items in ("[torch.sum(g * g_r) for g, g_r in zip(grad, grad_ref)]",
+                  "(torch.dot(g.flatten(), g_r.flatten()) for g, g_r in zip(grad, grad_ref))"):
+        assert _found(AGEM.format(items=items)) == [("TPL102", 13, 11, TRUTH)], items
+
+
+def test_a_builtin_sum_of_numbers_or_of_host_tensors_stays_silent():
+    """A sum of Python numbers (``.item()`` of each: reported there, not at the test) or of
+    ``.numel()`` counts is no tensor; the test waits for nothing."""
+    assert _found(AGEM.format(items="[p.numel() for p in model.parameters()]")) == []
+    found = _found(AGEM.format(items="[torch.sum(g * g_r).item() for g, g_r in zip(grad, grad_ref)]"))
+    assert found == [("TPL102", 12, 20, SYNC.format(what="`.item()`"))]
+
+
+LEGACY_CONSTRUCTOR = "TPL101"
+LEGACY_BOOL = ("tensor is created on the CPU by the legacy constructor `torch.BoolTensor(...)` and then copied to "
+               "the device; create it there with `torch.empty(..., dtype=torch.bool, device=...)`")
+
+PADDING_MASK = """\
+import torch
+
+
+class Audio2HubertBase:
+    def __call__(self, audio):
+        with torch.no_grad():
+            padding_mask = torch.BoolTensor(audio.shape).fill_(False)
+            inputs = {{
+                "source": {source},
+                "padding_mask": padding_mask.to(self.device),
+            }}
+            return self.hubert.extract_features(**inputs)
+"""
+
+
+def test_a_legacy_constructor_given_the_shape_of_a_name_used_as_a_torch_tensor_makes_sizes():
+    """R123 (R114 with a whole ``.shape``): ``audio.to(self.device)`` says ``audio`` is a torch tensor,
+    whose ``.shape`` is a ``torch.Size``: ``torch.BoolTensor(audio.shape)`` is an empty mask of that
+    shape, filled and moved (ReFlow-VAE-SVC's padding masks, holdout146)."""
+    found = all_diagnostics(PADDING_MASK.format(source="audio.to(self.device)"), "TPL101")
+    assert [row[:4] for row in found] == [("TPL101", 7, 27, LEGACY_BOOL)]
+
+
+def test_the_shape_of_a_name_not_known_as_a_torch_tensor_may_be_numpy_data():
+    """``audio`` only indexed, or moved through ``torch.from_numpy`` (a numpy array: its ``.shape`` is
+    a tuple, which the constructor reads as data): no finding."""
+    for source in ("torch.from_numpy(audio).to(self.device)", "audio[0]"):
+        assert all_diagnostics(PADDING_MASK.format(source=source), "TPL101") == [], source
+
+
+EVALUATION_METRICS = """\
+import torch
+from torch.utils.data import DataLoader
+
+
+def main(model, test_dataset, device, eval_errors, keys):
+    test_loader = DataLoader(test_dataset, batch_size=1, pin_memory=True)
+    values = []
+    with torch.no_grad():
+        for idx, batch in enumerate(test_loader):
+            rays, rgbs = batch
+            rays = [getattr(rays, name).to(device) for name in keys]
+            out = model(rays)
+            {name} = eval_errors(out, rgbs.to(device, non_blocking=True))
+            values.append({name}.cpu().item())
+    return values
+"""
+
+
+def test_a_metric_copied_and_read_as_a_number_in_an_evaluation_loop_waits_each_batch():
+    """R124: ``psnr_values.append(psnr_val.cpu().item())`` reads a metric per batch (R8 keeps a copy
+    read as a number flagged; R7's kept results are predictions, not metrics: mipnerf_pl, holdout146);
+    and ``getattr(rays, name)`` of a pinned loader's batch is one of its fields, copied without
+    ``non_blocking``."""
+    found = all_diagnostics(EVALUATION_METRICS.format(name="psnr_val"), "TPL102", "TPL104")
+    assert [row[:4] for row in found] == [
+        ("TPL104", 11, 20, PINNED_LOOP),
+        ("TPL102", 14, 26, SYNC.format(what="`.cpu()`"))]
+
+
+def test_a_prediction_copied_and_read_as_a_number_is_a_kept_result():
+    """The twin: ``pred.cpu().item()`` stored per batch is the result the run is for (R7)."""
+    found = all_diagnostics(EVALUATION_METRICS.format(name="pred"), "TPL102")
+    assert found == []

@@ -41,11 +41,14 @@ from .named_lambdas import lambda_function
 from .project_index import content_digest
 from .step_loops import is_model_name
 from .syntax import dotted_name, is_loss_collection_name, is_loss_function_name, name_device_kind, text_device_kind
-from .value_kinds import (CONTAINER, CPU_TENSOR, DEVICE, HOST, HOST_TENSORS, MOVED_BATCH, NUMPY, PYTHON, TENSORS,
-                          UNKNOWN, Shape, collapse, is_output_field)
+from .value_kinds import (CONTAINER, CPU_TENSOR, DEVICE, HOST, HOST_TENSORS, LEGACY_CONSTRUCTORS, MOVED_BATCH, NUMPY,
+                          PYTHON, TENSORS, UNKNOWN, Shape, collapse, is_output_field)
 
 # A tensor made by torch ops from the function's parameters only: where the call's arguments live.
 ARGS = "like its arguments"
+# A parameter handed back, moved to the device on some path (``if use_cuda: what = what.cuda()``;
+# ``return what``): on the device when the call hands it a tensor (R122).
+MOVED_ARGS = "its tensor argument, moved"
 _PARAMETER = "parameter"  # (inside the summary only) a parameter's value, of unknown origin
 _NONE = "none"  # (inside the summary only) ``return`` / ``return None``: no value to agree on
 _MAX_DEPTH = 6  # calls followed through this many project functions
@@ -108,6 +111,12 @@ def _names_an_accelerator(where) -> bool:
     return name is not None and name_device_kind(name) == "accelerator"
 
 
+def _moves_itself(value, name: str) -> bool:
+    """``name.cuda()`` / ``name.to(...)``: the parameter ``name`` moved."""
+    return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("cuda", "to")
+            and isinstance(value.func.value, ast.Name) and value.func.value.id == name)
+
+
 def _merge(shapes: List[Shape]) -> Shape:
     """The shape all of ``shapes`` (the values a function returns, or a name's bindings) agree on."""
     shapes = [s for s in shapes if s != _NONE]
@@ -154,6 +163,8 @@ def at_call(shape: Shape, argument_kinds: Optional[List[str]]) -> Shape:
     (``argument_kinds``; None: not known, a splat)."""
     if isinstance(shape, tuple):
         return tuple(at_call(item, argument_kinds) for item in shape)
+    if shape == MOVED_ARGS:
+        return DEVICE if argument_kinds and any(k in TENSORS or k == ARGS for k in argument_kinds) else UNKNOWN
     if shape != ARGS:
         return shape
     if not argument_kinds:
@@ -668,6 +679,12 @@ class _Evaluation:
             return UNKNOWN if (_PARAMETER in kinds or UNKNOWN in kinds) else _combine(kinds)
         if len({s if isinstance(s, str) else repr(s) for s in plain}) == 1:
             return plain[0]
+        if (name in self.parameters and set(plain) == {DEVICE, _PARAMETER}
+                and all(_moves_itself(value, name) for source, value, path in valued if source == "expr" and not path)
+                and all(source == "expr" and not path for source, _, path in valued)):
+            # ``if use_cuda: what = what.cuda()`` then ``return what`` (online-continual-learning's
+            # ``maybe_cuda``, holdout147): the argument, moved to the device when it can be (R122)
+            return MOVED_ARGS
         return UNKNOWN
 
     def _in_loop(self, where: tuple) -> bool:
@@ -856,9 +873,11 @@ class _Evaluation:
             return UNKNOWN
         if short in _PYTHON_TORCH or short.startswith(("is_", "get_")):
             return PYTHON
+        device = any(k.arg == "device" for k in call.keywords) or any(k.arg is None for k in call.keywords)
+        if short in LEGACY_CONSTRUCTORS:
+            return DEVICE if device else CPU_TENSOR  # ``torch.Tensor(n)``: as value flow reads it (R122)
         if short in _NON_TENSOR_TORCH or not short[:1].islower() or short.startswith(("set_", "use_")):
             return UNKNOWN
-        device = any(k.arg == "device" for k in call.keywords) or any(k.arg is None for k in call.keywords)
         if short in _CPU_FACTORIES:
             if device:
                 return DEVICE if not _device_is_cpu(call) else CPU_TENSOR

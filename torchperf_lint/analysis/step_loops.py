@@ -245,6 +245,7 @@ class ModuleSteps:
         self._cst_epoch: Dict[int, tuple] = {}  # id -> (the libcst loop, its facts)
         self._sample_ids: Optional[FrozenSet[int]] = None
         self._self_attributes: Optional[FrozenSet[str]] = None
+        self._batch_sources: Optional[FrozenSet[str]] = None  # batch_sources, on first use
         self._quiet_loops: Optional[FrozenSet[int]] = None  # ids of loops with autograd off around them
         self._generation: Dict[int, bool] = {}  # id of a loop -> it is a generation loop (ast)
         self._grad_off_callees: Optional[FrozenSet[str]] = None  # grad_off_callees, on first ask
@@ -516,6 +517,33 @@ class ModuleSteps:
             return receiver in ("self", "cls") and (name in self.methods or (
                 name.split("_", 1)[0] in _MODEL_OR_METHOD_WORDS and name not in self.self_attributes))
         return name in self.functions
+
+    @property
+    def batch_sources(self) -> FrozenSet[str]:
+        """Names the module binds to an instance of a class (``test_batches = Batches(test_set,
+        ...)``) another instance of which a loop that runs the update iterates (``for batch in
+        enumerate(train_batches): ... loss.backward()``): that class hands out batches, so a loop
+        over one of its instances that calls a model evaluates over data (R7), it does not make
+        samples (R1; robust_overfitting's PGD evaluation, holdout147; R120). Asked only about the
+        loops beside an epoch's step loop that R1 might read as sample generation."""
+        if self._batch_sources is None:
+            made: Dict[str, Set[str]] = {}
+            for stmt, _ in walk_statements(self._tree.body):
+                if not (type(stmt) is ast.Assign and len(stmt.targets) == 1 and type(stmt.value) is ast.Call
+                        and type(stmt.targets[0]) in (ast.Name, ast.Attribute)):
+                    continue
+                made_by, target = _last_ast(stmt.value.func), _last_ast(stmt.targets[0])
+                if made_by and _names_class(made_by) and made_by != "DataLoader" and target not in self.objects:
+                    made.setdefault(target, set()).add(made_by)
+            training: Set[str] = set()
+            if made:
+                for node in ast.walk(self._tree):
+                    if type(node) in (ast.For, ast.AsyncFor):
+                        source = _unwrapped_ast(node.iter)
+                        if source in made and _ast_runs_update(node.body, self):
+                            training |= made[source]
+            self._batch_sources = frozenset(name for name, classes in made.items() if classes & training)
+        return self._batch_sources
 
     @property
     def self_attributes(self) -> FrozenSet[str]:
@@ -891,7 +919,8 @@ class ModuleSteps:
         included, is an evaluating model call."""
         if type(loop) is not ast.While and (self.ast_iterates_loader(loop.iter)
                                             or _last_ast(loop.iter) in self.wrapped_loaders
-                                            or _ast_slices_by_counter(loop)):
+                                            or _ast_slices_by_counter(loop)
+                                            or _unwrapped_ast(loop.iter) in self.batch_sources):
             return False
         pending: List[Tuple[ast.AST, bool]] = [(node, quiet) for node in loop.body]
         found = False
@@ -1397,7 +1426,8 @@ class ModuleSteps:
     def _cst_samples(self, loop, quiet: bool, evaluated: FrozenSet[str]) -> bool:
         if isinstance(loop, cst.For) and (self.iterates_loader(loop.iter)
                                           or _last(loop.iter) in self.wrapped_loaders
-                                          or _cst_slices_by_counter(loop)):
+                                          or _cst_slices_by_counter(loop)
+                                          or _unwrapped_cst(loop.iter) in self.batch_sources):
             return False
         pending: List[Tuple[cst.CSTNode, bool]] = [(loop.body, quiet)]
         found = False

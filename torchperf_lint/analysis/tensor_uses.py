@@ -24,6 +24,14 @@ TENSOR_METHODS = frozenset(
 )
 
 
+# Methods only a torch tensor has: not a numpy array (whose ``size`` is no method and which has no
+# ``to``/``cuda``), a device, a dtype, a string or a number.
+TORCH_ONLY_METHODS = frozenset(
+    "to cuda cpu size dim unsqueeze permute detach contiguous view_as expand_as masked_fill masked_fill_ type_as "
+    "new_zeros new_ones new_full new_empty new_tensor index_select".split()
+)
+
+
 def _is_tensor_annotation(annotation: cst.BaseExpression) -> bool:
     """``torch.Tensor`` or ``Tensor`` (the name torch gives its class; a local class of that name is
     still a tensor-like argument to ``.to``)."""
@@ -71,6 +79,28 @@ class _Uses(cst.CSTVisitor):
 def names_used_as_tensors(function: cst.CSTNode) -> FrozenSet[str]:
     """The names ``function``'s own body (parameters' annotations included) uses as tensors."""
     uses = _Uses(function)
+    function.visit(uses)
+    return frozenset(uses.names)
+
+
+class _TorchUses(_Uses):
+    """The names a function's own body calls a torch-only method on (``audio.to(self.device)``)."""
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        return None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.attr.value in TORCH_ONLY_METHODS):
+            self.names.add(func.value.value)
+
+
+def names_used_as_torch_tensors(function: cst.CSTNode) -> FrozenSet[str]:
+    """The names ``function``'s own body uses as torch tensors, not numpy arrays: a torch-only method
+    called on them, or a ``torch.Tensor`` annotation (R123: ``torch.BoolTensor(audio.shape)`` reads
+    a torch.Size as sizes, a numpy array's tuple as data)."""
+    uses = _TorchUses(function)
     function.visit(uses)
     return frozenset(uses.names)
 

@@ -31,8 +31,8 @@ from .syntax import (device_kind, dotted_name, has_double_splat, is_loss_collect
                      string_value)
 # The kinds (value_kinds.py), named here too: the rules read them as ``value_flow.DEVICE``.
 from .value_kinds import (BATCH, BATCHES, CONTAINER, CPU_TENSOR, DEVICE, HOST, HOST_TENSORS,  # noqa: F401
-                          MOVED_BATCH, NUMPY, PINNED_BATCH, PYTHON, TENSORS, UNKNOWN, UNPINNED_BATCH, Shape, collapse,
-                          combine, either, is_output_field, item_shape)
+                          LEGACY_CONSTRUCTORS, MOVED_BATCH, NUMPY, PINNED_BATCH, PYTHON, TENSORS, UNKNOWN,
+                          UNPINNED_BATCH, Shape, collapse, combine, either, is_output_field, item_shape)
 
 # torch.X functions that do not return a tensor.
 _NON_TENSOR_TORCH = frozenset(
@@ -80,11 +80,6 @@ _COPIES = frozenset(("copy.deepcopy", "copy.copy"))
 # by ids: ``embeddings = collections.defaultdict(list)``).
 _CONTAINER_CALLS = frozenset(("collections.defaultdict", "collections.OrderedDict", "collections.Counter",
                               "collections.deque"))
-# The legacy typed constructors (``torch.LongTensor([i])``, ``torch.Tensor(n, m)``): CPU tensors.
-_LEGACY_CONSTRUCTORS = frozenset(
-    "Tensor FloatTensor DoubleTensor HalfTensor BFloat16Tensor ByteTensor CharTensor ShortTensor IntTensor "
-    "LongTensor BoolTensor".split()
-)
 # Methods that hand back an object's own module kind, not a new tensor (``Net().to(device).eval()``).
 _MODULE_CHAIN = frozenset("to cuda cpu eval train half float double bfloat16 requires_grad_".split())
 # Tensor methods that no numpy array or Python value has (``.norm(dim=-1)``, ``.detach()``,
@@ -936,6 +931,20 @@ class ValueFlow:
             # ``abs(min_v - max_v)``: Python calls the tensor's ``__abs__``, a tensor where its
             # operand lives (pytorch_GAN_zoo's GDPP loss, holdout139; R107)
             return self._kind(call.args[0].value, env, depth + 1)
+        if (isinstance(func, cst.Name) and func.value == "getattr" and len(call.args) == 2
+                and not any(a.star or a.keyword is not None for a in call.args) and ctx.is_builtin("getattr")):
+            # ``getattr(rays, name)`` of a batch: one of its fields, as ``rays.origins`` is
+            # (mipnerf_pl's ``Rays(*[getattr(rays, name).to(device) for name in Rays_keys])``; R124)
+            owner = self._kind(call.args[0].value, env, depth + 1)
+            if owner in BATCHES:
+                return owner
+        if (isinstance(func, cst.Name) and func.value == "sum" and call.args and not call.args[0].star
+                and call.args[0].keyword is None and isinstance(call.args[0].value, (cst.ListComp, cst.GeneratorExp))
+                and ctx.is_builtin("sum")):
+            # ``sum([torch.sum(g * g_r) for g, g_r in zip(grad, grad_ref)])``: Python adds the
+            # tensors up, a tensor where they live (online-continual-learning's A-GEM, holdout147; R121)
+            item = self._kind(call.args[0].value.elt, env, depth + 1)
+            return item if item in (DEVICE, CPU_TENSOR) else UNKNOWN
         if isinstance(func, cst.Name) and func.value in _BUILTINS and ctx.is_builtin(func.value):
             name = func.value
             if name in _PYTHON_BUILTINS:
@@ -1026,7 +1035,7 @@ class ValueFlow:
             ):
                 return CONTAINER
             return UNKNOWN
-        if short in _LEGACY_CONSTRUCTORS:
+        if short in LEGACY_CONSTRUCTORS:
             if self._on_a_host_tensor_s_device(call, env, depth):
                 return CPU_TENSOR
             return DEVICE if keyword(call, "device") is not None or has_double_splat(call) else CPU_TENSOR

@@ -92,3 +92,11 @@ def is_output_field(attribute: str) -> bool:
     """Is ``attribute`` a field of a model's output that holds a tensor (value flow and its ast twin
     return_kinds ask alike)?"""
     return attribute in _OUTPUT_FIELDS or _OUTPUT_FIELD_NAME.search(attribute) is not None
+
+
+# The legacy typed constructors (``torch.LongTensor([i])``, ``torch.Tensor(n, m)``): CPU tensors
+# (value flow, and what a project function returns: return_kinds).
+LEGACY_CONSTRUCTORS = frozenset(
+    "Tensor FloatTensor DoubleTensor HalfTensor BFloat16Tensor ByteTensor CharTensor ShortTensor IntTensor "
+    "LongTensor BoolTensor".split()
+)

@@ -18,6 +18,7 @@ from ..analysis.syntax import (
     positional,
 )
 from ..analysis.tree import descendants
+from ..analysis.tensor_uses import names_used_as_torch_tensors
 from ..analysis.walker import Rule
 
 DETERMINISTIC = frozenset(
@@ -203,6 +204,11 @@ class CpuThenDevice(Rule):
         params = function.params
         return any(p.name.value == name for p in (*params.posonly_params, *params.params, *params.kwonly_params))
 
+    def _used_as_torch_tensor(self, expr: cst.BaseExpression) -> bool:
+        function = next((n for n in reversed(self.ctx.stack) if isinstance(n, cst.FunctionDef)), None)
+        return (isinstance(expr, cst.Name) and function is not None
+                and expr.value in names_used_as_torch_tensors(function))
+
     def _legacy_form(self, factory: cst.Call):
         """"sizes" for ``torch.Tensor(n, m)`` / ``torch.FloatTensor(*shape)`` / ``torch.Tensor(x.size())``,
         "data" for ``torch.LongTensor([i])``; ``torch.Tensor(x.shape)`` is sizes only for a tensor ``x``
@@ -226,7 +232,9 @@ class CpuThenDevice(Rule):
                 # A tensor's ``.shape`` is a torch.Size, which the constructor reads as sizes; any
                 # other ``.shape`` is a tuple (numpy, a gym space), which it reads as data:
                 # ``torch.Tensor(action_space.shape)`` is ``tensor([6.])``.
-                return "sizes" if self.ctx.is_tensor(value.value) else None
+                # A name the function calls a torch-only method on (``audio.to(self.device)``) is a
+                # tensor too (ReFlow-VAE-SVC's padding masks, holdout146; R123).
+                return "sizes" if self.ctx.is_tensor(value.value) or self._used_as_torch_tensor(value.value) else None
             if _is_size_expression(value) or _grows_a_size(value):
                 return "sizes"
             if isinstance(value, cst.Call) and (
@@ -1249,7 +1257,9 @@ type: cpu"). The message names the modern spelling to write
 argument that could be a size or a host list (`torch.LongTensor(x)`) is left alone unless it is
 known to be a size: an integer, `x.size(0)`, `x.shape[0]` (reading R114), `len(...)`, a parameter named as a size, or a name
 named as one (`buffer_size`, `num_rows`) bound to arithmetic on names and numbers (`buffer_size =
-economy * args.mem_size`; reading R65)."""
+economy * args.mem_size`; reading R65); `x.shape` when `x` is known to be a torch tensor, also by a
+method only a torch tensor has that the function calls on it (`x.to(device)`, `x.size(0)`; reading
+R123), since a numpy array's `.shape` is a tuple the constructor reads as data."""
 RULE.REFERENCES = (
     "https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html#create-tensors-directly-on-the-target-device",
 )

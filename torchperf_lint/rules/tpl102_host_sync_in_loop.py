@@ -424,10 +424,11 @@ class HostSyncInLoop(Rule):
         is for: like ``predict_step``'s outputs (rules.md "A step body"), it must reach the host.
         ``.item()``, ``float(t)`` and tests of a metric stay flagged: a number summed per batch can
         stay on the device, and so does a reduction's copy read with ``.item()`` right away
-        (``hits.mean().cpu().item()`` stored into a metrics dict: LlamaRec, holdout58); a
-        prediction read so (``"pred": pred.cpu().item()``: FrozenBiLM) is a kept result."""
+        (``hits.mean().cpu().item()`` stored into a metrics dict: LlamaRec, holdout58), or a
+        metric's copy so read (``psnr_values.append(psnr_val.cpu().item())``: mipnerf_pl, holdout146;
+        R124); a prediction read so (``"pred": pred.cpu().item()``: FrozenBiLM) is a kept result."""
         ctx = self.ctx
-        if read_as_number(ctx.stack) and _copies_a_reduction(ctx.stack[-1]):
+        if read_as_number(ctx.stack) and (_copies_a_reduction(ctx.stack[-1]) or _copies_a_metric(ctx.stack[-1])):
             return False
         scope = self._inference_scope()
         if scope is None:
@@ -1762,6 +1763,15 @@ def _names_a_metric(path, index: int) -> bool:
 
 
 _HOST_READS = frozenset(("cpu", "numpy", "tolist", "item"))
+
+
+def _copies_a_metric(copy) -> bool:
+    """Is ``copy`` (``X.cpu()``) a copy of a value named as a metric (``psnr_val.cpu()``)?"""
+    found = method_call(copy) if isinstance(copy, cst.Call) else None
+    if found is None or not isinstance(found[0], (cst.Name, cst.Attribute, cst.Subscript)):
+        return False
+    named = _value_name(found[0])
+    return named is not None and _METRIC_WORD.search(named) is not None
 
 
 def _copies_a_reduction(copy) -> bool:
