@@ -263,7 +263,7 @@ def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, fail
             # regex search), so a unit that fails them all with the loop words and more aliases
             # added fails them without too: it is skipped before the bodies are made.
             text = _with_aliases(plain + "\nfor while", aliases)
-            if not any(rule.may_match(text) for rule in rule_classes):
+            if not any(rule.may_match_in_step_body(text) for rule in rule_classes):
                 continue
             bodies.make()
         body_lines = bodies.lines if bodies is not None else ()
@@ -271,8 +271,12 @@ def _lint_units(tree, lines, rule_classes, table, facts, aliases, findings, fail
         # rules of a step loop as if it held one: their loop-word prefilters stand for "a step loop
         # may be here", which is true of it without a loop.
         holds_body = bool(body_lines) and _holds_line(body_lines, unit.start, unit.end)
-        text = _with_aliases(plain + "\nfor while" if holds_body else plain, aliases)
-        candidates = [rule for rule in rule_classes if rule.may_match(text)]
+        if holds_body:
+            text = _with_aliases(plain + "\nfor while", aliases)
+            candidates = [rule for rule in rule_classes if rule.may_match_in_step_body(text)]
+        else:
+            text = _with_aliases(plain, aliases)
+            candidates = [rule for rule in rule_classes if rule.may_match(text)]
         if not candidates:
             continue
         # The ast prefilters, before the unit's survey: most units stop here.

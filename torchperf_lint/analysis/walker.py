@@ -1112,6 +1112,13 @@ class Rule:
     file_may_match = staticmethod(compile_text_tests(()))
 
     @classmethod
+    def may_match_in_step_body(cls, text: str) -> bool:
+        """``may_match`` for a unit read as holding a step body (the engine adds the loop words): a
+        rule whose prefilter also guesses where tensors are may relax that guess there, since a
+        step body is known to run every step (TPL102)."""
+        return cls.may_match(text)
+
+    @classmethod
     def ast_may_match(cls, unit: "UnitAst") -> bool:
         """A second prefilter, on the unit's ast (ast_scan.UnitAst), for units whose text passed
         ``may_match``: False only where the rule can find nothing in the unit, which libcst then
