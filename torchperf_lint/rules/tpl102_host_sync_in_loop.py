@@ -131,9 +131,10 @@ class HostSyncInLoop(Rule):
     _has_sync = staticmethod(compile_text_tests((_SYNC,)))
     # ... and reads a value: a conversion, a print, a test, a formatted string, ``%`` or
     # ``.format(``, builtin max/min, torch.equal/allclose/is_nonzero.
-    _READS = (r"\b(?:float|int|bool|print|max|min|equal|allclose|is_nonzero)\(|\bif\b|\bwhile\b|\.format\(|%"
+    _READS = (r"\b(?:float|int|bool|print|max|min|equal|allclose|is_nonzero)\(|\bif\b|\.format\(|%"
               r"|\b[fFrR]{1,2}['\"]")
-    _reads_tensor = staticmethod(compile_text_tests((_TENSOR_CODE, _READS)))
+    _reads_tensor = staticmethod(compile_text_tests((_TENSOR_CODE, _READS + r"|\bwhile\b")))
+    # (without ``while``: the engine adds the loop words to a step body's text before asking)
     _reads_value = staticmethod(compile_text_tests((_READS,)))
     _has_loop = staticmethod(compile_text_tests((r"\b(?:for|while)\b",)))
 
@@ -156,7 +157,7 @@ class HostSyncInLoop(Rule):
         """In a step body the code need not name a loss, a model or a reduction for its reads to be
         of tensors: ST-P3's ``IntersectionOverUnion.compute`` tests ``if sup + tp + fp == 0:`` of
         its metric states, called every validation step from another module (holdout146; R125)."""
-        return cls._has_sync(text) or cls._reads_value(text)
+        return cls._has_sync(text) or cls._reads_value(text) or cls.may_match(text)
 
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
