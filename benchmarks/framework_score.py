@@ -7024,6 +7024,40 @@ CORPUS = [
               "omnidata_tools/torch/demo.py", "omnidata_tools/torch/demo_refocus.py",
               "omnidata_tools/torch/train_depth.py", "omnidata_tools/torch/train_normal.py"],
      "only": "*.py", "drop": []},
+    # holdout151 (2026-11-29): entries below this line.
+    # holdout151 set: semi- and self-supervised learning, domain adaptation, few-shot and meta-learning, metric
+    # learning and re-identification (own loops), labelled by reading only; corpus in /work/corpus_h151
+    # (docs/framework_corpus_holdout151.md).
+    {"name": "MixMatch-pytorch", "github": "YU1ut/MixMatch-pytorch", "set": "holdout151",
+     "commit": "cc7ef42cffe61288d06eec1428268b384674009a",
+     "take": ["dataset", "models", "train.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "MPL-pytorch", "github": "kekmodel/MPL-pytorch", "set": "holdout151",
+     "commit": "7dc629702034319eda113aba3b006ba968e8e882",
+     "take": ["augmentation.py", "data.py", "main.py", "models.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "tent", "github": "DequanWang/tent", "set": "holdout151",
+     "commit": "e9e926a668d85244c66a6d5c006efbd2b82e83e8",
+     "take": ["cifar10c.py", "conf.py", "norm.py", "tent.py"], "only": "*.py", "drop": []},
+    {"name": "pytorch-maml", "github": "tristandeleu/pytorch-maml", "set": "holdout151",
+     "commit": "44104272a0140b35e2223ba68750e7e715315653",
+     "take": ["maml", "train.py", "test.py"], "only": "*.py", "drop": []},
+    {"name": "few-shot-meta-baseline", "github": "yinboc/few-shot-meta-baseline", "set": "holdout151",
+     "commit": "779fae39dad3537e7c801049c858923e2a352dfe",
+     "take": ["datasets", "models", "utils", "train_classifier.py", "train_meta.py", "test_few_shot.py"], "only": "*.py", "drop": []},
+    {"name": "pytorch-domain-adaptation", "github": "jvanvugt/pytorch-domain-adaptation", "set": "holdout151",
+     "commit": "be63aadc18821d6b19c75df51f264ff08370a765",
+     "take": ["adda.py", "config.py", "data.py", "models.py", "revgrad.py", "train_source.py", "utils.py", "wdgrl.py"], "only": "*.py", "drop": []},
+    {"name": "MGN-pytorch", "github": "seathiefwang/MGN-pytorch", "set": "holdout151",
+     "commit": "384e82002e40b71157506e23d71e6709fa830757",
+     "take": ["data", "loss", "model", "utils", "main.py", "option.py", "trainer.py"], "only": "*.py", "drop": []},
+    {"name": "dml_cross_entropy", "github": "jeromerony/dml_cross_entropy", "set": "holdout151",
+     "commit": "787e863a5c6ab345b69cad2672953b30a80790d9",
+     "take": ["experiment.py", "models", "utils"], "only": "*.py", "drop": []},
+    {"name": "simclr-pytorch", "github": "AndrewAtanov/simclr-pytorch", "set": "holdout151",
+     "commit": "85e5d5479759671f74347dbb64a57d5a4733ec6a",
+     "take": ["models", "train.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "CloserLookFewShot", "github": "wyharveychen/CloserLookFewShot", "set": "holdout151",
+     "commit": "e03aca8a2d01c9b5861a5a816cd5d3fdfc47cd45",
+     "take": ["backbone.py", "configs.py", "data", "io_utils.py", "methods", "save_features.py", "test.py", "train.py", "utils.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -7253,7 +7287,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 149)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 152)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
