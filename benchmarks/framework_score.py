@@ -7092,6 +7092,38 @@ CORPUS = [
     {"name": "RoPINN", "github": "thuml/RoPINN", "set": "holdout150",
      "commit": "cc4d70826473e0a5cea88a81f8baac09f8c41a02",
      "take": ["1d_reaction_point_optimization.py", "1d_reaction_region_optimization.py", "1d_wave_point_optimization.py", "1d_wave_region_optimization.py", "convection_point_optimization.py", "convection_region_optimization.py", "model_dict.py", "models", "util.py"], "only": "*.py", "drop": ["models/KAN.py", "models/kan_layer.py", "models/spline.py", "models/Symbolic_KANLayer.py", "models/LBFGS.py", "models/utils.py"]},
+    # holdout149 (2026-11-29): entries below this line.
+    # holdout149 set: framework step methods outside NLP (Lightning modules and callbacks calling losses, metrics and
+    # helpers in other modules; 3D scene completion, detection, hand/body mesh recovery, tree detection, precipitation
+    # nowcasting, LiDAR self-supervision), labelled by reading only; corpus in /work/corpus_h149
+    # (docs/framework_corpus_holdout149.md).
+    {"name": "MonoScene", "github": "astra-vision/MonoScene", "set": "holdout149",
+     "commit": "f52bbb18c55cdbf1da991a9bee54d2a5cffa8dda",
+     "take": ["monoscene"], "only": "*.py", "drop": []},
+    {"name": "SceneRF", "github": "astra-vision/SceneRF", "set": "holdout149",
+     "commit": "09638cc34a386535189fb8b84c8f07fe35849991",
+     "take": ["scenerf"], "only": "*.py", "drop": []},
+    {"name": "nanodet", "github": "RangiLyu/nanodet", "set": "holdout149",
+     "commit": "be9b4a9001d7f9b6fc89c2df31ae8d428e35b4f0",
+     "take": ["nanodet", "tools"], "only": "*.py", "drop": []},
+    {"name": "hamer", "github": "geopavlakos/hamer", "set": "holdout149",
+     "commit": "3a01849f4148352e9260b69bf28b65d1671a4905",
+     "take": ["hamer", "train.py", "eval.py"], "only": "*.py", "drop": []},
+    {"name": "BEDLAM", "github": "pixelite1201/BEDLAM", "set": "holdout149",
+     "commit": "9ad6adf19002e597efe75fcdf0519c1ae8f4b148",
+     "take": ["train", "train.py", "train_smpl.py", "train_hands.py", "trainx.py"], "only": "*.py", "drop": []},
+    {"name": "DeepForest", "github": "weecology/DeepForest", "set": "holdout149",
+     "commit": "1bad4419b3e6f7b4981a367e85acc2dda29cfc7b",
+     "take": ["src/deepforest"], "only": "*.py", "drop": []},
+    {"name": "PreDiff", "github": "gaozhihan/PreDiff", "set": "holdout149",
+     "commit": "0703a6192c93042e14ab9be1dad1e0ebea1e0b5a",
+     "take": ["src/prediff", "scripts"], "only": "*.py", "drop": []},
+    {"name": "ALSO", "github": "valeoai/ALSO", "set": "holdout149",
+     "commit": "d427d40d38e926345996cf8d9a19a0711b750370",
+     "take": ["also_selfsup"], "only": "*.py", "drop": []},
+    {"name": "BEVContrast", "github": "valeoai/BEVContrast", "set": "holdout149",
+     "commit": "6baef81e086fdabf5b9fd6d39b79d73cf43a1c43",
+     "take": ["bevlab", "downstream", "train.py", "utils"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
