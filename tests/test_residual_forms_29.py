@@ -4,7 +4,10 @@ silent twins, whole diagnostics."""
 
 from _diagnostics import SYNC_TEMPLATE as SYNC, all_diagnostics, found as _found
 
+from torchperf_lint.catalog import CATALOG
 from torchperf_lint.findings import Edit
+
+ALL = tuple(CATALOG)
 
 TRUTH = SYNC.format(what="testing a tensor's truth")
 
@@ -276,3 +279,190 @@ def test_a_prediction_copied_and_read_as_a_number_is_a_kept_result():
     """The twin: ``pred.cpu().item()`` stored per batch is the result the run is for (R7)."""
     found = all_diagnostics(EVALUATION_METRICS.format(name="pred"), "TPL102")
     assert found == []
+
+
+SHOWN_LOSSES = """\
+import torch
+
+
+class Trainer:
+    def train(self):
+        for batch, (inputs, labels) in enumerate(self.train_loader):
+            self.optimizer.zero_grad()
+            loss = self.loss(self.model(inputs.to(self.device)), labels.to(self.device))
+            loss.backward()
+            self.optimizer.step()
+            self.ckpt.write_log('[{}/{}]\\t{}'.format(batch + 1, len(self.train_loader), self.loss.{method}(batch)))
+"""
+
+
+def test_a_method_that_shows_losses_returns_no_loss_tensor():
+    """R126: ``self.loss.display_loss(batch)`` (MGN-pytorch, holdout151) joins formatted strings of
+    the losses logged so far; named for showing, it is no loss computation: formatting it waits for
+    nothing. ``plot_loss``, ``show_loss`` alike."""
+    for method in ("display_loss", "plot_loss", "show_loss"):
+        assert _found(SHOWN_LOSSES.replace("{method}", method)) == [], method
+
+
+def test_a_method_that_computes_a_loss_is_still_one():
+    """``self.loss.compute_loss(batch)`` or ``kl_loss``: a loss tensor, formatted every step."""
+    for method in ("compute_loss", "kl_loss"):
+        assert _found(SHOWN_LOSSES.replace("{method}", method)) == [
+            ("TPL102", 11, 32, SYNC.format(what="formatting a tensor"))], method
+
+
+NUMPY_PI = """\
+import numpy as np
+import torch
+
+device = torch.device("cuda")
+pi = torch.tensor(np.pi, dtype=torch.float32).to(device)
+"""
+NUMBER_TENSOR = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.tensor(...)` "
+                 "to create it there (runtime_guard: device-native creation)")
+
+
+def test_a_numpy_constant_is_number_data():
+    """R127: ``torch.tensor(np.pi, ...)`` writes a number, as ``math.pi`` does (RoPINN, holdout150):
+    made on the CPU and moved; the safe fix passes ``device=``."""
+    assert all_diagnostics(NUMPY_PI, "TPL101") == [
+        ("TPL101", 5, 5, NUMBER_TENSOR, ("safe", "create the tensor with device=device",
+                                         (Edit(5, 44, 5, 49, ", device="),)))]
+
+
+def test_the_fix_of_a_numpy_constant_gives_the_same_tensor():
+    """Applied, parsed, applied again (no change), run on the CPU: the same value and dtype."""
+    import ast
+
+    import torch
+
+    from torchperf_lint.engine import fix_source
+
+    source = NUMPY_PI.replace('torch.device("cuda")', 'torch.device("cpu")')
+    result, count = fix_source(source, codes=["TPL101"])
+    ast.parse(result)
+    assert count == 1 and "torch.tensor(np.pi, dtype=torch.float32, device=device)" in result
+    assert fix_source(result, codes=["TPL101"]) == (result, 0)
+    made, original = {}, {}
+    exec(compile(result, "<fixed>", "exec"), made)
+    exec(compile(source, "<original>", "exec"), original)
+    assert torch.equal(made["pi"], original["pi"]) and made["pi"].dtype == torch.float32
+
+
+def test_a_numpy_array_or_an_unknown_attribute_is_not_number_data():
+    """``np.ones(3)`` is host data already (a copy either way); ``cfg.pi`` may be anything."""
+    for data in ("np.ones(3)", "cfg.pi"):
+        assert all_diagnostics(NUMPY_PI.replace("np.pi", data), "TPL101") == [], data
+
+
+CONFUSION_MATRIX = """\
+import numpy as np
+import pytorch_lightning as pl
+import torch
+
+
+class SelfSupervised(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.train_cm = {made}
+
+    def training_step(self, batch, batch_idx):
+        loss = self.net(batch).mean()
+        self.train_cm += self.confusion(batch)
+        if self.train_cm.sum() > 0:
+            self.log("iou", self.iou(self.train_cm))
+        return loss
+"""
+
+
+def test_an_attribute_only_ever_a_numpy_array_is_on_the_host():
+    """R128: ``self.train_cm = np.zeros((2, 2))``, added to in place (ALSO, holdout149): its sum
+    tested every step waits for nothing."""
+    assert _found(CONFUSION_MATRIX.format(made="np.zeros((2, 2))")) == []
+
+
+def test_an_attribute_that_is_also_a_tensor_is_not_known_host():
+    """Bound to a torch tensor anywhere (here in ``__init__``), the sum is a device reduction: the
+    test waits (R27's whole reduction)."""
+    source = CONFUSION_MATRIX.format(made="torch.zeros((2, 2), device='cuda')")
+    assert _found(source) == [("TPL102", 14, 11, TRUTH)]
+
+
+PROGRESS_BAR = """\
+import torch
+from tqdm import tqdm
+
+
+class Trainer:
+    def _train_epoch(self, device):
+        t_iter = tqdm(self.train_loader) if self._is_main_proc() else self.train_loader
+        for batch in t_iter:
+            loss = self.train_step(batch, self.global_step)
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            if {test}:
+                t_iter.set_postfix(loss=loss.item(), version=self.version)
+            self.global_step += 1
+"""
+
+
+def test_a_test_of_what_the_bar_is_picks_no_step():
+    """R129: ``if hasattr(t_iter, "set_postfix"):`` asks whether the iterable is a progress bar (the
+    main process's) or the bare loader; ``t_iter`` is named like a counter, but a builtin that asks
+    what a value is hands no step counter to an interval (dyMEAN, holdout150)."""
+    for test in ('hasattr(t_iter, "set_postfix")', "isinstance(t_iter, tqdm)"):
+        assert _found(PROGRESS_BAR.format(test=test)) == [("TPL102", 14, 40, SYNC.format(what="`.item()`"))], test
+
+
+def test_a_helper_called_under_that_test_runs_every_step():
+    """The project index reads the same test the same way: a helper called in the branch is a
+    step body, its ``.item()`` reported with the call that runs it every step."""
+    source = PROGRESS_BAR.format(test='hasattr(t_iter, "set_postfix")').replace(
+        "t_iter.set_postfix(loss=loss.item(), version=self.version)", "t_iter.set_postfix(**shown(loss))") + (
+        "\n\ndef shown(loss):\n    return {\"loss\": loss.item()}\n")
+    assert _found(source) == [
+        ("TPL102", 19, 20, SYNC.format(what="`.item()`") + " (called every step from train.py:14)")]
+
+
+def test_a_call_handed_the_step_counter_is_still_an_interval():
+    """``if self.check_frequency(self.global_step):`` runs on the steps it picks: silent."""
+    assert _found(PROGRESS_BAR.format(test="self.check_frequency(self.global_step)")) == []
+
+
+SCRIPT_IDS = """\
+import torch
+
+if __name__ == "__main__":
+    net, test_loader, test_dataset, device = build()
+    with torch.no_grad():
+        for data in test_loader:
+            data = data.to(device)
+            predictions = net(data).argmax(1).cpu().numpy()
+            {line}
+"""
+
+
+def test_an_id_a_script_hands_to_its_dataset_is_host_needed():
+    """R130 (R44.4 at module level): ``test_dataset.get_filename(data["shape_id"].item())`` in a
+    script's evaluation loop under ``if __name__ == "__main__":`` (BEVContrast, holdout149) hands an
+    id to a lookup, as it would inside a function: no finding."""
+    line = 'fname = test_dataset.get_filename(data["shape_id"].item()) + ".xyz"'
+    assert _found(SCRIPT_IDS.format(line=line)) == []
+
+
+def test_an_id_a_script_binds_first_is_read_through_the_module():
+    """The same id bound to a name first (``shape_id = ...item()``, then handed to the lookup): its
+    later uses are looked for in the module's statements; a score bound so and added up stays
+    reported (and the module is walked as a module: image-restoration-sde's ``lp_score``, no
+    internal error)."""
+    line = 'shape_id = data["shape_id"].item()\n            fname = test_dataset.get_filename(shape_id)'
+    assert _found(SCRIPT_IDS.format(line=line), ALL) == []
+    line = 'lp_score = lpips_fn(predictions, data).squeeze().item()\n            total = total + lp_score'
+    assert _found(SCRIPT_IDS.format(line=line), ALL) == [("TPL102", 9, 23, SYNC.format(what="`.item()`"))]
+
+
+def test_a_number_a_script_adds_up_still_waits():
+    """The twin: ``total += data["loss"].item()`` adds a metric up per batch (R8 keeps it flagged)."""
+    line = 'total = total + net.loss(data).item()'
+    assert _found(SCRIPT_IDS.format(line=line)) == [("TPL102", 9, 28, SYNC.format(what="`.item()`"))]

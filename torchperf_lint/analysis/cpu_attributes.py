@@ -61,3 +61,28 @@ def _host_factory(value, table) -> bool:
         head = table.resolve(func.value.id) if table is not None else func.value.id
         return head == "torch" and func.attr in _FACTORIES
     return False
+
+
+def numpy_attributes(tree: ast.Module, table=None) -> FrozenSet[str]:
+    """The names ``attr`` the file assigns as ``self.attr = ...`` only ever to a numpy call's result
+    (``self.train_cm = np.zeros((2, 2))``; ALSO's confusion matrix, holdout149; R128): a numpy array,
+    whatever is added to it in place (``self.train_cm += cm`` keeps the array: numpy takes a CPU
+    tensor's values and raises on a device tensor's)."""
+    host, others = set(), set()
+    for attr, value in self_attribute_assignments(tree):
+        (host if _numpy_call(value, table) else others).add(attr)
+    return frozenset(host - others)
+
+
+def _numpy_call(value, table) -> bool:
+    if isinstance(value, ast.IfExp):
+        return _numpy_call(value.body, table) and _numpy_call(value.orelse, table)
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    while isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute):
+        func = func.value  # ``np.random.rand(...)``: the module at the head
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        head = table.resolve(func.value.id) if table is not None else func.value.id
+        return head == "numpy"
+    return False

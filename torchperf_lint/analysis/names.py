@@ -25,6 +25,9 @@ _IMPORTS_TORCH_NAME = re.compile(r"^[ \t]*from[ \t]+\.*[\w.]*[ \t]+import[ \t]*(
 # Conversions of a parameter to a number that keep the value its branches compare (``norm_type =
 # float(norm_type)``): no rebinding for the readings of literal arguments (R103).
 VALUE_KEEPING_CONVERSIONS = frozenset(("float", "int"))
+# Builtins that ask what a value is, never which step it is: ``if hasattr(t_iter, "set_postfix"):``
+# hands no step counter to an interval test (R129; the walker's and the index's readings).
+INTROSPECTION_BUILTINS = frozenset(("hasattr", "getattr", "isinstance", "issubclass", "callable", "type"))
 # ``np.mod(step, n)``, ``math.fmod``, ``torch.remainder``: the ``%`` of an interval test by name
 # (step_loops._ast_tests_interval and syntax.tests_interval, the two twins).
 MODULO_FUNCTIONS = frozenset(("mod", "fmod", "remainder"))

@@ -47,8 +47,8 @@ from . import edit_reuse
 from .argument_places import HOST_KEY, HostNames
 from .budgets import ast_spends_budget
 from .host_library_parameters import HOST_LIBRARIES, host_library_parameters
-from .names import (MODULO_FUNCTIONS, MODULO_OWNERS, VALUE_KEEPING_CONVERSIONS, ImportTable, bound_names, dotted_name_ast,
-                    text_mentions_torch_import)
+from .names import (INTROSPECTION_BUILTINS, MODULO_FUNCTIONS, MODULO_OWNERS, VALUE_KEEPING_CONVERSIONS, ImportTable,
+                    bound_names, dotted_name_ast, text_mentions_torch_import)
 from .throttles import ast_throttled_branch, ast_throttles
 from .segments import BLOCK_FIELDS, CHILD_FIELDS, _push_children as push_children, walk_ast, walk_statements
 from .project_root import find_project_root
@@ -65,7 +65,7 @@ from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_r
                          assigned_values, interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "62"
+INDEX_VERSION = "63"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -635,8 +635,10 @@ class _Summariser:
             return True
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
             return any(cls._is_interval(value, names) for value in test.values)
-        # ``if self.check_frequency(batch_idx):``: a call handed the step counter
-        return isinstance(test, ast.Call) and any(
+        # ``if self.check_frequency(batch_idx):``: a call handed the step counter (not a builtin
+        # that asks what a value is: ``hasattr(t_iter, "set_postfix")``, R129)
+        return isinstance(test, ast.Call) and not (
+            isinstance(test.func, ast.Name) and test.func.id in INTROSPECTION_BUILTINS) and any(
             isinstance(a, (ast.Name, ast.Attribute)) and is_counter_name(a.id if isinstance(a, ast.Name) else a.attr)
             for a in test.args)
 
@@ -1095,6 +1097,8 @@ _LIBRARY_MODULES = frozenset(
     "cv2 PIL scipy matplotlib pandas tqdm torchvision warnings typing pathlib shutil subprocess".split()
 )
 _NO_VALUE = {"?": 1}  # a parameter without a literal default (a dict: never a literal's value)
+
+
 
 
 def _hands_an_optimizer(call: ast.Call) -> bool:

@@ -262,7 +262,11 @@ def runs_step(node: cst.CSTNode) -> bool:
     )
 
 
-_LOSS_FUNCTION = re.compile(r"(?i)^(?:criterion|\w*_criterion|loss_fn|loss_func|compute_loss|\w*_loss|loss)$")
+# (not a method that shows or stores losses: MGN-pytorch's ``self.loss.display_loss(batch)`` joins
+# formatted strings, holdout151; R126)
+_LOSS_FUNCTION = re.compile(
+    r"(?i)^(?!(?:display|show|print|plot|format|report|draw|dump|save|write|visuali[sz]e)_)"
+    r"(?:criterion|\w*_criterion|loss_fn|loss_func|compute_loss|\w*_loss|loss)$")
 _OPTIMIZER_WORD = OPTIMIZER_WORD
 
 

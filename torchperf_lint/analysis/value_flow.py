@@ -23,7 +23,7 @@ from .names import is_torch_name
 from .step_loops import is_iterating_wrapper, is_model_name
 from .tensor_uses import names_called, names_used_as_tensors
 from .tree import descendants
-from .cpu_attributes import cpu_tensor_attributes
+from .cpu_attributes import cpu_tensor_attributes, numpy_attributes
 from .metric_states import tensor_states
 from .return_kinds import ReturnKinds, at_call
 from .syntax import (device_kind, dotted_name, has_double_splat, is_loss_collection_name, is_loss_function_name,
@@ -776,6 +776,9 @@ class ValueFlow:
             if (isinstance(expr.value, cst.Name) and expr.value.value == "self" and owner == UNKNOWN
                     and attr in self.ctx.facts.derived("cpu_tensor_attributes", cpu_tensor_attributes)):
                 return CPU_TENSOR  # ``self.video_labels = torch.zeros(n)`` and nothing else: on the host
+            if (isinstance(expr.value, cst.Name) and expr.value.value == "self" and owner == UNKNOWN
+                    and attr in self.ctx.facts.derived("numpy_attributes", numpy_attributes)):
+                return NUMPY  # ``self.train_cm = np.zeros((2, 2))`` and nothing else (R128)
             return UNKNOWN
         if t is cst.Subscript:
             if _optimizer_state_key(expr.slice[0].slice.value if len(expr.slice) == 1

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Seq
 import libcst as cst
 
 from ..catalog import torch_has
-from .names import VALUE_KEEPING_CONVERSIONS, ImportTable, canonical, is_torch_name
+from .names import INTROSPECTION_BUILTINS, VALUE_KEEPING_CONVERSIONS, ImportTable, canonical, is_torch_name
 from . import syntax
 from .tree import child_nodes, descendants
 from . import value_flow
@@ -412,6 +412,10 @@ class Context:
             return (Context._hands_counter(test.left, outer_counters)
                     or Context._hands_counter(test.right, outer_counters))
         if not isinstance(test, cst.Call):
+            return False
+        if isinstance(test.func, cst.Name) and test.func.value in INTROSPECTION_BUILTINS:
+            # ``if hasattr(t_iter, "set_postfix"):`` asks what the value is (dyMEAN's progress bar
+            # or plain loader, holdout150; R129), not which step this is
             return False
         for a in test.args:
             if a.keyword is not None or not isinstance(a.value, (cst.Name, cst.Attribute)):

@@ -40,8 +40,10 @@ LEGACY = {
     "LongTensor": "torch.int64", "BoolTensor": "torch.bool",
 }
 _FACTORIES = {f"torch.{name}": name for name in DETERMINISTIC | RANDOM | LIKE | set(LEGACY)}
-# Numbers written as calls or constants: ``float("-inf")``, ``math.pi``.
-_NUMBER_CONSTANTS = frozenset(("math.pi", "math.e", "math.tau", "math.inf", "math.nan"))
+# Numbers written as calls or constants: ``float("-inf")``, ``math.pi``, ``np.pi`` (RoPINN's
+# ``torch.tensor(np.pi, dtype=torch.float32).to(device)``, holdout150; R127).
+_NUMBER_CONSTANTS = frozenset(("math.pi", "math.e", "math.tau", "math.inf", "math.nan",
+                               "numpy.pi", "numpy.e", "numpy.inf", "numpy.nan", "numpy.euler_gamma"))
 # Keywords after which creating on the device is not the same tensor: a leaf that requires grad
 # would become a different leaf, pinned memory cannot be on the device, ``out=`` writes elsewhere.
 _UNSAFE_FACTORY_KEYWORDS = frozenset(("requires_grad", "pin_memory", "out", "generator"))
@@ -176,7 +178,7 @@ class CpuThenDevice(Rule):
 
     def _is_literal_data(self, expr: cst.BaseExpression) -> bool:
         """Data written in the source: a list, tuple, comprehension or number, numbers written as
-        ``float("-inf")`` or ``math.pi`` included."""
+        ``float("-inf")``, ``math.pi`` or ``np.pi`` included."""
         if is_literal_data(expr):
             return True
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):

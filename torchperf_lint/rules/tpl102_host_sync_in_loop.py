@@ -659,7 +659,10 @@ class HostSyncInLoop(Rule):
         (spert's ``label_idx = types[i].item(); input_reader.get_entity_type(label_idx)``)? In a
         training loop ``.item()`` is read as a metric too often to tell (R38 asks for ``int``)."""
         stack = self.ctx.stack
-        scope = next((n for n in reversed(stack[:-1]) if isinstance(n, cst.FunctionDef)), None)
+        # (the function around it, or the module: a script's loop under ``if __name__ ==
+        # "__main__":``, BEVContrast's ``visu_downstream.py``, holdout149; R130)
+        scope = next((n for n in reversed(stack[:-1]) if isinstance(n, cst.FunctionDef)),
+                     stack[0] if stack and isinstance(stack[0], cst.Module) else None)
         if scope is None or shown(stack) or not self._in_code_that_trains_nothing():
             return False
         found = method_call(stack[-1]) if isinstance(stack[-1], cst.Call) else None
@@ -667,7 +670,9 @@ class HostSyncInLoop(Rule):
             # ``self.iter_callback(loss.item(), acc, ...)``: a loss or an accuracy handed on is a
             # metric, not an id (segcontrast's validation_step, holdout133; R96)
             return False
-        uses = statement_uses(scope.body, [scope], name_uses)
+        # (a module's ``body`` is a tuple of statements: the module itself is walked)
+        body, parents = (scope.body, [scope]) if isinstance(scope, cst.FunctionDef) else (scope, [])
+        uses = statement_uses(body, parents, name_uses)
         if len(stack) >= 2 and isinstance(stack[-2], cst.Assign) and stack[-2].value is stack[-1] and all(
                 isinstance(t.target, cst.Name) for t in stack[-2].targets):
             # ``label_idx = types[i].item()``: every later use hands the id to a call of the
