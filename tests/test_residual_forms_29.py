@@ -466,3 +466,38 @@ def test_a_number_a_script_adds_up_still_waits():
     """The twin: ``total += data["loss"].item()`` adds a metric up per batch (R8 keeps it flagged)."""
     line = 'total = total + net.loss(data).item()'
     assert _found(SCRIPT_IDS.format(line=line)) == [("TPL102", 9, 28, SYNC.format(what="`.item()`"))]
+
+
+NON_FINITE = """\
+import warnings
+
+import torch
+
+
+def training_step(model, batch, optimizer):
+    loss_dict = model(batch)
+    losses = sum(loss_dict.values())
+    if not torch.isfinite(losses):
+        non_finite = {{k: v.item() for k, v in loss_dict.items()}}
+        {use}
+        return None
+    losses.backward()
+    optimizer.step()
+    return losses
+"""
+
+
+def test_items_collected_for_a_non_finite_message_are_read_for_it():
+    """R131 (R10 through a name): the ``.item()``s a dict comprehension collects in a branch taken
+    only when the loss is not finite, then only formatted into the warning (DeepForest, holdout149),
+    are read for the message: only the test is reported."""
+    for use in ('warnings.warn(f"Non-finite components: {non_finite}")',
+                'warnings.warn("Non-finite components: %s" % non_finite)'):
+        assert _found(NON_FINITE.format(use=use)) == [("TPL102", 9, 7, TRUTH)], use
+
+
+def test_items_collected_for_use_in_that_branch_still_wait():
+    """The twin: the collected numbers are added up (``total += sum(non_finite.values())``): a value
+    taken for use, reported as before, beside the test."""
+    assert _found(NON_FINITE.format(use="total = sum(non_finite.values())")) == [
+        ("TPL102", 9, 7, TRUTH), ("TPL102", 10, 25, SYNC.format(what="`.item()`"))]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from typing import FrozenSet
 
-from .python_containers import self_attribute_assignments
+from .python_containers import attributes_only_bound
 
 # torch factories that make a tensor on the host unless told a device (the ``*_like`` ones follow
 # their argument, which may be on a device: not here).
@@ -28,7 +28,7 @@ def cpu_tensor_attributes(tree: ast.Module, table=None) -> FrozenSet[str]:
     result without ``device=`` (through dtype and fill methods), never registers as a buffer, and
     never moves (``self.attr.to(...)``, ``.cuda()`` anywhere disqualify it: a result assigned
     elsewhere may be read back)."""
-    host, others = set(), set()
+    others = set()
     nodes = list(ast.walk(tree))
     for node in nodes:
         if isinstance(node, ast.Call):
@@ -38,8 +38,7 @@ def cpu_tensor_attributes(tree: ast.Module, table=None) -> FrozenSet[str]:
                 others.add(node.args[0].value)
             elif isinstance(func, ast.Attribute) and func.attr in ("to", "cuda") and _self_attr(func.value):
                 others.add(func.value.attr)
-    for attr, value in self_attribute_assignments(tree, nodes):
-        (host if _host_factory(value, table) else others).add(attr)
+    host = attributes_only_bound(tree, lambda value: _host_factory(value, table), nodes)
     return frozenset(host - others)
 
 
@@ -68,10 +67,7 @@ def numpy_attributes(tree: ast.Module, table=None) -> FrozenSet[str]:
     (``self.train_cm = np.zeros((2, 2))``; ALSO's confusion matrix, holdout149; R128): a numpy array,
     whatever is added to it in place (``self.train_cm += cm`` keeps the array: numpy takes a CPU
     tensor's values and raises on a device tensor's)."""
-    host, others = set(), set()
-    for attr, value in self_attribute_assignments(tree):
-        (host if _numpy_call(value, table) else others).add(attr)
-    return frozenset(host - others)
+    return frozenset(attributes_only_bound(tree, lambda value: _numpy_call(value, table)))
 
 
 def _numpy_call(value, table) -> bool:

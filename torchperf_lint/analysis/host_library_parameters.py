@@ -18,7 +18,7 @@ import ast
 from typing import Dict, FrozenSet, List, Optional, Set
 
 from .names import ImportTable, dotted_name_ast
-from .python_containers import self_attribute_assignments
+from .python_containers import attributes_only_bound
 
 # Libraries that take host values only. numpy, scipy, OpenCV, PIL and scikit-learn read arrays the
 # host holds; plotting, audio and image-file libraries draw or write numpy arrays (matplotlib
@@ -323,10 +323,7 @@ def host_library_attributes(tree: ast.Module, table=None) -> FrozenSet[str]:
     """The names ``attr`` that the file assigns as ``self.attr = ...`` only ever to an object a host
     library's call made, or None (lobster's ``self.pca = PCA(n) if n else None``): a method of it
     (``self.pca.transform(h.cpu().numpy())``) is a host library's call."""
-    made, others = set(), set()
-    for attr, value in self_attribute_assignments(tree):
-        (made if _host_library_made(value, table) else others).add(attr)
-    return frozenset(made - others)
+    return frozenset(attributes_only_bound(tree, lambda value: _host_library_made(value, table)))
 
 
 def _host_library_made(value, table) -> bool:

@@ -10,7 +10,7 @@ lives there, not because the code could keep it on the device. TPL102 asks this 
 from __future__ import annotations
 
 import ast
-from typing import FrozenSet
+from typing import FrozenSet, Set
 
 # Calls that build a Python mapping or sequence.
 _CONTAINER_CALLS = frozenset(("dict", "list", "tuple", "OrderedDict", "defaultdict", "collections.OrderedDict",
@@ -62,6 +62,15 @@ def self_attribute_assignments(tree: ast.Module, nodes=None):
             if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                     and target.value.id == "self"):
                 yield target.attr, value
+
+
+def attributes_only_bound(tree: ast.Module, made_so, nodes=None) -> Set[str]:
+    """The names ``attr`` every ``self.attr = value`` assignment of which satisfies ``made_so(value)``
+    (the file's ``nodes`` when the caller walks them already)."""
+    made, others = set(), set()
+    for attr, value in self_attribute_assignments(tree, nodes):
+        (made if made_so(value) else others).add(attr)
+    return made - others
 
 
 def _builds_container(value: ast.AST) -> bool:

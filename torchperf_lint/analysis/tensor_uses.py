@@ -42,9 +42,13 @@ def _is_tensor_annotation(annotation: cst.BaseExpression) -> bool:
 
 
 class _Uses(cst.CSTVisitor):
-    def __init__(self, top: cst.CSTNode):
+    """The names a function's own body calls one of ``methods`` on or reads one of ``attributes``
+    of (its parameters' ``torch.Tensor`` annotations too)."""
+
+    def __init__(self, top: cst.CSTNode, methods: FrozenSet[str], attributes: FrozenSet[str]):
         super().__init__()
         self.top = top
+        self.methods, self.attributes = methods, attributes
         self.names = set()
 
     def _nested(self, node) -> bool:
@@ -66,43 +70,32 @@ class _Uses(cst.CSTVisitor):
         return not self._nested(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if isinstance(node.value, cst.Name) and node.attr.value in TENSOR_ATTRIBUTES:
+        if isinstance(node.value, cst.Name) and node.attr.value in self.attributes:
             self.names.add(node.value.value)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                and func.attr.value in TENSOR_METHODS):
+                and func.attr.value in self.methods):
             self.names.add(func.value.value)
 
 
-def names_used_as_tensors(function: cst.CSTNode) -> FrozenSet[str]:
-    """The names ``function``'s own body (parameters' annotations included) uses as tensors."""
-    uses = _Uses(function)
+def _names_used(function: cst.CSTNode, methods: FrozenSet[str], attributes: FrozenSet[str]) -> FrozenSet[str]:
+    uses = _Uses(function, methods, attributes)
     function.visit(uses)
     return frozenset(uses.names)
 
 
-class _TorchUses(_Uses):
-    """The names a function's own body calls a torch-only method on (``audio.to(self.device)``)."""
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        return None
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                and func.attr.value in TORCH_ONLY_METHODS):
-            self.names.add(func.value.value)
+def names_used_as_tensors(function: cst.CSTNode) -> FrozenSet[str]:
+    """The names ``function``'s own body (parameters' annotations included) uses as tensors."""
+    return _names_used(function, TENSOR_METHODS, TENSOR_ATTRIBUTES)
 
 
 def names_used_as_torch_tensors(function: cst.CSTNode) -> FrozenSet[str]:
     """The names ``function``'s own body uses as torch tensors, not numpy arrays: a torch-only method
     called on them, or a ``torch.Tensor`` annotation (R123: ``torch.BoolTensor(audio.shape)`` reads
     a torch.Size as sizes, a numpy array's tuple as data)."""
-    uses = _TorchUses(function)
-    function.visit(uses)
-    return frozenset(uses.names)
+    return _names_used(function, TORCH_ONLY_METHODS, frozenset())
 
 
 class _Calls(cst.CSTVisitor):

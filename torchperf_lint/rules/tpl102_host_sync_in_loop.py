@@ -204,6 +204,8 @@ class HostSyncInLoop(Rule):
             if name != "nonzero" and shown(ctx.stack) and (self._rereads_test((receiver,))
                                                            or in_nonfinite_branch(ctx.stack)):
                 return  # (``nonzero`` computes new indices whose count the host waits for: no re-read)
+            if name == "item" and in_nonfinite_branch(ctx.stack) and self._collected_for_message():
+                return
             self._report_unless_host_needed(node, f"`.{name}()`")
             return
         if found is not None and found[1] == "format" and is_string_literal(found[0]):
@@ -652,6 +654,31 @@ class HostSyncInLoop(Rule):
             if record is not None and not _names_a_metric(use, at) and _stored_as_data(use[:record + 1], scope, above):
                 return True
         return False
+
+    def _collected_for_message(self) -> bool:
+        """Is the current ``.item()`` the value of a comprehension bound to a name that is only ever
+        shown afterwards (DeepForest's non-finite warning: ``non_finite = {k: v.item() for k, v in
+        loss_dict.items() if ...}`` then ``warnings.warn(f"... {non_finite}")``, holdout149)? In a
+        branch taken only when a value is not finite, that is a read for the message (R10; R131)."""
+        stack = self.ctx.stack
+        if len(stack) < 3:
+            return False
+        comprehension = stack[-2]
+        if not ((isinstance(comprehension, cst.DictComp) and comprehension.value is stack[-1])
+                or (isinstance(comprehension, (cst.ListComp, cst.GeneratorExp, cst.SetComp))
+                    and comprehension.elt is stack[-1])):
+            return False
+        statement = stack[-3]
+        if not (isinstance(statement, cst.Assign) and statement.value is comprehension and len(statement.targets) == 1
+                and isinstance(statement.targets[0].target, cst.Name)):
+            return False
+        scope = next((n for n in reversed(stack) if isinstance(n, cst.FunctionDef)),
+                     stack[0] if isinstance(stack[0], cst.Module) else None)
+        if scope is None:
+            return False
+        body, parents = (scope.body, [scope]) if isinstance(scope, cst.FunctionDef) else (scope, [])
+        uses = list(name_uses(body, statement.targets[0].target.value, parents, statement, [False]))
+        return bool(uses) and all(shown(use) or _warned(use) for use in uses)
 
     def _evaluation_id(self) -> bool:
         """In code that trains nothing, is the current ``.item()`` a number the host needs as R38's
@@ -1820,6 +1847,17 @@ def _picked_for_the_host(body, path, scope) -> bool:
 
 # Methods that show or log what they are handed: ``logger.info``, ``writer.add_scalar``, ``self.log``.
 _LOGGING_CALL = re.compile(r"^(?:log|info|debug|warning|print|add_|update|set_postfix|write)", re.I)
+
+
+def _warned(path) -> bool:
+    """Is the last node of ``path`` formatted into the message of a warning or a log call
+    (``warnings.warn(f"... {x}")``, ``logger.warning("%s", x)``)?"""
+    for node in reversed(path[:-1]):
+        if isinstance(node, cst.Call):
+            func = node.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+            return name in ("warn", "warning", "error", "info", "debug", "critical", "print")
+    return False
 
 
 def _handed_as_id(path, is_builtin) -> bool:
