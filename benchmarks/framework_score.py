@@ -7124,6 +7124,41 @@ CORPUS = [
     {"name": "BEVContrast", "github": "valeoai/BEVContrast", "set": "holdout149",
      "commit": "6baef81e086fdabf5b9fd6d39b79d73cf43a1c43",
      "take": ["bevlab", "downstream", "train.py", "utils"], "only": "*.py", "drop": []},
+    # holdout153 (2026-11-29): entries below this line.
+    # holdout153 set: document AI and text in images (scene text detection and recognition, handwriting recognition,
+    # document enhancement and dewarping; own loops, project trainer classes), labelled by reading only; corpus in
+    # /work/corpus_h153 (docs/framework_corpus_holdout153.md).
+    {"name": "aster.pytorch", "github": "ayumiymk/aster.pytorch", "set": "holdout153",
+     "commit": "be670046c775b54de79766208f0c59321ae1eccf",
+     "take": ["main.py", "config.py", "lib"], "only": "*.py", "drop": ["lib/tools"]},
+    {"name": "pan_pp.pytorch", "github": "whai362/pan_pp.pytorch", "set": "holdout153",
+     "commit": "674e4d8c88635543e803e4dae4f992e1cc7ea645",
+     "take": ["train.py", "test.py", "models", "dataset", "utils"], "only": "*.py",
+     "drop": ["models/post_processing/pa/setup.py", "models/post_processing/pse/setup.py"]},
+    {"name": "EAST", "github": "SakuraRiven/EAST", "set": "holdout153",
+     "commit": "cec7ae98f9c21a475b935f74f4c3969f3a989bd4",
+     "take": ["train.py", "dataset.py", "loss.py", "model.py", "eval.py", "detect.py"], "only": "*.py", "drop": []},
+    {"name": "TextBPN-Plus-Plus", "github": "GXYM/TextBPN-Plus-Plus", "set": "holdout153",
+     "commit": "87617c7529e4ce0d5f063157735cbbb173eb5a5e",
+     "take": ["train_textBPN.py", "train_textBPN_DDP.py", "eval_textBPN.py", "network", "util", "cfglib", "dataset"], "only": "*.py",
+     "drop": ["network/backbone/assets", "dataset/TD500/Evaluation_Protocol", "dataset/ctw1500/Evaluation_Protocol",
+              "dataset/icdar15/Evaluation_Protocol", "dataset/total_text", "dataset/synth-text"]},
+    {"name": "MASTER-pytorch", "github": "wenwenyu/MASTER-pytorch", "set": "holdout153",
+     "commit": "7fe140fde6df13e6b184161fb6e2c3fd3a344948",
+     "take": ["train.py", "test.py", "parse_config.py", "trainer", "model", "utils", "data_utils", "logger"], "only": "*.py",
+     "drop": ["data_utils/crop_synthtext.py"]},
+    {"name": "HTR-best-practices", "github": "georgeretsi/HTR-best-practices", "set": "holdout153",
+     "commit": "d7768719843b992e58a0be127acce3fc51b2a50c",
+     "take": ["trainer.py", "evaluate.py", "models.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "VerticalAttentionOCR", "github": "FactoDeepLearning/VerticalAttentionOCR", "set": "holdout153",
+     "commit": "e4c241c64826bec38761aaca7c32fc331cc349c3",
+     "take": ["OCR", "basic"], "only": "*.py", "drop": []},
+    {"name": "DocEnTR", "github": "dali92002/DocEnTR", "set": "holdout153",
+     "commit": "004159e10f69f2b33f5800eeba4175d6f93cb17a",
+     "take": ["train.py", "test.py", "predict.py", "config.py", "load_data.py", "utils.py", "models"], "only": "*.py", "drop": []},
+    {"name": "DewarpNet", "github": "cvlab-stonybrook/DewarpNet", "set": "holdout153",
+     "commit": "5f9e216535f048d98ca44bbfb5f6ea55f8cdfe13",
+     "take": ["trainbm.py", "trainwc.py", "infer.py", "grad_loss.py", "recon_lossc.py", "utils.py", "loaders", "models"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -7353,7 +7388,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 152)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 154)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
