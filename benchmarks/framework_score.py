@@ -7159,6 +7159,40 @@ CORPUS = [
     {"name": "DewarpNet", "github": "cvlab-stonybrook/DewarpNet", "set": "holdout153",
      "commit": "5f9e216535f048d98ca44bbfb5f6ea55f8cdfe13",
      "take": ["trainbm.py", "trainwc.py", "infer.py", "grad_loss.py", "recon_lossc.py", "utils.py", "loaders", "models"], "only": "*.py", "drop": []},
+    # holdout154 (2026-11-29): entries below this line.
+    # holdout154 set: motion and correspondence training code (optical flow, stereo, tracking, pose, point tracking,
+    # matching; own loops and Lightning), labelled by reading only; corpus in /work/corpus_h154
+    # (docs/framework_corpus_holdout154.md).
+    {"name": "ARFlow", "github": "lliuz/ARFlow", "set": "holdout154",
+     "commit": "e92a8bbe66f0ced244267f43e3e55ad0fe46ff3e",
+     "take": ["basic_train.py", "datasets", "inference.py", "logger.py", "losses", "models", "train.py", "trainer", "transforms", "utils"], "only": "*.py",
+     "drop": ["models/correlation_package/setup.py"]},
+    {"name": "IGEV", "github": "gangweiX/IGEV", "set": "holdout154",
+     "commit": "e61a6756984844beb035ec9666ea70e05dcc6b93",
+     "take": ["IGEV-Stereo", "IGEV-MVS"], "only": "*.py",
+     "drop": ["IGEV-Stereo/demo_imgs.py", "IGEV-Stereo/demo_video.py", "IGEV-Stereo/save_disp.py"]},
+    {"name": "stereo-transformer", "github": "mli0603/stereo-transformer", "set": "holdout154",
+     "commit": "44703b01d59c8accff1d396ec842c3d1b9a8fb9a",
+     "take": ["dataset", "main.py", "module", "utilities"], "only": "*.py", "drop": []},
+    {"name": "SiamMask", "github": "foolwood/SiamMask", "set": "holdout154",
+     "commit": "a2b3ce3dca23b3a911d96b791e007eec6d39a625",
+     "take": ["datasets", "experiments", "models", "tools/__init__.py", "tools/train_siammask.py", "tools/train_siammask_refine.py", "tools/train_siamrpn.py", "tools/test.py", "utils"], "only": "*.py",
+     "drop": ["utils/pysot", "utils/pyvotkit"]},
+    {"name": "pytorch_stacked_hourglass", "github": "princeton-vl/pytorch_stacked_hourglass", "set": "holdout154",
+     "commit": "ceedc14b9b8814ba641f4a00baa5d0af153588a9",
+     "take": ["data", "models", "task", "test.py", "train.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "MHFormer", "github": "Vegetebird/MHFormer", "set": "holdout154",
+     "commit": "eba3cc3db71cae0ff8137e8b260dff348e7457b4",
+     "take": ["common", "main.py", "model"], "only": "*.py", "drop": []},
+    {"name": "pips2", "github": "aharley/pips2", "set": "holdout154",
+     "commit": "8b5bd9ecb27274f76f75fcaeff0dbdf13de0b977",
+     "take": ["train.py", "nets", "utils", "saverloader.py", "datasets"], "only": "*.py", "drop": []},
+    {"name": "ml-aspanformer", "github": "apple/ml-aspanformer", "set": "holdout154",
+     "commit": "5f36b3da269257f57bee4e840bbcb463283c713a",
+     "take": ["src", "configs", "train.py", "test.py"], "only": "*.py", "drop": []},
+    {"name": "tracking_wo_bnw", "github": "phil-bergmann/tracking_wo_bnw", "set": "holdout154",
+     "commit": "446abc7fe65e21068a97fa8234ca1176f0a34303",
+     "take": ["experiments/scripts/obj_det_training.py", "experiments/scripts/train_reid.py", "src/obj_det", "src/tracktor"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -7388,7 +7422,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 154)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 155)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
