@@ -501,3 +501,58 @@ def test_items_collected_for_use_in_that_branch_still_wait():
     taken for use, reported as before, beside the test."""
     assert _found(NON_FINITE.format(use="total = sum(non_finite.values())")) == [
         ("TPL102", 9, 7, TRUTH), ("TPL102", 10, 25, SYNC.format(what="`.item()`"))]
+
+
+BEAM_EOS = """\
+import torch
+
+
+def beam_search(model, x, eos, steps):
+    scores = torch.zeros(x.size(0), device=x.device)
+    for t in range(steps):
+        y_prev = model(x).argmax(-1)
+        eos_indices = y_prev.view(-1, 1).eq(eos)
+        if eos_indices.nonzero().{read} > 0:
+            scores.masked_fill_(eos_indices.view(-1), -float("inf"))
+    return scores
+"""
+
+
+def test_a_nonzero_read_for_its_shape_is_host_needed():
+    """R132 (R3's size reads with ``.dim()``): ``if eos_indices.nonzero().dim() > 0:`` (aster's beam
+    search, holdout153) reads only the result's shape, as ``.shape[0]``/``.numel()`` already did."""
+    for read in ("dim()", "numel()", "shape[0]"):
+        assert _found(BEAM_EOS.format(read=read)) == [], read
+
+
+def test_a_nonzero_whose_values_are_read_still_waits():
+    """The twin: ``.sum()`` of the indices reads their values: the test is reported."""
+    assert _found(BEAM_EOS.format(read="sum()")) == [("TPL102", 9, 11, TRUTH)]
+
+
+VARIABLE_BATCH = """\
+import torch
+from torch.utils.data import DataLoader
+
+
+def train(train_set, model, optimizer):
+    train_loader = DataLoader(train_set, batch_size=8, num_workers=4, pin_memory=True)
+    for it, input in enumerate(train_loader):
+        x = dict(template={wrapped})
+        model(x).backward()
+        optimizer.step()
+"""
+
+
+def test_a_batch_wrapped_in_variable_is_still_the_pinned_batch():
+    """R133 (R114 in value flow): ``torch.autograd.Variable(input[0])`` hands the tensor back since
+    torch 0.4, so its ``.cuda()`` copies a pinned batch without ``non_blocking`` (SiamMask's three
+    training scripts, holdout154); the safe fix adds it."""
+    found = all_diagnostics(VARIABLE_BATCH.format(wrapped="torch.autograd.Variable(input[0]).cuda()"), "TPL104")
+    assert found == [("TPL104", 8, 26, PINNED_LOOP, ("safe", "add non_blocking=True", (Edit(8, 65, 8, 65, "non_blocking=True"),)))]
+
+
+def test_a_variable_of_something_else_is_not_a_batch():
+    """``Variable(torch.zeros(3)).cuda()`` moves a fresh tensor (TPL101's business), no batch."""
+    assert all_diagnostics(VARIABLE_BATCH.format(wrapped="torch.autograd.Variable(torch.zeros(3)).cuda()"),
+                           "TPL104") == []

@@ -921,6 +921,10 @@ class ValueFlow:
                 return copied if copied in HOST else UNKNOWN
             if qual in _CONTAINER_CALLS:
                 return CONTAINER
+            if qual in _VARIABLE and call.args and call.args[0].keyword is None and not call.args[0].star:
+                # ``torch.autograd.Variable(input[0])``: the tensor itself since torch 0.4 (SiamMask's
+                # pinned batches, holdout154; R133), as TPL101 reads it (R114)
+                return self._kind(call.args[0].value, env, depth + 1)
             if not is_torch_name(qual):
                 return PYTHON if qual.startswith(_PYTHON_MODULES) else UNKNOWN
             return self._torch_call_kind(call, qual, env, depth)
@@ -1279,6 +1283,9 @@ def _subscripts_with(body: cst.CSTNode, container: str, key: str) -> bool:
             if isinstance(index, cst.Name) and index.value == key:
                 return True
     return False
+
+
+_VARIABLE = frozenset(("torch.autograd.Variable", "torch.autograd.variable.Variable"))
 
 
 def _pins_memory(made) -> bool:

@@ -98,8 +98,9 @@ _HOST_COPY_ARGUMENTS = {
 _HOST_LIBRARIES = HOST_LIBRARIES
 # Builtins that repack one value for the call around them (R112).
 _HANDING_ON = frozenset(("bytes", "bytearray", "list", "tuple"))
-# What reads a tensor's size (``idx.numel()``, ``idx.shape[0]``).
-_SIZE_READS = frozenset(("numel", "nelement", "shape", "size"))
+# What reads a tensor's size or shape (``idx.numel()``, ``idx.shape[0]``; ``.dim()``: aster's
+# ``if eos_indices.nonzero().dim() > 0:``, holdout153; R132).
+_SIZE_READS = frozenset(("numel", "nelement", "shape", "size", "dim", "ndimension", "ndim"))
 # Calls whose every positional argument is a size or a shape (``x.view(n, -1)``, ``torch.zeros(n)``).
 _SHAPE_METHODS = frozenset("view reshape expand repeat new_zeros new_ones new_empty new_full unflatten".split())
 _SHAPE_FACTORIES = frozenset(
