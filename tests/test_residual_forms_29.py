@@ -556,3 +556,40 @@ def test_a_variable_of_something_else_is_not_a_batch():
     """``Variable(torch.zeros(3)).cuda()`` moves a fresh tensor (TPL101's business), no batch."""
     assert all_diagnostics(VARIABLE_BATCH.format(wrapped="torch.autograd.Variable(torch.zeros(3)).cuda()"),
                            "TPL104") == []
+
+
+GUIDANCE_MASK = """\
+import torch
+
+
+def register(batch_size, num_images_per_prompt, device):
+    uc_mask = (
+        torch.Tensor({data})
+        .to(device)
+        .bool()
+    )
+    return uc_mask
+"""
+LEGACY_FLOAT = ("tensor is created on the CPU by the legacy constructor `torch.Tensor(...)` and then copied to the "
+                "device; create it there with `torch.tensor(..., dtype=torch.get_default_dtype(), device=...)`")
+
+
+def test_a_written_list_repeated_several_times_is_written_data():
+    """R134 (R85 again): ``[1] * batch_size * num_images_per_prompt * 16`` is a list written in the
+    source, repeated; joined with another (AniPortrait's guidance mask, holdout152) it is still data."""
+    for data in ("[0] * batch_size * num_images_per_prompt * 2",
+                 "[1] * batch_size * num_images_per_prompt * 16 + [0] * batch_size * num_images_per_prompt * 16"):
+        assert _found(GUIDANCE_MASK.format(data=data), ("TPL101",)) == [("TPL101", 6, 8, LEGACY_FLOAT)], data
+
+
+def test_a_repeated_written_list_given_to_torch_tensor_passes_the_ast_prefilter_too():
+    """The same data in ``torch.tensor(...)``: the unit's ast prefilter (``_may_be_factory``) reads
+    the repeated list as written data as the rule does."""
+    source = GUIDANCE_MASK.format(data="[1] * batch_size * num_images_per_prompt * 16").replace(
+        "torch.Tensor(", "torch.tensor(")
+    assert _found(source, ("TPL101",)) == [("TPL101", 6, 8, NUMBER_TENSOR)]
+
+
+def test_a_product_of_names_is_no_written_list():
+    """``batch_size * num_images_per_prompt`` (no list written) may be a size or anything: silent here."""
+    assert _found(GUIDANCE_MASK.format(data="batch_size * num_images_per_prompt * 2"), ("TPL101",)) == []

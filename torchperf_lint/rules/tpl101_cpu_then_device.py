@@ -184,8 +184,9 @@ class CpuThenDevice(Rule):
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
             return self._is_literal_data(expr.expression)
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
-            # ``[sos] * n``: a list written in the source, repeated (StyleTTS2's ASR decoder)
-            return any(isinstance(side, (cst.List, cst.Tuple)) for side in (expr.left, expr.right))
+            # ``[sos] * n``: a list written in the source, repeated (StyleTTS2's ASR decoder), also
+            # repeated again (``[1] * batch_size * n * 16``: AniPortrait's guidance mask, R134)
+            return _repeated_list(expr)
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
             # ``[1] * n + [0] * n``: lists written in the source, joined (Loss-Gated-Learning's AAT
             # labels, holdout129)
@@ -964,6 +965,22 @@ def _may_be_fresh(expr, factories) -> bool:
     return False
 
 
+def _repeated_list(expr) -> bool:
+    """A list or tuple written in the source, or one repeated by ``*`` (any number of times)."""
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return True
+    return (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply)
+            and (_repeated_list(expr.left) or _repeated_list(expr.right)))
+
+
+def _repeated_list_ast(expr) -> bool:
+    """``_repeated_list`` on the ast."""
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return True
+    return (isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult)
+            and (_repeated_list_ast(expr.left) or _repeated_list_ast(expr.right)))
+
+
 def _is_literal_data_ast(expr) -> bool:
     """syntax.is_literal_data on the ast."""
     if isinstance(expr, (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp)):
@@ -972,8 +989,8 @@ def _is_literal_data_ast(expr) -> bool:
         return type(expr.value) in (int, float)
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
         return _is_literal_data_ast(expr.operand)
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):  # ``[sos] * n``
-        return any(isinstance(side, (ast.List, ast.Tuple)) for side in (expr.left, expr.right))
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):  # ``[sos] * n``, ``[1] * b * n``
+        return _repeated_list_ast(expr)
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):  # ``[1] * n + [0] * n``
         return _is_literal_data_ast(expr.left) and _is_literal_data_ast(expr.right)
     if isinstance(expr, ast.Call):  # ``float("-inf")``
