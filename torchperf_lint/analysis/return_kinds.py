@@ -680,8 +680,7 @@ class _Evaluation:
         if len({s if isinstance(s, str) else repr(s) for s in plain}) == 1:
             return plain[0]
         if (name in self.parameters and set(plain) == {DEVICE, _PARAMETER}
-                and all(_moves_itself(value, name) for source, value, path in valued if source == "expr" and not path)
-                and all(source == "expr" and not path for source, _, path in valued)):
+                and all(source == "expr" and not path and _moves_itself(value, name) for source, value, path in valued)):
             # ``if use_cuda: what = what.cuda()`` then ``return what`` (online-continual-learning's
             # ``maybe_cuda``, holdout147): the argument, moved to the device when it can be (R122)
             return MOVED_ARGS

@@ -1285,6 +1285,7 @@ def _subscripts_with(body: cst.CSTNode, container: str, key: str) -> bool:
     return False
 
 
+# The pre-0.4 wrapper, which has returned its tensor itself since (R133).
 _VARIABLE = frozenset(("torch.autograd.Variable", "torch.autograd.variable.Variable"))
 
 

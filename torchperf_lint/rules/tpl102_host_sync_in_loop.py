@@ -673,12 +673,10 @@ class HostSyncInLoop(Rule):
         if not (isinstance(statement, cst.Assign) and statement.value is comprehension and len(statement.targets) == 1
                 and isinstance(statement.targets[0].target, cst.Name)):
             return False
-        scope = next((n for n in reversed(stack) if isinstance(n, cst.FunctionDef)),
-                     stack[0] if isinstance(stack[0], cst.Module) else None)
-        if scope is None:
+        walked = _enclosing_scope(stack)
+        if walked is None:
             return False
-        body, parents = (scope.body, [scope]) if isinstance(scope, cst.FunctionDef) else (scope, [])
-        uses = list(name_uses(body, statement.targets[0].target.value, parents, statement, [False]))
+        uses = list(name_uses(walked[0], statement.targets[0].target.value, walked[1], statement, [False]))
         return bool(uses) and all(shown(use) or _warned(use) for use in uses)
 
     def _evaluation_id(self) -> bool:
@@ -689,18 +687,15 @@ class HostSyncInLoop(Rule):
         stack = self.ctx.stack
         # (the function around it, or the module: a script's loop under ``if __name__ ==
         # "__main__":``, BEVContrast's ``visu_downstream.py``, holdout149; R130)
-        scope = next((n for n in reversed(stack[:-1]) if isinstance(n, cst.FunctionDef)),
-                     stack[0] if stack and isinstance(stack[0], cst.Module) else None)
-        if scope is None or shown(stack) or not self._in_code_that_trains_nothing():
+        walked = _enclosing_scope(stack)
+        if walked is None or shown(stack) or not self._in_code_that_trains_nothing():
             return False
         found = method_call(stack[-1]) if isinstance(stack[-1], cst.Call) else None
         if found is not None and _METRIC_WORD.search(last_identifier(found[0]) or ""):
             # ``self.iter_callback(loss.item(), acc, ...)``: a loss or an accuracy handed on is a
             # metric, not an id (segcontrast's validation_step, holdout133; R96)
             return False
-        # (a module's ``body`` is a tuple of statements: the module itself is walked)
-        body, parents = (scope.body, [scope]) if isinstance(scope, cst.FunctionDef) else (scope, [])
-        uses = statement_uses(body, parents, name_uses)
+        uses = statement_uses(walked[0], walked[1], name_uses)
         if len(stack) >= 2 and isinstance(stack[-2], cst.Assign) and stack[-2].value is stack[-1] and all(
                 isinstance(t.target, cst.Name) for t in stack[-2].targets):
             # ``label_idx = types[i].item()``: every later use hands the id to a call of the
@@ -1848,6 +1843,17 @@ def _picked_for_the_host(body, path, scope) -> bool:
 
 # Methods that show or log what they are handed: ``logger.info``, ``writer.add_scalar``, ``self.log``.
 _LOGGING_CALL = re.compile(r"^(?:log|info|debug|warning|print|add_|update|set_postfix|write)", re.I)
+
+
+def _enclosing_scope(stack):
+    """(what to walk, the nodes above it) for the uses of a name bound at the end of ``stack``: the
+    body of the function around it, or the module itself (a module's ``body`` is a tuple of
+    statements); None without either."""
+    scope = next((n for n in reversed(stack[:-1]) if isinstance(n, cst.FunctionDef)),
+                 stack[0] if stack and isinstance(stack[0], cst.Module) else None)
+    if scope is None:
+        return None
+    return (scope.body, [scope]) if isinstance(scope, cst.FunctionDef) else (scope, [])
 
 
 def _warned(path) -> bool:
