@@ -7231,6 +7231,15 @@ CORPUS = [
      "commit": "11bd5ff94477ff7194e9a7c52e9fae54d73ac3b5",
      "take": ["main_instance_segmentation.py", "trainer", "models", "benchmark", "datasets", "utils", "conf"], "only": "*.py",
      "drop": ["datasets/preprocessing", "utils/pointops2", "utils/votenet_utils"]},
+{"name": "Pytorch_Retinaface", "github": "biubug6/Pytorch_Retinaface", "set": "holdout156", "commit": "b984b4b775b2c4dced95c1eadd195a5c7d32a60b", "take": ["train.py", "data", "layers", "models", "utils"], "only": "*.py", "drop": []},
+{"name": "PFLD-pytorch", "github": "polarisZhao/PFLD-pytorch", "set": "holdout156", "commit": "b00750c37deaf5d133933d080d4b7a6421826812", "take": ["train.py", "dataset", "models", "pfld"], "only": "*.py", "drop": []},
+{"name": "GaitSet", "github": "AbnerHqC/GaitSet", "set": "holdout156", "commit": "5535943428b66415530d8379b648b8f74a294219", "take": ["train.py", "test.py", "config.py", "model"], "only": "*.py", "drop": []},
+{"name": "facenet-pytorch-glint360k", "github": "tamerthamoqa/facenet-pytorch-glint360k", "set": "holdout156", "commit": "38fc241a565cba5913751810d3eb7c20f309e211", "take": ["train_triplet_loss.py", "validate_on_LFW.py", "datasets/TripletLossDataset.py", "datasets/LFWDataset.py", "losses", "models", "plot.py"], "only": "*.py", "drop": []},
+{"name": "Face_Pytorch", "github": "wujiyang/Face_Pytorch", "set": "holdout156", "commit": "3afd941c01cae3eb73b66a48fa984f41bd6662fc", "take": ["train.py", "train_center.py", "train_softmax.py", "backbone", "dataset", "lossfunctions", "margin", "eval_lfw.py", "eval_agedb30.py", "eval_cfp.py", "utils/__init__.py", "utils/logging.py", "utils/visualize.py"], "only": "*.py", "drop": []},
+{"name": "CurricularFace", "github": "HuangYG123/CurricularFace", "set": "holdout156", "commit": "68c8727fb7cd2243ecbfd7e09c35efc87c6e2de4", "take": ["train.py", "config.py", "backbone", "dataset", "head", "loss", "util"], "only": "*.py", "drop": []},
+{"name": "PIPNet", "github": "jhb86253817/PIPNet", "set": "holdout156", "commit": "b9eab58816437403a34aa5bc3adeafe5081fd36b", "take": ["lib/train.py", "lib/train_gssl.py", "lib/functions.py", "lib/functions_gssl.py", "lib/networks.py", "lib/networks_gssl.py", "lib/mobilenetv3.py", "lib/data_utils.py", "lib/data_utils_gssl.py"], "only": "*.py", "drop": []},
+{"name": "Real-time-GesRec", "github": "ahmetgunduz/Real-time-GesRec", "set": "holdout156", "commit": "7f201bf3d3e361f15934d2526f5473f7a11d498d", "take": ["main.py", "train.py", "validation.py", "test.py", "utils.py", "model.py", "dataset.py", "opts.py", "mean.py", "spatial_transforms.py", "target_transforms.py", "temporal_transforms.py", "models", "datasets"], "only": "*.py", "drop": []},
+{"name": "OpenHands", "github": "AI4Bharat/OpenHands", "set": "holdout156", "commit": "b9ccf9eaf2a71301fc4601a64a6af06fdef04c9b", "take": ["openhands/__init__.py", "openhands/__version.py", "openhands/apis", "openhands/core", "openhands/models", "examples/run_classifier.py", "examples/run_dpc.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -7460,7 +7469,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 155)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 157)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
