@@ -7240,6 +7240,20 @@ CORPUS = [
 {"name": "PIPNet", "github": "jhb86253817/PIPNet", "set": "holdout156", "commit": "b9eab58816437403a34aa5bc3adeafe5081fd36b", "take": ["lib/train.py", "lib/train_gssl.py", "lib/functions.py", "lib/functions_gssl.py", "lib/networks.py", "lib/networks_gssl.py", "lib/mobilenetv3.py", "lib/data_utils.py", "lib/data_utils_gssl.py"], "only": "*.py", "drop": []},
 {"name": "Real-time-GesRec", "github": "ahmetgunduz/Real-time-GesRec", "set": "holdout156", "commit": "7f201bf3d3e361f15934d2526f5473f7a11d498d", "take": ["main.py", "train.py", "validation.py", "test.py", "utils.py", "model.py", "dataset.py", "opts.py", "mean.py", "spatial_transforms.py", "target_transforms.py", "temporal_transforms.py", "models", "datasets"], "only": "*.py", "drop": []},
 {"name": "OpenHands", "github": "AI4Bharat/OpenHands", "set": "holdout156", "commit": "b9ccf9eaf2a71301fc4601a64a6af06fdef04c9b", "take": ["openhands/__init__.py", "openhands/__version.py", "openhands/apis", "openhands/core", "openhands/models", "examples/run_classifier.py", "examples/run_dpc.py"], "only": "*.py", "drop": []},
+    # holdout155 (2026-11-29): DARTS-family NAS and SNN conversion training code, labelled by reading only;
+    # corpus in /work/corpus_h155 (docs/framework_corpus_holdout155.md).
+    {"name": "pdarts", "github": "chenxin061/pdarts", "set": "holdout155",
+     "commit": "b880e8733010403307fe6a9bf7f02612fbc424ca",
+     "take": ["genotypes.py", "model.py", "model_search.py", "operations.py", "test.py", "test_imagenet.py", "train_cifar.py", "train_imagenet.py", "train_search.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "PC-DARTS", "github": "yuhuixu1993/PC-DARTS", "set": "holdout155",
+     "commit": "b74702f86c70e330ce0db35762cfade9df026bb7",
+     "take": ["architect.py", "genotypes.py", "model.py", "model_search.py", "model_search_imagenet.py", "model_search_random.py", "operations.py", "train_imagenet.py", "train_search_imagenet.py", "utils.py", "V100_python1.0"], "only": "*.py", "drop": []},
+    {"name": "FairDARTS", "github": "xiaomi-automl/FairDARTS", "set": "holdout155",
+     "commit": "270cfc94ef4bf851f359ab5caf741f23316ea7c9",
+     "take": ["fairdarts"], "only": "*.py", "drop": []},
+    {"name": "SNN_Calibration", "github": "yhhhli/SNN_Calibration", "set": "holdout155",
+     "commit": "4aece7c1708fc856f6ad0f926ac6eb9e754c1358",
+     "take": ["data", "distributed_utils", "main_cal_cifar.py", "main_cal_imagenet.py", "main_train_cifar.py", "models"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
