@@ -7254,6 +7254,31 @@ CORPUS = [
     {"name": "SNN_Calibration", "github": "yhhhli/SNN_Calibration", "set": "holdout155",
      "commit": "4aece7c1708fc856f6ad0f926ac6eb9e754c1358",
      "take": ["data", "distributed_utils", "main_cal_cifar.py", "main_cal_imagenet.py", "main_train_cifar.py", "models"], "only": "*.py", "drop": []},
+    # holdout157 (2026-11-29): entries below this line.
+    # holdout157 set: audio understanding and music training code (piano transcription, sound event detection, audio
+    # classification; own loops, Ignite), labelled by reading only; corpus in /work/corpus_h157
+    # (docs/framework_corpus_holdout157.md).
+    {"name": "onsets-and-frames", "github": "jongwook/onsets-and-frames", "set": "holdout157",
+     "commit": "783ca08498bb8ada41516c9ed492868b4e947abf",
+     "take": ["onsets_and_frames", "train.py", "evaluate.py", "transcribe.py"], "only": "*.py", "drop": []},
+    {"name": "piano_transcription", "github": "bytedance/piano_transcription", "set": "holdout157",
+     "commit": "1ade7dcd4348add669a67c6e6282456c8c6633bd",
+     "take": ["pytorch", "utils"], "only": "*.py", "drop": []},
+    {"name": "DCASE2019_task4", "github": "turpaultn/DCASE2019_task4", "set": "holdout157",
+     "commit": "90d35b6191a5d8de05bca816ebc1a836e4a83a00",
+     "take": ["baseline"], "only": "*.py", "drop": []},
+    {"name": "crnn-audio-classification", "github": "ksanjeevan/crnn-audio-classification", "set": "holdout157",
+     "commit": "f09449b87ed61d28b82931c7055d033a7b69160b",
+     "take": ["data", "eval", "net", "train", "utils", "run.py"], "only": "*.py", "drop": []},
+    {"name": "CDur", "github": "RicherMans/CDur", "set": "holdout157",
+     "commit": "4451c3266aa3f3623305d7822fada44b20a9bd4e",
+     "take": ["augment.py", "dataset.py", "losses.py", "metrics.py", "models.py", "run.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "hFT-Transformer", "github": "sony/hFT-Transformer", "set": "holdout157",
+     "commit": "71a2ee06e9ced1ea24673c95ee0acded2fc98d04",
+     "take": ["model", "training"], "only": "*.py", "drop": []},
+    {"name": "cpjku_dcase20", "github": "kkoutini/cpjku_dcase20", "set": "holdout157",
+     "commit": "792ab5d964c0060b8ba5e89d252c0c9e1b3a96a9",
+     "take": ["audioprocessors.py", "datasets.py", "exp_cp_resnet.py", "helpers", "models", "shared_globals.py", "trainer.py", "utils_funcs.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -7483,7 +7508,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 157)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 158)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
