@@ -307,10 +307,13 @@ class ModuleSteps:
         tuple_factories: Dict[str, List[Optional[ast.Call]]] = {}
         local_loaders: Dict[tuple, ast.Call] = {}  # (function, name) -> the DataLoader call bound to it
         returns = []
+        stores = []  # (function or None, assignment to an item: ``self.data_loaders[name] = loader``)
         for stmt, owner in walk_statements(self._tree.body):
             if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
                 if stmt.value is not None:
                     assigns.append(stmt)
+                    if type(stmt) is ast.Assign and any(type(t) is ast.Subscript for t in stmt.targets):
+                        stores.append((owner, stmt))
                     target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else (
                         stmt.target if isinstance(stmt, ast.AnnAssign) else None)
                     if owner is not None and isinstance(target, ast.Name) and self._loader_call(stmt.value):
@@ -360,10 +363,14 @@ class ModuleSteps:
         aliases = []
         later: List[tuple] = []  # wrappers of names not known to be loaders yet (_bind_wrapper)
         choices: List[tuple] = []  # (names, loaders): a name bound to one of some loaders
+        items_read: List[tuple] = []  # (names, collection): ``train_loader = self.data_loaders[name]``
         for node, names, value in _unpacked(assigns, tuple_factories):
             if isinstance(value, (ast.Name, ast.Attribute)):
                 if node is not None:
                     aliases.append(node)  # ``self.train_data = train_data``
+                continue
+            if isinstance(value, ast.Subscript) and isinstance(value.value, (ast.Name, ast.Attribute)):
+                items_read.append((names, _last_ast(value.value)))
                 continue
             if isinstance(value, ast.IfExp):
                 # minGPT's ``pbar = tqdm(enumerate(loader)) if is_train else enumerate(loader)``:
@@ -439,6 +446,7 @@ class ModuleSteps:
                 for group in (self.pinned_loaders, self.unpinned_loaders, self.device_data_loaders):
                     if source in group:
                         group.update(names)
+        self._read_loader_collections(assigns, stores, items_read)
         for names, value in later:
             self._bind_wrapper(names, value)
         for names, sources in choices:
@@ -447,6 +455,68 @@ class ModuleSteps:
                 for group in (self.pinned_loaders, self.unpinned_loaders, self.device_data_loaders):
                     if all(source in group for source in sources):
                         group.update(names)
+
+    def _read_loader_collections(self, assigns, stores, items_read) -> None:
+        """R135: a dict or list the module fills with loaders only (cpjku_dcase20's
+        ``self.data_loaders[name] = loader`` in ``init_loaders``, holdout157): a name bound to one
+        of its items (``train_loader = self.data_loaders[dataset_name]``) is a loader, pinned when
+        every loader stored in it is (unpinned when none is). A collection also bound to anything
+        but an empty dict or list, or given an item that is not a known loader, is no collection
+        of loaders."""
+        wanted = {collection for _, collection in items_read if collection is not None}
+        stored: Dict[str, List[str]] = {}  # collection -> the groups of the loaders stored in it
+        spoilt: Set[str] = set()
+        for owner, node in stores:
+            for target in node.targets:
+                if type(target) is ast.Subscript and isinstance(target.value, (ast.Name, ast.Attribute)):
+                    collection = _last_ast(target.value)
+                    if collection in wanted:
+                        group = self._stored_loader_group(node.value, owner)
+                        if group is None:
+                            spoilt.add(collection)
+                        else:
+                            stored.setdefault(collection, []).append(group)
+        if not stored:
+            return
+        for node in assigns:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for collection in stored.keys() & set(_target_last_names(target)):
+                    if not _empty_container(node.value):
+                        spoilt.add(collection)
+        for names, collection in items_read:
+            groups = stored.get(collection)
+            if not groups or collection in spoilt:
+                continue
+            self.loaders.update(names)
+            if all(group == "pinned" for group in groups):
+                self.pinned_loaders.update(names)
+            elif all(group == "unpinned" for group in groups):
+                self.unpinned_loaders.update(names)
+            elif "device" in groups:
+                self.device_data_loaders.update(names)
+
+    def _stored_loader_group(self, value, owner: Optional[str]) -> Optional[str]:
+        """"pinned", "unpinned" or "device" for a loader (a DataLoader call, or a name the module
+        binds to loaders of one kind only), "mixed" for a loader of several; None for anything else,
+        and for a parameter of the function that stores it (``register(self, name, loader)``: what
+        its callers hand it, whatever the module binds to the name elsewhere)."""
+        if isinstance(value, ast.Call):
+            loader = self._loader_call(value)
+            if loader is None:
+                return None
+            return "pinned" if _pins(loader, self._pinning) else "unpinned"
+        name = _last_ast(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
+        if name is None or name not in self.loaders:
+            return None
+        if type(value) is ast.Name and owner is not None and any(
+                name in {a.arg for a in (*d.args.posonlyargs, *d.args.args, *d.args.kwonlyargs)}
+                for d in self._defs.get(owner, ())):
+            return None
+        if name in self.device_data_loaders:
+            return "device"
+        pinned, unpinned = name in self.pinned_loaders, name in self.unpinned_loaders
+        return "mixed" if pinned == unpinned else "pinned" if pinned else "unpinned"
 
     def _bind_wrapper(self, names: List[str], value: ast.Call) -> bool:
         """``bar = tqdm(val_loader)`` / ``it = iter(loader)`` over a loader the module knows: record
@@ -1648,6 +1718,16 @@ def _last_ast(node) -> Optional[str]:
     if isinstance(node, ast.Name):
         return node.id
     return None
+
+
+def _empty_container(value) -> bool:
+    """``{}``, ``[]``, ``dict()``, ``OrderedDict()``: an empty dict or list, to be filled."""
+    if isinstance(value, ast.Dict):
+        return not value.keys
+    if isinstance(value, ast.List):
+        return not value.elts
+    return (isinstance(value, ast.Call) and not value.args and not value.keywords
+            and _last_ast(value.func) in ("dict", "list", "OrderedDict"))
 
 
 def _target_last_names(target) -> Iterator[str]:

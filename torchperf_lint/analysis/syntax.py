@@ -495,8 +495,22 @@ def _first_steps(node, outer_counters: FrozenSet[str]) -> bool:
 
 
 def is_loss_function_name(name: Optional[str]) -> bool:
-    """``criterion``, ``loss_fn``, ``compute_loss``, ``mse_loss``: a call that returns a loss tensor."""
-    return bool(name) and _LOSS_FUNCTION.search(name) is not None
+    """``criterion``, ``loss_fn``, ``compute_loss``, ``mse_loss``: a call that returns a loss tensor;
+    also a criterion named for what it compares (R136: hFT-Transformer's ``criterion_onset_A``,
+    pix2pix's ``criterionGAN``, ``criterion2``), not one named for its settings (``criterion_name``)."""
+    if not name:
+        return False
+    if _LOSS_FUNCTION.search(name) is not None:
+        return True
+    found = _NAMED_CRITERION.match(name)
+    return found is not None and not _NOT_A_CRITERION.intersection(found.group(1).lower().strip("_").split("_"))
+
+
+_NAMED_CRITERION = re.compile(r"(?i)^criterion((?:_?[a-z0-9]+)+)$")
+# Parts of a name that say it holds a criterion's settings or its maker, not the criterion
+_NOT_A_CRITERION = frozenset(("name", "names", "type", "types", "cfg", "config", "configs", "conf", "builder",
+                              "build", "factory", "class", "args", "kwargs", "params", "list", "dict", "map",
+                              "key", "keys", "str", "string", "id", "idx", "index", "s"))
 
 
 # Collections of loss functions, called item by item: ``loss_functions[name](logits, label)``

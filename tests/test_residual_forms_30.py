@@ -1,0 +1,146 @@
+"""Forms of the thirtieth session (2026-11-29) the engine got wrong: each with its flagged and
+silent twins, whole diagnostics."""
+
+
+from _diagnostics import PINNED_COPY, SYNC_TEMPLATE as SYNC, all_diagnostics, found as _found
+
+from torchperf_lint.findings import Edit
+
+PRINTED = SYNC.format(what="printing a tensor")
+
+LOADER_TABLE = """\
+import torch
+from torch.utils.data import DataLoader
+
+
+class Trainer:
+    def __init__(self, model, datasets):
+        self.model = model.cuda()
+        self.datasets = datasets
+        self.data_loaders = {empty}
+        self.init_loaders()
+
+    def init_loaders(self):
+        for name, ds in self.datasets.items():
+            loader = DataLoader(ds, batch_size=32, num_workers=4, {settings})
+            self.data_loaders[name] = loader
+{more}
+    def train(self, optimizer, dataset_name):
+        train_loader = self.data_loaders[dataset_name]
+        for data, targets in train_loader:
+            data = data.cuda()
+            loss = torch.nn.functional.cross_entropy(self.model(data), targets.cuda())
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+"""
+
+
+def _loader_table(empty="{}", settings="pin_memory=True", more=""):
+    return LOADER_TABLE.format(empty=empty, settings=settings, more=more)
+
+
+def test_an_item_of_a_dict_filled_with_pinned_loaders_hands_out_pinned_batches():
+    """R135 (rules.md TPL104: pinning is a fact of the loader the loop iterates): cpjku_dcase20
+    (holdout157) keeps every loader it makes with ``pin_memory=True`` in ``self.data_loaders`` and
+    each loop reads one of them by name; its batches are copied without ``non_blocking``."""
+    for empty in ("{}", "dict()", "[]"):
+        assert all_diagnostics(_loader_table(empty=empty), "TPL104") == [
+            ("TPL104", 20, 19, PINNED_COPY, ("safe", "add non_blocking=True", (Edit(20, 29, 20, 29, "non_blocking=True"),))),
+            ("TPL104", 21, 71, PINNED_COPY, ("safe", "add non_blocking=True", (
+                Edit(21, 84, 21, 84, "\n                non_blocking=True,\n            "),))),
+        ], empty
+
+
+def test_an_item_of_a_collection_not_only_of_pinned_loaders_is_not_known_pinned():
+    """The twins: the loaders stored do not pin (or pin by a setting); the dict also gets a value
+    that is no known loader; the collection is bound to something else than an empty dict; the
+    dict starts from a loader of unknown pinning. None of these copies is known to be pinned."""
+    unpinned = ("pin_memory=False", "pin_memory=self.pin")
+    for settings in unpinned:
+        assert _found(_loader_table(settings=settings), ("TPL104",)) == [], settings
+    others = (
+        "\n    def add(self, name, loader):\n        self.data_loaders[name] = loader\n",
+        "\n    def add(self, name, ds):\n        self.data_loaders[name] = make_loader(ds)\n",
+        "\n    def add(self, name):\n        self.data_loaders[name] = DataLoader(self.datasets[name])\n",
+        "\n    def reset(self, loaders):\n        self.data_loaders = loaders\n",
+    )
+    for more in others:
+        assert _found(_loader_table(more=more), ("TPL104",)) == [], more
+    assert _found(_loader_table(empty="build_loaders()"), ("TPL104",)) == []
+
+
+def test_the_fixed_loader_table_loop_runs_and_copies_the_same_values():
+    """Applied, parsed, applied again (no change), run on the CPU (``.cuda`` stood in by a recorder):
+    the same batch values are copied, now with ``non_blocking=True``, and the step trains the same."""
+    import ast
+
+    import torch
+
+    from torchperf_lint.engine import fix_source
+
+    source = _loader_table()
+    fixed, count = fix_source(source, codes=["TPL104"])
+    ast.parse(fixed)
+    assert count == 2 and fixed.count("non_blocking=True") == 2
+    assert fix_source(fixed, codes=["TPL104"]) == (fixed, 0)
+
+    def run(program):
+        moved = []
+
+        class Batch(torch.Tensor):
+            def cuda(self, non_blocking=False):
+                moved.append((self.as_subclass(torch.Tensor).clone(), non_blocking))
+                return self.as_subclass(torch.Tensor)
+
+        namespace = {}
+        exec(compile(program, "train.py", "exec"), namespace)
+        torch.manual_seed(0)
+        model = torch.nn.Linear(3, 2)
+        model.cuda = lambda: model
+        data = [(torch.ones(2, 3).as_subclass(Batch), torch.tensor([0, 1]).as_subclass(Batch))]
+        namespace["DataLoader"] = lambda ds, **kwargs: ds
+        trainer = namespace["Trainer"](model, {"training": data})
+        trainer.train(torch.optim.SGD(model.parameters(), lr=0.1), "training")
+        return moved, model.weight.detach().clone()
+
+    before, weight_before = run(source)
+    after, weight_after = run(fixed)
+    assert [t.tolist() for t, _ in before] == [t.tolist() for t, _ in after] == [[[1.0] * 3] * 2, [0, 1]]
+    assert [flag for _, flag in before] == [False, False] and [flag for _, flag in after] == [True, True]
+    assert torch.equal(weight_before, weight_after)
+
+
+NAMED_CRITERIA = """\
+import torch
+
+
+def train(model, iterator, optimizer, {name}, weight_A, weight_B, device, verbose_flag):
+    epoch_loss = 0
+    for i, (spec, label) in enumerate(iterator):
+        spec, label = spec.to(device), label.to(device)
+        out = model(spec)
+        loss_A = {name}(out, label)
+        loss_B = {name}(out, label)
+        loss = weight_A * loss_A + weight_B * loss_B
+        if verbose_flag is True:
+            print(loss)
+        loss.backward()
+        optimizer.step()
+    return epoch_loss
+"""
+
+
+def test_a_criterion_named_for_what_it_compares_returns_a_loss():
+    """R136: hFT-Transformer's ``criterion_onset_A(output, label)`` (holdout157), pix2pix's
+    ``criterionGAN``, ``criterion2``: a criterion's output; ``print(loss)`` under a verbose flag
+    (a setting, no interval) waits for the device every step."""
+    for name in ("criterion_onset_A", "criterionGAN", "criterion2", "criterion_cls"):
+        assert _found(NAMED_CRITERIA.format(name=name)) == [("TPL102", 13, 12, PRINTED)], name
+
+
+def test_a_name_for_a_criterions_settings_returns_no_loss():
+    """The twins: ``criterion_name(...)``, ``criterion_builder(...)``, ``criterion_cfg(...)`` make or
+    name a criterion; ``criterions(...)`` is a collection's name: none returns a loss tensor."""
+    for name in ("criterion_name", "criterion_builder", "criterion_cfg", "criterions", "criterion_type"):
+        assert _found(NAMED_CRITERIA.format(name=name)) == [], name
