@@ -7279,6 +7279,27 @@ CORPUS = [
     {"name": "cpjku_dcase20", "github": "kkoutini/cpjku_dcase20", "set": "holdout157",
      "commit": "792ab5d964c0060b8ba5e89d252c0c9e1b3a96a9",
      "take": ["audioprocessors.py", "datasets.py", "exp_cp_resnet.py", "helpers", "models", "shared_globals.py", "trainer.py", "utils_funcs.py"], "only": "*.py", "drop": []},
+    {"name": "Learning-Loss-for-Active-Learning", "github": "Mephisto405/Learning-Loss-for-Active-Learning", "set": "holdout158",
+     "commit": "3c11ff7cf96d8bb4596209fe56265630fda19da6",
+     "take": ["config.py", "data", "models", "main.py"], "only": "*.py", "drop": []},
+    {"name": "vaal", "github": "sinhasam/vaal", "set": "holdout158",
+     "commit": "67263f32665990a9408430a86df5b6ecd96a812d",
+     "take": ["arguments.py", "custom_datasets.py", "main.py", "model.py", "sampler.py", "solver.py", "utils.py", "vgg.py"], "only": "*.py", "drop": []},
+    {"name": "LG-FedAvg", "github": "pliang279/LG-FedAvg", "set": "holdout158",
+     "commit": "7af0568b2cae88922ebeacc021b1679815092f4e",
+     "take": ["main_fair.py", "main_fed.py", "main_lg.py", "main_local.py", "main_mtl.py", "main_nn.py", "models", "utils", "helpers.py"], "only": "*.py", "drop": []},
+    {"name": "Continual-Learning-Benchmark", "github": "GT-RIPL/Continual-Learning-Benchmark", "set": "holdout158",
+     "commit": "d78b9973b6ec0059b2d2577872db355ae2489f6b",
+     "take": ["agents", "dataloaders", "iBatchLearn.py", "models", "modules", "utils"], "only": "*.py", "drop": []},
+    {"name": "pFedMe", "github": "CharlieDinh/pFedMe", "set": "holdout158",
+     "commit": "caf24b1f954d4381bd9b4d104ee7eff389e1489b",
+     "take": ["FLAlgorithms", "main.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "Unlearn-Sparse", "github": "OPTML-Group/Unlearn-Sparse", "set": "holdout158",
+     "commit": "80ba55d36d0871465c2d3e3896db26a98070e065",
+     "take": ["main_forget.py", "main_imp.py", "arg_parser.py", "dataset.py", "utils.py", "imagenet.py", "trainer", "unlearn", "models", "pruner", "evaluation"], "only": "*.py", "drop": []},
+    {"name": "SCRUB", "github": "meghdadk/SCRUB", "set": "holdout158",
+     "commit": "98ffb1196ffbec2665092598c13ad3b6ec3d095d",
+     "take": ["main.py", "utils.py", "models.py", "logger.py", "datasets_multiclass.py", "thirdparty/repdistiller/helper", "thirdparty/repdistiller/distiller_zoo"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -7508,7 +7529,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 158)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 159)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
