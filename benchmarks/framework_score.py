@@ -7300,6 +7300,38 @@ CORPUS = [
     {"name": "SCRUB", "github": "meghdadk/SCRUB", "set": "holdout158",
      "commit": "98ffb1196ffbec2665092598c13ad3b6ec3d095d",
      "take": ["main.py", "utils.py", "models.py", "logger.py", "datasets_multiclass.py", "thirdparty/repdistiller/helper", "thirdparty/repdistiller/distiller_zoo"], "only": "*.py", "drop": []},
+    # holdout159 (2026-11-29): entries below this line.
+    # holdout159 set: autonomous driving and robot perception training code (BEV segmentation, motion and trajectory
+    # forecasting, end-to-end driving, lane detection, LiDAR segmentation; own loops), labelled by reading only; corpus
+    # in /work/corpus_h159 (docs/framework_corpus_holdout159.md).
+    {"name": "Social-STGCNN", "github": "abduallahmohamed/Social-STGCNN", "set": "holdout159",
+     "commit": "333d3a57b4d2705e129b21aefefa09c79b2b9ae1",
+     "take": ["train.py", "model.py", "utils.py", "metrics.py"], "only": "*.py", "drop": []},
+    {"name": "LaneGCN", "github": "uber-research/LaneGCN", "set": "holdout159",
+     "commit": "82e1bcc4206c4752833cae250dd61ad67db9dffb",
+     "take": ["train.py", "lanegcn.py", "layers.py", "utils.py", "data.py"], "only": "*.py", "drop": []},
+    {"name": "Ultra-Fast-Lane-Detection", "github": "cfzd/Ultra-Fast-Lane-Detection", "set": "holdout159",
+     "commit": "353df107756b8c03c22c27201e33fc63d84ecfe6",
+     "take": ["train.py", "model", "utils", "data", "evaluation"], "only": "*.py", "drop": []},
+    {"name": "LaneATT", "github": "lucastabelini/LaneATT", "set": "holdout159",
+     "commit": "2f8583ba14eccba05e6779668bc3a38bc751984a",
+     "take": ["lib", "main.py"], "only": "*.py", "drop": ["lib/nms/setup.py"]},
+    {"name": "PolarSeg", "github": "edwardzhou130/PolarSeg", "set": "holdout159",
+     "commit": "3531f15bb9f38b3ae075ea33183d32ab6139980a",
+     "take": ["train_SemanticKITTI.py", "train_nuscenes.py", "train_PL.py", "network", "dataloader"], "only": "*.py", "drop": []},
+    {"name": "Cylinder3D", "github": "xinge008/Cylinder3D", "set": "holdout159",
+     "commit": "30a0abb2ca4c657a821a5e9a343934b0789b2365",
+     "take": ["train_cylinder_asym.py", "train_cylinder_asym_nuscenes.py", "builder", "network", "utils", "dataloader", "config"], "only": "*.py", "drop": []},
+    {"name": "simple_bev", "github": "aharley/simple_bev", "set": "holdout159",
+     "commit": "be46f0ef71960c233341852f3d9bc3677558ab6d",
+     "take": ["train_nuscenes.py", "train_lyft.py", "nets", "saverloader.py", "nuscenesdataset.py", "utils"], "only": "*.py",
+     "drop": ["nets/ops/setup.py", "nets/ops/test.py"]},
+    {"name": "neat", "github": "autonomousvision/neat", "set": "holdout159",
+     "commit": "349878952bca75970f1f7ab36f27995ba352aa6f",
+     "take": ["neat"], "only": "*.py", "drop": []},
+    {"name": "PECNet", "github": "HarshayuGirase/PECNet", "set": "holdout159",
+     "commit": "a345ada1557f53dc2acb4c07f71d340d366980da",
+     "take": ["PECNet/scripts/training_loop.py", "PECNet/utils", "ynet"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -7529,7 +7561,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 159)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 160)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
