@@ -144,3 +144,55 @@ def test_a_name_for_a_criterions_settings_returns_no_loss():
     name a criterion; ``criterions(...)`` is a collection's name: none returns a loss tensor."""
     for name in ("criterion_name", "criterion_builder", "criterion_cfg", "criterions", "criterion_type"):
         assert _found(NAMED_CRITERIA.format(name=name)) == [], name
+
+
+PARAMETER_LOADER = """\
+import torch
+
+
+def train_vanilla(epoch, train_loader, model, criterion, optimizer):
+    for idx, (input, target) in enumerate(train_loader):
+        input = input.cuda()
+        loss = criterion(model(input), target)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+def train_hide(train_dataset, model, criterion, optimizer):
+    train_loader = torch.utils.data.DataLoader(train_dataset, batch_size=16, num_workers=2, pin_memory=True)
+    for idx, (input, target) in enumerate(train_loader):
+        input = input.cuda()
+        loss = criterion(model(input), target)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+{more}"""
+
+
+def test_a_loader_parameter_no_call_of_the_module_fills_is_not_known_pinned():
+    """R137 (rules.md TPL104: a batch of a loader the module does not show is not known to be
+    pinned): SCRUB's vendored ``loops.py`` (holdout158) binds ``train_loader`` to a pinned loader in
+    ``train_hide`` only; ``train_vanilla``'s parameter of the same name is filled by callers in
+    other files. Only ``train_hide``'s own copy is flagged."""
+    assert all_diagnostics(PARAMETER_LOADER.format(more=""), "TPL104") == [
+        ("TPL104", 16, 16, PINNED_COPY, ("safe", "add non_blocking=True", (Edit(16, 27, 16, 27, "non_blocking=True"),)))]
+
+
+def test_a_loader_parameter_the_module_fills_with_a_pinned_loader_is_pinned():
+    """The twins: a call of the module hands ``train_vanilla`` a pinned loader (flagged there too);
+    a parameter the function binds again to a pinned loader of its own is pinned."""
+    called = ("\n\ndef main(ds, model, criterion, optimizer):\n"
+              "    loader = torch.utils.data.DataLoader(ds, num_workers=2, pin_memory=True)\n"
+              "    train_vanilla(0, loader, model, criterion, optimizer)\n")
+    assert [f[:2] for f in all_diagnostics(PARAMETER_LOADER.format(more=called), "TPL104")] == [
+        ("TPL104", 6), ("TPL104", 16)]
+    rebound = PARAMETER_LOADER.format(more="").replace(
+        "    for idx, (input, target) in enumerate(train_loader):\n        input = input.cuda()\n"
+        "        loss = criterion(model(input), target)\n        optimizer.zero_grad()\n        loss.backward()\n"
+        "        optimizer.step()\n\n\ndef train_hide",
+        "    train_loader = torch.utils.data.DataLoader(train_loader, num_workers=2, pin_memory=True)\n"
+        "    for idx, (input, target) in enumerate(train_loader):\n        input = input.cuda()\n"
+        "        loss = criterion(model(input), target)\n        optimizer.zero_grad()\n        loss.backward()\n"
+        "        optimizer.step()\n\n\ndef train_hide", 1)
+    assert [f[:2] for f in all_diagnostics(rebound, "TPL104")] == [("TPL104", 7), ("TPL104", 17)]

@@ -687,11 +687,16 @@ class ValueFlow:
         name = steps.iterated.get(name, name)
         names = {name}
         function = self._function_of(name)
+        unfilled = False
         if function is not None:
             # A parameter: the loaders the module passes to it (``evaluate(model, test_loader)``).
             passed = {steps.iterated.get(n, n) for n in steps.loaders_passed(function, name)}
             if passed and None not in passed:
                 names = passed
+            # ... none: its loader is made where the module does not show (SCRUB's vendored
+            # ``train_vanilla(epoch, train_loader, ...)``, holdout158), whatever loaders the module
+            # binds to the same name in other functions (R137)
+            unfilled = not passed
         device_data = steps.device_data_loaders
         if device_data and _self_attribute(_iterated_expression(loader_expr)) is not None:
             device_data = device_data - steps.prepared_locals  # a local's preparing is not the attribute's
@@ -704,6 +709,8 @@ class ValueFlow:
             # ``dl = create_dataloader(data, batch_size, device=self.device)``: a loader told where
             # to put its batches (PaLM-rlhf's collate moves them): not known to be on the host
             return UNKNOWN
+        if unfilled:
+            return PINNED_BATCH if _pins_memory(made) else BATCH
         if all(n in steps.pinned_loaders and n not in steps.unpinned_loaders for n in names):
             return PINNED_BATCH
         if all(n in steps.unpinned_loaders and n not in steps.pinned_loaders for n in names):
