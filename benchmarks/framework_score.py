@@ -7332,6 +7332,16 @@ CORPUS = [
     {"name": "PECNet", "github": "HarshayuGirase/PECNet", "set": "holdout159",
      "commit": "a345ada1557f53dc2acb4c07f71d340d366980da",
      "take": ["PECNet/scripts/training_loop.py", "PECNet/utils", "ynet"], "only": "*.py", "drop": []},
+{"name": "ELR", "github": "shengliu66/ELR", "set": "holdout160", "commit": "934af53434a336b6db80d05d7649d23216e8ca6d", "take": ["ELR", "ELR_plus"], "only": "*.py", "drop": []},
+{"name": "deep_Mahalanobis_detector", "github": "pokaxpoka/deep_Mahalanobis_detector", "set": "holdout160", "commit": "90c2105e78c6f76a2801fc4c1cb1b84f4ff9af63", "take": ["OOD_Baseline_and_ODIN.py", "OOD_Generate_Mahalanobis.py", "OOD_Regression_Mahalanobis.py", "lib_generation.py", "lib_regression.py", "calculate_log.py", "data_loader.py", "models"], "only": "*.py", "drop": []},
+{"name": "energy_ood", "github": "wetliu/energy_ood", "set": "holdout160", "commit": "77f3c09b788bb5a7bfde6fd3671228320ea0949c", "take": ["CIFAR", "utils"], "only": "*.py", "drop": []},
+{"name": "Deep-SVDD-PyTorch", "github": "lukasruff/Deep-SVDD-PyTorch", "set": "holdout160", "commit": "1901612d595e23675fb75c4ebb563dd0ffebc21e", "take": ["src"], "only": "*.py", "drop": []},
+{"name": "pytorch-classification-uncertainty", "github": "dougbrion/pytorch-classification-uncertainty", "set": "holdout160", "commit": "bed225bd20dc4ae88ded9be2d88bdd52e14fd990", "take": ["data.py", "helpers.py", "lenet.py", "losses.py", "main.py", "test.py", "train.py"], "only": "*.py", "drop": []},
+{"name": "JoCoR", "github": "hongxin001/JoCoR", "set": "holdout160", "commit": "86db3597ffccb401d395900b91794aab76fff639", "take": ["algorithm", "common", "data", "main.py", "model"], "only": "*.py", "drop": []},
+{"name": "focal_calibration", "github": "torrvision/focal_calibration", "set": "holdout160", "commit": "475422a6754e20d25216158a874749c33e826e21", "take": ["Data", "Losses", "Metrics", "Net", "evaluate.py", "temperature_scaling.py", "train.py", "train_utils.py"], "only": "*.py", "drop": []},
+{"name": "SCELoss-Reproduce", "github": "HanxunH/SCELoss-Reproduce", "set": "holdout160", "commit": "c81fb33638087246da70fc157ea48ce43542d3fc", "take": ["dataset.py", "loss.py", "model.py", "train.py", "train_util.py", "utils"], "only": "*.py", "drop": []},
+{"name": "pytorch-ensembles", "github": "SamsungLabs/pytorch-ensembles", "set": "holdout160", "commit": "76b71c9ea3886e3a7fece9ddc3740e26f64ecbaa", "take": ["train/cifar", "utils", "models", "metrics.py"], "only": "*.py", "drop": []},
+{"name": "Bayesian-Neural-Networks", "github": "JavierAntoran/Bayesian-Neural-Networks", "set": "holdout160", "commit": "49a02f188ba08d1069f33859f5caf0be6622f3cd", "take": ["src", "train_BayesByBackprop_MNIST.py", "train_BootrapEnsemble_MNIST.py", "train_KFLaplace_MNIST.py", "train_MCDropout_MNIST.py", "train_SGHMC_MNIST.py", "train_SGLD_MNIST.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -7561,7 +7571,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 160)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 161)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
