@@ -196,3 +196,37 @@ def test_a_loader_parameter_the_module_fills_with_a_pinned_loader_is_pinned():
         "        loss = criterion(model(input), target)\n        optimizer.zero_grad()\n        loss.backward()\n"
         "        optimizer.step()\n\n\ndef train_hide", 1)
     assert [f[:2] for f in all_diagnostics(rebound, "TPL104")] == [("TPL104", 7), ("TPL104", 17)]
+
+
+TUPLE_MOVE = """\
+import torch
+
+
+class VAE(torch.nn.Module):
+    def reparameterize(self, mu, logvar):
+        stds = (0.5 * logvar).exp()
+        epsilon = torch.randn(*mu.size())
+        if mu.is_cuda:
+            {move}
+        latents = epsilon * stds + mu
+        return latents
+"""
+RANDN_MOVED = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.randn(...)` "
+               "to create it there (runtime_guard: device-native creation)")
+
+
+def test_a_factory_rebound_to_its_move_in_a_tuple_assignment_is_flagged():
+    """R138: vaal's ``stds, epsilon = stds.cuda(), epsilon.cuda()`` (holdout158) rebinds each name to
+    its own move in one statement, as ``epsilon = epsilon.cuda()`` does (R108): the host tensor is
+    never used again. No fix: the move sits in another statement."""
+    for move in ("stds, epsilon = stds.cuda(), epsilon.cuda()", "epsilon, stds = epsilon.cuda(), stds.cuda()",
+                 "[stds, epsilon] = [stds.cuda(), epsilon.cuda()]"):
+        assert all_diagnostics(TUPLE_MOVE.format(move=move), "TPL101") == [("TPL101", 7, 18, RANDN_MOVED, None)], move
+
+
+def test_a_tuple_assignment_that_keeps_the_host_tensor_is_not_flagged():
+    """The twins: the moved tensor goes to another name (the host one is read after), the name
+    gets another item's move, the statement reads the host tensor again, or a starred target."""
+    for move in ("stds, eps_gpu = stds.cuda(), epsilon.cuda()", "epsilon, stds = stds.cuda(), epsilon.cuda()",
+                 "stds, epsilon = stds * epsilon, epsilon.cuda()", "stds, *epsilon = stds.cuda(), epsilon.cuda()"):
+        assert all_diagnostics(TUPLE_MOVE.format(move=move), "TPL101") == [], move

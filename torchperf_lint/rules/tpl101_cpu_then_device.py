@@ -470,6 +470,9 @@ class CpuThenDevice(Rule):
                             if isinstance(n, cst.Name) and n.value == receiver.value) == 1):
                 self._report_moved(fresh, move)
                 return
+        if isinstance(assign, cst.Element) and assign.value is move and self._rebound_in_tuple(assign, receiver):
+            self._report_moved(fresh, move)
+            return
         value = move
         top, depth = self._through_kept_methods(move)
         if top is not move and isinstance(self.ctx.parent(depth), cst.Assign) and self.ctx.parent(depth).value is top:
@@ -484,6 +487,23 @@ class CpuThenDevice(Rule):
         if len(targets) != 1 or not isinstance(targets[0], cst.Name) or targets[0].value != receiver.value:
             return  # the host tensor is kept under its name: moving its creation would change it
         self._report_moved(fresh, move)
+
+    def _rebound_in_tuple(self, item: cst.Element, receiver: cst.Name) -> bool:
+        """``stds, epsilon = stds.cuda(), epsilon.cuda()`` (vaal's ``reparameterize``, holdout158;
+        R138): the name rebound to its own move by the target in the same place of a tuple
+        assignment, and read nowhere else in the statement: the host tensor is never used again."""
+        items, outer = self.ctx.parent(2), self.ctx.parent(3)
+        if not (isinstance(items, (cst.Tuple, cst.List)) and isinstance(outer, cst.Assign) and outer.value is items
+                and len(outer.targets) == 1 and isinstance(outer.targets[0].target, (cst.Tuple, cst.List))):
+            return False
+        names = outer.targets[0].target.elements
+        if len(names) != len(items.elements) or any(isinstance(e, cst.StarredElement)
+                                                    for e in (*names, *items.elements)):
+            return False
+        index = next((i for i, e in enumerate(items.elements) if e is item), None)
+        target = names[index].value if index is not None else None
+        return (isinstance(target, cst.Name) and target.value == receiver.value
+                and sum(1 for n in descendants(outer.value) if isinstance(n, cst.Name) and n.value == receiver.value) == 1)
 
     def _through_kept_methods(self, move: cst.Call):
         """(the outermost call, its depth above the current node) of methods that keep the moved
@@ -640,13 +660,19 @@ class CpuThenDevice(Rule):
     def visit_Name(self, node: cst.Name) -> None:
         # Any other use before the move (``mask[i] = v``, ``fill(mask)``) means the host tensor is
         # worked on where it is: creating it on the device would turn each write into a kernel.
-        if self._fresh and not isinstance(self.ctx.parent(), cst.AssignTarget):
+        if self._fresh and not isinstance(self.ctx.parent(), cst.AssignTarget) and not self._in_tuple_target():
             key = (id(self.ctx.frame), node.value)
             fresh = self._fresh.pop(key, None)
             if fresh is not None:
                 self._fresh_branches.pop(key, None)
             if fresh is not None and self._rebound_under_fresh_ops(node):
                 self._carried[key] = fresh
+
+    def _in_tuple_target(self) -> bool:
+        """Is the current name an item of a tuple or list an assignment binds (``a, b = ...``)? A
+        binding, not a use (R138)."""
+        return (isinstance(self.ctx.parent(), cst.Element) and isinstance(self.ctx.parent(2), (cst.Tuple, cst.List))
+                and isinstance(self.ctx.parent(3), cst.AssignTarget))
 
     def _rebound_under_fresh_ops(self, node: cst.Name) -> bool:
         """Is ``node`` read only as the base of ops that keep a tensor fresh, in a statement that binds
