@@ -230,3 +230,57 @@ def test_a_tuple_assignment_that_keeps_the_host_tensor_is_not_flagged():
     for move in ("stds, eps_gpu = stds.cuda(), epsilon.cuda()", "epsilon, stds = stds.cuda(), epsilon.cuda()",
                  "stds, epsilon = stds * epsilon, epsilon.cuda()", "stds, *epsilon = stds.cuda(), epsilon.cuda()"):
         assert all_diagnostics(TUPLE_MOVE.format(move=move), "TPL101") == [], move
+
+
+VALIDATION_UNDER_INTERVAL = """\
+import numpy as np
+import torch
+
+
+def main(model, optimizer, loss_fun, train_loader, val_loader, check_iter, device):
+    global_iter = 0
+    while True:
+        for i_iter, (labels, features) in enumerate(train_loader):
+            {gate}
+                model.eval()
+                hist_list, val_loss_list = [], []
+                with torch.no_grad():
+                    for val_labels, val_features in val_loader:
+                        val_labels = SemKITTI2train(val_labels).to(device)
+                        predict = model(val_features.to(device))
+                        loss = loss_fun(predict, val_labels)
+                        hist_list.append(np.bincount(predict.argmax(1).cpu().numpy().ravel()))
+                        val_loss_list.append(loss.detach().cpu().numpy())
+                        {extra}
+                model.train()
+            outputs = model(features.to(device))
+            loss = loss_fun(outputs, labels.to(device))
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            global_iter += 1
+"""
+CPU_SYNC = SYNC.format(what="`.cpu()`")
+ITEM_SYNC = SYNC.format(what="`.item()`")
+
+
+def _validation(gate="if global_iter % check_iter == 0:", extra="pass"):
+    return VALIDATION_UNDER_INTERVAL.format(gate=gate, extra=extra)
+
+
+def test_copies_of_a_validation_pass_under_an_interval_of_the_training_loop_are_results():
+    """R139 (R8 with rules.md "An interval"): PolarSeg's and Cylinder3D's training loops (holdout159)
+    run a no-grad validation pass over ``val_loader`` under ``if global_iter % check_iter == 0:``;
+    its ``.cpu()`` copies bring the results to numpy: evaluation copies, though the loop around the
+    interval trains. Its ``.item()`` still waits every validation batch (R37: the pass has its own
+    steps). ``SemKITTI2train(...)`` under ``torch.no_grad()`` trains nothing, whatever its name."""
+    assert _found(_validation()) == []
+    assert _found(_validation(extra="print(loss.item())")) == [("TPL102", 19, 30, ITEM_SYNC)]
+
+
+def test_copies_of_a_validation_pass_the_training_loop_runs_every_step_still_wait():
+    """The twins: without the interval (a flag or nothing) the pass runs inside every training
+    step, so the loop around it trains and its copies are the step's: flagged (R8)."""
+    expected = [("TPL102", 18, 45, CPU_SYNC)]  # (the histogram's copy is handed to numpy: host-needed, R3)
+    assert _found(_validation(gate="if check_iter:")) == expected
+    assert _found(_validation(gate="if True or global_iter:")) == expected

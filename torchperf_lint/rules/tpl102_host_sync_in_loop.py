@@ -480,6 +480,13 @@ class HostSyncInLoop(Rule):
         # ``torch.no_grad()`` beside the training loop, in the loop over epochs)
         around = [block for index, block in enumerate(blocks)
                   if index == len(blocks) - 1 or not ctx.is_epoch_loop(block)]
+        if len(around) > 1:
+            # (a training loop whose body reaches this pass only through an interval ``if``,
+            # PolarSeg's and Cylinder3D's validation under ``if global_iter % check_iter == 0:``,
+            # holdout159: its steps train in the other branch; the pass trains nothing, R139)
+            innermost = blocks[-1]
+            around = [block for block in around
+                      if block is innermost or not ctx.under_interval_check(block, upto=innermost)]
         if any(self._trains(block.node.body) or self._may_train(block.node.body) for block in around):
             return False
         if any(block not in around and self._trains(block.node.body) for block in blocks):
@@ -550,6 +557,12 @@ class HostSyncInLoop(Rule):
             return isinstance(node, cst.With) and any(is_grad_off(i.item, ctx) and not mode_of_a_name(i.item)
                                                       for i in node.items)
 
+        # ... nor one in a loop that runs under such a ``with`` as a whole (PolarSeg's validation
+        # pass calls ``SemKITTI2train(labels)`` inside ``with torch.no_grad():``, holdout159; R139)
+        position = next((i for i, n in enumerate(ctx.stack) if getattr(n, "body", None) is body), None)
+        if position is not None and any(grad_off(n) for n in ctx.stack[:position]):
+            self._maybe_training_loops[id(body)] = (body, False)
+            return False
         for node in descendants(body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
                                 or grad_off(n)):
             if isinstance(node, cst.Call):
