@@ -7342,6 +7342,27 @@ CORPUS = [
 {"name": "SCELoss-Reproduce", "github": "HanxunH/SCELoss-Reproduce", "set": "holdout160", "commit": "c81fb33638087246da70fc157ea48ce43542d3fc", "take": ["dataset.py", "loss.py", "model.py", "train.py", "train_util.py", "utils"], "only": "*.py", "drop": []},
 {"name": "pytorch-ensembles", "github": "SamsungLabs/pytorch-ensembles", "set": "holdout160", "commit": "76b71c9ea3886e3a7fece9ddc3740e26f64ecbaa", "take": ["train/cifar", "utils", "models", "metrics.py"], "only": "*.py", "drop": []},
 {"name": "Bayesian-Neural-Networks", "github": "JavierAntoran/Bayesian-Neural-Networks", "set": "holdout160", "commit": "49a02f188ba08d1069f33859f5caf0be6622f3cd", "take": ["src", "train_BayesByBackprop_MNIST.py", "train_BootrapEnsemble_MNIST.py", "train_KFLaplace_MNIST.py", "train_MCDropout_MNIST.py", "train_SGHMC_MNIST.py", "train_SGLD_MNIST.py"], "only": "*.py", "drop": []},
+    # holdout163 (2026-11-29): entries below this line.
+    # holdout163 set: human motion and body training code (motion prediction, SMPL mesh and pose recovery; own
+    # loops), labelled by reading only; corpus in /work/corpus_h163 (docs/framework_corpus_holdout163.md).
+    {"name": "HisRepItself", "github": "wei-mao-2019/HisRepItself", "set": "holdout163",
+     "commit": "0451c84491cf2b3697e373ce26dc75623ccaa89e",
+     "take": ["main_h36m_3d.py", "main_h36m_ang.py", "model", "utils"], "only": "*.py", "drop": []},
+    {"name": "Pose2Mesh_RELEASE", "github": "hongsukchoi/Pose2Mesh_RELEASE", "set": "holdout163",
+     "commit": "202ce98fce2bac74ff3787c7e30352a64d027950",
+     "take": ["main/train.py", "main/__init_path.py", "lib/core", "lib/models", "lib/__init__.py", "lib/funcs_utils.py", "lib/smpl.py", "lib/coord_utils.py", "lib/graph_utils.py", "lib/coarsening.py"], "only": "*.py", "drop": []},
+    {"name": "I2L-MeshNet_RELEASE", "github": "mks0601/I2L-MeshNet_RELEASE", "set": "holdout163",
+     "commit": "6302d3f7c2310e2b5f73b2dfd1855569e9ee55c7",
+     "take": ["main/train.py", "main/config.py", "main/model.py", "main/test.py", "common/base.py", "common/logger.py", "common/timer.py", "common/nets", "common/utils/__init__.py", "common/utils/transforms.py", "common/utils/smpl.py", "common/utils/mano.py", "common/utils/dir.py"], "only": "*.py", "drop": []},
+    {"name": "GraphCMR", "github": "nkolot/GraphCMR", "set": "holdout163",
+     "commit": "b0ee54f1d38f06991558228ed19472a259c06143",
+     "take": ["train.py", "train", "config.py", "models", "utils/__init__.py", "utils/base_trainer.py", "utils/data_loader.py", "utils/saver.py", "utils/train_options.py", "utils/mesh.py"], "only": "*.py", "drop": []},
+    {"name": "TCMR_RELEASE", "github": "hongsukchoi/TCMR_RELEASE", "set": "holdout163",
+     "commit": "c41fdd7745bab5d4771325d9f88a372595e173d9",
+     "take": ["train.py", "lib/core", "lib/models", "lib/utils/eval_utils.py", "lib/utils/geometry.py", "lib/utils/utils.py", "lib/utils/__init__.py"], "only": "*.py", "drop": []},
+    {"name": "MotionBERT", "github": "Walter0807/MotionBERT", "set": "holdout163",
+     "commit": "dccfe7b14a7f09aae2e27a16d951cb4c6f6e62f6",
+     "take": ["train.py", "train_mesh.py", "lib/model", "lib/utils/learning.py", "lib/utils/tools.py", "lib/utils/utils_data.py", "lib/utils/utils_mesh.py", "lib/utils/utils_smpl.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -7571,7 +7592,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 161)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 164)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
