@@ -284,3 +284,130 @@ def test_copies_of_a_validation_pass_the_training_loop_runs_every_step_still_wai
     expected = [("TPL102", 18, 45, CPU_SYNC)]  # (the histogram's copy is handed to numpy: host-needed, R3)
     assert _found(_validation(gate="if check_iter:")) == expected
     assert _found(_validation(gate="if True or global_iter:")) == expected
+
+
+EVERY_N_ELSE = """\
+import torch
+
+
+def vald(model, loader_val, graph_loss, args):
+    loss_batch = 0
+    batch_count = 0
+    is_fst_loss = True
+    for cnt, batch in enumerate(loader_val):
+        batch_count += 1
+        x, y = batch[0].cuda(), batch[1].cuda()
+        pred = model(x)
+        if {test}:
+            l = graph_loss(pred, y)
+            loss = l if is_fst_loss else loss + l
+            is_fst_loss = False
+        else:
+            loss = loss / args.batch_size
+            is_fst_loss = True
+            loss_batch += loss.item(){update}
+    return loss_batch
+"""
+
+
+def test_the_else_of_a_test_false_once_every_n_batches_is_an_interval():
+    """R140 (rules.md "An interval"): Social-STGCNN's validation (holdout159) sums a loss over
+    ``batch_size`` batches under ``if batch_count % args.batch_size != 0 and cnt != turn_point:``
+    and reads it in the ``else``, taken once every ``batch_size`` batches (and at the last one)."""
+    for test in ("batch_count % args.batch_size != 0", "batch_count % args.batch_size != 0 and cnt != 5",
+                 "batch_count % args.batch_size", "batch_count % args.batch_size != 0 or cnt == 5"):
+        assert _found(EVERY_N_ELSE.format(test=test, update="")) == [], test
+
+
+def test_the_else_of_other_tests_or_one_that_steps_still_waits():
+    """The twins: an ``else`` taken every batch a flag is off (``and not args.debug``), the ``else``
+    of ``% n == 0`` (taken n - 1 times of n), of a comparison with another number than 0, of a
+    process's share; and the training twin, whose ``else`` runs the backward and the step
+    (gradient accumulation: every update is a step)."""
+    item = [("TPL102", 19, 26, ITEM_SYNC)]
+    for test in ("batch_count % args.batch_size != 0 and not args.debug", "batch_count % args.batch_size == 0",
+                 "batch_count % args.batch_size != 1", "rank % world_size != 0"):
+        assert _found(EVERY_N_ELSE.format(test=test, update="")) == item, test
+    update = "\n            loss.backward()\n            args.optimizer.step()"
+    assert _found(EVERY_N_ELSE.format(test="batch_count % args.batch_size != 0", update=update)) == item
+
+
+ITEMS_MOVED = """\
+import torch
+
+
+def compute_error(output, target):
+    with torch.no_grad():
+        scale = torch.sqrt((target["verts"] ** 2).sum(-1)).mean(-1).cpu()
+        return (output["verts"].detach() / scale.to(output["verts"].device)).mean()
+
+
+def train_epoch(model, train_loader, criterion, optimizer, meter):
+    model.train()
+    for batch_input, batch_gt in train_loader:
+        {moves}
+        output = model(batch_input.cuda())
+        loss = criterion(output, batch_gt)
+        meter.update(compute_error(output, batch_gt))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_a_batch_whose_items_the_step_moves_is_no_host_value_for_its_callees():
+    """R141 (R14's host values): MotionBERT's ``train_epoch`` (holdout163) replaces the batch dict's
+    items with device copies (``batch_gt['verts'] = batch_gt['verts'].cuda().float()``) and hands
+    ``batch_gt`` to ``compute_error``, whose ``.cpu()`` of a value of the target then waits every
+    step; the batch is no longer known to be on the host."""
+    moves = "batch_gt['verts'] = batch_gt['verts'].cuda().float()"
+    assert _found(ITEMS_MOVED.format(moves=moves)) == [("TPL102", 6, 16, CPU_SYNC + " (called every step from train.py:16)")]
+
+
+def test_a_batch_left_on_the_host_keeps_its_callees_copies_silent():
+    """The twin: the batch is handed on as the loader made it (its items on the host): the copy of a
+    value of the host target is no wait for the device (R14)."""
+    assert _found(ITEMS_MOVED.format(moves="pass")) == []
+
+
+ONCE_BY_SETTING = """\
+import torch
+
+
+def free():
+    torch.cuda.empty_cache()
+
+
+def train(model, loader, optimizer, args):
+    train_step = 0
+    for x in loader:
+        loss = model(x.cuda()).sum()
+        loss.backward()
+        optimizer.step()
+        train_step += 1
+        if {test}:
+            torch.cuda.empty_cache()
+            free()
+"""
+EMPTY_CACHE = ("`torch.cuda.empty_cache()` in a loop frees the allocator's cache only for it to be re-allocated "
+               "with synchronous cudaMalloc calls; remove it (the caching allocator reuses memory)")
+
+
+def test_a_step_counter_equal_to_a_setting_holds_once():
+    """R142 (rules.md "An interval": a test on the step counter): deq's ``if train_step ==
+    args.pretrain_steps and ...: torch.cuda.empty_cache()`` (holdout162) runs once, when
+    pretraining ends: no per-step call, in the loop (libcst) nor in the helper it calls (the
+    index's ast twin)."""
+    for test in ("train_step == args.pretrain_steps", "args.pretrain_steps == train_step",
+                 "train_step == self.hparams.warmup_steps", "train_step == args.pretrain_steps and args.x > 4"):
+        assert _found(ONCE_BY_SETTING.format(test=test), ("TPL103",)) == [], test
+
+
+def test_a_step_counter_compared_otherwise_or_with_other_values_still_runs_every_step():
+    """The twins: ``>=`` holds on every step after; a value that is no step counter, or a counter
+    compared with another object's attribute or a plain name, is no known once-only test."""
+    for test in ("train_step >= args.pretrain_steps", "loss_scale == args.pretrain_steps",
+                 "train_step == model.steps", "args.pretrain_steps"):
+        assert _found(ONCE_BY_SETTING.format(test=test), ("TPL103",)) == [
+            ("TPL103", 5, 4, EMPTY_CACHE + " (called every step from train.py:17)"),
+            ("TPL103", 16, 12, EMPTY_CACHE)], test

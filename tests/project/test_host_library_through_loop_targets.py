@@ -34,14 +34,14 @@ TRAIN = """
     from metrics import RunningScore
 
 
-    def train(model, loader, val_loader, optimizer, loss_fn):
+    def train(model, loader, val_loader, optimizer, loss_fn, validate_each_step):
         running_metrics_val = RunningScore(19)
         for i, (images, labels) in enumerate(loader):
             loss = loss_fn(model(images.cuda()), labels.cuda())
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            if (i + 1) % 1000 == 0:
+            if {gate}:
                 with torch.no_grad():
                     for images_val, labels_val in val_loader:
                         outputs = model(images_val.cuda())
@@ -54,12 +54,18 @@ TRAIN = """
 def test_items_of_a_zip_handed_to_numpy_make_the_copies_host_needed(tmp_path):
     metrics = METRICS.replace("{iterated}", "zip(label_trues, label_preds)").replace(
         "{counted}", "self._fast_hist(lt.flatten(), lp.flatten(), self.n_classes)")
-    write(tmp_path, {"setup.py": "", "metrics.py": metrics, "train.py": TRAIN})
-    assert findings(tmp_path, "train.py") == []
+    for gate in ("(i + 1) % 1000 == 0", "validate_each_step"):
+        write(tmp_path, {"setup.py": "", "metrics.py": metrics, "train.py": TRAIN.replace("{gate}", gate)})
+        assert findings(tmp_path, "train.py") == [], gate
 
 
 def test_items_only_counted_in_python_leave_the_copies_syncs(tmp_path):
+    """The twin: the items are only compared in Python, so nothing makes the copies host-needed; a
+    validation pass the training loop runs every step (under a flag) copies every step (R8 does not
+    apply: the loop around it trains). Under an interval the pass is evaluation (R139): silent."""
     metrics = METRICS.replace("{iterated}", "zip(label_trues, label_preds)").replace("{counted}", "int(lt == lp)")
-    write(tmp_path, {"setup.py": "", "metrics.py": metrics, "train.py": TRAIN})
+    write(tmp_path, {"setup.py": "", "metrics.py": metrics, "train.py": TRAIN.replace("{gate}", "validate_each_step")})
     assert findings(tmp_path, "train.py") == [
         ("TPL102", 17, 27, SYNC.format(what="`.cpu()`")), ("TPL102", 18, 25, SYNC.format(what="`.cpu()`"))]
+    write(tmp_path, {"setup.py": "", "metrics.py": metrics, "train.py": TRAIN.replace("{gate}", "(i + 1) % 1000 == 0")})
+    assert findings(tmp_path, "train.py") == []

@@ -167,7 +167,7 @@ class HostNames:
     names bound to an optimizer's parameter groups; worked out on first use."""
 
     __slots__ = ("_body", "_names", "_values", "_groups", "_host_batches", "_batch_loops", "_loop_iterables",
-                 "_params", "_host_libraries", "_partly_host")
+                 "_params", "_host_libraries", "_partly_host", "_items_stored")
 
     def __init__(self, body, host_batches: Optional[Callable[[ast.expr], bool]] = None,
                  params: FrozenSet[str] = frozenset(), host_libraries: FrozenSet[str] = frozenset()):
@@ -182,6 +182,7 @@ class HostNames:
         self._names: Optional[FrozenSet[str]] = None
         self._values: FrozenSet[str] = frozenset()
         self._partly_host: FrozenSet[str] = frozenset()  # names some of whose bindings are Python values
+        self._items_stored: FrozenSet[str] = frozenset()  # names the function stores items into
         self._batch_loops: Optional[bool] = None
         self._loop_iterables: list = []  # what each ``for`` of the body iterates, in walk order (_compute)
         self._groups: FrozenSet[str] = frozenset()
@@ -241,6 +242,7 @@ class HostNames:
         # items are found where a call reads one, _dominating_value).
         groups -= set(bindings) | unknown | items_stored
         self._groups = frozenset(groups)
+        self._items_stored = frozenset(items_stored)
         host = {name for name in bindings if name not in unknown and name not in groups and name not in items_stored}
         params = self._params
         changed = True
@@ -328,7 +330,9 @@ class HostNames:
         binding reads it: ``data_list = [copy.deepcopy(graph) for _ in range(n)]``, ``graph`` the
         batch)."""
         extra: Set[str] = set()
-        for name in _read_names(node) - self._values:
+        # (a batch whose items the function replaces, ``batch_gt['verts'] = batch_gt['verts'].cuda()``
+        # in MotionBERT's ``train_epoch``, holdout163, may hold device tensors by then: R141)
+        for name in _read_names(node) - self._values - self._items_stored:
             key = (name, where)
             if key not in memo:
                 memo[key] = False  # a binding that reads itself is no host value by that

@@ -54,6 +54,20 @@ def is_shard_split(divisor: Optional[str], other: Optional[str]) -> bool:
     return bool(divisor and other and _PROCESS_COUNT.match(divisor) and _PROCESS_RANK.match(other))
 
 
+# Objects that hold a run's settings (``args.pretrain_steps``, ``self.hparams.max_steps``): a value
+# fixed for the run, which a step counter equals once (syntax.tests_once, R142).
+SETTINGS_OWNERS = frozenset(("args", "opt", "opts", "cfg", "config", "conf", "hparams", "hp", "params", "flags",
+                             "FLAGS", "options", "hyperparams"))
+
+
+def setting_root(parts) -> bool:
+    """Do the names of an attribute chain, from its root (``["args", "pretrain_steps"]``,
+    ``["self", "hparams", "max_steps"]``), read a run's setting?"""
+    if len(parts) >= 3 and parts[0] == "self":
+        parts = parts[1:]
+    return len(parts) >= 2 and parts[0] in SETTINGS_OWNERS
+
+
 def text_mentions_torch_import(source: str) -> bool:
     return "torch" in source and (_IMPORTS_TORCH.search(source) is not None
                                   or _IMPORTS_TORCH_NAME.search(source) is not None)

@@ -31,7 +31,7 @@ from .generation_loops import ast_feeds_back, ast_iterates_steps, cst_feeds_back
 from .run_once import is_per_epoch_hook
 from .optimizer_loops import cst_steps_each_item, steps_each_item
 from .names import (MODULO_FUNCTIONS, MODULO_OWNERS, bound_names, canonical, dotted_name_ast, is_process_rank,
-                    is_shard_split, is_torch_name, turns_grad_off)
+                    is_shard_split, is_torch_name, setting_root, turns_grad_off)
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
 from .tree import children, descendants
 from .unmoving_callees import unmoving_call
@@ -1930,6 +1930,8 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
                 return True
             if any(_ast_shifted_counter(a, outer_counters) and _ast_bound(b) for a, b in (sides, sides[::-1])):
                 return True
+            if any(_ast_step_counter(a, outer_counters) and _ast_setting(b) for a, b in (sides, sides[::-1])):
+                return True  # ``train_step == args.pretrain_steps`` (syntax._step_counter, R142)
             continue
         if isinstance(op, (ast.Gt, ast.GtE)):
             left, right = right, left
@@ -1942,6 +1944,19 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
                 and is_step_or_batch_counter(left.attr)):
             return True  # ``if self.global_step < 5:`` (syntax._first_steps)
     return False
+
+
+def _ast_step_counter(node, outer_counters: FrozenSet[str]) -> bool:
+    return (isinstance(node, (ast.Name, ast.Attribute)) and is_step_or_batch_counter(_last_ast(node))
+            and not _ast_setting(node) and not (isinstance(node, ast.Name) and node.id in outer_counters))
+
+
+def _ast_setting(node) -> bool:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return isinstance(node, ast.Name) and setting_root([node.id, *reversed(parts)])
 
 
 def _ast_shard_splits(test) -> set:

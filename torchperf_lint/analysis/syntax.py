@@ -9,7 +9,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Tuple
 import libcst as cst
 
 from .names import AUTOCASTS, SCALERS, is_torch_name, turns_grad_off  # noqa: F401 (re-exported)
-from .names import MODULO_FUNCTIONS, MODULO_OWNERS, is_process_rank, is_shard_split
+from .names import MODULO_FUNCTIONS, MODULO_OWNERS, is_process_rank, is_shard_split, setting_root
 from .step_loops import (  # noqa: F401 (re-exported)
     OPTIMIZER_WORD, is_counter_name, is_model_name, is_step_or_batch_counter, is_step_shape, names_holding)
 from .in_memory import classify
@@ -354,6 +354,36 @@ def tests_interval(test: cst.BaseExpression, outer_counters: FrozenSet[str] = fr
     return tests_once(test, outer_counters)
 
 
+def else_runs_every_n(test: cst.BaseExpression) -> bool:
+    """Is the ``else`` of ``if <test>:`` taken only when a counter is a multiple of something: the
+    test ``x % n != 0`` or ``x % n`` (false only there), also or-ed with other tests, or and-ed with
+    tests that are false at one value each (``cnt != turn_point``: Social-STGCNN's validation,
+    holdout159; R140)? Not a process's share (``rank % n``, ``x % world_size``)."""
+    if isinstance(test, cst.BooleanOperation):
+        left, right = test.left, test.right
+        if isinstance(test.operator, cst.Or):
+            return else_runs_every_n(left) or else_runs_every_n(right)
+        return ((else_runs_every_n(left) and _false_at_one_value(right))
+                or (else_runs_every_n(right) and _false_at_one_value(left)))
+    modulo = test
+    if isinstance(test, cst.Comparison):
+        if len(test.comparisons) != 1 or not isinstance(test.comparisons[0].operator, cst.NotEqual):
+            return False
+        modulo, zero = test.left, test.comparisons[0].comparator
+        if not (isinstance(zero, cst.Integer) and zero.value == "0"):
+            return False
+    return (isinstance(modulo, cst.BinaryOperation) and isinstance(modulo.operator, cst.Modulo)
+            and not _shard_splits(test))
+
+
+def _false_at_one_value(test: cst.BaseExpression) -> bool:
+    """``a != b``: false at one value of ``a`` only; also several and-ed."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _false_at_one_value(test.left) and _false_at_one_value(test.right)
+    return (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.NotEqual))
+
+
 def _shard_splits(test: cst.BaseExpression) -> set:
     """The ids of the ``%`` operations of ``test`` that test the process, not the step: ``x %
     world_size`` compared with a rank (names.is_shard_split: a process's share of the items; R70) and a
@@ -415,6 +445,8 @@ def tests_once(test: cst.BaseExpression, outer_counters: FrozenSet[str] = frozen
                 return True
             if any(_shifted_counter(a, outer_counters) and _bound(b) for a, b in ((left, right), (right, left))):
                 return True  # ``step + 1 == config.steps``, ``val_step + 1 == len(loader)``: the last one
+            if any(_step_counter(a, outer_counters) and _setting(b) for a, b in ((left, right), (right, left))):
+                return True  # ``train_step == args.pretrain_steps``: once a run (deq, holdout162; R142)
         if _first_steps(node, outer_counters) or _chosen_steps(node, outer_counters):
             return True
     return False
@@ -448,6 +480,21 @@ def _shifted_counter(node, outer_counters: FrozenSet[str]) -> bool:
     counter = last_identifier(inner)
     return inner is not node and is_counter_name(counter) and not (
         isinstance(inner, cst.Name) and counter in outer_counters)
+
+
+def _step_counter(node, outer_counters: FrozenSet[str]) -> bool:
+    """``train_step``, ``self.global_step``: a step or batch counter (not an outer loop's)."""
+    return (isinstance(node, (cst.Name, cst.Attribute)) and is_step_or_batch_counter(last_identifier(node))
+            and not _setting(node) and not (isinstance(node, cst.Name) and node.value in outer_counters))
+
+
+def _setting(node) -> bool:
+    """``args.pretrain_steps``, ``self.hparams.max_steps``: a run's setting (names.setting_root)."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    return isinstance(node, cst.Name) and setting_root([node.value, *reversed(parts)])
 
 
 def _bound(node) -> bool:

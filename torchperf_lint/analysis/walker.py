@@ -622,7 +622,13 @@ class Context:
             return self._body_under_interval(loop, blocks)
         outer_counters = names = None
         for block in blocks:
-            if block.kind != IF or block.body is not block.node.body:
+            if block.kind != IF:
+                continue
+            if block.body is not block.node.body:
+                # the ``else`` of ``if batch_count % n != 0:``: taken once every n (R140)
+                if (block.body is block.node.orelse and syntax.else_runs_every_n(block.node.test)
+                        and not self.steps.runs_update(block.body)):
+                    return True
                 continue
             if outer_counters is None:
                 outer_counters = self.outer_loop_targets(loop) | self._per_call_counters(loop)
