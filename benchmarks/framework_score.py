@@ -7394,6 +7394,43 @@ CORPUS = [
     {"name": "igebm-pytorch", "github": "rosinality/igebm-pytorch", "set": "holdout162",
      "commit": "3c4f104af8781f232fd994759c60b7c19f13eba7",
      "take": ["model.py", "train.py"], "only": "*.py", "drop": []},
+    # holdout161 (2026-11-29): entries below this line.
+    # holdout161 set: self-play and search training code (AlphaZero/MuZero, neural combinatorial optimization for
+    # TSP/VRP/JSSP; own loops, Lightning), labelled by reading only; corpus in /work/corpus_h161
+    # (docs/framework_corpus_holdout161.md).
+    {"name": "alpha-zero-general", "github": "suragnair/alpha-zero-general", "set": "holdout161",
+     "commit": "f1a78e0505c614205f8c60eaa82cd644a07a84b3",
+     "take": ["Arena.py", "Coach.py", "Game.py", "MCTS.py", "NeuralNet.py", "main.py", "pit.py", "utils.py", "othello"], "only": "*.py", "drop": ["othello/keras"]},
+    {"name": "muzero-general", "github": "werner-duvaud/muzero-general", "set": "holdout161",
+     "commit": "0825bd544fc172a2e2dcc96d43711123222c4a2f",
+     "take": ["diagnose_model.py", "games", "models.py", "muzero.py", "replay_buffer.py", "self_play.py", "shared_storage.py", "trainer.py"], "only": "*.py", "drop": []},
+    {"name": "AlphaZero_Gomoku", "github": "junxiaosong/AlphaZero_Gomoku", "set": "holdout161",
+     "commit": "0b4917ccd84ea2771706701015eb26182c1159f4",
+     "take": ["game.py", "human_play.py", "mcts_alphaZero.py", "mcts_pure.py", "policy_value_net_pytorch.py", "train.py"], "only": "*.py", "drop": []},
+    {"name": "POMO", "github": "yd-kwon/POMO", "set": "holdout161",
+     "commit": "d7c3d6ea580499a53e874fe9e065f69e799a8551",
+     "take": ["NEW_py_ver"], "only": "*.py", "drop": []},
+    {"name": "DIFUSCO", "github": "Edward-Sun/DIFUSCO", "set": "holdout161",
+     "commit": "65eb3b7bde76097c0d3438ce743fa6769baf9ce5",
+     "take": ["difusco"], "only": "*.py", "drop": ["difusco/utils/cython_merge/setup.py"]},
+    {"name": "DeepACO", "github": "henry-yeh/DeepACO", "set": "holdout161",
+     "commit": "9a756a3fe6cf9627ecc166110a02fdbb61f2a0d7",
+     "take": ["tsp_nls", "cvrp_nls"], "only": "*.py", "drop": []},
+    {"name": "VRP-DACT", "github": "yining043/VRP-DACT", "set": "holdout161",
+     "commit": "e99d59a6ab405f7c9c9d10132ba78003f92f0758",
+     "take": ["agent", "nets", "options.py", "problems", "run.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "pytorch-drl4vrp", "github": "mveres01/pytorch-drl4vrp", "set": "holdout161",
+     "commit": "5b9b86e9ef8804a7b87924c36d18dfa582c067d2",
+     "take": ["model.py", "tasks", "trainer.py"], "only": "*.py", "drop": []},
+    {"name": "L2D", "github": "zcaicaros/L2D", "set": "holdout161",
+     "commit": "7b2efbb1ffc960260b16952f2bed68e500765bf0",
+     "take": ["DataGen", "JSSP_Env.py", "PPO_jssp_multiInstances.py", "Params.py", "agent_utils.py", "env_lab.py", "mb_agg.py", "models", "permissibleLS.py", "plot.py", "readStats.py", "test_learned.py", "test_learned_on_benchmark.py", "uniform_instance_gen.py", "updateAdjMat.py", "updateEntTimeLB.py", "validation.py"], "only": "*.py", "drop": []},
+    {"name": "muzero-pytorch", "github": "koulanurag/muzero-pytorch", "set": "holdout161",
+     "commit": "15100f3f743b1b4fef236979a8cf3f215b29eb4f",
+     "take": ["config", "core", "main.py"], "only": "*.py", "drop": []},
+    {"name": "learning-tsp", "github": "chaitjo/learning-tsp", "set": "holdout161",
+     "commit": "bb28f5795924d99f7e7d945695e884f8d1f7df45",
+     "take": ["eval.py", "eval_baseline.py", "finetune.py", "nets", "options.py", "problems", "reinforce_baselines.py", "run.py", "train.py", "utils"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
