@@ -411,3 +411,45 @@ def test_a_step_counter_compared_otherwise_or_with_other_values_still_runs_every
         assert _found(ONCE_BY_SETTING.format(test=test), ("TPL103",)) == [
             ("TPL103", 5, 4, EMPTY_CACHE + " (called every step from train.py:17)"),
             ("TPL103", 16, 12, EMPTY_CACHE)], test
+
+
+NORMS_BY_GROUP = """\
+import math
+import torch
+
+
+def clip_grad_norms(param_groups, max_norm=math.inf):
+    grad_norms = [
+        torch.nn.utils.{clip}(group['params'], max_norm if max_norm > 0 else math.inf, norm_type=2)
+        for group in param_groups
+    ]
+    grad_norms_clipped = [min(g_norm, max_norm) for g_norm in grad_norms] if max_norm > 0 else grad_norms
+    return grad_norms, grad_norms_clipped
+
+
+def train_batch(model, x, optimizer):
+    loss = model(x.cuda()).sum()
+    optimizer.zero_grad()
+    loss.backward()
+    norms = clip_grad_norms(optimizer.param_groups, 1.0)
+    optimizer.step()
+    return norms
+"""
+MIN_SYNC = SYNC.format(what="builtin `min()` of tensors")
+
+
+def test_the_norms_a_comprehension_clips_group_by_group_are_device_tensors():
+    """R143 (R55: builtin ``min`` of a tensor): attention-learn-to-route's ``clip_grad_norms``
+    (learning-tsp, VRP-DACT; holdout161) clips each parameter group in a list comprehension and
+    takes ``min(g_norm, max_norm)`` of each norm: a device tensor whatever the group, every step."""
+    for clip in ("clip_grad_norm", "clip_grad_norm_"):
+        assert _found(NORMS_BY_GROUP.format(clip=clip)) == [
+            ("TPL102", 10, 26, MIN_SYNC + " (called every step from train.py:18 via train_batch)")], clip
+
+
+def test_items_of_other_comprehensions_over_their_targets_stay_unknown():
+    """The twins: a comprehension of another call over its targets (a Python function of each
+    group's setting), or of an item of each group, hands out nothing known to be on the device."""
+    call = "torch.nn.utils.{clip}(group['params'], max_norm if max_norm > 0 else math.inf, norm_type=2)"
+    for element in ("max(group['lr'], 0.1)", "group['params'][0].norm()"):
+        assert _found(NORMS_BY_GROUP.replace(call, element)) == [], element

@@ -2032,7 +2032,8 @@ class Project:
         is still read through ``module()``, which sees a changed file."""
         self._ensure_import_listing()
         order: List[Tuple[str, Optional[Module], bool]] = []
-        seen = {module.path}
+        seen = {module.path}  # the module and those found to reach it
+        listed: Set[str] = set()  # paths read as candidates (in ``order``)
         frontier = [module]
         for _ in range(depth):
             following = []
@@ -2043,18 +2044,25 @@ class Project:
                 for index, (path, known, known_reaches) in enumerate(candidates):
                     if path in seen:
                         continue
-                    seen.add(path)
-                    if budget <= 0:
-                        continue
-                    budget -= 1
+                    # A candidate that did not import a module of an earlier level may import this
+                    # one: VRP-DACT's ``agent/ppo.py`` imports ``utils`` (a package re-exporting
+                    # ``utils/utils.py`` by a star import), not ``utils.utils`` (holdout161; R144)
+                    first = path not in listed
+                    if first:
+                        if budget <= 0:
+                            continue
+                        budget -= 1
                     found = self._module_at(path)
                     if found is known:
                         reaches = known_reaches
                     else:
                         reaches = found is not None and imports_module(found, target)
                         candidates[index] = (path, found, reaches)
-                    order.append((path, found, reaches))
+                    if first or reaches:
+                        order.append((path, found, reaches))
+                        listed.add(path)
                     if reaches:
+                        seen.add(path)
                         following.append(found)
             frontier = following
             if not frontier:

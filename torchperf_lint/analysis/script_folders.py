@@ -51,6 +51,7 @@ FILE, CWD = "file", "cwd"
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 _SAME_PATH = frozenset(("abspath", "realpath", "normpath", "expanduser", "resolve", "absolute", "str"))
 _MAX_STATEMENTS = 2000  # module-level statements looked at (a generated file may hold many)
+_MAX_READ_BYTES = 2 * 1024 * 1024  # what _text_may_define reads of a candidate module (the index's own limit)
 _MAX_DEPTH = 24  # nested expressions of one path looked into
 
 
@@ -198,6 +199,34 @@ def _holds(project, folder: str, module: str, imported: Optional[str]) -> bool:
     return known
 
 
+def _may_define(project, folder: str, module: str, imported: Optional[str]) -> bool:
+    """Can ``from module import imported`` bind ``imported`` from ``folder``'s file of ``module``?
+    False only when that file's text never names it (no definition, import or assignment could
+    bind it) and it has no star import nor such a submodule: Python would raise there, so the
+    import is another folder's (VRP-DACT's ``agent/ppo.py``, in a folder without ``__init__.py``,
+    imports ``clip_grad_norms`` from the root's ``utils`` package beside its own ``agent/utils.py``,
+    which lacks it: holdout161; R144). Kept per project (``memo``)."""
+    if imported is None:
+        return True
+    key = ("script_folder_defines", folder, module, imported)
+    known = project.memo.get(key)
+    if known is None:
+        known = project.memo[key] = _text_may_define(os.path.join(folder, *module.split(".")), imported)
+    return known
+
+
+def _text_may_define(base: str, imported: str) -> bool:
+    if os.path.isfile(os.path.join(base, imported + ".py")) or os.path.isdir(os.path.join(base, imported)):
+        return True
+    path = base + ".py" if os.path.isfile(base + ".py") else os.path.join(base, "__init__.py")
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(_MAX_READ_BYTES)
+    except OSError:
+        return True
+    return b"import *" in text or re.search(rb"\b" + re.escape(imported.encode()) + rb"\b", text) is not None
+
+
 def _file_holds(folder: str, module: str, imported: Optional[str]) -> bool:
     base = os.path.join(folder, *module.split("."))
     if os.path.isfile(base + ".py") or os.path.isfile(os.path.join(base, "__init__.py")):
@@ -228,7 +257,8 @@ def script_folder_bindings(project, module) -> None:
             continue  # nothing but the fallback (5.) could rebind it
         if module.bindings.get(local) != (f"{name}.{imported}" if imported is not None else name):
             continue  # a later import binds the name (``try: from .configs ... except: from configs ...``)
-        chosen = next((f for f in front if _holds(project, f, name, imported)), None)
+        chosen = next((f for f in front if _holds(project, f, name, imported)
+                       and _may_define(project, f, name, imported)), None)
         if chosen is None:
             if project.path_of(name) is not None or (imported and project.path_of(f"{name}.{imported}")):
                 continue  # the root's own resolution

@@ -265,8 +265,11 @@ class StepBodies:
         keeps who imports whom across the files of a run: project_index.Project.importer_closure)."""
         if self.project is None:
             return
+        listed = set()
         for path, module, reaches in self.project.importer_closure(self.module, MAX_IMPORTER_DEPTH, self._budget):
-            self._budget -= 1
+            if path not in listed:  # (a path is listed again when it reaches a module of a later level)
+                listed.add(path)
+                self._budget -= 1
             if module is not None:
                 self._loaded[path] = module
                 if reaches:

@@ -660,9 +660,23 @@ class ValueFlow:
             targets |= {n.value for n in descendants(comp.target) if isinstance(n, cst.Name)}
             comp = comp.inner_for_in
         if any(isinstance(n, cst.Name) and n.value in targets for n in descendants(built.elt)):
+            if isinstance(built.elt, cst.Call) and self._gradient_norm(built.elt):
+                # ``[clip_grad_norm(group['params'], m) for group in param_groups]``: whatever the
+                # group, each norm is a tensor where the parameters live (learning-tsp's and
+                # VRP-DACT's ``clip_grad_norms``, holdout161; R143)
+                return DEVICE
             return UNKNOWN
         kind = self._kind(built.elt, _Env(binding, frame), depth + 1)
         return kind if kind in HOST else UNKNOWN
+
+    def _gradient_norm(self, call: cst.Call) -> bool:
+        """A call of ``clip_grad_norm_`` (or its old name, ``get_total_norm``) given no model the
+        file never moves (whose norms stay on the host)."""
+        qual = self.ctx.qualname(call.func) or ""
+        if not qual.startswith("torch.") or qual[len("torch."):] not in _GRADIENT_NORMS:
+            return False
+        args = positional(call)
+        return not (args and self._of_unmoved_model(args[0].value))
 
     def _copied_item_kind(self, name: str, env, depth: int) -> str:
         """The kind of an item of a dict or list ``name`` was bound to by a comprehension whose every
