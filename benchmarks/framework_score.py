@@ -7431,6 +7431,31 @@ CORPUS = [
     {"name": "learning-tsp", "github": "chaitjo/learning-tsp", "set": "holdout161",
      "commit": "bb28f5795924d99f7e7d945695e884f8d1f7df45",
      "take": ["eval.py", "eval_baseline.py", "finetune.py", "nets", "options.py", "problems", "reinforce_baselines.py", "run.py", "train.py", "utils"], "only": "*.py", "drop": []},
+    # holdout164 (2026-11-29): entries below this line.
+    # holdout164 set: video prediction and spatiotemporal forecasting (PredRNN, PhyDNet, ConvLSTM/TrajGRU nowcasting,
+    # STGCN traffic forecasting, Super-SloMo/IFRNet/FLAVR frame interpolation; own loops), labelled by reading only;
+    # corpus in /work/corpus_h164 (docs/framework_corpus_holdout164.md).
+    {"name": "predrnn-pytorch", "github": "thuml/predrnn-pytorch", "set": "holdout164",
+     "commit": "49d3b0f3a2757ad9c299716ec455a96868455d67",
+     "take": ["core", "run.py"], "only": "*.py", "drop": []},
+    {"name": "PhyDNet", "github": "vincent-leguen/PhyDNet", "set": "holdout164",
+     "commit": "23a992d771c9eb1d32f52b1873a3c5625f1a8413",
+     "take": ["constrain_moments.py", "data", "main.py", "models"], "only": "*.py", "drop": []},
+    {"name": "Precipitation-Nowcasting", "github": "Hzzone/Precipitation-Nowcasting", "set": "holdout164",
+     "commit": "1e38d21aec77522dcbce9c1ecdd2dab766112788",
+     "take": ["nowcasting", "experiments"], "only": "*.py", "drop": ["experiments/VarFlow"]},
+    {"name": "Super-SloMo", "github": "avinashpaliwal/Super-SloMo", "set": "holdout164",
+     "commit": "544802b543e4aaaa707ebac6ae6c61e1da72a6f6",
+     "take": ["train.py", "model.py", "dataloader.py", "eval.py", "video_to_slomo.py"], "only": "*.py", "drop": []},
+    {"name": "STGCN-PyTorch", "github": "FelixOpolka/STGCN-PyTorch", "set": "holdout164",
+     "commit": "846d511416b209c446310c1e4889c710f64ea6d7",
+     "take": ["main.py", "stgcn.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "IFRNet", "github": "ltkong218/IFRNet", "set": "holdout164",
+     "commit": "b117bcafcf074b2de756b882f8a6ca02c3169bfe",
+     "take": ["train_vimeo90k.py", "train_gopro.py", "models", "loss.py", "metric.py", "utils.py", "datasets.py", "benchmarks"], "only": "*.py", "drop": []},
+    {"name": "FLAVR", "github": "tarun005/FLAVR", "set": "holdout164",
+     "commit": "ee17951c69ec27ce8dfe38254f4b7fdbe08d4fba",
+     "take": ["Middleburry_Test.py", "config.py", "dataset", "interpolate.py", "loss.py", "main.py", "model", "myutils.py", "test.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -7660,7 +7685,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 164)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 165)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
