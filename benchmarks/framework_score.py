@@ -7456,6 +7456,31 @@ CORPUS = [
     {"name": "FLAVR", "github": "tarun005/FLAVR", "set": "holdout164",
      "commit": "ee17951c69ec27ce8dfe38254f4b7fdbe08d4fba",
      "take": ["Middleburry_Test.py", "config.py", "dataset", "interpolate.py", "loss.py", "main.py", "model", "myutils.py", "test.py"], "only": "*.py", "drop": []},
+    {"name": "qpic", "github": "hitachi-rd-cv/qpic", "set": "holdout165",
+     "commit": "257f3147a47e92fcfd98a675b39423eb4f9a5a55",
+     "take": ["engine.py", "main.py", "models", "util", "datasets"], "only": "*.py", "drop": []},
+    {"name": "RelTR", "github": "yrcong/RelTR", "set": "holdout165",
+     "commit": "fca7397e9aaeccd95541e83afa4b971f3fa89014",
+     "take": ["engine.py", "main.py", "models", "util", "datasets", "lib"], "only": "*.py",
+     "drop": ["lib/fpn/box_intersections_cpu/setup.py"]},
+    {"name": "TransVG", "github": "djiajunustc/TransVG", "set": "holdout165",
+     "commit": "c8624277018fc9786a39181e229f155f933b2b59",
+     "take": ["datasets", "engine.py", "eval.py", "models", "train.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "mac-network-pytorch", "github": "rosinality/mac-network-pytorch", "set": "holdout165",
+     "commit": "564ca5bbb39bb2bff45e9fa84c898fadd8145d94",
+     "take": ["train.py", "model.py", "dataset.py", "test.py", "transforms.py"], "only": "*.py", "drop": []},
+    {"name": "clevr-iep", "github": "facebookresearch/clevr-iep", "set": "holdout165",
+     "commit": "540b41778d37572e1ce9bc62f907461728bfa427",
+     "take": ["iep", "scripts/train_model.py", "scripts/run_model.py"], "only": "*.py", "drop": []},
+    {"name": "onestage_grounding", "github": "zyang-ur/onestage_grounding", "set": "holdout165",
+     "commit": "2fff0943c3bc4ad22fc0b9751c2c893c074dd5f2",
+     "take": ["dataset", "model", "train_yolo.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "upt", "github": "fredzzhang/upt", "set": "holdout165",
+     "commit": "192743045e4c5f6827299fdc15809f5b97ac1b8e",
+     "take": ["inference.py", "interaction_head.py", "main.py", "ops.py", "upt.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "CDN", "github": "YueLiao/CDN", "set": "holdout165",
+     "commit": "71c570296ecc7194c7abf99f5207344aa9c8dabe",
+     "take": ["engine.py", "main.py", "models", "util", "datasets"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -7685,7 +7710,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 165)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 166)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
