@@ -7481,6 +7481,37 @@ CORPUS = [
     {"name": "CDN", "github": "YueLiao/CDN", "set": "holdout165",
      "commit": "71c570296ecc7194c7abf99f5207344aa9c8dabe",
      "take": ["engine.py", "main.py", "models", "util", "datasets"], "only": "*.py", "drop": []},
+    # holdout166 (2026-11-29): entries below this line.
+    # holdout166 set: counting and quality training code (crowd and object counting, image and video quality
+    # assessment, saliency; own loops, Ignite), labelled by reading only; corpus in /work/corpus_h166
+    # (docs/framework_corpus_holdout166.md).
+    {"name": "CSRNet-pytorch", "github": "leeyeehoo/CSRNet-pytorch", "set": "holdout166",
+     "commit": "ed29d895989c188cb913a9503721271c6cf1ab1f",
+     "take": ["dataset.py", "image.py", "model.py", "train.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "Bayesian-Crowd-Counting", "github": "ZhihengCV/Bayesian-Crowd-Counting", "set": "holdout166",
+     "commit": "5f10bfc50ff3cb6e424e17fa970600d55094dd9f",
+     "take": ["datasets", "losses", "models", "train.py", "test.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "DM-Count", "github": "cvlab-stonybrook/DM-Count", "set": "holdout166",
+     "commit": "cc5f2132e0d1328909f31b6d665b8e0b15c30467",
+     "take": ["datasets", "losses", "models.py", "train.py", "train_helper.py", "test.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "CrowdCounting-P2PNet", "github": "TencentYoutuResearch/CrowdCounting-P2PNet", "set": "holdout166",
+     "commit": "5c91a81ca062b1c7fd3db3ad1c55b1c21f0a7455",
+     "take": ["crowd_datasets", "engine.py", "models", "run_test.py", "train.py", "util"], "only": "*.py", "drop": []},
+    {"name": "LearningToCountEverything", "github": "cvlab-stonybrook/LearningToCountEverything", "set": "holdout166",
+     "commit": "00ea1888c3a7c495ae06db0bddc3b90b7db8d52f",
+     "take": ["model.py", "train.py", "test.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "LinearityIQA", "github": "lidq92/LinearityIQA", "set": "holdout166",
+     "commit": "cbed5e89be78ec17f9496bd86c6cd0ac1cf36fe5",
+     "take": ["IQAdataset.py", "IQAloss.py", "IQAmodel.py", "IQAperformance.py", "main.py", "modified_ignite_engine.py"], "only": "*.py", "drop": []},
+    {"name": "MANIQA", "github": "IIGROUP/MANIQA", "set": "holdout166",
+     "commit": "f573d862401243c45641951a0303b8059c1c8577",
+     "take": ["config.py", "data", "models", "train_maniqa.py", "utils", "inference.py"], "only": "*.py", "drop": []},
+    {"name": "VSFA", "github": "lidq92/VSFA", "set": "holdout166",
+     "commit": "b78751b58b05321aea0f13ee913b4bee1531a233",
+     "take": ["CNNfeatures.py", "VSFA.py"], "only": "*.py", "drop": []},
+    {"name": "unisal", "github": "rdroste/unisal", "set": "holdout166",
+     "commit": "0440df77f6fb4c93bb6f5ba1aa8cf543061ffc56",
+     "take": ["run.py", "unisal"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -7710,7 +7741,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 166)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 167)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
