@@ -453,3 +453,100 @@ def test_items_of_other_comprehensions_over_their_targets_stay_unknown():
     call = "torch.nn.utils.{clip}(group['params'], max_norm if max_norm > 0 else math.inf, norm_type=2)"
     for element in ("max(group['lr'], 0.1)", "group['params'][0].norm()"):
         assert _found(NORMS_BY_GROUP.replace(call, element)) == [], element
+
+
+HALF = """\
+import torch
+
+device = torch.device("cpu")
+n = 3
+embt = torch.tensor({data}).to(device)
+"""
+TENSOR_MOVED = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.tensor(...)` "
+                "to create it there (runtime_guard: device-native creation)")
+
+
+def test_arithmetic_of_numbers_written_out_is_number_data():
+    """R145 (rules.md TPL101: a number written out is literal data): IFRNet's benchmark scripts
+    (holdout164) write ``torch.tensor(1/2).float().view(1, 1, 1, 1).to(device)``; ``1/2``, ``2**-3``,
+    ``-1 / 3``, ``math.pi / 2`` are numbers as ``0.5`` is."""
+    for data in ("1/2", "2 ** -3", "-1 / 3", "1 - 0.25", "7 // 2 % 3"):
+        found = all_diagnostics(HALF.format(data=data), "TPL101")
+        assert [f[:4] for f in found] == [("TPL101", 5, 7, TENSOR_MOVED)], data
+        assert found[0][4][0] == "safe", data
+
+
+def test_arithmetic_of_numbers_in_a_function_passes_the_ast_prefilter_too():
+    """The unit prefilter (``_may_be_factory``, ast) reads the same data: a function's
+    ``torch.tensor(1/2)`` is parsed with libcst and flagged."""
+    source = "import torch\n\n\ndef embed(x):\n    return x * torch.tensor(1/2).to(x.device)\n"
+    assert [f[:4] for f in all_diagnostics(source, "TPL101")] == [("TPL101", 5, 15, TENSOR_MOVED)]
+
+
+def test_arithmetic_with_names_is_no_number_data():
+    """The twins: a name in the arithmetic (its value starts wherever it lives), and a list
+    repeated by a name, stay as before (the list is data: R134)."""
+    assert all_diagnostics(HALF.format(data="n / 2"), "TPL101") == []
+    assert all_diagnostics(HALF.format(data="1 / n"), "TPL101") == []
+
+
+def test_the_fix_of_arithmetic_data_gives_the_same_tensor():
+    """Applied, parsed, applied again (no change), run: the same value and dtype."""
+    import ast
+
+    import torch
+
+    from torchperf_lint.engine import fix_source
+
+    source = HALF.format(data="1/2")
+    fixed, count = fix_source(source, codes=["TPL101"])
+    ast.parse(fixed)
+    assert count == 1 and "torch.tensor(1/2, device=device)" in fixed
+    assert fix_source(fixed, codes=["TPL101"]) == (fixed, 0)
+    made, original = {}, {}
+    exec(compile(fixed, "<fixed>", "exec"), made)
+    exec(compile(source, "<original>", "exec"), original)
+    assert torch.equal(made["embt"], original["embt"]) and made["embt"].dtype == original["embt"].dtype
+
+
+AFTER_EXIT = """\
+import sys
+
+import torch
+
+
+def report(y):
+    print(y.sum().item())
+
+
+if __name__ == "__main__":
+    net = torch.nn.Linear(2, 2).cuda()
+    x = torch.ones(2, 2, device="cuda")
+    for _ in range(10):
+        y = net(x)
+        print(y.sum().item())
+    {stop}
+    while True:
+        y = net(x)
+        print(y.sum().item())
+        report(y)
+"""
+ITEM_SYNC_AT = SYNC.format(what="`.item()`")
+
+
+def test_what_follows_an_exit_call_never_runs():
+    """R146: yolact_edge's ``__main__`` (holdout135) calls ``exit()`` before its ``while True:``
+    frames-per-second loop: the loop never runs, so neither its own ``.item()`` nor a helper it calls
+    (the index's ast twin) makes a finding; the loop before the exit still does."""
+    for stop in ("exit()", "sys.exit(0)", "quit()"):
+        assert _found(AFTER_EXIT.format(stop=stop)) == [("TPL102", 15, 14, ITEM_SYNC_AT)], stop
+
+
+def test_an_exit_call_under_a_test_ends_nothing_after_it():
+    """The twins: an exit under an ``if`` (taken sometimes), or a call named otherwise, leaves the
+    loop after it running: its ``.item()`` and the helper's are per step."""
+    for stop in ("if x.numel() > 10:\n        exit()", "sys.stdout.flush()"):
+        shift = 1 if stop.startswith("if") else 0
+        assert _found(AFTER_EXIT.format(stop=stop)) == [
+            ("TPL102", 7, 10, ITEM_SYNC_AT + f" (called every step from train.py:{20 + shift})"),
+            ("TPL102", 15, 14, ITEM_SYNC_AT), ("TPL102", 19 + shift, 14, ITEM_SYNC_AT)], stop

@@ -1,5 +1,5 @@
 """Blocks that never run: the body of ``if False:`` / ``if 0:`` / ``while False:``, and the ``else``
-of ``if True:`` (reading R47.1).
+of ``if True:`` (reading R47.1); the statements after ``exit()``/``sys.exit()`` in a block (R146).
 
 Research code keeps debug and visualisation blocks switched off with a constant test (GVHMR's
 ``if False:  # visualize bbx_xys from an iPhone view`` in ``training_step``, holdout79). Nothing
@@ -48,15 +48,49 @@ def never_runs(stmt: ast.stmt) -> Tuple[list, ...]:
     return ()
 
 
+_EXIT_FUNCTIONS = frozenset(("exit", "quit"))
+_EXIT_METHODS = frozenset((("sys", "exit"), ("os", "_exit")))
+
+
+def exits(stmt: ast.stmt) -> bool:
+    """Is ``stmt`` a call that ends the process: ``exit()``, ``quit()``, ``sys.exit(...)``,
+    ``os._exit(...)`` (R146)? What follows it in its block never runs (yolact_edge's ``__main__``
+    benchmark loop after ``exit()``, holdout135)."""
+    if type(stmt) is not ast.Expr or type(stmt.value) is not ast.Call:
+        return False
+    func = stmt.value.func
+    if type(func) is ast.Name:
+        return func.id in _EXIT_FUNCTIONS
+    return type(func) is ast.Attribute and type(func.value) is ast.Name and (func.value.id, func.attr) in _EXIT_METHODS
+
+
+def _after_exit(block: list) -> Optional[Tuple[int, int]]:
+    """(first, last) lines of the statements after an exit call in ``block``, if any."""
+    for index, stmt in enumerate(block[:-1]):
+        if exits(stmt):
+            rest = block[index + 1:]
+            return rest[0].lineno, rest[-1].end_lineno or rest[-1].lineno
+    return None
+
+
 def dead_line_ranges(source: str, tree: ast.Module) -> List[Tuple[int, int]]:
-    """(first, last) lines of every block of ``tree`` that never runs, outermost only."""
-    if _CONSTANT_TEST_LETTERS.search(source) is None or _CONSTANT_TEST.search(source) is None:
+    """(first, last) lines of every block of ``tree`` that never runs, outermost only; also the
+    statements after an exit call (R146)."""
+    constant = _CONSTANT_TEST_LETTERS.search(source) is not None and _CONSTANT_TEST.search(source) is not None
+    exiting = "exit(" in source or "quit(" in source
+    if not constant and not exiting:
         return []
     found: List[Tuple[int, int]] = []
     stack = [tree.body]
     while stack:
-        for stmt in stack.pop():
-            dead = never_runs(stmt)
+        statements = stack.pop()
+        if exiting:
+            rest = _after_exit(statements)
+            if rest is not None:
+                found.append(rest)
+                statements = [s for s in statements if s.lineno < rest[0]]
+        for stmt in statements:
+            dead = never_runs(stmt) if constant else ()
             for block in dead:
                 if block:
                     found.append((block[0].lineno, block[-1].end_lineno or block[-1].lineno))

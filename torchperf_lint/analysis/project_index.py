@@ -57,7 +57,7 @@ from .inference_calls import ast_stage_test, ast_turns_grad_off, call_mode, call
 from .inner_updates import repeats_on_held_data
 from .slice_bound_parameters import pack_length_parameters, slice_bound_parameters
 from .optimizer_loops import steps_each_item
-from .dead_code import never_runs
+from .dead_code import exits, never_runs
 from .named_lambdas import lambda_function
 from .script_folders import script_folder_bindings, sys_path_folders
 from .stop_flags import loop_stop_calls
@@ -65,7 +65,7 @@ from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_r
                          assigned_values, interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "64"
+INDEX_VERSION = "65"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -502,6 +502,8 @@ class _Summariser:
               in_loop: bool, step_loop: bool = False) -> None:
         for stmt in statements:
             kind = type(stmt)
+            if kind is ast.Expr and exits(stmt):
+                break  # ``exit()``: what follows in the block never runs (R146)
             if kind in _DEFS:
                 self._define(stmt, scope, owner_class)
                 continue
@@ -618,6 +620,8 @@ class _Summariser:
                         self._scan(child.body, fn, scope, owner_class, interval_names, in_loop, step_loop)
                     else:
                         self._scan([child], fn, scope, owner_class, interval_names, in_loop, step_loop)
+                        if type(child) is ast.Expr and exits(child):
+                            break  # (R146: the rest of the block never runs)
                 self._evaluating -= branch
             self._grad_off -= quiet
             if gates:

@@ -40,6 +40,9 @@ LEGACY = {
     "LongTensor": "torch.int64", "BoolTensor": "torch.bool",
 }
 _FACTORIES = {f"torch.{name}": name for name in DETERMINISTIC | RANDOM | LIKE | set(LEGACY)}
+# Arithmetic of numbers written out is a number too (``torch.tensor(1/2)``, R145).
+_NUMBER_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power, cst.Modulo)
+_NUMBER_ARITHMETIC_AST = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Pow, ast.Mod)
 # Numbers written as calls or constants: ``float("-inf")``, ``math.pi``, ``np.pi`` (RoPINN's
 # ``torch.tensor(np.pi, dtype=torch.float32).to(device)``, holdout150; R127).
 _NUMBER_CONSTANTS = frozenset(("math.pi", "math.e", "math.tau", "math.inf", "math.nan",
@@ -176,6 +179,19 @@ class CpuThenDevice(Rule):
         # (numbers written or known Python values, not a name of unknown kind: ``mean = h.mean(0)``)
         return bool(given) and all(self._is_number(value, unknown_names=False) for value in given)
 
+    def _is_number_written(self, expr: cst.BaseExpression) -> bool:
+        """A number written in the source: a literal, a sign of one, ``math.pi``-like constants,
+        ``float("inf")``, or arithmetic of such numbers."""
+        if isinstance(expr, (cst.Integer, cst.Float)):
+            return True
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+            return self._is_number_written(expr.expression)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _NUMBER_ARITHMETIC):
+            return self._is_number_written(expr.left) and self._is_number_written(expr.right)
+        if isinstance(expr, (cst.Call, cst.Attribute)):
+            return self._is_literal_data(expr)
+        return False
+
     def _is_literal_data(self, expr: cst.BaseExpression) -> bool:
         """Data written in the source: a list, tuple, comprehension or number, numbers written as
         ``float("-inf")``, ``math.pi`` or ``np.pi`` included."""
@@ -183,6 +199,9 @@ class CpuThenDevice(Rule):
             return True
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
             return self._is_literal_data(expr.expression)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _NUMBER_ARITHMETIC) and (
+                self._is_number_written(expr.left) and self._is_number_written(expr.right)):
+            return True  # ``torch.tensor(1/2)``: arithmetic of numbers written out (IFRNet, holdout164; R145)
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
             # ``[sos] * n``: a list written in the source, repeated (StyleTTS2's ASR decoder), also
             # repeated again (``[1] * batch_size * n * 16``: AniPortrait's guidance mask, R134)
@@ -1007,12 +1026,25 @@ def _repeated_list_ast(expr) -> bool:
             and (_repeated_list_ast(expr.left) or _repeated_list_ast(expr.right)))
 
 
+def _is_number_written_ast(expr) -> bool:
+    if isinstance(expr, ast.Constant):
+        return type(expr.value) in (int, float)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+        return _is_number_written_ast(expr.operand)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, _NUMBER_ARITHMETIC_AST):
+        return _is_number_written_ast(expr.left) and _is_number_written_ast(expr.right)
+    return isinstance(expr, (ast.Call, ast.Attribute)) and _is_literal_data_ast(expr)
+
+
 def _is_literal_data_ast(expr) -> bool:
     """syntax.is_literal_data on the ast."""
     if isinstance(expr, (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp)):
         return True
     if isinstance(expr, ast.Constant):
         return type(expr.value) in (int, float)
+    if (isinstance(expr, ast.BinOp) and isinstance(expr.op, _NUMBER_ARITHMETIC_AST)
+            and _is_number_written_ast(expr.left) and _is_number_written_ast(expr.right)):
+        return True  # ``torch.tensor(1/2)`` (R145)
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
         return _is_literal_data_ast(expr.operand)
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):  # ``[sos] * n``, ``[1] * b * n``
