@@ -7512,6 +7512,36 @@ CORPUS = [
     {"name": "unisal", "github": "rdroste/unisal", "set": "holdout166",
      "commit": "0440df77f6fb4c93bb6f5ba1aa8cf543061ffc56",
      "take": ["run.py", "unisal"], "only": "*.py", "drop": []},
+    # holdout169 (2026-11-29): entries below this line.
+    # holdout169 set: image enhancement training code (low-light, dehazing, deraining/desnowing, underwater, HDR; own
+    # loops and Lightning), labelled by reading only; corpus in /work/corpus_h169 (docs/framework_corpus_holdout169.md).
+    {"name": "Zero-DCE_extension", "github": "Li-Chongyi/Zero-DCE_extension", "set": "holdout169",
+     "commit": "09f202b690f82da939b8e6ec8535960ae97ad8bd",
+     "take": ["Zero-DCE++"], "only": "*.py", "drop": ["Zero-DCE++/lowlight_test.py"]},
+    {"name": "FFA-Net", "github": "zhilin007/FFA-Net", "set": "holdout169",
+     "commit": "6651bcf693edd3ba2d097f728676942bd40e6e99",
+     "take": ["net"], "only": "*.py", "drop": []},
+    {"name": "DehazeFormer", "github": "IDKiro/DehazeFormer", "set": "holdout169",
+     "commit": "5af7c34d6f8e0784a88a2132a7add296bf99ca9c",
+     "take": ["datasets", "models", "utils", "train.py", "test.py"], "only": "*.py", "drop": []},
+    {"name": "PromptIR", "github": "va1shn9v/PromptIR", "set": "holdout169",
+     "commit": "106159ab809101f2e25b6714195cd6fa9a938d36",
+     "take": ["net", "utils", "options.py", "train.py", "test.py"], "only": "*.py", "drop": []},
+    {"name": "TransWeather", "github": "jeya-maria-jose/TransWeather", "set": "holdout169",
+     "commit": "54c4e69180502e0386ee6186a4318d6d61e0bf8d",
+     "take": ["base_networks.py", "perceptual.py", "train.py", "train-individual.py", "train_data_functions.py", "transweather_model.py", "val_data_functions.py", "test_raindropa.py", "test_snow100k.py", "test_test1.py"], "only": "*.py", "drop": []},
+    {"name": "FUnIE-GAN", "github": "xahidbuffon/FUnIE-GAN", "set": "holdout169",
+     "commit": "8f934c834c94e007b00866186b9ee624dc2b7b69",
+     "take": ["PyTorch/nets", "PyTorch/utils", "PyTorch/test.py", "PyTorch/train_funiegan.py", "PyTorch/train_ugan.py"], "only": "*.py", "drop": []},
+    {"name": "SCI", "github": "vis-opt-group/SCI", "set": "holdout169",
+     "commit": "9d28a3f1237df248bb765e7fee16f7c4ac7dbeee",
+     "take": ["finetune.py", "loss.py", "model.py", "multi_read_data.py", "test.py", "train.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "PairLIE", "github": "zhenqifu/PairLIE", "set": "holdout169",
+     "commit": "3fd5c1586aa5f8f0736382de36d5bf46a4e208c2",
+     "take": ["data.py", "dataset.py", "eval.py", "main.py", "measure.py", "net", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "AHDRNet", "github": "qingsenyangit/AHDRNet", "set": "holdout169",
+     "commit": "03d1329ff0e7dce8151dfbe685ff558110e262da",
+     "take": ["dataset.py", "model.py", "running_func.py", "script_testing.py", "script_training.py", "utils.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -7741,7 +7771,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 167)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 170)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
