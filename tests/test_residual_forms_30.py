@@ -550,3 +550,42 @@ def test_an_exit_call_under_a_test_ends_nothing_after_it():
         assert _found(AFTER_EXIT.format(stop=stop)) == [
             ("TPL102", 7, 10, ITEM_SYNC_AT + f" (called every step from train.py:{20 + shift})"),
             ("TPL102", 15, 14, ITEM_SYNC_AT), ("TPL102", 19 + shift, 14, ITEM_SYNC_AT)], stop
+
+
+CEILED_SIZES = """\
+import math
+
+import torch
+import torch.nn.functional as F
+
+
+def train(model, loader, optimizer, device):
+    for images, boxes in loader:
+        feats = model(images.to(device))
+        boxes = boxes.to(device)
+        box_hs = boxes[:, 3] - boxes[:, 1]
+        max_h = math.{rounding}(max(box_hs))
+        {use}
+        loss = feats.sum()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_a_maximum_rounded_by_math_into_a_size_is_host_needed():
+    """R147 (R38 and R3): LearningToCountEverything (holdout166) rounds ``max(box_hs)`` with
+    ``math.ceil`` into the size ``F.interpolate(..., size=(max_h, max_w))`` reads on the host: an int
+    made from a tensor and handed to a call, as ``int(...)`` is."""
+    use = "feats = F.interpolate(feats, size=(max_h, max_h))"
+    for rounding in ("ceil", "floor", "trunc"):
+        assert _found(CEILED_SIZES.format(rounding=rounding, use=use)) == [], rounding
+
+
+def test_a_maximum_rounded_and_shown_or_logged_still_waits():
+    """The twins: the rounded maximum is only printed or logged every step (R38: shown, no host
+    need), or rounded by another function: the builtin ``max`` of tensors waits (R55)."""
+    max_sync = [("TPL102", 12, 26, SYNC.format(what="builtin `max()` of tensors"))]
+    assert _found(CEILED_SIZES.format(rounding="ceil", use="print(max_h)")) == max_sync
+    assert _found(CEILED_SIZES.format(rounding="prod", use="feats = F.interpolate(feats, size=(max_h, max_h))")) == (
+        max_sync)

@@ -47,7 +47,7 @@ def int_conversion(path: list, is_builtin: Callable[[str], bool]) -> Optional[in
     (through method calls on it, arithmetic and the carrying builtins), or of the last node itself
     when it is that call; None when the value is not made into an int."""
     index = len(path) - 1
-    if _is_builtin_call(path[index], "int", is_builtin):
+    if _makes_int(path[index], is_builtin):
         return index
     while index >= 2:
         parent, child = path[index - 1], path[index]
@@ -58,7 +58,7 @@ def int_conversion(path: list, is_builtin: Callable[[str], bool]) -> Optional[in
             index -= 1
         elif isinstance(parent, cst.Arg) and isinstance(path[index - 2], cst.Call):
             call = path[index - 2]
-            if _is_builtin_call(call, "int", is_builtin):
+            if _makes_int(call, is_builtin):
                 return index - 2
             if any(_is_builtin_call(call, name, is_builtin) for name in _CARRYING_BUILTINS):
                 index -= 2
@@ -67,6 +67,20 @@ def int_conversion(path: list, is_builtin: Callable[[str], bool]) -> Optional[in
         else:
             return None
     return None
+
+
+# ``math.ceil(max(box_hs))``: math's roundings return a Python int, as ``int(...)`` does
+# (LearningToCountEverything's interpolation sizes, holdout166; R147)
+_MATH_INT_FUNCTIONS = frozenset(("ceil", "floor", "trunc"))
+
+
+def _makes_int(node, is_builtin: Callable[[str], bool]) -> bool:
+    """``int(...)``, or ``math.ceil/floor/trunc(...)``."""
+    if _is_builtin_call(node, "int", is_builtin):
+        return True
+    return (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in _MATH_INT_FUNCTIONS and isinstance(node.func.value, cst.Name)
+            and node.func.value.value == "math")
 
 
 def _is_builtin_call(node, name: str, is_builtin: Callable[[str], bool]) -> bool:
