@@ -7542,6 +7542,34 @@ CORPUS = [
     {"name": "AHDRNet", "github": "qingsenyangit/AHDRNet", "set": "holdout169",
      "commit": "03d1329ff0e7dce8151dfbe685ff558110e262da",
      "take": ["dataset.py", "model.py", "running_func.py", "script_testing.py", "script_training.py", "utils.py"], "only": "*.py", "drop": []},
+    # holdout167 (2026-11-29): entries below this line.
+    # holdout167 set: computational biology training code (drug-target interaction, RNA structure, antibody design,
+    # immune repertoires, spatial transcriptomics; own loops), labelled by reading only; corpus in /work/corpus_h167
+    # (docs/framework_corpus_holdout167.md).
+    {"name": "MolTrans", "github": "kexinhuang12345/MolTrans", "set": "holdout167",
+     "commit": "47ac16b8c158b080ba6cdaec74cd7aa9c1332b73",
+     "take": ["config.py", "models.py", "stream.py", "train.py"], "only": "*.py", "drop": []},
+    {"name": "transformerCPI", "github": "lifanchen-simm/transformerCPI", "set": "holdout167",
+     "commit": "1726d17067047d4e0645d853c39c5b1fd7abdd09",
+     "take": ["GPCR", "Human,C.elegans"], "only": "*.py", "drop": []},
+    {"name": "DeepRC", "github": "ml-jku/DeepRC", "set": "holdout167",
+     "commit": "108d08d8cf2d2d69eb3f6caef1aa04d624dec871",
+     "take": ["deeprc"], "only": "*.py", "drop": []},
+    {"name": "mxfold2", "github": "keio-bioinformatics/mxfold2", "set": "holdout167",
+     "commit": "c11edf32653690f4c49c69b267f217e8d5c4afe3",
+     "take": ["mxfold2"], "only": "*.py", "drop": ["mxfold2/utils"]},
+    {"name": "RefineGNN", "github": "wengong-jin/RefineGNN", "set": "holdout167",
+     "commit": "f41aa5fea6679d7e4c4dbce776b4bac89115a03a",
+     "take": ["ab_train.py", "baseline_train.py", "covid_optimize.py", "fold_train.py", "neut_model.py", "print_cdr.py", "rabd_test.py", "seq_train.py", "structgen"], "only": "*.py", "drop": []},
+    {"name": "MGraphDTA", "github": "guaguabujianle/MGraphDTA", "set": "holdout167",
+     "commit": "54386680e8c9562f708a0fe5d381038c62111df6",
+     "take": ["regression", "classification"], "only": "*.py", "drop": []},
+    {"name": "UFold", "github": "uci-cbcl/UFold", "set": "holdout167",
+     "commit": "75bd9acc83826059682dfca9d3659df66b132cd1",
+     "take": ["Network.py", "ufold", "ufold_train.py", "ufold_predict.py"], "only": "*.py", "drop": []},
+    {"name": "Tangram", "github": "broadinstitute/Tangram", "set": "holdout167",
+     "commit": "4c68995a418f41dc8caef567598c4d9b47781a13",
+     "take": ["tangram"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
