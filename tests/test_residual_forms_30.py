@@ -589,3 +589,41 @@ def test_a_maximum_rounded_and_shown_or_logged_still_waits():
     assert _found(CEILED_SIZES.format(rounding="ceil", use="print(max_h)")) == max_sync
     assert _found(CEILED_SIZES.format(rounding="prod", use="feats = F.interpolate(feats, size=(max_h, max_h))")) == (
         max_sync)
+
+
+GEOMETRIC_LOADER = """\
+import torch
+from {module} import {loader}
+
+
+def train(model, optimizer, device):
+    for data in train_dataloader:
+        data = data.to(device)
+        loss = model(data).sum()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+train_dataloader = {loader}(train_dataset, batch_size=64, shuffle=True, num_workers=4, {settings})
+"""
+
+
+def test_a_pinned_pytorch_geometric_loader_hands_out_pinned_batches():
+    """R148 (rules.md TPL104): PyTorch Geometric's ``DataLoader`` subclasses torch's and takes its
+    ``pin_memory=True``; its batches' ``.to(device, non_blocking=True)`` copies as a tensor's does
+    (const_layout, holdout168): a blocking copy of a pinned batch, with the safe fix."""
+    for module in ("torch_geometric.data", "torch_geometric.loader"):
+        source = GEOMETRIC_LOADER.format(module=module, loader="DataLoader", settings="pin_memory=True")
+        assert all_diagnostics(source, "TPL104") == [
+            ("TPL104", 7, 15, PINNED_COPY, ("safe", "add non_blocking=True", (Edit(7, 29, 7, 29, ", non_blocking=True"),)))
+        ], module
+
+
+def test_other_loaders_of_graphs_are_not_known_pinned():
+    """The twins: a PyG loader that does not pin, and another library's loader that pins (DGL's
+    ``GraphDataLoader``, whose pinning the rule does not read), stay silent."""
+    assert _found(GEOMETRIC_LOADER.format(module="torch_geometric.loader", loader="DataLoader",
+                                          settings="pin_memory=False"), ("TPL104",)) == []
+    assert _found(GEOMETRIC_LOADER.format(module="dgl.dataloading", loader="GraphDataLoader",
+                                          settings="pin_memory=True"), ("TPL104",)) == []

@@ -13,7 +13,8 @@ from typing import Optional
 from . import edit_reuse
 from .edit_reuse import statement_part
 from .in_memory import in_memory_class_assignments, value_kind
-from .names import AUTOCASTS, SCALERS, ImportTable, canonical, dotted_name_ast, is_torch_name, turns_grad_off
+from .names import (AUTOCASTS, SCALERS, SUBCLASSED_LOADERS, ImportTable, canonical, dotted_name_ast, is_torch_name,
+                    turns_grad_off)
 
 _BATCHNORM = frozenset(
     "torch.nn." + n for n in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d",
@@ -151,7 +152,8 @@ class _Collector(ast.NodeVisitor):
                         facts.moves_to_cuda_conditionally |= self._conditional > 0
                 elif arg is not None:
                     facts.moves_to_variable_device = True
-        if qual in _LOADERS or (qual is None and isinstance(func, ast.Name) and func.id == "DataLoader"):
+        if qual in _LOADERS or qual in SUBCLASSED_LOADERS or (
+                qual is None and isinstance(func, ast.Name) and func.id == "DataLoader"):
             for kw in node.keywords:
                 if kw.arg == "pin_memory" and isinstance(kw.value, ast.Constant) and kw.value.value is True:
                     facts.pins_loader = True

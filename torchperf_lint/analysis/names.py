@@ -54,6 +54,13 @@ def is_shard_split(divisor: Optional[str], other: Optional[str]) -> bool:
     return bool(divisor and other and _PROCESS_COUNT.match(divisor) and _PROCESS_RANK.match(other))
 
 
+# Subclasses of torch's DataLoader that take its settings (``pin_memory=``) and hand out batches
+# whose ``.to(device, non_blocking=...)`` copies as a tensor's does: PyTorch Geometric's loader
+# (const_layout's ``from torch_geometric.data import DataLoader``, holdout168; R148). Read for
+# pinning only (TPL104); TPL501/TPL502 keep to torch's own class.
+SUBCLASSED_LOADERS = frozenset(("torch_geometric.loader.DataLoader", "torch_geometric.data.DataLoader",
+                                "torch_geometric.loader.dataloader.DataLoader"))
+
 # Objects that hold a run's settings (``args.pretrain_steps``, ``self.hparams.max_steps``): a value
 # fixed for the run, which a step counter equals once (syntax.tests_once, R142).
 SETTINGS_OWNERS = frozenset(("args", "opt", "opts", "cfg", "config", "conf", "hparams", "hp", "params", "flags",

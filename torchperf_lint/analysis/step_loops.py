@@ -31,7 +31,7 @@ from .generation_loops import ast_feeds_back, ast_iterates_steps, cst_feeds_back
 from .run_once import is_per_epoch_hook
 from .optimizer_loops import cst_steps_each_item, steps_each_item
 from .names import (MODULO_FUNCTIONS, MODULO_OWNERS, bound_names, canonical, dotted_name_ast, is_process_rank,
-                    is_shard_split, is_torch_name, setting_root, turns_grad_off)
+                    is_shard_split, is_torch_name, setting_root, turns_grad_off, SUBCLASSED_LOADERS)
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
 from .tree import children, descendants
 from .unmoving_callees import unmoving_call
@@ -292,7 +292,7 @@ class ModuleSteps:
         if not isinstance(value, ast.Call):
             return None
         qual = self._qual(value.func)
-        if (qual is not None and canonical(qual) == "torch.utils.data.DataLoader") or (
+        if (qual is not None and (canonical(qual) == "torch.utils.data.DataLoader" or qual in SUBCLASSED_LOADERS)) or (
             qual is None and isinstance(value.func, ast.Name) and value.func.id == "DataLoader"
         ):
             return value
