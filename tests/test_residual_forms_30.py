@@ -627,3 +627,38 @@ def test_other_loaders_of_graphs_are_not_known_pinned():
                                           settings="pin_memory=False"), ("TPL104",)) == []
     assert _found(GEOMETRIC_LOADER.format(module="dgl.dataloading", loader="GraphDataLoader",
                                           settings="pin_memory=True"), ("TPL104",)) == []
+
+
+FREQUENCIES = """\
+import math
+
+import numpy as np
+import torch
+
+
+class PositionalEncodings(torch.nn.Module):
+    def forward(self, x):
+        frequency = torch.exp(
+            torch.arange(0, 16, 2, dtype=torch.float32)
+            * -({scale} / 16)
+        ).cuda()
+        return x * frequency
+"""
+ARANGE_MOVED = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.arange(...)` "
+                "to create it there (runtime_guard: device-native creation)")
+
+
+def test_a_math_function_of_numbers_is_a_number_the_factory_is_scaled_by():
+    """R149 (TPL101: arithmetic with a number keeps a factory's tensor fresh): RefineGNN
+    (holdout167) scales ``torch.arange(...)`` by ``-(np.log(10000.0) / n)`` inside ``torch.exp(...)``
+    and moves the result: ``np.log`` of a number is a number (a numpy scalar)."""
+    for scale in ("np.log(10000.0)", "math.log(10000.0)", "np.sqrt(2.0)"):
+        assert [f[:4] for f in all_diagnostics(FREQUENCIES.format(scale=scale), "TPL101")] == [
+            ("TPL101", 10, 12, ARANGE_MOVED)], scale
+
+
+def test_a_numpy_array_or_a_function_of_a_tensor_is_no_number():
+    """The twins: ``np.ones(16)`` is an array (no scalar function), and ``torch.log(x)`` is a
+    tensor: neither is known to keep the factory's tensor a fresh host one."""
+    for scale in ("np.ones(16)", "torch.log(x)"):
+        assert all_diagnostics(FREQUENCIES.format(scale=scale), "TPL101") == [], scale

@@ -40,6 +40,9 @@ LEGACY = {
     "LongTensor": "torch.int64", "BoolTensor": "torch.bool",
 }
 _FACTORIES = {f"torch.{name}": name for name in DETERMINISTIC | RANDOM | LIKE | set(LEGACY)}
+# Functions of numbers that give a number (numpy's give a scalar, not an array: ``np.log(10000.0)``)
+_SCALAR_MATH = frozenset(("log", "log2", "log10", "log1p", "exp", "expm1", "sqrt", "sin", "cos", "tan", "atan",
+                          "arctan", "floor", "ceil", "power", "pow", "fabs", "abs"))
 # Arithmetic of numbers written out is a number too (``torch.tensor(1/2)``, R145).
 _NUMBER_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power, cst.Modulo)
 _NUMBER_ARITHMETIC_AST = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Pow, ast.Mod)
@@ -402,6 +405,13 @@ class CpuThenDevice(Rule):
             return self._is_number(expr.expression, unknown_names)
         if isinstance(expr, cst.BinaryOperation):
             return self._is_number(expr.left, unknown_names) and self._is_number(expr.right, unknown_names)
+        if isinstance(expr, cst.Call) and expr.args and all(
+                a.keyword is None and not a.star and self._is_number(a.value, unknown_names) for a in expr.args):
+            # ``np.log(10000.0)``, ``math.sqrt(d)``: a math function of numbers is a number (RefineGNN's
+            # positional frequencies, holdout167; R149)
+            qual = self.ctx.qualname(expr.func) or ""
+            if qual.startswith(("numpy.", "math.")) and qual.count(".") == 1 and qual.split(".")[1] in _SCALAR_MATH:
+                return True
         kind = self.ctx.value_kind(expr)
         if kind == value_flow.PYTHON:
             return True
