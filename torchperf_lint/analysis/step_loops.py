@@ -1946,27 +1946,6 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
     return False
 
 
-def ast_else_runs_every_n(test) -> bool:
-    """syntax.else_runs_every_n on the ast: the ``else`` of ``if x % n != 0:`` (R140)."""
-    if isinstance(test, ast.BoolOp):
-        if isinstance(test.op, ast.Or):
-            return any(ast_else_runs_every_n(v) for v in test.values)
-        every = [v for v in test.values if ast_else_runs_every_n(v)]
-        return bool(every) and all(v in every or _ast_false_at_one_value(v) for v in test.values)
-    modulo = test
-    if isinstance(test, ast.Compare):
-        if len(test.ops) != 1 or not isinstance(test.ops[0], ast.NotEq):
-            return False
-        modulo, zero = test.left, test.comparators[0]
-        if not (isinstance(zero, ast.Constant) and type(zero.value) is int and zero.value == 0):
-            return False
-    return isinstance(modulo, ast.BinOp) and isinstance(modulo.op, ast.Mod) and not _ast_shard_splits(test)
-
-
-def _ast_false_at_one_value(test) -> bool:
-    return isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotEq)
-
-
 def _ast_step_counter(node, outer_counters: FrozenSet[str]) -> bool:
     return (isinstance(node, (ast.Name, ast.Attribute)) and is_step_or_batch_counter(_last_ast(node))
             and not _ast_setting(node) and not (isinstance(node, ast.Name) and node.id in outer_counters))
