@@ -139,6 +139,16 @@ def test_a_criterion_named_for_what_it_compares_returns_a_loss():
         assert _found(NAMED_CRITERIA.format(name=name)) == [("TPL102", 13, 12, PRINTED)], name
 
 
+def test_a_long_criterion_name_is_read_in_one_pass():
+    """The name test must not backtrack: ``criterion`` + 60 letters + ``__`` took the first pattern
+    (a repeated group of optional underscores and letters) about 2^60 steps; read in one pass it is
+    a criterion named for what it compares, and a bare ``criterion_`` is none."""
+    from torchperf_lint.analysis.syntax import is_loss_function_name
+
+    assert is_loss_function_name("criterion" + "a" * 60 + "__")
+    assert not is_loss_function_name("criterion_") and not is_loss_function_name("criterion__")
+
+
 def test_a_name_for_a_criterions_settings_returns_no_loss():
     """The twins: ``criterion_name(...)``, ``criterion_builder(...)``, ``criterion_cfg(...)`` make or
     name a criterion; ``criterions(...)`` is a collection's name: none returns a loss tensor."""

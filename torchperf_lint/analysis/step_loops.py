@@ -31,7 +31,7 @@ from .generation_loops import ast_feeds_back, ast_iterates_steps, cst_feeds_back
 from .run_once import is_per_epoch_hook
 from .optimizer_loops import cst_steps_each_item, steps_each_item
 from .names import (MODULO_FUNCTIONS, MODULO_OWNERS, bound_names, canonical, dotted_name_ast, is_process_rank,
-                    is_shard_split, is_torch_name, setting_root, turns_grad_off, SUBCLASSED_LOADERS)
+                    SUBCLASSED_LOADERS, is_shard_split, is_torch_name, setting_root, turns_grad_off)
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
 from .tree import children, descendants
 from .unmoving_callees import unmoving_call

@@ -550,10 +550,13 @@ def is_loss_function_name(name: Optional[str]) -> bool:
     if _LOSS_FUNCTION.search(name) is not None:
         return True
     found = _NAMED_CRITERION.match(name)
-    return found is not None and not _NOT_A_CRITERION.intersection(found.group(1).lower().strip("_").split("_"))
+    rest = found.group(1).lower().strip("_") if found is not None else ""
+    return bool(rest) and not _NOT_A_CRITERION.intersection(rest.split("_"))
 
 
-_NAMED_CRITERION = re.compile(r"(?i)^criterion((?:_?[a-z0-9]+)+)$")
+# (one ``\w+``: a repeated group of optional underscores and letters backtracks exponentially on a
+# long name ending in ``__``, which a user's code may hold)
+_NAMED_CRITERION = re.compile(r"(?i)^criterion(\w+)$")
 # Parts of a name that say it holds a criterion's settings or its maker, not the criterion
 _NOT_A_CRITERION = frozenset(("name", "names", "type", "types", "cfg", "config", "configs", "conf", "builder",
                               "build", "factory", "class", "args", "kwargs", "params", "list", "dict", "map",
