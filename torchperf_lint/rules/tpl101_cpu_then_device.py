@@ -1298,7 +1298,8 @@ RULE.EXAMPLE = "mask = torch.ones(n, n).tril().to(device)\nnoise = torch.randn(b
 RULE.USE_INSTEAD = "mask = torch.ones(n, n, device=device).tril()\nnoise = torch.randn(batch, dim, device=\"cuda\")"
 RULE.FIX_NOTE = """\
 Safe for deterministic factories (`zeros`, `ones`, `full`, `arange`, `eye`, `tensor([...])`,
-`tensor(float("-inf"))`…) when the move has no keyword but `non_blocking`. Unsafe for random
+`tensor(float("-inf"))`, `tensor(1/2)`: arithmetic of numbers written out is number data, reading
+R145…) when the move has no keyword but `non_blocking`. Unsafe for random
 factories (`rand*`, `randn_like`, `rand_like`, `randint_like`, `normal`): another device draws other
 numbers and leaves the CPU generator where it was, so later CPU draws change; and for
 `linspace`/`logspace`, whose values computed on CUDA can differ from the CPU's in the last bits. A comment inside `.to(...)` moves to
@@ -1316,11 +1317,13 @@ elementwise functions of the one tensor (`torch.exp(-math.log(p) * torch.arange(
 to an explicit move (`torch.empty(1, 1).fill_(sos).type_as(src).to(device)`; `type_as` alone is no
 move the rule names; reading R46); with ops between factory and move no fix is offered. A factory bound to a name (also
 by an annotated assignment) and moved later, `x = x.to(device)`, `x = x.to(d) + y` or
-`x = x.cuda().float()`, is reported at the factory, without a fix, also when the name is bound to
+`x = x.cuda().float()`, also in a tuple assignment that rebinds each name to its own move
+(`s, eps = s.cuda(), eps.cuda()`; reading R138), is reported at the factory, without a fix, also when the name is bound to
 something else in the other branch of an `if` and moved after it (reading R93), and at module level
 when the move is the name's one use in the file (reading R104); the name may be rebound on the way
 to the ops above that keep it fresh (`mask = (mask == 0).unsqueeze(1)`, `m = m.long()`; readings R79,
-R108), and `Variable(t)` or `Variable(t, volatile=...)` hands `t` back (reading R114); so is one bound to an attribute of `self` and rebound to its own move
+R108; a number there may be written as arithmetic of numbers or a scalar math function of them,
+`-(np.log(10000.0) / n)`: reading R149), and `Variable(t)` or `Variable(t, volatile=...)` hands `t` back (reading R114); so is one bound to an attribute of `self` and rebound to its own move
 in the same function (`self.c = torch.tensor([c])` ... `self.c = self.c.to(device)`) when nothing
 between reads it or hands `self` on (reading R68). A move to a parameter that defaults to `"cpu"`
 is not reported when every call of the function in its file leaves it at that default and

@@ -3157,7 +3157,8 @@ helper's parameter that every per-step call hands a Python value
 reads no tensor), and everything in the step bodies of a script that names no device at all and
 shares no values with the rest of its project.
 
-Code that never runs (the body of `if False:`, `if 0:`, `while False:`, the `else` of `if True:`, and
+Code that never runs (the body of `if False:`, `if 0:`, `while False:`, the `else` of `if True:`, what
+follows `exit()`/`sys.exit()` in its block (reading R146), and
 in a step body a branch that every per-step call closes through a parameter, `and`/`or` read as
 Python reads them: `if debug and ...:` with `debug` left false) is not checked, nor is a message in a branch taken only when a value is not finite, loops in it
 included. Only step loops are checked: loops over a data loader (also an item of a dict of loaders,
@@ -3179,7 +3180,8 @@ one with its own backward does (readings R18, R64). Values known to live on the 
 a loader before `.to(device)`) are read without a sync and never flagged (a name that branches bind
 differently is known to be on the host only when every branch leaves it there: `loss_mi =
 helper(...)` in one and `loss_mi = torch.tensor(0.)` in the other may be on the device; reading R67); neither is a sync under an
-`if step % N == 0:` (or `if i == 0:` / `if i < 5:` / `if i == len(loader) - 1:` on the counter of that
+`if step % N == 0:` (or the `else` of `if step % N != 0:`, reading R140; or `if i == 0:` / `if i < 5:` /
+`if i == len(loader) - 1:` / `if step == args.warmup_steps:` (a setting, reading R142) on the counter of that
 loop, not of an outer one, nor of a loop inside a step body that takes no batches and runs no update in
 each pass, which runs whole every step even when it calls a model: reading R69;
 or a name the loop sets to such a test, `is_log_step = step % N == 0`) that does not itself run the

@@ -323,10 +323,12 @@ Only batches are checked: values taken from a loader made with `pin_memory=True`
 (followed through `enumerate`, `zip` (a name bound to a `zip` of loaders is pinned when every one
 of them is), `iter`/`next` (also `iter(DataLoader(...))` kept on `self`), walrus bars
 (`enumerate(pbar := tqdm(loader))`), tuple unpacking, loaders returned by the module's functions,
-and loaders passed as arguments), moved in a step loop. Pinning is a fact of
-the loader the loop iterates: a loop over a loader whose making the module does not show is not
-checked, even when the module's other loaders pin memory; a name the module binds to pinned and
-other loaders is read by the `DataLoader(..., pin_memory=True)` the loop's own function made. Moves of models and other tensors, and
+loaders passed as arguments, and items of a dict or list the module fills only with pinned
+loaders), moved in a step loop; PyTorch Geometric's `DataLoader` pins as torch's does. Pinning is a
+fact of the loader the loop iterates: a loop over a loader whose making the module does not show
+(a parameter no call of the module fills) is not checked, even when the module's other loaders
+pin memory or bind the same name; a name the module binds to pinned and other loaders is read by
+the `DataLoader(..., pin_memory=True)` the loop's own function made. Moves of models and other tensors, and
 batches of unpinned loaders or of loaders that place batches on the device themselves
 (`accelerator.prepare`), are not."""
 RULE.EXAMPLE = "for x, y in loader:  # DataLoader(..., pin_memory=True)\n    x, y = x.to(device), y.to(device)"
