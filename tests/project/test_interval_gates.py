@@ -89,3 +89,54 @@ def test_a_branch_that_lets_every_step_through_is_no_gate(tmp_path):
         ("TPL103", 22, EMPTY_CACHE + " (called every step from train.py:10 via sample_images)"),
         ("TPL102", 23, SYNC.format(what="`.cpu()`") + " (called every step from train.py:10 via sample_images)"),
     ]
+
+
+# R150: an if/else gate whose interval branch runs the backward is the step, not an interval
+PACKING = """
+    import torch
+    from metrics import record
+
+
+    def train(model, optimizer, dataset, N):
+        items = []
+        for i, data in enumerate(dataset):
+            items.append(data)
+            if i % 8 == 0 or i == N:
+    {gated}
+                items = []
+            else:
+                continue
+            record(loss)
+    """
+METRICS = """
+    import torch
+
+
+    def record(loss):
+        print(loss.item())
+    """
+
+
+def _packing(root: Path, gated: str) -> None:
+    write(root, {"pyproject.toml": "", "train.py": PACKING.replace("    {gated}", gated.strip("\\n")),
+                 "metrics.py": METRICS})
+
+
+def test_a_helper_called_after_a_gate_that_runs_the_backward_runs_every_step(tmp_path):
+    """transformerCPI's form (holdout167) with the per-step work in a helper of another module:
+    the index reads the call after the if/else as a call of every step (the walk's twin is in
+    tests/test_residual_forms_31.py)."""
+    _packing(tmp_path, """
+                loss = model(torch.stack(items))
+                loss.backward()
+                optimizer.step()
+""")
+    assert findings(tmp_path, "metrics.py") == [
+        ("TPL102", 5, SYNC.format(what="`.item()`") + " (called every step from train.py:18)")]
+
+
+def test_a_helper_called_after_a_gate_that_only_evaluates_runs_at_the_interval(tmp_path):
+    _packing(tmp_path, """
+                loss = model(torch.stack(items)).detach()
+""")
+    assert findings(tmp_path, "metrics.py") == []

@@ -65,7 +65,7 @@ from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_r
                          assigned_values, interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "65"
+INDEX_VERSION = "66"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -568,7 +568,9 @@ class _Summariser:
                 self._expressions(stmt, fn, scope, in_loop, step_loop)
                 self._bind_locals(stmt, fn, owner_class, scope)
                 continue
-            gates = kind is ast.If and bool(stmt.orelse) and self._gates(stmt, interval_names)
+            # (an if/else that runs the update itself is the step, not an interval: R150)
+            gates = (kind is ast.If and bool(stmt.orelse) and self._gates(stmt, interval_names)
+                     and not _ast_runs_update([stmt]))
             if kind is ast.If and fn.get("params"):
                 _record_parameter_guard(stmt, fn, self._rebound_of)
             if kind is ast.For and owner_class:

@@ -387,8 +387,16 @@ class Context:
                     if not any(self.steps.runs_update(later) for later in after):
                         return True
                 if (isinstance(statement, cst.If) and statement.orelse is not None and cst_gates_what_follows(
-                        statement, lambda test: self._tests_step_interval(test, frozenset()))):
-                    return True  # early exits under intervals in every branch of an if/else
+                        statement, lambda test: self._tests_step_interval(test, frozenset()))
+                        and not self.steps.runs_update(statement)):
+                    # early exits under intervals in every branch of an if/else; not when the if
+                    # runs the update itself (``if i % 8 == 0: loss.backward() else: continue``:
+                    # what follows runs after every backward; transformerCPI, holdout167, R150)
+                    if updates_after:
+                        return True
+                    after = statements[statements.index(statement) + 1:]
+                    if not any(self.steps.runs_update(later) for later in after):
+                        return True
         return False
 
     @staticmethod
