@@ -7617,6 +7617,59 @@ CORPUS = [
      "commit": "e1fe3255c876fa0d347018ffda80fe9b8d62ea1c",
      "take": ["main.py", "train_nr.py", "train_sr.py", "dataloader.py", "dataloader_sr.py", "options.py", "models"],
      "only": "*.py", "drop": []},
+    # holdout170 (2026-11-29): entries below this line.
+    # holdout170 set: LLM and transformer fine-tuning (preference optimisation: DPO variants, CPO/SimPO, MODPO, EXO,
+    # ReMax RLHF; reward modelling; PEFT prompt tuning; HF Trainer subclasses, own loops, DeepSpeed loops), labelled by
+    # reading only; corpus in /work/corpus_h170 (docs/framework_corpus_holdout170.md).
+    {"name": "TDPO", "github": "Vance0124/Token-level-Direct-Preference-Optimization", "set": "holdout170",
+     "commit": "2a736ecb285394a8419b461816bce1ba3b093cc9",
+     "take": ["preference_datasets.py", "train.py", "trainers.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "beta-DPO", "github": "junkangwu/beta-DPO", "set": "holdout170",
+     "commit": "1629047374915ba319477caa4f6c6b2d1f172e5d",
+     "take": ["preference_datasets.py", "train.py", "trainers.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "SPAG", "github": "Linear95/SPAG", "set": "holdout170",
+     "commit": "4abe36b8170305e2c62237d23a49fd51d0367002",
+     "take": ["arguments.py", "dataloaders.py", "train.py", "trainers.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "WPO", "github": "wzhouad/WPO", "set": "holdout170",
+     "commit": "a1044581c5477328e9e0ceb71c536b5e663747ba",
+     "take": ["scripts"], "only": "*.py", "drop": []},
+    {"name": "modpo", "github": "ZHZisZZ/modpo", "set": "holdout170",
+     "commit": "2e2df20f73b35b09f88ae1fb7d8e19880a6bc3fc",
+     "take": ["src", "scripts"], "only": "*.py", "drop": []},
+    {"name": "CPO_SIMPO", "github": "fe1ixxu/CPO_SIMPO", "set": "holdout170",
+     "commit": "dd6caf50b10e5dbae0a8b0973ecef554d024bde9",
+     "take": ["scripts"], "only": "*.py", "drop": []},
+    {"name": "exact-optimization", "github": "haozheji/exact-optimization", "set": "holdout170",
+     "commit": "a8ab36011efa7a9910242eda6940d586330fff1a",
+     "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "ReMax", "github": "liziniu/ReMax", "set": "holdout170",
+     "commit": "536ba49cc2f9a1a76941045388a44757e2533e75",
+     "take": ["step1_supervised_finetuning/main.py", "step2_reward_model_finetuning/main.py", "step3_rlhf_finetuning/main.py", "step3_rlhf_finetuning/perf.py", "step3_rlhf_finetuning/remax_trainer.py", "step3_rlhf_finetuning/rlhf_engine.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "RLMEC", "github": "RUCAIBox/RLMEC", "set": "holdout170",
+     "commit": "8037459b0c47895addef6301b0dbe65910b3fa2b",
+     "take": ["train"], "only": "*.py", "drop": []},
+    {"name": "DePT", "github": "ZhengxiangShi/DePT", "set": "holdout170",
+     "commit": "f0266a774a45c62ce32f159e2182583f1878546c",
+     "take": ["train.py", "src"], "only": "*.py", "drop": []},
+    # holdout171 (2026-11-29): entries below this line.
+    # holdout171 set: research code in time-series forecasting, graph recommendation and audio-visual speech
+    # separation (Lightning, Ignite, own loops, a project trainer class), labelled by reading only; corpus in
+    # /work/corpus_h171 (docs/framework_corpus_holdout171.md).
+    {"name": "XQLF", "github": "shryu8902/XQLF", "set": "holdout171",
+     "commit": "2fc1d4afdfdafcf97c03f1ab9983adfb124bed48",
+     "take": ["Model", "data.py", "main.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "Sheaf4Rec", "github": "antoniopurificato/Sheaf4Rec", "set": "holdout171",
+     "commit": "2cd476fd95cee8f2e6e6d5c6c21c37d2cef5ebdd",
+     "take": ["competitors", "dataset.py", "evaluation.py", "models.py", "train.py"], "only": "*.py", "drop": []},
+    {"name": "SiReN-reco", "github": "ShanliAlefkhani/SiReN-reco", "set": "holdout171",
+     "commit": "f7a7ed28600e3973503ae7145e73d04d200aac02",
+     "take": ["convols.py", "dataloader.py", "evaluator.py", "main.py", "param_parser.py", "sgcn.py", "signedsageconvolution.py", "siren.py", "util.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "vscvs", "github": "fcoclavero/vscvs", "set": "holdout171",
+     "commit": "7c6637fae86df775a152da7cb9fd9afab21b92ac",
+     "take": ["vscvs"], "only": "*.py", "drop": ["vscvs/preprocessing", "vscvs/cli/show"]},
+    {"name": "AVSS", "github": "free001style/AVSS", "set": "holdout171",
+     "commit": "8ff21093b85bb608b738cc4e2eb3f5bf71eccef7",
+     "take": ["train.py", "src"], "only": "*.py", "drop": ["src/datasets", "src/utils/io_utils.py"]},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -7846,7 +7899,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 170)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 172)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
