@@ -7670,6 +7670,41 @@ CORPUS = [
     {"name": "AVSS", "github": "free001style/AVSS", "set": "holdout171",
      "commit": "8ff21093b85bb608b738cc4e2eb3f5bf71eccef7",
      "take": ["train.py", "src"], "only": "*.py", "drop": ["src/datasets", "src/utils/io_utils.py"]},
+    # holdout172 (2026-11-29): entries below this line.
+    # holdout172 set: diffusion and generative-model fine-tuning (Accelerate / diffusers-style DreamBooth, LoRA,
+    # textual inversion, concept erasing, video LoRA; multi-module trainers), labelled by reading only; corpus in
+    # /work/corpus_h172 (docs/framework_corpus_holdout172.md).
+    {"name": "ReVersion", "github": "ziqihuangg/ReVersion", "set": "holdout172",
+     "commit": "df6855edeb27fb68659cd34d18bc0b676a902969",
+     "take": ["train.py", "templates"], "only": "*.py", "drop": []},
+    {"name": "ELITE", "github": "csyxwei/ELITE", "set": "holdout172",
+     "commit": "84b6f2f43957e883ab7a40cf2c3e4519d854a25a",
+     "take": ["train_global.py", "train_local.py", "datasets.py"], "only": "*.py", "drop": []},
+    {"name": "Mix-of-Show", "github": "TencentARC/Mix-of-Show", "set": "holdout172",
+     "commit": "51270fd5f9907cada8f416a4eff191a74f842660",
+     "take": ["train_edlora.py", "mixofshow"], "only": "*.py", "drop": []},
+    {"name": "SPM", "github": "Con6924/SPM", "set": "holdout172",
+     "commit": "3dd762e6895b23cd20cf1653a16addc5c16a12f3",
+     "take": ["train_spm.py", "src/engine", "src/models", "src/configs", "src/__init__.py", "src/misc/__init__.py"],
+     "only": "*.py", "drop": []},
+    {"name": "cogvideox-factory", "github": "a-r-r-o-w/cogvideox-factory", "set": "holdout172",
+     "commit": "223add1a59440761e91e573921a57fe7b796e17f",
+     "take": ["training/cogvideox/__init__.py", "training/cogvideox/args.py",
+              "training/cogvideox/cogvideox_text_to_video_lora.py", "training/cogvideox/dataset.py",
+              "training/cogvideox/utils.py", "training/cogvideox/text_encoder"], "only": "*.py", "drop": []},
+    {"name": "d3po", "github": "yk7333/d3po", "set": "holdout172",
+     "commit": "40d31758048f62ff49814eaa0403d820493ad374",
+     "take": ["scripts/train.py", "scripts/utils.py", "d3po_pytorch", "config"], "only": "*.py", "drop": []},
+    {"name": "EveryDream2trainer", "github": "victorchall/EveryDream2trainer", "set": "holdout172",
+     "commit": "5098db8325c2b5951b342156556b938b642a0338",
+     "take": ["train.py", "data", "optimizer", "plugins", "utils"], "only": "*.py", "drop": []},
+    {"name": "DisenBooth", "github": "forchchch/DisenBooth", "set": "holdout172",
+     "commit": "9956ab681dbed91efdb70f9305ce43f018fa7978",
+     "take": ["disen_net.py", "train_disenbooth.py"], "only": "*.py", "drop": []},
+    {"name": "MotionDirector", "github": "showlab/MotionDirector", "set": "holdout172",
+     "commit": "0146a50c1d016dfefb658aca7cc5a1999cdd6cad",
+     "take": ["MotionDirector_train.py", "models", "utils/bucketing.py", "utils/dataset.py", "utils/ddim_utils.py",
+              "utils/lora.py", "utils/lora_handler.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -7899,7 +7934,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 172)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 173)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
