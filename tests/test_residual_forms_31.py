@@ -1,7 +1,7 @@
 """Forms of the thirty-first session (2026-11-29) the engine got wrong: each with its flagged and
 silent twins, whole diagnostics."""
 
-from _diagnostics import ITEM_SYNC, all_diagnostics, found as _found
+from _diagnostics import CPU_SYNC, ITEM_SYNC, SYNC_TEMPLATE as SYNC, all_diagnostics, found as _found
 
 ACCUMULATED = """\
 import torch
@@ -47,3 +47,93 @@ def test_an_if_else_gate_with_no_update_in_the_round_is_an_interval():
     backward (the model is trained elsewhere): what follows runs every 8 rounds, not flagged."""
     logged = "            loss = model(torch.stack(items)).detach()"
     assert _found(ACCUMULATED.format(gated=logged, after="        pass")) == []
+
+
+METRICS = """\
+import torch
+
+
+def gather(values, world_size):
+    if world_size == 1:
+        return values
+    return torch.cat([values], dim=0)
+
+
+class Trainer:
+    def batch_metrics(self, batch):
+        metrics = {}
+        chosen, rejected = self.policy(batch)
+        losses, chosen_rewards = chosen - rejected, chosen.detach()
+        chosen_rewards = gather(chosen_rewards, self.world_size)
+        metrics["rewards/chosen"] = chosen_rewards.cpu().numpy(){after}
+        return losses.mean(), metrics
+
+    def train(self):
+        for batch in self.train_loader:
+            loss, metrics = self.batch_metrics(batch)
+            loss.backward()
+            self.optimizer.step()
+"""
+CPU_SYNC_CHAIN = CPU_SYNC + " (called every step from <string>:21)"
+
+
+def test_a_numpy_copy_made_into_python_numbers_in_a_helper_is_a_metric_read():
+    """R151 (R48 reads "a copy read as a number" as a metric): the DPO trainers (TDPO, beta-DPO,
+    holdout170) keep ``chosen_rewards.cpu().numpy().tolist()`` in the metrics dict of
+    ``get_batch_metrics``, called every micro-batch: Python numbers made at once, no array the
+    helper works with on the host. Reported at the ``.cpu()``."""
+    assert all_diagnostics(METRICS.replace("{after}", ".tolist()"), "TPL102") == [
+        ("TPL102", 16, 36, CPU_SYNC_CHAIN, None)]
+
+
+def test_a_numpy_copy_kept_as_an_array_in_a_helper_is_still_host_work():
+    """The twin (R48 unchanged): the helper keeps the numpy array itself (no ``.tolist()``):
+    the array is what a host library works with, not reported."""
+    assert _found(METRICS.replace("{after}", "")) == []
+
+
+HF_TRAINER = """\
+import torch
+from transformers import Trainer
+
+
+class WeightedTrainer(Trainer):
+    def {method}(self, model, inputs, return_outputs=False):
+        outputs = model(input_ids=inputs["input_ids"])
+        sample_size, sft_size = (1 - inputs["sft_mask"]).sum(), inputs["{key}"].sum()
+        sft_loss = outputs.loss / sft_size if sft_size > 0 else sft_size
+        return 0.5 * sft_loss + outputs.loss
+"""
+LIGHTNING = """\
+import torch
+import pytorch_lightning as pl
+
+
+class Module(pl.LightningModule):
+    def training_step(self, batch, batch_idx):
+        positives = batch["{key}"].sum()
+        loss = self.net(batch["x"]).mean()
+        if positives > 0:
+            loss = loss / positives
+        return loss
+"""
+TRUTH = SYNC.format(what="testing a tensor's truth")
+
+
+def test_an_item_of_the_inputs_a_framework_moved_is_a_device_tensor():
+    """R152 (rules.md "Where a value lives"; R35 for a moved batch's attributes): SPAG's
+    ``OfflineWeightedPolicyTrainer.compute_loss`` (holdout170) tests ``sft_size > 0``, a sum of
+    ``inputs['sft_mask']``: the HF Trainer hands ``compute_loss`` the inputs ``_prepare_inputs``
+    moved, as Lightning hands its steps a moved ``batch``; a string key of either is a tensor there."""
+    assert all_diagnostics(HF_TRAINER.replace("{method}", "compute_loss").replace("{key}", "sft_mask"),
+                           "TPL102") == [("TPL102", 9, 46, TRUTH, None)]
+    assert all_diagnostics(LIGHTNING.replace("{key}", "mask"), "TPL102") == [("TPL102", 9, 11, TRUTH, None)]
+
+
+def test_items_named_as_counts_or_of_an_unprepared_step_stay_unknown():
+    """The twins: a key named as a count or a length (``num_items``, ``text_len``) is no tensor
+    field (R35's names); the HF Trainer's ``training_step`` override is handed the batch as the
+    loader made it (it prepares the inputs itself), so its items are of unknown place."""
+    assert _found(HF_TRAINER.replace("{method}", "compute_loss").replace("{key}", "num_items")) == []
+    assert _found(LIGHTNING.replace("{key}", "text_len")) == []
+    assert _found(HF_TRAINER.replace("{method}", "training_step").replace("{key}", "sft_mask")) == []

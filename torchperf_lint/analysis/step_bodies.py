@@ -41,6 +41,7 @@ LIGHTNING_CALLBACK_STEPS = frozenset((
 ))
 HF_TRAINER_STEPS = frozenset(("compute_loss", "training_step", "prediction_step"))
 HF_EVALUATION_STEP = "prediction_step"
+HF_PREPARED_INPUTS_STEP = "compute_loss"  # handed the inputs the Trainer moved (moved_batch_parameter)
 HF_CALLBACK_STEPS = frozenset(("on_step_begin", "on_step_end", "on_substep_end", "on_pre_optimizer_step",
                                "on_optimizer_step"))
 # The Lightning steps that are handed a batch the framework moved (not hooks: ``on_train_batch_end``
@@ -203,6 +204,11 @@ class StepBodies:
         # Lightning step methods whose ``batch`` the framework has moved to the device (rules.md
         # "Where a value lives": a batch moved is on the device): (path, qualified name)
         self._lightning_batch_steps: Set[Key] = set()
+        # ... and the HF Trainer's ``compute_loss(self, model, inputs, ...)``: the Trainer's own
+        # ``training_step``/``prediction_step`` hand it ``self._prepare_inputs(inputs)``, on the
+        # device (R152). Not an override of ``training_step`` or ``prediction_step``: each is handed
+        # the batch as the loader made it and prepares it itself.
+        self._hf_inputs_steps: Set[Key] = set()
         self._reachers: List[Module] = [module]
         self._memo: Dict[tuple, object] = {}  # without a project
         # Per function of the linted file: the literal arguments of each per-step call of it, by
@@ -657,6 +663,8 @@ class StepBodies:
                                                                     grad_off=evaluates, trains=not evaluates))
                             if kind == "lightning" and name in LIGHTNING_BATCH_STEPS:
                                 self._lightning_batch_steps.add(method)
+                            elif kind == "hf" and name == HF_PREPARED_INPUTS_STEP:
+                                self._hf_inputs_steps.add(method)
             for kind, ref, line in module.data["roots"]:
                 if kind == "handed":
                     handed = self._handed_to_engine(module, ref)
@@ -850,12 +858,16 @@ class StepBodies:
         """The name of the batch parameter of the Lightning step method ``qualname`` of ``path``
         (``training_step(self, batch, batch_idx)``: Lightning moves the batch to the module's
         device before the call), or None."""
-        if (path, qualname) not in self._lightning_batch_steps:
+        if (path, qualname) in self._lightning_batch_steps:
+            position = 1  # (self, batch, batch_idx)
+        elif (path, qualname) in self._hf_inputs_steps:
+            position = 2  # (self, model, inputs, ...)
+        else:
             return None
         module = self._loaded.get(path)
         record = module.functions.get(qualname) if module is not None else None
         params = [p[0] for p in record.get("params", ())] if record is not None else []
-        return params[1] if len(params) > 1 and params[0] == "self" else None
+        return params[position] if len(params) > position and params[0] == "self" else None
 
     def _made_function(self, module: Module, ref: list) -> Optional[Key]:
         """The nested function that the factory ``ref`` calls returns (``def get_step_fn(...): def

@@ -808,6 +808,15 @@ class ValueFlow:
             unmoved = self._unmoved_key_kind(expr, env, depth)
             if unmoved is not None:
                 return unmoved
+            if isinstance(expr.value, cst.Name) and self._moved_batch(expr.value):
+                index = expr.slice[0].slice if len(expr.slice) == 1 else None
+                key = index.value.evaluated_value if (
+                    isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)) else None
+                if isinstance(key, str) and _NOT_TENSOR_FIELD.search(key) is None:
+                    # ``batch["sft_mask"]`` of a batch the framework moved (a Lightning step's
+                    # ``batch``, the HF Trainer's ``compute_loss`` ``inputs``): a tensor there, as
+                    # ``batch.sft_mask`` is (R35, R152)
+                    return DEVICE
             owner = self._kind(expr.value, env, depth + 1)
             if owner in TENSORS or owner in (NUMPY, PYTHON):
                 return owner

@@ -406,8 +406,11 @@ class HostSyncInLoop(Rule):
         above = _methods_applied(self.ctx.stack)
         if self.ctx.stack[-1].func.attr.value != "numpy" and "numpy" not in above:
             return False
-        if "item" in above or read_as_number(self.ctx.stack) or shown(self.ctx.stack):
-            return False  # a number read or shown: a metric (``print((loss - kl).data.cpu().numpy())``)
+        if "item" in above or "tolist" in above or read_as_number(self.ctx.stack) or shown(self.ctx.stack):
+            # a number read or shown: a metric (``print((loss - kl).data.cpu().numpy())``); also
+            # Python numbers made at once (``chosen_rewards.cpu().numpy().tolist()`` kept in a
+            # metrics dict: no array for the host to work with; the DPO trainers, holdout170, R151)
+            return False
         if _tested(self.ctx.stack):
             # ``if self.current_steps.detach().cpu().numpy()[0] < self.rollout_init_steps:``: a number
             # read for a decision, as ``.item()`` would be (cem, holdout97): no host work
