@@ -137,3 +137,27 @@ def test_items_named_as_counts_or_of_an_unprepared_step_stay_unknown():
     assert _found(HF_TRAINER.replace("{method}", "compute_loss").replace("{key}", "num_items")) == []
     assert _found(LIGHTNING.replace("{key}", "text_len")) == []
     assert _found(HF_TRAINER.replace("{method}", "training_step").replace("{key}", "sft_mask")) == []
+
+
+METADATA = """\
+import torch
+import pytorch_lightning as pl
+
+
+class Module(pl.LightningModule):
+    def training_step(self, batch, batch_idx):
+        platform = batch["{key}"][0]
+        loss = self(batch)
+        self.log(f"train_{platform}/loss", loss)
+        return loss
+"""
+
+
+def test_a_key_that_names_the_samples_is_no_tensor_of_the_moved_batch():
+    """R152's exclusion: clay-model (holdout142) formats ``batch["platform"][0]``, a string, into
+    the name it logs under; keys naming file names, platforms, prompts, the task or split hold what
+    the samples are, not their data. A key of data formatted so is read as a tensor."""
+    for key in ("platform", "file_name", "prompt", "task"):
+        assert _found(METADATA.replace("{key}", key)) == [], key
+    assert all_diagnostics(METADATA.replace("{key}", "scale"), "TPL102") == [
+        ("TPL102", 9, 17, SYNC.format(what="formatting a tensor"), None)]

@@ -70,6 +70,12 @@ _PYTHON_ATTRIBUTES = frozenset(("shape", "ndim", "dtype", "device", "is_cuda", "
 _NOT_TENSOR_FIELD = re.compile(
     r"^(?:layout|is_\w+|grad_fn|names?|itemsize|nbytes|output_nr|_\w+|keys|num_\w+|n_\w+|"
     r"\w*_(?:size|len|length|count|num|names?|keys|paths?|str|text)|size|len|length|count|stride|storage)$")
+# Keys of a batch dict that name what the samples are rather than hold their data: file names,
+# platforms, prompts and captions, the task or split (clay-model's ``batch["platform"][0]`` formatted
+# into a metric's name, holdout142): not read as tensors of a moved batch (R152).
+_METADATA_KEY = re.compile(
+    r"(?:^|_)(?:platforms?|names?|paths?|files?|filenames?|split|mode|task|types?|lang|language|texts?|captions?|"
+    r"prompts?|sources?|dataset|domain|urls?|meta|metadata|infos?|strings?|str)$")
 # The tensor fields of a model's output object (transformers' ModelOutput): ``model(**batch).logits``.
 _PYTHON_BUILTINS = frozenset("float int bool len str round repr range format hash id ord chr isinstance".split())
 _CONTAINER_BUILTINS = frozenset("list tuple dict set sorted".split())
@@ -812,7 +818,7 @@ class ValueFlow:
                 index = expr.slice[0].slice if len(expr.slice) == 1 else None
                 key = index.value.evaluated_value if (
                     isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)) else None
-                if isinstance(key, str) and _NOT_TENSOR_FIELD.search(key) is None:
+                if isinstance(key, str) and _NOT_TENSOR_FIELD.search(key) is None and _METADATA_KEY.search(key) is None:
                     # ``batch["sft_mask"]`` of a batch the framework moved (a Lightning step's
                     # ``batch``, the HF Trainer's ``compute_loss`` ``inputs``): a tensor there, as
                     # ``batch.sft_mask`` is (R35, R152)
