@@ -161,3 +161,53 @@ def test_a_key_that_names_the_samples_is_no_tensor_of_the_moved_batch():
         assert _found(METADATA.replace("{key}", key)) == [], key
     assert all_diagnostics(METADATA.replace("{key}", "scale"), "TPL102") == [
         ("TPL102", 9, 17, SYNC.format(what="formatting a tensor"), None)]
+
+
+TEMPLATE = """\
+import torch
+
+
+class BaseTrainer:
+    def __init__(self, model, optimizer, loader):
+        self.model, self.optimizer, self.loader = model, optimizer, loader
+
+    def train_epoch(self):
+        for batch in self.loader:
+            loss = self.process_batch(batch)
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+
+
+class Inferencer(BaseTrainer):
+    def __init__(self, model, loader):
+{init}
+        self.model, self.loader, self.saved = model, loader, []
+
+    def process_batch(self, batch):
+        out = self.model(batch.cuda())
+        self.saved.append(out.cpu())
+        return out.mean()
+
+    @torch.no_grad()
+    def run_inference(self):
+        for batch in self.loader:
+            self.process_batch(batch)
+"""
+
+
+def test_a_subclass_that_does_not_run_its_bases_init_runs_none_of_their_step_loops():
+    """R153: AVSS's ``Inferencer`` (holdout171, a pytorch-template project) overrides
+    ``BaseTrainer.__init__`` without calling it and runs ``process_batch`` from its own no-grad
+    loop: the base's training loop, which would call the override, is never run on an instance
+    set up so. Its copies are R8's results of code that trains nothing."""
+    assert _found(TEMPLATE.replace("{init}", "        self.device = 'cuda'")) == []
+
+
+def test_a_subclass_that_runs_its_bases_init_inherits_their_step_loops():
+    """The twins: ``super().__init__(...)`` or ``BaseTrainer.__init__(self, ...)`` set the instance
+    up for the base's training loop, whose every step runs the override: its copy is reported."""
+    reported = [("TPL102", 23, 26, CPU_SYNC + " (called every step from <string>:29)", None)]
+    for init in ("        super().__init__(model, None, loader)",
+                 "        BaseTrainer.__init__(self, model, None, loader)"):
+        assert all_diagnostics(TEMPLATE.replace("{init}", init), "TPL102") == reported, init

@@ -715,7 +715,7 @@ class StepBodies:
         for module in list(self._reachers):
             for qual in module.classes:
                 order, _ = self.mro((module.path, qual))
-                for base in order[1:]:
+                for base in self._initialised_bases(order)[1:]:
                     base_module = self._loaded.get(base[0])
                     if base_module is None:
                         continue
@@ -853,6 +853,24 @@ class StepBodies:
                 made = (constants.get(f"{INSTANCE_KEY}{position - skip}") if position >= skip else None) or \
                     constants.get(f"{INSTANCE_KEY}{parameter}")
                 yield caller_module, made
+
+    def _initialised_bases(self, order: List[Key]) -> List[Key]:
+        """The classes of ``order`` (a class's MRO) whose ``__init__`` runs for an instance of its
+        first: the MRO up to the first class that defines ``__init__`` without calling one further
+        up (``super().__init__(...)``, ``Base.__init__(self, ...)``). The bases past it set up
+        nothing for the instance, so their step loops do not run on it (AVSS's ``Inferencer``,
+        holdout171, overrides ``BaseTrainer.__init__`` without calling it and runs its own no-grad
+        loop; the base's training loop, which would call its ``process_batch``, is never its; R153)."""
+        for index, (path, qual) in enumerate(order):
+            owner = self._loaded.get(path)
+            init = owner.functions.get(f"{qual}.__init__") if owner is not None else None
+            if init is None:
+                continue
+            if not any((ref[0] == "super" and ref[1] == "__init__")
+                       or (ref[0] == "dotted" and ref[1].endswith(".__init__"))
+                       for ref, *_ in init.get("calls", ())):
+                return order[:index + 1]
+        return order
 
     def moved_batch_parameter(self, path: str, qualname: str) -> Optional[str]:
         """The name of the batch parameter of the Lightning step method ``qualname`` of ``path``
