@@ -7705,6 +7705,25 @@ CORPUS = [
      "commit": "0146a50c1d016dfefb658aca7cc5a1999cdd6cad",
      "take": ["MotionDirector_train.py", "models", "utils/bucketing.py", "utils/dataset.py", "utils/ddim_utils.py",
               "utils/lora.py", "utils/lora_handler.py"], "only": "*.py", "drop": []},
+    # holdout175 (2026-11-29): entries below this line.
+    # holdout175 set: vision-language training code (CLIP fine-tuning and prompt learning, captioning, VQA and
+    # cross-modal pre-training; own loops, Dassl trainers, Seq2SeqTrainer), labelled by reading only; corpus in
+    # /work/corpus_h175 (docs/framework_corpus_holdout175.md).
+    {"name": "Long-CLIP", "github": "beichenzbc/Long-CLIP", "set": "holdout175",
+     "commit": "3966af9ae9331666309a22128468b734db4672a7",
+     "take": ["train", "model"], "only": "*.py", "drop": []},
+    {"name": "CapDec", "github": "DavidHuji/CapDec", "set": "holdout175",
+     "commit": "4451bfdd4833b60d963eb4e481a06608e9d7ed55",
+     "take": ["custom_types.py", "embeddings_generator.py", "gpt2_prefix.py", "gpt2_prefix_eval.py", "parse_karpathy.py", "predictions_runner.py", "train.py", "transformer_mapper.py"], "only": "*.py", "drop": []},
+    {"name": "CoOp", "github": "KaiyangZhou/CoOp", "set": "holdout175",
+     "commit": "ff61507c790454bce7c5052c3ac39e60772f1f89",
+     "take": ["clip", "trainers", "train.py"], "only": "*.py", "drop": []},
+    {"name": "lxmert", "github": "airsplay/lxmert", "set": "holdout175",
+     "commit": "0db1182b9030da3ce41f17717cc628e1cd0a95d5",
+     "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "mm-cot", "github": "amazon-science/mm-cot", "set": "holdout175",
+     "commit": "8dd4ac02b94f21347973491f6e6b828502d23f9d",
+     "take": ["main.py", "model.py", "utils_data.py", "utils_evaluate.py", "utils_prompt.py", "evaluations.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -7934,7 +7953,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 173)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 176)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
