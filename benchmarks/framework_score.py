@@ -7724,6 +7724,29 @@ CORPUS = [
     {"name": "mm-cot", "github": "amazon-science/mm-cot", "set": "holdout175",
      "commit": "8dd4ac02b94f21347973491f6e6b828502d23f9d",
      "take": ["main.py", "model.py", "utils_data.py", "utils_evaluate.py", "utils_prompt.py", "evaluations.py"], "only": "*.py", "drop": []},
+    # holdout173 (2026-11-29): entries below this line.
+    # holdout173 set: RL fine-tuning of language models (online alignment learners, PPO/GRPO trainers for math
+    # reasoning, PRM and reward-model training), labelled by reading only; corpus in /work/corpus_h173
+    # (docs/framework_corpus_holdout173.md).
+    {"name": "oat", "github": "sail-sg/oat", "set": "holdout173",
+     "commit": "c1a074c320ff5ca9fe9a4f669bf05208e2f310be",
+     "take": ["oat/learners", "oat/algorithms", "oat/model.py", "oat/utils", "oat/rm", "oat/__init__.py", "oat/types.py", "oat/args.py"], "only": "*.py", "drop": []},
+    {"name": "openr", "github": "openreasoner/openr", "set": "holdout173",
+     "commit": "54ae004c69623ebb9a97b22211d6b236033a710d",
+     "take": ["train/mat", "prm/code", "gen_rm/fine_tuning.py"], "only": "*.py", "drop": []},
+    {"name": "Minimal-RL", "github": "RLHFlow/Minimal-RL", "set": "holdout173",
+     "commit": "e3b49f090ef4d4bd631f8c055e85f1f102e7dc1f",
+     "take": ["verl/__init__.py", "verl/workers/__init__.py", "verl/workers/actor", "verl/workers/critic", "verl/trainer/__init__.py", "verl/trainer/ppo/__init__.py", "verl/trainer/ppo/core_algos.py", "verl/utils/__init__.py", "verl/utils/torch_functional.py", "verl/utils/seqlen_balancing.py"], "only": "*.py",
+     "drop": ["verl/workers/actor/megatron_actor.py", "verl/workers/critic/megatron_critic.py"]},
+    {"name": "mwp_ReFT", "github": "lqtrung1998/mwp_ReFT", "set": "holdout173",
+     "commit": "bdc844e02e5c783d4361d7777f4ad486e7e116da",
+     "take": ["train_rl_reft.py", "train_reward_model.py", "src"], "only": "*.py", "drop": []},
+    {"name": "understand-r1-zero", "github": "sail-sg/understand-r1-zero", "set": "holdout173",
+     "commit": "dfca49dd460ee7cc8e4a5a162c876a7fd6993b87",
+     "take": ["train_zero_math.py", "understand_r1_zero"], "only": "*.py", "drop": []},
+    {"name": "llama-trl", "github": "jasonvanf/llama-trl", "set": "holdout173",
+     "commit": "f2807551d1e663698d6f8fb32a2f7866ad986c7a",
+     "take": ["supervised_finetuning.py", "supervised_finetuning_full_weight.py", "training_reward_model.py", "tuning_lm_with_rl.py", "utils"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
