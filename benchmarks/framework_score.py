@@ -7747,6 +7747,34 @@ CORPUS = [
     {"name": "llama-trl", "github": "jasonvanf/llama-trl", "set": "holdout173",
      "commit": "f2807551d1e663698d6f8fb32a2f7866ad986c7a",
      "take": ["supervised_finetuning.py", "supervised_finetuning_full_weight.py", "training_reward_model.py", "tuning_lm_with_rl.py", "utils"], "only": "*.py", "drop": []},
+    # holdout174 (2026-11-29): entries below this line.
+    # holdout174 set: speech and audio training code (speaker verification, vocoders, TTS, ASR, sound event
+    # detection, audio classification; own loops, Lightning, HF Trainer), labelled by reading only; corpus in
+    # /work/corpus_h174 (docs/framework_corpus_holdout174.md).
+    {"name": "dvector", "github": "yistLin/dvector", "set": "holdout174",
+     "commit": "3964747aff05ba51645634faea41a1fec5a68b99",
+     "take": ["data", "modules", "equal_error_rate.py", "preprocess.py", "train.py", "visualize.py"], "only": "*.py", "drop": []},
+    {"name": "iSTFTNet-pytorch", "github": "rishikksh20/iSTFTNet-pytorch", "set": "holdout174",
+     "commit": "d10fe7d5b5d5d87fda2ebc4f19a2d72ac07eb23c",
+     "take": ["env.py", "inference.py", "inference_e2e.py", "meldataset.py", "models.py", "stft.py", "train.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "AuxiliaryASR", "github": "yl4579/AuxiliaryASR", "set": "holdout174",
+     "commit": "734869027f89beedce598e10bc9df76688d677a3",
+     "take": ["layers.py", "meldataset.py", "models.py", "optimizers.py", "text_utils.py", "train.py", "trainer.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "MeloTTS", "github": "myshell-ai/MeloTTS", "set": "holdout174",
+     "commit": "209145371cff8fc3bd60d7be902ea69cbdb7965a",
+     "take": ["melo/train.py", "melo/models.py", "melo/modules.py", "melo/attentions.py", "melo/commons.py", "melo/losses.py", "melo/mel_processing.py", "melo/data_utils.py", "melo/utils.py", "melo/transforms.py", "melo/monotonic_align"], "only": "*.py", "drop": []},
+    {"name": "FDY-SED", "github": "frednam93/FDY-SED", "set": "holdout174",
+     "commit": "190bd3627e840a022abb3a90994fa2da715f405b",
+     "take": ["main.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "pl_tts", "github": "YoungJae98/pl_tts", "set": "holdout174",
+     "commit": "680684acad5791c84d59f0d0372e2bef6edf038a",
+     "take": ["src/pl_train.py", "src/vits/trainer.py", "src/vits/model", "src/vits/utils", "src/vits/text"], "only": "*.py", "drop": ["src/vits/model/monotonic_align/setup.py"]},
+    {"name": "pl-whisper-finetuner", "github": "alumae/pl-whisper-finetuner", "set": "holdout174",
+     "commit": "72c772c2cc6a59aed224b76986da6bcc2be15824",
+     "take": ["data.py", "main.py", "model.py", "specaug.py", "mask_along_axis.py", "time_warp.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "wav2vec2-nonverbalvocalization", "github": "padmalcom/wav2vec2-nonverbalvocalization", "set": "holdout174",
+     "commit": "dc9870e283414c8c605a540415404fa764f6a045",
+     "take": ["train.py", "Wav2Vec2ClassificationHead.py", "Wav2Vec2ForSpeechClassification.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
