@@ -211,3 +211,42 @@ def test_a_subclass_that_runs_its_bases_init_inherits_their_step_loops():
     for init in ("        super().__init__(model, None, loader)",
                  "        BaseTrainer.__init__(self, model, None, loader)"):
         assert all_diagnostics(TEMPLATE.replace("{init}", init), "TPL102") == reported, init
+
+
+MOVING = """\
+import torch
+
+
+def train(net, loader, criterion, optimizer):
+    moving_loss = 0
+    for image, answer in loader:
+        image, answer = image.cuda(), answer.cuda()
+        output = net(image)
+        loss = criterion(output, answer)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        correct = (output.detach().argmax(1) == answer).float().mean(){read}
+        if moving_loss == 0:
+            moving_loss = correct
+        else:
+            moving_loss = {carried}
+"""
+
+
+def test_a_running_value_tested_against_zero_holds_the_device_tensor_from_the_second_step():
+    """R154 (TPL102's carried totals, transformers_tasks' ``if not loss:``): mac-network
+    (holdout165) starts ``moving_loss`` at 0, binds it to a device accuracy in the ``if`` and
+    carries it on in the ``else`` (``moving_loss * 0.99 + correct * 0.01``): from the second step
+    ``moving_loss == 0`` compares a device tensor, and ``if`` waits for it."""
+    source = MOVING.replace("{read}", "").replace("{carried}", "moving_loss * 0.99 + correct * 0.01")
+    assert all_diagnostics(source, "TPL102") == [("TPL102", 14, 11, TRUTH, None)]
+
+
+def test_a_running_value_of_python_numbers_or_not_carried_is_not_a_carried_tensor():
+    """The twins: the accuracy is read as a number first (``.item()``, itself reported), so the
+    running value is a Python float; the ``else`` binds a fresh value without carrying the old one."""
+    numbers = MOVING.replace("{read}", ".item()").replace("{carried}", "moving_loss * 0.99 + correct * 0.01")
+    assert [f[:2] for f in all_diagnostics(numbers, "TPL102")] == [("TPL102", 13)]
+    fresh = MOVING.replace("{read}", "").replace("{carried}", "correct * 0.5")
+    assert _found(fresh) == []

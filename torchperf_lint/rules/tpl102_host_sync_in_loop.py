@@ -280,6 +280,13 @@ class HostSyncInLoop(Rule):
         test = node.test
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test = test.expression
+        if (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+                and isinstance(test.comparisons[0].operator, (cst.Equal, cst.NotEqual))
+                and isinstance(test.comparisons[0].comparator, cst.Integer)
+                and test.comparisons[0].comparator.evaluated_value == 0):
+            # ``if moving_loss == 0: moving_loss = correct`` / ``else: moving_loss = moving_loss * 0.99
+            # + correct * 0.01`` (mac-network, holdout165; R154): the same test, written out
+            test = test.left
         if not isinstance(test, cst.Name) or not isinstance(node.orelse, cst.Else) or self.ctx.innermost_loop() is None:
             return False
         name, bound, added = test.value, [], []
@@ -288,7 +295,10 @@ class HostSyncInLoop(Rule):
                 for small in (line.body if isinstance(line, cst.SimpleStatementLine) else ()):
                     if (isinstance(small, cst.Assign) and len(small.targets) == 1
                             and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name):
-                        bound.append(small.value)
+                        if _reads_name(small.value, name):
+                            added.append(small.value)  # ``x = x * 0.99 + v * 0.01``: carried on
+                        else:
+                            bound.append(small.value)
                     elif (isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name)
                           and small.target.value == name):
                         added.append(small.value)
@@ -1567,6 +1577,11 @@ class HostSyncInLoop(Rule):
         return (ctx.in_step_loop() and not ctx.leaves_loop(ctx.step_loop(), body_returns=False)
                 and not _in_failure_handler(ctx.stack) and not _without_cuda(ctx)
                 and not ctx.returned_to_framework() and not (ctx.step_body() is not None and _host_only(ctx.facts)))
+
+
+def _reads_name(expr: cst.BaseExpression, name: str) -> bool:
+    """Does ``expr`` read the plain name ``name``?"""
+    return any(isinstance(n, cst.Name) and n.value == name for n in descendants(expr))
 
 
 def _reads_timer_object(call: cst.Call) -> bool:
