@@ -3135,8 +3135,9 @@ tokenizer's `decode`/`batch_decode` or another of its id methods (`get_special_t
 `self.IX_TO_NAME[...]`, `class_names[label.item()]`: a list of names, reading R71) and the key a dict
 is stored or built under (`res[i.item()] = out`, `{gt_id.item(): k for ...}`), a copy turned into a numpy array in a helper that a step body calls
 (`points.detach().cpu().numpy()` in a metric, a KD-tree or a target assigner one call away; a copy
-of a loss or metric, one read as a number or shown, and copies in the step body itself are still
-reported), a Python container the step returns to its framework, also through helpers
+of a loss or metric, one read as a number or shown, one made into Python numbers at once
+(`rewards.cpu().numpy().tolist()` kept in a metrics dict, reading R151), and copies in the step body
+itself are still reported), a Python container the step returns to its framework, also through helpers
 that return it up to the step (`stats = self._get_stats(...)`; `return stats`), the test that decides whether a loop that runs no update stops
 (greedy decoding's `if next_id.item() == eos_id: break`, also through a name: `n = t.item()` then
 `if n != expected: break`; a training loop that stops on a NaN loss is still reported: checking
@@ -3173,7 +3174,13 @@ moved, `.item()` of an instance of a project class that defines `item` (`val_res
 helper's parameter that every per-step call hands a Python value
 (`metric_logger.update(loss=loss.item())`: its `if isinstance(v, torch.Tensor): v = v.item()`
 reads no tensor), and everything in the step bodies of a script that names no device at all and
-shares no values with the rest of its project.
+shares no values with the rest of its project. What a framework hands its steps moved is on the
+device: a Lightning step's `batch` and the `inputs` the Hugging Face Trainer hands `compute_loss`,
+their attributes and string keys (`inputs["sft_mask"]`) alike, except keys and fields that name
+counts, lengths or what the samples are (`num_items`, `platform`, `file_name`; reading R152). A
+project base's step loop that calls `self.<m>(...)` runs a subclass's override only on instances the
+base set up: a subclass whose `__init__` calls none of its bases' runs its own loops alone (reading
+R153).
 
 Code that never runs (the body of `if False:`, `if 0:`, `while False:`, the `else` of `if True:`, what
 follows `exit()`/`sys.exit()` in its block (reading R146), and
@@ -3204,7 +3211,12 @@ loop, not of an outer one, nor of a loop inside a step body that takes no batche
 each pass, which runs whole every step even when it calls a model: reading R69;
 or a name the loop sets to such a test, `is_log_step = step % N == 0`) that does not itself run the
 optimizer step (at any depth, or through a function or method of the module that runs it: gradient
-accumulation), nor one in a small loop nested under such an `if`. A few more tests pick a few steps
+accumulation), nor one in a small loop nested under such an `if`. An `if`/`else` whose every path
+passes an interval (`if i % 8 == 0: ... else: continue`) makes what follows run at the interval,
+unless the `if` itself runs the backward or the update, or in a loop what follows does (reading
+R150). A name that starts as a number, is bound to a device tensor in one branch of the `if` that
+tests it (`if not total:`, `if moving_loss == 0:`) and carried on in the other holds that tensor from
+the second step: the test waits every step (reading R154). A few more tests pick a few steps
 or one per period: a budget (`if shown < 5: shown += 1`, `if len(pool) < size: pool.append(...)`,
 never refilled inside a loop), a branch that moves its own mark (`if now - last_log > every: ...;
 last_log = now`), and what follows an early `continue`/`return` until a counter passes a mark the
