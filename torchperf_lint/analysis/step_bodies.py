@@ -715,9 +715,13 @@ class StepBodies:
         for module in list(self._reachers):
             for qual in module.classes:
                 order, _ = self.mro((module.path, qual))
-                for base in self._initialised_bases(order)[1:]:
-                    base_module = self._loaded.get(base[0])
-                    if base_module is None:
+                looping = [base for base in order[1:] if getattr(self._loaded.get(base[0]), "step_call_sites", None)]
+                if not looping:
+                    continue  # (most classes: no project base runs a step loop)
+                initialised = self._initialised_bases(order)
+                for base in looping:
+                    base_module = self._loaded[base[0]]
+                    if base not in initialised:
                         continue
                     for fqual, (ref, line, _, constants, mode) in base_module.step_call_sites:
                         record = base_module.functions[fqual]

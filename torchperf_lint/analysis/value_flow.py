@@ -814,10 +814,10 @@ class ValueFlow:
             unmoved = self._unmoved_key_kind(expr, env, depth)
             if unmoved is not None:
                 return unmoved
-            if isinstance(expr.value, cst.Name) and self._moved_batch(expr.value):
-                index = expr.slice[0].slice if len(expr.slice) == 1 else None
-                key = index.value.evaluated_value if (
-                    isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)) else None
+            index = expr.slice[0].slice if len(expr.slice) == 1 else None
+            if (isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)
+                    and isinstance(expr.value, cst.Name) and self._moved_batch(expr.value)):
+                key = index.value.evaluated_value
                 if isinstance(key, str) and _NOT_TENSOR_FIELD.search(key) is None and _METADATA_KEY.search(key) is None:
                     # ``batch["sft_mask"]`` of a batch the framework moved (a Lightning step's
                     # ``batch``, the HF Trainer's ``compute_loss`` ``inputs``): a tensor there, as
