@@ -879,7 +879,7 @@ class StepBodies:
     def moved_batch_parameter(self, path: str, qualname: str) -> Optional[str]:
         """The name of the batch parameter of the Lightning step method ``qualname`` of ``path``
         (``training_step(self, batch, batch_idx)``: Lightning moves the batch to the module's
-        device before the call), or None."""
+        device before the call), or of the inputs of an HF Trainer's ``compute_loss`` (R152), or None."""
         if (path, qualname) in self._lightning_batch_steps:
             position = 1  # (self, batch, batch_idx)
         elif (path, qualname) in self._hf_inputs_steps:
