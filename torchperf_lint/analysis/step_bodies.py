@@ -202,13 +202,11 @@ class StepBodies:
         self._budget = MAX_MODULES
         self._star_expanding: Set[str] = set()  # modules whose star imports symbol() is reading
         # Lightning step methods whose ``batch`` the framework has moved to the device (rules.md
-        # "Where a value lives": a batch moved is on the device): (path, qualified name)
-        self._lightning_batch_steps: Set[Key] = set()
-        # ... and the HF Trainer's ``compute_loss(self, model, inputs, ...)``: the Trainer's own
-        # ``training_step``/``prediction_step`` hand it ``self._prepare_inputs(inputs)``, on the
-        # device (R152). Not an override of ``training_step`` or ``prediction_step``: each is handed
-        # the batch as the loader made it and prepares it itself.
-        self._hf_inputs_steps: Set[Key] = set()
+        # "Where a value lives": a batch moved is on the device), and the HF Trainer's ``compute_loss(self, model, inputs, ...)``, which the Trainer's own
+        # ``training_step``/``prediction_step`` hand ``self._prepare_inputs(inputs)`` (R152; not an
+        # override of those two: each is handed the batch as the loader made it). (path, qualified
+        # name) -> the position of that parameter
+        self._moved_batch_steps: Dict[Key, int] = {}
         self._reachers: List[Module] = [module]
         self._memo: Dict[tuple, object] = {}  # without a project
         # Per function of the linted file: the literal arguments of each per-step call of it, by
@@ -662,9 +660,9 @@ class StepBodies:
                             push(method, (module.path, qual), Chain((), True, True, framework_trains=True,
                                                                     grad_off=evaluates, trains=not evaluates))
                             if kind == "lightning" and name in LIGHTNING_BATCH_STEPS:
-                                self._lightning_batch_steps.add(method)
+                                self._moved_batch_steps[method] = 1  # (self, batch, batch_idx)
                             elif kind == "hf" and name == HF_PREPARED_INPUTS_STEP:
-                                self._hf_inputs_steps.add(method)
+                                self._moved_batch_steps[method] = 2  # (self, model, inputs, ...)
             for kind, ref, line in module.data["roots"]:
                 if kind == "handed":
                     handed = self._handed_to_engine(module, ref)
@@ -880,11 +878,8 @@ class StepBodies:
         """The name of the batch parameter of the Lightning step method ``qualname`` of ``path``
         (``training_step(self, batch, batch_idx)``: Lightning moves the batch to the module's
         device before the call), or of the inputs of an HF Trainer's ``compute_loss`` (R152), or None."""
-        if (path, qualname) in self._lightning_batch_steps:
-            position = 1  # (self, batch, batch_idx)
-        elif (path, qualname) in self._hf_inputs_steps:
-            position = 2  # (self, model, inputs, ...)
-        else:
+        position = self._moved_batch_steps.get((path, qualname))
+        if position is None:
             return None
         module = self._loaded.get(path)
         record = module.functions.get(qualname) if module is not None else None

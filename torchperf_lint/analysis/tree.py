@@ -102,3 +102,8 @@ def less_than_sides(node: cst.CSTNode) -> Optional[Tuple[cst.BaseExpression, cst
     if isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
         return left, right
     return None
+
+
+def reads_name(node: cst.CSTNode, name: str) -> bool:
+    """Does ``node`` read the plain name ``name`` anywhere inside it?"""
+    return any(isinstance(n, cst.Name) and n.value == name for n in descendants(node))

@@ -22,7 +22,7 @@ from .host_distributions import parameter_values as distribution_parameters
 from .names import is_torch_name
 from .step_loops import is_iterating_wrapper, is_model_name
 from .tensor_uses import names_called, names_used_as_tensors
-from .tree import descendants
+from .tree import descendants, reads_name
 from .cpu_attributes import cpu_tensor_attributes, numpy_attributes
 from .metric_states import tensor_states
 from .return_kinds import ReturnKinds, at_call
@@ -340,7 +340,7 @@ class ValueFlow:
             # ``if not k.startswith("name"): batch[k] = batch[k].to(device)`` (DDSP-SVC): the keys
             # the ``if`` tests between the loop and the store are the ones moved
             filters = tuple(block.node.test for block in blocks[at + 1:] if block.kind == "if"
-                            and block.body is block.node.body and _reads_name(block.node.test, key))
+                            and block.body is block.node.body and reads_name(block.node.test, key))
             self._add(container.value, "moved", (value, before, key, filters))
 
     def _bind(self, target, source, path) -> None:
@@ -1337,10 +1337,6 @@ def _pins_memory(made) -> bool:
 
 def _is_none(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
-
-
-def _reads_name(test: cst.BaseExpression, name: str) -> bool:
-    return any(isinstance(n, cst.Name) and n.value == name for n in descendants(test))
 
 
 # The per-parameter state of torch's optimizers (Adam/AdamW, SGD, RMSprop, Adadelta): tensors that

@@ -27,7 +27,7 @@ from ..analysis.test_rereads import rereads_tested_value
 from ..analysis.trainless_helpers import trains_nothing
 from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, chain_leaves, dotted_name, is_grad_off, is_model_name,
                                last_identifier, method_call, tests_interval)
-from ..analysis.tree import descendants
+from ..analysis.tree import descendants, reads_name
 from ..analysis.value_uses import (KEEPING_METHODS, SIZE_BUILTINS, ancestors, assigned_name, climb,
                                    derived_assignment, derived_names, for_over, is_string_literal, kept_as_data,
                                    kept_through_names, name_uses, next_statement, read_as_number, shown, tests_size)
@@ -295,7 +295,7 @@ class HostSyncInLoop(Rule):
                 for small in (line.body if isinstance(line, cst.SimpleStatementLine) else ()):
                     if (isinstance(small, cst.Assign) and len(small.targets) == 1
                             and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name):
-                        if _reads_name(small.value, name):
+                        if reads_name(small.value, name):
                             added.append(small.value)  # ``x = x * 0.99 + v * 0.01``: carried on
                         else:
                             bound.append(small.value)
@@ -1577,11 +1577,6 @@ class HostSyncInLoop(Rule):
         return (ctx.in_step_loop() and not ctx.leaves_loop(ctx.step_loop(), body_returns=False)
                 and not _in_failure_handler(ctx.stack) and not _without_cuda(ctx)
                 and not ctx.returned_to_framework() and not (ctx.step_body() is not None and _host_only(ctx.facts)))
-
-
-def _reads_name(expr: cst.BaseExpression, name: str) -> bool:
-    """Does ``expr`` read the plain name ``name``?"""
-    return any(isinstance(n, cst.Name) and n.value == name for n in descendants(expr))
 
 
 def _reads_timer_object(call: cst.Call) -> bool:
