@@ -36,6 +36,10 @@ UNKNOWN_KEY = "?:"  # an argument passed whose place is not known
 # ... and beside it, an argument known to be a value on the host that may be a tensor or a batch
 # (R14): "?:0" and "hostv:0" both, so that what reads only Python numbers sees it as unknown.
 HOST_VALUE_KEY = "hostv:"
+# ... and beside those, an argument that is a batch (or a field of one) taken from a loader the
+# module makes with ``pin_memory=True`` (R155): "pinned:0", so that the callee's copies of it are
+# TPL104's as in the loop itself.
+PINNED_KEY = "pinned:"
 _HOST_METHODS = frozenset("item tolist size dim ndimension numel nelement".split())
 _HOST_COPIES = frozenset(("cpu", "numpy"))
 # Methods that may put a host value on a device (or whose result's place the code does not show).
@@ -167,11 +171,15 @@ class HostNames:
     names bound to an optimizer's parameter groups; worked out on first use."""
 
     __slots__ = ("_body", "_names", "_values", "_groups", "_host_batches", "_batch_loops", "_loop_iterables",
-                 "_params", "_host_libraries", "_partly_host", "_items_stored")
+                 "_params", "_host_libraries", "_partly_host", "_items_stored", "_pinned_batches")
 
     def __init__(self, body, host_batches: Optional[Callable[[ast.expr], bool]] = None,
-                 params: FrozenSet[str] = frozenset(), host_libraries: FrozenSet[str] = frozenset()):
+                 params: FrozenSet[str] = frozenset(), host_libraries: FrozenSet[str] = frozenset(),
+                 pinned_batches: Optional[Callable[[ast.expr, FrozenSet[str]], bool]] = None):
         self._body = body
+        # Does a ``for`` over this iterable (in a function with these parameters) take batches from a
+        # loader the module makes with ``pin_memory=True``? (step_loops.ModuleSteps.iterates_pinned_loader)
+        self._pinned_batches = pinned_batches
         # Names the module imports from host libraries (``np``, ``zoom`` of ``scipy.ndimage``): what
         # their calls return is on the host (SAMed's ``prediction = zoom(prediction, ...)``)
         self._host_libraries = host_libraries
@@ -292,8 +300,24 @@ class HostNames:
         if is_host(node, self._names, self._groups) or self._number_where_read(node):
             return (f"{HOST_KEY}{where}",)
         if self._host_batches is not None and self._is_host_value(node):
+            if self._from_pinned_batch(node):
+                return (f"{UNKNOWN_KEY}{where}", f"{HOST_VALUE_KEY}{where}", f"{PINNED_KEY}{where}")
             return (f"{UNKNOWN_KEY}{where}", f"{HOST_VALUE_KEY}{where}")
         return (f"{UNKNOWN_KEY}{where}",)
+
+    def _from_pinned_batch(self, node) -> bool:
+        """Is ``node`` the batch a ``for`` over a pinned loader binds (or a field of it: ``batch[0]``,
+        ``batch["x"]``, ``batch.x``), that binding running right before the call each time (R155)?
+        A call (``batch.float()``) makes a copy in pageable memory: not followed."""
+        if self._pinned_batches is None:
+            return False
+        root = node
+        while type(root) is ast.Subscript or type(root) is ast.Attribute:
+            root = root.value
+        if type(root) is not ast.Name or root.id in self._params or getattr(node, "lineno", None) is None:
+            return False
+        params, pinned = self._params, self._pinned_batches
+        return _dominating_value(self._body, root.id, _position(node), lambda iterable: pinned(iterable, params)) is BATCH
 
     def _number_where_read(self, node) -> bool:
         """A name bound several times whose binding that runs right before this read is a Python
@@ -512,6 +536,17 @@ def passed_host_values(constants: dict, params: list, skip_self: bool) -> Frozen
         elif not any(f"{UNKNOWN_KEY}{key}" in constants for key in keys) and not isinstance(default, dict):
             host.add(name)
     return frozenset(host)
+
+
+def passed_pinned(constants: dict, params: list, skip_self: bool) -> FrozenSet[str]:
+    """The named parameters to which one call hands a batch (or a field of one) of a pinned loader
+    (R155)."""
+    if "*" in constants:
+        return frozenset()
+    if params and skip_self and params[0][0] in ("self", "cls"):
+        params = params[1:]
+    return frozenset(name for index, (name, _) in enumerate(params)
+                     if f"{PINNED_KEY}{index}" in constants or f"{PINNED_KEY}{name}" in constants)
 
 
 def passed_host(constants: dict, params: list, skip_self: bool) -> FrozenSet[str]:

@@ -65,7 +65,7 @@ from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_r
                          assigned_values, interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "66"
+INDEX_VERSION = "67"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -386,7 +386,8 @@ class _Summariser:
                                              if not level and module.split(".", 1)[0] in HOST_LIBRARIES
                                              and module.split(".", 1)[0] != "pickle")  # (pickle loads tensors)
         self._places[id(module_fn)] = HostNames(self.tree.body, self._host_batch_test(),
-                                                host_libraries=self._host_library_names)
+                                                host_libraries=self._host_library_names,
+                                                pinned_batches=self._pinned_batch_test())
         self._scan(self.tree.body, module_fn, "", None, frozenset(), False)
         self._note_loop_stops(module_fn, self.tree.body)
         demo = [[stmt.lineno, stmt.end_lineno or stmt.lineno] for stmt in self.tree.body
@@ -469,6 +470,19 @@ class _Summariser:
         def test(iterable) -> bool:
             alive = summariser()
             return alive is not None and alive._iterates_host_batches(iterable)
+        return test
+
+    def _pinned_batch_test(self):
+        """ModuleSteps.iterates_pinned_loader for a HostNames, through a weak reference (as
+        _host_batch_test)."""
+        summariser = weakref.ref(self)
+
+        def test(iterable, parameters) -> bool:
+            alive = summariser()
+            if alive is None:
+                return False
+            alive._step_loop_ids()  # builds the module's step facts
+            return alive._steps.iterates_pinned_loader(iterable, parameters)
         return test
 
     def _iterates_host_batches(self, iterable) -> bool:
@@ -673,7 +687,7 @@ class _Summariser:
             if type(annotation) is ast.Name and _is_class_name(annotation.id) and self._imported_name(annotation.id):
                 fn["locals"][arg.arg] = annotation.id
         self._places.setdefault(id(fn), HostNames(node.body, self._host_batch_test(), _parameter_names(node.args),
-                                                  self._host_library_names))
+                                                  self._host_library_names, self._pinned_batch_test()))
         for decorator in node.decorator_list:
             self._expressions(decorator, self.functions.get(scope or "<module>") or fn, scope, False, False)
             if self._iteration_handler_decorator(decorator):

@@ -20,7 +20,7 @@ import os
 from collections import deque
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
-from .argument_places import HOST_KEY, UNKNOWN_KEY, passed_host, passed_host_values
+from .argument_places import HOST_KEY, UNKNOWN_KEY, passed_host, passed_host_values, passed_pinned
 from .names import canonical
 from .project_index import AUTOGRAD_FUNCTION, INSTANCE_KEY, Module, Project, content_digest, project_for, summarize
 from .inference_calls import (EVALUATION_BRANCH, LIGHTNING_EVALUATION_STEPS, chain_level, chain_state, names_training,
@@ -224,6 +224,10 @@ class StepBodies:
         # ... and those every per-step call hands a value on the host that may be a batch or a
         # tensor (a loader batch not moved, a ``.cpu()`` copy: argument_places, R14).
         self._host_value_parameters: Dict[str, FrozenSet[str]] = {}
+        self._pinned_parameters: Dict[str, FrozenSet[str]] = {}  # handed a pinned loader's batch (R155)
+        # ... and which of the functions whose callers are not all seen a framework runs, or some
+        # call hands splatted arguments (a root that calls backward itself is called by the project)
+        self._framework_or_splatted: Set[str] = set()
         # Functions of the linted file reached by some chain that does not run inference only (R7).
         self._trained: Set[str] = set()
         # ... and by some chain whose loop trains (a backward or an optimizer step on the way; R8).
@@ -749,6 +753,8 @@ class StepBodies:
                     self.bodies[qual] = chain
                     if not chain.hops:
                         self._unknown_arguments.add(qual)  # a root: its framework or caller is not seen
+                        if chain.framework:
+                            self._framework_or_splatted.add(qual)
                 if not runs_inference(chain.grad_off, chain.trains):
                     self._trained.add(qual)
                 if chain.trains or _named_for_training(qual, chain):
@@ -943,6 +949,7 @@ class StepBodies:
         record = self.module.functions.get(qual)
         if record is None or "*" in constants:
             self._unknown_arguments.add(qual)
+            self._framework_or_splatted.add(qual)
             return
         params = record.get("params", [])
         host = passed_host(constants, params, ref[0] != "name")
@@ -951,6 +958,9 @@ class StepBodies:
         values = passed_host_values(constants, params, ref[0] != "name")
         known = self._host_value_parameters.get(qual)
         self._host_value_parameters[qual] = values if known is None else known & values
+        pinned = passed_pinned(constants, params, ref[0] != "name")
+        known = self._pinned_parameters.get(qual)
+        self._pinned_parameters[qual] = pinned if known is None else known & pinned
         self._arguments.setdefault(qual, []).append(_literal_values(record, ref, constants))
 
     def _guard_signature(self, function: Key, args: Optional[dict]) -> Optional[tuple]:
@@ -1003,6 +1013,26 @@ class StepBodies:
         if qualname in self._unknown_arguments:
             return frozenset()
         return self._host_value_parameters.get(qualname, frozenset())
+
+    def pinned_parameters(self, qualname: str) -> FrozenSet[str]:
+        """The parameters of the linted file's step body ``qualname`` that every per-step call hands
+        a batch, or a field of one, of a loader the calling module makes with ``pin_memory=True``
+        (R155); empty when a framework runs it or a call splats its arguments. A function that calls
+        backward itself counts with the calls the project shows (another caller's batch would only
+        be copied with ``non_blocking=True`` that has nothing to overlap: no harm)."""
+        if qualname in self._framework_or_splatted:
+            return frozenset()
+        pinned = self._pinned_parameters.get(qualname, frozenset())
+        record = self.module.functions.get(qualname)
+        if pinned and qualname in self._unknown_arguments and record is not None:
+            # a root (it calls backward itself): every call of it the read modules show, per step
+            # or not, hands the pinned batch (``train_step(model, opt, torch.zeros(4))`` once
+            # before the loop does not)
+            params, name = record.get("params", []), qualname.rpartition(".")[2]
+            for module in self._loaded.values():
+                for _, _, call in module_call_sites(module).get(name, ()):
+                    pinned = pinned & passed_pinned(dict(call[3]), params, call[0][0] != "name")
+        return pinned
 
     def per_step_call_sites(self, qualname: str) -> Optional[list]:
         """(module, calling function, line, call record) of every per-step call of the linted file's

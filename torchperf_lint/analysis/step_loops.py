@@ -578,6 +578,22 @@ class ModuleSteps:
         return is_loader_name(name) or name in self.loaders or name in self.iterators or (
             isinstance(expr, ast.Name) and self._iterates_named_loader(name))
 
+    def iterates_pinned_loader(self, expr, parameters: FrozenSet[str] = frozenset()) -> bool:
+        """Does a ``for`` over ``expr`` take batches from a loader the module makes with
+        ``pin_memory=True`` only (``for data in dataloader``, ``enumerate(tqdm(self.train_loader))``),
+        in a function whose ``parameters`` are these (a loader handed in is what the callers make:
+        not known here)? As value_flow reads a loop's batch, in ``ast`` (R155)."""
+        if self.device_data_loaders or not self.ast_iterates_loader(expr):
+            return False
+        inner = _unwrapped(expr)
+        if isinstance(inner, ast.Name) and inner.id in parameters:
+            return False
+        name = _wrapped_loader(expr)
+        if name is None:
+            return False
+        name = self.iterated.get(name, name)
+        return name in self.pinned_loaders and name not in self.unpinned_loaders
+
     def _is_function(self, receiver: Optional[str], name: Optional[str], attribute: bool) -> bool:
         """``name(...)`` bound by a ``def`` of the module, or ``self.name(...)`` a method of its
         classes (and not a name the module also binds to a model)."""

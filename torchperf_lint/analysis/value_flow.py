@@ -252,6 +252,12 @@ class ValueFlow:
         batch taken from a loader, what the body reads from it stays on the host until it moves it."""
         self._add(name, "hostbatch", None)
 
+    def bind_pinned_batch(self, name: str) -> None:
+        """A parameter that every per-step caller hands a batch (or a field of one) taken from a
+        loader its module makes with ``pin_memory=True`` (R155): a batch of that loader, as in the
+        caller's loop."""
+        self._add(name, "pinnedbatch", None)
+
     def bind_moved_batch(self, name: str) -> None:
         """A batch the framework moved to the device before the call (Lightning's step methods):
         what the body reads from it is on the device, as from ``batch = batch.to(device)``."""
@@ -490,6 +496,8 @@ class ValueFlow:
             return PYTHON
         if source == "hostbatch":
             return BATCH
+        if source == "pinnedbatch":
+            return PINNED_BATCH
         if source == "device":
             return UNKNOWN  # the moved batch itself: its fields are read through _moved_batch
         if source == "passed":

@@ -1299,15 +1299,19 @@ class Walker:
         host = bodies.host_parameters(qualname)
         # a batch or tensor on the host (R14): what is read from it stays there
         values = bodies.host_value_parameters(qualname) - host
+        # ... of which a loader that pins memory hands out (R155): its copies are TPL104's
+        pinned = bodies.pinned_parameters(qualname) - host
         # ... and, asked of return_kinds only when a rule reads it, what the callers' arguments are
         # by what project callees return (``arr = to_numpy(pred)`` then ``vis(arr)``)
         passed = bool(bodies.per_step_call_sites(qualname))
-        if not host and not values and not passed:
+        if not host and not values and not passed and not pinned:
             return
         params = function.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             if param.name.value in host:
                 self.ctx.values.bind_host(param.name.value)
+            elif param.name.value in pinned:
+                self.ctx.values.bind_pinned_batch(param.name.value)
             elif param.name.value in values:
                 self.ctx.values.bind_host_batch(param.name.value)
             elif passed:

@@ -330,7 +330,9 @@ fact of the loader the loop iterates: a loop over a loader whose making the modu
 pin memory or bind the same name; a name the module binds to pinned and other loaders is read by
 the `DataLoader(..., pin_memory=True)` the loop's own function made. Moves of models and other tensors, and
 batches of unpinned loaders or of loaders that place batches on the device themselves
-(`accelerator.prepare`), are not."""
+(`accelerator.prepare`), are not. A batch, or a field of one (`batch[0]`), that the loop hands to a
+function of the module is pinned there too when every call of that function the project shows
+hands one (`self.learning_step(data)` moving the fields of `data`)."""
 RULE.EXAMPLE = "for x, y in loader:  # DataLoader(..., pin_memory=True)\n    x, y = x.to(device), y.to(device)"
 RULE.USE_INSTEAD = "for x, y in loader:\n    x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)"
 RULE.FIX_NOTE = """\

@@ -1,0 +1,118 @@
+"""Forms of the thirty-second session (2026-11-29) the engine got wrong: each with its flagged and
+silent twins, whole diagnostics."""
+
+import textwrap
+
+from _diagnostics import PINNED_COPY, all_diagnostics
+
+from torchperf_lint.catalog import SAFE
+from torchperf_lint.engine import fix_source
+from torchperf_lint.findings import Edit
+
+LEARNER = """\
+import torch
+from torch.utils.data import DataLoader
+
+
+class Learner:
+    def learn(self, dataset):
+        dataloader = DataLoader(dataset, batch_size=8, num_workers=2, pin_memory={pinned})
+        for data in dataloader:
+            infos = self.learning_step({argument})
+
+    def learning_step(self, data):
+        device = torch.cuda.current_device()
+        chosen_ids, c_mask = data
+        chosen_ids = chosen_ids.squeeze(1).to(device)
+        c_mask = c_mask.to(device)
+        loss = self.model(chosen_ids, c_mask).mean()
+        loss.backward()
+        self.optimizer.step()
+        return {{"loss": loss.detach()}}
+"""
+
+
+def _copy(line: int, col: int, end_col: int, chain: str = "", first: bool = False):
+    """A TPL104 finding whose fix adds the keyword at ``end_col`` (``first``: as the call's only one)."""
+    added = "non_blocking=True" if first else ", non_blocking=True"
+    return ("TPL104", line, col, PINNED_COPY + chain,
+            (SAFE, "add non_blocking=True", (Edit(line, end_col, line, end_col, added),)))
+
+
+def test_a_batch_of_a_pinned_loader_handed_to_a_method_that_steps_is_copied_from_pinned_memory():
+    """R155 (rules.md TPL104: a batch taken from a pinned loader, moved in a step body): oat's
+    ``DAPLearner.learn`` iterates its own ``DataLoader(..., pin_memory=True)`` and hands each batch to
+    ``self.learning_step(data)``, which runs the backward and moves the batch's fields (holdout173).
+    The callee's copies are the loop's; the fix is the loop's fix, and the fixed code parses."""
+    source = LEARNER.format(pinned="True", argument="data")
+    assert all_diagnostics(source, "TPL104") == [_copy(14, 21, 52), _copy(15, 17, 33)]
+    fixed, applied = fix_source(source, codes=["TPL104"])
+    assert applied == 2
+    assert "chosen_ids.squeeze(1).to(device, non_blocking=True)" in fixed
+    assert "c_mask.to(device, non_blocking=True)" in fixed
+    compile(fixed, "learner.py", "exec")
+    assert fix_source(fixed, codes=["TPL104"]) == (fixed, 0)
+
+
+def test_a_batch_of_an_unpinned_loader_or_a_copy_of_it_handed_on_stays_silent():
+    """The twins: the loader does not pin; the loop hands a converted copy (``data.float()``, pageable
+    memory); the loop hands something else than the batch."""
+    for pinned, argument in (("False", "data"), ("True", "data.float()"), ("True", "dataset")):
+        assert all_diagnostics(LEARNER.format(pinned=pinned, argument=argument), "TPL104") == [], argument
+
+
+HELPER = """\
+import torch
+from torch.utils.data import DataLoader
+
+
+def forward(model, images, labels):
+    return model(images.cuda(), labels.cuda())
+
+
+def prepare(images):
+    return images.cuda()
+
+
+def train_step(model, optimizer, images, labels):
+    images = images.cuda()
+    labels = labels.cuda()
+    loss = model(images, labels) + forward(model, images, labels)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+
+
+def evaluate(model, images):
+    return model(images.cuda())
+
+
+def main(model, optimizer, train_set, val_set):
+    train_loader = DataLoader(train_set, batch_size=64, num_workers=4, pin_memory=True)
+    val_loader = DataLoader(val_set, batch_size=64, num_workers=4)
+    for batch in train_loader:
+        train_step(model, optimizer, batch[0], batch[1])
+        forward(model, batch["x"], batch.y)
+        prepare(batch["x"])
+    for batch in val_loader:
+        evaluate(model, batch[0])
+{more}"""
+
+
+def test_fields_of_a_pinned_batch_handed_to_a_plain_helper_are_copied_from_pinned_memory():
+    """R155: the loop hands the fields of a pinned batch (``batch[0]``) to a module function: its
+    copies of them report with the call that makes it a step body (``prepare``; ``train_step`` is a
+    root, it calls backward itself). ``forward`` is also called from
+    ``train_step`` with what it moved: its own copies are not known to be of pinned memory there."""
+    assert all_diagnostics(HELPER.format(more=""), "TPL104") == [
+        _copy(10, 11, 23, " (called every step from <string>:32)", first=True),
+        _copy(14, 13, 25, first=True), _copy(15, 13, 25, first=True)]
+
+
+def test_a_helper_also_handed_an_unpinned_batch_or_anything_else_stays_silent():
+    """The twins: ``evaluate`` is handed only the unpinned loader's batches; a second call hands
+    ``train_step`` a batch of the unpinned loader (its callers disagree); one hands a tensor made
+    on the host."""
+    for more in ("    for batch in val_loader:\n        train_step(model, optimizer, batch[0], batch[1])\n",
+                 "    train_step(model, optimizer, torch.zeros(4, 3), torch.zeros(4))\n"):
+        assert [row[1] for row in all_diagnostics(HELPER.format(more=more), "TPL104")] == [10], more
