@@ -7775,6 +7775,14 @@ CORPUS = [
     {"name": "wav2vec2-nonverbalvocalization", "github": "padmalcom/wav2vec2-nonverbalvocalization", "set": "holdout174",
      "commit": "dc9870e283414c8c605a540415404fa764f6a045",
      "take": ["train.py", "Wav2Vec2ClassificationHead.py", "Wav2Vec2ForSpeechClassification.py"], "only": "*.py", "drop": []},
+{"name": "char-rnn.pytorch", "github": "spro/char-rnn.pytorch", "set": "holdout177", "commit": "282bcb6b15ab3929d6a588b455cfc0f19f32add4", "take": ["generate.py", "helpers.py", "model.py", "train.py"], "only": "*.py", "drop": []},
+{"name": "pytorchic-bert", "github": "dhlee347/pytorchic-bert", "set": "holdout177", "commit": "fefcbd988bc3bcdd2cd67072101a3d94ef362f7e", "take": ["checkpoint.py", "classify.py", "models.py", "optim.py", "pretrain.py", "tokenization.py", "train.py", "utils.py"], "only": "*.py", "drop": []},
+{"name": "hlb-gpt", "github": "tysam-code/hlb-gpt", "set": "holdout177", "commit": "a9f158f28d81a21184081827454763b351ba26b1", "take": ["main.py"], "only": "*.py", "drop": []},
+{"name": "llm.c", "github": "karpathy/llm.c", "set": "holdout177", "commit": "f1e2ace651495b74ae22d45d1723443fd00ecd3a", "take": ["train_gpt2.py", "train_llama3.py"], "only": "*.py", "drop": []},
+{"name": "picotron", "github": "huggingface/picotron", "set": "holdout177", "commit": "59714b1bf25541dbeb6f5a721ed15f6d0768e786", "take": ["train.py", "picotron"], "only": "*.py", "drop": []},
+{"name": "mamba_py", "github": "alxndrTL/mamba.py", "set": "holdout177", "commit": "2cc168c78b2494557f45072c4b8daa9d6f5608c7", "take": ["examples", "mambapy"], "only": "*.py", "drop": ["mambapy/onnx"]},
+{"name": "ChatLM-mini-Chinese", "github": "charent/ChatLM-mini-Chinese", "set": "holdout177", "commit": "2696eb8d1601188bef57fe39f884463ea8dd7182", "take": ["config.py", "model", "utils", "pre_train.py", "train.py"], "only": "*.py", "drop": ["utils/raw_data_process.py", "utils/dpo_data_process.py"]},
+{"name": "academic-budget-bert", "github": "IntelLabs/academic-budget-bert", "set": "holdout177", "commit": "52adf225fa7e3ccdcf9c55e23144b2a6acbd51a6", "take": ["run_pretraining.py", "pretraining"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8004,7 +8012,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 176)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 178)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
