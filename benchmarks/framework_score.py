@@ -7783,6 +7783,38 @@ CORPUS = [
 {"name": "mamba_py", "github": "alxndrTL/mamba.py", "set": "holdout177", "commit": "2cc168c78b2494557f45072c4b8daa9d6f5608c7", "take": ["examples", "mambapy"], "only": "*.py", "drop": ["mambapy/onnx"]},
 {"name": "ChatLM-mini-Chinese", "github": "charent/ChatLM-mini-Chinese", "set": "holdout177", "commit": "2696eb8d1601188bef57fe39f884463ea8dd7182", "take": ["config.py", "model", "utils", "pre_train.py", "train.py"], "only": "*.py", "drop": ["utils/raw_data_process.py", "utils/dpo_data_process.py"]},
 {"name": "academic-budget-bert", "github": "IntelLabs/academic-budget-bert", "set": "holdout177", "commit": "52adf225fa7e3ccdcf9c55e23144b2a6acbd51a6", "take": ["run_pretraining.py", "pretraining"], "only": "*.py", "drop": []},
+    # holdout178 (2026-11-29): entries below this line.
+    # holdout178 set: deep reinforcement learning and world models (IMPALA, A3C, DQN family, pixel SAC, Dreamer,
+    # multi-agent A2C/IQL/MAPPO/QMIX/MADDPG; own loops), labelled by reading only; corpus in /work/corpus_h178
+    # (docs/framework_corpus_holdout178.md).
+    {"name": "torchbeast", "github": "facebookresearch/torchbeast", "set": "holdout178",
+     "commit": "0af07b051a2176a8f9fd20c36891ba2bba6bae68",
+     "take": ["torchbeast"], "only": "*.py", "drop": []},
+    {"name": "rad", "github": "MishaLaskin/rad", "set": "holdout178",
+     "commit": "18d079e677398c70ff2eefefcc81d5a99662103d",
+     "take": ["TransformLayer.py", "curl_sac.py", "data_augs.py", "encoder.py", "logger.py", "train.py", "utils.py", "video.py"], "only": "*.py", "drop": []},
+    {"name": "dreamer-torch", "github": "jsikyoon/dreamer-torch", "set": "holdout178",
+     "commit": "7c2331acd4fa6196d140943e977f23fb177398b3",
+     "take": ["dreamer.py", "exploration.py", "models.py", "networks.py", "tools.py", "wrappers.py"], "only": "*.py", "drop": []},
+    {"name": "rl_a3c_pytorch", "github": "dgriff777/rl_a3c_pytorch", "set": "holdout178",
+     "commit": "4170f7d94852129dc70265648c219e6b412965be",
+     "take": ["environment.py", "gym_eval.py", "main.py", "model.py", "player_util.py", "shared_optim.py", "test.py", "train.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "DRL-Pytorch", "github": "XinJingHao/DRL-Pytorch", "set": "holdout178",
+     "commit": "83486646f12d44e4e94a834e495b81a8f2710055",
+     "take": ["2.1_Duel-Double-DQN", "2.2_Noisy-Duel-DDQN-Atari", "2.4_Categorical-DQN_C51", "2.5_NoisyNet-DQN"], "only": "*.py",
+     "drop": ["2.2_Noisy-Duel-DDQN-Atari/tianshou_wrappers.py"]},
+    {"name": "seac", "github": "uoe-agents/seac", "set": "holdout178",
+     "commit": "092be3a849eb58d53017dfac7563306e2bcbb5ad",
+     "take": ["seac", "seql"], "only": "*.py", "drop": []},
+    {"name": "MARL-code-pytorch", "github": "Lizhi-sjtu/MARL-code-pytorch", "set": "holdout178",
+     "commit": "fc2dbf29b717f385dc17b7045cfcb20d115358cb",
+     "take": ["1.MAPPO_MPE", "2.MAPPO_SMAC", "3.QMIX_VDN_SMAC", "4.MADDPG_MATD3_MPE"], "only": "*.py", "drop": []},
+    {"name": "dmcontrol-generalization-benchmark", "github": "nicklashansen/dmcontrol-generalization-benchmark", "set": "holdout178",
+     "commit": "ff9c0aa8d47685ed972414c67f1b7225e37ff85e",
+     "take": ["src/algorithms", "src/arguments.py", "src/augmentations.py", "src/eval.py", "src/logger.py", "src/train.py", "src/utils.py", "src/video.py", "src/env/wrappers.py"], "only": "*.py", "drop": []},
+    {"name": "DQN-Atari-Agents", "github": "BY571/DQN-Atari-Agents", "set": "holdout178",
+     "commit": "9ddff988ef2516e4752c0296cc88b06bb0221400",
+     "take": ["Agents", "Wrapper", "play_atari.py", "run_atari_dqn.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8012,7 +8044,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 178)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 179)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
