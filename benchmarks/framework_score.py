@@ -7815,6 +7815,34 @@ CORPUS = [
     {"name": "DQN-Atari-Agents", "github": "BY571/DQN-Atari-Agents", "set": "holdout178",
      "commit": "9ddff988ef2516e4752c0296cc88b06bb0221400",
      "take": ["Agents", "Wrapper", "play_atari.py", "run_atari_dqn.py"], "only": "*.py", "drop": []},
+    # holdout176 (2026-11-29): entries below this line.
+    # holdout176 set: object detection and segmentation training code (DETR family, YOLO, semantic and panoptic
+    # segmentation; own loops spread over engine/utils modules, DDP), labelled by reading only; corpus in
+    # /work/corpus_h176 (docs/framework_corpus_holdout176.md).
+    {"name": "up-detr", "github": "dddzg/up-detr", "set": "holdout176",
+     "commit": "44c0c6eb4bddf409a41cbaae31b7360062495199",
+     "take": ["datasets", "detr_main.py", "engine.py", "main.py", "models", "util"], "only": "*.py", "drop": []},
+    {"name": "sparse-detr", "github": "kakaobrain/sparse-detr", "set": "holdout176",
+     "commit": "f40632c3f4678b1906b40d7913057a46fc5c09c5",
+     "take": ["engine.py", "main.py", "models", "util", "datasets"], "only": "*.py", "drop": ["models/ops/setup.py", "models/ops/test.py"]},
+    {"name": "SMCA-DETR", "github": "gaopengcuhk/SMCA-DETR", "set": "holdout176",
+     "commit": "e4df3ab2081571a016c82794a85abd2342a2fc1b",
+     "take": ["main.py", "engine.py", "models", "util", "datasets"], "only": "*.py", "drop": []},
+    {"name": "DETReg", "github": "amirbar/DETReg", "set": "holdout176",
+     "commit": "a4b636351b46d8a77fa7155e350424027a7889d6",
+     "take": ["datasets", "engine.py", "main.py", "models", "util"], "only": "*.py", "drop": ["models/ops/setup.py", "models/ops/test.py"]},
+    {"name": "PyTorch_YOLOv4", "github": "WongKinYiu/PyTorch_YOLOv4", "set": "holdout176",
+     "commit": "6e88dc21813e614c9848a2767fd0bac13d26fd51",
+     "take": ["train.py", "test.py", "models", "utils"], "only": "*.py", "drop": ["models/export.py", "utils/utils.py"]},
+    {"name": "panoptic-deeplab", "github": "bowenc0221/panoptic-deeplab", "set": "holdout176",
+     "commit": "cf8e20bbbf1cf540c7593434b965a93c4a889890",
+     "take": ["segmentation", "tools/train_net.py", "tools/_init_paths.py"], "only": "*.py", "drop": []},
+    {"name": "PIDNet", "github": "XuJiacong/PIDNet", "set": "holdout176",
+     "commit": "4c158cf24ce432f0a8cb43364fae38d93cee0dc3",
+     "take": ["configs", "datasets", "models", "tools/_init_paths.py", "tools/train.py", "tools/eval.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "awesome-semantic-segmentation-pytorch", "github": "Tramac/awesome-semantic-segmentation-pytorch", "set": "holdout176",
+     "commit": "d37d2a17221d2681ad454958cf06a1065e9b1f7f",
+     "take": ["core", "scripts/train.py", "scripts/eval.py"], "only": "*.py", "drop": ["core/data/downloader"]},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
