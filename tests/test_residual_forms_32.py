@@ -116,3 +116,77 @@ def test_a_helper_also_handed_an_unpinned_batch_or_anything_else_stays_silent():
     for more in ("    for batch in val_loader:\n        train_step(model, optimizer, batch[0], batch[1])\n",
                  "    train_step(model, optimizer, torch.zeros(4, 3), torch.zeros(4))\n"):
         assert [row[1] for row in all_diagnostics(HELPER.format(more=more), "TPL104")] == [10], more
+
+
+LAMBDA_MOVES = """\
+import torch
+
+
+def prep(agents, device):
+    if device == "gpu":
+        fn = lambda x: x.cuda()
+    else:
+        fn = lambda x: x.cpu()
+    for a in agents:
+        a.model = fn({handed})
+
+
+def train(model, loader, optimizer, agents):
+    for x in loader:
+        loss = model(x)
+        loss.backward()
+        optimizer.step()
+        prep(agents, "cpu")
+"""
+
+
+def test_a_lambda_that_every_call_hands_a_model_moves_modules():
+    """R156: seac's ``prep_rollouts`` (holdout178) binds ``fn = lambda x: x.cpu()`` and calls it only
+    as ``a.model = fn(a.model)``: the ``.cpu()`` moves a module, it reads no value."""
+    assert all_diagnostics(LAMBDA_MOVES.format(handed="a.model"), "TPL102") == []
+
+
+def test_a_lambda_handed_a_value_still_copies_it():
+    """The twin: the lambda is handed something that is no model (``a.value``): a copy every step."""
+    assert [row[:3] for row in all_diagnostics(LAMBDA_MOVES.format(handed="a.value"), "TPL102")] == [
+        ("TPL102", 8, 23)]
+
+
+EVALUATION = """\
+import os
+import torch
+
+
+@torch.no_grad()
+def evaluate(model, loader, output_dir, device):
+    for samples, targets in loader:
+        samples = samples.to(device)
+        targets = [{{k: v.to(device) for k, v in t.items()}} for t in targets]
+        outputs = model(samples)
+        for i, target in enumerate(targets):
+            image_id = target["image_id"].item()
+{use}
+"""
+CACHED = '            loaded = torch.load({name}, map_location=device)'
+SAVED = ('            torch.save({record}, os.path.join(output_dir, str(image_id) + ".pt"))')
+
+
+def test_an_id_made_into_a_file_name_or_kept_in_a_written_record_is_needed_on_the_host():
+    """R156: DETReg's evaluation (holdout176) loads or saves each image's detections in a file named
+    by its id (``torch.load(str(image_id) + '.pt')``), and keeps the id in the record it writes with
+    ``torch.save(dict(image_id=image_id, pred_boxes=...), ...)``: the host needs the number."""
+    for use in (CACHED.format(name='str(image_id) + ".pt"'),
+                SAVED.format(record='dict(image_id=image_id, boxes=outputs["pred_boxes"][i])'),
+                SAVED.format(record='{"image_id": image_id, "boxes": outputs["pred_boxes"][i]}')):
+        assert all_diagnostics(EVALUATION.format(use=use), "TPL102") == [], use
+
+
+def test_an_id_shown_summed_or_kept_in_a_record_that_is_not_written_still_waits():
+    """The twins: the string is printed, not a file's name; the number is summed; the record is
+    only bound, never written; the string names no file (``model.tag(...)``)."""
+    for use in ('            print(str(image_id) + ".pt")',
+                "            total = image_id + 1\n            print(total)",
+                '            record = dict(image_id=image_id, boxes=outputs["pred_boxes"][i])',
+                '            model.tag(str(image_id) + ".pt")'):
+        assert [row[:2] for row in all_diagnostics(EVALUATION.format(use=use), "TPL102")] == [
+            ("TPL102", 12)], use

@@ -18,6 +18,8 @@ from typing import Callable, Iterable, List, Optional
 
 import libcst as cst
 
+from .value_uses import names_a_file
+
 # A call that shows, logs, keeps or adds up what it is handed: an int handed to one is read as a
 # metric (``self.log("n", n)``, ``writer.add_scalar(...)``, ``meter.update(n)``, ``ids.append(n)``).
 # Matched by the words of the callee's name (``add_scalar``: "add", "scalar"), so that ``pad`` or
@@ -130,6 +132,8 @@ def use_of_int(path: list, is_builtin: Callable[[str], bool],
                 return NEUTRAL
             if _is_builtin_call(call, "range", is_builtin):
                 return HOST
+            if _is_builtin_call(call, "str", is_builtin) and names_a_file(path[:index - 1]):
+                return HOST  # ``torch.load(str(image_id) + '.pt')``: the number names a file (R156)
             if isinstance(call.func, cst.Name) and is_builtin(call.func.value):
                 return SHOWN  # ``zip``, ``enumerate``, ``sorted``, ``sum``, ``str``: not followed
             if _shows(call):

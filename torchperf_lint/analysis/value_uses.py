@@ -14,7 +14,7 @@ from typing import Optional
 
 import libcst as cst
 
-from .syntax import assigned_names
+from .syntax import assigned_names, last_identifier
 from .tree import descendants
 
 
@@ -55,6 +55,8 @@ KEEPING_METHODS = frozenset(("append", "extend", "insert", "add", "put", "write"
 
 # Functions (called by a bare name) that write what they are handed out (R7: results written).
 WRITING_PREFIXES = ("save", "write", "dump")
+# ... and the modules whose ``save``/``dump`` functions write what they are handed to a file.
+SERIALISING_MODULES = frozenset(("torch", "np", "numpy", "json", "pickle", "joblib", "yaml"))
 
 
 def kept_as_data(path) -> bool:
@@ -70,6 +72,9 @@ def kept_as_data(path) -> bool:
         func = path[index - 2].func
         if isinstance(func, cst.Name):  # ``save_one_json(predn, jdict, path, masks)``: written out
             return func.value.startswith(WRITING_PREFIXES)
+        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.value.value in SERIALISING_MODULES and func.attr.value.startswith(WRITING_PREFIXES)):
+            return True  # ``torch.save(record, path)``, ``json.dump(rows, f)``: written out (R156)
         return isinstance(func, cst.Attribute) and func.attr.value in KEEPING_METHODS
     if isinstance(parent, cst.Assign) and parent.value is path[index]:
         return any(isinstance(t.target, (cst.Subscript, cst.Attribute)) for t in parent.targets)
@@ -411,3 +416,21 @@ def read_as_number(path) -> bool:
         func = path[index - 2].func
         return isinstance(func, cst.Name) and func.value in _NUMBER_BUILTINS
     return False
+
+
+# Calls whose string argument names a file to read or write (``torch.load``, ``os.path.join``).
+_FILE_CALLS = frozenset(("load", "save", "open", "join", "exists", "isfile", "imread", "imwrite", "savefig"))
+
+
+def names_a_file(path) -> bool:
+    """Is the last node of ``path`` (a ``str(...)`` of a number) joined to a written string
+    (``str(image_id) + '.pt'``) that is an argument of a call naming a file (``torch.load``,
+    ``os.path.join``, ``open``)? The host needs the number to name the file (DETReg's evaluation
+    loading or saving each image's detections, holdout176; R156)."""
+    if len(path) < 4 or not isinstance(path[-2], cst.BinaryOperation) or not isinstance(path[-2].operator, cst.Add):
+        return False
+    operation = path[-2]
+    other = operation.right if operation.left is path[-1] else operation.left
+    if not is_string_literal(other) or not (isinstance(path[-3], cst.Arg) and isinstance(path[-4], cst.Call)):
+        return False
+    return last_identifier(path[-4].func) in _FILE_CALLS

@@ -29,7 +29,7 @@ from ..analysis.syntax import (OPTIMIZER_WORD, assigned_names, chain_leaves, dot
                                last_identifier, method_call, tests_interval)
 from ..analysis.tree import descendants, reads_name
 from ..analysis.value_uses import (KEEPING_METHODS, SIZE_BUILTINS, ancestors, assigned_name, climb,
-                                   derived_assignment, derived_names, for_over, is_string_literal, kept_as_data,
+                                   derived_assignment, derived_names, for_over, is_string_literal, kept_as_data, names_a_file,
                                    kept_through_names, name_uses, next_statement, read_as_number, shown, tests_size)
 from ..analysis.walker import BODY, LOOP, Rule, compile_text_tests, mode_of_a_name
 
@@ -189,6 +189,8 @@ class HostSyncInLoop(Rule):
                 return  # ``val_res.item()`` of ``val_res = utils.Averager()``: the class's own method (R47.4)
             if name == "cpu" and is_model_name(last_identifier(_copied(receiver, ctx))):
                 return  # moving a model (or a copy of it: an EMA snapshot), not reading a value
+            if name == "cpu" and _lambda_handed_models(receiver, ctx.stack):
+                return  # ``fn = lambda x: x.cpu()`` then ``a.model = fn(a.model)``: a model moved (R156)
             if self._read_by_loop_stop(receiver):
                 return
             if name in ("cpu", "tolist", "numpy") and (self._kept_inference_result() or self._evaluation_copy()):
@@ -1733,6 +1735,34 @@ def _stored_as_id_field(path, index: int) -> bool:
     return isinstance(text, str) and _ID_KEY.search(text) is not None
 
 
+def _lambda_handed_models(receiver: cst.BaseExpression, stack) -> bool:
+    """Is ``receiver`` the parameter of a one-parameter lambda bound to a name (``fn = lambda x:
+    x.cpu()``) that every call of that name in the function around it hands a model (``a.model =
+    fn(a.model)``, ``fn(self.critic)``)? Then the lambda moves modules: seac's ``prep_rollouts``
+    (holdout178; R156)."""
+    if not isinstance(receiver, cst.Name):
+        return False
+    at = next((i for i in range(len(stack) - 1, -1, -1) if isinstance(stack[i], (cst.Lambda, cst.FunctionDef))), None)
+    if at is None or at < 1 or not isinstance(stack[at], cst.Lambda):
+        return False
+    function, binding = stack[at], stack[at - 1]
+    params = function.params
+    if (len(params.params) != 1 or params.posonly_params or params.kwonly_params or params.star_kwarg
+            or not isinstance(params.star_arg, cst.MaybeSentinel) or params.params[0].name.value != receiver.value):
+        return False
+    if not (isinstance(binding, cst.Assign) and binding.value is function and len(binding.targets) == 1
+            and isinstance(binding.targets[0].target, cst.Name)):
+        return False
+    name = binding.targets[0].target.value
+    scope = next((n for n in reversed(stack[:at]) if isinstance(n, cst.FunctionDef)), None)
+    if scope is None:
+        return False
+    calls = [n for n in descendants(scope.body, prune=lambda n: isinstance(n, (cst.FunctionDef, cst.ClassDef)))
+             if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == name]
+    return bool(calls) and all(len(c.args) == 1 and not c.args[0].star and not c.args[0].keyword
+                               and is_model_name(last_identifier(c.args[0].value)) for c in calls)
+
+
 def _record_holding(path, index: int) -> Optional[int]:
     """The index of the tuple, list or dict display of two or more elements, not all of them
     ``.item()`` numbers or written-out names and constants, that holds ``path[index]`` as one
@@ -1744,6 +1774,10 @@ def _record_holding(path, index: int) -> Optional[int]:
         values = [e.value for e in holder.elements]
     elif isinstance(parent, cst.DictElement) and parent.value is path[index] and isinstance(holder, cst.Dict):
         values = [e.value for e in holder.elements if isinstance(e, cst.DictElement)]
+    elif (isinstance(parent, cst.Arg) and parent.keyword is not None and isinstance(holder, cst.Call)
+          and isinstance(holder.func, cst.Name) and holder.func.value == "dict"
+          and all(a.keyword is not None for a in holder.args)):
+        values = [a.value for a in holder.args]  # ``dict(image_id=image_id, pred_boxes=b)`` (R156)
     else:
         return None
     if len(values) < 2 or all(_is_item_number(v) or _is_label_or_literal(v) for v in values):
@@ -1899,10 +1933,14 @@ def _handed_as_id(path, is_builtin) -> bool:
     if len(path) < 3 or not (isinstance(path[-2], cst.Arg) and isinstance(path[-3], cst.Call)):
         return False
     func = path[-3].func
+    if isinstance(func, cst.Name) and func.value == "str":
+        return names_a_file(path[:-2])  # ``torch.load(str(image_id) + '.pt')`` (R156)
     if isinstance(func, cst.Name):
         return not is_builtin(func.value)
     return isinstance(func, cst.Attribute) and func.attr.value not in KEEPING_METHODS and not (
         _LOGGING_CALL.search(func.attr.value))
+
+
 
 
 def _is_label_or_literal(expr) -> bool:
