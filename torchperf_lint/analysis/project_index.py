@@ -65,7 +65,7 @@ from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_r
                          assigned_values, interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "67"
+INDEX_VERSION = "68"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -750,7 +750,19 @@ class _Summariser:
                         for target in (sub.targets if type(sub) is ast.Assign else (sub.target,)):
                             if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                                     and target.value.id == "self"):
+                                known = record["attrs"].get(target.attr)
+                                if known is not None and known != made:
+                                    # bound to another class in another branch: both may run (R157)
+                                    alternatives = record.setdefault("alts", {}).setdefault(target.attr, [])
+                                    if known not in alternatives:
+                                        alternatives.append(known)
                                 record["attrs"][target.attr] = made
+        for attr, alternatives in list(record.get("alts", {}).items()):
+            alternatives[:] = [made for made in alternatives if made != record["attrs"][attr]]
+            if not alternatives:
+                del record["alts"][attr]
+        if "alts" in record and not record["alts"]:
+            del record["alts"]
         built = _built_in_other_methods(node, record["attrs"])
         if built:
             record["attrs"].update(built)
