@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from _diagnostics import CPU_SYNC
+from _diagnostics import CPU_SYNC, SYNC_TEMPLATE as SYNC
 from _project_files import findings_without_col, write
 
 NETWORKS = """
@@ -69,3 +69,99 @@ def test_a_class_the_attribute_never_holds_is_not_reached(tmp_path: Path):
     write(tmp_path, {"networks.py": NETWORKS,
                      "agent.py": AGENT.format(first="PlainNetwork().cuda()", second="PlainNetwork()")})
     assert findings_without_col(tmp_path, "networks.py") == [("TPL102", 18, _chain(14))]
+
+
+FLOWS = {
+    "transforms.py": """
+        import torch
+
+
+        def bounded_spline(inputs, left):
+            if torch.min(inputs) < left:
+                raise ValueError("input outside the domain")
+            return inputs
+
+
+        def open_spline(inputs, left):
+            return bounded_spline(inputs.clamp(min=left), left)
+
+
+        def spline_transform(inputs, tails):
+            if tails is None:
+                spline_fn = bounded_spline
+            else:
+                spline_fn = open_spline
+            return spline_fn(inputs, 0.0)
+        """,
+    "modules.py": """
+        import torch.nn as nn
+        from transforms import spline_transform
+
+
+        class Flip(nn.Module):
+            def forward(self, x):
+                return x.flip(1)
+
+
+        class ConvFlow(nn.Module):
+            def forward(self, x):
+                return spline_transform(x, "linear")
+        """,
+    "models.py": """
+        import torch.nn as nn
+        import modules
+
+
+        class FlowBlock(nn.Module):
+            def __init__(self, n_flows):
+                super().__init__()
+                self.flows = nn.ModuleList()
+                for _ in range(n_flows):
+                    self.flows.append({appended})
+                    self.flows.append(modules.Flip())
+
+            def forward(self, x, reverse=False):
+                for flow in {iterated}:
+                    x = flow(x)
+                return x
+        """,
+    "train.py": """
+        import torch
+        from models import FlowBlock
+
+
+        def train(loader):
+            model = FlowBlock(4).cuda()
+            optimizer = torch.optim.Adam(model.parameters())
+            for x in loader:
+                loss = model(x.cuda()).sum()
+                loss.backward()
+                optimizer.step()
+        """,
+}
+
+
+def _flows(root: Path, appended: str, iterated: str = "self.flows") -> None:
+    files = dict(FLOWS)
+    files["models.py"] = files["models.py"].format(appended=appended, iterated=iterated)
+    write(root, files)
+
+
+def test_each_class_a_container_holds_runs_when_its_items_are_called(tmp_path: Path):
+    """R158: VITS' flows (MeloTTS, pl_tts, holdout174): ``__init__`` appends a ``ConvFlow`` and a
+    ``Flip`` in a loop, ``forward`` calls each item (also over ``reversed(self.flows)``); the
+    ``ConvFlow`` picks its spline by a branch (``spline_fn = bounded_spline`` / ``= open_spline``)
+    whose test of ``torch.min(inputs) < left`` waits every step."""
+    for folder, iterated in (("plain", "self.flows"), ("reversed", "reversed(self.flows)")):
+        root = tmp_path / folder  # (one project per form: a run reads each file once)
+        _flows(root, "modules.ConvFlow()", iterated)
+        assert findings_without_col(root, "transforms.py") == [
+            ("TPL102", 5, SYNC.format(what="testing a tensor's truth")
+             + " (called every step from train.py:9 via forward → forward → spline_transform)")], iterated
+
+
+def test_a_container_of_one_class_reaches_only_that_class(tmp_path: Path):
+    """The twin: ``__init__`` appends only ``Flip``s (and a ``ConvFlow`` made elsewhere is never
+    called): the spline is not reached."""
+    _flows(tmp_path, "modules.Flip()")
+    assert findings_without_col(tmp_path, "transforms.py") == []

@@ -65,7 +65,7 @@ from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_r
                          assigned_values, interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "68"
+INDEX_VERSION = "69"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -222,6 +222,36 @@ def _layer_class(assignment) -> Optional[Tuple[str, str]]:
     if len(made) != 1 or None in made:
         return None
     return target.attr, made.pop()
+
+
+def _appended_layers(init: ast.FunctionDef) -> Dict[str, List[str]]:
+    """attribute -> the classes, in order, of what ``__init__`` appends to ``self.<attribute>``, a
+    container it makes empty (``self.flows = nn.ModuleList()``, ``= []``), when every append is a
+    call of a class (VITS' flows: ``self.flows.append(modules.ConvFlow(...))`` in a loop, beside
+    ``modules.Flip()``). Empty for anything else."""
+    made: Dict[str, List[str]] = {}
+    emptied: Set[str] = set()
+    spoiled: Set[str] = set()
+    for node in walk_ast(init.body, prune=(ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        kind = type(node)
+        if kind is ast.Assign and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+            if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":
+                empty = (type(value) is ast.List and not value.elts) or (
+                    type(value) is ast.Call and not value.args and not value.keywords
+                    and (dotted_name_ast(value.func) or "").rsplit(".", 1)[-1] in _LAYER_CONTAINERS)
+                (emptied if empty else spoiled).add(target.attr)
+        elif (kind is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "append"
+              and type(node.func.value) is ast.Attribute and type(node.func.value.value) is ast.Name
+              and node.func.value.value.id == "self"):
+            attr = node.func.value.attr
+            item = node.args[0] if len(node.args) == 1 and not node.keywords else None
+            cls = _constructed_class(item) if type(item) is ast.Call else None
+            if cls is None:
+                spoiled.add(attr)
+            elif cls not in made.setdefault(attr, []):
+                made[attr].append(cls)
+    return {attr: classes for attr, classes in made.items() if classes and attr in emptied and attr not in spoiled}
 
 
 def _module_returning_call(call: ast.Call) -> ast.Call:
@@ -730,6 +760,14 @@ class _Summariser:
                 handed = _process_method_handed_up(stmt)
                 if handed:
                     record["process"] = handed
+                appended = _appended_layers(stmt)
+                if appended:
+                    # ``self.flows = nn.ModuleList()`` then ``self.flows.append(modules.ConvFlow(...))``,
+                    # ``self.flows.append(modules.Flip())``: the first class, and the others (R158)
+                    for attr, classes in appended.items():
+                        record.setdefault("items", {})[attr] = classes[0]
+                        if len(classes) > 1:
+                            record.setdefault("itemalts", {})[attr] = classes[1:]
                 for sub in _assignments(stmt):
                     layer = _layer_class(sub)
                     if layer is not None:
@@ -783,14 +821,32 @@ class _Summariser:
         if (type(iterated) is ast.Call and type(iterated.func) is ast.Name and iterated.func.id == "enumerate"
                 and len(iterated.args) == 1 and type(target) is ast.Tuple and len(target.elts) == 2):
             iterated, target = iterated.args[0], target.elts[1]
+        if (type(iterated) is ast.Call and type(iterated.func) is ast.Name and iterated.func.id == "reversed"
+                and len(iterated.args) == 1):
+            iterated = iterated.args[0]  # ``for flow in reversed(self.flows):``
         if (type(target) is ast.Name and type(iterated) is ast.Attribute and type(iterated.value) is ast.Name
                 and iterated.value.id == "self" and iterated.attr in items):
             fn["locals"][target.id] = items[iterated.attr]
+            others = record.get("itemalts", {}).get(iterated.attr)
+            if others:
+                # the container holds instances of other classes too: a call of the loop's name
+                # runs each one's ``forward`` (step_bodies.alternatives, R158)
+                known = fn.setdefault("instalts", {}).setdefault(items[iterated.attr], [])
+                known.extend(other for other in others if other not in known)
 
     def _bind_locals(self, stmt, fn: dict, owner_class, scope: str) -> None:
         """``compute_loss = ComputeLoss(model)``: a name bound to an instance of a class. A
         parallel wrapper of such a name (``model = DistributedDataParallel(model, ...)``) runs the
         wrapped model's ``forward``: the name keeps the wrapped class (contriever)."""
+        if (type(stmt) is ast.Assign and type(stmt.value) is ast.Name and len(stmt.targets) == 1
+                and type(stmt.targets[0]) is ast.Name and stmt.value.id not in ("self", "cls")
+                and (self._heads is None or stmt.value.id in self._heads)):
+            # ``spline_fn = rational_quadratic_spline`` in one branch, ``= unconstrained_...`` in the
+            # other, then ``spline_fn(...)``: the names it may call (step_bodies.alternatives, R158)
+            known = fn.setdefault("fnlocals", {}).setdefault(stmt.targets[0].id, [])
+            if stmt.value.id not in known:
+                known.append(stmt.value.id)
+            return
         if type(stmt) is ast.AnnAssign and stmt.value is not None and isinstance(stmt.target, ast.Name):
             made = _declared_class(stmt)  # ``ilql: ILQLConfig = config.method``
             if made is not None:

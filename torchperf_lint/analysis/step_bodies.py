@@ -477,29 +477,42 @@ class StepBodies:
                 return self._class_of(module, made)
         return None
 
-    def alternatives(self, ref: list, self_cls: Optional[Key]) -> List[Tuple[Key, Key]]:
+    def alternatives(self, ref: list, self_cls: Optional[Key], module: Optional[Module] = None,
+                     record: Optional[dict] = None) -> tuple:
         """The other targets of ``self.<attr>.<method>(...)`` / ``self.<attr>(...)`` when ``__init__``
         binds the attribute to instances of several project classes in its branches (``if noisy:
         self.qnetwork_target = DDQN_C51(...) else: self.qnetwork_target = Dueling_C51Network(...)``,
         DQN-Atari-Agents, holdout178; R157): ``resolve`` gives the last class bound, these the others
-        (the index's "alts"). Empty for most calls."""
+        (the index's "alts"). So with ``for flow in self.flows: x = flow(x)`` over a container
+        ``__init__`` fills with instances of several classes (VITS' flows, R158: the calling
+        function's "instalts"). Empty for most calls."""
+        if ref[0] == "inst" and module is not None and record is not None:
+            others = record.get("instalts", {}).get(ref[1], ())
+            found = (self._call_instance(self._class_of(module, made), ref[2]) for made in others)
+            return tuple(target for target in found if target is not None)
+        if ref[0] == "name" and module is not None and record is not None:
+            # a local name bound to functions of the project (``spline_fn = rational_quadratic_spline``
+            # / ``unconstrained_rational_quadratic_spline``): each one it may call (R158)
+            names = record.get("fnlocals", {}).get(ref[1], ())
+            found = (self.resolve(module, ["name", name, ref[2]], self_cls, self_cls) for name in names if name != ref[1])
+            return tuple(target for target in found if target is not None)
         if self_cls is None or ref[0] not in ("selfattr", "self"):
-            return []
+            return ()
         if ref[0] == "self":
             if self.find_method(self_cls, ref[1]) is not None:
-                return []
+                return ()
             attr, method = ref[1], "__call__"
         else:
             attr, method = ref[1], ref[2]
         order, _ = self.mro(self_cls)
         for current in order:
-            module = self._loaded[current[0]]
-            record = module.classes[current[1]]
-            if attr in record["attrs"]:
-                found = (self._call_instance(self._class_of(module, made), method)
-                         for made in record.get("alts", {}).get(attr, ()))
-                return [target for target in found if target is not None]
-        return []
+            base_module = self._loaded[current[0]]
+            cls_record = base_module.classes[current[1]]
+            if attr in cls_record["attrs"]:
+                found = (self._call_instance(self._class_of(base_module, made), method)
+                         for made in cls_record.get("alts", {}).get(attr, ()))
+                return tuple(target for target in found if target is not None)
+        return ()
 
     def _function_attr(self, cls: Key, attr: str) -> Optional[Tuple[Key, Optional[Key]]]:
         """``self.loss_fn(...)`` where ``__init__`` (of the class or a project base) binds
@@ -727,7 +740,7 @@ class StepBodies:
                     continue  # in an ``except`` handler of the loop: runs when a step failed
                 own = self._own_class(module, record)
                 target = self.resolve(module, ref, own, own) or self.through_callers(module, qual, record, ref)
-                for target in (target, *self.alternatives(ref, own)) if target is not None else ():
+                for target in ((target,) if target is not None else ()) + self.alternatives(ref, own, module, record):
                     self._note_arguments(target[0], ref, constants, (module, qual, line))
                     grad_off, trains = chain_state(mode, False, True, record["backward"])
                     # (the loop stops on what the call returns: the caller needs it on the host)
@@ -805,7 +818,8 @@ class StepBodies:
                     continue  # in a branch the arguments of this chain's call close
                 target = (self.resolve(module, ref, self_cls or own, own)
                           or self.through_callers(module, qual, record, ref))
-                for target in (target, *self.alternatives(ref, self_cls or own)) if target is not None else ():
+                for target in ((target,) if target is not None else ()) + self.alternatives(
+                        ref, self_cls or own, module, record):
                     self._note_arguments(target[0], ref, constants, (module, qual, line))
                     grad_off, trains = chain_state(mode, chain.grad_off, chain.trains, record["backward"])
                     # what a callee returns reaches the environment too when this function hands
