@@ -3,7 +3,7 @@ silent twins, whole diagnostics."""
 
 import textwrap
 
-from _diagnostics import PINNED_COPY, all_diagnostics
+from _diagnostics import CPU_CREATION_TEMPLATE, PINNED_COPY, all_diagnostics
 
 from torchperf_lint.catalog import SAFE
 from torchperf_lint.engine import fix_source
@@ -190,3 +190,89 @@ def test_an_id_shown_summed_or_kept_in_a_record_that_is_not_written_still_waits(
                 '            model.tag(str(image_id) + ".pt")'):
         assert [row[:2] for row in all_diagnostics(EVALUATION.format(use=use), "TPL102")] == [
             ("TPL102", 12)], use
+
+
+TRACKER = """\
+import torch
+
+
+class Tracker:
+    def __init__(self):
+        self.trackers = {{}}
+
+    def update(self, model, loader):
+        for batch in loader:
+            ids = model(batch.cuda())
+            for track_id in ids:
+                if track_id.item() not in {table}:
+                    self.trackers[track_id.item()] = 0
+"""
+
+
+def test_a_key_tested_among_a_mappings_keys_is_needed_on_the_host():
+    """R159 (R31 for a membership test): HAPT's ``gt_label.item() not in self.panoptic_qualities.keys()``
+    and Mask4D's ``id.item() not in self.trackers.keys()`` (holdout179): a tensor has no ``keys()``,
+    the mapping is Python's and hashing the key needs it on the host."""
+    assert all_diagnostics(TRACKER.format(table="self.trackers.keys()"), "TPL102") == []
+
+
+def test_a_key_compared_with_a_number_still_waits():
+    """The twin: the number compared with another (``> 0``) is a test on the host of a synced value."""
+    source = TRACKER.format(table="self.trackers.keys()").replace(" not in self.trackers.keys()", " > 0")
+    assert [row[:2] for row in all_diagnostics(source, "TPL102")] == [("TPL102", 12)]
+
+
+FORWARD_VARIANT = """\
+import torch
+
+
+def evaluate(model, pairs):
+    hits = 0
+    for e1, rel in pairs:
+        e1, rel = e1.cuda(), rel.cuda()
+        pred = model.{method}(e1, rel)
+        for i in range(pred.size(0)):
+            num = e1[i, 0].item()
+"""
+
+
+def test_a_forward_under_another_name_runs_the_model():
+    """R159: SACN's ``model.forward_pre(e1, rel, X, adj)`` (holdout181) runs the model as ``forward``
+    does: its evaluation loop is a step loop, its per-sample ``.item()``s wait each time."""
+    for method in ("forward", "forward_pre", "forward_test"):
+        assert [row[:3] for row in all_diagnostics(FORWARD_VARIANT.format(method=method), "TPL102")] == [
+            ("TPL102", 10, 18)], method
+
+
+def test_another_method_of_a_model_is_no_forward():
+    """The twin: ``model.load_state(...)``-like methods run nothing per batch by their name alone."""
+    assert all_diagnostics(FORWARD_VARIANT.format(method="prepare"), "TPL102") == []
+
+
+REBOUND = """\
+import torch
+
+
+def build(edges, num_nodes, device, A):
+    for e in edges:
+        value_tmp = torch.ones(e.shape[1]).type(torch.FloatTensor)
+        value_tmp = value_tmp * 2
+        A.append(value_tmp.to(device))
+    value_tmp = torch.ones(num_nodes).type(torch.FloatTensor)
+    A.append([value_tmp.to(device)])
+{after}    return A
+"""
+
+
+def test_a_rebound_name_whose_last_binding_is_read_only_by_its_move_is_reported():
+    """R159 (R104 for a name bound again): Graph_Transformer_Networks' ``to_heterogeneous``
+    (holdout181) reuses ``value_tmp`` after a loop; its last binding's one read is the move."""
+    assert all_diagnostics(REBOUND.format(after=""), "TPL101") == [
+        ("TPL101", 9, 16, CPU_CREATION_TEMPLATE.format(factory="ones"), None)]
+
+
+def test_a_rebound_name_read_again_after_its_move_stays_silent():
+    """The twin: the host tensor is read after the move (``print(value_tmp)``), or the name is named
+    again: creating it on the device would change what the later read sees."""
+    for after in ("    print(value_tmp)\n", "    value_tmp = None\n"):
+        assert all_diagnostics(REBOUND.format(after=after), "TPL101") == [], after

@@ -165,3 +165,48 @@ def test_a_container_of_one_class_reaches_only_that_class(tmp_path: Path):
     called): the spline is not reached."""
     _flows(tmp_path, "modules.Flip()")
     assert findings_without_col(tmp_path, "transforms.py") == []
+
+
+QUALITY = {
+    "metrics.py": """
+        import torch
+
+
+        class PanopticQuality:
+            def compute(self, pred, target):
+                iou = (pred == target).float().mean()
+                if iou > 0.5:
+                    return 1.0
+                return 0.0
+        """,
+    "model.py": """
+        import torch
+        import pytorch_lightning as pl
+        from metrics import PanopticQuality as {alias}
+
+
+        class Segmenter(pl.LightningModule):
+            def __init__(self):
+                super().__init__()
+                self.net = torch.nn.Linear(4, 4)
+                self.quality = {alias}()
+
+            def validation_step(self, batch, batch_idx):
+                pred = self.net(batch["x"])
+                self.log("pq", self.quality.compute(pred, batch["y"]))
+        """,
+}
+
+
+def test_an_instance_of_a_class_imported_under_a_lower_case_alias(tmp_path: Path):
+    """R159: HAPT (holdout179) imports ``PanopticQuality as pq`` and binds ``self.pq_p = pq()`` in
+    ``__init__``; ``validation_step`` calls ``self.pq_p.compute_pq(...)`` every step. A lower-case name
+    imported from the project is read as the class it names (the walk keeps only classes). The
+    upper-case alias gives the same finding."""
+    for alias in ("pq", "Quality"):
+        root = tmp_path / alias
+        files = {name: text.format(alias=alias) for name, text in QUALITY.items()}
+        write(root, files)
+        assert findings_without_col(root, "metrics.py") == [
+            ("TPL102", 7, SYNC.format(what="testing a tensor's truth")
+             + " (called every step from model.py:14 via validation_step)")], alias

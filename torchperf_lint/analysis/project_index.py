@@ -65,7 +65,7 @@ from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_r
                          assigned_values, interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "69"
+INDEX_VERSION = "70"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -782,6 +782,12 @@ class _Summariser:
                     made = _declared_class(sub)
                     if made is None and isinstance(sub.value, ast.Call):
                         made = _constructed_class(sub.value)
+                        called = _module_returning_call(sub.value)
+                        if made is None and isinstance(called.func, ast.Name) and self._imported_name(called.func.id):
+                            # ``from utils.panoptic_quality import PanopticQuality as pq`` ... ``self.pq_p =
+                            # pq()`` (HAPT, holdout179; R159): a lower-case name imported from the project,
+                            # as for a local (_bind_locals); the step-body walk keeps only classes
+                            made = called.func.id
                     elif made is None and isinstance(sub.value, ast.IfExp):
                         made = _defaulted_class(sub.value)
                     if made is not None:

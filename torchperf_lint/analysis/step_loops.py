@@ -162,7 +162,10 @@ def is_step_shape(method: Optional[str], receiver: Optional[str], func: Optional
         return True
     if method == "step":
         return receiver is not None and OPTIMIZER_WORD.search(receiver) is not None
-    if method == "forward" and (is_model_name(receiver) or receiver in objects):
+    if method is not None and (method == "forward" or method.startswith("forward_")) and (
+            is_model_name(receiver) or receiver in objects):
+        # ``model.forward_pre(e1, rel, X, adj)`` (SACN, holdout181), ``model.forward_train(...)``: a
+        # forward of the model under another name runs it as ``forward`` does (R159)
         return True
     if method == "modules":
         return False  # ``model.modules()``: nn.Module's list of submodules, not a model named ``modules`` (R47.5)

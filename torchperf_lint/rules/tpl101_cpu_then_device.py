@@ -673,8 +673,58 @@ class CpuThenDevice(Rule):
             if isinstance(node, cst.Name) and node.value == receiver.value:
                 reads += 1
                 if reads > 2:  # the binding target and this move
-                    return False
+                    return self._only_load_of_binding(receiver)
         return reads == 2
+
+    def _only_load_of_binding(self, receiver: cst.Name) -> bool:
+        """A name the function binds several times: is the move the one read of the binding right
+        before it? The statement that moves follows the binding in one block outside loops, reads
+        the name once, and nothing after it in the function names it again
+        (Graph_Transformer_Networks' ``value_tmp = torch.ones(n).type(torch.FloatTensor)`` then
+        ``A.append([edge_tmp.to(device), value_tmp.to(device)])`` after a loop that used the same
+        name, holdout181; R159)."""
+        stack, name = self.ctx.stack, receiver.value
+        holder = None
+        for index in range(len(stack) - 2, 0, -1):
+            node = stack[index]
+            if isinstance(node, (cst.For, cst.While, cst.Lambda, cst.ClassDef)):
+                return False
+            if isinstance(node, cst.FunctionDef):
+                break
+            if isinstance(node, (cst.IndentedBlock, cst.Module)) and holder is None:
+                holder = index
+        else:
+            return False
+        if holder is None:
+            return False
+        block, moving = stack[holder].body, stack[holder + 1]
+        at = next((i for i, statement in enumerate(block) if statement is moving), None)
+        if not at:
+            return False
+        binding = block[at - 1]
+        if not (isinstance(binding, cst.SimpleStatementLine) and len(binding.body) == 1
+                and isinstance(binding.body[0], cst.Assign) and len(binding.body[0].targets) == 1
+                and isinstance(binding.body[0].targets[0].target, cst.Name)
+                and binding.body[0].targets[0].target.value == name):
+            return False
+        if sum(1 for n in descendants(moving) if isinstance(n, cst.Name) and n.value == name) != 1:
+            return False
+        # what follows, in this block and in every block around it up to the function
+        for index in range(holder, 0, -1):
+            node = stack[index]
+            if isinstance(node, cst.FunctionDef):
+                break
+            if not isinstance(node, (cst.IndentedBlock, cst.Module)):
+                continue
+            inner = stack[index + 1]
+            after = list(node.body)
+            position = next((i for i, statement in enumerate(after) if statement is inner), None)
+            if position is None:
+                return False
+            if any(isinstance(n, cst.Name) and n.value == name
+                   for statement in after[position + 1:] for n in descendants(statement)):
+                return False
+        return True
 
     def _handed_out(self, move: cst.Call) -> bool:
         """Is the moved tensor returned or yielded (alone or in a tuple)? The host tensor is not used

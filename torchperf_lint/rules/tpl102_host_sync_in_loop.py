@@ -1105,6 +1105,8 @@ class HostSyncInLoop(Rule):
         binds to one (python_containers), or an item of one; a store (``res[image_id.item()] = out``)
         needs the key as a read does. An update (``counts[y.item()] += 1``) is a running count (R22)."""
         index = climb(path, subscripts=False, items=False)
+        if _tested_among_keys(path, index):
+            return True  # ``if gt_label.item() not in self.panoptic_qualities.keys():`` (R159)
         if index < 4 or not isinstance(path[index - 1], cst.Index):
             return False
         element, subscript = path[index - 2], path[index - 3]
@@ -1761,6 +1763,22 @@ def _lambda_handed_models(receiver: cst.BaseExpression, stack) -> bool:
              if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == name]
     return bool(calls) and all(len(c.args) == 1 and not c.args[0].star and not c.args[0].keyword
                                and is_model_name(last_identifier(c.args[0].value)) for c in calls)
+
+
+def _tested_among_keys(path, index: int) -> bool:
+    """Is ``path[index]`` the left operand of ``in``/``not in`` whose right side is a mapping's keys
+    (``x.item() not in self.trackers.keys()``)? A tensor has no ``keys()``: the mapping is Python's,
+    and hashing the key needs it on the host, as a lookup does (R31; HAPT's and Mask4D's
+    per-instance tables, holdout179; R159)."""
+    if index < 2 or not isinstance(path[index - 1], cst.Comparison):
+        return False
+    comparison = path[index - 1]
+    if comparison.left is not path[index] or len(comparison.comparisons) != 1:
+        return False
+    target = comparison.comparisons[0]
+    keys = target.comparator
+    return (isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(keys, cst.Call) and not keys.args
+            and isinstance(keys.func, cst.Attribute) and keys.func.attr.value == "keys")
 
 
 def _record_holding(path, index: int) -> Optional[int]:
