@@ -7925,6 +7925,42 @@ CORPUS = [
     {"name": "Graph-Bert", "github": "jwzhanggy/Graph-Bert", "set": "holdout181",
      "commit": "235c140d44678f275452c1328a22df83d10127ae",
      "take": ["code", "script_1_preprocess.py", "script_2_pre_train.py", "script_3_fine_tuning.py"], "only": "*.py", "drop": []},
+    # holdout184 (2026-11-29): entries below this line.
+    # holdout184 set: image restoration and super-resolution training code in BasicSR-style code bases (own basicsr
+    # copies and the installed basicsr), labelled by reading only; corpus in /work/corpus_h184
+    # (docs/framework_corpus_holdout184.md).
+    {"name": "MambaIR", "github": "csguoh/MambaIR", "set": "holdout184",
+     "commit": "33d7b3460c4665229334cc8de38c7f4c766ed3be",
+     "take": ["basicsr"], "only": "*.py",
+     "drop": ["basicsr/data", "basicsr/metrics", "basicsr/test.py"]},
+    {"name": "DAT", "github": "zhengchen1999/DAT", "set": "holdout184",
+     "commit": "1645c64fad7c94d94abd090bd1319eec1f26f7cc",
+     "take": ["basicsr"], "only": "*.py",
+     "drop": ["basicsr/data", "basicsr/metrics", "basicsr/test.py"]},
+    {"name": "ART", "github": "gladzhang/ART", "set": "holdout184",
+     "commit": "3ee01f35294405748a06ab24cf4abc26b41e6746",
+     "take": ["basicsr"], "only": "*.py",
+     "drop": ["basicsr/data", "basicsr/metrics", "basicsr/test.py"]},
+    {"name": "DRSformer", "github": "cschenxiang/DRSformer", "set": "holdout184",
+     "commit": "e77bbb4ecc59aaa2cd170a0f8f65b188a9dd77c6",
+     "take": ["basicsr"], "only": "*.py",
+     "drop": ["basicsr/data", "basicsr/metrics", "basicsr/test.py"]},
+    {"name": "HINet", "github": "megvii-model/HINet", "set": "holdout184",
+     "commit": "4e7231543090e6280d03fac22b3bb6869a25dfad",
+     "take": ["basicsr"], "only": "*.py",
+     "drop": ["basicsr/data", "basicsr/metrics", "basicsr/test.py", "basicsr/demo.py"]},
+    {"name": "FeMaSR", "github": "chaofengc/FeMaSR", "set": "holdout184",
+     "commit": "1ca4295a2430057407f32d0d3fba70270ca68ce7",
+     "take": ["basicsr"], "only": "*.py",
+     "drop": ["basicsr/data", "basicsr/test.py"]},
+    {"name": "SwinFIR", "github": "Zdafeng/SwinFIR", "set": "holdout184",
+     "commit": "d08db6414a84a442d53fa6ad49b14f27969da80f",
+     "take": ["swinfir"], "only": "*.py",
+     "drop": ["swinfir/data", "swinfir/test.py"]},
+    {"name": "DiffIR", "github": "Zj-BinXia/DiffIR", "set": "holdout184",
+     "commit": "293f86cdf313914ea0ffb2457ed032e4f1bd9dd2",
+     "take": ["DiffIR-RealSR/DiffIR", "DiffIR-RealSR/ldm"], "only": "*.py",
+     "drop": ["DiffIR-RealSR/DiffIR/data", "DiffIR-RealSR/DiffIR/test.py", "DiffIR-RealSR/ldm/classifier.py"]},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8154,7 +8190,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 182)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 185)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
