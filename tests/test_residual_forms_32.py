@@ -276,3 +276,43 @@ def test_a_rebound_name_read_again_after_its_move_stays_silent():
     again: creating it on the device would change what the later read sees."""
     for after in ("    print(value_tmp)\n", "    value_tmp = None\n"):
         assert all_diagnostics(REBOUND.format(after=after), "TPL101") == [], after
+
+
+PRIORITIES = """\
+import numpy as np
+import torch
+
+
+class Memory:
+    def _pa(self, p):
+        return {body}
+
+    def update_priority(self, errors):
+        ps = errors.detach().cpu().abs().numpy().flatten()
+        pas = self._pa(ps)
+        for index, pa in zip(self._cached, pas):
+            self.it_sum[index] = pa
+
+
+def train(model, loader, optimizer):
+    memory = Memory()
+    for x in loader:
+        loss = model(x)
+        loss.backward()
+        optimizer.step()
+        memory.update_priority(loss)
+"""
+
+
+def test_a_copy_handed_to_a_method_of_the_class_that_hands_it_to_numpy_is_needed_on_the_host():
+    """R160 (R3 across a call of the class's own method): sac-discrete's prioritized replay
+    (holdout126) copies the TD errors with ``.cpu().numpy()`` and hands them to ``self._pa(ps)``,
+    which ``np.clip``s them for its host segment trees."""
+    assert all_diagnostics(PRIORITIES.format(body="np.clip((p + self.eps) ** self.alpha, 0.1, 1.0)"),
+                           "TPL102") == []
+
+
+def test_a_copy_handed_to_a_method_that_keeps_it_in_torch_still_waits():
+    """The twin: the method computes with it without a host library: the copy is a wait."""
+    assert [row[:3] for row in all_diagnostics(PRIORITIES.format(body="p * 2"), "TPL102")] == [
+        ("TPL102", 10, 13)]

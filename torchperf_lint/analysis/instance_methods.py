@@ -56,6 +56,17 @@ def attribute_method(bodies, func: cst.BaseExpression, qualname: Optional[str]) 
     return ask(qualname, func.value.attr.value, func.attr.value) if ask is not None else None
 
 
+def own_method(bodies, func: cst.BaseExpression, qualname: Optional[str]) -> Optional[dict]:
+    """The index record of the method ``func`` (``self.<method>``) names in the method ``qualname``:
+    the class's own or a project base's (sac-discrete's ``pas = self._pa(ps)``, which hands ``ps``
+    to ``np.clip``, holdout126; R160); None otherwise."""
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+            and func.value.value == "self") or not qualname:
+        return None
+    ask = getattr(bodies, "own_method", None)
+    return ask(qualname, func.attr.value) if ask is not None else None
+
+
 def attribute_module_forward(bodies, func: cst.BaseExpression, qualname: Optional[str]) -> Optional[dict]:
     """The index record of ``Class.forward`` when ``func`` is ``self.<attr>`` (a call of a module
     kept on ``self``) in the method ``qualname`` and ``__init__`` binds ``self.<attr>`` to

@@ -1105,6 +1105,17 @@ class StepBodies:
         module = self._loaded.get(found[0][0]) if found is not None else None
         return module.functions.get(found[0][1]) if module is not None else None
 
+    def own_method(self, qualname: str, method: str) -> Optional[dict]:
+        """The index record of the method ``self.<method>(...)`` calls in the linted file's method
+        ``qualname``: its class's own, or a project base's; None otherwise (R160)."""
+        record = self.module.functions.get(qualname)
+        own = self._own_class(self.module, record) if record is not None else None
+        if own is None or own[1] not in self.module.classes:
+            return None
+        found = self.find_method(own, method)
+        module = self._loaded.get(found[0]) if found is not None else None
+        return module.functions.get(found[1]) if module is not None else None
+
     def attribute_is_module(self, qualname: str, attr: str) -> bool:
         """Does ``__init__`` (of the class of the linted file's method ``qualname`` or a project
         base) bind ``self.<attr>`` to an instance of a project class deriving from a ``torch.nn``

@@ -16,7 +16,7 @@ from ..analysis.host_only import host_only_script
 from ..analysis.memory_measurement import measures_peak_memory
 from ..analysis.inference_calls import names_training
 from ..analysis.instance_methods import (annotated_method, attribute_method, attribute_module_forward, instance_method,
-                                         method_parameter)
+                                         method_parameter, own_method)
 from ..analysis.nonfinite_branches import in_nonfinite_branch
 from ..analysis.python_containers import container_attributes, settings_container_attributes
 from ..analysis.python_ints import HOST, int_for_host, item_size_for_host, list_for_host, statement_uses, use_of_int
@@ -1291,7 +1291,8 @@ class HostSyncInLoop(Rule):
         with a project class; None otherwise."""
         return (instance_method(bodies, call.func, self.ctx.values.assigned_expr)
                 or attribute_method(bodies, call.func, self.ctx.function_qualname())
-                or annotated_method(bodies, call.func, self._enclosing_function()))
+                or annotated_method(bodies, call.func, self._enclosing_function())
+                or own_method(bodies, call.func, self.ctx.function_qualname()))
 
     def _project_hands_to_host_library(self, call: cst.Call, arg: cst.Arg) -> bool:
         """Is ``arg`` handed to a parameter that the called project function (in this file or
