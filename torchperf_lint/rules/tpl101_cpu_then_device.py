@@ -1370,7 +1370,9 @@ by an annotated assignment) and moved later, `x = x.to(device)`, `x = x.to(d) + 
 `x = x.cuda().float()`, also in a tuple assignment that rebinds each name to its own move
 (`s, eps = s.cuda(), eps.cuda()`; reading R138), is reported at the factory, without a fix, also when the name is bound to
 something else in the other branch of an `if` and moved after it (reading R93), and at module level
-when the move is the name's one use in the file (reading R104); the name may be rebound on the way
+when the move is the name's one use in the file (reading R104), and in a function that binds the
+name again elsewhere when the statement right after this binding, outside loops, moves it and
+nothing after that statement names it (reading R159); the name may be rebound on the way
 to the ops above that keep it fresh (`mask = (mask == 0).unsqueeze(1)`, `m = m.long()`; readings R79,
 R108; a number there may be written as arithmetic of numbers or a scalar math function of them,
 `-(np.log(10000.0) / n)`: reading R149), and `Variable(t)` or `Variable(t, volatile=...)` hands `t` back (reading R114); so is one bound to an attribute of `self` and rebound to its own move

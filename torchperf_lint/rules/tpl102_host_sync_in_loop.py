@@ -3184,8 +3184,10 @@ only there: `sizes = lengths.tolist()` then `x.split(sizes)`, `start, end = a.it
 `pickle.loads(bytes(buf.tolist()))`, reading R112), to `torch.save` (`torch.save(x.cpu(), path)`), to an environment's `env.step(...)`, to a
 tokenizer's `decode`/`batch_decode` or another of its id methods (`get_special_tokens_mask(val)` for
 `val in labels.tolist()`), the key of a lookup in a Python dict or list (`id2answer[pred.item()]`, `label2ans[...]`,
-`self.IX_TO_NAME[...]`, `class_names[label.item()]`: a list of names, reading R71) and the key a dict
-is stored or built under (`res[i.item()] = out`, `{gt_id.item(): k for ...}`), a copy turned into a numpy array in a helper that a step body calls
+`self.IX_TO_NAME[...]`, `class_names[label.item()]`: a list of names, reading R71), the key a dict
+is stored or built under (`res[i.item()] = out`, `{gt_id.item(): k for ...}`) or tested among
+(`if i.item() not in table.keys():`, reading R159), a copy handed to a method of the class itself
+that hands it to a host library (`pas = self._pa(ps)`, which `np.clip`s it: reading R160), a copy turned into a numpy array in a helper that a step body calls
 (`points.detach().cpu().numpy()` in a metric, a KD-tree or a target assigner one call away; a copy
 of a loss or metric, one read as a number or shown, one made into Python numbers at once
 (`rewards.cpu().numpy().tolist()` kept in a metrics dict, reading R151), and copies in the step body
@@ -3201,7 +3203,8 @@ and the results of inference the host keeps: in a loop that trains nothing, with
 copy to the host (`.cpu()`, `.tolist()`, `.numpy(force=True)`) that is stored (appended, written,
 put into a container) or iterated by host code
 (`encoded.append(reps.cpu().numpy())`), like `predict_step`'s outputs; a metric's `.item()` there
-is still reported. More widely, a copy to the host (`.cpu()`, `.tolist()`, `.numpy(force=True)`) in
+is still reported, while an id made into a file's name (`torch.load(str(image_id) + ".pt")`) or kept
+in a record written out (`torch.save(dict(image_id=image_id, boxes=b), path)`) is not (reading R156). More widely, a copy to the host (`.cpu()`, `.tolist()`, `.numpy(force=True)`) in
 code that trains nothing is not reported, autograd on or off, wherever its value goes: an evaluation
 or inference loop (no backward and no optimizer or scaler step in it, around it, or in a call it
 makes whose name says it may train: `train_step`, `take_step`, unless it makes it under
@@ -3221,7 +3224,8 @@ whatever a bare `.numpy()` reads, unless the code itself put it on the device: t
 device tensor's), the results of torch ops on host tensors
 (a CPU-only script), the output of a model the file builds and never moves given host inputs, and
 counters read from objects (`model.get_step()`, `trainer.global_step`; a module moved with `.to()`
-is not a tensor), what a tokenizer or processor makes with `return_tensors="pt"` until it is
+is not a tensor, nor with `.cpu()` by a lambda every call hands a model, `fn = lambda x: x.cpu()`
+then `a.model = fn(a.model)`: reading R156), what a tokenizer or processor makes with `return_tensors="pt"` until it is
 moved, `.item()` of an instance of a project class that defines `item` (`val_res = Averager()`), a
 helper's parameter that every per-step call hands a Python value
 (`metric_logger.update(loss=loss.item())`: its `if isinstance(v, torch.Tensor): v = v.item()`
