@@ -311,9 +311,37 @@ DATASET_KIND_EDITS = [
 ]
 
 
+# Whether a loader pins memory, edited in a statement of its own: the batch a loop in another
+# definition hands to a helper is pinned there or not (R155), though that definition is not edited.
+PINNED_ACROSS = textwrap.dedent('''\
+    import torch
+    from torch.utils.data import DataLoader
+
+    loader = DataLoader(range(8), batch_size=4, num_workers=2, pin_memory=False)
+
+
+    def step(model, optimizer, batch):
+        x = batch.cuda()
+        loss = model(x).sum()
+        loss.backward()
+        optimizer.step()
+
+
+    def train(model, optimizer):
+        for batch in loader:
+            step(model, optimizer, batch)
+    ''')
+PINNED_EDITS = [
+    (None, None, []),
+    ("pin_memory=False", "pin_memory=True", [("TPL104", 8)]),
+    ("batch_size=4", "batch_size=2", [("TPL104", 8)]),
+    ("pin_memory=True", "pin_memory=False", []),
+]
+
+
 @pytest.mark.parametrize("text, edits", [(FACTS_ACROSS, FACT_EDITS), (LOOP_TARGETS, LOOP_TARGET_EDITS),
-                                         (DATASET_KINDS, DATASET_KIND_EDITS)],
-                         ids=["facts", "loop-targets", "dataset-kinds"])
+                                         (DATASET_KINDS, DATASET_KIND_EDITS), (PINNED_ACROSS, PINNED_EDITS)],
+                         ids=["facts", "loop-targets", "dataset-kinds", "pinned-loaders"])
 def test_edits_that_change_a_fact_another_statement_reads(tmp_path, text, edits):
     """Through the server's path, each edit's lint is a fresh lint of the text, whole diagnostics,
     while the statements the edits do not touch keep their parts of the module facts."""

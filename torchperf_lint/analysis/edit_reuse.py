@@ -502,12 +502,14 @@ class _DefinitionRecords:
         self.module_calls, self.module_locals, self.module_flags = module_calls, module_locals, module_flags
         self.loops, self.names, self.places = loops, names, places
         self.heads = heads or {}  # module-level names asked about (the summariser's _resolvable)
+        self.loader_groups: Optional[tuple] = None  # loader_groups when a call hands a batch on
 
     def holds_in(self, summariser) -> bool:
         """Would the definition read the same of this summariser's module?"""
         module = summariser.functions["<module>"]
         places = summariser._places.get(id(module))
-        return (all((key in summariser.step_loops) == answer for key, answer in self.loops.items())
+        return ((self.loader_groups is None or loader_groups(summariser) == self.loader_groups)
+                and all((key in summariser.step_loops) == answer for key, answer in self.loops.items())
                 and all(module["locals"].get(key, _MISSING) == found for key, found in self.names.items())
                 and all((head in summariser._heads) == answer for head, answer in self.heads.items())
                 and (not self.places or (places is not None and all(
@@ -539,6 +541,7 @@ def _definition_records(summariser, node: ast.AST, kind: str) -> _DefinitionReco
     sub.__dict__.pop("_define_class", None)
     sub.functions, sub.classes, sub.roots, sub.settings, sub.imports = {}, {}, [], False, []
     sub._places = {}
+    sub._asked_loaders = False
     sub._scope_bodies = [summariser.tree.body]
     loops = sub.step_loops = _AskedIds(summariser.step_loops)
     real_module = summariser.functions["<module>"]
@@ -556,10 +559,23 @@ def _definition_records(summariser, node: ast.AST, kind: str) -> _DefinitionReco
         type(summariser)._define_class(sub, node, "")
     flags = {key: value for key, value in module.items()
              if key not in ("line", "end", "cls", "calls", "locals") and value}
-    return _DefinitionRecords(
+    records = _DefinitionRecords(
         [(q, r) for q, r in sub.functions.items() if q != "<module>"], list(sub.classes.items()),
         list(sub.roots), sub.settings, list(module["calls"]), dict(names.items()), flags,
         loops.asked, names.asked, places.asked if places is not None else [], heads.asked if heads is not None else {})
+    if sub._asked_loaders:
+        # where a batch it hands on comes from: whether its loader pins memory (R155) or hands out
+        # device data is a fact of the whole module, which an edit of another definition may change
+        records.loader_groups = loader_groups(summariser)
+    return records
+
+
+def loader_groups(summariser) -> tuple:
+    """The module's pinned, unpinned and device-data loader names (step_loops.ModuleSteps), which
+    the places of a call's batch arguments read (argument_places: ``hostv:``, ``pinned:``)."""
+    summariser._step_loop_ids()  # builds the module's step facts
+    steps = summariser._steps
+    return (frozenset(steps.pinned_loaders), frozenset(steps.unpinned_loaders), frozenset(steps.device_data_loaders))
 
 
 def _first_line(node: ast.AST) -> int:

@@ -379,6 +379,7 @@ class _Summariser:
         self._rebound: Dict[int, FrozenSet[str]] = {}  # id of a function record -> parameters it binds again
         self._function_nodes: Dict[int, ast.AST] = {}  # id of a function record -> its definition
         self._in_lambda = 0
+        self._asked_loaders = False  # has a HostNames asked about the module's loaders (edit_reuse)
         # The names a dotted call's head must be for the step-body walk ever to resolve it
         # (_resolvable), worked out by ``run``; None: every call's arguments are placed. (The
         # language server's reuse of definitions, edit_reuse, records which names a definition
@@ -512,6 +513,7 @@ class _Summariser:
             if alive is None:
                 return False
             alive._step_loop_ids()  # builds the module's step facts
+            alive._asked_loaders = True
             return alive._steps.iterates_pinned_loader(iterable, parameters)
         return test
 
@@ -519,6 +521,7 @@ class _Summariser:
         """Does a ``for`` over ``iterable`` take batches from a data loader that hands them out on the
         host (the module builds no loader over device data, none that a wrapper puts on the device)?"""
         self._step_loop_ids()  # builds the module's step facts
+        self._asked_loaders = True  # (edit_reuse: what a definition read of the module's loaders)
         steps = self._steps
         return not steps.device_data_loaders and steps.ast_iterates_loader(iterable)
 

@@ -1066,10 +1066,13 @@ class StepBodies:
             # a root (it calls backward itself): every call of it the read modules show, per step
             # or not, hands the pinned batch (``train_step(model, opt, torch.zeros(4))`` once
             # before the loop does not)
-            params, name = record.get("params", []), qualname.rpartition(".")[2]
-            for module in self._loaded.values():
-                for _, _, call in module_call_sites(module).get(name, ()):
-                    pinned = pinned & passed_pinned(dict(call[3]), params, call[0][0] != "name")
+            params, name, key = record.get("params", []), qualname.rpartition(".")[2], (self.module.path, qualname)
+            for module in list(self._loaded.values()):
+                for caller, caller_record, call in module_call_sites(module).get(name, ()):
+                    own = self._own_class(module, caller_record)
+                    target = self.resolve(module, call[0], own, own)
+                    if target is not None and target[0] == key:  # (not ``optimizer.step()`` for ``step``)
+                        pinned = pinned & passed_pinned(dict(call[3]), params, call[0][0] != "name")
         return pinned
 
     def per_step_call_sites(self, qualname: str) -> Optional[list]:
