@@ -8020,6 +8020,40 @@ CORPUS = [
     {"name": "TWIST", "github": "bytedance/TWIST", "set": "holdout183",
      "commit": "796d36e4ce0dfac99358224b34dab899505cc92c",
      "take": ["train.py", "engine.py", "evaluate.py", "evaluate_cluster.py", "evaluate_vitlinear.py", "objective.py", "lars.py", "utils.py", "augmentation.py", "datasets.py", "imagenet_lmdb.py", "vision_transformer.py", "widen_resnet.py"], "only": "*.py", "drop": []},
+    # holdout186 (2026-11-29): entries below this line.
+    # holdout186 set: HF Trainer subclasses and training code for vision, document and multimodal models (GRPO and DPO
+    # trainers for VLMs, LLaVA-based trainers, a LaTeX OCR loop, retrieval and MoE MLLMs), labelled by reading only;
+    # corpus in /work/corpus_h186 (docs/framework_corpus_holdout186.md).
+    {"name": "VisualThinker-R1-Zero", "github": "turningpoint-ai/VisualThinker-R1-Zero", "set": "holdout186",
+     "commit": "cd71978473449833120f0daff3ff265309716ae1",
+     "take": ["src/open-r1-multimodal/src/open_r1"], "only": "*.py", "drop": []},
+    {"name": "Open-R1-Video", "github": "Wang-Xiaodong1899/Open-R1-Video", "set": "holdout186",
+     "commit": "50eb65f32f7f0b3c9bc20b74046ef1b5d960088e",
+     "take": ["src/open_r1_video"], "only": "*.py", "drop": []},
+    {"name": "SeVa", "github": "Kevinz-code/SeVa", "set": "holdout186",
+     "commit": "d9284ff83b25b435d7d739da2261958bbdc18325",
+     "take": ["seva/train_dpo_ours.py", "seva/trainer", "seva/llava/model", "seva/llava/train", "seva/llava/__init__.py", "seva/llava/constants.py", "seva/llava/conversation.py", "seva/llava/mm_utils.py", "seva/llava/utils.py"], "only": "*.py", "drop": []},
+    {"name": "ml-ferret", "github": "apple/ml-ferret", "set": "holdout186",
+     "commit": "3c9e5c93c2c3048638f73848343d03f37824eb2b",
+     "take": ["ferret/train", "ferret/model", "ferret/__init__.py", "ferret/constants.py", "ferret/conversation.py", "ferret/mm_utils.py", "ferret/utils.py"], "only": "*.py", "drop": []},
+    {"name": "Ovis", "github": "AIDC-AI/Ovis", "set": "holdout186",
+     "commit": "4de4946166ee40a2c3c6209b7ef57c50a7eaaf99",
+     "take": ["ovis/train", "ovis/model", "ovis/util", "ovis/__init__.py"], "only": "*.py", "drop": []},
+    {"name": "nougat-latex-ocr", "github": "NormXU/nougat-latex-ocr", "set": "holdout186",
+     "commit": "d735d3a31bfd0cd48a020e01c5233a9154c6d4c2",
+     "take": ["base", "experiment", "metrics", "mydatasets", "nougat_latex", "tools"], "only": "*.py", "drop": []},
+    {"name": "LamRA", "github": "Code-kunkun/LamRA", "set": "holdout186",
+     "commit": "72863991e62f364d734231b6e3327a985c229984",
+     "take": ["arguments.py", "collators", "dataset", "loaders", "models", "train", "supported_models.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "Aria", "github": "rhymes-ai/Aria", "set": "holdout186",
+     "commit": "9b25fecb02553a24832c26617d4e034517f71260",
+     "take": ["aria"], "only": "*.py", "drop": []},
+{"name": "alias-free-gan-pytorch", "github": "rosinality/alias-free-gan-pytorch", "set": "holdout187", "commit": "f14d54ce2d973880b0c352614b2d63088c9026ae", "take": ["train.py", "model.py", "config.py", "op", "stylegan2/distributed.py", "stylegan2/dataset.py", "stylegan2/op", "stylegan2/non_leaking.py", "stylegan2/model.py"], "only": "*.py", "drop": []},
+{"name": "sngan.pytorch", "github": "GongXinyuu/sngan.pytorch", "set": "holdout187", "commit": "3d92616a55c5ade1152a3d8a16aa7d4dc778d016", "take": ["cfg.py", "datasets.py", "functions.py", "models", "train.py", "test.py", "utils"], "only": "*.py", "drop": []},
+{"name": "DCGAN-LSGAN-WGAN-GP-DRAGAN-Pytorch", "github": "LynnHo/DCGAN-LSGAN-WGAN-GP-DRAGAN-Pytorch", "set": "holdout187", "commit": "9e757de6f02dc5f3b31e380428787bf2b3137906", "take": ["train.py", "module.py", "data.py", "torchlib", "torchprob", "pylib", "imlib", "v0"], "only": "*.py", "drop": []},
+{"name": "pro_gan_pytorch", "github": "akanimax/pro_gan_pytorch", "set": "holdout187", "commit": "62066139ec8b467ffe26ce18a76dad43a0c2058e", "take": ["pro_gan_pytorch", "pro_gan_pytorch_scripts"], "only": "*.py", "drop": ["pro_gan_pytorch/test"]},
+{"name": "enhancing-transformers", "github": "thuanz123/enhancing-transformers", "set": "holdout187", "commit": "e1c185da5cc0eeefdded68cbff888d5b9c248372", "take": ["enhancing", "main.py"], "only": "*.py", "drop": []},
+{"name": "stylegan3", "github": "NVlabs/stylegan3", "set": "holdout187", "commit": "c233a919a6faee6e36a316ddd4eddababad1adf9", "take": ["train.py", "training", "torch_utils", "dnnlib", "metrics", "legacy.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8249,7 +8283,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 185)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 188)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
