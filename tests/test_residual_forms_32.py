@@ -316,3 +316,33 @@ def test_a_copy_handed_to_a_method_that_keeps_it_in_torch_still_waits():
     """The twin: the method computes with it without a host library: the copy is a wait."""
     assert [row[:3] for row in all_diagnostics(PRIORITIES.format(body="p * 2"), "TPL102")] == [
         ("TPL102", 10, 13)]
+
+
+ACCUMULATION = """\
+import torch
+from base import BaseExperiment
+
+
+class Experiment(BaseExperiment):
+    def train(self, loader, accumulate):
+        for i, batch in enumerate(loader):
+            loss = self.model(batch.cuda()).sum()
+            loss.backward()
+            if (i + 1) % accumulate == 0:
+                grad_norm = self.{call}()
+                print(grad_norm.item())
+"""
+
+
+def test_an_interval_whose_body_calls_a_method_named_for_the_optimizer_step_runs_every_step():
+    """R161 (rules.md "In a loop": the accumulation ``if`` that runs the step itself is per step):
+    nougat-latex-ocr's ``DonutExperiment.train`` (holdout186) steps through
+    ``self._step_optimizer()`` of a base class in another module; the name says it steps."""
+    for call in ("_step_optimizer", "optimizer_step"):
+        assert [row[:3] for row in all_diagnostics(ACCUMULATION.format(call=call), "TPL102")] == [
+            ("TPL102", 12, 22)], call
+
+
+def test_an_interval_whose_body_calls_anything_else_is_an_interval():
+    """The twin: ``self._log_stats()`` under the same test runs every ``accumulate`` steps."""
+    assert all_diagnostics(ACCUMULATION.format(call="_log_stats"), "TPL102") == []

@@ -1265,6 +1265,8 @@ class ModuleSteps:
         method, receiver, func = _cst_call_shape(call)
         if method is not None and is_step_shape(method, receiver, None, ()) and method in ("backward", "step"):
             return True
+        if steps_optimizer_by_name(func):
+            return True  # ``self._step_optimizer()`` (R161)
         return self.is_module_function(call.func) and func in self.updating_functions
 
     @property
@@ -1876,12 +1878,26 @@ def _ast_runs_update(stmts, steps: Optional["ModuleSteps"] = None) -> bool:
     return any(type(n) is ast.Call and _ast_call_updates(n, steps) for n in _ast_body_nodes(stmts))
 
 
+# Calls whose name says they step the optimizer (``self._step_optimizer()``, ``optimizer_step()``),
+# wherever they are defined: a project base class in another module, which the file's own facts do
+# not show (nougat-latex-ocr's ``BaseExperiment._step_optimizer``, holdout186; R161).
+_STEPS_OPTIMIZER = re.compile(r"^_*(?:step_optim(?:izer)?s?|optim(?:izer)?s?_step)$")
+
+
+def steps_optimizer_by_name(name: Optional[str]) -> bool:
+    """Does a call of ``name`` step the optimizer by its name alone (``_step_optimizer``)?"""
+    return bool(name) and _STEPS_OPTIMIZER.match(name) is not None
+
+
 def _ast_call_updates(call: ast.Call, steps: Optional["ModuleSteps"] = None) -> bool:
-    """Is ``call`` ``.backward()``, an optimizer's/scaler's ``.step(...)`` or (with ``steps``) a
-    call of a function or method of the module that runs one?"""
+    """Is ``call`` ``.backward()``, an optimizer's/scaler's ``.step(...)``, a call named for stepping
+    the optimizer (R161) or (with ``steps``) a call of a function or method of the module that runs
+    one?"""
     func = call.func
     if isinstance(func, ast.Attribute) and func.attr in ("backward", "step") and is_step_shape(
             func.attr, _last_ast(func.value), None, ()):
+        return True
+    if steps_optimizer_by_name(_last_ast(func)):
         return True
     return steps is not None and _last_ast(func) in steps.updating_functions and (
         (type(func) is ast.Name and steps._is_function(None, func.id, False))
