@@ -8054,6 +8054,42 @@ CORPUS = [
 {"name": "pro_gan_pytorch", "github": "akanimax/pro_gan_pytorch", "set": "holdout187", "commit": "62066139ec8b467ffe26ce18a76dad43a0c2058e", "take": ["pro_gan_pytorch", "pro_gan_pytorch_scripts"], "only": "*.py", "drop": ["pro_gan_pytorch/test"]},
 {"name": "enhancing-transformers", "github": "thuanz123/enhancing-transformers", "set": "holdout187", "commit": "e1c185da5cc0eeefdded68cbff888d5b9c248372", "take": ["enhancing", "main.py"], "only": "*.py", "drop": []},
 {"name": "stylegan3", "github": "NVlabs/stylegan3", "set": "holdout187", "commit": "c233a919a6faee6e36a316ddd4eddababad1adf9", "take": ["train.py", "training", "torch_utils", "dnnlib", "metrics", "legacy.py"], "only": "*.py", "drop": []},
+    # holdout185 (2026-11-29): entries below this line.
+    # holdout185 set: trainer/engine-module training code (DeiT-style engines, project Trainer classes, a tabular
+    # fit loop, Lightning), vision transformers, detection, speech, tabular; labelled by reading only; corpus in
+    # /work/corpus_h185 (docs/framework_corpus_holdout185.md).
+    {"name": "dual-path-RNNs-DPRNNs-based-speech-separation", "github": "ShiZiqiang/dual-path-RNNs-DPRNNs-based-speech-separation", "set": "holdout185",
+     "commit": "00edf5281241b0541b9279d01b8047c164d9e516",
+     "take": ["amazing.py", "data.py", "models.py", "pit_criterion.py", "preprocess.py", "separate.py", "solver.py", "train.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "LeViT", "github": "facebookresearch/LeViT", "set": "holdout185",
+     "commit": "3772b8e7517b900330ee1f46e11b0ae917dae323",
+     "take": ["datasets.py", "engine.py", "levit.py", "levit_c.py", "losses.py", "main.py", "samplers.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "xcit", "github": "facebookresearch/xcit", "set": "holdout185",
+     "commit": "82f5291f412604970c39a912586e008ec009cdca",
+     "take": ["datasets.py", "engine.py", "losses.py", "main.py", "samplers.py", "utils.py", "xcit.py"], "only": "*.py", "drop": []},
+    {"name": "poolformer", "github": "sail-sg/poolformer", "set": "holdout185",
+     "commit": "a075575b8b3dc3c76ecc5c49985d156167372bfa",
+     "take": ["train.py", "validate.py", "models"], "only": "*.py", "drop": []},
+    {"name": "rtdl-revisiting-models", "github": "yandex-research/rtdl-revisiting-models", "set": "holdout185",
+     "commit": "e3ed46cac38568785289d8fa16b8cfa585bde27e",
+     "take": ["bin", "lib"], "only": "*.py", "drop": []},
+    {"name": "efficientvit", "github": "mit-han-lab/efficientvit", "set": "holdout185",
+     "commit": "de7d7733cc0329f391b33f1f459271562ec27bd5",
+     "take": ["efficientvit/__init__.py", "efficientvit/apps", "efficientvit/clscore", "efficientvit/cls_model_zoo.py", "efficientvit/models/__init__.py", "efficientvit/models/efficientvit/__init__.py", "efficientvit/models/efficientvit/backbone.py", "efficientvit/models/efficientvit/cls.py", "efficientvit/models/nn", "efficientvit/models/utils", "applications/efficientvit_cls"], "only": "*.py",
+     "drop": ["efficientvit/apps/setup.py"]},
+    {"name": "FasterNet", "github": "JierunChen/FasterNet", "set": "holdout185",
+     "commit": "e8fba4465ae912359c9f661a72b14e39347e4954",
+     "take": ["data", "models", "train_test.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "lumin", "github": "GilesStrong/lumin", "set": "holdout185",
+     "commit": "ba373f816f981b0bb760d56e538e4d2b441ddc2d",
+     "take": ["lumin/__init__.py", "lumin/nn", "lumin/utils"], "only": "*.py", "drop": []},
+    {"name": "DETA", "github": "jozhang97/DETA", "set": "holdout185",
+     "commit": "f47e50efeb194357fb93a119f196a2e485fffdb5",
+     "take": ["engine.py", "main.py", "benchmark.py", "models", "util", "datasets"], "only": "*.py",
+     "drop": ["models/ops/setup.py", "models/ops/test.py"]},
+    {"name": "ProDiff", "github": "Rongjiehuang/ProDiff", "set": "holdout185",
+     "commit": "8e63ef62f519ea000b5cd4146320bbce2c9d57d5",
+     "take": ["tasks", "modules/__init__.py", "modules/ProDiff", "modules/fastspeech", "modules/commons", "utils", "usr"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
