@@ -65,7 +65,7 @@ from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_r
                          assigned_values, interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "70"
+INDEX_VERSION = "71"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -232,8 +232,14 @@ def _appended_layers(init: ast.FunctionDef) -> Dict[str, List[str]]:
     made: Dict[str, List[str]] = {}
     emptied: Set[str] = set()
     spoiled: Set[str] = set()
-    for node in walk_ast(init.body, prune=(ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+    # (statements only: an append that fills a container is a statement of its own, and walking
+    # every expression of every ``__init__`` of a library cost more than the rest of this reading)
+    for node, owner in walk_statements(init.body):
         kind = type(node)
+        if owner is not None:
+            continue  # a nested function's own statements
+        if kind is ast.Expr:
+            node, kind = node.value, type(node.value)
         if kind is ast.Assign and len(node.targets) == 1:
             target, value = node.targets[0], node.value
             if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":
@@ -786,7 +792,7 @@ class _Summariser:
                     if made is None and isinstance(sub.value, ast.Call):
                         made = _constructed_class(sub.value)
                         called = _module_returning_call(sub.value)
-                        if made is None and isinstance(called.func, ast.Name) and self._imported_name(called.func.id):
+                        if made is None and isinstance(called.func, ast.Name) and self._imported_class_alias(called.func.id):
                             # ``from utils.panoptic_quality import PanopticQuality as pq`` ... ``self.pq_p =
                             # pq()`` (HAPT, holdout179; R159): a lower-case name imported from the project,
                             # as for a local (_bind_locals); the step-body walk keeps only classes
@@ -894,6 +900,17 @@ class _Summariser:
                 for target in stmt.targets:
                     for name in bound_names(target):
                         fn["locals"][name] = made
+
+    def _imported_class_alias(self, name: str) -> bool:
+        """Is ``name`` a lower-case alias a project module's class is imported under (``from
+        utils.panoptic_quality import PanopticQuality as pq``)? Not a factory function (``from models
+        import build_model``): what it returns is asked of the function's returns elsewhere, and
+        reading every such call as an instance made the index resolve twice the calls (R159)."""
+        for local, level, module, attr in self.imports:
+            if local == name and attr is not None and attr != name and _is_class_name(attr):
+                head = module.split(".", 1)[0]
+                return bool(level) or (head not in _LIBRARY_MODULES and head not in _FRAMEWORK_HEADS)
+        return False
 
     def _imported_name(self, name: str) -> bool:
         """Is ``name`` bound by ``from <module> import name`` of a module that is no installed

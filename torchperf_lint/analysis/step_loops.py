@@ -154,6 +154,11 @@ def is_loader_name(name: Optional[str]) -> bool:
     return bool(name) and _LOADER_WORD.search(name) is not None and _NOT_LOADER.search(name) is None
 
 
+# The receivers of R159's ``forward_*`` calls: the model itself, by name (``model``, ``net``,
+# ``self.model``, ``student_model``, ``ddp_net``).
+_FORWARD_VARIANT_RECEIVER = re.compile(r"(?:^|_)(?:model|net|network)s?$", re.I)
+
+
 def is_step_shape(method: Optional[str], receiver: Optional[str], func: Optional[str], objects) -> bool:
     """A call that runs a training step, from its shape: ``recv.method(...)`` or ``func(...)``.
 
@@ -162,10 +167,15 @@ def is_step_shape(method: Optional[str], receiver: Optional[str], func: Optional
         return True
     if method == "step":
         return receiver is not None and OPTIMIZER_WORD.search(receiver) is not None
-    if method is not None and (method == "forward" or method.startswith("forward_")) and (
-            is_model_name(receiver) or receiver in objects):
-        # ``model.forward_pre(e1, rel, X, adj)`` (SACN, holdout181), ``model.forward_train(...)``: a
-        # forward of the model under another name runs it as ``forward`` does (R159)
+    if method == "forward" and (is_model_name(receiver) or receiver in objects):
+        return True
+    if method is not None and method.startswith("forward_") and _FORWARD_VARIANT_RECEIVER.search(receiver or "") and (
+            not method.endswith(("parameters", "params"))):
+        # ``model.forward_pre(e1, rel, X, adj)`` (SACN, holdout181), ``net.forward_train(...)``: a
+        # forward of the model under another name runs it as ``forward`` does (R159). Only a
+        # receiver named as the model: kornia's ``module.forward_parameters(shape)`` (an
+        # augmentation drawing its parameters) runs no model, and reading every ``forward_*`` of
+        # every module name so made a tenth more of the index's work over a library.
         return True
     if method == "modules":
         return False  # ``model.modules()``: nn.Module's list of submodules, not a model named ``modules`` (R47.5)
