@@ -8090,6 +8090,35 @@ CORPUS = [
     {"name": "ProDiff", "github": "Rongjiehuang/ProDiff", "set": "holdout185",
      "commit": "8e63ef62f519ea000b5cd4146320bbce2c9d57d5",
      "take": ["tasks", "modules/__init__.py", "modules/ProDiff", "modules/fastspeech", "modules/commons", "utils", "usr"], "only": "*.py", "drop": []},
+    # holdout189 (2026-11-29): entries below this line.
+    # holdout189 set: LLM fine-tuning code with its own Trainer/trl subclasses (preference optimisation, unlearning,
+    # distillation; one Lightning module), labelled by reading only; corpus in /work/corpus_h189
+    # (docs/framework_corpus_holdout189.md).
+    {"name": "SimPER", "github": "tengxiao1/SimPER", "set": "holdout189",
+     "commit": "db08c97f22268a4e0e5d129a179a82fb3468d78b",
+     "take": ["scripts", "alignment"], "only": "*.py", "drop": []},
+    {"name": "alpha-DPO", "github": "junkangwu/alpha-DPO", "set": "holdout189",
+     "commit": "fab32091cd1e36a275ad0b08adb09920c01cd65f",
+     "take": ["scripts"], "only": "*.py", "drop": []},
+    {"name": "Cal-DPO", "github": "tengxiao1/Cal-DPO", "set": "holdout189",
+     "commit": "7d16b466e52733269bbd6f7544a807faa555772b",
+     "take": ["scripts", "alignment_handbook"], "only": "*.py", "drop": []},
+    {"name": "distil_xlstm", "github": "thiomajid/distil_xlstm", "set": "holdout189",
+     "commit": "f44d15a4a3902946a26b1d543ed85e06d64cdcaf",
+     "take": ["distil_xlstm", "train_distil_xlstm.py", "train_hf.py", "train_xlstm.py", "eval_ppl.py"], "only": "*.py", "drop": []},
+    {"name": "Unlearn-Simple", "github": "OPTML-Group/Unlearn-Simple", "set": "holdout189",
+     "commit": "f1a355d3cb16cdaa2dfbda163a2e954c67886a4c",
+     "take": ["TOFU", "MUSE/baselines"], "only": "*.py",
+     "drop": ["TOFU/evals", "MUSE/baselines/baselines/archive"]},
+    {"name": "TAID", "github": "SakanaAI/TAID", "set": "holdout189",
+     "commit": "a0628922c16169d1fca10ddf61849e0693289cf8",
+     "take": ["src", "train.py"], "only": "*.py", "drop": []},
+    {"name": "distillKitPlus", "github": "agokrani/distillKitPlus", "set": "holdout189",
+     "commit": "670fb49925eda229e8f8f02dc5ecc4c6fd84b46e",
+     "take": ["components", "scripts"], "only": "*.py", "drop": []},
+    {"name": "RWKU", "github": "jinzhuoran/RWKU", "set": "holdout189",
+     "commit": "b8a03b3ce34fb4a96001df545a56558d75a078a3",
+     "take": ["LLaMA-Factory/src/llmtuner/train/ga", "LLaMA-Factory/src/llmtuner/train/npo", "LLaMA-Factory/src/llmtuner/train/rt", "LLaMA-Factory/src/llmtuner/train/utils.py", "LLaMA-Factory/src/llmtuner/extras"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8319,7 +8348,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 188)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 190)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
