@@ -8119,6 +8119,14 @@ CORPUS = [
     {"name": "RWKU", "github": "jinzhuoran/RWKU", "set": "holdout189",
      "commit": "b8a03b3ce34fb4a96001df545a56558d75a078a3",
      "take": ["LLaMA-Factory/src/llmtuner/train/ga", "LLaMA-Factory/src/llmtuner/train/npo", "LLaMA-Factory/src/llmtuner/train/rt", "LLaMA-Factory/src/llmtuner/train/utils.py", "LLaMA-Factory/src/llmtuner/extras"], "only": "*.py", "drop": []},
+{"name": "CNNIQA", "github": "lidq92/CNNIQA", "set": "holdout190", "commit": "fb36830fc6491ef8db2dc651aaad94cdbee131fa", "take": ["main.py", "IQADataset.py"], "only": "*.py", "drop": []},
+{"name": "WaDIQaM", "github": "lidq92/WaDIQaM", "set": "holdout190", "commit": "aba2c7d7b23641c5657dc302dc6e80061f0c4e75", "take": ["main.py", "test.py"], "only": "*.py", "drop": []},
+{"name": "pytorch-ignite-template", "github": "MaxVanDijck/pytorch-ignite-template", "set": "holdout190", "commit": "86df2d325498a5fb248d2d5637a39896289f2ab5", "take": ["src", "train.py"], "only": "*.py", "drop": []},
+{"name": "pytorch_image_classification", "github": "hysts/pytorch_image_classification", "set": "holdout190", "commit": "993089a3a08b1955914641fa6e88b5ecbbf638af", "take": ["train.py", "evaluate.py", "pytorch_image_classification"], "only": "*.py", "drop": []},
+{"name": "instruction-tuned-sd", "github": "huggingface/instruction-tuned-sd", "set": "holdout190", "commit": "2be8f490013895c5fbe9b21385bd5739671d3117", "take": ["train_instruct_pix2pix.py", "finetune_instruct_pix2pix.py"], "only": "*.py", "drop": []},
+{"name": "HPSv2", "github": "tgxs002/HPSv2", "set": "holdout190", "commit": "866735ecaae999fa714bd9edfa05aa2672669ee3", "take": ["hpsv2/src", "hpsv2/__init__.py", "hpsv2/evaluation.py", "hpsv2/img_score.py", "hpsv2/utils.py"], "only": "*.py", "drop": []},
+{"name": "ISP-reID", "github": "CASIA-IVA-Lab/ISP-reID", "set": "holdout190", "commit": "46c6662f2d682f4d58b5c0c7f114f7a8890cc8f3", "take": ["config", "data", "engine", "layers", "modeling", "solver", "tools", "utils"], "only": "*.py", "drop": []},
+{"name": "Datadriven-GPVAD", "github": "RicherMans/Datadriven-GPVAD", "set": "holdout190", "commit": "6c94570bee753271722f64826a0ed00c030b089c", "take": ["run.py", "losses.py", "metrics.py", "models.py", "utils.py", "dataset.py", "augment.py", "forward.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8348,7 +8356,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 190)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 191)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
