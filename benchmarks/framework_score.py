@@ -8127,6 +8127,38 @@ CORPUS = [
 {"name": "HPSv2", "github": "tgxs002/HPSv2", "set": "holdout190", "commit": "866735ecaae999fa714bd9edfa05aa2672669ee3", "take": ["hpsv2/src", "hpsv2/__init__.py", "hpsv2/evaluation.py", "hpsv2/img_score.py", "hpsv2/utils.py"], "only": "*.py", "drop": []},
 {"name": "ISP-reID", "github": "CASIA-IVA-Lab/ISP-reID", "set": "holdout190", "commit": "46c6662f2d682f4d58b5c0c7f114f7a8890cc8f3", "take": ["config", "data", "engine", "layers", "modeling", "solver", "tools", "utils"], "only": "*.py", "drop": []},
 {"name": "Datadriven-GPVAD", "github": "RicherMans/Datadriven-GPVAD", "set": "holdout190", "commit": "6c94570bee753271722f64826a0ed00c030b089c", "take": ["run.py", "losses.py", "metrics.py", "models.py", "utils.py", "dataset.py", "augment.py", "forward.py"], "only": "*.py", "drop": []},
+    # holdout188 (2026-11-29): entries below this line.
+    # holdout188 set: PyTorch Lightning projects whose steps call loss, metric and post-processing helpers in other
+    # modules (feature matching, climate super-resolution, deblurring, medical imaging, pose lifting, molecular GNNs,
+    # single-cell models, equivariant interpolants), labelled by reading only; corpus in /work/corpus_h188
+    # (docs/framework_corpus_holdout188.md).
+    {"name": "QuadTreeAttention", "github": "Tangshitao/QuadTreeAttention", "set": "holdout188",
+     "commit": "549a1efa167308bf444472032d7a90837ea73f69",
+     "take": ["FeatureMatching/src", "FeatureMatching/train.py"], "only": "*.py", "drop": []},
+    {"name": "ClimatExML", "github": "nannau/ClimatExML", "set": "holdout188",
+     "commit": "c86c9b1c3042bb858ba4fb87ef0fa4b80327ee19",
+     "take": ["ClimatExML", "__init__.py"], "only": "*.py", "drop": []},
+    {"name": "Image-Deblurring", "github": "KozlovKY/Image-Deblurring", "set": "holdout188",
+     "commit": "963c1b8640fb8e14f229d5a1f58b39cdcab3cb87",
+     "take": ["src", "train.py"], "only": "*.py", "drop": []},
+    {"name": "rsna_2022_v1", "github": "kanazashi-s/rsna_2022_v1", "set": "holdout188",
+     "commit": "6aa5310e1c54c50ac778eee0f12d07a07dbe8cc4",
+     "take": ["src"], "only": "*.py", "drop": ["src/random_script", "src/sandbox.py"]},
+    {"name": "awesome-modular-pytorch-lightning", "github": "sieu-n/awesome-modular-pytorch-lightning", "set": "holdout188",
+     "commit": "4b86ebecb83bd927cfc4f681d792f74b25a9e915",
+     "take": ["algorithms", "catalog", "data", "lightning", "models", "utils", "main.py", "train.py", "test.py"], "only": "*.py", "drop": []},
+    {"name": "FastOrgansLocalizationOnCT", "github": "vspavl99/FastOrgansLocalizationOnCT", "set": "holdout188",
+     "commit": "1ad1553b273f5112eeb9eb8062d95af982d448c4",
+     "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "openff-nagl", "github": "openforcefield/openff-nagl", "set": "holdout188",
+     "commit": "fd41d2b9e575132d97f1f467f4de436b24de13fc",
+     "take": ["openff", "examples/train-gnn/train_gnn.py"], "only": "*.py", "drop": ["openff/nagl/tests"]},
+    {"name": "scModelForge", "github": "EhsanRS/scModelForge", "set": "holdout188",
+     "commit": "ac29af1c3756b0c157cec687a7dbdd48f89be04e",
+     "take": ["src/scmodelforge/training", "src/scmodelforge/finetuning", "src/scmodelforge/models", "src/scmodelforge/eval", "src/scmodelforge/tokenizers", "src/scmodelforge/config", "src/scmodelforge/__init__.py", "src/scmodelforge/_types.py", "src/scmodelforge/_constants.py"], "only": "*.py", "drop": []},
+    {"name": "E3TI", "github": "WinstonWinstonWinston/E3TI", "set": "holdout188",
+     "commit": "d4b4ea0869d1e8cbcd8ab173bb5031f43327fd28",
+     "take": ["e3ti"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
