@@ -798,8 +798,8 @@ class _Summariser:
                         called = _module_returning_call(sub.value)
                         if made is None and isinstance(called.func, ast.Name) and self._imported_class_alias(called.func.id):
                             # ``from utils.panoptic_quality import PanopticQuality as pq`` ... ``self.pq_p =
-                            # pq()`` (HAPT, holdout179; R159): a lower-case name imported from the project,
-                            # as for a local (_bind_locals); the step-body walk keeps only classes
+                            # pq()`` (HAPT, holdout179), ``self.yolox_head = build_yolox_head(...)`` (RVT):
+                            # a class under a lower-case alias, or a factory (R159); the walk keeps classes
                             made = called.func.id
                     elif made is None and isinstance(sub.value, ast.IfExp):
                         made = _defaulted_class(sub.value)
@@ -912,21 +912,23 @@ class _Summariser:
         returns the step-body walk reads, holdout152)? Not any lower-case function: reading every
         ``self.kernel = get_gaussian_kernel2d(...)`` of a library so had the index load the
         factories' modules and resolve twice the calls over kornia (R159)."""
-        for local, level, module, attr in self.imports:
-            if local == name and attr is not None and (
-                    (attr != name and _is_class_name(attr)) or _FACTORY_NAME.match(attr) is not None):
-                head = module.split(".", 1)[0]
-                return bool(level) or (head not in _LIBRARY_MODULES and head not in _FRAMEWORK_HEADS)
-        return False
+        attr = self._project_import(name)
+        return attr is not None and ((attr != name and _is_class_name(attr)) or _FACTORY_NAME.match(attr) is not None)
 
     def _imported_name(self, name: str) -> bool:
         """Is ``name`` bound by ``from <module> import name`` of a module that is no installed
         library the index knows (a project module, possibly)?"""
+        return self._project_import(name) is not None
+
+    def _project_import(self, name: str) -> Optional[str]:
+        """The name that ``from <module> import <it> [as name]`` imports as ``name``, when the
+        module is no installed library the index knows (a project module, possibly); else None."""
         for local, level, module, attr in self.imports:
             if local == name and attr is not None:
                 head = module.split(".", 1)[0]
-                return bool(level) or (head not in _LIBRARY_MODULES and head not in _FRAMEWORK_HEADS)
-        return False
+                project = bool(level) or (head not in _LIBRARY_MODULES and head not in _FRAMEWORK_HEADS)
+                return attr if project else None
+        return None
 
     # -- expressions -------------------------------------------------------------------------------
     def _expressions(self, node, fn: dict, scope: str, in_loop: bool, step_loop: bool) -> None:
