@@ -151,6 +151,11 @@ class CpuThenDevice(Rule):
         # (frame, name) -> the ``if`` branches the fresh binding sits in (_branches): another
         # branch of one of them binds the name on another path, which leaves this one fresh (R93)
         self._fresh_branches = {}
+        # (frame, name) -> [(factory call and name, branches)] of the fresh bindings of the name in
+        # the other branches of those ``if``s (``if a: x = torch.rand(1)`` / ``elif b: x =
+        # torch.rand(n)`` / ``else: x = torch.FloatTensor([0.5])``, then ``x = x.to(d)``): each path
+        # makes its own host tensor, and the move after the ``if`` copies each one (R162)
+        self._fresh_alternatives = {}
 
     def _factory_name(self, factory: cst.BaseExpression):
         """The factory's name if ``factory`` makes a new host tensor (see the rule's conditions)."""
@@ -465,8 +470,17 @@ class CpuThenDevice(Rule):
             return  # a move on another path than the fresh binding's (its ``else``): not that tensor
         fresh = self._fresh.pop(key, None)
         self._fresh_branches.pop(key, None)
+        alternatives = self._fresh_alternatives.pop(key, ())
         if fresh is None:
             return
+        for other, branches in alternatives:
+            if not _exclusive(branches, self._branches()):
+                self._moved_fresh(other, move, receiver)
+        self._moved_fresh(fresh, move, receiver)
+
+    def _moved_fresh(self, fresh, move: cst.Call, receiver: cst.Name) -> None:
+        """Report ``fresh`` (a factory call and its name) bound to ``receiver`` and moved by ``move``
+        when the move's statement leaves no host tensor in use (_moved_variable)."""
         assign = self.ctx.parent()
         if self._handed_out(move):  # ``yield inputs.cuda(), labels.cuda()``
             self._report_moved(fresh, move)
@@ -744,6 +758,7 @@ class CpuThenDevice(Rule):
             fresh = self._fresh.pop(key, None)
             if fresh is not None:
                 self._fresh_branches.pop(key, None)
+                self._fresh_alternatives.pop(key, None)
             if fresh is not None and self._rebound_under_fresh_ops(node):
                 self._carried[key] = fresh
 
@@ -772,6 +787,7 @@ class CpuThenDevice(Rule):
         if isinstance(node.target, cst.Name):
             self._fresh.pop((frame, node.target.value), None)
             self._fresh_branches.pop((frame, node.target.value), None)
+            self._fresh_alternatives.pop((frame, node.target.value), None)
             fresh = self._fresh_tensor(node.value) if node.value is not None else None
             if fresh is not None:
                 self._fresh[(frame, node.target.value)] = fresh[:2]
@@ -787,15 +803,23 @@ class CpuThenDevice(Rule):
         frame = id(self.ctx.frame)
         if self._fresh_branches and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             key = (frame, node.targets[0].target.value)
-            if key in self._fresh and _exclusive(self._fresh_branches.get(key, ()), self._branches()):
+            branches = self._branches()
+            if key in self._fresh and _exclusive(self._fresh_branches.get(key, ()), branches):
                 # ``if free: ref = torch.tensor(0.0)`` / ``else: ref = a - b`` / ``ref = ref.to(d)``:
                 # the other branch's binding is another path; on the first the host tensor is still
-                # the one moved after the ``if`` (GRM's compute_loss, holdout136; R93)
+                # the one moved after the ``if`` (GRM's compute_loss, holdout136; R93). A fresh
+                # tensor there is another one moved after the ``if`` (R162), when its path is apart
+                # from every other fresh binding's.
+                others = self._fresh_alternatives.get(key, [])
+                fresh = self._fresh_tensor(node.value)
+                if fresh is not None and not any(not _exclusive(known, branches) for _, known in others):
+                    self._fresh_alternatives.setdefault(key, []).append((fresh[:2], branches))
                 return
         for target in node.targets:
             for bound in assigned_names(target.target):
                 self._fresh.pop((frame, bound), None)
                 self._fresh_branches.pop((frame, bound), None)
+                self._fresh_alternatives.pop((frame, bound), None)
             attribute = _self_attribute(target.target)
             if attribute is not None:
                 self._fresh.pop((frame, attribute), None)
@@ -1369,7 +1393,8 @@ move the rule names; reading R46); with ops between factory and move no fix is o
 by an annotated assignment) and moved later, `x = x.to(device)`, `x = x.to(d) + y` or
 `x = x.cuda().float()`, also in a tuple assignment that rebinds each name to its own move
 (`s, eps = s.cuda(), eps.cuda()`; reading R138), is reported at the factory, without a fix, also when the name is bound to
-something else in the other branch of an `if` and moved after it (reading R93), and at module level
+something else in the other branch of an `if` and moved after it (reading R93), each factory of
+an `if`/`elif`/`else` that binds one on each path and moves the name after it (reading R162), and at module level
 when the move is the name's one use in the file (reading R104), and in a function that binds the
 name again elsewhere when the statement right after this binding, outside loops, moves it and
 nothing after that statement names it (reading R159); the name may be rebound on the way
