@@ -1,7 +1,7 @@
 """Forms of the thirty-third session (2026-11-29) the engine got wrong: each with its flagged and
 silent twins, whole diagnostics."""
 
-from _diagnostics import rule_diagnostics
+from _diagnostics import SYNC_TEMPLATE, found, rule_diagnostics
 
 SHAKE = """\
 import torch
@@ -45,3 +45,51 @@ def test_a_branch_binding_no_fresh_tensor_or_a_use_first_is_left_out():
     moved_inside = SHAKE.replace("        alpha = torch.FloatTensor([0.5])\n    alpha = alpha.to(device)\n",
                                  "        alpha = torch.FloatTensor([0.5])\n        alpha = alpha.to(device)\n")
     assert rule_diagnostics(moved_inside, "TPL101") == []
+
+
+TOKEN_ACC = """\
+import torch
+
+
+class TokenAccMetric:
+    def __init__(self, pad_token_id=0):
+        self.pad_token_id = pad_token_id
+        self.token_acc = []
+
+    def add(self, tgt_seqs, preds):
+        shape_diff = preds.shape[1] - tgt_seqs.shape[1]
+        if shape_diff < 0:
+            preds = torch.nn.functional.pad(preds, (0, -shape_diff), "constant", self.pad_token_id)
+        elif shape_diff > 0:
+            tgt_seqs = torch.nn.functional.pad(tgt_seqs, (0, shape_diff), "constant", self.pad_token_id)
+        tok_acc = (preds == tgt_seqs).float()
+        self.token_acc.append(tok_acc.mean().item())
+
+
+def train(model, loader, opt):
+    metric = TokenAccMetric()
+    for x, y in loader:
+        x, y = x.cuda(), y.cuda()
+        out = model(x)
+        out.mean().backward()
+        opt.step()
+        metric.add({target}, {prediction})
+"""
+CPU = SYNC_TEMPLATE.format(what="`.cpu()`")
+ITEM = SYNC_TEMPLATE.format(what="`.item()`")
+
+
+def test_a_pad_of_host_copies_with_a_fill_value_of_unknown_kind_stays_on_the_host():
+    """nougat-latex-ocr's ``TokenAccMetric.add`` (holdout186): its only caller hands it ``.cpu()``
+    copies (the waits are there), and ``F.pad(preds, ..., "constant", self.pad_token_id)`` pads them
+    on the host whatever the fill value's name holds: the ``.item()`` reads a host tensor (R163)."""
+    copies = TOKEN_ACC.format(target="y.cpu()", prediction="out.argmax(-1).cpu()")
+    assert found(copies) == [("TPL102", 26, 19, CPU), ("TPL102", 26, 28, CPU)]
+
+
+def test_a_pad_of_a_device_tensor_stays_on_the_device():
+    """Handed the device tensors themselves, the padded tensors are on the device and the
+    ``.item()`` waits every step (the wait moves into the helper)."""
+    device = TOKEN_ACC.format(target="y", prediction="out.argmax(-1)")
+    assert found(device) == [
+        ("TPL102", 16, 30, ITEM + " (called every step from train.py:26)")]

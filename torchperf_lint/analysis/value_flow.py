@@ -48,6 +48,17 @@ CPU_FACTORIES = frozenset(
     "randint_like bernoulli multinomial".split()
 )
 _TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
+# torch functions whose one tensor parameter is the first (``input``): the rest are sizes, dims,
+# modes and Python numbers (``F.pad(preds, (0, n), "constant", self.pad_token_id)``: the fill value
+# is a float whatever name holds it). Their result lives where the first argument does, so an
+# argument of unknown kind after it says nothing of the place (nougat's token accuracy, R163).
+_FIRST_TENSOR_ONLY = frozenset(
+    "torch.nn.functional.pad torch.nn.functional.one_hot torch.nn.functional.softmax "
+    "torch.nn.functional.log_softmax torch.nn.functional.normalize torch.nn.functional.dropout "
+    "torch.nn.functional.interpolate torch.flatten torch.transpose torch.permute torch.squeeze "
+    "torch.unsqueeze torch.roll torch.flip torch.cumsum torch.topk torch.argmax torch.argmin "
+    "torch.softmax torch.log_softmax torch.chunk torch.split torch.reshape".split()
+)
 # Tensor methods that return a Python value (the ``is_*`` questions read the tensor's metadata, not
 # its data: no wait; minimind's ``x.detach().clone() if x.is_inference() else x``, R81).
 _PYTHON_METHODS = frozenset(
@@ -1065,7 +1076,7 @@ class ValueFlow:
 
     def _torch_call_kind(self, call: cst.Call, qual: str, env, depth: int) -> str:
         if qual.startswith(_TENSOR_NAMESPACES):
-            return self._follow_tensor_args(call, env, depth)
+            return self._follow_tensor_args(call, env, depth, qual in _FIRST_TENSOR_ONLY)
         short = qual[len("torch."):]
         if short in _GRADIENT_NORMS:
             # ``grad_norm = clip_grad_norm_(model.parameters(), 1.0)``: the total norm, a tensor on the
@@ -1112,7 +1123,7 @@ class ValueFlow:
                     # unknown origin (HALOs' metrics, a ``clip_grad_norm_`` result) may be there
                     return UNKNOWN
             return CPU_TENSOR
-        return self._follow_tensor_args(call, env, depth)
+        return self._follow_tensor_args(call, env, depth, qual in _FIRST_TENSOR_ONLY)
 
     def _on_a_host_tensor_s_device(self, call: cst.Call, env, depth: int) -> bool:
         """``torch.ones(n, device=ids.device)`` with ``ids`` a loader batch not yet moved: made where
@@ -1126,11 +1137,14 @@ class ValueFlow:
         return (isinstance(value, cst.Attribute) and value.attr.value == "device"
                 and self._kind(value.value, env, depth + 1) in BATCHES)
 
-    def _follow_tensor_args(self, call: cst.Call, env, depth: int) -> str:
-        """``torch.cat([a, b])``, ``F.relu(x)``: on the host when the tensors it is given are."""
+    def _follow_tensor_args(self, call: cst.Call, env, depth: int, first_only: bool = False) -> str:
+        """``torch.cat([a, b])``, ``F.relu(x)``: on the host when the tensors it is given are.
+        ``first_only``: a function whose one tensor is its first argument (_FIRST_TENSOR_ONLY)."""
         kinds = []
-        for arg in call.args:
+        for index, arg in enumerate(call.args):
             if arg.keyword is not None and arg.keyword.value not in ("input", "other", "tensors"):
+                continue
+            if first_only and (index > 0 or arg.star) and not (arg.keyword is not None and arg.keyword.value == "input"):
                 continue
             value = arg.value
             if isinstance(value, (cst.List, cst.Tuple)):
