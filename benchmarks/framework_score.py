@@ -8159,6 +8159,37 @@ CORPUS = [
     {"name": "E3TI", "github": "WinstonWinstonWinston/E3TI", "set": "holdout188",
      "commit": "d4b4ea0869d1e8cbcd8ab173bb5031f43327fd28",
      "take": ["e3ti"], "only": "*.py", "drop": []},
+    # holdout191 (2026-11-29): entries below this line.
+    # holdout191 set: physiological and brain signals and sensor time series (EEG sleep staging, ECG, wearable HAR,
+    # fMRI connectivity, EEG pretraining; own loops, Lightning), labelled by reading only; corpus in /work/corpus_h191
+    # (docs/framework_corpus_holdout191.md).
+    {"name": "AttnSleep", "github": "emadeldeen24/AttnSleep", "set": "holdout191",
+     "commit": "6b4d2665884628c8a7bb09f36589a8ec0992f8e2",
+     "take": ["base", "data_loader", "logger", "model", "parse_config.py", "train_Kfold_CV.py", "trainer", "utils"], "only": "*.py", "drop": []},
+    {"name": "ECGTransForm", "github": "emadeldeen24/ECGTransForm", "set": "holdout191",
+     "commit": "b22b64768ff34d0749deb8966473a8a19e020d06",
+     "take": ["configs", "dataloader.py", "main.py", "models.py", "trainer.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "ContraWR", "github": "ycq091044/ContraWR", "set": "holdout191",
+     "commit": "217753a5711e1d753d7295b4eb9f35701f2739c8",
+     "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "CL-HAR", "github": "Tian0426/CL-HAR", "set": "holdout191",
+     "commit": "5b20afc49f19d3ac803f0e610c329630fb410892",
+     "take": ["augmentations.py", "data_preprocess", "main.py", "main_supervised_baseline.py", "models", "trainer.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "dl-for-har", "github": "mariusbock/dl-for-har", "set": "holdout191",
+     "commit": "1cbb2088b044cea9a7e0c90561f8bc592b8badc6",
+     "take": ["main.py", "misc", "model", "data_processing/sliding_window.py"], "only": "*.py", "drop": []},
+    {"name": "BrainNetworkTransformer", "github": "Wayfear/BrainNetworkTransformer", "set": "holdout191",
+     "commit": "8a588aadad0166209269fa114e5df4e42209e207",
+     "take": ["source"], "only": "*.py", "drop": []},
+    {"name": "FBNETGEN", "github": "Wayfear/FBNETGEN", "set": "holdout191",
+     "commit": "3ed6c813920966a40fca9ffca41f90a6384e333c",
+     "take": ["dataloader.py", "main.py", "model", "train.py", "util/__init__.py", "util/logger.py", "util/loss.py", "util/meter.py", "util/prepossess.py"], "only": "*.py", "drop": []},
+    {"name": "BENDR", "github": "SPOClab-ca/BENDR", "set": "holdout191",
+     "commit": "ac918abaec111d15fcaa2a8fcd2bd3d8b0d81a10",
+     "take": ["dn3_ext.py", "downstream.py", "pretrain.py", "result_tracking.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "CSDP", "github": "jesperstroem/CSDP", "set": "holdout191",
+     "commit": "4793778b666673f3b06562a56bbf63d0027b8e75",
+     "take": ["csdp_training", "ml_architectures"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8388,7 +8419,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 191)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 192)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
