@@ -8190,6 +8190,34 @@ CORPUS = [
     {"name": "CSDP", "github": "jesperstroem/CSDP", "set": "holdout191",
      "commit": "4793778b666673f3b06562a56bbf63d0027b8e75",
      "take": ["csdp_training", "ml_architectures"], "only": "*.py", "drop": []},
+    # holdout193 (2026-11-29): entries below this line.
+    # holdout193 set: framework-driven training with per-step work in callbacks and helpers (Lightning callbacks and
+    # modules, HF Trainer subclasses and TrainerCallbacks, Ignite handlers, own GAN loops), labelled by reading only;
+    # corpus in /work/corpus_h193 (docs/framework_corpus_holdout193.md).
+    {"name": "CS536_FinalProject", "github": "ShantanuAgarwal/CS536_FinalProject", "set": "holdout193",
+     "commit": "b5714cc75e0c5bb3ec7746ffa0c055695bd45244",
+     "take": ["ACL.py", "ACL_style.py", "D_hat.py", "model_attn_v2.py", "models.py", "models_attn.py", "style_models.py", "train.py", "train_acl.py", "train_ccr.py", "train_style.py"], "only": "*.py", "drop": []},
+    {"name": "vis4d", "github": "SysCV/vis4d", "set": "holdout193",
+     "commit": "d1413746246f5f60c6302d8a66bc7a45b836ff2b",
+     "take": ["vis4d/__init__.py", "vis4d/engine", "vis4d/common", "vis4d/model/adapter"], "only": "*.py", "drop": []},
+    {"name": "research", "github": "vitalwarley/research", "set": "holdout193",
+     "commit": "fb38a76208f7d7f3d15e72275d862d286e16f050",
+     "take": ["__init__.py", "models", "losses", "tasks", "transforms.py"], "only": "*.py", "drop": []},
+    {"name": "pl_classification", "github": "tam2511/pl_classification", "set": "holdout193",
+     "commit": "637b85c58d723925ae4d3fce08db2842786c750a",
+     "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "speech_synth", "github": "codeman911/speech_synth", "set": "holdout193",
+     "commit": "6f5d720dc97cfce9fd2641dd5875835a40259913",
+     "take": ["train-higgs-audio/trainer", "train-higgs-audio/callbacks/__init__.py", "train-higgs-audio/callbacks/strategic_logging.py"], "only": "*.py", "drop": []},
+    {"name": "multkacnn", "github": "rkdrn79/multkacnn", "set": "holdout193",
+     "commit": "3880e165e54785465c7b0d44f9a2d6541037af1d",
+     "take": ["train.py", "arguments.py", "src"], "only": "*.py", "drop": ["src/model/layers/kan_original"]},
+    {"name": "CDropout", "github": "Purin1410/CDropout", "set": "holdout193",
+     "commit": "3d225282287ef4c893b8f31f6bc6599aefebeca0",
+     "take": ["comer", "train.py"], "only": "*.py", "drop": ["comer/curriculum/Cal_sample_loss.py"]},
+    {"name": "DeepLightning", "github": "pme0/DeepLightning", "set": "holdout193",
+     "commit": "89aab1c8dea14dbded2d08bc6023baf20394d6c1",
+     "take": ["deeplightning/__init__.py", "deeplightning/registry.py", "deeplightning/core", "deeplightning/tasks", "deeplightning/metrics", "deeplightning/losses", "deeplightning/utils"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8419,7 +8447,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 192)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 194)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
