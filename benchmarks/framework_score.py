@@ -8218,6 +8218,19 @@ CORPUS = [
     {"name": "DeepLightning", "github": "pme0/DeepLightning", "set": "holdout193",
      "commit": "89aab1c8dea14dbded2d08bc6023baf20394d6c1",
      "take": ["deeplightning/__init__.py", "deeplightning/registry.py", "deeplightning/core", "deeplightning/tasks", "deeplightning/metrics", "deeplightning/losses", "deeplightning/utils"], "only": "*.py", "drop": []},
+    # holdout192 (2026-11-29): entries below this line.
+    # holdout192 set: autoregressive and masked generative image/video models and tokenizers (VQ/FSQ/LFQ tokenizers,
+    # MaskGIT-style and AR generators; own loops, DDP, Accelerate, Lightning), labelled by reading only; corpus in
+    # /work/corpus_h192 (docs/framework_corpus_holdout192.md).
+    {"name": "FSQ-pytorch", "github": "duchenzhuang/FSQ-pytorch", "set": "holdout192", "commit": "eaf02f94e27b87980895500df15f39025308557f", "take": ["arguments.py", "dataset.py", "eval_fsq.py", "lpips.py", "metric.py", "model.py", "quantizers", "scheduler.py", "train.py", "util.py"], "only": "*.py", "drop": []},
+    {"name": "CVQ-VAE", "github": "lyndonzheng/CVQ-VAE", "set": "holdout192", "commit": "04864b721665729c304d2f7e3098f9d91e9c81e1", "take": ["main.py", "modules.py", "quantise.py", "util.py", "image_folder.py", "test.py", "evaluation.py"], "only": "*.py", "drop": []},
+    {"name": "Halton-MaskGIT", "github": "valeoai/Halton-MaskGIT", "set": "holdout192", "commit": "f61b0a1314717004dc7487531fd16a8bb71e1888", "take": ["Dataset", "Metrics", "Network", "Sampler", "Trainer", "Utils", "main.py"], "only": "*.py", "drop": []},
+    {"name": "VQGAN-LC", "github": "zh460045050/VQGAN-LC", "set": "holdout192", "commit": "4708958f2257f62a996fc5d42928fecbf4282986", "take": ["vqgan-gpt-lc"], "only": "*.py", "drop": []},
+    {"name": "OmniTokenizer", "github": "FoundationVision/OmniTokenizer", "set": "holdout192", "commit": "701b619003b3e941e769269c7626dbf111d0377e", "take": ["OmniTokenizer", "vqgan_train.py", "transformer_train.py", "ddp_utils.py"], "only": "*.py", "drop": ["OmniTokenizer/coinrun", "OmniTokenizer/fvd", "OmniTokenizer/quantizer", "OmniTokenizer/trainer.py"]},
+    {"name": "maskbit", "github": "markweberdev/maskbit", "set": "holdout192", "commit": "5ea3d733c62625eaf86dab8364bdb7e6e71def99", "take": ["modeling", "scripts", "utils", "data"], "only": "*.py", "drop": ["scripts/create_sharded_dataset.py", "utils/adm_eval_suite.py"]},
+    {"name": "LARP", "github": "hywang66/LARP", "set": "holdout192", "commit": "8aaed63354c8c0fabcb8a86a2e31c34320e6db86", "take": ["models", "trainers", "utils", "train.py", "datasets"], "only": "*.py", "drop": ["utils/fid", "utils/fvd"]},
+    {"name": "Meissonic", "github": "viiika/Meissonic", "set": "holdout192", "commit": "aeba85e8db9cc4831f0766d226e82548b6ebe76a", "take": ["train", "src"], "only": "*.py", "drop": []},
+    {"name": "ImageFolder", "github": "lxa9867/ImageFolder", "set": "holdout192", "commit": "76ddfb9a65912f01a74f864a17ee2f344cca33c5", "take": ["tokenizer", "datasets", "utils/logger.py"], "only": "*.py", "drop": ["tokenizer/tokenizer_image/dino_enc", "tokenizer/tokenizer_image/linear_probing.py", "tokenizer/tokenizer_image/cliploss.py", "tokenizer/vqgan", "datasets/prefetcher.py"]},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
