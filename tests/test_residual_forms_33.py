@@ -93,3 +93,43 @@ def test_a_pad_of_a_device_tensor_stays_on_the_device():
     device = TOKEN_ACC.format(target="y", prediction="out.argmax(-1)")
     assert found(device) == [
         ("TPL102", 16, 30, ITEM + " (called every step from train.py:26)")]
+
+
+HALTON = """\
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+class Trainer:
+    def get_network(self, model):
+        return DDP(model, device_ids=[0])
+
+    def train_one_epoch(self):
+        for i_bar, data in enumerate(self.train_data):
+            update_grad = (i_bar % self.args.grad_cum) == self.args.grad_cum - 1
+            pred = self.vit(data)
+            loss = pred.mean() / self.args.grad_cum
+            loss.backward()
+            if update_grad:
+                self.optim.step()
+                self.optim.zero_grad(set_to_none=True)
+"""
+
+
+def test_accumulation_under_a_name_that_holds_the_interval_test_is_reported():
+    """Halton-MaskGIT's ``train_one_epoch`` (holdout192): ``update_grad = (i % accum) == accum - 1``,
+    then ``if update_grad: optim.step()`` on a DDP model: every backward all-reduces (R164)."""
+    from torchperf_lint.rules.tpl207_ddp_accumulation_without_no_sync import DdpAccumulationWithoutNoSync
+
+    assert rule_diagnostics(HALTON, "TPL207") == [(14, 12, DdpAccumulationWithoutNoSync.message, None, None)]
+
+
+def test_a_flag_that_is_no_interval_or_a_no_sync_keeps_it_silent():
+    """The name holds no interval test (a setting: the step runs every time round it is set), or the
+    module controls DDP's sync itself: nothing is accumulated over all-reduces."""
+    setting = HALTON.replace("update_grad = (i_bar % self.args.grad_cum) == self.args.grad_cum - 1",
+                             "update_grad = self.args.update")
+    assert rule_diagnostics(setting, "TPL207") == []
+    synced = HALTON.replace("            loss.backward()\n",
+                            "            with self.vit.no_sync():\n                loss.backward()\n")
+    assert rule_diagnostics(synced, "TPL207") == []

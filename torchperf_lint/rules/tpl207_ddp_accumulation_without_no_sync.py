@@ -4,7 +4,7 @@ that all-reduces the gradients on every backward pass, not once per optimizer st
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Tuple
+from typing import FrozenSet, Iterator, Tuple
 
 import libcst as cst
 
@@ -42,18 +42,22 @@ class DdpAccumulationWithoutNoSync(Rule):
         # the branch of each ``if`` around the backward that holds it: a step in the other branch
         # runs on another path (SimMIM's ``if ACCUMULATION_STEPS > 1: ... else:``, holdout134)
         taken = {id(b.node): b.body for b in ctx.blocks_inside(loop) if b.kind == IF}
-        steps = list(_optimizer_steps(loop.node.body, ctx, False, taken))
+        # names that hold an interval test (``update_grad = (i % accum) == accum - 1`` ... ``if
+        # update_grad: optimizer.step()``: Halton-MaskGIT, holdout192; R164)
+        names = ctx.interval_names_of(loop)
+        steps = list(_optimizer_steps(loop.node.body, ctx, False, taken, names))
         if not steps and loop.kind == LOOP and loop in ctx.frame.blocks:
             # a backward in a loop of its own inside the accumulation loop (dynamic-tinybert's
             # sandwich of sub-networks, ``for i in range(num_sandwich + 1): ... loss.backward()``,
             # holdout49): the loop around it that steps the optimizer decides
             for block in reversed(ctx.frame.blocks[:ctx.frame.blocks.index(loop)]):
                 if block.kind == LOOP:
-                    steps = list(_optimizer_steps(block.node.body, ctx, False, taken))
+                    names = ctx.interval_names_of(block)
+                    steps = list(_optimizer_steps(block.node.body, ctx, False, taken, names))
                     if steps:
                         loop = block
                         break
-        if any(b.kind == IF and tests_interval(b.node.test) for b in ctx.blocks_inside(loop)):
+        if any(b.kind == IF and tests_interval(b.node.test, interval_names=names) for b in ctx.blocks_inside(loop)):
             return  # the backward itself runs only every few rounds
         if not steps or not all(interval for _, interval in steps):
             return  # no step here, or one that runs every time round: nothing is accumulated
@@ -63,37 +67,39 @@ class DdpAccumulationWithoutNoSync(Rule):
             self.report(node)
 
 
-def _optimizer_steps(node: cst.CSTNode, ctx, interval: bool, taken=None) -> Iterator[Tuple[cst.Call, bool]]:
+def _optimizer_steps(node: cst.CSTNode, ctx, interval: bool, taken=None,
+                     names: FrozenSet[str] = frozenset()) -> Iterator[Tuple[cst.Call, bool]]:
     """The optimizer (or scaler) steps in a loop body, each with whether an interval ``if``
-    (``if (i + 1) % accum == 0:``) guards it. Nested loops, functions and classes are not looked into.
-    ``taken``: for the ``if``s around the backward (by id), the branch that holds it; only that
-    branch of them is read."""
+    (``if (i + 1) % accum == 0:``, or a test of a name that holds one: ``names``) guards it. Nested
+    loops, functions and classes are not looked into. ``taken``: for the ``if``s around the backward
+    (by id), the branch that holds it; only that branch of them is read."""
     taken = taken or {}
     if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While)):
         return
     if isinstance(node, cst.IndentedBlock):
         for statement in node.body:
-            yield from _optimizer_steps(statement, ctx, interval, taken)
+            yield from _optimizer_steps(statement, ctx, interval, taken, names)
             # ``if (i + 1) % accum != 0: continue``: what follows runs only at the interval (SLIP)
-            interval = interval or _skips_rest_under_interval(statement)
+            interval = interval or _skips_rest_under_interval(statement, names)
         return
     if isinstance(node, cst.If):
         branch = taken.get(id(node))
-        guarded = interval or tests_interval(node.test)
+        guarded = interval or tests_interval(node.test, interval_names=names)
         if branch is None or branch is node.body:
-            yield from _optimizer_steps(node.body, ctx, guarded, taken)
+            yield from _optimizer_steps(node.body, ctx, guarded, taken, names)
         if node.orelse is not None and (branch is None or branch is node.orelse):
-            yield from _optimizer_steps(node.orelse, ctx, interval, taken)
+            yield from _optimizer_steps(node.orelse, ctx, interval, taken, names)
         return
     if isinstance(node, cst.Call) and _is_step(node, ctx):
         yield node, interval
     for _, child in children(node):
-        yield from _optimizer_steps(child, ctx, interval, taken)
+        yield from _optimizer_steps(child, ctx, interval, taken, names)
 
 
-def _skips_rest_under_interval(statement: cst.CSTNode) -> bool:
+def _skips_rest_under_interval(statement: cst.CSTNode, names: FrozenSet[str] = frozenset()) -> bool:
     """``if <interval test>: continue`` (no ``else``): the rest of the loop body is the interval."""
-    if not (isinstance(statement, cst.If) and statement.orelse is None and tests_interval(statement.test)):
+    if not (isinstance(statement, cst.If) and statement.orelse is None
+            and tests_interval(statement.test, interval_names=names)):
         return False
     body = statement.body
     last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else None
@@ -241,6 +247,17 @@ for i, (x, y) in enumerate(loader):
             optimizer.step()
     else:
         loss.backward()
+        optimizer.step()
+""",
+    """
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+model = DDP(model)
+for i_bar, data in enumerate(loader):
+    update_grad = (i_bar % grad_cum) == grad_cum - 1   # a name holding the interval test (R164)
+    loss = model(data).mean() / grad_cum
+    loss.backward()  # TPL207
+    if update_grad:
         optimizer.step()
 """,
 )
