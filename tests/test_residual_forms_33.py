@@ -133,3 +133,59 @@ def test_a_flag_that_is_no_interval_or_a_no_sync_keeps_it_silent():
     synced = HALTON.replace("            loss.backward()\n",
                             "            with self.vit.no_sync():\n                loss.backward()\n")
     assert rule_diagnostics(synced, "TPL207") == []
+
+
+EPOCHS = """\
+import torch
+
+
+def train(data_loader, model, optimizer):
+    for images, _ in data_loader:
+        loss = model(images).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+def test(data_loader, model):
+    with torch.no_grad():
+        loss_recons = 0.
+        for images, _ in data_loader:
+            loss_recons += model(images).mean()
+        loss_recons /= len(data_loader)
+    return loss_recons.item()
+
+
+def generate_samples(images, model):
+    with torch.no_grad():
+        return model(images)
+
+
+def main(model, train_loader, valid_loader, test_loader, optimizer, n):
+    for epoch in range(n):
+        train(train_loader, model, optimizer)
+        loss_rec = test(valid_loader, model)
+        images, _ = {draw}
+        rec = generate_samples(images, model)
+"""
+
+
+def test_a_first_batch_drawn_with_next_iter_each_epoch_makes_no_step_loop():
+    """CVQ-VAE's epoch loop (holdout192) trains and evaluates through its helpers and draws
+    ``next(iter(test_loader))`` once per epoch for its reconstructions: a fresh iterator's first
+    batch is a sample, not a stream of steps (R165), so ``test``'s ``.item()`` after its own loop runs
+    once per epoch."""
+    assert found(EPOCHS.format(draw="next(iter(test_loader))")) == []
+    logged = EPOCHS.format(draw="next(iter(test_loader))") + "        print(rec.mean().item())\n"
+    assert found(logged) == []  # (the loop's own body: once per epoch too)
+    warmed = logged.replace("    for epoch in range(n):\n",
+                            "    for x, _ in train_loader:\n        model(x).mean().backward()\n    for epoch in range(n):\n")
+    assert found(warmed) == []  # (beside a step loop of the same function: the walk's own reading)
+
+
+def test_a_persistent_iterator_still_streams_batches():
+    """``next(batches)`` of an iterator made once takes the next batch each time round: the loop
+    iterates the loader, and what it calls runs every step (rules.md "A step loop")."""
+    streaming = EPOCHS.format(draw="next(batches)").replace(
+        "    for epoch in range(n):\n", "    batches = iter(test_loader)\n    for epoch in range(n):\n")
+    assert found(streaming) == [("TPL102", 18, 11, ITEM + " (called every step from train.py:30)")]

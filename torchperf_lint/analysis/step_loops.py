@@ -693,7 +693,7 @@ class ModuleSteps:
                 model = func.attr
             return is_step_shape(func.attr, _last_ast(func.value), model, self.objects)
         if isinstance(func, ast.Name) and func.id == "next" and call.args:
-            return self.ast_iterates_loader(call.args[0])
+            return not _ast_fresh_iterator(call.args[0]) and self.ast_iterates_loader(call.args[0])
         name = _last_ast(func)
         if self._is_function(None, name, False):
             return self.performs_step(name)
@@ -1257,7 +1257,7 @@ class ModuleSteps:
     def is_step_call(self, call: cst.Call) -> bool:
         method, receiver, func = _cst_call_shape(call)
         if method is None and func == "next" and call.args:
-            return self.iterates_loader(call.args[0].value)
+            return not _cst_fresh_iterator(call.args[0].value) and self.iterates_loader(call.args[0].value)
         if self.is_module_function(call.func):
             if self.performs_step(method or func):
                 return True  # it performs one step: the loop calling it runs steps
@@ -1601,6 +1601,20 @@ def _ast_evaluated_names(calls) -> FrozenSet[str]:
 def _cst_evaluated_names(calls) -> FrozenSet[str]:
     return frozenset(_last(c.func.value) for c in calls
                      if isinstance(c.func, cst.Attribute) and c.func.attr.value == "eval" and not c.args)
+
+
+def _ast_fresh_iterator(expr) -> bool:
+    """``iter(loader)`` written inside ``next(...)``: a new pass over the loader each time, of
+    which ``next`` takes the first batch (CVQ-VAE's ``images, _ = next(iter(test_loader))`` once per
+    epoch for its reconstructions): one sample batch, not a stream of steps (R165)."""
+    return (type(expr) is ast.Call and type(expr.func) is ast.Name and expr.func.id == "iter"
+            and len(expr.args) == 1 and not expr.keywords)
+
+
+def _cst_fresh_iterator(expr) -> bool:
+    """The libcst twin of ``_ast_fresh_iterator``."""
+    return (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "iter"
+            and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star)
 
 
 def _cst_evaluates(call: cst.Call, quiet: bool, evaluated: FrozenSet[str]) -> bool:
