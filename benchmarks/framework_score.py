@@ -8231,6 +8231,35 @@ CORPUS = [
     {"name": "LARP", "github": "hywang66/LARP", "set": "holdout192", "commit": "8aaed63354c8c0fabcb8a86a2e31c34320e6db86", "take": ["models", "trainers", "utils", "train.py", "datasets"], "only": "*.py", "drop": ["utils/fid", "utils/fvd"]},
     {"name": "Meissonic", "github": "viiika/Meissonic", "set": "holdout192", "commit": "aeba85e8db9cc4831f0766d226e82548b6ebe76a", "take": ["train", "src"], "only": "*.py", "drop": []},
     {"name": "ImageFolder", "github": "lxa9867/ImageFolder", "set": "holdout192", "commit": "76ddfb9a65912f01a74f864a17ee2f344cca33c5", "take": ["tokenizer", "datasets", "utils/logger.py"], "only": "*.py", "drop": ["tokenizer/tokenizer_image/dino_enc", "tokenizer/tokenizer_image/linear_probing.py", "tokenizer/tokenizer_image/cliploss.py", "tokenizer/vqgan", "datasets/prefetcher.py"]},
+    # holdout195 (2026-11-29): entries below this line.
+    # holdout195 set: robot learning and embodied AI training code (behaviour cloning, VLA fine-tuning, robot
+    # representation learning; own loops, Accelerate, HF Trainer), labelled by reading only; corpus in
+    # /work/corpus_h195 (docs/framework_corpus_holdout195.md).
+    {"name": "r3m", "github": "facebookresearch/r3m", "set": "holdout195",
+     "commit": "b2334e726887fa0206962d7984c69c5fb09cceab",
+     "take": ["r3m"], "only": "*.py", "drop": ["r3m/example.py"]},
+    {"name": "vip", "github": "facebookresearch/vip", "set": "holdout195",
+     "commit": "81b052014591bb157cfb036fc3bd0b213653e86b",
+     "take": ["vip/__init__.py", "vip/models", "vip/train_vip.py", "vip/trainer.py", "vip/utils"], "only": "*.py", "drop": []},
+    {"name": "BAKU", "github": "siddhanthaldar/BAKU", "set": "holdout195",
+     "commit": "47e367059191de30ac4b6353ff5615fdef11d8c5",
+     "take": ["baku/train.py", "baku/agent/baku.py", "baku/agent/networks/__init__.py", "baku/agent/networks/gpt.py", "baku/agent/networks/mlp.py", "baku/agent/networks/policy_head.py", "baku/agent/networks/rgb_modules.py", "baku/agent/networks/kmeans_discretizer.py", "baku/utils.py", "baku/logger.py"], "only": "*.py", "drop": []},
+    {"name": "HPT", "github": "liruiw/HPT", "set": "holdout195",
+     "commit": "549433f70569917eab84dfe0eae9d84a7c4ad9a3",
+     "take": ["hpt"], "only": "*.py", "drop": []},
+    {"name": "dynamo_ssl", "github": "jeffacce/dynamo_ssl", "set": "holdout195",
+     "commit": "62874039e5d3fc663b0fccd2083b2dd2c8d9935e",
+     "take": ["train.py", "online_eval.py", "models", "utils/__init__.py"], "only": "*.py",
+     "drop": ["models/vq_behavior_transformer/vector_quantize_pytorch"]},
+    {"name": "TinyVLA", "github": "liyaxuanliyaxuan/TinyVLA", "set": "holdout195",
+     "commit": "94f441827b45e4f76316ef6a0ae443736dc93a5d",
+     "take": ["train_tinyvla.py", "llava-pythia/llava_pythia/train/llava_pythia_trainer.py", "llava-pythia/llava_pythia/model", "policy_heads/models", "data_utils/__init__.py", "data_utils/datasets.py", "data_utils/processor.py", "data_utils/utils.py"], "only": "*.py", "drop": []},
+    {"name": "open-pi-zero", "github": "allenzren/open-pi-zero", "set": "holdout195",
+     "commit": "c3df7fb062175c16f69d7ca4ce042958ea238fb7",
+     "take": ["src/agent/train.py", "src/agent/model_averaging.py", "src/model", "src/utils"], "only": "*.py", "drop": []},
+    {"name": "CogACT", "github": "microsoft/CogACT", "set": "holdout195",
+     "commit": "b174a1b86deedfab4d198d935207e7bb0527994e",
+     "take": ["scripts/train.py", "training", "vla", "action_model", "conf"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8460,7 +8489,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 194)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 196)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
