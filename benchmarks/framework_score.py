@@ -8260,6 +8260,34 @@ CORPUS = [
     {"name": "CogACT", "github": "microsoft/CogACT", "set": "holdout195",
      "commit": "b174a1b86deedfab4d198d935207e7bb0527994e",
      "take": ["scripts/train.py", "training", "vla", "action_model", "conf"], "only": "*.py", "drop": []},
+    # holdout196 (2026-11-29): entries below this line.
+    # holdout196 set: neural audio codecs and speech generation (SoundStream/X-Codec codecs with GAN losses, unit
+    # resynthesis, SoundStorm over SpeechTokenizer, MQTTS, VITS/diffusion/PPG voice conversion; own loops, Lightning,
+    # Accelerate), labelled by reading only; corpus in /work/corpus_h196 (docs/framework_corpus_holdout196.md).
+    {"name": "soundstream-pytorch", "github": "kaiidams/soundstream-pytorch", "set": "holdout196",
+     "commit": "3c574fc4896d1418fffde0b9b60aeb88c6302fa8",
+     "take": ["soundstream.py", "hubconf.py"], "only": "*.py", "drop": []},
+    {"name": "FreeVC", "github": "OlaWod/FreeVC", "set": "holdout196",
+     "commit": "60032a7b1b030831ae17a4b6959656d88df6cc9c",
+     "take": ["train.py", "commons.py", "data_utils.py", "losses.py", "mel_processing.py", "models.py", "modules.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "DDDM-VC", "github": "hayeong0/DDDM-VC", "set": "holdout196",
+     "commit": "7f826a366b2941c7f020de07956bf5161c4979b4",
+     "take": ["train_dddmvc.py", "model", "model_f0_vqvae.py", "modules_sf", "modules_vqvae", "utils.py", "commons.py", "data_loader.py", "augmentation", "vocoder", "styleencoder.py", "transforms.py"], "only": "*.py", "drop": []},
+    {"name": "MQTTS", "github": "b04901014/MQTTS", "set": "holdout196",
+     "commit": "be5c48f9c55f4611079890a38c9e32c820e81618",
+     "take": ["train.py", "trainer.py", "modules", "data", "quantizer"], "only": "*.py", "drop": []},
+    {"name": "speech-resynthesis", "github": "facebookresearch/speech-resynthesis", "set": "holdout196",
+     "commit": "dbb92c8ddeb081e711adbe9a75714027cd447532",
+     "take": ["train.py", "train_f0_vq.py", "models.py", "modules", "utils.py", "dataset.py", "examples"], "only": "*.py", "drop": []},
+    {"name": "ppg-vc", "github": "liusongxiang/ppg-vc", "set": "holdout196",
+     "commit": "b59cb9862cf4b82a3bdb589950e25cab85fc9b03",
+     "take": ["main.py", "bin", "src", "utils"], "only": "*.py", "drop": []},
+    {"name": "soundstorm-speechtokenizer", "github": "ZhangXInFD/soundstorm-speechtokenizer", "set": "holdout196",
+     "commit": "4ac468a7a02555306189aba90322c20eb2e195d1",
+     "take": ["train.py", "soundstorm_speechtokenizer"], "only": "*.py", "drop": []},
+    {"name": "xcodec", "github": "zhenye234/xcodec", "set": "holdout196",
+     "commit": "a2e52d30b1ea424f76bb6b88357484d8021f3ab3",
+     "take": ["main_launch_vqdp.py", "models", "modules", "losses", "quantization", "utils", "distributed", "dataloaders"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8489,7 +8517,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 196)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 197)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
