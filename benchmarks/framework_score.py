@@ -8288,6 +8288,16 @@ CORPUS = [
     {"name": "xcodec", "github": "zhenye234/xcodec", "set": "holdout196",
      "commit": "a2e52d30b1ea424f76bb6b88357484d8021f3ab3",
      "take": ["main_launch_vqdp.py", "models", "modules", "losses", "quantization", "utils", "distributed", "dataloaders"], "only": "*.py", "drop": []},
+{"name": "BirdSet", "github": "DBD-research-group/BirdSet", "set": "holdout194", "commit": "86a0777cae76f26d278391e63a6ae4da1bdec772", "take": ["birdset"], "only": "*.py", "drop": ["birdset/datamodule/components/tests"]},
+{"name": "FeatUp", "github": "mhamilton723/FeatUp", "set": "holdout194", "commit": "6b5a6c0e91f75e69194807128dcbc39c3084a30d", "take": ["featup/__init__.py", "featup/train_implicit_upsampler.py", "featup/train_jbu_upsampler.py", "featup/train_probes.py", "featup/losses.py", "featup/upsamplers.py", "featup/downsamplers.py", "featup/layers.py", "featup/util.py", "featup/plotting.py", "featup/datasets", "featup/featurizers/__init__.py", "featup/featurizers/util.py"], "only": "*.py", "drop": []},
+{"name": "navsim", "github": "autonomousvision/navsim", "set": "holdout194", "commit": "0a380a9063d7162ec93d0f51e9990ebac585f720", "take": ["navsim/__init__.py", "navsim/agents", "navsim/common", "navsim/planning/__init__.py", "navsim/planning/training", "navsim/planning/script/__init__.py", "navsim/planning/script/run_training.py"], "only": "*.py", "drop": []},
+{"name": "py4cast", "github": "meteofrance/py4cast", "set": "holdout194", "commit": "8c64eda04ccfd2586f04dbb0c299810b70da8ba0", "take": ["py4cast", "bin"], "only": "*.py", "drop": ["py4cast/ideas"]},
+{"name": "mow-pytorch", "github": "gmum/mow-pytorch", "set": "holdout194", "commit": "7532a372570b46a5ef7e95dc157079080291db07", "take": ["src"], "only": "*.py", "drop": ["src/tests"]},
+{"name": "diffab-pytorch", "github": "dohlee/diffab-pytorch", "set": "holdout194", "commit": "de5981687670b4f4987828966622486f429eab98", "take": ["diffab_pytorch"], "only": "*.py", "drop": []},
+{"name": "dcase2025_task4_baseline", "github": "nttcslab/dcase2025_task4_baseline", "set": "holdout194", "commit": "12063c5219cab094826e839be9a9bd095a6b441c", "take": ["src"], "only": "*.py", "drop": []},
+{"name": "myria3d", "github": "IGNF/myria3d", "set": "holdout194", "commit": "e9adb478ccd4148bc119624d8c7ac94928261bdc", "take": ["myria3d", "run.py"], "only": "*.py", "drop": []},
+{"name": "HypnosNet", "github": "vuanhtuan1407/HypnosNet", "set": "holdout194", "commit": "30f50fd7c43cfba352cddb226aa1f38dd05f1ece", "take": ["src/hypnos"], "only": "*.py", "drop": []},
+{"name": "mfai", "github": "meteofrance/mfai", "set": "holdout194", "commit": "58c0dbfe41303b7908db88ac7dbfb90c8fb3397f", "take": ["mfai/__init__.py", "mfai/pytorch", "examples"], "only": "*.py", "drop": ["mfai/pytorch/models/llms"]},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
