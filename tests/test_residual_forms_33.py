@@ -76,6 +76,8 @@ def train(model, loader, opt):
         metric.add({target}, {prediction})
 """
 CPU = SYNC_TEMPLATE.format(what="`.cpu()`")
+TRUTH = SYNC_TEMPLATE.format(what="testing a tensor's truth")
+PRINT = SYNC_TEMPLATE.format(what="printing a tensor")
 ITEM = SYNC_TEMPLATE.format(what="`.item()`")
 
 
@@ -189,3 +191,46 @@ def test_a_persistent_iterator_still_streams_batches():
     streaming = EPOCHS.format(draw="next(batches)").replace(
         "    for epoch in range(n):\n", "    batches = iter(test_loader)\n    for epoch in range(n):\n")
     assert found(streaming) == [("TPL102", 18, 11, ITEM + " (called every step from train.py:30)")]
+
+
+FIRST_PLOTS = """\
+import torch
+
+
+def plot_mel(y):
+    if torch.min(y) < -1.:
+        print("min value is", torch.min(y))
+    return y
+
+
+def train(model, loader, optimizer, args):
+    for j, batch in enumerate(loader):
+        y = batch.cuda()
+        loss = model(y).mean()
+        loss.backward()
+        optimizer.step()
+        if {test}:
+            plot_mel(y)
+            print(loss.item())
+"""
+
+
+def test_the_loop_counter_below_a_setting_picks_the_first_few_steps():
+    """xcodec's validation (holdout196) plots the first ``args.num_plots`` batches: ``j <
+    args.num_plots`` picks the first few times round, as ``j < 5`` does (R166); neither the helper's
+    range test nor the ``.item()`` beside it runs every step."""
+    assert found(FIRST_PLOTS.format(test="j < args.num_plots")) == []
+    assert found(FIRST_PLOTS.format(test="j < args.num_plots and args.plot")) == []
+    assert found(FIRST_PLOTS.format(test="args.num_plots > j")) == []
+
+
+def test_a_bound_that_is_no_number_or_a_value_that_is_no_counter_keeps_the_findings():
+    """A bound the loop computes (``j < len(batch)``: every step when batches are long) or a compared
+    value that is not the loop's counter (``loss_scale < args.max_scale``) picks no first steps."""
+    expected = [
+        ("TPL102", 5, 7, TRUTH + " (called every step from train.py:17)"),
+        ("TPL102", 6, 8, PRINT + " (called every step from train.py:17)"),
+        ("TPL102", 18, 18, ITEM),
+    ]
+    assert found(FIRST_PLOTS.format(test="j < len(batch)")) == expected
+    assert found(FIRST_PLOTS.format(test="args.scale < args.max_scale")) == expected

@@ -1996,9 +1996,10 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
             left, right = right, left
         elif not isinstance(op, (ast.Lt, ast.LtE)):
             continue
-        if (isinstance(left, ast.Name) and isinstance(right, ast.Constant) and type(right.value) is int
+        if (isinstance(left, ast.Name) and ((isinstance(right, ast.Constant) and type(right.value) is int)
+                                             or _ast_setting(right))
                 and is_counter_name(left.id) and left.id not in outer_counters):
-            return True
+            return True  # (a setting's number too: ``j < args.num_plots``, syntax._first_steps, R166)
         if (isinstance(left, ast.Attribute) and isinstance(right, ast.Constant) and type(right.value) is int
                 and is_step_or_batch_counter(left.attr)):
             return True  # ``if self.global_step < 5:`` (syntax._first_steps)

@@ -525,8 +525,9 @@ def _length(node) -> bool:
 
 
 def _first_steps(node, outer_counters: FrozenSet[str]) -> bool:
-    """``if i < 5:`` / ``if j <= 4:`` / ``if 5 > i:``: the loop's own counter below a number picks
-    the first few times round, then never again (the same as ``i == 0`` for a per-step cost)."""
+    """``if i < 5:`` / ``if j <= 4:`` / ``if 5 > i:`` / ``if j < args.num_plots:``: the loop's own
+    counter below a number (written, or a setting's) picks the first few times round, then never
+    again (the same as ``i == 0`` for a per-step cost)."""
     sides = less_than_sides(node)
     if sides is None:
         return False
@@ -534,8 +535,10 @@ def _first_steps(node, outer_counters: FrozenSet[str]) -> bool:
     if isinstance(left, cst.Attribute) and isinstance(right, cst.Integer):
         # ``if self.global_step < 5:`` (PaSST's first spectrograms, holdout48): the step counter
         return is_step_or_batch_counter(left.attr.value)
-    return (isinstance(left, cst.Name) and isinstance(right, cst.Integer) and is_counter_name(left.value)
-            and left.value not in outer_counters)
+    # ``if j < args.num_plots:``: a number the run's settings give is a number too (xcodec's first
+    # validation plots, holdout196; R166)
+    return (isinstance(left, cst.Name) and (isinstance(right, cst.Integer) or _setting(right))
+            and is_counter_name(left.value) and left.value not in outer_counters)
 
 
 # ---- value kinds (see value_flow.py) -----------------------------------------------------------
