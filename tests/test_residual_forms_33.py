@@ -234,3 +234,33 @@ def test_a_bound_that_is_no_number_or_a_value_that_is_no_counter_keeps_the_findi
     ]
     assert found(FIRST_PLOTS.format(test="j < len(batch)")) == expected
     assert found(FIRST_PLOTS.format(test="args.scale < args.max_scale")) == expected
+
+
+GET_MASK = """\
+import torch
+
+
+def get_mask(lengths, max_len=None):
+    if max_len is None:
+        max_len = int(lengths.max())
+    batch_size = lengths.size(0)
+    seq_range = torch.arange(0, max_len).long()
+    seq_range_expand = seq_range.unsqueeze(0).expand(batch_size, max_len).to(lengths.device)
+    seq_length_expand = lengths.unsqueeze(1).expand_as(seq_range_expand)
+    return (seq_range_expand < seq_length_expand).float()
+"""
+ARANGE = ("tensor is created on the CPU and then copied to the device; pass `device=` to `torch.arange(...)` "
+          "to create it there (runtime_guard: device-native creation)")
+
+
+def test_a_factory_moved_into_another_name_at_its_one_read_is_reported():
+    """ppg-vc's ``MaskedMSELoss.get_mask`` (holdout196): ``seq_range`` is made on the host and read
+    once, by the move bound to ``seq_range_expand`` (R167). No fix: creation and move are apart."""
+    assert rule_diagnostics(GET_MASK, "TPL101") == [(8, 16, ARANGE, None, None)]
+
+
+def test_a_factory_read_again_after_the_move_is_kept_where_it_is():
+    """The host tensor is read again after the copy (``seq_range.numel()``): it is used on the host,
+    and making it on the device would change that use."""
+    kept = GET_MASK.replace("    return (seq_range_expand", "    print(seq_range.numel())\n    return (seq_range_expand")
+    assert rule_diagnostics(kept, "TPL101") == []

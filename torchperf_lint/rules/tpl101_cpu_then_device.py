@@ -528,7 +528,12 @@ class CpuThenDevice(Rule):
             return
         targets = [t.target for t in assign.targets]
         if len(targets) != 1 or not isinstance(targets[0], cst.Name) or targets[0].value != receiver.value:
-            return  # the host tensor is kept under its name: moving its creation would change it
+            if self._only_load(receiver):
+                # ``seq_range = torch.arange(n).long()`` then ``expanded = seq_range.unsqueeze(0)
+                # .expand(b, n).to(lengths.device)``: the move bound to another name is the host
+                # tensor's one read (ppg-vc's ``get_mask``, holdout196; R167)
+                self._report_moved(fresh, move)
+            return  # else the host tensor is kept under its name: moving its creation would change it
         self._report_moved(fresh, move)
 
     def _rebound_in_tuple(self, item: cst.Element, receiver: cst.Name) -> bool:
@@ -1395,7 +1400,8 @@ by an annotated assignment) and moved later, `x = x.to(device)`, `x = x.to(d) + 
 (`s, eps = s.cuda(), eps.cuda()`; reading R138), is reported at the factory, without a fix, also when the name is bound to
 something else in the other branch of an `if` and moved after it (reading R93), each factory of
 an `if`/`elif`/`else` that binds one on each path and moves the name after it (reading R162), and at module level
-when the move is the name's one use in the file (reading R104), and in a function that binds the
+when the move is the name's one use in the file (reading R104), in a function when the move, bound to
+another name, is the name's one read (reading R167), and in a function that binds the
 name again elsewhere when the statement right after this binding, outside loops, moves it and
 nothing after that statement names it (reading R159); the name may be rebound on the way
 to the ops above that keep it fresh (`mask = (mask == 0).unsqueeze(1)`, `m = m.long()`; readings R79,
