@@ -264,3 +264,56 @@ def test_a_factory_read_again_after_the_move_is_kept_where_it_is():
     and making it on the device would change that use."""
     kept = GET_MASK.replace("    return (seq_range_expand", "    print(seq_range.numel())\n    return (seq_range_expand")
     assert rule_diagnostics(kept, "TPL101") == []
+
+
+EARLY_RETURN = """\
+import torch
+from torch import nn
+
+
+KEPT = []
+
+
+def knn_interpolate(x, pos):
+    KEPT.append(x.cpu())
+    return x
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x, batch):
+        logits = self.fc(x)
+        if {test}:
+            return logits
+        scores = logits.softmax(-1).cpu()
+        return knn_interpolate(logits, scores)
+
+
+def train(loader, optimizer):
+    model = Head().cuda()
+    for x, b in loader:
+        out = model(x.cuda(), b)
+        out.mean().backward()
+        optimizer.step()
+"""
+
+
+def test_what_follows_a_return_in_training_runs_only_in_evaluation():
+    """myria3d's ``Model.forward`` (holdout194) returns at once ``if self.training or "copies" not in
+    batch``: the copies after it (and those of the helper it calls there) run only in evaluation,
+    R8's evaluation branch (R168)."""
+    assert found(EARLY_RETURN.format(test="self.training")) == []
+    assert found(EARLY_RETURN.format(test='self.training or "copies" not in batch')) == []
+
+
+def test_a_return_that_training_does_not_take_keeps_the_copies():
+    """A test that holds in evaluation (``not self.training``), one of unknown sense (``batch.flag``),
+    or an ``and`` that training may fail (``self.training and batch.flag``): what follows runs in
+    training steps, every step."""
+    expected = [("TPL102", 9, 16, CPU + " (called every step from train.py:29 via forward)"),
+                ("TPL102", 22, 17, CPU + " (called every step from train.py:29)")]
+    for test in ("not self.training", "batch.flag", "self.training and batch.flag"):
+        assert found(EARLY_RETURN.format(test=test)) == expected, test

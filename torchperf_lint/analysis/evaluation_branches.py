@@ -16,7 +16,7 @@ import libcst as cst
 from .inference_calls import EVALUATION_STAGES as _EVALUATION_STAGES
 from .inference_calls import STAGE_NAME as _STAGE_NAME
 from .inference_calls import TRAINING_STAGES as _TRAINING_STAGES
-from .inference_calls import is_training_flag, stage_values_sense
+from .inference_calls import bool_op_sense, is_training_flag, stage_values_sense
 from .syntax import last_identifier
 
 
@@ -39,6 +39,8 @@ def _stage_test(test: cst.BaseExpression):
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = _stage_test(test.expression)
         return None if inner is None else not inner
+    if isinstance(test, cst.BooleanOperation):
+        return bool_op_sense([_stage_test(test.left), _stage_test(test.right)], isinstance(test.operator, cst.And))
     if isinstance(test, cst.Attribute) and (test.attr.value == "training" or is_training_flag(test.attr.value, True)):
         return False  # ``self.training``, ``model.training``: true in training
     if isinstance(test, cst.Name) and is_training_flag(test.value, False):
@@ -65,7 +67,9 @@ def _stage_test(test: cst.BaseExpression):
 
 def in_evaluation_branch(stack) -> bool:
     """Is the last node of ``stack`` in a branch of the current function that runs only in
-    evaluation? A function or class between them ends the search."""
+    evaluation? A function or class between them ends the search. Also after an ``if`` that holds
+    in training and leaves the block, with no ``else`` (``if self.training: return losses``), in the
+    same block (R168)."""
     for index in range(len(stack) - 2, -1, -1):
         node = stack[index]
         if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
@@ -77,4 +81,24 @@ def in_evaluation_branch(stack) -> bool:
                 return True
             if sense is False and child is node.orelse and isinstance(child, cst.Else):
                 return True
+        elif isinstance(node, (cst.IndentedBlock, cst.Module)):
+            child = stack[index + 1]
+            for statement in node.body:
+                if statement is child:
+                    break
+                if _evaluation_rest(statement):
+                    return True
     return False
+
+
+def _evaluation_rest(statement) -> bool:
+    """``if <holds in training>: ... return`` (or ``raise``, ``continue``, ``break``), no ``else``:
+    what follows it in its block runs only in evaluation (inference_calls.ast_evaluation_rest's twin)."""
+    if not isinstance(statement, cst.If) or statement.orelse is not None:
+        return False
+    body = statement.body
+    last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else None
+    parts = last.body if isinstance(last, cst.SimpleStatementLine) else (
+        body.body if isinstance(body, cst.SimpleStatementSuite) else ())
+    return (bool(parts) and isinstance(parts[-1], (cst.Return, cst.Raise, cst.Continue, cst.Break))
+            and _stage_test(statement.test) is False)

