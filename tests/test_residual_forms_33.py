@@ -317,3 +317,46 @@ def test_a_return_that_training_does_not_take_keeps_the_copies():
                 ("TPL102", 22, 17, CPU + " (called every step from train.py:29)")]
     for test in ("not self.training", "batch.flag", "self.training and batch.flag"):
         assert found(EARLY_RETURN.format(test=test)) == expected, test
+
+
+JITTERS = """\
+import pytorch_lightning as pl
+import torch
+
+
+class JBUFeatUp(pl.LightningModule):
+    def training_step(self, batch, batch_idx):
+        opt = self.optimizers()
+        img, _ = batch
+        full_crf_loss = 0.0
+        for i in range(self.n_jitters):
+            rec_loss = self.upsampler(img).square().mean()
+            if self.crf_weight > 0 and i == 0:
+                crf_loss = self.crf(img)
+                full_crf_loss += crf_loss.item()
+            else:
+                crf_loss = 0.0
+            self.manual_backward(rec_loss + crf_loss)
+        self.log("crf", full_crf_loss)
+        opt.step()
+        opt.zero_grad()
+"""
+
+
+def test_manual_backward_passes_before_one_optimizer_step_make_no_steps_of_their_own():
+    """FeatUp's ``training_step`` (holdout194) backpropagates each jitter with ``manual_backward``
+    and steps the optimizer once after the loop: the passes accumulate one step, so ``i == 0`` holds
+    once in every step and its ``.item()`` waits every step (R169; R69's search iterations step the
+    optimizer in each pass, or nowhere else)."""
+    assert found(JITTERS) == [("TPL102", 14, 33, ITEM)]
+
+
+def test_manual_backward_passes_with_no_step_outside_stay_steps_of_their_own():
+    """The optimizer stepped inside the loop (each pass an update: rl4co's active search), or nowhere
+    in the function: the passes are steps, and ``i == 0`` picks one of them."""
+    inside = JITTERS.replace("            self.manual_backward(rec_loss + crf_loss)\n",
+                             "            self.manual_backward(rec_loss + crf_loss)\n            opt.step()\n")
+    inside = inside.replace("        opt.step()\n        opt.zero_grad()\n", "")
+    assert found(inside) == []
+    nowhere = JITTERS.replace("        opt.step()\n        opt.zero_grad()\n", "")
+    assert found(nowhere) == []

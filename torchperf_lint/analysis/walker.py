@@ -676,9 +676,21 @@ class Context:
         # ``training_step`` decodes each permutation of the targets with ``self.head`` and recounts
         # the targets' tokens with ``.item()`` under ``if i == 1:``, holdout122; R69).
         if ((isinstance(node, cst.For) and self.steps.iterates_loader(node.iter))
-                or self.steps.runs_update(node.body) or _calls_manual_backward(node.body)):
+                or self.steps.runs_update(node.body)
+                or (_calls_manual_backward(node.body) and not self._steps_optimizer_outside(node))):
             return frozenset()
         return frozenset((counter,))
+
+    def _steps_optimizer_outside(self, loop: cst.For) -> bool:
+        """Does the function around ``loop`` step an optimizer outside it (``opt.step()`` after the
+        loop)? Then the loop's ``manual_backward`` passes accumulate the gradients of one step, no
+        step each (FeatUp's ``training_step`` over its jitters, holdout194; R169)."""
+        function = self.frame.node
+        if not isinstance(function, cst.FunctionDef):
+            return False
+        return any(isinstance(node, cst.Call) and syntax.is_optimizer_step(node, self) is not None
+                   for node in descendants(function.body, prune=lambda n: n is loop or isinstance(
+                       n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))))
 
     def _body_under_interval(self, body: Block, blocks: List[Block]) -> bool:
         """A step body's interval (rules.md "An interval"): an ``if`` on the step counter that runs
