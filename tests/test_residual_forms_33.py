@@ -360,3 +360,35 @@ def test_manual_backward_passes_with_no_step_outside_stay_steps_of_their_own():
     assert found(inside) == []
     nowhere = JITTERS.replace("        opt.step()\n        opt.zero_grad()\n", "")
     assert found(nowhere) == []
+
+
+GATHER = """\
+import torch as th
+import torch.distributed as dist
+
+
+def update_with_local_losses(local_ts, local_losses, batch_sizes):
+    max_bs = max(batch_sizes)
+    loss_batches = [th.zeros(max_bs).to(local_losses) for bs in batch_sizes]
+    dist.all_gather(loss_batches, {handed})
+    return loss_batches
+"""
+
+
+def test_a_name_handed_to_a_collective_is_a_tensor_for_r4():
+    """CogACT's loss-aware timestep sampler (holdout195): ``local_losses`` is used only as the
+    tensor ``dist.all_gather`` gathers, so ``th.zeros(n).to(local_losses)`` moves a host tensor to
+    its device (R170, R4's evidence of a tensor). The fix makes it there and keeps the cast."""
+    fixed = "create the tensor with device=local_losses.device"
+    assert rule_diagnostics(GATHER.format(handed="local_losses"), "TPL101") == [
+        (7, 20, "tensor is created on the CPU and then copied to the device of `local_losses`; pass "
+                "`device=local_losses.device` to `torch.zeros(...)` to create it there (the "
+                "`.to(local_losses)` then only casts)", "safe", fixed)]
+
+
+def test_a_name_handed_to_an_object_collective_or_not_at_all_is_not_known_a_tensor():
+    """``all_gather_object`` takes any Python object, and a name the function never uses as a tensor
+    may be a device or a dtype: ``.to(local_losses)`` says nothing then."""
+    assert rule_diagnostics(GATHER.format(handed="local_ts"), "TPL101") == []
+    objects = GATHER.format(handed="local_losses").replace("dist.all_gather(", "dist.all_gather_object(")
+    assert rule_diagnostics(objects, "TPL101") == []

@@ -32,6 +32,22 @@ TORCH_ONLY_METHODS = frozenset(
 )
 
 
+# torch.distributed's collectives and the positions of the tensors they take (not the ``*_object``
+# ones, which take any Python object): a name handed there is a tensor (R170).
+COLLECTIVE_TENSOR_POSITIONS = {
+    "all_reduce": (0,), "broadcast": (0,), "reduce": (0,), "all_gather": (1,),
+    "all_gather_into_tensor": (0, 1), "reduce_scatter_tensor": (0, 1),
+}
+
+
+def _collective_receiver(expr: cst.BaseExpression) -> bool:
+    """``dist`` or ``torch.distributed``: the usual names of torch's distributed package."""
+    if isinstance(expr, cst.Name):
+        return expr.value == "dist"
+    return (isinstance(expr, cst.Attribute) and expr.attr.value == "distributed"
+            and isinstance(expr.value, cst.Name) and expr.value.value == "torch")
+
+
 def _is_tensor_annotation(annotation: cst.BaseExpression) -> bool:
     """``torch.Tensor`` or ``Tensor`` (the name torch gives its class; a local class of that name is
     still a tensor-like argument to ``.to``)."""
@@ -45,10 +61,12 @@ class _Uses(cst.CSTVisitor):
     """The names a function's own body calls one of ``methods`` on or reads one of ``attributes``
     of (its parameters' ``torch.Tensor`` annotations too)."""
 
-    def __init__(self, top: cst.CSTNode, methods: FrozenSet[str], attributes: FrozenSet[str]):
+    def __init__(self, top: cst.CSTNode, methods: FrozenSet[str], attributes: FrozenSet[str],
+                 collectives: bool = False):
         super().__init__()
         self.top = top
         self.methods, self.attributes = methods, attributes
+        self.collectives = collectives  # names handed to torch.distributed's collectives count
         self.names = set()
 
     def _nested(self, node) -> bool:
@@ -78,17 +96,26 @@ class _Uses(cst.CSTVisitor):
         if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                 and func.attr.value in self.methods):
             self.names.add(func.value.value)
+        if (self.collectives and isinstance(func, cst.Attribute) and _collective_receiver(func.value)
+                and func.attr.value in COLLECTIVE_TENSOR_POSITIONS):
+            # ``dist.all_gather(loss_batches, local_losses)``: CogACT's loss-aware sampler (holdout195)
+            positional = [arg for arg in node.args if arg.keyword is None and not arg.star]
+            for index in COLLECTIVE_TENSOR_POSITIONS[func.attr.value]:
+                if index < len(positional) and isinstance(positional[index].value, cst.Name):
+                    self.names.add(positional[index].value.value)
 
 
-def _names_used(function: cst.CSTNode, methods: FrozenSet[str], attributes: FrozenSet[str]) -> FrozenSet[str]:
-    uses = _Uses(function, methods, attributes)
+def _names_used(function: cst.CSTNode, methods: FrozenSet[str], attributes: FrozenSet[str],
+                collectives: bool = False) -> FrozenSet[str]:
+    uses = _Uses(function, methods, attributes, collectives)
     function.visit(uses)
     return frozenset(uses.names)
 
 
 def names_used_as_tensors(function: cst.CSTNode) -> FrozenSet[str]:
-    """The names ``function``'s own body (parameters' annotations included) uses as tensors."""
-    return _names_used(function, TENSOR_METHODS, TENSOR_ATTRIBUTES)
+    """The names ``function``'s own body (parameters' annotations included) uses as tensors, a
+    tensor handed to a collective of torch.distributed included (R170)."""
+    return _names_used(function, TENSOR_METHODS, TENSOR_ATTRIBUTES, collectives=True)
 
 
 def names_used_as_torch_tensors(function: cst.CSTNode) -> FrozenSet[str]:
