@@ -392,3 +392,37 @@ def test_a_name_handed_to_an_object_collective_or_not_at_all_is_not_known_a_tens
     assert rule_diagnostics(GATHER.format(handed="local_ts"), "TPL101") == []
     objects = GATHER.format(handed="local_losses").replace("dist.all_gather(", "dist.all_gather_object(")
     assert rule_diagnostics(objects, "TPL101") == []
+
+
+RESUMED = """\
+import torch
+
+
+def clip_norm(parameters):
+    total = 0.0
+    for p in parameters:
+        total += p.grad.norm().item()
+    return total
+
+
+def train(model, loader, optimizer, args):
+    global_step = 0
+    for i, batch in enumerate(loader):
+        if global_step < args.start_global_step:
+            global_step += 1
+            continue
+        loss = model(batch.cuda()).mean()
+        loss.backward()
+        grad_norm = clip_norm(model.parameters())
+        optimizer.step()
+        print(loss.item())
+"""
+
+
+def test_a_resumed_run_skipping_its_first_steps_runs_every_later_step():
+    """nougat-latex-ocr's resume (holdout186): ``if global_step < start_global_step: continue`` skips
+    the steps a resumed run has done; what follows runs every later step, so R166's first steps are
+    only what such an ``if``'s own body runs, never what follows its early exit."""
+    assert found(RESUMED) == [
+        ("TPL102", 7, 17, ITEM + " (called every step from train.py:19)"),
+        ("TPL102", 21, 14, ITEM)]

@@ -63,10 +63,10 @@ from .named_lambdas import lambda_function
 from .script_folders import script_folder_bindings, sys_path_folders
 from .stop_flags import loop_stop_calls
 from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval,
-                         assigned_values, interval_properties,
+                         assigned_values, ast_tests_first_steps_by_setting, interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "74"
+INDEX_VERSION = "75"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -593,7 +593,8 @@ class _Summariser:
                     self._expressions(stmt.test, fn, scope, in_loop, step_loop)
                     return
                 if kind is ast.If and (self._is_interval(stmt.test, interval_names) or self._tests_interval_property(
-                        stmt.test, owner_class) or ast_throttled_branch(
+                        stmt.test, owner_class) or (ast_tests_first_steps_by_setting(stmt.test) and not _leaves(stmt.body))
+                        or ast_throttled_branch(
                         stmt.test, stmt.body) or ast_spends_budget(stmt, self._scope_bodies[-1])) and not _ast_runs_update(
                         stmt.body):
                     # Runs every N steps: what it calls is not a per-step call (its test still is).

@@ -1996,14 +1996,28 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
             left, right = right, left
         elif not isinstance(op, (ast.Lt, ast.LtE)):
             continue
-        if (isinstance(left, ast.Name) and ((isinstance(right, ast.Constant) and type(right.value) is int)
-                                             or _ast_setting(right))
+        if (isinstance(left, ast.Name) and isinstance(right, ast.Constant) and type(right.value) is int
                 and is_counter_name(left.id) and left.id not in outer_counters):
-            return True  # (a setting's number too: ``j < args.num_plots``, syntax._first_steps, R166)
+            return True
         if (isinstance(left, ast.Attribute) and isinstance(right, ast.Constant) and type(right.value) is int
                 and is_step_or_batch_counter(left.attr)):
             return True  # ``if self.global_step < 5:`` (syntax._first_steps)
     return False
+
+
+def ast_tests_first_steps_by_setting(test) -> bool:
+    """The ast twin of syntax.tests_first_steps_by_setting (R166): ``j < args.num_plots``, also an
+    operand of ``and``."""
+    if isinstance(test, ast.BoolOp):
+        return isinstance(test.op, ast.And) and any(ast_tests_first_steps_by_setting(v) for v in test.values)
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    op, left, right = test.ops[0], test.left, test.comparators[0]
+    if isinstance(op, (ast.Gt, ast.GtE)):
+        left, right = right, left
+    elif not isinstance(op, (ast.Lt, ast.LtE)):
+        return False
+    return isinstance(left, ast.Name) and is_counter_name(left.id) and _ast_setting(right)
 
 
 def _ast_step_counter(node, outer_counters: FrozenSet[str]) -> bool:

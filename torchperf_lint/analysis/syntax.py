@@ -525,9 +525,8 @@ def _length(node) -> bool:
 
 
 def _first_steps(node, outer_counters: FrozenSet[str]) -> bool:
-    """``if i < 5:`` / ``if j <= 4:`` / ``if 5 > i:`` / ``if j < args.num_plots:``: the loop's own
-    counter below a number (written, or a setting's) picks the first few times round, then never
-    again (the same as ``i == 0`` for a per-step cost)."""
+    """``if i < 5:`` / ``if j <= 4:`` / ``if 5 > i:``: the loop's own counter below a number picks
+    the first few times round, then never again (the same as ``i == 0`` for a per-step cost)."""
     sides = less_than_sides(node)
     if sides is None:
         return False
@@ -535,10 +534,25 @@ def _first_steps(node, outer_counters: FrozenSet[str]) -> bool:
     if isinstance(left, cst.Attribute) and isinstance(right, cst.Integer):
         # ``if self.global_step < 5:`` (PaSST's first spectrograms, holdout48): the step counter
         return is_step_or_batch_counter(left.attr.value)
-    # ``if j < args.num_plots:``: a number the run's settings give is a number too (xcodec's first
-    # validation plots, holdout196; R166)
-    return (isinstance(left, cst.Name) and (isinstance(right, cst.Integer) or _setting(right))
-            and is_counter_name(left.value) and left.value not in outer_counters)
+    return (isinstance(left, cst.Name) and isinstance(right, cst.Integer) and is_counter_name(left.value)
+            and left.value not in outer_counters)
+
+
+def tests_first_steps_by_setting(test: cst.BaseExpression, outer_counters: FrozenSet[str] = frozenset()) -> bool:
+    """``if j < args.num_plots:`` (also an operand of ``and``): the loop's own counter below a number
+    the run's settings give picks the first few times round, as ``j < 5`` does (xcodec's first
+    validation plots, holdout196; R166). Only for what the ``if``'s body runs: an early ``continue``
+    under it (``if global_step < args.start_step: continue``, a resumed run skipping the steps it
+    has done) leaves every later step to what follows."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return (tests_first_steps_by_setting(test.left, outer_counters)
+                or tests_first_steps_by_setting(test.right, outer_counters))
+    sides = less_than_sides(test)
+    if sides is None:
+        return False
+    left, right = sides
+    return (isinstance(left, cst.Name) and _setting(right) and is_counter_name(left.value)
+            and left.value not in outer_counters)
 
 
 # ---- value kinds (see value_flow.py) -----------------------------------------------------------

@@ -643,6 +643,7 @@ class Context:
                 names = self._interval_names(loop, outer_counters)
             if (
                 (syntax.tests_interval(block.node.test, outer_counters, names)
+                 or syntax.tests_first_steps_by_setting(block.node.test, outer_counters)
                  or self._hands_counter(block.node.test, outer_counters)
                  or self._tests_interval_property(block.node.test)
                  or spends_budget(block.node, self.frame.node or (self.stack[0] if self.stack else None))
@@ -712,6 +713,7 @@ class Context:
             if names is None:
                 names = self._interval_names(body, frozenset())
             if ((self._tests_step_interval(block.node.test, names) or self._tests_interval_property(block.node.test)
+                 or syntax.tests_first_steps_by_setting(block.node.test)
                  or spends_budget(block.node, body.node)
                  or cst_throttled_branch(block.node))
                     and not self.steps.runs_update(block.body)):
