@@ -426,3 +426,38 @@ def test_a_resumed_run_skipping_its_first_steps_runs_every_later_step():
     assert found(RESUMED) == [
         ("TPL102", 7, 17, ITEM + " (called every step from train.py:19)"),
         ("TPL102", 21, 14, ITEM)]
+
+
+FIRST_SKIPPED = """\
+import torch
+
+
+def log_norm(model):
+    return model.weight.grad.norm().item()
+
+
+def train(model, loader, optimizer):
+    for i, batch in enumerate(loader):
+        loss = model(batch.cuda()).mean()
+        loss.backward()
+        optimizer.step()
+        if {test}:
+            continue
+        log_norm(model)
+        print(loss.item())
+"""
+
+
+def test_what_follows_an_early_exit_at_the_first_steps_runs_every_later_step():
+    """``if i == 0: continue`` (or ``i < 5``) skips the first steps only: what follows runs at every
+    later one, in the loop and in the helper it calls (R171; before it, such a test made what
+    followed an interval, as ``if i % 10: continue`` does)."""
+    expected = [("TPL102", 5, 11, ITEM + " (called every step from train.py:15)"),
+                ("TPL102", 16, 14, ITEM)]
+    assert found(FIRST_SKIPPED.format(test="i == 0")) == expected
+    assert found(FIRST_SKIPPED.format(test="i < 5")) == expected
+
+
+def test_what_follows_an_early_exit_off_the_interval_runs_at_the_interval():
+    """``if i % 10: continue``: what follows runs every ten steps, the remedy (rules.md "An interval")."""
+    assert found(FIRST_SKIPPED.format(test="i % 10")) == []

@@ -63,10 +63,11 @@ from .named_lambdas import lambda_function
 from .script_folders import script_folder_bindings, sys_path_folders
 from .stop_flags import loop_stop_calls
 from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_runs_update, _ast_tests_interval,
-                         assigned_values, ast_tests_first_steps_by_setting, interval_properties,
+                         assigned_values, ast_tests_first_steps_by_setting, ast_tests_periodic,
+                         interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "75"
+INDEX_VERSION = "76"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -605,8 +606,11 @@ class _Summariser:
                         # the walker reads a loop under an interval (Context._held_by_an_interval)
                         self._scan([loop], fn, scope, owner_class, interval_names, in_loop, False)
                     self._scan(stmt.orelse, fn, scope, owner_class, interval_names, in_loop, step_loop)
-                    if not stmt.orelse and _leaves(stmt.body):
-                        return  # ``if step % N: return``: what follows runs every N steps
+                    if not stmt.orelse and _leaves(stmt.body) and (
+                            ast_tests_periodic(stmt.test) or not _ast_tests_interval(stmt.test)):
+                        # ``if step % N: return``: what follows runs every N steps; not after ``if i
+                        # == 0: continue`` (a test of the first steps only): every later step (R171)
+                        return
                     if stmt.orelse and self._gates(stmt, interval_names):
                         return
                     continue

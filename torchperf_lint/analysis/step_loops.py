@@ -2005,6 +2005,23 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
     return False
 
 
+def ast_tests_periodic(test) -> bool:
+    """The ast twin of syntax.tests_periodic: a ``%`` of the step (not a process's share) or
+    ``np.mod`` in ``test``."""
+    shards = None
+    for n in walk_ast((test,)):
+        kind = type(n)
+        if kind is ast.BinOp and isinstance(n.op, ast.Mod):
+            if shards is None:
+                shards = _ast_shard_splits(test)
+            if id(n) not in shards:
+                return True
+        if (kind is ast.Call and type(n.func) is ast.Attribute and n.func.attr in MODULO_FUNCTIONS
+                and type(n.func.value) is ast.Name and n.func.value.id in MODULO_OWNERS):
+            return True
+    return False
+
+
 def ast_tests_first_steps_by_setting(test) -> bool:
     """The ast twin of syntax.tests_first_steps_by_setting (R166): ``j < args.num_plots``, also an
     operand of ``and``."""

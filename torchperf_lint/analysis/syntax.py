@@ -354,6 +354,29 @@ def tests_interval(test: cst.BaseExpression, outer_counters: FrozenSet[str] = fr
     return tests_once(test, outer_counters)
 
 
+def tests_periodic(test: cst.BaseExpression) -> bool:
+    """A ``%`` of the step (not a process's share) or ``np.mod`` in ``test``: it holds every N steps,
+    not only in the first few (``tests_once``)."""
+    shards = None
+    for n in descendants(test):
+        if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo):
+            if shards is None:
+                shards = _shard_splits(test)
+            if id(n) not in shards:
+                return True
+        if (isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in MODULO_FUNCTIONS
+                and isinstance(n.func.value, cst.Name) and n.func.value.value in MODULO_OWNERS):
+            return True
+    return False
+
+
+def exits_only_early(test: cst.BaseExpression) -> bool:
+    """``if i == 0: continue`` / ``if i < 5: continue``: a test that holds only at the first steps
+    (``tests_once``, no ``%`` in it). What follows an early exit under it runs at every later step,
+    no interval (R171)."""
+    return tests_once(test) and not tests_periodic(test)
+
+
 def else_runs_every_n(test: cst.BaseExpression) -> bool:
     """Is the ``else`` of ``if <test>:`` taken only when a counter is a multiple of something: the
     test ``x % n != 0`` or ``x % n`` (false only there), also or-ed with other tests, or and-ed with

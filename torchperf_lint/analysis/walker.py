@@ -377,7 +377,8 @@ class Context:
                 if statement is child:
                     break
                 if (isinstance(statement, cst.If) and statement.orelse is None
-                        and (self._tests_step_interval(statement.test, frozenset())
+                        and ((self._tests_step_interval(statement.test, frozenset())
+                              and not syntax.exits_only_early(statement.test))
                              or cst_throttles(statement.test, statements))
                         and (syntax.branch_leaves(statement.body)
                              or (not updates_after and syntax.branch_skips_rest(statement.body)))):
