@@ -8298,6 +8298,31 @@ CORPUS = [
 {"name": "myria3d", "github": "IGNF/myria3d", "set": "holdout194", "commit": "e9adb478ccd4148bc119624d8c7ac94928261bdc", "take": ["myria3d", "run.py"], "only": "*.py", "drop": []},
 {"name": "HypnosNet", "github": "vuanhtuan1407/HypnosNet", "set": "holdout194", "commit": "30f50fd7c43cfba352cddb226aa1f38dd05f1ece", "take": ["src/hypnos"], "only": "*.py", "drop": []},
 {"name": "mfai", "github": "meteofrance/mfai", "set": "holdout194", "commit": "58c0dbfe41303b7908db88ac7dbfb90c8fb3397f", "take": ["mfai/__init__.py", "mfai/pytorch", "examples"], "only": "*.py", "drop": ["mfai/pytorch/models/llms"]},
+    # holdout198 (2026-11-29): entries below this line.
+    # holdout198 set: time-series and tabular foundation-model training code (anomaly detection on series, masked
+    # time-series pre-training, tabular in-context learning; own loops), labelled by reading only; corpus in
+    # /work/corpus_h198 (docs/framework_corpus_holdout198.md).
+    {"name": "usad", "github": "manigalati/usad", "set": "holdout198",
+     "commit": "e25af45c8e1c32783aed94fc7e5ab85effef2b1a",
+     "take": ["usad.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "KDD2023-DCdetector", "github": "DAMO-DI-ML/KDD2023-DCdetector", "set": "holdout198",
+     "commit": "9d107cae518ef24ee2eb2ad1b92107cdcd09ea10",
+     "take": ["main.py", "solver.py", "model", "utils", "data_factory"], "only": "*.py", "drop": []},
+    {"name": "MEMTO", "github": "gunny97/MEMTO", "set": "holdout198",
+     "commit": "5a3287103021c5c7e7cac9377c626cf18bdea50c",
+     "take": ["main.py", "solver.py", "model", "utils", "data_factory"], "only": "*.py", "drop": []},
+    {"name": "AnomalyBERT", "github": "Jhryu30/AnomalyBERT", "set": "holdout198",
+     "commit": "f2de936158111774b3c6e7caf95325a196a8b690",
+     "take": ["train.py", "estimate.py", "models", "utils"], "only": "*.py", "drop": []},
+    {"name": "SimMTM", "github": "thuml/SimMTM", "set": "holdout198",
+     "commit": "169513bef74fb676e48d98a0e30f8823793f691c",
+     "take": ["SimMTM_Forecasting"], "only": "*.py", "drop": ["SimMTM_Forecasting/layers/AutoCorrelation.py", "SimMTM_Forecasting/layers/Autoformer_EncDec.py", "SimMTM_Forecasting/layers/Conv_Blocks.py", "SimMTM_Forecasting/layers/ETSformer_EncDec.py", "SimMTM_Forecasting/layers/FourierCorrelation.py", "SimMTM_Forecasting/layers/MultiWaveletCorrelation.py", "SimMTM_Forecasting/layers/Pyraformer_EncDec.py"]},
+    {"name": "TimeDRL", "github": "blacksnail789521/TimeDRL", "set": "holdout198",
+     "commit": "7e115cc6fa66be4dda4800410c4064a5f353d6e9",
+     "take": ["main.py", "exp", "models", "layers", "utils", "dataset_loader"], "only": "*.py", "drop": []},
+    {"name": "tabicl", "github": "soda-inria/tabicl", "set": "holdout198",
+     "commit": "8f1aa2098c894ab91dba15209cf2002ba4be6c6c",
+     "take": ["src/tabicl/__init__.py", "src/tabicl/train", "src/tabicl/_model", "src/tabicl/_finetune"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8527,7 +8552,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 197)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 199)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
