@@ -8323,6 +8323,13 @@ CORPUS = [
     {"name": "tabicl", "github": "soda-inria/tabicl", "set": "holdout198",
      "commit": "8f1aa2098c894ab91dba15209cf2002ba4be6c6c",
      "take": ["src/tabicl/__init__.py", "src/tabicl/train", "src/tabicl/_model", "src/tabicl/_finetune"], "only": "*.py", "drop": []},
+{"name": "nanochat", "github": "karpathy/nanochat", "set": "holdout199", "commit": "92d63d4e8bb4df75c3b71618f31ddde2378b2bcd", "take": ["nanochat", "scripts", "tasks"], "only": "*.py", "drop": []},
+{"name": "RL2", "github": "ChenmienTan/RL2", "set": "holdout199", "commit": "9161ede5dcd2700bc166a17b1041bd206a75b5d4", "take": ["RL2/__init__.py", "RL2/trainer", "RL2/workers/__init__.py", "RL2/workers/base.py", "RL2/workers/rollout.py", "RL2/workers/fsdp", "RL2/utils", "RL2/datasets"], "only": "*.py", "drop": []},
+{"name": "DeepSeekRL-Extended", "github": "brendanhogan/DeepSeekRL-Extended", "set": "holdout199", "commit": "fb3190a65094d7abb4e035b7a54e2b6f1cee1460", "take": ["evaluator.py", "llms.py", "main.py", "rldatasets.py", "utils.py"], "only": "*.py", "drop": []},
+{"name": "nanoGRPO", "github": "joey00072/nanoGRPO", "set": "holdout199", "commit": "1a1cd21b9889842f6e6d9a8969bb77d2a5010e80", "take": ["grpo.py", "train.py"], "only": "*.py", "drop": []},
+{"name": "llm_related", "github": "wyf3/llm_related", "set": "holdout199", "commit": "a492338499a9381f1714ecda8c802684e0556d3e", "take": ["grpo_from_scratch", "dapo_from_scratch", "knowledge_distillation_llm"], "only": "*.py", "drop": []},
+{"name": "nano-rl", "github": "Michael-JB/nano-rl", "set": "holdout199", "commit": "bd2af738a10acb9b4c57377f158edf9cc3e758d5", "take": ["src"], "only": "*.py", "drop": []},
+{"name": "mini-grpo", "github": "RobotSail/mini-grpo", "set": "holdout199", "commit": "f40e03b6714b1372d8b75bc94efb91862c1aad9a", "take": ["cli.py", "data_utils.py", "type_defs.py", "utils.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8552,7 +8559,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 199)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 200)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
