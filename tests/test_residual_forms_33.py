@@ -1,7 +1,7 @@
 """Forms of the thirty-third session (2026-11-29) the engine got wrong: each with its flagged and
 silent twins, whole diagnostics."""
 
-from _diagnostics import SYNC_TEMPLATE, found, rule_diagnostics
+from _diagnostics import CPU_CREATION_TEMPLATE, SYNC_TEMPLATE, found, rule_diagnostics
 
 SHAKE = """\
 import torch
@@ -461,3 +461,50 @@ def test_what_follows_an_early_exit_at_the_first_steps_runs_every_later_step():
 def test_what_follows_an_early_exit_off_the_interval_runs_at_the_interval():
     """``if i % 10: continue``: what follows runs every ten steps, the remedy (rules.md "An interval")."""
     assert found(FIRST_SKIPPED.format(test="i % 10")) == []
+
+
+RUN_TIME_DEVICE = """\
+import torch
+
+
+class RevIN(torch.nn.Module):
+    def __init__(self, num_features):
+        super().__init__()
+        self.num_features = num_features
+        self.affine_weight = torch.ones(self.num_features)
+        self.affine_weight = self.affine_weight.to(device=torch.device({device}))
+
+
+def make_offsets(n):
+    return torch.arange(n).to(torch.device({device}))
+"""
+RUN_TIME = "'cuda:0' if torch.cuda.is_available() else 'cpu'"
+
+
+def test_a_device_chosen_at_run_time_inline_is_a_move():
+    """KDD2023-DCdetector's RevIN (holdout198) moves with ``.to(device=torch.device('cuda:0' if
+    torch.cuda.is_available() else 'cpu'))``: the accelerator wherever there is one, a move as ``.to(
+    device)`` with that device in a name is (R172). The direct form gets the safe fix, whose code
+    runs (here on the CPU) and gives the same tensor; a second pass changes nothing."""
+    from torchperf_lint.engine import fix_source
+
+    source = RUN_TIME_DEVICE.format(device=RUN_TIME)
+    ones = CPU_CREATION_TEMPLATE.format(factory="ones")
+    arange = CPU_CREATION_TEMPLATE.format(factory="arange")
+    assert rule_diagnostics(source, "TPL101") == [
+        (8, 29, ones, None, None),
+        (13, 11, arange, "safe", f"create the tensor with device=torch.device({RUN_TIME})")]
+    fixed, applied = fix_source(source, codes=["TPL101"])
+    assert applied == 1 and f"torch.arange(n, device=torch.device({RUN_TIME}))" in fixed
+    assert fix_source(fixed, codes=["TPL101"]) == (fixed, 0)
+    namespace = {}
+    exec(compile(fixed, "<fixed>", "exec"), namespace)
+    assert namespace["make_offsets"](4).tolist() == [0, 1, 2, 3]
+
+
+def test_a_choice_between_the_host_and_an_unknown_place_is_no_move():
+    """Both branches on the host, or one of them a device the linter cannot read: nothing known to
+    reach the accelerator, nothing reported."""
+    for device in ("'cpu' if torch.cuda.is_available() else 'cpu'", "'cpu' if flag else other"):
+        assert rule_diagnostics(RUN_TIME_DEVICE.format(device=device).replace("(n):", "(n, flag=0, other=None):"),
+                                "TPL101") == [], device

@@ -179,6 +179,11 @@ def device_kind(expr: cst.BaseExpression, ctx, _depth: int = 0) -> Optional[str]
         return text_device_kind(text)
     if isinstance(expr, cst.Integer):
         return "accelerator"  # .to(0) is cuda:0
+    if isinstance(expr, cst.IfExp) and _depth < 8:
+        # ``"cuda:0" if torch.cuda.is_available() else "cpu"``: a device chosen at run time, the
+        # accelerator wherever there is one (KDD2023-DCdetector's RevIN, holdout198; R172)
+        kinds = {device_kind(expr.body, ctx, _depth + 1), device_kind(expr.orelse, ctx, _depth + 1)}
+        return "accelerator" if "accelerator" in kinds and kinds <= {"accelerator", "cpu"} else None
     if isinstance(expr, cst.FormattedString):  # f"cuda:{rank}"
         head = expr.parts[0] if expr.parts else None
         return text_device_kind(head.value) if isinstance(head, cst.FormattedStringText) else None
