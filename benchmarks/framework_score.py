@@ -8330,6 +8330,41 @@ CORPUS = [
 {"name": "llm_related", "github": "wyf3/llm_related", "set": "holdout199", "commit": "a492338499a9381f1714ecda8c802684e0556d3e", "take": ["grpo_from_scratch", "dapo_from_scratch", "knowledge_distillation_llm"], "only": "*.py", "drop": []},
 {"name": "nano-rl", "github": "Michael-JB/nano-rl", "set": "holdout199", "commit": "bd2af738a10acb9b4c57377f158edf9cc3e758d5", "take": ["src"], "only": "*.py", "drop": []},
 {"name": "mini-grpo", "github": "RobotSail/mini-grpo", "set": "holdout199", "commit": "f40e03b6714b1372d8b75bc94efb91862c1aad9a", "take": ["cli.py", "data_utils.py", "type_defs.py", "utils.py"], "only": "*.py", "drop": []},
+    # holdout197 (2026-11-29): entries below this line.
+    # holdout197 set: Hugging Face Trainer and trl-style trainer subclasses of multimodal projects (GRPO compute_loss
+    # overrides, LLaVA-family trainers, a copied transformers loop), labelled by reading only; corpus in
+    # /work/corpus_h197 (docs/framework_corpus_holdout197.md).
+    {"name": "R1-Omni", "github": "HumanMLLM/R1-Omni", "set": "holdout197",
+     "commit": "17cafcae0b0a1c454896f4eb7a1c006bf13e1f4d",
+     "take": ["src/r1-v/src/open_r1", "humanomni"], "only": "*.py", "drop": []},
+    {"name": "VILA", "github": "NVlabs/VILA", "set": "holdout197",
+     "commit": "b760c34b9487fd736b4075f5111fbef3d80a37e9",
+     "take": ["llava/train", "llava/model/loss.py"], "only": "*.py", "drop": ["llava/train/deepspeed_replace"]},
+    {"name": "cambrian", "github": "cambrian-mllm/cambrian", "set": "holdout197",
+     "commit": "539ffc3254bba004e5d012b65c0ad6cb308897c5",
+     "take": ["cambrian"], "only": "*.py", "drop": []},
+    {"name": "MiniCPM-o", "github": "OpenBMB/MiniCPM-o", "set": "holdout197",
+     "commit": "3ec4cb0e868b22d0b0dcfed5546edb50900bc878",
+     "take": ["finetune"], "only": "*.py", "drop": []},
+    {"name": "MM-Interleaved", "github": "OpenGVLab/MM-Interleaved", "set": "holdout197",
+     "commit": "ac539d00ead0c438328ac1788849d560703a6b15",
+     "take": ["mm_interleaved"], "only": "*.py",
+     "drop": ["mm_interleaved/models/utils/ops/tests", "mm_interleaved/models/utils/ops/setup.py"]},
+    {"name": "LongVA", "github": "EvolvingLMMs-Lab/LongVA", "set": "holdout197",
+     "commit": "f4c8781d22d45e3a6ffd017f04aa33dfcc432fc9",
+     "take": ["longva/longva"], "only": "*.py", "drop": []},
+    {"name": "EVE", "github": "baaivision/EVE", "set": "holdout197",
+     "commit": "cc63ec74d9e5eb7f476c2e083eac087b2882f285",
+     "take": ["EVEv2/eve"], "only": "*.py", "drop": []},
+    {"name": "VideoLLaMA3", "github": "DAMO-NLP-SG/VideoLLaMA3", "set": "holdout197",
+     "commit": "05cee23deb854fd6ff82dcff1243a4f682e4d617",
+     "take": ["videollama3"], "only": "*.py", "drop": []},
+    {"name": "TimeZero", "github": "www-Ye/TimeZero", "set": "holdout197",
+     "commit": "a7c3523367cbff9f166baae10bc34568cffc26f3",
+     "take": ["src/open_r1"], "only": "*.py", "drop": []},
+    {"name": "UI-R1", "github": "lll6gg/UI-R1", "set": "holdout197",
+     "commit": "2fe9bf00c8aae85fcedaf56eb3e2780dbfe8075e",
+     "take": ["src/ui_r1/src/open_r1"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
