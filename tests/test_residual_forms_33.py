@@ -508,3 +508,45 @@ def test_a_choice_between_the_host_and_an_unknown_place_is_no_move():
     for device in ("'cpu' if torch.cuda.is_available() else 'cpu'", "'cpu' if flag else other"):
         assert rule_diagnostics(RUN_TIME_DEVICE.format(device=device).replace("(n):", "(n, flag=0, other=None):"),
                                 "TPL101") == [], device
+
+
+MICRO_BATCHES = """\
+import torch
+
+
+class Worker:
+    def _optimizer_step(self):
+        grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), max_norm=1.0)
+        self.optimizer.step()
+        self.optimizer.zero_grad()
+        return grad_norm.item()
+
+
+class Actor(Worker):
+    def ppo_update(self, batches):
+        for batch in batches:
+            for minibatch in batch:
+                loss = self.model(minibatch).mean()
+                loss.backward()
+            grad_norm = self.{step}()
+"""
+
+
+def test_a_loop_whose_body_steps_the_optimizer_by_name_runs_a_step_each_time_round():
+    """RL2's ``FSDPActor.ppo_update`` (holdout199): each batch accumulates the backward of its micro
+    batches, then ``self._optimizer_step()`` (a project base's method named for the step) updates:
+    the batch loop runs a step each time round, not an epoch (R173), and the norm's ``.item()`` in
+    the base method waits every step."""
+    assert found(MICRO_BATCHES.format(step="_optimizer_step")) == [
+        ("TPL102", 9, 15, ITEM + " (called every step from train.py:18)")]
+    logged = MICRO_BATCHES.format(step="_optimizer_step") + "            print(loss.item())\n"
+    assert found(logged) == [("TPL102", 9, 15, ITEM + " (called every step from train.py:18)"),
+                             ("TPL102", 19, 18, ITEM)]
+
+
+def test_a_call_not_named_for_the_step_leaves_the_batch_loop_an_epoch():
+    """A method named otherwise that steps no optimizer (``self._report()``: a norm for the log): the
+    batch loop stays epoch-level, its nested loop the step loop, and the report once per pass."""
+    reported = MICRO_BATCHES.format(step="_report").replace("def _optimizer_step(self):", "def _report(self):")
+    reported = reported.replace("        self.optimizer.step()\n        self.optimizer.zero_grad()\n", "")
+    assert found(reported) == []

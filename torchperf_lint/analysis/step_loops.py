@@ -958,7 +958,10 @@ class ModuleSteps:
             pending.extend((child, quiet) for child in ast.iter_child_nodes(node))
         # a loss module measures: without a backward in the body, what it computes is evaluation
         evaluated = _ast_evaluated_names(call for call, _ in own) | self.loss_objects
-        steps = [(call, quiet) for call, quiet in own if self._ast_is_step_call(call)]
+        # (a call named for the optimizer step runs the update each time round: RL2's ``for batch in
+        # batches: <micro-batch loop with backward>; self._optimizer_step()``, one step a batch; R173)
+        steps = [(call, quiet) for call, quiet in own
+                 if self._ast_is_step_call(call) or steps_optimizer_by_name(_last_ast(call.func))]
         facts: Tuple[bool, FrozenSet[int]] = (False, frozenset())
         if over_loader:
             if (all(self._ast_evaluates(call, quiet, evaluated) for call, quiet in steps)
@@ -1486,7 +1489,8 @@ class ModuleSteps:
                 continue
             pending.extend((child, quiet) for _, child in children(node))
         evaluated = _cst_evaluated_names(call for call, _ in own) | self.loss_objects
-        steps = [(call, quiet) for call, quiet in own if self.is_step_call(call)]
+        steps = [(call, quiet) for call, quiet in own
+                 if self.is_step_call(call) or steps_optimizer_by_name(_last(call.func))]  # (R173)
         facts: Tuple[bool, FrozenSet[int]] = (False, frozenset())
         if over_loader:
             if (all(_cst_evaluates(call, quiet, evaluated) for call, quiet in steps)
