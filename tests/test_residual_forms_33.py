@@ -550,3 +550,44 @@ def test_a_call_not_named_for_the_step_leaves_the_batch_loop_an_epoch():
     reported = MICRO_BATCHES.format(step="_report").replace("def _optimizer_step(self):", "def _report(self):")
     reported = reported.replace("        self.optimizer.step()\n        self.optimizer.zero_grad()\n", "")
     assert found(reported) == []
+
+
+COPIED_TRAINER_LOOP = """\
+import torch
+from transformers import Trainer
+
+
+class LMMTrainer(Trainer):
+    def _inner_training_loop(self, batch_size=None, args=None):
+        tr_loss = torch.tensor(0.0).to(args.device)
+        for step, inputs in enumerate(self.get_train_dataloader()):
+            tr_loss += self.training_step(self.model, inputs)
+            self.optimizer.step()
+            self._maybe_log_save_evaluate(tr_loss)
+
+    def _maybe_log_save_evaluate(self, tr_loss):
+        if {test}:
+            tr_loss_scalar = self._nested_gather(tr_loss).mean().item()
+            self.log({{"loss": tr_loss_scalar}})
+"""
+
+
+def test_the_trainer_control_flags_are_intervals():
+    """MM-Interleaved copies the HF Trainer's loop (holdout197): ``if self.control.should_log:`` is
+    set by the callback handler every ``logging_steps``, an interval (R174), also for
+    ``should_evaluate`` and ``should_save``."""
+    for flag in ("should_log", "should_evaluate", "should_save"):
+        assert found(COPIED_TRAINER_LOOP.format(test=f"self.control.{flag}")) == [], flag
+    # (a helper called there is no per-step call either: the index reads the flag alike)
+    helper = COPIED_TRAINER_LOOP.format(test="self.control.should_log").replace(
+        "            tr_loss_scalar = self._nested_gather(tr_loss).mean().item()\n",
+        "            tr_loss_scalar = mean_loss(tr_loss)\n") + "\n\ndef mean_loss(t):\n    return t.mean().item()\n"
+    assert found(helper) == []
+
+
+def test_another_flag_of_the_control_or_a_setting_is_no_interval():
+    """``self.control.should_training_stop`` (set once) or a setting (``self.args.verbose``): the
+    ``.item()`` runs every step it is on."""
+    for test in ("self.control.should_training_stop", "self.args.verbose"):
+        assert found(COPIED_TRAINER_LOOP.format(test=test)) == [
+            ("TPL102", 15, 29, ITEM + " (called every step from train.py:11)")], test

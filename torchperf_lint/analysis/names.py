@@ -28,6 +28,11 @@ VALUE_KEEPING_CONVERSIONS = frozenset(("float", "int"))
 # Builtins that ask what a value is, never which step it is: ``if hasattr(t_iter, "set_postfix"):``
 # hands no step counter to an interval test (R129; the walker's and the index's readings).
 INTROSPECTION_BUILTINS = frozenset(("hasattr", "getattr", "isinstance", "issubclass", "callable", "type"))
+# The Hugging Face Trainer's ``TrainerControl`` flags, set by its callback handler at the logging,
+# evaluation and saving intervals (``logging_steps``, ``eval_steps``, ``save_steps``): a copy of the
+# Trainer's loop in a project tests them as the Trainer does (MM-Interleaved's
+# ``_maybe_log_save_evaluate``, holdout197; R174).
+TRAINER_CONTROL_FLAGS = frozenset(("should_log", "should_evaluate", "should_save"))
 # ``np.mod(step, n)``, ``math.fmod``, ``torch.remainder``: the ``%`` of an interval test by name
 # (step_loops._ast_tests_interval and syntax.tests_interval, the two twins).
 MODULO_FUNCTIONS = frozenset(("mod", "fmod", "remainder"))

@@ -47,8 +47,8 @@ from . import edit_reuse
 from .argument_places import HOST_KEY, HostNames
 from .budgets import ast_spends_budget
 from .host_library_parameters import HOST_LIBRARIES, host_library_parameters
-from .names import (INTROSPECTION_BUILTINS, MODULO_FUNCTIONS, MODULO_OWNERS, VALUE_KEEPING_CONVERSIONS, ImportTable,
-                    bound_names, dotted_name_ast, text_mentions_torch_import)
+from .names import (INTROSPECTION_BUILTINS, MODULO_FUNCTIONS, MODULO_OWNERS, TRAINER_CONTROL_FLAGS,
+                    VALUE_KEEPING_CONVERSIONS, ImportTable, bound_names, dotted_name_ast, text_mentions_torch_import)
 from .throttles import ast_throttled_branch, ast_throttles
 from .segments import BLOCK_FIELDS, CHILD_FIELDS, _push_children as push_children, walk_ast, walk_statements
 from .project_root import find_project_root
@@ -67,7 +67,7 @@ from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_r
                          interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "77"
+INDEX_VERSION = "78"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -1619,6 +1619,8 @@ def _may_test_interval(node) -> bool:
         if (kind is ast.Call and type(current.func) is ast.Attribute and current.func.attr in MODULO_FUNCTIONS
                 and type(current.func.value) is ast.Name and current.func.value.id in MODULO_OWNERS):
             return True  # ``if np.mod(step, 100):``
+        if kind is ast.Attribute and current.attr in TRAINER_CONTROL_FLAGS:
+            return True  # ``if self.control.should_log:`` (R174)
         fields = child_fields.get(kind)
         if fields is None:
             push_children(current, push)

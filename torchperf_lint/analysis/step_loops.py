@@ -31,7 +31,8 @@ from .generation_loops import ast_feeds_back, ast_iterates_steps, cst_feeds_back
 from .run_once import is_per_epoch_hook
 from .optimizer_loops import cst_steps_each_item, steps_each_item
 from .names import (MODULO_FUNCTIONS, MODULO_OWNERS, bound_names, canonical, dotted_name_ast, is_process_rank,
-                    SUBCLASSED_LOADERS, is_shard_split, is_torch_name, setting_root, turns_grad_off)
+                    SUBCLASSED_LOADERS, TRAINER_CONTROL_FLAGS, is_shard_split, is_torch_name, setting_root,
+                    turns_grad_off)
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
 from .tree import children, descendants
 from .unmoving_callees import unmoving_call
@@ -1972,6 +1973,8 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
             return True  # ``np.mod(self.batch_id, 100) == 1``: ``%`` by another name (ChangeFormer)
         if kind is ast.Name and n.id in interval_names:
             return True
+        if kind is ast.Attribute and n.attr in TRAINER_CONTROL_FLAGS and _last_ast(n.value) == "control":
+            return True  # ``if self.control.should_log:`` (syntax.tests_interval, R174)
         if kind is not ast.Compare or len(n.ops) != 1:
             continue
         op, left, right = n.ops[0], n.left, n.comparators[0]

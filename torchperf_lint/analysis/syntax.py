@@ -9,7 +9,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Tuple
 import libcst as cst
 
 from .names import AUTOCASTS, SCALERS, is_torch_name, turns_grad_off  # noqa: F401 (re-exported)
-from .names import MODULO_FUNCTIONS, MODULO_OWNERS, is_process_rank, is_shard_split, setting_root
+from .names import MODULO_FUNCTIONS, MODULO_OWNERS, TRAINER_CONTROL_FLAGS, is_process_rank, is_shard_split, setting_root
 from .step_loops import (  # noqa: F401 (re-exported)
     OPTIMIZER_WORD, is_counter_name, is_model_name, is_step_or_batch_counter, is_step_shape, names_holding)
 from .in_memory import classify
@@ -356,6 +356,9 @@ def tests_interval(test: cst.BaseExpression, outer_counters: FrozenSet[str] = fr
             return True  # ``np.mod(step, n) == 1``
         if interval_names and isinstance(n, cst.Name) and n.value in interval_names:
             return True
+        if (isinstance(n, cst.Attribute) and n.attr.value in TRAINER_CONTROL_FLAGS
+                and last_identifier(n.value) == "control"):
+            return True  # ``if self.control.should_log:`` (R174)
     return tests_once(test, outer_counters)
 
 
