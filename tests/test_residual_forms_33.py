@@ -591,3 +591,46 @@ def test_another_flag_of_the_control_or_a_setting_is_no_interval():
     for test in ("self.control.should_training_stop", "self.args.verbose"):
         assert found(COPIED_TRAINER_LOOP.format(test=test)) == [
             ("TPL102", 15, 29, ITEM + " (called every step from train.py:11)")], test
+
+
+PRIOR_SCORES = """\
+from typing import List
+
+import torch
+from torch import nn
+
+
+class InteractionHead(nn.Module):
+    def __init__(self, object_class_to_target_class: {annotation}):
+        super().__init__()
+        self.object_class_to_target_class = object_class_to_target_class
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x, object_class):
+        target_cls_idx = [self.object_class_to_target_class[obj.item()] for obj in object_class]
+        return self.fc(x), target_cls_idx
+
+
+def train(loader, optimizer):
+    model = InteractionHead([[0], [1]]).cuda()
+    for x, classes in loader:
+        out, _ = model(x.cuda(), classes.cuda())
+        out.mean().backward()
+        optimizer.step()
+"""
+
+
+def test_an_attribute_handed_in_as_an_annotated_list_is_a_python_container():
+    """UPT's interaction head (holdout165) keeps ``object_class_to_target_class: List[list]`` from
+    ``__init__`` and indexes it with ``obj.item()``: the index of a Python list is needed on the
+    host (R3, R31's container lookup; R175)."""
+    for annotation in ("List[list]", "list", "typing_List"):
+        source = PRIOR_SCORES.format(annotation=annotation.replace("typing_List", "List"))
+        assert found(source) == [], annotation
+
+
+def test_an_attribute_handed_in_without_a_container_annotation_is_of_unknown_kind():
+    """Annotated as a tensor, or not at all: indexing it with ``.item()`` may be a device lookup."""
+    for annotation in ("torch.Tensor", "object"):
+        assert found(PRIOR_SCORES.format(annotation=annotation)) == [
+            ("TPL102", 14, 60, ITEM + " (called every step from train.py:21)")], annotation

@@ -23,9 +23,48 @@ def container_attributes(tree: ast.Module, table=None) -> FrozenSet[str]:
     list or tuple (a literal, a comprehension, or ``dict(...)``/``list(...)``/``OrderedDict(...)``);
     one assignment of anything else (a tensor, a call of unknown result) leaves the name out."""
     containers, others = set(), set()
+    handed = _container_parameter_values(tree)
     for attr, value in self_attribute_assignments(tree):
-        (containers if _builds_container(value) else others).add(attr)
+        (containers if _builds_container(value) or id(value) in handed else others).add(attr)
     return frozenset(containers - others)
+
+
+# Annotations of a Python container (``List[list]``, ``Dict[str, int]``, ``list``, ``typing.Sequence``).
+_CONTAINER_ANNOTATIONS = frozenset(("list", "dict", "tuple", "List", "Dict", "Tuple", "Sequence", "Mapping",
+                                    "OrderedDict", "DefaultDict"))
+
+
+def _container_parameter_values(tree: ast.Module) -> Set[int]:
+    """Ids of the names in ``self.attr = name`` where ``name`` is a parameter of the function around
+    it annotated as a Python container (``object_class_to_target_class: List[list]``: UPT's
+    interaction head, holdout165; R175) and never bound again in it."""
+    found: Set[int] = set()
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        arguments = function.args
+        annotated = {arg.arg for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
+                     if arg.annotation is not None and _container_annotation(arg.annotation)}
+        if not annotated:
+            continue
+        rebound = {target.id for node in ast.walk(function)
+                   if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                   for top in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                   for target in ast.walk(top) if isinstance(target, ast.Name)}
+        for node in ast.walk(function):
+            if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in annotated
+                    and node.value.id not in rebound):
+                found.add(id(node.value))
+    return found
+
+
+def _container_annotation(annotation: ast.AST) -> bool:
+    """``List[list]``, ``typing.Dict[str, int]``, ``list``: the annotation names a Python container."""
+    if isinstance(annotation, ast.Subscript):
+        annotation = annotation.value
+    name = annotation.id if isinstance(annotation, ast.Name) else (
+        annotation.attr if isinstance(annotation, ast.Attribute) else None)
+    return name in _CONTAINER_ANNOTATIONS
 
 
 def settings_container_attributes(tree: ast.Module, table=None) -> FrozenSet[str]:
