@@ -634,3 +634,51 @@ def test_an_attribute_handed_in_without_a_container_annotation_is_of_unknown_kin
     for annotation in ("torch.Tensor", "object"):
         assert found(PRIOR_SCORES.format(annotation=annotation)) == [
             ("TPL102", 14, 60, ITEM + " (called every step from train.py:21)")], annotation
+
+
+METERS = """\
+import torch
+from collections import defaultdict
+
+
+class SmoothedValue:
+    def __init__(self):
+        self.total = 0.0
+
+    def update(self, value):
+        self.total += value
+
+
+class MetricLogger:
+    def __init__(self):
+        self.meters = defaultdict(SmoothedValue)
+
+    def update(self, **kwargs):
+        for k, v in kwargs.items():
+            if isinstance(v, torch.Tensor):
+                v = v.item()
+            self.meters[k].update(v)
+
+
+def train(model, loader, optimizer):
+    {made}
+    for x in loader:
+        loss = model(x.cuda()).mean()
+        loss.backward()
+        optimizer.step()
+        {call}
+"""
+
+
+def test_a_call_on_an_instance_of_one_class_reaches_that_class_s_method_only():
+    """DETR-style meters (MM-Interleaved, holdout197; Mugs, holdout183): the step loop updates a
+    ``SmoothedValue``; ``MetricLogger.update``, a method of the same name that no step calls, runs no
+    step, and its ``kwargs.items()`` loop is no step loop (R176)."""
+    assert found(METERS.format(made="meter = SmoothedValue()", call="meter.update(loss.detach())")) == []
+
+
+def test_a_call_on_an_instance_of_the_logger_still_reaches_its_update():
+    """The step loop calls ``logger.update(loss=loss)`` on the ``MetricLogger`` itself: its loop runs
+    every step and reads ``.item()`` of the device loss."""
+    assert found(METERS.format(made="logger = MetricLogger()", call="logger.update(loss=loss)")) == [
+        ("TPL102", 20, 20, ITEM + " (called every step from train.py:30)")]

@@ -246,6 +246,7 @@ class ModuleSteps:
         self._pinning: FrozenSet[str] = frozenset()  # names bound to loader settings that pin (_collect)
         self._collect()
         self._step_called: Optional[FrozenSet[str]] = None
+        self._step_called_methods: FrozenSet[Tuple[Optional[str], str]] = frozenset()
         self._runs_step: Dict[int, bool] = {}  # id of a loop -> its body runs a step (ast)
         self._passed: Optional[Dict] = None
         self._takes_apart: Dict[Optional[str], bool] = {}
@@ -366,6 +367,11 @@ class ModuleSteps:
         self._plain_defs = {name: [n for n in nodes if id(n) not in in_classes] for name, nodes in self._defs.items()}
         self.functions.update(name for name, nodes in self._defs.items() if any(id(n) not in in_classes for n in nodes))
         class_names = {cls.name for cls in classes}
+        self.class_names: FrozenSet[str] = frozenset(class_names)
+        # id of a method's ``def`` -> its class: the call graph follows ``x.update()`` on an instance
+        # of one class to that class's method only (step_called_methods)
+        self._def_class: Dict[int, str] = {id(s): cls.name for cls in classes for s in cls.body
+                                           if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
         changed = True
         while changed:  # subclasses of subclasses of nn.Module, in any order
             changed = False
@@ -378,7 +384,15 @@ class ModuleSteps:
         later: List[tuple] = []  # wrappers of names not known to be loaders yet (_bind_wrapper)
         choices: List[tuple] = []  # (names, loaders): a name bound to one of some loaders
         items_read: List[tuple] = []  # (names, collection): ``train_loader = self.data_loaders[name]``
+        made_by_class: Dict[str, Set[str]] = {}  # name -> the module's classes it is bound to instances of
+        bound_otherwise: Set[str] = set()  # ... and names also bound to anything else
         for node, names, value in _unpacked(assigns, tuple_factories):
+            made = _last_ast(value.func) if isinstance(value, ast.Call) else None
+            for name in names:
+                if made in class_names:
+                    made_by_class.setdefault(name, set()).add(made)
+                else:
+                    bound_otherwise.add(name)
             if isinstance(value, (ast.Name, ast.Attribute)):
                 if node is not None:
                     aliases.append(node)  # ``self.train_data = train_data``
@@ -460,6 +474,9 @@ class ModuleSteps:
                 for group in (self.pinned_loaders, self.unpinned_loaders, self.device_data_loaders):
                     if source in group:
                         group.update(names)
+        # names bound only to instances of the module's classes (``data_time = SmoothedValue(...)``)
+        self._instance_classes: Dict[str, FrozenSet[str]] = {
+            name: frozenset(made) for name, made in made_by_class.items() if name not in bound_otherwise}
         self._read_loader_collections(assigns, stores, items_read)
         for names, value in later:
             self._bind_wrapper(names, value)
@@ -1133,27 +1150,39 @@ class ModuleSteps:
         """Names of the module's functions and methods that run every step (called from a step loop,
         directly or through other functions of the module), computed once."""
         if self._step_called is None:
-            self._step_called = frozenset(self._call_graph())
+            reached = self._call_graph()
+            self._step_called = frozenset(d.name for d in reached)
+            self._step_called_methods = frozenset((self._def_class.get(id(d)), d.name) for d in reached)
         return self._step_called
 
-    def _call_graph(self) -> Set[str]:
+    @property
+    def step_called_methods(self) -> FrozenSet[Tuple[Optional[str], str]]:
+        """(class or None, name) of the module's functions and methods that run every step: a call
+        on an instance of one class of the module (``data_time.update(...)``, ``data_time =
+        SmoothedValue()``) reaches that class's method, not every method of that name (DETR-style
+        ``MetricLogger.update``, whose ``kwargs.items()`` loop reads ``.item()`` of what it is handed:
+        MM-Interleaved, holdout197, and Mugs, holdout183; R176)."""
+        self.step_called  # noqa: B018 (computes both)
+        return self._step_called_methods
+
+    def _call_graph(self) -> List[ast.AST]:
         defs = self._defs
         if not defs:
-            return set()
+            return []
         instances = self.objects | self.class_instances
 
-        def callee(call: ast.Call) -> Optional[str]:
+        def callee(call: ast.Call) -> Optional[Tuple[str, Optional[FrozenSet[str]]]]:
             func = call.func
             if isinstance(func, ast.Name):
-                return func.id if func.id in defs else None
+                return (func.id, None) if func.id in defs else None
             if isinstance(func, ast.Attribute) and func.attr in defs:
                 owner = func.value
                 if isinstance(owner, ast.Name) and (
                     owner.id in ("self", "cls") or owner.id in self.module_classes or owner.id in instances
                 ):
-                    return func.attr
+                    return func.attr, self._instance_classes.get(owner.id)
                 if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super":
-                    return func.attr
+                    return func.attr, None
             return None
 
         def calls_in(nodes, found: Set[str], counters: FrozenSet[str] = frozenset(),
@@ -1185,23 +1214,26 @@ class ModuleSteps:
                         found.add(name)
                 pending.extend((child, counters) for child in ast.iter_child_nodes(node))
 
-        seeds: Set[str] = set()
+        seeds: Set[tuple] = set()
         for loop, around in self._loops_with_outer_counters():
             if self._ast_is_intrinsic(loop) and not self._ast_is_epoch(loop) and not self.is_sample_loop_ast(loop):
                 own = frozenset(bound_names(loop.target)) if isinstance(loop, (ast.For, ast.AsyncFor)) else frozenset()
                 counters = around - own
                 calls_in(loop.body, seeds, counters, _ast_interval_names(loop.body, counters))
-        reached: Set[str] = set()
+        reached: List[ast.AST] = []
+        seen: Set[int] = set()
         pending = list(seeds)
         while pending:
-            name = pending.pop()
-            if name in reached:
-                continue
-            reached.add(name)
-            found: Set[str] = set()
+            name, classes = pending.pop()
             for definition in defs.get(name, ()):
+                if id(definition) in seen or (
+                        classes is not None and self._def_class.get(id(definition)) not in classes):
+                    continue
+                seen.add(id(definition))
+                reached.append(definition)
+                found: Set[tuple] = set()
                 calls_in(definition.body, found)
-            pending.extend(found - reached)
+                pending.extend(found)
         return reached
 
     def _loops_with_outer_counters(self) -> Iterator:

@@ -472,7 +472,20 @@ class Context:
             if isinstance(frame.node, cst.ClassDef):
                 return False
             frame = frame.parent  # a lambda or comprehension scope runs where its function runs
-        return frame is not None and frame.node.name.value in steps.step_called
+        if frame is None or frame.node.name.value not in steps.step_called:
+            return False
+        # the class the function is a method of (R176): its frame's parent in the unit, or the
+        # unit's own scope (a method is linted as a unit of its own, under its class's name)
+        names: List[str] = []
+        outer = frame
+        while outer is not None:
+            if isinstance(outer.node, (cst.FunctionDef, cst.ClassDef)):
+                names.append(outer.node.name.value)
+            outer = outer.parent
+        if self.scope_prefix:
+            names.extend(reversed(self.scope_prefix.split(".")))
+        owner_name = names[1] if len(names) > 1 and names[1] in steps.class_names else None
+        return (owner_name, frame.node.name.value) in steps.step_called_methods
 
     def _generates(self, loop: Block) -> bool:
         """A generation loop (analysis/generation_loops, R41): autograd off around it, by a
