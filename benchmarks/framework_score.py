@@ -8365,6 +8365,34 @@ CORPUS = [
     {"name": "UI-R1", "github": "lll6gg/UI-R1", "set": "holdout197",
      "commit": "2fe9bf00c8aae85fcedaf56eb3e2780dbfe8075e",
      "take": ["src/ui_r1/src/open_r1"], "only": "*.py", "drop": []},
+    # holdout200 (2026-11-29): entries below this line.
+    # holdout200 set: PyTorch Lightning projects outside NLP fine-tuning (singing transcription, biomass regression,
+    # single-cell foundation model, microscopy restoration, pose estimation, robot imitation learning, seismology),
+    # labelled by reading only; corpus in /work/corpus_h200 (docs/framework_corpus_holdout200.md).
+    {"name": "SOME", "github": "openvpi/SOME", "set": "holdout200",
+     "commit": "dc9916fb35350748351ddcdfc128fe908ef53f5d",
+     "take": ["train.py", "training", "modules/__init__.py", "modules/attention", "modules/commons", "modules/conform", "modules/conv", "modules/losses", "modules/metrics", "modules/model", "utils", "lr_scheduler"], "only": "*.py", "drop": []},
+    {"name": "BioMassters", "github": "goopyflux/BioMassters", "set": "holdout200",
+     "commit": "aebd28079f99cd71833b36efbb49076bfe74ca4b",
+     "take": ["src", "scripts"], "only": "*.py", "drop": []},
+    {"name": "scPRINT", "github": "jkobject/scPRINT", "set": "holdout200",
+     "commit": "edf7e8bfecb1a064e233ed8efd3da852a429d893",
+     "take": ["scprint"], "only": "*.py", "drop": ["scprint/model/flash_attn", "scprint/explainer", "scprint/tasks"]},
+    {"name": "careamics", "github": "CAREamics/careamics", "set": "holdout200",
+     "commit": "fe083dfbe2444b42a7e880ede09392e553c647d1",
+     "take": ["src/careamics/__init__.py", "src/careamics/careamist.py", "src/careamics/lightning", "src/careamics/losses", "src/careamics/metrics", "src/careamics/models", "src/careamics/utils"], "only": "*.py", "drop": []},
+    {"name": "sleap-nn", "github": "talmolab/sleap-nn", "set": "holdout200",
+     "commit": "f45798b21f9d271924da2f89a22dbf93c1684d7d",
+     "take": ["sleap_nn/__init__.py", "sleap_nn/training", "sleap_nn/architectures", "sleap_nn/data/__init__.py", "sleap_nn/data/normalization.py"], "only": "*.py", "drop": []},
+    {"name": "physical-ai-studio", "github": "open-edge-platform/physical-ai-studio", "set": "holdout200",
+     "commit": "513d1edd586b27932c67fb41506a261523fa775d",
+     "take": ["library/src/physicalai/policies/__init__.py", "library/src/physicalai/policies/base", "library/src/physicalai/policies/act", "library/src/physicalai/policies/utils", "library/src/physicalai/train"], "only": "*.py", "drop": []},
+    {"name": "seisLM", "github": "liutianlin0121/seisLM", "set": "holdout200",
+     "commit": "ae1d27ac498ec7ae106e56eeaac386a0a5dd124f",
+     "take": ["seisLM", "src"], "only": "*.py", "drop": ["seisLM/data_pipeline/foreshock_aftershock_dataset_test.py", "seisLM/model/foundation/conv_encoder_test.py", "seisLM/model/foundation/mask_utils_test.py", "seisLM/model/foundation/multidim_wav2vec2_test.py"]},
+    {"name": "pick-benchmark", "github": "seisbench/pick-benchmark", "set": "holdout200",
+     "commit": "74ba1965b1dd5e770a8358ed83e339a01460e86b",
+     "take": ["benchmark/models.py", "benchmark/train.py", "benchmark/augmentations.py", "benchmark/data.py", "benchmark/util.py", "benchmark/eval.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8594,7 +8622,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 200)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 201)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
