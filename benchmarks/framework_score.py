@@ -8393,6 +8393,34 @@ CORPUS = [
     {"name": "pick-benchmark", "github": "seisbench/pick-benchmark", "set": "holdout200",
      "commit": "74ba1965b1dd5e770a8358ed83e339a01460e86b",
      "take": ["benchmark/models.py", "benchmark/train.py", "benchmark/augmentations.py", "benchmark/data.py", "benchmark/util.py", "benchmark/eval.py"], "only": "*.py", "drop": []},
+    # holdout201 (2026-11-29): entries below this line.
+    # holdout201 set: object detection, tracking and segmentation training code (DETR descendants with own DDP
+    # engines, Accelerate loops, a DDP segmentation loop), labelled by reading only; corpus in /work/corpus_h201
+    # (docs/framework_corpus_holdout201.md).
+    {"name": "SAM-DETR", "github": "ZhangGongjie/SAM-DETR", "set": "holdout201",
+     "commit": "df4e5676765ab0d1a65a82da89989309f399f3ef",
+     "take": ["engine.py", "main.py", "models", "util", "datasets"], "only": "*.py", "drop": ["models/ops/setup.py", "models/ops/test.py"]},
+    {"name": "H-Deformable-DETR", "github": "HDETR/H-Deformable-DETR", "set": "holdout201",
+     "commit": "f58ceb1165da4b0cd10e9a5a30c7a77fbd33f492",
+     "take": ["engine.py", "main.py", "models", "util", "datasets"], "only": "*.py", "drop": ["models/ops/setup.py", "models/ops/test.py"]},
+    {"name": "ReferFormer", "github": "wjn922/ReferFormer", "set": "holdout201",
+     "commit": "06fc218f5d8f04730f81471a15ed89ea7e4d30d8",
+     "take": ["engine.py", "main.py", "main_joint.py", "main_pretrain.py", "opts.py", "models", "util", "datasets", "tools/load_pretrained_weights.py"], "only": "*.py", "drop": ["models/ops/setup.py", "models/ops/test.py"]},
+    {"name": "LW-DETR", "github": "Atten4Vis/LW-DETR", "set": "holdout201",
+     "commit": "d5e6e6c4add2d24dafb965ced8b50163c50b9788",
+     "take": ["engine.py", "main.py", "models", "util", "datasets"], "only": "*.py", "drop": ["models/ops/setup.py", "models/ops/test.py"]},
+    {"name": "Salience-DETR", "github": "xiuqhou/Salience-DETR", "set": "holdout201",
+     "commit": "6262e05db14157084e7d4b39a1be9b647e9ef9ff",
+     "take": ["main.py", "test.py", "models", "util", "datasets", "optimizer", "configs"], "only": "*.py", "drop": []},
+    {"name": "MOTIP", "github": "MCG-NJU/MOTIP", "set": "holdout201",
+     "commit": "5cfbcd48520fe35db80e95a56502495f26b4585a",
+     "take": ["train.py", "runtime_option.py", "submit_and_evaluate.py", "models", "utils", "data", "structures", "configs", "log"], "only": "*.py", "drop": ["models/ops/setup.py", "models/ops/test.py"]},
+    {"name": "DEIM", "github": "ShihuaHuang95/DEIM", "set": "holdout201",
+     "commit": "a9aa4adce6b5e97b2a6ca9452bf01b7c35440913",
+     "take": ["train.py", "engine"], "only": "*.py", "drop": []},
+    {"name": "CRIS.pytorch", "github": "DerrickWang005/CRIS.pytorch", "set": "holdout201",
+     "commit": "e596332f8f5929a907ad66d2889e434d18f5eee7",
+     "take": ["train.py", "test.py", "engine", "model", "utils"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8622,7 +8650,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 201)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 202)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
