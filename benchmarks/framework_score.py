@@ -8421,6 +8421,35 @@ CORPUS = [
     {"name": "CRIS.pytorch", "github": "DerrickWang005/CRIS.pytorch", "set": "holdout201",
      "commit": "e596332f8f5929a907ad66d2889e434d18f5eee7",
      "take": ["train.py", "test.py", "engine", "model", "utils"], "only": "*.py", "drop": []},
+    # holdout202 (2026-11-29): entries below this line.
+    # holdout202 set: diffusion, flow-matching and consistency training code (DDPM/EDM U-Nets, latent diffusion with
+    # VAEs, SiT with representation alignment, fractal AR/MAR generators, diffusion forcing; own loops, DDP,
+    # Accelerate, Lightning), labelled by reading only; corpus in /work/corpus_h202
+    # (docs/framework_corpus_holdout202.md).
+    {"name": "DenoisingDiffusionProbabilityModel-ddpm-", "github": "zoubohao/DenoisingDiffusionProbabilityModel-ddpm-", "set": "holdout202",
+     "commit": "54532d61d4007cd743d414db500414499300325a",
+     "take": ["Diffusion", "DiffusionFreeGuidence", "Main.py", "MainCondition.py", "Scheduler.py"], "only": "*.py", "drop": []},
+    {"name": "fractalgen", "github": "LTH14/fractalgen", "set": "holdout202",
+     "commit": "c7d099043dd987ae7742a7f8c8f1cab71023ba0e",
+     "take": ["engine_fractalgen.py", "main_fractalgen.py", "models", "util"], "only": "*.py", "drop": []},
+    {"name": "StableDiffusion-PyTorch", "github": "explainingai-code/StableDiffusion-PyTorch", "set": "holdout202",
+     "commit": "f562b158a424d0d88474829a4e3200d4cebb58aa",
+     "take": ["config", "dataset", "models", "scheduler", "tools", "utils"], "only": "*.py", "drop": []},
+    {"name": "ddae", "github": "FutureXiang/ddae", "set": "holdout202",
+     "commit": "ddd4a3b7338cedd2bcff2dd849e6d90c5337d056",
+     "take": ["model", "datasets.py", "linear.py", "noisy_classifier_DDAE.py", "noisy_classifier_WRN.py", "sample.py", "train.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "ect", "github": "locuslab/ect", "set": "holdout202",
+     "commit": "4311059770f54821d151a9b0e1f76770a5f3930e",
+     "take": ["ct_train.py", "training", "torch_utils", "dnnlib"], "only": "*.py", "drop": []},
+    {"name": "REPA-E", "github": "End2End-Diffusion/REPA-E", "set": "holdout202",
+     "commit": "3ad80468e78ec4fc93e6e70aa08e7b3b8303a171",
+     "take": ["cache_latents.py", "dataset.py", "generate.py", "loss", "models", "samplers.py", "train_ldm_only.py", "train_repae.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "diffusion-forcing", "github": "buoyancy99/diffusion-forcing", "set": "holdout202",
+     "commit": "475e0bcab87545e48b24b39fb46a81fe59d80594",
+     "take": ["algorithms", "datasets", "experiments", "main.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "DiffMemorize", "github": "sail-sg/DiffMemorize", "set": "holdout202",
+     "commit": "39efb7c13895c64a98b250ed72287e27765fd268",
+     "take": ["train.py", "training", "torch_utils", "dnnlib", "generate_edm.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8650,7 +8679,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 202)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 203)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
