@@ -1161,7 +1161,7 @@ class ModuleSteps:
         on an instance of one class of the module (``data_time.update(...)``, ``data_time =
         SmoothedValue()``) reaches that class's method, not every method of that name (DETR-style
         ``MetricLogger.update``, whose ``kwargs.items()`` loop reads ``.item()`` of what it is handed:
-        MM-Interleaved, holdout197, and Mugs, holdout183; R176)."""
+        MM-Interleaved, holdout197; R176)."""
         self.step_called  # noqa: B018 (computes both)
         return self._step_called_methods
 
