@@ -23,7 +23,7 @@ from typing import Optional, Sequence, Tuple
 
 import libcst as cst
 
-from .tree import descendants, less_than_sides
+from .tree import ast_less_than_sides, descendants, less_than_sides
 
 
 def _below_number(test) -> Optional[Tuple[str, bool]]:
@@ -95,13 +95,10 @@ def spends_budget(branch: cst.If, scope: Optional[cst.CSTNode]) -> bool:
 
 
 def _ast_below_number(test) -> Optional[Tuple[str, bool]]:
-    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+    sides = ast_less_than_sides(test)
+    if sides is None:
         return None
-    op, left, right = test.ops[0], test.left, test.comparators[0]
-    if isinstance(op, (ast.Gt, ast.GtE)):
-        left, right = right, left
-    elif not isinstance(op, (ast.Lt, ast.LtE)):
-        return None
+    left, right = sides
     if isinstance(left, ast.Name) and isinstance(right, ast.Constant) and type(right.value) is int:
         return left.id, False
     if (isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len"

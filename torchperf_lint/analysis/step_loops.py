@@ -34,7 +34,7 @@ from .names import (MODULO_FUNCTIONS, MODULO_OWNERS, bound_names, canonical, dot
                     SUBCLASSED_LOADERS, TRAINER_CONTROL_FLAGS, is_shard_split, is_torch_name, setting_root,
                     turns_grad_off)
 from .segments import BLOCK_FIELDS, walk_ast, walk_statements
-from .tree import children, descendants
+from .tree import ast_less_than_sides, children, descendants
 from .unmoving_callees import unmoving_call
 
 # ---- names (shared by the libcst and the ast side) ----------------------------------------------
@@ -1992,17 +1992,11 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
     """The ast twin of syntax.tests_interval: ``%`` anywhere, a name holding such a test, or a
     counter compared with a number (not a plain name among ``outer_counters``: ``if fold == 0:``
     holds for a whole fold), equal to it or, for the first few steps, below it."""
-    shards = None
+    shards: list = []  # the test's shard splits, worked out at its first ``%`` (_ast_step_modulo)
     for n in walk_ast((test,)):  # any node: the order does not matter (walk_ast: no generator per node)
         kind = type(n)
-        if kind is ast.BinOp and isinstance(n.op, ast.Mod):
-            if shards is None:
-                shards = _ast_shard_splits(test)
-            if id(n) not in shards:
-                return True
-        if (kind is ast.Call and type(n.func) is ast.Attribute and n.func.attr in MODULO_FUNCTIONS
-                and type(n.func.value) is ast.Name and n.func.value.id in MODULO_OWNERS):
-            return True  # ``np.mod(self.batch_id, 100) == 1``: ``%`` by another name (ChangeFormer)
+        if (kind is ast.BinOp or kind is ast.Call) and _ast_step_modulo(n, test, shards):
+            return True
         if kind is ast.Name and n.id in interval_names:
             return True
         if kind is ast.Attribute and n.attr in TRAINER_CONTROL_FLAGS and _last_ast(n.value) == "control":
@@ -2044,21 +2038,26 @@ def _ast_tests_interval(test, outer_counters: FrozenSet[str] = frozenset(),
     return False
 
 
+def _ast_step_modulo(n, test, shards: list) -> bool:
+    """Is ``n`` (a node of ``test``) a ``%`` of the step, not a process's share (``shards`` holds
+    the test's shard splits once asked), or ``np.mod`` (``%`` by another name: ChangeFormer's
+    ``np.mod(self.batch_id, 100) == 1``)?"""
+    kind = type(n)
+    if kind is ast.BinOp:
+        if not isinstance(n.op, ast.Mod):
+            return False
+        if not shards:
+            shards.append(_ast_shard_splits(test))
+        return id(n) not in shards[0]
+    return (kind is ast.Call and type(n.func) is ast.Attribute and n.func.attr in MODULO_FUNCTIONS
+            and type(n.func.value) is ast.Name and n.func.value.id in MODULO_OWNERS)
+
+
 def ast_tests_periodic(test) -> bool:
     """The ast twin of syntax.tests_periodic: a ``%`` of the step (not a process's share) or
     ``np.mod`` in ``test``."""
-    shards = None
-    for n in walk_ast((test,)):
-        kind = type(n)
-        if kind is ast.BinOp and isinstance(n.op, ast.Mod):
-            if shards is None:
-                shards = _ast_shard_splits(test)
-            if id(n) not in shards:
-                return True
-        if (kind is ast.Call and type(n.func) is ast.Attribute and n.func.attr in MODULO_FUNCTIONS
-                and type(n.func.value) is ast.Name and n.func.value.id in MODULO_OWNERS):
-            return True
-    return False
+    shards: list = []
+    return any(_ast_step_modulo(n, test, shards) for n in walk_ast((test,)))
 
 
 def ast_tests_first_steps_by_setting(test) -> bool:
@@ -2066,13 +2065,10 @@ def ast_tests_first_steps_by_setting(test) -> bool:
     operand of ``and``."""
     if isinstance(test, ast.BoolOp):
         return isinstance(test.op, ast.And) and any(ast_tests_first_steps_by_setting(v) for v in test.values)
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+    sides = ast_less_than_sides(test)
+    if sides is None:
         return False
-    op, left, right = test.ops[0], test.left, test.comparators[0]
-    if isinstance(op, (ast.Gt, ast.GtE)):
-        left, right = right, left
-    elif not isinstance(op, (ast.Lt, ast.LtE)):
-        return False
+    left, right = sides
     return isinstance(left, ast.Name) and is_counter_name(left.id) and _ast_setting(right)
 
 

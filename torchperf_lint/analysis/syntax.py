@@ -344,16 +344,10 @@ def tests_interval(test: cst.BaseExpression, outer_counters: FrozenSet[str] = fr
     """``if step % log_every == 0`` (any test using ``%``, also inside ``or``/``and``) runs every N
     steps; ``if i == 0:`` / ``if step == 0:`` (a counter against a number) runs once. See
     ``tests_once`` for ``outer_counters``; ``interval_names`` hold such tests (``interval_names``)."""
-    shards = None
+    shards: list = []  # (a second walk only for a test that holds a ``%``: _step_modulo)
     for n in descendants(test):
-        if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo):
-            if shards is None:
-                shards = _shard_splits(test)  # (a second walk only for a test that holds a ``%``)
-            if id(n) not in shards:
-                return True
-        if (isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in MODULO_FUNCTIONS
-                and isinstance(n.func.value, cst.Name) and n.func.value.value in MODULO_OWNERS):
-            return True  # ``np.mod(step, n) == 1``
+        if _step_modulo(n, test, shards):
+            return True
         if interval_names and isinstance(n, cst.Name) and n.value in interval_names:
             return True
         if (isinstance(n, cst.Attribute) and n.attr.value in TRAINER_CONTROL_FLAGS
@@ -362,20 +356,24 @@ def tests_interval(test: cst.BaseExpression, outer_counters: FrozenSet[str] = fr
     return tests_once(test, outer_counters)
 
 
+def _step_modulo(n: cst.CSTNode, test: cst.BaseExpression, shards: list) -> bool:
+    """Is ``n`` (a node of ``test``) a ``%`` of the step, not a process's share (``shards`` holds
+    the test's shard splits once asked), or ``np.mod(step, n)`` (``%`` by another name)?"""
+    if isinstance(n, cst.BinaryOperation):
+        if not isinstance(n.operator, cst.Modulo):
+            return False
+        if not shards:
+            shards.append(_shard_splits(test))
+        return id(n) not in shards[0]
+    return (isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in MODULO_FUNCTIONS
+            and isinstance(n.func.value, cst.Name) and n.func.value.value in MODULO_OWNERS)
+
+
 def tests_periodic(test: cst.BaseExpression) -> bool:
     """A ``%`` of the step (not a process's share) or ``np.mod`` in ``test``: it holds every N steps,
     not only in the first few (``tests_once``)."""
-    shards = None
-    for n in descendants(test):
-        if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Modulo):
-            if shards is None:
-                shards = _shard_splits(test)
-            if id(n) not in shards:
-                return True
-        if (isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in MODULO_FUNCTIONS
-                and isinstance(n.func.value, cst.Name) and n.func.value.value in MODULO_OWNERS):
-            return True
-    return False
+    shards: list = []
+    return any(_step_modulo(n, test, shards) for n in descendants(test))
 
 
 def exits_only_early(test: cst.BaseExpression) -> bool:

@@ -9,6 +9,7 @@ a rule cares about.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
@@ -100,6 +101,19 @@ def less_than_sides(node: cst.CSTNode) -> Optional[Tuple[cst.BaseExpression, cst
     if isinstance(operator, (cst.GreaterThan, cst.GreaterThanEqual)):
         return right, left
     if isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
+        return left, right
+    return None
+
+
+def ast_less_than_sides(node: ast.AST) -> Optional[Tuple[ast.AST, ast.AST]]:
+    """The ``ast`` twin of ``less_than_sides``: (small, big) of one ``<``/``<=`` comparison, also
+    written with ``>``/``>=``; None for any other node."""
+    if not isinstance(node, ast.Compare) or len(node.ops) != 1:
+        return None
+    operator, left, right = node.ops[0], node.left, node.comparators[0]
+    if isinstance(operator, (ast.Gt, ast.GtE)):
+        return right, left
+    if isinstance(operator, (ast.Lt, ast.LtE)):
         return left, right
     return None
 
