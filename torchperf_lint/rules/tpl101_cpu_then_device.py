@@ -1414,8 +1414,10 @@ no other module that imports the file names the function (reading R72).
 
 `.to(x)` with `x` a tensor moves to `x`'s device (and casts to its dtype): reported when the linter
 knows `x` is a tensor (made on the device in the function, or a name the function uses as one:
-`x.unsqueeze(-1)`, `A.shape`, a `torch.Tensor` annotation), never for a name it cannot tell from a
-device or a dtype. The fix adds `device=x.device` to the factory and keeps the `.to(x)`, which then
+`x.unsqueeze(-1)`, `A.shape`, a `torch.Tensor` annotation, the tensor of a collective such as
+`dist.all_gather(out, x)`: reading R170), never for a name it cannot tell from a device or a dtype. A
+device chosen at run time, written inline (`.to("cuda" if torch.cuda.is_available() else "cpu")`), is
+a move to the accelerator as the same device held by a name is (reading R172). The fix adds `device=x.device` to the factory and keeps the `.to(x)`, which then
 only casts: values, dtype and device are those of before. Safe for deterministic factories when `x`
 is a name or an attribute chain (with a call in it, `x` would be evaluated twice: no fix), unsafe for
 random ones, and none when ops stand between factory and move. The runtime guard does not rewrite

@@ -3210,7 +3210,8 @@ or inference loop (no backward and no optimizer or scaler step in it, around it,
 makes whose name says it may train: `train_step`, `take_step`, unless it makes it under
 `torch.no_grad()`: `training_model(**batch)` there trains nothing), a branch that runs only in
 evaluation (`if stage == "val":`, the `else` of `if self.training:`, of `if is_training:` or of
-`if phase in (Phase.TRAIN, Phase.VALIDATE):`), or a function that every visible
+`if phase in (Phase.TRAIN, Phase.VALIDATE):`, what follows `if self.training [or ...]: return`:
+reading R168), or a function that every visible
 call chain runs from such a loop or from Lightning's `validation_step`/`test_step`. Evaluation has
 to bring its results to the host (metrics in numpy or scikit-learn, kept predictions, plots,
 decoding, files), and copying them batch by batch is what bounds the device memory they take:
@@ -3262,7 +3263,10 @@ a loader before `.to(device)`) are read without a sync and never flagged (a name
 differently is known to be on the host only when every branch leaves it there: `loss_mi =
 helper(...)` in one and `loss_mi = torch.tensor(0.)` in the other may be on the device; reading R67); neither is a sync under an
 `if step % N == 0:` (or the `else` of `if step % N != 0:`, reading R140; or `if i == 0:` / `if i < 5:` /
-`if i == len(loader) - 1:` / `if step == args.warmup_steps:` (a setting, reading R142) on the counter of that
+`if i == len(loader) - 1:` / `if step == args.warmup_steps:` (a setting, reading R142) / `if j <
+args.num_plots:` (reading R166; not what follows an early `continue` under such a first-steps test,
+which runs every later step: reading R171) / `if self.control.should_log:` (the Trainer's flags,
+reading R174) on the counter of that
 loop, not of an outer one, nor of a loop inside a step body that takes no batches and runs no update in
 each pass, which runs whole every step even when it calls a model: reading R69;
 or a name the loop sets to such a test, `is_log_step = step % N == 0`) that does not itself run the
