@@ -3,9 +3,19 @@ with and without torchperf-lint loaded, alternately. Prints the ratio (target <=
 
     python benchmarks/plugin_overhead.py [--repeat 3] [PATH ...]
 
-Without paths it lints the installed torch's ``nn`` and ``utils`` packages (found without
-importing torch). "Without the plugin" runs the same flake8 with this distribution's entry point
-filtered out of flake8's plugin finder, so everything else is identical.
+Without paths it lints torch's ``nn`` and ``utils`` packages (found without importing torch) as a
+project of their own: copied to a temporary folder, ``<tmp>/torch/{nn,utils}`` beside a
+``pyproject.toml``, so that the project index sees the project a user lints whole (every importer
+is a linted file; ``torch.nn...`` imports resolve), wherever torch is installed. (Linted where
+they are installed, each file's project is its own folder, project_root's environment boundary;
+``--in-place`` measures that. Before that boundary existed, the torch installed in this
+repository's ``.venv`` took the repository as its project, and the index summarised the
+repository's own files as torch's importers: the thirty-fourth session's section of CLI.md.)
+"Without the plugin" runs the same flake8 with this distribution's entry point filtered out of
+flake8's plugin finder, so everything else is identical.
+
+The index's cache: each run with the plugin gets a fresh, empty ``TORCHPERF_LINT_CACHE_DIR`` (a cold
+run, the default); ``--warm`` gives every run one directory that a first, untimed run filled.
 
 The linter's own bytecode is compiled first (``compileall`` of the ``torchperf_lint`` package the
 runs import), as ``pip install`` leaves it for a user: with ``PYTHONDONTWRITEBYTECODE`` set (this
@@ -82,12 +92,28 @@ def torch_paths():
     return [os.path.join(root, "nn"), os.path.join(root, "utils")]
 
 
-def cpu_seconds(mode, paths):
+def project_copy(paths, folder):
+    """Copy each of ``paths`` (folders of one package) to ``folder/<package>/<name>`` beside a
+    ``pyproject.toml``: a project of their own. Returns the copied paths, in order."""
+    with open(os.path.join(folder, "pyproject.toml"), "w"):
+        pass
+    copied = []
+    for path in paths:
+        path = os.path.abspath(path)
+        target = os.path.join(folder, os.path.basename(os.path.dirname(path)), os.path.basename(path))
+        shutil.copytree(path, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        copied.append(target)
+    return copied
+
+
+def cpu_seconds(mode, paths, cache_dir=None):
     """(CPU seconds of the child as the OS counts them, and as it read them itself: its total,
-    the plugin's own share, the collector's)."""
+    the plugin's own share, the collector's). ``cache_dir``: the index's cache for the run (None:
+    a fresh one)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    with tempfile.NamedTemporaryFile("r", suffix=".txt") as report:
-        subprocess.run([sys.executable, "-c", RUNNER, mode, report.name, *paths], check=True)
+    with tempfile.NamedTemporaryFile("r", suffix=".txt") as report, tempfile.TemporaryDirectory() as fresh:
+        env = dict(os.environ, TORCHPERF_LINT_CACHE_DIR=cache_dir or fresh)
+        subprocess.run([sys.executable, "-c", RUNNER, mode, report.name, *paths], check=True, env=env)
         inside = tuple(float(x) for x in report.read().split())
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), inside
@@ -125,18 +151,34 @@ def main():
     parser.add_argument("--repeat", type=int, default=3, help="runs of each mode; the minimum counts")
     parser.add_argument("--compile-in-run", action="store_true",
                         help="leave the linter's bytecode uncompiled (each run compiles its source)")
+    parser.add_argument("--in-place", action="store_true",
+                        help="lint torch's folders where they are installed, not a copy made a project")
+    parser.add_argument("--warm", action="store_true",
+                        help="one index cache for every run, filled by a first untimed run (default: cold)")
     args = parser.parse_args()
     compile_linter(keep=not args.compile_in_run)
-    paths = args.paths or torch_paths()
+    with tempfile.TemporaryDirectory() as scratch:
+        paths = args.paths or torch_paths()
+        if not args.paths and not args.in_place:
+            paths = project_copy(paths, scratch)
+        cache_dir = None
+        if args.warm:
+            cache_dir = os.path.join(scratch, ".index-cache")
+            cpu_seconds("with", paths, cache_dir)  # fills it
+        measure(args, paths, cache_dir)
+
+
+def measure(args, paths, cache_dir):
     files, size = tree_size(paths)
-    print(f"linting {files} files, {size / 1e6:.1f} MB: {' '.join(paths)}")
+    print(f"linting {files} files, {size / 1e6:.1f} MB: {' '.join(paths)} "
+          f"(index cache: {'warm' if cache_dir else 'cold, a fresh one each run'})")
     # The two modes alternate (the order too): on a shared VM the CPU's speed drifts by a quarter
     # within a minute, and runs taken back to back see the same machine.
     withouts, withs, ratios, inside, inside_without = [], [], [], [], []
     for attempt in range(args.repeat):
         order = ("with", "without") if attempt % 2 else ("without", "with")
         for mode in order:
-            seconds, read = cpu_seconds(mode, paths)
+            seconds, read = cpu_seconds(mode, paths, cache_dir)
             if mode == "with":
                 withs.append(seconds)
                 inside.append(read)

@@ -51,7 +51,7 @@ from .names import (INTROSPECTION_BUILTINS, MODULO_FUNCTIONS, MODULO_OWNERS, TRA
                     VALUE_KEEPING_CONVERSIONS, ImportTable, bound_names, dotted_name_ast, text_mentions_torch_import)
 from .throttles import ast_throttled_branch, ast_throttles
 from .segments import BLOCK_FIELDS, CHILD_FIELDS, _push_children as push_children, walk_ast, walk_statements
-from .project_root import find_project_root
+from .project_root import find_project_root, inside_environment
 from .interval_gates import ast_gates_what_follows
 from .inference_calls import (ast_evaluation_rest, ast_stage_test, ast_turns_grad_off, call_mode,
                               called_outside_evaluation)
@@ -97,11 +97,14 @@ def find_root(path: str) -> str:
     """The project root of ``path`` (a file): the nearest folder above it with a marker
     (project_root.py, the one definition the front ends share); with none, the folder being linted
     (the working directory, where flake8, the CLI and editors run, when the file is inside it),
-    else the file's own folder."""
+    else the file's own folder. A file installed in a Python environment (project_root's boundary)
+    without a marker of its own gets its own folder, wherever the environment is."""
     folder = os.path.dirname(os.path.abspath(path))
     marked = find_project_root(folder, _ROOTS["memo"])
     if marked is not None:
         return marked
+    if inside_environment(folder):
+        return folder  # an installed package's file: not the project that holds the environment
     try:
         cwd = os.getcwd()
     except OSError:
