@@ -8450,6 +8450,28 @@ CORPUS = [
     {"name": "DiffMemorize", "github": "sail-sg/DiffMemorize", "set": "holdout202",
      "commit": "39efb7c13895c64a98b250ed72287e27765fd268",
      "take": ["train.py", "training", "torch_utils", "dnnlib", "generate_edm.py"], "only": "*.py", "drop": []},
+    # holdout203 (2026-11-29): entries below this line.
+    # holdout203 set: neural rendering and 3D reconstruction training code (Gaussian splatting, dynamic NeRF,
+    # neural implicit surfaces, K-Planes, multi-view stereo; own loops), labelled by reading only; corpus in
+    # /work/corpus_h203 (docs/framework_corpus_holdout203.md).
+    {"name": "mip-splatting", "github": "autonomousvision/mip-splatting", "set": "holdout203",
+     "commit": "dda02ab5ecf45d6edb8c540d9bb65c7e451345a9",
+     "take": ["arguments", "gaussian_renderer", "scene", "utils", "train.py", "metrics.py", "render.py"], "only": "*.py", "drop": []},
+    {"name": "MVSNet_pytorch", "github": "xy-guo/MVSNet_pytorch", "set": "holdout203",
+     "commit": "e0f2ae3d7cb2dd13807b775f2075682eaa7f1521",
+     "take": ["datasets", "models", "train.py", "utils.py", "eval.py"], "only": "*.py", "drop": []},
+    {"name": "PatchmatchNet", "github": "FangjinhuaWang/PatchmatchNet", "set": "holdout203",
+     "commit": "974abc0033a109fe4cbba70cb5c222d7f47ba2c9",
+     "take": ["datasets", "models", "train.py", "utils.py", "eval.py"], "only": "*.py", "drop": []},
+    {"name": "D-NeRF", "github": "albertpumarola/D-NeRF", "set": "holdout203",
+     "commit": "21372030b6b7fbe7832124a3b3b51607ee572224",
+     "take": ["load_blender.py", "run_dnerf.py", "run_dnerf_helpers.py"], "only": "*.py", "drop": []},
+    {"name": "monosdf", "github": "autonomousvision/monosdf", "set": "holdout203",
+     "commit": "12513009cd20a08b35ddc2c55a7e42da2c7baf43",
+     "take": ["code"], "only": "*.py", "drop": ["code/hashencoder"]},
+    {"name": "K-Planes", "github": "sarafridov/K-Planes", "set": "holdout203",
+     "commit": "b4cea7212cd5cf2d33889d9b6795873d1e0cd919",
+     "take": ["plenoxels"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8679,7 +8701,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 203)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 204)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
