@@ -8472,6 +8472,14 @@ CORPUS = [
     {"name": "K-Planes", "github": "sarafridov/K-Planes", "set": "holdout203",
      "commit": "b4cea7212cd5cf2d33889d9b6795873d1e0cd919",
      "take": ["plenoxels"], "only": "*.py", "drop": []},
+{"name": "R2GenCMN", "github": "cuhksz-nlp/R2GenCMN", "set": "holdout204", "commit": "852512d7be5e7d121b7626b0c2a9341d51e802a3", "take": ["main.py", "models", "modules"], "only": "*.py", "drop": []},
+{"name": "DTFD-MIL", "github": "hrzhang1123/DTFD-MIL", "set": "holdout204", "commit": "10964f4dcc27c65ce110a0e9a3b9240bff58da8a", "take": ["Main_DTFD_MIL.py", "Model", "utils.py"], "only": "*.py", "drop": []},
+{"name": "MCAT", "github": "mahmoodlab/MCAT", "set": "holdout204", "commit": "b9cca63be83c67de7f95308d54a58f80b78b0da1", "take": ["main.py", "datasets", "models", "utils"], "only": "*.py", "drop": []},
+{"name": "LKU-Net", "github": "xi-jia/LKU-Net", "set": "holdout204", "commit": "30c5555eeb00c2e95981acb83849d636e92bda12", "take": ["LKU-Net_2D_OASIS/train.py", "LKU-Net_2D_OASIS/Functions.py", "LKU-Net_2D_OASIS/Models.py", "LKU-Net_3D_IXI/train.py", "LKU-Net_3D_IXI/Models.py", "LKU-Net_3D_IXI/utils.py", "LKU-Net_3D_IXI/data"], "only": "*.py", "drop": []},
+{"name": "BCP", "github": "DeepMed-Lab-ECNU/BCP", "set": "holdout204", "commit": "7879f988872f561231f73eecd5b4e232e54fa2bd", "take": ["code/ACDC_BCP_train.py", "code/LA_BCP_train.py", "code/networks", "code/utils", "code/dataloaders/dataset.py"], "only": "*.py", "drop": []},
+{"name": "CA-Net", "github": "HiLab-git/CA-Net", "set": "holdout204", "commit": "94f2624ee6344a960655183b9c1cc8dfb088498a", "take": ["main.py", "validation.py", "Models", "utils", "Datasets"], "only": "*.py", "drop": []},
+{"name": "LViT", "github": "HUANGLIZI/LViT", "set": "holdout204", "commit": "a9b0b412415928d9c6a09459f66b263ab1a2bf06", "take": ["Config.py", "Load_Dataset.py", "Train_one_epoch.py", "nets", "train_model.py", "utils.py"], "only": "*.py", "drop": []},
+{"name": "SYMNet", "github": "cwmok/Fast-Symmetric-Diffeomorphic-Image-Registration-with-Convolutional-Neural-Networks", "set": "holdout204", "commit": "e59968b103503f7b3c307bd4fd93648d0f8980c1", "take": ["Code/Functions.py", "Code/Models.py", "Code/Train_sym_neurite_oasis.py", "Code/Train_sym_onepass.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8701,7 +8709,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 204)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 205)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
