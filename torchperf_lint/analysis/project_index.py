@@ -67,7 +67,7 @@ from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_r
                          interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "78"
+INDEX_VERSION = "79"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -176,7 +176,18 @@ def _assignments(node: ast.AST):
 
 
 def _is_class_name(dotted: Optional[str]) -> bool:
-    return bool(dotted) and dotted.rsplit(".", 1)[-1][:1].isupper()
+    """Does the last part of ``dotted`` read as a class: capitalised (``DiceLoss``), or a lower-case
+    prefix before a capitalised word (BCP's ``losses.mask_DiceLoss``, holdout204; R178)? The
+    step-body walk keeps a name only if it resolves to a project class."""
+    if not dotted:
+        return False
+    last = dotted.rsplit(".", 1)[-1]
+    return last[:1].isupper() or (last[:1].islower() and _PREFIXED_CLASS.match(last) is not None)
+
+
+# ``mask_DiceLoss``, ``my_Net``: lower-case words, then a capitalised word that goes on in lower
+# case (not ``to_PIL``, ``get_ID``: an acronym after a verb names no class)
+_PREFIXED_CLASS = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*_[A-Z][a-z]")
 
 
 # Wrappers whose calls run the wrapped module's ``forward`` on the same process's inputs. Not
