@@ -8480,6 +8480,34 @@ CORPUS = [
 {"name": "CA-Net", "github": "HiLab-git/CA-Net", "set": "holdout204", "commit": "94f2624ee6344a960655183b9c1cc8dfb088498a", "take": ["main.py", "validation.py", "Models", "utils", "Datasets"], "only": "*.py", "drop": []},
 {"name": "LViT", "github": "HUANGLIZI/LViT", "set": "holdout204", "commit": "a9b0b412415928d9c6a09459f66b263ab1a2bf06", "take": ["Config.py", "Load_Dataset.py", "Train_one_epoch.py", "nets", "train_model.py", "utils.py"], "only": "*.py", "drop": []},
 {"name": "SYMNet", "github": "cwmok/Fast-Symmetric-Diffeomorphic-Image-Registration-with-Convolutional-Neural-Networks", "set": "holdout204", "commit": "e59968b103503f7b3c307bd4fd93648d0f8980c1", "take": ["Code/Functions.py", "Code/Models.py", "Code/Train_sym_neurite_oasis.py", "Code/Train_sym_onepass.py"], "only": "*.py", "drop": []},
+    # holdout205 (2026-11-29): entries below this line.
+    # holdout205 set: scientific ML training code (neural operators, PINO, mesh-based fluid surrogates, PDE solver
+    # libraries, diffusion forecasting, an interatomic potential, physics-constrained CNNs; own loops and Lightning), labelled by reading only;
+    # corpus in /work/corpus_h205 (docs/framework_corpus_holdout205.md).
+    {"name": "meshGraphNets_pytorch", "github": "echowve/meshGraphNets_pytorch", "set": "holdout205",
+     "commit": "afe3f51a08d100d88312a269662076904ae95f8d",
+     "take": ["dataset", "model", "train.py", "rollout.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "ConvolutionalNeuralOperator", "github": "camlab-ethz/ConvolutionalNeuralOperator", "set": "holdout205",
+     "commit": "6e765198aa02b56352e0a3437104b9d9e337176e",
+     "take": ["CNO1d_simplified/TraincCNO.py", "CNO1d_simplified/CNO1d.py", "CNO2d_simplified", "CNO2d_classic/TrainCNO.py", "CNO2d_classic/CNOModule.py", "CNO2d_classic/Problems/CNOBenchmarks.py", "CNO2d_classic/training", "CNO2d_temporal/CNO_timeModule_CIN.py", "CNO2d_temporal/TrainCNO_time_L.py", "CNO2d_temporal/DataLoaders", "CNO2d_temporal/training"], "only": "*.py", "drop": []},
+    {"name": "deeponet-fno", "github": "lu-group/deeponet-fno", "set": "holdout205",
+     "commit": "8096dda3dd31535156a3113ae647a8bb050c3fc0",
+     "take": ["src/advection_II_III/fno.py", "src/advection_II_III/fno_time.py", "src/advection_II_III/utilities3.py", "src/burgers/fourier_1d.py", "src/burgers/utilities3.py", "src/darcy_rectangular_pwc/fourier_2d.py", "src/darcy_rectangular_pwc/utilities3.py", "src/darcy_triangular_notch/fno", "src/instability_wave/fourier_2d.py", "src/instability_wave/utilities3.py"], "only": "*.py", "drop": []},
+    {"name": "physics_informed", "github": "neuraloperator/physics_informed", "set": "holdout205",
+     "commit": "3b6bc307c63c64057d0496753bf1af5f44ac5108",
+     "take": ["train_utils", "models", "train_burgers.py", "train_darcy.py", "train_no.py", "train_operator.py", "train_pino.py", "train_PINO3d.py", "train_unet.py", "run_pino2d.py", "run_pino3d.py"], "only": "*.py", "drop": []},
+    {"name": "Neural-Solver-Library", "github": "thuml/Neural-Solver-Library", "set": "holdout205",
+     "commit": "db942b72c6b3972bad217300e3cbdb8004a1a80b",
+     "take": ["exp", "run.py", "models", "layers", "utils", "data_provider"], "only": "*.py", "drop": []},
+    {"name": "cace", "github": "BingqingCheng/cace", "set": "holdout205",
+     "commit": "19ae23c052fd4c783090688338803d24815ab898",
+     "take": ["cace", "examples/water_train.py", "examples/water_train_pl.py", "examples/water_train_w_ft_pl.py", "scripts/train.py"], "only": "*.py", "drop": ["cace/tools/torch_geometric"]},
+    {"name": "dyffusion", "github": "Rose-STL-Lab/dyffusion", "set": "holdout205",
+     "commit": "89cb962025585d676807d4061fb184dd0b23cbf8",
+     "take": ["src", "run.py"], "only": "*.py", "drop": []},
+    {"name": "phygeonet", "github": "Jianxun-Wang/phygeonet", "set": "holdout205",
+     "commit": "cb146bcf25dd161d89046281217087c139cba632",
+     "take": ["case0/case0_main.py", "case1/case1_main.py", "case2/case2_main.py", "case2/case2_eval.py", "case3/case3_main.py", "case3/case3_eval.py", "case4/case4_main.py", "case4/case4_eval.py", "source"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8709,7 +8737,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 205)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 206)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
