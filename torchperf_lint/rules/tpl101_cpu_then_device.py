@@ -180,8 +180,13 @@ class CpuThenDevice(Rule):
     def _normal_of_numbers(self, factory: cst.Call) -> bool:
         """``torch.normal(0.0, 1.0, size=(n,))``: the mean and the std are numbers (written, or not
         known to be tensors), so the sample is made on the CPU; with a tensor mean or std it is made
-        on that tensor's device."""
+        on that tensor's device. With a ``size`` (``torch.normal(mean=0.0, std=noise_std,
+        size=shape)``) the mean and the std are numbers whatever they are written as: torch's one
+        overload with a size takes floats (a 0-dim tensor is read with ``.item()``) and draws on the
+        default device (meshGraphNets' ``get_velocity_noise``, holdout205; R179)."""
         data = positional(factory)
+        if len(data) >= 3 or any(a.keyword is not None and a.keyword.value == "size" for a in factory.args):
+            return True
         given = [a.value for a in data[:2]] + [a.value for a in factory.args
                                                 if a.keyword is not None and a.keyword.value in ("mean", "std")]
         # (numbers written or known Python values, not a name of unknown kind: ``mean = h.mean(0)``)
@@ -1385,7 +1390,8 @@ numbers and leaves the CPU generator where it was, so later CPU draws change; an
 the `device=` argument's line.
 
 `torch.normal(mean, std)` is a CPU factory only when its mean and std are numbers: given tensors it
-draws on their device, and nothing is made on the host.
+draws on their device, and nothing is made on the host. Given a `size`, it is a CPU factory whatever
+its mean and std are written as (torch's overload with a size takes numbers; reading R179).
 
 Views and casts keep the tensor a fresh host one whether written as methods or as torch functions
 (`torch.triu(torch.ones(n, n), 1).to(device)`, `torch.unsqueeze(torch.tensor([k]), 0).cuda()`;
