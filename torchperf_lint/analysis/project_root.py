@@ -44,9 +44,10 @@ def inside_environment(path: str) -> bool:
 
 def find_project_root(path: str, memo: Optional[Dict[str, Optional[str]]] = None) -> Optional[str]:
     """The absolute project root of ``path`` (a file or a folder), or None when no folder at or
-    above it holds a marker, up to the environment folder it is installed in, if any. ``memo`` (folder -> root) spares a run the same stat calls for every
-    file of a folder; it is the caller's, so a long-lived process (an editor's server) that makes
-    a new one per request sees a pyproject.toml made after it started."""
+    above it, up to the environment folder it is installed in if any, holds a marker. ``memo``
+    (folder -> root) spares a run the same stat calls for every file of a folder; it is the
+    caller's, so a long-lived process (an editor's server) that makes a new one per request sees a
+    pyproject.toml made after it started."""
     absolute = os.path.abspath(path)
     folder = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
     walked = []
