@@ -8508,6 +8508,34 @@ CORPUS = [
     {"name": "phygeonet", "github": "Jianxun-Wang/phygeonet", "set": "holdout205",
      "commit": "cb146bcf25dd161d89046281217087c139cba632",
      "take": ["case0/case0_main.py", "case1/case1_main.py", "case2/case2_main.py", "case2/case2_eval.py", "case3/case3_main.py", "case3/case3_eval.py", "case4/case4_main.py", "case4/case4_eval.py", "source"], "only": "*.py", "drop": []},
+    # holdout207 (2026-11-29): entries below this line.
+    # holdout207 set: image-to-image translation and editing (fast and multi-style transfer, flow-based style
+    # transfer, inpainting, shadow and reflection removal, unpaired translation; own loops), labelled by reading only;
+    # corpus in /work/corpus_h207 (docs/framework_corpus_holdout207.md).
+    {"name": "fast-neural-style", "github": "abhiskk/fast-neural-style", "set": "holdout207",
+     "commit": "df085308a7af0fdde7621ce83b2911f58c8d1c55",
+     "take": ["neural_style"], "only": "*.py", "drop": []},
+    {"name": "generative-inpainting-pytorch", "github": "daa233/generative-inpainting-pytorch", "set": "holdout207",
+     "commit": "c6cdaea0427b37b5b38a3f48d4355abf9566c659",
+     "take": ["data", "model", "utils", "train.py", "trainer.py"], "only": "*.py", "drop": []},
+    {"name": "pytorch-inpainting-with-partial-conv", "github": "naoto0804/pytorch-inpainting-with-partial-conv", "set": "holdout207",
+     "commit": "8d64e7ec57106ddfee28656405175774eb780936",
+     "take": ["evaluation.py", "loss.py", "net.py", "opt.py", "places2.py", "test.py", "train.py", "util"], "only": "*.py", "drop": []},
+    {"name": "ERRNet", "github": "Vandermode/ERRNet", "set": "holdout207",
+     "commit": "d5892117f0891f733f54ab775cfb67812a05a0c3",
+     "take": ["data", "engine.py", "models", "options", "train_errnet.py", "train_errnet_unaligned.py", "util"], "only": "*.py", "drop": []},
+    {"name": "ShadowFormer", "github": "GuoLanqing/ShadowFormer", "set": "holdout207",
+     "commit": "f72158109ff3f09b4ee67d343cdc7c7b83c5ce6d",
+     "take": ["dataset.py", "losses.py", "model.py", "options.py", "test.py", "train.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "ArtFlow", "github": "pkuanjie/ArtFlow", "set": "holdout207",
+     "commit": "bbc33ecb745989efc9ef937118c60cbcee4153b2",
+     "take": ["continuous_transfer.py", "function.py", "glow_adain.py", "glow_decorator.py", "glow_wct.py", "net.py", "sampler.py", "test.py", "train.py"], "only": "*.py", "drop": []},
+    {"name": "PyTorch-Multi-Style-Transfer", "github": "zhanghang1989/PyTorch-Multi-Style-Transfer", "set": "holdout207",
+     "commit": "75d256049a6af7ceccae01bd5c472556478048ea",
+     "take": ["experiments"], "only": "*.py", "drop": []},
+    {"name": "DRIT", "github": "HsinYingLee/DRIT", "set": "holdout207",
+     "commit": "f19f50a8fa5f28dffbd93a0ed034da616232d769",
+     "take": ["src"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8737,7 +8765,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 206)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 208)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
