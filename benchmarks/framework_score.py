@@ -8536,6 +8536,34 @@ CORPUS = [
     {"name": "DRIT", "github": "HsinYingLee/DRIT", "set": "holdout207",
      "commit": "f19f50a8fa5f28dffbd93a0ed034da616232d769",
      "take": ["src"], "only": "*.py", "drop": []},
+    # holdout208 (2026-11-29): entries below this line.
+    # holdout208 set: sequence-to-sequence text generation (summarisation, NMT, data-to-text, GEC; own loops,
+    # Lightning, HF Seq2SeqTrainer subclasses, fastNLP), labelled by reading only; corpus in /work/corpus_h208
+    # (docs/framework_corpus_holdout208.md).
+    {"name": "Text-Summarizer-Pytorch", "github": "rohithreddy024/Text-Summarizer-Pytorch", "set": "holdout208",
+     "commit": "5f1ae3d1926bed5cc03279319b10762f87aac559",
+     "take": ["beam_search.py", "data_util", "eval.py", "model.py", "train.py", "train_util.py"], "only": "*.py", "drop": []},
+    {"name": "DiffuSeq", "github": "Shark-NLP/DiffuSeq", "set": "holdout208",
+     "commit": "f78945d79de5783a4329695c0adb1e11adde31bf",
+     "take": ["basic_utils.py", "diffuseq", "sample_seq2seq.py", "scripts", "train.py", "train_util.py"], "only": "*.py", "drop": []},
+    {"name": "picard", "github": "ElementAI/picard", "set": "holdout208",
+     "commit": "6a252386bed6d4233f0f13f4562d8ae8608e7445",
+     "take": ["seq2seq"], "only": "*.py", "drop": []},
+    {"name": "CoNT", "github": "Shark-NLP/CoNT", "set": "holdout208",
+     "commit": "6023bafcf5d761906c95f29096677cd8fe7fb4a3",
+     "take": ["model", "train.py", "inference.py"], "only": "*.py", "drop": []},
+    {"name": "nmtpytorch", "github": "lium-lst/nmtpytorch", "set": "holdout208",
+     "commit": "fa31279aeb68ef1fdae9b8e7b6b331d134ad4c63",
+     "take": ["nmtpytorch"], "only": "*.py", "drop": ["nmtpytorch/cocoeval", "nmtpytorch/models/stale"]},
+    {"name": "GraphWriter", "github": "rikdz/GraphWriter", "set": "holdout208",
+     "commit": "f228420aa48697dfb7a1ced3a62f955031664ed3",
+     "take": ["eval.py", "generator.py", "lastDataset.py", "models", "pargs.py", "train.py", "vectorize.py"], "only": "*.py", "drop": []},
+    {"name": "plms-graph2text", "github": "UKPLab/plms-graph2text", "set": "holdout208",
+     "commit": "62c522c84aee00ae8aeaa465287b783eb853971e",
+     "take": ["agenda", "amr", "webnlg"], "only": "*.py", "drop": ["amr/data", "webnlg/data"]},
+    {"name": "GrammaticalErrorCorrection", "github": "rainavyas/GrammaticalErrorCorrection", "set": "holdout208",
+     "commit": "873a7a725b418165ac0b4835143d8744f2397272",
+     "take": ["align_preds.py", "calculate_scores.py", "data_prep.py", "evaluate.py", "tools.py", "train.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8765,7 +8793,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 208)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 209)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
