@@ -7,7 +7,7 @@ import torch
 
 from torchperf_lint.engine import fix_source
 
-from _diagnostics import CPU_CREATION_TEMPLATE, rule_diagnostics
+from _diagnostics import CPU_CREATION_TEMPLATE, SYNC_TEMPLATE, found, rule_diagnostics
 
 NOISE = """\
 import torch
@@ -55,3 +55,88 @@ def test_normal_of_tensors_or_of_unknown_values_without_a_size_stays_silent():
     unknown kind may be one (lightning-ir, R-reading of holdout 13)."""
     for args in ("velocity_sequence, noise_std", "mean=velocity_sequence, std=noise_std"):
         assert rule_diagnostics(NOISE.format(args=args), "TPL101") == [], args
+
+
+VALIDATION_RECORDS = """\
+import torch
+
+
+def run(model, opt, loader, val_gen, val_losses, res_dic, kept):
+    for x, y in loader:
+        loss = model(x.cuda()).sum()
+        loss.backward()
+        opt.step()
+    model.eval()
+    with torch.no_grad():
+        for data in val_gen:
+            m1 = data[0].cuda()
+            clean = data[-1].cuda()
+            rec = model(m1)
+            for loss_name, loss_func in val_losses.items():
+                l = loss_func(rec, clean)
+                {record}
+"""
+TOLIST = SYNC_TEMPLATE.format(what="`.tolist()`")
+
+
+def test_a_metric_recorded_with_tolist_in_a_validation_loop_is_a_running_record():
+    """sudo_rm_rf's ``res_dic[loss_name]["acc"] += l.tolist()`` per validation batch (holdout206, 9
+    labels): Python numbers collected only to be averaged after the loop, a running record (R22)
+    that could stay on the device, not a kept prediction (R7) or a result the host works with (R8):
+    reported (R180). Also a record appended to, and a copy of a value named as a loss."""
+    for record, receiver in (('res_dic[loss_name]["acc"] += l.tolist()', "l.tolist"),
+                             ("kept.val_losses.extend(l.tolist())", "l.tolist"),
+                             ("kept.append(loss_vals.tolist())", "loss_vals.tolist")):
+        source = VALIDATION_RECORDS.format(record=record).replace(
+            "l = loss_func(rec, clean)", "l = loss_vals = loss_func(rec, clean)")
+        # (reported at the copy's receiver, as every sync: the column of ``l`` in ``l.tolist()``)
+        assert found(source) == [("TPL102", 17, 16 + record.index(receiver), TOLIST)], record
+
+
+def test_predictions_kept_with_tolist_in_a_validation_loop_stay_silent():
+    """The same loop keeping predictions (a record not named as a metric's, a copy of the model's
+    output): results the run is for (R7, R8), silent as before."""
+    for record in ('res_dic[loss_name]["preds"] += rec.tolist()', "kept.extend(rec.argmax(1).tolist())",
+                   'res_dic[loss_name]["total"] += l.tolist()'):
+        assert found(VALIDATION_RECORDS.format(record=record)) == [], record
+
+
+LOG_LOSS_DICT = """\
+import numpy as np
+import torch
+
+
+def log_loss_dict(diffusion, ts, {losses}):
+    for key, values in {losses}.items():
+        logger.logkv_mean(key, values.mean().item())
+        for sub_t, sub_loss in zip(ts.cpu().numpy(), values.detach().cpu().numpy()):
+            quartile = int(4 * sub_t / diffusion.num_timesteps)
+            logger.logkv_mean(f"{{key}}_q{{quartile}}", sub_loss)
+
+
+def train(model, loader, opt, diffusion):
+    for batch in loader:
+        batch = batch.cuda()
+        t = torch.randint(0, 10, (batch.shape[0],), device="cuda")
+        out = {{"loss": model(batch, t)}}
+        log_loss_dict(diffusion, t, out)
+        out["loss"].mean().backward()
+        opt.step()
+"""
+ITEM = SYNC_TEMPLATE.format(what="`.item()`")
+CPU = SYNC_TEMPLATE.format(what="`.cpu()`")
+CHAIN = " (called every step from train.py:18)"
+
+
+def test_numpy_copies_of_the_values_of_a_loss_dict_in_a_helper_are_a_metric():
+    """guided-diffusion's ``log_loss_dict`` (labelled in five sets; DiffuSeq's copy in holdout208):
+    ``values`` runs over ``losses.items()``, so its numpy copies, made every step only to log
+    quartiles, are a loss's copies, which R48 keeps reported (R181); the timesteps' copy on the same
+    line is no metric (R48: a helper's numpy work), so the line has one finding."""
+    assert found(LOG_LOSS_DICT.format(losses="losses")) == [
+        ("TPL102", 7, 31, ITEM + CHAIN), ("TPL102", 8, 53, CPU + CHAIN)]
+
+
+def test_numpy_copies_of_the_values_of_a_dict_not_named_as_a_metric_stay_silent():
+    """The same helper over a dict of outputs: R48's host work in a helper, silent as before."""
+    assert found(LOG_LOSS_DICT.format(losses="outputs")) == [("TPL102", 7, 31, ITEM + CHAIN)]
