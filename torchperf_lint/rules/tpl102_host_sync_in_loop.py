@@ -2885,6 +2885,15 @@ def train(model, loader, optimizer, results):
 RULE.INVALID = (
     """
 import torch
+def validate(model, loader, losses, record):
+    with torch.no_grad():                        # evaluation, but a metric is no kept result (R180)
+        for x, y in loader:
+            out = model(x.cuda())
+            for name, loss_fn in losses.items():
+                record[name]["loss"] += loss_fn(out, y.cuda()).tolist()  # TPL102
+""",
+    """
+import torch
 def sample(model, x, steps, mask_id):
     for step in range(steps):
         logits = model(x)
