@@ -455,8 +455,6 @@ class HostSyncInLoop(Rule):
         ctx = self.ctx
         if read_as_number(ctx.stack) and (_copies_a_reduction(ctx.stack[-1]) or _copies_a_metric(ctx.stack[-1])):
             return False
-        if _records_a_metric(ctx.stack):
-            return False  # (R180, as in _evaluation_copy)
         scope = self._inference_scope()
         if scope is None:
             return False
@@ -484,8 +482,6 @@ class HostSyncInLoop(Rule):
         ctx = self.ctx
         if shown(ctx.stack) or read_as_number(ctx.stack):
             return False  # ``print(pred.cpu())``, ``loss.cpu().item()``: read as a metric is
-        if _records_a_metric(ctx.stack):
-            return False  # ``res["acc"] += l.tolist()``: a running record of numbers (R22, R180)
         return self._in_code_that_trains_nothing()
 
     def _in_code_that_trains_nothing(self) -> bool:
@@ -1908,35 +1904,6 @@ def _item_of_a_metric_dict(path, name: str) -> bool:
     return False
 
 
-# Names of a metric's record (R180): losses, accuracies, errors, and the scores of evaluation
-# metrics; not "total", "sum", "count" or "score", which also name kept predictions.
-_METRIC_RECORD = re.compile(r"loss|acc|err|ppl|perplex|psnr|ssim|sdr|snr|bleu|rouge|auc|mse|mae|metric", re.I)
-
-
-def _records_a_metric(path) -> bool:
-    """Is the ``.tolist()`` at the end of ``path`` added to a record named as a metric's
-    (``res_dic[loss_name]["acc"] += l.tolist()``, ``val_losses.extend(loss.tolist())``), or a copy of
-    a value so named? Python numbers collected step by step only to be averaged later: a running
-    record (R22), which the loop could keep on the device and copy once, not a kept prediction (R7)
-    or an evaluation result the host works with (R8). sudo_rm_rf's validation loops, holdout206."""
-    copy = path[-1]
-    found = method_call(copy) if isinstance(copy, cst.Call) else None
-    if found is None or found[1] != "tolist" or len(path) < 2:
-        return False
-    named = _value_name(found[0]) if isinstance(found[0], (cst.Name, cst.Attribute, cst.Subscript)) else None
-    if named is not None and _METRIC_RECORD.search(named):
-        return True
-    parent = path[-2]
-    if isinstance(parent, cst.AugAssign) and parent.value is copy:
-        record = _value_name(parent.target)
-    elif (isinstance(parent, cst.Arg) and len(path) >= 3 and isinstance(path[-3], cst.Call)
-          and isinstance(path[-3].func, cst.Attribute) and path[-3].func.attr.value in ("append", "extend")):
-        record = _value_name(path[-3].func.value)
-    else:
-        return False
-    return record is not None and _METRIC_RECORD.search(record) is not None
-
-
 def _copies_a_reduction(copy) -> bool:
     """Is ``copy`` (``X.cpu()``) a copy of a whole reduction (``hits.mean().cpu()``)?"""
     found = method_call(copy) if isinstance(copy, cst.Call) else None
@@ -2883,15 +2850,6 @@ def train(model, loader, optimizer, results):
 
 )
 RULE.INVALID = (
-    """
-import torch
-def validate(model, loader, losses, record):
-    with torch.no_grad():                        # evaluation, but a metric is no kept result (R180)
-        for x, y in loader:
-            out = model(x.cuda())
-            for name, loss_fn in losses.items():
-                record[name]["loss"] += loss_fn(out, y.cuda()).tolist()  # TPL102
-""",
     """
 import torch
 def sample(model, x, steps, mask_id):
