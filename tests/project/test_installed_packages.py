@@ -117,3 +117,30 @@ def test_a_marker_inside_the_installed_package_still_counts(tmp_path, monkeypatc
     assert find_project_root(str(package / "metrics.py")) == str(package)
     assert project_index.project_for(str(package / "metrics.py")).root == str(package)
     assert os.path.isdir(project_index.project_for(str(package / "metrics.py")).root)
+
+
+def test_a_run_asks_once_per_folder_whether_it_is_installed(tmp_path, monkeypatch):
+    """Without a marker every file of a project (kornia's wheel) asks whether its folder is in an
+    environment: a front end's run (its memo of roots) remembers the answer per folder; an
+    editor's server (no memo) looks each time, so a virtual environment made later counts."""
+    folder = tmp_path / "wheel" / "pkg"
+    folder.mkdir(parents=True)
+    asked = []
+    real = project_index.inside_environment
+    monkeypatch.setattr(project_index, "inside_environment", lambda path: asked.append(path) or real(path))
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")  # (the files' own folder is their project)
+    try:
+        project_index.configure_root_memo({})
+        for name in ("a.py", "b.py", "a.py"):
+            assert project_index.find_root(str(folder / name)) == str(folder)
+        assert asked == [str(folder)]
+        project_index.configure_root_memo(None)
+        for name in ("a.py", "b.py"):
+            project_index.find_root(str(folder / name))
+        assert asked == [str(folder)] * 3
+        (tmp_path / "wheel" / "pyvenv.cfg").write_text("")
+        assert project_index.find_root(str(folder / "a.py")) == str(folder)
+        assert inside_environment(str(folder / "a.py"))
+    finally:
+        project_index.configure_root_memo(None)

@@ -103,7 +103,13 @@ def find_root(path: str) -> str:
     marked = find_project_root(folder, _ROOTS["memo"])
     if marked is not None:
         return marked
-    if inside_environment(folder):
+    # (remembered for the run when the front end keeps a memo of roots: without a marker, every file
+    # of the project asks again; an editor's server, without one, looks each time)
+    known = _ROOTS["environments"] if _ROOTS["memo"] is not None else {}
+    installed = known.get(folder)
+    if installed is None:
+        installed = known[folder] = inside_environment(folder)
+    if installed:
         return folder  # an installed package's file: not the project that holds the environment
     try:
         cwd = os.getcwd()
@@ -2450,10 +2456,14 @@ def configure_kept_trees(enabled: bool) -> None:
 # A front end's memo of project roots for its run (folder -> root, project_root.find_project_root),
 # shared with the index so that each linted file's project is not looked for again up the folders;
 # None (the default, an editor's server): looked for each time, so a pyproject.toml made later counts.
-_ROOTS: Dict[str, Optional[dict]] = {"memo": None}
+# With a memo, "environments" keeps for the run whether each folder without a marker is in a Python
+# environment (find_root asks for every file of such a project: kornia's wheel).
+_ROOTS: Dict[str, Optional[dict]] = {"memo": None, "environments": {}}
 
 
 def configure_root_memo(memo: Optional[dict]) -> None:
+    if memo is not _ROOTS["memo"]:
+        _ROOTS["environments"] = {}  # a new run (flake8 hands its one memo with every file)
     _ROOTS["memo"] = memo
 
 
