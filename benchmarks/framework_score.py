@@ -8604,6 +8604,27 @@ CORPUS = [
     {"name": "CleanMel", "github": "Audio-WestlakeU/CleanMel", "set": "holdout206",
      "commit": "2284f96d9b1a26d009df82ae07d239cd15d4dd5a",
      "take": ["model", "data_loader"], "only": "*.py", "drop": ["model/vocos"]},
+    # holdout211 (2026-11-29): entries below this line.
+    # holdout211 set: model compression and efficient training (distillation, pruning, quantisation, early exit; own
+    # loops), labelled by reading only; corpus in /work/corpus_h211 (docs/framework_corpus_holdout211.md).
+    {"name": "Teacher-free-Knowledge-Distillation", "github": "yuanli2333/Teacher-free-Knowledge-Distillation", "set": "holdout211",
+     "commit": "d000ab378a409535a5f5f645b473e05e27529a02",
+     "take": ["ImageNet_train", "data_loader.py", "evaluate.py", "main.py", "model", "my_loss_function.py", "train_kd.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "MEAL-V2", "github": "szq0214/MEAL-V2", "set": "holdout211",
+     "commit": "59e6bca29c77a7df9229e77d4463f2f795723810",
+     "take": ["FKD_train.py", "extensions", "imagenet.py", "inference.py", "loss.py", "models", "opts.py", "test.py", "train.py", "utils.py", "utils_FKD.py"], "only": "*.py", "drop": []},
+    {"name": "ReActNet", "github": "liuzechun/ReActNet", "set": "holdout211",
+     "commit": "a6cd08d4605d94135faea6fd73354041e4130b52",
+     "take": ["mobilenet", "resnet", "utils"], "only": "*.py", "drop": []},
+    {"name": "Lottery-Ticket-Hypothesis-in-Pytorch", "github": "rahulvigneswaran/Lottery-Ticket-Hypothesis-in-Pytorch", "set": "holdout211",
+     "commit": "34a8c9678406a1c7dd0fec4c9f0d25d017be55fb",
+     "take": ["archs", "main.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "MSDNet-PyTorch", "github": "kalviny/MSDNet-PyTorch", "set": "holdout211",
+     "commit": "f654595270cef1f7555a82af41c38d6f581e7e16",
+     "take": ["adaptive_inference.py", "args.py", "dataloader.py", "main.py", "models"], "only": "*.py", "drop": []},
+    {"name": "APoT_Quantization", "github": "yhhhli/APoT_Quantization", "set": "holdout211",
+     "commit": "13204f12ef84d98f3b24188201f2538c62c2eec8",
+     "take": ["CIFAR10", "ImageNet", "MNIST"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8833,7 +8854,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 209)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 212)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
