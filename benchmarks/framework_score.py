@@ -8625,6 +8625,14 @@ CORPUS = [
     {"name": "APoT_Quantization", "github": "yhhhli/APoT_Quantization", "set": "holdout211",
      "commit": "13204f12ef84d98f3b24188201f2538c62c2eec8",
      "take": ["CIFAR10", "ImageNet", "MNIST"], "only": "*.py", "drop": []},
+{"name": "HowToTrainYourMAMLPytorch", "github": "AntreasAntoniou/HowToTrainYourMAMLPytorch", "set": "holdout210", "commit": "86964701651c06e490271365fedb8789a72ef3f0", "take": ["data.py", "experiment_builder.py", "few_shot_learning_system.py", "inner_loop_optimizers.py", "meta_neural_network_architectures.py", "train_maml_system.py", "utils"], "only": "*.py", "drop": []},
+{"name": "DeepEMD", "github": "icoz69/DeepEMD", "set": "holdout210", "commit": "5f96d86bae19f783ffc00ee84f964e32b372be0a", "take": ["Models", "eval.py", "train_meta.py", "train_pretrain.py"], "only": "*.py", "drop": []},
+{"name": "hsnet", "github": "juhongm999/hsnet", "set": "holdout210", "commit": "6b1bc12b3ff9f3950f49c55ab6f089e8d9e0d191", "take": ["common", "data", "model", "train.py", "test.py"], "only": "*.py", "drop": []},
+{"name": "PFENet", "github": "dvlab-research/PFENet", "set": "holdout210", "commit": "a5056754d232829644e84d36b1e1d30818bd4c4f", "take": ["model", "util", "train.py", "test.py"], "only": "*.py", "drop": []},
+{"name": "SAR", "github": "mr-eggplant/SAR", "set": "holdout210", "commit": "20f6e24b17525f34503510afccedc0629b67b7c4", "take": ["dataset", "models", "utils", "eata.py", "main.py", "sam.py", "sar.py", "tent.py"], "only": "*.py", "drop": []},
+{"name": "cotta", "github": "qinenergy/cotta", "set": "holdout210", "commit": "c212a204b32be4005092e4323105a24a29ad2952", "take": ["cifar/cifar100c.py", "cifar/cifar10c.py", "cifar/cifar10c_gradual.py", "cifar/conf.py", "cifar/cotta.py", "cifar/my_transforms.py", "cifar/norm.py", "cifar/tent.py", "cifar/utils.py", "imagenet/conf.py", "imagenet/cotta.py", "imagenet/eval.py", "imagenet/imagenetc.py", "imagenet/my_transforms.py", "imagenet/norm.py", "imagenet/tent.py"], "only": "*.py", "drop": []},
+{"name": "EATA", "github": "mr-eggplant/EATA", "set": "holdout210", "commit": "f739b3668cc7617e9b9f1979c1a358497a3472c3", "take": ["dataset", "models", "utils", "eata.py", "main.py", "tent.py"], "only": "*.py", "drop": []},
+{"name": "FRN", "github": "Tsingularity/FRN", "set": "holdout210", "commit": "64e43f3ca3a4953445788fc853e288e032d0083c", "take": ["trainers", "models", "datasets", "utils", "experiments/mini-ImageNet", "experiments/CUB_fewshot_cropped"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
