@@ -130,3 +130,34 @@ def test_numpy_copies_of_the_values_of_a_loss_dict_in_a_helper_are_a_metric():
 def test_numpy_copies_of_the_values_of_a_dict_not_named_as_a_metric_stay_silent():
     """The same helper over a dict of outputs: R48's host work in a helper, silent as before."""
     assert found(LOG_LOSS_DICT.format(losses="outputs")) == [("TPL102", 7, 31, ITEM + CHAIN)]
+
+
+CORRUPTIONS = """\
+import torch
+import tent
+
+
+def evaluate_all(net, loaders, corruptions, acc1s):
+    for corrupt in corruptions:
+        net = tent.{configure}(net)
+        top1 = torch.zeros((), device="cuda")
+        for images, target in loaders[corrupt]:
+            output = net(images.cuda(non_blocking=True))
+            top1 += (output.argmax(1) == target.cuda(non_blocking=True)).float().mean()
+        acc1s.append(top1.item())
+"""
+
+
+def test_a_loop_that_configures_a_model_and_runs_a_pass_per_item_is_no_step_loop():
+    """SAR's loop over corruptions (holdout210) calls ``tent.configure_model(net)`` and then runs a
+    whole validation pass over that corruption's loader: ``configure_model`` configures a model, it
+    runs none ("configure" is a verb, as "prepare" and "setup" are: R182), so the outer loop is a
+    loop of passes and ``top1.item()`` once per corruption is silent."""
+    assert found(CORRUPTIONS.format(configure="configure_model")) == []
+
+
+def test_a_loop_that_runs_a_model_named_so_beside_its_pass_is_still_a_step_loop():
+    """A call of a model named ``adapted_model`` (not a verb) runs it: the outer loop runs a step
+    of its own each time round, and the sync after the inner loop is per step (unchanged)."""
+    assert found(CORRUPTIONS.format(configure="adapted_model")) == [
+        ("TPL102", 12, 21, SYNC_TEMPLATE.format(what="`.item()`"))]

@@ -45,7 +45,7 @@ _MODEL_NOUNS = frozenset(
     "ema teacher student".split()
 )
 _VERBS = frozenset(
-    "load save build get create make init export compile prepare wrap unwrap freeze print setup is has "
+    "load save build get create make init export compile prepare configure wrap unwrap freeze print setup is has "
     "should convert to check find apply estimate count log upload update evaluate validate sync reset "
     "register summarize describe inspect push average swap quantize prune fuse merge patch replace dump "
     "restore store track watch visualize plot show draw run named".split()  # named_modules(): an iterator
