@@ -161,3 +161,45 @@ def test_a_loop_that_runs_a_model_named_so_beside_its_pass_is_still_a_step_loop(
     of its own each time round, and the sync after the inner loop is per step (unchanged)."""
     assert found(CORRUPTIONS.format(configure="adapted_model")) == [
         ("TPL102", 12, 21, SYNC_TEMPLATE.format(what="`.item()`"))]
+
+
+LATCHED_DUMP = """\
+import json
+
+import lightning.pytorch as pl
+import torch
+
+
+class Summarizer(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.already_saved_batch = False
+
+    def save_readable_batch(self, batch):
+        tb = {{}}
+        for k, v in batch.items():
+            tb[k] = v.tolist()
+        json.dump(tb, open("tok_batch.json", "w"))
+{latch}
+    def training_step(self, batch, batch_idx):
+        if not self.already_saved_batch:
+            self.save_readable_batch(batch)
+        loss = self.model(**batch).loss
+        return loss
+"""
+TOLIST = SYNC_TEMPLATE.format(what="`.tolist()`")
+
+
+def test_a_call_under_a_latch_the_called_method_turns_off_runs_once():
+    """plms-graph2text's ``if not self.already_saved_batch: self.save_readable_batch(batch)``
+    (holdout208, listed silent three times): the method ends with ``self.already_saved_batch =
+    True``, so it runs on the first step only, as a latch set in the ``if`` body itself would
+    (R183): its dump of the batch is no per-step sync."""
+    assert found(LATCHED_DUMP.format(latch="        self.already_saved_batch = True\n")) == []
+
+
+def test_a_call_under_a_flag_nobody_turns_off_runs_every_step():
+    """Without the method setting the flag, the test is a setting that holds every step: the dump
+    runs every step, reported with the framework step as its chain."""
+    assert found(LATCHED_DUMP.format(latch="")) == [
+        ("TPL102", 15, 20, TOLIST + " (called every step from train.py:20 via training_step)")]

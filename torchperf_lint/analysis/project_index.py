@@ -67,7 +67,7 @@ from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_r
                          interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "80"
+INDEX_VERSION = "81"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -404,6 +404,7 @@ class _Summariser:
         self._host_library_names: FrozenSet[str] = frozenset()
         self._host_calling: Set[int] = set()
         self._methods: List[tuple] = []  # (qualified name, class, node) of every method, for _host_parameters_through_self_methods
+        self._class_methods: Dict[str, Dict[str, list]] = {}  # class -> method name -> its statements (R183)
         # id(function record) -> the slices its own body writes, outside lambdas, as the walk of its
         # expressions meets them (slice_bound_parameters reads their bounds: no second walk)
         self._slices: Dict[int, List[ast.Slice]] = {}
@@ -616,7 +617,7 @@ class _Summariser:
                 if kind is ast.If and (self._is_interval(stmt.test, interval_names) or self._tests_interval_property(
                         stmt.test, owner_class) or (ast_tests_first_steps_by_setting(stmt.test) and not _leaves(stmt.body))
                         or ast_throttled_branch(
-                        stmt.test, stmt.body) or ast_spends_budget(stmt, self._scope_bodies[-1])) and not _ast_runs_update(
+                        stmt.test, stmt.body, self._class_methods.get(owner_class)) or ast_spends_budget(stmt, self._scope_bodies[-1])) and not _ast_runs_update(
                         stmt.body):
                     # Runs every N steps: what it calls is not a per-step call (its test still is).
                     self._expressions(stmt.test, fn, scope, in_loop, step_loop)
@@ -802,6 +803,8 @@ class _Summariser:
         record = {"line": node.lineno, "bases": [dotted_name_ast(b) for b in node.bases if dotted_name_ast(b)],
                   "methods": [s.name for s in node.body if type(s) in _DEFS], "attrs": {}}
         self.classes[qualname] = record
+        # the methods' statements by name: a latch one of them turns off (throttles._ast_latched, R183)
+        self._class_methods[qualname] = {s.name: s.body for s in node.body if type(s) in _DEFS}
         for stmt in node.body:
             if type(stmt) in _DEFS and stmt.name == "__init__":
                 handed = _process_method_handed_up(stmt)

@@ -87,22 +87,37 @@ def _ast_early_latch(test, statements: Sequence[ast.stmt]) -> bool:
     return _ast_sets_flag(test, statements, True)
 
 
-def ast_throttled_branch(test, body: Sequence[ast.stmt]) -> bool:
+def ast_throttled_branch(test, body: Sequence[ast.stmt], methods=None) -> bool:
     """Is ``test`` (of an ``if`` with ``body``) "the counter has passed the mark", alone or as an
     operand of ``and``, with ``body`` moving the mark up to the counter (vicreg's ``if now -
-    last_logging > log_freq_time: ...; last_logging = now``)? Its body runs once per period."""
+    last_logging > log_freq_time: ...; last_logging = now``)? Its body runs once per period.
+    ``methods``: the bodies of the enclosing class's methods by name, for a latch a called method
+    sets (_ast_latched)."""
     tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
     for one in tests:
         found = _ast_throttle(one)
         if (found is not None and not found[2] and None not in found[:2] and found[0] != found[1]
                 and _ast_resets(body, found[0], found[1], nested=True)):
             return True
-    return _ast_latched(test, body)
+    return _ast_latched(test, body, methods)
 
 
-def _ast_latched(test, body: Sequence[ast.stmt]) -> bool:
-    """The ast twin of _cst_latched."""
-    return _ast_sets_flag(test, body, False)
+def _ast_latched(test, body: Sequence[ast.stmt], methods=None) -> bool:
+    """The ast twin of _cst_latched; also a latch that a method of the class called at the top level
+    of the body turns off (plms-graph2text's ``if not self.already_saved_batch:
+    self.save_readable_batch(batch)``, whose method ends with ``self.already_saved_batch = True``:
+    R183). Only the index reads calls, so only this twin looks into the called method."""
+    if _ast_sets_flag(test, body, False):
+        return True
+    if not methods:
+        return False
+    for stmt in body:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and isinstance(call.func.value, ast.Name) and call.func.value.id == "self"
+                and call.func.attr in methods and _ast_sets_flag(test, methods[call.func.attr], False)):
+            return True
+    return False
 
 
 def _ast_sets_flag(test, statements: Sequence[ast.stmt], when_tested: bool) -> bool:
