@@ -8670,6 +8670,37 @@ CORPUS = [
      "commit": "0c92da1aca62eec035f51773871e1ab1249ed1f9",
      "take": ["train"], "only": "*.py",
      "drop": ["train/common/sync_batchnorm", "train/common/laserscanvis.py", "train/common/visualization.py", "train/tasks/semantic/visualize.py"]},
+    # holdout213 (2026-11-29): entries below this line.
+    # holdout213 set: recommender-system training code (sequential and session-based recommenders, graph
+    # collaborative filtering, multi-task CTR; own loops, Lightning), labelled by reading only; corpus in
+    # /work/corpus_h213 (docs/framework_corpus_holdout213.md).
+    {"name": "FMLP-Rec", "github": "Woeee/FMLP-Rec", "set": "holdout213",
+     "commit": "51acc8cf20e08e0480ea2cf2f047709436775119",
+     "take": ["datasets.py", "main.py", "models.py", "modules.py", "trainers.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "STOSA", "github": "zfan20/STOSA", "set": "holdout213",
+     "commit": "1f00ecb193a7ea7fe1bc4d14e999ce4ebec845c2",
+     "take": ["datasets.py", "main.py", "models.py", "modules.py", "seqmodels.py", "trainers.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "GRU4REC-pytorch", "github": "hungpthanh/GRU4REC-pytorch", "set": "holdout213",
+     "commit": "666b84264c4afae757fe55c6997dcf0a4da1d44e",
+     "take": ["lib", "main.py", "tools.py"], "only": "*.py", "drop": []},
+    {"name": "TiSASRec.pytorch", "github": "pmixer/TiSASRec.pytorch", "set": "holdout213",
+     "commit": "b18341f361ca103963a522f7fff77faf4f819d35",
+     "take": ["main.py", "model.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "NARM", "github": "Wang-Shuo/Neural-Attentive-Session-Based-Recommendation-PyTorch", "set": "holdout213",
+     "commit": "51fbaa445164e907b6e6e4b7288f388e91a1134b",
+     "take": ["dataset.py", "main.py", "metric.py", "narm.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "GCE-GNN", "github": "CCIIPLab/GCE-GNN", "set": "holdout213",
+     "commit": "212575302e42d64b8cf0b9ffe1b71b0db398d5be",
+     "take": ["aggregator.py", "main.py", "model.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "UltraGCN", "github": "xue-pai/UltraGCN", "set": "holdout213",
+     "commit": "b220010d62af08bd895963a3d71c7c8e55ee1f56",
+     "take": ["main.py"], "only": "*.py", "drop": []},
+    {"name": "recommender_transformer", "github": "CVxTz/recommender_transformer", "set": "holdout213",
+     "commit": "87456c19638b928cdde7e54bf8f1f7f4cf7b443a",
+     "take": ["recommender/__init__.py", "recommender/data_processing.py", "recommender/models.py", "recommender/training.py"], "only": "*.py", "drop": []},
+    {"name": "Multitask-Recommendation-Library", "github": "easezyc/Multitask-Recommendation-Library", "set": "holdout213",
+     "commit": "8c6529c8525ef9c9d2c05794291cdcde1e4f1541",
+     "take": ["datasets/aliexpress.py", "main.py", "models"], "only": "*.py", "drop": ["models/test.py"]},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8899,7 +8930,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 212)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 214)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
