@@ -8701,6 +8701,34 @@ CORPUS = [
     {"name": "Multitask-Recommendation-Library", "github": "easezyc/Multitask-Recommendation-Library", "set": "holdout213",
      "commit": "8c6529c8525ef9c9d2c05794291cdcde1e4f1541",
      "take": ["datasets/aliexpress.py", "main.py", "models"], "only": "*.py", "drop": ["models/test.py"]},
+    # holdout214 (2026-11-29): entries below this line.
+    # holdout214 set: video understanding training code (action recognition, temporal action localization, video
+    # object segmentation; own engines and DDP), labelled by reading only; corpus in /work/corpus_h214
+    # (docs/framework_corpus_holdout214.md).
+    {"name": "TadTR", "github": "xlliu7/TadTR", "set": "holdout214",
+     "commit": "983ae14bcec8d764c5fc916700f1a5dade403b92",
+     "take": ["engine.py", "main.py", "opts.py", "models", "datasets", "util"], "only": "*.py", "drop": ["models/ops/setup.py"]},
+    {"name": "gtad", "github": "frostinassiky/gtad", "set": "holdout214",
+     "commit": "6deb5b1bc6883b48bd22e0cc593069643c953e3d",
+     "take": ["gtad_train.py", "gtad_inference.py", "gtad_postprocess.py", "gtad_lib"], "only": "*.py", "drop": ["gtad_lib/setup.py"]},
+    {"name": "BSN-boundary-sensitive-network.pytorch", "github": "wzmsltw/BSN-boundary-sensitive-network.pytorch", "set": "holdout214",
+     "commit": "e50d12953ec51c128360181afe69db37298f30d2",
+     "take": ["main.py", "dataset.py", "loss_function.py", "models.py", "opts.py", "pgm.py", "post_processing.py"], "only": "*.py", "drop": []},
+    {"name": "Efficient-3DCNNs", "github": "okankop/Efficient-3DCNNs", "set": "holdout214",
+     "commit": "9db09f629d8acad06b316e40c351fa96d01c2268",
+     "take": ["main.py", "train.py", "validation.py", "test.py", "utils.py", "model.py", "models", "dataset.py", "datasets", "opts.py", "mean.py", "spatial_transforms.py", "temporal_transforms.py", "target_transforms.py"], "only": "*.py", "drop": []},
+    {"name": "VideoMAEv2", "github": "OpenGVLab/VideoMAEv2", "set": "holdout214",
+     "commit": "29eab1e8a588d1b3ec0cdec7b03a86cca491b74b",
+     "take": ["engine_for_finetuning.py", "engine_for_pretraining.py", "run_class_finetuning.py", "run_mae_pretraining.py", "utils.py", "optim_factory.py", "models", "dataset"], "only": "*.py", "drop": []},
+    {"name": "Cutie", "github": "hkchengrex/Cutie", "set": "holdout214",
+     "commit": "ec5cdd4cf16f75c73ad785a2f96fb97dbad4125a",
+     "take": ["cutie/train.py", "cutie/model", "cutie/utils", "cutie/dataset", "cutie/config/__init__.py"], "only": "*.py", "drop": []},
+    {"name": "Mask-Propagation", "github": "hkchengrex/Mask-Propagation", "set": "holdout214",
+     "commit": "7db390221e16ed239b599723d41751dfc23122e9",
+     "take": ["train.py", "model", "util", "dataset", "inference_core.py", "eval_davis.py"], "only": "*.py", "drop": []},
+    {"name": "TRN-pytorch", "github": "zhoubolei/TRN-pytorch", "set": "holdout214",
+     "commit": "060509c4a25bb83d9dfa7c3444e850a49b8bed88",
+     "take": ["main.py", "models.py", "TRNmodule.py", "dataset.py", "datasets_video.py", "opts.py", "transforms.py", "ops", "test_video.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8930,7 +8958,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 214)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 215)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
