@@ -1177,6 +1177,12 @@ def _comments(move: cst.Call, factory: cst.Call) -> list:
 RULE = CpuThenDevice
 RULE.VALID = (
     """
+import torch
+def sample(h, device):
+    mean, std = h.mean(0), h.std(0)
+    return torch.normal(mean, std).to(device)   # of tensors: drawn where they are
+""",
+    """
 import numpy as np
 import torch
 device = torch.device("cuda")
@@ -1247,6 +1253,12 @@ def pick(x, n, rows):
 """,
 )
 RULE.INVALID = (
+    """
+import torch
+def velocity_noise(graph, noise_std, device):
+    shape = graph.x[:, 1:3].shape
+    return torch.normal(mean=0.0, std=noise_std, size=shape).to(device)  # TPL101 (a size: numbers, R179)
+""",
     """
 import torch
 def to_gray(target, batch_H, device):

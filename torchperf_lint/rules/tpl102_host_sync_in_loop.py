@@ -1654,9 +1654,7 @@ def _takes_loaders(loop) -> bool:
     while isinstance(iterated, cst.Call) and iterated.args and isinstance(iterated.func, cst.Name) \
             and iterated.func.value in ("enumerate", "sorted", "list"):
         iterated = iterated.args[0].value
-    if (isinstance(iterated, cst.Call) and isinstance(iterated.func, cst.Attribute)
-            and iterated.func.attr.value in ("items", "values") and not iterated.args):
-        iterated = iterated.func.value
+    iterated = _dict_of_items(iterated) or iterated
     name = last_identifier(iterated)
     return name is not None and name.lower().endswith("loaders")
 
@@ -1895,13 +1893,18 @@ def _item_of_a_metric_dict(path, name: str) -> bool:
     for node in reversed(path):
         if not isinstance(node, cst.For) or name not in assigned_names(node.target):
             continue
-        iterable = node.iter
-        if (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute)
-                and iterable.func.attr.value in ("items", "values") and not iterable.args):
-            owner = _value_name(iterable.func.value)
-            return owner is not None and _METRIC_WORD.search(owner) is not None
-        return False  # the nearest loop that binds the name decides
+        owner = _dict_of_items(node.iter)
+        named = _value_name(owner) if owner is not None else None
+        return named is not None and _METRIC_WORD.search(named) is not None  # (the nearest such loop decides)
     return False
+
+
+def _dict_of_items(iterable) -> Optional[cst.BaseExpression]:
+    """``d`` of ``d.items()`` or ``d.values()``, else None."""
+    if (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute)
+            and iterable.func.attr.value in ("items", "values") and not iterable.args):
+        return iterable.func.value
+    return None
 
 
 def _copies_a_reduction(copy) -> bool:
