@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from typing import FrozenSet, Optional
+from typing import FrozenSet, Optional, Tuple
 
 import libcst as cst
 
@@ -121,6 +121,23 @@ _COUNTER_METHOD = re.compile(
 # Module methods that give the module's tensors, one per time round a ``for`` over them.
 _PARAMETER_ITERATORS = frozenset(("parameters", "named_parameters", "buffers", "named_buffers"))
 _MAX_DEPTH = 60  # deeper chains of definitions count as unknown (generated code)
+
+
+def _literal_item(item: cst.Subscript) -> Optional[Tuple[str, object]]:
+    """(name, key) of ``name["key"]`` or ``name[0]``; None for any other subscript."""
+    if type(item.value) is not cst.Name or len(item.slice) != 1:
+        return None
+    index = item.slice[0].slice
+    if not isinstance(index, cst.Index):
+        return None
+    value = index.value
+    if type(value) is cst.SimpleString:
+        key = value.evaluated_value
+    elif type(value) is cst.Integer:
+        key = int(value.value) if value.value.isdigit() else None
+    else:
+        return None
+    return None if key is None else (item.value.value, key)
 
 
 class Binding:
@@ -407,6 +424,26 @@ class ValueFlow:
         before = frame.values.get(name)
         if before is not None or not self._bound_outside(name):
             self._add(name, "tensor", before)
+
+    def hint_tensor_item(self, item: cst.Subscript) -> None:
+        """``losses["total"].backward()``: that item of ``losses`` is a tensor, as long as ``losses``
+        keeps the binding it has now (RPMNet's dict of losses a project helper returns, R184)."""
+        found = _literal_item(item)
+        if found is None:
+            return
+        frame = self.ctx.frame
+        if frame.tensor_items is None:
+            frame.tensor_items = {}
+        frame.tensor_items[found] = frame.values.get(found[0])
+
+    def _backwarded_item(self, expr: cst.Subscript) -> bool:
+        """Is ``expr`` (``losses["total"]``, seen at the walk's position) an item whose
+        ``.backward()`` ran earlier in this frame, its container not bound again since?"""
+        items = self.ctx.frame.tensor_items
+        if not items:
+            return False
+        found = _literal_item(expr)
+        return found is not None and found in items and items[found] is self.ctx.frame.values.get(found[0])
 
     def _bound_outside(self, name: str) -> bool:
         frame = self.ctx.frame.parent
@@ -843,6 +880,10 @@ class ValueFlow:
                     # ``batch.sft_mask`` is (R35, R152)
                     return DEVICE
             owner = self._kind(expr.value, env, depth + 1)
+            if env is None and self._backwarded_item(expr):
+                # ``train_losses["total"].backward()`` above: a tensor, on the device unless the
+                # container is known to be a host tensor (R184)
+                return owner if owner in TENSORS else DEVICE
             if owner in TENSORS or owner in (NUMPY, PYTHON):
                 return owner
             if owner == CONTAINER and isinstance(expr.value, cst.Name):

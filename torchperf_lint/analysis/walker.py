@@ -69,6 +69,8 @@ class Frame:
         # name -> its latest value_flow.Binding; None -> the newest binding of any name (chain head)
         self.values: dict = {}
         self.torch_instances: Dict[str, str] = {}  # name -> class qualname, e.g. criterion -> nn.MSELoss
+        # (name, literal key) -> the name's binding when ``name[key].backward()`` ran (None: none yet)
+        self.tensor_items: Optional[dict] = None
 
 
 class Context:
@@ -1359,9 +1361,13 @@ class Walker:
             # ``accelerator.backward(loss)``: an engine (accelerate, Fabric, DeepSpeed) takes the
             # loss as an argument, so a positional argument says nothing about the receiver.
             func = node.func
-            if (type(func) is cst.Attribute and func.attr.value == "backward" and type(func.value) is cst.Name
+            if (type(func) is cst.Attribute and func.attr.value == "backward"
                     and not any(a.keyword is None for a in node.args)):
-                ctx.values.hint_tensor(func.value.value)
+                receiver = func.value
+                if type(receiver) is cst.Name:
+                    ctx.values.hint_tensor(receiver.value)
+                elif type(receiver) is cst.Subscript:
+                    ctx.values.hint_tensor_item(receiver)
         elif node_type is cst.Import or node_type is cst.ImportFrom:
             for name, qualname in syntax.import_bindings(node):
                 ctx.bind(name, qualname)
