@@ -8737,6 +8737,33 @@ CORPUS = [
     {"name": "EMCL", "github": "jpthu17/EMCL", "set": "holdout212", "commit": "3af17942e8195c563e2f47af68be521100e5935f", "take": ["video_retrieval/As_a_joint_training_module/train.py", "video_retrieval/As_a_joint_training_module/parse_config.py", "video_retrieval/As_a_joint_training_module/base", "video_retrieval/As_a_joint_training_module/model", "video_retrieval/As_a_joint_training_module/trainer", "video_retrieval/As_a_joint_training_module/utils"], "only": "*.py", "drop": ["video_retrieval/As_a_joint_training_module/utils/html_utils.py", "video_retrieval/As_a_joint_training_module/utils/visualizer.py", "video_retrieval/As_a_joint_training_module/utils/stop_words.py", "video_retrieval/As_a_joint_training_module/utils/expert_timings.py"]},
     {"name": "VindLU", "github": "klauscc/VindLU", "set": "holdout212", "commit": "30465487e8314fa1df45b1457b0313f25649e054", "take": ["tasks/pretrain.py", "tasks/retrieval.py", "tasks/retrieval_utils.py", "tasks/shared_utils.py", "tasks/trainer.py", "models/__init__.py", "models/vindlu.py", "models/criterions.py", "models/utils.py", "models/modules", "models/backbones/__init__.py", "models/backbones/beit", "models/backbones/bert/__init__.py", "models/backbones/bert/builder.py", "models/backbones/bert/xbert.py", "dataset/__init__.py", "dataset/dataloader.py", "utils"], "only": "*.py", "drop": []},
     {"name": "protoclip", "github": "megvii-research/protoclip", "set": "holdout212", "commit": "fde193381369380bd6ffe278d644d85717e01a80", "take": ["src"], "only": "*.py", "drop": []},
+    # holdout216 (2026-11-29): entries below this line.
+    # holdout216 set: dense correspondence and geometry training code (MVS, stereo, self-supervised monocular depth,
+    # optical flow; own loops, DataParallel/DDP, Lightning), labelled by reading only; corpus in /work/corpus_h216
+    # (docs/framework_corpus_holdout216.md).
+    {"name": "IterMVS", "github": "FangjinhuaWang/IterMVS", "set": "holdout216",
+     "commit": "453e9c72a90cc2987c996aaf24d79e7d25e6489b",
+     "take": ["train.py", "eval.py", "utils.py", "models", "datasets"], "only": "*.py", "drop": []},
+    {"name": "TransMVSNet", "github": "megvii-research/TransMVSNet", "set": "holdout216",
+     "commit": "16100feb97309a846f73af4be9ea4e2e833baf5d",
+     "take": ["train.py", "finetune.py", "test.py", "utils.py", "models", "datasets"], "only": "*.py", "drop": []},
+    {"name": "Fast-ACVNet", "github": "gangweiX/Fast-ACVNet", "set": "holdout216",
+     "commit": "61d5375e1816f124f4417cea506eeaddac1504e4",
+     "take": ["main_kitti.py", "main_sceneflow.py", "models", "utils", "datasets"], "only": "*.py", "drop": []},
+    {"name": "Lite-Mono", "github": "noahzn/Lite-Mono", "set": "holdout216",
+     "commit": "4874b35df8ed4da16159ce8be8c697028b72bf76",
+     "take": ["train.py", "trainer.py", "layers.py", "utils.py", "options.py", "kitti_utils.py", "evaluate_depth.py", "networks", "datasets"], "only": "*.py", "drop": []},
+    {"name": "coex", "github": "antabangun/coex", "set": "holdout216",
+     "commit": "a98b37d33f37754582b1e71f38216af8c69f2347",
+     "take": ["stereo.py", "models", "dataloaders", "utils"], "only": "*.py",
+     "drop": ["models/stereo/submodules/spixel_utils/spixel_test.py"]},
+    {"name": "flownet2-pytorch", "github": "NVIDIA/flownet2-pytorch", "set": "holdout216",
+     "commit": "bce69c881ad2b11bef1e6ce9fd0dfd45bd8a1756",
+     "take": ["main.py", "losses.py", "models.py", "datasets.py", "networks", "utils"], "only": "*.py",
+     "drop": ["networks/channelnorm_package/setup.py", "networks/correlation_package/setup.py", "networks/resample2d_package/setup.py"]},
+    {"name": "deq-flow", "github": "locuslab/deq-flow", "set": "holdout216",
+     "commit": "869d4bcd9c1d227cbfa16639994d1b118510a9bb",
+     "take": ["code.v.2.0"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -8966,7 +8993,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 215)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 217)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
