@@ -8773,6 +8773,34 @@ CORPUS = [
     {'name': 'input-aware-backdoor-attack-release', 'github': 'VinAIResearch/input-aware-backdoor-attack-release', 'set': 'holdout215', 'commit': '1750e4ff0cc2371b243f1fd0ee18971f7e49fe78', 'take': ['train.py', 'eval.py', 'config.py', 'dataloader.py', 'networks', 'classifier_models', 'utils.py', 'defenses'], 'only': '*.py', 'drop': []},
     {'name': 'ABL', 'github': 'bboylyg/ABL', 'set': 'holdout215', 'commit': '3fd736ce0906f24b0672b471ae20016362eefde4', 'take': ['backdoor_isolation.py', 'backdoor_unlearning.py', 'config.py', 'data_loader.py', 'models', 'utils', 'quick_unlearning_demo.py'], 'only': '*.py', 'drop': []},
     {'name': 'smoothing-consistency', 'github': 'jh-jeong/smoothing-consistency', 'set': 'holdout215', 'commit': 'a11954aa91adb9924eecf49aaca74051e79bbb86', 'take': ['code/architectures.py', 'code/archs', 'code/certify.py', 'code/consistency.py', 'code/datasets.py', 'code/predict.py', 'code/train_cohen.py', 'code/train_consistency.py', 'code/train_macer.py', 'code/train_salman.py', 'code/train_stab.py', 'code/train_utils.py'], 'only': '*.py', 'drop': []},
+    # holdout217 (2026-11-29): entries below this line.
+    # holdout217 set: classic NLP training code with own loops (text classification, relation extraction, BERT-CRF NER,
+    # dialogue state tracking, event extraction as QA, document-level RE, Chinese MRC), labelled by reading only; corpus in
+    # /work/corpus_h217 (docs/framework_corpus_holdout217.md).
+    {"name": "cnn-text-classification-pytorch", "github": "Shawn1993/cnn-text-classification-pytorch", "set": "holdout217",
+     "commit": "93415f08168a1ae60635320569f6eca0ae3a40bb",
+     "take": ["main.py", "model.py", "mydatasets.py", "train.py"], "only": "*.py", "drop": []},
+    {"name": "RE_improved_baseline", "github": "wzhouad/RE_improved_baseline", "set": "holdout217",
+     "commit": "fe00781116ab4c34cbcd9a2ae5b02513afae87ee",
+     "take": ["evaluation.py", "model.py", "prepro.py", "train_retacred.py", "train_tacred.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "pytorch_bert_bilstm_crf_ner", "github": "taishan1994/pytorch_bert_bilstm_crf_ner", "set": "holdout217",
+     "commit": "16ee44df462dfa9fde13597d724ea9f6477ef935",
+     "take": ["__init__.py", "bert_base_model.py", "bert_ner_model.py", "config.py", "dataset.py", "layers", "main.py", "predict.py", "utils", "knowledge_distillation"], "only": "*.py", "drop": []},
+    {"name": "trade-dst", "github": "jasonwu0731/trade-dst", "set": "holdout217",
+     "commit": "b77fcf110af4fb286965966ce39e0d4f20d1d3b9",
+     "take": ["EWC_train.py", "GEM_train.py", "fine_tune.py", "myTest.py", "myTrain.py", "models", "utils"], "only": "*.py", "drop": []},
+    {"name": "SUMBT", "github": "SKTBrain/SUMBT", "set": "holdout217",
+     "commit": "55b3f1b9aca3f5dc10580bb2de01bd27b7f84010",
+     "take": ["code/BeliefTracker.py", "code/BeliefTrackerSlotQueryMultiSlot.py", "code/BeliefTrackerSlotQueryMultiSlotTransformer.py", "code/BertForLabelEncoding.py", "code/BertForUtteranceEncoding.py", "code/main-multislot.py"], "only": "*.py", "drop": []},
+    {"name": "eeqa", "github": "xinyadu/eeqa", "set": "holdout217",
+     "commit": "f8b3dc3301305c3ac4a7fdaa2272581e812750d1",
+     "take": ["code/run_args_qa.py", "code/run_args_qa_thresh.py", "code/run_args_qa_unseen.py", "code/run_trigger_qa.py"], "only": "*.py", "drop": []},
+    {"name": "GAIN", "github": "DreamInvoker/GAIN", "set": "holdout217",
+     "commit": "178344cf00789c7ba05cfe4dca90df4b17c2caa9",
+     "take": ["code"], "only": "*.py", "drop": []},
+    {"name": "bert_cn_finetune", "github": "ewrfcas/bert_cn_finetune", "set": "holdout217",
+     "commit": "ec3ccedae5a88f557fe6a407e61af403ac39d9d7",
+     "take": ["cmrc2018_finetune_pytorch.py", "DRCD_finetune_pytorch.py", "CJRC_finetune_pytorch.py", "DRCD_test_pytorch.py", "models/pytorch_modeling.py", "optimizations/pytorch_optimization.py", "utils.py", "evaluate"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -9002,7 +9030,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 217)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 218)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
