@@ -4,6 +4,7 @@ silent twins, whole diagnostics."""
 from _diagnostics import SYNC_TEMPLATE, found
 
 FORMATTED = SYNC_TEMPLATE.format(what="formatting a tensor")
+AS_FLOAT = SYNC_TEMPLATE.format(what="`float()` of a tensor")
 
 BACKWARDED_ITEM = """\
 import torch
@@ -52,3 +53,123 @@ def test_another_key_a_rebound_container_or_no_backward_stays_silent():
     no_backward = BACKWARDED_ITEM.format(backward="pass", between="pass")
     for source in (other_key, rebound, no_backward):
         assert found(source) == [], source
+
+
+ENTITY_PAIRS = """\
+import torch
+
+
+def train(model, loader, optimizer, path_table):
+    for batch in loader:
+        pairs = batch["h_t_pairs"].cuda()
+        loss = model(pairs)
+        for i in range(pairs.size(0)):
+            path_t = path_table[i]
+            h = pairs[i, 0].item()
+            t = pairs[i, 1].item()
+            {test}
+                loss = loss + 1
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_an_item_in_a_tuple_tested_for_membership_is_a_python_key():
+    """GAIN's forward (holdout217): ``h = pairs[i, j, 0].item()`` ... ``if (h + 1, t + 1) in path_t:``.
+    A tensor does not answer ``in`` for a tuple, so ``path_t`` is a Python dict or set, which hashes
+    the key on the host (R31's dict keys; R185): the ``.item()`` calls stay silent, also with
+    ``not in`` and the numbers as they are."""
+    for test in ("if (h + 1, t + 1) in path_t:", "if (h, t) not in path_t:", "if (t - 1, h) in path_t:"):
+        assert found(ENTITY_PAIRS.replace("{test}", test)) == [], test
+
+
+def test_items_compared_or_tested_as_a_tuple_element_otherwise_stay_reported():
+    """The same ``.item()`` calls compared as numbers (``if h > t:``), or put in a tuple that is not
+    asked for membership (``if (h + 1, t + 1) == key:``), read a number every pair: reported."""
+    item = SYNC_TEMPLATE.format(what="`.item()`")
+    for test in ("if h > t:", "if (h + 1, t + 1) == path_t:", "if (h * 2, t) in path_t:"):
+        expected = [("TPL102", 10, 16, item), ("TPL102", 11, 16, item)]
+        if test == "if (h * 2, t) in path_t:":
+            expected = [("TPL102", 10, 16, item)]  # ``h * 2`` is arithmetic R185 does not read through
+        assert found(ENTITY_PAIRS.replace("{test}", test)) == expected, test
+
+
+LEGACY_LENGTHS = """\
+import torch
+from torch.autograd import Variable
+
+
+def masked_cross_entropy(logits, target, length):
+    {binding}
+    mask = torch.arange(logits.size(1), device=logits.device)[None] < length[:, None]
+    return (torch.nn.functional.cross_entropy(logits.transpose(1, 2), target, reduction="none") * mask).sum()
+"""
+LEGACY_LONG = ("tensor is created on the CPU by the legacy constructor `torch.LongTensor(...)` and then copied to "
+               "the device; create it there with `torch.empty(..., dtype=torch.int64, device=...)`")
+
+
+def test_a_size_named_parameter_converted_under_its_own_name_is_data():
+    """trade-dst's ``length = Variable(torch.LongTensor(length)).cuda()`` (holdout217): the function
+    turns the list of lengths it is handed into a tensor under the same name; nobody names an
+    uninitialised buffer after the size it was made from (R186). The constructor bound to another
+    name (``buf = torch.LongTensor(length).cuda()``) still reads ``length`` as a size (R65)."""
+    assert found(LEGACY_LENGTHS.replace("{binding}", "length = Variable(torch.LongTensor(length)).cuda()"),
+                 ("TPL101",)) == []
+    assert found(LEGACY_LENGTHS.replace("{binding}", "length = torch.LongTensor(length).cuda()"), ("TPL101",)) == []
+    assert found(LEGACY_LENGTHS.replace("{binding}", "buf = torch.LongTensor(length).cuda()"),
+                 ("TPL101",)) == [("TPL101", 6, 10, LEGACY_LONG)]
+
+
+def test_the_converted_lengths_compute_the_same_loss():
+    """The silent form is the function working as written: run on CPU with a list of lengths (the
+    ``.cuda()`` replaced by ``.to("cpu")``), the mask keeps the first ``length[i]`` positions."""
+    import torch
+
+    source = LEGACY_LENGTHS.replace("{binding}", 'length = Variable(torch.LongTensor(length)).to("cpu")')
+    namespace: dict = {}
+    exec(compile(source, "lengths.py", "exec"), namespace)
+    logits = torch.zeros(2, 3, 4)
+    target = torch.zeros(2, 3, dtype=torch.long)
+    loss = namespace["masked_cross_entropy"](logits, target, [1, 3])
+    # uniform logits over 4 classes: each kept position costs log(4); 1 + 3 positions are kept
+    assert torch.isclose(loss, torch.tensor(4 * torch.log(torch.tensor(4.0)).item()))
+
+
+EVALUATION_LOADER = """\
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def evaluate(model, features, device):
+    all_input_ids, all_label_ids = features
+    {move}
+    eval_dataloader = DataLoader(TensorDataset(all_input_ids, all_label_ids), batch_size=4)
+    total, examples = 0.0, 0
+    model.eval()
+    for input_ids, label_ids in eval_dataloader:
+        with torch.no_grad():
+            loss = model(input_ids, label_ids)
+        nb_eval_ex = (label_ids != -1).sum().item()
+        examples += nb_eval_ex
+        total += float(loss) * nb_eval_ex
+    return total / examples
+"""
+
+
+def test_a_loader_over_a_tensor_dataset_of_moved_names_hands_out_device_batches():
+    """SUMBT's evaluation (holdout217): the feature tensors are moved by a tuple assignment and then
+    wrapped in a ``TensorDataset``; its loader hands out slices of device tensors, so counting the
+    labels with ``.item()`` every batch waits for the device (R187). Before, only a dataset built
+    of moves written inline (``TensorDataset(x.cuda(), ...)``) was read so."""
+    item = SYNC_TEMPLATE.format(what="`.item()`")
+    move = "all_input_ids, all_label_ids = all_input_ids.to(device), all_label_ids.to(device)"
+    assert found(EVALUATION_LOADER.replace("{move}", move)) == [
+        ("TPL102", 14, 21, item), ("TPL102", 16, 17, AS_FLOAT)]
+
+
+def test_a_tensor_dataset_of_names_not_moved_last_stays_on_the_host():
+    """The names moved and then bound again to host tensors (``.cpu()``), or never moved: the batches
+    are host tensors and counting them waits for nothing; only the model's loss is reported."""
+    moved_back = "all_input_ids = all_input_ids.to(device)\n    all_input_ids = all_input_ids.cpu()"
+    assert found(EVALUATION_LOADER.replace("{move}", moved_back)) == [("TPL102", 17, 17, AS_FLOAT)]
+    assert found(EVALUATION_LOADER.replace("{move}", "pass")) == [("TPL102", 16, 17, AS_FLOAT)]

@@ -380,6 +380,17 @@ class ModuleSteps:
                     self.module_classes.add(cls.name)
                     changed = True
         device_datasets: Set[str] = set()
+        # names the module binds only to tensors it moves (``all_input_ids, all_label_ids =
+        # all_input_ids.to(device), all_label_ids.to(device)``), asked only by a dataset made of names
+        moved_names: List[Dict[str, List[Tuple[int, bool]]]] = []  # made when first asked
+
+        def made_of_moved(dataset) -> bool:
+            if not (isinstance(dataset, ast.Call) and _last_ast(dataset.func) in _TENSOR_DATASETS):
+                return False
+            if not moved_names:
+                moved_names.append(_bindings_by_line(assigns, tuple_factories))
+            return any(_holds_device_tensors(a) or (isinstance(a, ast.Name) and _last_bound_to_move(
+                moved_names[0].get(a.id, ()), getattr(dataset, "lineno", 0))) for a in dataset.args)
         aliases = []
         later: List[tuple] = []  # wrappers of names not known to be loaders yet (_bind_wrapper)
         choices: List[tuple] = []  # (names, loaders): a name bound to one of some loaders
@@ -438,7 +449,8 @@ class ModuleSteps:
                 (self.pinned_loaders if _pins(loader, self._pinning) else self.unpinned_loaders).update(names)
                 dataset = loader.args[0] if loader.args else next(
                     (k.value for k in loader.keywords if k.arg == "dataset"), None)
-                if dataset is not None and (_holds_device_tensors(dataset) or _last_ast(dataset) in device_datasets):
+                if dataset is not None and (_holds_device_tensors(dataset) or _last_ast(dataset) in device_datasets
+                                            or made_of_moved(dataset)):
                     self.device_data_loaders.update(names)
                     self.prepared_locals.difference_update(names)
             elif _last_ast(value.func) in _DEVICE_PLACING and any(
@@ -457,9 +469,9 @@ class ModuleSteps:
                 else:
                     self.prepared_locals.difference_update(prepared)
                 self.device_data_loaders.update(prepared)
-            elif _last_ast(value.func) in ("TensorDataset", "StackDataset") and any(
-                _holds_device_tensors(a) for a in value.args
-            ):
+            elif made_of_moved(value):
+                # a dataset of tensors on the device hands out slices of them: its loader's batches
+                # are there (SUMBT's evaluation loader, holdout217; R187)
                 device_datasets.update(names)
             elif is_iterating_wrapper(_last_ast(value.func)) and value.args and not self._bind_wrapper(names, value):
                 # ``pbar = tqdm(train_sampler)`` in ``train()`` above the ``main()`` that binds
@@ -1855,6 +1867,33 @@ def _pinning_value(value) -> bool:
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict":
         return _sets_pin_memory(value.keywords)
     return False
+
+
+_TENSOR_DATASETS = ("TensorDataset", "StackDataset")
+
+
+def _bindings_by_line(assigns, tuple_factories) -> Dict[str, List[Tuple[int, bool]]]:
+    """name -> (line, whether the binding moves a tensor to an accelerator: ``x.cuda()``,
+    ``x.to(device)``, not ``.to("cpu")``) of each of its bindings in ``assigns`` (a tuple unpacked
+    item by item: ``all_input_ids, all_label_ids = all_input_ids.to(device), all_label_ids.to(device)``)."""
+    found: Dict[str, List[Tuple[int, bool]]] = {}
+    for node in assigns:
+        for _, names, value in _unpacked((node,), tuple_factories):
+            is_move = (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                       and (value.func.attr == "cuda" or (value.func.attr == "to" and bool(value.args) and not (
+                           isinstance(value.args[0], ast.Constant) and str(value.args[0].value).startswith("cpu")))))
+            # (an assignment the module scan made up has no line: it counts as above every use, not moved)
+            line = getattr(node, "lineno", 0)
+            for name in names:
+                found.setdefault(name, []).append((line, is_move and line > 0))
+    return found
+
+
+def _last_bound_to_move(bindings, line: int) -> bool:
+    """Is the binding nearest above ``line`` (of those ``_bindings_by_line`` lists) a move? (SUMBT
+    binds its feature tensors, then moves them, then builds the dataset: holdout217; R187)"""
+    above = [b for b in bindings if b[0] < line]
+    return bool(above) and max(above)[1]
 
 
 def _holds_device_tensors(expr) -> bool:

@@ -279,7 +279,8 @@ class CpuThenDevice(Rule):
                 # ``torch.Tensor(np.sum(self.grad_dims))``: one number, the total of a list of
                 # sizes (LIBERO's A-GEM gradient buffer, holdout44): the constructor reads a size
                 return "sizes"
-            if isinstance(value, cst.Name) and _SIZE_PARAMETER.match(value.value) and self._is_parameter(value.value):
+            if (isinstance(value, cst.Name) and _SIZE_PARAMETER.match(value.value) and self._is_parameter(value.value)
+                    and not self._rebinds_its_argument(value.value)):
                 # ``def __init__(self, size, ...)``: ``torch.FloatTensor(size).zero_()`` (UniXcoder's
                 # beam): a parameter named as a size is one, not a list of data
                 return "sizes"
@@ -302,6 +303,18 @@ class CpuThenDevice(Rule):
             # ``torch.Tensor(sum(fc.dimension for fc in cols), 1)``)
             return "sizes"
         return None
+
+    def _rebinds_its_argument(self, name: str) -> bool:
+        """Is the constructor inside ``name = ...`` of the very name it is handed (trade-dst's
+        ``length = Variable(torch.LongTensor(length)).cuda()``)? A parameter converted under its own
+        name is data the function turns into a tensor; no one calls an uninitialised buffer by the
+        size it was made from (R186)."""
+        for node in reversed(self.ctx.stack):
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return False
+            if isinstance(node, cst.Assign):
+                return any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets)
+        return False
 
     def _is_range_list(self, value) -> bool:
         """``list(range(n))`` or ``range(n)``: numbers the host counts out (GEARS's

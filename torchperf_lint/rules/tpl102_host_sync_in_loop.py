@@ -973,7 +973,8 @@ class HostSyncInLoop(Rule):
         """``_host_argument``, the key of a lookup in a Python dict or list, or the test of an ``if``
         that leaves a loop that runs no update."""
         return (self._host_argument(path) or self._python_lookup_key(path) or self._decides_loop_stop_at(path)
-                or self._iterated_as_lookup_keys(path) or self._numpy_index(path) or self._set_member(path))
+                or self._iterated_as_lookup_keys(path) or self._numpy_index(path) or self._set_member(path)
+                or _in_tuple_tested_for_membership(path))
 
     def _set_member(self, path) -> bool:
         """Is the last node of ``path`` (through method calls on it and ``tuple``/``list``/``str``
@@ -1762,6 +1763,25 @@ def _lambda_handed_models(receiver: cst.BaseExpression, stack) -> bool:
              if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == name]
     return bool(calls) and all(len(c.args) == 1 and not c.args[0].star and not c.args[0].keyword
                                and is_model_name(last_identifier(c.args[0].value)) for c in calls)
+
+
+def _in_tuple_tested_for_membership(path) -> bool:
+    """Is the last node of ``path`` (also with a number added or taken: ``h + 1``) an element of a
+    tuple display tested with ``in``/``not in`` (``if (h + 1, t + 1) in path_t:``)? A tensor does
+    not answer ``in`` for a tuple (``Tensor.__contains__`` takes a tensor or a number): what is
+    asked is a Python dict or set, which hashes the key on the host (R31; GAIN's entity-pair
+    paths, holdout217; R185)."""
+    index = len(path) - 1
+    while index >= 2 and isinstance(path[index - 1], cst.BinaryOperation) and isinstance(
+            path[index - 1].operator, (cst.Add, cst.Subtract)) and isinstance(
+            path[index - 1].right if path[index - 1].left is path[index] else path[index - 1].left,
+            (cst.Integer, cst.Float)):
+        index -= 1
+    if index < 3 or not (isinstance(path[index - 1], cst.Element) and isinstance(path[index - 2], cst.Tuple)):
+        return False
+    comparison = path[index - 3]
+    return (isinstance(comparison, cst.Comparison) and comparison.left is path[index - 2]
+            and any(isinstance(c.operator, (cst.In, cst.NotIn)) for c in comparison.comparisons))
 
 
 def _tested_among_keys(path, index: int) -> bool:
