@@ -255,9 +255,12 @@ FACT_EDITS = [
     ("from torch.autograd import grad", "from mylib import grad", [("TPL605", 15), ("TPL602", 46)]),
     ("from mylib import grad", "from torch.autograd import grad", [("TPL605", 15)]),
     ("pin_memory=False", "pin_memory=True", [("TPL605", 15), ("TPL104", 35), ("TPL104", 35)]),
-    # the dataset's tensors move to the GPU (dataset kinds: an assignment another statement reads)
+    # the dataset's tensors move to the GPU (dataset kinds: an assignment another statement reads):
+    # the loader over them hands out device batches, so train()'s copies are no pinned copies (R187)
     ("features = torch.randn(64, 8)", "features = torch.randn(64, 8).cuda()",
-     [("TPL101", 7), ("TPL605", 15), ("TPL104", 35), ("TPL104", 35)]),
+     [("TPL101", 7), ("TPL605", 15)]),
+    ("features = torch.randn(64, 8).cuda()", "features = torch.randn(64, 8)",
+     [("TPL605", 15), ("TPL104", 35), ("TPL104", 35)]),
 ]
 # The module facts' loop targets are the file's: ``xs = chunk[0]`` takes a batch because a loop
 # above binds ``chunk`` (TPL502 wants a batch moved), and stops when that loop is renamed.
