@@ -173,3 +173,40 @@ def test_a_tensor_dataset_of_names_not_moved_last_stays_on_the_host():
     moved_back = "all_input_ids = all_input_ids.to(device)\n    all_input_ids = all_input_ids.cpu()"
     assert found(EVALUATION_LOADER.replace("{move}", moved_back)) == [("TPL102", 17, 17, AS_FLOAT)]
     assert found(EVALUATION_LOADER.replace("{move}", "pass")) == [("TPL102", 16, 17, AS_FLOAT)]
+
+
+ROW_OF_LOSSES = """\
+import numpy as np
+import torch
+
+
+def inference(model, loader, progress):
+    statistics = []
+    for batch_idx, (data, target) in enumerate(loader):
+        with torch.no_grad():
+            losses, output = model(data.cuda(), target.cuda())
+        losses = [torch.mean(v) for v in losses]
+        loss_values = [v.item() for v in losses]
+        statistics.append(loss_values)
+        {read}
+"""
+
+
+def test_a_row_of_items_appended_to_a_list_numpy_reads_every_batch_is_host_needed():
+    """flownet2's inference (holdout216): ``loss_values = [v.item() for v in losses]`` appended to
+    ``statistics``, which ``np.array(statistics).mean(axis=0)`` reads every batch for the progress
+    bar: numpy needs the numbers on the host every batch (R3), as when ``v.item()`` itself is
+    appended (R188)."""
+    read = 'progress.set_description("{}".format(np.array(statistics).mean(axis=0)))'
+    assert found(ROW_OF_LOSSES.replace("{read}", read)) == []
+
+
+def test_a_row_of_items_numpy_reads_only_after_the_loop_stays_reported():
+    """The same rows handed to numpy once, after the loop, need one copy there, not one per batch;
+    and a row that is never appended is read as the numbers are (kept: R7)."""
+    item = SYNC_TEMPLATE.format(what="`.item()`")
+    after = ROW_OF_LOSSES.replace("        {read}", "    return np.array(statistics).mean(axis=0)")
+    assert found(after) == [("TPL102", 11, 23, item)]
+    unappended = ROW_OF_LOSSES.replace("        statistics.append(loss_values)\n", "").replace(
+        "{read}", 'progress.set_description("{}".format(np.array(statistics).mean(axis=0)))')
+    assert found(unappended) == [("TPL102", 11, 23, item)]

@@ -838,17 +838,33 @@ class HostSyncInLoop(Rule):
         numpy (``np.mean(loss_hist)`` in the progress print): the running window is read on the host
         every step (R3). A list read by numpy only after the loop is not (one copy there would do)."""
         index = climb(stack, subscripts=False, items=False)
+        loop = self.ctx.innermost_loop()
+        if loop is None:
+            return False
+        if (index >= 3 and isinstance(stack[index - 1], cst.ListComp) and stack[index - 1].elt is stack[index]
+                and isinstance(stack[index - 2], cst.Assign) and len(stack[index - 2].targets) == 1
+                and isinstance(stack[index - 2].targets[0].target, cst.Name)):
+            # ``loss_values = [v.item() for v in losses]`` ... ``statistics.append(loss_values)``: the
+            # row of numbers appended as the number would be (flownet2's inference, holdout216; R188)
+            outer = next((i for i, n in enumerate(stack) if n is loop.node), None)
+            if outer is None or outer > index - 2:
+                return False
+            row = stack[index - 2].targets[0].target.value
+            return any(self._appended_for_host_library(path) for path in name_uses(
+                loop.node.body, row, stack[:outer + 1], stack[index - 2], [False], reaching=[False]))
         if not (index >= 3 and isinstance(stack[index - 1], cst.Arg) and isinstance(stack[index - 2], cst.Call)):
             return False
         func = stack[index - 2].func
         if not (isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend", "appendleft")
                 and isinstance(func.value, cst.Name)):
             return False
-        loop = self.ctx.innermost_loop()
         statement = next((n for n in reversed(stack[:index - 2]) if isinstance(n, cst.BaseSmallStatement)), None)
-        if loop is None or statement is None:
+        if statement is None:
             return False
-        around = stack[:next(i for i, n in enumerate(stack) if n is loop.node) + 1]
+        position = next((i for i, n in enumerate(stack) if n is loop.node), None)
+        if position is None:
+            return False
+        around = stack[:position + 1]
         # (read only under an interval, ``if step % eval_num == 0: np.mean(loss_train)``, the list
         # needs one copy per interval, not one per step: R22, SwinUNETR's pre-training, holdout45)
         names = self.ctx.interval_names_of(loop)
