@@ -1,7 +1,7 @@
 """Forms of the thirty-fifth session (2026-11-29) the engine got wrong: each with its flagged and
 silent twins, whole diagnostics."""
 
-from _diagnostics import SYNC_TEMPLATE, found
+from _diagnostics import CPU_CREATION_TEMPLATE, SYNC_TEMPLATE, found, rule_diagnostics
 
 FORMATTED = SYNC_TEMPLATE.format(what="formatting a tensor")
 AS_FLOAT = SYNC_TEMPLATE.format(what="`float()` of a tensor")
@@ -210,3 +210,35 @@ def test_a_row_of_items_numpy_reads_only_after_the_loop_stays_reported():
     unappended = ROW_OF_LOSSES.replace("        statistics.append(loss_values)\n", "").replace(
         "{read}", 'progress.set_description("{}".format(np.array(statistics).mean(axis=0)))')
     assert found(unappended) == [("TPL102", 11, 23, item)]
+
+
+SEQUENCE_MASK = """\
+import torch
+from torch.autograd import Variable
+
+
+def sequence_mask(sequence_length, max_len):
+    batch_size = sequence_length.size(0)
+    seq_range = torch.arange(0, max_len).long()
+    seq_range_expand = seq_range.unsqueeze(0).expand(batch_size, max_len)
+    seq_range_expand = Variable(seq_range_expand)
+    if sequence_length.is_cuda:
+        seq_range_expand = seq_range_expand.cuda()
+    seq_length_expand = sequence_length.unsqueeze(1).expand_as(seq_range_expand)
+    return seq_range_expand < seq_length_expand{kept}
+"""
+ARANGE = CPU_CREATION_TEMPLATE.format(factory="arange")
+
+
+def test_a_factory_read_once_into_another_name_that_is_moved_is_reported():
+    """trade-dst's ``sequence_mask`` (holdout217; the OpenNMT form): ``seq_range`` is read once, into
+    ``seq_range_expand`` through ops that keep it a fresh host tensor (and a ``Variable``), and that
+    name is moved when the lengths are on the GPU. The host tensor is never used as such (R189,
+    R167's reading one name further). No fix: creation and move are apart."""
+    assert rule_diagnostics(SEQUENCE_MASK.replace("{kept}", ""), "TPL101") == [(7, 16, ARANGE, None, None)]
+
+
+def test_a_factory_read_again_after_the_copy_stays_silent():
+    """``seq_range`` read again (returned beside the mask): the host tensor is used as such, and
+    creating it on the device would change that use."""
+    assert rule_diagnostics(SEQUENCE_MASK.replace("{kept}", ", seq_range"), "TPL101") == []

@@ -118,16 +118,28 @@ class CpuThenDevice(Rule):
         # Every report is of a move whose receiver is a fresh factory result, directly or through
         # the ops that keep it fresh, or a name assigned one (``mask = torch.ones(n)``).
         fresh_names = set()
+        derived = []  # (name, the name under ops that keep it fresh): R189's ``y = x.unsqueeze(0)``
         for node in unit.nodes:
             if (type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name
                     and _may_be_fresh(node.value, factories)):
                 fresh_names.add(node.targets[0].id)
+            elif type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
+                base = _ast_name_under_kept_ops(node.value)
+                if base is not None and base != node.targets[0].id:
+                    derived.append((node.targets[0].id, base))
             elif (type(node) is ast.Assign and len(node.targets) == 1 and _ast_self_attribute(node.targets[0])
                   and _may_be_fresh(node.value, factories)):
                 fresh_names.add(_ast_self_attribute(node.targets[0]))  # ``self.c = torch.tensor([c])`` (R68)
             elif (type(node) is ast.AnnAssign and type(node.target) is ast.Name and node.value is not None
                   and _may_be_fresh(node.value, factories)):
                 fresh_names.add(node.target.id)  # ``tot_loss: Tensor = torch.tensor(0.0)``
+        grown = bool(derived)
+        while grown:
+            grown = False
+            for name, base in derived:
+                if base in fresh_names and name not in fresh_names:
+                    fresh_names.add(name)
+                    grown = True
         for call in unit.calls:
             func = call.func
             if type(func) is ast.Attribute and func.attr in ("to", "cuda"):
@@ -782,8 +794,10 @@ class CpuThenDevice(Rule):
             if fresh is not None:
                 self._fresh_branches.pop(key, None)
                 self._fresh_alternatives.pop(key, None)
-            if fresh is not None and self._rebound_under_fresh_ops(node):
-                self._carried[key] = fresh
+            if fresh is not None:
+                target = self._rebound_under_fresh_ops(node)
+                if target is not None:
+                    self._carried[(key[0], target)] = fresh
 
     def _in_tuple_target(self) -> bool:
         """Is the current name an item of a tuple or list an assignment binds (``a, b = ...``)? A
@@ -791,18 +805,23 @@ class CpuThenDevice(Rule):
         return (isinstance(self.ctx.parent(), cst.Element) and isinstance(self.ctx.parent(2), (cst.Tuple, cst.List))
                 and isinstance(self.ctx.parent(3), cst.AssignTarget))
 
-    def _rebound_under_fresh_ops(self, node: cst.Name) -> bool:
-        """Is ``node`` read only as the base of ops that keep a tensor fresh, in a statement that binds
-        the result to the same name (``mask = mask.view(-1, 1).repeat(1, h)``: MARL-Algorithms'
-        CommNet, holdout126; R79)? The new binding is then the same fresh host tensor."""
+    def _rebound_under_fresh_ops(self, node: cst.Name) -> Optional[str]:
+        """The name a statement binds to ops that keep a tensor fresh read on ``node`` alone: the same
+        name (``mask = mask.view(-1, 1).repeat(1, h)``: MARL-Algorithms' CommNet, holdout126; R79),
+        or another when this is the one read of ``node``'s name in the function
+        (``seq_range_expand = seq_range.unsqueeze(0).expand(b, n)``: trade-dst's ``sequence_mask``,
+        holdout217; R189). The new binding is then the same fresh host tensor. None otherwise."""
         assign = next((n for n in reversed(self.ctx.stack) if isinstance(n, (cst.Assign, cst.BaseStatement,
                                                                                 cst.Lambda))), None)
         if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
-            return False
+            return None
         target = assign.targets[0].target
-        return (isinstance(target, cst.Name) and target.value == node.value
-                and self._name_under_fresh_ops(assign.value) is node
-                and sum(1 for n in descendants(assign.value) if isinstance(n, cst.Name) and n.value == node.value) == 1)
+        if not (isinstance(target, cst.Name) and self._name_under_fresh_ops(assign.value) is node
+                and sum(1 for n in descendants(assign.value) if isinstance(n, cst.Name) and n.value == node.value) == 1):
+            return None
+        if target.value == node.value or (self.ctx.frame.node is not None and self._only_load(node)):
+            return target.value
+        return None
 
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
         """``tot_loss: Tensor = torch.tensor(0.0)``: a binding as ``leave_Assign``'s (lightning-pose)."""
@@ -936,6 +955,22 @@ def _exclusive(first: tuple, second: tuple) -> bool:
         return False
     taken = dict(first)
     return any(taken.get(node, which) != which for node, which in second)
+
+
+def _ast_name_under_kept_ops(expr) -> Optional[str]:
+    """The name under methods that keep a tensor fresh (``x.unsqueeze(0).expand(b, n)``), or the
+    name a ``Variable(...)`` wraps; None otherwise (the prefilter's cheap twin of
+    ``_name_under_fresh_ops``)."""
+    seen = False
+    while True:
+        if (type(expr) is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr in _KEEP_FRESH):
+            expr, seen = expr.func.value, True
+        elif (type(expr) is ast.Call and type(expr.func) is ast.Name and expr.func.id == "Variable"
+              and len(expr.args) == 1):
+            expr, seen = expr.args[0], True
+        else:
+            break
+    return expr.id if seen and type(expr) is ast.Name else None
 
 
 def _is_plain_reference(expr: cst.BaseExpression) -> bool:
