@@ -242,3 +242,41 @@ def test_a_factory_read_again_after_the_copy_stays_silent():
     """``seq_range`` read again (returned beside the mask): the host tensor is used as such, and
     creating it on the device would change that use."""
     assert rule_diagnostics(SEQUENCE_MASK.replace("{kept}", ", seq_range"), "TPL101") == []
+
+
+AUX_TENSORS = """\
+import torch
+
+
+def train(model, loader, optimizer, device):
+    for batch in loader:
+        ids, lens = [t.{move} for t in batch]
+        token_type_ids = torch.zeros(ids.size(), dtype=torch.long, device=ids.device)
+        for i in range(lens.size(0)):
+            for j in range(lens.size(1)):
+                if lens[i, j, 0] == 0:
+                    break
+                elif lens[i, j, 1] > 0:
+                    token_type_ids[i, j, 0] = 1
+        loss = model(ids, token_type_ids).sum()
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_names_unpacked_from_a_list_of_moves_are_device_tensors():
+    """SUMBT's ``_make_aux_tensors`` (holdout217) tests ``len[i, j, 1] > 0`` for every turn of the
+    batch's lengths; the batch comes ``input_ids, input_len, label_ids = [t.to(device) for t in
+    batch]``-style, so each name unpacked from the list of moves is a device tensor (R190) and the
+    test waits for it. The ``if`` that breaks the loop decides where it stops (host-needed)."""
+    truth = SYNC_TEMPLATE.format(what="testing a tensor's truth")
+    assert found(AUX_TENSORS.replace("{move}", "to(device)")) == [("TPL102", 12, 21, truth)]
+    assert found(AUX_TENSORS.replace("{move}", "cuda()")) == [("TPL102", 12, 21, truth)]
+
+
+def test_names_unpacked_from_a_list_of_host_copies_stay_silent():
+    """The same names unpacked from ``[t.cpu() for t in batch]`` or ``[t.numpy() for t in batch]``
+    are host values; from ``[t.float() for t in batch]`` nothing says where they are, and a
+    comparison of values of unknown kind is not read as a tensor's truth."""
+    for move in ("cpu()", "numpy()", "float()"):
+        assert found(AUX_TENSORS.replace("{move}", move)) == [], move

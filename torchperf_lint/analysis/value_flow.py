@@ -576,6 +576,10 @@ class ValueFlow:
             gathered = self._gathered_tuple(expr, env, depth) if path else None
             if gathered is None and path and isinstance(expr, cst.Call):
                 gathered = self._project_tuple(expr, env, depth)
+            if gathered is None and path and isinstance(expr, cst.ListComp):
+                moved = self._moved_items_kind(expr, env, depth)
+                if moved is not None:
+                    return moved  # ``ids, lens = [t.to(device) for t in batch]``: each item (R190)
             shape: Shape = gathered if gathered is not None else self._kind(expr, env, depth)
         else:
             shape = self._element_shape(expr, env, depth)
@@ -586,6 +590,18 @@ class ValueFlow:
             else:
                 shape = item_shape(shape, index, count)
         return collapse(shape)
+
+    def _moved_items_kind(self, comprehension: cst.ListComp, env, depth: int) -> Optional[str]:
+        """The kind of every item of ``[t.to(device) for t in batch]`` (one ``for``, no ``if``): what
+        the move or copy written as the element makes (DEVICE for ``.cuda()``/``.to(device)``, a host
+        tensor for ``.cpu()``, NUMPY for ``.numpy()``); None for any other element."""
+        element = comprehension.elt
+        if (comprehension.for_in.inner_for_in is not None or comprehension.for_in.ifs
+                or not isinstance(element, cst.Call) or not isinstance(element.func, cst.Attribute)
+                or element.func.attr.value not in ("to", "cuda", "cpu", "numpy")):
+            return None
+        kind = self._kind(element, env, depth + 1)
+        return kind if kind in (DEVICE, CPU_TENSOR, NUMPY) else None
 
     def _comprehension_target(self, name: str, depth: int) -> Optional[str]:
         """A name bound by a comprehension around the current node: the kind of the items it takes."""
