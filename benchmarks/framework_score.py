@@ -8801,6 +8801,37 @@ CORPUS = [
     {"name": "bert_cn_finetune", "github": "ewrfcas/bert_cn_finetune", "set": "holdout217",
      "commit": "ec3ccedae5a88f557fe6a407e61af403ac39d9d7",
      "take": ["cmrc2018_finetune_pytorch.py", "DRCD_finetune_pytorch.py", "CJRC_finetune_pytorch.py", "DRCD_test_pytorch.py", "models/pytorch_modeling.py", "optimizations/pytorch_optimization.py", "utils.py", "evaluate"], "only": "*.py", "drop": []},
+    # holdout218 (2026-11-29): entries below this line.
+    # holdout218 set: remote sensing and earth observation training code (change detection, hyperspectral
+    # classification, precipitation nowcasting; own loops, a project base trainer, Lightning), labelled by reading only;
+    # corpus in /work/corpus_h218 (docs/framework_corpus_holdout218.md).
+    {"name": "IEEE_TGRS_SpectralFormer", "github": "danfenghong/IEEE_TGRS_SpectralFormer", "set": "holdout218",
+     "commit": "fd08eb5edc9565f86b925a6b9abf8ebb63a5f065",
+     "take": ["demo.py", "vit_pytorch.py"], "only": "*.py", "drop": []},
+    {"name": "HSI_SSFTT", "github": "zgr6010/HSI_SSFTT", "set": "holdout218",
+     "commit": "994f5d72e4cf22e92d9b5ab9743e33dfdf642e1d",
+     "take": ["cls_SSFTT_IP"], "only": "*.py", "drop": []},
+    {"name": "SmaAt-UNet", "github": "HansBambel/SmaAt-UNet", "set": "holdout218",
+     "commit": "3e48dcca3e88d9f154bed83268a0e9ec4355371a",
+     "take": ["metric", "models", "utils", "train_SmaAtUNet.py", "train_precip_lightning.py", "calc_metrics_test_set.py", "root.py"], "only": "*.py", "drop": []},
+    {"name": "SemiCD", "github": "wgcban/SemiCD", "set": "holdout218",
+     "commit": "72517f97067c879503fd35225c2e0e2576c0005a",
+     "take": ["base", "dataloaders", "models", "utils", "train.py", "trainer.py", "inference.py"], "only": "*.py", "drop": []},
+    {"name": "CDLab", "github": "Bobholamovic/CDLab", "set": "holdout218",
+     "commit": "bb6dc5eee2b1b259cebdcd0cf67de796a111a4ca",
+     "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "ddpm-cd", "github": "wgcban/ddpm-cd", "set": "holdout218",
+     "commit": "4970792f65227958ffaa1de787649ce2c5839f12",
+     "take": ["core", "data", "misc", "model", "ddpm_cd.py", "ddpm_train.py"], "only": "*.py", "drop": []},
+    {"name": "ChangeMamba", "github": "ChenHongruixuan/ChangeMamba", "set": "holdout218",
+     "commit": "9ce9cec13f9ea14bc0ad91f071577ec9b3a97983",
+     "take": ["changedetection"], "only": "*.py", "drop": []},
+    {"name": "DBDA-HSI", "github": "lironui/Double-Branch-Dual-Attention-Mechanism-Network", "set": "holdout218",
+     "commit": "b499b2219a8b26922bc71a48cd9403950e197c88",
+     "take": ["DBDA", "global_module"], "only": "*.py", "drop": ["DBDA/get-pip.py", "global_module/d2lzh_pytorch"]},
+    {"name": "DCFSL-2021", "github": "Li-ZK/DCFSL-2021", "set": "holdout218",
+     "commit": "ec92b1cca5ce3779f0cec4435daa714f902e07e3",
+     "take": ["DCFSL-IP.py", "DCFSL-PC.py", "DCFSL-UP.py", "DCFSL-salinas.py", "models.py", "utils.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -9030,7 +9061,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 218)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 219)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
