@@ -8832,6 +8832,31 @@ CORPUS = [
     {"name": "DCFSL-2021", "github": "Li-ZK/DCFSL-2021", "set": "holdout218",
      "commit": "ec92b1cca5ce3779f0cec4435daa714f902e07e3",
      "take": ["DCFSL-IP.py", "DCFSL-PC.py", "DCFSL-UP.py", "DCFSL-salinas.py", "models.py", "utils.py"], "only": "*.py", "drop": []},
+    # holdout220 (2026-11-29): entries below this line.
+    # holdout220 set: image captioning and VQA training code (Show-Attend-Tell ports, SCST with CIDEr rewards,
+    # bottom-up VQA debiasing, graph-attention VQA, an M²-style captioning transformer, a VQA toolkit; own loops),
+    # labelled by reading only; corpus in /work/corpus_h220 (docs/framework_corpus_holdout220.md).
+    {"name": "image-captioning-bottom-up-top-down", "github": "poojahira/image-captioning-bottom-up-top-down", "set": "holdout220",
+     "commit": "4fc5bf2980bc827602f42e0c23e82f1094d29603",
+     "take": ["train.py", "eval.py", "models.py", "datasets.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "Show-Attend-and-Tell", "github": "AaronCCWong/Show-Attend-and-Tell", "set": "holdout220",
+     "commit": "f1ac2709224d1a30cd911d6fee8ca2f16886254b",
+     "take": ["attention.py", "dataset.py", "decoder.py", "encoder.py", "generate_caption.py", "train.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "CSS-VQA", "github": "yanxinzju/CSS-VQA", "set": "holdout220",
+     "commit": "da1cc1ddec2fbd9d66a62d6dc547427194ed8c78",
+     "take": ["attention.py", "base_model.py", "classifier.py", "dataset.py", "eval.py", "fc.py", "language_model.py", "main.py", "rubi_base_model.py", "rubi_main.py", "rubi_train.py", "train.py", "utils.py", "vqa_debias_loss_functions.py"], "only": "*.py", "drop": []},
+    {"name": "RSTNet", "github": "zhangxuying1004/RSTNet", "set": "holdout220",
+     "commit": "d308459ad1c28e0f4c2c3e4a9986ae76870e3c72",
+     "take": ["data", "models", "utils", "train_transformer.py", "train_language.py", "evaluation/__init__.py", "evaluation/tokenizer.py", "evaluation/bleu", "evaluation/cider", "evaluation/rouge", "evaluation/meteor"], "only": "*.py", "drop": []},
+    {"name": "AoANet", "github": "husthuaan/AoANet", "set": "holdout220",
+     "commit": "94ffe176c3777bc54e53e9dd7b305b4046d91a70",
+     "take": ["dataloader.py", "eval.py", "eval_utils.py", "misc", "models", "opts.py", "train.py"], "only": "*.py", "drop": []},
+    {"name": "VQA_ReGAT", "github": "linjieli222/VQA_ReGAT", "set": "holdout220",
+     "commit": "9f6fe5bcda169c268eb1c92ef00df9f61d540081",
+     "take": ["config", "dataset.py", "dataset_cp_v2.py", "eval.py", "main.py", "model", "train.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "openvqa", "github": "MILVLG/openvqa", "set": "holdout220",
+     "commit": "f8f9966f202d5edf2a84096e1bc05ebf58ef55e6",
+     "take": ["run.py", "utils/exec.py", "utils/train_engine.py", "utils/test_engine.py", "openvqa"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -9061,7 +9086,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 219)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 221)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
