@@ -280,3 +280,44 @@ def test_names_unpacked_from_a_list_of_host_copies_stay_silent():
     comparison of values of unknown kind is not read as a tensor's truth."""
     for move in ("cpu()", "numpy()", "float()"):
         assert found(AUX_TENSORS.replace("{move}", move)) == [], move
+
+
+BATCH_BUILDER = """\
+import numpy as np
+import torch
+
+
+def train(loader, model, optimizer):
+    for att_batch in loader:
+        data = {{}}
+        data["att_masks"] = {made}
+        for i in range(len(att_batch)):
+            data["att_masks"][i, :3] = 1
+        if data["att_masks"].sum() == 15:
+            data["att_masks"] = None
+        {between}
+        loss = model(att_batch, data["att_masks"]).sum()
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_an_item_stored_as_a_numpy_array_is_read_on_the_host():
+    """AoANet's batch builder (holdout220): ``data["att_masks"] = np.zeros(...)`` then
+    ``if data["att_masks"].sum() == data["att_masks"].size:`` every batch. The item holds what the
+    function stored there, a numpy array: testing it waits for nothing (R191)."""
+    assert found(BATCH_BUILDER.format(made='np.zeros([len(att_batch), 5], dtype="float32")', between="pass")) == []
+
+
+def test_an_item_stored_as_a_device_tensor_or_rebound_or_stored_in_a_branch_stays_reported():
+    """The same item stored as a tensor on the device is tested on the device every batch; and
+    after the dict is bound again, or when the numpy store is in a branch the read is not in,
+    the store says nothing and the item is of unknown kind (a ``.sum()`` compared: reported, as
+    before R191)."""
+    truth = SYNC_TEMPLATE.format(what="testing a tensor's truth")
+    assert found(BATCH_BUILDER.format(made="torch.zeros(len(att_batch), 5).cuda()", between="pass")) == [
+        ("TPL102", 11, 11, truth)]
+    branch = BATCH_BUILDER.format(made="None", between="pass").replace(
+        '        data["att_masks"] = None\n        for i', '        if len(att_batch) > 1:\n'
+        '            data["att_masks"] = np.zeros([len(att_batch), 5])\n        for i')
+    assert found(branch) == [("TPL102", 12, 11, truth)]

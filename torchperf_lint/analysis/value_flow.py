@@ -317,6 +317,9 @@ class ValueFlow:
         """``target = value`` (``shape_source``: ("element", iterable) for a ``for`` target)."""
         if isinstance(target, cst.Subscript) and value is not None:
             self._every_item_moved(target, value)
+            if type(target.value) is cst.Name:
+                block = next((n for n in reversed(self.ctx.stack) if isinstance(n, (cst.IndentedBlock, cst.Module))), None)
+                self._know_item(target, (value, self.ctx.frame.values.get(None), block))
             return
         if (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, cst.Name) and shape_source is None
                 and self._tested_as_sequence(value.value)):
@@ -428,22 +431,42 @@ class ValueFlow:
     def hint_tensor_item(self, item: cst.Subscript) -> None:
         """``losses["total"].backward()``: that item of ``losses`` is a tensor, as long as ``losses``
         keeps the binding it has now (RPMNet's dict of losses a project helper returns, R184)."""
+        self._know_item(item, None)
+
+    def _know_item(self, item: cst.Subscript, stored) -> None:
+        """Remember what ``name[key]`` holds: a tensor (``stored`` None, R184) or ``stored``, (the
+        value, the bindings in effect, the block the store is in) of ``name[key] = value`` (R191)."""
         found = _literal_item(item)
         if found is None:
             return
         frame = self.ctx.frame
-        if frame.tensor_items is None:
-            frame.tensor_items = {}
-        frame.tensor_items[found] = frame.values.get(found[0])
+        if frame.known_items is None:
+            frame.known_items = {}
+        frame.known_items[found] = (frame.values.get(found[0]), stored)
 
-    def _backwarded_item(self, expr: cst.Subscript) -> bool:
-        """Is ``expr`` (``losses["total"]``, seen at the walk's position) an item whose
-        ``.backward()`` ran earlier in this frame, its container not bound again since?"""
-        items = self.ctx.frame.tensor_items
+    def _known_item_kind(self, expr: cst.Subscript, depth: int) -> Optional[str]:
+        """The kind of ``expr`` (``losses["total"]``, seen at the walk's position) when this frame knows
+        the item, its container not bound again since: a tensor whose ``.backward()`` ran (DEVICE,
+        or the host tensor its container is: R184), or what a plain store put there, from a block
+        around the read (``data["att_masks"] = np.zeros(...)`` ... ``data["att_masks"].sum()``: AoANet's
+        batch builder, holdout220; R191). None when unknown."""
+        items = self.ctx.frame.known_items
         if not items:
-            return False
+            return None
         found = _literal_item(expr)
-        return found is not None and found in items and items[found] is self.ctx.frame.values.get(found[0])
+        if found is None or found not in items:
+            return None
+        binding, stored = items[found]
+        if binding is not self.ctx.frame.values.get(found[0]):
+            return None
+        if stored is None:
+            owner = self._kind(expr.value, None, depth + 1)
+            return owner if owner in TENSORS else DEVICE
+        value, head, block = stored
+        if not any(node is block for node in self.ctx.stack):
+            return None  # stored in a branch the read is not in
+        kind = self._kind(value, _Env(head, self.ctx.frame), depth + 1)
+        return kind if kind in TENSORS or kind in (NUMPY, PYTHON) else None
 
     def _bound_outside(self, name: str) -> bool:
         frame = self.ctx.frame.parent
@@ -895,11 +918,11 @@ class ValueFlow:
                     # ``batch``, the HF Trainer's ``compute_loss`` ``inputs``): a tensor there, as
                     # ``batch.sft_mask`` is (R35, R152)
                     return DEVICE
+            if env is None:
+                known = self._known_item_kind(expr, depth)
+                if known is not None:
+                    return known  # R184, R191
             owner = self._kind(expr.value, env, depth + 1)
-            if env is None and self._backwarded_item(expr):
-                # ``train_losses["total"].backward()`` above: a tensor, on the device unless the
-                # container is known to be a host tensor (R184)
-                return owner if owner in TENSORS else DEVICE
             if owner in TENSORS or owner in (NUMPY, PYTHON):
                 return owner
             if owner == CONTAINER and isinstance(expr.value, cst.Name):

@@ -69,8 +69,9 @@ class Frame:
         # name -> its latest value_flow.Binding; None -> the newest binding of any name (chain head)
         self.values: dict = {}
         self.torch_instances: Dict[str, str] = {}  # name -> class qualname, e.g. criterion -> nn.MSELoss
-        # (name, literal key) -> the name's binding when ``name[key].backward()`` ran (None: none yet)
-        self.tensor_items: Optional[dict] = None
+        # (name, literal key) -> (the name's binding then, what the item is) for ``name[key].backward()``
+        # (R184) and ``name[key] = value`` (R191); None: none yet
+        self.known_items: Optional[dict] = None
 
 
 class Context:
