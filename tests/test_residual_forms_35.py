@@ -321,3 +321,37 @@ def test_an_item_stored_as_a_device_tensor_or_rebound_or_stored_in_a_branch_stay
         '        data["att_masks"] = None\n        for i', '        if len(att_batch) > 1:\n'
         '            data["att_masks"] = np.zeros([len(att_batch), 5])\n        for i')
     assert found(branch) == [("TPL102", 12, 11, truth)]
+
+
+DECODED_WORDS = """\
+import torch
+
+
+def train(model, loader, optimizer, ix_to_word, counts):
+    for x in loader:
+        seq = model(x.cuda())
+        txt = ""
+        for j in range(seq.size(1)):
+            ix = seq[0, j]
+            {use}
+        seq.sum().backward()
+        optimizer.step()
+"""
+
+
+def test_a_key_made_a_string_is_a_python_mapping_key():
+    """AoANet's ``decode_sequence`` (holdout220): ``txt + ix_to_word[str(ix.item())]``. The key is the
+    number made a string: R31's dict key (R47.3's table of words), read through ``str(...)``; and
+    since no tensor takes a string index, a store ``counts[str(ix.item())] = 1`` into any container
+    is a Python mapping's too (R192)."""
+    for use in ('txt = txt + ix_to_word[str(ix.item())]', "counts[str(ix.item())] = 1"):
+        assert found(DECODED_WORDS.replace("{use}", use)) == [], use
+
+
+def test_a_number_made_a_string_for_anything_else_stays_reported():
+    """``str(ix.item())`` formatted into a message or made a float again, and ``int(ix.item())`` as the
+    index of a container of unknown kind (a tensor takes an int index), read the number every step."""
+    item = SYNC_TEMPLATE.format(what="`.item()`")
+    for use, column in (("txt = txt + str(ix.item())", 28), ("n = float(str(ix.item()))", 26),
+                        ("counts[int(ix.item())] = 1", 23)):
+        assert found(DECODED_WORDS.replace("{use}", use)) == [("TPL102", 10, column, item)], use

@@ -1122,6 +1122,13 @@ class HostSyncInLoop(Rule):
         binds to one (python_containers), or an item of one; a store (``res[image_id.item()] = out``)
         needs the key as a read does. An update (``counts[y.item()] += 1``) is a running count (R22)."""
         index = climb(path, subscripts=False, items=False)
+        as_string = False
+        while (index >= 3 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call)
+               and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in ("str", "int")
+               and len(path[index - 2].args) == 1 and self.ctx.is_builtin(path[index - 2].func.value)):
+            # ``ix_to_word[str(ix.item())]``: the key made a string or an int (AoANet's decoder, R192)
+            as_string = as_string or path[index - 2].func.value == "str"
+            index -= 2
         if _tested_among_keys(path, index):
             return True  # ``if gt_label.item() not in self.panoptic_qualities.keys():`` (R159)
         if index < 4 or not isinstance(path[index - 1], cst.Index):
@@ -1133,6 +1140,8 @@ class HostSyncInLoop(Rule):
         holder = path[index - 4]
         if isinstance(holder, (cst.AugAssign, cst.AnnAssign)) and holder.target is subscript:
             return False
+        if as_string:
+            return True  # no tensor takes a string index: the container is a Python mapping
         container = subscript.value
         while isinstance(container, cst.Subscript):
             # ``self.estimates[name][idx.item()][offset.item()] = est``: a key of a dict kept in a
