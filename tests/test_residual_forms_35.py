@@ -355,3 +355,30 @@ def test_a_number_made_a_string_for_anything_else_stays_reported():
     for use, column in (("txt = txt + str(ix.item())", 28), ("n = float(str(ix.item()))", 26),
                         ("counts[int(ix.item())] = 1", 23)):
         assert found(DECODED_WORDS.replace("{use}", use)) == [("TPL102", 10, column, item)], use
+
+
+LABEL_BUFFERS = """\
+import torch
+
+from config import opt
+
+text = torch.LongTensor({size})
+if opt.cuda:
+    text = text.cuda()
+"""
+
+
+def test_a_legacy_constructor_given_arithmetic_on_a_size_name_is_sized():
+    """MORAN's and Attention_ocr's module-level label buffers (holdout219): ``text =
+    torch.LongTensor(opt.batchSize * 5)``, moved under ``if opt.cuda:``. Arithmetic on a name called
+    a size (snake or camel case) is a number, so the constructor makes uninitialised numbers on the
+    host that are then copied (R193, R65's reading of a name so bound, written in place)."""
+    for size in ("opt.batchSize * 5", "opt.batch_size * 5 + 1", "opt.max_len // 2", "opt.nClasses * 2"):
+        assert found(LABEL_BUFFERS.replace("{size}", size), ("TPL101",)) == [("TPL101", 5, 7, LEGACY_LONG)], size
+
+
+def test_arithmetic_on_names_not_called_sizes_stays_unreported():
+    """``opt.labels * 5`` may repeat a list (data, which the constructor copies); ``opt.dimension * 2``
+    does not end in a size word; both stay unknown and unreported (R65)."""
+    for size in ("opt.labels * 5", "opt.sizes_list * 5", "opt.dimension * 2"):
+        assert found(LABEL_BUFFERS.replace("{size}", size), ("TPL101",)) == [], size

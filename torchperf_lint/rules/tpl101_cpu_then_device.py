@@ -14,7 +14,8 @@ from ..fixing.edits import add_keyword_with_comments
 from ..findings import RuleFix
 from ..analysis import value_flow
 from ..analysis.syntax import (
-    assigned_names, device_kind, has_double_splat, has_splat, is_literal_data, keyword, method_call, move_target,
+    assigned_names, device_kind, has_double_splat, has_splat, is_literal_data, keyword, last_identifier, method_call,
+    move_target,
     positional,
 )
 from ..analysis.tree import descendants
@@ -283,6 +284,12 @@ class CpuThenDevice(Rule):
                 # tensor too (ReFlow-VAE-SVC's padding masks, holdout146; R123).
                 return "sizes" if self.ctx.is_tensor(value.value) or self._used_as_torch_tensor(value.value) else None
             if _is_size_expression(value) or _grows_a_size(value):
+                return "sizes"
+            if _number_arithmetic(value) and any(_SIZE_LEAF.search(last_identifier(leaf) or "") is not None
+                                                 for leaf in _arithmetic_leaves(value)):
+                # ``torch.LongTensor(opt.batchSize * 5)`` (MORAN's and Attention_ocr's label buffers,
+                # holdout219; R193): arithmetic on a name called a size is a number; a list
+                # repeated (``[0] * n``) is no such arithmetic
                 return "sizes"
             if isinstance(value, cst.Call) and (
                     (self.ctx.qualname(value.func) or "") in _COUNT_REDUCTIONS
@@ -986,6 +993,18 @@ _SIZE_PARAMETER = re.compile(r"^(?:size|n|k|dim|length|\w+_(?:size|dim|len|lengt
 
 
 _NUMBER_OPERATORS = (cst.Multiply, cst.FloorDivide, cst.Add, cst.Subtract)
+# The last identifier of a size, in snake or camel case: ``batch_size``, ``opt.batchSize``, ``max_len``,
+# ``seqLength``, ``num_classes``, ``nClasses``.
+_SIZE_LEAF = re.compile(r"(?:^|_)(?:size|len|length|dim)$|[a-z](?:Size|Len|Length|Dim)$|^(?:num|n)_|^n[A-Z]|^num[A-Z]")
+
+
+def _arithmetic_leaves(expr: cst.BaseExpression):
+    """The operands of ``_number_arithmetic``, nested operations opened."""
+    if isinstance(expr, cst.BinaryOperation):
+        yield from _arithmetic_leaves(expr.left)
+        yield from _arithmetic_leaves(expr.right)
+    else:
+        yield expr
 
 
 def _number_arithmetic(expr: cst.BaseExpression) -> bool:
