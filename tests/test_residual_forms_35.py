@@ -1,7 +1,7 @@
 """Forms of the thirty-fifth session (2026-11-29) the engine got wrong: each with its flagged and
 silent twins, whole diagnostics."""
 
-from _diagnostics import CPU_CREATION_TEMPLATE, SYNC_TEMPLATE, found, rule_diagnostics
+from _diagnostics import CPU_CREATION_TEMPLATE, SYNC_TEMPLATE, UNPINNED_LOADER, found, rule_diagnostics
 
 FORMATTED = SYNC_TEMPLATE.format(what="formatting a tensor")
 AS_FLOAT = SYNC_TEMPLATE.format(what="`float()` of a tensor")
@@ -429,3 +429,38 @@ def test_the_same_filter_in_a_training_step_stays_reported():
     """In a training step the filter tests every loss on the host each step: reported."""
     truth = SYNC_TEMPLATE.format(what="testing a tensor's truth")
     assert found(TRAINING_FILTER) == [("TPL102", 7, 54, truth)]
+
+
+RELATIVE_STAR_IMPORT = """\
+import torch
+from torch.utils.data import DataLoader
+
+from .fix_label import *
+
+USE_CUDA = torch.cuda.is_available()
+
+
+def get_loader(data, model):
+    loader = DataLoader(data, batch_size=4, num_workers=2)
+    for x in loader:
+        if USE_CUDA:
+            x = x.cuda()
+        model(x)
+"""
+
+
+def test_a_relative_star_import_binds_no_name_and_the_pin_fix_is_written():
+    """trade-dst's ``from .fix_label import *`` (holdout217) put ``*`` in the import table as a name
+    of the project's, and TPL502's fix, which asks each bound name whether it is torch, built a
+    ``Name("*")``: libcst refused it and the whole file was reported as "could not analyse (internal
+    error)". A star import binds no name it shows; the file is linted and the fix spells
+    ``torch.cuda.is_available()``."""
+    from torchperf_lint.engine import fix_source, lint_source
+
+    findings = lint_source(RELATIVE_STAR_IMPORT, "pkg/utils.py", codes=["TPL502"])
+    assert [(f.code, f.line, f.col, f.message, f.fix and f.fix.applicability) for f in findings] == [
+        ("TPL502", 10, 13, UNPINNED_LOADER, "safe")]
+    fixed, count = fix_source(RELATIVE_STAR_IMPORT, codes=["TPL502"])
+    assert count == 1 and "pin_memory=torch.cuda.is_available()" in fixed
+    assert fix_source(fixed, codes=["TPL502"]) == (fixed, 0)
+    compile(fixed, "utils.py", "exec")

@@ -107,7 +107,8 @@ def bind_import(table: Dict[str, Optional[str]], node: ast.AST) -> None:
     elif isinstance(node, ast.ImportFrom):
         if node.level or not node.module:
             for alias in node.names:  # relative imports are the project's own code
-                table[alias.asname or alias.name] = None
+                if alias.name != "*":  # (``from .fix_label import *`` binds no name it shows)
+                    table[alias.asname or alias.name] = None
             if _imports_torch_name(node):
                 table["torch"] = "torch"
             return

@@ -107,6 +107,8 @@ class DataLoaderNoPinMemory(Rule):
             frame = frame.parent
         best = None
         for name in dict.fromkeys(names):
+            if not name.isidentifier():
+                continue  # (a binding no import table should hold; never build a node of it)
             qual = self.ctx.qualname(cst.Name(name))
             template = _IS_AVAILABLE_THROUGH.get(qual)
             if template is not None and (best is None or qual == "torch"):
