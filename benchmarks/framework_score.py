@@ -8891,6 +8891,28 @@ CORPUS = [
     {"name": "lightning-tablenet", "github": "claudiamohh/lightning-tablenet", "set": "holdout219",
      "commit": "4c65c06359f46d53af46659e003c086120b225de",
      "take": ["datasets", "gradio_demo.py", "models", "predict.py", "train.py"], "only": "*.py", "drop": []},
+    # holdout223 (2026-11-29): entries below this line.
+    # holdout223 set: spiking neural networks, ANN-to-SNN conversion, Hebbian and predictive-coding learning, and a
+    # one-shot NAS supernet (own loops, one Ignite engine), labelled by reading only; corpus in /work/corpus_h223
+    # (docs/framework_corpus_holdout223.md).
+    {"name": "SinglePathOneShot", "github": "megvii-model/SinglePathOneShot", "set": "holdout223",
+     "commit": "36eed6cf083497ffa9cfe7b8da25bb0b6ba5a452",
+     "take": ["src/Supernet", "src/Search", "src/Evaluation"], "only": "*.py", "drop": []},
+    {"name": "SNN_conversion_QCFS", "github": "putshua/SNN_conversion_QCFS", "set": "holdout223",
+     "commit": "c27a446dee1240eee7a0e7021e0fa614883b8020",
+     "take": ["main.py", "funcs.py", "modules.py", "utils.py", "Models", "Preprocess", "ImageNet"], "only": "*.py", "drop": []},
+    {"name": "STBP-for-training-SpikingNN", "github": "yjwu17/STBP-for-training-SpikingNN", "set": "holdout223",
+     "commit": "e3c0c93283cd76ac8af76f25cf52cb215aab7be8",
+     "take": ["main.py", "spiking_model.py"], "only": "*.py", "drop": []},
+    {"name": "pytorch-hebbian", "github": "Joxis/pytorch-hebbian", "set": "holdout223",
+     "commit": "595ec79577c3816c61d39b0633f8dbf14d28b67a",
+     "take": ["examples", "pytorch_hebbian"], "only": "*.py", "drop": []},
+    {"name": "Spike-Element-Wise-ResNet", "github": "fangwei123456/Spike-Element-Wise-ResNet", "set": "holdout223",
+     "commit": "cfc547c5e8196b1a16ebc596509b4dffea7c306f",
+     "take": ["cifar10dvs", "dvsgesture", "imagenet"], "only": "*.py", "drop": []},
+    {"name": "PredictiveCodingBackprop", "github": "BerenMillidge/PredictiveCodingBackprop", "set": "holdout223",
+     "commit": "2154d7829a8f786e0a7a7b1bd8bb33c39d5af9ba",
+     "take": ["__init__.py", "cnn.py", "layers.py", "utils.py", "datasets.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -9120,7 +9142,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 221)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 224)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
