@@ -26,7 +26,7 @@ from .analysis import edit_reuse
 from .analysis.ast_scan import UnitAst
 from .analysis.dead_code import dead_line_ranges, in_dead_block
 from .analysis.facts import ModuleFacts
-from .analysis.names import ImportTable, text_mentions_torch_import
+from .analysis.names import ImportTable, text_has_star_import, text_mentions_torch_import
 from .analysis.project_index import parsed_module, record_summary, star_imported_bindings
 from .analysis.segments import Unit, split_units
 from .analysis.step_bodies import dependency_stamps, step_bodies_for
@@ -115,7 +115,7 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
     _DEPENDENCIES.pop(filename, None)
     torch_file = text_mentions_torch_import(source)
     star_bound: Dict[str, str] = {}
-    if not torch_file and "import *" in source and filename != "<string>" and _may_use_torch(source):
+    if not torch_file and filename != "<string>" and text_has_star_import(source) and _may_use_torch(source):
         star_bound = star_imported_bindings(filename)  # torch through ``from .utils import *``
         torch_file = any(b == "torch" or b.startswith("torch.") for b in star_bound.values())
     if not torch_file:
@@ -142,7 +142,7 @@ def _lint(source: str, tree, codes, lines, newline: str = "\n",
             return [analysis_failed(f"syntax error at line {error.lineno}: {error.msg}",
                                     error.lineno or 1, (error.offset or 1) - 1)]
     table = parsed[1] if parsed is not None and parsed[1] is not None else ImportTable.from_ast(tree)
-    if not star_bound and "import *" in source and filename != "<string>":
+    if not star_bound and filename != "<string>" and text_has_star_import(source):
         # a torch file whose own imports do not bind ``torch`` itself (pytorch-YOLOv4's ``import
         # torch.nn as nn`` beside ``from tool.torch_utils import *``, then ``torch.linspace(...)``),
         # or numpy (KGAT's ``np`` from ``from utils.log_helper import *``)

@@ -75,3 +75,14 @@ def test_torch_through_a_star_import_beside_a_submodule_alias(tmp_path):
         "from .utils import *", "import torch.nn as nn\n        import torch\n        from .utils import *")
     write(tmp_path, files)
     assert _findings(tmp_path) == [("TPL102", 11, SYNC), ("TPL102", 12, SYNCHRONIZE)]
+
+
+def test_a_star_import_written_without_a_space(tmp_path):
+    """STBP-for-training-SpikingNN's ``from spiking_model import*`` (holdout223): Python reads it as
+    ``import *``; the text tests that decide whether a file may get torch from a star import
+    looked for ``"import *"`` and skipped the file, so its module-level training loop, torch
+    coming through the star import, got no finding."""
+    files = dict(PROJECT)
+    files["pkg/train.py"] = files["pkg/train.py"].replace("from .utils import *", "from .utils import*")
+    write(tmp_path, files)
+    assert _findings(tmp_path) == [("TPL102", 9, SYNC), ("TPL102", 10, SYNCHRONIZE)]

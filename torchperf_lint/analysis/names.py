@@ -80,6 +80,15 @@ def setting_root(parts) -> bool:
     return len(parts) >= 2 and parts[0] in SETTINGS_OWNERS
 
 
+_STAR_IMPORT = re.compile(r"\bimport[ \t]*\*")
+
+
+def text_has_star_import(source: str) -> bool:
+    """``from x import *``, also written ``from x import*`` (STBP's ``from spiking_model import*``,
+    holdout223): a text test, before any parse."""
+    return _STAR_IMPORT.search(source) is not None
+
+
 def text_mentions_torch_import(source: str) -> bool:
     return "torch" in source and (_IMPORTS_TORCH.search(source) is not None
                                   or _IMPORTS_TORCH_NAME.search(source) is not None)

@@ -224,7 +224,8 @@ def _text_may_define(base: str, imported: str) -> bool:
             text = handle.read(_MAX_READ_BYTES)
     except OSError:
         return True
-    return b"import *" in text or re.search(rb"\b" + re.escape(imported.encode()) + rb"\b", text) is not None
+    return (_STAR_IMPORT_BYTES.search(text) is not None
+            or re.search(rb"\b" + re.escape(imported.encode()) + rb"\b", text) is not None)
 
 
 def _file_holds(folder: str, module: str, imported: Optional[str]) -> bool:
@@ -364,6 +365,7 @@ def _defines(project, path: str, name: str) -> bool:
     return False
 
 
+_STAR_IMPORT_BYTES = re.compile(rb"\bimport[ \t]*\*")  # ``import *``, also ``import*``
 _MODULE_LEVEL_BINDING = re.compile(r"(?:async\s+)?def\s+(\w+)|class\s+(\w+)|(\w+)\s*(?::[^=\n]*)?=(?!=)"
                                    r"|(?:from\s+\S+\s+)?import\s([^\n]*)")
 _WORD = re.compile(r"\w+")
