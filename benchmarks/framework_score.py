@@ -8913,6 +8913,33 @@ CORPUS = [
     {"name": "PredictiveCodingBackprop", "github": "BerenMillidge/PredictiveCodingBackprop", "set": "holdout223",
      "commit": "2154d7829a8f786e0a7a7b1bd8bb33c39d5af9ba",
      "take": ["__init__.py", "cnn.py", "layers.py", "utils.py", "datasets.py"], "only": "*.py", "drop": []},
+    # holdout222 (2026-11-29): entries below this line.
+    # holdout222 set: deepfake and forgery detection, face anti-spoofing, manipulation localization, AI-generated image
+    # detection (own loops, DDP), labelled by reading only; corpus in /work/corpus_h222 (docs/framework_corpus_holdout222.md).
+    {"name": "CNNDetection", "github": "PeterWang512/CNNDetection", "set": "holdout222",
+     "commit": "ea0b5622365e3a9cd31d1b54b6b5971131a839ab",
+     "take": ["train.py", "validate.py", "eval.py", "eval_config.py", "earlystop.py", "util.py", "data", "networks", "options"], "only": "*.py", "drop": []},
+    {"name": "NPR-DeepfakeDetection", "github": "chuangchuangtan/NPR-DeepfakeDetection", "set": "holdout222",
+     "commit": "73cde1ced21291bfb504a2add2b53fbe99c4f433",
+     "take": ["data", "networks", "options", "test.py", "train.py", "util.py", "validate.py"], "only": "*.py", "drop": []},
+    {"name": "F3Net", "github": "yyk-wew/F3Net", "set": "holdout222",
+     "commit": "01942ca3241c19c75fccc7fc3282554c147ceb43",
+     "take": ["models.py", "train.py", "trainer.py", "utils.py", "xception.py"], "only": "*.py", "drop": []},
+    {"name": "SelfBlendedImages", "github": "mapooon/SelfBlendedImages", "set": "holdout222",
+     "commit": "9fe4efe1192cb7448fb51a2b97a54e1312188160",
+     "take": ["src/train_sbi.py", "src/model.py", "src/utils", "src/inference"], "only": "*.py", "drop": []},
+    {"name": "RECCE", "github": "VISION-SJTU/RECCE", "set": "holdout222",
+     "commit": "58cabeb7a0fef31a202334ff0b8f2a285e69d393",
+     "take": ["dataset", "inference.py", "loss", "model", "optimizer", "scheduler", "test.py", "train.py", "trainer"], "only": "*.py", "drop": []},
+    {"name": "SSDG-CVPR2020", "github": "taylover-pei/SSDG-CVPR2020", "set": "holdout222",
+     "commit": "c268920a7408ca78fb425954de2bf5745d1c660a",
+     "take": ["experiment", "loss", "models", "utils"], "only": "*.py", "drop": []},
+    {"name": "PSCC-Net", "github": "proteus1991/PSCC-Net", "set": "holdout222",
+     "commit": "53e5ff77d8dc5feddda060cd085f9b765761f816",
+     "take": ["models", "utils", "train.py", "test.py"], "only": "*.py", "drop": []},
+    {"name": "multiple-attention", "github": "yoctta/multiple-attention", "set": "holdout222",
+     "commit": "bb069ccde5174eab59c9be25c254b7db34a03793",
+     "take": ["AGDA.py", "config.py", "datasets", "evaluation.py", "main.py", "models/MAT.py", "models/xception.py", "pretrain.py", "train.py", "utils.py", "viewconfig.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
