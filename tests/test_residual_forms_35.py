@@ -464,3 +464,38 @@ def test_a_relative_star_import_binds_no_name_and_the_pin_fix_is_written():
     assert count == 1 and "pin_memory=torch.cuda.is_available()" in fixed
     assert fix_source(fixed, codes=["TPL502"]) == (fixed, 0)
     compile(fixed, "utils.py", "exec")
+
+
+SCALAR_NAMED = """\
+import torch
+from torch.cuda.amp import GradScaler, autocast
+
+
+def train(model, loader, optimizer):
+    grad_scalar = GradScaler(2 ** 10)
+    for x in loader:
+        with autocast():
+            loss = model(x.cuda())
+        grad_scalar.scale(loss).backward()
+        grad_scalar.step(optimizer)
+        {update}
+"""
+NEVER_UPDATED = ("`grad_scalar.update()` is never called in this module: the loss scale never adapts (and a second "
+                 "`grad_scalar.step()` raises); call `grad_scalar.update()` after each `grad_scalar.step(optimizer)` "
+                 "(runtime_guard: AMP step)")
+
+
+def test_a_scaler_named_otherwise_is_updated_when_its_update_is_called():
+    """RECCE's DDP trainer (holdout222) names its scaler ``grad_scalar`` and calls ``grad_scalar.update()``
+    right after ``grad_scalar.step(self.optimizer)``; the rule asked whether any ``.update()`` receiver
+    was named "scaler" and reported the update as never called. The receiver the rule saw stepped
+    is what must be updated, whatever its name."""
+    assert found(SCALAR_NAMED.replace("{update}", "grad_scalar.update()"), ("TPL302",)) == []
+
+
+def test_a_scaler_never_updated_is_still_reported_whatever_else_is_updated():
+    """No ``grad_scalar.update()``: reported (no fix: where ``update()`` goes depends on accumulation),
+    also when something else is updated (a meter's ``update(loss)``)."""
+    for update in ("pass", "meter.update(loss)"):
+        assert found(SCALAR_NAMED.replace("{update}", update), ("TPL302",)) == [
+            ("TPL302", 11, 8, NEVER_UPDATED)], update

@@ -134,8 +134,13 @@ class _Collector(ast.NodeVisitor):
             facts.calls_set_epoch = True
             facts.set_epoch_receivers.add((dotted_name_ast(func.value) or "?").rsplit(".", 1)[-1])
         elif attr == "update" and isinstance(func.value, (ast.Name, ast.Attribute)):
-            if "scaler" in (dotted_name_ast(func.value) or "").lower():
+            receiver = dotted_name_ast(func.value) or ""
+            if "scaler" in receiver.lower():
                 facts.calls_scaler_update = True
+            if len(node.args) + len(node.keywords) <= 1:
+                # ``grad_scalar.update()`` (RECCE, holdout222): a scaler not named "scaler" is
+                # known by what the rule saw it step (TPL302 asks for its last name here)
+                facts.update_receivers.add(receiver.rsplit(".", 1)[-1])
         elif attr == "cuda":
             facts.moves_to_cuda = True
             facts.moves_to_cuda_conditionally |= self._conditional > 0
@@ -404,7 +409,7 @@ class _StatementFacts:
         for field in ModuleFacts._FIELDS:
             setattr(self, field, False)
         self.set_epoch_receivers, self.sampler_names, self.deprecated_amp_in_fallback = set(), set(), set()
-        self.defined_names, self.move_receivers = set(), set()
+        self.defined_names, self.move_receivers, self.update_receivers = set(), set(), set()
         self.deprecated_amp_name_uses: dict = {}
         self.deprecated_amp_sites: dict = {}
         self.assignments: list = []
@@ -438,7 +443,7 @@ class ModuleFacts:
 
     _EXTRA = ("deprecated_amp_name_uses", "grad_free_callees", "set_epoch_receivers", "sampler_names",
               "assignments", "defined_names", "deprecated_amp_sites", "move_receivers", "loop_targets",
-              "deprecated_amp_in_fallback")
+              "deprecated_amp_in_fallback", "update_receivers")
 
     # The oldest torch the project must run on, (major, minor) or None for no limit: set by the
     # engine from the front end's setting (rules ask through Rule.torch_has).
@@ -464,6 +469,7 @@ class ModuleFacts:
             self.assignments = []  # (dotted target, value or None for unknown) in file order
             self.defined_names = set()  # names of the functions, methods and classes the file defines
             self.move_receivers = set()  # root names of what ``.cuda()`` / ``.to(x)`` is called on
+            self.update_receivers = set()  # last names of what ``.update()`` (one argument at most) is called on
             self.loop_targets = set()  # names bound by ``for`` loops and comprehensions
             callees: dict = {}  # function name -> all its call sites run without autograd
             # One collector per top-level statement, in file order (its state is back to nothing
@@ -488,7 +494,7 @@ class ModuleFacts:
             if getattr(part, field):
                 setattr(self, field, True)
         for field in ("set_epoch_receivers", "sampler_names", "deprecated_amp_in_fallback", "defined_names",
-                      "move_receivers"):
+                      "move_receivers", "update_receivers"):
             getattr(self, field).update(getattr(part, field))
         self.loop_targets.update(part.loop_targets)
         uses = self.deprecated_amp_name_uses

@@ -59,6 +59,8 @@ class ScalerMisuse(Rule):
         # Only a scaler this module makes: one made elsewhere may be updated elsewhere.
         if facts.calls_scaler_update or not facts.has_grad_scaler:
             return
+        if (code_of(found[0]).rsplit(".", 1)[-1]) in facts.update_receivers:
+            return  # ``grad_scalar.update()``: updated, whatever the scaler is called
         self.report(node, self.message_update.format(scaler=code_of(found[0])))
 
 
