@@ -499,3 +499,44 @@ def test_a_scaler_never_updated_is_still_reported_whatever_else_is_updated():
     for update in ("pass", "meter.update(loss)"):
         assert found(SCALAR_NAMED.replace("{update}", update), ("TPL302",)) == [
             ("TPL302", 11, 8, NEVER_UPDATED)], update
+
+
+CER_HELPER = """\
+import editdistance
+import torch
+
+
+def compute_cer(predictions, targetBatch, predLens, targetLenBatch):
+    targetBatch = targetBatch.cpu()
+    trgts = {pieces}
+    total = 0
+    for n in range(len(trgts)):
+        trgt = {read}
+        total = total + len(trgt)
+    return total
+
+
+def train(model, loader, optimizer):
+    for x, y, lens in loader:
+        out = model(x.cuda())
+        out.sum().backward()
+        optimizer.step()
+        cer = compute_cer(out, y.cuda(), lens, lens)
+"""
+
+
+def test_a_copy_split_into_pieces_the_helper_makes_numpy_arrays_is_host_work():
+    """deep_avsr's CER and WER helpers (holdout221, listed silent): ``targetBatch = targetBatch.cpu()``,
+    ``trgts = list(torch.split(targetBatch, targetLenBatch.tolist()))``, then ``trgts[n].numpy()``
+    for editdistance. The helper, called every step, computes on the host with the arrays: R48's
+    numpy copy, read through the split (R195)."""
+    for pieces in ("list(torch.split(targetBatch, targetLenBatch.tolist()))", "torch.chunk(targetBatch, 4)"):
+        assert found(CER_HELPER.format(pieces=pieces, read="trgts[n].numpy()[:-1]")) == [], pieces
+
+
+def test_a_copy_split_into_pieces_kept_as_tensors_stays_reported():
+    """Pieces never made numpy arrays (kept as tensors, their lengths read) are no host work: the copy is
+    reported, with the call chain that makes the helper run every step."""
+    cpu = SYNC_TEMPLATE.format(what="`.cpu()`")
+    source = CER_HELPER.format(pieces="list(torch.split(targetBatch, targetLenBatch.tolist()))", read="trgts[n]")
+    assert found(source) == [("TPL102", 6, 18, cpu + " (called every step from train.py:20)")]

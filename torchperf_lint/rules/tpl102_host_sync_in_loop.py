@@ -418,7 +418,7 @@ class HostSyncInLoop(Rule):
         if chain is None or not chain.hops:
             return False
         above = _methods_applied(self.ctx.stack)
-        if self.ctx.stack[-1].func.attr.value != "numpy" and "numpy" not in above:
+        if self.ctx.stack[-1].func.attr.value != "numpy" and "numpy" not in above and not self._split_into_numpy():
             return False
         if "item" in above or "tolist" in above or read_as_number(self.ctx.stack) or shown(self.ctx.stack):
             # a number read or shown: a metric (``print((loss - kl).data.cpu().numpy())``); also
@@ -439,6 +439,33 @@ class HostSyncInLoop(Rule):
             return _METRIC_WORD.search(named) is None and not _item_of_a_metric_dict(self.ctx.stack, named)
         # ``(loss - kl_loss).data.cpu().numpy()``: a value computed from a metric is one
         return not any(_METRIC_WORD.search(n.value) for n in descendants(value) if isinstance(n, cst.Name))
+
+    def _split_into_numpy(self) -> bool:
+        """Is the current copy bound to a name (``targetBatch = targetBatch.cpu()``) whose pieces the
+        function turns into numpy arrays: ``trgts = list(torch.split(targetBatch, lens.tolist()))``
+        then ``trgts[n].numpy()`` (deep_avsr's CER and WER helpers, holdout221; R195), or the name's
+        own items (``name[i].numpy()``)? The helper works on the host with them, as when
+        ``.numpy()`` follows the copy on the same line (R48)."""
+        stack = self.ctx.stack
+        found = derived_assignment(stack)
+        if found is None:
+            return False
+        name, statement, _ = found
+        scope = next((n for n in reversed(stack[:-1]) if isinstance(n, cst.FunctionDef)), None)
+        if scope is None:
+            return False
+        pieces = []
+        for use in name_uses(scope.body, name, [scope], statement, [False], [False]):
+            if _numpy_of_item(use, len(use) - 1):
+                return True
+            split = _split_of(use, self.ctx)
+            if split is not None:
+                pieces.append(split)
+        for piece_name, split_statement in pieces:
+            if any(_numpy_of_item(use, len(use) - 1)
+                   for use in name_uses(scope.body, piece_name, [scope], split_statement, [False], [False])):
+                return True
+        return False
 
     def _kept_inference_result(self) -> bool:
         """Is the current ``.cpu()``/``.tolist()``/``.numpy(force=True)`` a result of inference that
@@ -1790,6 +1817,36 @@ def _lambda_handed_models(receiver: cst.BaseExpression, stack) -> bool:
              if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == name]
     return bool(calls) and all(len(c.args) == 1 and not c.args[0].star and not c.args[0].keyword
                                and is_model_name(last_identifier(c.args[0].value)) for c in calls)
+
+
+_SPLITS = frozenset(("torch.split", "torch.chunk", "torch.unbind", "torch.tensor_split"))
+
+
+def _numpy_of_item(path, index: int) -> bool:
+    """Is ``path[index]`` (through one subscript) the receiver of ``.numpy()``?"""
+    if index >= 2 and isinstance(path[index - 1], cst.Subscript) and path[index - 1].value is path[index]:
+        index -= 1
+    return (index >= 2 and isinstance(path[index - 1], cst.Attribute) and path[index - 1].value is path[index]
+            and path[index - 1].attr.value == "numpy" and isinstance(path[index - 2], cst.Call))
+
+
+def _split_of(path, ctx):
+    """(the name, the statement) that ``name = [list|tuple](torch.split(<the last node>, ...))`` binds
+    (also ``chunk``, ``unbind``, ``tensor_split``); None otherwise."""
+    index = len(path) - 1
+    if not (index >= 3 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call)
+            and path[index - 2].args and path[index - 2].args[0] is path[index - 1]
+            and ctx.qualname(path[index - 2].func) in _SPLITS):
+        return None
+    index -= 2
+    if (index >= 3 and isinstance(path[index - 1], cst.Arg) and isinstance(path[index - 2], cst.Call)
+            and isinstance(path[index - 2].func, cst.Name) and path[index - 2].func.value in ("list", "tuple")):
+        index -= 2
+    statement = path[index - 1]
+    if (isinstance(statement, cst.Assign) and statement.value is path[index] and len(statement.targets) == 1
+            and isinstance(statement.targets[0].target, cst.Name)):
+        return statement.targets[0].target.value, statement
+    return None
 
 
 def _collects_enumerate_indices(stack, test: cst.CompIf) -> bool:
