@@ -540,3 +540,38 @@ def test_a_copy_split_into_pieces_kept_as_tensors_stays_reported():
     cpu = SYNC_TEMPLATE.format(what="`.cpu()`")
     source = CER_HELPER.format(pieces="list(torch.split(targetBatch, targetLenBatch.tolist()))", read="trgts[n]")
     assert found(source) == [("TPL102", 6, 18, cpu + " (called every step from train.py:20)")]
+
+
+LOSS_DICT_MESSAGE = """\
+import torch
+
+
+def train(video_model, loader, optim_video):
+    loss_fn = torch.nn.CrossEntropyLoss()
+    for i_iter, (video, label) in enumerate(loader):
+        loss = {{}}
+        loss_bp = loss_fn(video_model(video.cuda()), label.cuda())
+        loss["CE V"] = {stored}
+        optim_video.zero_grad()
+        loss_bp.backward()
+        optim_video.step()
+        msg = "train_iter={{}}".format(i_iter)
+        for k, v in loss.items():
+            msg += ",{{}}={{:.5f}}".format(k, v)
+        print(msg)
+"""
+
+
+def test_an_empty_dict_filled_with_device_losses_hands_out_device_values():
+    """The lip-reading trainer (holdout221): ``loss = {}``, ``loss['CE V'] = loss_bp``, then the
+    progress message formats every ``v`` of ``loss.items()`` each step. The dict holds what was
+    stored under its keys (R191), here a loss whose ``.backward()`` runs after the store: each value
+    is a device tensor, and formatting it waits for the device (R196)."""
+    assert found(LOSS_DICT_MESSAGE.format(stored="loss_bp")) == [("TPL102", 15, 19, FORMATTED)]
+
+
+def test_an_empty_dict_filled_with_numbers_stays_silent():
+    """Stored as Python numbers (``loss_bp.item()``: that ``.item()`` is the one sync), the values
+    formatted are numbers."""
+    item = SYNC_TEMPLATE.format(what="`.item()`")
+    assert found(LOSS_DICT_MESSAGE.format(stored="loss_bp.item()")) == [("TPL102", 9, 23, item)]

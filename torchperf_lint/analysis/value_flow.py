@@ -319,7 +319,8 @@ class ValueFlow:
             self._every_item_moved(target, value)
             if type(target.value) is cst.Name:
                 block = next((n for n in reversed(self.ctx.stack) if isinstance(n, (cst.IndentedBlock, cst.Module))), None)
-                self._know_item(target, (value, self.ctx.frame.values.get(None), block))
+                named = self.ctx.frame.values.get(value.value) if type(value) is cst.Name else None
+                self._know_item(target, (value, self.ctx.frame.values.get(None), block, named))
             return
         if (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, cst.Name) and shape_source is None
                 and self._tested_as_sequence(value.value)):
@@ -462,11 +463,24 @@ class ValueFlow:
         if stored is None:
             owner = self._kind(expr.value, None, depth + 1)
             return owner if owner in TENSORS else DEVICE
-        value, head, block = stored
-        if not any(node is block for node in self.ctx.stack):
+        if not any(node is stored[2] for node in self.ctx.stack):
             return None  # stored in a branch the read is not in
-        kind = self._kind(value, _Env(head, self.ctx.frame), depth + 1)
+        kind = self._stored_kind(stored, self.ctx.frame, depth)
         return kind if kind in TENSORS or kind in (NUMPY, PYTHON) else None
+
+    def _stored_kind(self, stored, frame, depth: int) -> str:
+        """The kind of a value ``name[key] = value`` stored (R191): as it was then, or, for a name
+        whose binding since then only learnt it is a tensor (``loss_bp.backward()`` after
+        ``loss['CE V'] = loss_bp``), as it is known now."""
+        value, head, _, named = stored
+        kind = self._kind(value, _Env(head, frame), depth + 1)
+        if kind == UNKNOWN and named is not None:
+            current = frame.values.get(value.value)
+            while current is not None and current is not named and current.source == "tensor":
+                current = current.extra
+            if current is named and frame.values.get(value.value) is not named:
+                return self._binding_kind(frame.values.get(value.value), frame, depth + 1)
+        return kind
 
     def _bound_outside(self, name: str) -> bool:
         frame = self.ctx.frame.parent
@@ -744,6 +758,13 @@ class ValueFlow:
             return UNKNOWN
         if values and all(self._kind(v, inner, depth + 1) == DEVICE for v in values):
             return DEVICE
+        if not values and frame.known_items:
+            # ``loss = {}`` ... ``loss['CE V'] = loss_bp``: an empty dict filled by literal keys
+            # (R191's stores) with device values only (the lip-reading trainer's progress line, R196)
+            stored = [item for (owner, _), (made, item) in frame.known_items.items()
+                      if owner == name and made is binding]
+            if stored and all(item is not None and self._stored_kind(item, frame, depth) == DEVICE for item in stored):
+                return DEVICE
         return UNKNOWN
 
     def _built_items_kind(self, name: str, env, depth: int) -> str:
