@@ -212,14 +212,19 @@ def train(model, loader, opt):
 def test_float_of_the_values_of_a_dict_of_device_losses():
     """AudioLDM's ``{k: float(v) for k, v in loss_dict.items()}``: each value of a dict displayed
     from device losses is a tensor there, and ``float()`` of it syncs. A dict that also holds a
-    Python number, or one filled later, is not known to hold tensors: ``float()`` of its values
-    stays silent (``.item()`` of them would still be reported)."""
+    Python number is not known to hold tensors: ``float()`` of its values stays silent
+    (``.item()`` of them would still be reported). An empty dict filled later under literal keys
+    with the same device losses holds them (R191, R196): reported as the display is."""
     assert _found(LOSS_DICT) == [("TPL102", 13, 19, SYNC.format(what="`float()` of a tensor")),
                                  ("TPL102", 15, 18, SYNC.format(what="`float()` of a tensor"))]
     mixed = LOSS_DICT.replace('{"a": loss1, "b": loss2}', '{"a": loss1, "lr": 0.1}')
     assert _found(mixed) == []
     filled = LOSS_DICT.replace('{"a": loss1, "b": loss2}', '{}\n        loss_dict["a"] = loss1')
-    assert _found(filled) == []
+    assert _found(filled) == [("TPL102", 14, 19, SYNC.format(what="`float()` of a tensor")),
+                              ("TPL102", 16, 18, SYNC.format(what="`float()` of a tensor"))]
+    filled_mixed = LOSS_DICT.replace('{"a": loss1, "b": loss2}', '{}\n        loss_dict["a"] = loss1\n'
+                                     '        loss_dict["lr"] = 0.1')
+    assert _found(filled_mixed) == []
     keywords = LOSS_DICT.replace('{"a": loss1, "b": loss2}', 'dict(a=loss1, b=loss2)')
     assert [f[:2] for f in _found(keywords)] == [("TPL102", 13), ("TPL102", 15)]
 

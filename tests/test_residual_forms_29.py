@@ -591,5 +591,11 @@ def test_a_repeated_written_list_given_to_torch_tensor_passes_the_ast_prefilter_
 
 
 def test_a_product_of_names_is_no_written_list():
-    """``batch_size * num_images_per_prompt`` (no list written) may be a size or anything: silent here."""
-    assert _found(GUIDANCE_MASK.format(data="batch_size * num_images_per_prompt * 2"), ("TPL101",)) == []
+    """``a * b * 2`` (no list written) may be a size or a repeated list: silent here. Named as sizes
+    (``batch_size * num_images_per_prompt * 2``) it is a number (R193): the constructor is sized."""
+    assert _found(GUIDANCE_MASK.format(data="a * b * 2").replace("batch_size, num_images_per_prompt", "a, b"),
+                  ("TPL101",)) == []
+    sized = ("tensor is created on the CPU by the legacy constructor `torch.Tensor(...)` and then copied to the "
+             "device; create it there with `torch.empty(..., device=...)`")
+    assert _found(GUIDANCE_MASK.format(data="batch_size * num_images_per_prompt * 2"), ("TPL101",)) == [
+        ("TPL101", 6, 8, sized)]

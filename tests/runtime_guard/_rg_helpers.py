@@ -26,9 +26,12 @@ def guard_env(**extra):
 
 
 def run_python(code, timeout=120, **env):
-    """Run code in a fresh interpreter; return the CompletedProcess (raises on failure)."""
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=guard_env(**env),
-                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    """Run code in a fresh interpreter; return the CompletedProcess (raises on failure). A run that
+    fails only because a gloo worker aborted at shutdown (``_aborted_at_shutdown``: a script with an
+    in-process gloo group, test_rg_ddp_accumulation's, did once on a loaded machine) is run again,
+    as torchrun's are."""
+    proc = run_until_clean_shutdown([sys.executable, "-c", textwrap.dedent(code)], env=guard_env(**env),
+                                    timeout=timeout)
     if proc.returncode != 0:
         raise AssertionError(f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
     return proc
