@@ -575,3 +575,25 @@ def test_an_empty_dict_filled_with_numbers_stays_silent():
     formatted are numbers."""
     item = SYNC_TEMPLATE.format(what="`.item()`")
     assert found(LOSS_DICT_MESSAGE.format(stored="loss_bp.item()")) == [("TPL102", 9, 23, item)]
+
+
+def test_a_loss_whose_scaled_backward_runs_is_a_tensor():
+    """The lip-reading trainer's ``scaler.scale(loss_bp).backward()`` (holdout221): stored in the loss
+    dict before it, ``loss_bp`` was of unknown kind; the scaled backward says it is a tensor on the
+    device, as ``loss_bp.backward()`` does (R197), so the dict's values are device losses (R196)."""
+    scaled = LOSS_DICT_MESSAGE.replace("        loss_bp.backward()\n", "        scaler.scale(loss_bp).backward()\n")
+    scaled = scaled.replace("def train(video_model, loader, optim_video):", "def train(video_model, loader, optim_video, scaler):")
+    assert "scaler.scale(loss_bp)" in scaled
+    assert found(scaled.format(stored="loss_bp")) == [("TPL102", 15, 19, FORMATTED)]
+
+
+def test_the_scaled_backward_of_another_value_says_nothing_of_the_loss():
+    """The scaled backward of a value not made from ``loss_bp`` leaves it of unknown kind: the dict's
+    values are not known to be tensors, and formatting them is not reported."""
+    other = LOSS_DICT_MESSAGE.replace("        loss_bp.backward()\n",
+                                      "        scaler.scale(aux_loss(y_v)).backward()\n")
+    other = other.replace("def train(video_model, loader, optim_video):", "def train(video_model, loader, optim_video, scaler):")
+    other = other.replace("loss_bp = loss_fn(video_model(video.cuda()), label.cuda())",
+                          "y_v = video_model(video.cuda())\n        loss_bp = loss_fn(y_v, label.cuda())")
+    assert "aux_loss(y_v)" in other
+    assert found(other.format(stored="loss_bp")) == []

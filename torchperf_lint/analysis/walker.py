@@ -1365,6 +1365,10 @@ class Walker:
             if (type(func) is cst.Attribute and func.attr.value == "backward"
                     and not any(a.keyword is None for a in node.args)):
                 receiver = func.value
+                if (type(receiver) is cst.Call and type(receiver.func) is cst.Attribute
+                        and receiver.func.attr.value == "scale" and len(receiver.args) == 1
+                        and receiver.args[0].keyword is None and not receiver.args[0].star):
+                    receiver = receiver.args[0].value  # ``scaler.scale(loss_bp).backward()``: the loss (R197)
                 if type(receiver) is cst.Name:
                     ctx.values.hint_tensor(receiver.value)
                 elif type(receiver) is cst.Subscript:
