@@ -8949,6 +8949,38 @@ CORPUS = [
     {"name": "wav2lip_288x288", "github": "primepake/wav2lip_288x288", "set": "holdout221", "commit": "3e3e5f0cb89033f51f1504ccd2a74d7f5423ecf1", "take": ["audio.py", "hparams.py", "wav2lip_train.py", "hq_wav2lip_train.py", "hq_wav2lip_sam_train.py", "train_syncnet_sam.py", "models/__init__.py", "models/conv.py", "models/sam.py", "models/syncnet.py", "models/syncnetv2.py", "models/vqdisc.py", "models/wav2lip.py", "models/wav2lip_512.py", "models/wav2lipv2.py"], "only": "*.py", "drop": []},
     {"name": "EZ-VSL", "github": "stoneMo/EZ-VSL", "set": "holdout221", "commit": "95ff5bff30191fed11856699a7669419fa59b356", "take": ["audio_io.py", "datasets.py", "model.py", "test.py", "train.py", "utils.py"], "only": "*.py", "drop": []},
     {"name": "VisualVoice", "github": "facebookresearch/VisualVoice", "set": "holdout221", "commit": "e57e126c7aadc78edc7e7436a7a9dd4af8b95d0f", "take": ["train.py", "models", "data", "options", "utils/__init__.py", "utils/utils.py"], "only": "*.py", "drop": []},
+    # holdout224 (2026-11-29): entries below this line.
+    # holdout224 set: person and vehicle re-identification and metric learning (own loops and engines, cross-domain and
+    # unsupervised ReID with memory banks), labelled by reading only; corpus in /work/corpus_h224
+    # (docs/framework_corpus_holdout224.md).
+    {"name": "ECN", "github": "zhunzhong07/ECN", "set": "holdout224",
+     "commit": "5c5c1772e7ce27cdb560feee49dca684adfd1448",
+     "take": ["main.py", "reid"], "only": "*.py", "drop": []},
+    {"name": "UDAStrongBaseline", "github": "zkcys001/UDAStrongBaseline", "set": "holdout224",
+     "commit": "9841a280a095b37be03fc6a44b1baabfc62b83b8",
+     "take": ["UDAsbs", "sbs_traindbscan.py", "sbs_traindbscan_unc.py", "sbs_trainkmeans.py", "source_pretrain.py"], "only": "*.py",
+     "drop": ["UDAsbs/layers/sync_bn"]},
+    {"name": "person-reid-tiny-baseline", "github": "lulujianjie/person-reid-tiny-baseline", "set": "holdout224",
+     "commit": "a13a8a89355d3495560d904123952516cff91e31",
+     "take": ["config", "datasets", "loss", "model", "processor", "solver", "test.py", "tools", "train.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "MEB-Net", "github": "YunpengZhai/MEB-Net", "set": "holdout224",
+     "commit": "0ef87a2b1ddbe2236f3f68df0ef96f1327d7da77",
+     "take": ["main", "mebnet"], "only": "*.py", "drop": []},
+    {"name": "vehicle-ReID-baseline", "github": "Jakel21/vehicle-ReID-baseline", "set": "holdout224",
+     "commit": "5c5b798e0d3fd051ed0117690a85ff5084b7f643",
+     "take": ["args.py", "train_xent_tri.py", "vehiclereid"], "only": "*.py", "drop": []},
+    {"name": "Deep_Metric", "github": "bnu-wangxun/Deep_Metric", "set": "holdout224",
+     "commit": "04ca51093db13135a04e3c94401bc898c6af0c40",
+     "take": ["DataSet", "Model2Feature.py", "__init__.py", "evaluations", "losses", "models", "test.py", "train.py", "trainer.py", "utils"], "only": "*.py",
+     "drop": ["losses/SemiHard.py"]},
+    {"name": "CLIP-ReID", "github": "Syliz517/CLIP-ReID", "set": "holdout224",
+     "commit": "eb1898b72c882875f478bebfc6d41644eece0a5d",
+     "take": ["config", "datasets", "loss", "model", "processor", "solver", "test.py", "test_clipreid.py", "train.py", "train_clipreid.py", "utils"], "only": "*.py",
+     "drop": ["model/clip"]},
+    {"name": "LightMBN", "github": "jixunbo/LightMBN", "set": "holdout224",
+     "commit": "1f4ec0de6535604f89257195f5c083845491dc59",
+     "take": ["data_v1", "data_v2", "engine_v1.py", "engine_v2.py", "engine_v3.py", "main.py", "option.py", "loss", "model", "optim", "utils"], "only": "*.py",
+     "drop": ["utils/rank_cylib/setup.py", "utils/rank_cylib/test_cython.py"]},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -9178,7 +9210,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 224)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 225)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
