@@ -8981,6 +8981,37 @@ CORPUS = [
      "commit": "1f4ec0de6535604f89257195f5c083845491dc59",
      "take": ["data_v1", "data_v2", "engine_v1.py", "engine_v2.py", "engine_v3.py", "main.py", "option.py", "loss", "model", "optim", "utils"], "only": "*.py",
      "drop": ["utils/rank_cylib/setup.py", "utils/rank_cylib/test_cython.py"]},
+    # holdout225 (2026-11-29): entries below this line.
+    # holdout225 set: music generation and singing voice training code (symbolic music transformers and VAEs, latent
+    # diffusion for symbolic music, singing voice synthesis and conversion; own loops and Lightning), labelled by
+    # reading only; corpus in /work/corpus_h225 (docs/framework_corpus_holdout225.md).
+    {"name": "tunesformer", "github": "sander-wood/tunesformer", "set": "holdout225",
+     "commit": "9e20c1dd8dd93c9949025c3e531c147bc3778b70",
+     "take": ["config.py", "train.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "polyphonic-chord-texture-disentanglement", "github": "ZZWaang/polyphonic-chord-texture-disentanglement", "set": "holdout225",
+     "commit": "224b81e437dc0ef413c8920760672c28976bfb7e",
+     "take": ["amc_dl", "dataset.py", "dataset_loaders.py", "model.py", "ptvae.py", "train.py", "converter.py"], "only": "*.py", "drop": []},
+    {"name": "MIDI-BERT", "github": "wazenmai/MIDI-BERT", "set": "holdout225",
+     "commit": "1bc4cab67d2e8c09c8e4e96b34e4e2adc8fde5b8",
+     "take": ["MidiBERT"], "only": "*.py", "drop": []},
+    {"name": "VISinger2", "github": "zhangyongmao/VISinger2", "set": "holdout225",
+     "commit": "759e161f849df5aaabf2b84dde1ae8f1505272f9",
+     "take": ["egs", "modules", "utils"], "only": "*.py", "drop": []},
+    {"name": "Multi-Singer", "github": "Rongjiehuang/Multi-Singer", "set": "holdout225",
+     "commit": "a6e9f6138a1ddf52ebd4ec29e91795f34c108e42",
+     "take": ["train.py", "datasets", "layers", "losses", "models", "optimizers", "utils", "encoder"], "only": "*.py", "drop": []},
+    {"name": "whisper-vits-svc", "github": "PlayVoice/whisper-vits-svc", "set": "holdout225",
+     "commit": "b95a84954d74f651982c0ecea5f7eb67f9c02d46",
+     "take": ["svc_trainer.py", "vits_extend", "vits", "vits_decoder"], "only": "*.py", "drop": []},
+    {"name": "Diffusion-SVC", "github": "CNChTu/Diffusion-SVC", "set": "holdout225",
+     "commit": "451b4889c48aedd47daf2f711b70a9de3ae14803",
+     "take": ["train.py", "diffusion", "logger"], "only": "*.py", "drop": []},
+    {"name": "midi-model", "github": "SkyTNT/midi-model", "set": "holdout225",
+     "commit": "f504d5cb58f769ab0f2909c679238f6621034573",
+     "take": ["train.py", "midi_model.py", "midi_tokenizer.py"], "only": "*.py", "drop": []},
+    {"name": "polyffusion", "github": "aik2mlj/polyffusion", "set": "holdout225",
+     "commit": "6c8b84f3899dd11ec39069228feae24ce1ed7be3",
+     "take": ["polyffusion/__init__.py", "polyffusion/learner.py", "polyffusion/lightning_learner.py", "polyffusion/main.py", "polyffusion/utils.py", "polyffusion/dirs.py", "polyffusion/models", "polyffusion/train", "polyffusion/ddpm", "polyffusion/stable_diffusion", "polyffusion/dl_modules", "polyffusion/polydis", "polyffusion/data/dataloader.py", "polyffusion/data/dataset.py", "polyffusion/data/datasample.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -9210,7 +9241,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 225)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 226)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
