@@ -9012,6 +9012,38 @@ CORPUS = [
     {"name": "polyffusion", "github": "aik2mlj/polyffusion", "set": "holdout225",
      "commit": "6c8b84f3899dd11ec39069228feae24ce1ed7be3",
      "take": ["polyffusion/__init__.py", "polyffusion/learner.py", "polyffusion/lightning_learner.py", "polyffusion/main.py", "polyffusion/utils.py", "polyffusion/dirs.py", "polyffusion/models", "polyffusion/train", "polyffusion/ddpm", "polyffusion/stable_diffusion", "polyffusion/dl_modules", "polyffusion/polydis", "polyffusion/data/dataloader.py", "polyffusion/data/dataset.py", "polyffusion/data/datasample.py"], "only": "*.py", "drop": []},
+    # holdout226 (2026-11-29): entries below this line.
+    # holdout226 set: molecular generation and drug discovery training code (graph and junction-tree VAEs, 3D molecule
+    # diffusion, SMILES RNNs with PPO, retrosynthesis, binding affinity; own loops and Lightning), labelled by reading
+    # only; corpus in /work/corpus_h226 (docs/framework_corpus_holdout226.md).
+    {"name": "GDSS", "github": "harryjo97/GDSS", "set": "holdout226",
+     "commit": "24cc490e0c5b39cbd265fda33ab2bc8b528d4454",
+     "take": ["main.py", "trainer.py", "losses.py", "sde.py", "solver.py", "sampler.py", "models", "utils", "parsers", "evaluation"], "only": "*.py", "drop": ["evaluation/setup.py"]},
+    {"name": "3D-Generative-SBDD", "github": "luost26/3D-Generative-SBDD", "set": "holdout226",
+     "commit": "ba6094aedf5eeb0bbf8bf4e08081d05ace7ebe84",
+     "take": ["models", "utils", "train.py", "train_frontier.py", "sample.py", "sample_for_pdb.py"], "only": "*.py", "drop": []},
+    {"name": "MolDiff", "github": "pengxingang/MolDiff", "set": "holdout226",
+     "commit": "db62fa1b3e946d842686424318cfc07f98ed5fcd",
+     "take": ["models", "scripts", "utils"], "only": "*.py", "drop": []},
+    {"name": "LocalRetro", "github": "kaist-amsg/LocalRetro", "set": "holdout226",
+     "commit": "40be6957a37070aa18e2c6ed23d45875a71f9194",
+     "take": ["scripts", "LocalTemplate"], "only": "*.py", "drop": []},
+    {"name": "RetroBridge", "github": "igashov/RetroBridge", "set": "holdout226",
+     "commit": "5442b4f45edc2e956f1d1c1763bb94cefd4a3a13",
+     "take": ["train.py", "src"], "only": "*.py", "drop": []},
+    {"name": "guacamol_baselines", "github": "BenevolentAI/guacamol_baselines", "set": "holdout226",
+     "commit": "ae43219c89d5db134028336243f508606d81995e",
+     "take": ["smiles_lstm_hc", "smiles_lstm_ppo"], "only": "*.py", "drop": []},
+    {"name": "CPI_prediction", "github": "masashitsubaki/CPI_prediction", "set": "holdout226",
+     "commit": "c82e0c1f1c78da54977880167361b5e93f111c43",
+     "take": ["code"], "only": "*.py", "drop": []},
+    {"name": "TankBind", "github": "luwei0917/TankBind", "set": "holdout226",
+     "commit": "ff85f511db11d7a3e648d2e01cd6fdb4f9823483",
+     "take": ["tankbind"], "only": "*.py", "drop": []},
+    {"name": "FastJTNNpy3", "github": "Bibyutatsu/FastJTNNpy3", "set": "holdout226",
+     "commit": "ac395bd2cbd36e6eb0f2a8710bff4e27d0548fc9",
+     "take": ["fast_jtnn", "fast_molvae"], "only": "*.py",
+     "drop": ["fast_jtnn/sparse_gp.py", "fast_jtnn/sparse_gp_theano_internal.py", "fast_jtnn/gauss.py", "fast_jtnn/sascorer.py"]},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -9241,7 +9273,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 226)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 227)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
