@@ -597,3 +597,40 @@ def test_the_scaled_backward_of_another_value_says_nothing_of_the_loss():
                           "y_v = video_model(video.cuda())\n        loss_bp = loss_fn(y_v, label.cuda())")
     assert "aux_loss(y_v)" in other
     assert found(other.format(stored="loss_bp")) == []
+
+
+PROFILING_SYNC = """\
+import torch
+
+
+def sync(device):
+    # FIXME
+    {end}
+    # For correct profiling (cuda operations are async)
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def train(model, loader, optimizer, device):
+    for x in loader:
+        loss = model(x.to(device)).sum()
+        sync(device)
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_what_follows_a_return_or_raise_in_its_block_never_runs():
+    """Multi-Singer's encoder ``sync`` (holdout225, listed silent): a bare ``return`` above the
+    ``torch.cuda.synchronize`` kept for profiling. What follows ``return`` or ``raise`` in its block
+    never runs, as after ``exit()`` (R146, R198): nothing there is reported."""
+    for end in ("return", "return None", 'raise NotImplementedError("profiling off")'):
+        assert found(PROFILING_SYNC.replace("{end}", end)) == [], end
+
+
+def test_a_return_under_a_test_ends_nothing_after_the_test():
+    """``if not profiling: return`` ends the function only when the test holds: the synchronize after
+    it runs every step otherwise, and is reported with the call chain."""
+    synchronize = SYNC_TEMPLATE.format(what="`torch.cuda.synchronize()`")
+    source = PROFILING_SYNC.replace("{end}", "if device.type != 'cuda':\n        return")
+    assert found(source) == [("TPL102", 10, 8, synchronize + " (called every step from train.py:16)")]

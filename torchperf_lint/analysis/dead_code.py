@@ -1,5 +1,6 @@
 """Blocks that never run: the body of ``if False:`` / ``if 0:`` / ``while False:``, and the ``else``
-of ``if True:`` (reading R47.1); the statements after ``exit()``/``sys.exit()`` in a block (R146).
+of ``if True:`` (reading R47.1); the statements after ``exit()``/``sys.exit()`` in a block (R146),
+and after ``return`` or ``raise`` (R198).
 
 Research code keeps debug and visualisation blocks switched off with a constant test (GVHMR's
 ``if False:  # visualize bbx_xys from an iPhone view`` in ``training_step``, holdout79). Nothing
@@ -64,10 +65,23 @@ def exits(stmt: ast.stmt) -> bool:
     return type(func) is ast.Attribute and type(func.value) is ast.Name and (func.value.id, func.attr) in _EXIT_METHODS
 
 
+def ends_block(stmt: ast.stmt) -> bool:
+    """Does ``stmt`` end its block, so that the statements after it never run: an exit call (R146),
+    ``return`` or ``raise`` (Multi-Singer's ``sync``: ``return`` above the ``torch.cuda.synchronize``
+    it kept for profiling, holdout225; R198)?"""
+    return type(stmt) in (ast.Return, ast.Raise) or exits(stmt)
+
+
+# A ``return``/``raise`` line followed (past blank and comment lines) by a statement at the same
+# indentation: the text test before the statements are walked for R198 (most files have none).
+_STATEMENT_AFTER_END = re.compile(r"\n([ \t]+)(?:return|raise)\b[^\n]*\n(?:[ \t]*(?:#[^\n]*)?\n)*\1(?![ \t#\n])")
+
+
 def _after_exit(block: list) -> Optional[Tuple[int, int]]:
-    """(first, last) lines of the statements after an exit call in ``block``, if any."""
+    """(first, last) lines of the statements after an exit call, ``return`` or ``raise`` in
+    ``block``, if any."""
     for index, stmt in enumerate(block[:-1]):
-        if exits(stmt):
+        if ends_block(stmt):
             rest = block[index + 1:]
             return rest[0].lineno, rest[-1].end_lineno or rest[-1].lineno
     return None
@@ -77,7 +91,8 @@ def dead_line_ranges(source: str, tree: ast.Module) -> List[Tuple[int, int]]:
     """(first, last) lines of every block of ``tree`` that never runs, outermost only; also the
     statements after an exit call (R146)."""
     constant = _CONSTANT_TEST_LETTERS.search(source) is not None and _CONSTANT_TEST.search(source) is not None
-    exiting = "exit(" in source or "quit(" in source
+    exiting = ("exit(" in source or "quit(" in source
+               or (("return" in source or "raise" in source) and _STATEMENT_AFTER_END.search(source) is not None))
     if not constant and not exiting:
         return []
     found: List[Tuple[int, int]] = []

@@ -67,7 +67,7 @@ from .step_loops import (OPTIMIZER_WORD, RETURNS_THE_MODULE, ModuleSteps, _ast_r
                          interval_properties,
                          is_counter_name, is_loader_name, iterated_name, names_holding)
 
-INDEX_VERSION = "83"
+INDEX_VERSION = "84"
 CACHE_DIR_NAME = ".torchperf_lint_cache"
 CACHE_ENV = "TORCHPERF_LINT_CACHE_DIR"
 # A project bigger than this is not scanned for the modules that import the linted file: its
@@ -582,9 +582,13 @@ class _Summariser:
               in_loop: bool, step_loop: bool = False) -> None:
         # (what follows ``if self.training: return ...`` in the block runs only in evaluation: R168)
         evaluation_rest = 0
+        ended = False
         try:
             for stmt in statements:
+                if ended:
+                    break  # after ``return``/``raise`` the block never goes on (R198)
                 kind = type(stmt)
+                ended = kind is ast.Return or kind is ast.Raise
                 if kind is ast.Expr and exits(stmt):
                     break  # ``exit()``: what follows in the block never runs (R146)
                 if kind in _DEFS:
