@@ -634,3 +634,45 @@ def test_a_return_under_a_test_ends_nothing_after_the_test():
     synchronize = SYNC_TEMPLATE.format(what="`torch.cuda.synchronize()`")
     source = PROFILING_SYNC.replace("{end}", "if device.type != 'cuda':\n        return")
     assert found(source) == [("TPL102", 10, 8, synchronize + " (called every step from train.py:16)")]
+
+
+GAN_ACCUMULATION = """\
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+def train(net_g, net_d, optim_g, optim_d, loader, accumulation_steps, rank):
+    net_g = DDP(net_g, device_ids=[rank])
+    net_d = DDP(net_d, device_ids=[rank])
+    for global_step, (x, y) in enumerate(loader):
+        y_hat = net_g(x.cuda())
+        loss_disc = (net_d(y.cuda()) - net_d(y_hat.detach())).mean()
+        optim_d.zero_grad()
+        loss_disc.backward()
+        optim_d.step()
+        loss_gen = net_d(y_hat).mean() / accumulation_steps
+        loss_gen.backward()
+        if {test}:
+            optim_g.step()
+            optim_g.zero_grad()
+"""
+NO_SYNC = ("gradient accumulation on a DistributedDataParallel model: this backward runs every time round "
+           "but the optimizer steps only every few rounds, and DDP all-reduces all gradients on each "
+           "backward; run the forward and backward of the micro-batches that do not step under "
+           "`with model.no_sync():` (DDP decides at the forward; one all-reduce per optimizer step) "
+           "(runtime_guard: all-reduces per optimizer step observed)")
+
+
+def test_a_generator_accumulating_beside_a_discriminator_stepping_every_batch_is_reported():
+    """VISinger2 and whisper-vits-svc (holdout225): the discriminator's backward and step run every
+    batch, the generator's backward every batch but its step only every ``accumulation_steps``. The
+    rule asked that every step of the loop be under the interval and said nothing; the step each
+    backward feeds, the first after it, decides (R199): the generator's backward is reported, the
+    discriminator's is not."""
+    assert found(GAN_ACCUMULATION.replace("{test}", "(global_step + 1) % accumulation_steps == 0"),
+                 ("TPL207",)) == [("TPL207", 15, 8, NO_SYNC)]
+
+
+def test_a_generator_stepping_every_batch_beside_the_discriminator_is_not_accumulation():
+    """Both step every batch (the ``if`` is a setting, not an interval): nothing accumulates."""
+    assert found(GAN_ACCUMULATION.replace("{test}", "rank >= 0"), ("TPL207",)) == []

@@ -4,7 +4,7 @@ that all-reduces the gradients on every backward pass, not once per optimizer st
 from __future__ import annotations
 
 import ast
-from typing import FrozenSet, Iterator, Tuple
+from typing import FrozenSet, Iterator, Optional, Tuple
 
 import libcst as cst
 
@@ -59,8 +59,20 @@ class DdpAccumulationWithoutNoSync(Rule):
                         break
         if any(b.kind == IF and tests_interval(b.node.test, interval_names=names) for b in ctx.blocks_inside(loop)):
             return  # the backward itself runs only every few rounds
-        if not steps or not all(interval for _, interval in steps):
-            return  # no step here, or one that runs every time round: nothing is accumulated
+        if not steps:
+            return  # no step here: nothing is accumulated
+        if not all(interval for _, interval in steps):
+            # some step runs every time round: the step this backward feeds decides, the first
+            # after it in the body (or, after the last, the first of the next time round). A GAN
+            # whose discriminator steps every batch while its generator accumulates
+            # (VISinger2's ``loss_gen_all.backward()`` before ``if (global_step+1) % accum == 0:
+            # optim_g.step()``, holdout225; R199)
+            ordered = list(_optimizer_steps(loop.node.body, ctx, False, taken, names, mark=node))
+            at = next((i for i, (call, _) in enumerate(ordered) if call is node), None)
+            after = [interval for _, interval in ordered[at + 1:] if interval is not None] if at is not None else []
+            fed = after[0] if after else next((interval for _, interval in ordered if interval is not None), False)
+            if not fed:
+                return  # the step it feeds runs every time round: nothing is accumulated
         facts = ctx.facts
         wraps, controls_sync = facts.derived("TPL207.ddp", ddp_facts)
         if wraps and not controls_sync:
@@ -68,17 +80,18 @@ class DdpAccumulationWithoutNoSync(Rule):
 
 
 def _optimizer_steps(node: cst.CSTNode, ctx, interval: bool, taken=None,
-                     names: FrozenSet[str] = frozenset()) -> Iterator[Tuple[cst.Call, bool]]:
-    """The optimizer (or scaler) steps in a loop body, each with whether an interval ``if``
-    (``if (i + 1) % accum == 0:``, or a test of a name that holds one: ``names``) guards it. Nested
-    loops, functions and classes are not looked into. ``taken``: for the ``if``s around the backward
-    (by id), the branch that holds it; only that branch of them is read."""
+                     names: FrozenSet[str] = frozenset(), mark=None) -> Iterator[Tuple[cst.Call, Optional[bool]]]:
+    """The optimizer (or scaler) steps in a loop body, in source order, each with whether an interval
+    ``if`` (``if (i + 1) % accum == 0:``, or a test of a name that holds one: ``names``) guards it.
+    Nested loops, functions and classes are not looked into. ``taken``: for the ``if``s around the
+    backward (by id), the branch that holds it; only that branch of them is read. ``mark``: a call
+    yielded with None where the walk passes it (the backward, to tell the steps after it)."""
     taken = taken or {}
     if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While)):
         return
     if isinstance(node, cst.IndentedBlock):
         for statement in node.body:
-            yield from _optimizer_steps(statement, ctx, interval, taken, names)
+            yield from _optimizer_steps(statement, ctx, interval, taken, names, mark)
             # ``if (i + 1) % accum != 0: continue``: what follows runs only at the interval (SLIP)
             interval = interval or _skips_rest_under_interval(statement, names)
         return
@@ -86,14 +99,16 @@ def _optimizer_steps(node: cst.CSTNode, ctx, interval: bool, taken=None,
         branch = taken.get(id(node))
         guarded = interval or tests_interval(node.test, interval_names=names)
         if branch is None or branch is node.body:
-            yield from _optimizer_steps(node.body, ctx, guarded, taken, names)
+            yield from _optimizer_steps(node.body, ctx, guarded, taken, names, mark)
         if node.orelse is not None and (branch is None or branch is node.orelse):
-            yield from _optimizer_steps(node.orelse, ctx, interval, taken, names)
+            yield from _optimizer_steps(node.orelse, ctx, interval, taken, names, mark)
         return
-    if isinstance(node, cst.Call) and _is_step(node, ctx):
+    if node is mark:
+        yield node, None
+    elif isinstance(node, cst.Call) and _is_step(node, ctx):
         yield node, interval
     for _, child in children(node):
-        yield from _optimizer_steps(child, ctx, interval, taken, names)
+        yield from _optimizer_steps(child, ctx, interval, taken, names, mark)
 
 
 def _skips_rest_under_interval(statement: cst.CSTNode, names: FrozenSet[str] = frozenset()) -> bool:
