@@ -676,3 +676,35 @@ def test_a_generator_accumulating_beside_a_discriminator_stepping_every_batch_is
 def test_a_generator_stepping_every_batch_beside_the_discriminator_is_not_accumulation():
     """Both step every batch (the ``if`` is a setting, not an interval): nothing accumulates."""
     assert found(GAN_ACCUMULATION.replace("{test}", "rank >= 0"), ("TPL207",)) == []
+
+
+NAN_CHECK = """\
+import torch
+
+
+def train(model, loader, optimizer, step):
+    for batch in loader:
+        losses = model(batch.cuda())
+        for loss_value in list(losses.values()):
+            if isinstance(loss_value, torch.Tensor) and torch.isnan(loss_value).any():
+                {leave}
+        loss = losses["loss"]
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_a_nan_check_that_raises_in_a_loop_over_the_losses_is_reported():
+    """polyffusion's learner (holdout225): ``for loss_value in list(losses.values()): if ... and
+    torch.isnan(loss_value).any(): raise RuntimeError(...)`` every step. The inner loop runs no
+    update, and a test that leaves such a loop was read as deciding where it stops (decoding's
+    host-needed stop). A ``raise`` fails the run; it decides no stop, and the test waits for the
+    device every step (R10's test; R200)."""
+    truth = SYNC_TEMPLATE.format(what="testing a tensor's truth")
+    for leave in ('raise RuntimeError(f"Detected NaN loss at step {step}")', "exit(1)"):
+        assert found(NAN_CHECK.replace("{leave}", leave)) == [("TPL102", 8, 15, truth)], leave
+
+
+def test_a_test_that_breaks_a_loop_running_no_update_still_decides_its_stop():
+    """``break`` ends the inner loop as a decoding loop's stop test does: host-needed, silent."""
+    assert found(NAN_CHECK.replace("{leave}", "break")) == []

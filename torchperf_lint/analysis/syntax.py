@@ -282,8 +282,10 @@ def _statements(block: cst.CSTNode) -> List[cst.CSTNode]:
     return list(body) if isinstance(body, (list, tuple)) else []
 
 
-def branch_leaves(branch: cst.CSTNode) -> bool:
-    """Does this branch end by leaving the loop (``break``, ``return``, ``raise``)?"""
+def branch_leaves(branch: cst.CSTNode, failures: bool = True) -> bool:
+    """Does this branch end by leaving the loop (``break``, ``return``, ``raise``)? Without
+    ``failures``, only ``break`` and ``return``: a ``raise`` or an exit call ends a run that went
+    wrong, not a loop that is done."""
     if isinstance(branch, cst.If):  # an ``elif`` chain: the branch is the elif's own body
         branch = branch.body
     for stmt in _statements(branch):
@@ -291,7 +293,11 @@ def branch_leaves(branch: cst.CSTNode) -> bool:
         small = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else (
             (stmt,) if isinstance(stmt, cst.BaseSmallStatement) else ())
         for part in small:
-            if isinstance(part, (cst.Break, cst.Return, cst.Raise)):
+            if isinstance(part, (cst.Break, cst.Return)):
+                return True
+            if not failures:
+                continue
+            if isinstance(part, cst.Raise):
                 return True
             if isinstance(part, cst.Expr) and isinstance(part.value, cst.Call) and dotted_name(
                 part.value.func
@@ -303,16 +309,16 @@ def branch_leaves(branch: cst.CSTNode) -> bool:
 _EXITS = frozenset(("sys.exit", "exit", "quit", "os._exit"))
 
 
-def chain_leaves(node: cst.If) -> bool:
+def chain_leaves(node: cst.If, failures: bool = True) -> bool:
     """Does a branch of this ``if``, of its ``elif``s or of its ``else`` leave the loop? Then its
     test decides whether the loop stops (a line search's ``if not finite: ... elif worse: ...
     else: break``: every test of the chain picks whether the ``else`` runs)."""
     current: Optional[cst.CSTNode] = node
     while isinstance(current, cst.If):
-        if branch_leaves(current.body):
+        if branch_leaves(current.body, failures):
             return True
         current = current.orelse
-    return isinstance(current, cst.Else) and branch_leaves(current.body)
+    return isinstance(current, cst.Else) and branch_leaves(current.body, failures)
 
 
 def branch_skips_rest(branch: cst.CSTNode) -> bool:

@@ -1391,7 +1391,10 @@ class HostSyncInLoop(Rule):
             if isinstance(node, cst.While) and path[index + 1] is node.test:
                 return not self._trains(node.body)
             if isinstance(node, cst.If):
-                if path[index + 1] is not node.test or not chain_leaves(node):
+                if path[index + 1] is not node.test or not chain_leaves(node, failures=False):
+                    # (``if torch.isnan(loss_value).any(): raise RuntimeError(...)`` in a loop over
+                    # a step's losses fails the run, it decides no stop: the test is R10's, reported;
+                    # polyffusion, holdout225; R200)
                     return False
                 loop = next((n for n in reversed(path[:index]) if isinstance(n, (cst.For, cst.While))), None)
                 return loop is not None and not self._trains(loop.body)
@@ -1488,7 +1491,9 @@ class HostSyncInLoop(Rule):
             loop = ctx.innermost_loop()
             loop_node = loop.node if loop is not None else None
             # ``if eos_test: stop = True`` ... ``if stop: break`` stops the loop as surely (stop_flags)
-            if not chain_leaves(node) and not (loop_node is not None and sets_stop_flag(node.body, loop_node)):
+            # (a ``raise`` or an exit call fails the run: that test decides no stop, R200)
+            if not chain_leaves(node, failures=False) and not (
+                    loop_node is not None and sets_stop_flag(node.body, loop_node)):
                 return False
         else:
             loop_node = node
