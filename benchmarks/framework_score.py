@@ -9044,6 +9044,27 @@ CORPUS = [
      "commit": "ac395bd2cbd36e6eb0f2a8710bff4e27d0548fc9",
      "take": ["fast_jtnn", "fast_molvae"], "only": "*.py",
      "drop": ["fast_jtnn/sparse_gp.py", "fast_jtnn/sparse_gp_theano_internal.py", "fast_jtnn/gauss.py", "fast_jtnn/sascorer.py"]},
+    {"name": "irn", "github": "jiwoon-ahn/irn", "set": "holdout227",
+     "commit": "a2ece0034d0a5a9635e4e131cd4fa6e2a779d316",
+     "take": ["misc", "net", "step", "voc12", "run_sample.py"], "only": "*.py", "drop": []},
+    {"name": "ST-PlusPlus", "github": "LiheYoung/ST-PlusPlus", "set": "holdout227",
+     "commit": "f4e7a571fe59f4254fe12a5073da1231d29d0a79",
+     "take": ["dataset", "model", "main.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "U2PL", "github": "Haochen-Wang409/U2PL", "set": "holdout227",
+     "commit": "ab3d2be313d4d6b2885e7a0213d4fce82a803b79",
+     "take": ["eval.py", "infer.py", "train_semi.py", "train_sup.py", "u2pl"], "only": "*.py", "drop": []},
+    {"name": "ADVENT", "github": "valeoai/ADVENT", "set": "holdout227",
+     "commit": "3e58d45a32fb9763a9d1b459326e1dec7caafe78",
+     "take": ["advent"], "only": "*.py", "drop": []},
+    {"name": "SEAM", "github": "YudeWang/SEAM", "set": "holdout227",
+     "commit": "3212261b9d008581576b8b5429e32413d892c10b",
+     "take": ["evaluation.py", "infer_SEAM.py", "infer_aff.py", "network", "tool", "train_SEAM.py", "train_aff.py",
+              "voc12"], "only": "*.py", "drop": []},
+    {"name": "PuzzleCAM", "github": "OFRIN/PuzzleCAM", "set": "holdout227",
+     "commit": "95a75f4daf0f76aabd21c43cc2bcd2d2787fe56b",
+     "take": ["core", "tools", "train_affinitynet.py", "train_classification.py",
+              "train_classification_with_puzzle.py", "train_segmentation.py"], "only": "*.py",
+     "drop": ["core/sync_batchnorm"]},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -9273,7 +9294,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 227)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 228)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
