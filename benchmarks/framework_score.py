@@ -9065,6 +9065,36 @@ CORPUS = [
      "take": ["core", "tools", "train_affinitynet.py", "train_classification.py",
               "train_classification_with_puzzle.py", "train_segmentation.py"], "only": "*.py",
      "drop": ["core/sync_batchnorm"]},
+    # holdout228 (2026-11-29): entries below this line.
+    # holdout228 set: time-series forecasting and traffic-graph training code (Exp_* experiment classes, own trainers),
+    # labelled by reading only; corpus in /work/corpus_h228 (docs/framework_corpus_holdout228.md).
+    {"name": "Nonstationary_Transformers", "github": "thuml/Nonstationary_Transformers", "set": "holdout228",
+     "commit": "c4ec40675d11d50b3d9923657f408d0db6f90f56",
+     "take": ["data_provider", "exp", "layers", "models", "ns_layers", "ns_models", "run.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "SegRNN", "github": "lss-1138/SegRNN", "set": "holdout228",
+     "commit": "8e869ecfdf1daab3a0ba14d1d620796c1a5d2c4f",
+     "take": ["data_provider", "exp", "layers", "models", "run_longExp.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "Koopa", "github": "thuml/Koopa", "set": "holdout228",
+     "commit": "a2e0bb77ec7c1a25e8e0579ba517ffb41358b844",
+     "take": ["data_provider", "exp", "models", "run.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "MICN", "github": "wanghq21/MICN", "set": "holdout228",
+     "commit": "370c69b841d72246556ca05dd23163c560c22b5a",
+     "take": ["data", "exp", "models", "run.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "Crossformer", "github": "Thinklab-SJTU/Crossformer", "set": "holdout228",
+     "commit": "c10c8eadb153d1dd9798250967747ca3ebb81383",
+     "take": ["cross_exp", "cross_models", "data", "eval_crossformer.py", "main_crossformer.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "STAEformer", "github": "XDZhelheim/STAEformer", "set": "holdout228",
+     "commit": "2dfb9e35c2f04bbb7136657100ea3d8afa5fc4e5",
+     "take": ["lib", "model"], "only": "*.py", "drop": []},
+    {"name": "DMSTGCN", "github": "liangzhehan/DMSTGCN", "set": "holdout228",
+     "commit": "6ce78e870930a53f0cdc35325ee0db8c7d1a56e5",
+     "take": ["engine.py", "model.py", "train.py", "util.py"], "only": "*.py", "drop": []},
+    {"name": "DDGCRN", "github": "wengwenchao123/DDGCRN", "set": "holdout228",
+     "commit": "a78967f9b37366a31ab427f3728abc08ffd49389",
+     "take": ["lib", "model", "run.py"], "only": "*.py", "drop": []},
+    {"name": "MegaCRN", "github": "deepkashiwa20/MegaCRN", "set": "holdout228",
+     "commit": "5158190948de7e8628f84780a429eb9189f5908f",
+     "take": ["model/MegaCRN.py", "model/traintest_MegaCRN.py", "model/metrics.py", "model/utils.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -9294,7 +9324,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 228)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 229)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
