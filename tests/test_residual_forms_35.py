@@ -708,3 +708,72 @@ def test_a_nan_check_that_raises_in_a_loop_over_the_losses_is_reported():
 def test_a_test_that_breaks_a_loop_running_no_update_still_decides_its_stop():
     """``break`` ends the inner loop as a decoding loop's stop test does: host-needed, silent."""
     assert found(NAN_CHECK.replace("{leave}", "break")) == []
+
+
+SCALED_PREDICTIONS = """\
+import numpy as np
+import torch
+
+
+@torch.no_grad()
+def predict(model, loader, device, scaler):
+    y, out = [], []
+    for x_batch, y_batch in loader:
+        x_batch = x_batch.to(device)
+        y_batch = y_batch.to(device)
+        out_batch = model(x_batch)
+        out_batch = scaler.{method}(out_batch)
+        out_batch = out_batch.cpu().numpy()
+        y_batch = y_batch.cpu().numpy()
+        out.append(out_batch)
+        y.append(y_batch)
+    return np.vstack(out), np.vstack(y)
+"""
+
+
+def test_a_data_scaler_s_transform_trains_nothing():
+    """STAEformer's ``predict`` (holdout228): ``out_batch = SCALER.inverse_transform(out_batch)``. A
+    call on a scaler-named receiver was read as a loss scaler stepping the optimizer, so the loop
+    was a training loop and its kept copies reported; a data scaler's ``transform`` or
+    ``inverse_transform`` trains nothing (R201), and the evaluation copies are R8's."""
+    assert found(SCALED_PREDICTIONS.replace("{method}", "inverse_transform")) == []
+
+
+def test_a_gradient_scaler_s_step_in_the_loop_still_trains():
+    """``scaler.step(optimizer)`` in the same loop is a training step: the copies are reported."""
+    cpu = SYNC_TEMPLATE.format(what="`.cpu()`")
+    source = SCALED_PREDICTIONS.replace("{method}", "inverse_transform").replace(
+        "        out.append(out_batch)\n", "        out.append(out_batch)\n        scaler.step(optimizer)\n").replace(
+        "def predict(model, loader, device, scaler):", "def predict(model, loader, device, scaler, optimizer):")
+    assert "scaler.step(optimizer)" in source
+    assert [f[:2] for f in found(source)] == [("TPL102", 13), ("TPL102", 14)]
+
+
+HOST_LOSS = """\
+import numpy as np
+import torch
+
+
+def vali(model, loader, criterion):
+    total_loss = []
+    with torch.no_grad():
+        for batch_x, batch_y in loader:
+            pred = model(batch_x.cuda())
+            true = batch_y.cuda()
+            loss = criterion({pred}, {true})
+            total_loss.append(loss.detach().item())
+    return np.average(total_loss)
+"""
+
+
+def test_a_loss_of_host_copies_is_a_host_tensor():
+    """Crossformer's ``vali`` (holdout228, listed silent): ``loss = criterion(pred.detach().cpu(),
+    true.detach().cpu())``; a loss computes where its inputs are, here on the host, so its
+    ``.item()`` waits for nothing (R202)."""
+    assert found(HOST_LOSS.format(pred="pred.detach().cpu()", true="true.detach().cpu()")) == []
+
+
+def test_a_loss_of_device_values_stays_reported():
+    """The same loss of the device prediction (one operand on the device) is a device tensor."""
+    item = SYNC_TEMPLATE.format(what="`.item()`")
+    assert found(HOST_LOSS.format(pred="pred", true="true.detach().cpu()")) == [("TPL102", 12, 30, item)]

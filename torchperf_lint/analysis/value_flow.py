@@ -997,6 +997,10 @@ class ValueFlow:
         kind = self._local_call_kind(call, env, depth)
         if kind not in (UNKNOWN, DEVICE):
             return kind
+        if is_loss_function_name(last_identifier(call.func)) and self._host_tensor_operands(call, env, depth):
+            # ``criterion(pred.detach().cpu(), true.detach().cpu())``: a loss computes where its
+            # inputs are, all host copies here (Crossformer's ``vali``, holdout228; R202)
+            return CPU_TENSOR
         # What a project function returns (return_kinds): a host value known there wins over a
         # model's or a loss's name; a tensor it makes stays what this function already says it is
         # (a model of the file never moved, on host inputs, is on the host).
@@ -1012,6 +1016,15 @@ class ValueFlow:
         if returned in HOST or returned == DEVICE:
             return returned
         return kind
+
+    def _host_tensor_operands(self, call: cst.Call, env, depth: int) -> bool:
+        """Does ``call`` take at least one positional tensor, every positional argument a host
+        tensor (a CPU copy, a batch not moved) or a Python number?"""
+        args = [a for a in call.args if a.keyword is None and not a.star]
+        if not args or len(args) != len(call.args):
+            return False
+        kinds = [self._kind(a.value, env, depth + 1) for a in args]
+        return any(k in HOST_TENSORS for k in kinds) and all(k in HOST_TENSORS or k == PYTHON for k in kinds)
 
     def return_kinds(self) -> Optional[ReturnKinds]:
         """What the project's functions return (return_kinds.ReturnKinds), made on first use; None

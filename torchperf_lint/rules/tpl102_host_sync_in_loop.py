@@ -1516,7 +1516,7 @@ class HostSyncInLoop(Rule):
         # that steps is handed the optimizer (below), a gradient scaler steps by its methods
         trains = self.ctx.steps.runs_update(body) or any(
             isinstance(n, cst.Call) and ((_names_optimizer(n.func) and not _clears_gradients(n.func)
-                                          and not _calls_a_scaler(n.func)) or any(
+                                          and not _calls_a_scaler(n.func) and not _transforms_data(n.func)) or any(
                 _names_optimizer(a.value) for a in n.args
                 if not (isinstance(a.value, cst.Attribute) and not _names_optimizer(a.value.attr))))
             and not self._cannot_train(n)
@@ -2132,6 +2132,16 @@ def _calls_a_scaler(func) -> bool:
     name = last_identifier(func)
     return (name is not None and "scaler" in name.lower() and OPTIMIZER_WORD.search(name.lower().replace("scaler", "")) is None
             and not (isinstance(func, cst.Attribute) and _names_optimizer(func.value)))
+
+
+# scikit-learn's scaler methods: a data scaler (``SCALER.inverse_transform(out_batch)``: STAEformer's
+# prediction loop, holdout228; R201), not a gradient scaler, whose methods are scale/step/update
+_DATA_SCALER_METHODS = frozenset(("transform", "inverse_transform", "fit", "fit_transform", "partial_fit"))
+
+
+def _transforms_data(func) -> bool:
+    """``scaler.inverse_transform(x)``: a method only a data scaler has."""
+    return isinstance(func, cst.Attribute) and func.attr.value in _DATA_SCALER_METHODS
 
 
 def _clears_gradients(func) -> bool:
