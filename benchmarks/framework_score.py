@@ -9095,6 +9095,41 @@ CORPUS = [
     {"name": "MegaCRN", "github": "deepkashiwa20/MegaCRN", "set": "holdout228",
      "commit": "5158190948de7e8628f84780a429eb9189f5908f",
      "take": ["model/MegaCRN.py", "model/traintest_MegaCRN.py", "model/metrics.py", "model/utils.py"], "only": "*.py", "drop": []},
+    # holdout229 (2026-11-29): entries below this line.
+    # holdout229 set: image retrieval, deep hashing and landmark recognition training code (GeM fine-tuning,
+    # supervised and unsupervised hashing, product quantization, sketch-based and cross-modal retrieval, Smooth-AP,
+    # DELG; own loops and one Lightning module), labelled by reading only; corpus in /work/corpus_h229
+    # (docs/framework_corpus_holdout229.md).
+    {"name": "cnnimageretrieval-pytorch", "github": "filipradenovic/cnnimageretrieval-pytorch", "set": "holdout229",
+     "commit": "1e66a417afa2247edde6d35f3a9a2a465778a3a8",
+     "take": ["cirtorch"], "only": "*.py", "drop": []},
+    {"name": "DeepHash-pytorch", "github": "swuxyj/DeepHash-pytorch", "set": "holdout229",
+     "commit": "ab14068ea9b33e8fe12de49d976d0c2e3f0dc129",
+     "take": ["ADSH.py", "CNNH.py", "CSQ.py", "DAPH.py", "DBDH.py", "DCH.py", "DFH.py", "DHN.py", "DPN.py", "DPSH.py", "DSDH.py", "DSH.py", "DSHSD.py", "DTSH.py", "GreedyHash.py", "HashNet.py", "IDHN.py", "ISDH.py", "LCDSH.py", "PCDH.py", "QSMIH.py", "Unsupervised_BiHalf.py", "Unsupervised_GreedyHash.py", "network.py", "utils"], "only": "*.py", "drop": []},
+    {"name": "DSDH_PyTorch", "github": "TreezzZ/DSDH_PyTorch", "set": "holdout229",
+     "commit": "c60b7ae2d9c759d069ed7d03aab7939ad0dd22a2",
+     "take": ["data", "models", "utils", "dsdh.py", "run.py"], "only": "*.py", "drop": []},
+    {"name": "CIBHash", "github": "qiuzx2/CIBHash", "set": "holdout229",
+     "commit": "e976ace808b177ede1db7ba8ea697971a047bdf5",
+     "take": ["main.py", "model", "utils"], "only": "*.py", "drop": []},
+    {"name": "SPQ", "github": "youngkyunJang/SPQ", "set": "holdout229",
+     "commit": "6908f549ce261a9e194a2373591ec6d8412cc439",
+     "take": ["Retrieval.py", "config.py", "main_SPQ.py", "models.py", "utils.py"], "only": "*.py", "drop": []},
+    {"name": "DSCMR", "github": "penghu-cs/DSCMR", "set": "holdout229",
+     "commit": "0e110b92c7a8157999927ad64de21a72d1523563",
+     "take": ["evaluate.py", "load_data.py", "main.py", "model.py", "train_model.py"], "only": "*.py", "drop": []},
+    {"name": "SAKE", "github": "qliu24/SAKE", "set": "holdout229",
+     "commit": "aad0fe3236c63fff7875ad0ad6e8ba2e59a05fef",
+     "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "kaggle-landmark-recognition-2020-1st-place", "github": "psinger/kaggle-landmark-recognition-2020-1st-place", "set": "holdout229",
+     "commit": "4e39676daf8b8d06f3a0586388fa78c370becb51",
+     "take": ["configs", "src"], "only": "*.py", "drop": []},
+    {"name": "Smooth_AP", "github": "Andrew-Brown1/Smooth_AP", "set": "holdout229",
+     "commit": "59927ec4c59565bff209301d2c2b449ed1937806",
+     "take": ["src"], "only": "*.py", "drop": []},
+    {"name": "DELG", "github": "feymanpriv/DELG", "set": "holdout229",
+     "commit": "355716951d4534a1c544e8b3361e44d6f6d46323",
+     "take": ["core", "datasets", "model", "tools/delg_utils.py", "tools/extractor.py", "tools/util.py", "train_delg.py"], "only": "*.py", "drop": []},
 ]
 
 # Ignite's examples are one directory; its dev and holdout labels are told apart by folder.
@@ -9324,7 +9359,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, help="directory holding one folder per repository")
-    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 229)),
+    parser.add_argument("--set", choices=("dev", "holdout") + tuple(f"holdout{n}" for n in range(2, 230)),
                         default="dev")
     parser.add_argument("--fetch-list", action="store_true", help="print repositories, commits and paths")
     parser.add_argument("--src", help="put this source tree first on PYTHONPATH")
