@@ -777,3 +777,28 @@ def test_a_loss_of_device_values_stays_reported():
     """The same loss of the device prediction (one operand on the device) is a device tensor."""
     item = SYNC_TEMPLATE.format(what="`.item()`")
     assert found(HOST_LOSS.format(pred="pred", true="true.detach().cpu()")) == [("TPL102", 12, 30, item)]
+
+
+HASH_CODES = """\
+import torch
+
+
+def train(code_length, n, device):
+    B = torch.randn(code_length, n).{op}.to(device)
+    return B
+"""
+
+
+def test_the_sign_of_a_random_factory_is_a_fresh_host_tensor_moved():
+    """DSDH's and DeepHash's hash codes (holdout229): ``torch.randn(code_length, N).sign().to(device)``.
+    ``sign`` is an elementwise op, one value per value in a new host tensor (R45.10), as ``exp`` or
+    ``abs`` already were (R203). No fix: an op stands between factory and move."""
+    randn = CPU_CREATION_TEMPLATE.format(factory="randn")
+    for op in ("sign()", "sgn()", "trunc()", "square()"):
+        assert rule_diagnostics(HASH_CODES.replace("{op}", op), "TPL101") == [(5, 8, randn, None, None)], op
+
+
+def test_an_op_that_mixes_values_or_reads_them_stays_silent():
+    """``cumsum`` mixes the values and ``argmax`` reads them: the move is of another tensor's result."""
+    for op in ("cumsum(0)", "argmax(0)"):
+        assert rule_diagnostics(HASH_CODES.replace("{op}", op), "TPL101") == [], op

@@ -57,7 +57,8 @@ _UNSAFE_FACTORY_KEYWORDS = frozenset(("requires_grad", "pin_memory", "out", "gen
 # Elementwise functions of one tensor: what they make from a fresh host tensor is one too
 # (guided diffusion's ``timestep_embedding``: ``th.exp(-math.log(p) * th.arange(half) / half).to(device)``,
 # copied into countless diffusion projects; DifFace and naifu, holdout65).
-_ELEMENTWISE_NAMES = "exp exp2 expm1 log log2 log10 log1p sin cos tan tanh sigmoid sqrt rsqrt abs neg reciprocal floor ceil round"
+_ELEMENTWISE_NAMES = ("exp exp2 expm1 log log2 log10 log1p sin cos tan tanh sigmoid sqrt rsqrt abs neg reciprocal floor ceil round"
+                      " sign sgn trunc frac square erf")  # (R203: ``torch.randn(n, m).sign()``, deep hashing's codes)
 # Ops after which the tensor is still a fresh host tensor nobody else holds: dtype and shape changes,
 # in-place fills (the spec's list, with their obvious siblings).
 _KEEP_FRESH = frozenset(
