@@ -802,3 +802,14 @@ def test_an_op_that_mixes_values_or_reads_them_stays_silent():
     """``cumsum`` mixes the values and ``argmax`` reads them: the move is of another tensor's result."""
     for op in ("cumsum(0)", "argmax(0)"):
         assert rule_diagnostics(HASH_CODES.replace("{op}", op), "TPL101") == [], op
+
+
+def test_a_loss_method_handed_the_raw_batch_stays_a_device_loss():
+    """A loss method handed the loader's batch as it comes (``self.calc_loss(batch)``) may move it
+    itself: its loss is not read as a host tensor, and testing it is reported (R202's limit)."""
+    truth = SYNC_TEMPLATE.format(what="testing a tensor's truth")
+    source = HOST_LOSS.format(pred="batch_x", true="batch_y").replace(
+        "            loss.detach().item()", "            loss.detach().item()")
+    source = source.replace("            total_loss.append(loss.detach().item())",
+                            "            if torch.isnan(loss):\n                raise ValueError(\"nan\")")
+    assert found(source) == [("TPL102", 12, 15, truth)]

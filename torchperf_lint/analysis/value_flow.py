@@ -1018,13 +1018,14 @@ class ValueFlow:
         return kind
 
     def _host_tensor_operands(self, call: cst.Call, env, depth: int) -> bool:
-        """Does ``call`` take at least one positional tensor, every positional argument a host
-        tensor (a CPU copy, a batch not moved) or a Python number?"""
+        """Does ``call`` take at least one positional tensor, every positional argument a CPU tensor
+        (a host copy, a tensor made on the host) or a Python number? Not a loader batch never
+        moved: a loss method handed the raw batch may move it itself (``self.calc_loss(batch)``)."""
         args = [a for a in call.args if a.keyword is None and not a.star]
         if not args or len(args) != len(call.args):
             return False
         kinds = [self._kind(a.value, env, depth + 1) for a in args]
-        return any(k in HOST_TENSORS for k in kinds) and all(k in HOST_TENSORS or k == PYTHON for k in kinds)
+        return CPU_TENSOR in kinds and all(k == CPU_TENSOR or k == PYTHON for k in kinds)
 
     def return_kinds(self) -> Optional[ReturnKinds]:
         """What the project's functions return (return_kinds.ReturnKinds), made on first use; None
