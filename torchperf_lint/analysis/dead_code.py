@@ -89,7 +89,7 @@ def _after_exit(block: list) -> Optional[Tuple[int, int]]:
 
 def dead_line_ranges(source: str, tree: ast.Module) -> List[Tuple[int, int]]:
     """(first, last) lines of every block of ``tree`` that never runs, outermost only; also the
-    statements after an exit call (R146)."""
+    statements after an exit call (R146), ``return`` or ``raise`` (R198) in their block."""
     constant = _CONSTANT_TEST_LETTERS.search(source) is not None and _CONSTANT_TEST.search(source) is not None
     exiting = ("exit(" in source or "quit(" in source
                or (("return" in source or "raise" in source) and _STATEMENT_AFTER_END.search(source) is not None))

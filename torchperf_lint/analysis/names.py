@@ -80,7 +80,9 @@ def setting_root(parts) -> bool:
     return len(parts) >= 2 and parts[0] in SETTINGS_OWNERS
 
 
-_STAR_IMPORT = re.compile(r"\bimport[ \t]*\*")
+# ``import *``, also written ``import*`` (the bytes twin serves script_folders' raw reads)
+STAR_IMPORT_PATTERN = r"\bimport[ \t]*\*"
+_STAR_IMPORT = re.compile(STAR_IMPORT_PATTERN)
 
 
 def text_has_star_import(source: str) -> bool:

@@ -46,6 +46,8 @@ import re
 import sys
 from typing import Dict, List, Optional, Tuple
 
+from .names import STAR_IMPORT_PATTERN
+
 # How a recorded folder is anchored: to the file's own folder, or to the working directory (the root).
 FILE, CWD = "file", "cwd"
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
@@ -365,7 +367,7 @@ def _defines(project, path: str, name: str) -> bool:
     return False
 
 
-_STAR_IMPORT_BYTES = re.compile(rb"\bimport[ \t]*\*")  # ``import *``, also ``import*``
+_STAR_IMPORT_BYTES = re.compile(STAR_IMPORT_PATTERN.encode())  # ``import *``, also ``import*``
 _MODULE_LEVEL_BINDING = re.compile(r"(?:async\s+)?def\s+(\w+)|class\s+(\w+)|(\w+)\s*(?::[^=\n]*)?=(?!=)"
                                    r"|(?:from\s+\S+\s+)?import\s([^\n]*)")
 _WORD = re.compile(r"\w+")

@@ -1873,19 +1873,18 @@ _TENSOR_DATASETS = ("TensorDataset", "StackDataset")
 
 
 def _bindings_by_line(assigns, tuple_factories) -> Dict[str, List[Tuple[int, bool]]]:
-    """name -> (line, whether the binding moves a tensor to an accelerator: ``x.cuda()``,
-    ``x.to(device)``, not ``.to("cpu")``) of each of its bindings in ``assigns`` (a tuple unpacked
-    item by item: ``all_input_ids, all_label_ids = all_input_ids.to(device), all_label_ids.to(device)``)."""
+    """name -> (line, whether the binding holds tensors moved to an accelerator, as
+    ``_holds_device_tensors`` reads a dataset's arguments: ``x.cuda()``, ``x.to(device)``) of each of
+    its bindings in ``assigns`` (a tuple unpacked item by item: ``all_input_ids, all_label_ids =
+    all_input_ids.to(device), all_label_ids.to(device)``)."""
     found: Dict[str, List[Tuple[int, bool]]] = {}
     for node in assigns:
+        # (an assignment the module scan made up has no line: it counts as above every use, not moved)
+        line = getattr(node, "lineno", 0)
         for _, names, value in _unpacked((node,), tuple_factories):
-            is_move = (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-                       and (value.func.attr == "cuda" or (value.func.attr == "to" and bool(value.args) and not (
-                           isinstance(value.args[0], ast.Constant) and str(value.args[0].value).startswith("cpu")))))
-            # (an assignment the module scan made up has no line: it counts as above every use, not moved)
-            line = getattr(node, "lineno", 0)
+            moved = line > 0 and value is not None and _holds_device_tensors(value)
             for name in names:
-                found.setdefault(name, []).append((line, is_move and line > 0))
+                found.setdefault(name, []).append((line, moved))
     return found
 
 

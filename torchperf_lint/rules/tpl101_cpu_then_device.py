@@ -286,7 +286,7 @@ class CpuThenDevice(Rule):
                 return "sizes" if self.ctx.is_tensor(value.value) or self._used_as_torch_tensor(value.value) else None
             if _is_size_expression(value) or _grows_a_size(value):
                 return "sizes"
-            if _number_arithmetic(value) and any(_SIZE_LEAF.search(last_identifier(leaf) or "") is not None
+            if _number_arithmetic(value) and any(_names_a_size(last_identifier(leaf))
                                                  for leaf in _arithmetic_leaves(value)):
                 # ``torch.LongTensor(opt.batchSize * 5)`` (MORAN's and Attention_ocr's label buffers,
                 # holdout219; R193): arithmetic on a name called a size is a number; a list
@@ -994,9 +994,13 @@ _SIZE_PARAMETER = re.compile(r"^(?:size|n|k|dim|length|\w+_(?:size|dim|len|lengt
 
 
 _NUMBER_OPERATORS = (cst.Multiply, cst.FloorDivide, cst.Add, cst.Subtract)
-# The last identifier of a size, in snake or camel case: ``batch_size``, ``opt.batchSize``, ``max_len``,
-# ``seqLength``, ``num_classes``, ``nClasses``.
-_SIZE_LEAF = re.compile(r"(?:^|_)(?:size|len|length|dim)$|[a-z](?:Size|Len|Length|Dim)$|^(?:num|n)_|^n[A-Z]|^num[A-Z]")
+# ... the same words in camel case: ``opt.batchSize``, ``seqLength``, ``nClasses``, ``numLayers``.
+_CAMEL_SIZE = re.compile(r"[a-z](?:Size|Len|Length|Dim)$|^n[A-Z]|^num[A-Z]")
+
+
+def _names_a_size(name: Optional[str]) -> bool:
+    """A name that says it holds a size (``_SIZE_PARAMETER``, or its camel-case spelling)."""
+    return bool(name) and (_SIZE_PARAMETER.match(name) is not None or _CAMEL_SIZE.search(name) is not None)
 
 
 def _arithmetic_leaves(expr: cst.BaseExpression):

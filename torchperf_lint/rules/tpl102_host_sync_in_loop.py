@@ -346,8 +346,7 @@ class HostSyncInLoop(Rule):
         # ``a if (seq != 0).sum() != 0 else b`` calls ``bool()`` on its test as an ``if`` statement
         # does (TransformerSum's token pooling, once per sentence of every batch); ``torch.where``
         # keeps the choice on the device.
-        if _truth_tests_tensor(node.test, self.ctx) and self._in_step() and not (
-                _collects_enumerate_indices(self.ctx.stack, node) and self._in_code_that_trains_nothing()):
+        if _truth_tests_tensor(node.test, self.ctx) and self._in_step():
             self.report(node.test, self.message.format(what="testing a tensor's truth"))
 
     def visit_While(self, node: cst.While) -> None:
