@@ -813,3 +813,10 @@ def test_a_loss_method_handed_the_raw_batch_stays_a_device_loss():
     source = source.replace("            total_loss.append(loss.detach().item())",
                             "            if torch.isnan(loss):\n                raise ValueError(\"nan\")")
     assert found(source) == [("TPL102", 12, 15, truth)]
+
+
+def test_a_name_not_called_a_size_times_a_size_may_be_a_repeated_list():
+    """``torch.LongTensor(labels * batch_size)``: ``labels`` may be a Python list the size repeats
+    (data); only arithmetic whose every name is called a size is a number (R193)."""
+    for size in ("opt.labels * opt.batchSize", "ids * n"):
+        assert found(LABEL_BUFFERS.replace("{size}", size), ("TPL101",)) == [], size

@@ -286,11 +286,12 @@ class CpuThenDevice(Rule):
                 return "sizes" if self.ctx.is_tensor(value.value) or self._used_as_torch_tensor(value.value) else None
             if _is_size_expression(value) or _grows_a_size(value):
                 return "sizes"
-            if _number_arithmetic(value) and any(_names_a_size(last_identifier(leaf))
-                                                 for leaf in _arithmetic_leaves(value)):
+            if _number_arithmetic(value) and all(
+                    isinstance(leaf, cst.Integer) or _names_a_size(last_identifier(leaf))
+                    for leaf in _arithmetic_leaves(value)):
                 # ``torch.LongTensor(opt.batchSize * 5)`` (MORAN's and Attention_ocr's label buffers,
-                # holdout219; R193): arithmetic on a name called a size is a number; a list
-                # repeated (``[0] * n``) is no such arithmetic
+                # holdout219; R193): arithmetic on names called sizes and numbers only is a number;
+                # any other name may be a list it repeats (``ids * n``: data)
                 return "sizes"
             if isinstance(value, cst.Call) and (
                     (self.ctx.qualname(value.func) or "") in _COUNT_REDUCTIONS
